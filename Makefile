@@ -1,0 +1,97 @@
+# placeto — build, test and benchmark. `make run` and `make test` install any
+# missing Debian build packages first (see tests/deps.sh).
+
+CC       ?= cc
+PKGS     := libcjson libcgraph openblas
+TUI_PKGS := ncursesw
+OPT      ?= -O2 -g
+WARN     := -std=c11 -Wall -Wextra -Wshadow -Wno-unused-parameter
+ifdef CI
+WARN     += -Werror
+endif
+DEPS_OK  := $(shell pkg-config --exists $(PKGS) $(TUI_PKGS) 2>/dev/null && echo yes)
+PKG_CFLAGS = $(if $(DEPS_OK),$(shell pkg-config --cflags $(PKGS))) -I/usr/include/cjson
+PKG_LIBS   = $(if $(DEPS_OK),$(shell pkg-config --libs $(PKGS)),-lcjson -lcgraph -lcdt -lopenblas)
+TUI_CFLAGS = $(if $(DEPS_OK),$(shell pkg-config --cflags $(TUI_PKGS)))
+TUI_LIBS   = $(if $(DEPS_OK),$(shell pkg-config --libs $(TUI_PKGS)),-lncursesw -ltinfo)
+CPPFLAGS := -D_POSIX_C_SOURCE=200809L -Icore -Ilayouts
+CFLAGS   ?=
+SAN      ?=
+ALL_CFLAGS = $(WARN) $(OPT) $(SAN) $(CFLAGS) $(CPPFLAGS) $(PKG_CFLAGS)
+LDLIBS   = $(PKG_LIBS) -lm -lpthread
+
+BUILD    ?= build
+CORE_SRC := $(wildcard core/*.c)
+LAY_SRC  := $(wildcard layouts/*.c)
+TUI_SRC  := $(wildcard tui/*.c)
+TEST_SRC := $(filter-out tests/bench.c,$(wildcard tests/*.c))
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
+LAY_OBJ  := $(LAY_SRC:%.c=$(BUILD)/%.o)
+TUI_OBJ  := $(TUI_SRC:%.c=$(BUILD)/%.o)
+TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
+LIBCORE  := $(BUILD)/libplacetocore.a
+LIBLAY   := $(BUILD)/libplacetolayouts.a
+PROG     ?= placeto
+UNIT     := $(BUILD)/unit
+BENCH    := $(BUILD)/bench
+
+.PHONY: all deps run test unit check-layers asan ubsan valgrind bench clean update-golden
+
+all: check-layers $(PROG)
+
+deps:
+	@bash tests/deps.sh
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	./$(PROG)
+
+test: deps
+	@$(MAKE) --no-print-directory all $(UNIT)
+	@bash tests/run.sh ./$(PROG) $(UNIT)
+
+# core/ and layouts/ must never include curses (DESIGN.md §2).
+check-layers:
+	@if grep -rnE '#[[:space:]]*include[[:space:]]*[<"](n?curses|ncursesw/|panel|term)\.?h?' core layouts 2>/dev/null; then \
+	  echo "error: core/ and layouts/ must not include curses (only tui/ may)"; exit 1; fi
+
+$(BUILD)/%.o: %.c $(wildcard core/*.h layouts/*.h tui/*.h tests/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(if $(filter tui/%,$<),$(TUI_CFLAGS)) -c $< -o $@
+
+$(LIBCORE): $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(LIBLAY): $(LAY_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $(if $^,$^,)
+
+$(PROG): $(TUI_OBJ) $(LIBLAY) $(LIBCORE)
+	$(CC) $(OPT) $(SAN) -o $@ $(TUI_OBJ) $(LIBLAY) $(LIBCORE) $(TUI_LIBS) $(LDLIBS)
+
+$(UNIT): $(TEST_OBJ) $(LIBLAY) $(LIBCORE)
+	$(CC) $(OPT) $(SAN) -o $@ $(TEST_OBJ) $(LIBLAY) $(LIBCORE) $(LDLIBS)
+
+$(BENCH): $(BUILD)/tests/bench.o $(LIBLAY) $(LIBCORE)
+	$(CC) $(OPT) $(SAN) -o $@ $^ $(LDLIBS)
+
+# Sanitizer and valgrind runs of the whole suite, in their own build trees.
+asan: deps
+	@$(MAKE) --no-print-directory BUILD=build-asan PROG=build-asan/placeto OPT="-O1 -g" \
+	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" test
+
+ubsan: deps
+	@$(MAKE) --no-print-directory BUILD=build-ubsan PROG=build-ubsan/placeto OPT="-O1 -g" \
+	  SAN="-fsanitize=undefined -fno-sanitize-recover=all" test
+
+valgrind: deps
+	@$(MAKE) --no-print-directory all $(UNIT)
+	@VALGRIND=1 bash tests/run.sh ./$(PROG) $(UNIT)
+
+bench: deps
+	@$(MAKE) --no-print-directory all $(BENCH)
+	@bash tests/bench.sh ./$(PROG) $(BENCH)
+
+clean:
+	rm -rf build build-asan build-ubsan $(PROG)

@@ -1,0 +1,308 @@
+/* graph: in-memory construction, adjacency, topological order and the JSON
+ * writer. The file readers are in graph_json.c and graph_dot.c. */
+#define _POSIX_C_SOURCE 200809L
+#include "graph.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+Graph *graph_new(const char *name)
+{
+    Graph *g = xcalloc(1, sizeof *g);
+    g->name = xstrdup(name ? name : "");
+    g->source = xstrdup("");
+    g->path = xstrdup("");
+    strmap_init(&g->index, 64);
+    return g;
+}
+
+int graph_add_node(Graph *g, const char *name, const char *op, double cost_us,
+                   const int64_t *output_bytes, int n_outputs)
+{
+    if (strmap_get(&g->index, name) >= 0)
+        return -1;
+    xgrow((void **)&g->nodes, &g->nodes_cap, (size_t)g->n_nodes + 1, sizeof *g->nodes);
+    GraphNode *n = &g->nodes[g->n_nodes];
+    memset(n, 0, sizeof *n);
+    n->name = xstrdup(name);
+    n->op = xstrdup(op ? op : "");
+    n->cost_us = cost_us;
+    n->n_outputs = n_outputs;
+    n->output_bytes = xcalloc((size_t)(n_outputs > 0 ? n_outputs : 1), sizeof(int64_t));
+    if (n_outputs > 0 && output_bytes)
+        memcpy(n->output_bytes, output_bytes, (size_t)n_outputs * sizeof(int64_t));
+    strmap_put(&g->index, n->name, g->n_nodes);
+    return g->n_nodes++;
+}
+
+void graph_add_edge(Graph *g, int src, int dst, int output)
+{
+    xgrow((void **)&g->edges, &g->edges_cap, (size_t)g->n_edges + 1, sizeof *g->edges);
+    g->edges[g->n_edges++] = (GraphEdge){src, dst, output};
+}
+
+/* Finds a cycle among the nodes Kahn's algorithm could not order and writes
+ * it as "a -> b -> ... -> a". */
+static void describe_cycle(const Graph *g, const int *indeg, Err *e)
+{
+    int n = g->n_nodes;
+    int *next = xmalloc((size_t)n * sizeof *next);
+    int *seen = xcalloc((size_t)n, sizeof *seen);
+    int start = -1;
+    for (int i = 0; i < n && start < 0; i++)
+        if (indeg[i] > 0)
+            start = i;
+    /* every remaining node has a remaining parent: walk parents until a repeat */
+    int v = start, step = 1;
+    while (!seen[v]) {
+        seen[v] = step++;
+        int p = -1;
+        for (int k = 0; k < g->nodes[v].n_parents; k++)
+            if (indeg[g->nodes[v].parents[k]] > 0) {
+                p = g->nodes[v].parents[k];
+                break;
+            }
+        next[v] = p;
+        v = p;
+    }
+    /* v is on the cycle; the walk went child -> parent, so print reversed */
+    int len = 0, u = v;
+    do {
+        len++;
+        u = next[u];
+    } while (u != v);
+    int *cyc = xmalloc((size_t)len * sizeof *cyc);
+    u = v;
+    for (int k = len - 1; k >= 0; k--) {
+        cyc[k] = u;
+        u = next[u];
+    }
+    StrBuf b = {0};
+    for (int k = 0; k < len && k < 8; k++)
+        sb_printf(&b, "\"%s\" -> ", g->nodes[cyc[k]].name);
+    if (len > 8)
+        sb_puts(&b, "... -> ");
+    sb_printf(&b, "\"%s\"", g->nodes[cyc[0]].name);
+    err_set(e, "cycle through node \"%s\": %s", g->nodes[cyc[0]].name, b.s);
+    sb_free(&b);
+    free(cyc);
+    free(next);
+    free(seen);
+}
+
+int graph_finish(Graph *g, Err *e)
+{
+    int n = g->n_nodes;
+    /* deduplicate (src, dst): first position, last output */
+    int *ccount = xcalloc((size_t)n, sizeof *ccount);
+    int *pcount = xcalloc((size_t)n, sizeof *pcount);
+    {
+        /* open-addressing set of pairs -> edge slot */
+        size_t cap = 16;
+        while (cap < (size_t)g->n_edges * 2 + 1)
+            cap *= 2;
+        int *slot = xmalloc(cap * sizeof *slot);
+        memset(slot, -1, cap * sizeof *slot);
+        int m = 0;
+        for (int k = 0; k < g->n_edges; k++) {
+            GraphEdge ed = g->edges[k];
+            uint64_t key = ((uint64_t)(uint32_t)ed.src << 32) | (uint32_t)ed.dst;
+            size_t h = (size_t)(util_hash64(&key, sizeof key, 7) & (cap - 1));
+            while (slot[h] >= 0 &&
+                   !(g->edges[slot[h]].src == ed.src && g->edges[slot[h]].dst == ed.dst))
+                h = (h + 1) & (cap - 1);
+            if (slot[h] >= 0) {
+                g->edges[slot[h]].output = ed.output;
+            } else {
+                slot[h] = m;
+                g->edges[m++] = ed;
+                ccount[ed.src]++;
+                pcount[ed.dst]++;
+            }
+        }
+        g->n_edges = m;
+        free(slot);
+    }
+    for (int i = 0; i < n; i++) {
+        GraphNode *nd = &g->nodes[i];
+        free(nd->children);
+        free(nd->child_output);
+        free(nd->parents);
+        nd->children = xmalloc((size_t)(ccount[i] ? ccount[i] : 1) * sizeof(int));
+        nd->child_output = xmalloc((size_t)(ccount[i] ? ccount[i] : 1) * sizeof(int));
+        nd->parents = xmalloc((size_t)(pcount[i] ? pcount[i] : 1) * sizeof(int));
+        nd->n_children = nd->n_parents = 0;
+    }
+    for (int k = 0; k < g->n_edges; k++) {
+        GraphEdge ed = g->edges[k];
+        GraphNode *s = &g->nodes[ed.src], *d = &g->nodes[ed.dst];
+        s->children[s->n_children] = ed.dst;
+        s->child_output[s->n_children++] = ed.output;
+        d->parents[d->n_parents++] = ed.src;
+    }
+    free(ccount);
+    free(pcount);
+
+    /* Kahn's algorithm, smallest ready index first (a binary heap) */
+    int *indeg = xmalloc((size_t)(n ? n : 1) * sizeof *indeg);
+    int *heap = xmalloc((size_t)(n ? n : 1) * sizeof *heap);
+    int hn = 0, done = 0;
+    free(g->topo);
+    g->topo = xmalloc((size_t)(n ? n : 1) * sizeof *g->topo);
+    for (int i = 0; i < n; i++) {
+        indeg[i] = g->nodes[i].n_parents;
+        if (indeg[i] == 0) {
+            heap[hn++] = i; /* increasing i keeps the heap property */
+        }
+    }
+    while (hn > 0) {
+        int v = heap[0];
+        heap[0] = heap[--hn];
+        for (int i = 0;;) {
+            int l = 2 * i + 1, r = l + 1, m = i;
+            if (l < hn && heap[l] < heap[m]) m = l;
+            if (r < hn && heap[r] < heap[m]) m = r;
+            if (m == i) break;
+            int t = heap[i]; heap[i] = heap[m]; heap[m] = t;
+            i = m;
+        }
+        g->topo[done++] = v;
+        GraphNode *nd = &g->nodes[v];
+        for (int k = 0; k < nd->n_children; k++) {
+            int c = nd->children[k];
+            if (--indeg[c] == 0) {
+                int i = hn++;
+                heap[i] = c;
+                while (i > 0 && heap[(i - 1) / 2] > heap[i]) {
+                    int p = (i - 1) / 2, t = heap[i];
+                    heap[i] = heap[p]; heap[p] = t;
+                    i = p;
+                }
+            }
+        }
+    }
+    int rc = 0;
+    if (done < n) {
+        describe_cycle(g, indeg, e);
+        rc = -1;
+    }
+    free(indeg);
+    free(heap);
+    return rc;
+}
+
+void graph_free(Graph *g)
+{
+    if (!g)
+        return;
+    for (int i = 0; i < g->n_nodes; i++) {
+        GraphNode *n = &g->nodes[i];
+        free(n->name);
+        free(n->op);
+        for (int k = 0; k < n->n_kind_costs; k++)
+            free(n->kind_costs[k].kind);
+        free(n->kind_costs);
+        free(n->output_bytes);
+        free(n->colocate);
+        free(n->group);
+        free(n->children);
+        free(n->child_output);
+        free(n->parents);
+    }
+    free(g->nodes);
+    free(g->edges);
+    free(g->topo);
+    free(g->name);
+    free(g->source);
+    free(g->path);
+    strmap_done(&g->index);
+    free(g);
+}
+
+int64_t graph_edge_bytes(const Graph *g, int src, int output)
+{
+    const GraphNode *n = &g->nodes[src];
+    return (output >= 0 && output < n->n_outputs) ? n->output_bytes[output] : 0;
+}
+
+int64_t graph_node_bytes(const Graph *g, int i)
+{
+    int64_t s = 0;
+    for (int k = 0; k < g->nodes[i].n_outputs; k++)
+        s += g->nodes[i].output_bytes[k];
+    return s;
+}
+
+double graph_total_cost(const Graph *g)
+{
+    double s = 0;
+    for (int i = 0; i < g->n_nodes; i++)
+        s += g->nodes[i].cost_us;
+    return s;
+}
+
+void graph_print_json(const Graph *g, FILE *f)
+{
+    char nb[32];
+    fputs("{\"format\": \"placeto-graph\", \"version\": 1, \"name\": ", f);
+    util_json_string(f, g->name);
+    fputs(",\n \"source\": ", f);
+    util_json_string(f, g->source);
+    fputs(",\n \"nodes\": [", f);
+    for (int i = 0; i < g->n_nodes; i++) {
+        const GraphNode *n = &g->nodes[i];
+        fputs(i ? ",\n  {\"name\": " : "\n  {\"name\": ", f);
+        util_json_string(f, n->name);
+        if (n->op[0]) {
+            fputs(", \"op\": ", f);
+            util_json_string(f, n->op);
+        }
+        fprintf(f, ", \"cost_us\": %s", util_fmt_double(nb, n->cost_us));
+        if (n->n_kind_costs) {
+            fputs(", \"cost_us_by_kind\": {", f);
+            for (int k = 0; k < n->n_kind_costs; k++) {
+                if (k)
+                    fputs(", ", f);
+                util_json_string(f, n->kind_costs[k].kind);
+                fprintf(f, ": %s", util_fmt_double(nb, n->kind_costs[k].cost_us));
+            }
+            fputc('}', f);
+        }
+        if (n->output_scalar && n->n_outputs == 1) {
+            fprintf(f, ", \"output_bytes\": %lld", (long long)n->output_bytes[0]);
+        } else {
+            fputs(", \"output_bytes\": [", f);
+            for (int k = 0; k < n->n_outputs; k++)
+                fprintf(f, k ? ", %lld" : "%lld", (long long)n->output_bytes[k]);
+            fputc(']', f);
+        }
+        if (n->colocate) {
+            fputs(", \"colocate\": ", f);
+            util_json_string(f, n->colocate);
+        }
+        if (n->group) {
+            fputs(", \"group\": ", f);
+            util_json_string(f, n->group);
+        }
+        fputc('}', f);
+    }
+    fputs("\n ],\n \"edges\": [", f);
+    for (int k = 0; k < g->n_edges; k++) {
+        const GraphEdge *ed = &g->edges[k];
+        fputs(k ? ",\n  {\"src\": " : "\n  {\"src\": ", f);
+        util_json_string(f, g->nodes[ed->src].name);
+        fputs(", \"dst\": ", f);
+        util_json_string(f, g->nodes[ed->dst].name);
+        fprintf(f, ", \"output\": %d}", ed->output);
+    }
+    fputs("\n ]}\n", f);
+}
+
+int graph_write_json(const Graph *g, const char *path, Err *e)
+{
+    AtomicFile af;
+    if (util_atomic_open(&af, path, e) != 0)
+        return -1;
+    graph_print_json(g, af.f);
+    return util_atomic_commit(&af, e);
+}

@@ -1,0 +1,244 @@
+/* graph_json: reads the placeto-graph JSON format (DESIGN.md §5) with field
+ * paths and positions in every error. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph.h"
+#include "jdoc.h"
+
+static int read_output_bytes(const JDoc *d, const cJSON *nd, const char *base, int64_t **out,
+                             int *n_out, int *scalar, Err *e)
+{
+    char field[600];
+    snprintf(field, sizeof field, "%s.output_bytes", base);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(nd, "output_bytes");
+    *scalar = 1;
+    if (!v) { /* absent: one output of 0 bytes (as the reference reads it) */
+        *out = xcalloc(1, sizeof **out);
+        *n_out = 1;
+        return 0;
+    }
+    if (cJSON_IsNumber(v)) {
+        int64_t b;
+        if (jcheck_int(d, v, field, 0, GRAPH_MAX_BYTES, &b, e) != 0)
+            return -1;
+        *out = xmalloc(sizeof **out);
+        (*out)[0] = b;
+        *n_out = 1;
+        return 0;
+    }
+    if (!cJSON_IsArray(v))
+        return jdoc_err(d, e, field, "expected a number of bytes or an array of them");
+    *scalar = 0;
+    int n = cJSON_GetArraySize(v), k = 0;
+    *out = xcalloc((size_t)(n ? n : 1), sizeof **out);
+    *n_out = n;
+    for (const cJSON *c = v->child; c; c = c->next, k++) {
+        char f2[640];
+        snprintf(f2, sizeof f2, "%s[%d]", field, k);
+        if (jcheck_int(d, c, f2, 0, GRAPH_MAX_BYTES, &(*out)[k], e) != 0) {
+            free(*out);
+            *out = NULL;
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int read_kind_costs(const JDoc *d, const cJSON *nd, const char *base, GraphNode *n, Err *e)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(nd, "cost_us_by_kind");
+    if (!v)
+        return 0;
+    char field[600];
+    snprintf(field, sizeof field, "%s.cost_us_by_kind", base);
+    if (!cJSON_IsObject(v))
+        return jdoc_err(d, e, field, "expected an object of device kind -> cost in µs");
+    int cnt = cJSON_GetArraySize(v);
+    n->kind_costs = xcalloc((size_t)(cnt ? cnt : 1), sizeof *n->kind_costs);
+    for (const cJSON *c = v->child; c; c = c->next) {
+        char f2[700];
+        jpath_key(f2, sizeof f2, field, c->string);
+        double x;
+        if (jcheck_number(d, c, f2, 0, 1e15, &x, e) != 0)
+            return -1;
+        n->kind_costs[n->n_kind_costs].kind = xstrdup(c->string);
+        n->kind_costs[n->n_kind_costs++].cost_us = x;
+    }
+    return 0;
+}
+
+static int read_nodes(const JDoc *d, Graph *g, Err *e)
+{
+    const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(d->root, "nodes");
+    if (!nodes)
+        return jdoc_err(d, e, "", "missing \"nodes\": expected an array of nodes");
+    if (!cJSON_IsArray(nodes))
+        return jdoc_err(d, e, "nodes", "expected an array of nodes");
+    if (!nodes->child)
+        return jdoc_err(d, e, "nodes", "empty graph: expected at least one node");
+    int i = 0;
+    int64_t total_bytes = 0;
+    for (const cJSON *nd = nodes->child; nd; nd = nd->next, i++) {
+        char base[64], field[600];
+        snprintf(base, sizeof base, "nodes[%d]", i);
+        if (!cJSON_IsObject(nd))
+            return jdoc_err(d, e, base, "expected a node object");
+        const char *name = NULL, *op = "", *coloc = NULL, *group = NULL;
+        double cost = 0;
+        snprintf(field, sizeof field, "%s.name", base);
+        if (jget_string(d, nd, "name", field, 1, &name, e) < 0)
+            return -1;
+        if (!name[0])
+            return jdoc_err(d, e, field, "expected a non-empty name");
+        int prev = strmap_get(&g->index, name);
+        if (prev >= 0) {
+            char first[64];
+            snprintf(first, sizeof first, "nodes[%d].name", prev);
+            long off = jdoc_locate(d, first, 0);
+            int l, c;
+            util_line_col(d->text, off < 0 ? 0 : (size_t)off, &l, &c);
+            return jdoc_err(d, e, field, "duplicate node name \"%s\" (first at %s, line %d, column %d)",
+                            name, first, l, c);
+        }
+        snprintf(field, sizeof field, "%s.op", base);
+        if (jget_string(d, nd, "op", field, 0, &op, e) < 0)
+            return -1;
+        snprintf(field, sizeof field, "%s.cost_us", base);
+        if (jget_number(d, nd, "cost_us", field, 0, 0, 1e15, &cost, e) < 0)
+            return -1;
+        snprintf(field, sizeof field, "%s.colocate", base);
+        if (jget_string(d, nd, "colocate", field, 0, &coloc, e) < 0)
+            return -1;
+        snprintf(field, sizeof field, "%s.group", base);
+        if (jget_string(d, nd, "group", field, 0, &group, e) < 0)
+            return -1;
+        if (group && !group[0])
+            return jdoc_err(d, e, field, "expected a non-empty group name");
+        int64_t *ob = NULL;
+        int n_out = 0, scalar = 1;
+        if (read_output_bytes(d, nd, base, &ob, &n_out, &scalar, e) != 0)
+            return -1;
+        for (int k = 0; k < n_out; k++) {
+            total_bytes += ob[k];
+            if (total_bytes > GRAPH_MAX_TOTAL_BYTES) {
+                free(ob);
+                snprintf(field, sizeof field, "%s.output_bytes", base);
+                return jdoc_err(d, e, field, "the graph's outputs add up to more than 2^62 bytes");
+            }
+        }
+        int idx = graph_add_node(g, name, op, cost, ob, n_out);
+        free(ob);
+        GraphNode *n = &g->nodes[idx];
+        n->output_scalar = scalar;
+        n->colocate = coloc ? xstrdup(coloc) : NULL;
+        n->group = group ? xstrdup(group) : NULL;
+        if (read_kind_costs(d, nd, base, n, e) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int read_edges(const JDoc *d, Graph *g, Err *e)
+{
+    const cJSON *edges = cJSON_GetObjectItemCaseSensitive(d->root, "edges");
+    if (!edges)
+        return 0;
+    if (!cJSON_IsArray(edges))
+        return jdoc_err(d, e, "edges", "expected an array of edges");
+    int k = 0;
+    for (const cJSON *ed = edges->child; ed; ed = ed->next, k++) {
+        char base[64], field[600];
+        snprintf(base, sizeof base, "edges[%d]", k);
+        if (!cJSON_IsObject(ed))
+            return jdoc_err(d, e, base, "expected an edge object {\"src\", \"dst\", \"output\"}");
+        const char *end_name[2];
+        int end_idx[2];
+        static const char *keys[2] = {"src", "dst"};
+        for (int s = 0; s < 2; s++) {
+            snprintf(field, sizeof field, "%s.%s", base, keys[s]);
+            if (jget_string(d, ed, keys[s], field, 1, &end_name[s], e) < 0)
+                return -1;
+            end_idx[s] = strmap_get(&g->index, end_name[s]);
+            if (end_idx[s] < 0)
+                return jdoc_err(d, e, field, "unknown node \"%s\" (dangling edge)", end_name[s]);
+        }
+        int64_t out = 0;
+        snprintf(field, sizeof field, "%s.output", base);
+        if (jget_int(d, ed, "output", field, 0, 0, 1 << 30, &out, e) < 0)
+            return -1;
+        if (end_idx[0] == end_idx[1])
+            return jdoc_err(d, e, base, "cycle through node \"%s\": the edge goes from the node to itself",
+                            end_name[0]);
+        graph_add_edge(g, end_idx[0], end_idx[1], (int)out);
+    }
+    return 0;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+Graph *graph_load_json_text(const char *path, const char *text, size_t len, Err *e)
+{
+    JDoc d;
+    if (jdoc_parse(&d, path, text, len, e) != 0)
+        return NULL;
+    Graph *g = NULL;
+    if (jdoc_check_header(&d, "placeto-graph", e) != 0)
+        goto fail;
+    const char *name = NULL, *source = "";
+    if (jget_string(&d, d.root, "name", "name", 0, &name, e) < 0 ||
+        jget_string(&d, d.root, "source", "source", 0, &source, e) < 0)
+        goto fail;
+    char defname[256];
+    if (!name) { /* default: the file name without its extension */
+        snprintf(defname, sizeof defname, "%s", base_name(path));
+        char *dot = strrchr(defname, '.');
+        if (dot && dot != defname)
+            *dot = '\0';
+        name = defname;
+    }
+    g = graph_new(name);
+    free(g->source);
+    g->source = xstrdup(source);
+    free(g->path);
+    g->path = xstrdup(path);
+    g->checksum = util_hash64(text, len, 0);
+    if (read_nodes(&d, g, e) != 0 || read_edges(&d, g, e) != 0)
+        goto fail;
+    if (graph_finish(g, e) != 0) {
+        err_prefix(e, path);
+        goto fail;
+    }
+    jdoc_done(&d);
+    return g;
+fail:
+    graph_free(g);
+    jdoc_done(&d);
+    return NULL;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+Graph *graph_load(const char *path, Err *e)
+{
+    size_t len = 0;
+    char *text = util_read_file(path, &len, e);
+    if (!text)
+        return NULL;
+    Graph *g;
+    if (ends_with(path, ".dot") || ends_with(path, ".gv"))
+        g = graph_load_dot_text(path, text, len, e);
+    else
+        g = graph_load_json_text(path, text, len, e);
+    free(text);
+    return g;
+}

@@ -1,0 +1,614 @@
+/* group: see group.h. Merging works on a union-find over ops; each phase
+ * rebuilds the quotient graph of the current groups ("Quot") as needed. */
+#include "group.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct UF {
+    int *parent;
+    int *pinned;   /* per root: 1 if it holds a pinned op */
+    double *cost;  /* per root */
+} UF;
+
+static int uf_find(UF *u, int x)
+{
+    while (u->parent[x] != x) {
+        u->parent[x] = u->parent[u->parent[x]];
+        x = u->parent[x];
+    }
+    return x;
+}
+
+/* Joins the sets of a and b; the smaller root index stays root, so that the
+ * result does not depend on the order of calls. */
+static int uf_union(UF *u, int a, int b)
+{
+    a = uf_find(u, a);
+    b = uf_find(u, b);
+    if (a == b)
+        return a;
+    if (b < a) {
+        int t = a;
+        a = b;
+        b = t;
+    }
+    u->parent[b] = a;
+    u->pinned[a] |= u->pinned[b];
+    u->cost[a] += u->cost[b];
+    return a;
+}
+
+/* The quotient graph of the current sets: m groups with ids 0..m-1 given in
+ * order of their smallest op, CSR successor and predecessor lists (deduped,
+ * sorted). */
+typedef struct Quot {
+    int m;
+    int *id;      /* per op: group id */
+    int *root;    /* per group: union-find root */
+    int *soff, *succ, *poff, *pred;
+} Quot;
+
+static int cmp_pair(const void *a, const void *b)
+{
+    const int *x = a, *y = b;
+    if (x[0] != y[0])
+        return x[0] < y[0] ? -1 : 1;
+    return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+static void quot_build(Quot *q, const Graph *g, UF *u)
+{
+    int n = g->n_nodes;
+    q->id = xmalloc((size_t)n * sizeof *q->id);
+    q->root = xmalloc((size_t)n * sizeof *q->root);
+    int *rid = xmalloc((size_t)n * sizeof *rid);
+    memset(rid, -1, (size_t)n * sizeof *rid);
+    q->m = 0;
+    for (int i = 0; i < n; i++) {
+        int r = uf_find(u, i);
+        if (rid[r] < 0) {
+            rid[r] = q->m;
+            q->root[q->m++] = r;
+        }
+        q->id[i] = rid[r];
+    }
+    free(rid);
+    int *pairs = xmalloc((size_t)(g->n_edges ? g->n_edges : 1) * 2 * sizeof *pairs);
+    int np = 0;
+    for (int k = 0; k < g->n_edges; k++) {
+        int a = q->id[g->edges[k].src], b = q->id[g->edges[k].dst];
+        if (a != b) {
+            pairs[2 * np] = a;
+            pairs[2 * np + 1] = b;
+            np++;
+        }
+    }
+    qsort(pairs, (size_t)np, 2 * sizeof *pairs, cmp_pair);
+    int w = 0;
+    for (int k = 0; k < np; k++)
+        if (w == 0 || pairs[2 * k] != pairs[2 * (w - 1)] || pairs[2 * k + 1] != pairs[2 * (w - 1) + 1]) {
+            pairs[2 * w] = pairs[2 * k];
+            pairs[2 * w + 1] = pairs[2 * k + 1];
+            w++;
+        }
+    np = w;
+    q->soff = xcalloc((size_t)q->m + 1, sizeof *q->soff);
+    q->poff = xcalloc((size_t)q->m + 1, sizeof *q->poff);
+    q->succ = xmalloc((size_t)(np ? np : 1) * sizeof *q->succ);
+    q->pred = xmalloc((size_t)(np ? np : 1) * sizeof *q->pred);
+    for (int k = 0; k < np; k++) {
+        q->soff[pairs[2 * k] + 1]++;
+        q->poff[pairs[2 * k + 1] + 1]++;
+    }
+    for (int v = 0; v < q->m; v++) {
+        q->soff[v + 1] += q->soff[v];
+        q->poff[v + 1] += q->poff[v];
+    }
+    int *fill = xmalloc((size_t)(q->m ? q->m : 1) * sizeof *fill);
+    memcpy(fill, q->soff, (size_t)q->m * sizeof *fill);
+    for (int k = 0; k < np; k++)
+        q->succ[fill[pairs[2 * k]]++] = pairs[2 * k + 1];
+    memcpy(fill, q->poff, (size_t)q->m * sizeof *fill);
+    for (int k = 0; k < np; k++) /* pairs sorted by src: preds come out sorted */
+        q->pred[fill[pairs[2 * k + 1]]++] = pairs[2 * k];
+    free(fill);
+    free(pairs);
+}
+
+static void quot_free(Quot *q)
+{
+    free(q->id);
+    free(q->root);
+    free(q->soff);
+    free(q->succ);
+    free(q->poff);
+    free(q->pred);
+}
+
+/* A topological order of q. lifo = 0: Kahn with the smallest ready id first;
+ * lifo = 1: the most recently readied group next, which keeps a group and its
+ * consumers next to each other. Returns the number ordered (< m on a cycle). */
+static int quot_topo(const Quot *q, int lifo, int *order)
+{
+    int m = q->m, *indeg = xmalloc((size_t)(m ? m : 1) * sizeof *indeg);
+    int *ready = xmalloc((size_t)(m ? m : 1) * sizeof *ready), nr = 0, done = 0;
+    for (int v = 0; v < m; v++)
+        indeg[v] = q->poff[v + 1] - q->poff[v];
+    for (int v = m - 1; v >= 0; v--) /* stack: smallest on top */
+        if (indeg[v] == 0)
+            ready[nr++] = v;
+    while (nr > 0) {
+        int v;
+        if (lifo) {
+            v = ready[--nr];
+        } else { /* smallest id: ready is kept as a min-heap */
+            v = ready[0];
+            ready[0] = ready[--nr];
+            for (int i = 0;;) {
+                int l = 2 * i + 1, s = i;
+                if (l < nr && ready[l] < ready[s]) s = l;
+                if (l + 1 < nr && ready[l + 1] < ready[s]) s = l + 1;
+                if (s == i) break;
+                int t = ready[i]; ready[i] = ready[s]; ready[s] = t;
+                i = s;
+            }
+        }
+        order[done++] = v;
+        /* push children in reverse so the first child is taken first (lifo) */
+        for (int k = q->soff[v + 1] - 1; k >= q->soff[v]; k--) {
+            int c = q->succ[k];
+            if (--indeg[c] != 0)
+                continue;
+            int i = nr++;
+            ready[i] = c;
+            if (!lifo)
+                while (i > 0 && ready[(i - 1) / 2] > ready[i]) {
+                    int p = (i - 1) / 2, t = ready[i];
+                    ready[i] = ready[p]; ready[p] = t;
+                    i = p;
+                }
+        }
+    }
+    free(indeg);
+    free(ready);
+    return done;
+}
+
+/* Step 1b: merge every strongly connected component of the quotient (groups
+ * that depend on each other through colocation) into one group. Tarjan's
+ * algorithm, iterative. */
+static int merge_cycles(const Graph *g, UF *u, Err *e)
+{
+    Quot q;
+    quot_build(&q, g, u);
+    int m = q.m;
+    int *order = xmalloc((size_t)(m ? m : 1) * sizeof *order);
+    int acyclic = quot_topo(&q, 0, order) == m;
+    free(order);
+    if (acyclic) {
+        quot_free(&q);
+        return 0;
+    }
+    int *index = xmalloc((size_t)m * sizeof *index), *low = xmalloc((size_t)m * sizeof *low);
+    int *onstack = xcalloc((size_t)m, sizeof *onstack), *stack = xmalloc((size_t)m * sizeof *stack);
+    int *cs = xmalloc((size_t)m * sizeof *cs), *ci = xmalloc((size_t)m * sizeof *ci);
+    memset(index, -1, (size_t)m * sizeof *index);
+    int counter = 0, sp = 0, rc = 0;
+    for (int s0 = 0; s0 < m && rc == 0; s0++) {
+        if (index[s0] >= 0)
+            continue;
+        int csp = 0;
+        cs[csp] = s0;
+        ci[csp++] = q.soff[s0];
+        index[s0] = low[s0] = counter++;
+        stack[sp++] = s0;
+        onstack[s0] = 1;
+        while (csp > 0 && rc == 0) {
+            int v = cs[csp - 1];
+            if (ci[csp - 1] < q.soff[v + 1]) {
+                int w = q.succ[ci[csp - 1]++];
+                if (index[w] < 0) {
+                    index[w] = low[w] = counter++;
+                    stack[sp++] = w;
+                    onstack[w] = 1;
+                    cs[csp] = w;
+                    ci[csp++] = q.soff[w];
+                } else if (onstack[w] && index[w] < low[v]) {
+                    low[v] = index[w];
+                }
+                continue;
+            }
+            csp--;
+            if (csp > 0 && low[v] < low[cs[csp - 1]])
+                low[cs[csp - 1]] = low[v];
+            if (low[v] != index[v])
+                continue;
+            /* v is the root of a component: pop it and merge */
+            int first_pin = -1, w;
+            do {
+                w = stack[--sp];
+                onstack[w] = 0;
+                int r = q.root[w];
+                if (u->pinned[r]) {
+                    if (first_pin >= 0 && uf_find(u, first_pin) != uf_find(u, r)) {
+                        const char *a = NULL, *b = NULL;
+                        for (int i = 0; i < g->n_nodes && (!a || !b); i++) {
+                            if (!g->nodes[i].group) continue;
+                            int ri = uf_find(u, i);
+                            if (!a && ri == uf_find(u, first_pin)) a = g->nodes[i].group;
+                            if (!b && ri == uf_find(u, r)) b = g->nodes[i].group;
+                        }
+                        err_set(e, "pinned groups \"%s\" and \"%s\" depend on each other (their ops form a "
+                                   "cycle between the groups); pin them to one group", a ? a : "?", b ? b : "?");
+                        rc = -1;
+                    }
+                    first_pin = r;
+                }
+                uf_union(u, q.root[v], r);
+            } while (w != v);
+        }
+    }
+    free(index);
+    free(low);
+    free(onstack);
+    free(stack);
+    free(cs);
+    free(ci);
+    quot_free(&q);
+    return rc;
+}
+
+/* Step 1: colocation keys and pins. */
+static int merge_keys(const Graph *g, UF *u, Err *e)
+{
+    int n = g->n_nodes;
+    StrMap coloc, pin;
+    strmap_init(&coloc, 64);
+    strmap_init(&pin, 64);
+    for (int i = 0; i < n; i++) {
+        const GraphNode *nd = &g->nodes[i];
+        if (nd->group) {
+            int j = strmap_put(&pin, nd->group, i);
+            if (j >= 0)
+                uf_union(u, i, j);
+            u->pinned[uf_find(u, i)] = 1;
+        }
+        if (nd->colocate) {
+            int j = strmap_put(&coloc, nd->colocate, i);
+            if (j >= 0) {
+                /* two different pins joined by a colocation key cannot both hold */
+                const char *pa = NULL, *pb = NULL;
+                int ra = uf_find(u, i), rb = uf_find(u, j);
+                if (ra != rb && u->pinned[ra] && u->pinned[rb]) {
+                    for (int k = 0; k < n && (!pa || !pb); k++) {
+                        if (!g->nodes[k].group) continue;
+                        if (!pa && uf_find(u, k) == ra) pa = g->nodes[k].group;
+                        if (!pb && uf_find(u, k) == rb) pb = g->nodes[k].group;
+                    }
+                    err_set(e, "nodes \"%s\" and \"%s\" share colocation key \"%s\" but are pinned to "
+                               "different groups \"%s\" and \"%s\"",
+                            g->nodes[j].name, nd->name, nd->colocate, pb ? pb : "?", pa ? pa : "?");
+                    strmap_done(&coloc);
+                    strmap_done(&pin);
+                    return -1;
+                }
+                uf_union(u, i, j);
+            }
+        }
+    }
+    strmap_done(&coloc);
+    strmap_done(&pin);
+    return merge_cycles(g, u, e);
+}
+
+/* Step 2: a group whose ops feed exactly one other group joins it (this
+ * cannot close a cycle), in reverse topological order, while the result stays
+ * under the cost cap and above the target count. */
+static int merge_chains(const Graph *g, UF *u, int count, int target, double cap)
+{
+    Quot q;
+    quot_build(&q, g, u);
+    int *order = xmalloc((size_t)(q.m ? q.m : 1) * sizeof *order);
+    quot_topo(&q, 0, order);
+    for (int k = q.m - 1; k >= 0 && count > target; k--) {
+        int v = order[k], ru = uf_find(u, q.root[v]), only = -1, many = 0;
+        for (int j = q.soff[v]; j < q.soff[v + 1] && !many; j++) {
+            int rs = uf_find(u, q.root[q.succ[j]]);
+            if (rs == ru)
+                continue;
+            if (only < 0)
+                only = rs;
+            else if (only != rs)
+                many = 1;
+        }
+        if (only < 0 || many || u->pinned[ru] || u->pinned[only])
+            continue;
+        if (u->cost[ru] + u->cost[only] > cap)
+            continue;
+        uf_union(u, ru, only);
+        count--;
+    }
+    free(order);
+    quot_free(&q);
+    return count;
+}
+
+typedef struct Cand {
+    double cost;
+    int pos;
+} Cand;
+
+static int cmp_cand(const void *a, const void *b)
+{
+    const Cand *x = a, *y = b;
+    if (x->cost != y->cost)
+        return x->cost < y->cost ? -1 : 1;
+    return x->pos - y->pos;
+}
+
+static int has_edge(const Quot *q, int a, int b)
+{
+    int lo = q->soff[a], hi = q->soff[a + 1];
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (q->succ[mid] < b)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < q->soff[a + 1] && q->succ[lo] == b;
+}
+
+/* Step 3: rounds of merging groups that sit next to each other in a
+ * topological order (which keeps that order valid, hence no cycle), connected
+ * pairs first and the cheapest pairs first. */
+static int merge_neighbours(const Graph *g, UF *u, int count, int target)
+{
+    while (count > target) {
+        Quot q;
+        quot_build(&q, g, u);
+        int m = q.m;
+        int *order = xmalloc((size_t)m * sizeof *order);
+        quot_topo(&q, 1, order);
+        Cand *cand = xmalloc((size_t)m * sizeof *cand);
+        int nc = 0;
+        for (int pass = 0; pass < 2 && nc == 0; pass++)
+            for (int i = 0; i + 1 < m; i++) {
+                int a = order[i], b = order[i + 1];
+                if (u->pinned[q.root[a]] || u->pinned[q.root[b]])
+                    continue;
+                if (pass == 0 && !has_edge(&q, a, b))
+                    continue;
+                cand[nc++] = (Cand){u->cost[q.root[a]] + u->cost[q.root[b]], i};
+            }
+        qsort(cand, (size_t)nc, sizeof *cand, cmp_cand);
+        char *used = xcalloc((size_t)m, 1);
+        int merged = 0;
+        for (int k = 0; k < nc && count > target; k++) {
+            int i = cand[k].pos;
+            if (used[i] || used[i + 1])
+                continue;
+            used[i] = used[i + 1] = 1;
+            uf_union(u, q.root[order[i]], q.root[order[i + 1]]);
+            count--;
+            merged++;
+        }
+        free(used);
+        free(cand);
+        free(order);
+        quot_free(&q);
+        if (!merged)
+            break;
+    }
+    return count;
+}
+
+int group_default_target(const Graph *g)
+{
+    int n = g->n_nodes;
+    if (n <= 200)
+        return n;
+    int t = n / 10;
+    return t < 100 ? 100 : t > 200 ? 200 : t;
+}
+
+/* Fills gr from the final sets: ids in topological order of the group graph
+ * (smallest first op first among ready groups), names, members, sums, CSR. */
+static void finalize(Grouping *gr, const Graph *g, UF *u)
+{
+    int n = g->n_nodes;
+    Quot q;
+    quot_build(&q, g, u);
+    int m = q.m;
+    int *order = xmalloc((size_t)m * sizeof *order), *newid = xmalloc((size_t)m * sizeof *newid);
+    quot_topo(&q, 0, order); /* ids follow smallest op, so this is "first op first" */
+    for (int k = 0; k < m; k++)
+        newid[order[k]] = k;
+    gr->n_groups = m;
+    gr->n_ops = n;
+    gr->op_group = xmalloc((size_t)n * sizeof *gr->op_group);
+    for (int i = 0; i < n; i++)
+        gr->op_group[i] = newid[q.id[i]];
+    gr->member_off = xcalloc((size_t)m + 1, sizeof *gr->member_off);
+    gr->members = xmalloc((size_t)n * sizeof *gr->members);
+    gr->cost_us = xcalloc((size_t)m, sizeof *gr->cost_us);
+    gr->bytes = xcalloc((size_t)m, sizeof *gr->bytes);
+    gr->pinned = xcalloc((size_t)m, sizeof *gr->pinned);
+    gr->names = xcalloc((size_t)m, sizeof *gr->names);
+    for (int i = 0; i < n; i++)
+        gr->member_off[gr->op_group[i] + 1]++;
+    for (int k = 0; k < m; k++)
+        gr->member_off[k + 1] += gr->member_off[k];
+    int *fill = xmalloc((size_t)m * sizeof *fill);
+    memcpy(fill, gr->member_off, (size_t)m * sizeof *fill);
+    for (int i = 0; i < n; i++) {
+        int k = gr->op_group[i];
+        gr->members[fill[k]++] = i;
+        gr->cost_us[k] += g->nodes[i].cost_us;
+        gr->bytes[k] += graph_node_bytes(g, i);
+        if (g->nodes[i].group && !gr->names[k]) {
+            gr->names[k] = xstrdup(g->nodes[i].group);
+            gr->pinned[k] = 1;
+        }
+    }
+    /* names: the pin, else the first op's name; made unique with "~N" */
+    StrMap seen;
+    strmap_init(&seen, (size_t)m);
+    for (int k = 0; k < m; k++)
+        if (gr->names[k])
+            strmap_put(&seen, gr->names[k], k);
+    for (int k = 0; k < m; k++) {
+        if (gr->pinned[k])
+            continue;
+        const char *base = g->nodes[gr->members[gr->member_off[k]]].name;
+        char *name = xstrdup(base);
+        for (int s = 2; strmap_get(&seen, name) >= 0; s++) {
+            free(name);
+            size_t len = strlen(base) + 16;
+            name = xmalloc(len);
+            snprintf(name, len, "%s~%d", base, s);
+        }
+        gr->names[k] = name;
+        strmap_put(&seen, name, k);
+    }
+    strmap_done(&seen);
+    /* group graph with summed bytes: collect (a, b, bytes), sort, merge */
+    typedef struct { int a, b; int64_t bytes; } GE;
+    GE *ge = xmalloc((size_t)(g->n_edges ? g->n_edges : 1) * sizeof *ge);
+    int ne = 0;
+    for (int k = 0; k < g->n_edges; k++) {
+        const GraphEdge *ed = &g->edges[k];
+        int a = gr->op_group[ed->src], b = gr->op_group[ed->dst];
+        if (a != b)
+            ge[ne++] = (GE){a, b, graph_edge_bytes(g, ed->src, ed->output)};
+    }
+    /* counting sort by (a, b) through CSR keeps this O(E log deg) */
+    gr->succ_off = xcalloc((size_t)m + 1, sizeof *gr->succ_off);
+    gr->pred_off = xcalloc((size_t)m + 1, sizeof *gr->pred_off);
+    int *tmp_off = xcalloc((size_t)m + 1, sizeof *tmp_off);
+    for (int k = 0; k < ne; k++)
+        tmp_off[ge[k].a + 1]++;
+    for (int k = 0; k < m; k++)
+        tmp_off[k + 1] += tmp_off[k];
+    GE *by_a = xmalloc((size_t)(ne ? ne : 1) * sizeof *by_a);
+    memcpy(fill, tmp_off, (size_t)m * sizeof *fill);
+    for (int k = 0; k < ne; k++)
+        by_a[fill[ge[k].a]++] = ge[k];
+    gr->succ = xmalloc((size_t)(ne ? ne : 1) * sizeof *gr->succ);
+    gr->succ_bytes = xmalloc((size_t)(ne ? ne : 1) * sizeof *gr->succ_bytes);
+    int w = 0;
+    int *last = xmalloc((size_t)m * sizeof *last);
+    memset(last, -1, (size_t)m * sizeof *last);
+    for (int a = 0; a < m; a++) {
+        int start = w;
+        for (int k = tmp_off[a]; k < tmp_off[a + 1]; k++) {
+            int b = by_a[k].b;
+            if (last[b] >= start) {
+                gr->succ_bytes[last[b]] += by_a[k].bytes;
+            } else {
+                last[b] = w;
+                gr->succ[w] = b;
+                gr->succ_bytes[w++] = by_a[k].bytes;
+            }
+        }
+        /* sort this row by successor index (insertion sort: rows are short) */
+        for (int i = start + 1; i < w; i++) {
+            int sb = gr->succ[i];
+            int64_t sy = gr->succ_bytes[i];
+            int j = i - 1;
+            while (j >= start && gr->succ[j] > sb) {
+                gr->succ[j + 1] = gr->succ[j];
+                gr->succ_bytes[j + 1] = gr->succ_bytes[j];
+                j--;
+            }
+            gr->succ[j + 1] = sb;
+            gr->succ_bytes[j + 1] = sy;
+        }
+        for (int i = start; i < w; i++)
+            last[gr->succ[i]] = i;
+        gr->succ_off[a + 1] = w;
+    }
+    gr->n_edges = w;
+    gr->pred = xmalloc((size_t)(w ? w : 1) * sizeof *gr->pred);
+    for (int k = 0; k < w; k++)
+        gr->pred_off[gr->succ[k] + 1]++;
+    for (int k = 0; k < m; k++)
+        gr->pred_off[k + 1] += gr->pred_off[k];
+    memcpy(fill, gr->pred_off, (size_t)m * sizeof *fill);
+    for (int a = 0; a < m; a++)
+        for (int k = gr->succ_off[a]; k < gr->succ_off[a + 1]; k++)
+            gr->pred[fill[gr->succ[k]]++] = a;
+    free(last);
+    free(by_a);
+    free(tmp_off);
+    free(ge);
+    free(fill);
+    free(order);
+    free(newid);
+    quot_free(&q);
+}
+
+Grouping *group_build(const Graph *g, int target, Err *e)
+{
+    int n = g->n_nodes;
+    if (target <= 0)
+        target = group_default_target(g);
+    UF u;
+    u.parent = xmalloc((size_t)n * sizeof *u.parent);
+    u.pinned = xcalloc((size_t)n, sizeof *u.pinned);
+    u.cost = xmalloc((size_t)n * sizeof *u.cost);
+    double total = 0;
+    for (int i = 0; i < n; i++) {
+        u.parent[i] = i;
+        u.cost[i] = g->nodes[i].cost_us;
+        total += u.cost[i];
+    }
+    Grouping *gr = NULL;
+    if (merge_keys(g, &u, e) == 0) {
+        int count = 0;
+        for (int i = 0; i < n; i++)
+            count += uf_find(&u, i) == i;
+        if (count > target) {
+            /* chains may grow up to an even share of the total cost */
+            count = merge_chains(g, &u, count, target, total / target);
+            count = merge_neighbours(g, &u, count, target);
+        }
+        gr = xcalloc(1, sizeof *gr);
+        gr->target = target;
+        finalize(gr, g, &u);
+    }
+    free(u.parent);
+    free(u.pinned);
+    free(u.cost);
+    return gr;
+}
+
+void group_free(Grouping *gr)
+{
+    if (!gr)
+        return;
+    for (int k = 0; k < gr->n_groups; k++)
+        free(gr->names[k]);
+    free(gr->names);
+    free(gr->pinned);
+    free(gr->op_group);
+    free(gr->member_off);
+    free(gr->members);
+    free(gr->cost_us);
+    free(gr->bytes);
+    free(gr->succ_off);
+    free(gr->succ);
+    free(gr->succ_bytes);
+    free(gr->pred_off);
+    free(gr->pred);
+    free(gr);
+}
+
+int group_find(const Grouping *gr, const char *name)
+{
+    for (int k = 0; k < gr->n_groups; k++)
+        if (strcmp(gr->names[k], name) == 0)
+            return k;
+    return -1;
+}

@@ -1,0 +1,49 @@
+/* group: op groups and the group graph (spec/agent.md, "Groups").
+ *
+ * Groups come from (1) colocation keys and pinned groups (merged with whatever
+ * lies on a dependency cycle between them, so the group graph stays acyclic),
+ * (2) chain merging: an op group with a single consumer group joins it, and
+ * (3) neighbour merging of groups adjacent in a topological order, cheapest
+ * pairs first, down to the target count. Every merge keeps the group graph
+ * acyclic; the result is deterministic. Groups are numbered in a topological
+ * order of the group graph; a group's ops are listed in graph order.
+ * A Grouping owns all its arrays; group_free() releases them. */
+#ifndef PLACETO_GROUP_H
+#define PLACETO_GROUP_H
+
+#include <stdint.h>
+
+#include "graph.h"
+#include "util.h"
+
+typedef struct Grouping {
+    int n_groups;
+    int target;        /* requested count (0: every op its own group after step 1) */
+    int n_ops;
+    int *op_group;     /* per op */
+    char **names;      /* per group: pinned name, else its first op's name */
+    int *pinned;       /* per group: 1 if it came from a "group" pin */
+    int *member_off;   /* ops of group k: members[member_off[k] .. member_off[k+1]) */
+    int *members;
+    double *cost_us;   /* per group: summed reference cost */
+    int64_t *bytes;    /* per group: summed output bytes */
+    /* group graph, CSR, neighbours sorted by index */
+    int n_edges;
+    int *succ_off, *succ;
+    int64_t *succ_bytes; /* bytes of op edges from group k to succ[j] */
+    int *pred_off, *pred;
+} Grouping;
+
+/* The default target for a graph: every op its own group up to 200 ops, else
+ * n/10 clamped to [100, 200]. */
+int group_default_target(const Graph *g);
+
+/* Groups g down to at most target groups where that is reachable (pinned
+ * groups never merge with others). target <= 0 means the default. Fails only
+ * when two pinned groups depend on each other both ways. */
+Grouping *group_build(const Graph *g, int target, Err *e);
+void group_free(Grouping *gr);
+/* Index of the group named name, or -1. */
+int group_find(const Grouping *gr, const char *name);
+
+#endif

@@ -1,0 +1,454 @@
+/* sim: see sim.h and spec/simulator.md. Resources: device d's compute is
+ * resource d, its outgoing bus is resource n_devices + d. Payloads compare by
+ * precomputed ranks of the names, which is the byte-string order the spec
+ * asks for without a strcmp in the heap. */
+#include "sim.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { EV_DEPENDENCY = 0, EV_BUS = 1, EV_DEVICE = 2 };
+
+typedef struct Event {
+    double t;
+    int kind;
+    int a, b;   /* resource; or (parent, child) ops */
+    int ra, rb; /* ranks of the payload names */
+} Event;
+
+typedef struct QItem {
+    double ready;
+    uint64_t seq;
+    int item; /* op (device queues) or transfer index (bus queues) */
+} QItem;
+
+typedef struct Queue {
+    QItem *h;
+    int n, cap;
+    int busy;
+} Queue;
+
+typedef struct MemEvent {
+    double t;
+    int sign; /* 0 allocation, 1 free: allocations first at equal times */
+    int dev;
+    int64_t bytes;
+} MemEvent;
+
+struct Sim {
+    const Graph *g;
+    const Cluster *c;
+    int n, nd;
+    double *cost;     /* n * nd */
+    int *name_rank;   /* per op */
+    int *dev_rank;    /* per device */
+    Event *ev;
+    int nev, evcap;
+    Queue *q;         /* 2 * nd */
+    uint64_t seq;
+    int *waiting;
+    int *child_off;   /* per op: start of its transfers' children in pool */
+    int *pool;        /* children of transfers */
+    int *to_pool;     /* destination devices of transfers */
+    int *slot, *cnt;  /* per child / per transfer scratch of one op */
+    MemEvent *mem;
+    int64_t *cur;
+    SimResult r;
+};
+
+static int ev_less(const Event *x, const Event *y)
+{
+    if (x->t != y->t)
+        return x->t < y->t;
+    if (x->kind != y->kind)
+        return x->kind < y->kind;
+    if (x->ra != y->ra)
+        return x->ra < y->ra;
+    return x->rb < y->rb;
+}
+
+static void ev_push(Sim *s, double t, int kind, int a, int b)
+{
+    if (s->nev == s->evcap) {
+        s->evcap *= 2;
+        s->ev = xrealloc(s->ev, (size_t)s->evcap * sizeof *s->ev);
+    }
+    Event e = {t, kind, a, b, 0, 0};
+    if (kind == EV_DEPENDENCY) {
+        e.ra = s->name_rank[a];
+        e.rb = s->name_rank[b];
+    } else {
+        e.ra = s->dev_rank[a % s->nd];
+    }
+    int i = s->nev++;
+    while (i > 0) {
+        int p = (i - 1) / 2;
+        if (!ev_less(&e, &s->ev[p]))
+            break;
+        s->ev[i] = s->ev[p];
+        i = p;
+    }
+    s->ev[i] = e;
+}
+
+static Event ev_pop(Sim *s)
+{
+    Event top = s->ev[0], last = s->ev[--s->nev];
+    int i = 0, n = s->nev;
+    for (;;) {
+        int l = 2 * i + 1, m = i;
+        if (l >= n)
+            break;
+        if (l + 1 < n && ev_less(&s->ev[l + 1], &s->ev[l]))
+            l++;
+        if (!ev_less(&s->ev[l], &last))
+            break;
+        s->ev[i] = s->ev[l];
+        i = l;
+        (void)m;
+    }
+    if (n > 0)
+        s->ev[i] = last;
+    return top;
+}
+
+static int q_less(const QItem *x, const QItem *y)
+{
+    return x->ready != y->ready ? x->ready < y->ready : x->seq < y->seq;
+}
+
+static void q_push(Queue *q, QItem it)
+{
+    if (q->n == q->cap) {
+        q->cap = q->cap ? q->cap * 2 : 16;
+        q->h = xrealloc(q->h, (size_t)q->cap * sizeof *q->h);
+    }
+    int i = q->n++;
+    while (i > 0) {
+        int p = (i - 1) / 2;
+        if (!q_less(&it, &q->h[p]))
+            break;
+        q->h[i] = q->h[p];
+        i = p;
+    }
+    q->h[i] = it;
+}
+
+static QItem q_pop(Queue *q)
+{
+    QItem top = q->h[0], last = q->h[--q->n];
+    int i = 0, n = q->n;
+    for (;;) {
+        int l = 2 * i + 1;
+        if (l >= n)
+            break;
+        if (l + 1 < n && q_less(&q->h[l + 1], &q->h[l]))
+            l++;
+        if (!q_less(&q->h[l], &last))
+            break;
+        q->h[i] = q->h[l];
+        i = l;
+    }
+    if (n > 0)
+        q->h[i] = last;
+    return top;
+}
+
+static void enqueue(Sim *s, double t, int kind, int res, int item)
+{
+    Queue *q = &s->q[res];
+    q_push(q, (QItem){t, ++s->seq, item});
+    if (!q->busy) {
+        ev_push(s, t, kind, res, 0);
+        q->busy = 1;
+    }
+}
+
+/* Ranks of names in byte order, by a merge sort that needs no global state. */
+static void rank_strings(const char *const *names, int n, int *rank)
+{
+    int *idx = xmalloc((size_t)(n ? n : 1) * sizeof *idx);
+    int *tmp = xmalloc((size_t)(n ? n : 1) * sizeof *tmp);
+    for (int i = 0; i < n; i++)
+        idx[i] = i;
+    for (int width = 1; width < n; width *= 2) {
+        for (int lo = 0; lo < n; lo += 2 * width) {
+            int mid = lo + width < n ? lo + width : n;
+            int hi = lo + 2 * width < n ? lo + 2 * width : n;
+            int i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                tmp[k++] = strcmp(names[idx[j]], names[idx[i]]) < 0 ? idx[j++] : idx[i++];
+            while (i < mid)
+                tmp[k++] = idx[i++];
+            while (j < hi)
+                tmp[k++] = idx[j++];
+        }
+        int *t = idx;
+        idx = tmp;
+        tmp = t;
+    }
+    for (int i = 0; i < n; i++)
+        rank[idx[i]] = i;
+    free(idx);
+    free(tmp);
+}
+
+Sim *sim_new(const Graph *g, const Cluster *c)
+{
+    Sim *s = xcalloc(1, sizeof *s);
+    int n = g->n_nodes, nd = c->n_devices;
+    s->g = g;
+    s->c = c;
+    s->n = n;
+    s->nd = nd;
+    s->cost = xmalloc((size_t)n * (size_t)nd * sizeof *s->cost);
+    for (int i = 0; i < n; i++)
+        for (int d = 0; d < nd; d++)
+            s->cost[(size_t)i * (size_t)nd + (size_t)d] = cluster_op_cost(c, g, i, d);
+    const char **names = xmalloc((size_t)(n > nd ? n : nd) * sizeof *names);
+    s->name_rank = xmalloc((size_t)n * sizeof *s->name_rank);
+    for (int i = 0; i < n; i++)
+        names[i] = g->nodes[i].name;
+    rank_strings(names, n, s->name_rank);
+    s->dev_rank = xmalloc((size_t)nd * sizeof *s->dev_rank);
+    for (int d = 0; d < nd; d++)
+        names[d] = c->devices[d].name;
+    rank_strings(names, nd, s->dev_rank);
+    free(names);
+    s->evcap = 1024;
+    s->ev = xmalloc((size_t)s->evcap * sizeof *s->ev);
+    s->q = xcalloc((size_t)(2 * nd), sizeof *s->q);
+    s->waiting = xmalloc((size_t)n * sizeof *s->waiting);
+    /* children lists of op i's transfers live in pool[child_off[i] ...] */
+    s->child_off = xmalloc((size_t)(n + 1) * sizeof *s->child_off);
+    int max_children = 1;
+    s->child_off[0] = 0;
+    for (int i = 0; i < n; i++) {
+        s->child_off[i + 1] = s->child_off[i] + g->nodes[i].n_children;
+        if (g->nodes[i].n_children > max_children)
+            max_children = g->nodes[i].n_children;
+    }
+    size_t ne = (size_t)(g->n_edges ? g->n_edges : 1);
+    s->pool = xmalloc(ne * sizeof *s->pool);
+    s->to_pool = xmalloc(ne * sizeof *s->to_pool);
+    s->slot = xmalloc((size_t)max_children * sizeof *s->slot);
+    s->cnt = xmalloc((size_t)max_children * sizeof *s->cnt);
+    s->mem = xmalloc((size_t)(2 * n) * sizeof *s->mem);
+    s->cur = xmalloc((size_t)nd * sizeof *s->cur);
+    s->r.n_ops = n;
+    s->r.n_devices = nd;
+    s->r.start_us = xmalloc((size_t)n * sizeof(double));
+    s->r.end_us = xmalloc((size_t)n * sizeof(double));
+    s->r.transfers = xmalloc((size_t)(g->n_edges ? g->n_edges : 1) * sizeof(SimTransfer));
+    s->r.busy_us = xmalloc((size_t)nd * sizeof(double));
+    s->r.peak_memory_bytes = xmalloc((size_t)nd * sizeof(int64_t));
+    s->r.oom = xmalloc((size_t)nd * sizeof(int));
+    return s;
+}
+
+void sim_free(Sim *s)
+{
+    if (!s)
+        return;
+    for (int r = 0; r < 2 * s->nd; r++)
+        free(s->q[r].h);
+    free(s->q);
+    free(s->cost);
+    free(s->name_rank);
+    free(s->dev_rank);
+    free(s->ev);
+    free(s->waiting);
+    free(s->pool);
+    free(s->to_pool);
+    free(s->child_off);
+    free(s->slot);
+    free(s->cnt);
+    free(s->mem);
+    free(s->cur);
+    free(s->r.start_us);
+    free(s->r.end_us);
+    free(s->r.transfers);
+    free(s->r.busy_us);
+    free(s->r.peak_memory_bytes);
+    free(s->r.oom);
+    free(s);
+}
+
+/* The device event of resource x at t: run the head op, release its local
+ * children and queue one transfer per output index with remote consumers, in
+ * the order in which each index first appears among the children. */
+static void run_device(Sim *s, double t, int x, const int *dev)
+{
+    const Graph *g = s->g;
+    int op = q_pop(&s->q[x]).item;
+    double c = s->cost[(size_t)op * (size_t)s->nd + (size_t)x];
+    double end = t + c;
+    s->r.start_us[op] = t;
+    s->r.end_us[op] = end;
+    s->r.busy_us[x] += c;
+    ev_push(s, end + (c > 0 ? s->c->op_gap_us : 0), EV_DEVICE, x, 0);
+    const GraphNode *nd = &g->nodes[op];
+    int first = s->r.n_transfers, n_tr = 0;
+    for (int k = 0; k < nd->n_children; k++) {
+        int ch = nd->children[k];
+        if (dev[ch] == x) {
+            ev_push(s, end, EV_DEPENDENCY, op, ch);
+            s->slot[k] = -1;
+            continue;
+        }
+        int out = nd->child_output[k], j = 0;
+        while (j < n_tr && s->r.transfers[first + j].output != out)
+            j++;
+        if (j == n_tr) {
+            SimTransfer *tr = &s->r.transfers[first + n_tr++];
+            tr->src = op;
+            tr->output = out;
+            tr->from = x;
+            tr->bytes = graph_edge_bytes(g, op, out);
+            tr->n_children = tr->n_to = 0;
+            s->cnt[j] = 0;
+        }
+        s->slot[k] = j;
+        s->cnt[j]++;
+    }
+    if (n_tr == 0)
+        return;
+    int pos = s->child_off[op];
+    for (int j = 0; j < n_tr; j++) {
+        SimTransfer *tr = &s->r.transfers[first + j];
+        tr->children = s->pool + pos;
+        tr->to = s->to_pool + pos;
+        pos += s->cnt[j];
+    }
+    for (int k = 0; k < nd->n_children; k++) {
+        if (s->slot[k] < 0)
+            continue;
+        SimTransfer *tr = &s->r.transfers[first + s->slot[k]];
+        int ch = nd->children[k], d = dev[ch], seen = 0;
+        tr->children[tr->n_children++] = ch;
+        for (int m = 0; m < tr->n_to && !seen; m++)
+            seen = tr->to[m] == d;
+        if (!seen)
+            tr->to[tr->n_to++] = d;
+    }
+    s->r.n_transfers += n_tr;
+    for (int j = 0; j < n_tr; j++)
+        enqueue(s, end, EV_BUS, s->nd + x, first + j);
+}
+
+/* The bus event of resource x at t: start the head transfer if it is ready. */
+static void run_bus(Sim *s, double t, int x)
+{
+    Queue *q = &s->q[x];
+    if (q->h[0].ready > t) {
+        ev_push(s, q->h[0].ready, EV_BUS, x, 0);
+        return;
+    }
+    SimTransfer *tr = &s->r.transfers[q_pop(q).item];
+    double delay = (double)tr->bytes / s->c->bandwidth_bytes_per_us;
+    double arrive = t + delay;
+    tr->start_us = t;
+    tr->end_us = arrive;
+    for (int k = 0; k < tr->n_children; k++)
+        ev_push(s, arrive, EV_DEPENDENCY, tr->src, tr->children[k]);
+    ev_push(s, arrive + s->c->transfer_overhead_us, EV_BUS, x, 0);
+}
+
+static double simulate(Sim *s, const int *dev)
+{
+    const Graph *g = s->g;
+    int n = s->n;
+    s->nev = 0;
+    s->seq = 0;
+    s->r.n_transfers = 0;
+    s->r.device = dev;
+    for (int r = 0; r < 2 * s->nd; r++) {
+        s->q[r].n = 0;
+        s->q[r].busy = 0;
+    }
+    for (int d = 0; d < s->nd; d++)
+        s->r.busy_us[d] = 0;
+    for (int i = 0; i < n; i++) {
+        s->waiting[i] = g->nodes[i].n_parents;
+        s->r.start_us[i] = s->r.end_us[i] = 0;
+    }
+    for (int i = 0; i < n; i++)
+        if (g->nodes[i].n_parents == 0)
+            enqueue(s, 0.0, EV_DEVICE, dev[i], i);
+    double makespan = 0;
+    while (s->nev > 0) {
+        Event e = ev_pop(s);
+        if (e.t > makespan)
+            makespan = e.t;
+        if (e.kind == EV_DEPENDENCY) {
+            if (--s->waiting[e.b] == 0)
+                enqueue(s, e.t, EV_DEVICE, dev[e.b], e.b);
+            continue;
+        }
+        if (s->q[e.a].n == 0) {
+            s->q[e.a].busy = 0;
+            continue;
+        }
+        if (e.kind == EV_DEVICE)
+            run_device(s, e.t, e.a, dev);
+        else
+            run_bus(s, e.t, e.a);
+    }
+    s->r.makespan_us = makespan;
+    return makespan;
+}
+
+static int mem_cmp(const void *a, const void *b)
+{
+    const MemEvent *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return x->sign - y->sign;
+}
+
+/* Peak memory per device (spec/simulator.md, "Memory"). */
+static void memory(Sim *s, const int *dev)
+{
+    const Graph *g = s->g;
+    int m = 0;
+    for (int i = 0; i < s->n; i++) {
+        int64_t bytes = graph_node_bytes(g, i);
+        if (bytes == 0)
+            continue;
+        double st = s->r.start_us[i], free_t = st;
+        const GraphNode *nd = &g->nodes[i];
+        for (int k = 0; k < nd->n_children; k++) {
+            int ch = nd->children[k];
+            double cc = s->cost[(size_t)ch * (size_t)s->nd + (size_t)dev[ch]];
+            double t = trunc(s->r.start_us[ch]) + trunc(cc) - 1.0;
+            if (t > free_t)
+                free_t = t;
+        }
+        s->mem[m++] = (MemEvent){st, 0, dev[i], bytes};
+        s->mem[m++] = (MemEvent){free_t, 1, dev[i], -bytes};
+    }
+    qsort(s->mem, (size_t)m, sizeof *s->mem, mem_cmp);
+    for (int d = 0; d < s->nd; d++)
+        s->cur[d] = s->r.peak_memory_bytes[d] = 0;
+    for (int k = 0; k < m; k++) {
+        int d = s->mem[k].dev;
+        s->cur[d] += s->mem[k].bytes;
+        if (s->cur[d] > s->r.peak_memory_bytes[d])
+            s->r.peak_memory_bytes[d] = s->cur[d];
+    }
+    s->r.any_oom = 0;
+    for (int d = 0; d < s->nd; d++) {
+        s->r.oom[d] = s->r.peak_memory_bytes[d] > s->c->devices[d].memory_bytes;
+        s->r.any_oom |= s->r.oom[d];
+    }
+}
+
+const SimResult *sim_run(Sim *s, const int *op_device)
+{
+    simulate(s, op_device);
+    memory(s, op_device);
+    return &s->r;
+}
+
+double sim_makespan(Sim *s, const int *op_device) { return simulate(s, op_device); }

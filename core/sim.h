@@ -1,0 +1,52 @@
+/* sim: the Placeto-compatible event-driven simulator (spec/simulator.md).
+ *
+ * A Sim is a reusable workspace bound to one graph and one cluster; sim_run()
+ * simulates a placement of every op and fills the Sim's result, which stays
+ * valid until the next run or sim_free(). With the default cluster parameters
+ * the results agree to the last bit with the published reference, including
+ * tie-breaks and the order of floating-point operations. Not thread-safe per
+ * Sim; use one Sim per thread. */
+#ifndef PLACETO_SIM_H
+#define PLACETO_SIM_H
+
+#include <stdint.h>
+
+#include "cluster.h"
+#include "graph.h"
+
+typedef struct SimTransfer {
+    int src;          /* op whose output moves */
+    int output;       /* output index */
+    int from;         /* source device */
+    int *to;          /* distinct destination devices, in order of their consumers */
+    int n_to;
+    int *children;    /* consumers released by this transfer */
+    int n_children;
+    int64_t bytes;
+    double start_us, end_us; /* on the source device's outgoing bus */
+} SimTransfer;
+
+typedef struct SimResult {
+    double makespan_us;
+    int n_ops, n_devices;
+    const int *device;  /* the placement simulated (per op) */
+    double *start_us, *end_us; /* per op */
+    SimTransfer *transfers;
+    int n_transfers;
+    double *busy_us;    /* per device: sum of op costs */
+    int64_t *peak_memory_bytes; /* per device */
+    int *oom;           /* per device: peak > memory_bytes */
+    int any_oom;
+} SimResult;
+
+typedef struct Sim Sim;
+
+Sim *sim_new(const Graph *g, const Cluster *c);
+void sim_free(Sim *s);
+/* Simulates op_device[i] in [0, n_devices) for every op i (the caller checks
+ * the range). Returns the result owned by s. */
+const SimResult *sim_run(Sim *s, const int *op_device);
+/* Only the makespan (skips memory and the transfer list); the same number. */
+double sim_makespan(Sim *s, const int *op_device);
+
+#endif

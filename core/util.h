@@ -1,0 +1,124 @@
+/* util: checked allocation, error buffers, files, hashing, number formatting and
+ * a seeded RNG shared by every core module.
+ *
+ * Allocation never returns NULL: on failure the registered fail hook runs (the
+ * explorer registers one that restores the terminal) and the process aborts.
+ * Library functions report errors through an Err buffer and a status code; only
+ * main() decides to exit. */
+#ifndef PLACETO_UTIL_H
+#define PLACETO_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* An error message buffer; msg is "" until err_set() fills it. */
+typedef struct Err {
+    char msg[1024];
+} Err;
+
+/* Formats into e->msg (printf-style); always returns -1 so callers can
+ * `return err_set(e, ...)`. A NULL e is allowed and ignored. */
+int err_set(Err *e, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Prefixes e->msg with "prefix: ". */
+void err_prefix(Err *e, const char *prefix);
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t count, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+/* Grows *p (element size elem) so that at least need elements fit. */
+void xgrow(void **p, size_t *cap, size_t need, size_t elem);
+/* Called before abort() on allocation failure or util_die(). */
+void util_set_fail_hook(void (*hook)(void));
+void util_die(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2), noreturn))
+#endif
+    ;
+
+/* Reads a whole file, NUL-terminated. Returns NULL with e set on failure. */
+char *util_read_file(const char *path, size_t *len, Err *e);
+
+/* Writes data to path through a temporary file in the same directory, fsync
+ * and rename, so that path holds either the old or the new content. */
+int util_write_atomic(const char *path, const char *data, size_t len, Err *e);
+
+/* A FILE* writer with the same guarantee: util_atomic_open() opens
+ * "path.tmp.PID"; util_atomic_commit() flushes, fsyncs, closes and renames
+ * (and on failure removes the temporary file); util_atomic_abort() removes it. */
+typedef struct AtomicFile {
+    FILE *f;
+    char *path;
+    char *tmp;
+} AtomicFile;
+int util_atomic_open(AtomicFile *af, const char *path, Err *e);
+int util_atomic_commit(AtomicFile *af, Err *e);
+void util_atomic_abort(AtomicFile *af);
+
+/* 64-bit FNV-1a. */
+uint64_t util_hash64(const void *data, size_t n, uint64_t seed);
+
+/* Shortest decimal text that reads back to exactly x ("%.15g".."%.17g");
+ * integers print without a fraction. buf must hold 32 bytes. Returns buf. */
+char *util_fmt_double(char buf[32], double x);
+
+/* Human-readable time ("812.4 µs", "3.21 ms", "1.500 s") and size ("3.1 MB"). */
+char *util_fmt_time(char buf[32], double us);
+char *util_fmt_bytes(char buf[32], double bytes);
+
+/* Writes s as a JSON string literal (with quotes) to f. */
+void util_json_string(FILE *f, const char *s);
+
+/* Line and column (1-based) of byte offset off in text. */
+void util_line_col(const char *text, size_t off, int *line, int *col);
+
+/* A growable string buffer. */
+typedef struct StrBuf {
+    char *s;
+    size_t len, cap;
+} StrBuf;
+void sb_putc(StrBuf *b, char c);
+void sb_puts(StrBuf *b, const char *s);
+void sb_printf(StrBuf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void sb_free(StrBuf *b);
+
+/* String -> int map (open addressing); keys are borrowed, not copied. */
+typedef struct StrMap {
+    const char **keys;
+    int *vals;
+    size_t cap, count;
+} StrMap;
+void strmap_init(StrMap *m, size_t expected);
+void strmap_done(StrMap *m);
+/* Returns the existing value if key is present (and does not overwrite it),
+ * else inserts val and returns -1. */
+int strmap_put(StrMap *m, const char *key, int val);
+/* Returns the value or -1. */
+int strmap_get(const StrMap *m, const char *key);
+
+/* xoshiro256** seeded through splitmix64; the state is plain data so that
+ * episodes and checkpoints can save and restore it exactly. */
+typedef struct Rng {
+    uint64_t s[4];
+} Rng;
+void rng_seed(Rng *r, uint64_t seed);
+uint64_t rng_next(Rng *r);
+/* Uniform double in [0, 1) with 53 random bits. */
+double rng_uniform(Rng *r);
+/* Uniform integer in [0, n), unbiased; n > 0. */
+uint64_t rng_below(Rng *r, uint64_t n);
+
+/* Seconds from a monotonic clock. */
+double util_now(void);
+
+#endif

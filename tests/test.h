@@ -1,0 +1,68 @@
+/* test: a tiny test runner. TEST(name) { ... } registers a test; CHECK and
+ * friends record failures and go on; the runner prints one line per failing
+ * check and "unit: N passed, N failed" at the end, exiting 1 on any failure.
+ * Tests find data relative to the repository root (the runner chdirs there). */
+#ifndef PLACETO_TEST_H
+#define PLACETO_TEST_H
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+void test_register(const char *name, void (*fn)(void), const char *file);
+void test_fail(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int test_failed_now(void);
+
+#define TEST(name)                                                                  \
+    static void name(void);                                                         \
+    __attribute__((constructor)) static void reg_##name(void)                       \
+    {                                                                               \
+        test_register(#name, name, __FILE__);                                       \
+    }                                                                               \
+    static void name(void)
+
+#define CHECK(cond)                                                                 \
+    do {                                                                            \
+        if (!(cond))                                                                \
+            test_fail(__FILE__, __LINE__, "CHECK(%s)", #cond);                     \
+    } while (0)
+
+#define CHECK_MSG(cond, ...)                                                        \
+    do {                                                                            \
+        if (!(cond))                                                                \
+            test_fail(__FILE__, __LINE__, __VA_ARGS__);                            \
+    } while (0)
+
+#define CHECK_INT(a, b)                                                             \
+    do {                                                                            \
+        long long a_ = (long long)(a), b_ = (long long)(b);                         \
+        if (a_ != b_)                                                               \
+            test_fail(__FILE__, __LINE__, "%s == %lld, expected %s == %lld", #a, a_, \
+                      #b, b_);                                                      \
+    } while (0)
+
+/* Bit-exact comparison of doubles. */
+#define CHECK_EXACT(a, b)                                                           \
+    do {                                                                            \
+        double a_ = (a), b_ = (b);                                                  \
+        if (memcmp(&a_, &b_, sizeof a_) != 0)                                       \
+            test_fail(__FILE__, __LINE__, "%s == %.17g, expected %.17g", #a, a_, b_); \
+    } while (0)
+
+#define CHECK_NEAR(a, b, tol)                                                       \
+    do {                                                                            \
+        double a_ = (a), b_ = (b);                                                  \
+        if (!(fabs(a_ - b_) <= (tol)))                                              \
+            test_fail(__FILE__, __LINE__, "%s == %.17g, expected %.17g", #a, a_, b_); \
+    } while (0)
+
+#define CHECK_STR_CONTAINS(hay, needle)                                             \
+    do {                                                                            \
+        const char *h_ = (hay), *n_ = (needle);                                     \
+        if (!h_ || !strstr(h_, n_))                                                 \
+            test_fail(__FILE__, __LINE__, "\"%s\" does not contain \"%s\"",         \
+                      h_ ? h_ : "(null)", n_);                                      \
+    } while (0)
+
+#endif
