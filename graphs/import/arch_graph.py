@@ -42,8 +42,13 @@ Graph (one synchronous SGD-with-momentum training step, NCHW, fp32)
     gets a control edge from it, so that the weight is not overwritten while it
     is still being read; control edges use an output index past the op's
     outputs, which the placeto-graph format defines as 0 bytes.
-  * colocate: the variable, its momentum buffer, its gradient op and its
-    update op share the parameter's name as key, e.g. "layer1.0.conv1.weight".
+  * colocate: the momentum buffer, the weight-gradient op and the update op
+    of a parameter share the parameter's name as key, e.g.
+    "layer1.0.conv1.weight". The variable itself is left out of the key: it
+    feeds the forward op and the gradient is computed at the end of the
+    backward pass, so one group holding both would have to swallow every op
+    in between to keep the group graph acyclic. Placed apart, the update
+    reads the variable through a transfer (as from a parameter server).
   * node order: inputs, then forward in execution order, then backward in
     reverse order, each layer's updates right after its gradient ops (so the
     order is topological); variables just before their first consumer.
@@ -140,7 +145,7 @@ class ResNet:
     # -- helpers ---------------------------------------------------------
     def var(self, pname, shape):
         g = self.g
-        g.node(pname, "variable", 0.0, [numel(shape) * F32], colocate=pname)
+        g.node(pname, "variable", 0.0, [numel(shape) * F32])
         self.params.append(pname)
         return T(pname, 0, shape)
 

@@ -1,0 +1,178 @@
+/* cli: see cli.h. */
+#include "cli.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int opt_count(const CliCmd *cmd)
+{
+    int n = 0;
+    while (cmd->opts[n].name)
+        n++;
+    return n;
+}
+
+void cli_help(const CliCmd *cmd, FILE *f)
+{
+    fprintf(f, "usage: placeto %s %s\n\n%s\n", cmd->name, cmd->usage, cmd->summary);
+    if (cmd->opts[0].name)
+        fputs("\noptions:\n", f);
+    for (const CliOpt *o = cmd->opts; o->name; o++) {
+        char left[64];
+        if (o->short_name)
+            snprintf(left, sizeof left, "-%c, --%s%s%s", o->short_name, o->name, o->arg ? " " : "",
+                     o->arg ? o->arg : "");
+        else
+            snprintf(left, sizeof left, "    --%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+        fprintf(f, "  %-24s %s\n", left, o->help);
+    }
+    fprintf(f, "  %-24s %s\n", "-h, --help", "show this help and exit");
+    if (cmd->details)
+        fprintf(f, "\n%s\n", cmd->details);
+}
+
+int cli_usage_error(const CliCmd *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "placeto: %s: ", cmd->name);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\nusage: placeto %s %s\n(see 'placeto %s --help')\n", cmd->name, cmd->usage, cmd->name);
+    va_end(ap);
+    return EXIT_USAGE;
+}
+
+int cli_fail(const Err *e)
+{
+    fprintf(stderr, "placeto: %s\n", e->msg);
+    return EXIT_FAIL;
+}
+
+int cli_parse(const CliCmd *cmd, int argc, char **argv, CliArgs *a)
+{
+    memset(a, 0, sizeof *a);
+    int n = opt_count(cmd), only_pos = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        if (only_pos || s[0] != '-' || s[1] == '\0') {
+            if (a->n_pos == 16)
+                return cli_usage_error(cmd, "too many arguments");
+            a->pos[a->n_pos++] = s;
+            continue;
+        }
+        if (strcmp(s, "--") == 0) {
+            only_pos = 1;
+            continue;
+        }
+        if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
+            cli_help(cmd, stdout);
+            return 1;
+        }
+        int k = -1;
+        const char *inline_val = NULL;
+        if (s[1] == '-') {
+            const char *eq = strchr(s + 2, '=');
+            size_t len = eq ? (size_t)(eq - (s + 2)) : strlen(s + 2);
+            for (int j = 0; j < n && k < 0; j++)
+                if (strlen(cmd->opts[j].name) == len && strncmp(cmd->opts[j].name, s + 2, len) == 0)
+                    k = j;
+            if (eq)
+                inline_val = eq + 1;
+        } else if (s[2] == '\0') {
+            for (int j = 0; j < n && k < 0; j++)
+                if (cmd->opts[j].short_name == s[1])
+                    k = j;
+        }
+        if (k < 0)
+            return cli_usage_error(cmd, "unknown option '%s'", s);
+        const CliOpt *o = &cmd->opts[k];
+        if (!o->arg) {
+            if (inline_val)
+                return cli_usage_error(cmd, "option '--%s' takes no value", o->name);
+            a->values[k] = "1";
+        } else if (inline_val) {
+            a->values[k] = inline_val;
+        } else {
+            if (i + 1 >= argc)
+                return cli_usage_error(cmd, "option '--%s' needs a value (%s)", o->name, o->arg);
+            a->values[k] = argv[++i];
+        }
+    }
+    return 0;
+}
+
+const char *cli_get(const CliCmd *cmd, const CliArgs *a, const char *name)
+{
+    for (int j = 0; cmd->opts[j].name; j++)
+        if (strcmp(cmd->opts[j].name, name) == 0)
+            return a->values[j];
+    return NULL;
+}
+
+int cli_int(const CliCmd *cmd, const CliArgs *a, const char *name, long min, long max, long def, long *out)
+{
+    const char *s = cli_get(cmd, a, name);
+    if (!s) {
+        *out = def;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || errno || v < min || v > max)
+        return cli_usage_error(cmd, "--%s: expected an integer from %ld to %ld, got '%s'", name, min, max, s);
+    *out = v;
+    return 0;
+}
+
+Cluster *cli_cluster(const CliCmd *cmd, const CliArgs *a, int fallback_devices, Err *e)
+{
+    const char *file = cli_get(cmd, a, "cluster"), *devs = cli_get(cmd, a, "devices");
+    if (file && devs) {
+        err_set(e, "give either --cluster or --devices, not both");
+        return NULL;
+    }
+    if (file)
+        return cluster_load(file, e);
+    long n = fallback_devices;
+    if (devs) {
+        char *end;
+        errno = 0;
+        n = strtol(devs, &end, 10);
+        if (end == devs || *end || errno || n < 1 || n > CLUSTER_MAX_DEVICES) {
+            err_set(e, "--devices: expected an integer from 1 to %d, got '%s'", CLUSTER_MAX_DEVICES, devs);
+            return NULL;
+        }
+    }
+    return cluster_default((int)n);
+}
+
+const char *cli_data_path(char *buf, size_t n, const char *rel)
+{
+    const char *env = getenv("PLACETO_DATA");
+    if (env && env[0]) {
+        snprintf(buf, n, "%s/%s", env, rel);
+        return buf;
+    }
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len > 0) {
+        exe[len] = '\0';
+        /* the executable sits at the top of the tree, or one level down (build trees) */
+        for (int up = 0; up < 2; up++) {
+            char *slash = strrchr(exe, '/');
+            if (!slash)
+                break;
+            *slash = '\0';
+            snprintf(buf, n, "%s/graphs/%s", exe, rel);
+            if (access(buf, R_OK) == 0)
+                return buf;
+        }
+    }
+    snprintf(buf, n, "graphs/%s", rel);
+    return buf;
+}

@@ -1,0 +1,60 @@
+/* cli: command-line parsing shared by the subcommands, and the loading of
+ * the graph, cluster and placement they name. Errors are printed as
+ * "placeto: FILE:LINE:COL: message"; exit status 0 ok, 1 failure, 2 usage. */
+#ifndef PLACETO_CLI_H
+#define PLACETO_CLI_H
+
+#include "cluster.h"
+#include "graph.h"
+#include "group.h"
+#include "placement.h"
+
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+
+/* One option of a command: long name (without --), optional short letter,
+ * the argument's name (NULL for a flag) and the help text. */
+typedef struct CliOpt {
+    const char *name;
+    char short_name;
+    const char *arg;
+    const char *help;
+} CliOpt;
+
+typedef struct CliCmd {
+    const char *name;
+    const char *usage;    /* after "placeto NAME " */
+    const char *summary;  /* one line */
+    const char *details;  /* paragraphs after the options, or NULL */
+    const CliOpt *opts;   /* terminated by {0} */
+    int (*run)(int argc, char **argv);
+} CliCmd;
+
+/* Parsed arguments: values[i] for opts[i] (flags get "1"), positionals. */
+typedef struct CliArgs {
+    const char *values[32];
+    const char *pos[16];
+    int n_pos;
+} CliArgs;
+
+/* Parses argv[1..] (argv[0] is the command name). Prints help and returns 1 for
+ * --help; returns 2 (after an error message) on a usage error; 0 otherwise. */
+int cli_parse(const CliCmd *cmd, int argc, char **argv, CliArgs *a);
+const char *cli_get(const CliCmd *cmd, const CliArgs *a, const char *name);
+void cli_help(const CliCmd *cmd, FILE *f);
+int cli_usage_error(const CliCmd *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Prints "placeto: msg" to stderr and returns EXIT_FAIL. */
+int cli_fail(const Err *e);
+/* Parses an integer option in [min, max]; usage error otherwise. */
+int cli_int(const CliCmd *cmd, const CliArgs *a, const char *name, long min, long max, long def, long *out);
+
+/* The cluster from --cluster FILE, else --devices N, else fallback_devices
+ * default devices. Returns NULL with e set. */
+Cluster *cli_cluster(const CliCmd *cmd, const CliArgs *a, int fallback_devices, Err *e);
+/* The bundled data directory (graphs/), found beside the executable or from
+ * $PLACETO_DATA; writes "DIR/rel" into buf. */
+const char *cli_data_path(char *buf, size_t n, const char *rel);
+
+extern const CliCmd cmd_info, cmd_simulate, cmd_export;
+
+#endif

@@ -1,0 +1,81 @@
+/* placeto: command dispatch. No command opens the explorer on the bundled
+ * default graph; until the explorer lands that is `info` and `simulate` of
+ * the default graph. */
+#include <locale.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "sim.h"
+
+static const CliCmd *const commands[] = {&cmd_info, &cmd_simulate, &cmd_export};
+enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
+
+static void usage(FILE *f)
+{
+    fputs("usage: placeto [COMMAND] [ARGS]\n\n"
+          "Placeto (Addanki et al., NeurIPS 2019) device placement, explorable in the terminal.\n\n"
+          "commands:\n", f);
+    for (int k = 0; k < N_COMMANDS; k++) {
+        char first[128];
+        snprintf(first, sizeof first, "%s", commands[k]->summary);
+        char *nl = strchr(first, '\n');
+        if (nl)
+            *nl = '\0';
+        fprintf(f, "  %-10s %s\n", commands[k]->name, first);
+    }
+    fputs("\nWith no command: an overview of the bundled default graph.\n"
+          "'placeto COMMAND --help' describes each command.\n", f);
+}
+
+/* The default view: info on the bundled graph, then a simulation of it on
+ * one device and of a layer-wise split over two. */
+static int run_default(void)
+{
+    char path[4096];
+    cli_data_path(path, sizeof path, "resnet18.json");
+    char *argv_info[] = {"info", path, NULL};
+    int rc = cmd_info.run(2, argv_info);
+    if (rc)
+        return rc;
+    Err e = {{0}};
+    Graph *g = graph_load(path, &e);
+    if (!g)
+        return cli_fail(&e);
+    Cluster *c = cluster_default(2);
+    Sim *s = sim_new(g, c);
+    int *dev = xcalloc((size_t)g->n_nodes, sizeof *dev);
+    char b1[32], b2[32];
+    double one = sim_run(s, dev)->makespan_us;
+    /* the second half of the topological order on the second device */
+    for (int k = g->n_nodes / 2; k < g->n_nodes; k++)
+        dev[g->topo[k]] = 1;
+    double two = sim_run(s, dev)->makespan_us;
+    printf("\nsimulated      all on /GPU:0: %s; topological halves on /GPU:0 and /GPU:1: %s\n",
+           util_fmt_time(b1, one), util_fmt_time(b2, two));
+    printf("\nTry: placeto info GRAPH, placeto simulate GRAPH --placement P, placeto --help\n");
+    free(dev);
+    sim_free(s);
+    cluster_free(c);
+    graph_free(g);
+    return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    setlocale(LC_ALL, "");
+    setlocale(LC_NUMERIC, "C");
+    if (argc < 2)
+        return run_default();
+    const char *name = argv[1];
+    if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "help") == 0) {
+        usage(stdout);
+        return EXIT_OK;
+    }
+    for (int k = 0; k < N_COMMANDS; k++)
+        if (strcmp(commands[k]->name, name) == 0)
+            return commands[k]->run(argc - 1, argv + 1);
+    fprintf(stderr, "placeto: unknown command '%s'\n", name);
+    usage(stderr);
+    return EXIT_USAGE;
+}
