@@ -10,7 +10,7 @@ ifdef CI
 WARN     += -Werror
 endif
 DEPS_OK  := $(shell pkg-config --exists $(PKGS) $(TUI_PKGS) 2>/dev/null && echo yes)
-PKG_CFLAGS = $(if $(DEPS_OK),$(shell pkg-config --cflags $(PKGS))) -I/usr/include/cjson
+PKG_CFLAGS = $(if $(DEPS_OK),$(shell pkg-config --cflags $(PKGS)),-I/usr/include/cjson -I/usr/include/graphviz)
 PKG_LIBS   = $(if $(DEPS_OK),$(shell pkg-config --libs $(PKGS)),-lcjson -lcgraph -lcdt -lopenblas)
 TUI_CFLAGS = $(if $(DEPS_OK),$(shell pkg-config --cflags $(TUI_PKGS)))
 TUI_LIBS   = $(if $(DEPS_OK),$(shell pkg-config --libs $(TUI_PKGS)),-lncursesw -ltinfo)
@@ -57,24 +57,28 @@ check-layers:
 
 $(BUILD)/%.o: %.c $(wildcard core/*.h layouts/*.h tui/*.h tests/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(if $(filter tui/%,$<),$(TUI_CFLAGS)) -c $< -o $@
+	@echo "  CC      $<"
+	@$(CC) $(ALL_CFLAGS) $(if $(filter tui/%,$<),$(TUI_CFLAGS)) -c $< -o $@
 
 $(LIBCORE): $(CORE_OBJ)
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+	@rm -f $@ && ar rcs $@ $^
 
 $(LIBLAY): $(LAY_OBJ)
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $(if $^,$^,)
+	@rm -f $@ && ar rcs $@ $^
 
 $(PROG): $(TUI_OBJ) $(LIBLAY) $(LIBCORE)
-	$(CC) $(OPT) $(SAN) -o $@ $(TUI_OBJ) $(LIBLAY) $(LIBCORE) $(TUI_LIBS) $(LDLIBS)
+	@echo "  LINK    $@"
+	@$(CC) $(OPT) $(SAN) -o $@ $(TUI_OBJ) $(LIBLAY) $(LIBCORE) $(TUI_LIBS) $(LDLIBS)
 
 $(UNIT): $(TEST_OBJ) $(LIBLAY) $(LIBCORE)
-	$(CC) $(OPT) $(SAN) -o $@ $(TEST_OBJ) $(LIBLAY) $(LIBCORE) $(LDLIBS)
+	@echo "  LINK    $@"
+	@$(CC) $(OPT) $(SAN) -o $@ $(TEST_OBJ) $(LIBLAY) $(LIBCORE) $(LDLIBS)
 
 $(BENCH): $(BUILD)/tests/bench.o $(LIBLAY) $(LIBCORE)
-	$(CC) $(OPT) $(SAN) -o $@ $^ $(LDLIBS)
+	@echo "  LINK    $@"
+	@$(CC) $(OPT) $(SAN) -o $@ $^ $(LDLIBS)
 
 # Sanitizer and valgrind runs of the whole suite, in their own build trees.
 asan: deps

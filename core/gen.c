@@ -15,7 +15,8 @@ static Graph *finish_or_die(Graph *g)
     return g;
 }
 
-/* 1 KB .. 4 MB, roughly log-uniform: a power of two times [1, 2). */
+/* Roughly log-uniform in [base, base << octaves): base << k, k < octaves,
+ * times a uniform factor in [1, 2). */
 static int64_t draw_bytes(Rng *r, int64_t base, int octaves)
 {
     int64_t p = base << rng_below(r, (uint64_t)octaves);
@@ -156,7 +157,7 @@ static void forward(Builder *b, Layer *L, int k, int x)
     static const char *wname[2] = {"a.", "b."};
     for (int j = 0; j < nw; j++) {
         snprintf(key, sizeof key, "L%d.%sweight", k, L->branch ? wname[j] : "");
-        L->w[j] = b_node(b, "variable", 0.0, draw_bytes(r, 4096, 10), key, "%s", key);
+        L->w[j] = b_node(b, "variable", 0.0, draw_bytes(r, 4096, 10), NULL, "%s", key);
     }
     if (!L->branch) {
         L->fcost[0] = draw_cost(r, 20, 2000);
@@ -184,7 +185,11 @@ static void forward(Builder *b, Layer *L, int k, int x)
 }
 
 /* Emits the gradient and update ops of one parameter; returns the op giving
- * the gradient with respect to the layer input. */
+ * the gradient with respect to the layer input. The weight gradient, the
+ * momentum buffer and the update share the parameter's name as colocation
+ * key; the variable stays out of it, as in graphs/import/arch_graph.py (it
+ * feeds the forward op, so a group holding it and its gradient would have to
+ * swallow every op in between to keep the group graph acyclic). */
 static int backward_param(Builder *b, const Layer *L, int k, int j, int dy, const char *fname)
 {
     Rng *r = &b->r;
@@ -203,8 +208,10 @@ static int backward_param(Builder *b, const Layer *L, int k, int j, int dy, cons
                     L->fcost[j] * draw_cost(r, 0.8, 0.4), wbytes, key, "L%d/%s", k, what);
     b_edge(b, dy, gw, 0);
     b_edge(b, L->x_in, gw, 0);
-    int up = b_node(b, "apply_gradient", draw_cost(r, 5, 50), 0, key, "%s/update", key);
+    int mom = b_node(b, "variable", 0.0, wbytes, key, "%s/momentum", key);
+    int up = b_node(b, "apply_momentum", draw_cost(r, 5, 50), 0, key, "%s/update", key);
     b_edge(b, L->w[j], up, 0);
+    b_edge(b, mom, up, 0);
     b_edge(b, gw, up, 0);
     b_edge(b, gi, up, 1); /* control edge: the update waits for the last reader */
     return gi;
@@ -234,15 +241,15 @@ Graph *gen_layered_training_graph(int n_ops, uint64_t seed)
     Builder b;
     memset(&b, 0, sizeof b);
     rng_seed(&b.r, seed);
-    /* plan: 3 fixed ops (data, labels, loss); plain layers take 7 ops
-     * (weight, matmul, relu, relu grad, input grad, weight grad, update),
-     * branch blocks 13; what is left becomes metric ops */
+    /* plan: 3 fixed ops (data, labels, loss); plain layers take 8 ops
+     * (weight, matmul, relu, relu grad, input grad, weight grad, momentum,
+     * update), branch blocks 15; what is left becomes metric ops */
     int rem = n_ops - 3, n_layers = 0;
-    Layer *layers = xcalloc((size_t)(n_ops / 7 + 1), sizeof *layers);
-    while (rem >= 7) {
-        int branch = rem >= 13 && rng_uniform(&b.r) < 0.3;
+    Layer *layers = xcalloc((size_t)(n_ops / 8 + 1), sizeof *layers);
+    while (rem >= 8) {
+        int branch = rem >= 15 && rng_uniform(&b.r) < 0.3;
         layers[n_layers++].branch = branch;
-        rem -= branch ? 13 : 7;
+        rem -= branch ? 15 : 8;
     }
     int x = b_node(&b, "input", 0.0, draw_bytes(&b.r, 1 << 20, 4), NULL, "data");
     int labels = b_node(&b, "input", 0.0, 4096, NULL, "labels");

@@ -14,8 +14,9 @@
 
 /* A random DAG shaped like a neural-network graph: ops "op0".."op<n-1>",
  * mostly local edges (to the next few ops) with some long skips, about
- * avg_out_degree edges per op (a repeated pair counts once after
- * deduplication, so the real mean is a little lower). Costs are uniform in
+ * avg_out_degree edges per op drawn (repeated pairs are kept in the edge
+ * list and count once after graph_finish(), so the final mean is lower, by
+ * about 15% at degree 2). Costs are uniform in
  * [1, 1000) µs with about 5% zero-cost ops; output sizes are log-uniform in
  * 1 KB .. 4 MB; about 10% of the ops have two outputs and about half of their
  * outgoing edges carry output 1; about 1% of the edges are control edges whose
@@ -23,13 +24,16 @@
  * "random_dag_<n>_s<seed>". n_ops >= 1; avg_out_degree >= 0. */
 Graph *gen_random_dag(int n_ops, double avg_out_degree, uint64_t seed);
 
-/* A graph shaped like one training step: inputs "data" and "labels", a
+/* A graph shaped like one training step with SGD and momentum, in the
+ * conventions of graphs/import/arch_graph.py: inputs "data" and "labels", a
  * forward chain of layers (plain layers: matmul + relu; branch blocks: two
  * convolutions on the same input joined by an add), a loss, the mirrored
  * backward ops (input gradients flowing back, weight gradients reading the
- * saved forward tensors) and one update per parameter. Each parameter's
- * variable, weight-gradient op and update share the parameter's name as
- * colocate key. Exactly n_ops ops (small sizes are a prefix of the pattern,
+ * saved forward tensors) and per parameter a momentum buffer and an update.
+ * A parameter's weight-gradient op, momentum buffer and update share the
+ * parameter's name as colocate key; the variable itself does not (it feeds
+ * the forward op, so one group holding it and its gradient would swallow the
+ * whole step). Exactly n_ops ops (small sizes are a prefix of the pattern,
  * left-over ops are "metric.<k>" consumers of the loss). Named
  * "layered_training_<n>_s<seed>". n_ops >= 1. */
 Graph *gen_layered_training_graph(int n_ops, uint64_t seed);

@@ -19,8 +19,9 @@ static char dot_errbuf[512];
 
 static int collect_error(char *msg)
 {
-    if (!dot_errbuf[0])
-        snprintf(dot_errbuf, sizeof dot_errbuf, "%s", msg);
+    /* cgraph sends one message in pieces ("Error", ": ", "syntax error in line 3 ...") */
+    size_t n = strlen(dot_errbuf);
+    snprintf(dot_errbuf + n, sizeof dot_errbuf - n, "%s", msg);
     return 0;
 }
 
@@ -224,9 +225,15 @@ Graph *graph_load_dot_text(const char *path, const char *text, size_t len, Err *
     agseterrf(collect_error);
     agseterr(AGERR);
     agreseterrors();
-    Agraph_t *ag = agmemread(text);
+    char *copy = xmalloc(len + 1); /* cgraph reads up to a NUL */
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    Agraph_t *ag = agmemread(copy);
+    free(copy);
     if (!ag || agerrors()) {
         char *msg = dot_errbuf;
+        if (strncmp(msg, "Error: ", 7) == 0)
+            msg += 7;
         size_t ml = strlen(msg);
         while (ml && (msg[ml - 1] == '\n' || msg[ml - 1] == ' '))
             msg[--ml] = '\0';

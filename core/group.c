@@ -194,6 +194,10 @@ static int merge_cycles(const Graph *g, UF *u, Err *e)
     int *onstack = xcalloc((size_t)m, sizeof *onstack), *stack = xmalloc((size_t)m * sizeof *stack);
     int *cs = xmalloc((size_t)m * sizeof *cs), *ci = xmalloc((size_t)m * sizeof *ci);
     memset(index, -1, (size_t)m * sizeof *index);
+    /* pins as they were before this pass (unions below spread the flag) */
+    char *pinned = xmalloc((size_t)m);
+    for (int k = 0; k < m; k++)
+        pinned[k] = (char)u->pinned[q.root[k]];
     int counter = 0, sp = 0, rc = 0;
     for (int s0 = 0; s0 < m && rc == 0; s0++) {
         if (index[s0] >= 0)
@@ -225,30 +229,29 @@ static int merge_cycles(const Graph *g, UF *u, Err *e)
             if (low[v] != index[v])
                 continue;
             /* v is the root of a component: pop it and merge */
-            int first_pin = -1, w;
+            int first_pin = -1, w; /* quotient id of the first pinned group seen */
             do {
                 w = stack[--sp];
                 onstack[w] = 0;
-                int r = q.root[w];
-                if (u->pinned[r]) {
-                    if (first_pin >= 0 && uf_find(u, first_pin) != uf_find(u, r)) {
+                if (pinned[w]) {
+                    if (first_pin >= 0 && rc == 0) {
                         const char *a = NULL, *b = NULL;
                         for (int i = 0; i < g->n_nodes && (!a || !b); i++) {
                             if (!g->nodes[i].group) continue;
-                            int ri = uf_find(u, i);
-                            if (!a && ri == uf_find(u, first_pin)) a = g->nodes[i].group;
-                            if (!b && ri == uf_find(u, r)) b = g->nodes[i].group;
+                            if (!a && q.id[i] == first_pin) a = g->nodes[i].group;
+                            if (!b && q.id[i] == w) b = g->nodes[i].group;
                         }
                         err_set(e, "pinned groups \"%s\" and \"%s\" depend on each other (their ops form a "
                                    "cycle between the groups); pin them to one group", a ? a : "?", b ? b : "?");
                         rc = -1;
                     }
-                    first_pin = r;
+                    first_pin = w;
                 }
-                uf_union(u, q.root[v], r);
+                uf_union(u, q.root[v], q.root[w]);
             } while (w != v);
         }
     }
+    free(pinned);
     free(index);
     free(low);
     free(onstack);
@@ -361,9 +364,12 @@ static int has_edge(const Quot *q, int a, int b)
 }
 
 /* Step 3: rounds of merging groups that sit next to each other in a
- * topological order (which keeps that order valid, hence no cycle), connected
- * pairs first and the cheapest pairs first. */
-static int merge_neighbours(const Graph *g, UF *u, int count, int target)
+ * topological order (which keeps that order valid, hence no cycle). Each
+ * round takes the first kind of candidate pair that exists: connected pairs
+ * within the cost cap, any neighbours within the cap, connected pairs, any
+ * neighbours; cheapest pairs first. The cap (twice an even share) keeps one
+ * group from swallowing the graph when few connected pairs remain. */
+static int merge_neighbours(const Graph *g, UF *u, int count, int target, double cap)
 {
     while (count > target) {
         Quot q;
@@ -373,14 +379,17 @@ static int merge_neighbours(const Graph *g, UF *u, int count, int target)
         quot_topo(&q, 1, order);
         Cand *cand = xmalloc((size_t)m * sizeof *cand);
         int nc = 0;
-        for (int pass = 0; pass < 2 && nc == 0; pass++)
+        for (int pass = 0; pass < 4 && nc == 0; pass++)
             for (int i = 0; i + 1 < m; i++) {
                 int a = order[i], b = order[i + 1];
                 if (u->pinned[q.root[a]] || u->pinned[q.root[b]])
                     continue;
-                if (pass == 0 && !has_edge(&q, a, b))
+                double cost = u->cost[q.root[a]] + u->cost[q.root[b]];
+                if (pass < 2 && cost > cap)
                     continue;
-                cand[nc++] = (Cand){u->cost[q.root[a]] + u->cost[q.root[b]], i};
+                if ((pass == 0 || pass == 2) && !has_edge(&q, a, b))
+                    continue;
+                cand[nc++] = (Cand){cost, i};
             }
         qsort(cand, (size_t)nc, sizeof *cand, cmp_cand);
         char *used = xcalloc((size_t)m, 1);
@@ -572,7 +581,7 @@ Grouping *group_build(const Graph *g, int target, Err *e)
         if (count > target) {
             /* chains may grow up to an even share of the total cost */
             count = merge_chains(g, &u, count, target, total / target);
-            count = merge_neighbours(g, &u, count, target);
+            count = merge_neighbours(g, &u, count, target, 2 * total / target);
         }
         gr = xcalloc(1, sizeof *gr);
         gr->target = target;

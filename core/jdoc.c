@@ -273,6 +273,39 @@ static int check_duplicates(const JDoc *d, const cJSON *v, char *path, size_t pa
     return 0;
 }
 
+/* 1 when the text ends inside a string or an open object or array, and
+ * nothing structural follows the failure offset: the file was cut short. */
+static int looks_truncated(const char *t, size_t n, size_t off)
+{
+    int depth = 0, in_string = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = t[i];
+        if (in_string) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_string = 0;
+        } else if (c == '"') {
+            in_string = 1;
+        } else if (c == '{' || c == '[') {
+            depth++;
+        } else if (c == '}' || c == ']') {
+            depth--;
+        }
+    }
+    if (!in_string && depth <= 0)
+        return 0;
+    size_t i = skip_ws(t, n, off);
+    if (i < n && strchr(",:[{", t[i]))
+        i = skip_ws(t, n, i + 1);
+    if (i < n && t[i] == '"') /* an unterminated string up to the end */
+        return in_string;
+    for (; i < n; i++)
+        if (strchr(",:{}[]\"", t[i]))
+            return 0;
+    return 1;
+}
+
 int jdoc_parse(JDoc *d, const char *path, const char *text, size_t len, Err *e)
 {
     memset(d, 0, sizeof *d);
@@ -293,8 +326,10 @@ int jdoc_parse(JDoc *d, const char *path, const char *text, size_t len, Err *e)
             off = len;
         int line, col;
         util_line_col(text, off, &line, &col);
-        if (off >= len)
+        if (off >= len || looks_truncated(text, len, off)) {
+            util_line_col(text, len, &line, &col);
             return err_set(e, "%s:%d:%d: unexpected end of file (truncated JSON?)", path, line, col);
+        }
         unsigned char c = (unsigned char)text[off];
         if (c >= 0x20 && c < 0x7f)
             return err_set(e, "%s:%d:%d: JSON syntax error near '%c'", path, line, col, c);

@@ -22,6 +22,7 @@ typedef struct CliOpt {
 
 typedef struct CliCmd {
     const char *name;
+    const char *brief;    /* a few words for the command list */
     const char *usage;    /* after "placeto NAME " */
     const char *summary;  /* one line */
     const char *details;  /* paragraphs after the options, or NULL */

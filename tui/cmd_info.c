@@ -16,7 +16,7 @@ static const CliOpt info_opts[] = {
 static int run_info(int argc, char **argv);
 
 const CliCmd cmd_info = {
-    "info", "GRAPH [--groups G] [--cluster FILE | --devices N] [--json]",
+    "info", "ops, edges, groups, critical path and lower bounds of a graph", "GRAPH [--groups G] [--cluster FILE | --devices N] [--json]",
     "Show a computation graph: ops, edges, groups, total cost, the critical path and the\n"
     "lower bound on the runtime of any placement for 1, 2, 4 and 8 default devices.",
     "GRAPH is a placeto-graph .json file or a .dot file.\n"

@@ -24,7 +24,7 @@ static const CliOpt sim_opts[] = {
 static int run_simulate(int argc, char **argv);
 
 const CliCmd cmd_simulate = {
-    "simulate", "GRAPH --placement P [--cluster FILE | --devices N] [--trace OUT] [--dot OUT] [--json]",
+    "simulate", "simulate a placement: runtime, devices, memory, transfers", "GRAPH --placement P [--cluster FILE | --devices N] [--trace OUT] [--dot OUT] [--json]",
     "Simulate one placement with the Placeto-compatible simulator: runtime, per-device busy\n"
     "time and peak memory, transfers; optionally export the timeline and a DOT render.",
     "example: placeto simulate graphs/toy/diamond.json --placement diamond.placement.json --trace t.json",
@@ -46,7 +46,7 @@ static const CliOpt export_opts[] = {
 static int run_export(int argc, char **argv);
 
 const CliCmd cmd_export = {
-    "export", "GRAPH --placement P (--dot OUT | --trace OUT) | GRAPH --graph-json OUT",
+    "export", "DOT render or Chrome trace of a placement; graph to JSON", "GRAPH --placement P (--dot OUT | --trace OUT) | GRAPH --graph-json OUT",
     "Export a placement as a DOT render or a Chrome trace of its simulated timeline, or\n"
     "convert a graph to placeto-graph JSON.",
     "examples: placeto export graphs/resnet18.json --placement p.json --dot p.dot && dot -Tsvg p.dot -o p.svg\n"

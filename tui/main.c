@@ -17,12 +17,7 @@ static void usage(FILE *f)
           "Placeto (Addanki et al., NeurIPS 2019) device placement, explorable in the terminal.\n\n"
           "commands:\n", f);
     for (int k = 0; k < N_COMMANDS; k++) {
-        char first[128];
-        snprintf(first, sizeof first, "%s", commands[k]->summary);
-        char *nl = strchr(first, '\n');
-        if (nl)
-            *nl = '\0';
-        fprintf(f, "  %-10s %s\n", commands[k]->name, first);
+        fprintf(f, "  %-10s %s\n", commands[k]->name, commands[k]->brief);
     }
     fputs("\nWith no command: an overview of the bundled default graph.\n"
           "'placeto COMMAND --help' describes each command.\n", f);

@@ -1,0 +1,122 @@
+/* Benchmarks (make bench): simulator speed on the largest bundled graph and on
+ * generated graphs, and grouping time on 100 000 ops. Prints one line per
+ * figure; timings are medians of several runs. */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bound.h"
+#include "gen.h"
+#include "group.h"
+#include "sim.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return v[n / 2];
+}
+
+/* Simulations per second of one placement, measured over ~0.5 s batches. */
+static void bench_sim(const char *label, const Graph *g, int n_devices, int full)
+{
+    Cluster *c = cluster_default(n_devices);
+    Sim *s = sim_new(g, c);
+    int *dev = xmalloc((size_t)g->n_nodes * sizeof *dev);
+    Rng r;
+    rng_seed(&r, 42);
+    for (int i = 0; i < g->n_nodes; i++)
+        dev[i] = (int)rng_below(&r, (uint64_t)n_devices);
+    double rate[5];
+    for (int k = 0; k < 5; k++) {
+        int reps = 0;
+        double t0 = util_now(), t;
+        do {
+            if (full)
+                sim_run(s, dev);
+            else
+                sim_makespan(s, dev);
+            reps++;
+            t = util_now() - t0;
+        } while (t < 0.2);
+        rate[k] = reps / t;
+    }
+    double sps = median(rate, 5);
+    printf("simulate  %-28s %6d ops %d dev %-9s %10.0f sims/s %8.1f ns/op\n", label, g->n_nodes, n_devices,
+           full ? "full" : "makespan", sps, 1e9 / (sps * g->n_nodes));
+    free(dev);
+    sim_free(s);
+    cluster_free(c);
+}
+
+static void bench_group(const char *label, const Graph *g, int target)
+{
+    double t[3];
+    int groups = 0;
+    for (int k = 0; k < 3; k++) {
+        Err e;
+        double t0 = util_now();
+        Grouping *gr = group_build(g, target, &e);
+        t[k] = util_now() - t0;
+        groups = gr ? gr->n_groups : -1;
+        group_free(gr);
+    }
+    printf("group     %-28s %6d ops -> %d groups (target %d) %8.3f s\n", label, g->n_nodes, groups, target,
+           median(t, 3));
+}
+
+/* The bundled graph with the most ops. */
+static Graph *largest_bundled(void)
+{
+    const char *dirs[] = {"graphs", "graphs/toy"};
+    Graph *best = NULL;
+    for (int d = 0; d < 2; d++) {
+        DIR *dir = opendir(dirs[d]);
+        if (!dir)
+            continue;
+        struct dirent *ent;
+        while ((ent = readdir(dir))) {
+            size_t len = strlen(ent->d_name);
+            if (len < 6 || strcmp(ent->d_name + len - 5, ".json") != 0)
+                continue;
+            char path[1024];
+            snprintf(path, sizeof path, "%s/%s", dirs[d], ent->d_name);
+            Err e;
+            Graph *g = graph_load(path, &e);
+            if (g && (!best || g->n_nodes > best->n_nodes || (g->n_nodes == best->n_nodes && strcmp(g->name, best->name) < 0))) {
+                graph_free(best);
+                best = g;
+            } else {
+                graph_free(g);
+            }
+        }
+        closedir(dir);
+    }
+    return best;
+}
+
+int main(void)
+{
+    Graph *g = largest_bundled();
+    if (g) {
+        bench_sim(g->name, g, 1, 1);
+        bench_sim(g->name, g, 2, 1);
+        bench_sim(g->name, g, 4, 1);
+        bench_sim(g->name, g, 4, 0);
+        graph_free(g);
+    }
+    Graph *r = gen_random_dag(100000, 2.0, 1);
+    bench_sim("random_dag 100k", r, 4, 1);
+    bench_group("random_dag 100k", r, 200);
+    graph_free(r);
+    Graph *t = gen_layered_training_graph(100000, 1);
+    bench_sim("layered_training 100k", t, 4, 1);
+    bench_group("layered_training 100k", t, 200);
+    graph_free(t);
+    return 0;
+}

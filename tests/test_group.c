@@ -1,0 +1,871 @@
+/* Grouping invariants (spec/agent.md "Groups", core/group.h) on many random
+ * graphs, checked against independent computations: partition, colocation
+ * and pins, strongly connected classes never split, an acyclic group graph
+ * numbered in topological order, sums and edge bytes, the target count, and
+ * determinism. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "gen.h"
+#include "graph.h"
+#include "group.h"
+#include "test.h"
+
+/* ---- independent reference computations ---- */
+
+typedef struct Ref {
+    int n_classes; /* sets after colocation keys, pins and cycle merging */
+    int *cls;      /* per op: class id */
+} Ref;
+
+static int find(int *p, int x)
+{
+    while (p[x] != x)
+        x = p[x] = p[p[x]];
+    return x;
+}
+
+static void join(int *p, int a, int b)
+{
+    a = find(p, a);
+    b = find(p, b);
+    if (a != b)
+        p[a > b ? a : b] = a < b ? a : b;
+}
+
+/* Kosaraju on the quotient of the union-find sets; merges each strongly
+ * connected component. Returns the number of sets. */
+static int merge_sccs(const Graph *g, int *p)
+{
+    int n = g->n_nodes;
+    /* adjacency between set roots, as op lists: walk ops of a root */
+    int *head = xmalloc((size_t)n * sizeof *head), *next = xmalloc((size_t)n * sizeof *next);
+    for (int i = 0; i < n; i++)
+        head[i] = -1;
+    for (int i = n - 1; i >= 0; i--) {
+        int r = find(p, i);
+        next[i] = head[r];
+        head[r] = i;
+    }
+    /* pass 1: iterative DFS finishing order over roots */
+    int *seen = xcalloc((size_t)n, sizeof *seen), *order = xmalloc((size_t)n * sizeof *order), no = 0;
+    /* at most one entry per root and per edge, plus one exit per root: pairs */
+    int *stk = xmalloc((size_t)(2 * n + g->n_edges + 1) * 2 * sizeof *stk);
+    for (int s = 0; s < n; s++) {
+        if (find(p, s) != s || seen[s])
+            continue;
+        int sp = 0;
+        stk[sp++] = s;
+        stk[sp++] = 0; /* state: 0 enter, 1 exit */
+        while (sp) {
+            int st = stk[--sp], v = stk[--sp];
+            if (st == 1) {
+                order[no++] = v;
+                continue;
+            }
+            if (seen[v])
+                continue;
+            seen[v] = 1;
+            stk[sp++] = v;
+            stk[sp++] = 1;
+            for (int op = head[v]; op >= 0; op = next[op])
+                for (int k = 0; k < g->nodes[op].n_children; k++) {
+                    int w = find(p, g->nodes[op].children[k]);
+                    if (!seen[w]) {
+                        stk[sp++] = w;
+                        stk[sp++] = 0;
+                    }
+                }
+        }
+    }
+    /* pass 2: reverse graph in reverse finishing order */
+    int *comp = xmalloc((size_t)n * sizeof *comp);
+    for (int i = 0; i < n; i++)
+        comp[i] = -1;
+    for (int k = no - 1; k >= 0; k--) {
+        int s = order[k];
+        if (comp[s] >= 0)
+            continue;
+        int sp = 0;
+        stk[sp++] = s;
+        comp[s] = s;
+        while (sp) {
+            int v = stk[--sp];
+            for (int op = head[v]; op >= 0; op = next[op])
+                for (int j = 0; j < g->nodes[op].n_parents; j++) {
+                    int w = find(p, g->nodes[op].parents[j]);
+                    if (comp[w] < 0) {
+                        comp[w] = s;
+                        stk[sp++] = w;
+                    }
+                }
+        }
+    }
+    for (int i = 0; i < n; i++)
+        if (find(p, i) == i && comp[i] != i)
+            join(p, i, comp[i]);
+    int count = 0;
+    for (int i = 0; i < n; i++)
+        count += find(p, i) == i;
+    free(head);
+    free(next);
+    free(seen);
+    free(order);
+    free(stk);
+    free(comp);
+    return count;
+}
+
+/* Step 1 of grouping, computed independently: colocation keys and pins, then
+ * strongly connected components until none is left. */
+static Ref ref_classes(const Graph *g)
+{
+    int n = g->n_nodes;
+    int *p = xmalloc((size_t)n * sizeof *p);
+    for (int i = 0; i < n; i++)
+        p[i] = i;
+    StrMap keys, pins;
+    strmap_init(&keys, 16);
+    strmap_init(&pins, 16);
+    for (int i = 0; i < n; i++) {
+        const GraphNode *a = &g->nodes[i];
+        int j;
+        if (a->colocate && (j = strmap_put(&keys, a->colocate, i)) >= 0)
+            join(p, i, j);
+        if (a->group && (j = strmap_put(&pins, a->group, i)) >= 0)
+            join(p, i, j);
+    }
+    strmap_done(&keys);
+    strmap_done(&pins);
+    int before, after = -1;
+    do {
+        before = after;
+        after = merge_sccs(g, p);
+    } while (after != before);
+    Ref r = {after, xmalloc((size_t)n * sizeof(int))};
+    for (int i = 0; i < n; i++)
+        r.cls[i] = find(p, i);
+    free(p);
+    return r;
+}
+
+/* in_hull[i] = 1 when op i is reachable from an op pinned to `pin` and
+ * reaches one (the pinned ops themselves included), in the op graph. */
+static void hull(const Graph *g, const char *pin, char *in_hull)
+{
+    int n = g->n_nodes;
+    char *fwd = xcalloc((size_t)n, 1), *bwd = xcalloc((size_t)n, 1);
+    for (int t = 0; t < n; t++) { /* in topological order: parents first */
+        int v = g->topo[t];
+        if (g->nodes[v].group && strcmp(g->nodes[v].group, pin) == 0)
+            fwd[v] = 1;
+        for (int k = 0; k < g->nodes[v].n_parents && !fwd[v]; k++)
+            fwd[v] = fwd[g->nodes[v].parents[k]];
+    }
+    for (int t = n - 1; t >= 0; t--) {
+        int v = g->topo[t];
+        if (g->nodes[v].group && strcmp(g->nodes[v].group, pin) == 0)
+            bwd[v] = 1;
+        for (int k = 0; k < g->nodes[v].n_children && !bwd[v]; k++)
+            bwd[v] = bwd[g->nodes[v].children[k]];
+    }
+    for (int i = 0; i < n; i++)
+        in_hull[i] = fwd[i] && bwd[i];
+    free(fwd);
+    free(bwd);
+}
+
+/* ---- the invariants ---- */
+
+/* Checks everything that must hold for any grouping of g; returns 1 if all
+ * did (so that callers can stop after the first bad case). */
+static int check_grouping(const Graph *g, const Grouping *gr, int target, const char *what)
+{
+    int before = test_failed_now();
+    int n = g->n_nodes, m = gr->n_groups;
+    CHECK_MSG(gr->n_ops == n && m >= 1 && m <= n, "%s: %d ops, %d groups", what, gr->n_ops, m);
+    if (test_failed_now() > before)
+        return 0;
+    /* partition: members lists and op_group agree, members in graph order */
+    CHECK_MSG(gr->member_off[0] == 0 && gr->member_off[m] == n, "%s: member_off ends", what);
+    int *count = xcalloc((size_t)n, sizeof *count);
+    for (int k = 0; k < m; k++) {
+        CHECK_MSG(gr->member_off[k + 1] > gr->member_off[k], "%s: group %d is empty", what, k);
+        for (int j = gr->member_off[k]; j < gr->member_off[k + 1]; j++) {
+            int i = gr->members[j];
+            if (i < 0 || i >= n) {
+                CHECK_MSG(0, "%s: member %d out of range", what, i);
+                continue;
+            }
+            count[i]++;
+            CHECK_MSG(gr->op_group[i] == k, "%s: op %d listed in group %d but op_group says %d", what, i, k,
+                      gr->op_group[i]);
+            if (j > gr->member_off[k])
+                CHECK_MSG(gr->members[j - 1] < i, "%s: group %d members not in graph order", what, k);
+        }
+    }
+    for (int i = 0; i < n; i++)
+        CHECK_MSG(count[i] == 1, "%s: op %d is in %d groups", what, i, count[i]);
+    free(count);
+    if (test_failed_now() > before)
+        return 0;
+
+    /* ids in topological order: every crossing op edge goes up; that also
+     * makes the group graph acyclic */
+    for (int k = 0; k < g->n_edges; k++) {
+        int a = gr->op_group[g->edges[k].src], b = gr->op_group[g->edges[k].dst];
+        CHECK_MSG(a <= b, "%s: op edge %s -> %s goes from group %d down to %d", what,
+                  g->nodes[g->edges[k].src].name, g->nodes[g->edges[k].dst].name, a, b);
+    }
+
+    /* CSR: rows sorted, no self loops; exactly the crossing pairs, with the
+     * summed bytes of their op edges; pred is the transpose */
+    CHECK_MSG(gr->succ_off[0] == 0 && gr->succ_off[m] == gr->n_edges, "%s: succ_off", what);
+    CHECK_MSG(gr->pred_off[0] == 0 && gr->pred_off[m] == gr->n_edges, "%s: pred_off", what);
+    int64_t *acc = xcalloc((size_t)m, sizeof *acc);
+    char *mark = xcalloc((size_t)m, 1);
+    int *marked = xmalloc((size_t)m * sizeof *marked);
+    int *indeg = xcalloc((size_t)m, sizeof *indeg);
+    int bad_rows = 0;
+    for (int a = 0; a < m && bad_rows < 3; a++) {
+        int nmark = 0;
+        for (int j = gr->member_off[a]; j < gr->member_off[a + 1]; j++) {
+            const GraphNode *u = &g->nodes[gr->members[j]];
+            for (int k = 0; k < u->n_children; k++) {
+                int b = gr->op_group[u->children[k]];
+                if (b == a)
+                    continue;
+                if (!mark[b]) {
+                    mark[b] = 1;
+                    marked[nmark++] = b;
+                }
+                acc[b] += graph_edge_bytes(g, gr->members[j], u->child_output[k]);
+            }
+        }
+        int ok = gr->succ_off[a + 1] - gr->succ_off[a] == nmark;
+        for (int j = gr->succ_off[a]; j < gr->succ_off[a + 1]; j++) {
+            int b = gr->succ[j];
+            if (b < 0 || b >= m) {
+                ok = 0;
+                break;
+            }
+            ok = ok && b != a && (j == gr->succ_off[a] || gr->succ[j - 1] < b) && mark[b] && acc[b] == gr->succ_bytes[j];
+            indeg[b]++;
+            /* b lists a among its predecessors */
+            int found = 0;
+            for (int q = gr->pred_off[b]; q < gr->pred_off[b + 1]; q++)
+                found |= gr->pred[q] == a;
+            ok = ok && found;
+        }
+        if (!ok) {
+            CHECK_MSG(0, "%s: group %d: successors or their bytes differ from the op edges", what, a);
+            bad_rows++;
+        }
+        for (int j = 0; j < nmark; j++) {
+            mark[marked[j]] = 0;
+            acc[marked[j]] = 0;
+        }
+    }
+    for (int b = 0; b < m; b++) {
+        CHECK_MSG(gr->pred_off[b + 1] - gr->pred_off[b] == indeg[b], "%s: group %d has %d preds, expected %d",
+                  what, b, gr->pred_off[b + 1] - gr->pred_off[b], indeg[b]);
+        for (int q = gr->pred_off[b] + 1; q < gr->pred_off[b + 1]; q++)
+            CHECK_MSG(gr->pred[q - 1] < gr->pred[q], "%s: group %d preds not sorted", what, b);
+    }
+
+    /* our own topological sort of the group graph: Kahn must order all */
+    int *queue = xmalloc((size_t)m * sizeof *queue), qh = 0, qt = 0, done = 0;
+    for (int b = 0; b < m; b++)
+        if (indeg[b] == 0)
+            queue[qt++] = b;
+    while (qh < qt) {
+        int a = queue[qh++];
+        done++;
+        for (int j = gr->succ_off[a]; j < gr->succ_off[a + 1]; j++)
+            if (gr->succ[j] >= 0 && gr->succ[j] < m && --indeg[gr->succ[j]] == 0)
+                queue[qt++] = gr->succ[j];
+    }
+    CHECK_MSG(done == m, "%s: the group graph has a cycle (%d of %d groups ordered)", what, done, m);
+    free(queue);
+    free(indeg);
+    free(marked);
+    free(mark);
+    free(acc);
+
+    /* sums: cost within rounding of the op sum, bytes exact */
+    for (int k = 0; k < m; k++) {
+        double c = 0;
+        int64_t b = 0;
+        for (int j = gr->member_off[k]; j < gr->member_off[k + 1]; j++) {
+            c += g->nodes[gr->members[j]].cost_us;
+            b += graph_node_bytes(g, gr->members[j]);
+        }
+        CHECK_MSG(fabs(gr->cost_us[k] - c) <= 1e-12 * (c > 1 ? c : 1), "%s: group %d cost %.17g, ops sum %.17g",
+                  what, k, gr->cost_us[k], c);
+        CHECK_MSG(gr->bytes[k] == b, "%s: group %d bytes %lld, ops sum %lld", what, k, (long long)gr->bytes[k],
+                  (long long)b);
+    }
+
+    /* names: unique, findable; pins name their group; else the first op */
+    for (int k = 0; k < m; k++) {
+        CHECK_MSG(group_find(gr, gr->names[k]) == k, "%s: group_find(\"%s\") != %d", what, gr->names[k], k);
+        const char *pin = NULL;
+        for (int j = gr->member_off[k]; j < gr->member_off[k + 1] && !pin; j++)
+            pin = g->nodes[gr->members[j]].group;
+        CHECK_MSG(gr->pinned[k] == (pin != NULL), "%s: group %d pinned flag %d", what, k, gr->pinned[k]);
+        if (pin)
+            CHECK_MSG(strcmp(gr->names[k], pin) == 0, "%s: pinned group named \"%s\", pin \"%s\"", what,
+                      gr->names[k], pin);
+        else {
+            const char *first = g->nodes[gr->members[gr->member_off[k]]].name;
+            size_t len = strlen(first);
+            CHECK_MSG(strncmp(gr->names[k], first, len) == 0 && (gr->names[k][len] == '\0' || gr->names[k][len] == '~'),
+                      "%s: group %d named \"%s\", first op \"%s\"", what, k, gr->names[k], first);
+        }
+    }
+
+    /* colocation keys and pins: one group each, and one pin per group; the
+     * step-1 classes (keys, pins, cycles through them) are never split */
+    Ref ref = ref_classes(g);
+    int *cls_group = xmalloc((size_t)n * sizeof *cls_group);
+    for (int i = 0; i < n; i++)
+        cls_group[i] = -1;
+    for (int i = 0; i < n; i++) {
+        int c = ref.cls[i];
+        if (cls_group[c] < 0)
+            cls_group[c] = gr->op_group[i];
+        CHECK_MSG(cls_group[c] == gr->op_group[i], "%s: op %s split from its colocation/cycle class", what,
+                  g->nodes[i].name);
+        if (g->nodes[i].group)
+            for (int j = 0; j < i; j++)
+                if (g->nodes[j].group && (strcmp(g->nodes[i].group, g->nodes[j].group) == 0) !=
+                                             (gr->op_group[i] == gr->op_group[j]))
+                    CHECK_MSG(0, "%s: pins %s and %s of ops %s and %s vs groups %d and %d", what,
+                              g->nodes[i].group, g->nodes[j].group, g->nodes[i].name, g->nodes[j].name,
+                              gr->op_group[i], gr->op_group[j]);
+    }
+    /* a pinned group is exactly its class: it never merges with other ops */
+    for (int k = 0; k < m; k++)
+        for (int j = gr->member_off[k] + 1; gr->pinned[k] && j < gr->member_off[k + 1]; j++)
+            if (ref.cls[gr->members[j]] != ref.cls[gr->members[gr->member_off[k]]]) {
+                CHECK_MSG(0, "%s: pinned group %s took op %s from outside its class", what, gr->names[k],
+                          g->nodes[gr->members[j]].name);
+                break;
+            }
+    /* the count: the target when the classes allow it (no pins), never more
+     * groups than classes */
+    int pins = 0;
+    for (int i = 0; i < n; i++)
+        pins |= g->nodes[i].group != NULL;
+    int t = target > 0 ? target : group_default_target(g);
+    CHECK_MSG(gr->target == t, "%s: target %d, expected %d", what, gr->target, t);
+    CHECK_MSG(m <= ref.n_classes, "%s: %d groups but only %d classes", what, m, ref.n_classes);
+    if (!pins)
+        CHECK_MSG(m == (t < ref.n_classes ? t : ref.n_classes), "%s: %d groups, target %d, %d classes", what, m,
+                  t, ref.n_classes);
+    free(cls_group);
+    free(ref.cls);
+    return test_failed_now() == before;
+}
+
+static int same_grouping(const Grouping *a, const Grouping *b)
+{
+    if (a->n_groups != b->n_groups || a->n_ops != b->n_ops || a->n_edges != b->n_edges || a->target != b->target)
+        return 0;
+    int m = a->n_groups, n = a->n_ops, ne = a->n_edges;
+    if (memcmp(a->op_group, b->op_group, (size_t)n * sizeof(int)) ||
+        memcmp(a->members, b->members, (size_t)n * sizeof(int)) ||
+        memcmp(a->member_off, b->member_off, (size_t)(m + 1) * sizeof(int)) ||
+        memcmp(a->pinned, b->pinned, (size_t)m * sizeof(int)) ||
+        memcmp(a->cost_us, b->cost_us, (size_t)m * sizeof(double)) ||
+        memcmp(a->bytes, b->bytes, (size_t)m * sizeof(int64_t)) ||
+        memcmp(a->succ_off, b->succ_off, (size_t)(m + 1) * sizeof(int)) ||
+        memcmp(a->pred_off, b->pred_off, (size_t)(m + 1) * sizeof(int)) ||
+        memcmp(a->succ, b->succ, (size_t)ne * sizeof(int)) || memcmp(a->pred, b->pred, (size_t)ne * sizeof(int)) ||
+        memcmp(a->succ_bytes, b->succ_bytes, (size_t)ne * sizeof(int64_t)))
+        return 0;
+    for (int k = 0; k < m; k++)
+        if (strcmp(a->names[k], b->names[k]) != 0)
+            return 0;
+    return 1;
+}
+
+/* ---- random graphs ---- */
+
+TEST(group_invariants_random_dags)
+{
+    static const int sizes[] = {1, 2, 3, 5, 10, 31, 100, 250, 600, 1500, 3000};
+    static const int targets[] = {0, 1, 2, 7, 50, 200, 5000};
+    static const double degrees[] = {0.5, 1.5, 3.0};
+    int cases = 0;
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+        for (uint64_t seed = 1; seed <= 2; seed++)
+            for (size_t di = 0; di < sizeof degrees / sizeof *degrees; di++) {
+                Graph *g = gen_random_dag(sizes[si], degrees[di], seed + 100 * si);
+                for (size_t ti = 0; ti < sizeof targets / sizeof *targets; ti++) {
+                    /* the biggest graphs with the cheap targets only */
+                    if (sizes[si] >= 1500 && (targets[ti] == 1 || targets[ti] == 5000 || seed > 1))
+                        continue;
+                    char what[128];
+                    snprintf(what, sizeof what, "%s deg %.1f target %d", g->name, degrees[di], targets[ti]);
+                    Err e = {{0}};
+                    Grouping *gr = group_build(g, targets[ti], &e);
+                    CHECK_MSG(gr != NULL, "%s: %s", what, e.msg);
+                    int ok = gr && check_grouping(g, gr, targets[ti], what);
+                    group_free(gr);
+                    cases++;
+                    if (!ok) {
+                        graph_free(g);
+                        return;
+                    }
+                }
+                graph_free(g);
+            }
+    CHECK(cases > 150);
+}
+
+/* Adds `keys` colocation keys, each on a few random ops (which creates
+ * cycles through the keys), and with `pins` two pins "P0" and "P2" on a few
+ * ops at the start of the first and third quarter of the node order. Keys
+ * then stay out of the first quarter, so that nothing leads back to P0 and no
+ * two pins can depend on each other both ways. */
+static void decorate(Graph *g, uint64_t seed, int keys, int pins)
+{
+    Rng r;
+    rng_seed(&r, seed);
+    int n = g->n_nodes, width = n / 4;
+    int lo = pins ? width : 0;
+    for (int k = 0; k < keys && n - lo > 1; k++) {
+        int members = 2 + (int)rng_below(&r, 3);
+        char key[32];
+        snprintf(key, sizeof key, "key%d", k);
+        for (int j = 0; j < members; j++) {
+            int i = lo + (int)rng_below(&r, (uint64_t)(n - lo));
+            if (!g->nodes[i].colocate)
+                g->nodes[i].colocate = xstrdup(key);
+        }
+    }
+    if (!pins || n < 8)
+        return;
+    for (int w = 0; w < 4; w += 2) {
+        char pin[32];
+        snprintf(pin, sizeof pin, "P%d", w);
+        int cnt = 1 + (int)rng_below(&r, 3);
+        for (int j = 0; j < cnt; j++) {
+            int i = w * width + (int)rng_below(&r, (uint64_t)(width > 4 ? 4 : width));
+            if (!g->nodes[i].group)
+                g->nodes[i].group = xstrdup(pin);
+            free(g->nodes[i].colocate);
+            g->nodes[i].colocate = NULL;
+        }
+    }
+}
+
+/* A pinned group without colocation keys around it holds its pins and the
+ * ops on paths between them, nothing else. */
+static int check_pin_hull(const Graph *g, const Grouping *gr, const char *pin, const char *what)
+{
+    int k = group_find(gr, pin);
+    if (k < 0)
+        return 1; /* no such pin in this graph */
+    CHECK_MSG(gr->pinned[k], "%s: group %s not pinned", what, pin);
+    char *in_hull = xmalloc((size_t)g->n_nodes);
+    hull(g, pin, in_hull);
+    int ok = 1;
+    for (int i = 0; i < g->n_nodes && ok; i++)
+        if ((gr->op_group[i] == k) != (in_hull[i] != 0)) {
+            CHECK_MSG(0, "%s: op %s is %s pinned group %s", what, g->nodes[i].name,
+                      in_hull[i] ? "between pinned ops but not in" : "in", pin);
+            ok = 0;
+        }
+    free(in_hull);
+    return ok;
+}
+
+TEST(group_invariants_with_colocation_and_pins)
+{
+    static const int sizes[] = {2, 9, 40, 200, 800, 2000};
+    static const int targets[] = {0, 1, 5, 30, 150};
+    static const int variants[3][2] = {{1, 0}, {0, 1}, {1, 1}}; /* keys?, pins? */
+    int cases = 0;
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+        for (uint64_t seed = 1; seed <= 3; seed++)
+            for (int v = 0; v < 3; v++) {
+                int keys = variants[v][0] ? 1 + sizes[si] / 60 : 0, pins = variants[v][1];
+                Graph *g = gen_random_dag(sizes[si], 1.0 + (double)seed * 0.5, seed * 7 + si);
+                decorate(g, seed, keys, pins);
+                for (size_t ti = 0; ti < sizeof targets / sizeof *targets; ti++) {
+                    char what[160];
+                    snprintf(what, sizeof what, "%s keys %d pins %d target %d", g->name, keys, pins, targets[ti]);
+                    Err e = {{0}};
+                    Grouping *gr = group_build(g, targets[ti], &e);
+                    CHECK_MSG(gr != NULL, "%s: %s", what, e.msg);
+                    int ok = gr && check_grouping(g, gr, targets[ti], what);
+                    if (ok && pins)
+                        ok = check_pin_hull(g, gr, "P0", what) && (keys || check_pin_hull(g, gr, "P2", what));
+                    group_free(gr);
+                    cases++;
+                    if (!ok) {
+                        graph_free(g);
+                        return;
+                    }
+                }
+                graph_free(g);
+            }
+    CHECK(cases == 6 * 3 * 3 * 5);
+}
+
+TEST(group_invariants_training_graphs)
+{
+    static const int sizes[] = {1, 3, 10, 29, 200, 1200};
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+        Graph *g = gen_layered_training_graph(sizes[si], 11 + si);
+        CHECK_INT(g->n_nodes, sizes[si]);
+        for (int target = 0; target <= 40; target += 20) {
+            Err e = {{0}};
+            Grouping *gr = group_build(g, target, &e);
+            CHECK_MSG(gr != NULL, "%s: %s", g->name, e.msg);
+            if (gr)
+                check_grouping(g, gr, target, g->name);
+            group_free(gr);
+        }
+        graph_free(g);
+    }
+}
+
+TEST(group_deterministic)
+{
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        Graph *g = gen_random_dag(700, 2.0, seed);
+        decorate(g, seed, 8, 1);
+        Err e = {{0}};
+        Grouping *a = group_build(g, 40, &e), *b = group_build(g, 40, &e);
+        CHECK_MSG(a && b, "%s", e.msg);
+        if (a && b)
+            CHECK_MSG(same_grouping(a, b), "%s: two builds differ", g->name);
+        group_free(a);
+        group_free(b);
+        graph_free(g);
+    }
+}
+
+/* ---- hand-made cases ---- */
+
+static Graph *chain(int n, const char *const *coloc, const char *const *pin)
+{
+    Graph *g = graph_new("chain");
+    for (int i = 0; i < n; i++) {
+        char name[16];
+        int64_t b = 100 + i;
+        snprintf(name, sizeof name, "c%d", i);
+        graph_add_node(g, name, NULL, 10.0 + i, &b, 1);
+        if (coloc && coloc[i])
+            g->nodes[i].colocate = xstrdup(coloc[i]);
+        if (pin && pin[i])
+            g->nodes[i].group = xstrdup(pin[i]);
+        if (i)
+            graph_add_edge(g, i - 1, i, 0);
+    }
+    Err e = {{0}};
+    CHECK_MSG(graph_finish(g, &e) == 0, "%s", e.msg);
+    return g;
+}
+
+TEST(group_colocation_cycle_merges_the_ops_between)
+{
+    /* a -> b -> c -> d with a and c colocated: {a, c} alone would form a
+     * cycle with b, so b joins them; d stays alone */
+    const char *coloc[4] = {"k", NULL, "k", NULL};
+    Graph *g = chain(4, coloc, NULL);
+    Err e = {{0}};
+    Grouping *gr = group_build(g, 10, &e);
+    CHECK_MSG(gr != NULL, "%s", e.msg);
+    if (gr) {
+        CHECK_INT(gr->n_groups, 2);
+        CHECK(gr->op_group[0] == gr->op_group[1] && gr->op_group[1] == gr->op_group[2]);
+        CHECK(gr->op_group[3] != gr->op_group[0]);
+        CHECK(strcmp(gr->names[gr->op_group[0]], "c0") == 0 && strcmp(gr->names[gr->op_group[3]], "c3") == 0);
+        CHECK_EXACT(gr->cost_us[gr->op_group[0]], 10.0 + 11.0 + 12.0);
+        CHECK_INT(gr->bytes[gr->op_group[0]], 100 + 101 + 102);
+        CHECK_INT(gr->n_edges, 1);
+        CHECK_INT(gr->succ_bytes[0], 102); /* c2 -> c3 carries c2's output */
+        check_grouping(g, gr, 10, "colocation cycle");
+    }
+    group_free(gr);
+    graph_free(g);
+
+    /* a diamond x -> {y, z} -> w with x and w colocated takes everything */
+    Graph *d = graph_new("diamond");
+    const char *names[4] = {"x", "y", "z", "w"};
+    for (int i = 0; i < 4; i++)
+        graph_add_node(d, names[i], NULL, 1.0, NULL, 0);
+    d->nodes[0].colocate = xstrdup("k");
+    d->nodes[3].colocate = xstrdup("k");
+    graph_add_edge(d, 0, 1, 0);
+    graph_add_edge(d, 0, 2, 0);
+    graph_add_edge(d, 1, 3, 0);
+    graph_add_edge(d, 2, 3, 0);
+    CHECK(graph_finish(d, &e) == 0);
+    gr = group_build(d, 4, &e);
+    CHECK(gr && gr->n_groups == 1 && gr->n_edges == 0);
+    group_free(gr);
+    graph_free(d);
+}
+
+TEST(group_pins_never_merge_with_other_ops)
+{
+    /* c0..c9 with c4, c5 pinned to P; target 1 cannot be reached: the ops
+     * before and after the pin merge, the pin stays exactly {c4, c5} */
+    const char *pin[10] = {NULL, NULL, NULL, NULL, "P", "P", NULL, NULL, NULL, NULL};
+    Graph *g = chain(10, NULL, pin);
+    Err e = {{0}};
+    Grouping *gr = group_build(g, 1, &e);
+    CHECK_MSG(gr != NULL, "%s", e.msg);
+    if (gr) {
+        CHECK_INT(gr->n_groups, 3);
+        int p = group_find(gr, "P");
+        CHECK(p == 1 && gr->pinned[1] && !gr->pinned[0] && !gr->pinned[2]);
+        CHECK_INT(gr->member_off[p + 1] - gr->member_off[p], 2);
+        CHECK(gr->op_group[4] == p && gr->op_group[5] == p);
+        for (int i = 0; i < 4; i++)
+            CHECK(gr->op_group[i] == 0 && gr->op_group[9 - i] == 2);
+        check_grouping(g, gr, 1, "pinned chain");
+    }
+    group_free(gr);
+    graph_free(g);
+
+    /* the same pin name on ops far apart pulls in the ops between them */
+    const char *pin2[6] = {NULL, "Q", NULL, NULL, "Q", NULL};
+    g = chain(6, NULL, pin2);
+    gr = group_build(g, 6, &e);
+    CHECK_MSG(gr != NULL, "%s", e.msg);
+    if (gr) {
+        CHECK_INT(gr->n_groups, 3);
+        int q = group_find(gr, "Q");
+        CHECK(q >= 0 && gr->member_off[q + 1] - gr->member_off[q] == 4);
+        check_grouping(g, gr, 6, "pin spanning a path");
+    }
+    group_free(gr);
+    graph_free(g);
+}
+
+TEST(group_pin_cycle_is_an_error)
+{
+    /* a (P) -> b (Q) -> c (P): P and Q depend on each other both ways */
+    const char *pin[3] = {"P", "Q", "P"};
+    Graph *g = chain(3, NULL, pin);
+    Err e = {{0}};
+    Grouping *gr = group_build(g, 0, &e);
+    CHECK(gr == NULL);
+    group_free(gr);
+    CHECK_STR_CONTAINS(e.msg, "depend on each other");
+    CHECK_STR_CONTAINS(e.msg, "\"P\"");
+    CHECK_STR_CONTAINS(e.msg, "\"Q\"");
+    graph_free(g);
+
+    /* two pins joined by a colocation key */
+    const char *pin2[3] = {"P", NULL, "Q"};
+    const char *coloc[3] = {"k", NULL, "k"};
+    g = chain(3, coloc, pin2);
+    e.msg[0] = '\0';
+    gr = group_build(g, 0, &e);
+    CHECK(gr == NULL);
+    group_free(gr);
+    CHECK_STR_CONTAINS(e.msg, "colocation key \"k\"");
+    graph_free(g);
+
+    /* a pin on a cycle through a colocation key with an unpinned op is fine */
+    const char *pin3[3] = {"P", NULL, NULL};
+    const char *coloc3[3] = {"k", NULL, "k"};
+    g = chain(3, coloc3, pin3);
+    gr = group_build(g, 0, &e);
+    CHECK_MSG(gr != NULL && gr->n_groups == 1 && gr->pinned[0] && strcmp(gr->names[0], "P") == 0, "%s", e.msg);
+    group_free(gr);
+    graph_free(g);
+}
+
+TEST(group_default_target_values)
+{
+    static const int n[][2] = {{1, 1}, {200, 200}, {201, 100}, {999, 100}, {1500, 150}, {2000, 200}, {9000, 200}};
+    for (size_t k = 0; k < sizeof n / sizeof *n; k++) {
+        Graph *g = gen_random_dag(n[k][0], 0.0, 1);
+        CHECK_MSG(group_default_target(g) == n[k][1], "n %d: default target %d, expected %d", n[k][0],
+                  group_default_target(g), n[k][1]);
+        graph_free(g);
+    }
+}
+
+TEST(group_find_names)
+{
+    /* a pinned group may take a name an op also has: the op's group gets "~2" */
+    const char *pin[3] = {NULL, "c0", NULL};
+    Graph *g = chain(3, NULL, pin);
+    Err e = {{0}};
+    Grouping *gr = group_build(g, 3, &e);
+    CHECK_MSG(gr != NULL, "%s", e.msg);
+    if (gr) {
+        CHECK_INT(gr->n_groups, 3);
+        CHECK(group_find(gr, "c0") == 1 && gr->pinned[1]);
+        CHECK(group_find(gr, "c0~2") == 0);
+        CHECK(group_find(gr, "c2") == 2);
+        CHECK(group_find(gr, "nope") == -1);
+        check_grouping(g, gr, 3, "names");
+    }
+    group_free(gr);
+    graph_free(g);
+}
+
+/* ---- the generators themselves ---- */
+
+static char *print_graph(const Graph *g)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    graph_print_json(g, f);
+    fclose(f);
+    return buf;
+}
+
+TEST(gen_graphs_deterministic_and_well_formed)
+{
+    for (int n = 1; n <= 2000; n = n * 3 + 1) {
+        for (int kind = 0; kind < 2; kind++) {
+            Graph *a = kind ? gen_layered_training_graph(n, 9) : gen_random_dag(n, 2.0, 9);
+            Graph *b = kind ? gen_layered_training_graph(n, 9) : gen_random_dag(n, 2.0, 9);
+            Graph *other = kind ? gen_layered_training_graph(n, 10) : gen_random_dag(n, 2.0, 10);
+            char *ta = print_graph(a), *tb = print_graph(b), *tc = print_graph(other);
+            CHECK_MSG(strcmp(ta, tb) == 0, "%s: two runs differ", a->name);
+            CHECK_MSG(n < 4 || strcmp(ta, tc) != 0, "%s: seeds 9 and 10 give the same graph", a->name);
+            char want[64];
+            snprintf(want, sizeof want, kind ? "layered_training_%d_s9" : "random_dag_%d_s9", n);
+            CHECK_MSG(strcmp(a->name, want) == 0, "name %s, expected %s", a->name, want);
+            CHECK_INT(a->n_nodes, n);
+            for (int k = 0; k < a->n_edges; k++)
+                CHECK_MSG(a->edges[k].src < a->edges[k].dst, "%s: edge %d goes backwards", a->name, k);
+            for (int i = 0; i < a->n_nodes; i++)
+                CHECK_MSG(a->topo[i] == i, "%s: node order is not topological", a->name);
+            free(ta);
+            free(tb);
+            free(tc);
+            graph_free(a);
+            graph_free(b);
+            graph_free(other);
+        }
+    }
+}
+
+TEST(gen_random_dag_shape)
+{
+    Graph *g = gen_random_dag(20000, 2.0, 3);
+    int zero = 0, two = 0, past = 0, local = 0, out1 = 0, roots = 0;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const GraphNode *u = &g->nodes[i];
+        char name[16];
+        snprintf(name, sizeof name, "op%d", i);
+        CHECK(strcmp(u->name, name) == 0);
+        zero += u->cost_us == 0;
+        CHECK(u->cost_us == 0 || (u->cost_us >= 1 && u->cost_us < 1000));
+        two += u->n_outputs == 2;
+        for (int k = 0; k < u->n_outputs; k++)
+            CHECK(u->output_bytes[k] >= 1024 && u->output_bytes[k] < 4 * 1024 * 1024);
+        roots += u->n_parents == 0;
+    }
+    for (int k = 0; k < g->n_edges; k++) {
+        const GraphEdge *e = &g->edges[k];
+        past += e->output >= g->nodes[e->src].n_outputs;
+        out1 += e->output == 1 && g->nodes[e->src].n_outputs == 2;
+        local += e->dst - e->src <= 4;
+    }
+    /* about 5% zero-cost, 10% two outputs, 1% control edges, mostly local */
+    CHECK_MSG(zero > 700 && zero < 1300, "%d zero-cost ops", zero);
+    CHECK_MSG(two > 1600 && two < 2400, "%d ops with two outputs", two);
+    CHECK_MSG(past > 200 && past < 600, "%d control edges", past);
+    CHECK_MSG(out1 > 500, "%d edges carry output 1", out1);
+    CHECK_MSG(local > g->n_edges * 3 / 4 && local < g->n_edges, "%d of %d edges local", local, g->n_edges);
+    CHECK_MSG(g->n_edges > 32000 && g->n_edges <= 40000, "%d edges for degree 2", g->n_edges);
+    CHECK_MSG(roots < 1000, "%d roots", roots);
+    graph_free(g);
+}
+
+TEST(gen_training_graph_shape)
+{
+    Graph *g = gen_layered_training_graph(5000, 4);
+    StrMap keys;
+    strmap_init(&keys, 256);
+    int *count = xcalloc((size_t)g->n_nodes, sizeof *count), n_keys = 0;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const GraphNode *u = &g->nodes[i];
+        if (!u->colocate)
+            continue;
+        int first = strmap_put(&keys, u->colocate, i);
+        count[first < 0 ? i : first]++;
+        n_keys += first < 0;
+        /* a key names a variable that is itself outside the key */
+        int var = strmap_get(&g->index, u->colocate);
+        CHECK_MSG(var >= 0 && var < i && strcmp(g->nodes[var].op, "variable") == 0 && !g->nodes[var].colocate,
+                  "%s: key %s", u->name, u->colocate);
+        char mom[160], up[160];
+        snprintf(mom, sizeof mom, "%s/momentum", u->colocate);
+        snprintf(up, sizeof up, "%s/update", u->colocate);
+        CHECK_MSG(strstr(u->name, "/grad_weight") || strcmp(u->name, mom) == 0 || strcmp(u->name, up) == 0,
+                  "%s has key %s", u->name, u->colocate);
+    }
+    /* every parameter: weight gradient, momentum and update */
+    for (int i = 0; i < g->n_nodes; i++)
+        if (g->nodes[i].colocate && strmap_get(&keys, g->nodes[i].colocate) == i)
+            CHECK_MSG(count[i] == 3, "key %s has %d ops", g->nodes[i].colocate, count[i]);
+    CHECK(n_keys > 5000 / 15);
+    CHECK(strcmp(g->nodes[0].name, "data") == 0 && strcmp(g->nodes[1].name, "labels") == 0);
+    int loss = strmap_get(&g->index, "loss");
+    CHECK(loss > 0 && g->nodes[loss].n_parents == 2);
+    /* sinks: updates, metrics and the first layer's input gradient */
+    for (int i = 0; i < g->n_nodes; i++)
+        if (g->nodes[i].n_children == 0)
+            CHECK_MSG(strstr(g->nodes[i].name, "/update") || strncmp(g->nodes[i].name, "metric.", 7) == 0 ||
+                          strstr(g->nodes[i].name, "grad_input") || strstr(g->nodes[i].name, "grad_sum"),
+                      "unexpected sink %s", g->nodes[i].name);
+    /* the keys do not force big groups: every op its own group stays
+     * reachable up to the keys, and a target of 100 is met */
+    Err e = {{0}};
+    Grouping *gr = group_build(g, 100, &e);
+    CHECK_MSG(gr != NULL, "%s", e.msg);
+    if (gr) {
+        CHECK_INT(gr->n_groups, 100);
+        check_grouping(g, gr, 100, g->name);
+    }
+    group_free(gr);
+    gr = group_build(g, g->n_nodes, &e);
+    CHECK(gr && gr->n_groups == g->n_nodes - 2 * n_keys);
+    group_free(gr);
+    free(count);
+    strmap_done(&keys);
+    graph_free(g);
+}
+
+/* Neighbour merging stays balanced: no group above the cost cap (twice an
+ * even share) on random graphs whose single ops are all below it. */
+TEST(group_neighbour_merging_is_balanced)
+{
+    static const struct { int n; double deg; uint64_t seed; int target; } cases[] = {
+        {10000, 1.0, 7, 100}, {20000, 2.0, 3, 200}, {3000, 3.0, 11, 60},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        Graph *g = gen_random_dag(cases[k].n, cases[k].deg, cases[k].seed);
+        Err e = {{0}};
+        Grouping *gr = group_build(g, cases[k].target, &e);
+        CHECK_MSG(gr != NULL, "%s", e.msg);
+        if (gr) {
+            double total = graph_total_cost(g), max = 0;
+            for (int j = 0; j < gr->n_groups; j++)
+                if (gr->cost_us[j] > max)
+                    max = gr->cost_us[j];
+            CHECK_INT(gr->n_groups, cases[k].target);
+            CHECK_MSG(max <= 2 * total / cases[k].target * (1 + 1e-9),
+                      "%s: largest group %.1f us is over twice an even share %.1f us", g->name, max,
+                      total / cases[k].target);
+        }
+        group_free(gr);
+        graph_free(g);
+    }
+}
