@@ -29,13 +29,6 @@ typedef struct Queue {
     int busy;
 } Queue;
 
-typedef struct MemEvent {
-    double t;
-    int sign; /* 0 allocation, 1 free: allocations first at equal times */
-    int dev;
-    int64_t bytes;
-} MemEvent;
-
 struct Sim {
     const Graph *g;
     const Cluster *c;
@@ -52,7 +45,10 @@ struct Sim {
     int *pool;        /* children of transfers */
     int *to_pool;     /* destination devices of transfers */
     int *slot, *cnt;  /* per child / per transfer scratch of one op */
-    MemEvent *mem;
+    int *started;     /* ops in the order they started (nondecreasing start) */
+    int n_started;
+    uint64_t *fkey, *fkey2; /* free events: time bits, and op index */
+    int *fop, *fop2;
     int64_t *cur;
     SimResult r;
 };
@@ -234,7 +230,11 @@ Sim *sim_new(const Graph *g, const Cluster *c)
     s->to_pool = xmalloc(ne * sizeof *s->to_pool);
     s->slot = xmalloc((size_t)max_children * sizeof *s->slot);
     s->cnt = xmalloc((size_t)max_children * sizeof *s->cnt);
-    s->mem = xmalloc((size_t)(2 * n) * sizeof *s->mem);
+    s->started = xmalloc((size_t)n * sizeof *s->started);
+    s->fkey = xmalloc((size_t)n * sizeof *s->fkey);
+    s->fkey2 = xmalloc((size_t)n * sizeof *s->fkey2);
+    s->fop = xmalloc((size_t)n * sizeof *s->fop);
+    s->fop2 = xmalloc((size_t)n * sizeof *s->fop2);
     s->cur = xmalloc((size_t)nd * sizeof *s->cur);
     s->r.n_ops = n;
     s->r.n_devices = nd;
@@ -264,7 +264,11 @@ void sim_free(Sim *s)
     free(s->child_off);
     free(s->slot);
     free(s->cnt);
-    free(s->mem);
+    free(s->started);
+    free(s->fkey);
+    free(s->fkey2);
+    free(s->fop);
+    free(s->fop2);
     free(s->cur);
     free(s->r.start_us);
     free(s->r.end_us);
@@ -286,6 +290,7 @@ static void run_device(Sim *s, double t, int x, const int *dev)
     double end = t + c;
     s->r.start_us[op] = t;
     s->r.end_us[op] = end;
+    s->started[s->n_started++] = op;
     s->r.busy_us[x] += c;
     ev_push(s, end + (c > 0 ? s->c->op_gap_us : 0), EV_DEVICE, x, 0);
     const GraphNode *nd = &g->nodes[op];
@@ -362,6 +367,7 @@ static double simulate(Sim *s, const int *dev)
     s->nev = 0;
     s->seq = 0;
     s->r.n_transfers = 0;
+    s->n_started = 0;
     s->r.device = dev;
     for (int r = 0; r < 2 * s->nd; r++) {
         s->q[r].n = 0;
@@ -399,24 +405,28 @@ static double simulate(Sim *s, const int *dev)
     return makespan;
 }
 
-static int mem_cmp(const void *a, const void *b)
+/* Key of a time >= 0 whose unsigned order is the order of the times. */
+static uint64_t time_key(double t)
 {
-    const MemEvent *x = a, *y = b;
-    if (x->t != y->t)
-        return x->t < y->t ? -1 : 1;
-    return x->sign - y->sign;
+    uint64_t k;
+    t += 0.0; /* -0.0 -> +0.0 */
+    memcpy(&k, &t, sizeof k);
+    return k;
 }
 
-/* Peak memory per device (spec/simulator.md, "Memory"). */
+/* Peak memory per device (spec/simulator.md, "Memory"): +bytes at an op's
+ * start, -bytes at max(start, max over children of trunc(start) +
+ * trunc(cost) - 1), allocations before frees at equal times. Allocations are
+ * already in time order (ops start in event order); frees are radix-sorted
+ * on their time bits and merged in. */
 static void memory(Sim *s, const int *dev)
 {
     const Graph *g = s->g;
-    int m = 0;
+    int nf = 0;
     for (int i = 0; i < s->n; i++) {
-        int64_t bytes = graph_node_bytes(g, i);
-        if (bytes == 0)
+        if (graph_node_bytes(g, i) == 0)
             continue;
-        double st = s->r.start_us[i], free_t = st;
+        double free_t = s->r.start_us[i];
         const GraphNode *nd = &g->nodes[i];
         for (int k = 0; k < nd->n_children; k++) {
             int ch = nd->children[k];
@@ -425,15 +435,41 @@ static void memory(Sim *s, const int *dev)
             if (t > free_t)
                 free_t = t;
         }
-        s->mem[m++] = (MemEvent){st, 0, dev[i], bytes};
-        s->mem[m++] = (MemEvent){free_t, 1, dev[i], -bytes};
+        s->fkey[nf] = time_key(free_t);
+        s->fop[nf++] = i;
     }
-    qsort(s->mem, (size_t)m, sizeof *s->mem, mem_cmp);
+    uint64_t *key = s->fkey, *key2 = s->fkey2;
+    int *op = s->fop, *op2 = s->fop2;
+    for (int shift = 0; shift < 64 && nf > 0; shift += 8) {
+        int count[257] = {0};
+        for (int k = 0; k < nf; k++)
+            count[((key[k] >> shift) & 255) + 1]++;
+        if (count[((key[0] >> shift) & 255) + 1] == nf)
+            continue; /* every key has the same byte here */
+        for (int b = 0; b < 256; b++)
+            count[b + 1] += count[b];
+        for (int k = 0; k < nf; k++) {
+            int pos = count[(key[k] >> shift) & 255]++;
+            key2[pos] = key[k];
+            op2[pos] = op[k];
+        }
+        uint64_t *tk = key; key = key2; key2 = tk;
+        int *to = op; op = op2; op2 = to;
+    }
     for (int d = 0; d < s->nd; d++)
         s->cur[d] = s->r.peak_memory_bytes[d] = 0;
-    for (int k = 0; k < m; k++) {
-        int d = s->mem[k].dev;
-        s->cur[d] += s->mem[k].bytes;
+    int a = 0, f = 0;
+    while (a < s->n_started || f < nf) {
+        /* skip ops without outputs among the allocations */
+        if (a < s->n_started && graph_node_bytes(g, s->started[a]) == 0) {
+            a++;
+            continue;
+        }
+        int alloc = f >= nf || (a < s->n_started && time_key(s->r.start_us[s->started[a]]) <= key[f]);
+        int i = alloc ? s->started[a++] : op[f++];
+        int d = dev[i];
+        int64_t b = graph_node_bytes(g, i);
+        s->cur[d] += alloc ? b : -b;
         if (s->cur[d] > s->r.peak_memory_bytes[d])
             s->r.peak_memory_bytes[d] = s->cur[d];
     }
