@@ -26,14 +26,23 @@ int export_dot(const char *path, const Graph *g, const Grouping *gr, const Clust
     set(root, "label", g->name);
     set(root, "labelloc", "t");
     set(root, "rankdir", "TB");
+    /* dot 2.43 fails ("trouble in init_rank", lost edges) on clusters with
+     * many edges between them unless ranking ignores the clusters */
+    set(root, "newrank", "true");
     set(root, "fontname", "Helvetica");
     agattr(root, AGNODE, (char *)"shape", (char *)"box");
     agattr(root, AGNODE, (char *)"style", (char *)"filled,rounded");
     agattr(root, AGNODE, (char *)"fontname", (char *)"Helvetica");
     agattr(root, AGEDGE, (char *)"fontname", (char *)"Helvetica");
     agattr(root, AGEDGE, (char *)"fontsize", (char *)"9");
-    Agraph_t **sub = xmalloc((size_t)c->n_devices * sizeof *sub);
-    for (int d = 0; d < c->n_devices; d++) {
+    int n = gr ? gr->n_groups : g->n_nodes;
+    Agraph_t **sub = xcalloc((size_t)c->n_devices, sizeof *sub);
+    char *used = xcalloc((size_t)c->n_devices, 1);
+    for (int k = 0; k < n; k++)
+        used[op_device[gr ? gr->members[gr->member_off[k]] : k]] = 1;
+    for (int d = 0; d < c->n_devices; d++) { /* devices without work get no box */
+        if (!used[d])
+            continue;
         snprintf(buf, sizeof buf, "cluster_%d", d);
         sub[d] = agsubg(root, buf, 1);
         set(sub[d], "label", c->devices[d].name);
@@ -41,7 +50,7 @@ int export_dot(const char *path, const Graph *g, const Grouping *gr, const Clust
         set(sub[d], "color", device_colour[d % 8]);
         set(sub[d], "fillcolor", "#f7f7f7");
     }
-    int n = gr ? gr->n_groups : g->n_nodes;
+    free(used);
     Agnode_t **node = xmalloc((size_t)n * sizeof *node);
     for (int k = 0; k < n; k++) {
         int d = op_device[gr ? gr->members[gr->member_off[k]] : k];

@@ -278,7 +278,41 @@ static int check_duplicates(const JDoc *d, const cJSON *v, char *path, size_t pa
 static int looks_truncated(const char *t, size_t n, size_t off)
 {
     int depth = 0, in_string = 0;
+    size_t str_start = 0;
     for (size_t i = 0; i < n; i++) {
+        char c = t[i];
+        if (in_string) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_string = 0;
+        } else if (c == '"') {
+            in_string = 1;
+            str_start = i;
+        } else if (c == '{' || c == '[') {
+            depth++;
+        } else if (c == '}' || c == ']') {
+            depth--;
+        }
+    }
+    if (in_string) /* the failure is in the string that never closes */
+        return off + 1 >= str_start;
+    if (depth <= 0)
+        return 0;
+    size_t i = skip_ws(t, n, off);
+    if (i < n && strchr(",:[{", t[i]))
+        i = skip_ws(t, n, i + 1);
+    for (; i < n; i++)
+        if (strchr(",:{}[]\"", t[i]))
+            return 0;
+    return 1;
+}
+
+/* Nesting depth of objects and arrays at byte offset off. */
+static int depth_at(const char *t, size_t n, size_t off)
+{
+    int depth = 0, in_string = 0;
+    for (size_t i = 0; i < n && i <= off; i++) {
         char c = t[i];
         if (in_string) {
             if (c == '\\')
@@ -293,17 +327,7 @@ static int looks_truncated(const char *t, size_t n, size_t off)
             depth--;
         }
     }
-    if (!in_string && depth <= 0)
-        return 0;
-    size_t i = skip_ws(t, n, off);
-    if (i < n && strchr(",:[{", t[i]))
-        i = skip_ws(t, n, i + 1);
-    if (i < n && t[i] == '"') /* an unterminated string up to the end */
-        return in_string;
-    for (; i < n; i++)
-        if (strchr(",:{}[]\"", t[i]))
-            return 0;
-    return 1;
+    return depth;
 }
 
 int jdoc_parse(JDoc *d, const char *path, const char *text, size_t len, Err *e)
@@ -326,6 +350,9 @@ int jdoc_parse(JDoc *d, const char *path, const char *text, size_t len, Err *e)
             off = len;
         int line, col;
         util_line_col(text, off, &line, &col);
+        if (depth_at(text, len, off) > CJSON_NESTING_LIMIT)
+            return err_set(e, "%s:%d:%d: nesting too deep (more than %d levels of objects and arrays)", path,
+                           line, col, CJSON_NESTING_LIMIT);
         if (off >= len || looks_truncated(text, len, off)) {
             util_line_col(text, len, &line, &col);
             return err_set(e, "%s:%d:%d: unexpected end of file (truncated JSON?)", path, line, col);

@@ -102,6 +102,13 @@ int cli_parse(const CliCmd *cmd, int argc, char **argv, CliArgs *a)
             a->values[k] = argv[++i];
         }
     }
+    /* the cluster options are checked here so that their misuse is a usage error */
+    const char *file = cli_get(cmd, a, "cluster"), *devs = cli_get(cmd, a, "devices");
+    if (file && devs)
+        return cli_usage_error(cmd, "give either --cluster or --devices, not both");
+    long count;
+    if (devs && cli_int(cmd, a, "devices", 1, CLUSTER_MAX_DEVICES, 1, &count))
+        return EXIT_USAGE;
     return 0;
 }
 
@@ -132,22 +139,9 @@ int cli_int(const CliCmd *cmd, const CliArgs *a, const char *name, long min, lon
 Cluster *cli_cluster(const CliCmd *cmd, const CliArgs *a, int fallback_devices, Err *e)
 {
     const char *file = cli_get(cmd, a, "cluster"), *devs = cli_get(cmd, a, "devices");
-    if (file && devs) {
-        err_set(e, "give either --cluster or --devices, not both");
-        return NULL;
-    }
     if (file)
         return cluster_load(file, e);
-    long n = fallback_devices;
-    if (devs) {
-        char *end;
-        errno = 0;
-        n = strtol(devs, &end, 10);
-        if (end == devs || *end || errno || n < 1 || n > CLUSTER_MAX_DEVICES) {
-            err_set(e, "--devices: expected an integer from 1 to %d, got '%s'", CLUSTER_MAX_DEVICES, devs);
-            return NULL;
-        }
-    }
+    long n = devs ? strtol(devs, NULL, 10) : fallback_devices; /* checked by cli_parse */
     return cluster_default((int)n);
 }
 

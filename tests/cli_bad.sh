@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Bad-input corpus: every file in tests/bad/ must be rejected with a clear
+# message, and every file in tests/extreme/ (valid but extreme) must load.
+#
+# How each file in tests/bad/ is run (FILE is its path, tests/bad/NAME):
+#   place_*.json    simulate graphs/toy/diamond.json --placement FILE
+#   cluster_*.json  simulate graphs/toy/diamond.json --placement tests/data/cli_diamond_p.json --cluster FILE
+#   anything else   info FILE            (graph files: *.json and *.dot)
+# A sibling FILE.args (one line) appends extra arguments to that command,
+# e.g. "--devices 3". FILE.expect (one line) holds a substring the error
+# message must contain. A run passes when the exit status is exactly 1,
+# stderr starts with "placeto: ", names FILE, contains the expected
+# substring, and shows no crash or sanitizer report. Exit status 99 means
+# valgrind (PLACETO_WRAP, see tests/run.sh) found an error.
+#
+# Every file in tests/extreme/ is run as `info FILE` and `info FILE --json`:
+# both must exit 0 and the JSON must parse.
+#
+# The binary files (graph_binary.json, graph_binary.dot, place_binary.json,
+# graph_binary_nonul.json) are fixed bytes from Python's random.Random(20240601);
+# they are committed as they are, nothing is generated at test time
+# (tests/data/cli_make_corpus.py wrote the corpus and documents each file).
+#
+# Output: one line per failure, then "cli: N passed, M failed".
+set -u
+cd "$(dirname "$0")/.." || exit 1
+prog=${PLACETO_PROG:-./placeto}
+wrap=${PLACETO_WRAP:-}
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
+graph=graphs/toy/diamond.json
+placement=tests/data/cli_diamond_p.json
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0
+
+# one line: newlines shown as \n, cut to 400 characters
+flat() { head -c 400 "$1" | tr -d '\r' | sed -e ':a' -e 'N' -e '$!ba' -e 's/\n/\\n/g'; }
+
+fail() { # file reason command...
+    local f=$1 why=$2
+    shift 2
+    echo "FAIL $f: $why; command: $*; rc=$rc; stderr: $(flat "$tmp/err")"
+    failed=$((failed + 1))
+}
+
+# Checks shared by every run: no crash, no sanitizer or valgrind report.
+# Prints a reason and returns 1 when something is wrong.
+crash_reason() {
+    if [ "$rc" -eq 99 ]; then echo "valgrind reported an error (exit 99)"; return 1; fi
+    if [ "$rc" -eq 124 ]; then echo "timed out after 20 s"; return 1; fi
+    if [ "$rc" -ge 128 ]; then echo "killed by signal $((rc - 128))"; return 1; fi
+    if grep -qE 'Segmentation|ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:|placeto: fatal:' "$tmp/err"; then
+        echo "crash or sanitizer report on stderr"; return 1
+    fi
+    return 0
+}
+
+for f in tests/bad/*; do
+    case $f in *.expect | *.args) continue ;; esac
+    [ -f "$f" ] || continue
+    base=${f##*/}
+    if [ ! -f "$f.expect" ]; then
+        rc=-
+        : > "$tmp/err"
+        fail "$f" "no $f.expect file"
+        continue
+    fi
+    expect=$(head -n 1 "$f.expect")
+    extra=()
+    if [ -f "$f.args" ]; then
+        read -r -a extra < "$f.args"
+    fi
+    case $base in
+        place_*.json) cmd=(simulate "$graph" --placement "$f") ;;
+        cluster_*.json) cmd=(simulate "$graph" --placement "$placement" --cluster "$f") ;;
+        *) cmd=(info "$f") ;;
+    esac
+    cmd+=(${extra[@]+"${extra[@]}"})
+    # shellcheck disable=SC2086  # PLACETO_WRAP is a command line to split
+    timeout 20 $wrap "$prog" "${cmd[@]}" > "$tmp/out" 2> "$tmp/err" < /dev/null
+    rc=$?
+    if ! why=$(crash_reason); then
+        fail "$f" "$why" "$prog" "${cmd[*]}"
+    elif [ "$rc" -ne 1 ]; then
+        fail "$f" "exit status $rc, expected 1" "$prog" "${cmd[*]}"
+    elif [ "$(head -c 9 "$tmp/err")" != "placeto: " ]; then
+        fail "$f" "stderr does not start with 'placeto: '" "$prog" "${cmd[*]}"
+    elif ! grep -qF -- "$f" "$tmp/err"; then
+        fail "$f" "the message does not name the file" "$prog" "${cmd[*]}"
+    elif ! grep -qF -- "$expect" "$tmp/err"; then
+        fail "$f" "the message lacks the expected '$expect'" "$prog" "${cmd[*]}"
+    else
+        passed=$((passed + 1))
+    fi
+done
+
+for f in tests/extreme/*; do
+    [ -f "$f" ] || continue
+    # shellcheck disable=SC2086  # PLACETO_WRAP is a command line to split
+    timeout 20 $wrap "$prog" info "$f" > "$tmp/out" 2> "$tmp/err" < /dev/null
+    rc=$?
+    if ! why=$(crash_reason); then
+        fail "$f" "$why" "$prog" info "$f"
+        continue
+    elif [ "$rc" -ne 0 ]; then
+        fail "$f" "valid (extreme) input rejected: exit status $rc, expected 0" "$prog" info "$f"
+        continue
+    fi
+    # shellcheck disable=SC2086  # PLACETO_WRAP is a command line to split
+    timeout 20 $wrap "$prog" info "$f" --json > "$tmp/out" 2> "$tmp/err" < /dev/null
+    rc=$?
+    if ! why=$(crash_reason); then
+        fail "$f" "$why" "$prog" info "$f" --json
+    elif [ "$rc" -ne 0 ]; then
+        fail "$f" "valid (extreme) input rejected: exit status $rc, expected 0" "$prog" info "$f" --json
+    elif ! "$py" -c 'import json,sys; d=json.load(sys.stdin); assert d["ops"] >= 1' < "$tmp/out" 2> "$tmp/py"; then
+        cp "$tmp/py" "$tmp/err"
+        fail "$f" "info --json output is not valid JSON with ops >= 1" "$prog" info "$f" --json
+    else
+        passed=$((passed + 1))
+    fi
+done
+
+echo "cli: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
