@@ -273,31 +273,44 @@ static int check_duplicates(const JDoc *d, const cJSON *v, char *path, size_t pa
     return 0;
 }
 
-/* 1 when the text ends inside a string or an open object or array, and
- * nothing structural follows the failure offset: the file was cut short. */
-static int looks_truncated(const char *t, size_t n, size_t off)
+/* Scans t[0 .. limit] for string and bracket state: the nesting depth after
+ * it, whether it ends inside a string and where that string began. */
+typedef struct ScanState {
+    int depth, in_string;
+    size_t str_start;
+} ScanState;
+
+static ScanState scan_to(const char *t, size_t n, size_t limit)
 {
-    int depth = 0, in_string = 0;
-    size_t str_start = 0;
-    for (size_t i = 0; i < n; i++) {
+    ScanState s = {0, 0, 0};
+    for (size_t i = 0; i < n && i <= limit; i++) {
         char c = t[i];
-        if (in_string) {
+        if (s.in_string) {
             if (c == '\\')
                 i++;
             else if (c == '"')
-                in_string = 0;
+                s.in_string = 0;
         } else if (c == '"') {
-            in_string = 1;
-            str_start = i;
+            s.in_string = 1;
+            s.str_start = i;
         } else if (c == '{' || c == '[') {
-            depth++;
+            s.depth++;
         } else if (c == '}' || c == ']') {
-            depth--;
+            s.depth--;
         }
     }
-    if (in_string) /* the failure is in the string that never closes */
-        return off + 1 >= str_start;
-    if (depth <= 0)
+    return s;
+}
+
+/* 1 when the text ends inside a string or an open object or array, and the
+ * failure offset lies in that last string or nothing structural follows it:
+ * the file was cut short. */
+static int looks_truncated(const char *t, size_t n, size_t off)
+{
+    ScanState s = scan_to(t, n, n);
+    if (s.in_string)
+        return off + 1 >= s.str_start;
+    if (s.depth <= 0)
         return 0;
     size_t i = skip_ws(t, n, off);
     if (i < n && strchr(",:[{", t[i]))
@@ -306,28 +319,6 @@ static int looks_truncated(const char *t, size_t n, size_t off)
         if (strchr(",:{}[]\"", t[i]))
             return 0;
     return 1;
-}
-
-/* Nesting depth of objects and arrays at byte offset off. */
-static int depth_at(const char *t, size_t n, size_t off)
-{
-    int depth = 0, in_string = 0;
-    for (size_t i = 0; i < n && i <= off; i++) {
-        char c = t[i];
-        if (in_string) {
-            if (c == '\\')
-                i++;
-            else if (c == '"')
-                in_string = 0;
-        } else if (c == '"') {
-            in_string = 1;
-        } else if (c == '{' || c == '[') {
-            depth++;
-        } else if (c == '}' || c == ']') {
-            depth--;
-        }
-    }
-    return depth;
 }
 
 int jdoc_parse(JDoc *d, const char *path, const char *text, size_t len, Err *e)
@@ -350,7 +341,7 @@ int jdoc_parse(JDoc *d, const char *path, const char *text, size_t len, Err *e)
             off = len;
         int line, col;
         util_line_col(text, off, &line, &col);
-        if (depth_at(text, len, off) > CJSON_NESTING_LIMIT)
+        if (scan_to(text, len, off).depth > CJSON_NESTING_LIMIT)
             return err_set(e, "%s:%d:%d: nesting too deep (more than %d levels of objects and arrays)", path,
                            line, col, CJSON_NESTING_LIMIT);
         if (off >= len || looks_truncated(text, len, off)) {

@@ -34,26 +34,14 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 passed=0 failed=0
 
-# one line: newlines shown as \n, cut to 400 characters
-flat() { head -c 400 "$1" | tr -d '\r' | sed -e ':a' -e 'N' -e '$!ba' -e 's/\n/\\n/g'; }
+# shellcheck source=tests/lib_cli.sh
+. tests/lib_cli.sh
 
 fail() { # file reason command...
     local f=$1 why=$2
     shift 2
     echo "FAIL $f: $why; command: $*; rc=$rc; stderr: $(flat "$tmp/err")"
     failed=$((failed + 1))
-}
-
-# Checks shared by every run: no crash, no sanitizer or valgrind report.
-# Prints a reason and returns 1 when something is wrong.
-crash_reason() {
-    if [ "$rc" -eq 99 ]; then echo "valgrind reported an error (exit 99)"; return 1; fi
-    if [ "$rc" -eq 124 ]; then echo "timed out after 20 s"; return 1; fi
-    if [ "$rc" -ge 128 ]; then echo "killed by signal $((rc - 128))"; return 1; fi
-    if grep -qE 'Segmentation|ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:|placeto: fatal:' "$tmp/err"; then
-        echo "crash or sanitizer report on stderr"; return 1
-    fi
-    return 0
 }
 
 for f in tests/bad/*; do

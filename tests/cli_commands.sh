@@ -22,8 +22,8 @@ diamond=graphs/toy/diamond.json
 dplace=tests/data/cli_diamond_p.json
 resnet=graphs/resnet18.json
 
-# one line: newlines shown as \n, cut to 400 characters
-flat() { head -c 400 "$1" 2> /dev/null | tr -d '\r' | sed -e ':a' -e 'N' -e '$!ba' -e 's/\n/\\n/g'; }
+# shellcheck source=tests/lib_cli.sh
+. tests/lib_cli.sh
 
 # run ARGS...: runs the program; sets rc, cmd; stdout in $tmp/out, stderr in $tmp/err
 run() {
@@ -39,21 +39,10 @@ fail() { # name reason
     failed=$((failed + 1))
 }
 
-# The crash checks every run must pass; prints the reason, returns 1 if bad.
-sane() {
-    if [ "$rc" -eq 99 ]; then echo "valgrind reported an error (exit 99)"; return 1; fi
-    if [ "$rc" -eq 124 ]; then echo "timed out after 20 s"; return 1; fi
-    if [ "$rc" -ge 128 ]; then echo "killed by signal $((rc - 128))"; return 1; fi
-    if grep -qE 'Segmentation|ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:|placeto: fatal:' "$tmp/err"; then
-        echo "crash or sanitizer report on stderr"; return 1
-    fi
-    return 0
-}
-
 # expect_rc NAME WANT: checks the last run's exit status (and sanity)
 expect_rc() {
     local why
-    if ! why=$(sane); then fail "$1" "$why"; return 1; fi
+    if ! why=$(crash_reason); then fail "$1" "$why"; return 1; fi
     if [ "$rc" -ne "$2" ]; then fail "$1" "exit status $rc, expected $2"; return 1; fi
     return 0
 }
