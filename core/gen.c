@@ -157,7 +157,7 @@ static void forward(Builder *b, Layer *L, int k, int x)
     static const char *wname[2] = {"a.", "b."};
     for (int j = 0; j < nw; j++) {
         snprintf(key, sizeof key, "L%d.%sweight", k, L->branch ? wname[j] : "");
-        L->w[j] = b_node(b, "variable", 0.0, draw_bytes(r, 4096, 10), NULL, "%s", key);
+        L->w[j] = b_node(b, "variable", 0.0, draw_bytes(r, 4096, 10), key, "%s", key);
     }
     if (!L->branch) {
         L->fcost[0] = draw_cost(r, 20, 2000);
@@ -185,11 +185,10 @@ static void forward(Builder *b, Layer *L, int k, int x)
 }
 
 /* Emits the gradient and update ops of one parameter; returns the op giving
- * the gradient with respect to the layer input. The weight gradient, the
- * momentum buffer and the update share the parameter's name as colocation
- * key; the variable stays out of it, as in graphs/import/arch_graph.py (it
- * feeds the forward op, so a group holding it and its gradient would have to
- * swallow every op in between to keep the group graph acyclic). */
+ * the gradient with respect to the layer input. The variable, the weight
+ * gradient, the momentum buffer and the update share the parameter's name as
+ * colocation key (grouping holds the variable in that group without letting
+ * its edges order groups, see group.h). */
 static int backward_param(Builder *b, const Layer *L, int k, int j, int dy, const char *fname)
 {
     Rng *r = &b->r;

@@ -30,10 +30,9 @@ Graph *gen_random_dag(int n_ops, double avg_out_degree, uint64_t seed);
  * convolutions on the same input joined by an add), a loss, the mirrored
  * backward ops (input gradients flowing back, weight gradients reading the
  * saved forward tensors) and per parameter a momentum buffer and an update.
- * A parameter's weight-gradient op, momentum buffer and update share the
- * parameter's name as colocate key; the variable itself does not (it feeds
- * the forward op, so one group holding it and its gradient would swallow the
- * whole step). Exactly n_ops ops (small sizes are a prefix of the pattern,
+ * A parameter's variable, weight-gradient op, momentum buffer and update
+ * share the parameter's name as colocate key (grouping holds the variable in
+ * that group, see group.h). Exactly n_ops ops (small sizes are a prefix of the pattern,
  * left-over ops are "metric.<k>" consumers of the loss). Named
  * "layered_training_<n>_s<seed>". n_ops >= 1. */
 Graph *gen_layered_training_graph(int n_ops, uint64_t seed);

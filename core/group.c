@@ -7,6 +7,7 @@
 
 typedef struct UF {
     int *parent;
+    const char *held; /* per op: a parameter held by its colocation group */
     int *pinned;   /* per root: 1 if it holds a pinned op */
     double *cost;  /* per root */
 } UF;
@@ -77,6 +78,8 @@ static void quot_build(Quot *q, const Graph *g, UF *u)
     int *pairs = xmalloc((size_t)(g->n_edges ? g->n_edges : 1) * 2 * sizeof *pairs);
     int np = 0;
     for (int k = 0; k < g->n_edges; k++) {
+        if (u->held[g->edges[k].src])
+            continue;
         int a = q->id[g->edges[k].src], b = q->id[g->edges[k].dst];
         if (a != b) {
             pairs[2 * np] = a;
@@ -413,6 +416,28 @@ static int merge_neighbours(const Graph *g, UF *u, int count, int target, double
     return count;
 }
 
+/* Parameters held by their colocation group: source ops that share their
+ * colocation key with an op that has inputs (a gradient or an update). Their
+ * value exists before the step starts, so their outgoing edges do not order
+ * groups; counting them would put a parameter's group (which also holds the
+ * update at the end of the step) on a cycle with the whole forward and
+ * backward pass between them. */
+static char *find_held(const Graph *g)
+{
+    int n = g->n_nodes;
+    char *held = xcalloc((size_t)(n ? n : 1), 1);
+    StrMap inner; /* keys that some op with inputs carries */
+    strmap_init(&inner, 64);
+    for (int i = 0; i < n; i++)
+        if (g->nodes[i].colocate && g->nodes[i].n_parents > 0)
+            strmap_put(&inner, g->nodes[i].colocate, i);
+    for (int i = 0; i < n; i++)
+        held[i] = g->nodes[i].colocate && g->nodes[i].n_parents == 0 &&
+                  strmap_get(&inner, g->nodes[i].colocate) >= 0;
+    strmap_done(&inner);
+    return held;
+}
+
 int group_default_target(const Graph *g)
 {
     int n = g->n_nodes;
@@ -488,6 +513,8 @@ static void finalize(Grouping *gr, const Graph *g, UF *u)
     int ne = 0;
     for (int k = 0; k < g->n_edges; k++) {
         const GraphEdge *ed = &g->edges[k];
+        if (gr->held[ed->src])
+            continue;
         int a = gr->op_group[ed->src], b = gr->op_group[ed->dst];
         if (a != b)
             ge[ne++] = (GE){a, b, graph_edge_bytes(g, ed->src, ed->output)};
@@ -573,6 +600,8 @@ Grouping *group_build(const Graph *g, int target, Err *e)
         u.cost[i] = g->nodes[i].cost_us;
         total += u.cost[i];
     }
+    char *held = find_held(g);
+    u.held = held;
     Grouping *gr = NULL;
     if (merge_keys(g, &u, e) == 0) {
         int count = 0;
@@ -585,8 +614,11 @@ Grouping *group_build(const Graph *g, int target, Err *e)
         }
         gr = xcalloc(1, sizeof *gr);
         gr->target = target;
+        gr->held = held;
+        held = NULL;
         finalize(gr, g, &u);
     }
+    free(held);
     free(u.parent);
     free(u.pinned);
     free(u.cost);
@@ -601,6 +633,7 @@ void group_free(Grouping *gr)
         free(gr->names[k]);
     free(gr->names);
     free(gr->pinned);
+    free(gr->held);
     free(gr->op_group);
     free(gr->member_off);
     free(gr->members);

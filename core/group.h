@@ -1,7 +1,9 @@
 /* group: op groups and the group graph (spec/agent.md, "Groups").
  *
  * Groups come from (1) colocation keys and pinned groups (merged with whatever
- * lies on a dependency cycle between them, so the group graph stays acyclic),
+ * lies on a dependency cycle between them, so the group graph stays acyclic;
+ * a parameter, i.e. a source op colocated with ops that have inputs, is held
+ * by its group but its outgoing edges do not order groups),
  * (2) chain merging: an op group with a single consumer group joins it, and
  * (3) neighbour merging of groups adjacent in a topological order, cheapest
  * pairs first, down to the target count. Every merge keeps the group graph
@@ -23,6 +25,8 @@ typedef struct Grouping {
     int *op_group;     /* per op */
     char **names;      /* per group: pinned name, else its first op's name */
     int *pinned;       /* per group: 1 if it came from a "group" pin */
+    char *held;        /* per op: 1 for a parameter held by its colocation
+                          group; its edges are left out of the group graph */
     int *member_off;   /* ops of group k: members[member_off[k] .. member_off[k+1]) */
     int *members;
     double *cost_us;   /* per group: summed reference cost */

@@ -35,7 +35,24 @@ static void join(int *p, int a, int b)
 
 /* Kosaraju on the quotient of the union-find sets; merges each strongly
  * connected component. Returns the number of sets. */
-static int merge_sccs(const Graph *g, int *p)
+/* Parameters held by their colocation group, computed independently: source
+ * ops whose colocation key is also carried by some op with inputs. Their
+ * outgoing edges do not order groups. */
+static char *ref_held(const Graph *g)
+{
+    int n = g->n_nodes;
+    char *held = xcalloc((size_t)n, 1);
+    for (int i = 0; i < n; i++) {
+        if (!g->nodes[i].colocate || g->nodes[i].n_parents)
+            continue;
+        for (int j = 0; j < n && !held[i]; j++)
+            held[i] = g->nodes[j].n_parents && g->nodes[j].colocate &&
+                      strcmp(g->nodes[j].colocate, g->nodes[i].colocate) == 0;
+    }
+    return held;
+}
+
+static int merge_sccs(const Graph *g, int *p, const char *held)
 {
     int n = g->n_nodes;
     /* adjacency between set roots, as op lists: walk ops of a root */
@@ -69,7 +86,7 @@ static int merge_sccs(const Graph *g, int *p)
             stk[sp++] = v;
             stk[sp++] = 1;
             for (int op = head[v]; op >= 0; op = next[op])
-                for (int k = 0; k < g->nodes[op].n_children; k++) {
+                for (int k = 0; k < g->nodes[op].n_children && !held[op]; k++) {
                     int w = find(p, g->nodes[op].children[k]);
                     if (!seen[w]) {
                         stk[sp++] = w;
@@ -93,6 +110,8 @@ static int merge_sccs(const Graph *g, int *p)
             int v = stk[--sp];
             for (int op = head[v]; op >= 0; op = next[op])
                 for (int j = 0; j < g->nodes[op].n_parents; j++) {
+                    if (held[g->nodes[op].parents[j]])
+                        continue;
                     int w = find(p, g->nodes[op].parents[j]);
                     if (comp[w] < 0) {
                         comp[w] = s;
@@ -137,11 +156,13 @@ static Ref ref_classes(const Graph *g)
     }
     strmap_done(&keys);
     strmap_done(&pins);
+    char *held = ref_held(g);
     int before, after = -1;
     do {
         before = after;
-        after = merge_sccs(g, p);
+        after = merge_sccs(g, p, held);
     } while (after != before);
+    free(held);
     Ref r = {after, xmalloc((size_t)n * sizeof(int))};
     for (int i = 0; i < n; i++)
         r.cls[i] = find(p, i);
@@ -210,9 +231,18 @@ static int check_grouping(const Graph *g, const Grouping *gr, int target, const 
     if (test_failed_now() > before)
         return 0;
 
-    /* ids in topological order: every crossing op edge goes up; that also
-     * makes the group graph acyclic */
+    /* held parameters: exactly the reference's */
+    char *held = ref_held(g);
+    for (int i = 0; i < n; i++)
+        CHECK_MSG(gr->held[i] == held[i], "%s: op %s held %d, expected %d", what, g->nodes[i].name, gr->held[i],
+                  held[i]);
+    free(held);
+
+    /* ids in topological order: every crossing op edge (but a held
+     * parameter's) goes up; that also makes the group graph acyclic */
     for (int k = 0; k < g->n_edges; k++) {
+        if (gr->held[g->edges[k].src])
+            continue;
         int a = gr->op_group[g->edges[k].src], b = gr->op_group[g->edges[k].dst];
         CHECK_MSG(a <= b, "%s: op edge %s -> %s goes from group %d down to %d", what,
                   g->nodes[g->edges[k].src].name, g->nodes[g->edges[k].dst].name, a, b);
@@ -231,7 +261,7 @@ static int check_grouping(const Graph *g, const Grouping *gr, int target, const 
         int nmark = 0;
         for (int j = gr->member_off[a]; j < gr->member_off[a + 1]; j++) {
             const GraphNode *u = &g->nodes[gr->members[j]];
-            for (int k = 0; k < u->n_children; k++) {
+            for (int k = 0; k < u->n_children && !gr->held[gr->members[j]]; k++) {
                 int b = gr->op_group[u->children[k]];
                 if (b == a)
                     continue;
@@ -573,43 +603,75 @@ static Graph *chain(int n, const char *const *coloc, const char *const *pin)
 
 TEST(group_colocation_cycle_merges_the_ops_between)
 {
-    /* a -> b -> c -> d with a and c colocated: {a, c} alone would form a
-     * cycle with b, so b joins them; d stays alone */
-    const char *coloc[4] = {"k", NULL, "k", NULL};
-    Graph *g = chain(4, coloc, NULL);
+    /* x -> a -> b -> c -> d with a and c colocated: {a, c} alone would form a
+     * cycle with b, so b joins them; x and d stay alone */
+    const char *coloc[5] = {NULL, "k", NULL, "k", NULL};
+    Graph *g = chain(5, coloc, NULL);
     Err e = {{0}};
     Grouping *gr = group_build(g, 10, &e);
     CHECK_MSG(gr != NULL, "%s", e.msg);
     if (gr) {
-        CHECK_INT(gr->n_groups, 2);
-        CHECK(gr->op_group[0] == gr->op_group[1] && gr->op_group[1] == gr->op_group[2]);
-        CHECK(gr->op_group[3] != gr->op_group[0]);
-        CHECK(strcmp(gr->names[gr->op_group[0]], "c0") == 0 && strcmp(gr->names[gr->op_group[3]], "c3") == 0);
-        CHECK_EXACT(gr->cost_us[gr->op_group[0]], 10.0 + 11.0 + 12.0);
-        CHECK_INT(gr->bytes[gr->op_group[0]], 100 + 101 + 102);
-        CHECK_INT(gr->n_edges, 1);
-        CHECK_INT(gr->succ_bytes[0], 102); /* c2 -> c3 carries c2's output */
+        CHECK_INT(gr->n_groups, 3);
+        CHECK(gr->op_group[1] == gr->op_group[2] && gr->op_group[2] == gr->op_group[3]);
+        CHECK(gr->op_group[0] != gr->op_group[1] && gr->op_group[4] != gr->op_group[1]);
+        CHECK(strcmp(gr->names[gr->op_group[1]], "c1") == 0 && strcmp(gr->names[gr->op_group[4]], "c4") == 0);
+        CHECK_EXACT(gr->cost_us[gr->op_group[1]], 11.0 + 12.0 + 13.0);
+        CHECK_INT(gr->bytes[gr->op_group[1]], 101 + 102 + 103);
+        CHECK_INT(gr->n_edges, 2);
+        CHECK_INT(gr->succ_bytes[gr->succ_off[gr->op_group[1]]], 103); /* c3 -> c4 carries c3's output */
         check_grouping(g, gr, 10, "colocation cycle");
     }
     group_free(gr);
     graph_free(g);
 
-    /* a diamond x -> {y, z} -> w with x and w colocated takes everything */
+    /* r -> x -> {y, z} -> w with x and w colocated takes x..w */
     Graph *d = graph_new("diamond");
-    const char *names[4] = {"x", "y", "z", "w"};
-    for (int i = 0; i < 4; i++)
+    const char *names[5] = {"r", "x", "y", "z", "w"};
+    for (int i = 0; i < 5; i++)
         graph_add_node(d, names[i], NULL, 1.0, NULL, 0);
-    d->nodes[0].colocate = xstrdup("k");
-    d->nodes[3].colocate = xstrdup("k");
+    d->nodes[1].colocate = xstrdup("k");
+    d->nodes[4].colocate = xstrdup("k");
     graph_add_edge(d, 0, 1, 0);
-    graph_add_edge(d, 0, 2, 0);
+    graph_add_edge(d, 1, 2, 0);
     graph_add_edge(d, 1, 3, 0);
-    graph_add_edge(d, 2, 3, 0);
+    graph_add_edge(d, 2, 4, 0);
+    graph_add_edge(d, 3, 4, 0);
     CHECK(graph_finish(d, &e) == 0);
-    gr = group_build(d, 4, &e);
-    CHECK(gr && gr->n_groups == 1 && gr->n_edges == 0);
+    gr = group_build(d, 5, &e);
+    CHECK(gr && gr->n_groups == 2 && gr->n_edges == 1 && gr->op_group[0] == 0 && gr->op_group[2] == 1);
     group_free(gr);
     graph_free(d);
+}
+
+TEST(group_parameters_are_held_by_their_colocation_group)
+{
+    /* w -> f -> g_w with the source w (a parameter) colocated with its
+     * gradient g_w: w is held by {w, g_w}; its edge to f does not order
+     * groups, so f stays a group of its own before {w, g_w} */
+    const char *coloc[3] = {"w", NULL, "w"};
+    Graph *g = chain(3, coloc, NULL);
+    Err e = {{0}};
+    Grouping *gr = group_build(g, 3, &e);
+    CHECK_MSG(gr != NULL, "%s", e.msg);
+    if (gr) {
+        CHECK_INT(gr->n_groups, 2);
+        CHECK(gr->held[0] && !gr->held[1] && !gr->held[2]);
+        CHECK_INT(gr->op_group[1], 0);
+        CHECK(gr->op_group[0] == 1 && gr->op_group[2] == 1);
+        CHECK_INT(gr->n_edges, 1); /* f -> {w, g_w} only */
+        CHECK_INT(gr->succ_bytes[0], 101);
+        check_grouping(g, gr, 3, "held parameter");
+    }
+    group_free(gr);
+    graph_free(g);
+
+    /* a colocated source whose key no op with inputs shares is not held */
+    const char *coloc2[3] = {"v", NULL, NULL};
+    g = chain(3, coloc2, NULL);
+    gr = group_build(g, 3, &e);
+    CHECK(gr && !gr->held[0] && gr->n_groups == 3);
+    group_free(gr);
+    graph_free(g);
 }
 
 TEST(group_pins_never_merge_with_other_ops)
@@ -675,11 +737,14 @@ TEST(group_pin_cycle_is_an_error)
     graph_free(g);
 
     /* a pin on a cycle through a colocation key with an unpinned op is fine */
-    const char *pin3[3] = {"P", NULL, NULL};
-    const char *coloc3[3] = {"k", NULL, "k"};
-    g = chain(3, coloc3, pin3);
+    const char *pin3[4] = {NULL, "P", NULL, NULL};
+    const char *coloc3[4] = {NULL, "k", NULL, "k"};
+    g = chain(4, coloc3, pin3);
+    e.msg[0] = '\0';
     gr = group_build(g, 0, &e);
-    CHECK_MSG(gr != NULL && gr->n_groups == 1 && gr->pinned[0] && strcmp(gr->names[0], "P") == 0, "%s", e.msg);
+    CHECK_MSG(gr != NULL && gr->n_groups == 2 && gr->pinned[1] && strcmp(gr->names[1], "P") == 0 &&
+                  gr->member_off[2] - gr->member_off[1] == 3,
+              "%s", e.msg);
     group_free(gr);
     graph_free(g);
 }
@@ -801,20 +866,22 @@ TEST(gen_training_graph_shape)
         int first = strmap_put(&keys, u->colocate, i);
         count[first < 0 ? i : first]++;
         n_keys += first < 0;
-        /* a key names a variable that is itself outside the key */
+        /* a key names a variable that carries it too */
         int var = strmap_get(&g->index, u->colocate);
-        CHECK_MSG(var >= 0 && var < i && strcmp(g->nodes[var].op, "variable") == 0 && !g->nodes[var].colocate,
+        CHECK_MSG(var >= 0 && var <= i && strcmp(g->nodes[var].op, "variable") == 0 && g->nodes[var].colocate &&
+                      strcmp(g->nodes[var].colocate, u->colocate) == 0,
                   "%s: key %s", u->name, u->colocate);
         char mom[160], up[160];
         snprintf(mom, sizeof mom, "%s/momentum", u->colocate);
         snprintf(up, sizeof up, "%s/update", u->colocate);
-        CHECK_MSG(strstr(u->name, "/grad_weight") || strcmp(u->name, mom) == 0 || strcmp(u->name, up) == 0,
+        CHECK_MSG(var == i || strstr(u->name, "/grad_weight") || strcmp(u->name, mom) == 0 ||
+                      strcmp(u->name, up) == 0,
                   "%s has key %s", u->name, u->colocate);
     }
-    /* every parameter: weight gradient, momentum and update */
+    /* every parameter: variable, weight gradient, momentum and update */
     for (int i = 0; i < g->n_nodes; i++)
         if (g->nodes[i].colocate && strmap_get(&keys, g->nodes[i].colocate) == i)
-            CHECK_MSG(count[i] == 3, "key %s has %d ops", g->nodes[i].colocate, count[i]);
+            CHECK_MSG(count[i] == 4, "key %s has %d ops", g->nodes[i].colocate, count[i]);
     CHECK(n_keys > 5000 / 15);
     CHECK(strcmp(g->nodes[0].name, "data") == 0 && strcmp(g->nodes[1].name, "labels") == 0);
     int loss = strmap_get(&g->index, "loss");
@@ -836,7 +903,7 @@ TEST(gen_training_graph_shape)
     }
     group_free(gr);
     gr = group_build(g, g->n_nodes, &e);
-    CHECK(gr && gr->n_groups == g->n_nodes - 2 * n_keys);
+    CHECK(gr && gr->n_groups == g->n_nodes - 3 * n_keys); /* 4 ops per key */
     group_free(gr);
     free(count);
     strmap_done(&keys);
