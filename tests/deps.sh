@@ -4,7 +4,8 @@
 # exact command and fails.
 set -u
 pkgs=(build-essential pkg-config libncurses-dev libgraphviz-dev libcjson-dev
-      libopenblas-dev libmetis-dev libscotch-dev graphviz python3 valgrind tmux)
+      libopenblas-dev libmetis-dev libscotch-dev graphviz python3 valgrind tmux
+      python3-onnx)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,971 @@
+#!/usr/bin/python3
+"""Convert an ONNX model into a placeto-graph JSON file (inference graph).
+
+usage: /usr/bin/python3 graphs/import/onnx_graph.py MODEL.onnx -o OUT.json
+           [--device k80|p100|v100] [--batch N] [--dim NAME=VALUE ...]
+           [--shape INPUT=D1,D2,... ...] [--name NAME]
+
+Needs the onnx Python package (Debian: python3-onnx; tested with 1.12). Weights
+stored as external data are not read (only their shapes are needed).
+
+Shapes
+  Every dimension of a graph input that is symbolic (dim_param), 0 or missing
+  becomes --batch (default 1) -- every such dimension, so also e.g. a
+  symbolic sequence length -- unless --dim NAME=VALUE gives a value for that
+  dim_param name (e.g. --dim seq_len=128); the same names are substituted in
+  the graph outputs and value_info. --shape INPUT=D1,D2,... replaces the whole
+  shape of a graph input (for models whose inputs have no shape). Then
+  onnx.shape_inference.infer_shapes (with data propagation) gives the shape
+  and element type of every tensor. The values of shape-metadata tensors
+  (see "Folded ops") are computed with numpy from the inferred shapes and
+  given to a second inference as initializers, repeatedly until nothing new
+  is found, so that e.g. a Reshape whose target shape is computed by
+  Shape/Gather/Unsqueeze/Concat (as PyTorch exports a flatten) gets a known
+  output shape. A tensor whose shape stays unknown counts 0 bytes and is
+  named in a warning on stderr; a model in which no op output has a known
+  shape is an error.
+
+Ops (one placeto op per ONNX node of the main graph, in ONNX order, which is
+topological)
+  name         node.name, or OpType_INDEX (INDEX = position in graph.node) when
+               empty; a name already taken gets "_2", "_3", ... appended (in
+               the order the nodes are written).
+  op           op_type in lower case ("conv", "matmul", "relu", ...).
+  output_bytes one entry per node output (index = ONNX output index; an
+               omitted optional output counts 0): elements x element size of
+               the inferred shape and element type.
+  cost_us      the roofline model below.
+  Graph inputs become "input" ops and initializers "variable" ops, named
+  after the tensor (cost
+  0, output = the tensor's bytes, no colocation: an inference graph has no
+  gradients). A Constant node whose value is more than 1 KiB is a weight too
+  and becomes a "variable" op named after the node. Inputs and variables come
+  first, in the order of their first use by an op (unused graph inputs last);
+  an initializer that no remaining op reads (e.g. the target shape of a
+  Reshape) is left out.
+
+Folded ops (no placeto op; documented so that op counts can be checked)
+  * views: Reshape, Flatten, Squeeze, Unsqueeze, Identity. Consumers of the
+    view's output are connected to the producer of the view's data input
+    (input 0) instead, with that producer's output index (plus the producers
+    of any other input that is not shape metadata).
+  * shape metadata: Shape, Size, Constant (1 KiB or less), and Gather, Concat,
+    Cast, Slice, Add, Sub, Mul, Div, Mod, Neg, Abs, Min, Max, Floor, Ceil,
+    Equal, Less, Greater, Not, Where and ReduceProd when every input is shape
+    metadata (an output of Shape/Size, a small Constant, an integer
+    initializer of at most 64 elements, or an output of another folded
+    metadata op). Their values are known when the graph is built (static
+    shapes), so their consumers get no edge for them. Views of shape metadata
+    are shape metadata.
+
+Edges
+  One edge per (producer output, consumer op) pair: src = the op that outputs
+  the tensor (after folding), output = the index of that tensor among its
+  outputs. If/Loop/Scan ops also get edges for outer-scope tensors their
+  subgraphs read. Subgraph bodies themselves are not expanded. (placeto
+  merges several edges between the same two ops into one dependency, whose
+  bytes are those of the last listed output.)
+
+Cost model (graphs/import/roofline.py, device --device, default k80)
+  cost_us = launch_us + max(FLOPs / FLOP_per_s, bytes_moved / bytes_per_s) * 1e6
+  rounded to 0.001 us; bytes_moved = bytes of every distinct input tensor +
+  bytes of every output tensor. FLOPs (a multiply-add counts 2):
+    Conv, ConvInteger, QLinearConv, FusedConv:
+        2 x output elements x (Cin/group) x kernel elements (from the weight
+        shape [Cout, Cin/group, k1, k2, ...]), + output elements with a bias
+    ConvTranspose:
+        2 x input elements x (Cout/group) x kernel elements (weight
+        [Cin, Cout/group, k...]), + output elements with a bias
+    Gemm: 2 x M x K x N, + M x N with C
+    MatMul, MatMulInteger, QLinearMatMul (batched, broadcast):
+        2 x output elements x K (K = last dimension of A)
+    Einsum: 2 x the product of the sizes of all distinct indices (1 x for one
+        operand)
+    Attention (ONNX), MultiHeadAttention (com.microsoft):
+        2 x kv_len x (elements of Q + elements of the output) (Q K^T and the
+        weighted sum of V)
+    Attention (com.microsoft, with the QKV projection):
+        2 x B x S x hidden_in x (q+k+v hidden) + 2 x B x S x S x (q + v hidden)
+    LSTM, GRU, RNN (gates G = 4, 3, 1; H hidden; D directions):
+        2 x seq_len x batch x D x G x H x (input_size + H),
+        + 2 x seq_len x batch x D x G x H with a bias
+  Every other op is memory-bound: FLOPs = 0, cost from bytes_moved.
+  Inputs and variables cost 0.
+
+Devices (roofline.DEVICES)
+%(devices)s
+
+Output
+  A placeto-graph JSON file ("format": "placeto-graph", "version": 1), one
+  node or edge per line, written to a temporary file in the same directory and
+  renamed over OUT (-o - writes to stdout). The same model and command line
+  (which includes OUT) give a byte-identical file. "source" names the model
+  file, its producer and opset, the device model, the batch size, the onnx
+  and Python versions, the substituted input dimensions, the folded ops and
+  the exact command line. A summary line goes to stderr.
+
+Exit status 0 on success, 1 on an error (message "onnx_graph.py: ..." on
+stderr), 2 on a usage error.
+"""
+import argparse
+import json
+import os
+import shlex
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import roofline  # noqa: E402
+
+PROG = "onnx_graph.py"
+
+# TensorProto element types -> bytes per element (None: no fixed size)
+ELEM_BYTES = {
+    1: 4,    # FLOAT
+    2: 1,    # UINT8
+    3: 1,    # INT8
+    4: 2,    # UINT16
+    5: 2,    # INT16
+    6: 4,    # INT32
+    7: 8,    # INT64
+    8: None,  # STRING
+    9: 1,    # BOOL
+    10: 2,   # FLOAT16
+    11: 8,   # DOUBLE
+    12: 4,   # UINT32
+    13: 8,   # UINT64
+    14: 8,   # COMPLEX64
+    15: 16,  # COMPLEX128
+    16: 2,   # BFLOAT16
+    17: 1, 18: 1, 19: 1, 20: 1,  # FLOAT8 variants
+    21: 0.5, 22: 0.5,            # UINT4, INT4
+}
+INT_TYPES = {2, 3, 4, 5, 6, 7, 12, 13}
+FLOAT_TYPES = {1, 10, 11, 16}
+
+VIEW_OPS = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"}
+SHAPE_SOURCE_OPS = {"Shape", "Size"}
+SHAPE_ARITH_OPS = {"Gather", "Concat", "Cast", "Slice", "Add", "Sub", "Mul", "Div", "Mod", "Neg",
+                   "Abs", "Min", "Max", "Floor", "Ceil", "Equal", "Less", "Greater", "Not", "Where",
+                   "ReduceProd"}
+SMALL_CONSTANT_BYTES = 1024
+SMALL_INT_INIT_ELEMS = 64
+MAX_WARNINGS = 20
+
+
+class Error(Exception):
+    pass
+
+
+def die(msg):
+    sys.stderr.write("%s: %s\n" % (PROG, msg))
+    sys.exit(1)
+
+
+def numel(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def nbytes(shape, elem):
+    size = ELEM_BYTES.get(elem)
+    if shape is None or size is None:
+        return None
+    n = numel(shape) * size
+    return int(n + 0.5) if isinstance(n, float) else n
+
+
+def type_shape(tp):
+    """(elem_type, shape or None) of a TypeProto; shape None unless every dim is known."""
+    if not tp.HasField("tensor_type"):
+        return None, None
+    tt = tp.tensor_type
+    if not tt.HasField("shape"):
+        return tt.elem_type, None
+    dims = []
+    for d in tt.shape.dim:
+        if d.HasField("dim_value") and d.dim_value >= 0:
+            dims.append(int(d.dim_value))
+        else:
+            return tt.elem_type, None
+    return tt.elem_type, dims
+
+
+def parse_assignments(items, what):
+    out = {}
+    for it in items:
+        if "=" not in it:
+            raise Error("%s %r: expected NAME=VALUE" % (what, it))
+        k, v = it.split("=", 1)
+        out[k] = v
+    return out
+
+
+def substitute_dims(model, batch, dims, shapes):
+    """Fix the graph inputs' unknown dims; returns a list of 'input[axis]=value' notes."""
+    g = model.graph
+    inits = {t.name for t in g.initializer} | {t.values.name for t in g.sparse_initializer}
+    notes = []
+    known_inputs = {i.name for i in g.input}
+    for name in shapes:
+        if name not in known_inputs or name in inits:
+            raise Error("--shape %s: the model has no graph input %r" % (name, name))
+    params = {}
+    for vi in g.input:
+        if vi.name in inits:
+            continue
+        if vi.name in shapes:
+            try:
+                new = [int(x) for x in shapes[vi.name].split(",")]
+            except ValueError:
+                raise Error("--shape %s=%s: expected comma-separated integers" % (vi.name, shapes[vi.name]))
+            if any(x < 1 for x in new):
+                raise Error("--shape %s=%s: dimensions must be >= 1" % (vi.name, shapes[vi.name]))
+            if not vi.type.HasField("tensor_type"):
+                raise Error("--shape %s: graph input %r is not a tensor" % (vi.name, vi.name))
+            tt = vi.type.tensor_type
+            tt.ClearField("shape")
+            for x in new:
+                tt.shape.dim.add().dim_value = x
+            notes.append("%s=%s" % (vi.name, ",".join(map(str, new))))
+            continue
+        if not vi.type.HasField("tensor_type") or not vi.type.tensor_type.HasField("shape"):
+            continue
+        for axis, d in enumerate(vi.type.tensor_type.shape.dim):
+            if d.HasField("dim_value") and d.dim_value > 0:
+                continue
+            label = d.dim_param if d.HasField("dim_param") and d.dim_param else None
+            value = batch
+            if label is not None and label in dims:
+                value = dims[label]
+            if label is not None:
+                params[label] = value
+            d.Clear()
+            d.dim_value = value
+            notes.append("%s[%d]%s=%d" % (vi.name, axis, "(%s)" % label if label else "", value))
+    for label in dims:
+        if label not in params:
+            raise Error("--dim %s: no graph input has a dimension named %r" % (label, label))
+    # the same names elsewhere (a stale dim_param there would conflict with the inferred value)
+    for vi in list(g.output) + list(g.value_info):
+        if vi.type.HasField("tensor_type") and vi.type.tensor_type.HasField("shape"):
+            for d in vi.type.tensor_type.shape.dim:
+                if d.HasField("dim_param") and d.dim_param in params:
+                    v = params[d.dim_param]
+                    d.Clear()
+                    d.dim_value = v
+    return notes
+
+
+def strip_large_weights(model):
+    """Drop the data of large float initializers (only their dims are used; keeps the
+    model small for shape inference, which serialises it)."""
+    for t in model.graph.initializer:
+        if t.data_type in FLOAT_TYPES and numel(t.dims) * ELEM_BYTES[t.data_type] > 65536:
+            for f in ("raw_data", "float_data", "double_data", "int32_data"):
+                t.ClearField(f)
+
+
+def einsum_flops(eq, shapes):
+    eq = eq.replace(" ", "")
+    lhs = eq.split("->")[0]
+    terms = lhs.split(",")
+    if len(terms) != len(shapes):
+        return None
+    sizes = {}
+    for term, shape in zip(terms, shapes):
+        letters = []
+        if "..." in term:
+            a, b = term.split("...")
+            nell = len(shape) - len(a) - len(b)
+            # broadcast dims align to the right: name them from the right
+            letters = list(a) + ["." + str(nell - 1 - i) for i in range(nell)] + list(b)
+        else:
+            letters = list(term)
+        if len(letters) != len(shape):
+            return None
+        for c, s in zip(letters, shape):
+            sizes[c] = max(sizes.get(c, 1), s)
+    return (2.0 if len(terms) > 1 else 1.0) * numel(sizes.values())
+
+
+def attr(node, name, default=None):
+    import onnx
+    for a in node.attribute:
+        if a.name == name:
+            return onnx.helper.get_attribute_value(a)
+    return default
+
+
+def op_flops(node, in_shapes, out_shapes):
+    """FLOPs of a compute-bound op, or 0. in_shapes/out_shapes: lists of shape or None."""
+    t = node.op_type
+    dom = node.domain if node.domain not in ("", "ai.onnx") else ""
+
+    def ins(i):
+        return in_shapes[i] if i < len(in_shapes) else None
+    y = out_shapes[0] if out_shapes else None
+    if t in ("Conv", "ConvInteger", "QLinearConv", "FusedConv"):
+        wi, bi = {"Conv": (1, 2), "ConvInteger": (1, None), "QLinearConv": (3, 8), "FusedConv": (1, 2)}[t]
+        w = ins(wi)
+        if y is None or w is None or len(w) < 2:
+            return 0
+        f = roofline.conv_flops(y, w[1], numel(w[2:]))
+        if bi is not None and ins(bi) is not None:
+            f += numel(y)
+        return f
+    if t == "ConvTranspose":
+        x, w = ins(0), ins(1)
+        if x is None or w is None or len(w) < 2:
+            return 0
+        f = 2.0 * numel(x) * w[1] * numel(w[2:])
+        if ins(2) is not None and y is not None:
+            f += numel(y)
+        return f
+    if t == "Gemm":
+        a = ins(0)
+        if a is None or y is None or len(a) != 2:
+            return 0
+        k = a[0] if attr(node, "transA", 0) else a[1]
+        f = 2.0 * numel(y) * k
+        if ins(2) is not None:
+            f += numel(y)
+        return f
+    if t in ("MatMul", "MatMulInteger", "QLinearMatMul"):
+        a = ins(0)
+        if a is None or y is None or not a:
+            return 0
+        return 2.0 * numel(y) * a[-1]
+    if t == "Einsum":
+        if any(s is None for s in in_shapes):
+            return 0
+        return einsum_flops(attr(node, "equation", b"").decode(), in_shapes) or 0
+    if (t == "Attention" and dom == "") or (t == "MultiHeadAttention" and dom == "com.microsoft"):
+        q, k = ins(0), ins(1)
+        if q is None or k is None or y is None or len(k) not in (3, 4):
+            return 0
+        kv = k[2] if len(k) == 4 else k[1]
+        return 2.0 * kv * (numel(q) + numel(y))
+    if t == "Attention" and dom == "com.microsoft":
+        x, w = ins(0), ins(1)
+        if x is None or w is None or len(x) != 3 or len(w) != 2:
+            return 0
+        b, s, _ = x
+        sizes = attr(node, "qkv_hidden_sizes", None)
+        if sizes and len(sizes) == 3:
+            q, _, v = sizes
+        else:
+            q = v = w[1] // 3
+        return 2.0 * b * s * w[0] * w[1] + 2.0 * b * s * s * (q + v)
+    if t in ("LSTM", "GRU", "RNN"):
+        x, w, r = ins(0), ins(1), ins(2)
+        if x is None or w is None or r is None or len(x) != 3 or len(w) != 3 or len(r) != 3:
+            return 0
+        seq, batch = (x[1], x[0]) if attr(node, "layout", 0) else (x[0], x[1])
+        dgh = w[0] * w[1]                       # directions x gates x hidden
+        f = 2.0 * seq * batch * dgh * (w[2] + r[2])
+        if ins(3) is not None:
+            f += 2.0 * seq * batch * dgh
+        return f
+    return 0
+
+
+def subgraph_outer_refs(node):
+    """Names of outer-scope tensors read by the subgraphs of node (in order of appearance)."""
+    import onnx
+    out = []
+
+    def walk(g, outer_defined):
+        defined = set(outer_defined)
+        defined.update(i.name for i in g.input)
+        defined.update(t.name for t in g.initializer)
+        for n in g.node:
+            for i in n.input:
+                if i and i not in defined and i not in out:
+                    out.append(i)
+            for a in n.attribute:
+                if a.type == onnx.AttributeProto.GRAPH:
+                    walk(a.g, defined)
+                elif a.type == onnx.AttributeProto.GRAPHS:
+                    for sg in a.graphs:
+                        walk(sg, defined)
+            defined.update(o for o in n.output if o)
+
+    for a in node.attribute:
+        if a.type == onnx.AttributeProto.GRAPH:
+            walk(a.g, set())
+        elif a.type == onnx.AttributeProto.GRAPHS:
+            for sg in a.graphs:
+                walk(sg, set())
+    return out
+
+
+def constant_size(node):
+    """(elem_type, bytes) of a Constant node's value, from its attribute (no data copied)."""
+    for a in node.attribute:
+        if a.name == "value":
+            return a.t.data_type, nbytes(list(a.t.dims), a.t.data_type) or 0
+        if a.name == "sparse_value":
+            return a.sparse_tensor.values.data_type, nbytes(list(a.sparse_tensor.dims), a.sparse_tensor.values.data_type) or 0
+        if a.name == "value_float":
+            return 1, 4
+        if a.name == "value_floats":
+            return 1, 4 * len(a.floats)
+        if a.name == "value_int":
+            return 7, 8
+        if a.name == "value_ints":
+            return 7, 8 * len(a.ints)
+    return 8, 0
+
+
+def plan_folding(g):
+    """Decide, from the graph structure alone, what each node becomes.
+    Returns (kinds, meta): kinds[i] is None (a placeto op), "view", "meta" or
+    "weight" (a large Constant, a variable op); meta is the set of shape-metadata tensors."""
+    meta = set()
+    for t in g.initializer:
+        if t.data_type in INT_TYPES and numel(t.dims) <= SMALL_INT_INIT_ELEMS:
+            meta.add(t.name)
+    kinds = []
+    for node in g.node:
+        t = node.op_type
+        ins = [i for i in node.input if i]
+        kind = None
+        if node.domain in ("", "ai.onnx"):
+            if t in VIEW_OPS and node.input and node.input[0]:
+                kind = "view"
+                if node.input[0] in meta:
+                    meta.update(o for o in node.output if o)
+            elif t in SHAPE_SOURCE_OPS:
+                kind = "meta"
+            elif t == "Constant":
+                kind = "meta" if constant_size(node)[1] <= SMALL_CONSTANT_BYTES else "weight"
+            elif t in SHAPE_ARITH_OPS and ins and all(i in meta for i in ins):
+                kind = "meta"
+        if kind == "meta":
+            meta.update(o for o in node.output if o)
+        kinds.append(kind)
+    return kinds, meta
+
+
+# --------------------------------------------------------------------------
+# Evaluation of shape metadata (the values of Shape/Gather/Concat/... chains),
+# so that shape inference knows e.g. the target shape of a Reshape even where
+# onnx's own data propagation stops.
+
+MAX_META_ELEMS = 4096
+
+
+def np_dtype(elem):
+    import onnx
+    if hasattr(onnx.helper, "tensor_dtype_to_np_dtype"):
+        return onnx.helper.tensor_dtype_to_np_dtype(elem)
+    return onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[elem]
+
+
+def eval_meta_node(node, vals, info):
+    """Output values (a list of numpy arrays) of a metadata node, or None if unknown."""
+    import numpy as np
+    import onnx
+    from onnx import numpy_helper
+    t = node.op_type
+    a = {x.name: onnx.helper.get_attribute_value(x) for x in node.attribute}
+    if t in ("Shape", "Size"):
+        shape = info.get(node.input[0], (None, None))[1]
+        if shape is None:
+            return None
+        if t == "Size":
+            return [np.array(numel(shape), dtype=np.int64)]
+        r = len(shape)
+        start, end = a.get("start", 0), a.get("end", r)
+        start = max(0, min(r, start + r if start < 0 else start))
+        end = max(0, min(r, end + r if end < 0 else end))
+        return [np.array(shape[start:end], dtype=np.int64)]
+    if t == "Constant":
+        if "value" in a:
+            return [numpy_helper.to_array(a["value"])]
+        if "value_int" in a:
+            return [np.array(a["value_int"], dtype=np.int64)]
+        if "value_ints" in a:
+            return [np.array(list(a["value_ints"]), dtype=np.int64)]
+        if "value_float" in a:
+            return [np.array(a["value_float"], dtype=np.float32)]
+        if "value_floats" in a:
+            return [np.array(list(a["value_floats"]), dtype=np.float32)]
+        return None
+    x = []
+    for i in node.input:
+        if not i:
+            x.append(None)
+        elif i in vals:
+            x.append(vals[i])
+        else:
+            return None
+    if t == "Identity":
+        return [x[0]]
+    if t == "Reshape":
+        shape = [int(s) for s in x[1]]
+        if not a.get("allowzero", 0):
+            shape = [x[0].shape[k] if s == 0 and k < x[0].ndim else s for k, s in enumerate(shape)]
+        return [x[0].reshape(shape)]
+    if t == "Flatten":
+        ax = a.get("axis", 1)
+        ax = ax + x[0].ndim if ax < 0 else ax
+        return [x[0].reshape((numel(x[0].shape[:ax]), -1))]
+    if t in ("Squeeze", "Unsqueeze"):
+        axes = a.get("axes")
+        if axes is None and len(x) > 1 and x[1] is not None:
+            axes = [int(v) for v in x[1]]
+        if t == "Squeeze":
+            if axes is None:
+                return [np.squeeze(x[0])]
+            return [np.squeeze(x[0], axis=tuple(v + x[0].ndim if v < 0 else v for v in axes))]
+        r = x[0].ndim + len(axes)
+        y = x[0]
+        for v in sorted(v + r if v < 0 else v for v in axes):
+            y = np.expand_dims(y, v)
+        return [y]
+    if t == "Gather":
+        return [np.take(x[0], x[1].astype(np.int64), axis=a.get("axis", 0))]
+    if t == "Concat":
+        return [np.concatenate([v for v in x if v is not None], axis=a["axis"])]
+    if t == "Cast":
+        return [x[0].astype(np_dtype(a["to"]))]
+    if t == "Slice":
+        if "starts" in a:                       # opset < 10
+            starts, ends, axes, steps = a["starts"], a["ends"], a.get("axes"), None
+        else:
+            starts, ends = list(x[1]), list(x[2])
+            axes = list(x[3]) if len(x) > 3 and x[3] is not None else None
+            steps = list(x[4]) if len(x) > 4 and x[4] is not None else None
+        axes = list(range(len(starts))) if axes is None else axes
+        steps = [1] * len(starts) if steps is None else steps
+        sl = [slice(None)] * x[0].ndim
+        for s, e, ax, st in zip(starts, ends, axes, steps):
+            sl[int(ax)] = slice(int(max(min(s, 2 ** 62), -2 ** 62)), int(max(min(e, 2 ** 62), -2 ** 62)), int(st))
+        return [x[0][tuple(sl)]]
+    if t in ("Add", "Sub", "Mul", "Min", "Max", "Equal", "Less", "Greater"):
+        f = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Min": np.minimum, "Max": np.maximum,
+             "Equal": np.equal, "Less": np.less, "Greater": np.greater}[t]
+        y = x[0]
+        for v in x[1:]:
+            y = f(y, v)
+        return [np.asarray(y) if t in ("Equal", "Less", "Greater") else np.asarray(y).astype(x[0].dtype)]
+    if t == "Div":
+        if np.issubdtype(x[0].dtype, np.integer):
+            return [np.trunc(x[0] / x[1]).astype(x[0].dtype)]
+        return [np.asarray(x[0] / x[1]).astype(x[0].dtype)]
+    if t == "Mod":
+        return [np.fmod(x[0], x[1]) if a.get("fmod", 0) else np.mod(x[0], x[1])]
+    if t in ("Neg", "Abs", "Floor", "Ceil", "Not"):
+        f = {"Neg": np.negative, "Abs": np.abs, "Floor": np.floor, "Ceil": np.ceil, "Not": np.logical_not}[t]
+        return [np.asarray(f(x[0]))]
+    if t == "Where":
+        return [np.where(x[0], x[1], x[2])]
+    if t == "ReduceProd":
+        axes = a.get("axes")
+        if axes is None and len(x) > 1 and x[1] is not None:
+            axes = [int(v) for v in x[1]]
+        keep = bool(a.get("keepdims", 1))
+        return [np.asarray(np.prod(x[0], axis=None if not axes else tuple(axes), keepdims=keep)).astype(x[0].dtype)]
+    return None
+
+
+def evaluate_meta(g, meta, info, vals):
+    """Add the values of metadata tensors computable now to vals; returns how many were added."""
+    added = 0
+    for node in g.node:
+        outs = [o for o in node.output if o]
+        if not outs or all(o in vals for o in outs) or not all(o in meta for o in outs):
+            continue
+        try:
+            res = eval_meta_node(node, vals, info)
+        except Exception:
+            res = None
+        if res is None:
+            continue
+        for o, v in zip(node.output, res):
+            if o and v is not None and v.size <= MAX_META_ELEMS:
+                vals[o] = v
+                added += 1
+    return added
+
+
+def infer(model):
+    import onnx.shape_inference
+    try:
+        return onnx.shape_inference.infer_shapes(model, check_type=False, strict_mode=False, data_prop=True)
+    except Exception:
+        return onnx.shape_inference.infer_shapes(model, check_type=False, strict_mode=False)
+
+
+def collect_info(model):
+    g = model.graph
+    info = {}
+    for vi in list(g.value_info) + list(g.input) + list(g.output):
+        et, shape = type_shape(vi.type)
+        if vi.name not in info or info[vi.name][1] is None:
+            info[vi.name] = (et, shape)
+    for t in g.initializer:
+        info[t.name] = (t.data_type, [int(d) for d in t.dims])
+    for st in g.sparse_initializer:
+        info[st.values.name] = (st.values.data_type, [int(d) for d in st.dims])
+    return info
+
+
+def infer_with_metadata(model, kinds, meta):
+    """Shape inference, repeated with the computed metadata tensors as initializers
+    until no new value is found. Returns the tensor information (name -> (elem, shape))."""
+    import onnx
+    from onnx import numpy_helper
+    g = model.graph
+    info = collect_info(infer(model))
+    vals = {}
+    for t in g.initializer:
+        if t.name in meta:
+            try:
+                vals[t.name] = numpy_helper.to_array(t)
+            except Exception:
+                pass
+    init_names = {t.name for t in g.initializer}
+    while True:     # ends: every round adds at least one value of a finite set
+        if evaluate_meta(g, meta, info, vals) == 0:
+            break
+        work = onnx.ModelProto()
+        work.CopyFrom(model)
+        wg = work.graph
+        del wg.node[:]
+        needed = set()
+        for node, kind in zip(g.node, kinds):
+            outs = [o for o in node.output if o]
+            if kind == "meta" or (kind == "view" and outs and all(o in meta for o in outs)):
+                if outs and all(o in vals for o in outs):
+                    continue
+            wg.node.add().CopyFrom(node)
+            needed.update(i for i in node.input if i)
+        outputs = {o.name for o in wg.output}
+        for name in sorted(set(vals) - init_names):
+            if name in needed or name in outputs:
+                wg.initializer.append(numpy_helper.from_array(vals[name], name))
+                if work.ir_version < 4:
+                    wg.input.append(onnx.helper.make_tensor_value_info(
+                        name, wg.initializer[-1].data_type, list(vals[name].shape)))
+        info = collect_info(infer(work))
+    for name, v in vals.items():
+        if name not in info or info[name][1] is None:
+            info[name] = (numpy_helper.from_array(v).data_type, list(v.shape))
+    return info
+
+
+class Converter:
+    def __init__(self, graph, kinds, meta, info, device):
+        self.g = graph
+        self.kinds = kinds
+        self.meta = meta
+        self.info = info      # tensor -> (elem_type, shape or None)
+        self.device = device
+        self.warnings = []
+        self.warned = set()
+        self.nodes = []       # dicts: name, op, cost_us, output_bytes
+        self.edges = []       # (src index, dst index, output), in consumer order
+        self.edge_set = set()
+        self.producer = {}    # tensor -> (node index, output index), real ops only
+        self.source_of = {}   # tensor -> node index of its input/variable op
+        self.sources = []     # node indices of input/variable ops in creation order
+        self.ops = []         # node indices of real ops in ONNX order
+        self.folded = {}      # op_type -> count
+        self.nfolded = 0
+
+    def warn(self, tensor, why):
+        if tensor in self.warned:
+            return
+        self.warned.add(tensor)
+        self.warnings.append("tensor %r: %s; counted as 0 bytes" % (tensor, why))
+
+    def warn_missing(self, tensor, consumer):
+        key = ("missing", tensor)
+        if key in self.warned:
+            return
+        self.warned.add(key)
+        self.warnings.append("tensor %r read by %r has no producer in the main graph; no edge" % (tensor, consumer))
+
+    def tensor_bytes(self, name):
+        if name not in self.info:
+            self.warn(name, "no type or shape information")
+            return 0
+        elem, shape = self.info[name]
+        if shape is None:
+            self.warn(name, "unknown shape")
+            return 0
+        b = nbytes(shape, elem)
+        if b is None:
+            self.warn(name, "element type %s has no fixed size" % elem)
+            return 0
+        return b
+
+    def new_node(self, name, op, cost, outs):
+        self.nodes.append({"name": name, "op": op, "cost_us": cost, "output_bytes": outs})
+        return len(self.nodes) - 1
+
+    def source(self, tensor):
+        """The input/variable op of a graph input, initializer or large Constant (created on first use)."""
+        if tensor not in self.source_of:
+            kind, name, nb = self.source_spec[tensor]
+            if nb is None:
+                nb = self.tensor_bytes(tensor)
+            self.source_of[tensor] = self.new_node(name, kind, 0.0, [nb])
+            self.sources.append(self.source_of[tensor])
+        return self.source_of[tensor]
+
+    def run(self):
+        g = self.g
+        self.source_spec = {}   # tensor -> (op, name, bytes or None: from info)
+        for t in g.initializer:
+            b = nbytes(list(t.dims), t.data_type)
+            self.source_spec[t.name] = ("variable", t.name, b if b is not None else 0)
+        for st in g.sparse_initializer:
+            b = (nbytes(list(st.values.dims), st.values.data_type) or 0) + \
+                (nbytes(list(st.indices.dims), st.indices.data_type) or 0)
+            self.source_spec[st.values.name] = ("variable", st.values.name, b)
+        graph_inputs = []
+        for vi in g.input:
+            if vi.name not in self.source_spec:
+                graph_inputs.append(vi.name)
+                self.source_spec[vi.name] = ("input", vi.name, None)
+
+        base = {}   # output of a folded op -> list of tensors with a real producer or a source
+
+        def bases(t):
+            return base[t] if t in base else [t]
+
+        for index, (node, kind) in enumerate(zip(g.node, self.kinds)):
+            t = node.op_type
+            ins = [i for i in node.input if i]
+            if kind == "weight":
+                out = node.output[0]
+                self.source_spec[out] = ("variable", node.name or out, constant_size(node)[1])
+                continue
+            if kind == "view":
+                bl = list(bases(node.input[0]))
+                for i in node.input[1:]:
+                    if i and i not in self.meta:
+                        bl += [b for b in bases(i) if b not in bl]
+                for o in node.output:
+                    if o:
+                        base[o] = bl
+            elif kind == "meta":
+                for o in node.output:
+                    if o:
+                        base[o] = []
+            if kind is not None:
+                self.folded[t] = self.folded.get(t, 0) + 1
+                self.nfolded += 1
+                continue
+            # a placeto op
+            out_bytes = [self.tensor_bytes(o) if o else 0 for o in node.output]
+            in_shapes = [self.info.get(i, (None, None))[1] if i else None for i in node.input]
+            out_shapes = [self.info.get(o, (None, None))[1] if o else None for o in node.output]
+            try:
+                flops = op_flops(node, in_shapes, out_shapes)
+            except Exception:   # a malformed attribute or shape: memory-bound
+                flops = 0
+            distinct = []
+            for i in ins:
+                if i not in distinct:
+                    distinct.append(i)
+            moved = sum(self.tensor_bytes(i) for i in distinct) + sum(out_bytes)
+            cost = roofline.cost_us(self.device, flops, moved)
+            name = node.name if node.name else "%s_%d" % (t, index)
+            idx = self.new_node(name, t.lower(), cost, out_bytes)
+            self.ops.append(idx)
+            readers = list(ins)
+            if t in ("If", "Loop", "Scan"):
+                readers += [r for r in subgraph_outer_refs(node) if r not in readers]
+            for i in readers:
+                for b in bases(i):
+                    if b in self.producer:
+                        src, out = self.producer[b]
+                    elif b in self.source_spec:
+                        src, out = self.source(b), 0
+                    else:
+                        self.warn_missing(b, name)
+                        continue
+                    key = (src, idx, out)
+                    if key not in self.edge_set:
+                        self.edge_set.add(key)
+                        self.edges.append(key)
+            for k, o in enumerate(node.output):
+                if o:
+                    self.producer[o] = (idx, k)
+        for gi in graph_inputs:       # unused graph inputs last among the sources
+            self.source(gi)
+        outs = [o for o in self.producer]
+        if outs and not any(self.info.get(o, (None, None))[1] is not None for o in outs):
+            raise Error("the model has no tensor shapes: shape inference found the shape of no op output "
+                        "(give the graph inputs shapes with --shape INPUT=D1,D2,...)")
+        return self.finish()
+
+    def finish(self):
+        order = self.sources + self.ops
+        used = set()
+        names = {}
+        for old in order:
+            base_name = self.nodes[old]["name"]
+            name, k = base_name, 2
+            while name in used:
+                name = "%s_%d" % (base_name, k)
+                k += 1
+            used.add(name)
+            names[old] = name
+        nodes = []
+        for old in order:
+            n = self.nodes[old]
+            nodes.append({"name": names[old], "op": n["op"], "cost_us": n["cost_us"],
+                          "output_bytes": n["output_bytes"]})
+        edges = [{"src": names[s], "dst": names[d], "output": o} for s, d, o in self.edges]
+        return nodes, edges
+
+
+def graph_text(obj):
+    lines = ['{"format": "placeto-graph", "version": 1, "name": %s,' % json.dumps(obj["name"]),
+             ' "source": %s,' % json.dumps(obj["source"]),
+             ' "nodes": [']
+    lines.append(",\n".join("  " + json.dumps(n, sort_keys=False) for n in obj["nodes"]))
+    lines.append(' ],')
+    lines.append(' "edges": [')
+    lines.append(",\n".join("  " + json.dumps(e) for e in obj["edges"]))
+    lines.append(' ]}')
+    text = "\n".join(lines) + "\n"
+    assert json.loads(text) == obj
+    return text
+
+
+def write_atomic(path, text):
+    if path == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".%s." % os.path.basename(path), suffix=".tmp", dir=d)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def devices_help():
+    import textwrap
+    return "\n".join(textwrap.fill("%s%s" % (v[0], " (default)" if k == roofline.DEFAULT_DEVICE else ""),
+                                   width=78, initial_indent="  %-6s" % k, subsequent_indent=" " * 8)
+                     for k, v in roofline.DEVICES.items())
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(
+        prog=PROG, description=__doc__ % {"devices": devices_help()},
+        formatter_class=argparse.RawDescriptionHelpFormatter, usage=argparse.SUPPRESS)
+    ap.add_argument("model", metavar="MODEL.onnx", help="the ONNX model file")
+    ap.add_argument("-o", "--output", required=True, metavar="OUT.json",
+                    help="the placeto-graph file to write (- for stdout)")
+    ap.add_argument("--device", default=roofline.DEFAULT_DEVICE, choices=sorted(roofline.DEVICES),
+                    help="device model of the roofline costs (default %s)" % roofline.DEFAULT_DEVICE)
+    ap.add_argument("--batch", type=int, default=1, metavar="N",
+                    help="value of the graph inputs' symbolic, 0 or missing dimensions (default 1)")
+    ap.add_argument("--dim", action="append", default=[], metavar="NAME=VALUE",
+                    help="value of the symbolic input dimension NAME instead of --batch (repeatable)")
+    ap.add_argument("--shape", action="append", default=[], metavar="INPUT=D1,D2,...",
+                    help="the whole shape of graph input INPUT (repeatable)")
+    ap.add_argument("--name", metavar="NAME", help="graph name (default: the model file name without .onnx)")
+    a = ap.parse_args(argv[1:])
+    if a.batch < 1:
+        ap.error("--batch must be >= 1")
+    try:
+        dims = {k: int(v) for k, v in parse_assignments(a.dim, "--dim").items()}
+    except ValueError:
+        ap.error("--dim NAME=VALUE: VALUE must be an integer")
+    except Error as e:
+        ap.error(str(e))
+    if any(v < 1 for v in dims.values()):
+        ap.error("--dim values must be >= 1")
+    try:
+        shapes = parse_assignments(a.shape, "--shape")
+    except Error as e:
+        ap.error(str(e))
+
+    try:
+        import onnx
+        import onnx.shape_inference
+    except ImportError as e:
+        die("cannot import the onnx Python package (%s); install python3-onnx" % e)
+    if not os.path.isfile(a.model):
+        die("%s: no such file" % a.model if not os.path.exists(a.model) else "%s: not a regular file" % a.model)
+    if not os.access(a.model, os.R_OK):
+        die("%s: cannot read the file (permission denied)" % a.model)
+    try:
+        model = onnx.load(a.model, load_external_data=False)
+    except Exception as e:
+        die("%s: not a readable ONNX model (%s: %s)" % (a.model, type(e).__name__, str(e).strip() or "parse error"))
+    g = model.graph
+    if not g.node:
+        die("%s: not an ONNX model or its main graph has no nodes" % a.model)
+    try:
+        notes = substitute_dims(model, a.batch, dims, shapes)
+        strip_large_weights(model)
+        kinds, meta = plan_folding(g)
+        try:
+            info = infer_with_metadata(model, kinds, meta)
+        except Exception as e:
+            die("%s: shape inference failed: %s" % (a.model, str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__))
+        conv = Converter(g, kinds, meta, info, a.device)
+        nodes, edges = conv.run()
+    except Error as e:
+        die("%s: %s" % (a.model, e))
+
+    for w in conv.warnings[:MAX_WARNINGS]:
+        sys.stderr.write("%s: warning: %s\n" % (PROG, w))
+    if len(conv.warnings) > MAX_WARNINGS:
+        sys.stderr.write("%s: warning: ... and %d more warnings\n" % (PROG, len(conv.warnings) - MAX_WARNINGS))
+
+    opsets = []
+    for oi in model.opset_import:
+        if oi.domain in ("", "ai.onnx"):
+            opsets.insert(0, "opset %d" % oi.version)
+        else:
+            opsets.append("%s %d" % (oi.domain, oi.version))
+    producer = ("%s %s" % (model.producer_name, model.producer_version)).strip() or "unknown"
+    folded = ", ".join("%s %d" % (k, v) for k, v in sorted(conv.folded.items()))
+    name = a.name if a.name else os.path.splitext(os.path.basename(a.model))[0]
+    cmd = " ".join(shlex.quote(x) for x in [sys.executable or "/usr/bin/python3"] + argv)
+    source = ("onnx_graph.py from %s (producer %s, %s); roofline model of %s: %s; batch %d; onnx %s; "
+              "python %s; input dims set: %s; folded %d view/shape ops%s; command: %s" % (
+                  a.model, producer, ", ".join(opsets) or "no opset", a.device, roofline.DEVICES[a.device][0],
+                  a.batch, onnx.__version__, sys.version.split()[0], ", ".join(notes) if notes else "none",
+                  conv.nfolded, " (%s)" % folded if folded else "", cmd))
+    obj = {"format": "placeto-graph", "version": 1, "name": name, "source": source,
+           "nodes": nodes, "edges": edges}
+    try:
+        write_atomic(a.output, graph_text(obj))
+    except OSError as e:
+        die("%s: cannot write: %s" % (a.output, e.strerror or e))
+    total = sum(n["cost_us"] for n in nodes)
+    sys.stderr.write("%s: wrote %s: %d ops (%d ONNX nodes, %d folded), %d edges, total cost %.3f us on %s\n" % (
+        PROG, a.output, len(nodes), len(g.node), conv.nfolded, len(edges), total, a.device))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

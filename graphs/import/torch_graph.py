@@ -1,0 +1,366 @@
+#!/usr/bin/python3
+"""torch_graph.py: the whole training step of a PyTorch model as a placeto graph.
+
+usage: /usr/bin/python3 graphs/import/torch_graph.py --model NAME [options] -o OUT.json
+
+The model's training step (forward pass, loss, backward pass and the
+optimizer update) is captured with functorch's ahead-of-time autograd
+(aot_module): the forward and the backward are traced into two aten-level FX
+graphs, joined where the backward reads tensors the forward saved, and an
+SGD-with-momentum update is added for every parameter. Then:
+
+  * zero-cost view and bookkeeping ops (view, reshape, t, transpose, permute,
+    expand, squeeze, unsqueeze, slice, select, detach, alias, getitem) are
+    folded: their consumers read the producer of the underlying tensor;
+  * every tensor's size comes from its shape and dtype (FX shape propagation
+    on the real example inputs);
+  * every op's cost comes from the roofline model in roofline.py:
+        cost_us = launch + max(FLOPs / FLOP_rate, bytes_moved / byte_rate)
+    FLOPs for convolutions (2 x output elements x input channels per group x
+    kernel size; the backward counts grad-input and grad-weight separately),
+    matrix products (addmm, mm, bmm, baddbmm: 2 x m x k x n x batch) and
+    attention built from them; bytes moved (every tensor input and output
+    once) for the rest; a fixed launch overhead per op. The default device
+    model "k80" matches placeto's default cluster (one K80 die, as in the
+    Placeto paper); --device p100|v100 picks another;
+  * with --measure-cpu, each op is instead timed on this machine's CPU
+    (median of --repeats runs of the op alone on real tensors);
+  * parameters are "variable" ops (cost 0, output = the parameter), each with
+    a "<param>/momentum" buffer variable and a "<param>/update"
+    apply_momentum op (reads parameter, momentum and gradient; writes them in
+    place, 0-byte output). The variable, its momentum, its update and the op
+    that produces its gradient share the parameter's name as colocate key;
+    parameters whose gradients come out of one op share one key. Buffers
+    (BatchNorm statistics) are variables too; inputs are "input" ops.
+
+Op names: forward ops keep the FX names ("convolution_3"), backward ops get
+"grad/" in front, variables the parameter's name ("layer1.0.conv1.weight").
+
+The graph's "source" records the model, batch size, device model, the tool
+versions and the exact command. Output is deterministic: the same command
+gives a byte-identical file (written through a temporary file and rename).
+"""
+import argparse
+import json
+import operator
+import os
+import platform
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import roofline  # noqa: E402
+
+VIEW_OPS = {
+    "view", "_unsafe_view", "_reshape_alias", "reshape", "t", "transpose", "permute", "expand",
+    "squeeze", "unsqueeze", "slice", "select", "detach", "alias", "as_strided", "numpy_T",
+    "lift_fresh_copy", "view_as", "expand_as", "split", "split_with_sizes", "unbind", "chunk",
+}
+MATMUL_OPS = {"mm", "addmm", "bmm", "baddbmm", "matmul"}
+
+
+def die(msg):
+    sys.stderr.write("torch_graph.py: %s\n" % msg)
+    sys.exit(1)
+
+
+def aten_name(target):
+    s = str(target)
+    if s.startswith("aten."):
+        s = s[5:]
+    return s.split(".")[0]
+
+
+def metas(node):
+    """TensorMetadata of each output of an FX node (a list; None for non-tensors)."""
+    m = node.meta.get("tensor_meta")
+    if m is None:
+        return []
+    if hasattr(m, "shape"):
+        return [m]
+    return list(m)
+
+
+def meta_bytes(m):
+    if m is None or not hasattr(m, "shape"):
+        return 0
+    return roofline.tensor_bytes(list(m.shape), str(m.dtype))
+
+
+def shape_of(arg):
+    m = arg.meta.get("tensor_meta") if hasattr(arg, "meta") else None
+    return list(m.shape) if m is not None and hasattr(m, "shape") else None
+
+
+def flops_of(op, node):
+    """FLOPs of the compute-bound ops; 0 for the rest (they are memory-bound)."""
+    a = node.args
+    outs = metas(node)
+    if op == "convolution" and outs and outs[0] is not None:
+        w = shape_of(a[1])
+        return roofline.conv_flops(list(outs[0].shape), w[1], roofline.numel(w[2:]))
+    if op == "convolution_backward":
+        gout, w = shape_of(a[0]), shape_of(a[2])
+        mask = a[10] if len(a) > 10 else [True, True, True]
+        one = roofline.conv_flops(gout, w[1], roofline.numel(w[2:]))
+        return one * (int(bool(mask[0])) + int(bool(mask[1])))
+    if op in MATMUL_OPS:
+        if op == "addmm":
+            x, y = shape_of(a[1]), shape_of(a[2])
+        elif op == "baddbmm":
+            x, y = shape_of(a[1]), shape_of(a[2])
+        else:
+            x, y = shape_of(a[0]), shape_of(a[1])
+        if x is None or y is None:
+            return 0.0
+        batch = roofline.numel(x[:-2]) if len(x) > 2 else 1
+        return roofline.matmul_flops(x[-2] if len(x) > 1 else 1, x[-1], y[-1], batch)
+    return 0.0
+
+
+class Builder:
+    """Collects placeto nodes and edges; values are (op name, output index)."""
+
+    def __init__(self):
+        self.nodes = []
+        self.index = {}
+        self.edges = []
+
+    def node(self, name, op, cost, out_bytes, colocate=None):
+        base, k = name, 2
+        while name in self.index:
+            name = "%s~%d" % (base, k)
+            k += 1
+        nd = {"name": name, "op": op, "cost_us": cost, "output_bytes": out_bytes}
+        if colocate:
+            nd["colocate"] = colocate
+        self.index[name] = nd
+        self.nodes.append(nd)
+        return name
+
+    def edge(self, value, dst):
+        if value is not None:
+            self.edges.append({"src": value[0], "dst": dst, "output": value[1]})
+
+
+def tensor_args(node):
+    """The FX nodes among an FX node's arguments (nested lists included)."""
+    out = []
+
+    def walk(x):
+        if hasattr(x, "op") and hasattr(x, "meta"):
+            out.append(x)
+        elif isinstance(x, (list, tuple)):
+            for y in x:
+                walk(y)
+    walk(node.args)
+    walk(list(node.kwargs.values()))
+    return out
+
+
+def convert(b, gm, prefix, values, device, timings):
+    """Adds the call_function nodes of one FX graph; values maps FX node -> value."""
+    folded = set()
+    for n in gm.graph.nodes:
+        if n.op != "call_function":
+            continue
+        op = aten_name(n.target)
+        args = tensor_args(n)
+        if n.target is operator.getitem:
+            src = values.get(n.args[0])
+            if n.args[0] in folded or src is None:  # a piece of a view (split, chunk, unbind)
+                values[n] = src
+            else:  # output k of a multi-output op
+                values[n] = (src[0], src[1] + n.args[1])
+            folded.add(n)
+            continue
+        if op in VIEW_OPS:
+            values[n] = values.get(args[0]) if args else None
+            folded.add(n)
+            continue
+        outs = metas(n)
+        out_bytes = [meta_bytes(m) for m in outs] or [0]
+        moved = sum(out_bytes) + sum(meta_bytes(m) for a in args for m in metas(a)[:1])
+        if timings is not None:
+            cost = round(timings.get(n, 0.0), 3)
+        else:
+            cost = roofline.cost_us(device, flops_of(op, n), moved)
+        name = b.node(prefix + n.name, op, cost, out_bytes)
+        seen = set()
+        for a in args:
+            v = values.get(a)
+            if v is not None and v not in seen:
+                seen.add(v)
+                b.edge(v, name)
+        values[n] = (name, 0)
+
+
+def time_ops(gm, example, repeats):
+    """Median CPU time in microseconds of every call_function node, run alone."""
+    import torch.fx
+    timings = {}
+
+    class Timer(torch.fx.Interpreter):
+        def run_node(self, n):
+            if n.op != "call_function" or aten_name(n.target) in VIEW_OPS or aten_name(n.target) == "getitem":
+                return super().run_node(n)
+            samples = []
+            for _ in range(repeats):
+                t0 = time.perf_counter()
+                r = super().run_node(n)
+                samples.append((time.perf_counter() - t0) * 1e6)
+            timings[n] = statistics.median(samples)
+            return r
+    Timer(gm).run(*example)
+    return timings
+
+
+def capture(model, inputs):
+    """Forward and backward FX graphs of one training step of model(*inputs) -> loss."""
+    import torch
+    from functorch.compile import aot_module, make_boxed_func
+    from torch.fx.passes.shape_prop import ShapeProp
+    got = {}
+
+    def keep(key):
+        def compiler(gm, example):
+            ShapeProp(gm).propagate(*example)
+            got[key] = (gm, [e.detach().clone() if isinstance(e, torch.Tensor) else e for e in example])
+            return make_boxed_func(gm)
+        return compiler
+    stepped = aot_module(model, fw_compiler=keep("fw"), bw_compiler=keep("bw"))
+    loss = stepped(*inputs)
+    loss.backward()
+    return got["fw"], got["bw"]
+
+
+def build(model, inputs, input_names, device, measure_cpu, repeats):
+    import torch
+    torch.manual_seed(0)
+    (fg, fex), (bg, bex) = capture(model, inputs)
+    params = list(model.named_parameters())
+    buffers = list(model.named_buffers())
+    fph = [n for n in fg.graph.nodes if n.op == "placeholder"]
+    if len(fph) != len(params) + len(buffers) + len(inputs):
+        die("unexpected forward inputs: %d placeholders for %d parameters, %d buffers, %d inputs"
+            % (len(fph), len(params), len(buffers), len(inputs)))
+    b = Builder()
+    values = {}
+    primal_value = []
+    for k, ph in enumerate(fph):
+        if k < len(params):
+            name, kind = params[k][0], "variable"
+        elif k < len(params) + len(buffers):
+            name, kind = buffers[k - len(params)][0], "variable"
+        else:
+            name, kind = input_names[k - len(params) - len(buffers)], "input"
+        v = (b.node(name, kind, 0.0, [meta_bytes(m) for m in metas(ph)] or [0]), 0)
+        values[ph] = v
+        primal_value.append(v)
+    convert(b, fg, "", values, device, time_ops(fg, fex, repeats) if measure_cpu else None)
+    fout = [n for n in fg.graph.nodes if n.op == "output"][0].args[0]
+    bph = [n for n in bg.graph.nodes if n.op == "placeholder"]
+    tangents = [n for n in bph if n.name.startswith("tangents")]
+    saved = [n for n in bph if not n.name.startswith("tangents")]
+    n_user = len(fout) - len(saved)
+    bvalues = {}
+    for ph, src in zip(saved, fout[n_user:]):
+        bvalues[ph] = values.get(src) if hasattr(src, "op") else None
+    for k, t in enumerate(tangents):  # d loss / d loss = 1
+        loss_v = values.get(fout[k])
+        name = b.node("grad/ones_like_%d" % k, "ones_like", roofline.cost_us(device, 0, meta_bytes(metas(t)[0])),
+                      [meta_bytes(m) for m in metas(t)] or [0])
+        b.edge(loss_v, name)
+        bvalues[t] = (name, 0)
+    convert(b, bg, "grad/", bvalues, device, time_ops(bg, bex, repeats) if measure_cpu else None)
+    bout = [n for n in bg.graph.nodes if n.op == "output"][0].args[0]
+    # colocation: a parameter, its momentum, its update and its gradient's producer
+    key_of_op = {}
+    keys = {}
+    for k, (pname, p) in enumerate(params):
+        g = bout[k] if k < len(bout) else None
+        gv = bvalues.get(g) if g is not None else None
+        if gv is None:
+            continue
+        key = key_of_op.setdefault(gv[0], pname)
+        keys[pname] = key
+    by_name = b.index
+    for op_name, key in key_of_op.items():
+        by_name[op_name]["colocate"] = key
+    for k, (pname, p) in enumerate(params):
+        if pname not in keys:
+            continue
+        key = keys[pname]
+        g = bout[k]
+        nbytes = roofline.tensor_bytes(list(p.shape), str(p.dtype))
+        by_name[pname]["colocate"] = key
+        mom = b.node(pname + "/momentum", "variable", 0.0, [nbytes], colocate=key)
+        # momentum update reads and writes parameter, momentum and gradient
+        up = b.node(pname + "/update", "apply_momentum", roofline.cost_us(device, 3.0 * roofline.numel(p.shape),
+                    5 * nbytes), [0], colocate=key)
+        b.edge(primal_value[k], up)
+        b.edge((mom, 0), up)
+        b.edge(bvalues[g], up)
+    return b
+
+
+def describe_versions():
+    import torch
+    try:
+        import torchvision
+        tv = torchvision.__version__
+    except ImportError:
+        tv = "absent"
+    return "torch %s, torchvision %s, python %s" % (torch.__version__, tv, platform.python_version())
+
+
+def write(b, name, source, path):
+    doc = {"format": "placeto-graph", "version": 1, "name": name, "source": source,
+           "nodes": b.nodes, "edges": b.edges}
+    text = json.dumps(doc, indent=None, separators=(",", ":"), sort_keys=False)
+    text = text.replace('{"name"', '\n{"name"').replace('{"src"', '\n{"src"') + "\n"
+    if path == "-":
+        sys.stdout.write(text)
+        return
+    tmp = "%s.tmp.%d" % (path, os.getpid())
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def main():
+    import models
+    ap = argparse.ArgumentParser(
+        prog="torch_graph.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--model", required=True, help="one of: " + ", ".join(sorted(models.MODELS)))
+    ap.add_argument("--batch", type=int, default=None, help="batch size (default: the model's own)")
+    ap.add_argument("--seed", type=int, default=0, help="seed of generated architectures (ENAS cells, NMT variants)")
+    ap.add_argument("--device", default=roofline.DEFAULT_DEVICE, choices=sorted(roofline.DEVICES),
+                    help="device model of the roofline costs (default: k80)")
+    ap.add_argument("--measure-cpu", action="store_true", help="time every op on this machine's CPU instead")
+    ap.add_argument("--repeats", type=int, default=3, help="runs per op with --measure-cpu (median)")
+    ap.add_argument("--name", help="graph name (default: the model's)")
+    ap.add_argument("-o", "--output", required=True, help="output file, or - for stdout")
+    args = ap.parse_args()
+    if args.model not in models.MODELS:
+        die("unknown model %r; known: %s" % (args.model, ", ".join(sorted(models.MODELS))))
+    import torch
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(1)
+    spec = models.MODELS[args.model]
+    batch = args.batch or spec.batch
+    model, inputs, input_names, about = spec.make(batch, args.seed)
+    b = build(model, inputs, input_names, args.device, args.measure_cpu, args.repeats)
+    cost = ("measured on this CPU (%s, median of %d runs per op)" % (platform.processor() or platform.machine(),
+                                                                     args.repeats)
+            if args.measure_cpu else "roofline model of %s" % roofline.DEVICES[args.device][0])
+    cmd = "/usr/bin/python3 graphs/import/torch_graph.py " + " ".join(sys.argv[1:])
+    source = ("torch_graph.py: one training step (forward, loss, backward, SGD-momentum update) of %s, "
+              "batch %d, captured with functorch aot_module; costs: %s; %s; command: %s"
+              % (about, batch, cost, describe_versions(), cmd))
+    write(b, args.name or spec.name(batch, args.seed), source, args.output)
+
+
+if __name__ == "__main__":
+    main()
