@@ -23,8 +23,10 @@ SGD-with-momentum update is added for every parameter. Then:
     once) for the rest; a fixed launch overhead per op. The default device
     model "k80" matches placeto's default cluster (one K80 die, as in the
     Placeto paper); --device p100|v100 picks another;
-  * with --measure-cpu, each op is instead timed on this machine's CPU
-    (median of --repeats runs of the op alone on real tensors);
+  * with --measure-cpu, each traced op is instead timed on this machine's CPU
+    (median of --repeats runs of the op alone on real tensors); the ops this
+    script adds (the momentum updates and the loss gradient seed) keep their
+    roofline costs;
   * parameters are "variable" ops (cost 0, output = the parameter), each with
     a "<param>/momentum" buffer variable and a "<param>/update"
     apply_momentum op (reads parameter, momentum and gradient; writes them in
@@ -315,7 +317,15 @@ def describe_versions():
     return "torch %s, torchvision %s, python %s" % (torch.__version__, tv, platform.python_version())
 
 
+def drop_unused(b):
+    """Removes ops with no edge at all (buffers the step never reads, such as
+    BatchNorm's num_batches_tracked)."""
+    touched = {e["src"] for e in b.edges} | {e["dst"] for e in b.edges}
+    b.nodes = [n for n in b.nodes if n["name"] in touched]
+
+
 def write(b, name, source, path):
+    drop_unused(b)
     doc = {"format": "placeto-graph", "version": 1, "name": name, "source": source,
            "nodes": b.nodes, "edges": b.edges}
     text = json.dumps(doc, indent=None, separators=(",", ":"), sort_keys=False)
