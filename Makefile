@@ -18,7 +18,7 @@ CPPFLAGS := -D_POSIX_C_SOURCE=200809L -Icore -Ilayouts
 CFLAGS   ?=
 SAN      ?=
 ALL_CFLAGS = $(WARN) $(OPT) $(SAN) $(CFLAGS) $(CPPFLAGS) $(PKG_CFLAGS)
-LDLIBS   = $(PKG_LIBS) -lm -lpthread
+LDLIBS   = $(PKG_LIBS) -lmetis -lscotch -lscotcherr -lm -lpthread
 
 BUILD    ?= build
 CORE_SRC := $(wildcard core/*.c)

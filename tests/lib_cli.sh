@@ -1,4 +1,5 @@
-# Shared by the command-line test scripts (sourced; expects $tmp and $rc).
+# Shared by the command-line test scripts (sourced; expects $tmp, $prog,
+# $wrap and $py, and counts in $passed and $failed).
 
 # one line: newlines shown as \n, cut to 400 characters
 flat() { head -c 400 "$1" 2> /dev/null | tr -d '\r' | sed -e ':a' -e 'N' -e '$!ba' -e 's/\n/\\n/g'; }
@@ -13,4 +14,48 @@ crash_reason() {
         echo "crash or sanitizer report on stderr"; return 1
     fi
     return 0
+}
+
+# run ARGS...: runs the program; sets rc, cmd; stdout in $tmp/out, stderr in $tmp/err
+run() {
+    cmd="$prog $*"
+    # shellcheck disable=SC2086  # PLACETO_WRAP is a command line to split
+    timeout 20 $wrap "$prog" "$@" > "$tmp/out" 2> "$tmp/err" < /dev/null
+    rc=$?
+}
+
+pass() { passed=$((passed + 1)); }
+fail() { # name reason
+    echo "FAIL $1: $2; command: $cmd; rc=$rc; stdout: $(flat "$tmp/out"); stderr: $(flat "$tmp/err")"
+    failed=$((failed + 1))
+}
+
+# expect_rc NAME WANT: checks the last run's exit status (and sanity)
+expect_rc() {
+    local why
+    if ! why=$(crash_reason); then fail "$1" "$why"; return 1; fi
+    if [ "$rc" -ne "$2" ]; then fail "$1" "exit status $rc, expected $2"; return 1; fi
+    return 0
+}
+
+# pycheck NAME SCRIPT ARGS...: runs a Python check; its stderr is the reason
+pycheck() {
+    local name=$1 script=$2
+    shift 2
+    if "$py" -c "$script" "$@" > "$tmp/py" 2>&1; then
+        pass
+    else
+        fail "$name" "$(flat "$tmp/py")"
+    fi
+}
+
+# usage_error NAME ARGS...: exit status 2, a message on stderr starting "placeto: "
+usage_error() {
+    local name=$1
+    shift
+    run "$@"
+    expect_rc "$name" 2 || return
+    if [ "$(head -c 9 "$tmp/err")" != "placeto: " ]; then fail "$name" "stderr does not start with 'placeto: '"; return; fi
+    if [ -s "$tmp/out" ]; then fail "$name" "a usage error printed to stdout"; return; fi
+    pass
 }

@@ -8,7 +8,7 @@
 #include "cli.h"
 #include "sim.h"
 
-static const CliCmd *const commands[] = {&cmd_info, &cmd_simulate, &cmd_export};
+static const CliCmd *const commands[] = {&cmd_info, &cmd_simulate, &cmd_place, &cmd_compare, &cmd_export};
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 
 static void usage(FILE *f)

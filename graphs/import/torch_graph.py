@@ -357,7 +357,8 @@ def main():
         die("unknown model %r; known: %s" % (args.model, ", ".join(sorted(models.MODELS))))
     import torch
     torch.manual_seed(args.seed)
-    torch.set_num_threads(1)
+    # one thread keeps --measure-cpu timings clean; shapes do not depend on it
+    torch.set_num_threads(1 if args.measure_cpu else (os.cpu_count() or 1))
     spec = models.MODELS[args.model]
     batch = args.batch or spec.batch
     model, inputs, input_names, about = spec.make(batch, args.seed)

@@ -1,0 +1,52 @@
+/* place: placement methods (baselines) behind one interface, so that
+ * `placeto place`, `placeto compare` and the explorer call them alike.
+ *
+ * A method fills op_device[i] in [0, c->n_devices) for every op i of g. It
+ * may work on the groups of gr (every op of a group on the group's device)
+ * or on ops; it must keep every colocation class (ops with one colocate key,
+ * i.e. one group of gr from step 1) on one device, so the simplest correct
+ * choice is to place groups. Heuristics estimate runtimes with the
+ * simulator's cost and communication model (cluster_op_cost, bytes /
+ * bandwidth_bytes_per_us + transfer_overhead_us); the score reported for a
+ * placement is always the simulator's. Methods are deterministic for a given
+ * seed and never print. */
+#ifndef PLACETO_PLACE_H
+#define PLACETO_PLACE_H
+
+#include <stdint.h>
+
+#include "cluster.h"
+#include "graph.h"
+#include "group.h"
+#include "util.h"
+
+typedef struct PlaceCtx {
+    const Graph *g;
+    const Grouping *gr;
+    const Cluster *c;
+    uint64_t seed;
+} PlaceCtx;
+
+/* Returns 0 with op_device filled, or -1 with e set (e.g. a library failed). */
+typedef int (*PlaceFn)(const PlaceCtx *ctx, int *op_device, Err *e);
+
+typedef struct PlaceMethod {
+    const char *name;  /* as given to --method */
+    const char *help;  /* one line */
+    PlaceFn fn;
+} PlaceMethod;
+
+/* The table of every method, in the order `compare` lists them. */
+const PlaceMethod *place_methods(int *count);
+/* The method named name, or NULL. */
+const PlaceMethod *place_find(const char *name);
+
+/* Shared helpers for methods. */
+/* Expands a per-group device choice to ops. */
+void place_expand_groups(const PlaceCtx *ctx, const int *group_device, int *op_device);
+/* The fastest device (largest speed; the first on ties). */
+int place_fastest_device(const Cluster *c);
+/* Cost of group k on device d under the cluster's cost model. */
+double place_group_cost(const PlaceCtx *ctx, int k, int d);
+
+#endif

@@ -1,0 +1,471 @@
+/* place_list: list-scheduling and model-parallel heuristics on the group
+ * graph (every op of a group on the group's device, so colocation classes stay
+ * together):
+ *
+ *   heft    HEFT (Topcuoglu, Hariri, Wu 2002): upward ranks with mean costs
+ *           and mean communication, tasks taken by decreasing rank, each on
+ *           the device with the earliest finish time, insertion-based.
+ *   m-topo  Baechi's m-TOPO (Jeon et al. 2020): the topological order filled
+ *           into device 0 up to its share of the work, then device 1, ...,
+ *           skipping devices whose memory would overflow.
+ *   m-etf   Baechi's m-ETF: repeatedly the (ready group, device) pair with the
+ *           earliest start, skipping devices whose memory would overflow.
+ *   expert  the topological order cut into one contiguous stage per device of
+ *           about equal time (layer-wise model parallelism).
+ *
+ * Estimates follow the simulator's model: a group occupies device d for the
+ * sum over its ops of cluster_op_cost plus op_gap_us after each op of nonzero
+ * cost; an edge between groups on different devices costs bytes /
+ * bandwidth_bytes_per_us + transfer_overhead_us, on one device nothing. The
+ * memory estimate of a device is the sum of the output bytes of the groups
+ * placed there, an upper bound of the simulator's peak (spec/simulator.md,
+ * "Memory"), so a method that keeps it within memory_bytes never runs out of
+ * memory in the simulator. Deterministic; never prints. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "place_methods.h"
+
+/* ------------------------------------------------------------------ */
+/* Shared estimates                                                    */
+
+/* Time group k occupies device d: its ops' costs and the gap after each. */
+static double group_time(const PlaceCtx *ctx, int k, int d)
+{
+    const Grouping *gr = ctx->gr;
+    double s = 0;
+    for (int j = gr->member_off[k]; j < gr->member_off[k + 1]; j++) {
+        double c = cluster_op_cost(ctx->c, ctx->g, gr->members[j], d);
+        s += c + (c > 0 ? ctx->c->op_gap_us : 0);
+    }
+    return s;
+}
+
+/* times[k * D + d] for every group and device. */
+static double *group_times(const PlaceCtx *ctx)
+{
+    int n = ctx->gr->n_groups, nd = ctx->c->n_devices;
+    double *t = xmalloc(((size_t)n * (size_t)nd + 1) * sizeof *t);
+    for (int k = 0; k < n; k++)
+        for (int d = 0; d < nd; d++)
+            t[(size_t)k * (size_t)nd + (size_t)d] = group_time(ctx, k, d);
+    return t;
+}
+
+static double comm_time(const Cluster *c, int64_t bytes)
+{
+    return (double)bytes / c->bandwidth_bytes_per_us + c->transfer_overhead_us;
+}
+
+/* Per device total time of all groups; 0 when some device's total is 0. The
+ * common finish time of a perfect split: 1 / sum_d (1 / total_d). */
+static double balanced_time(const double *times, int n, int nd)
+{
+    double inv = 0;
+    for (int d = 0; d < nd; d++) {
+        double tot = 0;
+        for (int k = 0; k < n; k++)
+            tot += times[(size_t)k * (size_t)nd + (size_t)d];
+        if (!(tot > 0))
+            return 0;
+        inv += 1 / tot;
+    }
+    return inv > 0 ? 1 / inv : 0;
+}
+
+/* Device with the most free memory (first on ties). */
+static int most_free_device(const Cluster *c, const int64_t *mem)
+{
+    int best = 0;
+    for (int d = 1; d < c->n_devices; d++)
+        if (c->devices[d].memory_bytes - mem[d] > c->devices[best].memory_bytes - mem[best])
+            best = d;
+    return best;
+}
+
+static int fits(const Cluster *c, const int64_t *mem, int d, int64_t bytes)
+{
+    return mem[d] + bytes <= c->devices[d].memory_bytes;
+}
+
+/* ------------------------------------------------------------------ */
+/* HEFT                                                                */
+
+typedef struct Slot {
+    double s, f;
+} Slot;
+
+/* Decreasing rank; ranks within a relative 1e-9 tie and go to the lower
+ * index, so that rounding noise in the ranks does not decide the order. */
+static int rank_before(const double *rank, int a, int b)
+{
+    double ra = rank[a], rb = rank[b];
+    double tol = 1e-9 * fmax(fabs(ra), fabs(rb));
+    if (ra - rb > tol)
+        return 1;
+    if (rb - ra > tol)
+        return 0;
+    return a < b;
+}
+
+double place_heft_schedule(int n, int n_procs, const double *cost, int n_edges, const int *src,
+                           const int *dst, const double *comm, double *rank, int *proc,
+                           double *start, double *finish)
+{
+    size_t N = (size_t)n + 1;
+    int *soff = xcalloc(N + 1, sizeof *soff), *poff = xcalloc(N + 1, sizeof *poff);
+    int *sedge = xmalloc(((size_t)n_edges + 1) * sizeof *sedge);
+    int *pedge = xmalloc(((size_t)n_edges + 1) * sizeof *pedge);
+    for (int j = 0; j < n_edges; j++) {
+        soff[src[j] + 1]++;
+        poff[dst[j] + 1]++;
+    }
+    for (int t = 0; t < n; t++) {
+        soff[t + 1] += soff[t];
+        poff[t + 1] += poff[t];
+    }
+    int *sfill = xmalloc(N * sizeof *sfill), *pfill = xmalloc(N * sizeof *pfill);
+    memcpy(sfill, soff, N * sizeof *sfill);
+    memcpy(pfill, poff, N * sizeof *pfill);
+    for (int j = 0; j < n_edges; j++) {
+        sedge[sfill[src[j]]++] = j;
+        pedge[pfill[dst[j]]++] = j;
+    }
+
+    /* upward ranks, from the sinks back (tasks are topologically numbered) */
+    double *rk = rank ? rank : xmalloc(N * sizeof *rk);
+    for (int t = n - 1; t >= 0; t--) {
+        double mean = 0;
+        for (int p = 0; p < n_procs; p++)
+            mean += cost[(size_t)t * (size_t)n_procs + (size_t)p];
+        mean /= n_procs;
+        double m = 0;
+        for (int j = soff[t]; j < soff[t + 1]; j++) {
+            int e = sedge[j];
+            double v = comm[e] + rk[dst[e]];
+            if (v > m)
+                m = v;
+        }
+        rk[t] = mean + m;
+    }
+
+    /* scheduling: the ready task of highest rank, on the processor of
+     * earliest finish time, in the earliest idle slot that holds it */
+    int *pr = proc ? proc : xmalloc(N * sizeof *pr);
+    double *st = start ? start : xmalloc(N * sizeof *st);
+    double *fi = finish ? finish : xmalloc(N * sizeof *fi);
+    int *waiting = xmalloc(N * sizeof *waiting), *ready = xmalloc(N * sizeof *ready);
+    int n_ready = 0;
+    for (int t = 0; t < n; t++) {
+        waiting[t] = poff[t + 1] - poff[t];
+        if (!waiting[t])
+            ready[n_ready++] = t;
+    }
+    Slot **slots = xcalloc((size_t)n_procs, sizeof *slots);
+    int *n_slots = xcalloc((size_t)n_procs, sizeof *n_slots);
+    double makespan = 0;
+    for (int done = 0; done < n && n_ready > 0; done++) {
+        int bi = 0;
+        for (int i = 1; i < n_ready; i++)
+            if (rank_before(rk, ready[i], ready[bi]))
+                bi = i;
+        int t = ready[bi];
+        ready[bi] = ready[--n_ready];
+
+        int best_p = 0, best_pos = 0;
+        double best_s = 0, best_f = 0;
+        for (int p = 0; p < n_procs; p++) {
+            double dr = 0;
+            for (int j = poff[t]; j < poff[t + 1]; j++) {
+                int e = pedge[j], q = src[e];
+                double v = fi[q] + (pr[q] != p ? comm[e] : 0);
+                if (v > dr)
+                    dr = v;
+            }
+            double w = cost[(size_t)t * (size_t)n_procs + (size_t)p];
+            const Slot *sl = slots[p];
+            int cnt = n_slots[p], pos = cnt;
+            double s = dr;
+            for (int j = 0; j < cnt; j++) {
+                double s0 = j ? fmax(dr, sl[j - 1].f) : dr;
+                if (s0 + w <= sl[j].s) {
+                    s = s0;
+                    pos = j;
+                    break;
+                }
+            }
+            if (pos == cnt && cnt > 0)
+                s = fmax(dr, sl[cnt - 1].f);
+            double f = s + w;
+            if (p == 0 || f < best_f) {
+                best_p = p;
+                best_pos = pos;
+                best_s = s;
+                best_f = f;
+            }
+        }
+        int p = best_p;
+        slots[p] = xrealloc(slots[p], (size_t)(n_slots[p] + 1) * sizeof *slots[p]);
+        memmove(slots[p] + best_pos + 1, slots[p] + best_pos,
+                (size_t)(n_slots[p] - best_pos) * sizeof *slots[p]);
+        slots[p][best_pos] = (Slot){best_s, best_f};
+        n_slots[p]++;
+        pr[t] = p;
+        st[t] = best_s;
+        fi[t] = best_f;
+        if (best_f > makespan)
+            makespan = best_f;
+        for (int j = soff[t]; j < soff[t + 1]; j++) {
+            int c = dst[sedge[j]];
+            if (--waiting[c] == 0)
+                ready[n_ready++] = c;
+        }
+    }
+
+    for (int p = 0; p < n_procs; p++)
+        free(slots[p]);
+    free(slots);
+    free(n_slots);
+    free(waiting);
+    free(ready);
+    if (!rank)
+        free(rk);
+    if (!proc)
+        free(pr);
+    if (!start)
+        free(st);
+    if (!finish)
+        free(fi);
+    free(soff);
+    free(poff);
+    free(sedge);
+    free(pedge);
+    free(sfill);
+    free(pfill);
+    return makespan;
+}
+
+int place_heft(const PlaceCtx *ctx, int *op_device, Err *e)
+{
+    (void)e;
+    const Grouping *gr = ctx->gr;
+    int n = gr->n_groups, m = gr->n_edges;
+    double *times = group_times(ctx);
+    int *src = xmalloc(((size_t)m + 1) * sizeof *src), *dst = xmalloc(((size_t)m + 1) * sizeof *dst);
+    double *comm = xmalloc(((size_t)m + 1) * sizeof *comm);
+    int j = 0;
+    for (int k = 0; k < n; k++)
+        for (int i = gr->succ_off[k]; i < gr->succ_off[k + 1]; i++, j++) {
+            src[j] = k;
+            dst[j] = gr->succ[i];
+            comm[j] = comm_time(ctx->c, gr->succ_bytes[i]);
+        }
+    int *gd = xmalloc(((size_t)n + 1) * sizeof *gd);
+    place_heft_schedule(n, ctx->c->n_devices, times, j, src, dst, comm, NULL, gd, NULL, NULL);
+    place_expand_groups(ctx, gd, op_device);
+    free(gd);
+    free(times);
+    free(src);
+    free(dst);
+    free(comm);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* m-TOPO                                                              */
+
+int place_m_topo(const PlaceCtx *ctx, int *op_device, Err *e)
+{
+    (void)e;
+    const Grouping *gr = ctx->gr;
+    const Cluster *c = ctx->c;
+    int n = gr->n_groups, nd = c->n_devices;
+    double *times = group_times(ctx);
+    double target = balanced_time(times, n, nd);
+    double *load = xcalloc((size_t)nd, sizeof *load);
+    int64_t *mem = xcalloc((size_t)nd, sizeof *mem);
+    int *gd = xmalloc(((size_t)n + 1) * sizeof *gd);
+    int cur = 0;
+    for (int k = 0; k < n; k++) { /* group ids are a topological order */
+        /* move on once the device holds its share (counting half of k) */
+        while (cur < nd - 1 && load[cur] > 0 &&
+               load[cur] + times[(size_t)k * (size_t)nd + (size_t)cur] / 2 > target)
+            cur++;
+        int d = -1;
+        for (int dd = cur; dd < nd && d < 0; dd++)
+            if (fits(c, mem, dd, gr->bytes[k]))
+                d = dd;
+        if (d >= 0)
+            cur = d;
+        else
+            d = most_free_device(c, mem);
+        gd[k] = d;
+        load[d] += times[(size_t)k * (size_t)nd + (size_t)d];
+        mem[d] += gr->bytes[k];
+    }
+    place_expand_groups(ctx, gd, op_device);
+    free(gd);
+    free(mem);
+    free(load);
+    free(times);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* m-ETF                                                               */
+
+int place_m_etf(const PlaceCtx *ctx, int *op_device, Err *e)
+{
+    (void)e;
+    const Grouping *gr = ctx->gr;
+    const Cluster *c = ctx->c;
+    int n = gr->n_groups, nd = c->n_devices;
+    size_t N = (size_t)n + 1, D = (size_t)nd;
+    double *times = group_times(ctx);
+    /* communication time of each predecessor edge, in pred[] order */
+    double *pcomm = xmalloc(((size_t)gr->n_edges + 1) * sizeof *pcomm);
+    for (int k = 0; k < n; k++)
+        for (int j = gr->pred_off[k]; j < gr->pred_off[k + 1]; j++) {
+            int q = gr->pred[j], lo = gr->succ_off[q], hi = gr->succ_off[q + 1] - 1;
+            int64_t bytes = 0;
+            while (lo <= hi) { /* succ lists are sorted */
+                int mid = lo + (hi - lo) / 2;
+                if (gr->succ[mid] == k) {
+                    bytes = gr->succ_bytes[mid];
+                    break;
+                }
+                if (gr->succ[mid] < k)
+                    lo = mid + 1;
+                else
+                    hi = mid - 1;
+            }
+            pcomm[j] = comm_time(c, bytes);
+        }
+    double *fin = xmalloc(N * sizeof *fin), *data_ready = xmalloc(N * D * sizeof *data_ready);
+    double *dev_free = xcalloc(D, sizeof *dev_free);
+    int64_t *mem = xcalloc(D, sizeof *mem);
+    int *gd = xmalloc(N * sizeof *gd), *waiting = xmalloc(N * sizeof *waiting);
+    int *ready = xmalloc(N * sizeof *ready), n_ready = 0;
+    for (int k = 0; k < n; k++) {
+        waiting[k] = gr->pred_off[k + 1] - gr->pred_off[k];
+        if (!waiting[k]) {
+            ready[n_ready++] = k;
+            for (size_t d = 0; d < D; d++)
+                data_ready[(size_t)k * D + d] = 0;
+        }
+    }
+    while (n_ready > 0) {
+        int bi = -1, bd = -1;
+        double bs = 0;
+        for (int i = 0; i < n_ready; i++) {
+            int k = ready[i];
+            int any = 0;
+            for (int d = 0; d < nd; d++)
+                any |= fits(c, mem, d, gr->bytes[k]);
+            int fallback = any ? -1 : most_free_device(c, mem);
+            for (int d = 0; d < nd; d++) {
+                if (any ? !fits(c, mem, d, gr->bytes[k]) : d != fallback)
+                    continue;
+                double s = fmax(dev_free[d], data_ready[(size_t)k * D + (size_t)d]);
+                if (bi < 0 || s < bs || (s == bs && (k < ready[bi] || (k == ready[bi] && d < bd)))) {
+                    bi = i;
+                    bd = d;
+                    bs = s;
+                }
+            }
+        }
+        int k = ready[bi], d = bd;
+        ready[bi] = ready[--n_ready];
+        gd[k] = d;
+        fin[k] = bs + times[(size_t)k * D + (size_t)d];
+        dev_free[d] = fin[k];
+        mem[d] += gr->bytes[k];
+        for (int j = gr->succ_off[k]; j < gr->succ_off[k + 1]; j++) {
+            int s = gr->succ[j];
+            if (--waiting[s])
+                continue;
+            for (int dd = 0; dd < nd; dd++) {
+                double r = 0;
+                for (int i = gr->pred_off[s]; i < gr->pred_off[s + 1]; i++) {
+                    int q = gr->pred[i];
+                    double v = fin[q] + (gd[q] != dd ? pcomm[i] : 0);
+                    if (v > r)
+                        r = v;
+                }
+                data_ready[(size_t)s * D + (size_t)dd] = r;
+            }
+            ready[n_ready++] = s;
+        }
+    }
+    place_expand_groups(ctx, gd, op_device);
+    free(times);
+    free(pcomm);
+    free(fin);
+    free(data_ready);
+    free(dev_free);
+    free(mem);
+    free(gd);
+    free(waiting);
+    free(ready);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* expert                                                              */
+
+/* Stage boundaries: device d gets a share of the work proportional to
+ * 1 / (its time for all groups), so that the stages take about equal time;
+ * a group goes to the stage that holds the midpoint of its work. */
+int place_expert(const PlaceCtx *ctx, int *op_device, Err *e)
+{
+    (void)e;
+    const Grouping *gr = ctx->gr;
+    int n = gr->n_groups, nd = ctx->c->n_devices;
+    size_t D = (size_t)nd;
+    double *times = group_times(ctx);
+    double *w = xmalloc(((size_t)n + 1) * sizeof *w), *cum = xmalloc(D * sizeof *cum);
+    double total = 0;
+    for (int k = 0; k < n; k++) {
+        double s = 0;
+        for (size_t d = 0; d < D; d++)
+            s += times[(size_t)k * D + d];
+        w[k] = s / nd;
+        total += w[k];
+    }
+    double share_sum = 0;
+    int equal = 0;
+    for (size_t d = 0; d < D; d++) {
+        double tot = 0;
+        for (int k = 0; k < n; k++)
+            tot += times[(size_t)k * D + d];
+        if (!(tot > 0))
+            equal = 1;
+        cum[d] = tot > 0 ? 1 / tot : 0;
+    }
+    for (size_t d = 0; d < D; d++) {
+        if (equal)
+            cum[d] = 1;
+        share_sum += cum[d];
+        cum[d] = share_sum;
+    }
+    for (size_t d = 0; d < D; d++)
+        cum[d] /= share_sum;
+    cum[D - 1] = 1;
+    int *gd = xmalloc(((size_t)n + 1) * sizeof *gd);
+    double prefix = 0;
+    int d = 0;
+    for (int k = 0; k < n; k++) { /* group ids are a topological order */
+        double mid = total > 0 ? (prefix + w[k] / 2) / total : (k + 0.5) / n;
+        while (d < nd - 1 && mid > cum[d])
+            d++;
+        gd[k] = d;
+        prefix += w[k];
+    }
+    place_expand_groups(ctx, gd, op_device);
+    free(gd);
+    free(w);
+    free(cum);
+    free(times);
+    return 0;
+}

@@ -1,0 +1,42 @@
+/* place_methods: the methods defined outside place.c, as entries of the
+ * method table (internal to core/). Each file that defines methods adds its
+ * functions and its table entries here. */
+#ifndef PLACETO_PLACE_METHODS_H
+#define PLACETO_PLACE_METHODS_H
+
+#include "place.h"
+
+/* place_list.c: list scheduling and model-parallel heuristics. */
+int place_heft(const PlaceCtx *ctx, int *op_device, Err *e);
+int place_m_topo(const PlaceCtx *ctx, int *op_device, Err *e);
+int place_m_etf(const PlaceCtx *ctx, int *op_device, Err *e);
+int place_expert(const PlaceCtx *ctx, int *op_device, Err *e);
+/* The HEFT core on an explicit task graph: tasks 0..n-1 numbered in a
+ * topological order (every edge src[j] < dst[j]); cost[t * n_procs + p] is
+ * task t's time on processor p; edge j costs comm[j] when its ends sit on
+ * different processors (0 on one processor), and comm[j] is also its mean
+ * communication cost in the upward rank. Fills any of rank (upward ranks),
+ * proc, start, finish that are not NULL and returns the makespan. */
+double place_heft_schedule(int n, int n_procs, const double *cost, int n_edges, const int *src,
+                           const int *dst, const double *comm, double *rank, int *proc,
+                           double *start, double *finish);
+#define PLACE_LIST_METHODS                                                                   \
+    {"heft", "HEFT list scheduling: upward rank, insertion-based earliest finish time",     \
+     place_heft},                                                                            \
+    {"m-topo", "Baechi m-TOPO: topological fill of each device to 1/n of the work, memory-aware", \
+     place_m_topo},                                                                          \
+    {"m-etf", "Baechi m-ETF: earliest (group, device) start first, memory-aware", place_m_etf}, \
+    {"expert", "contiguous stages of the topological order, about equal cost per device",   \
+     place_expert},
+
+/* place_part.c: graph partitioners (METIS, Scotch) on the undirected group
+ * graph: vertex weight = group cost, edge weight = bytes between groups. */
+int place_metis(const PlaceCtx *ctx, int *op_device, Err *e);
+int place_scotch(const PlaceCtx *ctx, int *op_device, Err *e);
+#define PLACE_PART_METHODS                                                                  \
+    {"metis", "METIS k-way partition of the group graph (cost, bytes; memory when tight)",   \
+     place_metis},                                                                          \
+    {"scotch", "Scotch mapping of the group graph onto a complete, speed-weighted cluster",  \
+     place_scotch},
+
+#endif
