@@ -49,3 +49,8 @@ PY
 else
   echo "simulate  (Python oracle not found beside the checkout: no ratio)"
 fi
+
+# Every placement method on every bundled graph (tests/results/compare.*).
+echo
+echo "== placeto compare on every bundled graph, 2/4/8 devices"
+"$py" tests/bench_compare.py "$prog"

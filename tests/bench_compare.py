@@ -1,0 +1,63 @@
+#!/usr/bin/python3
+"""make bench, part 2: `placeto compare --json` on every bundled graph for 2, 4
+and 8 default devices. Writes tests/results/compare.json (every row) and
+tests/results/compare.md (the markdown table in the README).
+
+  /usr/bin/python3 tests/bench_compare.py [./placeto]
+"""
+import glob
+import json
+import os
+import subprocess
+import sys
+
+PROG = sys.argv[1] if len(sys.argv) > 1 else "./placeto"
+OUT = "tests/results"
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    graphs = sorted(glob.glob("graphs/*.json"))
+    runs = []
+    for g in graphs:
+        for n in (2, 4, 8):
+            r = subprocess.run([PROG, "compare", g, "--devices", str(n), "--json"], check=True,
+                               capture_output=True, text=True)
+            d = json.loads(r.stdout)
+            d["file"] = g
+            runs.append(d)
+    tmp = os.path.join(OUT, "compare.json.tmp")
+    with open(tmp, "w") as f:
+        json.dump(runs, f, indent=1)
+        f.write("\n")
+    os.replace(tmp, os.path.join(OUT, "compare.json"))
+    methods = [m["method"] for m in sorted(runs[0]["methods"], key=lambda m: m["method"])]
+    lines = ["Runtime of each method as a multiple of the lower bound (lower is better; "
+             "**bold** = best; OOM = some device over its memory).",
+             "",
+             "| graph | devices | lower bound (ms) | " + " | ".join(methods) + " |",
+             "|---|---|---|" + "---|" * len(methods)]
+    for d in runs:
+        by = {m["method"]: m for m in d["methods"]}
+        best = min(m["runtime_us"] for m in d["methods"])
+        cells = []
+        for name in methods:
+            m = by[name]
+            s = "%.2f" % (m["runtime_us"] / d["lower_bound_us"])
+            if m["runtime_us"] == best:
+                s = "**%s**" % s
+            if m["oom"]:
+                s += " OOM"
+            cells.append(s)
+        lines.append("| %s | %d | %.1f | %s |" % (d["graph"], d["devices"], d["lower_bound_us"] / 1000.0,
+                                                 " | ".join(cells)))
+    tmp = os.path.join(OUT, "compare.md.tmp")
+    with open(tmp, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    os.replace(tmp, os.path.join(OUT, "compare.md"))
+    print("\n".join(lines))
+    print("\nwrote %s/compare.json and %s/compare.md" % (OUT, OUT))
+
+
+if __name__ == "__main__":
+    main()
