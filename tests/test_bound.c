@@ -6,6 +6,7 @@
 #include "gen.h"
 #include "sim.h"
 #include "test.h"
+#include "testutil.h"
 
 static Graph *chain(int n, double cost)
 {
@@ -74,28 +75,6 @@ TEST(bound_uses_the_fastest_device)
     graph_free(g);
 }
 
-/* Enumerates every placement of g on c and returns the best makespan. */
-static double brute_force(const Graph *g, const Cluster *c)
-{
-    int n = g->n_nodes, d = c->n_devices;
-    int *dev = xcalloc((size_t)n, sizeof *dev);
-    Sim *s = sim_new(g, c);
-    double best = -1;
-    for (;;) {
-        double m = sim_makespan(s, dev);
-        if (best < 0 || m < best)
-            best = m;
-        int k = 0;
-        while (k < n && ++dev[k] == d)
-            dev[k++] = 0;
-        if (k == n)
-            break;
-    }
-    sim_free(s);
-    free(dev);
-    return best;
-}
-
 TEST(bound_no_placement_beats_it_brute_force)
 {
     int cases = 0;
@@ -111,7 +90,7 @@ TEST(bound_no_placement_beats_it_brute_force)
             free(c->devices[0].kind);
             c->devices[0].kind = xstrdup("cpu");
         }
-        double lb = bound_lower(g, c), best = brute_force(g, c);
+        double lb = bound_lower(g, c), best = test_brute_force(g, c);
         CHECK_MSG(best >= lb, "seed %llu: best placement %.17g beats the bound %.17g",
                   (unsigned long long)seed, best, lb);
         /* the bound is not vacuous: within a few times the optimum */

@@ -10,6 +10,7 @@
 #include "place_methods.h"
 #include "sim.h"
 #include "test.h"
+#include "testutil.h"
 
 static const char *const LIST_METHODS[] = {"heft", "m-topo", "m-etf", "expert"};
 #define N_LIST_METHODS ((int)(sizeof LIST_METHODS / sizeof LIST_METHODS[0]))
@@ -166,28 +167,6 @@ TEST(place_expert_contiguous_stages)
     graph_free(g);
 }
 
-/* Best makespan over every placement of g on c. */
-static double brute_force(const Graph *g, const Cluster *c)
-{
-    int n = g->n_nodes, d = c->n_devices;
-    int *dev = xcalloc((size_t)n, sizeof *dev);
-    Sim *s = sim_new(g, c);
-    double best = -1;
-    for (;;) {
-        double m = sim_makespan(s, dev);
-        if (best < 0 || m < best)
-            best = m;
-        int k = 0;
-        while (k < n && ++dev[k] == d)
-            dev[k++] = 0;
-        if (k == n)
-            break;
-    }
-    sim_free(s);
-    free(dev);
-    return best;
-}
-
 TEST(place_list_brute_force_tiny)
 {
     int cases = 0;
@@ -201,7 +180,7 @@ TEST(place_list_brute_force_tiny)
         Err e;
         Grouping *gr = group_build(g, 0, &e);
         CHECK(gr != NULL);
-        double best = brute_force(g, c);
+        double best = test_brute_force(g, c);
         Sim *s = sim_new(g, c);
         int *dev = xmalloc((size_t)n * sizeof *dev);
         for (int k = 0; k < N_LIST_METHODS; k++) {
