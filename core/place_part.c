@@ -222,22 +222,13 @@ static int fold_seed(uint64_t seed)
 
 /* ---------------------------------------------------------------- METIS */
 
-int place_metis(const PlaceCtx *ctx, int *op_device, Err *e)
+static int partition_metis(const PlaceCtx *ctx, const PartGraph *pgp, const double *rate, int differ,
+                           int *gd, Err *e)
 {
     const Grouping *gr = ctx->gr;
     const Cluster *c = ctx->c;
-    int n = gr->n_groups, nd = c->n_devices;
-    if (n == 0)
-        return 0;
-    double *rate = xmalloc((size_t)nd * sizeof *rate);
-    int differ = device_rates(ctx, rate);
-    int *gd = xmalloc((size_t)n * sizeof *gd);
-    int rc = 0;
-    if (place_trivial(ctx, rate, gd))
-        goto done;
-
-    PartGraph pg;
-    part_graph_build(gr, &pg);
+    int n = gr->n_groups, nd = c->n_devices, rc = 0;
+    PartGraph pg = *pgp;
 
     /* memory as a second constraint when some device cannot hold it all */
     int64_t total_bytes = 0;
@@ -338,33 +329,18 @@ int place_metis(const PlaceCtx *ctx, int *op_device, Err *e)
     free(adjncy);
     free(xadj);
     free(bw);
-    part_graph_free(&pg);
-done:
-    if (rc == 0)
-        place_expand_groups(ctx, gd, op_device);
-    free(gd);
-    free(rate);
     return rc;
 }
 
 /* --------------------------------------------------------------- Scotch */
 
-int place_scotch(const PlaceCtx *ctx, int *op_device, Err *e)
+static int partition_scotch(const PlaceCtx *ctx, const PartGraph *pgp, const double *rate, int differ,
+                            int *gd, Err *e)
 {
     const Grouping *gr = ctx->gr;
     const Cluster *c = ctx->c;
-    int n = gr->n_groups, nd = c->n_devices;
-    if (n == 0)
-        return 0;
-    double *rate = xmalloc((size_t)nd * sizeof *rate);
-    int differ = device_rates(ctx, rate);
-    int *gd = xmalloc((size_t)n * sizeof *gd);
-    int rc = 0;
-    if (place_trivial(ctx, rate, gd))
-        goto done;
-
-    PartGraph pg;
-    part_graph_build(gr, &pg);
+    int n = gr->n_groups, nd = c->n_devices, rc = 0;
+    PartGraph pg = *pgp;
     double vs = weight_scale(gr->cost_us, n), es = weight_scale(pg.ewt, pg.n_adj);
     SCOTCH_Num *verttab = xmalloc((size_t)(n + 1) * sizeof *verttab);
     SCOTCH_Num *velotab = xmalloc((size_t)n * sizeof *velotab);
@@ -484,11 +460,40 @@ scotch_done:
     free(edgetab);
     free(velotab);
     free(verttab);
-    part_graph_free(&pg);
-done:
+    return rc;
+}
+
+/* The common frame of both partitioners: the trivial cases without a
+ * library, the undirected group graph, the library call, then groups to ops. */
+static int place_partitioned(const PlaceCtx *ctx, int *op_device, Err *e,
+                             int (*partition)(const PlaceCtx *, const PartGraph *, const double *, int, int *,
+                                              Err *))
+{
+    int n = ctx->gr->n_groups, nd = ctx->c->n_devices, rc = 0;
+    if (n == 0)
+        return 0;
+    double *rate = xmalloc((size_t)nd * sizeof *rate);
+    int differ = device_rates(ctx, rate);
+    int *gd = xmalloc((size_t)n * sizeof *gd);
+    if (!place_trivial(ctx, rate, gd)) {
+        PartGraph pg;
+        part_graph_build(ctx->gr, &pg);
+        rc = partition(ctx, &pg, rate, differ, gd, e);
+        part_graph_free(&pg);
+    }
     if (rc == 0)
         place_expand_groups(ctx, gd, op_device);
     free(gd);
     free(rate);
     return rc;
+}
+
+int place_metis(const PlaceCtx *ctx, int *op_device, Err *e)
+{
+    return place_partitioned(ctx, op_device, e, partition_metis);
+}
+
+int place_scotch(const PlaceCtx *ctx, int *op_device, Err *e)
+{
+    return place_partitioned(ctx, op_device, e, partition_scotch);
 }
