@@ -280,7 +280,7 @@ def torchvision_spec(fn, size, batch, label, **kw):
 
 def nmt_make(b, seed):
     torch.manual_seed(seed)
-    vocab, hidden, layers, steps = 32000, 1024, 2, 30
+    vocab, hidden, layers, steps = 64000, 1024, 2, 30
     m = Seq2Seq(vocab, hidden, layers, layers, steps)
     inputs, names = seq2seq_inputs(b, steps, vocab)
     return m, inputs, names, ("GNMT-style NMT: vocabulary %d, hidden %d, %d-layer LSTM encoder (first layer "
@@ -337,7 +337,7 @@ MODELS = {
                                   init_weights=False),
     "vgg16": torchvision_spec("vgg16", 224, 64, "Simonyan and Zisserman 2015"),
     "mobilenet_v2": torchvision_spec("mobilenet_v2", 224, 64, "Sandler et al. 2018"),
-    "nmt": Spec(640, nmt_make, "nmt"),
+    "nmt": Spec(128, nmt_make, "nmt"),
     "nasnet": Spec(64, nasnet_make, "nasnet"),
     "enas_cifar10": Spec(32, enas_cifar_make, lambda b, s: "enas_cifar10_%02d" % s),
     "enas_ptb": Spec(32, enas_ptb_make, lambda b, s: "enas_ptb_%02d" % s),
