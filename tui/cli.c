@@ -112,6 +112,23 @@ int cli_parse(const CliCmd *cmd, int argc, char **argv, CliArgs *a)
     return 0;
 }
 
+int cli_parse_graph(const CliCmd *cmd, int argc, char **argv, CliArgs *a, void (*extra_help)(FILE *), int *stop)
+{
+    *stop = 1;
+    int rc = cli_parse(cmd, argc, argv, a);
+    if (rc == 1) {
+        if (extra_help)
+            extra_help(stdout);
+        return EXIT_OK;
+    }
+    if (rc)
+        return rc;
+    if (a->n_pos != 1)
+        return cli_usage_error(cmd, a->n_pos ? "expected one GRAPH" : "missing GRAPH");
+    *stop = 0;
+    return EXIT_OK;
+}
+
 const char *cli_get(const CliCmd *cmd, const CliArgs *a, const char *name)
 {
     for (int j = 0; cmd->opts[j].name; j++)

@@ -40,6 +40,10 @@ typedef struct CliArgs {
 /* Parses argv[1..] (argv[0] is the command name). Prints help and returns 1 for
  * --help; returns 2 (after an error message) on a usage error; 0 otherwise. */
 int cli_parse(const CliCmd *cmd, int argc, char **argv, CliArgs *a);
+/* cli_parse for the commands that take exactly one GRAPH. Returns 0 to go
+ * on; otherwise returns the exit status (EXIT_OK after --help, whose text
+ * extra_help may extend, EXIT_USAGE after a usage error) with *stop set. */
+int cli_parse_graph(const CliCmd *cmd, int argc, char **argv, CliArgs *a, void (*extra_help)(FILE *), int *stop);
 const char *cli_get(const CliCmd *cmd, const CliArgs *a, const char *name);
 void cli_help(const CliCmd *cmd, FILE *f);
 int cli_usage_error(const CliCmd *cmd, const char *fmt, ...)

@@ -97,11 +97,9 @@ static void print_text(const Graph *g, const Grouping *gr, double cp, const int 
 static int run_info(int argc, char **argv)
 {
     CliArgs a;
-    int rc = cli_parse(&cmd_info, argc, argv, &a);
-    if (rc)
-        return rc == 1 ? EXIT_OK : rc;
-    if (a.n_pos != 1)
-        return cli_usage_error(&cmd_info, a.n_pos ? "expected one GRAPH" : "missing GRAPH");
+    int stop, rc = cli_parse_graph(&cmd_info, argc, argv, &a, NULL, &stop);
+    if (stop)
+        return rc;
     long groups;
     if (cli_int(&cmd_info, &a, "groups", 1, 1L << 30, 0, &groups))
         return EXIT_USAGE;

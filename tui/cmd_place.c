@@ -124,13 +124,9 @@ static void method_list(FILE *f)
 static int run_place(int argc, char **argv)
 {
     CliArgs a;
-    int rc = cli_parse(&cmd_place, argc, argv, &a);
-    if (rc == 1)
-        method_list(stdout);
-    if (rc)
-        return rc == 1 ? EXIT_OK : rc;
-    if (a.n_pos != 1)
-        return cli_usage_error(&cmd_place, a.n_pos ? "expected one GRAPH" : "missing GRAPH");
+    int stop, rc = cli_parse_graph(&cmd_place, argc, argv, &a, method_list, &stop);
+    if (stop)
+        return rc;
     const char *name = cli_get(&cmd_place, &a, "method");
     if (!name)
         return cli_usage_error(&cmd_place, "missing --method M");
@@ -186,13 +182,9 @@ static int by_runtime(const void *x, const void *y)
 static int run_compare(int argc, char **argv)
 {
     CliArgs a;
-    int rc = cli_parse(&cmd_compare, argc, argv, &a);
-    if (rc == 1)
-        method_list(stdout);
-    if (rc)
-        return rc == 1 ? EXIT_OK : rc;
-    if (a.n_pos != 1)
-        return cli_usage_error(&cmd_compare, a.n_pos ? "expected one GRAPH" : "missing GRAPH");
+    int stop, rc = cli_parse_graph(&cmd_compare, argc, argv, &a, method_list, &stop);
+    if (stop)
+        return rc;
     /* the methods to run, checked before any work */
     int n_all;
     const PlaceMethod *all = place_methods(&n_all);

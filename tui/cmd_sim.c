@@ -188,11 +188,9 @@ static void print_text(const Job *j, double sims_per_s)
 static int run_simulate(int argc, char **argv)
 {
     CliArgs a;
-    int rc = cli_parse(&cmd_simulate, argc, argv, &a);
-    if (rc)
-        return rc == 1 ? EXIT_OK : rc;
-    if (a.n_pos != 1)
-        return cli_usage_error(&cmd_simulate, a.n_pos ? "expected one GRAPH" : "missing GRAPH");
+    int stop, rc = cli_parse_graph(&cmd_simulate, argc, argv, &a, NULL, &stop);
+    if (stop)
+        return rc;
     if (!cli_get(&cmd_simulate, &a, "placement"))
         return cli_usage_error(&cmd_simulate, "missing --placement FILE");
     long repeat, groups;
@@ -229,11 +227,9 @@ static int run_simulate(int argc, char **argv)
 static int run_export(int argc, char **argv)
 {
     CliArgs a;
-    int rc = cli_parse(&cmd_export, argc, argv, &a);
-    if (rc)
-        return rc == 1 ? EXIT_OK : rc;
-    if (a.n_pos != 1)
-        return cli_usage_error(&cmd_export, a.n_pos ? "expected one GRAPH" : "missing GRAPH");
+    int stop, rc = cli_parse_graph(&cmd_export, argc, argv, &a, NULL, &stop);
+    if (stop)
+        return rc;
     long groups;
     if (cli_int(&cmd_export, &a, "groups", 1, 1L << 30, 0, &groups))
         return EXIT_USAGE;
