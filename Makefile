@@ -76,7 +76,7 @@ $(UNIT): $(TEST_OBJ) $(LIBLAY) $(LIBCORE)
 	@echo "  LINK    $@"
 	@$(CC) $(OPT) $(SAN) -o $@ $(TEST_OBJ) $(LIBLAY) $(LIBCORE) $(LDLIBS)
 
-$(BENCH): $(BUILD)/tests/bench.o $(LIBLAY) $(LIBCORE)
+$(BENCH): $(BUILD)/tests/bench.o $(BUILD)/tests/testutil.o $(LIBLAY) $(LIBCORE)
 	@echo "  LINK    $@"
 	@$(CC) $(OPT) $(SAN) -o $@ $^ $(LDLIBS)
 

@@ -8,7 +8,9 @@
 #include "bound.h"
 #include "gen.h"
 #include "group.h"
+#include "place.h"
 #include "sim.h"
+#include "testutil.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -100,8 +102,50 @@ static Graph *largest_bundled(void)
     return best;
 }
 
+/* Each method's gap to the optimum found by brute force, and how tight the
+ * lower bound is, over 24 tiny random graphs (7 ops, 2 or 3 devices). */
+static void bench_gaps(void)
+{
+    int nm;
+    const PlaceMethod *m = place_methods(&nm);
+    double *sum = xcalloc((size_t)nm, sizeof *sum), *worst = xcalloc((size_t)nm, sizeof *worst);
+    double lb_sum = 0, lb_worst = 1;
+    int cases = 24;
+    for (int k = 0; k < cases; k++) {
+        Graph *g = gen_random_dag(7, 1.5, 1000 + (uint64_t)k);
+        Cluster *c = cluster_default(2 + k % 2);
+        Err e;
+        Grouping *gr = group_build(g, g->n_nodes, &e);
+        Sim *s = sim_new(g, c);
+        double opt = test_brute_force(g, c), lb = bound_lower(g, c);
+        lb_sum += lb / opt;
+        if (lb / opt < lb_worst)
+            lb_worst = lb / opt;
+        int *dev = xmalloc((size_t)g->n_nodes * sizeof *dev);
+        PlaceCtx ctx = {g, gr, c, 0};
+        for (int j = 0; j < nm; j++) {
+            double gap = m[j].fn(&ctx, dev, &e) == 0 ? sim_makespan(s, dev) / opt : 0;
+            sum[j] += gap;
+            if (gap > worst[j])
+                worst[j] = gap;
+        }
+        free(dev);
+        sim_free(s);
+        group_free(gr);
+        cluster_free(c);
+        graph_free(g);
+    }
+    printf("gaps      brute force over %d tiny graphs (7 ops, 2-3 devices): runtime / optimum\n", cases);
+    for (int j = 0; j < nm; j++)
+        printf("gaps        %-12s mean %.3f  worst %.3f\n", m[j].name, sum[j] / cases, worst[j]);
+    printf("gaps        %-12s mean %.3f  worst %.3f  (bound / optimum)\n", "lower bound", lb_sum / cases, lb_worst);
+    free(sum);
+    free(worst);
+}
+
 int main(void)
 {
+    bench_gaps();
     Graph *g = largest_bundled();
     if (g) {
         bench_sim(g->name, g, 1, 1);

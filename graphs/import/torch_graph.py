@@ -218,8 +218,10 @@ def time_ops(gm, example, repeats):
     return timings
 
 
-def capture(model, inputs):
-    """Forward and backward FX graphs of one training step of model(*inputs) -> loss."""
+def capture(model, inputs, keep_examples):
+    """Forward and backward FX graphs of one training step of model(*inputs) ->
+    loss, with copies of their example inputs when keep_examples is set (to
+    time the ops; they double the memory the capture needs)."""
     import torch
     from functorch.compile import aot_module, make_boxed_func
     from torch.fx.passes.shape_prop import ShapeProp
@@ -228,7 +230,8 @@ def capture(model, inputs):
     def keep(key):
         def compiler(gm, example):
             ShapeProp(gm).propagate(*example)
-            got[key] = (gm, [e.detach().clone() if isinstance(e, torch.Tensor) else e for e in example])
+            kept = [e.detach().clone() if isinstance(e, torch.Tensor) else e for e in example] if keep_examples else None
+            got[key] = (gm, kept)
             return make_boxed_func(gm)
         return compiler
     stepped = aot_module(model, fw_compiler=keep("fw"), bw_compiler=keep("bw"))
@@ -240,7 +243,7 @@ def capture(model, inputs):
 def build(model, inputs, input_names, device, measure_cpu, repeats):
     import torch
     torch.manual_seed(0)
-    (fg, fex), (bg, bex) = capture(model, inputs)
+    (fg, fex), (bg, bex) = capture(model, inputs, measure_cpu)
     params = list(model.named_parameters())
     buffers = list(model.named_buffers())
     fph = [n for n in fg.graph.nodes if n.op == "placeholder"]
