@@ -280,7 +280,7 @@ def torchvision_spec(fn, size, batch, label, **kw):
 
 def nmt_make(b, seed):
     torch.manual_seed(seed)
-    vocab, hidden, layers, steps = 64000, 1024, 2, 30
+    vocab, hidden, layers, steps = 80000, 1024, 2, 30
     m = Seq2Seq(vocab, hidden, layers, layers, steps)
     inputs, names = seq2seq_inputs(b, steps, vocab)
     return m, inputs, names, ("GNMT-style NMT: vocabulary %d, hidden %d, %d-layer LSTM encoder (first layer "
