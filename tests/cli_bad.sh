@@ -24,18 +24,11 @@
 # Output: one line per failure, then "cli: N passed, M failed".
 set -u
 cd "$(dirname "$0")/.." || exit 1
-prog=${PLACETO_PROG:-./placeto}
-wrap=${PLACETO_WRAP:-}
-py=/usr/bin/python3
-[ -x "$py" ] || py=python3
-graph=graphs/toy/diamond.json
-placement=tests/data/cli_diamond_p.json
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
-
 # shellcheck source=tests/lib_cli.sh
 . tests/lib_cli.sh
+graph=graphs/toy/diamond.json
+placement=tests/data/cli_diamond_p.json
+
 
 fail() { # file reason command...
     local f=$1 why=$2

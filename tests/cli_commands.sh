@@ -10,20 +10,13 @@
 # "commands: N passed, M failed".
 set -u
 cd "$(dirname "$0")/.." || exit 1
-prog=${PLACETO_PROG:-./placeto}
-wrap=${PLACETO_WRAP:-}
-py=/usr/bin/python3
-[ -x "$py" ] || py=python3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
+# shellcheck source=tests/lib_cli.sh
+. tests/lib_cli.sh
 chain=graphs/toy/chain.json
 diamond=graphs/toy/diamond.json
 dplace=tests/data/cli_diamond_p.json
 resnet=graphs/resnet18.json
 
-# shellcheck source=tests/lib_cli.sh
-. tests/lib_cli.sh
 
 # ---------------------------------------------------------------- help, usage
 for c in info simulate export place compare; do

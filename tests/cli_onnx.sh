@@ -12,9 +12,8 @@
 # one line per failure and finally "onnx: N passed, M failed".
 set -u
 cd "$(dirname "$0")/.." || exit 1
-prog=${PLACETO_PROG:-./placeto}
-wrap=${PLACETO_WRAP:-}
-py=/usr/bin/python3
+# shellcheck source=tests/lib_cli.sh
+. tests/lib_cli.sh
 importer=graphs/import/onnx_graph.py
 
 if ! "$py" -c 'import onnx' > /dev/null 2>&1; then
@@ -23,33 +22,13 @@ if ! "$py" -c 'import onnx' > /dev/null 2>&1; then
     exit 0
 fi
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
 cmd="" rc=0
 : > "$tmp/out"; : > "$tmp/err"
-
-# shellcheck source=tests/lib_cli.sh
-. tests/lib_cli.sh
-
-pass() { passed=$((passed + 1)); }
-fail() { # name reason
-    echo "FAIL $1: $2; command: $cmd; rc=$rc; stdout: $(flat "$tmp/out"); stderr: $(flat "$tmp/err")"
-    failed=$((failed + 1))
-}
 
 # imp ARGS...: runs the importer; sets rc, cmd; stdout in $tmp/out, stderr in $tmp/err
 imp() {
     cmd="$py $importer $*"
     timeout 60 "$py" "$importer" "$@" > "$tmp/out" 2> "$tmp/err" < /dev/null
-    rc=$?
-}
-
-# run ARGS...: runs the program
-run() {
-    cmd="$prog $*"
-    # shellcheck disable=SC2086  # PLACETO_WRAP is a command line to split
-    timeout 20 $wrap "$prog" "$@" > "$tmp/out" 2> "$tmp/err" < /dev/null
     rc=$?
 }
 

@@ -5,13 +5,6 @@
 # below all runtimes; usage errors. Prints "place: N passed, M failed".
 set -u
 cd "$(dirname "$0")/.." || exit 1
-prog=${PLACETO_PROG:-./placeto}
-wrap=${PLACETO_WRAP:-}
-py=/usr/bin/python3
-[ -x "$py" ] || py=python3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
 # shellcheck source=tests/lib_cli.sh
 . tests/lib_cli.sh
 

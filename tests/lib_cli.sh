@@ -1,5 +1,14 @@
-# Shared by the command-line test scripts (sourced; expects $tmp, $prog,
-# $wrap and $py, and counts in $passed and $failed).
+# Shared by the command-line test scripts, sourced from the repository root.
+# Sets the program and its wrapper (from PLACETO_PROG and PLACETO_WRAP, see
+# tests/run.sh), Debian's python3, a temporary directory removed on exit and
+# the pass/fail counters.
+prog=${PLACETO_PROG:-./placeto}
+wrap=${PLACETO_WRAP:-}
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0
 
 # one line: newlines shown as \n, cut to 400 characters
 flat() { head -c 400 "$1" 2> /dev/null | tr -d '\r' | sed -e ':a' -e 'N' -e '$!ba' -e 's/\n/\\n/g'; }
