@@ -81,6 +81,8 @@ int export_dot(const char *path, const Graph *g, const Grouping *gr, const Clust
                 set(node[k], "op", nd->op);
             if (nd->colocate)
                 set(node[k], "colocate", nd->colocate);
+            if (nd->layer)
+                set(node[k], "layer", nd->layer);
         }
     }
     if (gr) {

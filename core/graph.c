@@ -205,6 +205,7 @@ void graph_free(Graph *g)
         free(n->output_bytes);
         free(n->colocate);
         free(n->group);
+        free(n->layer);
         free(n->children);
         free(n->child_output);
         free(n->parents);
@@ -283,6 +284,10 @@ void graph_print_json(const Graph *g, FILE *f)
         if (n->group) {
             fputs(", \"group\": ", f);
             util_json_string(f, n->group);
+        }
+        if (n->layer) {
+            fputs(", \"layer\": ", f);
+            util_json_string(f, n->layer);
         }
         fputc('}', f);
     }

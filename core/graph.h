@@ -34,6 +34,7 @@ typedef struct GraphNode {
     int output_scalar;   /* 1 if the file gave output_bytes as a number */
     char *colocate;      /* NULL when absent */
     char *group;         /* pinned group name, NULL when absent */
+    char *layer;         /* model layer tag (e.g. "enc.1"), NULL when absent */
     /* adjacency, filled by the loader: */
     int *children;       /* in order of first appearance of (this, child) */
     int *child_output;   /* output index carried to children[i] */

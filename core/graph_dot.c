@@ -1,6 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
 /* graph_dot: reads a computation graph from DOT with cgraph. Node attributes
- * cost_us, output_bytes ("123" or "[1, 2]" or "1,2"), op, colocate, group and
+ * cost_us, output_bytes ("123" or "[1, 2]" or "1,2"), op, colocate, group, layer and
  * cost_us_by_kind ("cpu:900,gpu:80"); edge attribute output. Node order is
  * the order of first mention, edge order the order of the edge statements.
  *
@@ -165,6 +165,8 @@ static Graph *convert(const char *path, Agraph_t *ag, Err *e)
             gn->colocate = xstrdup(s);
         if ((s = attr(n, "group")))
             gn->group = xstrdup(s);
+        if ((s = attr(n, "layer")))
+            gn->layer = xstrdup(s);
         if ((s = attr(n, "cost_us_by_kind")) && parse_kind_costs(s, gn) != 0) {
             err_set(e, "%s: node \"%s\": cost_us_by_kind: expected \"kind:cost,...\", got \"%s\"", path, name, s);
             goto fail;

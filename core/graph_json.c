@@ -85,7 +85,7 @@ static int read_nodes(const JDoc *d, Graph *g, Err *e)
         snprintf(base, sizeof base, "nodes[%d]", i);
         if (!cJSON_IsObject(nd))
             return jdoc_err(d, e, base, "expected a node object");
-        const char *name = NULL, *op = "", *coloc = NULL, *group = NULL;
+        const char *name = NULL, *op = "", *coloc = NULL, *group = NULL, *layer = NULL;
         double cost = 0;
         snprintf(field, sizeof field, "%s.name", base);
         if (jget_string(d, nd, "name", field, 1, &name, e) < 0)
@@ -116,6 +116,11 @@ static int read_nodes(const JDoc *d, Graph *g, Err *e)
             return -1;
         if (group && !group[0])
             return jdoc_err(d, e, field, "expected a non-empty group name");
+        snprintf(field, sizeof field, "%s.layer", base);
+        if (jget_string(d, nd, "layer", field, 0, &layer, e) < 0)
+            return -1;
+        if (layer && !layer[0])
+            return jdoc_err(d, e, field, "expected a non-empty layer name");
         int64_t *ob = NULL;
         int n_out = 0, scalar = 1;
         if (read_output_bytes(d, nd, base, &ob, &n_out, &scalar, e) != 0)
@@ -134,6 +139,7 @@ static int read_nodes(const JDoc *d, Graph *g, Err *e)
         n->output_scalar = scalar;
         n->colocate = coloc ? xstrdup(coloc) : NULL;
         n->group = group ? xstrdup(group) : NULL;
+        n->layer = layer ? xstrdup(layer) : NULL;
         if (read_kind_costs(d, nd, base, n, e) != 0)
             return -1;
     }

@@ -11,7 +11,9 @@
  *   m-etf   Baechi's m-ETF: repeatedly the (ready group, device) pair with the
  *           earliest start, skipping devices whose memory would overflow.
  *   expert  the topological order cut into one contiguous stage per device of
- *           about equal time (layer-wise model parallelism).
+ *           about equal time (layer-wise model parallelism); on a graph with
+ *           layer tags (sequence models), one layer per device as in the
+ *           expert placement of NMT by Mirhoseini et al. (2017).
  *
  * Estimates follow the simulator's model: a group occupies device d for the
  * sum over its ops of cluster_op_cost plus op_gap_us after each op of nonzero
@@ -414,6 +416,125 @@ int place_m_etf(const PlaceCtx *ctx, int *op_device, Err *e)
 /* ------------------------------------------------------------------ */
 /* expert                                                              */
 
+/* Layer mode. Layers are numbered in order of first appearance in the file;
+ * a group belongs to the layer that holds most of its tagged ops' cost (the
+ * lower number on ties; op counts when every cost is 0), an untagged group to
+ * the layer of the group before it in topological order (the first group's
+ * to layer 0). With no more layers than devices, layer l goes to the l-th
+ * fastest device; with more, the layer sequence is cut into one contiguous
+ * run per device (devices by decreasing speed) minimising the longest run's
+ * time. Fills gd and returns 1, or returns 0 when no op has a layer. */
+static int expert_layers(const PlaceCtx *ctx, const double *times, int *gd)
+{
+    const Graph *g = ctx->g;
+    const Grouping *gr = ctx->gr;
+    int n = gr->n_groups, nd = ctx->c->n_devices;
+    StrMap ids;
+    strmap_init(&ids, 16);
+    int n_layers = 0;
+    int *op_layer = xmalloc(((size_t)g->n_nodes + 1) * sizeof *op_layer);
+    for (int i = 0; i < g->n_nodes; i++) {
+        const char *tag = g->nodes[i].layer;
+        op_layer[i] = -1;
+        if (!tag)
+            continue;
+        int id = strmap_get(&ids, tag);
+        if (id < 0) {
+            id = n_layers++;
+            strmap_put(&ids, tag, id);
+        }
+        op_layer[i] = id;
+    }
+    strmap_done(&ids);
+    if (n_layers == 0) {
+        free(op_layer);
+        return 0;
+    }
+    size_t L = (size_t)n_layers, D = (size_t)nd;
+    double *vote = xcalloc(L, sizeof *vote), *cnt = xcalloc(L, sizeof *cnt);
+    int *glayer = xmalloc(((size_t)n + 1) * sizeof *glayer);
+    for (int k = 0; k < n; k++) {
+        memset(vote, 0, L * sizeof *vote);
+        memset(cnt, 0, L * sizeof *cnt);
+        int any = 0;
+        for (int j = gr->member_off[k]; j < gr->member_off[k + 1]; j++) {
+            int op = gr->members[j], l = op_layer[op];
+            if (l < 0)
+                continue;
+            vote[l] += g->nodes[op].cost_us;
+            cnt[l] += 1;
+            any = 1;
+        }
+        int best = -1;
+        for (int l = 0; any && l < n_layers; l++) {
+            double v = vote[l], bv = best < 0 ? -1 : vote[best];
+            if (best < 0 || v > bv || (v == bv && cnt[l] > cnt[best]))
+                best = l;
+        }
+        glayer[k] = best >= 0 ? best : k > 0 ? glayer[k - 1] : 0;
+    }
+    /* lt[l * D + d]: time of layer l on device d */
+    double *lt = xcalloc(L * D, sizeof *lt);
+    for (int k = 0; k < n; k++)
+        for (size_t d = 0; d < D; d++)
+            lt[(size_t)glayer[k] * D + d] += times[(size_t)k * D + d];
+    int *dev = xmalloc(D * sizeof *dev); /* devices by decreasing speed, stable */
+    for (int d = 0; d < nd; d++) {
+        int p = d;
+        while (p > 0 && ctx->c->devices[dev[p - 1]].speed < ctx->c->devices[d].speed) {
+            dev[p] = dev[p - 1];
+            p--;
+        }
+        dev[p] = d;
+    }
+    int *layer_dev = xmalloc(L * sizeof *layer_dev);
+    if (n_layers <= nd) {
+        for (int l = 0; l < n_layers; l++)
+            layer_dev[l] = dev[l];
+    } else {
+        /* best[s][l]: smallest longest-run time with layers 0..l-1 on the
+         * first s devices of dev; cut[s][l] the start of the last run */
+        double *best = xmalloc((D + 1) * (L + 1) * sizeof *best);
+        int *cut = xmalloc((D + 1) * (L + 1) * sizeof *cut);
+        for (size_t i = 0; i < (D + 1) * (L + 1); i++) {
+            best[i] = INFINITY;
+            cut[i] = 0;
+        }
+        best[0] = 0;
+        for (size_t s = 1; s <= D; s++)
+            for (size_t l = s; l <= L - (D - s); l++)
+                for (size_t a = s - 1; a < l; a++) {
+                    double run = 0;
+                    for (size_t x = a; x < l; x++)
+                        run += lt[x * D + (size_t)dev[s - 1]];
+                    double v = fmax(best[(s - 1) * (L + 1) + a], run);
+                    if (v < best[s * (L + 1) + l]) {
+                        best[s * (L + 1) + l] = v;
+                        cut[s * (L + 1) + l] = (int)a;
+                    }
+                }
+        size_t l = L;
+        for (size_t s = D; s >= 1; s--) {
+            size_t a = (size_t)cut[s * (L + 1) + l];
+            for (size_t x = a; x < l; x++)
+                layer_dev[x] = dev[s - 1];
+            l = a;
+        }
+        free(best);
+        free(cut);
+    }
+    for (int k = 0; k < n; k++)
+        gd[k] = layer_dev[glayer[k]];
+    free(layer_dev);
+    free(dev);
+    free(lt);
+    free(glayer);
+    free(vote);
+    free(cnt);
+    free(op_layer);
+    return 1;
+}
+
 /* Stage boundaries: device d gets a share of the work proportional to
  * 1 / (its time for all groups), so that the stages take about equal time;
  * a group goes to the stage that holds the midpoint of its work. */
@@ -424,6 +545,13 @@ int place_expert(const PlaceCtx *ctx, int *op_device, Err *e)
     int n = gr->n_groups, nd = ctx->c->n_devices;
     size_t D = (size_t)nd;
     double *times = group_times(ctx);
+    int *gd = xmalloc(((size_t)n + 1) * sizeof *gd);
+    if (expert_layers(ctx, times, gd)) {
+        place_expand_groups(ctx, gd, op_device);
+        free(gd);
+        free(times);
+        return 0;
+    }
     double *w = xmalloc(((size_t)n + 1) * sizeof *w), *cum = xmalloc(D * sizeof *cum);
     double total = 0;
     for (int k = 0; k < n; k++) {
@@ -452,7 +580,6 @@ int place_expert(const PlaceCtx *ctx, int *op_device, Err *e)
     for (size_t d = 0; d < D; d++)
         cum[d] /= share_sum;
     cum[D - 1] = 1;
-    int *gd = xmalloc(((size_t)n + 1) * sizeof *gd);
     double prefix = 0;
     int d = 0;
     for (int k = 0; k < n; k++) { /* group ids are a topological order */

@@ -26,7 +26,7 @@ double place_heft_schedule(int n, int n_procs, const double *cost, int n_edges, 
     {"m-topo", "Baechi m-TOPO: topological fill of each device to 1/n of the work, memory-aware", \
      place_m_topo},                                                                          \
     {"m-etf", "Baechi m-ETF: earliest (group, device) start first, memory-aware", place_m_etf}, \
-    {"expert", "contiguous stages of the topological order, about equal cost per device",   \
+    {"expert", "contiguous stages of about equal time per device; one layer per device if tagged", \
      place_expert},
 
 /* place_part.c: graph partitioners (METIS, Scotch) on the undirected group

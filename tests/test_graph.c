@@ -44,7 +44,7 @@ static int same_graph(const Graph *a, const Graph *b, const char *what)
         int same = same_str(x->name, y->name) && same_str(x->op, y->op) && same_double(x->cost_us, y->cost_us) &&
                    x->n_kind_costs == y->n_kind_costs && x->n_outputs == y->n_outputs &&
                    x->output_scalar == y->output_scalar && same_str(x->colocate, y->colocate) &&
-                   same_str(x->group, y->group) && x->n_children == y->n_children && x->n_parents == y->n_parents;
+                   same_str(x->group, y->group) && same_str(x->layer, y->layer) && x->n_children == y->n_children && x->n_parents == y->n_parents;
         for (int k = 0; same && k < x->n_kind_costs; k++)
             same = same_str(x->kind_costs[k].kind, y->kind_costs[k].kind) &&
                    same_double(x->kind_costs[k].cost_us, y->kind_costs[k].cost_us);
@@ -197,7 +197,7 @@ TEST(graph_roundtrip_all_fields)
         "  {\"name\": \"in/put:0\", \"op\": \"input\", \"output_bytes\": 7},\n"
         "  {\"name\": \"caf\\u00e9 \\\\ x\", \"cost_us\": 0.1, \"cost_us_by_kind\": {\"cpu\": 9000.25, \"gpu\": 1e-7},\n"
         "   \"output_bytes\": [1, 9007199254740992, 0], \"colocate\": \"k \\\"1\\\"\", \"group\": \"G1\"},\n"
-        "  {\"name\": \"z\", \"cost_us\": 123456789.125, \"output_bytes\": [], \"group\": \"G1\"}\n"
+        "  {\"name\": \"z\", \"cost_us\": 123456789.125, \"output_bytes\": [], \"group\": \"G1\", \"layer\": \"dec.1\"}\n"
         " ],\n"
         " \"edges\": [{\"src\": \"in/put:0\", \"dst\": \"caf\\u00e9 \\\\ x\"},\n"
         "           {\"src\": \"caf\\u00e9 \\\\ x\", \"dst\": \"z\", \"output\": 2}]}\n";
@@ -222,6 +222,7 @@ TEST(graph_roundtrip_all_fields)
     CHECK(strcmp(g->nodes[1].colocate, "k \"1\"") == 0 && strcmp(g->nodes[1].group, "G1") == 0);
     CHECK(g->nodes[0].colocate == NULL && g->nodes[0].group == NULL && strcmp(g->nodes[2].op, "") == 0);
     CHECK_INT(g->nodes[2].n_outputs, 0);
+    CHECK(g->nodes[2].layer && strcmp(g->nodes[2].layer, "dec.1") == 0 && g->nodes[1].layer == NULL);
     CHECK_INT(graph_edge_bytes(g, 1, 2), 0);
     CHECK_INT(graph_node_bytes(g, 1), 9007199254740993LL);
     CHECK_EXACT(graph_total_cost(g), 0.1 + 123456789.125);
@@ -443,7 +444,7 @@ TEST(graph_dot_loader)
     const char *text = "digraph net {\n"
                        "  source=\"hand-made\";\n"
                        "  a [cost_us=10.5, output_bytes=\"[100, 200]\", op=conv, colocate=k1];\n"
-                       "  b [cost_us=\"2\", output_bytes=300, group=P];\n"
+                       "  b [cost_us=\"2\", output_bytes=300, group=P, layer=\"enc.0\"];\n"
                        "  c [colocate=k1, cost_us_by_kind=\"cpu:90,gpu:8\"];\n"
                        "  a -> b [output=1];\n"
                        "  a -> c;\n"
@@ -467,6 +468,7 @@ TEST(graph_dot_loader)
     CHECK_EXACT(g->nodes[1].cost_us, 2.0);
     CHECK(g->nodes[1].n_outputs == 1 && g->nodes[1].output_bytes[0] == 300 && g->nodes[1].output_scalar);
     CHECK(strcmp(g->nodes[1].group, "P") == 0 && g->nodes[1].colocate == NULL);
+    CHECK(g->nodes[1].layer && strcmp(g->nodes[1].layer, "enc.0") == 0 && g->nodes[0].layer == NULL);
     CHECK(g->nodes[2].cost_us == 0 && g->nodes[2].n_outputs == 1 && g->nodes[2].output_bytes[0] == 0);
     CHECK(strcmp(g->nodes[2].colocate, "k1") == 0);
     CHECK_INT(g->nodes[2].n_kind_costs, 2);

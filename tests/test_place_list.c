@@ -167,6 +167,94 @@ TEST(place_expert_contiguous_stages)
     graph_free(g);
 }
 
+/* A chain of n_layers layers of 4 ops each, layer l's ops costing cost[l],
+ * tagged "L<l>"; the first layer's first op is untagged (it takes layer 0). */
+static Graph *layered_chain(int n_layers, const double *cost)
+{
+    Graph *g = graph_new("layers");
+    int64_t b = 1000;
+    int prev = -1;
+    for (int l = 0; l < n_layers; l++)
+        for (int j = 0; j < 4; j++) {
+            char name[32];
+            snprintf(name, sizeof name, "l%d_%d", l, j);
+            int v = graph_add_node(g, name, "x", cost[l] / 4, &b, 1);
+            if (l > 0 || j > 0) {
+                snprintf(name, sizeof name, "L%d", l);
+                g->nodes[v].layer = xstrdup(name);
+            }
+            if (prev >= 0)
+                graph_add_edge(g, prev, v, 0);
+            prev = v;
+        }
+    Err e;
+    graph_finish(g, &e);
+    return g;
+}
+
+/* expert on tagged graphs: one layer per device (the fastest devices first)
+ * when there are enough devices, else contiguous runs of layers with the
+ * longest run as short as it can be. */
+TEST(place_expert_one_layer_per_device)
+{
+    static const double cost3[3] = {100, 100, 100};
+    Graph *g = layered_chain(3, cost3);
+    Cluster *c = cluster_default(4);
+    Err e;
+    Grouping *gr = group_build(g, 0, &e);
+    int *dev = xmalloc((size_t)g->n_nodes * sizeof *dev);
+    CHECK_INT(run_method("expert", g, gr, c, dev), 0);
+    for (int i = 0; i < g->n_nodes; i++)
+        CHECK_MSG(dev[i] == i / 4, "op %s on device %d", g->nodes[i].name, dev[i]);
+    /* device 2 twice as fast: it takes layer 0, then devices 0, 1 */
+    c->devices[2].speed = 2.0;
+    CHECK_INT(run_method("expert", g, gr, c, dev), 0);
+    static const int want_fast[3] = {2, 0, 1};
+    for (int i = 0; i < g->n_nodes; i++)
+        CHECK_MSG(dev[i] == want_fast[i / 4], "op %s on device %d", g->nodes[i].name, dev[i]);
+    free(dev);
+    group_free(gr);
+    cluster_free(c);
+    graph_free(g);
+
+    /* six layers on two devices: 5 x 122.8 | 522.8 us (op gaps included) is the best cut */
+    static const double cost6[6] = {100, 100, 100, 100, 100, 500};
+    g = layered_chain(6, cost6);
+    c = cluster_default(2);
+    gr = group_build(g, 0, &e);
+    dev = xmalloc((size_t)g->n_nodes * sizeof *dev);
+    CHECK_INT(run_method("expert", g, gr, c, dev), 0);
+    for (int i = 0; i < g->n_nodes; i++)
+        CHECK_MSG(dev[i] == (i / 4 == 5), "op %s on device %d", g->nodes[i].name, dev[i]);
+    free(dev);
+    group_free(gr);
+    cluster_free(c);
+    graph_free(g);
+
+    /* five equal layers on three devices: runs of sizes 2, 2, 1 or similar,
+     * contiguous, every device used, no run longer than two layers */
+    static const double cost5[5] = {40, 40, 40, 40, 40};
+    g = layered_chain(5, cost5);
+    c = cluster_default(3);
+    gr = group_build(g, 0, &e);
+    dev = xmalloc((size_t)g->n_nodes * sizeof *dev);
+    CHECK_INT(run_method("expert", g, gr, c, dev), 0);
+    int per[3] = {0, 0, 0};
+    for (int i = 0; i < g->n_nodes; i++) {
+        CHECK(dev[i] >= 0 && dev[i] < 3);
+        if (i > 0)
+            CHECK_MSG(dev[i] >= dev[i - 1], "op %d on device %d after %d", i, dev[i], dev[i - 1]);
+        if (i % 4 == 0 && dev[i] >= 0 && dev[i] < 3)
+            per[dev[i]]++;
+    }
+    for (int d = 0; d < 3; d++)
+        CHECK_MSG(per[d] >= 1 && per[d] <= 2, "device %d holds %d layers", d, per[d]);
+    free(dev);
+    group_free(gr);
+    cluster_free(c);
+    graph_free(g);
+}
+
 TEST(place_list_brute_force_tiny)
 {
     int cases = 0;

@@ -52,6 +52,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import layers  # noqa: E402
 import roofline  # noqa: E402
 
 VIEW_OPS = {
@@ -327,8 +328,10 @@ def drop_unused(b):
     b.nodes = [n for n in b.nodes if n["name"] in touched]
 
 
-def write(b, name, source, path):
+def write(b, name, source, path, tag_layers=False):
     drop_unused(b)
+    if tag_layers:  # sequence models: one "layer" per node for the expert placement
+        layers.tag_layers(b.nodes, b.edges)
     doc = {"format": "placeto-graph", "version": 1, "name": name, "source": source,
            "nodes": b.nodes, "edges": b.edges}
     text = json.dumps(doc, indent=None, separators=(",", ":"), sort_keys=False)
@@ -373,7 +376,8 @@ def main():
     source = ("torch_graph.py: one training step (forward, loss, backward, SGD-momentum update) of %s, "
               "batch %d, captured with functorch aot_module; costs: %s; %s; command: %s"
               % (about, batch, cost, describe_versions(), cmd))
-    write(b, args.name or spec.name(batch, args.seed), source, args.output)
+    write(b, args.name or spec.name(batch, args.seed), source, args.output,
+          tag_layers=args.model in ("nmt", "nmt_variant"))
 
 
 if __name__ == "__main__":
