@@ -59,7 +59,7 @@ int cli_parse(const CliCmd *cmd, int argc, char **argv, CliArgs *a)
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         if (only_pos || s[0] != '-' || s[1] == '\0') {
-            if (a->n_pos == 16)
+            if (a->n_pos == (int)(sizeof a->pos / sizeof a->pos[0]))
                 return cli_usage_error(cmd, "too many arguments");
             a->pos[a->n_pos++] = s;
             continue;
@@ -135,6 +135,23 @@ const char *cli_get(const CliCmd *cmd, const CliArgs *a, const char *name)
         if (strcmp(cmd->opts[j].name, name) == 0)
             return a->values[j];
     return NULL;
+}
+
+int cli_double(const CliCmd *cmd, const CliArgs *a, const char *name, double min, double max, double def,
+               double *out)
+{
+    const char *s = cli_get(cmd, a, name);
+    if (!s) {
+        *out = def;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno || !(v >= min && v <= max))
+        return cli_usage_error(cmd, "--%s: expected a number from %g to %g, got '%s'", name, min, max, s);
+    *out = v;
+    return 0;
 }
 
 int cli_int(const CliCmd *cmd, const CliArgs *a, const char *name, long min, long max, long def, long *out)

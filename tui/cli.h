@@ -33,7 +33,7 @@ typedef struct CliCmd {
 /* Parsed arguments: values[i] for opts[i] (flags get "1"), positionals. */
 typedef struct CliArgs {
     const char *values[32];
-    const char *pos[16];
+    const char *pos[256];
     int n_pos;
 } CliArgs;
 
@@ -53,6 +53,10 @@ int cli_fail(const Err *e);
 /* Parses an integer option in [min, max]; usage error otherwise. */
 int cli_int(const CliCmd *cmd, const CliArgs *a, const char *name, long min, long max, long def, long *out);
 
+/* Parses a number option in [min, max]; usage error otherwise. */
+int cli_double(const CliCmd *cmd, const CliArgs *a, const char *name, double min, double max, double def,
+               double *out);
+
 /* The cluster from --cluster FILE, else --devices N, else fallback_devices
  * default devices. Returns NULL with e set. */
 Cluster *cli_cluster(const CliCmd *cmd, const CliArgs *a, int fallback_devices, Err *e);
@@ -60,6 +64,6 @@ Cluster *cli_cluster(const CliCmd *cmd, const CliArgs *a, int fallback_devices, 
  * $PLACETO_DATA; writes "DIR/rel" into buf. */
 const char *cli_data_path(char *buf, size_t n, const char *rel);
 
-extern const CliCmd cmd_info, cmd_simulate, cmd_export, cmd_place, cmd_compare;
+extern const CliCmd cmd_info, cmd_simulate, cmd_export, cmd_place, cmd_compare, cmd_train;
 
 #endif

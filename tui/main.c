@@ -6,9 +6,10 @@
 #include <string.h>
 
 #include "cli.h"
+#include "nn.h"
 #include "sim.h"
 
-static const CliCmd *const commands[] = {&cmd_info, &cmd_simulate, &cmd_place, &cmd_compare, &cmd_export};
+static const CliCmd *const commands[] = {&cmd_info, &cmd_simulate, &cmd_place, &cmd_compare, &cmd_train, &cmd_export};
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 
 static void usage(FILE *f)
@@ -60,6 +61,7 @@ int main(int argc, char **argv)
 {
     setlocale(LC_ALL, "");
     setlocale(LC_NUMERIC, "C");
+    nn_blas_init();
     if (argc < 2)
         return run_default();
     const char *name = argv[1];

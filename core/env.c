@@ -1,0 +1,345 @@
+/* env: the Placeto MDP and the episode API (see env.h). */
+#include "env.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void env_config_default(EnvConfig *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->passes = 1;
+    cfg->random_order = 0;
+    cfg->init = ENV_INIT_RANDOM_FIXED;
+    cfg->oom_penalty = 2.0;
+    cfg->log_runtime = 0;
+    cfg->mem_feature = 0;
+}
+
+double env_score(const EnvConfig *cfg, const Cluster *c, const SimResult *r)
+{
+    double s = r->makespan_us / 1e6, over = 0;
+    for (int d = 0; d < c->n_devices; d++) {
+        double x = (double)r->peak_memory_bytes[d] - (double)c->devices[d].memory_bytes;
+        if (x > 0)
+            over += x / 1e9;
+    }
+    s += cfg->oom_penalty * over;
+    return cfg->log_runtime ? log(s > 0 ? s : 1e-12) : s;
+}
+
+Episode *episode_new(const Graph *g, const Grouping *gr, const Cluster *c, const PolicyGraph *pg,
+                     const EnvConfig *cfg, uint64_t seed, const int *init_device, Err *e)
+{
+    if (pg && pg->n != gr->n_groups) {
+        err_set(e, "the policy graph has %d nodes but the grouping %d groups", pg->n, gr->n_groups);
+        return NULL;
+    }
+    if (c->n_devices > POLICY_MAX_DEVICES) {
+        err_set(e, "%d devices: episodes handle at most %d", c->n_devices, POLICY_MAX_DEVICES);
+        return NULL;
+    }
+    if (cfg->passes < 1 || cfg->passes > 1000) {
+        err_set(e, "passes must be in [1, 1000], got %d", cfg->passes);
+        return NULL;
+    }
+    Episode *ep = xcalloc(1, sizeof *ep);
+    ep->g = g;
+    ep->gr = gr;
+    ep->c = c;
+    ep->pg = pg;
+    ep->cfg = *cfg;
+    ep->n_groups = gr->n_groups;
+    ep->n_devices = c->n_devices;
+    ep->n_features = POLICY_F_DEVICE + c->n_devices + (cfg->mem_feature ? 1 : 0);
+    size_t n = (size_t)gr->n_groups;
+    ep->n_order = cfg->passes * gr->n_groups;
+    ep->order = xmalloc(((size_t)ep->n_order + 1) * sizeof *ep->order);
+    ep->group_device = xcalloc(n + 1, sizeof *ep->group_device);
+    ep->op_device = xcalloc((size_t)g->n_nodes + 1, sizeof *ep->op_device);
+    ep->init_device = xcalloc(n + 1, sizeof *ep->init_device);
+    ep->visits = xcalloc(n + 1, sizeof *ep->visits);
+    ep->group_start = xcalloc(n + 1, sizeof *ep->group_start);
+    ep->group_peak = xcalloc(n + 1, sizeof *ep->group_peak);
+    ep->best_device = xcalloc(n + 1, sizeof *ep->best_device);
+    ep->sim = sim_new(g, c);
+    episode_reset(ep, seed, init_device);
+    return ep;
+}
+
+static void drop_entries(Episode *ep, int from)
+{
+    for (int i = from; i < ep->n_hist + ep->n_redo; i++)
+        free(ep->hist[i].probs);
+}
+
+void episode_free(Episode *ep)
+{
+    if (!ep)
+        return;
+    drop_entries(ep, 0);
+    free(ep->hist);
+    free(ep->order);
+    free(ep->group_device);
+    free(ep->op_device);
+    free(ep->init_device);
+    free(ep->visits);
+    free(ep->group_start);
+    free(ep->group_peak);
+    free(ep->best_device);
+    sim_free(ep->sim);
+    free(ep);
+}
+
+/* Simulates the current placement; count: whether it is a new placement
+ * (counted, and a candidate for the best) or a revisit (undo, redo). */
+static void simulate(Episode *ep, int count)
+{
+    const Grouping *gr = ep->gr;
+    for (int i = 0; i < ep->g->n_nodes; i++)
+        ep->op_device[i] = ep->group_device[gr->op_group[i]];
+    const SimResult *r = sim_run(ep->sim, ep->op_device);
+    ep->runtime_us = r->makespan_us;
+    ep->score = env_score(&ep->cfg, ep->c, r);
+    ep->oom = r->any_oom;
+    for (int k = 0; k < ep->n_groups; k++) {
+        double s = INFINITY, s_all = INFINITY;
+        for (int j = gr->member_off[k]; j < gr->member_off[k + 1]; j++) {
+            int op = gr->members[j];
+            if (r->start_us[op] < s_all)
+                s_all = r->start_us[op];
+            if (!gr->held[op] && r->start_us[op] < s)
+                s = r->start_us[op];
+        }
+        ep->group_start[k] = isfinite(s) ? s : isfinite(s_all) ? s_all : 0;
+        int64_t cap = ep->c->devices[ep->group_device[k]].memory_bytes;
+        ep->group_peak[k] = cap > 0 ? (double)gr->bytes[k] / (double)cap : 0;
+    }
+    if (!count)
+        return;
+    ep->simulations++;
+    if (ep->score < ep->best_score) {
+        ep->best_score = ep->score;
+        ep->best_runtime_us = ep->runtime_us;
+        ep->best_at = ep->simulations;
+        memcpy(ep->best_device, ep->group_device, (size_t)ep->n_groups * sizeof *ep->best_device);
+    }
+}
+
+void episode_simulate(Episode *ep)
+{
+    simulate(ep, 1);
+}
+
+void episode_reset(Episode *ep, uint64_t seed, const int *init_device)
+{
+    int n = ep->n_groups, nd = ep->n_devices;
+    ep->seed = seed;
+    rng_seed(&ep->rng, seed);
+    Rng r0;
+    switch (ep->cfg.init) {
+    case ENV_INIT_RANDOM_FIXED:
+        rng_seed(&r0, 0);
+        for (int k = 0; k < n; k++)
+            ep->init_device[k] = (int)rng_below(&r0, (uint64_t)nd);
+        break;
+    case ENV_INIT_RANDOM_EACH:
+        rng_seed(&r0, seed ^ 0x9e3779b97f4a7c15ULL);
+        for (int k = 0; k < n; k++)
+            ep->init_device[k] = (int)rng_below(&r0, (uint64_t)nd);
+        break;
+    case ENV_INIT_GIVEN: /* nothing given means device 0 */
+        if (init_device)
+            memcpy(ep->init_device, init_device, (size_t)n * sizeof *ep->init_device);
+        else
+            memset(ep->init_device, 0, (size_t)n * sizeof *ep->init_device);
+        break;
+    case ENV_INIT_DEVICE0:
+        memset(ep->init_device, 0, (size_t)n * sizeof *ep->init_device);
+        break;
+    }
+    memcpy(ep->group_device, ep->init_device, (size_t)n * sizeof *ep->group_device);
+    for (int p = 0; p < ep->cfg.passes; p++) {
+        int *o = ep->order + (size_t)p * (size_t)n;
+        for (int k = 0; k < n; k++)
+            o[k] = k;
+        if (ep->cfg.random_order)
+            for (int k = n - 1; k > 0; k--) {
+                int j = (int)rng_below(&ep->rng, (uint64_t)k + 1), t = o[k];
+                o[k] = o[j];
+                o[j] = t;
+            }
+    }
+    ep->cursor = 0;
+    memset(ep->visits, 0, (size_t)n * sizeof *ep->visits);
+    drop_entries(ep, 0);
+    ep->n_hist = ep->n_redo = 0;
+    ep->simulations = 0;
+    ep->best_score = INFINITY;
+    ep->best_runtime_us = INFINITY;
+    simulate(ep, 1);
+    ep->init_runtime_us = ep->runtime_us;
+}
+
+void episode_features(const Episode *ep, int v, float *out)
+{
+    int n = ep->n_groups, F = ep->n_features, nd = ep->n_devices;
+    const Grouping *gr = ep->gr;
+    double mx_cost = 0, mx_bytes = 0, mx_start = 0, v_start = v >= 0 ? ep->group_start[v] : 0;
+    for (int k = 0; k < n; k++) {
+        double s = fabs(ep->group_start[k] - v_start);
+        if (gr->cost_us[k] > mx_cost)
+            mx_cost = gr->cost_us[k];
+        if ((double)gr->bytes[k] > mx_bytes)
+            mx_bytes = (double)gr->bytes[k];
+        if (s > mx_start)
+            mx_start = s;
+    }
+    for (int k = 0; k < n; k++) {
+        float *row = out + (size_t)k * (size_t)F;
+        double start = ep->group_start[k] - v_start;
+        row[POLICY_F_COST] = (float)(mx_cost > 0 ? gr->cost_us[k] / mx_cost : gr->cost_us[k]);
+        row[POLICY_F_BYTES] = (float)(mx_bytes > 0 ? (double)gr->bytes[k] / mx_bytes : 0);
+        row[POLICY_F_VISITS] = (float)ep->visits[k];
+        row[POLICY_F_CURRENT] = k == v ? 1.0f : 0.0f;
+        row[POLICY_F_START] = (float)(mx_start > 0 ? start / mx_start : start);
+        for (int d = 0; d < nd; d++)
+            row[POLICY_F_DEVICE + d] = ep->group_device[k] == d ? 1.0f : 0.0f;
+        if (ep->cfg.mem_feature)
+            row[POLICY_F_DEVICE + nd] = (float)ep->group_peak[k];
+    }
+}
+
+EnvStep *episode_push(Episode *ep, const EnvStep *s, const float *probs)
+{
+    drop_entries(ep, ep->n_hist);
+    ep->n_redo = 0;
+    if (ep->n_hist == ep->cap_hist) {
+        ep->cap_hist = ep->cap_hist ? 2 * ep->cap_hist : 64;
+        ep->hist = xrealloc(ep->hist, (size_t)ep->cap_hist * sizeof *ep->hist);
+    }
+    EnvStep *h = &ep->hist[ep->n_hist++];
+    *h = *s;
+    h->probs = NULL;
+    if (probs) {
+        h->probs = xmalloc((size_t)ep->n_devices * sizeof *h->probs);
+        memcpy(h->probs, probs, (size_t)ep->n_devices * sizeof *h->probs);
+    }
+    return h;
+}
+
+/* The device for probabilities p given a uniform draw u in [0, 1). */
+static int sample_device(const float *p, int n, double u)
+{
+    double acc = 0;
+    for (int d = 0; d < n; d++) {
+        acc += p[d];
+        if (u < acc)
+            return d;
+    }
+    for (int d = n - 1; d >= 0; d--) /* rounding left u past the sum */
+        if (p[d] > 0)
+            return d;
+    return n - 1;
+}
+
+const EnvStep *episode_step_policy(Episode *ep, const Policy *pol, PolicyWork *w, int greedy,
+                                   float *feats_out)
+{
+    int v = episode_current(ep), nd = ep->n_devices;
+    if (v < 0)
+        return NULL;
+    size_t fsize = (size_t)ep->n_groups * (size_t)ep->n_features;
+    float *feats = feats_out ? feats_out : xmalloc(fsize * sizeof *feats);
+    float probs[POLICY_MAX_DEVICES];
+    episode_features(ep, v, feats);
+    policy_forward(pol, ep->pg, w, feats, v, NULL, probs);
+    if (!feats_out)
+        free(feats);
+    EnvStep s;
+    memset(&s, 0, sizeof s);
+    s.rng_before = ep->rng;
+    int a = 0;
+    if (greedy) {
+        for (int d = 1; d < nd; d++)
+            if (probs[d] > probs[a])
+                a = d;
+    } else {
+        a = sample_device(probs, nd, rng_uniform(&ep->rng));
+    }
+    s.rng_after = ep->rng;
+    s.cursor = ep->cursor;
+    s.group = v;
+    s.old_device = ep->group_device[v];
+    s.new_device = a;
+    s.actor = ENV_ACTOR_POLICY;
+    s.greedy = greedy;
+    double before = ep->score;
+    ep->group_device[v] = a;
+    ep->visits[v]++;
+    ep->cursor++;
+    simulate(ep, 1);
+    s.runtime_us = ep->runtime_us;
+    s.reward = before - ep->score;
+    return episode_push(ep, &s, probs);
+}
+
+const EnvStep *episode_override(Episode *ep, int group, int device, Err *e)
+{
+    if (group < 0 || group >= ep->n_groups) {
+        err_set(e, "group %d does not exist (the graph has %d groups)", group, ep->n_groups);
+        return NULL;
+    }
+    if (device < 0 || device >= ep->n_devices) {
+        err_set(e, "device %d does not exist (the cluster has %d devices)", device, ep->n_devices);
+        return NULL;
+    }
+    EnvStep s;
+    memset(&s, 0, sizeof s);
+    s.rng_before = s.rng_after = ep->rng;
+    s.cursor = ep->cursor;
+    s.group = group;
+    s.old_device = ep->group_device[group];
+    s.new_device = device;
+    s.actor = ENV_ACTOR_USER;
+    double before = ep->score;
+    ep->group_device[group] = device;
+    simulate(ep, 1);
+    s.runtime_us = ep->runtime_us;
+    s.reward = before - ep->score;
+    return episode_push(ep, &s, NULL);
+}
+
+int episode_undo(Episode *ep)
+{
+    if (ep->n_hist == 0)
+        return -1;
+    const EnvStep *s = &ep->hist[ep->n_hist - 1];
+    ep->group_device[s->group] = s->old_device;
+    if (s->actor == ENV_ACTOR_POLICY) {
+        ep->cursor = s->cursor;
+        ep->visits[s->group]--;
+    }
+    ep->rng = s->rng_before;
+    ep->n_hist--;
+    ep->n_redo++;
+    simulate(ep, 0);
+    return 0;
+}
+
+int episode_redo(Episode *ep)
+{
+    if (ep->n_redo == 0)
+        return -1;
+    const EnvStep *s = &ep->hist[ep->n_hist];
+    ep->group_device[s->group] = s->new_device;
+    if (s->actor == ENV_ACTOR_POLICY) {
+        ep->cursor = s->cursor + 1;
+        ep->visits[s->group]++;
+    }
+    ep->rng = s->rng_after;
+    ep->n_hist++;
+    ep->n_redo--;
+    simulate(ep, 0);
+    return 0;
+}

@@ -1,0 +1,168 @@
+/* env: the Placeto MDP over the simulator (spec/agent.md, "Episode"), and
+ * the episode API that the trainer and the explorer both step.
+ *
+ * An Episode walks the groups in its visit order (topological by default,
+ * `passes` times). A policy step takes the group under the cursor, asks the
+ * policy for a distribution over devices, samples it (or takes the argmax),
+ * moves the group, re-simulates and advances the cursor; a user override
+ * moves any group without moving the cursor. Both are history entries; undo
+ * and redo walk the history, restoring placement, cursor, visit counts and
+ * the RNG, so that stepping after an undo gives what it gave the first time.
+ * A new action after an undo drops the redo entries.
+ *
+ * The Episode borrows its graph, grouping, cluster and policy graph (they
+ * must outlive it) and owns everything else. Not thread-safe; one Episode
+ * per thread. */
+#ifndef PLACETO_ENV_H
+#define PLACETO_ENV_H
+
+#include <stdint.h>
+
+#include "cluster.h"
+#include "graph.h"
+#include "group.h"
+#include "policy.h"
+#include "sim.h"
+#include "util.h"
+
+typedef enum EnvInit {
+    ENV_INIT_RANDOM_FIXED, /* one random placement from seed 0, every episode (default) */
+    ENV_INIT_DEVICE0,      /* everything on device 0 */
+    ENV_INIT_RANDOM_EACH,  /* a new random placement per episode (from the episode's seed) */
+    ENV_INIT_GIVEN         /* the placement passed to episode_reset (best so far, a baseline) */
+} EnvInit;
+
+typedef struct EnvConfig {
+    int passes;          /* walks over the groups (default 1) */
+    int random_order;    /* 0: topological visit order (default); 1: random per episode */
+    EnvInit init;
+    double oom_penalty;  /* seconds per GB (1e9 bytes) over capacity, per device (default 2) */
+    int log_runtime;     /* rewards in log(seconds) instead of seconds */
+    int mem_feature;     /* the optional peak-memory feature column */
+} EnvConfig;
+
+void env_config_default(EnvConfig *cfg);
+
+typedef enum EnvActor { ENV_ACTOR_POLICY = 0, ENV_ACTOR_USER = 1 } EnvActor;
+
+/* One history entry. */
+typedef struct EnvStep {
+    int cursor;          /* cursor before the entry */
+    int group;
+    int old_device, new_device;
+    EnvActor actor;
+    int greedy;          /* policy entries: argmax instead of a sample */
+    float *probs;        /* policy entries: n_devices probabilities; NULL for users */
+    double runtime_us;   /* simulated makespan after the entry */
+    double reward;       /* score before - score after (seconds, or log seconds) */
+    Rng rng_before, rng_after;
+} EnvStep;
+
+typedef struct Episode {
+    const Graph *g;
+    const Grouping *gr;
+    const Cluster *c;
+    const PolicyGraph *pg;
+    EnvConfig cfg;
+    uint64_t seed;       /* of this episode (initial placement, sampling) */
+    int n_groups, n_devices, n_features;
+    int *order, n_order; /* the visit sequence (group ids), passes * n_groups */
+    int cursor;          /* next position in order; n_order when done */
+    int *group_device;   /* current placement, per group */
+    int *op_device;      /* the same per op */
+    int *init_device;    /* the placement the episode started from */
+    int *visits;         /* per group */
+    /* the last simulation of the current placement */
+    double runtime_us;
+    double score;        /* penalised runtime, seconds (or log seconds) */
+    int oom;
+    double *group_start; /* per group: start of its earliest non-held op */
+    double *group_peak;  /* per group: bytes of its outputs / device capacity (mem feature) */
+    double init_runtime_us;
+    /* history: hist[0 .. n_hist) done, hist[n_hist .. n_hist + n_redo) undone */
+    EnvStep *hist;
+    int n_hist, n_redo, cap_hist;
+    Rng rng;
+    int64_t simulations; /* placements simulated by this episode */
+    double best_runtime_us;
+    int *best_device;    /* per group: the best placement seen (lowest score) */
+    double best_score;
+    int64_t best_at;     /* simulations (of this episode) when the best was found */
+    Sim *sim;
+} Episode;
+
+/* A new episode, reset with seed (see episode_reset; init_device may be
+ * NULL unless cfg->init is ENV_INIT_GIVEN). Fails when the policy graph and
+ * grouping disagree or the cluster has more than POLICY_MAX_DEVICES devices. */
+Episode *episode_new(const Graph *g, const Grouping *gr, const Cluster *c, const PolicyGraph *pg,
+                     const EnvConfig *cfg, uint64_t seed, const int *init_device, Err *e);
+void episode_free(Episode *ep);
+/* Starts over: initial placement, visit order, counts and history cleared,
+ * RNG seeded from seed; simulates once. */
+void episode_reset(Episode *ep, uint64_t seed, const int *init_device);
+
+static inline int episode_done(const Episode *ep) { return ep->cursor >= ep->n_order; }
+/* The group under the cursor, or -1 when done. */
+static inline int episode_current(const Episode *ep)
+{
+    return ep->cursor < ep->n_order ? ep->order[ep->cursor] : -1;
+}
+
+/* The features of every group [n_groups x n_features] for current node v
+ * (spec/agent.md, "State"). */
+void episode_features(const Episode *ep, int v, float *out);
+
+/* One policy step on the current node (the episode must not be done): fills
+ * feats_out (when not NULL) with the features the policy saw, samples with
+ * the episode's RNG (or takes the argmax), applies and simulates. Returns the
+ * new history entry (owned by the episode, valid until the next change). */
+const EnvStep *episode_step_policy(Episode *ep, const Policy *pol, PolicyWork *w, int greedy,
+                                   float *feats_out);
+/* Moves group to device as the user; returns the entry, or NULL with e set
+ * when group or device is out of range. Moving a group to its own device is
+ * recorded too (it is what the user chose). */
+const EnvStep *episode_override(Episode *ep, int group, int device, Err *e);
+/* Undo / redo one entry; return 0, or -1 when there is nothing to undo/redo. */
+int episode_undo(Episode *ep);
+int episode_redo(Episode *ep);
+
+/* Simulates group_device (per group) into ep->op_device and the runtime
+ * fields, counting a simulation; updates the best placement. Used by the
+ * functions above and by loaders that restore a state. */
+void episode_simulate(Episode *ep);
+/* The penalised score of a simulation result (seconds or log seconds). */
+double env_score(const EnvConfig *cfg, const Cluster *c, const SimResult *r);
+
+/* Appends an entry to the history (dropping redo entries); the loader of
+ * episode files uses it to restore a history. probs may be NULL. */
+EnvStep *episode_push(Episode *ep, const EnvStep *s, const float *probs);
+
+/* --- the episode file (DESIGN.md §5, "placeto-episode") ---------------- */
+
+/* Writes ep atomically: the graph file (ep->g->path) and its checksum, the
+ * cluster (inline), the grouping target, the policy file and its checksum
+ * (policy_path may be NULL), the configuration, seed, RNG state, visit order,
+ * cursor, visit counts, initial and current placement (by group name), the
+ * best placement, and the whole history including undone (redo) entries. */
+int episode_save(const Episode *ep, const char *policy_path, uint64_t policy_checksum,
+                 const char *path, Err *e);
+
+/* Everything an episode file restores; episode_file_free releases it all. */
+typedef struct EpisodeFile {
+    Graph *g;
+    Cluster *c;
+    Grouping *gr;
+    PolicyGraph *pg;
+    Episode *ep;
+    char *policy_path;       /* NULL when the file names none */
+    uint64_t policy_checksum;
+} EpisodeFile;
+
+/* Reads an episode file, loads the graph it names (relative paths are taken
+ * as they were saved, i.e. relative to the working directory) and refuses a
+ * graph whose checksum differs, rebuilds grouping and episode and restores
+ * the saved state exactly. Returns 0, or -1 with e set and out zeroed. */
+int episode_load(const char *path, EpisodeFile *out, Err *e);
+void episode_file_free(EpisodeFile *f);
+
+#endif

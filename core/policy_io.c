@@ -1,0 +1,608 @@
+/* policy_io: the policy file (DESIGN.md §5, "placeto-policy") and the
+ * lifetime of a TrainState (train.h).
+ *
+ * Layout of a file:
+ *   {"format": "placeto-policy", "version": 1,
+ *    "architecture": {"n_devices", "n_features", "d", "rounds", "mem_feature"},
+ *    "parameters": [{"name", "shape": [rows, cols], "data": [...]}, ...],
+ *    "training": {"adam": {"lr", "beta1", "beta2", "eps", "step", "m": [[..]..], "v": [[..]..]},
+ *                 "episodes", "rng": [4 hex strings], "entropy", "baseline": [[..]..],
+ *                 "best": [{"graph", "checksum", "n_groups", "runtime_us", "score",
+ *                           "found_after", "group_device"}], "simulations"},
+ *    "log": {"episodes", "best_runtime_us", "placements_simulated"}}
+ * Wall time is not written, so that a training run gives the same bytes
+ * every time; an optional training.seconds is accepted on reading.
+ * "parameters" lists the tensors in NnParams order; "training" and "log" are
+ * present when the writer had a TrainState.
+ *
+ * Exactness: a float is printed with "%.9g" (and with "%.17g" in the rare
+ * case where strtod-then-round-to-float of that text would not give the same
+ * bits back), a double with util_fmt_double, 64-bit RNG words and checksums
+ * as hex strings; so load -> save is byte-identical and every number comes
+ * back bit-exact. A best runtime never found (+inf) is written as null. */
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jdoc.h"
+#include "train.h"
+
+/* Limits the reader accepts (policy_new checks the architecture again). */
+#define PIO_MAX_D 1024
+#define PIO_MAX_ROUNDS 64
+#define PIO_MAX_COUNT ((int64_t)1 << 53) /* counters read through a double */
+#define PIO_MAX_BASE_LEN (1 << 26)
+/* 2^128 - 2^103: every smaller magnitude rounds to a finite float ("%.9g"
+ * prints FLT_MAX as 3.40282347e+38, a little above it). */
+#define PIO_FLOAT_LIMIT 0x1.ffffffp+127
+
+/* ---- TrainState ---------------------------------------------------------- */
+
+void train_state_init(TrainState *ts, double lr, double entropy, uint64_t seed)
+{
+    memset(ts, 0, sizeof *ts);
+    nn_adam_init(&ts->adam, lr);
+    rng_seed(&ts->rng, seed);
+    ts->entropy = entropy;
+}
+
+static void best_done(TrainBest *b)
+{
+    free(b->graph);
+    free(b->group_device);
+}
+
+void train_state_done(TrainState *ts)
+{
+    for (int i = 0; i < ts->n_base && i < TRAIN_BASELINE_WINDOW; i++)
+        free(ts->base_ret[i]);
+    for (int i = 0; i < ts->n_best; i++)
+        best_done(&ts->best[i]);
+    free(ts->best);
+    memset(ts, 0, sizeof *ts);
+}
+
+static void best_fresh(TrainBest *b, uint64_t checksum, int n_groups)
+{
+    b->checksum = checksum;
+    b->n_groups = n_groups;
+    b->runtime_us = INFINITY;
+    b->score = INFINITY;
+    b->group_device = xcalloc((size_t)(n_groups > 0 ? n_groups : 1), sizeof *b->group_device);
+    b->found_after = 0;
+}
+
+TrainBest *train_best_for(TrainState *ts, const char *graph, uint64_t checksum, int n_groups)
+{
+    for (int i = 0; i < ts->n_best; i++) {
+        TrainBest *b = &ts->best[i];
+        if (strcmp(b->graph, graph) != 0)
+            continue;
+        if (b->checksum != checksum || b->n_groups != n_groups) {
+            /* the graph file or its grouping changed: the old best is void */
+            free(b->group_device);
+            best_fresh(b, checksum, n_groups);
+        }
+        return b;
+    }
+    ts->best = xrealloc(ts->best, (size_t)(ts->n_best + 1) * sizeof *ts->best);
+    TrainBest *b = &ts->best[ts->n_best++];
+    memset(b, 0, sizeof *b);
+    b->graph = xstrdup(graph);
+    best_fresh(b, checksum, n_groups);
+    return b;
+}
+
+/* ---- writing ------------------------------------------------------------- */
+
+/* Shortest of "%.9g" / "%.17g" that reads back (strtod, then to float) to
+ * exactly the bits of x; x finite. buf holds 40 bytes. */
+static const char *fmt_float(char buf[40], float x)
+{
+    snprintf(buf, 40, "%.9g", (double)x);
+    float y = (float)strtod(buf, NULL);
+    if (memcmp(&x, &y, sizeof x) != 0)
+        snprintf(buf, 40, "%.17g", (double)x);
+    return buf;
+}
+
+/* One row per line. */
+static void write_floats(FILE *f, const float *x, int rows, int cols, const char *indent)
+{
+    char b[40];
+    fputc('[', f);
+    for (int r = 0; r < rows; r++) {
+        if (r)
+            fprintf(f, ",\n%s", indent);
+        for (int c = 0; c < cols; c++)
+            fprintf(f, c ? ", %s" : "%s", fmt_float(b, x[(size_t)r * (size_t)cols + (size_t)c]));
+    }
+    fputc(']', f);
+}
+
+/* +inf (never found) as null; other doubles exactly. */
+static const char *fmt_inf_null(char buf[32], double x)
+{
+    if (isinf(x) && x > 0)
+        return strcpy(buf, "null");
+    return util_fmt_double(buf, x);
+}
+
+static void write_hex(FILE *f, uint64_t x) { fprintf(f, "\"%016" PRIx64 "\"", x); }
+
+/* Refuses to write what the reader would refuse to read. */
+static int check_finite(const Policy *pol, const TrainState *ts, const char *path, Err *e)
+{
+    const NnParams *p = &pol->p;
+    const float *arrays[3] = {p->w, p->m, p->v};
+    const char *what[3] = {"weight", "Adam first moment", "Adam second moment"};
+    for (int a = 0; a < (ts ? 3 : 1); a++)
+        for (int t = 0; t < p->n_tensors; t++) {
+            const NnTensor *tn = &p->t[t];
+            size_t n = (size_t)tn->rows * (size_t)tn->cols;
+            for (size_t k = 0; k < n; k++)
+                if (!isfinite(arrays[a][tn->off + k]))
+                    return err_set(e, "%s: cannot save: %s %zu of tensor \"%s\" is %g (training diverged?)",
+                                   path, what[a], k, tn->name, (double)arrays[a][tn->off + k]);
+        }
+    if (!ts)
+        return 0;
+    for (int i = 0; i < ts->n_base; i++)
+        for (int k = 0; k < ts->base_len[i]; k++)
+            if (!isfinite(ts->base_ret[i][k]))
+                return err_set(e, "%s: cannot save: baseline return %d of episode %d is %g", path, k,
+                               i, ts->base_ret[i][k]);
+    return 0;
+}
+
+static void write_moments(FILE *f, const NnParams *p, const float *x)
+{
+    fputc('[', f);
+    for (int t = 0; t < p->n_tensors; t++) {
+        const NnTensor *tn = &p->t[t];
+        fputs(t ? ",\n    " : "\n    ", f);
+        write_floats(f, x + tn->off, tn->rows, tn->cols, "     ");
+    }
+    fputc(']', f);
+}
+
+static void write_training(FILE *f, const Policy *pol, const TrainState *ts)
+{
+    char b1[32], b2[32], b3[32], b4[32];
+    const NnAdam *a = &ts->adam;
+    fprintf(f, ",\n \"training\": {\n  \"adam\": {\"lr\": %s, \"beta1\": %s, \"beta2\": %s, \"eps\": %s, \"step\": %" PRId64 ",\n   \"m\": ",
+            util_fmt_double(b1, a->lr), util_fmt_double(b2, a->beta1), util_fmt_double(b3, a->beta2),
+            util_fmt_double(b4, a->eps), a->step);
+    write_moments(f, &pol->p, pol->p.m);
+    fputs(",\n   \"v\": ", f);
+    write_moments(f, &pol->p, pol->p.v);
+    fprintf(f, "},\n  \"episodes\": %" PRId64 ", \"rng\": [", ts->episodes);
+    for (int i = 0; i < 4; i++) {
+        if (i)
+            fputs(", ", f);
+        write_hex(f, ts->rng.s[i]);
+    }
+    fprintf(f, "], \"entropy\": %s,\n  \"baseline\": [", util_fmt_double(b1, ts->entropy));
+    for (int i = 0; i < ts->n_base; i++) {
+        fputs(i ? ",\n   [" : "\n   [", f);
+        for (int k = 0; k < ts->base_len[i]; k++)
+            fprintf(f, k ? ", %s" : "%s", util_fmt_double(b1, ts->base_ret[i][k]));
+        fputc(']', f);
+    }
+    fputs("],\n  \"best\": [", f);
+    for (int i = 0; i < ts->n_best; i++) {
+        const TrainBest *bt = &ts->best[i];
+        fputs(i ? ",\n   {\"graph\": " : "\n   {\"graph\": ", f);
+        util_json_string(f, bt->graph);
+        fputs(", \"checksum\": ", f);
+        write_hex(f, bt->checksum);
+        fprintf(f, ", \"n_groups\": %d, \"runtime_us\": %s, \"score\": %s, \"found_after\": %" PRId64 ",\n    \"group_device\": [",
+                bt->n_groups, fmt_inf_null(b1, bt->runtime_us), fmt_inf_null(b2, bt->score), bt->found_after);
+        for (int k = 0; k < bt->n_groups; k++)
+            fprintf(f, k ? ", %d" : "%d", bt->group_device[k]);
+        fputs("]}", f);
+    }
+    /* no wall time: the same training gives a byte-identical file */
+    fprintf(f, "],\n  \"simulations\": %" PRId64 "},\n", ts->simulations);
+    double best = INFINITY;
+    for (int i = 0; i < ts->n_best; i++)
+        if (ts->best[i].runtime_us < best)
+            best = ts->best[i].runtime_us;
+    fprintf(f, " \"log\": {\"episodes\": %" PRId64 ", \"best_runtime_us\": %s, \"placements_simulated\": %" PRId64 "}",
+            ts->episodes, fmt_inf_null(b1, best), ts->simulations);
+}
+
+int policy_save(const Policy *pol, const TrainState *ts, const char *path, Err *e)
+{
+    if (check_finite(pol, ts, path, e) != 0)
+        return -1;
+    AtomicFile af;
+    if (util_atomic_open(&af, path, e) != 0)
+        return -1;
+    FILE *f = af.f;
+    const PolicyArch *a = &pol->arch;
+    fprintf(f, "{\"format\": \"placeto-policy\", \"version\": 1,\n"
+               " \"architecture\": {\"n_devices\": %d, \"n_features\": %d, \"d\": %d, \"rounds\": %d, \"mem_feature\": %d},\n"
+               " \"parameters\": [",
+            a->n_devices, a->n_features, a->d, a->rounds, a->mem_feature);
+    const NnParams *p = &pol->p;
+    for (int t = 0; t < p->n_tensors; t++) {
+        const NnTensor *tn = &p->t[t];
+        fputs(t ? ",\n  {\"name\": " : "\n  {\"name\": ", f);
+        util_json_string(f, tn->name);
+        fprintf(f, ", \"shape\": [%d, %d], \"data\":\n   ", tn->rows, tn->cols);
+        write_floats(f, p->w + tn->off, tn->rows, tn->cols, "    ");
+        fputc('}', f);
+    }
+    fputc(']', f);
+    if (ts)
+        write_training(f, pol, ts);
+    fputs("}\n", f);
+    return util_atomic_commit(&af, e);
+}
+
+/* ---- reading ------------------------------------------------------------- */
+
+/* An array of exactly n finite numbers >= min that fit a float. */
+static int read_floats(const JDoc *d, const cJSON *arr, const char *field, size_t n, double min,
+                       float *out, Err *e)
+{
+    if (!cJSON_IsArray(arr))
+        return jdoc_err(d, e, field, "expected an array of %zu numbers", n);
+    size_t count = 0;
+    for (const cJSON *c = arr->child; c; c = c->next)
+        count++;
+    if (count != n)
+        return jdoc_err(d, e, field, "expected %zu numbers, got %zu", n, count);
+    size_t k = 0;
+    for (const cJSON *c = arr->child; c; c = c->next, k++) {
+        double x = c->valuedouble;
+        if (!cJSON_IsNumber(c) || !isfinite(x) || x < min || !(fabs(x) < PIO_FLOAT_LIMIT)) {
+            char f[700];
+            snprintf(f, sizeof f, "%s[%zu]", field, k);
+            if (!cJSON_IsNumber(c))
+                return jdoc_err(d, e, f, "expected a number");
+            if (!isfinite(x))
+                return jdoc_err(d, e, f, "expected a finite number");
+            if (x < min)
+                return jdoc_err(d, e, f, "expected a number >= %g, got %g", min, x);
+            return jdoc_err(d, e, f, "%g is out of the float range", x);
+        }
+        out[k] = (float)x;
+    }
+    return 0;
+}
+
+/* A string of 1 to 16 hex digits. */
+static int read_hex(const JDoc *d, const cJSON *v, const char *field, uint64_t *out, Err *e)
+{
+    const char *s = cJSON_IsString(v) ? v->valuestring : NULL;
+    size_t n = s ? strlen(s) : 0;
+    if (!s || n < 1 || n > 16 || strspn(s, "0123456789abcdefABCDEF") != n)
+        return jdoc_err(d, e, field, "expected a string of 1 to 16 hex digits (a 64-bit word)");
+    *out = (uint64_t)strtoull(s, NULL, 16);
+    return 0;
+}
+
+/* A member that must be present (and of type `is`). */
+static const cJSON *member(const JDoc *d, const cJSON *obj, const char *key, const char *base,
+                           cJSON_bool (*is)(const cJSON *), const char *what, Err *e)
+{
+    char f[256];
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!v) {
+        jdoc_err(d, e, base, "missing \"%s\": expected %s", key, what);
+        return NULL;
+    }
+    if (is && !is(v)) {
+        jpath_key(f, sizeof f, base, key);
+        jdoc_err(d, e, f, "expected %s", what);
+        return NULL;
+    }
+    return v;
+}
+
+static int read_arch(const JDoc *d, PolicyArch *a, Err *e)
+{
+    const cJSON *o = member(d, d->root, "architecture", "", cJSON_IsObject,
+                            "an object {\"n_devices\", \"n_features\", \"d\", \"rounds\", \"mem_feature\"}", e);
+    if (!o)
+        return -1;
+    int64_t nd, nf, dd, r, mf;
+    if (jget_int(d, o, "n_devices", "architecture.n_devices", 1, 1, POLICY_MAX_DEVICES, &nd, e) < 0 ||
+        jget_int(d, o, "mem_feature", "architecture.mem_feature", 1, 0, 1, &mf, e) < 0 ||
+        jget_int(d, o, "n_features", "architecture.n_features", 1, 1, 1 << 20, &nf, e) < 0 ||
+        jget_int(d, o, "d", "architecture.d", 1, 1, PIO_MAX_D, &dd, e) < 0 ||
+        jget_int(d, o, "rounds", "architecture.rounds", 1, 0, PIO_MAX_ROUNDS, &r, e) < 0)
+        return -1;
+    if (nf != POLICY_F_DEVICE + nd + mf)
+        return jdoc_err(d, e, "architecture.n_features",
+                        "expected %lld (5 + n_devices + mem_feature), got %lld",
+                        (long long)(POLICY_F_DEVICE + nd + mf), (long long)nf);
+    memset(a, 0, sizeof *a);
+    a->n_devices = (int)nd;
+    a->mem_feature = (int)mf;
+    a->n_features = (int)nf;
+    a->d = (int)dd;
+    a->rounds = (int)r;
+    return 0;
+}
+
+static int read_params(const JDoc *d, NnParams *p, Err *e)
+{
+    const cJSON *arr = member(d, d->root, "parameters", "", cJSON_IsArray,
+                              "an array of {\"name\", \"shape\", \"data\"}", e);
+    if (!arr)
+        return -1;
+    int k = 0;
+    for (const cJSON *v = arr->child; v; v = v->next, k++) {
+        if (k >= p->n_tensors)
+            return jdoc_err(d, e, "parameters", "expected %d tensors for this architecture, got %d",
+                            p->n_tensors, cJSON_GetArraySize(arr));
+        const NnTensor *t = &p->t[k];
+        char base[64], f[96];
+        snprintf(base, sizeof base, "parameters[%d]", k);
+        if (!cJSON_IsObject(v))
+            return jdoc_err(d, e, base, "expected a tensor object {\"name\", \"shape\", \"data\"}");
+        const char *name;
+        snprintf(f, sizeof f, "%s.name", base);
+        if (jget_string(d, v, "name", f, 1, &name, e) < 0)
+            return -1;
+        if (strcmp(name, t->name) != 0)
+            return jdoc_err(d, e, f, "expected \"%s\" (tensor %d of this architecture), got \"%s\"",
+                            t->name, k, name);
+        snprintf(f, sizeof f, "%s.shape", base);
+        const cJSON *sh = member(d, v, "shape", base, NULL, "[rows, cols]", e);
+        if (!sh)
+            return -1;
+        const cJSON *r = cJSON_IsArray(sh) ? sh->child : NULL, *c = r ? r->next : NULL;
+        if (cJSON_GetArraySize(sh) != 2 || !cJSON_IsNumber(r) || !cJSON_IsNumber(c) ||
+            r->valuedouble != floor(r->valuedouble) || c->valuedouble != floor(c->valuedouble))
+            return jdoc_err(d, e, f, "expected [%d, %d] for \"%s\"", t->rows, t->cols, t->name);
+        if (r->valuedouble != t->rows || c->valuedouble != t->cols)
+            return jdoc_err(d, e, f, "expected [%d, %d] for \"%s\", got [%.17g, %.17g]", t->rows,
+                            t->cols, t->name, r->valuedouble, c->valuedouble);
+        snprintf(f, sizeof f, "%s.data", base);
+        const cJSON *data = member(d, v, "data", base, NULL, "an array of numbers", e);
+        if (!data || read_floats(d, data, f, (size_t)t->rows * (size_t)t->cols, -INFINITY,
+                                 p->w + t->off, e) != 0)
+            return -1;
+    }
+    if (k != p->n_tensors)
+        return jdoc_err(d, e, "parameters", "expected %d tensors for this architecture, got %d",
+                        p->n_tensors, k);
+    return 0;
+}
+
+/* "m" or "v": one array per tensor. */
+static int read_moments(const JDoc *d, const cJSON *adam, const char *key, NnParams *p, float *out,
+                        double min, Err *e)
+{
+    char field[64];
+    snprintf(field, sizeof field, "training.adam.%s", key);
+    const cJSON *arr = member(d, adam, key, "training.adam", cJSON_IsArray,
+                              "an array with one array of numbers per tensor", e);
+    if (!arr)
+        return -1;
+    int n = cJSON_GetArraySize(arr);
+    if (n != p->n_tensors)
+        return jdoc_err(d, e, field, "expected %d arrays (one per tensor), got %d", p->n_tensors, n);
+    int k = 0;
+    for (const cJSON *v = arr->child; v; v = v->next, k++) {
+        char f[96];
+        snprintf(f, sizeof f, "%s[%d]", field, k);
+        const NnTensor *t = &p->t[k];
+        if (read_floats(d, v, f, (size_t)t->rows * (size_t)t->cols, min, out + t->off, e) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* A double field where null means +inf (a best never found). */
+static int read_inf_null(const JDoc *d, const cJSON *obj, const char *key, const char *field,
+                         double min, double *out, Err *e)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (cJSON_IsNull(v)) {
+        *out = INFINITY;
+        return 0;
+    }
+    if (v && !cJSON_IsNumber(v))
+        return jdoc_err(d, e, field, "expected a number or null (none found yet)");
+    return jget_number(d, obj, key, field, 1, min, DBL_MAX, out, e) < 0 ? -1 : 0;
+}
+
+static int read_best(const JDoc *d, const cJSON *v, const char *base, int n_devices, TrainState *ts,
+                     Err *e)
+{
+    char f[128];
+    if (!cJSON_IsObject(v))
+        return jdoc_err(d, e, base, "expected an object {\"graph\", \"checksum\", \"n_groups\", ...}");
+    const char *graph;
+    int64_t n_groups, found;
+    snprintf(f, sizeof f, "%s.graph", base);
+    if (jget_string(d, v, "graph", f, 1, &graph, e) < 0)
+        return -1;
+    for (int i = 0; i < ts->n_best; i++)
+        if (strcmp(ts->best[i].graph, graph) == 0)
+            return jdoc_err(d, e, f, "graph \"%s\" is listed twice (first at training.best[%d])", graph, i);
+    snprintf(f, sizeof f, "%s.n_groups", base);
+    if (jget_int(d, v, "n_groups", f, 1, 1, POLICY_MAX_GROUPS, &n_groups, e) < 0)
+        return -1;
+    TrainBest b = {0};
+    snprintf(f, sizeof f, "%s.checksum", base);
+    const cJSON *cs = member(d, v, "checksum", base, NULL, "a hex string", e);
+    if (!cs || read_hex(d, cs, f, &b.checksum, e) != 0)
+        return -1;
+    snprintf(f, sizeof f, "%s.runtime_us", base);
+    if (read_inf_null(d, v, "runtime_us", f, 0, &b.runtime_us, e) != 0)
+        return -1;
+    snprintf(f, sizeof f, "%s.score", base);
+    if (read_inf_null(d, v, "score", f, -DBL_MAX, &b.score, e) != 0)
+        return -1;
+    snprintf(f, sizeof f, "%s.found_after", base);
+    if (jget_int(d, v, "found_after", f, 1, 0, PIO_MAX_COUNT, &found, e) < 0)
+        return -1;
+    snprintf(f, sizeof f, "%s.group_device", base);
+    const cJSON *gd = member(d, v, "group_device", base, cJSON_IsArray, "an array of device indices", e);
+    if (!gd)
+        return -1;
+    if (cJSON_GetArraySize(gd) != n_groups)
+        return jdoc_err(d, e, f, "expected %lld device indices (n_groups), got %d", (long long)n_groups,
+                        cJSON_GetArraySize(gd));
+    b.group_device = xmalloc((size_t)n_groups * sizeof *b.group_device);
+    int k = 0;
+    for (const cJSON *c = gd->child; c; c = c->next, k++) {
+        char f2[160];
+        int64_t x;
+        snprintf(f2, sizeof f2, "%s[%d]", f, k);
+        if (jcheck_int(d, c, f2, 0, n_devices - 1, &x, e) != 0) {
+            free(b.group_device);
+            return -1;
+        }
+        b.group_device[k] = (int)x;
+    }
+    b.graph = xstrdup(graph);
+    b.n_groups = (int)n_groups;
+    b.found_after = found;
+    ts->best = xrealloc(ts->best, (size_t)(ts->n_best + 1) * sizeof *ts->best);
+    ts->best[ts->n_best++] = b;
+    return 0;
+}
+
+static int read_training(const JDoc *d, const cJSON *tr, NnParams *p, int n_devices, TrainState *ts,
+                         Err *e)
+{
+    const char *B = "training";
+    if (!cJSON_IsObject(tr))
+        return jdoc_err(d, e, B, "expected an object (the training state)");
+    const cJSON *adam = member(d, tr, "adam", B, cJSON_IsObject,
+                               "an object {\"lr\", \"beta1\", \"beta2\", \"eps\", \"step\", \"m\", \"v\"}", e);
+    if (!adam)
+        return -1;
+    NnAdam *a = &ts->adam;
+    if (jget_number(d, adam, "lr", "training.adam.lr", 1, 0, 1e9, &a->lr, e) < 0 ||
+        jget_number(d, adam, "beta1", "training.adam.beta1", 1, 0, 1, &a->beta1, e) < 0 ||
+        jget_number(d, adam, "beta2", "training.adam.beta2", 1, 0, 1, &a->beta2, e) < 0 ||
+        jget_number(d, adam, "eps", "training.adam.eps", 1, 0, 1e9, &a->eps, e) < 0 ||
+        jget_int(d, adam, "step", "training.adam.step", 1, 0, PIO_MAX_COUNT, &a->step, e) < 0)
+        return -1;
+    if (a->beta1 >= 1 || a->beta2 >= 1)
+        return jdoc_err(d, e, a->beta1 >= 1 ? "training.adam.beta1" : "training.adam.beta2",
+                        "expected a number below 1");
+    if (read_moments(d, adam, "m", p, p->m, -INFINITY, e) != 0 ||
+        read_moments(d, adam, "v", p, p->v, 0, e) != 0)
+        return -1;
+    if (jget_int(d, tr, "episodes", "training.episodes", 1, 0, PIO_MAX_COUNT, &ts->episodes, e) < 0)
+        return -1;
+    const cJSON *rng = member(d, tr, "rng", B, cJSON_IsArray, "an array of 4 hex strings", e);
+    if (!rng)
+        return -1;
+    if (cJSON_GetArraySize(rng) != 4)
+        return jdoc_err(d, e, "training.rng", "expected 4 hex strings (the xoshiro256** state), got %d",
+                        cJSON_GetArraySize(rng));
+    int k = 0;
+    for (const cJSON *c = rng->child; c; c = c->next, k++) {
+        char f[32];
+        snprintf(f, sizeof f, "training.rng[%d]", k);
+        if (read_hex(d, c, f, &ts->rng.s[k], e) != 0)
+            return -1;
+    }
+    if ((ts->rng.s[0] | ts->rng.s[1] | ts->rng.s[2] | ts->rng.s[3]) == 0)
+        return jdoc_err(d, e, "training.rng", "the all-zero state is not a valid xoshiro256** state");
+    if (jget_number(d, tr, "entropy", "training.entropy", 1, 0, 1e9, &ts->entropy, e) < 0)
+        return -1;
+    const cJSON *base = member(d, tr, "baseline", B, cJSON_IsArray,
+                               "an array of the last episodes' per-step returns", e);
+    if (!base)
+        return -1;
+    if (cJSON_GetArraySize(base) > TRAIN_BASELINE_WINDOW)
+        return jdoc_err(d, e, "training.baseline", "expected at most %d episodes, got %d",
+                        TRAIN_BASELINE_WINDOW, cJSON_GetArraySize(base));
+    k = 0;
+    for (const cJSON *c = base->child; c; c = c->next, k++) {
+        char f[64];
+        snprintf(f, sizeof f, "training.baseline[%d]", k);
+        if (!cJSON_IsArray(c))
+            return jdoc_err(d, e, f, "expected an array of returns");
+        int n = cJSON_GetArraySize(c), j = 0;
+        if (n > PIO_MAX_BASE_LEN)
+            return jdoc_err(d, e, f, "expected at most %d returns, got %d", PIO_MAX_BASE_LEN, n);
+        ts->base_ret[k] = xmalloc((size_t)(n ? n : 1) * sizeof **ts->base_ret);
+        ts->base_len[k] = n;
+        ts->n_base = k + 1;
+        for (const cJSON *x = c->child; x; x = x->next, j++) {
+            char f2[80];
+            snprintf(f2, sizeof f2, "%s[%d]", f, j);
+            if (jcheck_number(d, x, f2, -DBL_MAX, DBL_MAX, &ts->base_ret[k][j], e) != 0)
+                return -1;
+        }
+    }
+    const cJSON *best = member(d, tr, "best", B, cJSON_IsArray, "an array of the best placements per graph", e);
+    if (!best)
+        return -1;
+    k = 0;
+    for (const cJSON *c = best->child; c; c = c->next, k++) {
+        char f[64];
+        snprintf(f, sizeof f, "training.best[%d]", k);
+        if (read_best(d, c, f, n_devices, ts, e) != 0)
+            return -1;
+    }
+    if (jget_int(d, tr, "simulations", "training.simulations", 1, 0, PIO_MAX_COUNT, &ts->simulations, e) < 0 ||
+        jget_number(d, tr, "seconds", "training.seconds", 0, 0, DBL_MAX, &ts->seconds, e) < 0)
+        return -1;
+    return 0;
+}
+
+Policy *policy_load_text(const char *path, const char *text, size_t len, TrainState *ts, Err *e)
+{
+    if (ts)
+        train_state_init(ts, 1e-3, 1.0, 0);
+    JDoc d;
+    if (jdoc_parse(&d, path, text, len, e) != 0)
+        return NULL;
+    Policy *pol = NULL;
+    TrainState tmp;
+    train_state_init(&tmp, 1e-3, 1.0, 0);
+    PolicyArch a;
+    if (jdoc_check_header(&d, "placeto-policy", e) != 0 || read_arch(&d, &a, e) != 0)
+        goto fail;
+    pol = policy_new(&a, 0, e);
+    if (!pol) {
+        char why[sizeof e->msg];
+        snprintf(why, sizeof why, "%s", e ? e->msg : "");
+        jdoc_err(&d, e, "architecture", "%s", why);
+        goto fail;
+    }
+    if (read_params(&d, &pol->p, e) != 0)
+        goto fail;
+    const cJSON *tr = cJSON_GetObjectItemCaseSensitive(d.root, "training");
+    if (tr && read_training(&d, tr, &pol->p, a.n_devices, &tmp, e) != 0)
+        goto fail;
+    jdoc_done(&d);
+    if (ts)
+        *ts = tmp;
+    else
+        train_state_done(&tmp);
+    return pol;
+fail:
+    policy_free(pol);
+    train_state_done(&tmp);
+    jdoc_done(&d);
+    return NULL;
+}
+
+Policy *policy_load(const char *path, TrainState *ts, Err *e)
+{
+    if (ts)
+        train_state_init(ts, 1e-3, 1.0, 0);
+    size_t len;
+    char *text = util_read_file(path, &len, e);
+    if (!text)
+        return NULL;
+    Policy *pol = policy_load_text(path, text, len, ts, e);
+    free(text);
+    return pol;
+}

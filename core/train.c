@@ -1,0 +1,335 @@
+/* train: REINFORCE with a per-step baseline (spec/agent.md, "Training").
+ *
+ * A round runs T episodes (T = threads) with the same weights: rollouts in
+ * parallel, then, in episode order, the returns enter the baseline window
+ * and give each episode's advantages; the episodes' gradients are computed
+ * in parallel (each recomputes its forward passes from the features it
+ * recorded) and applied one after another, one Adam update per episode.
+ * Everything random comes from the TrainState's RNG in episode order, so a
+ * run is deterministic for a given seed and thread count, and T = 1 is the
+ * plain sequential algorithm. */
+#include "train.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ENTROPY_EPS 1e-3f
+
+void train_config_default(TrainConfig *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    env_config_default(&cfg->env);
+    cfg->lr = 1e-3;
+    cfg->entropy = 1.0;
+    cfg->entropy_decay = 0;
+    cfg->clip = 1.25;
+    cfg->threads = 1;
+    cfg->seed = 1;
+}
+
+/* One episode slot of a round: its rollout and its gradient. */
+typedef struct Slot {
+    Episode **eps;      /* per graph, created on first use */
+    PolicyWork **works; /* per graph */
+    int gi;             /* graph of this round's episode */
+    uint64_t seed;
+    double beta;
+    const int *init;    /* initial placement (ENV_INIT_GIVEN) or NULL */
+    float *feats;       /* len x n x F */
+    size_t cap_feats;
+    int *v, *act;
+    double *rew, *ret, *adv;
+    int len, cap_len;
+    float *grad;
+    double loss;
+} Slot;
+
+struct Trainer {
+    Policy *pol;
+    TrainState *ts;
+    TrainConfig cfg;
+    const TrainGraph *graphs;
+    int n_graphs;
+    const Cluster *c;
+    int T;
+    Slot *slots;
+};
+
+Trainer *train_new(Policy *pol, TrainState *ts, const TrainConfig *cfg, const TrainGraph *graphs,
+                   int n_graphs, const Cluster *c, Err *e)
+{
+    if (n_graphs < 1) {
+        err_set(e, "no graph to train on");
+        return NULL;
+    }
+    if (pol->arch.n_devices != c->n_devices) {
+        err_set(e, "the policy is for %d devices but the cluster has %d", pol->arch.n_devices, c->n_devices);
+        return NULL;
+    }
+    if (pol->arch.mem_feature != cfg->env.mem_feature) {
+        err_set(e, "the policy was built %s the memory feature", pol->arch.mem_feature ? "with" : "without");
+        return NULL;
+    }
+    if (cfg->threads < 1 || cfg->threads > 256) {
+        err_set(e, "threads must be in [1, 256], got %d", cfg->threads);
+        return NULL;
+    }
+    for (int i = 0; i < n_graphs; i++)
+        if (graphs[i].pg->n != graphs[i].gr->n_groups) {
+            err_set(e, "%s: policy graph and grouping disagree", graphs[i].g->name);
+            return NULL;
+        }
+    Trainer *t = xcalloc(1, sizeof *t);
+    t->pol = pol;
+    t->ts = ts;
+    t->cfg = *cfg;
+    t->graphs = graphs;
+    t->n_graphs = n_graphs;
+    t->c = c;
+    t->T = cfg->threads;
+    t->slots = xcalloc((size_t)t->T, sizeof *t->slots);
+    for (int s = 0; s < t->T; s++) {
+        t->slots[s].eps = xcalloc((size_t)n_graphs, sizeof *t->slots[s].eps);
+        t->slots[s].works = xcalloc((size_t)n_graphs, sizeof *t->slots[s].works);
+        t->slots[s].grad = xcalloc(pol->p.n + 1, sizeof *t->slots[s].grad);
+    }
+    ts->adam.lr = cfg->lr;
+    return t;
+}
+
+void train_free(Trainer *t)
+{
+    if (!t)
+        return;
+    for (int s = 0; s < t->T; s++) {
+        Slot *sl = &t->slots[s];
+        for (int i = 0; i < t->n_graphs; i++) {
+            episode_free(sl->eps[i]);
+            policy_work_free(sl->works[i]);
+        }
+        free(sl->eps);
+        free(sl->works);
+        free(sl->feats);
+        free(sl->v);
+        free(sl->act);
+        free(sl->rew);
+        free(sl->ret);
+        free(sl->adv);
+        free(sl->grad);
+    }
+    free(t->slots);
+    free(t);
+}
+
+static Episode *slot_episode(Trainer *t, Slot *sl, int gi)
+{
+    if (!sl->eps[gi]) {
+        const TrainGraph *tg = &t->graphs[gi];
+        Err e;
+        sl->eps[gi] = episode_new(tg->g, tg->gr, t->c, tg->pg, &t->cfg.env, 0, NULL, &e);
+        if (!sl->eps[gi]) /* checked in train_new; cannot happen */
+            util_die("train: %s", e.msg);
+        sl->works[gi] = policy_work_new(&t->pol->arch, tg->pg);
+    }
+    return sl->eps[gi];
+}
+
+/* Rolls out one episode with sampling, recording what the update needs. */
+static void rollout(Trainer *t, Slot *sl)
+{
+    Episode *ep = sl->eps[sl->gi];
+    PolicyWork *w = sl->works[sl->gi];
+    episode_reset(ep, sl->seed, sl->init);
+    size_t nf = (size_t)ep->n_groups * (size_t)ep->n_features;
+    if (sl->cap_len < ep->n_order) {
+        sl->cap_len = ep->n_order;
+        size_t L = (size_t)sl->cap_len;
+        sl->v = xrealloc(sl->v, L * sizeof *sl->v);
+        sl->act = xrealloc(sl->act, L * sizeof *sl->act);
+        sl->rew = xrealloc(sl->rew, L * sizeof *sl->rew);
+        sl->ret = xrealloc(sl->ret, L * sizeof *sl->ret);
+        sl->adv = xrealloc(sl->adv, L * sizeof *sl->adv);
+    }
+    if (sl->cap_feats < (size_t)ep->n_order * nf) {
+        sl->cap_feats = (size_t)ep->n_order * nf;
+        sl->feats = xrealloc(sl->feats, sl->cap_feats * sizeof *sl->feats);
+    }
+    sl->len = 0;
+    while (!episode_done(ep)) {
+        int k = sl->len;
+        sl->v[k] = episode_current(ep);
+        const EnvStep *s = episode_step_policy(ep, t->pol, w, 0, sl->feats + (size_t)k * nf);
+        sl->act[k] = s->new_device;
+        sl->rew[k] = s->reward;
+        sl->len++;
+    }
+    double acc = 0;
+    for (int k = sl->len - 1; k >= 0; k--) {
+        acc += sl->rew[k];
+        sl->ret[k] = acc;
+    }
+}
+
+/* The episode's gradient of -(R_t - b_t) log pi(a_t) - beta H(pi) summed
+ * over its steps, into sl->grad (zeroed first). */
+static void gradient(Trainer *t, Slot *sl)
+{
+    const Policy *pol = t->pol;
+    Episode *ep = sl->eps[sl->gi];
+    PolicyWork *w = sl->works[sl->gi];
+    int nd = pol->arch.n_devices;
+    size_t nf = (size_t)ep->n_groups * (size_t)ep->n_features;
+    float logits[POLICY_MAX_DEVICES], p[POLICY_MAX_DEVICES], lp[POLICY_MAX_DEVICES];
+    float dz[POLICY_MAX_DEVICES];
+    memset(sl->grad, 0, pol->p.n * sizeof *sl->grad);
+    double loss = 0;
+    for (int k = 0; k < sl->len; k++) {
+        policy_forward(pol, ep->pg, w, sl->feats + (size_t)k * nf, sl->v[k], logits, NULL);
+        nn_softmax_f(logits, nd, p, lp);
+        float A = (float)sl->adv[k], beta = (float)sl->beta;
+        for (int j = 0; j < nd; j++)
+            dz[j] = A * (p[j] - (j == sl->act[k] ? 1.0f : 0.0f));
+        nn_entropy_grad_f(p, nd, ENTROPY_EPS, -beta, dz);
+        loss += -(double)A * lp[sl->act[k]] - (double)beta * nn_entropy_f(p, nd, ENTROPY_EPS);
+        policy_backward(pol, ep->pg, w, dz, sl->grad);
+    }
+    sl->loss = loss;
+}
+
+typedef struct Job {
+    Trainer *t;
+    Slot *sl;
+    int phase; /* 0 rollout, 1 gradient */
+} Job;
+
+static void *job_run(void *arg)
+{
+    Job *j = arg;
+    if (j->phase == 0)
+        rollout(j->t, j->sl);
+    else
+        gradient(j->t, j->sl);
+    return NULL;
+}
+
+static void run_phase(Trainer *t, int count, int phase)
+{
+    Job jobs[256];
+    pthread_t th[256];
+    int started[256];
+    for (int s = 0; s < count; s++) {
+        jobs[s] = (Job){t, &t->slots[s], phase};
+        started[s] = 0;
+    }
+    if (count == 1) {
+        job_run(&jobs[0]);
+        return;
+    }
+    for (int s = 1; s < count; s++)
+        started[s] = pthread_create(&th[s], NULL, job_run, &jobs[s]) == 0;
+    job_run(&jobs[0]);
+    for (int s = 1; s < count; s++) {
+        if (started[s])
+            pthread_join(th[s], NULL);
+        else
+            job_run(&jobs[s]); /* no thread: run it here, same result */
+    }
+}
+
+static double beta_at(const TrainConfig *cfg, int64_t episode)
+{
+    if (cfg->entropy_decay <= 0)
+        return cfg->entropy;
+    double f = 1.0 - (double)episode / (double)cfg->entropy_decay;
+    return cfg->entropy * (f > 0 ? f : 0);
+}
+
+/* Adds an episode's returns to the baseline window (oldest dropped) and
+ * computes its advantages R_t - b_t, b_t the mean return at step t over the
+ * window's episodes that have a step t (this one included). */
+static void baseline(TrainState *ts, Slot *sl)
+{
+    if (ts->n_base == TRAIN_BASELINE_WINDOW) {
+        free(ts->base_ret[0]);
+        memmove(ts->base_ret, ts->base_ret + 1, (TRAIN_BASELINE_WINDOW - 1) * sizeof ts->base_ret[0]);
+        memmove(ts->base_len, ts->base_len + 1, (TRAIN_BASELINE_WINDOW - 1) * sizeof ts->base_len[0]);
+        ts->n_base--;
+    }
+    ts->base_ret[ts->n_base] = xmalloc(((size_t)sl->len + 1) * sizeof *ts->base_ret[0]);
+    memcpy(ts->base_ret[ts->n_base], sl->ret, (size_t)sl->len * sizeof *sl->ret);
+    ts->base_len[ts->n_base] = sl->len;
+    ts->n_base++;
+    for (int k = 0; k < sl->len; k++) {
+        double s = 0;
+        int m = 0;
+        for (int q = 0; q < ts->n_base; q++)
+            if (k < ts->base_len[q]) {
+                s += ts->base_ret[q][k];
+                m++;
+            }
+        sl->adv[k] = sl->ret[k] - s / m;
+    }
+}
+
+int64_t train_run(Trainer *t, int64_t n_episodes, TrainCallback cb, void *ud, volatile int *stop)
+{
+    TrainState *ts = t->ts;
+    int64_t done = 0;
+    while (done < n_episodes && !(stop && *stop)) {
+        int T = t->T;
+        for (int s = 0; s < T; s++) {
+            Slot *sl = &t->slots[s];
+            sl->gi = t->n_graphs > 1 ? (int)rng_below(&ts->rng, (uint64_t)t->n_graphs) : 0;
+            sl->seed = rng_next(&ts->rng);
+            sl->beta = beta_at(&t->cfg, ts->episodes + s);
+            slot_episode(t, sl, sl->gi);
+            sl->init = NULL;
+            if (t->cfg.env.init == ENV_INIT_GIVEN) {
+                const Graph *g = t->graphs[sl->gi].g;
+                TrainBest *b = train_best_for(ts, g->name, g->checksum, t->graphs[sl->gi].gr->n_groups);
+                if (isfinite(b->score))
+                    sl->init = b->group_device;
+            }
+        }
+        run_phase(t, T, 0);
+        for (int s = 0; s < T; s++)
+            baseline(ts, &t->slots[s]);
+        run_phase(t, T, 1);
+        for (int s = 0; s < T; s++) {
+            Slot *sl = &t->slots[s];
+            Episode *ep = sl->eps[sl->gi];
+            memcpy(t->pol->p.g, sl->grad, t->pol->p.n * sizeof *sl->grad);
+            double norm = nn_clip_grad(t->pol->p.g, t->pol->p.n, t->cfg.clip);
+            nn_adam_step(&ts->adam, &t->pol->p);
+            const Graph *g = t->graphs[sl->gi].g;
+            TrainBest *b = train_best_for(ts, g->name, g->checksum, ep->n_groups);
+            if (ep->best_score < b->score) {
+                b->score = ep->best_score;
+                b->runtime_us = ep->best_runtime_us;
+                memcpy(b->group_device, ep->best_device, (size_t)ep->n_groups * sizeof *b->group_device);
+                b->found_after = ts->simulations + ep->best_at;
+            }
+            ts->simulations += ep->simulations;
+            ts->episodes++;
+            ts->entropy = sl->beta;
+            done++;
+            if (cb) {
+                TrainReport r;
+                r.episode = ts->episodes;
+                r.graph = sl->gi;
+                r.runtime_us = ep->best_runtime_us;
+                r.final_runtime_us = ep->runtime_us;
+                r.ret = sl->len > 0 ? sl->ret[0] : 0;
+                r.loss = sl->loss;
+                r.grad_norm = norm;
+                r.best_runtime_us = b->runtime_us;
+                r.simulations = ts->simulations;
+                r.entropy = sl->beta;
+                cb(&r, ud);
+            }
+        }
+    }
+    return done;
+}

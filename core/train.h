@@ -1,0 +1,114 @@
+/* train: REINFORCE training of the Placeto policy (spec/agent.md,
+ * "Training") on one graph or a family, and the policy file.
+ *
+ * TrainState is everything besides the weights that a checkpoint needs to
+ * resume bit-exactly: Adam's step (its moments live in the Policy's NnParams),
+ * the trainer's RNG, the per-step baseline history, the entropy weight, the
+ * best placements seen per graph and the log summary. */
+#ifndef PLACETO_TRAIN_H
+#define PLACETO_TRAIN_H
+
+#include <stdint.h>
+
+#include "env.h"
+#include "nn.h"
+#include "policy.h"
+#include "util.h"
+
+#define TRAIN_BASELINE_WINDOW 10
+
+typedef struct TrainBest {
+    char *graph;          /* graph name */
+    uint64_t checksum;    /* of the graph file */
+    int n_groups;
+    double runtime_us;    /* best simulated runtime (score order: OOM penalised) */
+    double score;
+    int *group_device;    /* n_groups */
+    int64_t found_after;  /* simulations done by the trainer when it was found */
+} TrainBest;
+
+typedef struct TrainState {
+    NnAdam adam;
+    int64_t episodes;     /* episodes trained so far */
+    Rng rng;              /* graph draws and episode seeds */
+    double entropy;       /* current entropy weight beta */
+    /* per-step baseline: the returns of the last TRAIN_BASELINE_WINDOW
+     * episodes, oldest first */
+    int n_base;
+    int base_len[TRAIN_BASELINE_WINDOW];
+    double *base_ret[TRAIN_BASELINE_WINDOW];
+    TrainBest *best;      /* per graph trained on */
+    int n_best;
+    int64_t simulations;  /* placements simulated */
+    double seconds;       /* wall time spent training (not part of determinism) */
+} TrainState;
+
+void train_state_init(TrainState *ts, double lr, double entropy, uint64_t seed);
+void train_state_done(TrainState *ts);
+/* The entry of ts->best for graph name, created (runtime +inf) if absent. */
+TrainBest *train_best_for(TrainState *ts, const char *graph, uint64_t checksum, int n_groups);
+
+/* --- training -------------------------------------------------------- */
+
+typedef struct TrainConfig {
+    EnvConfig env;
+    double lr;            /* Adam learning rate (1e-3) */
+    double entropy;       /* initial entropy weight beta (1.0) */
+    int64_t entropy_decay; /* episodes over which beta falls linearly to 0 (0: constant) */
+    double clip;          /* global gradient norm (1.25) */
+    int threads;          /* rollouts in parallel; results depend on it, deterministically */
+    uint64_t seed;
+} TrainConfig;
+
+void train_config_default(TrainConfig *cfg);
+
+/* One graph of the training set, with everything built for it. */
+typedef struct TrainGraph {
+    Graph *g;
+    Grouping *gr;
+    PolicyGraph *pg;
+} TrainGraph;
+
+/* What the trainer reports after each episode. */
+typedef struct TrainReport {
+    int64_t episode;      /* 1-based, over the whole training (resumes included) */
+    int graph;            /* index into the training set */
+    double runtime_us;    /* best runtime of this episode */
+    double final_runtime_us; /* runtime at the end of the episode */
+    double ret;           /* return of the first step (total reward) */
+    double loss;          /* the episode's loss */
+    double grad_norm;     /* before clipping */
+    double best_runtime_us; /* best so far on this graph */
+    int64_t simulations;  /* total so far */
+    double entropy;       /* beta used */
+} TrainReport;
+
+typedef void (*TrainCallback)(const TrainReport *r, void *ud);
+
+typedef struct Trainer Trainer;
+
+/* A trainer over graphs[0..n_graphs) (borrowed; all on cluster c, whose
+ * device count must match the policy's). ts (borrowed) carries the state to
+ * resume from, or a fresh train_state_init. Fails on a device-count or
+ * feature mismatch. */
+Trainer *train_new(Policy *pol, TrainState *ts, const TrainConfig *cfg, const TrainGraph *graphs,
+                   int n_graphs, const Cluster *c, Err *e);
+void train_free(Trainer *t);
+/* Runs n_episodes more episodes (rounded up to a multiple of the thread
+ * count), calling cb after each one in episode order. A nonzero *stop (set by
+ * another thread or a signal handler) ends the run after the current round.
+ * Returns the episodes run. */
+int64_t train_run(Trainer *t, int64_t n_episodes, TrainCallback cb, void *ud, volatile int *stop);
+
+/* --- the policy file (DESIGN.md §5, "placeto-policy") ------------------- */
+
+/* Writes pol (and ts when not NULL: the training state and Adam moments)
+ * atomically. Floats are printed so that they read back bit-exact. */
+int policy_save(const Policy *pol, const TrainState *ts, const char *path, Err *e);
+/* Reads a policy file; fills ts (initialised by the call) when not NULL and
+ * the file has a training state, else leaves it initialised empty. Returns
+ * NULL with e set ("FILE:LINE:COL: field: message") on any error. */
+Policy *policy_load(const char *path, TrainState *ts, Err *e);
+Policy *policy_load_text(const char *path, const char *text, size_t len, TrainState *ts, Err *e);
+
+#endif

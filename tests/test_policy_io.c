@@ -1,0 +1,545 @@
+/* The policy file: save -> load -> save is byte-identical, every float
+ * (weights, Adam moments) and every training-state field comes back
+ * bit-exact, a best never found (+inf) survives as null, and bad files get a
+ * FILE:LINE:COL: field: message error with nothing half-loaded. */
+#include <dirent.h>
+#include <float.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "train.h"
+
+/* ---- helpers ---- */
+
+typedef struct TmpDir {
+    char path[64];
+} TmpDir;
+
+static int tmp_open(TmpDir *t)
+{
+    snprintf(t->path, sizeof t->path, "/tmp/placeto_policy_io_XXXXXX");
+    return mkdtemp(t->path) != NULL;
+}
+
+static void tmp_file(char *buf, size_t n, const TmpDir *t, const char *name)
+{
+    snprintf(buf, n, "%s/%s", t->path, name);
+}
+
+static void tmp_close(TmpDir *t)
+{
+    DIR *d = opendir(t->path);
+    if (d) {
+        struct dirent *de;
+        while ((de = readdir(d)) != NULL) {
+            if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+                continue;
+            char p[512];
+            snprintf(p, sizeof p, "%s/%s", t->path, de->d_name);
+            remove(p);
+        }
+        closedir(d);
+    }
+    rmdir(t->path);
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+    Err e = {{0}};
+    char *s = util_read_file(path, len, &e);
+    CHECK_MSG(s != NULL, "%s", e.msg);
+    return s;
+}
+
+static int same_file_bytes(const char *p1, const char *p2)
+{
+    size_t n1 = 0, n2 = 0;
+    char *a = read_all(p1, &n1), *b = read_all(p2, &n2);
+    int same = a && b && n1 == n2 && memcmp(a, b, n1) == 0;
+    free(a);
+    free(b);
+    return same;
+}
+
+static int same_bits(const void *a, const void *b, size_t n) { return memcmp(a, b, n) == 0; }
+
+static Policy *small_policy(int n_devices, int mem, int d, int rounds, uint64_t seed)
+{
+    PolicyArch a;
+    policy_arch_default(&a, n_devices);
+    a.mem_feature = mem;
+    a.n_features += mem;
+    if (d > 0)
+        a.d = d;
+    if (rounds >= 0)
+        a.rounds = rounds;
+    Err e = {{0}};
+    Policy *p = policy_new(&a, seed, &e);
+    CHECK_MSG(p != NULL, "%s", e.msg);
+    return p;
+}
+
+/* Fills m and v with awkward floats: tiny, huge, subnormal, -0, values that
+ * need all 9 digits. */
+static void awkward_moments(Policy *pol, uint64_t seed)
+{
+    Rng r;
+    rng_seed(&r, seed);
+    for (size_t i = 0; i < pol->p.n; i++) {
+        uint64_t x = rng_next(&r);
+        float m, v;
+        switch (x % 6) {
+        case 0: m = -0.0f; v = FLT_MIN / 8; break; /* subnormal */
+        case 1: m = FLT_MAX; v = FLT_TRUE_MIN; break;
+        case 2: m = (float)(0.1 + 0.2); v = 1e-30f; break;
+        default: {
+            uint32_t bits = (uint32_t)(x >> 32);
+            memcpy(&m, &bits, sizeof m);
+            if (!isfinite(m))
+                m = 1.5f;
+            v = fabsf(m);
+        }
+        }
+        pol->p.m[i] = m;
+        pol->p.v[i] = v;
+    }
+}
+
+static void fill_state(TrainState *ts, int n_devices)
+{
+    train_state_init(ts, 3e-4, 0.75, 99);
+    ts->adam.step = 1234;
+    ts->adam.beta2 = 0.9995;
+    ts->episodes = 1234;
+    for (int i = 0; i < 17; i++)
+        rng_next(&ts->rng);
+    ts->entropy = 0.1 + 0.2; /* needs 17 digits */
+    for (int k = 0; k < 3; k++) {
+        int n = 4 + k;
+        ts->base_ret[k] = xmalloc((size_t)n * sizeof **ts->base_ret);
+        for (int j = 0; j < n; j++)
+            ts->base_ret[k][j] = (j - 2) / 3.0 * (k + 1) * 1e-3;
+        ts->base_len[k] = n;
+    }
+    ts->base_ret[3] = xmalloc(sizeof **ts->base_ret); /* an empty episode */
+    ts->base_len[3] = 0;
+    ts->n_base = 4;
+    TrainBest *b = train_best_for(ts, "found \"quoted\" graph", 0xfedcba9876543210ULL, 5);
+    b->runtime_us = 1234.5678901234567;
+    b->score = -7.25e-3;
+    for (int k = 0; k < 5; k++)
+        b->group_device[k] = k % n_devices;
+    b->found_after = 4567;
+    train_best_for(ts, "never found", 0x1ULL, 3); /* runtime and score +inf */
+    ts->simulations = 987654321;
+    ts->seconds = 12.345678901234567; /* not saved: wall time would break determinism */
+}
+
+static int same_state(const TrainState *a, const TrainState *b)
+{
+    int ok = same_bits(&a->adam, &b->adam, sizeof a->adam) && a->episodes == b->episodes &&
+             same_bits(&a->rng, &b->rng, sizeof a->rng) && same_bits(&a->entropy, &b->entropy, sizeof(double)) &&
+             a->n_base == b->n_base && a->n_best == b->n_best && a->simulations == b->simulations;
+    for (int i = 0; ok && i < a->n_base; i++)
+        ok = a->base_len[i] == b->base_len[i] &&
+             same_bits(a->base_ret[i], b->base_ret[i], (size_t)a->base_len[i] * sizeof(double));
+    for (int i = 0; ok && i < a->n_best; i++) {
+        const TrainBest *x = &a->best[i], *y = &b->best[i];
+        ok = strcmp(x->graph, y->graph) == 0 && x->checksum == y->checksum && x->n_groups == y->n_groups &&
+             same_bits(&x->runtime_us, &y->runtime_us, sizeof(double)) &&
+             same_bits(&x->score, &y->score, sizeof(double)) && x->found_after == y->found_after &&
+             same_bits(x->group_device, y->group_device, (size_t)x->n_groups * sizeof(int));
+    }
+    return ok;
+}
+
+static int same_policy(const Policy *a, const Policy *b, int moments)
+{
+    if (memcmp(&a->arch, &b->arch, sizeof a->arch) != 0 || a->p.n != b->p.n || a->p.n_tensors != b->p.n_tensors)
+        return 0;
+    for (int t = 0; t < a->p.n_tensors; t++)
+        if (strcmp(a->p.t[t].name, b->p.t[t].name) != 0 || a->p.t[t].rows != b->p.t[t].rows ||
+            a->p.t[t].cols != b->p.t[t].cols || a->p.t[t].off != b->p.t[t].off)
+            return 0;
+    size_t n = a->p.n * sizeof(float);
+    return same_bits(a->p.w, b->p.w, n) && (!moments || (same_bits(a->p.m, b->p.m, n) && same_bits(a->p.v, b->p.v, n)));
+}
+
+/* ---- round trips ---- */
+
+TEST(policy_io_roundtrip_is_exact)
+{
+    TmpDir td;
+    if (!tmp_open(&td)) {
+        CHECK_MSG(0, "mkdtemp failed");
+        return;
+    }
+    char p1[128], p2[128];
+    tmp_file(p1, sizeof p1, &td, "a.json");
+    tmp_file(p2, sizeof p2, &td, "b.json");
+    static const int shapes[][4] = {{3, 0, 0, -1}, {2, 1, 5, 2}, {1, 0, 4, 0}};
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+        Policy *pol = small_policy(shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][3], 7 + s);
+        if (!pol)
+            continue;
+        awkward_moments(pol, 11 + s);
+        pol->p.w[0] = -0.0f;
+        pol->p.w[1] = FLT_TRUE_MIN;
+        pol->p.w[2] = -FLT_MAX;
+        TrainState ts, back;
+        fill_state(&ts, shapes[s][0]);
+        Err e = {{0}};
+        CHECK_MSG(policy_save(pol, &ts, p1, &e) == 0, "%s", e.msg);
+        Policy *q = policy_load(p1, &back, &e);
+        CHECK_MSG(q != NULL, "shape %zu: %s", s, e.msg);
+        if (q) {
+            CHECK_MSG(same_policy(pol, q, 1), "shape %zu: weights or moments differ", s);
+            CHECK_MSG(same_state(&ts, &back), "shape %zu: training state differs", s);
+            CHECK(isinf(back.best[1].runtime_us) && back.best[1].runtime_us > 0);
+            CHECK(isinf(back.best[1].score));
+            CHECK(signbit(q->p.w[0]));
+            CHECK_MSG(policy_save(q, &back, p2, &e) == 0, "%s", e.msg);
+            CHECK_MSG(same_file_bytes(p1, p2), "shape %zu: re-saved file differs", s);
+        }
+        policy_free(q);
+        train_state_done(&back);
+        train_state_done(&ts);
+        policy_free(pol);
+    }
+    tmp_close(&td);
+}
+
+TEST(policy_io_every_float_pattern_reads_back)
+{
+    TmpDir td;
+    if (!tmp_open(&td)) {
+        CHECK_MSG(0, "mkdtemp failed");
+        return;
+    }
+    char p1[128];
+    tmp_file(p1, sizeof p1, &td, "w.json");
+    Policy *pol = small_policy(2, 0, 0, -1, 3);
+    if (pol) {
+        /* random bit patterns over the whole finite range, weights and moments */
+        Rng r;
+        rng_seed(&r, 5);
+        for (size_t i = 0; i < 4 * pol->p.n; i++) {
+            float x;
+            do {
+                uint32_t bits = (uint32_t)rng_next(&r);
+                memcpy(&x, &bits, sizeof x);
+            } while (!isfinite(x));
+            if (i >= 3 * pol->p.n)
+                x = fabsf(x); /* second moments are >= 0 */
+            if (i < pol->p.n)
+                pol->p.w[i] = x;
+            else if (i >= 2 * pol->p.n)
+                pol->p.mem[i] = x;
+        }
+        TrainState ts;
+        train_state_init(&ts, 1e-3, 1.0, 1);
+        Err e = {{0}};
+        CHECK_MSG(policy_save(pol, &ts, p1, &e) == 0, "%s", e.msg);
+        TrainState back;
+        Policy *q = policy_load(p1, &back, &e);
+        CHECK_MSG(q != NULL, "%s", e.msg);
+        if (q) {
+            size_t bad = 0;
+            for (size_t i = 0; i < pol->p.n; i++)
+                bad += memcmp(&pol->p.w[i], &q->p.w[i], sizeof(float)) != 0 ||
+                       memcmp(&pol->p.m[i], &q->p.m[i], sizeof(float)) != 0 ||
+                       memcmp(&pol->p.v[i], &q->p.v[i], sizeof(float)) != 0;
+            CHECK_MSG(bad == 0, "%zu of %zu floats differ", bad, pol->p.n);
+        }
+        policy_free(q);
+        train_state_done(&back);
+        train_state_done(&ts);
+        policy_free(pol);
+    }
+    tmp_close(&td);
+}
+
+TEST(policy_io_without_training_state)
+{
+    TmpDir td;
+    if (!tmp_open(&td)) {
+        CHECK_MSG(0, "mkdtemp failed");
+        return;
+    }
+    char p1[128], p2[128];
+    tmp_file(p1, sizeof p1, &td, "a.json");
+    tmp_file(p2, sizeof p2, &td, "b.json");
+    Policy *pol = small_policy(4, 0, 0, -1, 21);
+    if (pol) {
+        awkward_moments(pol, 1); /* not saved without a TrainState */
+        Err e = {{0}};
+        CHECK_MSG(policy_save(pol, NULL, p1, &e) == 0, "%s", e.msg);
+        size_t len;
+        char *text = read_all(p1, &len);
+        CHECK(text && !strstr(text, "\"training\"") && !strstr(text, "\"log\""));
+        free(text);
+        TrainState ts;
+        memset(&ts, 0x5a, sizeof ts); /* the load initialises it */
+        Policy *q = policy_load(p1, &ts, &e);
+        CHECK_MSG(q != NULL, "%s", e.msg);
+        if (q) {
+            CHECK(same_policy(pol, q, 0));
+            for (size_t i = 0; i < q->p.n; i++)
+                if (q->p.m[i] != 0 || q->p.v[i] != 0) {
+                    CHECK_MSG(0, "moment %zu not zero", i);
+                    break;
+                }
+            CHECK_INT(ts.episodes, 0);
+            CHECK_INT(ts.n_best, 0);
+            CHECK_INT(ts.n_base, 0);
+            CHECK_INT(ts.adam.step, 0);
+            CHECK(ts.best == NULL);
+            CHECK_MSG(policy_save(q, NULL, p2, &e) == 0, "%s", e.msg);
+            CHECK(same_file_bytes(p1, p2));
+        }
+        train_state_done(&ts);
+        policy_free(q);
+        /* loading without a TrainState reads the moments all the same */
+        TrainState full;
+        fill_state(&full, 4);
+        CHECK_MSG(policy_save(pol, &full, p1, &e) == 0, "%s", e.msg);
+        q = policy_load(p1, NULL, &e);
+        CHECK_MSG(q != NULL, "%s", e.msg);
+        if (q)
+            CHECK(same_policy(pol, q, 1));
+        policy_free(q);
+        train_state_done(&full);
+        policy_free(pol);
+    }
+    tmp_close(&td);
+}
+
+TEST(policy_io_train_state_basics)
+{
+    TrainState ts;
+    train_state_init(&ts, 2e-3, 0.5, 42);
+    Rng r;
+    rng_seed(&r, 42);
+    CHECK(same_bits(&ts.rng, &r, sizeof r));
+    CHECK_EXACT(ts.adam.lr, 2e-3);
+    CHECK_EXACT(ts.entropy, 0.5);
+    CHECK_INT(ts.adam.step, 0);
+    CHECK_INT(ts.n_best, 0);
+    TrainBest *a = train_best_for(&ts, "g1", 7, 4);
+    CHECK(isinf(a->runtime_us) && isinf(a->score));
+    CHECK_INT(a->n_groups, 4);
+    CHECK_INT(a->group_device[3], 0);
+    a->runtime_us = 5;
+    a->score = 5e-6;
+    TrainBest *b = train_best_for(&ts, "g2", 8, 2);
+    CHECK_INT(ts.n_best, 2);
+    CHECK(strcmp(b->graph, "g2") == 0);
+    a = train_best_for(&ts, "g1", 7, 4);
+    CHECK_INT(ts.n_best, 2);
+    CHECK_EXACT(a->runtime_us, 5.0);
+    /* a changed graph (checksum or group count) voids its entry */
+    a = train_best_for(&ts, "g1", 9, 6);
+    CHECK_INT(ts.n_best, 2);
+    CHECK(isinf(a->runtime_us));
+    CHECK_INT(a->n_groups, 6);
+    CHECK(a->checksum == 9);
+    train_state_done(&ts);
+    CHECK_INT(ts.n_best, 0);
+}
+
+TEST(policy_io_refuses_to_save_non_finite)
+{
+    TmpDir td;
+    if (!tmp_open(&td)) {
+        CHECK_MSG(0, "mkdtemp failed");
+        return;
+    }
+    char p1[128];
+    tmp_file(p1, sizeof p1, &td, "nan.json");
+    Policy *pol = small_policy(2, 0, 3, 1, 1);
+    if (pol) {
+        pol->p.w[pol->p.t[4].off + 2] = NAN;
+        Err e = {{0}};
+        CHECK(policy_save(pol, NULL, p1, &e) != 0);
+        CHECK_STR_CONTAINS(e.msg, "T2.W");
+        CHECK(access(p1, F_OK) != 0); /* nothing written */
+        policy_free(pol);
+    }
+    tmp_close(&td);
+}
+
+/* ---- errors ---- */
+
+/* text with the nth occurrence of old replaced by rep (NULL if absent). */
+static char *subst(const char *text, const char *old, const char *rep, int nth)
+{
+    const char *p = text;
+    for (int k = 0; p && k < nth; k++) {
+        p = strstr(k ? p + 1 : p, old);
+    }
+    if (!p)
+        return NULL;
+    size_t pre = (size_t)(p - text), ol = strlen(old), rl = strlen(rep), tl = strlen(text);
+    char *s = xmalloc(tl - ol + rl + 1);
+    memcpy(s, text, pre);
+    memcpy(s + pre, rep, rl);
+    memcpy(s + pre + rl, p + ol, tl - pre - ol + 1);
+    return s;
+}
+
+
+/* A replacement: the nth occurrence of old becomes rep, where '@' marks the
+ * position the error must name (and is removed). */
+typedef struct PBad {
+    const char *old, *rep;
+    const char *msg;         /* expected right after "PATH:LINE:COL: " */
+    const char *old2, *rep2; /* another replacement made first, or NULL */
+} PBad;
+
+/* Applies c to text: the new text, and the marker's offset in *at. */
+static char *apply_bad(const char *text, const PBad *c, size_t *at)
+{
+    char *s2 = c->old2 ? subst(text, c->old2, c->rep2, 1) : NULL;
+    char *s = subst(s2 ? s2 : text, c->old, c->rep, 1);
+    free(s2);
+    if (!s)
+        return NULL;
+    char *m = strchr(s, '@');
+    if (!m) {
+        free(s);
+        return NULL;
+    }
+    *at = (size_t)(m - s);
+    memmove(m, m + 1, strlen(m + 1) + 1);
+    return s;
+}
+
+TEST(policy_io_errors_name_field_and_position)
+{
+    TmpDir td;
+    if (!tmp_open(&td)) {
+        CHECK_MSG(0, "mkdtemp failed");
+        return;
+    }
+    char p1[128];
+    tmp_file(p1, sizeof p1, &td, "p.json");
+    /* 2 devices: F = 7; d = 3, 1 round: T0.W is 7 x 3, T1.W 3 x 3 */
+    Policy *pol = small_policy(2, 0, 3, 1, 5);
+    TrainState ts;
+    fill_state(&ts, 2);
+    Err e = {{0}};
+    size_t len = 0;
+    char *good = NULL;
+    if (pol && policy_save(pol, &ts, p1, &e) == 0)
+        good = read_all(p1, &len);
+    CHECK_MSG(good != NULL, "%s", e.msg);
+#define T1B "\"T1.b\", \"shape\": [1, 3], \"data\":\n   ["
+    static const PBad cases[] = {
+        {"\"placeto-policy\"", "@\"placeto-graph\"", "format: expected \"placeto-policy\"", NULL, NULL},
+        {"\"version\": 1", "\"version\": @2", "version: expected 1", NULL, NULL},
+        {"{\"n_devices\": 2, \"n_features\": 7, \"d\": 3, \"rounds\": 1, ", "@{\"n_devices\": 2, \"n_features\": 7, \"d\": 3, ",
+         "architecture: missing \"rounds\"", NULL, NULL},
+        {"\"n_devices\": 2", "\"n_devices\": @0", "architecture.n_devices: expected an integer from 1 to 64", NULL, NULL},
+        {"\"n_features\": 7", "\"n_features\": @8",
+         "architecture.n_features: expected 7 (5 + n_devices + mem_feature), got 8", NULL, NULL},
+        {"\"d\": 3", "\"d\": @5000", "architecture.d: expected an integer from 1 to 1024", NULL, NULL},
+        {"\"rounds\": 1", "\"rounds\": @1.5", "architecture.rounds: expected an integer", NULL, NULL},
+        {"\"T1.W\", \"shape\": [3, 3]", "\"T1.W\", \"shape\": @[3, 2]",
+         "parameters[2].shape: expected [3, 3] for \"T1.W\", got [3, 2]", NULL, NULL},
+        {"\"T1.W\", \"shape\": [3, 3]", "\"T1.W\", \"shape\": @9", "parameters[2].shape: expected [3, 3] for \"T1.W\"", NULL, NULL},
+        {"\"T1.W\", \"shape\": [3, 3]", "\"T1.W\", \"shape\": @[3, \"3\"]", "parameters[2].shape: expected [3, 3] for \"T1.W\"", NULL, NULL},
+        {"\"T1.W\"", "@\"T9.W\"", "parameters[2].name: expected \"T1.W\" (tensor 2 of this architecture), got \"T9.W\"", NULL, NULL},
+        {T1B "0", T1B "@1e999", "parameters[3].data[0]: expected a finite number", NULL, NULL},
+        {T1B "0", T1B "@\"x\"", "parameters[3].data[0]: expected a number", NULL, NULL},
+        {T1B "0", T1B "@1e39", "parameters[3].data[0]: 1e+39 is out of the float range", NULL, NULL},
+        {T1B "0", T1B "@null", "parameters[3].data[0]: expected a number", NULL, NULL},
+        {T1B, "\"T1.b\", \"shape\": [1, 3], \"data\":\n   @[1, ", "parameters[3].data: expected 3 numbers, got 4", NULL, NULL},
+        {T1B "0, ", "\"T1.b\", \"shape\": [1, 3], \"data\":\n   @[", "parameters[3].data: expected 3 numbers, got 2", NULL, NULL},
+        {"{\"name\": \"T0.W\", \"shape\": [7, 3], \"data\":", "@{\"name\": \"T0.W\", \"shape\": [7, 3], \"dat\":",
+         "parameters[0]: missing \"data\"", NULL, NULL},
+        {"\"adam\": {\"lr\"", "\"adam\": {\"lr\": @-1, \"x\"", "training.adam.lr: expected a number >= 0", NULL, NULL},
+        {"\"beta1\": 0.9", "\"beta1\": @1", "training.adam.beta1: expected a number below 1", NULL, NULL},
+        {"\"step\": 1234", "\"step\": @1.5", "training.adam.step: expected an integer", NULL, NULL},
+        {"\"v\": [", "\"v\": @[[1], ", "training.adam.v: expected 52 arrays (one per tensor), got 53", NULL, NULL},
+        {"\"v\": [\n    [", "\"v\": [\n    @[-1, ", "training.adam.v[0]: expected 21 numbers, got 22", NULL, NULL},
+        {"\"group_device\": [0, 1", "\"group_device\": [0, @2", "training.best[0].group_device[1]: expected an integer from 0 to 1", NULL, NULL},
+        {"\"group_device\": [0, 1, ", "\"group_device\": @[0, ", "training.best[0].group_device: expected 5 device indices (n_groups), got 4", NULL, NULL},
+        {"\"rng\": [\"", "\"rng\": [@\"xyz", "training.rng[0]: expected a string of 1 to 16 hex digits", NULL, NULL},
+        {"\"rng\": [", "\"rng\": @[\"1\", ", "training.rng: expected 4 hex strings (the xoshiro256** state), got 5", NULL, NULL},
+        {"\"checksum\": \"", "\"checksum\": @\"0x", "training.best[0].checksum: expected a string of 1 to 16 hex digits", NULL, NULL},
+        {"\"graph\": \"never found\"", "\"graph\": @\"found \\\"quoted\\\" graph\"",
+         "training.best[1].graph: graph \"found \"quoted\" graph\" is listed twice", NULL, NULL},
+        {"\"runtime_us\": 1234", "\"runtime_us\": @\"1234\", \"x\": 1234", "training.best[0].runtime_us: expected a number or null", NULL, NULL},
+        {"\"baseline\": [", "\"baseline\": [@5, ", "training.baseline[0]: expected an array of returns", NULL, NULL},
+        {"\"simulations\": 987654321}", "\"simulations\": 987654321, @\"simulations\": 1}",
+         "training: duplicate key \"simulations\"", NULL, NULL},
+        {"\"training\": {", "\"training\": @{", "training: missing \"simulations\"", ",\n  \"simulations\": 987654321", ""},
+        {"\"training\": {", "\"training\": @7, \"old_training\": {", "training: expected an object", NULL, NULL},
+    };
+#undef T1B
+    for (size_t k = 0; good && k < sizeof cases / sizeof *cases; k++) {
+        const PBad *c = &cases[k];
+        size_t at = 0;
+        char *text = apply_bad(good, c, &at);
+        CHECK_MSG(text != NULL, "case %zu: \"%s\" not in the file", k, c->old);
+        if (!text)
+            continue;
+        TrainState back;
+        Err be = {{0}};
+        Policy *q = policy_load_text("p.json", text, strlen(text), &back, &be);
+        CHECK_MSG(q == NULL, "case %zu: loaded", k);
+        CHECK_INT(back.n_best, 0); /* left initialised empty */
+        CHECK_INT(back.episodes, 0);
+        policy_free(q);
+        train_state_done(&back);
+        int line, col;
+        util_line_col(text, at, &line, &col);
+        char want[700];
+        snprintf(want, sizeof want, "p.json:%d:%d: %s", line, col, c->msg);
+        CHECK_MSG(strncmp(be.msg, want, strlen(want)) == 0, "case %zu: \"%s\", expected \"%s...\"", k, be.msg, want);
+        free(text);
+    }
+    /* a missing tensor at the end, and truncated files */
+    if (good) {
+        Err be = {{0}};
+        const char *head2 = strstr(good, ",\n  {\"name\": \"head2.b\"");
+        const char *tr = strstr(good, "],\n \"training\"");
+        CHECK(head2 && tr);
+        if (head2 && tr) {
+            char *text = xmalloc(len + 1);
+            size_t a = (size_t)(head2 - good);
+            memcpy(text, good, a);
+            strcpy(text + a, tr);
+            Policy *q = policy_load_text("p.json", text, strlen(text), NULL, &be);
+            CHECK(q == NULL);
+            policy_free(q);
+            CHECK_STR_CONTAINS(be.msg, "parameters: expected 52 tensors for this architecture, got 51");
+            free(text);
+        }
+        for (size_t cut = 1; cut < len; cut += len / 7) {
+            Policy *q = policy_load_text("p.json", good, cut, NULL, &be);
+            CHECK_MSG(q == NULL, "loaded a file cut at %zu", cut);
+            policy_free(q);
+            CHECK_MSG(strncmp(be.msg, "p.json:", 7) == 0, "%s", be.msg);
+        }
+        Policy *q = policy_load_text("p.json", good, len - 3, NULL, &be);
+        CHECK(q == NULL);
+        policy_free(q);
+        CHECK_STR_CONTAINS(be.msg, "unexpected end of file");
+        /* the unmodified text loads */
+        q = policy_load_text("p.json", good, len, NULL, &be);
+        CHECK_MSG(q != NULL, "%s", be.msg);
+        policy_free(q);
+    }
+    Err me = {{0}};
+    TrainState back;
+    CHECK(policy_load("/nonexistent/dir/p.json", &back, &me) == NULL);
+    CHECK_STR_CONTAINS(me.msg, "/nonexistent/dir/p.json");
+    train_state_done(&back);
+    free(good);
+    train_state_done(&ts);
+    policy_free(pol);
+    tmp_close(&td);
+}

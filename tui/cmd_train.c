@@ -1,0 +1,382 @@
+/* train: REINFORCE training of the Placeto policy on one graph or a family,
+ * with a progress bar (plain lines when stderr is not a terminal), a
+ * learning-curve CSV and checkpoints that resume bit-exactly. */
+#include <dirent.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "train.h"
+
+static const CliOpt train_opts[] = {
+    {"episodes", 'e', "K", "episodes to run (default 200)"},
+    {"output", 'o', "POLICY", "policy file to write (default: the --resume file, else policy.json)"},
+    {"resume", 'r', "POLICY", "continue from a policy file and its training state"},
+    {"cluster", 'c', "FILE", "cluster file"},
+    {"devices", 'n', "N", "N default devices (default 2)"},
+    {"groups", 'g', "G", "target group count (default: by graph size)"},
+    {"seed", 's', "S", "seed of the weights and the episodes (default 1)"},
+    {"threads", 't', "T", "rollouts in parallel (default 1); results depend on T, deterministically"},
+    {"lr", 0, "X", "Adam learning rate (default 0.001)"},
+    {"entropy", 0, "B", "entropy weight beta (default 1.0)"},
+    {"entropy-decay", 0, "K", "beta falls linearly to 0 over K episodes (default: constant)"},
+    {"clip", 0, "X", "global gradient-norm clip (default 1.25)"},
+    {"passes", 0, "P", "walks over the groups per episode (default 1)"},
+    {"init", 0, "MODE", "initial placement: random-fixed (default), device0, random-each, best"},
+    {"random-order", 0, NULL, "visit the groups in a random order (default: topological)"},
+    {"log-runtime", 0, NULL, "rewards in log(seconds)"},
+    {"oom-penalty", 0, "X", "seconds per GB over a device's memory (default 2)"},
+    {"mem-feature", 0, NULL, "add the peak-memory feature column"},
+    {"curve", 0, "CSV", "write the learning curve, one row per episode"},
+    {"checkpoint-every", 0, "K", "write the policy every K episodes (default 50)"},
+    {"json", 0, NULL, "JSON lines on stdout: progress reports and a final summary"},
+    {0},
+};
+
+static int run_train(int argc, char **argv);
+
+const CliCmd cmd_train = {
+    "train", "train the Placeto agent (one graph or a family)",
+    "GRAPH... [--episodes K] [-o POLICY] [--resume POLICY] [--devices N | --cluster F]",
+    "Train the Placeto policy with REINFORCE on one graph, or on a family: several graphs or a\n"
+    "directory of them (each episode draws one). Writes the policy with its training state.",
+    "The progress line shows episode, best runtime, mean return (last 10 episodes), episodes\n"
+    "per second and the time left. Ctrl-C stops after the current round and saves.\n"
+    "example: placeto train graphs/inception_v3.json --devices 2 --episodes 300 -o p.json\n"
+    "example: placeto train graphs/families/nmt --episodes 2000 --threads 2 -o nmt.json",
+    train_opts, run_train,
+};
+
+static volatile sig_atomic_t got_signal;
+static volatile int stop_flag;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    got_signal = 1;
+    stop_flag = 1;
+}
+
+static int cmp_str(const void *x, const void *y)
+{
+    return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* Expands directories into their .json files, sorted. */
+static char **graph_paths(const CliArgs *a, int *count, Err *e)
+{
+    char **out = NULL;
+    size_t n = 0, cap = 0;
+    for (int i = 0; i < a->n_pos; i++) {
+        struct stat st;
+        if (stat(a->pos[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+            DIR *d = opendir(a->pos[i]);
+            if (!d) {
+                err_set(e, "%s: cannot read the directory", a->pos[i]);
+                goto fail;
+            }
+            size_t first = n;
+            struct dirent *de;
+            while ((de = readdir(d))) {
+                size_t len = strlen(de->d_name);
+                if (len < 6 || strcmp(de->d_name + len - 5, ".json") != 0)
+                    continue;
+                xgrow((void **)&out, &cap, n + 1, sizeof *out);
+                size_t sz = strlen(a->pos[i]) + len + 2;
+                out[n] = xmalloc(sz);
+                snprintf(out[n++], sz, "%s/%s", a->pos[i], de->d_name);
+            }
+            closedir(d);
+            if (n == first) {
+                err_set(e, "%s: no .json graphs in the directory", a->pos[i]);
+                goto fail;
+            }
+            qsort(out + first, n - first, sizeof *out, cmp_str);
+        } else {
+            xgrow((void **)&out, &cap, n + 1, sizeof *out);
+            out[n++] = xstrdup(a->pos[i]);
+        }
+    }
+    *count = (int)n;
+    return out;
+fail:
+    for (size_t k = 0; k < n; k++)
+        free(out[k]);
+    free(out);
+    return NULL;
+}
+
+typedef struct Progress {
+    int tty, json;
+    int64_t first, total; /* episode numbers of this run: first+1 .. first+total */
+    double t0;
+    double recent[TRAIN_BASELINE_WINDOW];
+    int n_recent;
+    int64_t every;
+    const TrainGraph *graphs;
+    int n_graphs;
+    FILE *curve;
+    double last_draw;
+} Progress;
+
+static void fmt_eta(char *buf, size_t n, double s)
+{
+    if (!(s >= 0) || s > 1e7)
+        snprintf(buf, n, "--");
+    else if (s >= 3600)
+        snprintf(buf, n, "%dh%02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
+    else if (s >= 60)
+        snprintf(buf, n, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
+    else
+        snprintf(buf, n, "%.0fs", s);
+}
+
+static void on_episode(const TrainReport *r, void *ud)
+{
+    Progress *p = ud;
+    p->recent[p->n_recent % TRAIN_BASELINE_WINDOW] = r->ret;
+    p->n_recent++;
+    int m = p->n_recent < TRAIN_BASELINE_WINDOW ? p->n_recent : TRAIN_BASELINE_WINDOW;
+    double mean = 0;
+    for (int k = 0; k < m; k++)
+        mean += p->recent[k];
+    mean /= m;
+    char b1[32], b2[32], b3[32];
+    if (p->curve)
+        fprintf(p->curve, "%lld,%s,%s,%s,%.9g,%.9g,%.6g,%lld\n", (long long)r->episode,
+                p->graphs[r->graph].g->name, util_fmt_double(b1, r->runtime_us),
+                util_fmt_double(b2, r->best_runtime_us), r->ret, r->loss, r->entropy,
+                (long long)r->simulations);
+    int64_t done = r->episode - p->first;
+    double el = util_now() - p->t0, rate = el > 0 ? (double)done / el : 0;
+    double eta = rate > 0 ? (double)(p->total - done) / rate : -1;
+    int last = done >= p->total;
+    const char *gname = p->graphs[r->graph].g->name;
+    if (p->json) {
+        if (done % p->every == 0 || last)
+            printf("{\"episode\": %lld, \"graph\": \"%s\", \"runtime_us\": %s, \"best_runtime_us\": %s, "
+                   "\"mean_return\": %.9g, \"placements_simulated\": %lld, \"episodes_per_second\": %.4g}\n",
+                   (long long)r->episode, gname, util_fmt_double(b1, r->runtime_us),
+                   util_fmt_double(b2, r->best_runtime_us), mean, (long long)r->simulations, rate);
+        fflush(stdout);
+        return;
+    }
+    fmt_eta(b3, sizeof b3, eta);
+    if (p->tty) {
+        double now = util_now();
+        if (!last && now - p->last_draw < 0.1)
+            return;
+        p->last_draw = now;
+        int width = 24, fill = (int)((double)width * (double)done / (double)(p->total ? p->total : 1));
+        char bar[64];
+        for (int k = 0; k < width; k++)
+            bar[k] = k < fill ? '#' : '.';
+        bar[width] = '\0';
+        fprintf(stderr, "\r[%s] ep %lld/%lld  %s best %s  mean return %+.4g  %.2f ep/s  ETA %s \033[K",
+                bar, (long long)r->episode, (long long)(p->first + p->total), p->n_graphs > 1 ? gname : "",
+                util_fmt_time(b1, r->best_runtime_us), mean, rate, b3);
+        if (last)
+            fputc('\n', stderr);
+    } else if (done % p->every == 0 || last) {
+        fprintf(stderr, "episode %lld/%lld  %s  best %s  mean return %+.4g  %.2f ep/s  ETA %s\n",
+                (long long)r->episode, (long long)(p->first + p->total), gname,
+                util_fmt_time(b1, r->best_runtime_us), mean, rate, b3);
+    }
+}
+
+static void free_graphs(TrainGraph *tg, int n)
+{
+    for (int i = 0; i < n; i++) {
+        policy_graph_free(tg[i].pg);
+        group_free(tg[i].gr);
+        graph_free(tg[i].g);
+    }
+    free(tg);
+}
+
+static int parse_init(const char *s, EnvInit *out)
+{
+    static const struct { const char *name; EnvInit v; } modes[] = {
+        {"random-fixed", ENV_INIT_RANDOM_FIXED}, {"device0", ENV_INIT_DEVICE0},
+        {"random-each", ENV_INIT_RANDOM_EACH}, {"best", ENV_INIT_GIVEN},
+    };
+    for (size_t k = 0; k < sizeof modes / sizeof modes[0]; k++)
+        if (strcmp(s, modes[k].name) == 0) {
+            *out = modes[k].v;
+            return 0;
+        }
+    return -1;
+}
+
+static int run_train(int argc, char **argv)
+{
+    const CliCmd *cmd = &cmd_train;
+    CliArgs a;
+    int rc = cli_parse(cmd, argc, argv, &a);
+    if (rc == 1)
+        return EXIT_OK;
+    if (rc)
+        return rc;
+    if (a.n_pos < 1)
+        return cli_usage_error(cmd, "missing GRAPH");
+    long episodes, groups, seed, threads, decay, passes, every;
+    TrainConfig cfg;
+    train_config_default(&cfg);
+    if (cli_int(cmd, &a, "episodes", 1, 100000000, 200, &episodes) ||
+        cli_int(cmd, &a, "groups", 1, POLICY_MAX_GROUPS, 0, &groups) ||
+        cli_int(cmd, &a, "seed", 0, 1L << 62, 1, &seed) || cli_int(cmd, &a, "threads", 1, 256, 1, &threads) ||
+        cli_int(cmd, &a, "entropy-decay", 0, 1L << 40, 0, &decay) ||
+        cli_int(cmd, &a, "passes", 1, 1000, 1, &passes) ||
+        cli_int(cmd, &a, "checkpoint-every", 1, 1L << 40, 50, &every) ||
+        cli_double(cmd, &a, "lr", 0, 10, 1e-3, &cfg.lr) ||
+        cli_double(cmd, &a, "entropy", 0, 1e6, 1.0, &cfg.entropy) ||
+        cli_double(cmd, &a, "clip", 1e-9, 1e9, 1.25, &cfg.clip) ||
+        cli_double(cmd, &a, "oom-penalty", 0, 1e9, 2.0, &cfg.env.oom_penalty))
+        return EXIT_USAGE;
+    const char *init = cli_get(cmd, &a, "init");
+    if (init && parse_init(init, &cfg.env.init) != 0)
+        return cli_usage_error(cmd, "--init: expected random-fixed, device0, random-each or best, got '%s'", init);
+    cfg.entropy_decay = decay;
+    cfg.threads = (int)threads;
+    cfg.seed = (uint64_t)seed;
+    cfg.env.passes = (int)passes;
+    cfg.env.random_order = cli_get(cmd, &a, "random-order") != NULL;
+    cfg.env.log_runtime = cli_get(cmd, &a, "log-runtime") != NULL;
+    cfg.env.mem_feature = cli_get(cmd, &a, "mem-feature") != NULL;
+    const char *resume = cli_get(cmd, &a, "resume"), *out = cli_get(cmd, &a, "output");
+    if (!out)
+        out = resume ? resume : "policy.json";
+
+    Err e = {{0}};
+    int n_graphs = 0;
+    char **paths = graph_paths(&a, &n_graphs, &e);
+    if (!paths)
+        return cli_fail(&e);
+    Cluster *c = cli_cluster(cmd, &a, 2, &e);
+    TrainGraph *tg = xcalloc((size_t)n_graphs + 1, sizeof *tg);
+    Policy *pol = NULL;
+    TrainState ts;
+    train_state_init(&ts, cfg.lr, cfg.entropy, cfg.seed);
+    Trainer *t = NULL;
+    FILE *curve = NULL;
+    char *curve_tmp = NULL;
+    rc = EXIT_FAIL;
+    if (!c)
+        goto done;
+    for (int i = 0; i < n_graphs; i++) {
+        if (!(tg[i].g = graph_load(paths[i], &e)))
+            goto done;
+        if (!(tg[i].gr = group_build(tg[i].g, (int)groups, &e)) || !(tg[i].pg = policy_graph_new(tg[i].gr, &e))) {
+            err_prefix(&e, paths[i]);
+            goto done;
+        }
+    }
+    if (resume) {
+        train_state_done(&ts);
+        if (!(pol = policy_load(resume, &ts, &e)))
+            goto done;
+        if (ts.adam.step == 0 && ts.episodes == 0) { /* no training state in the file */
+            train_state_done(&ts);
+            train_state_init(&ts, cfg.lr, cfg.entropy, cfg.seed);
+        }
+    } else {
+        PolicyArch arch;
+        policy_arch_default(&arch, c->n_devices);
+        if (cfg.env.mem_feature) {
+            arch.mem_feature = 1;
+            arch.n_features++;
+            arch.d++;
+        }
+        if (!(pol = policy_new(&arch, cfg.seed, &e)))
+            goto done;
+    }
+    if (!(t = train_new(pol, &ts, &cfg, tg, n_graphs, c, &e))) {
+        err_prefix(&e, resume ? resume : "policy");
+        goto done;
+    }
+    const char *curve_path = cli_get(cmd, &a, "curve");
+    if (curve_path) {
+        size_t len = strlen(curve_path) + 32;
+        curve_tmp = xmalloc(len);
+        snprintf(curve_tmp, len, "%s.tmp.%ld", curve_path, (long)getpid());
+        if (!(curve = fopen(curve_tmp, "w"))) {
+            err_set(&e, "%s: cannot write the learning curve", curve_path);
+            goto done;
+        }
+        fputs("episode,graph,runtime_us,best_runtime_us,return,loss,entropy,placements_simulated\n", curve);
+    }
+    Progress pr = {0};
+    pr.tty = isatty(2);
+    pr.json = cli_get(cmd, &a, "json") != NULL;
+    pr.first = ts.episodes;
+    pr.total = (episodes + cfg.threads - 1) / cfg.threads * cfg.threads;
+    pr.every = pr.total >= 20 ? pr.total / 20 : 1;
+    pr.graphs = tg;
+    pr.n_graphs = n_graphs;
+    pr.curve = curve;
+    pr.t0 = util_now();
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    int64_t ran = 0;
+    while (ran < pr.total && !stop_flag) {
+        int64_t chunk = every - (ts.episodes % every);
+        if (chunk > pr.total - ran)
+            chunk = pr.total - ran;
+        double t0 = util_now();
+        ran += train_run(t, chunk, on_episode, &pr, &stop_flag);
+        ts.seconds += util_now() - t0;
+        if (policy_save(pol, &ts, out, &e) != 0)
+            goto done;
+    }
+    if (got_signal)
+        fprintf(stderr, "\nplaceto: interrupted after episode %lld; saved %s\n", (long long)ts.episodes, out);
+    if (curve) {
+        Err ce;
+        int bad = ferror(curve) | (fclose(curve) != 0);
+        curve = NULL;
+        if (bad || rename(curve_tmp, curve_path) != 0) {
+            err_set(&ce, "%s: cannot write the learning curve", curve_path);
+            remove(curve_tmp);
+            cli_fail(&ce);
+        }
+    }
+    char b1[32], b2[32];
+    if (pr.json) {
+        printf("{\"episodes\": %lld, \"best_runtime_us\": %s, \"placements_simulated\": %lld, \"seconds\": %s, "
+               "\"graphs\": [", (long long)ts.episodes, util_fmt_double(b1, ts.best[0].runtime_us),
+               (long long)ts.simulations, util_fmt_double(b2, util_now() - pr.t0));
+        for (int i = 0; i < ts.n_best; i++)
+            printf("%s{\"graph\": \"%s\", \"best_runtime_us\": %s, \"found_after\": %lld}", i ? ", " : "",
+                   ts.best[i].graph, util_fmt_double(b1, ts.best[i].runtime_us), (long long)ts.best[i].found_after);
+        puts("]}");
+    } else {
+        for (int i = 0; i < ts.n_best; i++)
+            fprintf(stderr, "%s: best %s after %lld placements\n", ts.best[i].graph,
+                    util_fmt_time(b1, ts.best[i].runtime_us), (long long)ts.best[i].found_after);
+        fprintf(stderr, "placeto: %lld episodes in %.1f s; wrote %s\n", (long long)(ts.episodes - pr.first),
+                util_now() - pr.t0, out);
+    }
+    rc = EXIT_OK;
+done:
+    if (curve) {
+        fclose(curve);
+        remove(curve_tmp);
+    }
+    free(curve_tmp);
+    train_free(t);
+    policy_free(pol);
+    train_state_done(&ts);
+    free_graphs(tg, n_graphs);
+    cluster_free(c);
+    for (int i = 0; i < n_graphs; i++)
+        free(paths[i]);
+    free(paths);
+    return rc == EXIT_OK ? rc : cli_fail(&e);
+}
