@@ -142,11 +142,12 @@ void nn_adam_step(NnAdam *a, NnParams *p)
     a->step++;
     double c1 = 1 - pow(a->beta1, (double)a->step), c2 = 1 - pow(a->beta2, (double)a->step);
     float b1 = (float)a->beta1, b2 = (float)a->beta2;
+    float c1m = (float)(1 - a->beta1), c2m = (float)(1 - a->beta2); /* not 1 - (float)beta */
     float lr = (float)(a->lr / c1), k2 = (float)(1 / sqrt(c2)), eps = (float)a->eps;
     for (size_t i = 0; i < p->n; i++) {
         float g = p->g[i];
-        p->m[i] = b1 * p->m[i] + (1 - b1) * g;
-        p->v[i] = b2 * p->v[i] + (1 - b2) * g * g;
+        p->m[i] = b1 * p->m[i] + c1m * g;
+        p->v[i] = b2 * p->v[i] + c2m * g * g;
         p->w[i] -= lr * p->m[i] / (sqrtf(p->v[i]) * k2 + eps);
     }
 }

@@ -32,7 +32,7 @@ void policy_arch_default(PolicyArch *a, int n_devices)
 
 static void add_layer(NnParams *p, const char *name, int in, int out)
 {
-    char buf[NN_NAME_MAX];
+    char buf[NN_NAME_MAX + 8];
     snprintf(buf, sizeof buf, "%s.W", name);
     nn_params_add(p, buf, in, out);
     snprintf(buf, sizeof buf, "%s.b", name);
