@@ -25,6 +25,8 @@ void train_config_default(TrainConfig *cfg)
     cfg->entropy = 1.0;
     cfg->entropy_decay = 0;
     cfg->clip = 1.25;
+    cfg->gamma = 1.0;
+    cfg->normalize_adv = 0;
     cfg->threads = 1;
     cfg->seed = 1;
 }
@@ -167,7 +169,7 @@ static void rollout(Trainer *t, Slot *sl)
     }
     double acc = 0;
     for (int k = sl->len - 1; k >= 0; k--) {
-        acc += sl->rew[k];
+        acc = sl->rew[k] + t->cfg.gamma * acc;
         sl->ret[k] = acc;
     }
 }
@@ -273,6 +275,18 @@ static void baseline(TrainState *ts, Slot *sl)
     }
 }
 
+/* Scales an episode's advantages to unit standard deviation (option). */
+static void normalize(Slot *sl)
+{
+    double ss = 0;
+    for (int k = 0; k < sl->len; k++)
+        ss += sl->adv[k] * sl->adv[k];
+    double sd = sl->len > 0 ? sqrt(ss / sl->len) : 0;
+    if (sd > 0)
+        for (int k = 0; k < sl->len; k++)
+            sl->adv[k] /= sd;
+}
+
 int64_t train_run(Trainer *t, int64_t n_episodes, TrainCallback cb, void *ud, volatile int *stop)
 {
     TrainState *ts = t->ts;
@@ -294,8 +308,11 @@ int64_t train_run(Trainer *t, int64_t n_episodes, TrainCallback cb, void *ud, vo
             }
         }
         run_phase(t, T, 0);
-        for (int s = 0; s < T; s++)
+        for (int s = 0; s < T; s++) {
             baseline(ts, &t->slots[s]);
+            if (t->cfg.normalize_adv)
+                normalize(&t->slots[s]);
+        }
         run_phase(t, T, 1);
         for (int s = 0; s < T; s++) {
             Slot *sl = &t->slots[s];
@@ -332,4 +349,43 @@ int64_t train_run(Trainer *t, int64_t n_episodes, TrainCallback cb, void *ud, vo
         }
     }
     return done;
+}
+
+int64_t policy_place(const Policy *pol, const Graph *g, const Grouping *gr, const Cluster *c,
+                     const EnvConfig *cfg, int samples, uint64_t seed, int *group_device,
+                     double *runtime_us, Err *e)
+{
+    if (pol->arch.n_devices != c->n_devices)
+        return err_set(e, "the policy is for %d devices but the cluster has %d", pol->arch.n_devices,
+                       c->n_devices);
+    if (pol->arch.mem_feature != cfg->mem_feature)
+        return err_set(e, "the policy was trained %s the memory feature",
+                       pol->arch.mem_feature ? "with" : "without");
+    PolicyGraph *pg = policy_graph_new(gr, e);
+    if (!pg)
+        return -1;
+    Episode *ep = episode_new(g, gr, c, pg, cfg, seed, NULL, e);
+    if (!ep) {
+        policy_graph_free(pg);
+        return -1;
+    }
+    PolicyWork *w = policy_work_new(&pol->arch, pg);
+    double best = INFINITY;
+    int64_t sims = 0;
+    for (int k = 0; k <= samples; k++) {
+        if (k > 0)
+            episode_reset(ep, seed + (uint64_t)k, NULL);
+        while (!episode_done(ep))
+            episode_step_policy(ep, pol, w, k == 0, NULL);
+        sims += ep->simulations;
+        if (ep->best_score < best) {
+            best = ep->best_score;
+            *runtime_us = ep->best_runtime_us;
+            memcpy(group_device, ep->best_device, (size_t)gr->n_groups * sizeof *group_device);
+        }
+    }
+    policy_work_free(w);
+    episode_free(ep);
+    policy_graph_free(pg);
+    return sims;
 }

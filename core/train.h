@@ -56,6 +56,8 @@ typedef struct TrainConfig {
     double entropy;       /* initial entropy weight beta (1.0) */
     int64_t entropy_decay; /* episodes over which beta falls linearly to 0 (0: constant) */
     double clip;          /* global gradient norm (1.25) */
+    double gamma;         /* discount of the returns (1: the reference's undiscounted sum) */
+    int normalize_adv;    /* divide each episode's advantages by their standard deviation */
     int threads;          /* rollouts in parallel; results depend on it, deterministically */
     uint64_t seed;
 } TrainConfig;
@@ -99,6 +101,15 @@ void train_free(Trainer *t);
  * another thread or a signal handler) ends the run after the current round.
  * Returns the episodes run. */
 int64_t train_run(Trainer *t, int64_t n_episodes, TrainCallback cb, void *ud, volatile int *stop);
+
+/* Zero-shot placement with a trained policy: one greedy episode, then
+ * `samples` sampled ones (seeds seed + 1, ...), all from cfg's initial
+ * placement; the best placement seen (lowest score) goes to group_device
+ * (n_groups entries) and its runtime to *runtime_us. Returns the placements
+ * simulated, or -1 with e set on a device-count or feature mismatch. */
+int64_t policy_place(const Policy *pol, const Graph *g, const Grouping *gr, const Cluster *c,
+                     const EnvConfig *cfg, int samples, uint64_t seed, int *group_device,
+                     double *runtime_us, Err *e);
 
 /* --- the policy file (DESIGN.md §5, "placeto-policy") ------------------- */
 

@@ -1,5 +1,6 @@
 /* place and compare: run the placement methods of core/place.h on a graph
  * and score them with the simulator. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,9 +8,12 @@
 #include "cli.h"
 #include "place.h"
 #include "sim.h"
+#include "train.h"
 
 static const CliOpt place_opts[] = {
     {"method", 'm', "M", "placement method (see below)"},
+    {"policy", 'p', "POLICY", "place with a trained Placeto policy (zero-shot)"},
+    {"samples", 0, "K", "with --policy: K sampled episodes after the greedy one (default 0)"},
     {"output", 'o', "FILE", "write the placement (ops form)"},
     {"cluster", 'c', "FILE", "cluster file"},
     {"devices", 'n', "N", "N default devices (default 2)"},
@@ -21,6 +25,8 @@ static const CliOpt place_opts[] = {
 
 static const CliOpt compare_opts[] = {
     {"methods", 'm', "LIST", "comma-separated methods (default: all)"},
+    {"policy", 'p', "POLICY", "add Placeto rows from a trained policy"},
+    {"samples", 0, "K", "with --policy: K sampled episodes after the greedy one (default 0)"},
     {"cluster", 'c', "FILE", "cluster file"},
     {"devices", 'n', "N", "N default devices (default 2)"},
     {"groups", 'g', "G", "target group count (default: by graph size)"},
@@ -35,8 +41,10 @@ static int run_compare(int argc, char **argv);
 const CliCmd cmd_place = {
     "place", "make a placement with a baseline method", "GRAPH --method M [-o P] [--devices N | --cluster F]",
     "Make a placement of GRAPH with a baseline method and report its simulated runtime.",
-    "methods: see 'placeto compare --help'.\n"
-    "example: placeto place graphs/inception_v3.json --method heft --devices 4 -o p.json",
+    "methods: see 'placeto compare --help'. With --policy the method is 'placeto': one greedy\n"
+    "episode of the policy (and K sampled ones with --samples K); the best placement seen wins.\n"
+    "example: placeto place graphs/inception_v3.json --method heft --devices 4 -o p.json\n"
+    "example: placeto place graphs/nmt.json --policy graphs/policies/nmt_4.json --devices 4",
     place_opts, run_place,
 };
 
@@ -44,7 +52,11 @@ const CliCmd cmd_compare = {
     "compare", "every method side by side on the simulator", "GRAPH [--methods LIST] [--devices N | --cluster F] [--json]",
     "Run every placement method on GRAPH and compare them on the simulator: runtime, speed-up\n"
     "over a single device, ratio to the lower bound, peak memory, OOM, time taken.",
-    "example: placeto compare graphs/nmt.json --devices 4",
+    "With --policy: a row 'placeto' (the policy placing the graph zero-shot: one greedy episode,\n"
+    "K sampled ones with --samples K) and, when the policy was trained on this graph, a row\n"
+    "'placeto-trained' with the best placement its training found.\n"
+    "example: placeto compare graphs/nmt.json --devices 4\n"
+    "example: placeto compare graphs/inception_v3.json --devices 2 --policy graphs/policies/inception_v3_2.json",
     compare_opts, run_compare,
 };
 
@@ -112,6 +124,56 @@ static int run_method(const Setup *s, const PlaceMethod *m, int *dev, Row *row, 
     return 0;
 }
 
+/* Scores a per-group placement as row `name`. */
+static void score_groups(const Setup *s, const int *group_device, const char *name, double seconds, int *dev,
+                         Row *row)
+{
+    for (int i = 0; i < s->g->n_nodes; i++)
+        dev[i] = group_device[s->gr->op_group[i]];
+    const SimResult *r = sim_run(s->sim, dev);
+    row->method = name;
+    row->runtime_us = r->makespan_us;
+    row->seconds = seconds;
+    row->oom = r->any_oom;
+    row->peak = xmalloc((size_t)s->c->n_devices * sizeof *row->peak);
+    memcpy(row->peak, r->peak_memory_bytes, (size_t)s->c->n_devices * sizeof *row->peak);
+}
+
+/* The Placeto rows: "placeto" (zero-shot) and, when the policy's training
+ * state holds a best placement of this very graph and grouping,
+ * "placeto-trained". Returns the rows added (0..2), or -1 with e set; dev
+ * ends holding the zero-shot placement per op. */
+static int policy_rows(const Setup *s, const char *path, int samples, Row *rows, int *dev, Err *e)
+{
+    TrainState ts;
+    Policy *pol = policy_load(path, &ts, e);
+    if (!pol)
+        return -1;
+    EnvConfig cfg;
+    env_config_default(&cfg);
+    cfg.mem_feature = pol->arch.mem_feature;
+    int *gd = xmalloc(((size_t)s->gr->n_groups + 1) * sizeof *gd);
+    double rt = 0, t0 = util_now();
+    int n = 0;
+    if (policy_place(pol, s->g, s->gr, s->c, &cfg, samples, s->seed, gd, &rt, e) < 0) {
+        err_prefix(e, path);
+        n = -1;
+        goto done;
+    }
+    for (int i = 0; i < ts.n_best; i++) {
+        const TrainBest *b = &ts.best[i];
+        if (strcmp(b->graph, s->g->name) == 0 && b->checksum == s->g->checksum &&
+            b->n_groups == s->gr->n_groups && isfinite(b->runtime_us) && pol->arch.n_devices == s->c->n_devices)
+            score_groups(s, b->group_device, "placeto-trained", NAN, dev, &rows[n++]); /* time: training */
+    }
+    score_groups(s, gd, "placeto", util_now() - t0, dev, &rows[n++]);
+done:
+    free(gd);
+    policy_free(pol);
+    train_state_done(&ts);
+    return n;
+}
+
 static void method_list(FILE *f)
 {
     int n;
@@ -127,10 +189,16 @@ static int run_place(int argc, char **argv)
     int stop, rc = cli_parse_graph(&cmd_place, argc, argv, &a, method_list, &stop);
     if (stop)
         return rc;
-    const char *name = cli_get(&cmd_place, &a, "method");
-    if (!name)
-        return cli_usage_error(&cmd_place, "missing --method M");
-    const PlaceMethod *m = place_find(name);
+    const char *name = cli_get(&cmd_place, &a, "method"), *policy = cli_get(&cmd_place, &a, "policy");
+    long samples;
+    if (!name && !policy)
+        return cli_usage_error(&cmd_place, "missing --method M or --policy POLICY");
+    if (name && policy)
+        return cli_usage_error(&cmd_place, "give --method or --policy, not both");
+    if (cli_int(&cmd_place, &a, "samples", 0, 1000000, 0, &samples))
+        return EXIT_USAGE;
+    static const PlaceMethod placeto = {"placeto", "a trained Placeto policy", NULL};
+    const PlaceMethod *m = policy ? &placeto : place_find(name);
     if (!m) {
         cli_usage_error(&cmd_place, "unknown method '%s'", name);
         method_list(stderr);
@@ -146,7 +214,19 @@ static int run_place(int argc, char **argv)
     Row row = {0};
     const char *out = cli_get(&cmd_place, &a, "output");
     Placement p = {s.g->n_nodes, s.c->n_devices, dev, NULL};
-    if (run_method(&s, m, dev, &row, &e) != 0 || (out && placement_write(&p, s.g, s.c, out, &e) != 0)) {
+    Row prow[2] = {{0}};
+    int np = 0;
+    if (policy) {
+        np = policy_rows(&s, policy, (int)samples, prow, dev, &e);
+        if (np > 0) { /* the zero-shot row is the last; dev holds its placement */
+            row = prow[np - 1];
+            prow[np - 1].peak = NULL;
+        }
+        for (int k = 0; k < np; k++)
+            free(prow[k].peak);
+    }
+    if ((policy ? np < 0 : run_method(&s, m, dev, &row, &e) != 0) ||
+        (out && placement_write(&p, s.g, s.c, out, &e) != 0)) {
         free(dev);
         free(row.peak);
         setup_done(&s);
@@ -216,7 +296,14 @@ static int run_compare(int argc, char **argv)
         setup_done(&s);
         return rc == EXIT_USAGE ? rc : cli_fail(&e);
     }
-    Row *rows = xcalloc((size_t)n, sizeof *rows);
+    long samples;
+    const char *policy = cli_get(&cmd_compare, &a, "policy");
+    if (cli_int(&cmd_compare, &a, "samples", 0, 1000000, 0, &samples)) {
+        free(chosen);
+        setup_done(&s);
+        return EXIT_USAGE;
+    }
+    Row *rows = xcalloc((size_t)n + 2, sizeof *rows);
     int *dev = xmalloc((size_t)s.g->n_nodes * sizeof *dev);
     double single = 0;
     for (int k = 0; k < n; k++) {
@@ -229,6 +316,19 @@ static int run_compare(int argc, char **argv)
             setup_done(&s);
             return cli_fail(&e);
         }
+    }
+    if (policy) {
+        int k = policy_rows(&s, policy, (int)samples, rows + n, dev, &e);
+        if (k < 0) {
+            for (int j = 0; j < n; j++)
+                free(rows[j].peak);
+            free(rows);
+            free(dev);
+            free(chosen);
+            setup_done(&s);
+            return cli_fail(&e);
+        }
+        n += k;
     }
     /* the speed-up is over everything on the fastest device */
     Row ref = {0};
@@ -251,24 +351,29 @@ static int run_compare(int argc, char **argv)
             for (int d = 0; d < s.c->n_devices; d++)
                 printf("%s%lld", d ? ", " : "", (long long)rows[k].peak[d]);
             printf("], \"oom\": %s, \"seconds\": %s}", rows[k].oom ? "true" : "false",
-                   util_fmt_double(b2, rows[k].seconds));
+                   isnan(rows[k].seconds) ? "null" : util_fmt_double(b2, rows[k].seconds));
         }
         puts("]}");
     } else {
         printf("%s on %s, %d groups\n", s.g->name, s.c->name, s.gr->n_groups);
-        printf("%-14s %12s %9s %9s %12s %5s %10s\n", "method", "runtime", "speed-up", "vs bound", "peak memory",
+        printf("%-15s %12s %9s %9s %12s %5s %10s\n", "method", "runtime", "speed-up", "vs bound", "peak memory",
                "OOM", "time");
         for (int k = 0; k < n; k++) {
             int64_t peak = 0;
             for (int d = 0; d < s.c->n_devices; d++)
                 if (rows[k].peak[d] > peak)
                     peak = rows[k].peak[d];
-            printf("%-14s %12s %8.3fx %8.3fx %12s %5s %9.3fs\n", rows[k].method, util_fmt_time(b1, rows[k].runtime_us),
+            char tbuf[32];
+            if (isnan(rows[k].seconds))
+                snprintf(tbuf, sizeof tbuf, "training");
+            else
+                snprintf(tbuf, sizeof tbuf, "%.3fs", rows[k].seconds);
+            printf("%-15s %12s %8.3fx %8.3fx %12s %5s %10s\n", rows[k].method, util_fmt_time(b1, rows[k].runtime_us),
                    rows[k].runtime_us > 0 ? single / rows[k].runtime_us : 0.0,
                    lb > 0 ? rows[k].runtime_us / lb : 0.0, util_fmt_bytes(b2, (double)peak), rows[k].oom ? "yes" : "no",
-                   rows[k].seconds);
+                   tbuf);
         }
-        printf("%-14s %12s %8.3fx %8.3fx\n", "lower bound", util_fmt_time(b1, lb), lb > 0 ? single / lb : 0.0, 1.0);
+        printf("%-15s %12s %8.3fx %8.3fx\n", "lower bound", util_fmt_time(b1, lb), lb > 0 ? single / lb : 0.0, 1.0);
     }
     for (int k = 0; k < n; k++)
         free(rows[k].peak);

@@ -25,6 +25,8 @@ static const CliOpt train_opts[] = {
     {"entropy", 0, "B", "entropy weight beta (default 1.0)"},
     {"entropy-decay", 0, "K", "beta falls linearly to 0 over K episodes (default: constant)"},
     {"clip", 0, "X", "global gradient-norm clip (default 1.25)"},
+    {"gamma", 0, "X", "discount of the returns (default 1: the sum of the rewards to the end)"},
+    {"normalize", 0, NULL, "scale each episode's advantages to unit standard deviation"},
     {"passes", 0, "P", "walks over the groups per episode (default 1)"},
     {"init", 0, "MODE", "initial placement: random-fixed (default), device0, random-each, best"},
     {"random-order", 0, NULL, "visit the groups in a random order (default: topological)"},
@@ -235,6 +237,7 @@ static int run_train(int argc, char **argv)
         cli_double(cmd, &a, "lr", 0, 10, 1e-3, &cfg.lr) ||
         cli_double(cmd, &a, "entropy", 0, 1e6, 1.0, &cfg.entropy) ||
         cli_double(cmd, &a, "clip", 1e-9, 1e9, 1.25, &cfg.clip) ||
+        cli_double(cmd, &a, "gamma", 0, 1, 1.0, &cfg.gamma) ||
         cli_double(cmd, &a, "oom-penalty", 0, 1e9, 2.0, &cfg.env.oom_penalty))
         return EXIT_USAGE;
     const char *init = cli_get(cmd, &a, "init");
@@ -247,6 +250,7 @@ static int run_train(int argc, char **argv)
     cfg.env.random_order = cli_get(cmd, &a, "random-order") != NULL;
     cfg.env.log_runtime = cli_get(cmd, &a, "log-runtime") != NULL;
     cfg.env.mem_feature = cli_get(cmd, &a, "mem-feature") != NULL;
+    cfg.normalize_adv = cli_get(cmd, &a, "normalize") != NULL;
     const char *resume = cli_get(cmd, &a, "resume"), *out = cli_get(cmd, &a, "output");
     if (!out)
         out = resume ? resume : "policy.json";
