@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# `placeto train`, `place --policy` and `compare --policy`: the policy file
+# and the learning curve are written; training is deterministic for a seed and
+# a thread count; a checkpoint resumes bit-exactly (10 episodes = 6, then 4
+# more from the file); families from a directory; zero-shot placement and
+# the Placeto rows of compare; clear errors for mismatched or broken policy
+# files. Prints "train: N passed, M failed".
+set -u
+cd "$(dirname "$0")/.." || exit 1
+# shellcheck source=tests/lib_cli.sh
+. tests/lib_cli.sh
+
+g=graphs/toy/crown.json
+
+# train writes a policy and a curve; plain progress lines off a terminal
+run train "$g" --episodes 6 --seed 3 -o "$tmp/a.json" --curve "$tmp/a.csv"
+if expect_rc "train" 0; then
+    if grep -q "episode 6/6" "$tmp/err" && [ ! -s "$tmp/out" ]; then pass; else fail "train progress" "no plain progress line"; fi
+    pycheck "train policy file" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["format"] == "placeto-policy" and d["version"] == 1, d.get("format")
+a = d["architecture"]
+assert a["n_devices"] == 2 and a["n_features"] == 7 and a["rounds"] == 8, a
+assert len(d["parameters"]) == 52, len(d["parameters"])
+t = d["training"]
+assert t["episodes"] == 6 and t["adam"]["step"] == 6, (t["episodes"], t["adam"]["step"])
+assert d["log"]["episodes"] == 6
+' "$tmp/a.json"
+    pycheck "train curve" '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert [int(r["episode"]) for r in rows] == list(range(1, 7)), [r["episode"] for r in rows]
+assert all(float(r["best_runtime_us"]) <= float(r["runtime_us"]) + 1e-9 for r in rows)
+best = [float(r["best_runtime_us"]) for r in rows]
+assert best == sorted(best, reverse=True), "best runtime went up"
+' "$tmp/a.csv"
+fi
+
+# deterministic: the same seed gives the same bytes
+run train "$g" --episodes 6 --seed 3 -o "$tmp/b.json"
+if expect_rc "train again" 0; then
+    if cmp -s "$tmp/a.json" "$tmp/b.json"; then pass; else fail "train deterministic" "policy files differ"; fi
+fi
+run train "$g" --episodes 6 --seed 4 -o "$tmp/c.json"
+if expect_rc "train other seed" 0; then
+    if cmp -s "$tmp/a.json" "$tmp/c.json"; then fail "train seed" "seed 4 gave the same file as seed 3"; else pass; fi
+fi
+
+# resume: 10 straight = 6 + 4 resumed, byte for byte
+run train "$g" --episodes 10 --seed 3 -o "$tmp/ten.json"
+expect_rc "train 10" 0 && pass
+cp "$tmp/a.json" "$tmp/six.json"
+run train "$g" --episodes 4 --resume "$tmp/six.json"
+if expect_rc "train --resume" 0; then
+    if cmp -s "$tmp/ten.json" "$tmp/six.json"; then pass; else fail "resume bit-exact" "6 + 4 resumed differs from 10"; fi
+fi
+
+# threads: deterministic for a given count
+run train "$g" --episodes 6 --threads 2 --seed 3 -o "$tmp/t1.json"
+expect_rc "train --threads 2" 0 && pass
+run train "$g" --episodes 6 --threads 2 --seed 3 -o "$tmp/t2.json"
+if expect_rc "train --threads 2 again" 0; then
+    if cmp -s "$tmp/t1.json" "$tmp/t2.json"; then pass; else fail "threads deterministic" "two runs differ"; fi
+fi
+
+# a family from a directory, with JSON progress lines and a summary
+mkdir -p "$tmp/fam"
+cp graphs/toy/crown.json graphs/toy/diamond.json graphs/toy/chain.json "$tmp/fam/"
+run train "$tmp/fam" --episodes 8 --json -o "$tmp/fam.json"
+expect_rc "train family" 0 && pycheck "train family json" '
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+s = lines[-1]
+for k in ("episodes", "best_runtime_us", "placements_simulated", "seconds"):
+    assert k in s, k
+assert s["episodes"] == 8, s
+names = {x["graph"] for x in s["graphs"]}
+assert names <= {"toy_crown", "toy_diamond", "toy_chain"} and len(names) >= 2, names
+assert all("mean_return" in l for l in lines[:-1])
+' "$tmp/out"
+
+# zero-shot placement and the Placeto rows of compare
+run place "$g" --policy "$tmp/a.json" -o "$tmp/p.json" --json
+if expect_rc "place --policy" 0; then
+    cp "$tmp/out" "$tmp/place.out"
+    run simulate "$g" --placement "$tmp/p.json" --json
+    expect_rc "simulate policy placement" 0 && pycheck "place --policy runtime" '
+import json, sys
+p = json.load(open(sys.argv[1])); s = json.load(open(sys.argv[2]))
+assert p["method"] == "placeto", p["method"]
+assert p["runtime_us"] == s["makespan_us"], (p["runtime_us"], s["makespan_us"])
+' "$tmp/place.out" "$tmp/out"
+fi
+run compare "$g" --policy "$tmp/a.json" --json
+expect_rc "compare --policy" 0 && pycheck "compare --policy rows" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = {r["method"]: r for r in d["methods"]}
+assert "placeto" in m and "placeto-trained" in m, list(m)
+assert m["placeto-trained"]["seconds"] is None
+assert all(r["runtime_us"] >= d["lower_bound_us"] for r in d["methods"])
+' "$tmp/out"
+
+# errors
+run place "$g" --policy "$tmp/a.json" --devices 3
+if expect_rc "policy device mismatch" 1; then
+    if grep -q "the policy is for 2 devices but the cluster has 3" "$tmp/err"; then pass; else fail "policy device mismatch" "no clear message"; fi
+fi
+printf '{"format": "placeto-policy", "version": 1,\n "architecture": {"n_devices": 0}}\n' > "$tmp/bad.json"
+run place "$g" --policy "$tmp/bad.json"
+if expect_rc "bad policy file" 1; then
+    if grep -q "bad.json:2:" "$tmp/err"; then pass; else fail "bad policy file" "no position in the message"; fi
+fi
+run train "$tmp/none.json" --episodes 1 -o "$tmp/x.json"
+expect_rc "train missing graph" 1 && pass
+if [ -e "$tmp/x.json" ]; then fail "train missing graph" "wrote a policy anyway"; else pass; fi
+usage_error "train --init" train "$g" --init sideways
+usage_error "train --episodes" train "$g" --episodes 0
+usage_error "train no graph" train
+usage_error "place both" place "$g" --method single --policy "$tmp/a.json"
+
+echo "train: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
