@@ -10,6 +10,7 @@
 #include "group.h"
 #include "place.h"
 #include "sim.h"
+#include "train.h"
 #include "testutil.h"
 
 static int cmp_double(const void *a, const void *b)
@@ -143,8 +144,79 @@ static void bench_gaps(void)
     free(worst);
 }
 
+/* The agent on one graph: training episodes per second with 1 and 2
+ * threads, policy steps per second (greedy, no training), and the share of a
+ * step spent in the simulator. */
+static void bench_agent(const char *path, int n_devices)
+{
+    Err e = {{0}};
+    Graph *g = graph_load(path, &e);
+    if (!g) {
+        printf("agent       %s: %s\n", path, e.msg);
+        return;
+    }
+    Grouping *gr = group_build(g, 0, &e);
+    Cluster *c = cluster_default(n_devices);
+    PolicyGraph *pg = policy_graph_new(gr, &e);
+    PolicyArch arch;
+    policy_arch_default(&arch, n_devices);
+    double eps_rate[2] = {0, 0};
+    for (int threads = 1; threads <= 2; threads++) {
+        Policy *pol = policy_new(&arch, 1, &e);
+        TrainConfig tc;
+        train_config_default(&tc);
+        tc.threads = threads;
+        TrainState ts;
+        train_state_init(&ts, tc.lr, tc.entropy, 1);
+        TrainGraph tg = {g, gr, pg};
+        Trainer *t = train_new(pol, &ts, &tc, &tg, 1, c, &e);
+        int episodes = 6;
+        double t0 = util_now();
+        train_run(t, episodes, NULL, NULL, NULL);
+        eps_rate[threads - 1] = episodes / (util_now() - t0);
+        train_free(t);
+        train_state_done(&ts);
+        policy_free(pol);
+    }
+    /* greedy policy steps (forward pass, sampling, simulation) */
+    Policy *pol = policy_new(&arch, 1, &e);
+    EnvConfig cfg;
+    env_config_default(&cfg);
+    Episode *ep = episode_new(g, gr, c, pg, &cfg, 1, NULL, &e);
+    PolicyWork *w = policy_work_new(&arch, pg);
+    int steps = 0;
+    double t0 = util_now();
+    while (!episode_done(ep)) {
+        episode_step_policy(ep, pol, w, 1, NULL);
+        steps++;
+    }
+    double step_s = (util_now() - t0) / steps;
+    /* the simulation alone, on the placements of that episode */
+    Sim *sim = sim_new(g, c);
+    int reps = 50;
+    t0 = util_now();
+    for (int k = 0; k < reps; k++)
+        sim_run(sim, ep->op_device);
+    double sim_s = (util_now() - t0) / reps;
+    printf("agent       %-14s %d devices  %3d groups  %6.2f episodes/s (1 thread)  %6.2f episodes/s "
+           "(2 threads, %.2fx)  %7.0f policy steps/s  simulation %6.1f us = %2.0f%% of a step\n",
+           g->name, n_devices, gr->n_groups, eps_rate[0], eps_rate[1], eps_rate[1] / eps_rate[0], 1 / step_s,
+           sim_s * 1e6, 100 * sim_s / step_s);
+    sim_free(sim);
+    policy_work_free(w);
+    episode_free(ep);
+    policy_free(pol);
+    policy_graph_free(pg);
+    cluster_free(c);
+    group_free(gr);
+    graph_free(g);
+}
+
 int main(void)
 {
+    nn_blas_init();
+    bench_agent("graphs/inception_v3.json", 2);
+    bench_agent("graphs/inception_v3.json", 4);
     bench_gaps();
     Graph *g = largest_bundled();
     if (g) {

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Trains every bundled policy with the commands the README lists, JOBS at a
+# time (default 2), and keeps each run's JSON log (progress lines and the
+# summary with its wall time) in tests/results/train/. One thread per run,
+# so each run is deterministic: the same command gives the same policy file.
+#   bash graphs/policies/train.sh [JOBS] [single|families|all]
+set -eu
+cd "$(dirname "$0")/../.."
+jobs=${1:-2}
+what=${2:-all}
+log=tests/results/train
+mkdir -p "$log" graphs/policies
+cmds=()
+if [ "$what" != families ]; then
+  for spec in inception_v3:600 nasnet:400 nmt:300; do
+    g=${spec%%:*} n=${spec##*:}
+    for d in 2 4; do
+      cmds+=("./placeto train graphs/$g.json --devices $d --episodes $n --entropy 0.001 --init best --seed 1 -o graphs/policies/${g}_$d.json --json > $log/${g}_$d.jsonl")
+    done
+  done
+fi
+if [ "$what" != single ]; then
+  # each family: the first 24 of its 32 graphs; the other 8 are held out
+  for f in enas-cifar10 enas-ptb nmt; do
+    list=$(ls graphs/families/$f/*.json | sort | head -24 | tr '\n' ' ')
+    cmds+=("./placeto train $list--devices 2 --episodes 800 --entropy 0.001 --init best --seed 1 -o graphs/policies/family_$f.json --json > $log/family_$f.jsonl")
+  done
+fi
+printf '%s\n' "${cmds[@]}" | xargs -P "$jobs" -I{} sh -c '{}'

@@ -1,0 +1,176 @@
+#!/usr/bin/python3
+"""The Placeto agent's results, from real runs of ./placeto and the bundled
+policies (graphs/policies/, trained by graphs/policies/train.sh):
+
+ 1. per graph and device count: the best runtime training found, the
+    placements simulated to reach it and the training's wall time, the
+    zero-shot placement of the trained policy, next to every baseline and
+    the lower bound (the shape of Table 1 of the Placeto paper);
+ 2. generalization: on the 8 held-out graphs of each family, the family's
+    policy zero-shot vs a policy trained on that graph alone vs the best
+    baseline.
+
+Writes tests/results/agent.json and tests/results/agent.md.
+    /usr/bin/python3 tests/agent_results.py [./placeto] [--episodes N]
+"""
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SINGLE = [("inception_v3", 2), ("inception_v3", 4), ("nasnet", 2), ("nasnet", 4), ("nmt", 2), ("nmt", 4)]
+FAMILIES = ["enas-cifar10", "enas-ptb", "nmt"]
+SAMPLES = 8           # sampled episodes after the greedy one, zero-shot
+HELDOUT_EPISODES = 150  # training of a policy on one held-out graph
+
+
+def run(prog, *args):
+    out = subprocess.run([prog] + list(args), cwd=ROOT, capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit("agent_results.py: %s %s failed: %s" % (prog, " ".join(args), out.stderr.strip()))
+    return out.stdout
+
+
+def summary(path):
+    """The final summary line of a train --json log."""
+    with open(os.path.join(ROOT, path)) as f:
+        lines = [json.loads(l) for l in f if l.strip()]
+    return lines[-1]
+
+
+def compare(prog, graph, devices, policy=None):
+    args = ["compare", graph, "--devices", str(devices), "--json"]
+    if policy:
+        args += ["--policy", policy, "--samples", str(SAMPLES)]
+    return json.loads(run(prog, *args))
+
+
+def best_baseline(rows):
+    base = [r for r in rows if not r["method"].startswith("placeto")]
+    return min(base, key=lambda r: (r["oom"], r["runtime_us"]))
+
+
+def single_graphs(prog):
+    out = []
+    for g, d in SINGLE:
+        pol = "graphs/policies/%s_%d.json" % (g, d)
+        if not os.path.exists(os.path.join(ROOT, pol)):
+            print("agent_results.py: %s missing, skipped" % pol, file=sys.stderr)
+            continue
+        c = compare(prog, "graphs/%s.json" % g, d, pol)
+        rows = {r["method"]: r for r in c["methods"]}
+        s = summary("tests/results/train/%s_%d.jsonl" % (g, d))
+        tr = [x for x in s["graphs"] if x["graph"] == c["graph"]][0]
+        out.append({
+            "graph": g, "devices": d, "lower_bound_us": c["lower_bound_us"], "single_us": c["single_us"],
+            "placeto_trained_us": rows["placeto-trained"]["runtime_us"],
+            "placeto_trained_oom": rows["placeto-trained"]["oom"],
+            "placements_to_best": tr["found_after"], "episodes": s["episodes"],
+            "placements_simulated": s["placements_simulated"], "train_seconds": s["seconds"],
+            "placeto_zero_shot_us": rows["placeto"]["runtime_us"], "zero_shot_seconds": rows["placeto"]["seconds"],
+            "baselines": {r["method"]: r["runtime_us"] for r in c["methods"] if not r["method"].startswith("placeto")},
+            "baseline_oom": {r["method"]: r["oom"] for r in c["methods"] if not r["method"].startswith("placeto")},
+        })
+    return out
+
+
+def generalization(prog, episodes):
+    out = []
+    tmp = tempfile.mkdtemp()
+    for fam in FAMILIES:
+        pol = "graphs/policies/family_%s.json" % fam
+        if not os.path.exists(os.path.join(ROOT, pol)):
+            print("agent_results.py: %s missing, skipped" % pol, file=sys.stderr)
+            continue
+        for path in sorted(glob.glob(os.path.join(ROOT, "graphs/families/%s/*.json" % fam)))[24:]:
+            rel = os.path.relpath(path, ROOT)
+            c = compare(prog, rel, 2, pol)
+            rows = {r["method"]: r for r in c["methods"]}
+            own = os.path.join(tmp, "own.json")
+            lines = run(prog, "train", rel, "--devices", "2", "--episodes", str(episodes), "--entropy", "0.001",
+                        "--init", "best", "--seed", "1", "-o", own, "--json").strip().splitlines()
+            s = json.loads(lines[-1])
+            b = best_baseline(c["methods"])
+            out.append({
+                "family": fam, "graph": c["graph"], "lower_bound_us": c["lower_bound_us"],
+                "single_us": c["single_us"], "zero_shot_us": rows["placeto"]["runtime_us"],
+                "zero_shot_placements": SAMPLES + 1, "own_policy_us": s["best_runtime_us"],
+                "own_policy_placements": s["placements_simulated"], "own_policy_episodes": episodes,
+                "best_baseline": b["method"], "best_baseline_us": b["runtime_us"],
+            })
+    return out
+
+
+def fmt_ms(us):
+    return "%.1f" % (us / 1000.0)
+
+
+def markdown(single, gen):
+    lines = ["### Placeto on the bundled graphs", "",
+             "Runtimes in ms on the default K80 cluster. *trained* is the best placement training found, "
+             "with the placements simulated until then and the training's wall time on one core of this "
+             "machine; *zero-shot* is the trained policy run again from the fixed random start "
+             "(one greedy and %d sampled episodes). Ratios are to the lower bound." % SAMPLES, "",
+             "| graph | devices | lower bound | single | best baseline | Placeto trained | placements to best | "
+             "training time | Placeto zero-shot |", "|---|---|---|---|---|---|---|---|---|"]
+    for r in single:
+        base = {m: v for m, v in r["baselines"].items() if not r["baseline_oom"][m]}
+        bm = min(base, key=base.get) if base else min(r["baselines"], key=r["baselines"].get)
+        lb = r["lower_bound_us"]
+        lines.append("| %s | %d | %s | %s%s | %s %s (%.2f) | **%s** (%.2f)%s | %d | %.0f s | %s (%.2f) |" % (
+            r["graph"], r["devices"], fmt_ms(lb), fmt_ms(r["single_us"]),
+            " OOM" if r["baseline_oom"].get("single") else "", bm, fmt_ms(r["baselines"][bm]),
+            r["baselines"][bm] / lb, fmt_ms(r["placeto_trained_us"]), r["placeto_trained_us"] / lb,
+            " OOM" if r["placeto_trained_oom"] else "", r["placements_to_best"], r["train_seconds"],
+            fmt_ms(r["placeto_zero_shot_us"]), r["placeto_zero_shot_us"] / lb))
+    lines += ["", "### Generalization to held-out graphs", "",
+              "Each family's policy was trained on graphs 00–23 and is run zero-shot (%d episodes, no "
+              "training) on graphs 24–31. *own policy* is a policy trained on that graph alone for %d "
+              "episodes. Runtimes in ms, 2 default devices; ratios to the lower bound." % (
+                  SAMPLES + 1, gen[0]["own_policy_episodes"] if gen else HELDOUT_EPISODES), "",
+              "| family | graph | lower bound | single | best baseline | zero-shot | own policy |",
+              "|---|---|---|---|---|---|---|"]
+    for r in gen:
+        lb = r["lower_bound_us"]
+        lines.append("| %s | %s | %s | %s | %s %s (%.2f) | %s (%.2f) | %s (%.2f) |" % (
+            r["family"], r["graph"], fmt_ms(lb), fmt_ms(r["single_us"]), r["best_baseline"],
+            fmt_ms(r["best_baseline_us"]), r["best_baseline_us"] / lb, fmt_ms(r["zero_shot_us"]),
+            r["zero_shot_us"] / lb, fmt_ms(r["own_policy_us"]), r["own_policy_us"] / lb))
+    for fam in FAMILIES:
+        rs = [r for r in gen if r["family"] == fam]
+        if not rs:
+            continue
+        zs = sum(r["zero_shot_us"] / r["lower_bound_us"] for r in rs) / len(rs)
+        own = sum(r["own_policy_us"] / r["lower_bound_us"] for r in rs) / len(rs)
+        bb = sum(r["best_baseline_us"] / r["lower_bound_us"] for r in rs) / len(rs)
+        sg = sum(r["single_us"] / r["lower_bound_us"] for r in rs) / len(rs)
+        lines.append("| %s | **mean of 8** | | %.2f | %.2f | %.2f | %.2f |" % (fam, sg, bb, zs, own))
+    return "\n".join(lines) + "\n"
+
+
+def main(argv):
+    prog = "./placeto"
+    episodes = HELDOUT_EPISODES
+    args = argv[1:]
+    if args and not args[0].startswith("--"):
+        prog = args.pop(0)
+    if args[:1] == ["--episodes"]:
+        episodes = int(args[1])
+    single = single_graphs(prog)
+    gen = generalization(prog, episodes)
+    res = os.path.join(ROOT, "tests/results")
+    with open(os.path.join(res, "agent.json"), "w") as f:
+        json.dump({"single": single, "generalization": gen}, f, indent=1)
+        f.write("\n")
+    md = markdown(single, gen)
+    with open(os.path.join(res, "agent.md"), "w") as f:
+        f.write(md)
+    print(md)
+    print("wrote tests/results/agent.json and tests/results/agent.md")
+
+
+if __name__ == "__main__":
+    main(sys.argv)
