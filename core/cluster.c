@@ -137,28 +137,33 @@ Cluster *cluster_load(const char *path, Err *e)
     return c;
 }
 
-int cluster_write(const Cluster *c, const char *path, Err *e)
+void cluster_print(const Cluster *c, FILE *f, const char *indent)
 {
-    AtomicFile af;
-    if (util_atomic_open(&af, path, e) != 0)
-        return -1;
-    FILE *f = af.f;
     char b1[32], b2[32], b3[32];
     fputs("{\"format\": \"placeto-cluster\", \"version\": 1, \"name\": ", f);
     util_json_string(f, c->name);
-    fputs(",\n \"devices\": [", f);
+    fprintf(f, ",\n%s \"devices\": [", indent);
     for (int d = 0; d < c->n_devices; d++) {
         const Device *v = &c->devices[d];
-        fputs(d ? ",\n  {\"name\": " : "\n  {\"name\": ", f);
+        fprintf(f, "%s\n%s  {\"name\": ", d ? "," : "", indent);
         util_json_string(f, v->name);
         fputs(", \"kind\": ", f);
         util_json_string(f, v->kind);
         fprintf(f, ", \"speed\": %s, \"memory_bytes\": %lld}", util_fmt_double(b1, v->speed),
                 (long long)v->memory_bytes);
     }
-    fprintf(f, "],\n \"op_gap_us\": %s, \"transfer_overhead_us\": %s, \"bandwidth_bytes_per_us\": %s}\n",
+    fprintf(f, "],\n%s \"op_gap_us\": %s, \"transfer_overhead_us\": %s, \"bandwidth_bytes_per_us\": %s}", indent,
             util_fmt_double(b1, c->op_gap_us), util_fmt_double(b2, c->transfer_overhead_us),
             util_fmt_double(b3, c->bandwidth_bytes_per_us));
+}
+
+int cluster_write(const Cluster *c, const char *path, Err *e)
+{
+    AtomicFile af;
+    if (util_atomic_open(&af, path, e) != 0)
+        return -1;
+    cluster_print(c, af.f, "");
+    fputc('\n', af.f);
     return util_atomic_commit(&af, e);
 }
 

@@ -38,6 +38,9 @@ Cluster *cluster_load(const char *path, Err *e);
 Cluster *cluster_load_text(const char *path, const char *text, size_t len, Err *e);
 void cluster_free(Cluster *c);
 int cluster_write(const Cluster *c, const char *path, Err *e);
+/* Prints the cluster object (no trailing newline); indent starts every line
+ * after the first, so that the object can sit inside another file. */
+void cluster_print(const Cluster *c, FILE *f, const char *indent);
 
 /* Cost of node i of g on device d: cost_us_by_kind[kind] if given, else
  * cost_us / speed (exactly cost_us when speed is 1). */

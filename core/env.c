@@ -137,7 +137,10 @@ void episode_reset(Episode *ep, uint64_t seed, const int *init_device)
     ep->seed = seed;
     rng_seed(&ep->rng, seed);
     Rng r0;
-    switch (ep->cfg.init) {
+    EnvInit mode = ep->cfg.init;
+    if (mode == ENV_INIT_GIVEN && !init_device) /* nothing given yet: the default start */
+        mode = ENV_INIT_RANDOM_FIXED;
+    switch (mode) {
     case ENV_INIT_RANDOM_FIXED:
         rng_seed(&r0, 0);
         for (int k = 0; k < n; k++)
@@ -148,11 +151,8 @@ void episode_reset(Episode *ep, uint64_t seed, const int *init_device)
         for (int k = 0; k < n; k++)
             ep->init_device[k] = (int)rng_below(&r0, (uint64_t)nd);
         break;
-    case ENV_INIT_GIVEN: /* nothing given means device 0 */
-        if (init_device)
-            memcpy(ep->init_device, init_device, (size_t)n * sizeof *ep->init_device);
-        else
-            memset(ep->init_device, 0, (size_t)n * sizeof *ep->init_device);
+    case ENV_INIT_GIVEN:
+        memcpy(ep->init_device, init_device, (size_t)n * sizeof *ep->init_device);
         break;
     case ENV_INIT_DEVICE0:
         memset(ep->init_device, 0, (size_t)n * sizeof *ep->init_device);

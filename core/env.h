@@ -29,7 +29,8 @@ typedef enum EnvInit {
     ENV_INIT_RANDOM_FIXED, /* one random placement from seed 0, every episode (default) */
     ENV_INIT_DEVICE0,      /* everything on device 0 */
     ENV_INIT_RANDOM_EACH,  /* a new random placement per episode (from the episode's seed) */
-    ENV_INIT_GIVEN         /* the placement passed to episode_reset (best so far, a baseline) */
+    ENV_INIT_GIVEN         /* the placement passed to episode_reset (best so far, a baseline);
+                              without one, the fixed random placement */
 } EnvInit;
 
 typedef struct EnvConfig {

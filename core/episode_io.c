@@ -58,27 +58,6 @@ static void write_rng(FILE *f, const Rng *r)
     fputc(']', f);
 }
 
-/* The same object cluster_write() writes, indented one level. */
-static void write_cluster(FILE *f, const Cluster *c)
-{
-    char b1[32], b2[32], b3[32];
-    fputs("{\"format\": \"placeto-cluster\", \"version\": 1, \"name\": ", f);
-    util_json_string(f, c->name);
-    fputs(",\n  \"devices\": [", f);
-    for (int d = 0; d < c->n_devices; d++) {
-        const Device *v = &c->devices[d];
-        fputs(d ? ",\n   {\"name\": " : "\n   {\"name\": ", f);
-        util_json_string(f, v->name);
-        fputs(", \"kind\": ", f);
-        util_json_string(f, v->kind);
-        fprintf(f, ", \"speed\": %s, \"memory_bytes\": %lld}", util_fmt_double(b1, v->speed),
-                (long long)v->memory_bytes);
-    }
-    fprintf(f, "],\n  \"op_gap_us\": %s, \"transfer_overhead_us\": %s, \"bandwidth_bytes_per_us\": %s}",
-            util_fmt_double(b1, c->op_gap_us), util_fmt_double(b2, c->transfer_overhead_us),
-            util_fmt_double(b3, c->bandwidth_bytes_per_us));
-}
-
 /* {"group name": device, ...} in group order. */
 static void write_map(FILE *f, const Grouping *gr, const int *dev)
 {
@@ -138,7 +117,7 @@ int episode_save(const Episode *ep, const char *policy_path, uint64_t policy_che
     fputs(", \"checksum\": ", f);
     write_hex(f, ep->g->checksum);
     fputs("},\n \"cluster\": ", f);
-    write_cluster(f, ep->c);
+    cluster_print(ep->c, f, " ");
     fprintf(f, ",\n \"grouping\": {\"groups\": %d, \"n_groups\": %d},\n \"policy\": ", gr->target, gr->n_groups);
     if (policy_path) {
         fputs("{\"path\": ", f);
