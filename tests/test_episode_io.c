@@ -13,58 +13,10 @@
 #include "gen.h"
 #include "jdoc.h"
 #include "test.h"
+#include "testutil.h"
 
 /* ---- helpers ---- */
 
-typedef struct TmpDir {
-    char path[64];
-} TmpDir;
-
-static int tmp_open(TmpDir *t)
-{
-    snprintf(t->path, sizeof t->path, "/tmp/placeto_episode_io_XXXXXX");
-    return mkdtemp(t->path) != NULL;
-}
-
-static void tmp_file(char *buf, size_t n, const TmpDir *t, const char *name)
-{
-    snprintf(buf, n, "%s/%s", t->path, name);
-}
-
-static void tmp_close(TmpDir *t)
-{
-    DIR *d = opendir(t->path);
-    if (d) {
-        struct dirent *de;
-        while ((de = readdir(d)) != NULL) {
-            if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-                continue;
-            char p[512];
-            snprintf(p, sizeof p, "%s/%s", t->path, de->d_name);
-            remove(p);
-        }
-        closedir(d);
-    }
-    rmdir(t->path);
-}
-
-static char *read_all(const char *path, size_t *len)
-{
-    Err e = {{0}};
-    char *s = util_read_file(path, len, &e);
-    CHECK_MSG(s != NULL, "%s", e.msg);
-    return s;
-}
-
-static int same_file_bytes(const char *p1, const char *p2)
-{
-    size_t n1 = 0, n2 = 0;
-    char *a = read_all(p1, &n1), *b = read_all(p2, &n2);
-    int same = a && b && n1 == n2 && memcmp(a, b, n1) == 0;
-    free(a);
-    free(b);
-    return same;
-}
 
 static int bits(const void *a, const void *b, size_t n) { return memcmp(a, b, n) == 0; }
 #define SAME_D(a, b) bits(&(a), &(b), sizeof(double))
@@ -99,7 +51,7 @@ static void fix_done(Fix *f)
 static int fix_init(Fix *f, int variant)
 {
     memset(f, 0, sizeof *f);
-    if (!tmp_open(&f->td)) {
+    if (!tmp_open(&f->td, "placeto_episode_io")) {
         CHECK_MSG(0, "mkdtemp failed");
         return 0;
     }

@@ -9,59 +9,11 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "testutil.h"
 #include "train.h"
 
 /* ---- helpers ---- */
 
-typedef struct TmpDir {
-    char path[64];
-} TmpDir;
-
-static int tmp_open(TmpDir *t)
-{
-    snprintf(t->path, sizeof t->path, "/tmp/placeto_policy_io_XXXXXX");
-    return mkdtemp(t->path) != NULL;
-}
-
-static void tmp_file(char *buf, size_t n, const TmpDir *t, const char *name)
-{
-    snprintf(buf, n, "%s/%s", t->path, name);
-}
-
-static void tmp_close(TmpDir *t)
-{
-    DIR *d = opendir(t->path);
-    if (d) {
-        struct dirent *de;
-        while ((de = readdir(d)) != NULL) {
-            if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-                continue;
-            char p[512];
-            snprintf(p, sizeof p, "%s/%s", t->path, de->d_name);
-            remove(p);
-        }
-        closedir(d);
-    }
-    rmdir(t->path);
-}
-
-static char *read_all(const char *path, size_t *len)
-{
-    Err e = {{0}};
-    char *s = util_read_file(path, len, &e);
-    CHECK_MSG(s != NULL, "%s", e.msg);
-    return s;
-}
-
-static int same_file_bytes(const char *p1, const char *p2)
-{
-    size_t n1 = 0, n2 = 0;
-    char *a = read_all(p1, &n1), *b = read_all(p2, &n2);
-    int same = a && b && n1 == n2 && memcmp(a, b, n1) == 0;
-    free(a);
-    free(b);
-    return same;
-}
 
 static int same_bits(const void *a, const void *b, size_t n) { return memcmp(a, b, n) == 0; }
 
@@ -172,7 +124,7 @@ static int same_policy(const Policy *a, const Policy *b, int moments)
 TEST(policy_io_roundtrip_is_exact)
 {
     TmpDir td;
-    if (!tmp_open(&td)) {
+    if (!tmp_open(&td, "placeto_policy_io")) {
         CHECK_MSG(0, "mkdtemp failed");
         return;
     }
@@ -214,7 +166,7 @@ TEST(policy_io_roundtrip_is_exact)
 TEST(policy_io_every_float_pattern_reads_back)
 {
     TmpDir td;
-    if (!tmp_open(&td)) {
+    if (!tmp_open(&td, "placeto_policy_io")) {
         CHECK_MSG(0, "mkdtemp failed");
         return;
     }
@@ -264,7 +216,7 @@ TEST(policy_io_every_float_pattern_reads_back)
 TEST(policy_io_without_training_state)
 {
     TmpDir td;
-    if (!tmp_open(&td)) {
+    if (!tmp_open(&td, "placeto_policy_io")) {
         CHECK_MSG(0, "mkdtemp failed");
         return;
     }
@@ -352,7 +304,7 @@ TEST(policy_io_train_state_basics)
 TEST(policy_io_refuses_to_save_non_finite)
 {
     TmpDir td;
-    if (!tmp_open(&td)) {
+    if (!tmp_open(&td, "placeto_policy_io")) {
         CHECK_MSG(0, "mkdtemp failed");
         return;
     }
@@ -419,7 +371,7 @@ static char *apply_bad(const char *text, const PBad *c, size_t *at)
 TEST(policy_io_errors_name_field_and_position)
 {
     TmpDir td;
-    if (!tmp_open(&td)) {
+    if (!tmp_open(&td, "placeto_policy_io")) {
         CHECK_MSG(0, "mkdtemp failed");
         return;
     }

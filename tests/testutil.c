@@ -1,9 +1,14 @@
 /* testutil: see testutil.h. */
 #include "testutil.h"
 
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "sim.h"
+#include "test.h"
 
 double test_brute_force(const Graph *g, const Cluster *c)
 {
@@ -24,4 +29,50 @@ double test_brute_force(const Graph *g, const Cluster *c)
     sim_free(s);
     free(dev);
     return best;
+}
+
+int tmp_open(TmpDir *t, const char *prefix)
+{
+    snprintf(t->path, sizeof t->path, "/tmp/%s_XXXXXX", prefix);
+    return mkdtemp(t->path) != NULL;
+}
+
+void tmp_file(char *buf, size_t n, const TmpDir *t, const char *name)
+{
+    snprintf(buf, n, "%s/%s", t->path, name);
+}
+
+void tmp_close(TmpDir *t)
+{
+    DIR *d = opendir(t->path);
+    if (d) {
+        struct dirent *de;
+        while ((de = readdir(d)) != NULL) {
+            if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+                continue;
+            char p[512];
+            snprintf(p, sizeof p, "%s/%s", t->path, de->d_name);
+            remove(p);
+        }
+        closedir(d);
+    }
+    rmdir(t->path);
+}
+
+char *read_all(const char *path, size_t *len)
+{
+    Err e = {{0}};
+    char *s = util_read_file(path, len, &e);
+    CHECK_MSG(s != NULL, "%s", e.msg);
+    return s;
+}
+
+int same_file_bytes(const char *p1, const char *p2)
+{
+    size_t n1 = 0, n2 = 0;
+    char *a = read_all(p1, &n1), *b = read_all(p2, &n2);
+    int same = a && b && n1 == n2 && memcmp(a, b, n1) == 0;
+    free(a);
+    free(b);
+    return same;
 }
