@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "place.h"
 #include "train.h"
 
 static const CliOpt train_opts[] = {
@@ -28,7 +29,8 @@ static const CliOpt train_opts[] = {
     {"gamma", 0, "X", "discount of the returns (default 1: the sum of the rewards to the end)"},
     {"normalize", 0, NULL, "scale each episode's advantages to unit standard deviation"},
     {"passes", 0, "P", "walks over the groups per episode (default 1)"},
-    {"init", 0, "MODE", "initial placement: random-fixed (default), device0, random-each, best"},
+    {"init", 0, "MODE", "initial placement: random-fixed (default), device0, random-each, best, or a\n"
+                        "baseline method (heft, metis, ...): start from its placement, then from the best"},
     {"random-order", 0, NULL, "visit the groups in a random order (default: topological)"},
     {"log-runtime", 0, NULL, "rewards in log(seconds)"},
     {"oom-penalty", 0, "X", "seconds per GB over a device's memory (default 2)"},
@@ -38,6 +40,39 @@ static const CliOpt train_opts[] = {
     {"json", 0, NULL, "JSON lines on stdout: progress reports and a final summary"},
     {0},
 };
+
+/* --init METHOD: the method's placement of each graph becomes the graph's
+ * best so far (unless training already found a better one), so that every
+ * episode starts from it or from what training finds beyond it. */
+static int seed_with_method(const PlaceMethod *m, const TrainGraph *tg, int n_graphs, const Cluster *c,
+                            const TrainConfig *cfg, TrainState *ts, Err *e)
+{
+    for (int i = 0; i < n_graphs; i++) {
+        const Graph *g = tg[i].g;
+        const Grouping *gr = tg[i].gr;
+        int *dev = xmalloc(((size_t)g->n_nodes + 1) * sizeof *dev);
+        PlaceCtx ctx = {g, gr, c, cfg->seed};
+        if (m->fn(&ctx, dev, e) != 0) {
+            free(dev);
+            err_prefix(e, g->path);
+            return -1;
+        }
+        TrainBest *b = train_best_for(ts, g->name, g->checksum, gr->n_groups);
+        Sim *sim = sim_new(g, c);
+        const SimResult *r = sim_run(sim, dev);
+        double score = env_score(&cfg->env, c, r);
+        if (score < b->score) {
+            b->score = score;
+            b->runtime_us = r->makespan_us;
+            for (int k = 0; k < gr->n_groups; k++) /* methods place whole groups */
+                b->group_device[k] = dev[gr->members[gr->member_off[k]]];
+            b->found_after = 0;
+        }
+        sim_free(sim);
+        free(dev);
+    }
+    return 0;
+}
 
 static int run_train(int argc, char **argv);
 
@@ -241,8 +276,13 @@ static int run_train(int argc, char **argv)
         cli_double(cmd, &a, "oom-penalty", 0, 1e9, 2.0, &cfg.env.oom_penalty))
         return EXIT_USAGE;
     const char *init = cli_get(cmd, &a, "init");
-    if (init && parse_init(init, &cfg.env.init) != 0)
-        return cli_usage_error(cmd, "--init: expected random-fixed, device0, random-each or best, got '%s'", init);
+    const PlaceMethod *init_method = NULL;
+    if (init && parse_init(init, &cfg.env.init) != 0) {
+        if (!(init_method = place_find(init)))
+            return cli_usage_error(cmd, "--init: expected random-fixed, device0, random-each, best or a "
+                                        "placement method, got '%s'", init);
+        cfg.env.init = ENV_INIT_GIVEN;
+    }
     cfg.entropy_decay = decay;
     cfg.threads = (int)threads;
     cfg.seed = (uint64_t)seed;
@@ -302,6 +342,8 @@ static int run_train(int argc, char **argv)
         err_prefix(&e, resume ? resume : "policy");
         goto done;
     }
+    if (init_method && seed_with_method(init_method, tg, n_graphs, c, &cfg, &ts, &e) != 0)
+        goto done;
     const char *curve_path = cli_get(cmd, &a, "curve");
     if (curve_path) {
         size_t len = strlen(curve_path) + 32;
