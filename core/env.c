@@ -99,6 +99,7 @@ static void simulate(Episode *ep, int count)
     for (int i = 0; i < ep->g->n_nodes; i++)
         ep->op_device[i] = ep->group_device[gr->op_group[i]];
     const SimResult *r = sim_run(ep->sim, ep->op_device);
+    ep->result = r;
     ep->runtime_us = r->makespan_us;
     ep->score = env_score(&ep->cfg, ep->c, r);
     ep->oom = r->any_oom;

@@ -90,6 +90,7 @@ typedef struct Episode {
     double best_score;
     int64_t best_at;     /* simulations (of this episode) when the best was found */
     Sim *sim;
+    const SimResult *result; /* the last simulation of the current placement (owned by sim) */
 } Episode;
 
 /* A new episode, reset with seed (see episode_reset; init_device may be

@@ -11,7 +11,7 @@ policies (graphs/policies/, trained by graphs/policies/train.sh):
     baseline.
 
 Writes tests/results/agent.json and tests/results/agent.md.
-    /usr/bin/python3 tests/agent_results.py [./placeto] [--episodes N]
+    /usr/bin/python3 tests/agent_results.py [./placeto] [--episodes N] [--part single|generalization]
 """
 import glob
 import json
@@ -162,17 +162,31 @@ def markdown(single, gen):
 def main(argv):
     prog = "./placeto"
     episodes = HELDOUT_EPISODES
+    part = "all"
     args = argv[1:]
     if args and not args[0].startswith("--"):
         prog = args.pop(0)
-    if args[:1] == ["--episodes"]:
-        episodes = int(args[1])
-    single = single_graphs(prog)
-    gen = generalization(prog, episodes)
+    while args:
+        opt = args.pop(0)
+        if opt == "--episodes":
+            episodes = int(args.pop(0))
+        elif opt == "--part":
+            part = args.pop(0)
+        else:
+            sys.exit("agent_results.py: unknown option %s" % opt)
     res = os.path.join(ROOT, "tests/results")
-    with open(os.path.join(res, "agent.json"), "w") as f:
+    path = os.path.join(res, "agent.json")
+    old = {"single": [], "generalization": []}
+    if os.path.exists(path):
+        with open(path) as f:
+            old = json.load(f)
+    single = single_graphs(prog) if part in ("all", "single") else old["single"]
+    gen = generalization(prog, episodes) if part in ("all", "generalization") else old["generalization"]
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
         json.dump({"single": single, "generalization": gen}, f, indent=1)
         f.write("\n")
+    os.replace(tmp, path)
     md = markdown(single, gen)
     with open(os.path.join(res, "agent.md"), "w") as f:
         f.write(md)

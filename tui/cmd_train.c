@@ -29,8 +29,7 @@ static const CliOpt train_opts[] = {
     {"gamma", 0, "X", "discount of the returns (default 1: the sum of the rewards to the end)"},
     {"normalize", 0, NULL, "scale each episode's advantages to unit standard deviation"},
     {"passes", 0, "P", "walks over the groups per episode (default 1)"},
-    {"init", 0, "MODE", "initial placement: random-fixed (default), device0, random-each, best, or a\n"
-                        "baseline method (heft, metis, ...): start from its placement, then from the best"},
+    {"init", 0, "MODE", "start: random-fixed (default), device0, random-each, best, or a method (metis, ...)"},
     {"random-order", 0, NULL, "visit the groups in a random order (default: topological)"},
     {"log-runtime", 0, NULL, "rewards in log(seconds)"},
     {"oom-penalty", 0, "X", "seconds per GB over a device's memory (default 2)"},

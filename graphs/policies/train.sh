@@ -16,8 +16,9 @@ if [ "$what" != families ]; then
   # the best so far) except NASNet on 4 devices, where training from scratch
   # stays above a single device (254.7 vs 214.4 ms after 400 episodes): it
   # refines METIS's placement instead.
+  # resnet18 on 2 devices is the explorer's default graph and policy
   for spec in inception_v3:2:600:best inception_v3:4:600:best nasnet:2:400:best nasnet:4:400:metis \
-              nmt:2:300:best nmt:4:300:best; do
+              nmt:2:300:best nmt:4:300:best resnet18:2:600:best; do
     IFS=: read -r g d n init <<< "$spec"
     cmds+=("./placeto train graphs/$g.json --devices $d --episodes $n --entropy 0.001 --init $init --seed 1 -o graphs/policies/${g}_$d.json --json > $log/${g}_$d.jsonl")
   done
