@@ -97,6 +97,11 @@ valgrind: deps
 	@$(MAKE) --no-print-directory all $(UNIT)
 	@VALGRIND=1 bash tests/run.sh ./$(PROG) $(UNIT)
 
+# Rewrites tests/golden/*.txt from the current layouts (review the diff).
+update-golden: $(UNIT)
+	@PLACETO_UPDATE_GOLDEN=1 ./$(UNIT) golden_
+	@git status --short tests/golden 2>/dev/null || true
+
 bench: deps
 	@$(MAKE) --no-print-directory all $(BENCH)
 	@bash tests/bench.sh ./$(PROG) $(BENCH)

@@ -2,10 +2,12 @@
  * generated graphs, and grouping time on 100 000 ops. Prints one line per
  * figure; timings are medians of several runs. */
 #include <dirent.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bound.h"
+#include "dag.h"
 #include "gen.h"
 #include "group.h"
 #include "place.h"
@@ -212,6 +214,135 @@ static void bench_agent(const char *path, int n_devices)
     graph_free(g);
 }
 
+/* ---- layouts: the layered DAG layout against Graphviz (issue 6) ---- */
+
+/* One layout of both zoom levels plus one render of the whole full-view
+ * canvas, median of 3; *vert and *w x *h describe the result. */
+static double layout_seconds(int n, const int *off, const int *succ, int *vert, int *w, int *h)
+{
+    double t[3];
+    for (int k = 0; k < 3; k++) {
+        double t0 = util_now();
+        DagLayout *L = dag_layout(n, off, succ, NULL);
+        const DagGeom *G = &L->geom[DAG_FULL];
+        Grid *g = grid_new(G->width, G->height);
+        DagView v = {DAG_FULL, 0, 0, {0, 0, G->width, G->height}, NULL, NULL, NULL, NULL, 0};
+        dag_render(L, &v, g);
+        t[k] = util_now() - t0;
+        *vert = L->n_vert;
+        *w = G->width;
+        *h = G->height;
+        grid_free(g);
+        dag_free(L);
+    }
+    return median(t, 3);
+}
+
+/* Wall time of `dot -Tplain` (layout only, plain-text output) on the same
+ * DAG written to a temporary DOT file, capped at DOT_LIMIT seconds; -1 when
+ * dot fails or is missing, -2 when it hit the cap. */
+enum { DOT_LIMIT = 300 };
+
+static double dot_seconds(int n, const int *off, const int *succ)
+{
+    char path[] = "/tmp/placeto-bench-XXXXXX", cmd[128];
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f)
+        return -1;
+    fputs("digraph G {\n  node [shape=box];\n", f);
+    for (int u = 0; u < n; u++) {
+        fprintf(f, "  n%d;\n", u);
+        for (int j = off[u]; j < off[u + 1]; j++)
+            fprintf(f, "  n%d -> n%d;\n", u, succ[j]);
+    }
+    fputs("}\n", f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "timeout %d dot -Tplain %s > /dev/null 2>&1", DOT_LIMIT, path);
+    double t0 = util_now();
+    int rc = system(cmd);
+    double t = util_now() - t0;
+    remove(path);
+    if (rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 124)
+        return -2;
+    return rc == 0 ? t : -1;
+}
+
+static void bench_layout_one(const char *label, int n, const int *off, const int *succ)
+{
+    int vert, w, h;
+    double ours = layout_seconds(n, off, succ, &vert, &w, &h), dot = dot_seconds(n, off, succ);
+    printf("layout    %-26s %5d nodes %6d edges %6d vertices  full canvas %dx%d  %8.3f s", label, n, off[n], vert, w,
+           h, ours);
+    if (dot == -2)
+        printf("  dot -Tplain > %d s (stopped)  dot/ours > %.0fx\n", DOT_LIMIT, DOT_LIMIT / ours);
+    else if (dot < 0)
+        printf("  dot -Tplain failed or missing\n");
+    else
+        printf("  dot -Tplain %8.2f s  dot/ours %.0fx\n", dot, dot / ours);
+    fflush(stdout);
+}
+
+/* The layered layout (layouts/dag.h) of the bundled group graph with the
+ * most groups (then the most group edges), of resnet18's (where dot
+ * finishes in seconds) and of a 2 000-op random DAG, next to Graphviz's dot
+ * on the same DAGs in the same run. */
+static void bench_layout(void)
+{
+    DIR *dir = opendir("graphs");
+    Graph *bg = NULL;
+    Grouping *best = NULL;
+    struct dirent *ent;
+    while (dir && (ent = readdir(dir))) {
+        size_t len = strlen(ent->d_name);
+        char path[1024];
+        Err e;
+        if (len < 6 || strcmp(ent->d_name + len - 5, ".json") != 0)
+            continue;
+        snprintf(path, sizeof path, "graphs/%s", ent->d_name);
+        Graph *g = graph_load(path, &e);
+        Grouping *gr = g ? group_build(g, 0, &e) : NULL;
+        if (gr && (!best || gr->n_groups > best->n_groups ||
+                   (gr->n_groups == best->n_groups && gr->n_edges > best->n_edges))) {
+            group_free(best);
+            graph_free(bg);
+            best = gr;
+            bg = g;
+        } else {
+            group_free(gr);
+            graph_free(g);
+        }
+    }
+    if (dir)
+        closedir(dir);
+    for (int k = 0; k < 2; k++) {
+        Err e;
+        if (k == 1) {
+            group_free(best);
+            graph_free(bg);
+            bg = graph_load("graphs/resnet18.json", &e);
+            best = bg ? group_build(bg, 0, &e) : NULL;
+        }
+        if (!best)
+            continue;
+        char label[64];
+        snprintf(label, sizeof label, "%s groups", bg->name);
+        bench_layout_one(label, best->n_groups, best->succ_off, best->succ);
+    }
+    group_free(best);
+    graph_free(bg);
+    Graph *r = gen_random_dag(2000, 2.0, 1);
+    int *off = xcalloc((size_t)r->n_nodes + 1, sizeof *off), *succ = xmalloc((size_t)r->n_edges * sizeof *succ);
+    for (int i = 0; i < r->n_nodes; i++) {
+        off[i + 1] = off[i] + r->nodes[i].n_children;
+        memcpy(succ + off[i], r->nodes[i].children, (size_t)r->nodes[i].n_children * sizeof *succ);
+    }
+    bench_layout_one("random_dag 2000 ops", r->n_nodes, off, succ);
+    free(off);
+    free(succ);
+    graph_free(r);
+}
+
 int main(void)
 {
     nn_blas_init();
@@ -234,5 +365,6 @@ int main(void)
     bench_sim("layered_training 100k", t, 4, 1);
     bench_group("layered_training 100k", t, 200);
     graph_free(t);
+    bench_layout();
     return 0;
 }

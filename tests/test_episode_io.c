@@ -465,6 +465,7 @@ TEST(episode_io_errors_name_field_and_position)
     /* the graph file itself changed */
     size_t glen;
     char *gtext = read_all(f.gpath, &glen);
+    CHECK(gtext != NULL);
     if (gtext) {
         char *changed = subst(gtext, "\"cost_us\": ", "\"cost_us\": 1");
         CHECK(changed && util_write_atomic(f.gpath, changed, strlen(changed), &e) == 0);

@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "sim.h"
-#include "test.h"
 
 double test_brute_force(const Graph *g, const Cluster *c)
 {
@@ -63,7 +62,8 @@ char *read_all(const char *path, size_t *len)
 {
     Err e = {{0}};
     char *s = util_read_file(path, len, &e);
-    CHECK_MSG(s != NULL, "%s", e.msg);
+    if (!s) /* callers check the NULL; this says why */
+        fprintf(stderr, "  read_all: %s\n", e.msg);
     return s;
 }
 

@@ -19,7 +19,7 @@ typedef struct TmpDir {
 int tmp_open(TmpDir *t, const char *prefix);
 void tmp_file(char *buf, size_t n, const TmpDir *t, const char *name);
 void tmp_close(TmpDir *t);
-/* The whole file (NULL and a failed check when unreadable). */
+/* The whole file, or NULL (with the reason on stderr) when unreadable. */
 char *read_all(const char *path, size_t *len);
 /* 1 when both files hold the same bytes. */
 int same_file_bytes(const char *p1, const char *p2);

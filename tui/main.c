@@ -4,12 +4,13 @@
 #include <locale.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "nn.h"
 #include "sim.h"
 
-static const CliCmd *const commands[] = {&cmd_info, &cmd_simulate, &cmd_place, &cmd_compare, &cmd_train, &cmd_export};
+static const CliCmd *const commands[] = {&cmd_explore, &cmd_info, &cmd_simulate, &cmd_place, &cmd_compare, &cmd_train, &cmd_export};
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 
 static void usage(FILE *f)
@@ -20,7 +21,7 @@ static void usage(FILE *f)
     for (int k = 0; k < N_COMMANDS; k++) {
         fprintf(f, "  %-10s %s\n", commands[k]->name, commands[k]->brief);
     }
-    fputs("\nWith no command: an overview of the bundled default graph.\n"
+    fputs("\nWith no command: the explorer on the bundled default graph (on a terminal; otherwise\nan overview of that graph).\n"
           "'placeto COMMAND --help' describes each command.\n", f);
 }
 
@@ -62,8 +63,13 @@ int main(int argc, char **argv)
     setlocale(LC_ALL, "");
     setlocale(LC_NUMERIC, "C");
     nn_blas_init();
-    if (argc < 2)
+    if (argc < 2) { /* the explorer on a terminal, else the overview */
+        if (isatty(0) && isatty(1)) {
+            char *argv_explore[] = {"explore", NULL};
+            return cmd_explore.run(1, argv_explore);
+        }
         return run_default();
+    }
     const char *name = argv[1];
     if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "help") == 0) {
         usage(stdout);

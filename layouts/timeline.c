@@ -1,0 +1,247 @@
+/* timeline: the index, the critical path, the window arithmetic and the
+ * axis ticks (timeline.h). Drawing is in timeline_render.c. */
+#include "timeline.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "util.h"
+
+typedef struct ByStart {
+    double t, end;
+    int i;
+} ByStart;
+
+/* Start, then end (an instant op at t runs before one that starts at t and
+ * lasts), then index. */
+static int by_start_cmp(const void *a, const void *b)
+{
+    const ByStart *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    if (x->end != y->end)
+        return x->end < y->end ? -1 : 1;
+    return x->i - y->i;
+}
+
+/* Buckets items 0..n-1 by key[i] (a device) in (start, end) order, as CSR. */
+static void bucket(int n, int nd, const int *key, const double *start, const double *end, int **off_out,
+                   int **items_out)
+{
+    int *off = xcalloc((size_t)nd + 2, sizeof *off), *items = xmalloc(((size_t)n + 1) * sizeof *items);
+    ByStart *tmp = xmalloc(((size_t)n + 1) * sizeof *tmp);
+    for (int i = 0; i < n; i++)
+        off[key[i] + 2]++;
+    for (int d = 0; d < nd; d++)
+        off[d + 2] += off[d + 1];
+    for (int i = 0; i < n; i++)
+        tmp[off[key[i] + 1]++] = (ByStart){start[i], end[i], i};
+    for (int d = 0; d < nd; d++)
+        qsort(tmp + off[d], (size_t)(off[d + 1] - off[d]), sizeof *tmp, by_start_cmp);
+    for (int i = 0; i < n; i++)
+        items[i] = tmp[i].i;
+    free(tmp);
+    *off_out = off;
+    *items_out = items;
+}
+
+/* What released op `op`: the latest of its local parents' ends, its
+ * incoming transfers' ends and the previous op on its device plus the gap.
+ * Returns the op to continue from, or -1 with *tr set to a transfer, or -1
+ * with *tr = -1 when nothing did (a source at time 0). */
+static int release_of(const Timeline *t, const int *prev, const int *tr_off, const int *tr_by_src, int op, int *tr)
+{
+    const SimResult *r = t->r;
+    const GraphNode *nd = &t->g->nodes[op];
+    double best = -1;
+    int who = -1;
+    *tr = -1;
+    for (int k = 0; k < nd->n_parents; k++) {
+        int p = nd->parents[k];
+        if (r->device[p] == r->device[op]) {
+            if (r->end_us[p] > best) {
+                best = r->end_us[p];
+                who = p;
+                *tr = -1;
+            }
+            continue;
+        }
+        for (int j = tr_off[p]; j < tr_off[p + 1]; j++) {
+            const SimTransfer *x = &r->transfers[tr_by_src[j]];
+            for (int c = 0; c < x->n_children; c++)
+                if (x->children[c] == op && x->end_us > best) {
+                    best = x->end_us;
+                    who = -1;
+                    *tr = tr_by_src[j];
+                }
+        }
+    }
+    int q = prev[op];
+    if (q >= 0) {
+        double free_at = r->end_us[q] + (r->end_us[q] > r->start_us[q] ? t->c->op_gap_us : 0);
+        if (free_at > best && free_at <= r->start_us[op]) {
+            who = q;
+            *tr = -1;
+        }
+    }
+    return who;
+}
+
+/* Walks the critical path back from the op that ends last. */
+static void critical_path(Timeline *t)
+{
+    const SimResult *r = t->r;
+    int n = r->n_ops, nt = r->n_transfers, *prev = xmalloc(((size_t)n + 1) * sizeof *prev);
+    int *tr_prev = xmalloc(((size_t)nt + 1) * sizeof *tr_prev), *tr_src = xmalloc(((size_t)nt + 1) * sizeof *tr_src);
+    double *zero = xcalloc((size_t)nt + 1, sizeof *zero);
+    for (int d = 0; d < t->n_devices; d++) {
+        for (int i = t->dev_off[d]; i < t->dev_off[d + 1]; i++)
+            prev[t->dev_ops[i]] = i > t->dev_off[d] ? t->dev_ops[i - 1] : -1;
+        for (int i = t->bus_off[d]; i < t->bus_off[d + 1]; i++)
+            tr_prev[t->bus_tr[i]] = i > t->bus_off[d] ? t->bus_tr[i - 1] : -1;
+    }
+    for (int k = 0; k < nt; k++)
+        tr_src[k] = r->transfers[k].src;
+    int *tr_off, *tr_by_src; /* transfers by source op */
+    bucket(nt, n, tr_src, zero, zero, &tr_off, &tr_by_src);
+    int cur = -1;
+    for (int i = 0; i < n; i++)
+        if (cur < 0 || r->end_us[i] > r->end_us[cur])
+            cur = i;
+    for (int steps = 0; cur >= 0 && steps <= n + nt; steps++) {
+        int tr;
+        t->op_crit[cur] = 1;
+        cur = release_of(t, prev, tr_off, tr_by_src, cur, &tr);
+        while (tr >= 0 && !t->tr_crit[tr]) { /* a transfer: its source, or the bus before it */
+            const SimTransfer *x = &r->transfers[tr];
+            int before = tr_prev[tr];
+            t->tr_crit[tr] = 1;
+            double bus_free = before >= 0 ? r->transfers[before].end_us + t->c->transfer_overhead_us : -1;
+            if (before >= 0 && bus_free > r->end_us[x->src] && bus_free <= x->start_us) {
+                tr = before;
+            } else {
+                cur = x->src;
+                tr = -1;
+            }
+        }
+    }
+    free(prev);
+    free(tr_prev);
+    free(tr_src);
+    free(zero);
+    free(tr_off);
+    free(tr_by_src);
+}
+
+Timeline *tl_new(const Graph *g, const Cluster *c, const SimResult *r)
+{
+    Timeline *t = xcalloc(1, sizeof *t);
+    t->g = g;
+    t->c = c;
+    t->r = r;
+    t->n_devices = r->n_devices;
+    t->end_us = r->makespan_us;
+    bucket(r->n_ops, r->n_devices, r->device, r->start_us, r->end_us, &t->dev_off, &t->dev_ops);
+    size_t nt = (size_t)r->n_transfers + 1;
+    int *from = xmalloc(nt * sizeof *from);
+    double *start = xmalloc(nt * sizeof *start), *end = xmalloc(nt * sizeof *end);
+    for (int k = 0; k < r->n_transfers; k++) {
+        from[k] = r->transfers[k].from;
+        start[k] = r->transfers[k].start_us;
+        end[k] = r->transfers[k].end_us;
+    }
+    bucket(r->n_transfers, r->n_devices, from, start, end, &t->bus_off, &t->bus_tr);
+    free(from);
+    free(start);
+    free(end);
+    t->op_crit = xcalloc((size_t)r->n_ops + 1, 1);
+    t->tr_crit = xcalloc((size_t)r->n_transfers + 1, 1);
+    critical_path(t);
+    return t;
+}
+
+void tl_free(Timeline *t)
+{
+    if (!t)
+        return;
+    free(t->dev_off);
+    free(t->dev_ops);
+    free(t->bus_off);
+    free(t->bus_tr);
+    free(t->op_crit);
+    free(t->tr_crit);
+    free(t);
+}
+
+/* ---- window arithmetic ---- */
+
+static void clamp_window(double *t0, double *t1, double limit)
+{
+    double span = *t1 - *t0;
+    if (limit < span)
+        limit = span;
+    if (*t0 < 0) {
+        *t0 = 0;
+        *t1 = span;
+    }
+    if (*t1 > limit) {
+        *t1 = limit;
+        *t0 = limit - span;
+    }
+}
+
+void tl_zoom(double *t0, double *t1, double factor, double anchor, double limit)
+{
+    double span = *t1 - *t0, ns = span * factor;
+    if (!(ns >= 1.0))
+        ns = 1.0;
+    if (limit > 0 && ns > limit)
+        ns = limit;
+    double rel = span > 0 ? (anchor - *t0) / span : 0.5;
+    rel = rel < 0 ? 0 : rel > 1 ? 1 : rel;
+    *t0 = anchor - rel * ns;
+    *t1 = *t0 + ns;
+    clamp_window(t0, t1, limit);
+}
+
+void tl_pan(double *t0, double *t1, double dt, double limit)
+{
+    *t0 += dt;
+    *t1 += dt;
+    clamp_window(t0, t1, limit);
+}
+
+/* ---- ticks ---- */
+
+double tl_tick_step(double span, int width, int min_cols)
+{
+    if (!(span > 0) || width <= 0)
+        return 1;
+    double want = span * (min_cols > 0 ? min_cols : 1) / width, p = pow(10, floor(log10(want)));
+    static const double mult[] = {1, 2, 5, 10};
+    for (int i = 0; i < 4; i++)
+        if (mult[i] * p >= want * (1 - 1e-12))
+            return mult[i] * p;
+    return 10 * p;
+}
+
+int tl_format_tick(char *buf, size_t cap, double us, double step)
+{
+    if (us == 0)
+        return snprintf(buf, cap, "0");
+    const char *unit = "\xC2\xB5s"; /* µs */
+    double scale = 1;
+    if (step >= 1e6) {
+        unit = "s";
+        scale = 1e6;
+    } else if (step >= 1e3) {
+        unit = "ms";
+        scale = 1e3;
+    }
+    double v = us / scale;
+    int dec = 0; /* as few decimals as show the value exactly */
+    while (dec < 6 && fabs(v * pow(10, dec) - nearbyint(v * pow(10, dec))) > 1e-6)
+        dec++;
+    return snprintf(buf, cap, "%.*f %s", dec, v, unit);
+}

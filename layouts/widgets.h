@@ -1,0 +1,29 @@
+/* widgets: small one-row renders the explorer places in its panes — a
+ * horizontal bar (a probability, memory against capacity) and a sparkline (the
+ * runtime over an episode's steps, a learning curve). Pure functions of their
+ * arguments drawn onto a Grid (grid.h); they clip like every grid function and
+ * never allocate. */
+#ifndef PLACETO_WIDGETS_H
+#define PLACETO_WIDGETS_H
+
+#include "grid.h"
+
+/* A bar on row y from column x, w cells wide:
+ *   "label #########.... text"   (ASCII; Unicode: eighth blocks and shade)
+ * label (may be NULL) takes its own width plus one space; text (may be NULL)
+ * takes one space plus its width at the right end; the bar gets the rest, with
+ * eighth-cell resolution (GRID_BAR glyphs, GS_BAR) and the empty part shaded
+ * (GS_BAR_EMPTY). value > capacity draws the whole bar in GS_BAR_OVER;
+ * capacity <= 0 or a NaN draws an empty bar. Returns the bar's width in cells
+ * (0 when nothing fits). */
+int grid_bar(Grid *g, int x, int y, int w, double value, double capacity, const char *label, const char *text);
+
+/* A sparkline of n values on row y from column x, w cells wide, eight levels
+ * (GRID_SPARK glyphs). With n <= w one cell per value, left-aligned; with
+ * n > w the values are averaged in w consecutive buckets (bucket k holds
+ * values [k*n/w, (k+1)*n/w)). The scale runs from lo to hi; with lo >= hi it
+ * is the range of the (bucketed) values, and a flat series sits at level 1.
+ * NaN values leave their cell blank. Returns the cells used. */
+int grid_sparkline(Grid *g, int x, int y, int w, const double *v, int n, double lo, double hi, int pen);
+
+#endif

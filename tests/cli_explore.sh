@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# The explorer, headless (a key script in, screen dumps out): the start
+# screen and every pane; step, run, override, undo, redo; save and resume to
+# the same screen and state; resize, including a too-small terminal; help,
+# search, baselines, starting from a baseline, background training, DOT and
+# trace exports; and the quit confirmation. Prints "explore: N passed, M failed".
+set -u
+cd "$(dirname "$0")/.." || exit 1
+# shellcheck source=tests/lib_cli.sh
+. tests/lib_cli.sh
+
+g=graphs/toy/crown.json
+absprog=$(cd "$(dirname "$prog")" && pwd)/$(basename "$prog")
+absg=$(pwd)/$g
+
+# explore KEYS [OPTIONS...]: a headless run on the toy crown, in $tmp
+explore() {
+    local keys=$1
+    shift
+    cmd="placeto explore $g --headless --keys '$keys' $*"
+    # shellcheck disable=SC2086  # PLACETO_WRAP is a command line to split
+    (cd "$tmp" && timeout 20 $wrap "$absprog" explore "$absg" --headless --keys "$keys" "$@") \
+        > "$tmp/out" 2> "$tmp/err" < /dev/null
+    rc=$?
+}
+
+# has NAME PATTERN...: the last screen shows every pattern (fixed strings)
+has() {
+    local name=$1 p
+    shift
+    expect_rc "$name" 0 || return
+    for p in "$@"; do
+        if ! grep -qF -- "$p" "$tmp/out"; then fail "$name" "the screen lacks '$p'"; return; fi
+    done
+    pass
+}
+
+explore "" --size 100x30
+has "start screen" "placeto  toy_crown on 2x K80" "step 0/18" "Graph 18 groups" "Timeline" "Policy" "Devices" \
+    "History" "Inspector" "space steps"
+lines=$(wc -l < "$tmp/out")
+if [ "$lines" -le 30 ]; then pass; else fail "screen size" "$lines lines for a 30-row screen"; fi
+
+explore "space space space" --size 100x30
+has "step" "step 3/18" "History 3 steps" "step 3: policy moved"
+
+explore "space space down 1" --size 100x30
+has "override" "you moved" "the policy goes on from here"
+
+explore "space space down 1 u" --size 100x30
+has "undo" "undo: " "History 2 steps, redo available"
+
+explore "space space u u U" --size 100x30
+has "redo" "redo: " "History 1 steps, redo available"
+
+explore "f" --size 100x30
+has "finish" "finished the episode in 18 steps" "step 18/18"
+
+explore "r tick tick tick r" --size 100x30
+has "run and pause" "step 3/18" "paused"
+
+explore "g space" --size 100x30
+has "greedy" "greedy" "policy (greedy) moved"
+
+explore "?" --size 100x40
+has "help" "Keys" "Episode" "move the selected group to that device" "undo the last step"
+
+explore "/ b3.pool enter" --size 100x30
+has "search" "selected b3.pool" "Inspector b3.pool"
+
+explore "b" --size 100x30
+has "baselines" "Baselines" "heft" "metis" "single" "vs bound"
+
+explore "b down enter" --size 100x30
+has "start from a baseline" "new episode from" "the policy refines it"
+
+explore "T bs bs 4 enter wait" --size 100x30
+has "train in the background" "trained 4 episodes"
+if [ -s "$tmp/toy_crown.trained-policy.json" ]; then pass; else fail "train in the background" "no policy file"; fi
+
+for pane in 1 2 3 4 5 6; do
+    tabs=""
+    for ((k = 1; k < pane; k++)); do tabs="$tabs tab"; done
+    explore "$tabs z" --size 100x30
+    expect_rc "maximise pane $pane" 0 && pass
+done
+explore "tab tab tab tab tab z" --size 100x30
+has "maximised inspector" "Inspector src" "group 0 on /GPU:0"
+
+explore "Z" --size 100x30
+has "compact graph" "compact"
+
+explore "space resize:80x24" --size 100x30
+has "resize to 80x24" "step 1/18" "Graph"
+if [ "$(wc -l < "$tmp/out")" -le 24 ] && awk 'length($0) > 80 { exit 1 }' "$tmp/out"; then pass; else fail "resize to 80x24" "dump larger than 80x24"; fi
+explore "resize:20x6" --size 100x30
+has "too small" "too small" "20x6" "needs 60x16"
+explore "resize:20x6 resize:100x30" --size 100x30
+has "resize back" "Graph 18 groups"
+
+explore "d t" --size 100x30
+has "exports" "wrote toy_crown.trace.json"
+if [ -s "$tmp/toy_crown.placement.dot" ] && dot -Tsvg "$tmp/toy_crown.placement.dot" -o /dev/null 2> /dev/null; then
+    pass
+else
+    fail "DOT export" "no file, or dot cannot render it"
+fi
+pycheck "trace export" 'import json, sys; d = json.load(open(sys.argv[1])); assert d["traceEvents"], "no events"' \
+    "$tmp/toy_crown.trace.json"
+
+# quit: no changes quits at once; changes ask first
+explore "q space" --size 100x30
+has "quit at once" "step 0/18"
+explore "space q" --size 100x30
+has "quit asks" "Unsaved changes" "y: save to"
+explore "space q n" --size 100x30
+expect_rc "quit without saving" 0 && pass
+if [ -s "$tmp/toy_crown.episode.json.autosave" ]; then pass; else fail "autosave on quit" "no autosave file"; fi
+
+# save, then resume: the same screen and, stepping on, the same episode
+explore "space space 1 s space space" --size 100x30 --save ep.json
+cp "$tmp/out" "$tmp/straight.txt"
+explore "space space 1 s q" --size 100x30 --save ep.json
+expect_rc "save" 0 && pass
+pycheck "episode file" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["format"] == "placeto-episode", d["format"]
+assert d["cursor"] == 2 and len(d["history"]) == 3, (d["cursor"], len(d["history"]))
+assert [h["actor"] for h in d["history"]] == ["policy", "policy", "user"]
+' "$tmp/ep.json"
+cmd="placeto explore --resume ep.json --headless --keys 'space space'"
+# shellcheck disable=SC2086
+(cd "$tmp" && timeout 20 $wrap "$absprog" explore --resume ep.json --headless --keys "space space" --size 100x30) \
+    > "$tmp/out" 2> "$tmp/err" < /dev/null
+rc=$?
+if expect_rc "resume" 0; then
+    # the screens agree except for the message line and the unsaved mark
+    if diff <(head -n 29 "$tmp/straight.txt" | sed 's/ | unsaved//') <(head -n 29 "$tmp/out" | sed 's/ | unsaved//') \
+        > "$tmp/diff"; then
+        pass
+    else
+        fail "resume reproduces the screen" "$(head -c 300 "$tmp/diff")"
+    fi
+fi
+
+# errors
+explore "" --size 0x0
+expect_rc "bad --size" 2 && pass
+cmd="placeto explore --resume missing.json --headless"
+(cd "$tmp" && timeout 20 $wrap "$absprog" explore --resume missing.json --headless) > "$tmp/out" 2> "$tmp/err" < /dev/null
+rc=$?
+if expect_rc "resume a missing file" 1; then
+    if grep -q "missing.json" "$tmp/err"; then pass; else fail "resume a missing file" "no file name in the error"; fi
+fi
+run explore "$g" --policy graphs/policies/inception_v3_4.json --devices 2 --headless
+if expect_rc "policy for other devices" 1; then
+    if grep -q "the policy is for 4 devices but the cluster has 2" "$tmp/err"; then pass; else fail "policy for other devices" "unclear"; fi
+fi
+run explore "$g" --devices 2 < /dev/null
+if expect_rc "no terminal" 1; then
+    if grep -q "terminal" "$tmp/err"; then pass; else fail "no terminal" "no mention of a terminal"; fi
+fi
+
+echo "explore: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

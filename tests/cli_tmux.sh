@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# End to end: the real explorer in a real terminal (tmux, on a private
+# server). Start it, step, override, undo, save, export DOT and a trace, quit;
+# resume the saved episode; resize; a SIGTERM autosaves and restores the
+# terminal. Checks the captured screen and the files. Prints
+# "tmux: N passed, M failed" (skips, passing nothing, when tmux is missing).
+set -u
+cd "$(dirname "$0")/.." || exit 1
+# shellcheck source=tests/lib_cli.sh
+. tests/lib_cli.sh
+
+if ! command -v tmux > /dev/null; then
+    echo "tmux: not installed, end-to-end test skipped"
+    echo "tmux: 0 passed, 0 failed"
+    exit 0
+fi
+sock="placeto-e2e-$$"
+absprog=$(cd "$(dirname "$prog")" && pwd)/$(basename "$prog")
+g=$(pwd)/graphs/toy/crown.json
+tm() { tmux -L "$sock" "$@"; }
+cleanup() { tm kill-server 2> /dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+
+# screen: the visible pane as text
+screen() { tm capture-pane -p -t e2e; }
+# wait_for TEXT [SECONDS]: until the screen shows TEXT
+wait_for() {
+    local i
+    for ((i = 0; i < ${2:-10} * 10; i++)); do
+        if screen | grep -qF -- "$1"; then return 0; fi
+        sleep 0.1
+    done
+    return 1
+}
+# check NAME TEXT: the screen shows TEXT soon
+check() {
+    cmd="tmux screen of: $1"
+    rc=0
+    if wait_for "$2" "${3:-10}"; then pass; else screen > "$tmp/out"; : > "$tmp/err"; fail "$1" "the screen never showed '$2'"; fi
+}
+start() { # ARGS...: the explorer in a fresh 100x30 session, in $tmp
+    tm kill-session -t e2e 2> /dev/null
+    # shellcheck disable=SC2086  # PLACETO_WRAP is a command line to split
+    tm new-session -d -s e2e -x 100 -y 30 -c "$tmp" \
+        "env TERM=xterm-256color LANG=C.UTF-8 $wrap $absprog explore $* ; echo EXITED \$?; sleep 30"
+}
+
+start "$g" --devices 2
+check "opens" "toy_crown on 2x K80"
+check "panes" "Timeline"
+tm send-keys -t e2e Space Space
+check "step" "step 2/18"
+tm send-keys -t e2e Down 1
+check "override" "you moved"
+tm send-keys -t e2e u
+check "undo" "undo:"
+tm send-keys -t e2e U
+check "redo" "redo:"
+tm send-keys -t e2e '?'
+check "help" "Keys"
+tm send-keys -t e2e Escape
+tm send-keys -t e2e d
+check "export DOT" "wrote toy_crown.placement.dot"
+tm send-keys -t e2e t
+check "export trace" "wrote toy_crown.trace.json"
+tm send-keys -t e2e s
+check "save" "saved toy_crown.episode.json"
+tm resize-window -t e2e -x 80 -y 24
+sleep 0.3
+check "resize" "Graph"
+tm send-keys -t e2e q
+check "quit" "EXITED 0"
+for f in toy_crown.placement.dot toy_crown.trace.json toy_crown.episode.json; do
+    if [ -s "$tmp/$f" ]; then pass; else fail "file $f" "missing after the session"; fi
+done
+
+start --resume toy_crown.episode.json
+check "resume" "resumed toy_crown.episode.json: step 2 of 18"
+tm send-keys -t e2e Space
+check "step after resume" "step 3/18"
+# a SIGTERM autosaves (there is an unsaved step) and restores the terminal
+pid=$(pgrep -P "$(tm display -p -t e2e '#{pane_pid}')" | head -n 1)
+if [ -n "$pid" ]; then kill -TERM "$pid"; fi
+check "SIGTERM" "EXITED 0"
+if [ -s "$tmp/toy_crown.episode.json.autosave" ]; then pass; else fail "autosave on SIGTERM" "no autosave file"; fi
+# the shell's screen is back: no alternate screen, the cursor shown
+if tm display -p -t e2e '#{alternate_on} #{cursor_flag}' | grep -q '^0 1$'; then
+    pass
+else
+    cmd="tmux display"; rc=0; : > "$tmp/out"; : > "$tmp/err"
+    fail "terminal restored" "alternate screen or hidden cursor left: $(tm display -p -t e2e '#{alternate_on} #{cursor_flag}')"
+fi
+
+echo "tmux: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,408 @@
+/* Layered DAG layout (layouts/dag.h): properties on random DAGs checked
+ * against the layout's own data and against the rendered glyphs — layers
+ * are permutations, edges go down, boxes never overlap and stay on the
+ * canvas, routes are axis-parallel polylines from source to destination
+ * that cross no box, the drawn lines connect every source to its
+ * destination, and equal input gives identical output. */
+#include <stdlib.h>
+
+#include "dag.h"
+#include "gen.h"
+#include "group.h"
+#include "test.h"
+
+/* The successors of g's nodes in CSR form. */
+typedef struct Csr {
+    int n, *off, *succ;
+} Csr;
+
+static Csr csr_of(const Graph *g)
+{
+    Csr c = {g->n_nodes, xcalloc((size_t)g->n_nodes + 1, sizeof(int)), NULL};
+    for (int i = 0; i < g->n_nodes; i++)
+        c.off[i + 1] = c.off[i] + g->nodes[i].n_children;
+    c.succ = xmalloc(((size_t)c.off[g->n_nodes] + 1) * sizeof(int));
+    for (int i = 0; i < g->n_nodes; i++)
+        for (int k = 0; k < g->nodes[i].n_children; k++)
+            c.succ[c.off[i] + k] = g->nodes[i].children[k];
+    return c;
+}
+
+static void csr_free(Csr *c)
+{
+    free(c->off);
+    free(c->succ);
+}
+
+static void check_layers(const DagLayout *L)
+{
+    int *seen = xcalloc((size_t)L->n_vert + 1, sizeof *seen);
+    CHECK_INT(L->layer_off[0], 0);
+    CHECK_INT(L->layer_off[L->n_layers], L->n_vert);
+    for (int l = 0; l < L->n_layers; l++) {
+        CHECK_MSG(L->layer_off[l + 1] > L->layer_off[l], "layer %d is empty", l);
+        for (int i = L->layer_off[l]; i < L->layer_off[l + 1]; i++) {
+            int v = L->order[i];
+            CHECK(v >= 0 && v < L->n_vert);
+            if (v < 0 || v >= L->n_vert)
+                continue;
+            seen[v]++;
+            CHECK_INT(L->layer[v], l);
+            CHECK_INT(L->pos[v], i - L->layer_off[l]);
+        }
+    }
+    for (int v = 0; v < L->n_vert; v++)
+        CHECK_MSG(seen[v] == 1, "vertex %d appears %d times in the layer orders", v, seen[v]);
+    free(seen);
+}
+
+static void check_chains(const DagLayout *L)
+{
+    for (int e = 0; e < L->n_edges; e++) {
+        int c0 = L->chain_off[e], c1 = L->chain_off[e + 1];
+        CHECK_MSG(c1 - c0 >= 2, "edge %d is not drawn", e);
+        if (c1 - c0 < 2)
+            continue;
+        CHECK_INT(L->chain[c0], L->edge_src[e]);
+        CHECK_INT(L->chain[c1 - 1], L->edge_dst[e]);
+        for (int k = c0; k + 1 < c1; k++)
+            CHECK_INT(L->layer[L->chain[k + 1]], L->layer[L->chain[k]] + 1);
+        for (int k = c0 + 1; k + 1 < c1; k++)
+            CHECK(L->chain[k] >= L->n); /* inner vertices are dummies */
+    }
+}
+
+/* Per canvas cell: the real node whose box covers it, or -1. */
+static int *box_map(const DagLayout *L, int zoom)
+{
+    const DagGeom *G = &L->geom[zoom];
+    int *map = xmalloc(((size_t)G->width * (size_t)G->height + 1) * sizeof *map);
+    for (int i = 0; i < G->width * G->height; i++)
+        map[i] = -1;
+    for (int u = 0; u < L->n; u++) {
+        GridRect r = dag_node_rect(L, zoom, u);
+        CHECK_MSG(r.x >= 0 && r.y >= 0 && r.x + r.w <= G->width && r.y + r.h <= G->height,
+                  "node %d at %d,%d off the %dx%d canvas", u, r.x, r.y, G->width, G->height);
+        for (int y = r.y; y < r.y + r.h; y++)
+            for (int x = r.x; x < r.x + r.w; x++) {
+                if (x < 0 || y < 0 || x >= G->width || y >= G->height)
+                    continue;
+                int *m = &map[y * G->width + x];
+                CHECK_MSG(*m < 0, "nodes %d and %d overlap at %d,%d", *m, u, x, y);
+                *m = u;
+            }
+    }
+    return map;
+}
+
+/* Vertices of a layer keep their order with at least one blank column. */
+static void check_separation(const DagLayout *L, int zoom)
+{
+    const DagGeom *G = &L->geom[zoom];
+    for (int l = 0; l < L->n_layers; l++)
+        for (int i = L->layer_off[l] + 1; i < L->layer_off[l + 1]; i++) {
+            int a = L->order[i - 1], b = L->order[i], wa = a < L->n ? G->box_w : 1;
+            CHECK_MSG(G->x[b] >= G->x[a] + wa + 1, "layer %d: vertices %d and %d too close", l, a, b);
+        }
+    for (int l = 0; l + 1 < L->n_layers; l++)
+        CHECK(G->layer_y[l] + G->box_h < G->layer_y[l + 1]);
+}
+
+/* Routes: from the source's port to the cell above the destination's port,
+ * axis-parallel, on the canvas, through no box but the source's. */
+static void check_routes(const DagLayout *L, int zoom, const int *map)
+{
+    const DagGeom *G = &L->geom[zoom];
+    for (int e = 0; e < L->n_edges; e++) {
+        int p0 = G->pt_off[e], p1 = G->pt_off[e + 1], s = L->edge_src[e], d = L->edge_dst[e];
+        CHECK_MSG(p1 - p0 >= 2, "edge %d has no route", e);
+        if (p1 - p0 < 2)
+            continue;
+        GridRect rs = dag_node_rect(L, zoom, s), rd = dag_node_rect(L, zoom, d);
+        DagPoint a = G->pts[p0], z = G->pts[p1 - 1];
+        CHECK(a.x == rs.x + rs.w / 2 && a.y == rs.y + rs.h - 1);
+        CHECK(z.x == rd.x + rd.w / 2 && z.y == rd.y - 1);
+        for (int i = p0; i + 1 < p1; i++) {
+            DagPoint p = G->pts[i], q = G->pts[i + 1];
+            CHECK_MSG((p.x == q.x) != (p.y == q.y), "edge %d: segment %d is not axis-parallel", e, i - p0);
+            if ((p.x == q.x) == (p.y == q.y))
+                break;
+            int dx = (q.x > p.x) - (q.x < p.x), dy = (q.y > p.y) - (q.y < p.y);
+            CHECK(dy >= 0); /* routes never go up */
+            for (DagPoint c = p; c.x != q.x || c.y != q.y;) {
+                c.x += dx;
+                c.y += dy;
+                int ok = c.x >= 0 && c.y >= 0 && c.x < G->width && c.y < G->height;
+                CHECK_MSG(ok, "edge %d leaves the canvas", e);
+                if (!ok)
+                    break;
+                int m = map[c.y * G->width + c.x];
+                CHECK_MSG(m < 0, "edge %d (%d->%d) runs through node %d at %d,%d", e, s, d, m, c.x, c.y);
+            }
+        }
+    }
+}
+
+/* Follows the drawn lines from each edge's source port and checks that the
+ * cell above its destination (the arrow head, full view) is reached. */
+static void check_glyph_paths(const DagLayout *L, int zoom)
+{
+    const DagGeom *G = &L->geom[zoom];
+    Grid *g = grid_new(G->width, G->height);
+    DagView v = {zoom, 0, 0, {0, 0, G->width, G->height}, NULL, NULL, NULL, NULL, 0};
+    dag_render(L, &v, g);
+    int n = G->width * G->height, *stack = xmalloc(((size_t)n + 1) * sizeof *stack);
+    char *seen = xmalloc((size_t)n + 1);
+    static const int dx[4] = {0, 1, 0, -1}, dy[4] = {-1, 0, 1, 0}, bit[4] = {GRID_N, GRID_E, GRID_S, GRID_W};
+    for (int e = 0; e < L->n_edges; e++) {
+        GridRect rs = dag_node_rect(L, zoom, L->edge_src[e]), rd = dag_node_rect(L, zoom, L->edge_dst[e]);
+        int goal = (rd.y - 1) * G->width + rd.x + rd.w / 2, start = (rs.y + rs.h) * G->width + rs.x + rs.w / 2;
+        int sp = 0, found = 0;
+        memset(seen, 0, (size_t)n);
+        if (start < n && start >= 0) { /* the cell below the port: the stub */
+            stack[sp++] = start;
+            seen[start] = 1;
+        }
+        while (sp && !found) {
+            int c = stack[--sp], x = c % G->width, y = c / G->width;
+            const GridCell *cell = grid_at(g, x, y);
+            found = c == goal;
+            int mask = GRID_IS_LINE(cell->ch) ? (int)(cell->ch - GRID_SYM_BASE) : 0;
+            for (int k = 0; k < 4; k++) {
+                const GridCell *nc = grid_at(g, x + dx[k], y + dy[k]);
+                if (!(mask & bit[k]) || !nc)
+                    continue;
+                int to = (y + dy[k]) * G->width + x + dx[k], back = bit[(k + 2) % 4];
+                int joins = GRID_IS_LINE(nc->ch) ? ((int)(nc->ch - GRID_SYM_BASE) & back) != 0
+                                                 : to == goal; /* the arrow head or the node */
+                if (joins && !seen[to]) {
+                    seen[to] = 1;
+                    stack[sp++] = to;
+                }
+            }
+        }
+        if (zoom == DAG_FULL)
+            CHECK_INT(grid_at(g, goal % G->width, goal / G->width)->ch, GRID_ARROW_DOWN);
+        CHECK_MSG(found, "edge %d (%d->%d): no drawn path from the source", e, L->edge_src[e], L->edge_dst[e]);
+    }
+    free(stack);
+    free(seen);
+    grid_free(g);
+}
+
+static void check_layout(const DagLayout *L)
+{
+    check_layers(L);
+    check_chains(L);
+    for (int z = 0; z < DAG_ZOOMS; z++) {
+        int *map = box_map(L, z);
+        check_separation(L, z);
+        check_routes(L, z, map);
+        check_glyph_paths(L, z);
+        free(map);
+        if (test_failed_now())
+            return;
+    }
+}
+
+TEST(dag_random_dags_keep_the_layout_properties)
+{
+    for (int k = 0; k < 12 && !test_failed_now(); k++) {
+        int n = 5 + 17 * k;
+        Graph *g = gen_random_dag(n, 1.0 + 0.25 * (k % 5), 100 + (uint64_t)k);
+        Csr c = csr_of(g);
+        DagLayout *L = dag_layout(c.n, c.off, c.succ, NULL);
+        CHECK_INT(L->n, n);
+        CHECK_INT(L->n_edges, g->n_edges);
+        check_layout(L);
+        if (test_failed_now())
+            fprintf(stderr, "  (random DAG of %d ops, seed %d)\n", n, 100 + k);
+        dag_free(L);
+        csr_free(&c);
+        graph_free(g);
+    }
+}
+
+TEST(dag_group_graph_keeps_the_layout_properties)
+{
+    Err e;
+    Graph *g = graph_load("graphs/resnet18.json", &e);
+    CHECK_MSG(g != NULL, "%s", e.msg);
+    if (!g)
+        return;
+    Grouping *gr = group_build(g, 0, &e);
+    DagLayout *L = dag_layout(gr->n_groups, gr->succ_off, gr->succ, NULL);
+    check_layout(L);
+    for (int u = 0; u < L->n; u++) /* groups are numbered in topological order */
+        for (int j = gr->succ_off[u]; j < gr->succ_off[u + 1]; j++)
+            CHECK(L->layer[gr->succ[j]] > L->layer[u]);
+    dag_free(L);
+    group_free(gr);
+    graph_free(g);
+}
+
+static int same_ints(const int *a, const int *b, int n) { return memcmp(a, b, (size_t)n * sizeof *a) == 0; }
+
+TEST(dag_layout_is_deterministic)
+{
+    Graph *g = gen_random_dag(400, 2.0, 7);
+    Csr c = csr_of(g);
+    DagLayout *a = dag_layout(c.n, c.off, c.succ, NULL), *b = dag_layout(c.n, c.off, c.succ, NULL);
+    CHECK_INT(a->n_vert, b->n_vert);
+    CHECK(same_ints(a->order, b->order, a->n_vert));
+    for (int z = 0; z < DAG_ZOOMS; z++) {
+        const DagGeom *ga = &a->geom[z], *gb = &b->geom[z];
+        CHECK(ga->width == gb->width && ga->height == gb->height);
+        CHECK(same_ints(ga->x, gb->x, a->n_vert));
+        CHECK_INT(ga->pt_off[a->n_edges], gb->pt_off[b->n_edges]);
+        CHECK(memcmp(ga->pts, gb->pts, (size_t)ga->pt_off[a->n_edges] * sizeof *ga->pts) == 0);
+        Grid *ra = grid_new(100, 50), *rb = grid_new(100, 50);
+        int x, y;
+        dag_center_on(a, z, c.n / 2, 100, 50, &x, &y);
+        DagView v = {z, x, y, {0, 0, 100, 50}, NULL, NULL, NULL, NULL, 0};
+        dag_render(a, &v, ra);
+        dag_render(b, &v, rb);
+        char *ta = grid_to_text(ra, GRID_UNICODE), *tb = grid_to_text(rb, GRID_UNICODE);
+        CHECK(strcmp(ta, tb) == 0);
+        free(ta);
+        free(tb);
+        grid_free(ra);
+        grid_free(rb);
+    }
+    dag_free(a);
+    dag_free(b);
+    csr_free(&c);
+    graph_free(g);
+}
+
+TEST(dag_node_at_and_center_on)
+{
+    Graph *g = gen_random_dag(60, 1.5, 3);
+    Csr c = csr_of(g);
+    DagLayout *L = dag_layout(c.n, c.off, c.succ, NULL);
+    for (int z = 0; z < DAG_ZOOMS; z++)
+        for (int u = 0; u < L->n; u++) {
+            GridRect r = dag_node_rect(L, z, u);
+            CHECK_INT(dag_node_at(L, z, r.x, r.y), u);
+            CHECK_INT(dag_node_at(L, z, r.x + r.w - 1, r.y + r.h - 1), u);
+            CHECK_INT(dag_node_at(L, z, r.x - 1, r.y), -1); /* the blank column before it */
+            int x, y;
+            dag_center_on(L, z, u, 21, 9, &x, &y);
+            DagView v = {z, x, y, {3, 2, 21, 9}, NULL, NULL, NULL, NULL, 0};
+            /* the node is under the view's middle cell unless the view was clamped */
+            if (x > 0 && y > 0 && x < L->geom[z].width - 21 && y < L->geom[z].height - 9)
+                CHECK_INT(dag_node_at_view(L, &v, 3 + 10, 2 + 4), u);
+            CHECK(x >= 0 && y >= 0);
+        }
+    DagView v = {DAG_FULL, 0, 0, {0, 0, 5, 5}, NULL, NULL, NULL, NULL, 0};
+    CHECK_INT(dag_node_at_view(L, &v, 7, 1), -1); /* outside the view */
+    CHECK_INT(dag_node_at(L, DAG_FULL, -5, -5), -1);
+    dag_free(L);
+    csr_free(&c);
+    graph_free(g);
+}
+
+TEST(dag_degenerate_inputs)
+{
+    DagLayout *L = dag_layout(0, NULL, NULL, NULL);
+    CHECK(L->n == 0 && L->n_layers == 0 && L->geom[DAG_FULL].width == 0);
+    Grid *g = grid_new(10, 3);
+    DagView v = {DAG_FULL, 0, 0, {0, 0, 10, 3}, NULL, NULL, NULL, NULL, 0};
+    dag_render(L, &v, g);
+    dag_free(L);
+    L = dag_layout(3, NULL, NULL, NULL); /* no edges: one layer */
+    CHECK_INT(L->n_layers, 1);
+    check_layout(L);
+    dag_free(L);
+    /* a cycle 0 -> 1 -> 2 -> 0 and a self-loop on 1: laid out, back edges not drawn */
+    int off[4] = {0, 1, 3, 4}, succ[4] = {1, 2, 1, 0};
+    L = dag_layout(3, off, succ, NULL);
+    int drawn = 0;
+    for (int e = 0; e < L->n_edges; e++)
+        drawn += L->chain_off[e + 1] > L->chain_off[e];
+    CHECK_INT(drawn, 2);
+    check_layers(L);
+    v.dst.w = 10;
+    dag_render(L, &v, g);
+    dag_free(L);
+    grid_free(g);
+}
+
+TEST(dag_render_styles_and_clipping)
+{
+    int off[4] = {0, 2, 3, 3}, succ[3] = {1, 2, 2}, dev[3] = {0, 1, 12};
+    uint8_t style[3] = {0, GS_CURRENT, GS_DESCENDANT}, crit[3] = {1, 0, 1};
+    const char *labels[3] = {"first", "a-very-long-label", "c"};
+    DagLayout *L = dag_layout(3, off, succ, NULL);
+    const DagGeom *G = &L->geom[DAG_FULL];
+    Grid *g = grid_new(G->width + 4, G->height + 2);
+    grid_fill(g, (GridRect){0, 0, g->w, g->h}, '*', GS_NONE);
+    DagView v = {DAG_FULL, 0, 0, {2, 1, G->width, G->height}, labels, dev, style, crit, 0};
+    dag_render(L, &v, g);
+    char *t = grid_to_text(g, GRID_ASCII);
+    CHECK_STR_CONTAINS(t, "|first      d0|");
+    CHECK_STR_CONTAINS(t, "|a-ve~label d1|");
+    CHECK_STR_CONTAINS(t, "|c          12|"); /* "d12" does not fit the tag: the number */
+    CHECK(t[0] == '*' && g->clip.w == g->w); /* outside dst untouched; clip restored */
+    free(t);
+    GridRect r0 = dag_node_rect(L, DAG_FULL, 0), r1 = dag_node_rect(L, DAG_FULL, 1);
+    CHECK_INT(grid_at(g, 2 + r0.x, 1 + r0.y)->style, GS_DEVICE);
+    CHECK_INT(grid_at(g, 2 + r0.x, 1 + r0.y)->device, 0);
+    CHECK_INT(grid_at(g, 2 + r1.x, 1 + r1.y)->style, GS_CURRENT);
+    CHECK_INT(grid_at(g, 2 + r1.x, 1 + r1.y)->device, 1);
+    /* 0 -> 2 joins two critical nodes; the arrow into 1 belongs to the current node */
+    CHECK_INT(grid_at(g, 2 + r1.x + r1.w / 2, r1.y)->style, GS_EDGE_HI);
+    int crit_cells = 0;
+    for (int i = 0; i < g->w * g->h; i++)
+        crit_cells += g->cells[i].style == GS_CRITICAL;
+    CHECK(crit_cells > 0);
+    /* compact: marked dots for the current node, digits on request */
+    grid_clear(g);
+    v.zoom = DAG_COMPACT;
+    v.digits = 1;
+    dag_render(L, &v, g);
+    GridRect c1 = dag_node_rect(L, DAG_COMPACT, 1), c2 = dag_node_rect(L, DAG_COMPACT, 2);
+    CHECK_INT(grid_at(g, 2 + c1.x, 1 + c1.y)->ch, GRID_DOT_MARKED);
+    CHECK_INT(grid_at(g, 2 + c2.x, 1 + c2.y)->ch, '2');
+    /* a view scrolled off the canvas draws nothing */
+    grid_clear(g);
+    v.x = 1000;
+    dag_render(L, &v, g);
+    t = grid_to_text(g, GRID_ASCII);
+    CHECK_INT((long)strspn(t, "\n"), (long)strlen(t));
+    free(t);
+    grid_free(g);
+    dag_free(L);
+}
+
+TEST(dag_mark_relatives_matches_reachability)
+{
+    Graph *g = gen_random_dag(80, 1.5, 11);
+    Csr c = csr_of(g);
+    DagLayout *L = dag_layout(c.n, c.off, c.succ, NULL);
+    uint8_t *style = xmalloc((size_t)c.n);
+    int *queue = xmalloc((size_t)L->n_vert * sizeof *queue);
+    char *reach = xmalloc((size_t)c.n * (size_t)c.n); /* reach[a * n + b]: a path a -> b */
+    memset(reach, 0, (size_t)c.n * (size_t)c.n);
+    for (int a = c.n - 1; a >= 0; a--) /* ops are in topological order */
+        for (int j = c.off[a]; j < c.off[a + 1]; j++) {
+            int b = c.succ[j];
+            reach[a * c.n + b] = 1;
+            for (int x = 0; x < c.n; x++)
+                reach[a * c.n + x] |= reach[b * c.n + x];
+        }
+    for (int u = 0; u < c.n; u += 7) {
+        dag_mark_relatives(L, u, style, queue);
+        for (int v = 0; v < c.n; v++) {
+            int want = v == u ? GS_CURRENT : reach[v * c.n + u] ? GS_ANCESTOR : reach[u * c.n + v] ? GS_DESCENDANT
+                                                                                                  : GS_PARALLEL;
+            CHECK_MSG(style[v] == want, "node %d seen from %d: style %d, expected %d", v, u, style[v], want);
+        }
+    }
+    free(reach);
+    free(queue);
+    free(style);
+    dag_free(L);
+    csr_free(&c);
+    graph_free(g);
+}

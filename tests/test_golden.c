@@ -1,0 +1,238 @@
+/* Golden renders (tests/golden/NAME.txt, ASCII glyphs): the group graphs of the
+ * toy graphs and of two bundled graphs in both zoom levels, through a fixed
+ * 120x40 viewport (toys: at the top-left; bundled graphs: centred on the
+ * first group, and on a middle group marked current), and their 2-device
+ * timelines. Group k sits on device k % 2. A mismatch prints the first
+ * differing lines and writes the render to build/golden/; `make
+ * update-golden` (PLACETO_UPDATE_GOLDEN=1) rewrites the files instead, for
+ * review in the diff. */
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "dag.h"
+#include "group.h"
+#include "sim.h"
+#include "test.h"
+#include "timeline.h"
+
+enum { VIEW_W = 120, VIEW_H = 40, TL_W = 120 };
+
+/* Prints where expected and got first differ (up to 4 differing lines). */
+static void diff_hint(const char *name, const char *want, const char *got)
+{
+    int line = 1, shown = 0, differ = 0;
+    while (*want || *got) {
+        size_t a = strcspn(want, "\n"), b = strcspn(got, "\n");
+        if (a != b || memcmp(want, got, a) != 0) {
+            differ++;
+            if (shown++ < 4)
+                fprintf(stderr, "  %s line %d:\n    - %.*s\n    + %.*s\n", name, line, (int)a, want, (int)b, got);
+        }
+        want += a + (want[a] == '\n');
+        got += b + (got[b] == '\n');
+        line++;
+    }
+    fprintf(stderr, "  %d line(s) differ\n", differ);
+}
+
+static void golden(const char *name, const char *text)
+{
+    char path[256], out[256];
+    snprintf(path, sizeof path, "tests/golden/%s.txt", name);
+    Err e;
+    if (getenv("PLACETO_UPDATE_GOLDEN")) {
+        mkdir("tests/golden", 0777);
+        CHECK_MSG(util_write_atomic(path, text, strlen(text), &e) == 0, "%s", e.msg);
+        return;
+    }
+    char *want = util_read_file(path, NULL, &e);
+    CHECK_MSG(want != NULL, "%s (run `make update-golden` to create it)", e.msg);
+    if (want && strcmp(want, text) != 0) {
+        diff_hint(path, want, text);
+        mkdir("build", 0777);
+        mkdir("build/golden", 0777);
+        snprintf(out, sizeof out, "build/golden/%s.txt", name);
+        util_write_atomic(out, text, strlen(text), &e);
+        test_fail(__FILE__, __LINE__, "%s differs from the render: diff -u %s %s; `make update-golden` accepts it",
+                  path, path, out);
+    }
+    free(want);
+}
+
+/* A short label for a group name (the box shows 10 cells): a parameter
+ * suffix and a "net." prefix carry no information here, gradient suffixes
+ * become /gi, /gw, /gb. The caller frees it. */
+static char *short_label(const char *name)
+{
+    static const char *suffix[][2] = {{".weight", ""},          {".bias", ""},        {".running_mean", ""},
+                                      {".running_var", ""},     {"/grad_input", "/gi"}, {"/grad_weight", "/gw"},
+                                      {"/grad_bias", "/gb"}};
+    if (strncmp(name, "net.", 4) == 0 && name[4])
+        name += 4;
+    char *s = xstrdup(name);
+    size_t n = strlen(s);
+    for (size_t k = 0; k < sizeof suffix / sizeof *suffix; k++) {
+        size_t m = strlen(suffix[k][0]);
+        if (n > m && strcmp(s + n - m, suffix[k][0]) == 0) {
+            strcpy(s + n - m, suffix[k][1]);
+            break;
+        }
+    }
+    return s;
+}
+
+typedef struct Case {
+    Graph *g;
+    Grouping *gr;
+    DagLayout *L;
+    char **labels;
+    int *dev;
+} Case;
+
+static int case_load(Case *c, const char *path)
+{
+    Err e;
+    memset(c, 0, sizeof *c);
+    c->g = graph_load(path, &e);
+    CHECK_MSG(c->g != NULL, "%s", e.msg);
+    if (!c->g)
+        return -1;
+    c->gr = group_build(c->g, 0, &e);
+    CHECK_MSG(c->gr != NULL, "%s", e.msg);
+    if (!c->gr)
+        return -1;
+    int n = c->gr->n_groups;
+    c->labels = xmalloc((size_t)n * sizeof *c->labels);
+    c->dev = xmalloc((size_t)n * sizeof *c->dev);
+    for (int k = 0; k < n; k++) {
+        c->labels[k] = short_label(c->gr->names[k]);
+        c->dev[k] = k % 2;
+    }
+    c->L = dag_layout(n, c->gr->succ_off, c->gr->succ, NULL);
+    return 0;
+}
+
+static void case_free(Case *c)
+{
+    for (int k = 0; c->labels && k < c->gr->n_groups; k++)
+        free(c->labels[k]);
+    free(c->labels);
+    free(c->dev);
+    dag_free(c->L);
+    group_free(c->gr);
+    graph_free(c->g);
+}
+
+/* One DAG golden: the view at the top-left (center < 0) or centred on node
+ * `center`, which is the current node when `current` is set. */
+static void dag_golden(const Case *c, const char *name, int zoom, int center, int current)
+{
+    const DagGeom *G = &c->L->geom[zoom];
+    int x = 0, y = 0, n = c->gr->n_groups;
+    uint8_t *style = xcalloc((size_t)n, 1);
+    if (center >= 0)
+        dag_center_on(c->L, zoom, center, VIEW_W, VIEW_H, &x, &y);
+    if (center >= 0 && current)
+        style[center] = GS_CURRENT;
+    Grid *g = grid_new(VIEW_W, VIEW_H);
+    DagView v = {zoom, x, y, {0, 0, VIEW_W, VIEW_H}, (const char *const *)c->labels, c->dev, style, NULL, 1};
+    dag_render(c->L, &v, g);
+    char *text = grid_to_text(g, GRID_ASCII), head[200];
+    snprintf(head, sizeof head, "# %s: %d groups, %s view %dx%d at (%d, %d) of a %dx%d canvas%s\n", c->g->name, n,
+             zoom == DAG_FULL ? "full" : "compact", VIEW_W, VIEW_H, x, y, G->width, G->height,
+             center < 0 ? "" : current ? ", centred on the current group" : ", centred on the first group");
+    StrBuf b = {0};
+    sb_puts(&b, head);
+    sb_puts(&b, text);
+    golden(name, b.s);
+    sb_free(&b);
+    free(text);
+    grid_free(g);
+    free(style);
+}
+
+/* One timeline golden over [t0, t1] (t1 <= 0: the whole run). */
+static void tl_golden(const Case *c, const char *name, double f0, double f1, int select)
+{
+    Cluster *cl = cluster_default(2);
+    int *op_dev = xmalloc((size_t)c->g->n_nodes * sizeof *op_dev);
+    for (int i = 0; i < c->g->n_nodes; i++)
+        op_dev[i] = c->dev[c->gr->op_group[i]];
+    Sim *s = sim_new(c->g, cl);
+    const SimResult *r = sim_run(s, op_dev);
+    Timeline *t = tl_new(c->g, cl, r);
+    int h = TL_AXIS_ROWS + 2 * TL_LANE_ROWS;
+    Grid *g = grid_new(TL_W, h);
+    TlView v = tl_view_default(t, (GridRect){0, 0, TL_W, h});
+    v.t0 = f0 * r->makespan_us;
+    v.t1 = f1 * r->makespan_us;
+    v.op_group = c->gr->op_group;
+    v.group_names = (const char *const *)c->labels;
+    v.selected_group = select;
+    v.by_group = select >= 0;
+    tl_render(t, &v, g);
+    char *text = grid_to_text(g, GRID_ASCII), ms[32];
+    StrBuf b = {0};
+    sb_printf(&b, "# %s: 2 devices, makespan %s, window [%.6g, %.6g] us%s\n", c->g->name, util_fmt_time(ms, r->makespan_us),
+              v.t0, v.t1, select >= 0 ? ", coloured by group, one group selected" : "");
+    sb_puts(&b, text);
+    golden(name, b.s);
+    sb_free(&b);
+    free(text);
+    grid_free(g);
+    tl_free(t);
+    sim_free(s);
+    free(op_dev);
+    cluster_free(cl);
+}
+
+TEST(golden_toy_graphs)
+{
+    static const char *toys[] = {"chain", "crown", "diamond"};
+    for (int k = 0; k < 3; k++) {
+        char path[128], name[128];
+        snprintf(path, sizeof path, "graphs/toy/%s.json", toys[k]);
+        Case c;
+        if (case_load(&c, path) == 0) {
+            snprintf(name, sizeof name, "dag_%s_full", toys[k]);
+            dag_golden(&c, name, DAG_FULL, -1, 0);
+            snprintf(name, sizeof name, "dag_%s_compact", toys[k]);
+            dag_golden(&c, name, DAG_COMPACT, -1, 0);
+            snprintf(name, sizeof name, "tl_%s", toys[k]);
+            tl_golden(&c, name, 0, 1, -1);
+        }
+        case_free(&c);
+    }
+}
+
+static void bundled(const char *stem)
+{
+    char path[128], name[128];
+    snprintf(path, sizeof path, "graphs/%s.json", stem);
+    Case c;
+    if (case_load(&c, path) == 0) {
+        int mid = c.gr->n_groups / 2;
+        static const char *zn[2] = {"full", "compact"};
+        for (int z = 0; z < DAG_ZOOMS; z++) {
+            snprintf(name, sizeof name, "dag_%s_%s_top", stem, zn[z]);
+            dag_golden(&c, name, z, 0, 0); /* the top: the canvas' top-left is mostly long edges */
+            snprintf(name, sizeof name, "dag_%s_%s_center", stem, zn[z]);
+            dag_golden(&c, name, z, mid, 1);
+        }
+        snprintf(name, sizeof name, "tl_%s", stem);
+        tl_golden(&c, name, 0, 1, -1);
+        snprintf(name, sizeof name, "tl_%s_zoom", stem);
+        tl_golden(&c, name, 0.25, 0.30, mid);
+    }
+    case_free(&c);
+}
+
+TEST(golden_resnet18)
+{
+    bundled("resnet18");
+}
+
+TEST(golden_inception_v3)
+{
+    bundled("inception_v3");
+}

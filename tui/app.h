@@ -1,0 +1,172 @@
+/* app: the explorer's state and every action a key can trigger, independent
+ * of the terminal: the interactive program (term.c) and the headless runner
+ * (key script in, screen dump out) drive the same App, and draw.c renders it
+ * onto a Grid. Actions never draw; they change the state, set a message and
+ * return what must happen next (APP_REDRAW, APP_QUIT).
+ *
+ * The App owns everything it loads. The episode is stepped through the
+ * episode API of core/env.h, exactly as the trainer does; background training
+ * runs on a copy of the policy in its own thread and hands its weights back
+ * when it stops. */
+#ifndef PLACETO_APP_H
+#define PLACETO_APP_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "dag.h"
+#include "env.h"
+#include "grid.h"
+#include "timeline.h"
+#include "train.h"
+
+enum { APP_NOTHING = 0, APP_REDRAW = 1, APP_QUIT = 2 };
+
+typedef enum AppPane {
+    PANE_GRAPH, PANE_TIMELINE, PANE_POLICY, PANE_DEVICES, PANE_HISTORY, PANE_INSPECTOR, PANE_COUNT
+} AppPane;
+
+typedef enum AppDialog {
+    DLG_NONE, DLG_HELP, DLG_QUIT, DLG_SEARCH, DLG_BASELINES, DLG_START_FROM, DLG_TRAIN
+} AppDialog;
+
+/* One row of the baseline comparison. */
+typedef struct AppBaseline {
+    const char *method;
+    double runtime_us;
+    int oom;
+    double seconds;
+    int *group_device; /* per group */
+} AppBaseline;
+
+/* Background training: a thread trains a copy of the policy; the main loop
+ * reads the learning curve under the lock and stays responsive. */
+typedef struct AppTrain {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    int running;          /* the thread exists (joined when it ends) */
+    volatile int stop;    /* asks the trainer to stop after its round */
+    int done;             /* the thread has finished (under lock) */
+    int64_t target, ran;  /* episodes asked, episodes run (under lock) */
+    double *curve;        /* best-so-far runtime per episode (under lock) */
+    double *ret;          /* return per episode (under lock) */
+    int n_curve, cap_curve;
+    Policy *pol;          /* the copy being trained */
+    TrainState ts;
+    Trainer *trainer;
+    TrainGraph tg;
+} AppTrain;
+
+typedef struct AppOptions {
+    const char *graph_path;   /* NULL with resume_path */
+    const char *policy_path;  /* NULL: an untrained policy (seeded) */
+    const char *resume_path;  /* an episode file */
+    const char *cluster_path; /* NULL: n_devices default devices */
+    const char *episode_path; /* where `s` saves (default: GRAPHNAME.episode.json) */
+    int n_devices;
+    int groups;
+    uint64_t seed;
+    int greedy;
+} AppOptions;
+
+typedef struct App {
+    /* what is loaded */
+    Graph *g;
+    Cluster *c;
+    Grouping *gr;
+    PolicyGraph *pg;
+    Policy *pol;
+    char *policy_path;        /* NULL: untrained */
+    uint64_t policy_checksum;
+    Episode *ep;
+    PolicyWork *work;
+    char **labels;            /* per group: its name */
+    DagLayout *dag;
+    Timeline *tl;             /* of the episode's last simulation */
+    Sim *sim;                 /* for baselines and the inspector */
+    double lower_bound_us;
+    double single_us;
+    char *episode_path;
+    char *autosave_path;
+    /* view state */
+    int selected;             /* selected group */
+    int zoom;                 /* DAG_FULL or DAG_COMPACT */
+    int view_x, view_y;       /* graph viewport origin (canvas cells) */
+    int follow;               /* keep the current node in view */
+    int show_sets;            /* colour ancestors, descendants and parallel nodes */
+    AppPane focus;
+    int maximized;            /* a pane shown alone, or -1 */
+    double tl_t0, tl_t1;      /* timeline window (µs); t1 <= t0 means the whole run */
+    int tl_by_group;
+    int history_top;          /* first history row shown (-1: follow the end) */
+    int inspector_top;
+    /* control */
+    int running;              /* stepping on a timer */
+    int speed;                /* steps per second while running: 1..100 */
+    int greedy;               /* 1: argmax, 0: sample */
+    int dirty;                /* changes since the last save */
+    AppDialog dialog;
+    char input[128];          /* text typed into a dialog */
+    int menu_pos;             /* highlighted row of a dialog menu */
+    char message[256];
+    int message_style;        /* GridStyle of the message */
+    AppBaseline *base;
+    int n_base;
+    int start_method;         /* index into place_methods() for DLG_START_FROM */
+    AppTrain train;
+    /* the last frame's geometry, for mouse clicks (set by draw.c) */
+    GridRect graph_rect, timeline_rect;
+    DagView last_dag_view;
+    TlView last_tl_view;
+    int have_dag_view, have_tl_view;
+    double last_autosave;
+    /* the policy's view of the current node, cached by (cursor, history) */
+    float probs[POLICY_MAX_DEVICES];
+    long probs_key;
+} App;
+
+/* Loads graph, cluster, policy and episode (or resumes one). Returns NULL
+ * with e set. */
+App *app_new(const AppOptions *o, Err *e);
+void app_free(App *a);
+
+/* One key (a code point or TERM_KEY_* value, see term.h) -> APP_* flags. */
+int app_key(App *a, int key);
+/* A mouse click on grid cell (x, y) with button (1 left, 4/5 wheel). */
+int app_click(App *a, int x, int y, int button);
+/* A timer tick while running or training: steps when due. now is seconds. */
+int app_tick(App *a, double now);
+/* How long the main loop may sleep before app_tick is due, in ms; -1 when
+ * nothing runs (block until a key). */
+int app_timeout_ms(const App *a);
+
+/* Saves the episode to path (atomically); sets the message. 0 or -1. */
+int app_save(App *a, const char *path);
+/* Autosaves when there are unsaved changes (on quit, signals, periodically). */
+void app_autosave(App *a);
+
+/* Sets the status message (printf-style). */
+void app_msg(App *a, int style, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* The key table: every command once, with its keys and help; the help
+ * screen and the key map come from it. */
+typedef struct AppKey {
+    const char *keys;   /* as shown in help, e.g. "space", "u", "0-9" */
+    const char *help;
+    int section;        /* 0 episode, 1 view, 2 files, 3 other */
+} AppKey;
+const AppKey *app_keys(int *count);
+
+/* Starts training a copy of the policy for episodes episodes in a thread;
+ * stops it (waiting for its round) and adopts its weights. */
+int app_train_start(App *a, int64_t episodes);
+void app_train_stop(App *a);
+
+/* Renders the whole screen of a onto g (g's size is the screen's). */
+void app_draw(App *a, Grid *g);
+
+#endif

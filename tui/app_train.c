@@ -1,0 +1,127 @@
+/* app_train: training the explorer's policy in a background thread. The
+ * thread trains a copy of the policy (its own episodes and simulators; the
+ * graph, grouping and cluster are only read), the main loop polls the
+ * learning curve under a lock, and stopping joins the thread, adopts the new
+ * weights and writes them to GRAPH.trained-policy.json so that saved
+ * episodes can name the policy they used. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+
+static void on_episode(const TrainReport *r, void *ud)
+{
+    AppTrain *t = ud;
+    pthread_mutex_lock(&t->lock);
+    if (t->n_curve == t->cap_curve) {
+        t->cap_curve = t->cap_curve ? 2 * t->cap_curve : 256;
+        t->curve = xrealloc(t->curve, (size_t)t->cap_curve * sizeof *t->curve);
+        t->ret = xrealloc(t->ret, (size_t)t->cap_curve * sizeof *t->ret);
+    }
+    t->curve[t->n_curve] = r->best_runtime_us;
+    t->ret[t->n_curve] = r->runtime_us;
+    t->n_curve++;
+    t->ran++;
+    pthread_mutex_unlock(&t->lock);
+}
+
+static void *train_main(void *arg)
+{
+    AppTrain *t = arg;
+    train_run(t->trainer, t->target, on_episode, t, &t->stop);
+    pthread_mutex_lock(&t->lock);
+    t->done = 1;
+    pthread_mutex_unlock(&t->lock);
+    return NULL;
+}
+
+static Policy *policy_copy(const Policy *p)
+{
+    Err e;
+    Policy *q = policy_new(&p->arch, 0, &e);
+    if (q)
+        memcpy(q->p.mem, p->p.mem, 4 * p->p.n * sizeof *p->p.mem);
+    return q;
+}
+
+int app_train_start(App *a, int64_t episodes);
+
+int app_train_start(App *a, int64_t episodes)
+{
+    AppTrain *t = &a->train;
+    if (t->running)
+        return -1;
+    Err e = {{0}};
+    if (!(t->pol = policy_copy(a->pol)))
+        return -1;
+    if (!t->ts.adam.lr) /* the first run in this session */
+        train_state_init(&t->ts, 1e-3, 0.001, a->ep->seed + 1000);
+    TrainConfig tc;
+    train_config_default(&tc);
+    tc.entropy = 0.001;
+    tc.seed = a->ep->seed;
+    tc.env = a->ep->cfg;
+    tc.env.init = ENV_INIT_GIVEN; /* the fixed random start, then the best so far */
+    t->tg = (TrainGraph){a->g, a->gr, a->pg};
+    if (!(t->trainer = train_new(t->pol, &t->ts, &tc, &t->tg, 1, a->c, &e))) {
+        app_msg(a, GS_ERROR, "cannot train: %s", e.msg);
+        policy_free(t->pol);
+        t->pol = NULL;
+        return -1;
+    }
+    t->target = episodes;
+    t->ran = 0;
+    t->stop = 0;
+    t->done = 0;
+    t->n_curve = 0;
+    if (pthread_create(&t->thread, NULL, train_main, t) != 0) {
+        app_msg(a, GS_ERROR, "cannot start the training thread");
+        train_free(t->trainer);
+        policy_free(t->pol);
+        t->trainer = NULL;
+        t->pol = NULL;
+        return -1;
+    }
+    t->running = 1;
+    app_msg(a, GS_NONE, "training %lld episodes in the background (T stops); the curve is in the history pane",
+            (long long)episodes);
+    return 0;
+}
+
+void app_train_stop(App *a)
+{
+    AppTrain *t = &a->train;
+    if (!t->running)
+        return;
+    t->stop = 1;
+    pthread_join(t->thread, NULL);
+    t->running = 0;
+    memcpy(a->pol->p.w, t->pol->p.w, a->pol->p.n * sizeof *a->pol->p.w);
+    double best = INFINITY;
+    for (int i = 0; i < t->ts.n_best; i++)
+        if (t->ts.best[i].runtime_us < best)
+            best = t->ts.best[i].runtime_us;
+    char path[512];
+    snprintf(path, sizeof path, "%s.trained-policy.json", a->g->name);
+    Err e = {{0}};
+    if (policy_save(t->pol, &t->ts, path, &e) == 0) {
+        size_t len;
+        char *text = util_read_file(path, &len, &e);
+        if (text) {
+            free(a->policy_path);
+            a->policy_path = xstrdup(path);
+            a->policy_checksum = util_hash64(text, len, 0);
+            free(text);
+        }
+        app_msg(a, GS_GOOD, "trained %lld episodes (best %.3f ms); the policy now uses the new weights, saved as %s",
+                (long long)t->ran, best / 1000, path);
+    } else {
+        app_msg(a, GS_WARN, "trained %lld episodes; the new weights are in use but not saved: %s", (long long)t->ran,
+                e.msg);
+    }
+    train_free(t->trainer);
+    t->trainer = NULL;
+    policy_free(t->pol);
+    t->pol = NULL;
+}

@@ -1,0 +1,265 @@
+/* explore: the ncurses explorer, and its headless twin for tests and
+ * screenshots (a key script in, screen dumps out). Both drive the same App
+ * and draw the same Grid; only the terminal backend differs. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "cli.h"
+#include "term.h"
+
+static const CliOpt explore_opts[] = {
+    {"policy", 'p', "POLICY", "trained policy (default: the bundled one for the default graph)"},
+    {"resume", 'r', "EPISODE", "resume a saved episode (graph, cluster and policy come from it)"},
+    {"cluster", 'c', "FILE", "cluster file"},
+    {"devices", 'n', "N", "N default devices (default: the policy's, else 2)"},
+    {"groups", 'g', "G", "target group count (default: by graph size)"},
+    {"seed", 's', "S", "seed of the episode (default 1)"},
+    {"save", 'o', "EPISODE", "where s saves the episode (default: GRAPH.episode.json)"},
+    {"greedy", 0, NULL, "start in greedy mode (argmax) instead of sampling"},
+    {"ascii", 0, NULL, "ASCII glyphs only"},
+    {"no-color", 0, NULL, "no colours (also with NO_COLOR set)"},
+    {"headless", 0, NULL, "no terminal: run --keys and dump the screen (tests, screenshots)"},
+    {"keys", 'k', "SCRIPT", "headless: keys separated by spaces (see below)"},
+    {"size", 0, "WxH", "headless: screen size (default 100x30)"},
+    {"dump", 0, "FILE", "headless: write the last screen (- for stdout, the default)"},
+    {"frames", 0, "FILE", "headless: write every screen, one per key"},
+    {"unicode", 0, NULL, "headless: dump with Unicode glyphs instead of ASCII"},
+    {0},
+};
+
+static int run_explore(int argc, char **argv);
+
+const CliCmd cmd_explore = {
+    "explore", "the ncurses explorer (the default command)",
+    "[GRAPH] [--policy P] [--resume EPISODE] [--devices N | --cluster F]",
+    "Step through Placeto episodes: watch the policy place groups, inspect, override, undo,\n"
+    "save and resume, compare with the baselines, train, and export DOT renders and traces.\n"
+    "? inside shows every key.",
+    "Headless key scripts: single characters stand for themselves; names: space enter esc tab\n"
+    "btab up down left right pgup pgdn bs; tick (a timer tick while running); wait (until\n"
+    "background training ends); resize:WxH; click:X,Y. Any other word is typed letter by letter.\n"
+    "example: placeto explore graphs/inception_v3.json --policy graphs/policies/inception_v3_2.json\n"
+    "example: placeto explore graphs/toy/crown.json --headless --keys 'space space 1 u' --size 80x24",
+    explore_opts, run_explore,
+};
+
+/* ------------------------------------------------------------------ */
+/* Headless                                                            */
+
+static int token_key(const char *t, int *key)
+{
+    static const struct { const char *name; int key; } names[] = {
+        {"space", ' '}, {"enter", TERM_KEY_ENTER}, {"esc", TERM_KEY_ESC}, {"tab", TERM_KEY_TAB},
+        {"btab", TERM_KEY_BTAB}, {"up", TERM_KEY_UP}, {"down", TERM_KEY_DOWN}, {"left", TERM_KEY_LEFT},
+        {"right", TERM_KEY_RIGHT}, {"pgup", TERM_KEY_PGUP}, {"pgdn", TERM_KEY_PGDN}, {"bs", TERM_KEY_BACKSPACE},
+        {"f1", TERM_KEY_F1},
+    };
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (strcmp(t, names[k].name) == 0) {
+            *key = names[k].key;
+            return 1;
+        }
+    if (t[0] && !t[1]) {
+        *key = (unsigned char)t[0];
+        return 1;
+    }
+    return 0;
+}
+
+static void dump(FILE *f, const Grid *g, GridGlyphs glyphs)
+{
+    char *text = grid_to_text(g, glyphs);
+    fputs(text, f);
+    free(text);
+}
+
+static int headless(App *a, const CliArgs *args, Err *e)
+{
+    const CliCmd *cmd = &cmd_explore;
+    int w = 100, h = 30;
+    const char *size = cli_get(cmd, args, "size");
+    if (size && (sscanf(size, "%dx%d", &w, &h) != 2 || w < 1 || h < 1 || w > 1000 || h > 500))
+        return cli_usage_error(cmd, "--size: expected WxH such as 100x30, got '%s'", size);
+    GridGlyphs glyphs = cli_get(cmd, args, "unicode") ? GRID_UNICODE : GRID_ASCII;
+    const char *frames_path = cli_get(cmd, args, "frames"), *dump_path = cli_get(cmd, args, "dump");
+    FILE *frames = NULL;
+    if (frames_path && !(frames = fopen(frames_path, "w"))) {
+        err_set(e, "%s: cannot write the frames", frames_path);
+        return EXIT_FAIL;
+    }
+    Grid *g = grid_new(w, h);
+    app_draw(a, g);
+    int n_frame = 0, quit = 0;
+    char *script = xstrdup(cli_get(cmd, args, "keys") ? cli_get(cmd, args, "keys") : "");
+    char *save = NULL;
+    for (char *tok = strtok_r(script, " ", &save); tok && !quit; tok = strtok_r(NULL, " ", &save)) {
+        int r = APP_NOTHING, key, x, y;
+        if (strncmp(tok, "resize:", 7) == 0 && sscanf(tok + 7, "%dx%d", &x, &y) == 2 && x > 0 && y > 0) {
+            grid_resize(g, x, y);
+            r = APP_REDRAW;
+        } else if (strncmp(tok, "click:", 6) == 0 && sscanf(tok + 6, "%d,%d", &x, &y) == 2) {
+            r = app_click(a, x, y, 1);
+        } else if (strcmp(tok, "tick") == 0) {
+            r = app_tick(a, util_now());
+        } else if (strcmp(tok, "wait") == 0) {
+            while (a->train.running) {
+                usleep(20000);
+                r |= app_tick(a, util_now());
+            }
+        } else if (token_key(tok, &key)) {
+            r = app_key(a, key);
+        } else {
+            for (const char *p = tok; *p && !(r & APP_QUIT); p++)
+                r |= app_key(a, (unsigned char)*p);
+        }
+        quit = r & APP_QUIT;
+        app_draw(a, g);
+        if (frames) {
+            fprintf(frames, "--- frame %d: %s ---\n", ++n_frame, tok);
+            dump(frames, g, glyphs);
+        }
+    }
+    free(script);
+    int rc = EXIT_OK;
+    if (frames && fclose(frames) != 0) {
+        err_set(e, "%s: cannot write the frames", frames_path);
+        rc = EXIT_FAIL;
+    }
+    if (!dump_path || strcmp(dump_path, "-") == 0) {
+        dump(stdout, g, glyphs);
+    } else {
+        FILE *f = fopen(dump_path, "w");
+        if (!f) {
+            err_set(e, "%s: cannot write the screen dump", dump_path);
+            rc = EXIT_FAIL;
+        } else {
+            dump(f, g, glyphs);
+            if (fclose(f) != 0) {
+                err_set(e, "%s: cannot write the screen dump", dump_path);
+                rc = EXIT_FAIL;
+            }
+        }
+    }
+    grid_free(g);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Interactive                                                         */
+
+static int interactive(App *a, const CliArgs *args, Err *e)
+{
+    TermOptions o = {0};
+    o.ascii = cli_get(&cmd_explore, args, "ascii") != NULL;
+    o.no_color = cli_get(&cmd_explore, args, "no-color") != NULL;
+    o.mouse = 1;
+    Term *t = term_open(&o, e);
+    if (!t)
+        return EXIT_FAIL;
+    int w, h;
+    term_size(t, &w, &h);
+    Grid *g = grid_new(w, h);
+    int redraw = 1;
+    for (;;) {
+        if (redraw) {
+            app_draw(a, g);
+            term_draw(t, g);
+            redraw = 0;
+        }
+        TermEvent ev;
+        int r = APP_NOTHING;
+        switch (term_next(t, app_timeout_ms(a), &ev)) {
+        case TERM_KEY:
+            r = app_key(a, ev.key);
+            break;
+        case TERM_MOUSE:
+            r = app_click(a, ev.x, ev.y, ev.button);
+            break;
+        case TERM_RESIZE:
+            term_size(t, &w, &h);
+            grid_resize(g, w, h);
+            r = APP_REDRAW;
+            break;
+        case TERM_SIGNAL:
+            app_autosave(a);
+            r = APP_QUIT;
+            break;
+        case TERM_TIMEOUT:
+        default:
+            r = app_tick(a, util_now());
+            break;
+        }
+        if (r & APP_QUIT)
+            break;
+        redraw |= r & APP_REDRAW;
+    }
+    term_close(t);
+    grid_free(g);
+    if (a->message[0] && a->message_style == GS_ERROR)
+        fprintf(stderr, "placeto: %s\n", a->message);
+    return EXIT_OK;
+}
+
+/* The bundled policy for a bundled graph on d devices, when there is one. */
+static const char *bundled_policy(char *buf, size_t n, const char *graph, int d)
+{
+    const char *base = strrchr(graph, '/');
+    base = base ? base + 1 : graph;
+    char name[256];
+    snprintf(name, sizeof name, "%s", base);
+    char *dot = strrchr(name, '.');
+    if (dot)
+        *dot = '\0';
+    char rel[320];
+    snprintf(rel, sizeof rel, "policies/%s_%d.json", name, d);
+    cli_data_path(buf, n, rel);
+    return access(buf, R_OK) == 0 ? buf : NULL;
+}
+
+static int run_explore(int argc, char **argv)
+{
+    const CliCmd *cmd = &cmd_explore;
+    CliArgs args;
+    int rc = cli_parse(cmd, argc, argv, &args);
+    if (rc == 1)
+        return EXIT_OK;
+    if (rc)
+        return rc;
+    if (args.n_pos > 1)
+        return cli_usage_error(cmd, "expected at most one GRAPH");
+    long devices, groups, seed;
+    if (cli_int(cmd, &args, "devices", 1, POLICY_MAX_DEVICES, 0, &devices) ||
+        cli_int(cmd, &args, "groups", 1, POLICY_MAX_GROUPS, 0, &groups) ||
+        cli_int(cmd, &args, "seed", 0, 1L << 62, 1, &seed))
+        return EXIT_USAGE;
+    AppOptions o = {0};
+    char graph_buf[4096], policy_buf[4096];
+    o.resume_path = cli_get(cmd, &args, "resume");
+    if (o.resume_path && args.n_pos)
+        return cli_usage_error(cmd, "--resume takes the graph from the episode file; give no GRAPH");
+    o.graph_path = args.n_pos ? args.pos[0] : cli_data_path(graph_buf, sizeof graph_buf, "resnet18.json");
+    o.policy_path = cli_get(cmd, &args, "policy");
+    o.cluster_path = cli_get(cmd, &args, "cluster");
+    o.episode_path = cli_get(cmd, &args, "save");
+    o.n_devices = (int)devices;
+    o.groups = (int)groups;
+    o.seed = (uint64_t)seed;
+    o.greedy = cli_get(cmd, &args, "greedy") != NULL;
+    if (!o.resume_path && !o.policy_path && !o.cluster_path)
+        o.policy_path = bundled_policy(policy_buf, sizeof policy_buf, o.graph_path, o.n_devices ? o.n_devices : 2);
+    if (!o.n_devices)
+        o.n_devices = 2;
+    Err e = {{0}};
+    App *a = app_new(&o, &e);
+    if (!a)
+        return cli_fail(&e);
+    rc = cli_get(cmd, &args, "headless") ? headless(a, &args, &e) : interactive(a, &args, &e);
+    app_free(a);
+    if (rc == EXIT_FAIL)
+        return cli_fail(&e);
+    return rc;
+}
