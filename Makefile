@@ -80,7 +80,9 @@ $(UNIT): $(TEST_OBJ) $(LIBLAY) $(LIBCORE)
 	@echo "  LINK    $@"
 	@$(CC) $(OPT) $(SAN) -o $@ $(TEST_OBJ) $(LIBLAY) $(LIBCORE) $(LDLIBS)
 
-$(BENCH): $(BUILD)/tests/bench.o $(BUILD)/tests/testutil.o $(LIBLAY) $(LIBCORE)
+# the benchmark drives the explorer's App headless (no curses objects)
+BENCH_TUI := $(BUILD)/tui/app.o $(BUILD)/tui/app_train.o $(BUILD)/tui/draw.o
+$(BENCH): $(BUILD)/tests/bench.o $(BUILD)/tests/testutil.o $(BENCH_TUI) $(LIBLAY) $(LIBCORE)
 	@echo "  LINK    $@"
 	@$(CC) $(OPT) $(SAN) -o $@ $^ $(LDLIBS)
 

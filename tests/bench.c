@@ -13,6 +13,7 @@
 #include "place.h"
 #include "sim.h"
 #include "train.h"
+#include "../tui/app.h"
 #include "testutil.h"
 
 static int cmp_double(const void *a, const void *b)
@@ -343,13 +344,81 @@ static void bench_layout(void)
     graph_free(r);
 }
 
-int main(void)
+/* The explorer's responsiveness on a bundled graph with its trained policy:
+ * from a key (a step) to the redrawn frame, and frames per second while
+ * running (a step and a frame each), on a 200 x 60 screen. */
+static void bench_explorer(const char *graph, const char *policy, int n_devices)
+{
+    AppOptions o = {0};
+    o.graph_path = graph;
+    o.policy_path = policy;
+    o.n_devices = n_devices;
+    o.seed = 1;
+    o.episode_path = "/tmp/placeto-bench.episode.json";
+    Err e = {{0}};
+    App *a = app_new(&o, &e);
+    if (!a) {
+        printf("explorer    %s\n", e.msg);
+        return;
+    }
+    Grid *g = grid_new(200, 60);
+    app_draw(a, g);
+    int steps = 40;
+    double *t = xmalloc((size_t)steps * sizeof *t);
+    for (int k = 0; k < steps; k++) {
+        double t0 = util_now();
+        app_key(a, ' ');
+        app_draw(a, g);
+        t[k] = util_now() - t0;
+    }
+    double med = median(t, steps);
+    a->running = 1;
+    int frames = 0;
+    double t0 = util_now();
+    while (!episode_done(a->ep) && frames < 100) {
+        app_tick(a, util_now());
+        app_draw(a, g);
+        frames++;
+    }
+    double fps = frames / (util_now() - t0);
+    /* a frame alone, nothing changed */
+    t0 = util_now();
+    for (int k = 0; k < 20; k++)
+        app_draw(a, g);
+    double frame = (util_now() - t0) / 20;
+    printf("explorer    %-14s %d devices  key (step) to frame %6.2f ms (median)  %6.1f frames/s running  "
+           "redraw alone %5.2f ms\n", a->g->name, n_devices, med * 1e3, fps, frame * 1e3);
+    free(t);
+    grid_free(g);
+    app_free(a);
+}
+
+/* build/bench [PART...]: the parts named (explorer, agent, gaps, sim,
+ * group, layout), or all of them. */
+static int want(int argc, char **argv, const char *part)
+{
+    if (argc < 2)
+        return 1;
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], part) == 0)
+            return 1;
+    return 0;
+}
+
+int main(int argc, char **argv)
 {
     nn_blas_init();
-    bench_agent("graphs/inception_v3.json", 2);
-    bench_agent("graphs/inception_v3.json", 4);
-    bench_gaps();
-    Graph *g = largest_bundled();
+    if (want(argc, argv, "explorer")) {
+        bench_explorer("graphs/inception_v3.json", "graphs/policies/inception_v3_2.json", 2);
+        bench_explorer("graphs/nmt.json", "graphs/policies/nmt_4.json", 4);
+    }
+    if (want(argc, argv, "agent")) {
+        bench_agent("graphs/inception_v3.json", 2);
+        bench_agent("graphs/inception_v3.json", 4);
+    }
+    if (want(argc, argv, "gaps"))
+        bench_gaps();
+    Graph *g = want(argc, argv, "sim") ? largest_bundled() : NULL;
     if (g) {
         bench_sim(g->name, g, 1, 1);
         bench_sim(g->name, g, 2, 1);
@@ -357,14 +426,17 @@ int main(void)
         bench_sim(g->name, g, 4, 0);
         graph_free(g);
     }
-    Graph *r = gen_random_dag(100000, 2.0, 1);
-    bench_sim("random_dag 100k", r, 4, 1);
-    bench_group("random_dag 100k", r, 200);
-    graph_free(r);
-    Graph *t = gen_layered_training_graph(100000, 1);
-    bench_sim("layered_training 100k", t, 4, 1);
-    bench_group("layered_training 100k", t, 200);
-    graph_free(t);
-    bench_layout();
+    if (want(argc, argv, "sim") || want(argc, argv, "group")) {
+        Graph *r = gen_random_dag(100000, 2.0, 1);
+        bench_sim("random_dag 100k", r, 4, 1);
+        bench_group("random_dag 100k", r, 200);
+        graph_free(r);
+        Graph *t = gen_layered_training_graph(100000, 1);
+        bench_sim("layered_training 100k", t, 4, 1);
+        bench_group("layered_training 100k", t, 200);
+        graph_free(t);
+    }
+    if (want(argc, argv, "layout"))
+        bench_layout();
     return 0;
 }
