@@ -144,6 +144,33 @@ if expect_rc "resume" 0; then
     fi
 fi
 
+# replay: the saved steps walked forwards and backwards, read-only
+cmd="placeto explore --replay ep.json --headless --keys 'space space left'"
+(cd "$tmp" && timeout 20 $wrap "$absprog" explore --replay ep.json --headless --keys "space space left" --size 100x30) \
+    > "$tmp/out" 2> "$tmp/err" < /dev/null
+rc=$?
+has "replay" "placeto replay" "replay 1/3: policy"
+cmd="placeto explore --replay ep.json --headless --keys 'space 1'"
+(cd "$tmp" && timeout 20 $wrap "$absprog" explore --replay ep.json --headless --keys "space 1" --size 100x30) \
+    > "$tmp/out" 2> "$tmp/err" < /dev/null
+rc=$?
+has "replay is read-only" "replay is read-only"
+
+# the guided tour, start to finish, headless
+cmd="placeto demo --headless --keys 'space x11' --frames frames.txt"
+keys=""
+for ((k = 0; k < 11; k++)); do keys="$keys space"; done
+(cd "$tmp" && timeout 60 $wrap "$absprog" demo --headless --keys "$keys" --size 110x34 --frames frames.txt) \
+    > "$tmp/out" 2> "$tmp/err" < /dev/null
+rc=$?
+has "demo to the end" "the tour is over"
+n=$(grep -o "Tour [0-9]*/11" "$tmp/frames.txt" | sort -u | wc -l)
+if [ "$n" -eq 10 ]; then pass; else fail "demo stages" "$n of the stages 2-11 shown"; fi
+for t in "The simulator and the timeline" "Message passing" "Ancestors, descendants" "The reward" \
+         "An override by hand" "Compared with the baselines" "Generalization to an unseen graph" "zero-shot Placeto"; do
+    if grep -qF "$t" "$tmp/frames.txt"; then pass; else fail "demo stage" "no '$t' in any frame"; fi
+done
+
 # errors
 explore "" --size 0x0
 expect_rc "bad --size" 2 && pass

@@ -94,9 +94,11 @@ App *app_new(const AppOptions *o, Err *e)
 {
     App *a = xcalloc(1, sizeof *a);
     a->greedy = o->greedy;
-    if (o->resume_path) {
+    a->demo_stage = -1;
+    const char *load_path = o->resume_path ? o->resume_path : o->replay_path;
+    if (load_path) {
         EpisodeFile f;
-        if (episode_load(o->resume_path, &f, e) != 0) {
+        if (episode_load(load_path, &f, e) != 0) {
             free(a);
             return NULL;
         }
@@ -109,7 +111,7 @@ App *app_new(const AppOptions *o, Err *e)
         if (load_policy(a, pp, e) != 0 ||
             (!o->policy_path && f.policy_path && a->policy_checksum != f.policy_checksum &&
              err_set(e, "%s: the policy file %s changed since the episode was saved (checksum %016llx, expected %016llx)",
-                     o->resume_path, f.policy_path, (unsigned long long)a->policy_checksum,
+                     load_path, f.policy_path, (unsigned long long)a->policy_checksum,
                      (unsigned long long)f.policy_checksum) < 0)) {
             free(f.policy_path);
             a->ep = NULL;
@@ -118,9 +120,20 @@ App *app_new(const AppOptions *o, Err *e)
             return NULL;
         }
         free(f.policy_path);
-        a->episode_path = xstrdup(o->resume_path);
+        a->episode_path = xstrdup(load_path);
+        if (o->replay_path) {
+            while (episode_undo(a->ep) == 0)
+                ;
+            a->replay = 1;
+        }
         finish_load(a);
-        app_msg(a, GS_GOOD, "resumed %s: step %d of %d", o->resume_path, a->ep->cursor, a->ep->n_order);
+        if (a->replay) {
+            a->dirty = 0;
+            app_msg(a, GS_GOOD, "replaying %s: %d steps; space/Right forwards, Left/u backwards, Home/End, r plays",
+                    load_path, a->ep->n_redo);
+        } else {
+            app_msg(a, GS_GOOD, "resumed %s: step %d of %d", load_path, a->ep->cursor, a->ep->n_order);
+        }
         return a;
     }
     if (!(a->g = graph_load(o->graph_path, e)))
@@ -146,6 +159,10 @@ App *app_new(const AppOptions *o, Err *e)
     finish_load(a);
     app_msg(a, GS_NONE, "%s: %d groups on %d devices; space steps, ? shows every key", a->g->name,
             a->gr->n_groups, a->c->n_devices);
+    if (o->demo) {
+        a->demo_auto = o->demo == 2;
+        demo_enter(a, o->demo_stage);
+    }
     return a;
 fail:
     app_free(a);
@@ -232,6 +249,19 @@ static int do_step(App *a)
 /* ------------------------------------------------------------------ */
 /* Actions                                                             */
 
+static int act_override(App *a, int key);
+
+int app_key_step(App *a)
+{
+    return do_step(a);
+}
+
+int app_key_override(App *a, int group, int device)
+{
+    a->selected = group;
+    return act_override(a, '0' + device);
+}
+
 static int act_step(App *a, int key)
 {
     (void)key;
@@ -241,6 +271,11 @@ static int act_step(App *a, int key)
 static int act_run(App *a, int key)
 {
     (void)key;
+    if (a->replay) {
+        a->running = !a->running;
+        app_msg(a, GS_NONE, a->running ? "playing the recording (r pauses)" : "paused");
+        return APP_REDRAW;
+    }
     if (episode_done(a->ep)) {
         app_msg(a, GS_DIM, "the episode is complete: n starts a new one");
         return APP_REDRAW;
@@ -757,8 +792,57 @@ const AppKey *app_keys(int *count)
     return docs;
 }
 
+/* Replay: the arrows walk the recorded history; nothing new is recorded. */
+static int replay_key(App *a, int key)
+{
+    int n = 0;
+    if (key == ' ' || key == TERM_KEY_RIGHT || key == 'l' || key == 'U') {
+        if (episode_redo(a->ep) == 0)
+            n = 1;
+    } else if (key == TERM_KEY_LEFT || key == 'h' || key == 'u' || key == TERM_KEY_BACKSPACE) {
+        if (episode_undo(a->ep) == 0)
+            n = -1;
+    } else if (key == TERM_KEY_HOME) {
+        while (episode_undo(a->ep) == 0)
+            n--;
+    } else if (key == TERM_KEY_END) {
+        while (episode_redo(a->ep) == 0)
+            n++;
+    } else if ((key >= '0' && key <= '9') || key == 'f' || key == 'n' || key == 'T' || key == 'B') {
+        app_msg(a, GS_WARN, "replay is read-only: resume the file with --resume to change it");
+        return APP_REDRAW;
+    } else {
+        return -1; /* not a replay key */
+    }
+    refresh(a);
+    a->dirty = 0;
+    int total = a->ep->n_hist + a->ep->n_redo;
+    if (n == 0) {
+        a->running = 0;
+        app_msg(a, GS_DIM, "replay: %s of the recording (%d/%d)", a->ep->n_hist ? "the end" : "the start",
+                a->ep->n_hist, total);
+    } else {
+        const EnvStep *s = &a->ep->hist[a->ep->n_hist - (n > 0 ? 1 : 0)];
+        a->selected = s->group;
+        app_msg(a, GS_NONE, "replay %d/%d: %s %s %d->%d, %.3f ms", a->ep->n_hist, total,
+                s->actor == ENV_ACTOR_USER ? "you" : "policy", a->gr->names[s->group], s->old_device, s->new_device,
+                a->ep->runtime_us / 1000);
+    }
+    return APP_REDRAW;
+}
+
 int app_key(App *a, int key)
 {
+    if (a->demo_stage >= 0 && a->dialog != DLG_SEARCH && a->dialog != DLG_TRAIN) {
+        int r = demo_key(a, key);
+        if (r >= 0)
+            return r;
+    }
+    if (a->replay && a->dialog == DLG_NONE) {
+        int r = replay_key(a, key);
+        if (r >= 0)
+            return r;
+    }
     if (a->dialog != DLG_NONE) {
         AppDialog was = a->dialog;
         int r = dialog_key(a, key);
@@ -824,6 +908,8 @@ int app_click(App *a, int x, int y, int button)
 
 int app_timeout_ms(const App *a)
 {
+    if (a->demo_auto && a->demo_stage >= 0)
+        return 200;
     if (a->running)
         return 1000 / a->speed;
     if (a->train.running)
@@ -834,8 +920,12 @@ int app_timeout_ms(const App *a)
 int app_tick(App *a, double now)
 {
     int r = APP_NOTHING;
-    if (a->running)
+    if (a->running && a->replay)
+        r |= replay_key(a, ' ');
+    else if (a->running)
         r |= do_step(a);
+    if (a->demo_stage >= 0)
+        r |= demo_tick(a, now);
     if (a->train.running) {
         pthread_mutex_lock(&a->train.lock);
         int done = a->train.done;

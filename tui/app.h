@@ -20,7 +20,7 @@
 #include "timeline.h"
 #include "train.h"
 
-enum { APP_NOTHING = 0, APP_REDRAW = 1, APP_QUIT = 2 };
+enum { APP_NOTHING = 0, APP_REDRAW = 1, APP_QUIT = 2, APP_RELOAD = 8 };
 
 typedef enum AppPane {
     PANE_GRAPH, PANE_TIMELINE, PANE_POLICY, PANE_DEVICES, PANE_HISTORY, PANE_INSPECTOR, PANE_COUNT
@@ -67,6 +67,9 @@ typedef struct AppOptions {
     int groups;
     uint64_t seed;
     int greedy;
+    const char *replay_path;  /* an episode file to replay, forwards and backwards */
+    int demo;                 /* 1: the guided tour; 2: the tour advancing on a timer */
+    int demo_stage;           /* the stage to start at */
 } AppOptions;
 
 typedef struct App {
@@ -120,6 +123,13 @@ typedef struct App {
     TlView last_tl_view;
     int have_dag_view, have_tl_view;
     double last_autosave;
+    /* replay: the saved history is undone and walked with the arrows */
+    int replay;
+    /* the guided tour: stage (-1: none), advancing on a timer when demo_auto */
+    int demo_stage, demo_auto;
+    double demo_since;
+    AppOptions reload;        /* with APP_RELOAD: what to open next */
+    char reload_buf[2][4096];
     /* the policy's view of the current node, cached by (cursor, history) */
     float probs[POLICY_MAX_DEVICES];
     long probs_key;
@@ -132,6 +142,9 @@ void app_free(App *a);
 
 /* One key (a code point or TERM_KEY_* value, see term.h) -> APP_* flags. */
 int app_key(App *a, int key);
+/* A policy step, and an override of group to device, as the keys do them. */
+int app_key_step(App *a);
+int app_key_override(App *a, int group, int device);
 /* A mouse click on grid cell (x, y) with button (1 left, 4/5 wheel). */
 int app_click(App *a, int x, int y, int button);
 /* A timer tick while running or training: steps when due. now is seconds. */
@@ -165,6 +178,14 @@ const AppKey *app_keys(int *count);
  * stops it (waiting for its round) and adopts its weights. */
 int app_train_start(App *a, int64_t episodes);
 void app_train_stop(App *a);
+
+/* The guided tour (demo.c): the number of stages, entering a stage, the
+ * keys while touring, and its caption drawn over the screen. */
+int demo_count(void);
+void demo_enter(App *a, int stage);
+int demo_key(App *a, int key);
+int demo_tick(App *a, double now);
+void demo_draw(App *a, Grid *g);
 
 /* Renders the whole screen of a onto g (g's size is the screen's). */
 void app_draw(App *a, Grid *g);

@@ -64,6 +64,6 @@ Cluster *cli_cluster(const CliCmd *cmd, const CliArgs *a, int fallback_devices, 
  * $PLACETO_DATA; writes "DIR/rel" into buf. */
 const char *cli_data_path(char *buf, size_t n, const char *rel);
 
-extern const CliCmd cmd_info, cmd_simulate, cmd_export, cmd_place, cmd_compare, cmd_train, cmd_explore;
+extern const CliCmd cmd_info, cmd_simulate, cmd_export, cmd_place, cmd_compare, cmd_train, cmd_explore, cmd_demo;
 
 #endif

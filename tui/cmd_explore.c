@@ -14,6 +14,7 @@
 static const CliOpt explore_opts[] = {
     {"policy", 'p', "POLICY", "trained policy (default: the bundled one for the default graph)"},
     {"resume", 'r', "EPISODE", "resume a saved episode (graph, cluster and policy come from it)"},
+    {"replay", 0, "EPISODE", "replay a saved episode forwards and backwards (for lectures)"},
     {"cluster", 'c', "FILE", "cluster file"},
     {"devices", 'n', "N", "N default devices (default: the policy's, else 2)"},
     {"groups", 'g', "G", "target group count (default: by graph size)"},
@@ -32,6 +33,29 @@ static const CliOpt explore_opts[] = {
 };
 
 static int run_explore(int argc, char **argv);
+static int run_demo(int argc, char **argv);
+
+static const CliOpt demo_opts[] = {
+    {"auto", 0, NULL, "advance every few seconds instead of waiting for a key"},
+    {"ascii", 0, NULL, "ASCII glyphs only"},
+    {"no-color", 0, NULL, "no colours (also with NO_COLOR set)"},
+    {"headless", 0, NULL, "no terminal: run --keys and dump the screen (tests, screenshots)"},
+    {"keys", 'k', "SCRIPT", "headless: keys separated by spaces (see placeto explore --help)"},
+    {"size", 0, "WxH", "headless: screen size (default 100x30)"},
+    {"dump", 0, "FILE", "headless: write the last screen (- for stdout, the default)"},
+    {"frames", 0, "FILE", "headless: write every screen, one per key"},
+    {"unicode", 0, NULL, "headless: dump with Unicode glyphs instead of ASCII"},
+    {0},
+};
+
+const CliCmd cmd_demo = {
+    "demo", "a guided tour of Placeto in the explorer", "[--auto]",
+    "A guided tour inside the explorer: the graph and its groups, the simulator, the state, message\n"
+    "passing, the sets the policy pools over, the probabilities, the reward, an override by hand,\n"
+    "the baselines, and generalization to a graph the policy never saw. space: next; q: leave.",
+    "example: placeto demo\nexample: placeto demo --auto",
+    demo_opts, run_demo,
+};
 
 const CliCmd cmd_explore = {
     "explore", "the ncurses explorer (the default command)",
@@ -43,6 +67,7 @@ const CliCmd cmd_explore = {
     "btab up down left right pgup pgdn bs; tick (a timer tick while running); wait (until\n"
     "background training ends); resize:WxH; click:X,Y. Any other word is typed letter by letter.\n"
     "example: placeto explore graphs/inception_v3.json --policy graphs/policies/inception_v3_2.json\n"
+    "example: placeto explore --replay inception_v3.episode.json\n"
     "example: placeto explore graphs/toy/crown.json --headless --keys 'space space 1 u' --size 80x24",
     explore_opts, run_explore,
 };
@@ -77,9 +102,25 @@ static void dump(FILE *f, const Grid *g, GridGlyphs glyphs)
     free(text);
 }
 
-static int headless(App *a, const CliArgs *args, Err *e)
+/* APP_RELOAD: the App asks to be replaced by another (the tour opening a new
+ * graph). Returns 0, or -1 with e set (the old App is gone either way). */
+static int reload(App **ap, Err *e)
 {
-    const CliCmd *cmd = &cmd_explore;
+    App *a = *ap;
+    AppOptions o = a->reload;
+    char graph[4096], policy[4096];
+    snprintf(graph, sizeof graph, "%s", o.graph_path ? o.graph_path : "");
+    snprintf(policy, sizeof policy, "%s", o.policy_path ? o.policy_path : "");
+    o.graph_path = graph;
+    o.policy_path = o.policy_path ? policy : NULL;
+    app_free(a);
+    *ap = app_new(&o, e);
+    return *ap ? 0 : -1;
+}
+
+static int headless(App **ap, const CliCmd *cmd, const CliArgs *args, Err *e)
+{
+    App *a = *ap;
     int w = 100, h = 30;
     const char *size = cli_get(cmd, args, "size");
     if (size && (sscanf(size, "%dx%d", &w, &h) != 2 || w < 1 || h < 1 || w > 1000 || h > 500))
@@ -117,6 +158,14 @@ static int headless(App *a, const CliArgs *args, Err *e)
                 r |= app_key(a, (unsigned char)*p);
         }
         quit = r & APP_QUIT;
+        if ((r & APP_RELOAD) && reload(ap, e) != 0) {
+            free(script);
+            grid_free(g);
+            if (frames)
+                fclose(frames);
+            return EXIT_FAIL;
+        }
+        a = *ap;
         app_draw(a, g);
         if (frames) {
             fprintf(frames, "--- frame %d: %s ---\n", ++n_frame, tok);
@@ -151,11 +200,12 @@ static int headless(App *a, const CliArgs *args, Err *e)
 /* ------------------------------------------------------------------ */
 /* Interactive                                                         */
 
-static int interactive(App *a, const CliArgs *args, Err *e)
+static int interactive(App **ap, const CliCmd *cmd, const CliArgs *args, Err *e)
 {
+    App *a = *ap;
     TermOptions o = {0};
-    o.ascii = cli_get(&cmd_explore, args, "ascii") != NULL;
-    o.no_color = cli_get(&cmd_explore, args, "no-color") != NULL;
+    o.ascii = cli_get(cmd, args, "ascii") != NULL;
+    o.no_color = cli_get(cmd, args, "no-color") != NULL;
     o.mouse = 1;
     Term *t = term_open(&o, e);
     if (!t)
@@ -195,6 +245,12 @@ static int interactive(App *a, const CliArgs *args, Err *e)
         }
         if (r & APP_QUIT)
             break;
+        if ((r & APP_RELOAD) && reload(ap, e) != 0) {
+            term_close(t);
+            grid_free(g);
+            return EXIT_FAIL;
+        }
+        a = *ap;
         redraw |= r & APP_REDRAW;
     }
     term_close(t);
@@ -239,8 +295,11 @@ static int run_explore(int argc, char **argv)
     AppOptions o = {0};
     char graph_buf[4096], policy_buf[4096];
     o.resume_path = cli_get(cmd, &args, "resume");
-    if (o.resume_path && args.n_pos)
-        return cli_usage_error(cmd, "--resume takes the graph from the episode file; give no GRAPH");
+    o.replay_path = cli_get(cmd, &args, "replay");
+    if ((o.resume_path || o.replay_path) && args.n_pos)
+        return cli_usage_error(cmd, "--resume and --replay take the graph from the episode file; give no GRAPH");
+    if (o.resume_path && o.replay_path)
+        return cli_usage_error(cmd, "give --resume or --replay, not both");
     o.graph_path = args.n_pos ? args.pos[0] : cli_data_path(graph_buf, sizeof graph_buf, "resnet18.json");
     o.policy_path = cli_get(cmd, &args, "policy");
     o.cluster_path = cli_get(cmd, &args, "cluster");
@@ -249,7 +308,7 @@ static int run_explore(int argc, char **argv)
     o.groups = (int)groups;
     o.seed = (uint64_t)seed;
     o.greedy = cli_get(cmd, &args, "greedy") != NULL;
-    if (!o.resume_path && !o.policy_path && !o.cluster_path)
+    if (!o.resume_path && !o.replay_path && !o.policy_path && !o.cluster_path)
         o.policy_path = bundled_policy(policy_buf, sizeof policy_buf, o.graph_path, o.n_devices ? o.n_devices : 2);
     if (!o.n_devices)
         o.n_devices = 2;
@@ -257,7 +316,36 @@ static int run_explore(int argc, char **argv)
     App *a = app_new(&o, &e);
     if (!a)
         return cli_fail(&e);
-    rc = cli_get(cmd, &args, "headless") ? headless(a, &args, &e) : interactive(a, &args, &e);
+    rc = cli_get(cmd, &args, "headless") ? headless(&a, cmd, &args, &e) : interactive(&a, cmd, &args, &e);
+    app_free(a);
+    if (rc == EXIT_FAIL)
+        return cli_fail(&e);
+    return rc;
+}
+
+static int run_demo(int argc, char **argv)
+{
+    const CliCmd *cmd = &cmd_demo;
+    CliArgs args;
+    int rc = cli_parse(cmd, argc, argv, &args);
+    if (rc == 1)
+        return EXIT_OK;
+    if (rc)
+        return rc;
+    if (args.n_pos)
+        return cli_usage_error(cmd, "the tour takes no GRAPH");
+    AppOptions o = {0};
+    char graph_buf[4096], policy_buf[4096];
+    o.graph_path = cli_data_path(graph_buf, sizeof graph_buf, "resnet18.json");
+    o.policy_path = bundled_policy(policy_buf, sizeof policy_buf, o.graph_path, 2);
+    o.n_devices = 2;
+    o.seed = 1;
+    o.demo = cli_get(cmd, &args, "auto") ? 2 : 1;
+    Err e = {{0}};
+    App *a = app_new(&o, &e);
+    if (!a)
+        return cli_fail(&e);
+    rc = cli_get(cmd, &args, "headless") ? headless(&a, cmd, &args, &e) : interactive(&a, cmd, &args, &e);
     app_free(a);
     if (rc == EXIT_FAIL)
         return cli_fail(&e);

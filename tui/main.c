@@ -10,7 +10,7 @@
 #include "nn.h"
 #include "sim.h"
 
-static const CliCmd *const commands[] = {&cmd_explore, &cmd_info, &cmd_simulate, &cmd_place, &cmd_compare, &cmd_train, &cmd_export};
+static const CliCmd *const commands[] = {&cmd_explore, &cmd_info, &cmd_simulate, &cmd_place, &cmd_compare, &cmd_train, &cmd_export, &cmd_demo};
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 
 static void usage(FILE *f)
