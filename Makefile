@@ -35,7 +35,7 @@ PROG     ?= placeto
 UNIT     := $(BUILD)/unit
 BENCH    := $(BUILD)/bench
 
-.PHONY: all deps run test unit check-layers asan ubsan valgrind bench clean update-golden
+.PHONY: all deps run test unit check-layers asan ubsan valgrind bench clean update-golden screenshots
 
 all: check-layers $(PROG)
 
@@ -103,6 +103,12 @@ valgrind: deps
 update-golden: $(UNIT)
 	@PLACETO_UPDATE_GOLDEN=1 ./$(UNIT) golden_
 	@git status --short tests/golden 2>/dev/null || true
+
+# PNG and SVG screenshots of the real program (tmux, rsvg-convert)
+screenshots: deps
+	@bash tests/deps.sh screenshots
+	@$(MAKE) --no-print-directory all
+	@bash screenshots/make.sh
 
 bench: deps
 	@$(MAKE) --no-print-directory all $(BENCH)

@@ -6,6 +6,8 @@ set -u
 pkgs=(build-essential pkg-config libncurses-dev libgraphviz-dev libcjson-dev
       libopenblas-dev libmetis-dev libscotch-dev graphviz python3 valgrind tmux
       python3-onnx)
+# `bash tests/deps.sh screenshots`: also what `make screenshots` needs
+[ "${1:-}" = screenshots ] && pkgs+=(librsvg2-bin fonts-dejavu-core)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

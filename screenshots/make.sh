@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# make screenshots: runs the real program in tmux (a private server, 120x36,
+# 256 colours), drives it with keys, captures each screen with its colours
+# and converts it: ANSI -> SVG (screenshots/ansi2svg.py) -> PNG
+# (rsvg-convert, Debian's librsvg2-bin). Writes screenshots/*.png and *.svg.
+set -eu
+cd "$(dirname "$0")/.."
+prog=$(pwd)/placeto
+py=/usr/bin/python3
+sock="placeto-shots-$$"
+work=$(mktemp -d)
+tm() { tmux -L "$sock" "$@"; }
+trap 'tm kill-server 2> /dev/null; rm -rf "$work"' EXIT
+cols=120 rows=36
+
+wait_for() { # TEXT: until the screen shows it (30 s at most)
+    for _ in $(seq 300); do
+        tm capture-pane -p -t s | grep -qF -- "$1" && return 0
+        sleep 0.1
+    done
+    echo "screenshots: the screen never showed '$1'" >&2
+    tm capture-pane -p -t s >&2
+    exit 1
+}
+
+# shot NAME WAIT_TEXT: capture the session as screenshots/NAME.{svg,png}
+shot() {
+    wait_for "$2"
+    sleep 0.3
+    tm capture-pane -p -e -t s > "$work/$1.ans"
+    "$py" screenshots/ansi2svg.py "$work/$1.ans" "screenshots/$1.svg" --cols $cols --rows $rows
+    rsvg-convert -o "screenshots/$1.png" "screenshots/$1.svg"
+    echo "screenshots/$1.png"
+}
+
+start() { # ARGS...: a fresh session running placeto ARGS in $work
+    tm kill-session -t s 2> /dev/null || true
+    tm new-session -d -s s -x $cols -y $rows -c "$work" "env TERM=xterm-256color LANG=C.UTF-8 $prog $*; sleep 60"
+}
+
+g=$(pwd)/graphs/inception_v3.json
+pol=$(pwd)/graphs/policies/inception_v3_2.json
+
+# the main screen: a few policy steps into an episode
+start explore "$g" --policy "$pol"
+wait_for "Timeline"
+tm send-keys -t s Space Space Space Space Space Space
+shot main "step 6/169"
+
+# an override by hand: select a child of the current node, move it
+tm send-keys -t s Down Down 1
+shot override "you moved"
+
+# the timeline maximised
+tm send-keys -t s c Tab z
+shot timeline "Timeline runtime"
+
+# the baselines side by side
+tm send-keys -t s z b
+shot compare "Baselines"
+
+# training in the background with its learning curve
+tm send-keys -t s Escape T BSpace BSpace 4 0 Enter
+wait_for "training 20/40"
+tm send-keys -t s Tab Tab Tab z
+shot training "training 2"
+
+# the guided tour
+start demo
+wait_for "Tour 1/11"
+tm send-keys -t s Space Space Space Space
+shot demo "Tour 5/11"
