@@ -10,7 +10,7 @@ py=/usr/bin/python3
 sock="placeto-shots-$$"
 work=$(mktemp -d)
 tm() { tmux -L "$sock" "$@"; }
-trap 'tm kill-server 2> /dev/null; rm -rf "$work"' EXIT
+trap 'tm kill-server 2> /dev/null; sleep 0.5; rm -rf "$work" 2> /dev/null || true' EXIT
 cols=120 rows=36
 
 wait_for() { # TEXT: until the screen shows it (30 s at most)

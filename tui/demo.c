@@ -47,7 +47,8 @@ static const Stage stages[] = {
     {"Ancestors, descendants, parallel groups",
      "For the current node the policy pools the embeddings of three sets: its ancestors (they\n"
      "run before it), its descendants (after it) and the parallel groups (neither: they can run\n"
-     "at the same time, on another device). The colours in the graph show the three sets."},
+     "at the same time, on another device). The colours in the graph show the three sets; the\n"
+     "tour let the policy place the first third of the groups, so that all three are there."},
     {"Probabilities and the action",
      "The pooled sets and the node's own embedding go through a small network: one probability\n"
      "per device (the Policy pane). Training samples a device from it; evaluation takes the\n"
@@ -101,6 +102,7 @@ void demo_enter(App *a, int stage)
     a->dialog = DLG_NONE;
     a->show_sets = 0;
     a->follow = 1;
+    a->zoom = stage == 4 ? DAG_COMPACT : DAG_FULL; /* the sets need the whole graph in view */
     switch (stage) {
     case 0: a->focus = PANE_GRAPH; break;
     case 1:
@@ -112,6 +114,8 @@ void demo_enter(App *a, int stage)
     case 4:
         a->focus = PANE_GRAPH;
         a->show_sets = 1;
+        while (a->ep->cursor < a->ep->n_order / 3 && !episode_done(a->ep)) /* all three sets non-empty */
+            app_key_step(a);
         break;
     case 5: a->focus = PANE_POLICY; break;
     case 6:
