@@ -161,10 +161,16 @@ static void draw_devices(App *a, Grid *g, GridRect r)
         count[a->ep->group_device[k]]++;
     for (int d = 0; d < nd && d < in.h; d++) {
         char lab[40], txt[64], b1[32], b2[32];
-        snprintf(lab, sizeof lab, "%d %3d grp %3.0f%%", d, count[d],
-                 res->makespan_us > 0 ? 100.0 * res->busy_us[d] / res->makespan_us : 0.0);
-        snprintf(txt, sizeof txt, "%s/%s%s", util_fmt_bytes(b1, (double)res->peak_memory_bytes[d]),
-                 util_fmt_bytes(b2, (double)a->c->devices[d].memory_bytes), res->oom[d] ? " OOM" : "");
+        double util = res->makespan_us > 0 ? 100.0 * res->busy_us[d] / res->makespan_us : 0.0;
+        if (in.w >= 40) {
+            snprintf(lab, sizeof lab, "%d %3d grp %3.0f%%", d, count[d], util);
+            snprintf(txt, sizeof txt, "%s/%s%s", util_fmt_bytes(b1, (double)res->peak_memory_bytes[d]),
+                     util_fmt_bytes(b2, (double)a->c->devices[d].memory_bytes), res->oom[d] ? " OOM" : "");
+        } else { /* narrow: utilisation and peak memory only */
+            snprintf(lab, sizeof lab, "%d %3.0f%%", d, util);
+            snprintf(txt, sizeof txt, "%s%s", util_fmt_bytes(b1, (double)res->peak_memory_bytes[d]),
+                     res->oom[d] ? " OOM" : "");
+        }
         grid_bar(g, in.x, in.y + d, in.w, (double)res->peak_memory_bytes[d], (double)a->c->devices[d].memory_bytes,
                  lab, txt);
     }
