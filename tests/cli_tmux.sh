@@ -91,5 +91,23 @@ else
     fail "terminal restored" "alternate screen or hidden cursor left: $(tm display -p -t e2e '#{alternate_on} #{cursor_flag}')"
 fi
 
+# SIGINT, SIGHUP and a fatal signal (SIGSEGV) also leave the terminal restored
+for sig in INT HUP SEGV; do
+    start "$g" --devices 2
+    check "start for SIG$sig" "toy_crown on 2x K80"
+    tm send-keys -t e2e Space
+    check "step before SIG$sig" "step 1/18"
+    pid=$(pgrep -P "$(tm display -p -t e2e '#{pane_pid}')" | head -n 1)
+    if [ -n "$pid" ]; then kill -"$sig" "$pid"; fi
+    check "SIG$sig ends the explorer" "EXITED"
+    if tm display -p -t e2e '#{alternate_on} #{cursor_flag}' | grep -q '^0 1$'; then
+        pass
+    else
+        cmd="tmux display after SIG$sig"; rc=0; : > "$tmp/out"; : > "$tmp/err"
+        fail "terminal restored after SIG$sig" "alternate screen or hidden cursor left"
+    fi
+done
+if [ -s "$tmp/toy_crown.episode.json.autosave" ]; then pass; else fail "autosave on SIGINT/SIGHUP" "no autosave file"; fi
+
 echo "tmux: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# Faults and extremes: a save killed with SIGKILL at random moments leaves
+# the old file or the new one, never a torn one; an unwritable place or a
+# full disk gives a clear error and keeps the episode; mismatched or
+# corrupted policy and episode files are refused; every extreme-but-valid
+# graph opens in the explorer (64 devices, one node, zero costs, huge sizes,
+# long names, 3 000 ops) and a 100 000-op graph loads, groups, simulates,
+# trains a step and opens. Prints "hardening: N passed, M failed".
+set -u
+cd "$(dirname "$0")/.." || exit 1
+# shellcheck source=tests/lib_cli.sh
+. tests/lib_cli.sh
+
+absprog=$(cd "$(dirname "$prog")" && pwd)/$(basename "$prog")
+slow=0
+case "$wrap" in *valgrind*) slow=1 ;; esac
+
+# ------------------------------------------------ SIGKILL during a save, in a loop
+# The policy file (about 700 kB) is rewritten at every checkpoint; a run is
+# killed at random moments. Each time the file must be the old one or a whole
+# new one that loads.
+run train graphs/toy/crown.json --episodes 2 --checkpoint-every 1 -o "$tmp/kill.json"
+expect_rc "policy to kill over" 0 && pass
+torn=0 iterations=0
+if [ "$slow" -eq 0 ]; then
+    for i in $(seq 1 25); do
+        cp "$tmp/kill.json" "$tmp/kill.before"
+        "$prog" train graphs/toy/crown.json --episodes 1000 --checkpoint-every 1 --resume "$tmp/kill.json" \
+            > /dev/null 2>&1 &
+        pid=$!
+        sleep "0.$(( (i * 37) % 10 ))$(( (i * 53) % 10 ))"
+        kill -9 "$pid" 2> /dev/null
+        wait "$pid" 2> /dev/null
+        iterations=$((iterations + 1))
+        if ! cmp -s "$tmp/kill.json" "$tmp/kill.before" &&
+            ! "$prog" place graphs/toy/crown.json --policy "$tmp/kill.json" > /dev/null 2> "$tmp/err"; then
+            torn=$((torn + 1))
+            cp "$tmp/kill.json" "$tmp/torn.$i.json"
+        fi
+    done
+    cmd="kill -9 during policy saves ($iterations times)"; rc=0
+    if [ "$torn" -eq 0 ]; then pass; else : > "$tmp/out"; fail "kill -9 during saves" "$torn of $iterations files torn"; fi
+fi
+
+# the episode file too: the explorer saving, killed
+cmd="kill -9 during episode saves"
+torn=0
+if [ "$slow" -eq 0 ]; then
+    (cd "$tmp" && "$absprog" explore "$(cd - > /dev/null && pwd)/graphs/inception_v3.json" --headless \
+        --keys "space s" --save ep.json > /dev/null 2>&1)
+    for i in $(seq 1 15); do
+        cp "$tmp/ep.json" "$tmp/ep.before"
+        keys=""
+        for ((k = 0; k < 40; k++)); do keys="$keys space s"; done
+        (cd "$tmp" && exec "$absprog" explore --resume ep.json --headless --keys "$keys" > /dev/null 2>&1) &
+        pid=$!
+        sleep "0.$(( (i * 29) % 10 ))"
+        kill -9 "$pid" 2> /dev/null
+        wait "$pid" 2> /dev/null
+        if ! cmp -s "$tmp/ep.json" "$tmp/ep.before" &&
+            ! (cd "$tmp" && "$absprog" explore --resume ep.json --headless > /dev/null 2>&1); then
+            torn=$((torn + 1))
+        fi
+    done
+    rc=0
+    if [ "$torn" -eq 0 ]; then pass; else : > "$tmp/out"; : > "$tmp/err"; fail "kill -9 during episode saves" "$torn torn"; fi
+fi
+
+# ------------------------------------------------ unwritable places and a full disk
+: > "$tmp/afile"
+run explore graphs/toy/crown.json --headless --keys "space space s" --save "$tmp/afile/ep.json"
+if expect_rc "save into a file as directory" 0; then
+    if grep -q "not saved: " "$tmp/out" && grep -q "step 2/18" "$tmp/out"; then pass; else fail "save error" "no clear error, or the episode was lost"; fi
+fi
+run explore graphs/toy/crown.json --headless --keys "s" --save "$tmp/no/such/dir/ep.json"
+if expect_rc "save into a missing directory" 0; then
+    if grep -q "not saved: .*no/such/dir" "$tmp/out"; then pass; else fail "save error names the file" "$(flat "$tmp/out" | tail -c 200)"; fi
+fi
+# a full disk: a file-size limit of 8 kB (SIGXFSZ ignored, so writes fail with EFBIG)
+cmd="train with a full disk"
+( trap '' XFSZ; ulimit -f 8; exec "$prog" train graphs/toy/crown.json --episodes 1 -o "$tmp/full.json" ) \
+    > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ "$rc" -eq 1 ] && grep -q "placeto: .*full.json" "$tmp/err" && [ ! -e "$tmp/full.json" ]; then
+    pass
+else
+    fail "full disk" "expected exit 1, a message naming the file and no file left"
+fi
+if ls "$tmp"/full.json.tmp.* > /dev/null 2>&1; then fail "full disk" "a temporary file was left behind"; else pass; fi
+cmd="explorer save with a full disk"
+( trap '' XFSZ; ulimit -f 8; cd "$tmp" && exec "$absprog" explore "$OLDPWD/graphs/inception_v3.json" --headless \
+    --keys "space space s" --save big.json ) > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q "not saved: " "$tmp/out" && grep -q "step 2/169" "$tmp/out"; then
+    pass
+else
+    fail "explorer full disk" "no clear error or the episode was lost"
+fi
+
+# ------------------------------------------------ mismatched and corrupted files
+(cd "$tmp" && "$absprog" train "$OLDPWD/graphs/toy/crown.json" --episodes 1 -o pol.json > /dev/null 2>&1)
+(cd "$tmp" && "$absprog" explore "$OLDPWD/graphs/toy/crown.json" --policy pol.json --headless --keys "space s" \
+    --save pe.json > /dev/null 2>&1)
+cp "$tmp/pol.json" "$tmp/pol.orig"
+(cd "$tmp" && "$absprog" train "$OLDPWD/graphs/toy/crown.json" --episodes 1 --resume pol.json > /dev/null 2>&1)
+cmd="resume an episode whose policy changed"
+(cd "$tmp" && "$absprog" explore --resume pe.json --headless) > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ "$rc" -eq 1 ] && grep -q "pol.json changed since the episode was saved" "$tmp/err"; then pass; else fail "policy changed" "not refused clearly"; fi
+cp "$tmp/pol.orig" "$tmp/pol.json"
+head -c 5000 "$tmp/pol.orig" > "$tmp/pol.json"
+cmd="resume with a truncated policy"
+(cd "$tmp" && "$absprog" explore --resume pe.json --headless) > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ "$rc" -eq 1 ] && grep -q "pol.json" "$tmp/err"; then pass; else fail "truncated policy" "not refused clearly"; fi
+sed 's/"cursor": 1/"cursor": 99/' "$tmp/pe.json" > "$tmp/pe_bad.json"
+cmd="an episode with a cursor past the order"
+(cd "$tmp" && "$absprog" explore --resume pe_bad.json --headless) > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ "$rc" -eq 1 ] && grep -q "pe_bad.json:[0-9]*:[0-9]*: cursor" "$tmp/err"; then pass; else fail "bad cursor" "$(flat "$tmp/err")"; fi
+run place graphs/toy/crown.json --policy "$tmp/pol.orig" --devices 64
+if expect_rc "policy on 64 devices" 1; then
+    if grep -q "for 2 devices but the cluster has 64" "$tmp/err"; then pass; else fail "device count" "unclear"; fi
+fi
+
+# ------------------------------------------------ extreme graphs in the explorer
+for f in tests/extreme/*; do
+    run explore "$f" --headless --keys "space space f u" --size 100x30
+    if expect_rc "explore $f" 0; then
+        if grep -q "undo: " "$tmp/out"; then pass; else fail "explore $f" "the episode did not run"; fi
+    fi
+done
+run explore graphs/toy/crown.json --devices 64 --headless --keys "space 9 f" --size 120x40
+if expect_rc "64 devices" 0; then
+    if grep -q "step 18/18" "$tmp/out"; then pass; else fail "64 devices" "the episode did not finish"; fi
+fi
+
+# ------------------------------------------------ 100 000 ops
+if [ "$slow" -eq 0 ]; then
+    "$py" - "$tmp/big.json" <<'PY'
+import json, random, sys
+rng = random.Random(1)
+n = 100000
+nodes = [{"name": "op%d" % i, "op": "x", "cost_us": round(rng.uniform(1, 100), 3),
+          "output_bytes": rng.randint(1000, 1000000)} for i in range(n)]
+edges = []
+for i in range(1, n):
+    for _ in range(rng.randint(1, 2)):
+        j = max(0, i - rng.randint(1, 50))
+        edges.append({"src": "op%d" % j, "dst": "op%d" % i})
+json.dump({"format": "placeto-graph", "version": 1, "name": "big100k", "nodes": nodes, "edges": edges},
+          open(sys.argv[1], "w"))
+PY
+    run info "$tmp/big.json" --json
+    expect_rc "100k ops: info" 0 && pycheck "100k ops: info" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["ops"] == 100000 and 100 <= d["groups"] <= 200, d
+' "$tmp/out"
+    run compare "$tmp/big.json" --devices 4 --methods single,heft,m-etf
+    expect_rc "100k ops: compare" 0 && pass
+    run explore "$tmp/big.json" --devices 4 --headless --keys "space space 1 u" --size 120x40
+    if expect_rc "100k ops: explorer" 0; then
+        if grep -q "undo: " "$tmp/out"; then pass; else fail "100k ops: explorer" "no undo on screen"; fi
+    fi
+    run train "$tmp/big.json" --devices 4 --episodes 1 -o "$tmp/big_policy.json"
+    expect_rc "100k ops: a training episode" 0 && pass
+fi
+
+echo "hardening: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
