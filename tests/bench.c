@@ -2,6 +2,8 @@
  * generated graphs, and grouping time on 100 000 ops. Prints one line per
  * figure; timings are medians of several runs. */
 #include <dirent.h>
+#include <sys/resource.h>
+#include <unistd.h>
 #include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
@@ -393,8 +395,69 @@ static void bench_explorer(const char *graph, const char *policy, int n_devices)
     app_free(a);
 }
 
+/* A 100 000-op graph end to end: load from JSON, group, simulate, open in
+ * the explorer and draw its first frame; time of each and the peak memory
+ * of the process. */
+static void bench_extreme(void)
+{
+    char path[] = "/tmp/placeto-bench-100k-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return;
+    close(fd);
+    Err e = {{0}};
+    Graph *src = gen_random_dag(100000, 2.0, 3);
+    graph_write_json(src, path, &e);
+    graph_free(src);
+    double t0 = util_now();
+    Graph *g = graph_load(path, &e);
+    double t_load = util_now() - t0;
+    t0 = util_now();
+    Grouping *gr = g ? group_build(g, 0, &e) : NULL;
+    double t_group = util_now() - t0;
+    Cluster *c = cluster_default(4);
+    int *dev = xcalloc(g ? (size_t)g->n_nodes + 1 : 1, sizeof *dev);
+    for (int i = 0; g && gr && i < g->n_nodes; i++)
+        dev[i] = gr->op_group[i] % 4;
+    Sim *sim = g ? sim_new(g, c) : NULL;
+    t0 = util_now();
+    if (sim)
+        sim_run(sim, dev);
+    double t_sim = util_now() - t0;
+    AppOptions o = {0};
+    o.graph_path = path;
+    o.n_devices = 4;
+    o.seed = 1;
+    o.episode_path = "/tmp/placeto-bench-100k.episode.json";
+    t0 = util_now();
+    App *a = app_new(&o, &e);
+    Grid *grid = grid_new(200, 60);
+    if (a)
+        app_draw(a, grid);
+    double t_open = util_now() - t0;
+    t0 = util_now();
+    if (a) {
+        app_key(a, ' ');
+        app_draw(a, grid);
+    }
+    double t_step = util_now() - t0;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("extreme     100 000 ops, %d groups: load %.2f s, group %.2f s, simulate %.3f s, open in the explorer "
+           "(layout, first frame) %.2f s, a step %.3f s; peak memory %.0f MB\n",
+           gr ? gr->n_groups : 0, t_load, t_group, t_sim, t_open, t_step, ru.ru_maxrss / 1024.0);
+    grid_free(grid);
+    app_free(a);
+    sim_free(sim);
+    free(dev);
+    cluster_free(c);
+    group_free(gr);
+    graph_free(g);
+    remove(path);
+}
+
 /* build/bench [PART...]: the parts named (explorer, agent, gaps, sim,
- * group, layout), or all of them. */
+ * group, layout, extreme), or all of them. */
 static int want(int argc, char **argv, const char *part)
 {
     if (argc < 2)
@@ -438,5 +501,7 @@ int main(int argc, char **argv)
     }
     if (want(argc, argv, "layout"))
         bench_layout();
+    if (want(argc, argv, "extreme"))
+        bench_extreme();
     return 0;
 }
