@@ -163,7 +163,7 @@ assert d["ops"] == 100000 and 100 <= d["groups"] <= 200, d
     if expect_rc "100k ops: explorer" 0; then
         if grep -q "undo: " "$tmp/out"; then pass; else fail "100k ops: explorer" "no undo on screen"; fi
     fi
-    run train "$tmp/big.json" --devices 4 --episodes 1 -o "$tmp/big_policy.json"
+    run train "$tmp/big.json" --devices 4 --groups 20 --episodes 1 -o "$tmp/big_policy.json"
     expect_rc "100k ops: a training episode" 0 && pass
 fi
 
