@@ -2,6 +2,7 @@
  * dag_coord.c, dag_route.c), its lifetime, and canvas queries. Drawing is in
  * dag_render.c. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "dag_impl.h"
 #include "util.h"
@@ -247,4 +248,26 @@ void dag_center_on(const DagLayout *L, int zoom, int u, int w, int h, int *x, in
     GridRect r = dag_node_rect(L, zoom, u);
     *x = clamp_origin(r.x + r.w / 2 - w / 2, w, G->width);
     *y = clamp_origin(r.y + r.h / 2 - h / 2, h, G->height);
+}
+
+/* A short label for a group name (the box shows 10 cells): a parameter
+ * suffix and a "net." prefix carry no information here, gradient suffixes
+ * become /gi, /gw, /gb. The caller frees it. */
+char *dag_short_label(const char *name)
+{
+    static const char *suffix[][2] = {{".weight", ""},          {".bias", ""},        {".running_mean", ""},
+                                      {".running_var", ""},     {"/grad_input", "/gi"}, {"/grad_weight", "/gw"},
+                                      {"/grad_bias", "/gb"}};
+    if (strncmp(name, "net.", 4) == 0 && name[4])
+        name += 4;
+    char *s = xstrdup(name);
+    size_t n = strlen(s);
+    for (size_t k = 0; k < sizeof suffix / sizeof *suffix; k++) {
+        size_t m = strlen(suffix[k][0]);
+        if (n > m && strcmp(s + n - m, suffix[k][0]) == 0) {
+            strcpy(s + n - m, suffix[k][1]);
+            break;
+        }
+    }
+    return s;
 }

@@ -143,6 +143,12 @@ int dag_node_at_view(const DagLayout *L, const DagView *v, int gx, int gy);
 /* The viewport origin (*x, *y) that centres node u's box in a w x h view,
  * clamped so that the view stays on the canvas when the canvas is larger. */
 void dag_center_on(const DagLayout *L, int zoom, int u, int w, int h, int *x, int *y);
+/* A short label for a node named after an op or a group (a box shows about
+ * 10 cells): a "net." prefix and parameter suffixes (.weight, .bias,
+ * .running_mean, .running_var) go, gradient suffixes become /gi, /gw, /gb.
+ * The caller frees it. */
+char *dag_short_label(const char *name);
+
 /* A real node's box on the canvas at a zoom level. */
 GridRect dag_node_rect(const DagLayout *L, int zoom, int u);
 

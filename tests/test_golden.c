@@ -59,28 +59,6 @@ static void golden(const char *name, const char *text)
     free(want);
 }
 
-/* A short label for a group name (the box shows 10 cells): a parameter
- * suffix and a "net." prefix carry no information here, gradient suffixes
- * become /gi, /gw, /gb. The caller frees it. */
-static char *short_label(const char *name)
-{
-    static const char *suffix[][2] = {{".weight", ""},          {".bias", ""},        {".running_mean", ""},
-                                      {".running_var", ""},     {"/grad_input", "/gi"}, {"/grad_weight", "/gw"},
-                                      {"/grad_bias", "/gb"}};
-    if (strncmp(name, "net.", 4) == 0 && name[4])
-        name += 4;
-    char *s = xstrdup(name);
-    size_t n = strlen(s);
-    for (size_t k = 0; k < sizeof suffix / sizeof *suffix; k++) {
-        size_t m = strlen(suffix[k][0]);
-        if (n > m && strcmp(s + n - m, suffix[k][0]) == 0) {
-            strcpy(s + n - m, suffix[k][1]);
-            break;
-        }
-    }
-    return s;
-}
-
 typedef struct Case {
     Graph *g;
     Grouping *gr;
@@ -105,7 +83,7 @@ static int case_load(Case *c, const char *path)
     c->labels = xmalloc((size_t)n * sizeof *c->labels);
     c->dev = xmalloc((size_t)n * sizeof *c->dev);
     for (int k = 0; k < n; k++) {
-        c->labels[k] = short_label(c->gr->names[k]);
+        c->labels[k] = dag_short_label(c->gr->names[k]);
         c->dev[k] = k % 2;
     }
     c->L = dag_layout(n, c->gr->succ_off, c->gr->succ, NULL);

@@ -65,7 +65,7 @@ static void finish_load(App *a)
     int n = a->gr->n_groups;
     a->labels = xcalloc((size_t)n + 1, sizeof *a->labels);
     for (int k = 0; k < n; k++)
-        a->labels[k] = a->gr->names[k];
+        a->labels[k] = dag_short_label(a->gr->names[k]);
     a->dag = dag_layout(n, a->gr->succ_off, a->gr->succ, NULL);
     a->work = policy_work_new(&a->pol->arch, a->pg);
     a->sim = sim_new(a->g, a->c);
@@ -190,6 +190,8 @@ void app_free(App *a)
     if (a->labels)
         pthread_mutex_destroy(&a->train.lock);
     free_baselines(a);
+    for (int k = 0; a->labels && k < a->gr->n_groups; k++)
+        free(a->labels[k]);
     free(a->labels);
     tl_free(a->tl);
     dag_free(a->dag);
