@@ -128,6 +128,8 @@ def svg(grid, cols, rows):
             if b != BG:
                 out.append('<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s"/>' % (
                     x0 * CELL_W, y * CELL_H, (x - x0) * CELL_W + 0.3, CELL_H, b))
+    # text after every background, so that no row covers the descenders above it
+    for y, row in enumerate(grid):
         x = 0
         while x < cols:  # text runs of one pen
             key = row[x][1]

@@ -48,7 +48,7 @@ tm send-keys -t s Space Space Space Space Space Space
 shot main "step 6/169"
 
 # an override by hand: select a child of the current node, move it
-tm send-keys -t s Down Down 1
+tm send-keys -t s Down Down 0
 shot override "you moved"
 
 # the timeline maximised
