@@ -35,7 +35,7 @@ PROG     ?= placeto
 UNIT     := $(BUILD)/unit
 BENCH    := $(BUILD)/bench
 
-.PHONY: all deps run test unit check-layers asan ubsan valgrind bench clean update-golden screenshots
+.PHONY: all deps run test unit check-layers asan ubsan valgrind fuzz fuzz-build bench clean update-golden screenshots
 
 all: check-layers $(PROG)
 
@@ -99,6 +99,31 @@ valgrind: deps
 	@$(MAKE) --no-print-directory all $(UNIT)
 	@VALGRIND=1 bash tests/run.sh ./$(PROG) $(UNIT)
 
+# libFuzzer targets (tests/fuzz/fuzz_*.c): the loaders and the DAG layout,
+# built with clang, ASan and UBSan in build-fuzz/ (core and layouts compiled
+# there with the same flags), each run for FUZZ_SECONDS from the repository
+# root on build-fuzz/corpus/TARGET, a copy of tests/fuzz/corpus/TARGET.
+# Crash inputs land in build-fuzz/crashes/TARGET/ (see tests/fuzz/run.sh);
+# fuzz-build is the internal build step (with BUILD=build-fuzz).
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= graph_json graph_dot placement cluster policy episode dag
+FUZZ_SAN     := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+fuzz: deps
+	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=$(FUZZ_CC) OPT="-g -O1" SAN="$(FUZZ_SAN)" \
+	  FUZZ_TARGETS="$(FUZZ_TARGETS)" fuzz-build
+	@bash tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz-build: $(FUZZ_TARGETS:%=$(BUILD)/fuzz_%)
+	@:
+
+$(FUZZ_TARGETS:%=$(BUILD)/tests/fuzz/fuzz_%.o): tests/fuzz/fuzz.h
+
+$(BUILD)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(LIBLAY) $(LIBCORE)
+	@echo "  LINK    $@"
+	@$(CC) $(OPT) $(SAN) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
 # Rewrites tests/golden/*.txt from the current layouts (review the diff).
 update-golden: $(UNIT)
 	@PLACETO_UPDATE_GOLDEN=1 ./$(UNIT) golden_
@@ -115,4 +140,4 @@ bench: deps
 	@bash tests/bench.sh ./$(PROG) $(BENCH)
 
 clean:
-	rm -rf build build-asan build-ubsan $(PROG)
+	rm -rf build build-asan build-ubsan build-fuzz $(PROG)

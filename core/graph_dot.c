@@ -87,7 +87,10 @@ static int parse_bytes_list(const char *s, int64_t **out, int *n, int *scalar)
     return 0;
 }
 
-static int parse_kind_costs(const char *s, GraphNode *n)
+/* "kind:cost,..." into n's kind costs. Returns 0; -1 on bad syntax; -2 when
+ * kind_costs[*bad] has a cost above 1e15 (the JSON loader's range); -3 when
+ * kind_costs[*bad]'s kind is listed again (JSON rejects duplicate keys). */
+static int parse_kind_costs(const char *s, GraphNode *n, int *bad)
 {
     char *copy = xstrdup(s), *save = NULL;
     int cap = 2;
@@ -102,12 +105,23 @@ static int parse_kind_costs(const char *s, GraphNode *n)
             tok++;
         if (!*tok || parse_double(colon + 1, &x) != 0 || x < 0)
             goto bad;
+        for (int k = 0; k < n->n_kind_costs; k++)
+            if (strcmp(n->kind_costs[k].kind, tok) == 0) {
+                *bad = k;
+                free(copy);
+                return -3;
+            }
         if (n->n_kind_costs == cap) {
             cap *= 2;
             n->kind_costs = xrealloc(n->kind_costs, (size_t)cap * sizeof *n->kind_costs);
         }
         n->kind_costs[n->n_kind_costs].kind = xstrdup(tok);
         n->kind_costs[n->n_kind_costs++].cost_us = x;
+        if (x > 1e15) {
+            *bad = n->n_kind_costs - 1;
+            free(copy);
+            return -2;
+        }
     }
     free(copy);
     return 0;
@@ -141,6 +155,10 @@ static Graph *convert(const char *path, Agraph_t *ag, Err *e)
     for (Agnode_t *n = agfstnode(ag); n; n = agnxtnode(ag, n)) {
         const char *name = agnameof(n), *s;
         double cost = 0;
+        if (!name[0]) { /* DOT allows "" as a node name; graph JSON does not */
+            err_set(e, "%s: node \"\": expected a non-empty name", path);
+            goto fail;
+        }
         if ((s = attr(n, "cost_us")) && (parse_double(s, &cost) != 0 || cost < 0 || cost > 1e15)) {
             err_set(e, "%s: node \"%s\": cost_us: expected a number >= 0, got \"%s\"", path, name, s);
             goto fail;
@@ -167,8 +185,16 @@ static Graph *convert(const char *path, Agraph_t *ag, Err *e)
             gn->group = xstrdup(s);
         if ((s = attr(n, "layer")))
             gn->layer = xstrdup(s);
-        if ((s = attr(n, "cost_us_by_kind")) && parse_kind_costs(s, gn) != 0) {
-            err_set(e, "%s: node \"%s\": cost_us_by_kind: expected \"kind:cost,...\", got \"%s\"", path, name, s);
+        int rc, bad = 0;
+        if ((s = attr(n, "cost_us_by_kind")) && (rc = parse_kind_costs(s, gn, &bad)) != 0) {
+            if (rc == -3)
+                err_set(e, "%s: node \"%s\": cost_us_by_kind: duplicate kind \"%s\" in \"%s\"", path, name,
+                        gn->kind_costs[bad].kind, s);
+            else if (rc == -2)
+                err_set(e, "%s: node \"%s\": cost_us_by_kind: kind \"%s\": expected a cost from 0 to 1e15, got %g",
+                        path, name, gn->kind_costs[bad].kind, gn->kind_costs[bad].cost_us);
+            else
+                err_set(e, "%s: node \"%s\": cost_us_by_kind: expected \"kind:cost,...\", got \"%s\"", path, name, s);
             goto fail;
         }
     }

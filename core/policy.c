@@ -39,6 +39,41 @@ static void add_layer(NnParams *p, const char *name, int in, int out)
     nn_params_add(p, buf, 1, out);
 }
 
+/* Declares every tensor of architecture a in p (nothing is allocated). */
+static void declare_tensors(NnParams *p, const PolicyArch *a)
+{
+    nn_params_init(p);
+    int F = a->n_features, d = a->d, d2 = 2 * d;
+    add_layer(p, "T0", F, d);
+    add_layer(p, "T1", d, d);
+    add_layer(p, "T2", d, d);
+    static const char *const dirs[2] = {"down", "up"}, *const sets[3] = {"anc", "desc", "par"};
+    static const char *const parts[4] = {"f0", "f1", "g0", "g1"};
+    char name[NN_NAME_MAX];
+    for (int dir = 0; dir < 2; dir++)
+        for (int q = 0; q < 4; q++) {
+            snprintf(name, sizeof name, "%s.%s", dirs[dir], parts[q]);
+            add_layer(p, name, d, d);
+        }
+    for (int s = 0; s < 3; s++)
+        for (int q = 0; q < 4; q++) {
+            snprintf(name, sizeof name, "%s.%s", sets[s], parts[q]);
+            add_layer(p, name, d2, d2);
+        }
+    add_layer(p, "head0", 8 * d, 16 * d);
+    add_layer(p, "head1", 16 * d, 8 * d);
+    add_layer(p, "head2", 8 * d, a->n_devices);
+}
+
+size_t policy_param_count(const PolicyArch *a)
+{
+    NnParams p;
+    declare_tensors(&p, a);
+    size_t n = p.n;
+    nn_params_done(&p);
+    return n;
+}
+
 Policy *policy_new(const PolicyArch *a, uint64_t seed, Err *e)
 {
     int want_f = POLICY_F_DEVICE + a->n_devices + (a->mem_feature ? 1 : 0);
@@ -59,27 +94,7 @@ Policy *policy_new(const PolicyArch *a, uint64_t seed, Err *e)
     Policy *pol = xcalloc(1, sizeof *pol);
     pol->arch = *a;
     pol->blas = 1;
-    nn_params_init(&pol->p);
-    int F = a->n_features, d = a->d, d2 = 2 * d;
-    add_layer(&pol->p, "T0", F, d);
-    add_layer(&pol->p, "T1", d, d);
-    add_layer(&pol->p, "T2", d, d);
-    static const char *const dirs[2] = {"down", "up"}, *const sets[3] = {"anc", "desc", "par"};
-    static const char *const parts[4] = {"f0", "f1", "g0", "g1"};
-    char name[NN_NAME_MAX];
-    for (int dir = 0; dir < 2; dir++)
-        for (int q = 0; q < 4; q++) {
-            snprintf(name, sizeof name, "%s.%s", dirs[dir], parts[q]);
-            add_layer(&pol->p, name, d, d);
-        }
-    for (int s = 0; s < 3; s++)
-        for (int q = 0; q < 4; q++) {
-            snprintf(name, sizeof name, "%s.%s", sets[s], parts[q]);
-            add_layer(&pol->p, name, d2, d2);
-        }
-    add_layer(&pol->p, "head0", 8 * d, 16 * d);
-    add_layer(&pol->p, "head1", 16 * d, 8 * d);
-    add_layer(&pol->p, "head2", 8 * d, a->n_devices);
+    declare_tensors(&pol->p, a);
     if (pol->p.n_tensors != P_COUNT)
         util_die("policy: %d tensors registered, expected %d", pol->p.n_tensors, P_COUNT);
     nn_params_alloc(&pol->p);

@@ -55,6 +55,9 @@ void policy_arch_default(PolicyArch *a, int n_devices);
  * e set when the architecture is out of range. */
 Policy *policy_new(const PolicyArch *a, uint64_t seed, Err *e);
 void policy_free(Policy *pol);
+/* The number of weights of an architecture that policy_new accepts (one of
+ * the four arrays it allocates), without allocating them. */
+size_t policy_param_count(const PolicyArch *a);
 
 /* The static data of a group graph. Fails when it has more than
  * POLICY_MAX_GROUPS groups. */

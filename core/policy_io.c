@@ -569,6 +569,15 @@ Policy *policy_load_text(const char *path, const char *text, size_t len, TrainSt
     PolicyArch a;
     if (jdoc_check_header(&d, "placeto-policy", e) != 0 || read_arch(&d, &a, e) != 0)
         goto fail;
+    /* Each weight takes at least two bytes of text ("0,"): refuse an
+     * architecture that the file cannot hold before allocating for it (d 1024
+     * asks for 5 GB). */
+    size_t need = policy_param_count(&a);
+    if (need > len / 2) {
+        jdoc_err(&d, e, "architecture", "d %d needs %zu weights, more than this %zu-byte file can hold", a.d,
+                 need, len);
+        goto fail;
+    }
     pol = policy_new(&a, 0, e);
     if (!pol) {
         char why[sizeof e->msg];

@@ -3,6 +3,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
@@ -108,6 +109,12 @@ char *util_read_file(const char *path, size_t *len, Err *e)
     FILE *f = fopen(path, "rb");
     if (!f) {
         err_set(e, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat st; /* a directory or a device (/dev/zero) would fail or never end; pipes are fine */
+    if (fstat(fileno(f), &st) != 0 || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))) {
+        fclose(f);
+        err_set(e, "%s: %s", path, S_ISDIR(st.st_mode) ? "is a directory, expected a file" : "not a regular file");
         return NULL;
     }
     size_t cap = 65536, n = 0;

@@ -218,7 +218,8 @@ void dag_order(DagLayout *L, int sweeps)
     initial_order(L);
     for (int v = 0; v < nv; v++) {
         int d = L->down_off[v + 1] - L->down_off[v], u = L->up_off[v + 1] - L->up_off[v];
-        maxdeg = d > maxdeg ? d : u > maxdeg ? u : maxdeg;
+        maxdeg = d > maxdeg ? d : maxdeg;
+        maxdeg = u > maxdeg ? u : maxdeg;
     }
     for (int l = 0; l < L->n_layers; l++)
         if (L->layer_off[l + 1] - L->layer_off[l] > widest)

@@ -406,3 +406,27 @@ TEST(dag_mark_relatives_matches_reachability)
     csr_free(&c);
     graph_free(g);
 }
+
+/* A vertex with more parents than any vertex before it has children (found by
+ * fuzzing: the ordering's neighbour buffer was sized by children only). Four
+ * sources each feed a merge node v and a sink of their own; v feeds three
+ * sinks. Under ASan an overflow fails the test. */
+TEST(dag_many_parents_after_few_children)
+{
+    /* nodes: s0..s3 = 0..3, v = 4, own sinks 5..8, v's sinks 9..11 */
+    int succ_off[13], succ[16], m = 0;
+    for (int s = 0; s < 4; s++) {
+        succ_off[s] = m;
+        succ[m++] = 4;
+        succ[m++] = 5 + s;
+    }
+    succ_off[4] = m;
+    for (int k = 0; k < 3; k++)
+        succ[m++] = 9 + k;
+    for (int u = 5; u <= 12; u++)
+        succ_off[u] = m;
+    DagLayout *L = dag_layout(12, succ_off, succ, NULL);
+    CHECK_INT(L->n, 12);
+    check_layout(L);
+    dag_free(L);
+}
