@@ -279,9 +279,9 @@ static void draw_status(App *a, Grid *g)
     const Episode *ep = a->ep;
     char line[512], b1[32], b2[32], b3[32];
     grid_fill(g, (GridRect){0, 0, g->w, 1}, ' ', GS_STATUS);
-    snprintf(line, sizeof line, " placeto%s  %s on %s | step %d/%d | runtime %s | best %s | bound %s | %s%s%s%s",
-             a->replay ? " replay" : a->demo_stage >= 0 ? " tour" : "", a->g->name, a->c->name, ep->cursor,
-             ep->n_order, util_fmt_time(b1, ep->runtime_us),
+    snprintf(line, sizeof line, " placeto%s  %s on %s | episode %llu step %d/%d | runtime %s | best %s | bound %s | %s%s%s%s",
+             a->replay ? " replay" : a->demo_stage >= 0 ? " tour" : "", a->g->name, a->c->name,
+             (unsigned long long)ep->seed, ep->cursor, ep->n_order, util_fmt_time(b1, ep->runtime_us),
              util_fmt_time(b2, ep->best_runtime_us), util_fmt_time(b3, a->lower_bound_us),
              a->policy_path ? "trained policy" : "untrained policy", a->running ? " | running" : "",
              a->train.running ? " | training" : "", a->dirty ? " | unsaved" : "");
