@@ -33,6 +33,7 @@ shot() {
     echo "screenshots/$1.png"
 }
 
+tm new-session -d -s keep "sleep 600" # keeps the server up between sessions
 start() { # ARGS...: a fresh session running placeto ARGS in $work
     tm kill-session -t s 2> /dev/null || true
     tm new-session -d -s s -x $cols -y $rows -c "$work" "env TERM=xterm-256color LANG=C.UTF-8 $prog $*; sleep 60"

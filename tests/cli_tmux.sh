@@ -38,6 +38,9 @@ check() {
     rc=0
     if wait_for "$2" "${3:-10}"; then pass; else screen > "$tmp/out"; : > "$tmp/err"; fail "$1" "the screen never showed '$2'"; fi
 }
+# a session that lives as long as the test, so that killing the explorer's
+# session never stops the server while the next one is being created
+tm new-session -d -s keep "sleep 600"
 start() { # ARGS...: the explorer in a fresh 100x30 session, in $tmp
     tm kill-session -t e2e 2> /dev/null
     # shellcheck disable=SC2086  # PLACETO_WRAP is a command line to split
