@@ -81,7 +81,7 @@ $(UNIT): $(TEST_OBJ) $(LIBLAY) $(LIBCORE)
 	@$(CC) $(OPT) $(SAN) -o $@ $(TEST_OBJ) $(LIBLAY) $(LIBCORE) $(LDLIBS)
 
 # the benchmark drives the explorer's App headless (no curses objects)
-BENCH_TUI := $(BUILD)/tui/app.o $(BUILD)/tui/app_train.o $(BUILD)/tui/draw.o $(BUILD)/tui/demo.o $(BUILD)/tui/cli.o
+BENCH_TUI := $(BUILD)/tui/app.o $(BUILD)/tui/app_keys.o $(BUILD)/tui/app_train.o $(BUILD)/tui/draw.o $(BUILD)/tui/demo.o $(BUILD)/tui/cli.o
 $(BENCH): $(BUILD)/tests/bench.o $(BUILD)/tests/testutil.o $(BENCH_TUI) $(LIBLAY) $(LIBCORE)
 	@echo "  LINK    $@"
 	@$(CC) $(OPT) $(SAN) -o $@ $^ $(LDLIBS)

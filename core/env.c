@@ -62,6 +62,7 @@ Episode *episode_new(const Graph *g, const Grouping *gr, const Cluster *c, const
     ep->group_start = xcalloc(n + 1, sizeof *ep->group_start);
     ep->group_peak = xcalloc(n + 1, sizeof *ep->group_peak);
     ep->best_device = xcalloc(n + 1, sizeof *ep->best_device);
+    ep->feats = xmalloc((n * (size_t)ep->n_features + 1) * sizeof *ep->feats);
     ep->sim = sim_new(g, c);
     episode_reset(ep, seed, init_device);
     return ep;
@@ -87,6 +88,7 @@ void episode_free(Episode *ep)
     free(ep->group_start);
     free(ep->group_peak);
     free(ep->best_device);
+    free(ep->feats);
     sim_free(ep->sim);
     free(ep);
 }
@@ -250,13 +252,10 @@ const EnvStep *episode_step_policy(Episode *ep, const Policy *pol, PolicyWork *w
     int v = episode_current(ep), nd = ep->n_devices;
     if (v < 0)
         return NULL;
-    size_t fsize = (size_t)ep->n_groups * (size_t)ep->n_features;
-    float *feats = feats_out ? feats_out : xmalloc(fsize * sizeof *feats);
+    float *feats = feats_out ? feats_out : ep->feats;
     float probs[POLICY_MAX_DEVICES];
     episode_features(ep, v, feats);
     policy_forward(pol, ep->pg, w, feats, v, NULL, probs);
-    if (!feats_out)
-        free(feats);
     EnvStep s;
     memset(&s, 0, sizeof s);
     s.rng_before = ep->rng;

@@ -91,6 +91,7 @@ typedef struct Episode {
     int64_t best_at;     /* simulations (of this episode) when the best was found */
     Sim *sim;
     const SimResult *result; /* the last simulation of the current placement (owned by sim) */
+    float *feats;        /* scratch: the features of one step (n_groups x n_features) */
 } Episode;
 
 /* A new episode, reset with seed (see episode_reset; init_device may be

@@ -14,6 +14,12 @@ void place_expand_groups(const PlaceCtx *ctx, const int *group_device, int *op_d
         op_device[i] = group_device[ctx->gr->op_group[i]];
 }
 
+void place_collapse_groups(const Grouping *gr, const int *op_device, int *group_device)
+{
+    for (int k = 0; k < gr->n_groups; k++)
+        group_device[k] = op_device[gr->members[gr->member_off[k]]];
+}
+
 int place_fastest_device(const Cluster *c)
 {
     int best = 0;

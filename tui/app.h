@@ -145,6 +145,15 @@ int app_key(App *a, int key);
 /* A policy step, and an override of group to device, as the keys do them. */
 int app_key_step(App *a);
 int app_key_override(App *a, int group, int device);
+
+/* Shared by app.c and app_keys.c: after the episode changed (timeline,
+ * selection, unsaved mark); every baseline on the episode's cluster, sorted
+ * by runtime; a new episode from baseline k's placement; a replay key (-1
+ * when it is not one). */
+void app_refresh(App *a);
+void app_run_baselines(App *a);
+void app_start_from(App *a, int k);
+int app_replay_key(App *a, int key);
 /* A mouse click on grid cell (x, y) with button (1 left, 4/5 wheel). */
 int app_click(App *a, int x, int y, int button);
 /* A timer tick while running or training: steps when due. now is seconds. */

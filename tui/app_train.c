@@ -45,8 +45,6 @@ static Policy *policy_copy(const Policy *p)
     return q;
 }
 
-int app_train_start(App *a, int64_t episodes);
-
 int app_train_start(App *a, int64_t episodes)
 {
     AppTrain *t = &a->train;

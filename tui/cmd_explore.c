@@ -11,6 +11,17 @@
 #include "cli.h"
 #include "term.h"
 
+/* The terminal and headless options of explore and demo. */
+#define SCREEN_OPTS                                                                                  \
+    {"ascii", 0, NULL, "ASCII glyphs only"},                                                         \
+    {"no-color", 0, NULL, "no colours (also with NO_COLOR set)"},                                    \
+    {"headless", 0, NULL, "no terminal: run --keys and dump the screen (tests, screenshots)"},       \
+    {"keys", 'k', "SCRIPT", "headless: keys separated by spaces (see placeto explore --help)"},      \
+    {"size", 0, "WxH", "headless: screen size (default 100x30)"},                                    \
+    {"dump", 0, "FILE", "headless: write the last screen (- for stdout, the default)"},              \
+    {"frames", 0, "FILE", "headless: write every screen, one per key"},                              \
+    {"unicode", 0, NULL, "headless: dump with Unicode glyphs instead of ASCII"}
+
 static const CliOpt explore_opts[] = {
     {"policy", 'p', "POLICY", "trained policy (default: the bundled one for the default graph)"},
     {"resume", 'r', "EPISODE", "resume a saved episode (graph, cluster and policy come from it)"},
@@ -21,14 +32,7 @@ static const CliOpt explore_opts[] = {
     {"seed", 's', "S", "seed of the episode (default 1)"},
     {"save", 'o', "EPISODE", "where s saves the episode (default: GRAPH.episode.json)"},
     {"greedy", 0, NULL, "start in greedy mode (argmax) instead of sampling"},
-    {"ascii", 0, NULL, "ASCII glyphs only"},
-    {"no-color", 0, NULL, "no colours (also with NO_COLOR set)"},
-    {"headless", 0, NULL, "no terminal: run --keys and dump the screen (tests, screenshots)"},
-    {"keys", 'k', "SCRIPT", "headless: keys separated by spaces (see below)"},
-    {"size", 0, "WxH", "headless: screen size (default 100x30)"},
-    {"dump", 0, "FILE", "headless: write the last screen (- for stdout, the default)"},
-    {"frames", 0, "FILE", "headless: write every screen, one per key"},
-    {"unicode", 0, NULL, "headless: dump with Unicode glyphs instead of ASCII"},
+    SCREEN_OPTS,
     {0},
 };
 
@@ -37,14 +41,7 @@ static int run_demo(int argc, char **argv);
 
 static const CliOpt demo_opts[] = {
     {"auto", 0, NULL, "advance every few seconds instead of waiting for a key"},
-    {"ascii", 0, NULL, "ASCII glyphs only"},
-    {"no-color", 0, NULL, "no colours (also with NO_COLOR set)"},
-    {"headless", 0, NULL, "no terminal: run --keys and dump the screen (tests, screenshots)"},
-    {"keys", 'k', "SCRIPT", "headless: keys separated by spaces (see placeto explore --help)"},
-    {"size", 0, "WxH", "headless: screen size (default 100x30)"},
-    {"dump", 0, "FILE", "headless: write the last screen (- for stdout, the default)"},
-    {"frames", 0, "FILE", "headless: write every screen, one per key"},
-    {"unicode", 0, NULL, "headless: dump with Unicode glyphs instead of ASCII"},
+    SCREEN_OPTS,
     {0},
 };
 
@@ -276,6 +273,18 @@ static const char *bundled_policy(char *buf, size_t n, const char *graph, int d)
     return access(buf, R_OK) == 0 ? buf : NULL;
 }
 
+/* Opens the App and runs it headless or on the terminal. */
+static int run_app(const CliCmd *cmd, const CliArgs *args, const AppOptions *o)
+{
+    Err e = {{0}};
+    App *a = app_new(o, &e);
+    if (!a)
+        return cli_fail(&e);
+    int rc = cli_get(cmd, args, "headless") ? headless(&a, cmd, args, &e) : interactive(&a, cmd, args, &e);
+    app_free(a);
+    return rc == EXIT_FAIL ? cli_fail(&e) : rc;
+}
+
 static int run_explore(int argc, char **argv)
 {
     const CliCmd *cmd = &cmd_explore;
@@ -312,15 +321,7 @@ static int run_explore(int argc, char **argv)
         o.policy_path = bundled_policy(policy_buf, sizeof policy_buf, o.graph_path, o.n_devices ? o.n_devices : 2);
     if (!o.n_devices)
         o.n_devices = 2;
-    Err e = {{0}};
-    App *a = app_new(&o, &e);
-    if (!a)
-        return cli_fail(&e);
-    rc = cli_get(cmd, &args, "headless") ? headless(&a, cmd, &args, &e) : interactive(&a, cmd, &args, &e);
-    app_free(a);
-    if (rc == EXIT_FAIL)
-        return cli_fail(&e);
-    return rc;
+    return run_app(cmd, &args, &o);
 }
 
 static int run_demo(int argc, char **argv)
@@ -341,13 +342,5 @@ static int run_demo(int argc, char **argv)
     o.n_devices = 2;
     o.seed = 1;
     o.demo = cli_get(cmd, &args, "auto") ? 2 : 1;
-    Err e = {{0}};
-    App *a = app_new(&o, &e);
-    if (!a)
-        return cli_fail(&e);
-    rc = cli_get(cmd, &args, "headless") ? headless(&a, cmd, &args, &e) : interactive(&a, cmd, &args, &e);
-    app_free(a);
-    if (rc == EXIT_FAIL)
-        return cli_fail(&e);
-    return rc;
+    return run_app(cmd, &args, &o);
 }

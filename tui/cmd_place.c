@@ -128,8 +128,8 @@ static int run_method(const Setup *s, const PlaceMethod *m, int *dev, Row *row, 
 static void score_groups(const Setup *s, const int *group_device, const char *name, double seconds, int *dev,
                          Row *row)
 {
-    for (int i = 0; i < s->g->n_nodes; i++)
-        dev[i] = group_device[s->gr->op_group[i]];
+    PlaceCtx ctx = {s->g, s->gr, s->c, s->seed};
+    place_expand_groups(&ctx, group_device, dev);
     const SimResult *r = sim_run(s->sim, dev);
     row->method = name;
     row->runtime_us = r->makespan_us;

@@ -63,8 +63,7 @@ static int seed_with_method(const PlaceMethod *m, const TrainGraph *tg, int n_gr
         if (score < b->score) {
             b->score = score;
             b->runtime_us = r->makespan_us;
-            for (int k = 0; k < gr->n_groups; k++) /* methods place whole groups */
-                b->group_device[k] = dev[gr->members[gr->member_off[k]]];
+            place_collapse_groups(gr, dev, b->group_device); /* methods place whole groups */
             b->found_after = 0;
         }
         sim_free(sim);

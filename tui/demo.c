@@ -197,7 +197,7 @@ static int feature_lines(App *a, char lines[3][160])
     if (v < 0)
         return 0;
     int F = a->ep->n_features, nd = a->c->n_devices;
-    float *x = xmalloc((size_t)a->ep->n_groups * (size_t)F * sizeof *x);
+    float *x = a->ep->feats;
     episode_features(a->ep, v, x);
     int rows[2] = {v, a->gr->pred_off[v + 1] > a->gr->pred_off[v] ? a->gr->pred[a->gr->pred_off[v]] : -1};
     snprintf(lines[0], 160, "%-22s %6s %6s %6s %4s %7s  device", "group", "cost", "bytes", "visits", "cur", "start");
@@ -213,7 +213,6 @@ static int feature_lines(App *a, char lines[3][160])
         snprintf(lines[n++], 160, "%-22.22s %6.3f %6.3f %6.0f %4.0f %7.3f  [%s]", a->gr->names[rows[k]],
                  r[POLICY_F_COST], r[POLICY_F_BYTES], r[POLICY_F_VISITS], r[POLICY_F_CURRENT], r[POLICY_F_START], dev);
     }
-    free(x);
     return n;
 }
 

@@ -103,10 +103,8 @@ static void update_probs(App *a)
     int cur = episode_current(ep);
     if (cur < 0 || key == a->probs_key)
         return;
-    float *feats = xmalloc((size_t)ep->n_groups * (size_t)ep->n_features * sizeof *feats);
-    episode_features(ep, cur, feats);
-    policy_forward(a->pol, a->pg, a->work, feats, cur, NULL, a->probs);
-    free(feats);
+    episode_features(ep, cur, ep->feats);
+    policy_forward(a->pol, a->pg, a->work, ep->feats, cur, NULL, a->probs);
     a->probs_key = key;
 }
 

@@ -1,0 +1,588 @@
+/* app_keys: the explorer's key table and the actions it binds, the keys of
+ * dialogs and of replay, and mouse clicks (see app.h). Actions change the
+ * App and say what must happen next; they never draw. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "export.h"
+#include "term.h"
+
+/* ------------------------------------------------------------------ */
+/* Actions                                                             */
+
+static int act_override(App *a, int key);
+
+int app_key_override(App *a, int group, int device)
+{
+    a->selected = group;
+    return act_override(a, '0' + device);
+}
+
+static int act_step(App *a, int key)
+{
+    (void)key;
+    return app_key_step(a);
+}
+
+static int act_run(App *a, int key)
+{
+    (void)key;
+    if (a->replay) {
+        a->running = !a->running;
+        app_msg(a, GS_NONE, a->running ? "playing the recording (r pauses)" : "paused");
+        return APP_REDRAW;
+    }
+    if (episode_done(a->ep)) {
+        app_msg(a, GS_DIM, "the episode is complete: n starts a new one");
+        return APP_REDRAW;
+    }
+    a->running = !a->running;
+    app_msg(a, GS_NONE, a->running ? "running at %d steps/s (+/- to change, r to pause)" : "paused", a->speed);
+    return APP_REDRAW;
+}
+
+static int act_speed(App *a, int key)
+{
+    static const int steps[] = {1, 2, 5, 10, 20, 50, 100};
+    int n = (int)(sizeof steps / sizeof steps[0]), k = 0;
+    while (k < n - 1 && steps[k] < a->speed)
+        k++;
+    k += key == '+' ? 1 : -1;
+    a->speed = steps[k < 0 ? 0 : k >= n ? n - 1 : k];
+    app_msg(a, GS_NONE, "speed: %d steps/s", a->speed);
+    return APP_REDRAW;
+}
+
+static int act_finish(App *a, int key)
+{
+    (void)key;
+    int steps = 0;
+    while (!episode_done(a->ep)) {
+        episode_step_policy(a->ep, a->pol, a->work, a->greedy, NULL);
+        steps++;
+    }
+    a->running = 0;
+    app_refresh(a);
+    app_msg(a, GS_NONE, "finished the episode in %d steps: runtime %.3f ms, best %.3f ms", steps,
+            a->ep->runtime_us / 1000, a->ep->best_runtime_us / 1000);
+    return APP_REDRAW;
+}
+
+static int act_new(App *a, int key)
+{
+    (void)key;
+    a->running = 0;
+    episode_reset(a->ep, a->ep->seed + 1, NULL);
+    app_refresh(a);
+    app_msg(a, GS_NONE, "new episode (seed %llu) from %s: %.3f ms", (unsigned long long)a->ep->seed,
+            a->ep->cfg.init == ENV_INIT_GIVEN ? "the given placement" : "the fixed random placement",
+            a->ep->runtime_us / 1000);
+    return APP_REDRAW;
+}
+
+static int act_greedy(App *a, int key)
+{
+    (void)key;
+    a->greedy = !a->greedy;
+    app_msg(a, GS_NONE, a->greedy ? "greedy: the policy takes its most likely device" :
+                                    "sampling: the policy draws from its distribution");
+    return APP_REDRAW;
+}
+
+static int act_undo(App *a, int key)
+{
+    const EnvStep *s = key == 'u' ? (a->ep->n_hist ? &a->ep->hist[a->ep->n_hist - 1] : NULL)
+                                  : (a->ep->n_redo ? &a->ep->hist[a->ep->n_hist] : NULL);
+    if (!s || (key == 'u' ? episode_undo(a->ep) : episode_redo(a->ep)) != 0) {
+        app_msg(a, GS_DIM, key == 'u' ? "nothing to undo" : "nothing to redo");
+        return APP_REDRAW;
+    }
+    a->running = 0;
+    int g = s->group, from = key == 'u' ? s->new_device : s->old_device;
+    int to = key == 'u' ? s->old_device : s->new_device;
+    app_refresh(a);
+    a->selected = g;
+    app_msg(a, GS_NONE, "%s: %s back from %s to %s (%.3f ms)", key == 'u' ? "undo" : "redo", a->gr->names[g],
+            a->c->devices[from].name, a->c->devices[to].name, a->ep->runtime_us / 1000);
+    return APP_REDRAW;
+}
+
+static int act_override(App *a, int key)
+{
+    int d = key - '0';
+    if (d >= a->c->n_devices) {
+        app_msg(a, GS_WARN, "there is no device %d (devices 0-%d)", d, a->c->n_devices - 1);
+        return APP_REDRAW;
+    }
+    double before = a->ep->runtime_us;
+    Err e = {{0}};
+    const EnvStep *s = episode_override(a->ep, a->selected, d, &e);
+    if (!s) {
+        app_msg(a, GS_ERROR, "%s", e.msg);
+        return APP_REDRAW;
+    }
+    a->running = 0;
+    int keep = a->selected;
+    app_refresh(a);
+    a->selected = keep;
+    app_msg(a, s->runtime_us < before ? GS_GOOD : s->runtime_us > before ? GS_WARN : GS_NONE,
+            "you moved %s to %s: %.3f -> %.3f ms; the policy goes on from here (u undoes)", a->gr->names[keep],
+            a->c->devices[d].name, before / 1000, s->runtime_us / 1000);
+    return APP_REDRAW;
+}
+
+/* Selection moves along the drawn graph: up to a parent, down to a child,
+ * left and right within the layer. */
+static int act_move(App *a, int key)
+{
+    int u = a->selected, v = -1;
+    const Grouping *gr = a->gr;
+    const DagLayout *L = a->dag;
+    if (key == TERM_KEY_UP || key == 'k') {
+        if (gr->pred_off[u + 1] > gr->pred_off[u])
+            v = gr->pred[gr->pred_off[u]];
+    } else if (key == TERM_KEY_DOWN || key == 'j') {
+        if (gr->succ_off[u + 1] > gr->succ_off[u])
+            v = gr->succ[gr->succ_off[u]];
+    } else {
+        int dir = key == TERM_KEY_LEFT || key == 'h' ? -1 : 1, l = L->layer[u];
+        for (int p = L->pos[u] + dir; p >= 0 && p < L->layer_off[l + 1] - L->layer_off[l]; p += dir) {
+            int w = L->order[L->layer_off[l] + p];
+            if (w < L->n) {
+                v = w;
+                break;
+            }
+        }
+        if (v < 0) /* the end of the layer: the next group in topological order */
+            v = u + dir >= 0 && u + dir < gr->n_groups ? u + dir : -1;
+    }
+    if (v < 0)
+        return APP_NOTHING;
+    a->selected = v;
+    a->follow = 0;
+    return APP_REDRAW;
+}
+
+static int act_current(App *a, int key)
+{
+    (void)key;
+    a->follow = 1;
+    int cur = episode_current(a->ep);
+    if (cur >= 0)
+        a->selected = cur;
+    app_msg(a, GS_NONE, "following the current node");
+    return APP_REDRAW;
+}
+
+static int act_focus(App *a, int key)
+{
+    int n = PANE_COUNT;
+    a->focus = (AppPane)(((int)a->focus + (key == TERM_KEY_BTAB ? n - 1 : 1)) % n);
+    if (a->maximized >= 0)
+        a->maximized = (int)a->focus;
+    return APP_REDRAW;
+}
+
+static int act_maximize(App *a, int key)
+{
+    (void)key;
+    a->maximized = a->maximized >= 0 ? -1 : (int)a->focus;
+    return APP_REDRAW;
+}
+
+static int act_zoom(App *a, int key)
+{
+    (void)key;
+    a->zoom = a->zoom == DAG_FULL ? DAG_COMPACT : DAG_FULL;
+    a->follow = 1;
+    app_msg(a, GS_NONE, a->zoom == DAG_FULL ? "graph: full labels" : "graph: compact, one cell per group");
+    return APP_REDRAW;
+}
+
+static int act_sets(App *a, int key)
+{
+    (void)key;
+    a->show_sets = !a->show_sets;
+    app_msg(a, GS_NONE, a->show_sets ? "showing the ancestors, descendants and parallel groups the policy pools over"
+                                     : "sets hidden");
+    return APP_REDRAW;
+}
+
+static int act_pan(App *a, int key)
+{
+    a->follow = 0;
+    int step = key == 'H' || key == 'L' ? 8 : 4;
+    if (key == 'H')
+        a->view_x -= step;
+    else if (key == 'L')
+        a->view_x += step;
+    else if (key == 'K' || key == TERM_KEY_PGUP)
+        a->view_y -= step;
+    else
+        a->view_y += step;
+    return APP_REDRAW;
+}
+
+static int act_timeline(App *a, int key)
+{
+    double end = a->ep->runtime_us;
+    if (!(a->tl_t1 > a->tl_t0)) {
+        a->tl_t0 = 0;
+        a->tl_t1 = end;
+    }
+    double span = a->tl_t1 - a->tl_t0;
+    if (key == '>' || key == '<') {
+        double anchor = (a->tl_t0 + a->tl_t1) / 2;
+        tl_zoom(&a->tl_t0, &a->tl_t1, key == '>' ? 0.5 : 2.0, anchor, end);
+    } else if (key == ']' || key == '[') {
+        tl_pan(&a->tl_t0, &a->tl_t1, (key == ']' ? 0.25 : -0.25) * span, end);
+    } else if (key == '=') { /* whole run */
+        a->tl_t0 = a->tl_t1 = 0;
+    } else if (key == 'o') {
+        a->tl_by_group = !a->tl_by_group;
+        app_msg(a, GS_NONE, a->tl_by_group ? "timeline: ops coloured by group" : "timeline: ops coloured by device");
+    }
+    return APP_REDRAW;
+}
+
+static int act_help(App *a, int key)
+{
+    (void)key;
+    a->dialog = a->dialog == DLG_HELP ? DLG_NONE : DLG_HELP;
+    a->menu_pos = 0;
+    return APP_REDRAW;
+}
+
+static int act_search(App *a, int key)
+{
+    (void)key;
+    a->dialog = DLG_SEARCH;
+    a->input[0] = '\0';
+    return APP_REDRAW;
+}
+
+static int act_quit(App *a, int key)
+{
+    (void)key;
+    if (!a->dirty)
+        return APP_QUIT;
+    a->dialog = DLG_QUIT;
+    return APP_REDRAW;
+}
+
+static int act_save(App *a, int key)
+{
+    (void)key;
+    app_save(a, a->episode_path);
+    return APP_REDRAW;
+}
+
+static int act_export(App *a, int key)
+{
+    Err e = {{0}};
+    char path[512];
+    int rc;
+    if (key == 'd') {
+        snprintf(path, sizeof path, "%s.placement.dot", a->g->name);
+        rc = export_dot(path, a->g, a->gr, a->c, a->ep->op_device, &e);
+    } else {
+        snprintf(path, sizeof path, "%s.trace.json", a->g->name);
+        rc = export_trace(path, a->g, a->c, a->ep->result, &e);
+    }
+    if (rc != 0)
+        app_msg(a, GS_ERROR, "export failed: %s", e.msg);
+    else
+        app_msg(a, GS_GOOD, "wrote %s (%s)", path, key == 'd' ? "render with dot -Tsvg" : "open in ui.perfetto.dev");
+    return APP_REDRAW;
+}
+
+static int act_baselines(App *a, int key)
+{
+    (void)key;
+    if (a->dialog == DLG_BASELINES) {
+        a->dialog = DLG_NONE;
+        return APP_REDRAW;
+    }
+    app_run_baselines(a);
+    a->dialog = DLG_BASELINES;
+    a->menu_pos = 0;
+    return APP_REDRAW;
+}
+
+static int act_start_from(App *a, int key)
+{
+    (void)key;
+    if (!a->n_base)
+        app_run_baselines(a);
+    a->dialog = DLG_START_FROM;
+    a->menu_pos = 0;
+    return APP_REDRAW;
+}
+
+static int act_train(App *a, int key)
+{
+    (void)key;
+    if (a->train.running) {
+        app_train_stop(a);
+        return APP_REDRAW;
+    }
+    a->dialog = DLG_TRAIN;
+    snprintf(a->input, sizeof a->input, "50");
+    return APP_REDRAW;
+}
+
+/* Keys inside a dialog. */
+static int dialog_key(App *a, int key)
+{
+    size_t len = strlen(a->input);
+    switch (a->dialog) {
+    case DLG_HELP:
+        if (key == TERM_KEY_DOWN || key == 'j' || key == TERM_KEY_PGDN) {
+            a->menu_pos += key == TERM_KEY_PGDN ? 10 : 1;
+            return APP_REDRAW;
+        }
+        if (key == TERM_KEY_UP || key == 'k' || key == TERM_KEY_PGUP) {
+            a->menu_pos -= key == TERM_KEY_PGUP ? 10 : 1;
+            if (a->menu_pos < 0)
+                a->menu_pos = 0;
+            return APP_REDRAW;
+        }
+        a->dialog = DLG_NONE;
+        return APP_REDRAW;
+    case DLG_QUIT:
+        if (key == 'y' || key == 's') {
+            if (app_save(a, a->episode_path) == 0)
+                return APP_QUIT;
+            a->dialog = DLG_NONE;
+            return APP_REDRAW;
+        }
+        if (key == 'n' || key == 'q') {
+            app_autosave(a);
+            return APP_QUIT;
+        }
+        a->dialog = DLG_NONE;
+        app_msg(a, GS_NONE, "not quitting");
+        return APP_REDRAW;
+    case DLG_SEARCH:
+    case DLG_TRAIN:
+        if (key == TERM_KEY_ESC) {
+            a->dialog = DLG_NONE;
+            return APP_REDRAW;
+        }
+        if (key == TERM_KEY_BACKSPACE || key == 0x7f || key == 8) {
+            if (len)
+                a->input[len - 1] = '\0';
+        } else if (key == TERM_KEY_ENTER || key == '\n' || key == '\r') {
+            AppDialog was = a->dialog;
+            a->dialog = DLG_NONE;
+            if (was == DLG_SEARCH) {
+                app_msg(a, GS_NONE, "selected %s", a->gr->names[a->selected]);
+            } else {
+                char *end;
+                long n = strtol(a->input, &end, 10);
+                if (end == a->input || *end || n < 1 || n > 1000000)
+                    app_msg(a, GS_WARN, "expected a number of episodes from 1 to 1000000");
+                else
+                    app_train_start(a, n);
+            }
+            return APP_REDRAW;
+        } else if (key >= 32 && key < 127 && len + 1 < sizeof a->input) {
+            a->input[len] = (char)key;
+            a->input[len + 1] = '\0';
+        }
+        if (a->dialog == DLG_SEARCH && a->input[0]) { /* incremental: select as you type */
+            for (int off = 0; off < a->gr->n_groups; off++) {
+                int k = (a->selected + off) % a->gr->n_groups;
+                const char *nm = a->gr->names[k];
+                for (const char *p = nm; *p; p++) {
+                    size_t i = 0;
+                    while (a->input[i] && p[i] && tolower((unsigned char)p[i]) == tolower((unsigned char)a->input[i]))
+                        i++;
+                    if (!a->input[i]) {
+                        a->selected = k;
+                        a->follow = 0;
+                        off = a->gr->n_groups;
+                        break;
+                    }
+                }
+            }
+        }
+        return APP_REDRAW;
+    case DLG_BASELINES:
+    case DLG_START_FROM:
+        if (key == TERM_KEY_DOWN || key == 'j') {
+            if (a->menu_pos + 1 < a->n_base)
+                a->menu_pos++;
+        } else if (key == TERM_KEY_UP || key == 'k') {
+            if (a->menu_pos > 0)
+                a->menu_pos--;
+        } else if (key == TERM_KEY_ENTER || key == '\n' || key == '\r') {
+            if (a->n_base)
+                app_start_from(a, a->menu_pos);
+            a->dialog = DLG_NONE;
+        } else {
+            a->dialog = DLG_NONE;
+        }
+        return APP_REDRAW;
+    default:
+        a->dialog = DLG_NONE;
+        return APP_REDRAW;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* The key table                                                       */
+
+typedef int (*AppAction)(App *a, int key);
+
+typedef struct KeyBinding {
+    int keys[4];   /* 0-terminated */
+    int range_hi;  /* keys[0]..range_hi when nonzero */
+    AppKey doc;
+    AppAction fn;
+} KeyBinding;
+
+static const KeyBinding bindings[] = {
+    {{' '}, 0, {"space", "step: the policy places the current group", 0}, act_step},
+    {{'r'}, 0, {"r", "run / pause stepping", 0}, act_run},
+    {{'+', '-'}, 0, {"+ -", "faster / slower while running", 0}, act_speed},
+    {{'f'}, 0, {"f", "finish the episode", 0}, act_finish},
+    {{'n'}, 0, {"n", "new episode", 0}, act_new},
+    {{'0'}, '9', {"0-9", "move the selected group to that device (your override)", 0}, act_override},
+    {{'u'}, 0, {"u", "undo the last step, yours or the policy's", 0}, act_undo},
+    {{'U'}, 0, {"U", "redo", 0}, act_undo},
+    {{'g'}, 0, {"g", "greedy / sampling", 0}, act_greedy},
+    {{'b'}, 0, {"b", "run every baseline; Enter starts an episode from the highlighted one", 0}, act_baselines},
+    {{'B'}, 0, {"B", "start an episode from a baseline's placement", 0}, act_start_from},
+    {{'T'}, 0, {"T", "train the policy in the background / stop training", 0}, act_train},
+    {{TERM_KEY_UP, 'k'}, 0, {"Up k", "select a parent of the selected group", 1}, act_move},
+    {{TERM_KEY_DOWN, 'j'}, 0, {"Down j", "select a child", 1}, act_move},
+    {{TERM_KEY_LEFT, 'h', TERM_KEY_RIGHT, 'l'}, 0, {"Left h Right l", "select the previous / next group in the layer", 1}, act_move},
+    {{'c'}, 0, {"c", "follow the current node again", 1}, act_current},
+    {{'/'}, 0, {"/", "search a group by name", 1}, act_search},
+    {{'H', 'J', 'K', 'L'}, 0, {"H J K L", "pan the graph", 1}, act_pan},
+    {{TERM_KEY_PGUP, TERM_KEY_PGDN}, 0, {"PgUp PgDn", "scroll the graph", 1}, act_pan},
+    {{'Z'}, 0, {"Z", "graph zoom: full labels / compact", 1}, act_zoom},
+    {{'a'}, 0, {"a", "show the ancestors, descendants and parallel groups", 1}, act_sets},
+    {{'<', '>'}, 0, {"< >", "timeline zoom out / in", 1}, act_timeline},
+    {{'[', ']'}, 0, {"[ ]", "timeline pan", 1}, act_timeline},
+    {{'='}, 0, {"=", "timeline: the whole run", 1}, act_timeline},
+    {{'o'}, 0, {"o", "timeline colours: by device / by group", 1}, act_timeline},
+    {{TERM_KEY_TAB, TERM_KEY_BTAB}, 0, {"Tab", "next pane", 1}, act_focus},
+    {{'z'}, 0, {"z", "maximise / restore the focused pane", 1}, act_maximize},
+    {{'s'}, 0, {"s", "save the episode", 2}, act_save},
+    {{'d'}, 0, {"d", "export the placement as DOT", 2}, act_export},
+    {{'t'}, 0, {"t", "export the timeline as a Chrome trace", 2}, act_export},
+    {{'?', TERM_KEY_F1}, 0, {"?", "help", 3}, act_help},
+    {{'q'}, 0, {"q", "quit (asks when there are unsaved changes)", 3}, act_quit},
+};
+enum { N_BINDINGS = sizeof bindings / sizeof bindings[0] };
+
+const AppKey *app_keys(int *count)
+{
+    static AppKey docs[N_BINDINGS];
+    for (int k = 0; k < N_BINDINGS; k++)
+        docs[k] = bindings[k].doc;
+    *count = N_BINDINGS;
+    return docs;
+}
+
+/* Replay: the arrows walk the recorded history; nothing new is recorded. */
+int app_replay_key(App *a, int key)
+{
+    int n = 0;
+    if (key == ' ' || key == TERM_KEY_RIGHT || key == 'l' || key == 'U') {
+        if (episode_redo(a->ep) == 0)
+            n = 1;
+    } else if (key == TERM_KEY_LEFT || key == 'h' || key == 'u' || key == TERM_KEY_BACKSPACE) {
+        if (episode_undo(a->ep) == 0)
+            n = -1;
+    } else if (key == TERM_KEY_HOME) {
+        while (episode_undo(a->ep) == 0)
+            n--;
+    } else if (key == TERM_KEY_END) {
+        while (episode_redo(a->ep) == 0)
+            n++;
+    } else if ((key >= '0' && key <= '9') || key == 'f' || key == 'n' || key == 'T' || key == 'B') {
+        app_msg(a, GS_WARN, "replay is read-only: resume the file with --resume to change it");
+        return APP_REDRAW;
+    } else {
+        return -1; /* not a replay key */
+    }
+    app_refresh(a);
+    a->dirty = 0;
+    int total = a->ep->n_hist + a->ep->n_redo;
+    if (n == 0) {
+        a->running = 0;
+        app_msg(a, GS_DIM, "replay: %s of the recording (%d/%d)", a->ep->n_hist ? "the end" : "the start",
+                a->ep->n_hist, total);
+    } else {
+        const EnvStep *s = &a->ep->hist[a->ep->n_hist - (n > 0 ? 1 : 0)];
+        a->selected = s->group;
+        app_msg(a, GS_NONE, "replay %d/%d: %s %s %d->%d, %.3f ms", a->ep->n_hist, total,
+                s->actor == ENV_ACTOR_USER ? "you" : "policy", a->gr->names[s->group], s->old_device, s->new_device,
+                a->ep->runtime_us / 1000);
+    }
+    return APP_REDRAW;
+}
+
+int app_key(App *a, int key)
+{
+    if (a->demo_stage >= 0 && a->dialog != DLG_SEARCH && a->dialog != DLG_TRAIN) {
+        int r = demo_key(a, key);
+        if (r >= 0)
+            return r;
+    }
+    if (a->replay && a->dialog == DLG_NONE) {
+        int r = app_replay_key(a, key);
+        if (r >= 0)
+            return r;
+    }
+    if (a->dialog != DLG_NONE)
+        return dialog_key(a, key);
+    for (int k = 0; k < N_BINDINGS; k++) {
+        const KeyBinding *b = &bindings[k];
+        int hit = b->range_hi ? key >= b->keys[0] && key <= b->range_hi : 0;
+        for (int j = 0; !hit && j < 4 && b->keys[j]; j++)
+            hit = key == b->keys[j];
+        if (hit)
+            return b->fn(a, key);
+    }
+    if (key == TERM_KEY_ESC)
+        return APP_NOTHING;
+    app_msg(a, GS_DIM, "no command on this key; ? shows every key");
+    return APP_REDRAW;
+}
+
+int app_click(App *a, int x, int y, int button)
+{
+    GridRect r = a->graph_rect;
+    if (a->have_dag_view && x >= r.x && x < r.x + r.w && y >= r.y && y < r.y + r.h) {
+        if (button == 4 || button == 5) {
+            a->follow = 0;
+            a->view_y += button == 4 ? -3 : 3;
+            return APP_REDRAW;
+        }
+        int u = dag_node_at_view(a->dag, &a->last_dag_view, x, y);
+        if (u >= 0) {
+            a->selected = u;
+            a->follow = 0;
+            a->focus = PANE_GRAPH;
+            return APP_REDRAW;
+        }
+    }
+    r = a->timeline_rect;
+    if (a->have_tl_view && x >= r.x && x < r.x + r.w && y >= r.y && y < r.y + r.h) {
+        int op = tl_op_at(a->tl, &a->last_tl_view, x, y);
+        if (op >= 0) {
+            a->selected = a->gr->op_group[op];
+            a->follow = 0;
+            a->focus = PANE_TIMELINE;
+            app_msg(a, GS_NONE, "op %s of group %s", a->g->nodes[op].name, a->gr->names[a->selected]);
+            return APP_REDRAW;
+        }
+    }
+    return APP_NOTHING;
+}
