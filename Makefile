@@ -1,11 +1,12 @@
 # placeto — build, test and benchmark. `make run` and `make test` install any
-# missing Debian build packages first (see tests/deps.sh).
+# missing Debian packages first (`make deps`, tests/deps.sh).
 
 CC       ?= cc
 PKGS     := libcjson libcgraph openblas
 TUI_PKGS := ncursesw
 OPT      ?= -O2 -g
-WARN     := -std=c11 -Wall -Wextra -Wshadow -Wno-unused-parameter
+WARN     := -std=c11 -Wall -Wextra -Wshadow -Wno-unused-parameter -Wconversion -Wsign-conversion \
+            -Wmissing-prototypes -Wstrict-prototypes
 ifdef CI
 WARN     += -Werror
 endif
@@ -14,17 +15,32 @@ PKG_CFLAGS = $(if $(DEPS_OK),$(shell pkg-config --cflags $(PKGS)),-I/usr/include
 PKG_LIBS   = $(if $(DEPS_OK),$(shell pkg-config --libs $(PKGS)),-lcjson -lcgraph -lcdt -lopenblas)
 TUI_CFLAGS = $(if $(DEPS_OK),$(shell pkg-config --cflags $(TUI_PKGS)))
 TUI_LIBS   = $(if $(DEPS_OK),$(shell pkg-config --libs $(TUI_PKGS)),-lncursesw -ltinfo)
-CPPFLAGS := -D_POSIX_C_SOURCE=200809L -Icore -Ilayouts
 CFLAGS   ?=
 SAN      ?=
-ALL_CFLAGS = $(WARN) $(OPT) $(SAN) $(CFLAGS) $(CPPFLAGS) $(PKG_CFLAGS)
 LDLIBS   = $(PKG_LIBS) -lmetis -lscotch -lscotcherr -lm -lpthread
 
+# The layers, lowest first. A folder is compiled with the include paths of
+# its own layer and the layers below it only, so an include that points up
+# or sideways does not compile (and `make check-layers` names it):
+#   core (util, jdoc) <- core/model <- core/sim <- core/place <- core/agent
+#   <- layouts <- tui; tests and bench see everything.
+LAYERS     := core core/model core/sim core/place core/agent layouts tui
+INC_core        := -Icore
+INC_core/model  := $(INC_core) -Icore/model
+INC_core/sim    := $(INC_core/model) -Icore/sim
+INC_core/place  := $(INC_core/sim) -Icore/place
+INC_core/agent  := $(INC_core/place) -Icore/agent
+INC_layouts     := $(INC_core/agent) -Ilayouts
+INC_tui         := $(INC_layouts) -Itui
+INC_tests       := $(INC_tui) -Itests/unit
+layer_of = $(if $(filter tests/% bench/%,$(1)),tests,$(patsubst %/,%,$(dir $(1))))
+ALL_CFLAGS = $(WARN) $(OPT) $(SAN) $(CFLAGS) -D_POSIX_C_SOURCE=200809L $(PKG_CFLAGS) -MMD -MP
+
 BUILD    ?= build
-CORE_SRC := $(wildcard core/*.c)
+CORE_SRC := $(wildcard core/*.c core/model/*.c core/sim/*.c core/place/*.c core/agent/*.c)
 LAY_SRC  := $(wildcard layouts/*.c)
 TUI_SRC  := $(wildcard tui/*.c)
-TEST_SRC := $(filter-out tests/bench.c,$(wildcard tests/*.c))
+TEST_SRC := $(wildcard tests/unit/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 LAY_OBJ  := $(LAY_SRC:%.c=$(BUILD)/%.o)
 TUI_OBJ  := $(TUI_SRC:%.c=$(BUILD)/%.o)
@@ -33,36 +49,43 @@ LIBCORE  := $(BUILD)/libplacetocore.a
 LIBLAY   := $(BUILD)/libplacetolayouts.a
 PROG     ?= placeto
 UNIT     := $(BUILD)/unit
-BENCH    := $(BUILD)/bench
+BENCH    := $(BUILD)/placeto-bench
 
 .PHONY: all deps run test unit check-layers asan ubsan valgrind fuzz fuzz-build bench clean update-golden screenshots
 
 all: check-layers $(PROG)
 
+# Debian packages: installed by tests/deps.sh; run, test, bench and the
+# sanitizer runs call `make deps` only when a package is missing.
 deps:
 	@bash tests/deps.sh
 
-run: deps
+NEED_DEPS := $(shell bash tests/deps.sh --check >/dev/null 2>&1 || echo deps)
+
+run: $(NEED_DEPS)
 	@$(MAKE) --no-print-directory all
 	./$(PROG)
 
-test: deps
+test: $(NEED_DEPS)
 	@$(MAKE) --no-print-directory all $(UNIT)
 	@bash tests/run.sh ./$(PROG) $(UNIT)
 
-# core/ and layouts/ must never include curses (DESIGN.md §2).
+# The dependency rule, checked on the sources: every #include "x.h" must
+# name a header of the file's own layer or one below it, and core/ and
+# layouts/ never include curses.
 check-layers:
-	@if grep -rnE '#[[:space:]]*include[[:space:]]*[<"](n?curses|ncursesw/|panel|term)\.?h?' core layouts 2>/dev/null; then \
-	  echo "error: core/ and layouts/ must not include curses (only tui/ may)"; exit 1; fi
+	@bash tests/check_layers.sh
 
 # The network's element-wise loops run millions of times per training run:
 # let the compiler vectorise them (a branchy ReLU costs more than the GEMMs).
-$(BUILD)/core/nn.o $(BUILD)/core/policy.o: OPT += -O3
+$(BUILD)/core/agent/nn.o $(BUILD)/core/agent/policy.o: OPT += -O3
 
-$(BUILD)/%.o: %.c $(wildcard core/*.h layouts/*.h tui/*.h tests/*.h)
+$(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	@$(CC) $(ALL_CFLAGS) $(if $(filter tui/%,$<),$(TUI_CFLAGS)) -c $< -o $@
+	@$(CC) $(ALL_CFLAGS) $(INC_$(call layer_of,$<)) $(if $(filter tui/% tests/% bench/%,$<),$(TUI_CFLAGS)) -c $< -o $@
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 $(LIBCORE): $(CORE_OBJ)
 	@mkdir -p $(dir $@)
@@ -82,20 +105,20 @@ $(UNIT): $(TEST_OBJ) $(LIBLAY) $(LIBCORE)
 
 # the benchmark drives the explorer's App headless (no curses objects)
 BENCH_TUI := $(BUILD)/tui/app.o $(BUILD)/tui/app_keys.o $(BUILD)/tui/app_train.o $(BUILD)/tui/draw.o $(BUILD)/tui/demo.o $(BUILD)/tui/cli.o
-$(BENCH): $(BUILD)/tests/bench.o $(BUILD)/tests/testutil.o $(BENCH_TUI) $(LIBLAY) $(LIBCORE)
+$(BENCH): $(BUILD)/bench/bench.o $(BUILD)/tests/unit/testutil.o $(BUILD)/tests/unit/gen.o $(BENCH_TUI) $(LIBLAY) $(LIBCORE)
 	@echo "  LINK    $@"
 	@$(CC) $(OPT) $(SAN) -o $@ $^ $(LDLIBS)
 
 # Sanitizer and valgrind runs of the whole suite, in their own build trees.
-asan: deps
+asan: $(NEED_DEPS)
 	@$(MAKE) --no-print-directory BUILD=build-asan PROG=build-asan/placeto OPT="-O1 -g" \
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" test
 
-ubsan: deps
+ubsan: $(NEED_DEPS)
 	@$(MAKE) --no-print-directory BUILD=build-ubsan PROG=build-ubsan/placeto OPT="-O1 -g" \
 	  SAN="-fsanitize=undefined -fno-sanitize-recover=all" test
 
-valgrind: deps
+valgrind: $(NEED_DEPS)
 	@$(MAKE) --no-print-directory all $(UNIT)
 	@VALGRIND=1 bash tests/run.sh ./$(PROG) $(UNIT)
 
@@ -110,7 +133,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= graph_json graph_dot placement cluster policy episode dag
 FUZZ_SAN     := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-fuzz: deps
+fuzz: $(NEED_DEPS)
 	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=$(FUZZ_CC) OPT="-g -O1" SAN="$(FUZZ_SAN)" \
 	  FUZZ_TARGETS="$(FUZZ_TARGETS)" fuzz-build
 	@bash tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
@@ -118,16 +141,14 @@ fuzz: deps
 fuzz-build: $(FUZZ_TARGETS:%=$(BUILD)/fuzz_%)
 	@:
 
-$(FUZZ_TARGETS:%=$(BUILD)/tests/fuzz/fuzz_%.o): tests/fuzz/fuzz.h
-
 $(BUILD)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(LIBLAY) $(LIBCORE)
 	@echo "  LINK    $@"
 	@$(CC) $(OPT) $(SAN) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
-# Rewrites tests/golden/*.txt from the current layouts (review the diff).
+# Rewrites tests/data/golden/*.txt from the current layouts (review the diff).
 update-golden: $(UNIT)
 	@PLACETO_UPDATE_GOLDEN=1 ./$(UNIT) golden_
-	@git status --short tests/golden 2>/dev/null || true
+	@git status --short tests/data/golden 2>/dev/null || true
 
 # PNG and SVG screenshots of the real program (tmux, rsvg-convert)
 screenshots: deps
@@ -135,9 +156,9 @@ screenshots: deps
 	@$(MAKE) --no-print-directory all
 	@bash screenshots/make.sh
 
-bench: deps
+bench: $(NEED_DEPS)
 	@$(MAKE) --no-print-directory all $(BENCH)
-	@bash tests/bench.sh ./$(PROG) $(BENCH)
+	@bash bench/bench.sh ./$(PROG) $(BENCH)
 
 clean:
 	rm -rf build build-asan build-ubsan build-fuzz $(PROG)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages placeto needs to build and test, if missing:
 # with apt-get as root, through sudo when available, otherwise prints the
-# exact command and fails.
+# exact command and fails. `bash tests/deps.sh --check` only tells: exit 0
+# when nothing is missing, 1 otherwise (the Makefile calls `make deps` then).
 set -u
 pkgs=(build-essential pkg-config libncurses-dev libgraphviz-dev libcjson-dev
       libopenblas-dev libmetis-dev libscotch-dev graphviz python3 valgrind tmux
@@ -13,6 +14,7 @@ for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
+[ "${1:-}" = --check ] && exit 1
 echo "placeto: installing missing packages: ${missing[*]}"
 if [ "$(id -u)" -eq 0 ]; then
   sudo=""

@@ -32,7 +32,7 @@ $PLACETO_WRAP "$unit" > "$out" 2>&1; rc=$?
 cat "$out"
 tally "$out" unit
 [ $rc -ne 0 ] && ! grep -qE '^unit: [0-9]+ passed, [1-9]' "$out" && { echo "run.sh: unit runner exited $rc"; failed=$((failed + 1)); }
-for t in tests/cli_*.sh; do
+for t in tests/cli/cli_*.sh; do
   [ -f "$t" ] || continue
   echo "== $t"
   bash "$t" > "$out" 2>&1; rc=$?

@@ -152,8 +152,8 @@ App *app_new(const AppOptions *o, Err *e)
     }
     if (load_policy(a, o->policy_path, e) != 0)
         goto fail;
-    EnvConfig cfg;
-    env_config_default(&cfg);
+    EpisodeConfig cfg;
+    episode_config_default(&cfg);
     cfg.mem_feature = a->pol->arch.mem_feature;
     if (!(a->ep = episode_new(a->g, a->gr, a->c, a->pg, &cfg, o->seed, NULL, e)))
         goto fail;
@@ -224,9 +224,9 @@ void app_refresh(App *a)
         a->selected = cur;
 }
 
-static const char *actor_name(const EnvStep *s)
+static const char *actor_name(const EpisodeStep *s)
 {
-    return s->actor == ENV_ACTOR_USER ? "you" : s->greedy ? "policy (greedy)" : "policy";
+    return s->actor == EPISODE_ACTOR_USER ? "you" : s->greedy ? "policy (greedy)" : "policy";
 }
 
 int app_key_step(App *a)
@@ -239,7 +239,7 @@ int app_key_step(App *a)
         return APP_REDRAW;
     }
     double before = ep->runtime_us;
-    const EnvStep *s = episode_step_policy(ep, a->pol, a->work, a->greedy, NULL);
+    const EpisodeStep *s = episode_step_policy(ep, a->pol, a->work, a->greedy, NULL);
     app_refresh(a);
     app_msg(a, s->runtime_us < before ? GS_GOOD : s->runtime_us > before ? GS_WARN : GS_NONE,
             "step %d: %s moved %s from %s to %s: %.3f -> %.3f ms", s->cursor + 1, actor_name(s),
@@ -315,7 +315,7 @@ void app_run_baselines(App *a)
 void app_start_from(App *a, int k)
 {
     a->running = 0;
-    a->ep->cfg.init = ENV_INIT_GIVEN; /* kept: the episode file records this start */
+    a->ep->cfg.init = EPISODE_INIT_GIVEN; /* kept: the episode file records this start */
     episode_reset(a->ep, a->ep->seed + 1, a->base[k].group_device);
     app_refresh(a);
     app_msg(a, GS_NONE, "new episode from %s's placement (%.3f ms): the policy refines it", a->base[k].method,

@@ -5,7 +5,7 @@
  * return what must happen next (APP_REDRAW, APP_QUIT).
  *
  * The App owns everything it loads. The episode is stepped through the
- * episode API of core/env.h, exactly as the trainer does; background training
+ * episode API of core/agent/episode.h, exactly as the trainer does; background training
  * runs on a copy of the policy in its own thread and hands its weights back
  * when it stops. */
 #ifndef PLACETO_APP_H
@@ -15,9 +15,10 @@
 #include <stdint.h>
 
 #include "dag.h"
-#include "env.h"
+#include "episode.h"
 #include "grid.h"
 #include "timeline.h"
+#include "policy_io.h"
 #include "train.h"
 
 enum { APP_NOTHING = 0, APP_REDRAW = 1, APP_QUIT = 2, APP_RELOAD = 8 };

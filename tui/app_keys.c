@@ -77,7 +77,7 @@ static int act_new(App *a, int key)
     episode_reset(a->ep, a->ep->seed + 1, NULL);
     app_refresh(a);
     app_msg(a, GS_NONE, "new episode (seed %llu) from %s: %.3f ms", (unsigned long long)a->ep->seed,
-            a->ep->cfg.init == ENV_INIT_GIVEN ? "the given placement" : "the fixed random placement",
+            a->ep->cfg.init == EPISODE_INIT_GIVEN ? "the given placement" : "the fixed random placement",
             a->ep->runtime_us / 1000);
     return APP_REDRAW;
 }
@@ -93,7 +93,7 @@ static int act_greedy(App *a, int key)
 
 static int act_undo(App *a, int key)
 {
-    const EnvStep *s = key == 'u' ? (a->ep->n_hist ? &a->ep->hist[a->ep->n_hist - 1] : NULL)
+    const EpisodeStep *s = key == 'u' ? (a->ep->n_hist ? &a->ep->hist[a->ep->n_hist - 1] : NULL)
                                   : (a->ep->n_redo ? &a->ep->hist[a->ep->n_hist] : NULL);
     if (!s || (key == 'u' ? episode_undo(a->ep) : episode_redo(a->ep)) != 0) {
         app_msg(a, GS_DIM, key == 'u' ? "nothing to undo" : "nothing to redo");
@@ -118,7 +118,7 @@ static int act_override(App *a, int key)
     }
     double before = a->ep->runtime_us;
     Err e = {{0}};
-    const EnvStep *s = episode_override(a->ep, a->selected, d, &e);
+    const EpisodeStep *s = episode_override(a->ep, a->selected, d, &e);
     if (!s) {
         app_msg(a, GS_ERROR, "%s", e.msg);
         return APP_REDRAW;
@@ -519,10 +519,10 @@ int app_replay_key(App *a, int key)
         app_msg(a, GS_DIM, "replay: %s of the recording (%d/%d)", a->ep->n_hist ? "the end" : "the start",
                 a->ep->n_hist, total);
     } else {
-        const EnvStep *s = &a->ep->hist[a->ep->n_hist - (n > 0 ? 1 : 0)];
+        const EpisodeStep *s = &a->ep->hist[a->ep->n_hist - (n > 0 ? 1 : 0)];
         a->selected = s->group;
         app_msg(a, GS_NONE, "replay %d/%d: %s %s %d->%d, %.3f ms", a->ep->n_hist, total,
-                s->actor == ENV_ACTOR_USER ? "you" : "policy", a->gr->names[s->group], s->old_device, s->new_device,
+                s->actor == EPISODE_ACTOR_USER ? "you" : "policy", a->gr->names[s->group], s->old_device, s->new_device,
                 a->ep->runtime_us / 1000);
     }
     return APP_REDRAW;

@@ -60,7 +60,7 @@ int app_train_start(App *a, int64_t episodes)
     tc.entropy = 0.001;
     tc.seed = a->ep->seed;
     tc.env = a->ep->cfg;
-    tc.env.init = ENV_INIT_GIVEN; /* the fixed random start, then the best so far */
+    tc.env.init = EPISODE_INIT_GIVEN; /* the fixed random start, then the best so far */
     t->tg = (TrainGraph){a->g, a->gr, a->pg};
     if (!(t->trainer = train_new(t->pol, &t->ts, &tc, &t->tg, 1, a->c, &e))) {
         app_msg(a, GS_ERROR, "cannot train: %s", e.msg);

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "place.h"
 #include "sim.h"
+#include "policy_io.h"
 #include "train.h"
 
 static const CliOpt place_opts[] = {
@@ -149,8 +150,8 @@ static int policy_rows(const Setup *s, const char *path, int samples, Row *rows,
     Policy *pol = policy_load(path, &ts, e);
     if (!pol)
         return -1;
-    EnvConfig cfg;
-    env_config_default(&cfg);
+    EpisodeConfig cfg;
+    episode_config_default(&cfg);
     cfg.mem_feature = pol->arch.mem_feature;
     int *gd = xmalloc(((size_t)s->gr->n_groups + 1) * sizeof *gd);
     double rt = 0, t0 = util_now();

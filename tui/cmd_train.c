@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "place.h"
+#include "policy_io.h"
 #include "train.h"
 
 static const CliOpt train_opts[] = {
@@ -59,7 +60,7 @@ static int seed_with_method(const PlaceMethod *m, const TrainGraph *tg, int n_gr
         TrainBest *b = train_best_for(ts, g->name, g->checksum, gr->n_groups);
         Sim *sim = sim_new(g, c);
         const SimResult *r = sim_run(sim, dev);
-        double score = env_score(&cfg->env, c, r);
+        double score = episode_score(&cfg->env, c, r);
         if (score < b->score) {
             b->score = score;
             b->runtime_us = r->makespan_us;
@@ -233,11 +234,11 @@ static void free_graphs(TrainGraph *tg, int n)
     free(tg);
 }
 
-static int parse_init(const char *s, EnvInit *out)
+static int parse_init(const char *s, EpisodeInit *out)
 {
-    static const struct { const char *name; EnvInit v; } modes[] = {
-        {"random-fixed", ENV_INIT_RANDOM_FIXED}, {"device0", ENV_INIT_DEVICE0},
-        {"random-each", ENV_INIT_RANDOM_EACH}, {"best", ENV_INIT_GIVEN},
+    static const struct { const char *name; EpisodeInit v; } modes[] = {
+        {"random-fixed", EPISODE_INIT_RANDOM_FIXED}, {"device0", EPISODE_INIT_DEVICE0},
+        {"random-each", EPISODE_INIT_RANDOM_EACH}, {"best", EPISODE_INIT_GIVEN},
     };
     for (size_t k = 0; k < sizeof modes / sizeof modes[0]; k++)
         if (strcmp(s, modes[k].name) == 0) {
@@ -279,7 +280,7 @@ static int run_train(int argc, char **argv)
         if (!(init_method = place_find(init)))
             return cli_usage_error(cmd, "--init: expected random-fixed, device0, random-each, best or a "
                                         "placement method, got '%s'", init);
-        cfg.env.init = ENV_INIT_GIVEN;
+        cfg.env.init = EPISODE_INIT_GIVEN;
     }
     cfg.entropy_decay = decay;
     cfg.threads = (int)threads;

@@ -125,7 +125,7 @@ void demo_enter(App *a, int stage)
     case 7: {
         a->focus = PANE_HISTORY;
         if (a->ep->n_hist > 0) {
-            const EnvStep *s = &a->ep->hist[a->ep->n_hist - 1];
+            const EpisodeStep *s = &a->ep->hist[a->ep->n_hist - 1];
             int g = s->group, d = (s->new_device + 1) % a->c->n_devices;
             a->selected = g;
             app_key_override(a, g, d);

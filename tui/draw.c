@@ -135,9 +135,9 @@ static void draw_policy(App *a, Grid *g, GridRect r)
         }
     }
     if (ep->n_hist > 0 && y < in.y + in.h) {
-        const EnvStep *s = &ep->hist[ep->n_hist - 1];
+        const EpisodeStep *s = &ep->hist[ep->n_hist - 1];
         snprintf(buf, sizeof buf, "last: %s %s %d->%d, reward %+.4f s, %s -> %s",
-                 s->actor == ENV_ACTOR_USER ? "you" : "policy", a->gr->names[s->group], s->old_device,
+                 s->actor == EPISODE_ACTOR_USER ? "you" : "policy", a->gr->names[s->group], s->old_device,
                  s->new_device, s->reward, util_fmt_time(b1, s->runtime_us + s->reward * 1e6),
                  util_fmt_time(b2, s->runtime_us));
         grid_text_fit(g, in.x, y++, buf, in.w, s->reward > 0 ? GS_GOOD : s->reward < 0 ? GS_WARN : GS_DIM);
@@ -218,11 +218,11 @@ static void draw_history(App *a, Grid *g, GridRect r)
     if (top < 0)
         top = 0;
     for (int k = top; k < total && y < in.y + in.h; k++, y++) {
-        const EnvStep *s = &ep->hist[k];
+        const EpisodeStep *s = &ep->hist[k];
         char line[256], b1[32];
-        snprintf(line, sizeof line, "%4d %-6s %s %d->%d %s", k + 1, s->actor == ENV_ACTOR_USER ? "you" : "policy",
+        snprintf(line, sizeof line, "%4d %-6s %s %d->%d %s", k + 1, s->actor == EPISODE_ACTOR_USER ? "you" : "policy",
                  a->gr->names[s->group], s->old_device, s->new_device, util_fmt_time(b1, s->runtime_us));
-        int style = k >= ep->n_hist ? GS_DIM : s->actor == ENV_ACTOR_USER ? GS_SELECTED : GS_NONE;
+        int style = k >= ep->n_hist ? GS_DIM : s->actor == EPISODE_ACTOR_USER ? GS_SELECTED : GS_NONE;
         grid_text_fit(g, in.x, y, line, in.w, style);
     }
 }

@@ -1,11 +1,11 @@
-"""Writes the bad-input corpus tests/bad/ (each file with NAME.expect and,
-where needed, NAME.args) and the valid-but-extreme inputs tests/extreme/.
+"""Writes the bad-input corpus tests/data/bad/ (each file with NAME.expect and,
+where needed, NAME.args) and the valid-but-extreme inputs tests/data/extreme/.
 Deterministic: the binary files come from random.Random(20240601), so a rerun
 rewrites the same bytes. The committed files are the corpus; this script only
 documents how they were made. Run from anywhere: python3 tests/data/cli_make_corpus.py
-How tests/cli_bad.sh runs each file is described at the top of that script."""
+How tests/cli/cli_bad.sh runs each file is described at the top of that script."""
 import os, random
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
+ROOT = os.path.dirname(os.path.abspath(__file__))
 B = os.path.join(ROOT, 'bad')
 X = os.path.join(ROOT, 'extreme')
 os.makedirs(B, exist_ok=True)

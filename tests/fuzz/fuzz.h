@@ -21,6 +21,10 @@
 #include "sim.h"
 #include "util.h"
 
+/* libFuzzer's entry point, defined by each target. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
 /* The input as a NUL-terminated string (the caller frees it). */
 static inline char *fuzz_text(const uint8_t *data, size_t size)
 {

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "env.h"
+#include "episode.h"
 #include "fuzz.h"
 
 static char tmp_path[64];

@@ -1,6 +1,7 @@
 /* libFuzzer target: the policy loader (policy_load_text) with and without a
  * training state to fill. */
 #include "fuzz.h"
+#include "policy_io.h"
 #include "train.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

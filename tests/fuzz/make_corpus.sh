@@ -14,8 +14,8 @@ mkdir -p "$c"/{graph_json,graph_dot,placement,cluster,policy,episode,dag}
 
 # graphs: the toy graphs, the small extreme graphs and bad graphs that reach
 # different checks (the schema, numbers, names, edges, cycles, groups)
-for f in graphs/toy/*.json tests/extreme/{bytes_max,crlf,unicode_names,unknown_keys,zero_costs}.json \
-    tests/bad/graph_{colocate_conflict,pinned_cycle,cycle5,bytes_sum,edge_dangling_dst,kind_costs_negative,dup_key,trunc_node,bad_escape}.json; do
+for f in graphs/toy/*.json tests/data/extreme/{bytes_max,crlf,unicode_names,unknown_keys,zero_costs}.json \
+    tests/data/bad/graph_{colocate_conflict,pinned_cycle,cycle5,bytes_sum,edge_dangling_dst,kind_costs_negative,dup_key,trunc_node,bad_escape}.json; do
     cp "$f" "$c/graph_json/$(echo "${f%.json}" | tr / _).json"
 done
 # DOT: a hand-written graph with every attribute, the small extreme and bad
@@ -34,12 +34,12 @@ digraph "toy" {
   in -> out [output="1"];
 }
 DOT
-for f in tests/extreme/single_node_no_edges.dot tests/bad/dot_{cycle,self_loop,bytes_fraction,kind_costs_bad,undirected,syntax,edge_output_bad}.dot; do
+for f in tests/data/extreme/single_node_no_edges.dot tests/data/bad/dot_{cycle,self_loop,bytes_fraction,kind_costs_bad,undirected,syntax,edge_output_bad}.dot; do
     cp "$f" "$c/graph_dot/$(echo "${f%.dot}" | tr / _).dot"
 done
 $prog export graphs/toy/crown.json --placement graphs/placements/crown_3way.json --dot "$c/graph_dot/crown_3way_render.dot" > /dev/null
 # placements of graphs/toy/crown.json (the target's graph), and the other bundled ones
-for f in graphs/placements/*.json tests/bad/place_{both,devices_too_many,dup_op,groups_unknown}.json; do
+for f in graphs/placements/*.json tests/data/bad/place_{both,devices_too_many,dup_op,groups_unknown}.json; do
     cp "$f" "$c/placement/$(echo "${f%.json}" | tr / _).json"
 done
 $prog place graphs/toy/crown.json --method heft --devices 4 -o "$c/placement/crown_heft4.json" > /dev/null
@@ -52,7 +52,7 @@ json.dump({"format": "placeto-placement", "version": 1, "devices": 3, "grouping"
            "groups": p["ops"]}, open(sys.argv[2], "w"))
 PY
 # clusters
-for f in graphs/clusters/{cpu_gpu,k80x2,nvlink4}.json tests/bad/cluster_{dup_names,memory_fraction}.json; do
+for f in graphs/clusters/{cpu_gpu,k80x2,nvlink4}.json tests/data/bad/cluster_{dup_names,memory_fraction}.json; do
     cp "$f" "$c/cluster/$(echo "${f%.json}" | tr / _).json"
 done
 # policies: a 2-episode training run shrunk to hidden size 2 (with and

@@ -14,7 +14,7 @@
 # (libFuzzer's stat::number_of_executed_units) and the crash inputs written
 # by this run; exits 1 if any. Before fuzzing, the inputs in
 # tests/fuzz/regress/TARGET/ are run once each and must pass: crashes found
-# and fixed that cannot live in tests/bad/ (which tests/cli_bad.sh runs as
+# and fixed that cannot live in tests/data/bad/ (which tests/cli/cli_bad.sh runs as
 # graphs, placements and clusters), such as a DAG or a policy file.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -40,7 +40,7 @@ for t in "$@"; do
     cp tests/fuzz/corpus/"$t"/* "$corpus"/ 2> /dev/null
     stamp=$B/logs/$t.stamp
     : > "$stamp"
-    # fixed crashes that are not tests/bad/ files: each must now run cleanly
+    # fixed crashes that are not tests/data/bad/ files: each must now run cleanly
     regress=(tests/fuzz/regress/"$t"/*)
     if [ -f "${regress[0]}" ] && ! "$bin" "${regress[@]}" > "$B/logs/$t.regress.log" 2>&1; then
         printf 'fuzz_%-11s regression input crashes again (see %s)\n' "$t" "$B/logs/$t.regress.log"

@@ -17,10 +17,67 @@
 
 #define ENTROPY_EPS 1e-3f
 
+/* ---- TrainState ---------------------------------------------------------- */
+
+void train_state_init(TrainState *ts, double lr, double entropy, uint64_t seed)
+{
+    memset(ts, 0, sizeof *ts);
+    nn_adam_init(&ts->adam, lr);
+    rng_seed(&ts->rng, seed);
+    ts->entropy = entropy;
+}
+
+static void best_done(TrainBest *b)
+{
+    free(b->graph);
+    free(b->group_device);
+}
+
+void train_state_done(TrainState *ts)
+{
+    for (int i = 0; i < ts->n_base && i < TRAIN_BASELINE_WINDOW; i++)
+        free(ts->base_ret[i]);
+    for (int i = 0; i < ts->n_best; i++)
+        best_done(&ts->best[i]);
+    free(ts->best);
+    memset(ts, 0, sizeof *ts);
+}
+
+static void best_fresh(TrainBest *b, uint64_t checksum, int n_groups)
+{
+    b->checksum = checksum;
+    b->n_groups = n_groups;
+    b->runtime_us = INFINITY;
+    b->score = INFINITY;
+    b->group_device = xcalloc((size_t)(n_groups > 0 ? n_groups : 1), sizeof *b->group_device);
+    b->found_after = 0;
+}
+
+TrainBest *train_best_for(TrainState *ts, const char *graph, uint64_t checksum, int n_groups)
+{
+    for (int i = 0; i < ts->n_best; i++) {
+        TrainBest *b = &ts->best[i];
+        if (strcmp(b->graph, graph) != 0)
+            continue;
+        if (b->checksum != checksum || b->n_groups != n_groups) {
+            /* the graph file or its grouping changed: the old best is void */
+            free(b->group_device);
+            best_fresh(b, checksum, n_groups);
+        }
+        return b;
+    }
+    ts->best = xrealloc(ts->best, (size_t)(ts->n_best + 1) * sizeof *ts->best);
+    TrainBest *b = &ts->best[ts->n_best++];
+    memset(b, 0, sizeof *b);
+    b->graph = xstrdup(graph);
+    best_fresh(b, checksum, n_groups);
+    return b;
+}
+
 void train_config_default(TrainConfig *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
-    env_config_default(&cfg->env);
+    episode_config_default(&cfg->env);
     cfg->lr = 1e-3;
     cfg->entropy = 1.0;
     cfg->entropy_decay = 0;
@@ -38,7 +95,7 @@ typedef struct Slot {
     int gi;             /* graph of this round's episode */
     uint64_t seed;
     double beta;
-    const int *init;    /* initial placement (ENV_INIT_GIVEN) or NULL */
+    const int *init;    /* initial placement (EPISODE_INIT_GIVEN) or NULL */
     float *feats;       /* len x n x F */
     size_t cap_feats;
     int *v, *act;
@@ -162,7 +219,7 @@ static void rollout(Trainer *t, Slot *sl)
     while (!episode_done(ep)) {
         int k = sl->len;
         sl->v[k] = episode_current(ep);
-        const EnvStep *s = episode_step_policy(ep, t->pol, w, 0, sl->feats + (size_t)k * nf);
+        const EpisodeStep *s = episode_step_policy(ep, t->pol, w, 0, sl->feats + (size_t)k * nf);
         sl->act[k] = s->new_device;
         sl->rew[k] = s->reward;
         sl->len++;
@@ -300,7 +357,7 @@ int64_t train_run(Trainer *t, int64_t n_episodes, TrainCallback cb, void *ud, vo
             sl->beta = beta_at(&t->cfg, ts->episodes + s);
             slot_episode(t, sl, sl->gi);
             sl->init = NULL;
-            if (t->cfg.env.init == ENV_INIT_GIVEN) {
+            if (t->cfg.env.init == EPISODE_INIT_GIVEN) {
                 const Graph *g = t->graphs[sl->gi].g;
                 TrainBest *b = train_best_for(ts, g->name, g->checksum, t->graphs[sl->gi].gr->n_groups);
                 if (isfinite(b->score))
@@ -352,7 +409,7 @@ int64_t train_run(Trainer *t, int64_t n_episodes, TrainCallback cb, void *ud, vo
 }
 
 int64_t policy_place(const Policy *pol, const Graph *g, const Grouping *gr, const Cluster *c,
-                     const EnvConfig *cfg, int samples, uint64_t seed, int *group_device,
+                     const EpisodeConfig *cfg, int samples, uint64_t seed, int *group_device,
                      double *runtime_us, Err *e)
 {
     if (pol->arch.n_devices != c->n_devices)

@@ -15,7 +15,7 @@
 #include "place.h"
 #include "sim.h"
 #include "train.h"
-#include "../tui/app.h"
+#include "app.h"
 #include "testutil.h"
 
 static int cmp_double(const void *a, const void *b)
@@ -185,8 +185,8 @@ static void bench_agent(const char *path, int n_devices)
     }
     /* greedy policy steps (forward pass, sampling, simulation) */
     Policy *pol = policy_new(&arch, 1, &e);
-    EnvConfig cfg;
-    env_config_default(&cfg);
+    EpisodeConfig cfg;
+    episode_config_default(&cfg);
     Episode *ep = episode_new(g, gr, c, pg, &cfg, 1, NULL, &e);
     PolicyWork *w = policy_work_new(&arch, pg);
     int steps = 0;
@@ -445,7 +445,7 @@ static void bench_extreme(void)
     getrusage(RUSAGE_SELF, &ru);
     printf("extreme     100 000 ops, %d groups: load %.2f s, group %.2f s, simulate %.3f s, open in the explorer "
            "(layout, first frame) %.2f s, a step %.3f s; peak memory %.0f MB\n",
-           gr ? gr->n_groups : 0, t_load, t_group, t_sim, t_open, t_step, ru.ru_maxrss / 1024.0);
+           gr ? gr->n_groups : 0, t_load, t_group, t_sim, t_open, t_step, (double)ru.ru_maxrss / 1024.0);
     grid_free(grid);
     app_free(a);
     sim_free(sim);
@@ -456,7 +456,7 @@ static void bench_extreme(void)
     remove(path);
 }
 
-/* build/bench [PART...]: the parts named (explorer, agent, gaps, sim,
+/* build/placeto-bench [PART...]: the parts named (explorer, agent, gaps, sim,
  * group, layout, extreme), or all of them. */
 static int want(int argc, char **argv, const char *part)
 {

@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "env.h"
+#include "episode.h"
 #include "jdoc.h"
 
 static const char *const INIT_NAMES[] = {"random-fixed", "device0", "random-each", "given"};
@@ -70,13 +70,13 @@ static void write_map(FILE *f, const Grouping *gr, const int *dev)
     fputc('}', f);
 }
 
-static void write_step(FILE *f, const Episode *ep, const EnvStep *s)
+static void write_step(FILE *f, const Episode *ep, const EpisodeStep *s)
 {
     char b1[40], b2[32];
     fprintf(f, "{\"cursor\": %d, \"group\": ", s->cursor);
     util_json_string(f, ep->gr->names[s->group]);
     fprintf(f, ", \"old\": %d, \"new\": %d, \"actor\": \"%s\", \"greedy\": %s, \"probs\": ",
-            s->old_device, s->new_device, s->actor == ENV_ACTOR_USER ? "user" : "policy",
+            s->old_device, s->new_device, s->actor == EPISODE_ACTOR_USER ? "user" : "policy",
             s->greedy ? "true" : "false");
     if (s->probs) {
         fputc('[', f);
@@ -110,7 +110,7 @@ int episode_save(const Episode *ep, const char *policy_path, uint64_t policy_che
         return -1;
     FILE *f = af.f;
     const Grouping *gr = ep->gr;
-    const EnvConfig *cfg = &ep->cfg;
+    const EpisodeConfig *cfg = &ep->cfg;
     char b1[32], b2[32];
     fputs("{\"format\": \"placeto-episode\", \"version\": 1,\n \"graph\": {\"path\": ", f);
     util_json_string(f, ep->g->path ? ep->g->path : "");
@@ -319,12 +319,12 @@ static int read_map_member(const Rd *r, const cJSON *obj, const char *key, const
     return v ? read_map(r, v, f, dev) : -1;
 }
 
-static int read_config(const Rd *r, EnvConfig *cfg)
+static int read_config(const Rd *r, EpisodeConfig *cfg)
 {
     const cJSON *o = member(r, r->d->root, "config", "", cJSON_IsObject, "an object (the episode configuration)");
     if (!o)
         return -1;
-    env_config_default(cfg);
+    episode_config_default(cfg);
     int64_t passes;
     const char *init;
     if (read_int(r, o, "passes", "config", 1, 1000, &passes) != 0 ||
@@ -341,7 +341,7 @@ static int read_config(const Rd *r, EnvConfig *cfg)
     if (k == N_INIT)
         return jdoc_err(r->d, r->e, "config.init",
                         "expected \"random-fixed\", \"device0\", \"random-each\" or \"given\", got \"%s\"", init);
-    cfg->init = (EnvInit)k;
+    cfg->init = (EpisodeInit)k;
     return 0;
 }
 
@@ -427,7 +427,7 @@ static int read_history(const Rd *r, const cJSON *hist, const int *order, Episod
             jdoc_err(r->d, r->e, base, "expected a history entry object");
             goto fail;
         }
-        EnvStep s;
+        EpisodeStep s;
         memset(&s, 0, sizeof s);
         int64_t cursor, old_dev, new_dev;
         const char *actor;
@@ -442,9 +442,9 @@ static int read_history(const Rd *r, const cJSON *hist, const int *order, Episod
         if (jget_string(r->d, v, "actor", f, 1, &actor, r->e) < 0)
             goto fail;
         if (strcmp(actor, "policy") == 0)
-            s.actor = ENV_ACTOR_POLICY;
+            s.actor = EPISODE_ACTOR_POLICY;
         else if (strcmp(actor, "user") == 0)
-            s.actor = ENV_ACTOR_USER;
+            s.actor = EPISODE_ACTOR_USER;
         else {
             jdoc_err(r->d, r->e, f, "expected \"policy\" or \"user\", got \"%s\"", actor);
             goto fail;
@@ -475,7 +475,7 @@ static int read_history(const Rd *r, const cJSON *hist, const int *order, Episod
             read_rng(r, v, "rng_before", base, &s.rng_before) != 0 ||
             read_rng(r, v, "rng_after", base, &s.rng_after) != 0)
             goto fail;
-        if (s.actor == ENV_ACTOR_POLICY && (cursor >= ep->n_order || order[cursor] != s.group)) {
+        if (s.actor == EPISODE_ACTOR_POLICY && (cursor >= ep->n_order || order[cursor] != s.group)) {
             snprintf(f, sizeof f, "%s.cursor", base);
             if (cursor >= ep->n_order)
                 jdoc_err(r->d, r->e, f, "a policy step needs a cursor below %d (the end of the visit order)",
@@ -498,7 +498,7 @@ fail:
 }
 
 /* Everything after the rebuild: the saved state into ep. */
-static int restore(const Rd *r, Episode *ep, const EnvConfig *cfg)
+static int restore(const Rd *r, Episode *ep, const EpisodeConfig *cfg)
 {
     const JDoc *d = r->d;
     const cJSON *root = d->root;
@@ -653,7 +653,7 @@ static int load_text(const char *path, const char *text, size_t len, EpisodeFile
         out->policy_path = xstrdup(ppath);
     }
 
-    EnvConfig cfg;
+    EpisodeConfig cfg;
     uint64_t seed;
     if (read_config(&r, &cfg) != 0 || read_hex_member(&r, d.root, "seed", "", &seed) != 0)
         goto done;
@@ -667,8 +667,8 @@ static int load_text(const char *path, const char *text, size_t len, EpisodeFile
         jdoc_err(&d, e, "grouping", "%s", pe.msg);
         goto done;
     }
-    EnvConfig given = cfg;
-    given.init = ENV_INIT_GIVEN;
+    EpisodeConfig given = cfg;
+    given.init = EPISODE_INIT_GIVEN;
     out->ep = episode_new(out->g, out->gr, out->c, out->pg, &given, seed, init, &pe);
     if (!out->ep) {
         jdoc_err(&d, e, "", "cannot rebuild the episode: %s", pe.msg);

@@ -1,5 +1,5 @@
 /* train: REINFORCE training of the Placeto policy (spec/agent.md,
- * "Training") on one graph or a family, and the policy file.
+ * "Training") on one graph or a family. The policy file is policy_io.h.
  *
  * TrainState is everything besides the weights that a checkpoint needs to
  * resume bit-exactly: Adam's step (its moments live in the Policy's NnParams),
@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "env.h"
+#include "episode.h"
 #include "nn.h"
 #include "policy.h"
 #include "util.h"
@@ -51,7 +51,7 @@ TrainBest *train_best_for(TrainState *ts, const char *graph, uint64_t checksum, 
 /* --- training -------------------------------------------------------- */
 
 typedef struct TrainConfig {
-    EnvConfig env;
+    EpisodeConfig env;
     double lr;            /* Adam learning rate (1e-3) */
     double entropy;       /* initial entropy weight beta (1.0) */
     int64_t entropy_decay; /* episodes over which beta falls linearly to 0 (0: constant) */
@@ -108,18 +108,7 @@ int64_t train_run(Trainer *t, int64_t n_episodes, TrainCallback cb, void *ud, vo
  * (n_groups entries) and its runtime to *runtime_us. Returns the placements
  * simulated, or -1 with e set on a device-count or feature mismatch. */
 int64_t policy_place(const Policy *pol, const Graph *g, const Grouping *gr, const Cluster *c,
-                     const EnvConfig *cfg, int samples, uint64_t seed, int *group_device,
+                     const EpisodeConfig *cfg, int samples, uint64_t seed, int *group_device,
                      double *runtime_us, Err *e);
-
-/* --- the policy file (DESIGN.md §5, "placeto-policy") ------------------- */
-
-/* Writes pol (and ts when not NULL: the training state and Adam moments)
- * atomically. Floats are printed so that they read back bit-exact. */
-int policy_save(const Policy *pol, const TrainState *ts, const char *path, Err *e);
-/* Reads a policy file; fills ts (initialised by the call) when not NULL and
- * the file has a training state, else leaves it initialised empty. Returns
- * NULL with e set ("FILE:LINE:COL: field: message") on any error. */
-Policy *policy_load(const char *path, TrainState *ts, Err *e);
-Policy *policy_load_text(const char *path, const char *text, size_t len, TrainState *ts, Err *e);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "test.h"
 #include "testutil.h"
+#include "policy_io.h"
 #include "train.h"
 
 /* ---- helpers ---- */

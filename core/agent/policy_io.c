@@ -1,5 +1,4 @@
-/* policy_io: the policy file (DESIGN.md §5, "placeto-policy") and the
- * lifetime of a TrainState (train.h).
+/* policy_io: the policy file ("placeto-policy", docs/formats.md).
  *
  * Layout of a file:
  *   {"format": "placeto-policy", "version": 1,
@@ -27,7 +26,7 @@
 #include <string.h>
 
 #include "jdoc.h"
-#include "train.h"
+#include "policy_io.h"
 
 /* Limits the reader accepts (policy_new checks the architecture again). */
 #define PIO_MAX_D 1024
@@ -37,63 +36,6 @@
 /* 2^128 - 2^103: every smaller magnitude rounds to a finite float ("%.9g"
  * prints FLT_MAX as 3.40282347e+38, a little above it). */
 #define PIO_FLOAT_LIMIT 0x1.ffffffp+127
-
-/* ---- TrainState ---------------------------------------------------------- */
-
-void train_state_init(TrainState *ts, double lr, double entropy, uint64_t seed)
-{
-    memset(ts, 0, sizeof *ts);
-    nn_adam_init(&ts->adam, lr);
-    rng_seed(&ts->rng, seed);
-    ts->entropy = entropy;
-}
-
-static void best_done(TrainBest *b)
-{
-    free(b->graph);
-    free(b->group_device);
-}
-
-void train_state_done(TrainState *ts)
-{
-    for (int i = 0; i < ts->n_base && i < TRAIN_BASELINE_WINDOW; i++)
-        free(ts->base_ret[i]);
-    for (int i = 0; i < ts->n_best; i++)
-        best_done(&ts->best[i]);
-    free(ts->best);
-    memset(ts, 0, sizeof *ts);
-}
-
-static void best_fresh(TrainBest *b, uint64_t checksum, int n_groups)
-{
-    b->checksum = checksum;
-    b->n_groups = n_groups;
-    b->runtime_us = INFINITY;
-    b->score = INFINITY;
-    b->group_device = xcalloc((size_t)(n_groups > 0 ? n_groups : 1), sizeof *b->group_device);
-    b->found_after = 0;
-}
-
-TrainBest *train_best_for(TrainState *ts, const char *graph, uint64_t checksum, int n_groups)
-{
-    for (int i = 0; i < ts->n_best; i++) {
-        TrainBest *b = &ts->best[i];
-        if (strcmp(b->graph, graph) != 0)
-            continue;
-        if (b->checksum != checksum || b->n_groups != n_groups) {
-            /* the graph file or its grouping changed: the old best is void */
-            free(b->group_device);
-            best_fresh(b, checksum, n_groups);
-        }
-        return b;
-    }
-    ts->best = xrealloc(ts->best, (size_t)(ts->n_best + 1) * sizeof *ts->best);
-    TrainBest *b = &ts->best[ts->n_best++];
-    memset(b, 0, sizeof *b);
-    b->graph = xstrdup(graph);
-    best_fresh(b, checksum, n_groups);
-    return b;
-}
 
 /* ---- writing ------------------------------------------------------------- */
 

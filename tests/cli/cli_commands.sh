@@ -9,9 +9,9 @@
 # removed at the end. Prints one line per failure and finally
 # "commands: N passed, M failed".
 set -u
-cd "$(dirname "$0")/.." || exit 1
-# shellcheck source=tests/lib_cli.sh
-. tests/lib_cli.sh
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/cli/lib_cli.sh
+. tests/cli/lib_cli.sh
 chain=graphs/toy/chain.json
 diamond=graphs/toy/diamond.json
 dplace=tests/data/cli_diamond_p.json

@@ -4,9 +4,9 @@
 # the same runtime; compare --json lists every method with the lower bound
 # below all runtimes; usage errors. Prints "place: N passed, M failed".
 set -u
-cd "$(dirname "$0")/.." || exit 1
-# shellcheck source=tests/lib_cli.sh
-. tests/lib_cli.sh
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/cli/lib_cli.sh
+. tests/cli/lib_cli.sh
 
 graph=graphs/toy/crown.json
 run compare "$graph" --devices 3 --json

@@ -13,8 +13,8 @@
  * The Episode borrows its graph, grouping, cluster and policy graph (they
  * must outlive it) and owns everything else. Not thread-safe; one Episode
  * per thread. */
-#ifndef PLACETO_ENV_H
-#define PLACETO_ENV_H
+#ifndef PLACETO_EPISODE_H
+#define PLACETO_EPISODE_H
 
 #include <stdint.h>
 
@@ -25,46 +25,46 @@
 #include "sim.h"
 #include "util.h"
 
-typedef enum EnvInit {
-    ENV_INIT_RANDOM_FIXED, /* one random placement from seed 0, every episode (default) */
-    ENV_INIT_DEVICE0,      /* everything on device 0 */
-    ENV_INIT_RANDOM_EACH,  /* a new random placement per episode (from the episode's seed) */
-    ENV_INIT_GIVEN         /* the placement passed to episode_reset (best so far, a baseline);
+typedef enum EpisodeInit {
+    EPISODE_INIT_RANDOM_FIXED, /* one random placement from seed 0, every episode (default) */
+    EPISODE_INIT_DEVICE0,      /* everything on device 0 */
+    EPISODE_INIT_RANDOM_EACH,  /* a new random placement per episode (from the episode's seed) */
+    EPISODE_INIT_GIVEN         /* the placement passed to episode_reset (best so far, a baseline);
                               without one, the fixed random placement */
-} EnvInit;
+} EpisodeInit;
 
-typedef struct EnvConfig {
+typedef struct EpisodeConfig {
     int passes;          /* walks over the groups (default 1) */
     int random_order;    /* 0: topological visit order (default); 1: random per episode */
-    EnvInit init;
+    EpisodeInit init;
     double oom_penalty;  /* seconds per GB (1e9 bytes) over capacity, per device (default 2) */
     int log_runtime;     /* rewards in log(seconds) instead of seconds */
     int mem_feature;     /* the optional peak-memory feature column */
-} EnvConfig;
+} EpisodeConfig;
 
-void env_config_default(EnvConfig *cfg);
+void episode_config_default(EpisodeConfig *cfg);
 
-typedef enum EnvActor { ENV_ACTOR_POLICY = 0, ENV_ACTOR_USER = 1 } EnvActor;
+typedef enum EpisodeActor { EPISODE_ACTOR_POLICY = 0, EPISODE_ACTOR_USER = 1 } EpisodeActor;
 
 /* One history entry. */
-typedef struct EnvStep {
+typedef struct EpisodeStep {
     int cursor;          /* cursor before the entry */
     int group;
     int old_device, new_device;
-    EnvActor actor;
+    EpisodeActor actor;
     int greedy;          /* policy entries: argmax instead of a sample */
     float *probs;        /* policy entries: n_devices probabilities; NULL for users */
     double runtime_us;   /* simulated makespan after the entry */
     double reward;       /* score before - score after (seconds, or log seconds) */
     Rng rng_before, rng_after;
-} EnvStep;
+} EpisodeStep;
 
 typedef struct Episode {
     const Graph *g;
     const Grouping *gr;
     const Cluster *c;
     const PolicyGraph *pg;
-    EnvConfig cfg;
+    EpisodeConfig cfg;
     uint64_t seed;       /* of this episode (initial placement, sampling) */
     int n_groups, n_devices, n_features;
     int *order, n_order; /* the visit sequence (group ids), passes * n_groups */
@@ -81,7 +81,7 @@ typedef struct Episode {
     double *group_peak;  /* per group: bytes of its outputs / device capacity (mem feature) */
     double init_runtime_us;
     /* history: hist[0 .. n_hist) done, hist[n_hist .. n_hist + n_redo) undone */
-    EnvStep *hist;
+    EpisodeStep *hist;
     int n_hist, n_redo, cap_hist;
     Rng rng;
     int64_t simulations; /* placements simulated by this episode */
@@ -95,10 +95,10 @@ typedef struct Episode {
 } Episode;
 
 /* A new episode, reset with seed (see episode_reset; init_device may be
- * NULL unless cfg->init is ENV_INIT_GIVEN). Fails when the policy graph and
+ * NULL unless cfg->init is EPISODE_INIT_GIVEN). Fails when the policy graph and
  * grouping disagree or the cluster has more than POLICY_MAX_DEVICES devices. */
 Episode *episode_new(const Graph *g, const Grouping *gr, const Cluster *c, const PolicyGraph *pg,
-                     const EnvConfig *cfg, uint64_t seed, const int *init_device, Err *e);
+                     const EpisodeConfig *cfg, uint64_t seed, const int *init_device, Err *e);
 void episode_free(Episode *ep);
 /* Starts over: initial placement, visit order, counts and history cleared,
  * RNG seeded from seed; simulates once. */
@@ -119,12 +119,12 @@ void episode_features(const Episode *ep, int v, float *out);
  * feats_out (when not NULL) with the features the policy saw, samples with
  * the episode's RNG (or takes the argmax), applies and simulates. Returns the
  * new history entry (owned by the episode, valid until the next change). */
-const EnvStep *episode_step_policy(Episode *ep, const Policy *pol, PolicyWork *w, int greedy,
+const EpisodeStep *episode_step_policy(Episode *ep, const Policy *pol, PolicyWork *w, int greedy,
                                    float *feats_out);
 /* Moves group to device as the user; returns the entry, or NULL with e set
  * when group or device is out of range. Moving a group to its own device is
  * recorded too (it is what the user chose). */
-const EnvStep *episode_override(Episode *ep, int group, int device, Err *e);
+const EpisodeStep *episode_override(Episode *ep, int group, int device, Err *e);
 /* Undo / redo one entry; return 0, or -1 when there is nothing to undo/redo. */
 int episode_undo(Episode *ep);
 int episode_redo(Episode *ep);
@@ -134,11 +134,11 @@ int episode_redo(Episode *ep);
  * functions above and by loaders that restore a state. */
 void episode_simulate(Episode *ep);
 /* The penalised score of a simulation result (seconds or log seconds). */
-double env_score(const EnvConfig *cfg, const Cluster *c, const SimResult *r);
+double episode_score(const EpisodeConfig *cfg, const Cluster *c, const SimResult *r);
 
 /* Appends an entry to the history (dropping redo entries); the loader of
  * episode files uses it to restore a history. probs may be NULL. */
-EnvStep *episode_push(Episode *ep, const EnvStep *s, const float *probs);
+EpisodeStep *episode_push(Episode *ep, const EpisodeStep *s, const float *probs);
 
 /* --- the episode file (DESIGN.md §5, "placeto-episode") ---------------- */
 

@@ -6,9 +6,9 @@
 # the Placeto rows of compare; clear errors for mismatched or broken policy
 # files. Prints "train: N passed, M failed".
 set -u
-cd "$(dirname "$0")/.." || exit 1
-# shellcheck source=tests/lib_cli.sh
-. tests/lib_cli.sh
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/cli/lib_cli.sh
+. tests/cli/lib_cli.sh
 
 g=graphs/toy/crown.json
 

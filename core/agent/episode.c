@@ -1,22 +1,22 @@
-/* env: the Placeto MDP and the episode API (see env.h). */
-#include "env.h"
+/* episode: the Placeto MDP and the episode API (see episode.h). */
+#include "episode.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-void env_config_default(EnvConfig *cfg)
+void episode_config_default(EpisodeConfig *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->passes = 1;
     cfg->random_order = 0;
-    cfg->init = ENV_INIT_RANDOM_FIXED;
+    cfg->init = EPISODE_INIT_RANDOM_FIXED;
     cfg->oom_penalty = 2.0;
     cfg->log_runtime = 0;
     cfg->mem_feature = 0;
 }
 
-double env_score(const EnvConfig *cfg, const Cluster *c, const SimResult *r)
+double episode_score(const EpisodeConfig *cfg, const Cluster *c, const SimResult *r)
 {
     double s = r->makespan_us / 1e6, over = 0;
     for (int d = 0; d < c->n_devices; d++) {
@@ -29,7 +29,7 @@ double env_score(const EnvConfig *cfg, const Cluster *c, const SimResult *r)
 }
 
 Episode *episode_new(const Graph *g, const Grouping *gr, const Cluster *c, const PolicyGraph *pg,
-                     const EnvConfig *cfg, uint64_t seed, const int *init_device, Err *e)
+                     const EpisodeConfig *cfg, uint64_t seed, const int *init_device, Err *e)
 {
     if (pg && pg->n != gr->n_groups) {
         err_set(e, "the policy graph has %d nodes but the grouping %d groups", pg->n, gr->n_groups);
@@ -103,7 +103,7 @@ static void simulate(Episode *ep, int count)
     const SimResult *r = sim_run(ep->sim, ep->op_device);
     ep->result = r;
     ep->runtime_us = r->makespan_us;
-    ep->score = env_score(&ep->cfg, ep->c, r);
+    ep->score = episode_score(&ep->cfg, ep->c, r);
     ep->oom = r->any_oom;
     for (int k = 0; k < ep->n_groups; k++) {
         double s = INFINITY, s_all = INFINITY;
@@ -140,24 +140,24 @@ void episode_reset(Episode *ep, uint64_t seed, const int *init_device)
     ep->seed = seed;
     rng_seed(&ep->rng, seed);
     Rng r0;
-    EnvInit mode = ep->cfg.init;
-    if (mode == ENV_INIT_GIVEN && !init_device) /* nothing given yet: the default start */
-        mode = ENV_INIT_RANDOM_FIXED;
+    EpisodeInit mode = ep->cfg.init;
+    if (mode == EPISODE_INIT_GIVEN && !init_device) /* nothing given yet: the default start */
+        mode = EPISODE_INIT_RANDOM_FIXED;
     switch (mode) {
-    case ENV_INIT_RANDOM_FIXED:
+    case EPISODE_INIT_RANDOM_FIXED:
         rng_seed(&r0, 0);
         for (int k = 0; k < n; k++)
             ep->init_device[k] = (int)rng_below(&r0, (uint64_t)nd);
         break;
-    case ENV_INIT_RANDOM_EACH:
+    case EPISODE_INIT_RANDOM_EACH:
         rng_seed(&r0, seed ^ 0x9e3779b97f4a7c15ULL);
         for (int k = 0; k < n; k++)
             ep->init_device[k] = (int)rng_below(&r0, (uint64_t)nd);
         break;
-    case ENV_INIT_GIVEN:
+    case EPISODE_INIT_GIVEN:
         memcpy(ep->init_device, init_device, (size_t)n * sizeof *ep->init_device);
         break;
-    case ENV_INIT_DEVICE0:
+    case EPISODE_INIT_DEVICE0:
         memset(ep->init_device, 0, (size_t)n * sizeof *ep->init_device);
         break;
     }
@@ -213,7 +213,7 @@ void episode_features(const Episode *ep, int v, float *out)
     }
 }
 
-EnvStep *episode_push(Episode *ep, const EnvStep *s, const float *probs)
+EpisodeStep *episode_push(Episode *ep, const EpisodeStep *s, const float *probs)
 {
     drop_entries(ep, ep->n_hist);
     ep->n_redo = 0;
@@ -221,7 +221,7 @@ EnvStep *episode_push(Episode *ep, const EnvStep *s, const float *probs)
         ep->cap_hist = ep->cap_hist ? 2 * ep->cap_hist : 64;
         ep->hist = xrealloc(ep->hist, (size_t)ep->cap_hist * sizeof *ep->hist);
     }
-    EnvStep *h = &ep->hist[ep->n_hist++];
+    EpisodeStep *h = &ep->hist[ep->n_hist++];
     *h = *s;
     h->probs = NULL;
     if (probs) {
@@ -246,7 +246,7 @@ static int sample_device(const float *p, int n, double u)
     return n - 1;
 }
 
-const EnvStep *episode_step_policy(Episode *ep, const Policy *pol, PolicyWork *w, int greedy,
+const EpisodeStep *episode_step_policy(Episode *ep, const Policy *pol, PolicyWork *w, int greedy,
                                    float *feats_out)
 {
     int v = episode_current(ep), nd = ep->n_devices;
@@ -256,7 +256,7 @@ const EnvStep *episode_step_policy(Episode *ep, const Policy *pol, PolicyWork *w
     float probs[POLICY_MAX_DEVICES];
     episode_features(ep, v, feats);
     policy_forward(pol, ep->pg, w, feats, v, NULL, probs);
-    EnvStep s;
+    EpisodeStep s;
     memset(&s, 0, sizeof s);
     s.rng_before = ep->rng;
     int a = 0;
@@ -272,7 +272,7 @@ const EnvStep *episode_step_policy(Episode *ep, const Policy *pol, PolicyWork *w
     s.group = v;
     s.old_device = ep->group_device[v];
     s.new_device = a;
-    s.actor = ENV_ACTOR_POLICY;
+    s.actor = EPISODE_ACTOR_POLICY;
     s.greedy = greedy;
     double before = ep->score;
     ep->group_device[v] = a;
@@ -284,7 +284,7 @@ const EnvStep *episode_step_policy(Episode *ep, const Policy *pol, PolicyWork *w
     return episode_push(ep, &s, probs);
 }
 
-const EnvStep *episode_override(Episode *ep, int group, int device, Err *e)
+const EpisodeStep *episode_override(Episode *ep, int group, int device, Err *e)
 {
     if (group < 0 || group >= ep->n_groups) {
         err_set(e, "group %d does not exist (the graph has %d groups)", group, ep->n_groups);
@@ -294,14 +294,14 @@ const EnvStep *episode_override(Episode *ep, int group, int device, Err *e)
         err_set(e, "device %d does not exist (the cluster has %d devices)", device, ep->n_devices);
         return NULL;
     }
-    EnvStep s;
+    EpisodeStep s;
     memset(&s, 0, sizeof s);
     s.rng_before = s.rng_after = ep->rng;
     s.cursor = ep->cursor;
     s.group = group;
     s.old_device = ep->group_device[group];
     s.new_device = device;
-    s.actor = ENV_ACTOR_USER;
+    s.actor = EPISODE_ACTOR_USER;
     double before = ep->score;
     ep->group_device[group] = device;
     simulate(ep, 1);
@@ -314,9 +314,9 @@ int episode_undo(Episode *ep)
 {
     if (ep->n_hist == 0)
         return -1;
-    const EnvStep *s = &ep->hist[ep->n_hist - 1];
+    const EpisodeStep *s = &ep->hist[ep->n_hist - 1];
     ep->group_device[s->group] = s->old_device;
-    if (s->actor == ENV_ACTOR_POLICY) {
+    if (s->actor == EPISODE_ACTOR_POLICY) {
         ep->cursor = s->cursor;
         ep->visits[s->group]--;
     }
@@ -331,9 +331,9 @@ int episode_redo(Episode *ep)
 {
     if (ep->n_redo == 0)
         return -1;
-    const EnvStep *s = &ep->hist[ep->n_hist];
+    const EpisodeStep *s = &ep->hist[ep->n_hist];
     ep->group_device[s->group] = s->new_device;
-    if (s->actor == ENV_ACTOR_POLICY) {
+    if (s->actor == EPISODE_ACTOR_POLICY) {
         ep->cursor = s->cursor + 1;
         ep->visits[s->group]++;
     }

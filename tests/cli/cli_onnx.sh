@@ -11,9 +11,9 @@
 # defaults ./placeto and no wrapper), each run under a 20 s timeout. Prints
 # one line per failure and finally "onnx: N passed, M failed".
 set -u
-cd "$(dirname "$0")/.." || exit 1
-# shellcheck source=tests/lib_cli.sh
-. tests/lib_cli.sh
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/cli/lib_cli.sh
+. tests/cli/lib_cli.sh
 importer=graphs/import/onnx_graph.py
 
 if ! "$py" -c 'import onnx' > /dev/null 2>&1; then

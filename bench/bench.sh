@@ -3,7 +3,7 @@
 # own rate on the default graph for comparison (process start included).
 set -eu
 prog=${1:-./placeto}
-bench=${2:-build/bench}
+bench=${2:-build/placeto-bench}
 cd "$(dirname "$0")/.."
 echo "== placeto benchmarks ($(date -u +%Y-%m-%d), $(nproc) cores, OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1})"
 "$bench"
@@ -53,4 +53,4 @@ fi
 # Every placement method on every bundled graph (tests/results/compare.*).
 echo
 echo "== placeto compare on every bundled graph, 2/4/8 devices"
-"$py" tests/bench_compare.py "$prog"
+"$py" bench/bench_compare.py "$prog"

@@ -5,9 +5,9 @@
 # search, baselines, starting from a baseline, background training, DOT and
 # trace exports; and the quit confirmation. Prints "explore: N passed, M failed".
 set -u
-cd "$(dirname "$0")/.." || exit 1
-# shellcheck source=tests/lib_cli.sh
-. tests/lib_cli.sh
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/cli/lib_cli.sh
+. tests/cli/lib_cli.sh
 
 g=graphs/toy/crown.json
 absprog=$(cd "$(dirname "$prog")" && pwd)/$(basename "$prog")

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Bad-input corpus: every file in tests/bad/ must be rejected with a clear
-# message, and every file in tests/extreme/ (valid but extreme) must load.
+# Bad-input corpus: every file in tests/data/bad/ must be rejected with a clear
+# message, and every file in tests/data/extreme/ (valid but extreme) must load.
 #
-# How each file in tests/bad/ is run (FILE is its path, tests/bad/NAME):
+# How each file in tests/data/bad/ is run (FILE is its path, tests/data/bad/NAME):
 #   place_*.json    simulate graphs/toy/diamond.json --placement FILE
 #   cluster_*.json  simulate graphs/toy/diamond.json --placement tests/data/cli_diamond_p.json --cluster FILE
 #   anything else   info FILE            (graph files: *.json and *.dot)
@@ -13,7 +13,7 @@
 # substring, and shows no crash or sanitizer report. Exit status 99 means
 # valgrind (PLACETO_WRAP, see tests/run.sh) found an error.
 #
-# Every file in tests/extreme/ is run as `info FILE` and `info FILE --json`:
+# Every file in tests/data/extreme/ is run as `info FILE` and `info FILE --json`:
 # both must exit 0 and the JSON must parse.
 #
 # The binary files (graph_binary.json, graph_binary.dot, place_binary.json,
@@ -23,9 +23,9 @@
 #
 # Output: one line per failure, then "cli: N passed, M failed".
 set -u
-cd "$(dirname "$0")/.." || exit 1
-# shellcheck source=tests/lib_cli.sh
-. tests/lib_cli.sh
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/cli/lib_cli.sh
+. tests/cli/lib_cli.sh
 graph=graphs/toy/diamond.json
 placement=tests/data/cli_diamond_p.json
 
@@ -37,7 +37,7 @@ fail() { # file reason command...
     failed=$((failed + 1))
 }
 
-for f in tests/bad/*; do
+for f in tests/data/bad/*; do
     case $f in *.expect | *.args) continue ;; esac
     [ -f "$f" ] || continue
     base=${f##*/}
@@ -76,7 +76,7 @@ for f in tests/bad/*; do
     fi
 done
 
-for f in tests/extreme/*; do
+for f in tests/data/extreme/*; do
     [ -f "$f" ] || continue
     # shellcheck disable=SC2086  # PLACETO_WRAP is a command line to split
     timeout 20 $wrap "$prog" info "$f" > "$tmp/out" 2> "$tmp/err" < /dev/null

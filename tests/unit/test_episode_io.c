@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "env.h"
+#include "episode.h"
 #include "gen.h"
 #include "jdoc.h"
 #include "test.h"
@@ -31,7 +31,7 @@ typedef struct Fix {
     PolicyGraph *pg;
     Policy *pol;
     PolicyWork *w;
-    EnvConfig cfg;
+    EpisodeConfig cfg;
 } Fix;
 
 static void fix_done(Fix *f)
@@ -77,11 +77,11 @@ static int fix_init(Fix *f, int variant)
     CHECK_MSG(f->gr != NULL, "%s", e.msg);
     f->pg = f->gr ? policy_graph_new(f->gr, &e) : NULL;
     CHECK_MSG(f->pg != NULL, "%s", e.msg);
-    env_config_default(&f->cfg);
+    episode_config_default(&f->cfg);
     if (variant == 1) {
         f->cfg.passes = 2;
         f->cfg.random_order = 1;
-        f->cfg.init = ENV_INIT_RANDOM_EACH;
+        f->cfg.init = EPISODE_INIT_RANDOM_EACH;
         f->cfg.oom_penalty = 3.25;
         f->cfg.log_runtime = 1;
         f->cfg.mem_feature = 1;
@@ -132,7 +132,7 @@ static void diff_episodes(char *why, size_t n, const Episode *a, const Episode *
     D(a->n_hist == b->n_hist && a->n_redo == b->n_redo, "history %d+%d vs %d+%d", a->n_hist, a->n_redo,
       b->n_hist, b->n_redo);
     for (int i = 0; !why[0] && i < a->n_hist + a->n_redo; i++) {
-        const EnvStep *x = &a->hist[i], *y = &b->hist[i];
+        const EpisodeStep *x = &a->hist[i], *y = &b->hist[i];
         D(x->cursor == y->cursor && x->group == y->group && x->old_device == y->old_device &&
               x->new_device == y->new_device && x->actor == y->actor && x->greedy == y->greedy &&
               SAME_D(x->runtime_us, y->runtime_us) && SAME_D(x->reward, y->reward) &&
@@ -160,7 +160,7 @@ static int same_cluster(const Cluster *a, const Cluster *b)
     return ok;
 }
 
-static int same_step(const EnvStep *x, const EnvStep *y, int n_devices)
+static int same_step(const EpisodeStep *x, const EpisodeStep *y, int n_devices)
 {
     return x && y && x->cursor == y->cursor && x->group == y->group && x->old_device == y->old_device &&
            x->new_device == y->new_device && x->actor == y->actor && SAME_D(x->runtime_us, y->runtime_us) &&
@@ -234,8 +234,8 @@ static void roundtrip_variant(int variant)
         int steps = 0;
         while (!episode_done(a) && !episode_done(b) && steps < 1000) {
             int greedy = steps % 4 == 1;
-            const EnvStep *x = episode_step_policy(a, f.pol, f.w, greedy, NULL);
-            const EnvStep *y = episode_step_policy(b, f.pol, w2, greedy, NULL);
+            const EpisodeStep *x = episode_step_policy(a, f.pol, f.w, greedy, NULL);
+            const EpisodeStep *y = episode_step_policy(b, f.pol, w2, greedy, NULL);
             CHECK_MSG(same_step(x, y, a->n_devices), "variant %d: step %d differs", variant, steps);
             steps++;
         }
@@ -245,8 +245,8 @@ static void roundtrip_variant(int variant)
         for (int k = 0; k < 3; k++)
             CHECK(episode_undo(a) == 0 && episode_undo(b) == 0);
         CHECK(episode_redo(a) == 0 && episode_redo(b) == 0);
-        const EnvStep *x = episode_step_policy(a, f.pol, f.w, 0, NULL);
-        const EnvStep *y = episode_step_policy(b, f.pol, w2, 0, NULL);
+        const EpisodeStep *x = episode_step_policy(a, f.pol, f.w, 0, NULL);
+        const EpisodeStep *y = episode_step_policy(b, f.pol, w2, 0, NULL);
         CHECK((x == NULL) == (y == NULL));
         if (x && y)
             CHECK(same_step(x, y, a->n_devices));

@@ -5,9 +5,9 @@
 # terminal. Checks the captured screen and the files. Prints
 # "tmux: N passed, M failed" (skips, passing nothing, when tmux is missing).
 set -u
-cd "$(dirname "$0")/.." || exit 1
-# shellcheck source=tests/lib_cli.sh
-. tests/lib_cli.sh
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/cli/lib_cli.sh
+. tests/cli/lib_cli.sh
 
 if ! command -v tmux > /dev/null; then
     echo "tmux: not installed, end-to-end test skipped"

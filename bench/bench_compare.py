@@ -3,7 +3,7 @@
 and 8 default devices. Writes tests/results/compare.json (every row) and
 tests/results/compare.md (the markdown table in the README).
 
-  /usr/bin/python3 tests/bench_compare.py [./placeto]
+  /usr/bin/python3 bench/bench_compare.py [./placeto]
 """
 import glob
 import json

@@ -60,8 +60,8 @@ TEST(policy_reference)
     PolicyArch arch;
     policy_arch_default(&arch, 3);
     Policy *pol = policy_new(&arch, 42, &e);
-    EnvConfig cfg;
-    env_config_default(&cfg);
+    EpisodeConfig cfg;
+    episode_config_default(&cfg);
     Episode *ep = episode_new(g, gr, c, pg, &cfg, 7, NULL, &e);
     CHECK(g && gr && pg && pol && ep);
     if (!(g && gr && pg && pol && ep))

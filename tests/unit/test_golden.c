@@ -1,4 +1,4 @@
-/* Golden renders (tests/golden/NAME.txt, ASCII glyphs): the group graphs of the
+/* Golden renders (tests/data/golden/NAME.txt, ASCII glyphs): the group graphs of the
  * toy graphs and of two bundled graphs in both zoom levels, through a fixed
  * 120x40 viewport (toys: at the top-left; bundled graphs: centred on the
  * first group, and on a middle group marked current), and their 2-device
@@ -38,10 +38,10 @@ static void diff_hint(const char *name, const char *want, const char *got)
 static void golden(const char *name, const char *text)
 {
     char path[256], out[256];
-    snprintf(path, sizeof path, "tests/golden/%s.txt", name);
+    snprintf(path, sizeof path, "tests/data/golden/%s.txt", name);
     Err e;
     if (getenv("PLACETO_UPDATE_GOLDEN")) {
-        mkdir("tests/golden", 0777);
+        mkdir("tests/data/golden", 0777);
         CHECK_MSG(util_write_atomic(path, text, strlen(text), &e) == 0, "%s", e.msg);
         return;
     }

@@ -1,4 +1,4 @@
-/* graph_json: reads the placeto-graph JSON format (DESIGN.md §5) with field
+/* graph_json: reads and writes the placeto-graph JSON format (docs/formats.md), with field
  * paths and positions in every error. */
 #include <math.h>
 #include <stdlib.h>
@@ -247,4 +247,76 @@ Graph *graph_load(const char *path, Err *e)
         g = graph_load_json_text(path, text, len, e);
     free(text);
     return g;
+}
+
+/* ---- writing ----------------------------------------------------------- */
+
+void graph_print_json(const Graph *g, FILE *f)
+{
+    char nb[32];
+    fputs("{\"format\": \"placeto-graph\", \"version\": 1, \"name\": ", f);
+    util_json_string(f, g->name);
+    fputs(",\n \"source\": ", f);
+    util_json_string(f, g->source);
+    fputs(",\n \"nodes\": [", f);
+    for (int i = 0; i < g->n_nodes; i++) {
+        const GraphNode *n = &g->nodes[i];
+        fputs(i ? ",\n  {\"name\": " : "\n  {\"name\": ", f);
+        util_json_string(f, n->name);
+        if (n->op[0]) {
+            fputs(", \"op\": ", f);
+            util_json_string(f, n->op);
+        }
+        fprintf(f, ", \"cost_us\": %s", util_fmt_double(nb, n->cost_us));
+        if (n->n_kind_costs) {
+            fputs(", \"cost_us_by_kind\": {", f);
+            for (int k = 0; k < n->n_kind_costs; k++) {
+                if (k)
+                    fputs(", ", f);
+                util_json_string(f, n->kind_costs[k].kind);
+                fprintf(f, ": %s", util_fmt_double(nb, n->kind_costs[k].cost_us));
+            }
+            fputc('}', f);
+        }
+        if (n->output_scalar && n->n_outputs == 1) {
+            fprintf(f, ", \"output_bytes\": %lld", (long long)n->output_bytes[0]);
+        } else {
+            fputs(", \"output_bytes\": [", f);
+            for (int k = 0; k < n->n_outputs; k++)
+                fprintf(f, k ? ", %lld" : "%lld", (long long)n->output_bytes[k]);
+            fputc(']', f);
+        }
+        if (n->colocate) {
+            fputs(", \"colocate\": ", f);
+            util_json_string(f, n->colocate);
+        }
+        if (n->group) {
+            fputs(", \"group\": ", f);
+            util_json_string(f, n->group);
+        }
+        if (n->layer) {
+            fputs(", \"layer\": ", f);
+            util_json_string(f, n->layer);
+        }
+        fputc('}', f);
+    }
+    fputs("\n ],\n \"edges\": [", f);
+    for (int k = 0; k < g->n_edges; k++) {
+        const GraphEdge *ed = &g->edges[k];
+        fputs(k ? ",\n  {\"src\": " : "\n  {\"src\": ", f);
+        util_json_string(f, g->nodes[ed->src].name);
+        fputs(", \"dst\": ", f);
+        util_json_string(f, g->nodes[ed->dst].name);
+        fprintf(f, ", \"output\": %d}", ed->output);
+    }
+    fputs("\n ]}\n", f);
+}
+
+int graph_write_json(const Graph *g, const char *path, Err *e)
+{
+    AtomicFile af;
+    if (util_atomic_open(&af, path, e) != 0)
+        return -1;
+    graph_print_json(g, af.f);
+    return util_atomic_commit(&af, e);
 }

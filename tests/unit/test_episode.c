@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "env.h"
+#include "episode.h"
 #include "gen.h"
 #include "sim.h"
 #include "test.h"
@@ -34,8 +34,8 @@ static int fix_init(Fix *f, int n_ops, int n_devices, uint64_t seed)
     PolicyArch a;
     policy_arch_default(&a, n_devices);
     f->pol = policy_new(&a, 3, &e);
-    EnvConfig cfg;
-    env_config_default(&cfg);
+    EpisodeConfig cfg;
+    episode_config_default(&cfg);
     f->ep = f->pg ? episode_new(f->g, f->gr, f->c, f->pg, &cfg, 9, NULL, &e) : NULL;
     f->w = f->pg ? policy_work_new(&a, f->pg) : NULL;
     CHECK_MSG(f->ep && f->pol && f->w, "%s", e.msg);
@@ -66,7 +66,7 @@ static double fresh_runtime(const Fix *f)
     return m;
 }
 
-TEST(env_features_columns)
+TEST(episode_features_columns)
 {
     Fix f;
     if (!fix_init(&f, 30, 3, 4))
@@ -100,7 +100,7 @@ TEST(env_features_columns)
     fix_done(&f);
 }
 
-TEST(env_steps_walk_the_order_and_rewards_add_up)
+TEST(episode_steps_walk_the_order_and_rewards_add_up)
 {
     Fix f;
     if (!fix_init(&f, 40, 2, 5))
@@ -111,8 +111,8 @@ TEST(env_steps_walk_the_order_and_rewards_add_up)
     while (!episode_done(ep)) {
         int v = episode_current(ep);
         CHECK_INT(v, steps); /* topological order: group ids */
-        const EnvStep *s = episode_step_policy(ep, f.pol, f.w, 0, NULL);
-        CHECK(s->group == v && s->actor == ENV_ACTOR_POLICY && s->probs);
+        const EpisodeStep *s = episode_step_policy(ep, f.pol, f.w, 0, NULL);
+        CHECK(s->group == v && s->actor == EPISODE_ACTOR_POLICY && s->probs);
         double ps = 0;
         for (int d = 0; d < 2; d++)
             ps += s->probs[d];
@@ -132,7 +132,7 @@ TEST(env_steps_walk_the_order_and_rewards_add_up)
     fix_done(&f);
 }
 
-TEST(env_undo_redo_and_repeat)
+TEST(episode_undo_redo_and_repeat)
 {
     Fix f;
     if (!fix_init(&f, 40, 3, 6))
@@ -144,14 +144,14 @@ TEST(env_undo_redo_and_repeat)
     int *dev5 = xmalloc((size_t)n * sizeof *dev5);
     memcpy(dev5, ep->group_device, (size_t)n * sizeof *dev5);
     double rt5 = ep->runtime_us;
-    const EnvStep *s6 = episode_step_policy(ep, f.pol, f.w, 0, NULL);
+    const EpisodeStep *s6 = episode_step_policy(ep, f.pol, f.w, 0, NULL);
     int a6 = s6->new_device, g6 = s6->group;
     double rt6 = ep->runtime_us;
     /* a user override does not move the cursor */
     int cur = ep->cursor, tgt = 2, old = ep->group_device[tgt];
     Err e = {{0}};
-    const EnvStep *u = episode_override(ep, tgt, (old + 1) % 3, &e);
-    CHECK(u && u->actor == ENV_ACTOR_USER && !u->probs && ep->cursor == cur);
+    const EpisodeStep *u = episode_override(ep, tgt, (old + 1) % 3, &e);
+    CHECK(u && u->actor == EPISODE_ACTOR_USER && !u->probs && ep->cursor == cur);
     CHECK_EXACT(ep->runtime_us, fresh_runtime(&f));
     /* undo the override and the sixth step */
     CHECK_INT(episode_undo(ep), 0);
@@ -173,7 +173,7 @@ TEST(env_undo_redo_and_repeat)
      * and the redo entries are gone */
     episode_undo(ep);
     episode_undo(ep);
-    const EnvStep *again = episode_step_policy(ep, f.pol, f.w, 0, NULL);
+    const EpisodeStep *again = episode_step_policy(ep, f.pol, f.w, 0, NULL);
     CHECK_INT(again->new_device, a6);
     CHECK_EXACT(ep->runtime_us, rt6);
     CHECK_INT(ep->n_redo, 0);
@@ -192,7 +192,7 @@ TEST(env_undo_redo_and_repeat)
     fix_done(&f);
 }
 
-TEST(env_greedy_is_deterministic_and_reset_repeats)
+TEST(episode_greedy_is_deterministic_and_reset_repeats)
 {
     Fix f;
     if (!fix_init(&f, 30, 2, 7))
@@ -212,7 +212,7 @@ TEST(env_greedy_is_deterministic_and_reset_repeats)
     /* greedy takes the most likely device every time */
     episode_reset(ep, 10, NULL);
     while (!episode_done(ep)) {
-        const EnvStep *s = episode_step_policy(ep, f.pol, f.w, 1, NULL);
+        const EpisodeStep *s = episode_step_policy(ep, f.pol, f.w, 1, NULL);
         for (int d = 0; d < 2; d++)
             CHECK(s->probs[s->new_device] >= s->probs[d]);
     }
@@ -220,7 +220,7 @@ TEST(env_greedy_is_deterministic_and_reset_repeats)
     fix_done(&f);
 }
 
-TEST(env_oom_penalty_and_log_runtime)
+TEST(episode_oom_penalty_and_log_runtime)
 {
     Fix f;
     if (!fix_init(&f, 20, 2, 8))
@@ -230,10 +230,10 @@ TEST(env_oom_penalty_and_log_runtime)
     int64_t peak[2] = {f.c->devices[0].memory_bytes + 3000000000LL, 5};
     r.makespan_us = 2e6;
     r.peak_memory_bytes = peak;
-    EnvConfig cfg;
-    env_config_default(&cfg);
-    CHECK_NEAR(env_score(&cfg, f.c, &r), 2.0 + 2.0 * 3.0, 1e-12);
+    EpisodeConfig cfg;
+    episode_config_default(&cfg);
+    CHECK_NEAR(episode_score(&cfg, f.c, &r), 2.0 + 2.0 * 3.0, 1e-12);
     cfg.log_runtime = 1;
-    CHECK_NEAR(env_score(&cfg, f.c, &r), log(8.0), 1e-12);
+    CHECK_NEAR(episode_score(&cfg, f.c, &r), log(8.0), 1e-12);
     fix_done(&f);
 }

@@ -7,9 +7,9 @@
 # long names, 3 000 ops) and a 100 000-op graph loads, groups, simulates,
 # trains a step and opens. Prints "hardening: N passed, M failed".
 set -u
-cd "$(dirname "$0")/.." || exit 1
-# shellcheck source=tests/lib_cli.sh
-. tests/lib_cli.sh
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/cli/lib_cli.sh
+. tests/cli/lib_cli.sh
 
 absprog=$(cd "$(dirname "$prog")" && pwd)/$(basename "$prog")
 slow=0
@@ -124,7 +124,7 @@ if expect_rc "policy on 64 devices" 1; then
 fi
 
 # ------------------------------------------------ extreme graphs in the explorer
-for f in tests/extreme/*; do
+for f in tests/data/extreme/*; do
     keys="space space f u"
     [ "$slow" -eq 1 ] && keys="space space u" # finishing 200 steps of 3 000 ops takes minutes under valgrind
     run explore "$f" --headless --keys "$keys" --size 100x30
