@@ -301,7 +301,7 @@ void app_run_baselines(App *a)
         b->runtime_us = r->makespan_us;
         b->oom = r->any_oom;
         b->group_device = xmalloc(((size_t)a->gr->n_groups + 1) * sizeof *b->group_device);
-        place_collapse_groups(a->gr, dev, b->group_device);
+        group_collapse(a->gr, dev, b->group_device);
     }
     free(dev);
     for (int i = 1; i < a->n_base; i++) /* insertion sort: stable, by runtime */

@@ -170,6 +170,24 @@ int cli_int(const CliCmd *cmd, const CliArgs *a, const char *name, long min, lon
     return 0;
 }
 
+int cli_problem(const CliCmd *cmd, const CliArgs *a, const char *graph_path, long max_groups, long seed_default,
+                ProblemSpec *s, uint64_t *seed)
+{
+    memset(s, 0, sizeof *s);
+    long groups = 0, sd = 0, devs = 0;
+    if (cli_int(cmd, a, "groups", 1, max_groups, 0, &groups) ||
+        (seed && cli_int(cmd, a, "seed", 0, 1L << 62, seed_default, &sd)) ||
+        cli_int(cmd, a, "devices", 1, CLUSTER_MAX_DEVICES, 0, &devs))
+        return EXIT_USAGE;
+    s->graph_path = graph_path;
+    s->cluster_path = cli_get(cmd, a, "cluster");
+    s->n_devices = (int)devs;
+    s->groups = (int)groups;
+    if (seed)
+        *seed = (uint64_t)sd;
+    return 0;
+}
+
 Cluster *cli_cluster(const CliCmd *cmd, const CliArgs *a, int fallback_devices, Err *e)
 {
     const char *file = cli_get(cmd, a, "cluster"), *devs = cli_get(cmd, a, "devices");

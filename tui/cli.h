@@ -8,6 +8,7 @@
 #include "graph.h"
 #include "group.h"
 #include "placement.h"
+#include "problem.h"
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
@@ -57,6 +58,21 @@ int cli_int(const CliCmd *cmd, const CliArgs *a, const char *name, long min, lon
 int cli_double(const CliCmd *cmd, const CliArgs *a, const char *name, double min, double max, double def,
                double *out);
 
+/* The options that name a placement problem, one table fragment for every
+ * command that takes them: CLI_PROBLEM_OPTS("0") in a CliOpt table gives
+ * --cluster, --devices, --groups and --seed (default "0"); cli_problem()
+ * reads them. cli_parse refuses --cluster with --devices. */
+#define CLI_OPT_CLUSTER {"cluster", 'c', "FILE", "cluster file (instead of --devices)"}
+#define CLI_OPT_DEVICES {"devices", 'n', "N", "N default devices: /GPU:0.., the Placeto simulator's parameters (default 2)"}
+#define CLI_OPT_GROUPS {"groups", 'g', "G", "target group count (default: by graph size)"}
+#define CLI_OPT_SEED(def) {"seed", 's', "S", "seed of everything random (default " def ")"}
+#define CLI_PROBLEM_OPTS(seed_default) CLI_OPT_CLUSTER, CLI_OPT_DEVICES, CLI_OPT_GROUPS, CLI_OPT_SEED(seed_default)
+
+/* Reads --cluster/--devices/--groups (1..max_groups) into s for graph_path
+ * (everything else in s zero) and --seed (default seed_default) into
+ * *seed. Returns 0, or EXIT_USAGE after a usage error. */
+int cli_problem(const CliCmd *cmd, const CliArgs *a, const char *graph_path, long max_groups, long seed_default,
+                ProblemSpec *s, uint64_t *seed);
 /* The cluster from --cluster FILE, else --devices N, else fallback_devices
  * default devices. Returns NULL with e set. */
 Cluster *cli_cluster(const CliCmd *cmd, const CliArgs *a, int fallback_devices, Err *e);

@@ -4,9 +4,10 @@
 
 #include "bound.h"
 #include "cli.h"
+#include "jwrite.h"
 
 static const CliOpt info_opts[] = {
-    {"groups", 'g', "G", "target group count (default: by graph size)"},
+    CLI_OPT_GROUPS,
     {"cluster", 'c', "FILE", "also give the lower bound on this cluster"},
     {"devices", 'n', "N", "also give the lower bound on N default devices"},
     {"json", 0, NULL, "machine-readable output on stdout"},
@@ -26,26 +27,42 @@ const CliCmd cmd_info = {
 
 static void print_json(const Graph *g, const Grouping *gr, double cp, const Cluster *extra)
 {
-    char b[32];
-    fputs("{\"name\": ", stdout);
-    util_json_string(stdout, g->name);
-    printf(", \"ops\": %d, \"edges\": %d, \"groups\": %d, \"group_edges\": %d", g->n_nodes, g->n_edges,
-           gr->n_groups, gr->n_edges);
-    printf(", \"total_cost_us\": %s", util_fmt_double(b, graph_total_cost(g)));
-    printf(", \"critical_path_us\": %s, \"lower_bound_us\": {", util_fmt_double(b, cp));
+    JWriter w;
+    jw_init(&w, stdout);
+    jw_object(&w);
+    jw_key(&w, "name");
+    jw_string(&w, g->name);
+    jw_key(&w, "ops");
+    jw_int(&w, g->n_nodes);
+    jw_key(&w, "edges");
+    jw_int(&w, g->n_edges);
+    jw_key(&w, "groups");
+    jw_int(&w, gr->n_groups);
+    jw_key(&w, "group_edges");
+    jw_int(&w, gr->n_edges);
+    jw_key(&w, "total_cost_us");
+    jw_number(&w, graph_total_cost(g));
+    jw_key(&w, "critical_path_us");
+    jw_number(&w, cp);
+    jw_key(&w, "lower_bound_us");
+    jw_object(&w);
     static const int counts[] = {1, 2, 4, 8};
     for (int k = 0; k < 4; k++) {
+        char key[16];
+        snprintf(key, sizeof key, "%d", counts[k]);
         Cluster *c = cluster_default(counts[k]);
-        printf("%s\"%d\": %s", k ? ", " : "", counts[k], util_fmt_double(b, bound_lower(g, c)));
+        jw_key(&w, key);
+        jw_number(&w, bound_lower(g, c));
         cluster_free(c);
     }
-    fputc('}', stdout);
+    jw_end(&w);
     if (extra) {
-        fputs(", \"cluster\": ", stdout);
-        util_json_string(stdout, extra->name);
-        printf(", \"cluster_lower_bound_us\": %s", util_fmt_double(b, bound_lower(g, extra)));
+        jw_key(&w, "cluster");
+        jw_string(&w, extra->name);
+        jw_key(&w, "cluster_lower_bound_us");
+        jw_number(&w, bound_lower(g, extra));
     }
-    fputs("}\n", stdout);
+    jw_finish(&w);
 }
 
 static void print_text(const Graph *g, const Grouping *gr, double cp, const int *path, int path_len,
@@ -100,37 +117,25 @@ static int run_info(int argc, char **argv)
     int stop, rc = cli_parse_graph(&cmd_info, argc, argv, &a, NULL, &stop);
     if (stop)
         return rc;
-    long groups;
-    if (cli_int(&cmd_info, &a, "groups", 1, 1L << 30, 0, &groups))
+    ProblemSpec spec;
+    if (cli_problem(&cmd_info, &a, a.pos[0], 1L << 30, 0, &spec, NULL))
         return EXIT_USAGE;
+    /* the lower bound on a cluster is given only when one is named */
+    int extra = cli_get(&cmd_info, &a, "cluster") || cli_get(&cmd_info, &a, "devices");
+    spec.no_sim = 1;
     Err e = {{0}};
-    Graph *g = graph_load(a.pos[0], &e);
-    if (!g)
-        return cli_fail(&e);
-    Cluster *extra = NULL;
-    if (cli_get(&cmd_info, &a, "cluster") || cli_get(&cmd_info, &a, "devices")) {
-        extra = cli_cluster(&cmd_info, &a, 1, &e);
-        if (!extra) {
-            graph_free(g);
-            return cli_fail(&e);
-        }
-    }
-    Grouping *gr = group_build(g, (int)groups, &e);
-    if (!gr) {
-        err_prefix(&e, a.pos[0]);
-        graph_free(g);
-        cluster_free(extra);
+    Problem p;
+    if (problem_load(&p, &spec, &e) != 0) {
+        problem_free(&p);
         return cli_fail(&e);
     }
-    int *path = xmalloc((size_t)g->n_nodes * sizeof *path), path_len = 0;
-    double cp = bound_critical_path(g, NULL, path, &path_len);
+    int *path = xcalloc((size_t)p.g->n_nodes + 1, sizeof *path), path_len = 0;
+    double cp = bound_critical_path(p.g, NULL, path, &path_len);
     if (cli_get(&cmd_info, &a, "json"))
-        print_json(g, gr, cp, extra);
+        print_json(p.g, p.gr, cp, extra ? p.c : NULL);
     else
-        print_text(g, gr, cp, path, path_len, extra);
+        print_text(p.g, p.gr, cp, path, path_len, extra ? p.c : NULL);
     free(path);
-    group_free(gr);
-    cluster_free(extra);
-    graph_free(g);
+    problem_free(&p);
     return EXIT_OK;
 }

@@ -1,25 +1,22 @@
-/* place and compare: run the placement methods of core/place.h on a graph
- * and score them with the simulator. */
+/* place and compare: run the placement methods (core/place/place.h) on a
+ * graph through the one runner (run.h) and report them. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bound.h"
 #include "cli.h"
+#include "jwrite.h"
 #include "place.h"
-#include "sim.h"
-#include "policy_io.h"
-#include "train.h"
+#include "policy_place.h"
+#include "run.h"
 
 static const CliOpt place_opts[] = {
     {"method", 'm', "M", "placement method (see below)"},
     {"policy", 'p', "POLICY", "place with a trained Placeto policy (zero-shot)"},
     {"samples", 0, "K", "with --policy: K sampled episodes after the greedy one (default 0)"},
     {"output", 'o', "FILE", "write the placement (ops form)"},
-    {"cluster", 'c', "FILE", "cluster file"},
-    {"devices", 'n', "N", "N default devices (default 2)"},
-    {"groups", 'g', "G", "target group count (default: by graph size)"},
-    {"seed", 's', "S", "seed of randomised methods (default 0)"},
+    CLI_PROBLEM_OPTS("0"),
     {"json", 0, NULL, "machine-readable result on stdout"},
     {0},
 };
@@ -28,10 +25,7 @@ static const CliOpt compare_opts[] = {
     {"methods", 'm', "LIST", "comma-separated methods (default: all)"},
     {"policy", 'p', "POLICY", "add Placeto rows from a trained policy"},
     {"samples", 0, "K", "with --policy: K sampled episodes after the greedy one (default 0)"},
-    {"cluster", 'c', "FILE", "cluster file"},
-    {"devices", 'n', "N", "N default devices (default 2)"},
-    {"groups", 'g', "G", "target group count (default: by graph size)"},
-    {"seed", 's', "S", "seed of randomised methods (default 0)"},
+    CLI_PROBLEM_OPTS("0"),
     {"json", 0, NULL, "machine-readable result on stdout"},
     {0},
 };
@@ -61,118 +55,14 @@ const CliCmd cmd_compare = {
     compare_opts, run_compare,
 };
 
-/* What both commands load from their arguments. */
-typedef struct Setup {
-    Graph *g;
-    Cluster *c;
-    Grouping *gr;
-    Sim *sim;
-    uint64_t seed;
-} Setup;
-
-static void setup_done(Setup *s)
+/* The problem both commands place: graph, cluster, grouping, simulator. */
+static int load(const CliCmd *cmd, const CliArgs *a, Problem *p, uint64_t *seed, Err *e)
 {
-    sim_free(s->sim);
-    group_free(s->gr);
-    cluster_free(s->c);
-    graph_free(s->g);
-}
-
-static int setup(const CliCmd *cmd, const CliArgs *a, Setup *s, Err *e)
-{
-    memset(s, 0, sizeof *s);
-    long groups, seed;
-    if (cli_int(cmd, a, "groups", 1, 1L << 30, 0, &groups) || cli_int(cmd, a, "seed", 0, 1L << 62, 0, &seed))
+    ProblemSpec spec;
+    memset(p, 0, sizeof *p);
+    if (cli_problem(cmd, a, a->pos[0], 1L << 30, 0, &spec, seed))
         return EXIT_USAGE;
-    s->seed = (uint64_t)seed;
-    if (!(s->g = graph_load(a->pos[0], e)) || !(s->c = cli_cluster(cmd, a, 2, e)))
-        return EXIT_FAIL;
-    if (!(s->gr = group_build(s->g, (int)groups, e))) {
-        err_prefix(e, a->pos[0]);
-        return EXIT_FAIL;
-    }
-    s->sim = sim_new(s->g, s->c);
-    return EXIT_OK;
-}
-
-/* One method's outcome. */
-typedef struct Row {
-    const char *method;
-    double runtime_us, seconds;
-    int64_t *peak;
-    int oom;
-} Row;
-
-static int run_method(const Setup *s, const PlaceMethod *m, int *dev, Row *row, Err *e)
-{
-    PlaceCtx ctx = {s->g, s->gr, s->c, s->seed};
-    double t0 = util_now();
-    if (m->fn(&ctx, dev, e) != 0) {
-        err_prefix(e, m->name);
-        return -1;
-    }
-    row->seconds = util_now() - t0;
-    for (int i = 0; i < s->g->n_nodes; i++)
-        if (dev[i] < 0 || dev[i] >= s->c->n_devices)
-            return err_set(e, "%s: placed op %s on device %d of %d", m->name, s->g->nodes[i].name, dev[i],
-                           s->c->n_devices);
-    const SimResult *r = sim_run(s->sim, dev);
-    row->method = m->name;
-    row->runtime_us = r->makespan_us;
-    row->oom = r->any_oom;
-    row->peak = xmalloc((size_t)s->c->n_devices * sizeof *row->peak);
-    memcpy(row->peak, r->peak_memory_bytes, (size_t)s->c->n_devices * sizeof *row->peak);
-    return 0;
-}
-
-/* Scores a per-group placement as row `name`. */
-static void score_groups(const Setup *s, const int *group_device, const char *name, double seconds, int *dev,
-                         Row *row)
-{
-    PlaceCtx ctx = {s->g, s->gr, s->c, s->seed};
-    place_expand_groups(&ctx, group_device, dev);
-    const SimResult *r = sim_run(s->sim, dev);
-    row->method = name;
-    row->runtime_us = r->makespan_us;
-    row->seconds = seconds;
-    row->oom = r->any_oom;
-    row->peak = xmalloc((size_t)s->c->n_devices * sizeof *row->peak);
-    memcpy(row->peak, r->peak_memory_bytes, (size_t)s->c->n_devices * sizeof *row->peak);
-}
-
-/* The Placeto rows: "placeto" (zero-shot) and, when the policy's training
- * state holds a best placement of this very graph and grouping,
- * "placeto-trained". Returns the rows added (0..2), or -1 with e set; dev
- * ends holding the zero-shot placement per op. */
-static int policy_rows(const Setup *s, const char *path, int samples, Row *rows, int *dev, Err *e)
-{
-    TrainState ts;
-    Policy *pol = policy_load(path, &ts, e);
-    if (!pol)
-        return -1;
-    EpisodeConfig cfg;
-    episode_config_default(&cfg);
-    cfg.mem_feature = pol->arch.mem_feature;
-    int *gd = xmalloc(((size_t)s->gr->n_groups + 1) * sizeof *gd);
-    double rt = 0, t0 = util_now();
-    int n = 0;
-    if (policy_place(pol, s->g, s->gr, s->c, &cfg, samples, s->seed, gd, &rt, e) < 0) {
-        err_prefix(e, path);
-        n = -1;
-        goto done;
-    }
-    for (int i = 0; i < ts.n_best; i++) {
-        const TrainBest *b = &ts.best[i];
-        if (strcmp(b->graph, s->g->name) == 0 && b->checksum == s->g->checksum &&
-            b->n_groups == s->gr->n_groups && isfinite(b->runtime_us) && pol->arch.n_devices == s->c->n_devices)
-            score_groups(s, b->group_device, "placeto-trained", NAN, dev, &rows[n++]); /* time: training */
-    }
-    score_groups(s, gd, "placeto", util_now() - t0, dev, &rows[n++]);
-done:
-    free(gd);
-    policy_free(pol);
-    train_state_done(&ts);
-    return n;
+    return problem_load(p, &spec, e) == 0 ? EXIT_OK : EXIT_FAIL;
 }
 
 static void method_list(FILE *f)
@@ -198,80 +88,71 @@ static int run_place(int argc, char **argv)
         return cli_usage_error(&cmd_place, "give --method or --policy, not both");
     if (cli_int(&cmd_place, &a, "samples", 0, 1000000, 0, &samples))
         return EXIT_USAGE;
-    static const PlaceMethod placeto = {"placeto", "a trained Placeto policy", NULL};
-    const PlaceMethod *m = policy ? &placeto : place_find(name);
-    if (!m) {
+    const PlaceMethod *m = policy ? NULL : place_find(name);
+    if (!policy && !m) {
         cli_usage_error(&cmd_place, "unknown method '%s'", name);
         method_list(stderr);
         return EXIT_USAGE;
     }
     Err e = {{0}};
-    Setup s;
-    if ((rc = setup(&cmd_place, &a, &s, &e)) != EXIT_OK) {
-        setup_done(&s);
+    Problem pb;
+    uint64_t seed;
+    if ((rc = load(&cmd_place, &a, &pb, &seed, &e)) != EXIT_OK) {
+        problem_free(&pb);
         return rc == EXIT_USAGE ? rc : cli_fail(&e);
     }
-    int *dev = xmalloc((size_t)s.g->n_nodes * sizeof *dev);
-    Row row = {0};
+    PlaceRun rows[2] = {{0}}, *row = &rows[0];
+    int n = 0;
     const char *out = cli_get(&cmd_place, &a, "output");
-    Placement p = {s.g->n_nodes, s.c->n_devices, dev, NULL};
-    Row prow[2] = {{0}};
-    int np = 0;
-    if (policy) {
-        np = policy_rows(&s, policy, (int)samples, prow, dev, &e);
-        if (np > 0) { /* the zero-shot row is the last; dev holds its placement */
-            row = prow[np - 1];
-            prow[np - 1].peak = NULL;
-        }
-        for (int k = 0; k < np; k++)
-            free(prow[k].peak);
+    if (policy) { /* the zero-shot row is the last */
+        if ((n = policy_place_runs(&pb, policy, (int)samples, seed, rows, &e)) > 0)
+            row = &rows[n - 1];
+    } else {
+        n = place_run(&pb, m, seed, row, &e) == 0 ? 1 : -1;
     }
-    if ((policy ? np < 0 : run_method(&s, m, dev, &row, &e) != 0) ||
-        (out && placement_write(&p, s.g, s.c, out, &e) != 0)) {
-        free(dev);
-        free(row.peak);
-        setup_done(&s);
-        return cli_fail(&e);
-    }
-    char b1[32], b2[32];
-    if (cli_get(&cmd_place, &a, "json")) {
-        printf("{\"method\": \"%s\", \"runtime_us\": %s, \"oom\": %s, \"seconds\": %s,\n \"placement\": ", m->name,
-               util_fmt_double(b1, row.runtime_us), row.oom ? "true" : "false", util_fmt_double(b2, row.seconds));
-        placement_print(&p, s.g, s.c, stdout);
+    Placement p = {pb.g->n_nodes, pb.c->n_devices, row->op_device, NULL};
+    if (n < 0 || (out && placement_write(&p, pb.g, pb.c, out, &e) != 0)) {
+        rc = cli_fail(&e);
+    } else if (cli_get(&cmd_place, &a, "json")) {
+        JWriter w;
+        jw_init(&w, stdout);
+        jw_object(&w);
+        jw_key(&w, "method");
+        jw_string(&w, row->method);
+        jw_key(&w, "runtime_us");
+        jw_number(&w, row->runtime_us);
+        jw_key(&w, "oom");
+        jw_bool(&w, row->oom);
+        jw_key(&w, "seconds");
+        jw_number(&w, row->seconds);
+        jw_break(&w);
+        jw_key(&w, "placement");
+        fflush(stdout);
+        placement_print(&p, pb.g, pb.c, stdout); /* the placeto-placement file, as written with -o */
         puts("}");
     } else {
-        double lb = bound_lower(s.g, s.c);
-        printf("%s on %s with %s: runtime %s (%.3fx the lower bound)%s\n", s.g->name, s.c->name, m->name,
-               util_fmt_time(b1, row.runtime_us), lb > 0 ? row.runtime_us / lb : 0.0, row.oom ? ", OUT OF MEMORY" : "");
+        char b1[32];
+        double lb = bound_lower(pb.g, pb.c);
+        printf("%s on %s with %s: runtime %s (%.3fx the lower bound)%s\n", pb.g->name, pb.c->name, row->method,
+               util_fmt_time(b1, row->runtime_us), lb > 0 ? row->runtime_us / lb : 0.0,
+               row->oom ? ", OUT OF MEMORY" : "");
         if (out)
             fprintf(stderr, "placeto: wrote placement %s\n", out);
     }
-    free(dev);
-    free(row.peak);
-    setup_done(&s);
-    return EXIT_OK;
+    for (int k = 0; k < n; k++)
+        place_run_free(&rows[k]);
+    problem_free(&pb);
+    return rc;
 }
 
-static int by_runtime(const void *x, const void *y)
+/* The methods named by --methods (default: all), checked before any work.
+ * Returns their count, or -1 after a usage error. */
+static int chosen_methods(const CliArgs *a, const PlaceMethod ***out)
 {
-    const Row *a = x, *b = y;
-    if (a->runtime_us != b->runtime_us)
-        return a->runtime_us < b->runtime_us ? -1 : 1;
-    return strcmp(a->method, b->method);
-}
-
-static int run_compare(int argc, char **argv)
-{
-    CliArgs a;
-    int stop, rc = cli_parse_graph(&cmd_compare, argc, argv, &a, method_list, &stop);
-    if (stop)
-        return rc;
-    /* the methods to run, checked before any work */
-    int n_all;
+    int n_all, n = 0;
     const PlaceMethod *all = place_methods(&n_all);
-    const PlaceMethod **chosen = xmalloc((size_t)n_all * 4 * sizeof *chosen);
-    int n = 0;
-    const char *list = cli_get(&cmd_compare, &a, "methods");
+    const PlaceMethod **chosen = xcalloc((size_t)n_all * 4, sizeof *chosen);
+    const char *list = cli_get(&cmd_compare, a, "methods");
     if (!list) {
         for (int k = 0; k < n_all; k++)
             chosen[n++] = &all[k];
@@ -284,103 +165,132 @@ static int run_compare(int argc, char **argv)
                 method_list(stderr);
                 free(copy);
                 free(chosen);
-                return EXIT_USAGE;
+                return -1;
             }
             chosen[n++] = m;
         }
         free(copy);
     }
+    *out = chosen;
+    return n;
+}
+
+static void print_compare_json(const Problem *pb, const PlaceRun *rows, int n, double lb, double single)
+{
+    JWriter w;
+    jw_init(&w, stdout);
+    jw_object(&w);
+    jw_key(&w, "graph");
+    jw_string(&w, pb->g->name);
+    jw_key(&w, "devices");
+    jw_int(&w, pb->c->n_devices);
+    jw_key(&w, "cluster");
+    jw_string(&w, pb->c->name);
+    jw_key(&w, "groups");
+    jw_int(&w, pb->gr->n_groups);
+    jw_key(&w, "lower_bound_us");
+    jw_number(&w, lb);
+    jw_key(&w, "single_us");
+    jw_number(&w, single);
+    jw_break(&w);
+    jw_key(&w, "methods");
+    jw_array(&w);
+    for (int k = 0; k < n; k++) {
+        jw_break(&w);
+        jw_object(&w);
+        jw_key(&w, "method");
+        jw_string(&w, rows[k].method);
+        jw_key(&w, "runtime_us");
+        jw_number(&w, rows[k].runtime_us);
+        jw_key(&w, "peak_memory_bytes");
+        jw_array(&w);
+        for (int d = 0; d < pb->c->n_devices; d++)
+            jw_int(&w, rows[k].peak_memory_bytes[d]);
+        jw_end(&w);
+        jw_key(&w, "oom");
+        jw_bool(&w, rows[k].oom);
+        jw_key(&w, "seconds");
+        jw_number(&w, rows[k].seconds); /* NAN (from training) is null */
+        jw_end(&w);
+    }
+    jw_finish(&w);
+}
+
+static void print_compare_table(const Problem *pb, const PlaceRun *rows, int n, double lb, double single)
+{
+    char b1[32], b2[32];
+    printf("%s on %s, %d groups\n", pb->g->name, pb->c->name, pb->gr->n_groups);
+    printf("%-15s %12s %9s %9s %12s %5s %10s\n", "method", "runtime", "speed-up", "vs bound", "peak memory", "OOM",
+           "time");
+    for (int k = 0; k < n; k++) {
+        int64_t peak = 0;
+        for (int d = 0; d < pb->c->n_devices; d++)
+            if (rows[k].peak_memory_bytes[d] > peak)
+                peak = rows[k].peak_memory_bytes[d];
+        char tbuf[32];
+        if (isnan(rows[k].seconds))
+            snprintf(tbuf, sizeof tbuf, "training");
+        else
+            snprintf(tbuf, sizeof tbuf, "%.3fs", rows[k].seconds);
+        printf("%-15s %12s %8.3fx %8.3fx %12s %5s %10s\n", rows[k].method, util_fmt_time(b1, rows[k].runtime_us),
+               rows[k].runtime_us > 0 ? single / rows[k].runtime_us : 0.0, lb > 0 ? rows[k].runtime_us / lb : 0.0,
+               util_fmt_bytes(b2, (double)peak), rows[k].oom ? "yes" : "no", tbuf);
+    }
+    printf("%-15s %12s %8.3fx %8.3fx\n", "lower bound", util_fmt_time(b1, lb), lb > 0 ? single / lb : 0.0, 1.0);
+}
+
+static int run_compare(int argc, char **argv)
+{
+    CliArgs a;
+    int stop, rc = cli_parse_graph(&cmd_compare, argc, argv, &a, method_list, &stop);
+    if (stop)
+        return rc;
+    const PlaceMethod **chosen;
+    long samples;
+    int n_chosen = chosen_methods(&a, &chosen);
+    if (n_chosen < 0)
+        return EXIT_USAGE;
     Err e = {{0}};
-    Setup s;
-    if ((rc = setup(&cmd_compare, &a, &s, &e)) != EXIT_OK) {
+    Problem pb;
+    uint64_t seed;
+    if ((rc = load(&cmd_compare, &a, &pb, &seed, &e)) != EXIT_OK ||
+        (rc = cli_int(&cmd_compare, &a, "samples", 0, 1000000, 0, &samples)) != EXIT_OK) {
         free(chosen);
-        setup_done(&s);
+        problem_free(&pb);
         return rc == EXIT_USAGE ? rc : cli_fail(&e);
     }
-    long samples;
     const char *policy = cli_get(&cmd_compare, &a, "policy");
-    if (cli_int(&cmd_compare, &a, "samples", 0, 1000000, 0, &samples)) {
-        free(chosen);
-        setup_done(&s);
-        return EXIT_USAGE;
+    PlaceRun *rows = xcalloc((size_t)n_chosen + 2, sizeof *rows);
+    int n = 0, ok = 1;
+    while (ok && n < n_chosen)
+        if ((ok = place_run(&pb, chosen[n], seed, &rows[n], &e) == 0))
+            n++;
+    if (ok && policy) {
+        int k = policy_place_runs(&pb, policy, (int)samples, seed, rows + n, &e);
+        ok = k >= 0;
+        n += ok ? k : 0;
     }
-    Row *rows = xcalloc((size_t)n + 2, sizeof *rows);
-    int *dev = xmalloc((size_t)s.g->n_nodes * sizeof *dev);
-    double single = 0;
-    for (int k = 0; k < n; k++) {
-        if (run_method(&s, chosen[k], dev, &rows[k], &e) != 0) {
-            for (int j = 0; j < k; j++)
-                free(rows[j].peak);
-            free(rows);
-            free(dev);
-            free(chosen);
-            setup_done(&s);
-            return cli_fail(&e);
-        }
-    }
-    if (policy) {
-        int k = policy_rows(&s, policy, (int)samples, rows + n, dev, &e);
-        if (k < 0) {
-            for (int j = 0; j < n; j++)
-                free(rows[j].peak);
-            free(rows);
-            free(dev);
-            free(chosen);
-            setup_done(&s);
-            return cli_fail(&e);
-        }
-        n += k;
-    }
-    /* the speed-up is over everything on the fastest device */
-    Row ref = {0};
-    if (run_method(&s, place_find("single"), dev, &ref, &e) == 0)
-        single = ref.runtime_us;
-    free(ref.peak);
-    qsort(rows, (size_t)n, sizeof *rows, by_runtime);
-    double lb = bound_lower(s.g, s.c);
-    char b1[32], b2[32];
-    if (cli_get(&cmd_compare, &a, "json")) {
-        fputs("{\"graph\": ", stdout);
-        util_json_string(stdout, s.g->name);
-        printf(", \"devices\": %d, \"cluster\": ", s.c->n_devices);
-        util_json_string(stdout, s.c->name);
-        printf(", \"groups\": %d, \"lower_bound_us\": %s, \"single_us\": %s,\n \"methods\": [", s.gr->n_groups,
-               util_fmt_double(b1, lb), util_fmt_double(b2, single));
-        for (int k = 0; k < n; k++) {
-            printf("%s\n  {\"method\": \"%s\", \"runtime_us\": %s, \"peak_memory_bytes\": [", k ? "," : "",
-                   rows[k].method, util_fmt_double(b1, rows[k].runtime_us));
-            for (int d = 0; d < s.c->n_devices; d++)
-                printf("%s%lld", d ? ", " : "", (long long)rows[k].peak[d]);
-            printf("], \"oom\": %s, \"seconds\": %s}", rows[k].oom ? "true" : "false",
-                   isnan(rows[k].seconds) ? "null" : util_fmt_double(b2, rows[k].seconds));
-        }
-        puts("]}");
+    if (ok) {
+        /* the speed-up is over everything on the fastest device */
+        PlaceRun ref;
+        double single = 0;
+        Err ignored;
+        if (place_run(&pb, place_find("single"), seed, &ref, &ignored) == 0)
+            single = ref.runtime_us;
+        place_run_free(&ref);
+        place_run_sort(rows, n);
+        double lb = bound_lower(pb.g, pb.c);
+        if (cli_get(&cmd_compare, &a, "json"))
+            print_compare_json(&pb, rows, n, lb, single);
+        else
+            print_compare_table(&pb, rows, n, lb, single);
     } else {
-        printf("%s on %s, %d groups\n", s.g->name, s.c->name, s.gr->n_groups);
-        printf("%-15s %12s %9s %9s %12s %5s %10s\n", "method", "runtime", "speed-up", "vs bound", "peak memory",
-               "OOM", "time");
-        for (int k = 0; k < n; k++) {
-            int64_t peak = 0;
-            for (int d = 0; d < s.c->n_devices; d++)
-                if (rows[k].peak[d] > peak)
-                    peak = rows[k].peak[d];
-            char tbuf[32];
-            if (isnan(rows[k].seconds))
-                snprintf(tbuf, sizeof tbuf, "training");
-            else
-                snprintf(tbuf, sizeof tbuf, "%.3fs", rows[k].seconds);
-            printf("%-15s %12s %8.3fx %8.3fx %12s %5s %10s\n", rows[k].method, util_fmt_time(b1, rows[k].runtime_us),
-                   rows[k].runtime_us > 0 ? single / rows[k].runtime_us : 0.0,
-                   lb > 0 ? rows[k].runtime_us / lb : 0.0, util_fmt_bytes(b2, (double)peak), rows[k].oom ? "yes" : "no",
-                   tbuf);
-        }
-        printf("%-15s %12s %8.3fx %8.3fx\n", "lower bound", util_fmt_time(b1, lb), lb > 0 ? single / lb : 0.0, 1.0);
+        rc = cli_fail(&e);
     }
     for (int k = 0; k < n; k++)
-        free(rows[k].peak);
+        place_run_free(&rows[k]);
     free(rows);
-    free(dev);
     free(chosen);
-    setup_done(&s);
-    return EXIT_OK;
+    problem_free(&pb);
+    return rc;
 }

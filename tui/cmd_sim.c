@@ -6,6 +6,7 @@
 #include "bound.h"
 #include "cli.h"
 #include "export.h"
+#include "jwrite.h"
 #include "sim.h"
 
 static const CliOpt sim_opts[] = {
@@ -54,62 +55,35 @@ const CliCmd cmd_export = {
     export_opts, run_export,
 };
 
-/* Everything a simulate/export run needs, loaded from the arguments. */
-typedef struct Job {
-    Graph *g;
-    Cluster *c;
-    Placement *p;
-    Sim *sim;
-    const SimResult *r;
-} Job;
-
-static void job_done(Job *j)
+/* Graph, placement, cluster (default: the placement's device count) and,
+ * for a DOT render of groups, the grouping; simulated once. */
+static int load(const CliCmd *cmd, const CliArgs *a, Problem *p, const SimResult **r, Err *e)
 {
-    sim_free(j->sim);
-    placement_free(j->p);
-    cluster_free(j->c);
-    graph_free(j->g);
+    ProblemSpec spec;
+    memset(p, 0, sizeof *p);
+    if (cli_problem(cmd, a, a->pos[0], 1L << 30, 0, &spec, NULL))
+        return EXIT_USAGE;
+    spec.placement_path = cli_get(cmd, a, "placement");
+    if (!cli_get(cmd, a, "dot") || cli_get(cmd, a, "dot-ops"))
+        spec.groups = -1; /* only a DOT render of groups needs them */
+    if (problem_load(p, &spec, e) != 0)
+        return EXIT_FAIL;
+    *r = sim_run(p->sim, p->pl->op_device);
+    return EXIT_OK;
 }
 
-static int job_load(const CliCmd *cmd, const CliArgs *a, Job *j, Err *e)
-{
-    memset(j, 0, sizeof *j);
-    const char *ppath = cli_get(cmd, a, "placement");
-    if (!(j->g = graph_load(a->pos[0], e)))
-        return -1;
-    if (!(j->p = placement_load(ppath, j->g, e)))
-        return -1;
-    if (!(j->c = cli_cluster(cmd, a, j->p->n_devices, e)))
-        return -1;
-    if (placement_check_cluster(j->p, j->c, ppath, e) != 0)
-        return -1;
-    j->sim = sim_new(j->g, j->c);
-    j->r = sim_run(j->sim, j->p->op_device);
-    return 0;
-}
-
-static int write_exports(const CliCmd *cmd, const CliArgs *a, Job *j, Err *e, int quiet)
+static int write_exports(const CliCmd *cmd, const CliArgs *a, const Problem *p, const SimResult *r, Err *e,
+                         int quiet)
 {
     const char *trace = cli_get(cmd, a, "trace"), *dot = cli_get(cmd, a, "dot");
     if (trace) {
-        if (export_trace(trace, j->g, j->c, j->r, e) != 0)
+        if (export_trace(trace, p->g, p->c, r, e) != 0)
             return -1;
         if (!quiet)
             fprintf(stderr, "placeto: wrote Chrome trace %s\n", trace);
     }
     if (dot) {
-        Grouping *gr = NULL;
-        if (!cli_get(cmd, a, "dot-ops")) {
-            long groups = 0;
-            const char *gs = cli_get(cmd, a, "groups");
-            if (gs)
-                groups = strtol(gs, NULL, 10);
-            if (!(gr = group_build(j->g, (int)groups, e)))
-                return -1;
-        }
-        int rc = export_dot(dot, j->g, gr, j->c, j->p->op_device, e);
-        group_free(gr);
-        if (rc != 0)
+        if (export_dot(dot, p->g, p->gr, p->c, p->pl->op_device, e) != 0)
             return -1;
         if (!quiet)
             fprintf(stderr, "placeto: wrote DOT %s\n", dot);
@@ -117,51 +91,95 @@ static int write_exports(const CliCmd *cmd, const CliArgs *a, Job *j, Err *e, in
     return 0;
 }
 
-static void print_json(const Job *j, double sims_per_s)
+static void print_json(const Problem *p, const SimResult *r, double sims_per_s)
 {
-    const Graph *g = j->g;
-    const Cluster *c = j->c;
-    const SimResult *r = j->r;
-    char b1[32], b2[32];
-    printf("{\"makespan_us\": %s,\n \"devices\": [", util_fmt_double(b1, r->makespan_us));
+    const Graph *g = p->g;
+    const Cluster *c = p->c;
+    JWriter w;
+    jw_init(&w, stdout);
+    jw_object(&w);
+    jw_key(&w, "makespan_us");
+    jw_number(&w, r->makespan_us);
+    jw_break(&w);
+    jw_key(&w, "devices");
+    jw_array(&w);
     for (int d = 0; d < c->n_devices; d++) {
-        printf("%s\n  {\"name\": ", d ? "," : "");
-        util_json_string(stdout, c->devices[d].name);
-        printf(", \"busy_us\": %s, \"peak_memory_bytes\": %lld, \"memory_bytes\": %lld, \"oom\": %s}",
-               util_fmt_double(b1, r->busy_us[d]), (long long)r->peak_memory_bytes[d],
-               (long long)c->devices[d].memory_bytes, r->oom[d] ? "true" : "false");
+        jw_break(&w);
+        jw_object(&w);
+        jw_key(&w, "name");
+        jw_string(&w, c->devices[d].name);
+        jw_key(&w, "busy_us");
+        jw_number(&w, r->busy_us[d]);
+        jw_key(&w, "peak_memory_bytes");
+        jw_int(&w, r->peak_memory_bytes[d]);
+        jw_key(&w, "memory_bytes");
+        jw_int(&w, c->devices[d].memory_bytes);
+        jw_key(&w, "oom");
+        jw_bool(&w, r->oom[d]);
+        jw_end(&w);
     }
-    fputs("],\n \"ops\": [", stdout);
+    jw_end(&w);
+    jw_break(&w);
+    jw_key(&w, "ops");
+    jw_array(&w);
     for (int i = 0; i < r->n_ops; i++) {
-        printf("%s\n  {\"name\": ", i ? "," : "");
-        util_json_string(stdout, g->nodes[i].name);
-        printf(", \"device\": %d, \"start_us\": %s, \"end_us\": %s}", r->device[i],
-               util_fmt_double(b1, r->start_us[i]), util_fmt_double(b2, r->end_us[i]));
+        jw_break(&w);
+        jw_object(&w);
+        jw_key(&w, "name");
+        jw_string(&w, g->nodes[i].name);
+        jw_key(&w, "device");
+        jw_int(&w, r->device[i]);
+        jw_key(&w, "start_us");
+        jw_number(&w, r->start_us[i]);
+        jw_key(&w, "end_us");
+        jw_number(&w, r->end_us[i]);
+        jw_end(&w);
     }
-    fputs("],\n \"transfers\": [", stdout);
+    jw_end(&w);
+    jw_break(&w);
+    jw_key(&w, "transfers");
+    jw_array(&w);
     for (int k = 0; k < r->n_transfers; k++) {
         const SimTransfer *t = &r->transfers[k];
-        printf("%s\n  {\"src\": ", k ? "," : "");
-        util_json_string(stdout, g->nodes[t->src].name);
-        printf(", \"output\": %d, \"bytes\": %lld, \"from\": %d, \"to\": [", t->output, (long long)t->bytes, t->from);
+        jw_break(&w);
+        jw_object(&w);
+        jw_key(&w, "src");
+        jw_string(&w, g->nodes[t->src].name);
+        jw_key(&w, "output");
+        jw_int(&w, t->output);
+        jw_key(&w, "bytes");
+        jw_int(&w, t->bytes);
+        jw_key(&w, "from");
+        jw_int(&w, t->from);
+        jw_key(&w, "to");
+        jw_array(&w);
         for (int m = 0; m < t->n_to; m++)
-            printf("%s%d", m ? ", " : "", t->to[m]);
-        printf("], \"start_us\": %s, \"end_us\": %s}", util_fmt_double(b1, t->start_us),
-               util_fmt_double(b2, t->end_us));
+            jw_int(&w, t->to[m]);
+        jw_end(&w);
+        jw_key(&w, "start_us");
+        jw_number(&w, t->start_us);
+        jw_key(&w, "end_us");
+        jw_number(&w, t->end_us);
+        jw_end(&w);
     }
-    printf("],\n \"lower_bound_us\": %s", util_fmt_double(b1, bound_lower(g, c)));
-    if (sims_per_s > 0)
-        printf(",\n \"simulations_per_second\": %s", util_fmt_double(b1, sims_per_s));
-    fputs("}\n", stdout);
+    jw_end(&w);
+    jw_break(&w);
+    jw_key(&w, "lower_bound_us");
+    jw_number(&w, bound_lower(g, c));
+    if (sims_per_s > 0) {
+        jw_break(&w);
+        jw_key(&w, "simulations_per_second");
+        jw_number(&w, sims_per_s);
+    }
+    jw_finish(&w);
 }
 
-static void print_text(const Job *j, double sims_per_s)
+static void print_text(const Problem *p, const SimResult *r, double sims_per_s)
 {
-    const Cluster *c = j->c;
-    const SimResult *r = j->r;
+    const Cluster *c = p->c;
     char b1[32], b2[32], b3[32];
-    double lb = bound_lower(j->g, c);
-    printf("%s on %s: %d ops\n", j->g->name, c->name, j->g->n_nodes);
+    double lb = bound_lower(p->g, c);
+    printf("%s on %s: %d ops\n", p->g->name, c->name, p->g->n_nodes);
     printf("runtime      %s  (%.3fx the lower bound %s)\n", util_fmt_time(b1, r->makespan_us),
            lb > 0 ? r->makespan_us / lb : 0.0, util_fmt_time(b2, lb));
     printf("%-12s %10s %7s %6s %12s %12s\n", "device", "busy", "util", "ops", "peak memory", "capacity");
@@ -193,34 +211,34 @@ static int run_simulate(int argc, char **argv)
         return rc;
     if (!cli_get(&cmd_simulate, &a, "placement"))
         return cli_usage_error(&cmd_simulate, "missing --placement FILE");
-    long repeat, groups;
-    if (cli_int(&cmd_simulate, &a, "repeat", 1, 100000000, 0, &repeat) ||
-        cli_int(&cmd_simulate, &a, "groups", 1, 1L << 30, 0, &groups))
+    long repeat;
+    if (cli_int(&cmd_simulate, &a, "repeat", 1, 100000000, 0, &repeat))
         return EXIT_USAGE;
     Err e = {{0}};
-    Job j;
-    if (job_load(&cmd_simulate, &a, &j, &e) != 0) {
-        job_done(&j);
-        return cli_fail(&e);
+    Problem p;
+    const SimResult *r = NULL;
+    if ((rc = load(&cmd_simulate, &a, &p, &r, &e)) != EXIT_OK) {
+        problem_free(&p);
+        return rc == EXIT_USAGE ? rc : cli_fail(&e);
     }
     double sims_per_s = 0;
     if (repeat > 0) {
         double t0 = util_now();
         for (long k = 0; k < repeat; k++)
-            sim_run(j.sim, j.p->op_device);
+            r = sim_run(p.sim, p.pl->op_device);
         double dt = util_now() - t0;
         sims_per_s = dt > 0 ? (double)repeat / dt : 0;
     }
     int json = cli_get(&cmd_simulate, &a, "json") != NULL;
-    if (write_exports(&cmd_simulate, &a, &j, &e, json) != 0) {
-        job_done(&j);
+    if (write_exports(&cmd_simulate, &a, &p, r, &e, json) != 0) {
+        problem_free(&p);
         return cli_fail(&e);
     }
     if (json)
-        print_json(&j, sims_per_s);
+        print_json(&p, r, sims_per_s);
     else
-        print_text(&j, sims_per_s);
-    job_done(&j);
+        print_text(&p, r, sims_per_s);
+    problem_free(&p);
     return EXIT_OK;
 }
 
@@ -230,9 +248,6 @@ static int run_export(int argc, char **argv)
     int stop, rc = cli_parse_graph(&cmd_export, argc, argv, &a, NULL, &stop);
     if (stop)
         return rc;
-    long groups;
-    if (cli_int(&cmd_export, &a, "groups", 1, 1L << 30, 0, &groups))
-        return EXIT_USAGE;
     const char *gj = cli_get(&cmd_export, &a, "graph-json");
     int wants_placement = cli_get(&cmd_export, &a, "dot") || cli_get(&cmd_export, &a, "trace");
     if (!gj && !wants_placement)
@@ -251,11 +266,12 @@ static int run_export(int argc, char **argv)
     }
     if (!wants_placement)
         return EXIT_OK;
-    Job j;
-    if (job_load(&cmd_export, &a, &j, &e) != 0 || write_exports(&cmd_export, &a, &j, &e, 0) != 0) {
-        job_done(&j);
-        return cli_fail(&e);
+    Problem p;
+    const SimResult *r = NULL;
+    if ((rc = load(&cmd_export, &a, &p, &r, &e)) != EXIT_OK || write_exports(&cmd_export, &a, &p, r, &e, 0) != 0) {
+        problem_free(&p);
+        return rc == EXIT_USAGE ? rc : cli_fail(&e);
     }
-    job_done(&j);
+    problem_free(&p);
     return EXIT_OK;
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "jwrite.h"
 #include "place.h"
 #include "policy_io.h"
 #include "train.h"
@@ -18,10 +19,7 @@ static const CliOpt train_opts[] = {
     {"episodes", 'e', "K", "episodes to run (default 200)"},
     {"output", 'o', "POLICY", "policy file to write (default: the --resume file, else policy.json)"},
     {"resume", 'r', "POLICY", "continue from a policy file and its training state"},
-    {"cluster", 'c', "FILE", "cluster file"},
-    {"devices", 'n', "N", "N default devices (default 2)"},
-    {"groups", 'g', "G", "target group count (default: by graph size)"},
-    {"seed", 's', "S", "seed of the weights and the episodes (default 1)"},
+    CLI_PROBLEM_OPTS("1"),
     {"threads", 't', "T", "rollouts in parallel (default 1); results depend on T, deterministically"},
     {"lr", 0, "X", "Adam learning rate (default 0.001)"},
     {"entropy", 0, "B", "entropy weight beta (default 1.0)"},
@@ -40,38 +38,6 @@ static const CliOpt train_opts[] = {
     {"json", 0, NULL, "JSON lines on stdout: progress reports and a final summary"},
     {0},
 };
-
-/* --init METHOD: the method's placement of each graph becomes the graph's
- * best so far (unless training already found a better one), so that every
- * episode starts from it or from what training finds beyond it. */
-static int seed_with_method(const PlaceMethod *m, const TrainGraph *tg, int n_graphs, const Cluster *c,
-                            const TrainConfig *cfg, TrainState *ts, Err *e)
-{
-    for (int i = 0; i < n_graphs; i++) {
-        const Graph *g = tg[i].g;
-        const Grouping *gr = tg[i].gr;
-        int *dev = xmalloc(((size_t)g->n_nodes + 1) * sizeof *dev);
-        PlaceCtx ctx = {g, gr, c, cfg->seed};
-        if (m->fn(&ctx, dev, e) != 0) {
-            free(dev);
-            err_prefix(e, g->path);
-            return -1;
-        }
-        TrainBest *b = train_best_for(ts, g->name, g->checksum, gr->n_groups);
-        Sim *sim = sim_new(g, c);
-        const SimResult *r = sim_run(sim, dev);
-        double score = episode_score(&cfg->env, c, r);
-        if (score < b->score) {
-            b->score = score;
-            b->runtime_us = r->makespan_us;
-            place_collapse_groups(gr, dev, b->group_device); /* methods place whole groups */
-            b->found_after = 0;
-        }
-        sim_free(sim);
-        free(dev);
-    }
-    return 0;
-}
 
 static int run_train(int argc, char **argv);
 
@@ -193,12 +159,26 @@ static void on_episode(const TrainReport *r, void *ud)
     int last = done >= p->total;
     const char *gname = p->graphs[r->graph].g->name;
     if (p->json) {
-        if (done % p->every == 0 || last)
-            printf("{\"episode\": %lld, \"graph\": \"%s\", \"runtime_us\": %s, \"best_runtime_us\": %s, "
-                   "\"mean_return\": %.9g, \"placements_simulated\": %lld, \"episodes_per_second\": %.4g}\n",
-                   (long long)r->episode, gname, util_fmt_double(b1, r->runtime_us),
-                   util_fmt_double(b2, r->best_runtime_us), mean, (long long)r->simulations, rate);
-        fflush(stdout);
+        if (done % p->every == 0 || last) {
+            JWriter w;
+            jw_init(&w, stdout);
+            jw_object(&w);
+            jw_key(&w, "episode");
+            jw_int(&w, r->episode);
+            jw_key(&w, "graph");
+            jw_string(&w, gname);
+            jw_key(&w, "runtime_us");
+            jw_number(&w, r->runtime_us);
+            jw_key(&w, "best_runtime_us");
+            jw_number(&w, r->best_runtime_us);
+            jw_key(&w, "mean_return");
+            jw_number(&w, mean);
+            jw_key(&w, "placements_simulated");
+            jw_int(&w, r->simulations);
+            jw_key(&w, "episodes_per_second");
+            jw_number(&w, rate);
+            jw_finish(&w);
+        }
         return;
     }
     fmt_eta(b3, sizeof b3, eta);
@@ -224,14 +204,14 @@ static void on_episode(const TrainReport *r, void *ud)
     }
 }
 
-static void free_graphs(TrainGraph *tg, int n)
+static void free_graphs(Problem *pb, TrainGraph *tg, int n)
 {
     for (int i = 0; i < n; i++) {
         policy_graph_free(tg[i].pg);
-        group_free(tg[i].gr);
-        graph_free(tg[i].g);
+        problem_free(&pb[i]);
     }
     free(tg);
+    free(pb);
 }
 
 static int parse_init(const char *s, EpisodeInit *out)
@@ -259,12 +239,13 @@ static int run_train(int argc, char **argv)
         return rc;
     if (a.n_pos < 1)
         return cli_usage_error(cmd, "missing GRAPH");
-    long episodes, groups, seed, threads, decay, passes, every;
+    long episodes, threads, decay, passes, every;
     TrainConfig cfg;
     train_config_default(&cfg);
-    if (cli_int(cmd, &a, "episodes", 1, 100000000, 200, &episodes) ||
-        cli_int(cmd, &a, "groups", 1, POLICY_MAX_GROUPS, 0, &groups) ||
-        cli_int(cmd, &a, "seed", 0, 1L << 62, 1, &seed) || cli_int(cmd, &a, "threads", 1, 256, 1, &threads) ||
+    ProblemSpec spec;
+    if (cli_problem(cmd, &a, NULL, POLICY_MAX_GROUPS, 1, &spec, &cfg.seed) ||
+        cli_int(cmd, &a, "episodes", 1, 100000000, 200, &episodes) ||
+        cli_int(cmd, &a, "threads", 1, 256, 1, &threads) ||
         cli_int(cmd, &a, "entropy-decay", 0, 1L << 40, 0, &decay) ||
         cli_int(cmd, &a, "passes", 1, 1000, 1, &passes) ||
         cli_int(cmd, &a, "checkpoint-every", 1, 1L << 40, 50, &every) ||
@@ -284,7 +265,6 @@ static int run_train(int argc, char **argv)
     }
     cfg.entropy_decay = decay;
     cfg.threads = (int)threads;
-    cfg.seed = (uint64_t)seed;
     cfg.env.passes = (int)passes;
     cfg.env.random_order = cli_get(cmd, &a, "random-order") != NULL;
     cfg.env.log_runtime = cli_get(cmd, &a, "log-runtime") != NULL;
@@ -301,6 +281,7 @@ static int run_train(int argc, char **argv)
         return cli_fail(&e);
     Cluster *c = cli_cluster(cmd, &a, 2, &e);
     TrainGraph *tg = xcalloc((size_t)n_graphs + 1, sizeof *tg);
+    Problem *pb = xcalloc((size_t)n_graphs + 1, sizeof *pb);
     Policy *pol = NULL;
     TrainState ts;
     train_state_init(&ts, cfg.lr, cfg.entropy, cfg.seed);
@@ -310,10 +291,13 @@ static int run_train(int argc, char **argv)
     rc = EXIT_FAIL;
     if (!c)
         goto done;
+    spec.cluster = c; /* every graph on the one cluster */
     for (int i = 0; i < n_graphs; i++) {
-        if (!(tg[i].g = graph_load(paths[i], &e)))
+        spec.graph_path = paths[i];
+        if (problem_load(&pb[i], &spec, &e) != 0)
             goto done;
-        if (!(tg[i].gr = group_build(tg[i].g, (int)groups, &e)) || !(tg[i].pg = policy_graph_new(tg[i].gr, &e))) {
+        tg[i] = (TrainGraph){pb[i].g, pb[i].gr, NULL};
+        if (!(tg[i].pg = policy_graph_new(tg[i].gr, &e))) {
             err_prefix(&e, paths[i]);
             goto done;
         }
@@ -328,12 +312,7 @@ static int run_train(int argc, char **argv)
         }
     } else {
         PolicyArch arch;
-        policy_arch_default(&arch, c->n_devices);
-        if (cfg.env.mem_feature) {
-            arch.mem_feature = 1;
-            arch.n_features++;
-            arch.d++;
-        }
+        policy_arch_for(&arch, c->n_devices, cfg.env.mem_feature);
         if (!(pol = policy_new(&arch, cfg.seed, &e)))
             goto done;
     }
@@ -341,7 +320,7 @@ static int run_train(int argc, char **argv)
         err_prefix(&e, resume ? resume : "policy");
         goto done;
     }
-    if (init_method && seed_with_method(init_method, tg, n_graphs, c, &cfg, &ts, &e) != 0)
+    if (init_method && train_seed_from_method(&ts, init_method, pb, n_graphs, &cfg, &e) != 0)
         goto done;
     const char *curve_path = cli_get(cmd, &a, "curve");
     if (curve_path) {
@@ -392,15 +371,32 @@ static int run_train(int argc, char **argv)
             cli_fail(&ce);
         }
     }
-    char b1[32], b2[32];
+    char b1[32];
     if (pr.json) {
-        printf("{\"episodes\": %lld, \"best_runtime_us\": %s, \"placements_simulated\": %lld, \"seconds\": %s, "
-               "\"graphs\": [", (long long)ts.episodes, util_fmt_double(b1, ts.best[0].runtime_us),
-               (long long)ts.simulations, util_fmt_double(b2, util_now() - pr.t0));
-        for (int i = 0; i < ts.n_best; i++)
-            printf("%s{\"graph\": \"%s\", \"best_runtime_us\": %s, \"found_after\": %lld}", i ? ", " : "",
-                   ts.best[i].graph, util_fmt_double(b1, ts.best[i].runtime_us), (long long)ts.best[i].found_after);
-        puts("]}");
+        JWriter w;
+        jw_init(&w, stdout);
+        jw_object(&w);
+        jw_key(&w, "episodes");
+        jw_int(&w, ts.episodes);
+        jw_key(&w, "best_runtime_us");
+        jw_number(&w, ts.best[0].runtime_us);
+        jw_key(&w, "placements_simulated");
+        jw_int(&w, ts.simulations);
+        jw_key(&w, "seconds");
+        jw_number(&w, util_now() - pr.t0);
+        jw_key(&w, "graphs");
+        jw_array(&w);
+        for (int i = 0; i < ts.n_best; i++) {
+            jw_object(&w);
+            jw_key(&w, "graph");
+            jw_string(&w, ts.best[i].graph);
+            jw_key(&w, "best_runtime_us");
+            jw_number(&w, ts.best[i].runtime_us);
+            jw_key(&w, "found_after");
+            jw_int(&w, ts.best[i].found_after);
+            jw_end(&w);
+        }
+        jw_finish(&w);
     } else {
         for (int i = 0; i < ts.n_best; i++)
             fprintf(stderr, "%s: best %s after %lld placements\n", ts.best[i].graph,
@@ -418,7 +414,7 @@ done:
     train_free(t);
     policy_free(pol);
     train_state_done(&ts);
-    free_graphs(tg, n_graphs);
+    free_graphs(pb, tg, n_graphs);
     cluster_free(c);
     for (int i = 0; i < n_graphs; i++)
         free(paths[i]);

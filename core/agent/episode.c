@@ -98,8 +98,7 @@ void episode_free(Episode *ep)
 static void simulate(Episode *ep, int count)
 {
     const Grouping *gr = ep->gr;
-    for (int i = 0; i < ep->g->n_nodes; i++)
-        ep->op_device[i] = ep->group_device[gr->op_group[i]];
+    group_expand(gr, ep->group_device, ep->op_device);
     const SimResult *r = sim_run(ep->sim, ep->op_device);
     ep->result = r;
     ep->runtime_us = r->makespan_us;

@@ -30,6 +30,16 @@ void policy_arch_default(PolicyArch *a, int n_devices)
     a->rounds = 8;
 }
 
+void policy_arch_for(PolicyArch *a, int n_devices, int mem_feature)
+{
+    policy_arch_default(a, n_devices);
+    if (mem_feature) {
+        a->mem_feature = 1;
+        a->n_features++;
+        a->d++;
+    }
+}
+
 static void add_layer(NnParams *p, const char *name, int in, int out)
 {
     char buf[NN_NAME_MAX + 8];

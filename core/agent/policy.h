@@ -51,6 +51,9 @@ typedef struct Policy {
 
 /* The default architecture for n_devices. */
 void policy_arch_default(PolicyArch *a, int n_devices);
+/* The default architecture, with the peak-memory feature column when
+ * mem_feature is 1 (one more input feature and hidden unit). */
+void policy_arch_for(PolicyArch *a, int n_devices, int mem_feature);
 /* A new policy with Glorot-uniform weights drawn from seed. Returns NULL with
  * e set when the architecture is out of range. */
 Policy *policy_new(const PolicyArch *a, uint64_t seed, Err *e);

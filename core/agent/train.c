@@ -74,6 +74,16 @@ TrainBest *train_best_for(TrainState *ts, const char *graph, uint64_t checksum, 
     return b;
 }
 
+const TrainBest *train_best_find(const TrainState *ts, const Graph *g, int n_groups)
+{
+    for (int i = 0; i < ts->n_best; i++) {
+        const TrainBest *b = &ts->best[i];
+        if (strcmp(b->graph, g->name) == 0 && b->checksum == g->checksum && b->n_groups == n_groups)
+            return b;
+    }
+    return NULL;
+}
+
 void train_config_default(TrainConfig *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
@@ -408,41 +418,25 @@ int64_t train_run(Trainer *t, int64_t n_episodes, TrainCallback cb, void *ud, vo
     return done;
 }
 
-int64_t policy_place(const Policy *pol, const Graph *g, const Grouping *gr, const Cluster *c,
-                     const EpisodeConfig *cfg, int samples, uint64_t seed, int *group_device,
-                     double *runtime_us, Err *e)
+int train_seed_from_method(TrainState *ts, const PlaceMethod *m, const Problem *problems, int n,
+                           const TrainConfig *cfg, Err *e)
 {
-    if (pol->arch.n_devices != c->n_devices)
-        return err_set(e, "the policy is for %d devices but the cluster has %d", pol->arch.n_devices,
-                       c->n_devices);
-    if (pol->arch.mem_feature != cfg->mem_feature)
-        return err_set(e, "the policy was trained %s the memory feature",
-                       pol->arch.mem_feature ? "with" : "without");
-    PolicyGraph *pg = policy_graph_new(gr, e);
-    if (!pg)
-        return -1;
-    Episode *ep = episode_new(g, gr, c, pg, cfg, seed, NULL, e);
-    if (!ep) {
-        policy_graph_free(pg);
-        return -1;
-    }
-    PolicyWork *w = policy_work_new(&pol->arch, pg);
-    double best = INFINITY;
-    int64_t sims = 0;
-    for (int k = 0; k <= samples; k++) {
-        if (k > 0)
-            episode_reset(ep, seed + (uint64_t)k, NULL);
-        while (!episode_done(ep))
-            episode_step_policy(ep, pol, w, k == 0, NULL);
-        sims += ep->simulations;
-        if (ep->best_score < best) {
-            best = ep->best_score;
-            *runtime_us = ep->best_runtime_us;
-            memcpy(group_device, ep->best_device, (size_t)gr->n_groups * sizeof *group_device);
+    for (int i = 0; i < n; i++) {
+        const Problem *p = &problems[i];
+        PlaceRun run;
+        if (place_run(p, m, cfg->seed, &run, e) != 0) {
+            err_prefix(e, p->g->path);
+            return -1;
         }
+        TrainBest *b = train_best_for(ts, p->g->name, p->g->checksum, p->gr->n_groups);
+        double score = episode_score(&cfg->env, p->c, sim_run(p->sim, run.op_device));
+        if (score < b->score) {
+            b->score = score;
+            b->runtime_us = run.runtime_us;
+            memcpy(b->group_device, run.group_device, (size_t)p->gr->n_groups * sizeof *b->group_device);
+            b->found_after = 0;
+        }
+        place_run_free(&run);
     }
-    policy_work_free(w);
-    episode_free(ep);
-    policy_graph_free(pg);
-    return sims;
+    return 0;
 }

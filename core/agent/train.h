@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "episode.h"
+#include "run.h"
 #include "nn.h"
 #include "policy.h"
 #include "util.h"
@@ -47,6 +48,9 @@ void train_state_init(TrainState *ts, double lr, double entropy, uint64_t seed);
 void train_state_done(TrainState *ts);
 /* The entry of ts->best for graph name, created (runtime +inf) if absent. */
 TrainBest *train_best_for(TrainState *ts, const char *graph, uint64_t checksum, int n_groups);
+/* The entry of ts->best for graph g (same name and file checksum) grouped
+ * into n_groups groups, or NULL. */
+const TrainBest *train_best_find(const TrainState *ts, const Graph *g, int n_groups);
 
 /* --- training -------------------------------------------------------- */
 
@@ -102,13 +106,12 @@ void train_free(Trainer *t);
  * Returns the episodes run. */
 int64_t train_run(Trainer *t, int64_t n_episodes, TrainCallback cb, void *ud, volatile int *stop);
 
-/* Zero-shot placement with a trained policy: one greedy episode, then
- * `samples` sampled ones (seeds seed + 1, ...), all from cfg's initial
- * placement; the best placement seen (lowest score) goes to group_device
- * (n_groups entries) and its runtime to *runtime_us. Returns the placements
- * simulated, or -1 with e set on a device-count or feature mismatch. */
-int64_t policy_place(const Policy *pol, const Graph *g, const Grouping *gr, const Cluster *c,
-                     const EpisodeConfig *cfg, int samples, uint64_t seed, int *group_device,
-                     double *runtime_us, Err *e);
+/* --init METHOD: method m's placement of each problem (seeded with
+ * cfg->seed) becomes that graph's best so far in ts, unless training
+ * already found a better one, so that every episode starts from it or from
+ * what training finds beyond it. */
+int train_seed_from_method(TrainState *ts, const PlaceMethod *m, const Problem *problems, int n,
+                           const TrainConfig *cfg, Err *e);
+
 
 #endif

@@ -654,3 +654,15 @@ int group_find(const Grouping *gr, const char *name)
             return k;
     return -1;
 }
+
+void group_expand(const Grouping *gr, const int *group_device, int *op_device)
+{
+    for (int i = 0; i < gr->n_ops; i++)
+        op_device[i] = group_device[gr->op_group[i]];
+}
+
+void group_collapse(const Grouping *gr, const int *op_device, int *group_device)
+{
+    for (int k = 0; k < gr->n_groups; k++)
+        group_device[k] = op_device[gr->members[gr->member_off[k]]];
+}

@@ -49,5 +49,10 @@ Grouping *group_build(const Graph *g, int target, Err *e);
 void group_free(Grouping *gr);
 /* Index of the group named name, or -1. */
 int group_find(const Grouping *gr, const char *name);
+/* The one group -> op expansion: every op goes to its group's device. */
+void group_expand(const Grouping *gr, const int *group_device, int *op_device);
+/* The inverse for a placement that keeps groups whole: each group's device
+ * is its first op's. */
+void group_collapse(const Grouping *gr, const int *op_device, int *group_device);
 
 #endif

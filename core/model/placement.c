@@ -27,12 +27,6 @@ void placement_free(Placement *p)
     free(p);
 }
 
-void placement_from_groups(Placement *p, const Grouping *gr, const int *group_device)
-{
-    for (int i = 0; i < p->n_ops; i++)
-        p->op_device[i] = group_device[gr->op_group[i]];
-}
-
 static int read_devices(const JDoc *d, Placement **out, int n_ops, Err *e)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(d->root, "devices");
@@ -135,7 +129,7 @@ Placement *placement_load_text(const char *path, const char *text, size_t len, c
         gdev = xmalloc((size_t)gr->n_groups * sizeof *gdev);
         if (read_map(&d, "groups", gr->n_groups, p->n_devices, find_group, gr, group_name, gdev, e) != 0)
             goto fail;
-        placement_from_groups(p, gr, gdev);
+        group_expand(gr, gdev, p->op_device);
     }
     free(gdev);
     group_free(gr);

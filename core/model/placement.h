@@ -28,7 +28,5 @@ int placement_check_cluster(const Placement *p, const Cluster *c, const char *pa
 /* Writes the "ops" form (atomically); names come from c when given. */
 int placement_write(const Placement *p, const Graph *g, const Cluster *c, const char *path, Err *e);
 void placement_print(const Placement *p, const Graph *g, const Cluster *c, FILE *f);
-/* Expands a per-group assignment to ops. */
-void placement_from_groups(Placement *p, const Grouping *gr, const int *group_device);
 
 #endif

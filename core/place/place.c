@@ -8,18 +8,6 @@
 
 #include "place_methods.h"
 
-void place_expand_groups(const PlaceCtx *ctx, const int *group_device, int *op_device)
-{
-    for (int i = 0; i < ctx->g->n_nodes; i++)
-        op_device[i] = group_device[ctx->gr->op_group[i]];
-}
-
-void place_collapse_groups(const Grouping *gr, const int *op_device, int *group_device)
-{
-    for (int k = 0; k < gr->n_groups; k++)
-        group_device[k] = op_device[gr->members[gr->member_off[k]]];
-}
-
 int place_fastest_device(const Cluster *c)
 {
     int best = 0;
@@ -57,7 +45,7 @@ static int place_random(const PlaceCtx *ctx, int *op_device, Err *e)
     int *gd = xmalloc((size_t)ctx->gr->n_groups * sizeof *gd);
     for (int k = 0; k < ctx->gr->n_groups; k++)
         gd[k] = (int)rng_below(&r, (uint64_t)ctx->c->n_devices);
-    place_expand_groups(ctx, gd, op_device);
+    group_expand(ctx->gr, gd, op_device);
     free(gd);
     return 0;
 }
@@ -69,7 +57,7 @@ static int place_round_robin(const PlaceCtx *ctx, int *op_device, Err *e)
     int *gd = xmalloc((size_t)ctx->gr->n_groups * sizeof *gd);
     for (int k = 0; k < ctx->gr->n_groups; k++) /* group ids are a topological order */
         gd[k] = k % ctx->c->n_devices;
-    place_expand_groups(ctx, gd, op_device);
+    group_expand(ctx->gr, gd, op_device);
     free(gd);
     return 0;
 }

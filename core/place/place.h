@@ -42,11 +42,8 @@ const PlaceMethod *place_methods(int *count);
 const PlaceMethod *place_find(const char *name);
 
 /* Shared helpers for methods. */
-/* Expands a per-group device choice to ops. */
-void place_expand_groups(const PlaceCtx *ctx, const int *group_device, int *op_device);
-/* The inverse for a placement that keeps groups whole: each group's device
- * is its first op's. */
-void place_collapse_groups(const Grouping *gr, const int *op_device, int *group_device);
+/* (group_expand and group_collapse, group.h, turn per-group choices into
+ * per-op ones and back.) */
 /* The fastest device (largest speed; the first on ties). */
 int place_fastest_device(const Cluster *c);
 /* Cost of group k on device d under the cluster's cost model. */

@@ -265,7 +265,7 @@ int place_heft(const PlaceCtx *ctx, int *op_device, Err *e)
         }
     int *gd = xmalloc(((size_t)n + 1) * sizeof *gd);
     place_heft_schedule(n, ctx->c->n_devices, times, j, src, dst, comm, NULL, gd, NULL, NULL);
-    place_expand_groups(ctx, gd, op_device);
+    group_expand(ctx->gr, gd, op_device);
     free(gd);
     free(times);
     free(src);
@@ -306,7 +306,7 @@ int place_m_topo(const PlaceCtx *ctx, int *op_device, Err *e)
         load[d] += times[(size_t)k * (size_t)nd + (size_t)d];
         mem[d] += gr->bytes[k];
     }
-    place_expand_groups(ctx, gd, op_device);
+    group_expand(ctx->gr, gd, op_device);
     free(gd);
     free(mem);
     free(load);
@@ -400,7 +400,7 @@ int place_m_etf(const PlaceCtx *ctx, int *op_device, Err *e)
             ready[n_ready++] = s;
         }
     }
-    place_expand_groups(ctx, gd, op_device);
+    group_expand(ctx->gr, gd, op_device);
     free(times);
     free(pcomm);
     free(fin);
@@ -547,7 +547,7 @@ int place_expert(const PlaceCtx *ctx, int *op_device, Err *e)
     double *times = group_times(ctx);
     int *gd = xmalloc(((size_t)n + 1) * sizeof *gd);
     if (expert_layers(ctx, times, gd)) {
-        place_expand_groups(ctx, gd, op_device);
+        group_expand(ctx->gr, gd, op_device);
         free(gd);
         free(times);
         return 0;
@@ -589,7 +589,7 @@ int place_expert(const PlaceCtx *ctx, int *op_device, Err *e)
         gd[k] = d;
         prefix += w[k];
     }
-    place_expand_groups(ctx, gd, op_device);
+    group_expand(ctx->gr, gd, op_device);
     free(gd);
     free(w);
     free(cum);

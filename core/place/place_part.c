@@ -482,7 +482,7 @@ static int place_partitioned(const PlaceCtx *ctx, int *op_device, Err *e,
         part_graph_free(&pg);
     }
     if (rc == 0)
-        place_expand_groups(ctx, gd, op_device);
+        group_expand(ctx->gr, gd, op_device);
     free(gd);
     free(rate);
     return rc;

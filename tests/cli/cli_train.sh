@@ -120,5 +120,40 @@ usage_error "train --episodes" train "$g" --episodes 0
 usage_error "train no graph" train
 usage_error "place both" place "$g" --method single --policy "$tmp/a.json"
 
+# every --json output is valid JSON, even for names with quotes and
+# backslashes (one escaping writer prints them all)
+"$py" - "$g" "$tmp/q.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["name"] = 'a "quoted" \\ graph'
+json.dump(d, open(sys.argv[2], "w"))
+PY
+jsonok() { # NAME ARGS...: exit 0 and every stdout line (or the whole) parses with the name intact
+    local name=$1
+    shift
+    run "$@"
+    expect_rc "$name" 0 || return
+    pycheck "$name" '
+import json, sys
+text = open(sys.argv[1]).read()
+try:
+    docs = [json.loads(text)]
+except ValueError:
+    docs = [json.loads(l) for l in text.splitlines() if l.strip()]
+assert docs, "no output"
+name = "a " + chr(34) + "quoted" + chr(34) + " " + chr(92) + " graph"
+def strings(v):
+    if isinstance(v, dict):
+        return [s for x in v.values() for s in strings(x)]
+    if isinstance(v, list):
+        return [s for x in v for s in strings(x)]
+    return [v] if isinstance(v, str) else []
+assert all(name in strings(d) for d in docs), text[:200]
+' "$tmp/out"
+}
+jsonok "train --json with a quoted graph name" train "$tmp/q.json" --episodes 2 --json -o "$tmp/q.policy.json"
+jsonok "compare --json with a quoted graph name" compare "$tmp/q.json" --json
+jsonok "info --json with a quoted graph name" info "$tmp/q.json" --json
+
 echo "train: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

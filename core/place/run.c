@@ -1,0 +1,77 @@
+/* run: run, time, check and simulate a placement method (see run.h). */
+#include "run.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Simulates out->op_device and records the result. */
+static void score(const Problem *p, PlaceRun *out)
+{
+    const SimResult *r = sim_run(p->sim, out->op_device);
+    size_t nd = (size_t)p->c->n_devices;
+    out->runtime_us = r->makespan_us;
+    out->oom = r->any_oom;
+    out->peak_memory_bytes = xcalloc(nd, sizeof *out->peak_memory_bytes);
+    memcpy(out->peak_memory_bytes, r->peak_memory_bytes, nd * sizeof *out->peak_memory_bytes);
+    out->group_device = xcalloc((size_t)p->gr->n_groups + 1, sizeof *out->group_device);
+    group_collapse(p->gr, out->op_device, out->group_device);
+}
+
+int place_run(const Problem *p, const PlaceMethod *m, uint64_t seed, PlaceRun *out, Err *e)
+{
+    memset(out, 0, sizeof *out);
+    const Graph *g = p->g;
+    PlaceCtx ctx = {g, p->gr, p->c, seed};
+    int *dev = xcalloc((size_t)g->n_nodes + 1, sizeof *dev);
+    double t0 = util_now();
+    if (m->fn(&ctx, dev, e) != 0) {
+        free(dev);
+        err_prefix(e, m->name);
+        return -1;
+    }
+    double seconds = util_now() - t0;
+    for (int i = 0; i < g->n_nodes; i++)
+        if (dev[i] < 0 || dev[i] >= p->c->n_devices) {
+            err_set(e, "%s: placed op %s on device %d of %d", m->name, g->nodes[i].name, dev[i], p->c->n_devices);
+            free(dev);
+            return -1;
+        }
+    out->method = m->name;
+    out->seconds = seconds;
+    out->op_device = dev;
+    score(p, out);
+    return 0;
+}
+
+void place_run_groups(const Problem *p, const char *name, const int *group_device, double seconds,
+                      PlaceRun *out)
+{
+    memset(out, 0, sizeof *out);
+    out->method = name;
+    out->seconds = seconds;
+    out->op_device = xcalloc((size_t)p->g->n_nodes + 1, sizeof *out->op_device);
+    group_expand(p->gr, group_device, out->op_device);
+    score(p, out);
+}
+
+void place_run_free(PlaceRun *r)
+{
+    free(r->peak_memory_bytes);
+    free(r->op_device);
+    free(r->group_device);
+    memset(r, 0, sizeof *r);
+}
+
+static int by_runtime(const void *x, const void *y)
+{
+    const PlaceRun *a = x, *b = y;
+    if (a->runtime_us != b->runtime_us)
+        return a->runtime_us < b->runtime_us ? -1 : 1;
+    return strcmp(a->method, b->method);
+}
+
+void place_run_sort(PlaceRun *rows, int n)
+{
+    qsort(rows, (size_t)n, sizeof *rows, by_runtime);
+}

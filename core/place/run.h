@@ -1,0 +1,37 @@
+/* run: the one way to run a placement method: run it on a problem, time
+ * it, check that every op landed on a device of the cluster, simulate the
+ * placement and record runtime, OOM and per-device peak memory. `place`,
+ * `compare`, `train --init` and the explorer's baselines all use it.
+ * Implemented in run.c. */
+#ifndef PLACETO_RUN_H
+#define PLACETO_RUN_H
+
+#include <stdint.h>
+
+#include "place.h"
+#include "problem.h"
+
+/* One method's outcome on a problem. */
+typedef struct PlaceRun {
+    const char *method;          /* the method's name (not owned) */
+    double runtime_us;           /* the simulator's makespan */
+    double seconds;              /* wall time of the method; NAN when not measured here */
+    int oom;                     /* some device is over its memory */
+    int64_t *peak_memory_bytes;  /* per device */
+    int *op_device;              /* per op */
+    int *group_device;           /* per group (each group's first op's device) */
+} PlaceRun;
+
+/* Runs m on p (which needs its grouping and simulator) with seed. Returns
+ * 0 with out filled, or -1 with e set ("METHOD: ..."); out then owns
+ * nothing. */
+int place_run(const Problem *p, const PlaceMethod *m, uint64_t seed, PlaceRun *out, Err *e);
+/* Scores a per-group placement found elsewhere (a policy, training) as the
+ * row `name`, taking `seconds`. */
+void place_run_groups(const Problem *p, const char *name, const int *group_device, double seconds,
+                      PlaceRun *out);
+void place_run_free(PlaceRun *r);
+/* Sorts rows by runtime, ties by method name. */
+void place_run_sort(PlaceRun *rows, int n);
+
+#endif
