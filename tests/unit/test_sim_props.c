@@ -1,8 +1,7 @@
-/* Simulator properties (spec/simulator.md) on random graphs, placements and
- * clusters, hand-computed cases, and a differential test against the Python
- * oracle of spec/simulator.md when ../shared/tools/sim_oracle.py (or
- * /work/shared/tools/sim_oracle.py) and python3 are there; skipped with a
- * note otherwise. */
+/* Simulator properties (docs/simulator.md) on random graphs, placements and
+ * clusters, hand-computed cases, and a differential test against the
+ * repository's Python reference of the semantics, tests/sim_ref.py (skipped
+ * with a note only when there is no python3). */
 #include <cJSON.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -687,16 +686,10 @@ TEST(sim_deterministic_and_workspace_reuse)
     graph_free(g);
 }
 
-/* ---- differential test against the Python oracle ---- */
+/* ---- differential test against the Python reference ---- */
 
-static const char *find_oracle(void)
-{
-    static const char *paths[] = {"../shared/tools/sim_oracle.py", "/work/shared/tools/sim_oracle.py"};
-    for (size_t k = 0; k < sizeof paths / sizeof *paths; k++)
-        if (access(paths[k], R_OK) == 0)
-            return paths[k];
-    return NULL;
-}
+/* Relative to the repository root, where the test runner runs. */
+#define SIM_REF_PATH "tests/sim_ref.py"
 
 static char *run_command(const char *cmd, int *status)
 {
@@ -723,48 +716,47 @@ static double num(const cJSON *o, const char *key)
     return cJSON_IsNumber(v) ? v->valuedouble : -1e300;
 }
 
-/* Runs the oracle on every case in one Python process (its start-up is slow
- * on small machines), one JSON line per case; NULL when that fails. */
+/* Runs the reference on every case in one Python process (its start-up is
+ * slow on small machines), one JSON line per case; NULL when that fails. */
 static const char *BATCH_DRIVER =
     "import runpy, sys\n"
     "m = runpy.run_path(sys.argv[1])\n"
     "a = sys.argv[2:]\n"
     "for k in range(0, len(a), 3):\n"
-    "    sys.argv = ['sim_oracle.py', a[k], a[k + 1], '--devices', a[k + 2]]\n"
+    "    sys.argv = ['sim_ref.py', a[k], a[k + 1], '--devices', a[k + 2]]\n"
     "    m['main']()\n"
     "    sys.stdout.flush()\n";
 
-#define N_ORACLE_CASES 30
+#define N_REF_CASES 30
 
-TEST(sim_differential_against_python_oracle)
+TEST(sim_differential_against_python_reference)
 {
-    const char *oracle = find_oracle();
     int status = 0;
-    if (!oracle) {
-        fprintf(stderr, "note: oracle absent: differential test skipped\n");
-        return;
-    }
     char *py = run_command("python3 -c 'print(1)' 2>/dev/null", &status);
     int have_python = py && status == 0 && strcmp(py, "1\n") == 0;
     free(py);
     if (!have_python) {
-        fprintf(stderr, "note: python3 absent: oracle differential test skipped\n");
+        fprintf(stderr, "note: python3 absent: differential test against " SIM_REF_PATH " skipped\n");
         return;
     }
-    Graph *graphs[N_ORACLE_CASES];
-    Placement *places[N_ORACLE_CASES];
-    char gpath[N_ORACLE_CASES][128], ppath[N_ORACLE_CASES][128];
+    if (access(SIM_REF_PATH, R_OK) != 0) {
+        CHECK_MSG(0, "%s is missing (the tests run from the repository root)", SIM_REF_PATH);
+        return;
+    }
+    Graph *graphs[N_REF_CASES];
+    Placement *places[N_REF_CASES];
+    char gpath[N_REF_CASES][128], ppath[N_REF_CASES][128];
     StrBuf cmd = {0};
-    sb_printf(&cmd, "python3 -c \"$PLACETO_ORACLE_DRIVER\" %s", oracle);
+    sb_printf(&cmd, "python3 -c \"$PLACETO_SIM_REF_DRIVER\" %s", SIM_REF_PATH);
     Rng r;
     rng_seed(&r, 31337);
-    for (int k = 0; k < N_ORACLE_CASES; k++) {
+    for (int k = 0; k < N_REF_CASES; k++) {
         int n = 1 + (int)rng_below(&r, 45), nd = 1 + (int)rng_below(&r, 4);
         graphs[k] = gen_random_dag(n, 0.5 + 2.5 * rng_uniform(&r), 5000 + (uint64_t)k);
         places[k] = placement_new(n, nd);
         random_placement(&r, n, nd, k % 2, places[k]->op_device);
-        snprintf(gpath[k], sizeof gpath[k], "/tmp/placeto_test_oracle_%ld_%d.graph.json", (long)getpid(), k);
-        snprintf(ppath[k], sizeof ppath[k], "/tmp/placeto_test_oracle_%ld_%d.placement.json", (long)getpid(), k);
+        snprintf(gpath[k], sizeof gpath[k], "/tmp/placeto_test_sim_ref_%ld_%d.graph.json", (long)getpid(), k);
+        snprintf(ppath[k], sizeof ppath[k], "/tmp/placeto_test_sim_ref_%ld_%d.placement.json", (long)getpid(), k);
         Cluster *c = cluster_default(nd);
         Err e = {{0}};
         CHECK_MSG(graph_write_json(graphs[k], gpath[k], &e) == 0 && placement_write(places[k], graphs[k], c, ppath[k], &e) == 0,
@@ -772,14 +764,14 @@ TEST(sim_differential_against_python_oracle)
         cluster_free(c);
         sb_printf(&cmd, " %s %s %d", gpath[k], ppath[k], nd);
     }
-    setenv("PLACETO_ORACLE_DRIVER", BATCH_DRIVER, 1);
+    setenv("PLACETO_SIM_REF_DRIVER", BATCH_DRIVER, 1);
     char *out = run_command(cmd.s, &status);
-    unsetenv("PLACETO_ORACLE_DRIVER");
+    unsetenv("PLACETO_SIM_REF_DRIVER");
     sb_free(&cmd);
-    CHECK_MSG(out && status == 0, "the oracle failed (status %d)", status);
+    CHECK_MSG(out && status == 0, "the reference failed (status %d)", status);
     char *line = out && status == 0 ? out : NULL;
     int compared = 0;
-    for (int k = 0; k < N_ORACLE_CASES; k++) {
+    for (int k = 0; k < N_REF_CASES; k++) {
         Graph *g = graphs[k];
         Placement *p = places[k];
         int n = g->n_nodes, nd = p->n_devices;
@@ -788,14 +780,14 @@ TEST(sim_differential_against_python_oracle)
             *eol = '\0';
         cJSON *j = line ? cJSON_Parse(line) : NULL;
         line = eol ? eol + 1 : NULL;
-        CHECK_MSG(j != NULL || !out || status != 0, "%s: no oracle output", g->name);
+        CHECK_MSG(j != NULL || !out || status != 0, "%s: no reference output", g->name);
         if (j) {
             Cluster *c = cluster_default(nd);
             Sim *s = sim_new(g, c);
             const SimResult *res = sim_run(s, p->op_device);
             char what[96];
             snprintf(what, sizeof what, "%s on %d devices", g->name, nd);
-            CHECK_MSG(res->makespan_us == num(j, "makespan_us"), "%s: makespan %.17g, oracle %.17g", what,
+            CHECK_MSG(res->makespan_us == num(j, "makespan_us"), "%s: makespan %.17g, reference %.17g", what,
                       res->makespan_us, num(j, "makespan_us"));
             const cJSON *ops = cJSON_GetObjectItemCaseSensitive(j, "ops");
             int i = 0, bad = 0;
@@ -803,18 +795,18 @@ TEST(sim_differential_against_python_oracle)
                 const cJSON *name = cJSON_GetObjectItemCaseSensitive(o, "name");
                 if (!cJSON_IsString(name) || i >= n || strcmp(name->valuestring, g->nodes[i].name) != 0 ||
                     res->start_us[i] != num(o, "start_us") || res->end_us[i] != num(o, "end_us")) {
-                    CHECK_MSG(0, "%s: op %d: [%.17g, %.17g], oracle [%.17g, %.17g]", what, i,
+                    CHECK_MSG(0, "%s: op %d: [%.17g, %.17g], reference [%.17g, %.17g]", what, i,
                               i < n ? res->start_us[i] : -1, i < n ? res->end_us[i] : -1, num(o, "start_us"),
                               num(o, "end_us"));
                     bad++;
                 }
             }
-            CHECK_MSG(bad || i == n, "%s: the oracle gave %d ops", what, i);
+            CHECK_MSG(bad || i == n, "%s: the reference gave %d ops", what, i);
             const cJSON *devs = cJSON_GetObjectItemCaseSensitive(j, "devices");
             int d = 0;
             for (const cJSON *o = devs ? devs->child : NULL; o; o = o->next, d++)
                 CHECK_MSG(d < nd && (double)res->peak_memory_bytes[d] == num(o, "peak_memory_bytes"),
-                          "%s: device %d peak %lld, oracle %.17g", what, d,
+                          "%s: device %d peak %lld, reference %.17g", what, d,
                           d < nd ? (long long)res->peak_memory_bytes[d] : -1LL, num(o, "peak_memory_bytes"));
             CHECK_INT(d, nd);
             compared++;
@@ -828,5 +820,5 @@ TEST(sim_differential_against_python_oracle)
         remove(ppath[k]);
     }
     free(out);
-    CHECK_INT(compared, N_ORACLE_CASES);
+    CHECK_INT(compared, N_REF_CASES);
 }
