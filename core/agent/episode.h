@@ -1,4 +1,4 @@
-/* env: the Placeto MDP over the simulator (spec/agent.md, "Episode"), and
+/* episode: the Placeto MDP over the simulator (docs/agent.md, "MDP"), and
  * the episode API that the trainer and the explorer both step.
  *
  * An Episode walks the groups in its visit order (topological by default,
@@ -112,7 +112,7 @@ static inline int episode_current(const Episode *ep)
 }
 
 /* The features of every group [n_groups x n_features] for current node v
- * (spec/agent.md, "State"). */
+ * (docs/agent.md, "Features"). */
 void episode_features(const Episode *ep, int v, float *out);
 
 /* One policy step on the current node (the episode must not be done): fills
@@ -140,7 +140,7 @@ double episode_score(const EpisodeConfig *cfg, const Cluster *c, const SimResult
  * episode files uses it to restore a history. probs may be NULL. */
 EpisodeStep *episode_push(Episode *ep, const EpisodeStep *s, const float *probs);
 
-/* --- the episode file (DESIGN.md §5, "placeto-episode") ---------------- */
+/* --- the episode file (docs/formats.md, "placeto-episode") ---------------- */
 
 /* Writes ep atomically: the graph file (ep->g->path) and its checksum, the
  * cluster (inline), the grouping target, the policy file and its checksum

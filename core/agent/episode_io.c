@@ -1,4 +1,4 @@
-/* episode_io: the episode file (DESIGN.md §5, "placeto-episode"): save an
+/* episode_io: the episode file (docs/formats.md, "placeto-episode"): save an
  * Episode with everything needed to resume it, and rebuild it exactly.
  *
  * Layout of a file:

@@ -1,4 +1,4 @@
-/* policy: the Placeto policy network (spec/agent.md, "Network"): a node
+/* policy: the Placeto policy network (docs/agent.md, "Network"): a node
  * transform, k rounds of message passing over the group graph in both
  * directions, pooling over the current node's ancestors, descendants and
  * parallel nodes, and a head that gives one logit per device.
@@ -25,7 +25,7 @@
 #define POLICY_MAX_DEVICES 64
 #define POLICY_MAX_GROUPS 20000
 
-/* Feature columns, in this order (spec/agent.md, "State"). */
+/* Feature columns, in this order (docs/agent.md, "Features"). */
 enum {
     POLICY_F_COST,    /* total cost of the group's ops / column max */
     POLICY_F_BYTES,   /* total output bytes / column max */

@@ -1,4 +1,4 @@
-/* train: REINFORCE with a per-step baseline (spec/agent.md, "Training").
+/* train: REINFORCE with a per-step baseline (docs/agent.md, "Training").
  *
  * A round runs T episodes (T = threads) with the same weights: rollouts in
  * parallel, then, in episode order, the returns enter the baseline window

@@ -1,4 +1,4 @@
-/* train: REINFORCE training of the Placeto policy (spec/agent.md,
+/* train: REINFORCE training of the Placeto policy (docs/agent.md,
  * "Training") on one graph or a family. The policy file is policy_io.h.
  *
  * TrainState is everything besides the weights that a checkpoint needs to

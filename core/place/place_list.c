@@ -20,7 +20,7 @@
  * cost; an edge between groups on different devices costs bytes /
  * bandwidth_bytes_per_us + transfer_overhead_us, on one device nothing. The
  * memory estimate of a device is the sum of the output bytes of the groups
- * placed there, an upper bound of the simulator's peak (spec/simulator.md,
+ * placed there, an upper bound of the simulator's peak (docs/simulator.md,
  * "Memory"), so a method that keeps it within memory_bytes never runs out of
  * memory in the simulator. Deterministic; never prints. */
 #include <math.h>
