@@ -1,6 +1,6 @@
-/* placeto: command dispatch. No command opens the explorer on the bundled
- * default graph; until the explorer lands that is `info` and `simulate` of
- * the default graph. */
+/* placeto: command dispatch (docs/cli.md). No command opens the explorer
+ * on the bundled default graph on a terminal, and prints an overview of
+ * that graph otherwise. */
 #include <locale.h>
 #include <stdlib.h>
 #include <string.h>
