@@ -1,5 +1,6 @@
 /* util: checked allocation, error buffers, files, hashing, number formatting and
- * a seeded RNG shared by every core module.
+ * a seeded RNG shared by every core module. One header for four files; each
+ * section names the file that implements it.
  *
  * Allocation never returns NULL: on failure the registered fail hook runs (the
  * explorer registers one that restores the terminal) and the process aborts.
@@ -11,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+/* ---- Errors and allocation (util_err.c) ---------------------------------- */
 
 /* An error message buffer; msg is "" until err_set() fills it. */
 typedef struct Err {
@@ -42,6 +45,8 @@ void util_die(const char *fmt, ...)
 #endif
     ;
 
+/* ---- Files and the clock (util_io.c) ------------------------------------- */
+
 /* Reads a whole file, NUL-terminated. Returns NULL with e set on failure. */
 char *util_read_file(const char *path, size_t *len, Err *e);
 
@@ -60,6 +65,11 @@ typedef struct AtomicFile {
 int util_atomic_open(AtomicFile *af, const char *path, Err *e);
 int util_atomic_commit(AtomicFile *af, Err *e);
 void util_atomic_abort(AtomicFile *af);
+
+/* Seconds from a monotonic clock. */
+double util_now(void);
+
+/* ---- Strings and text (util_str.c) --------------------------------------- */
 
 /* 64-bit FNV-1a. */
 uint64_t util_hash64(const void *data, size_t n, uint64_t seed);
@@ -106,6 +116,8 @@ int strmap_put(StrMap *m, const char *key, int val);
 /* Returns the value or -1. */
 int strmap_get(const StrMap *m, const char *key);
 
+/* ---- Random numbers (util_rng.c) ----------------------------------------- */
+
 /* xoshiro256** seeded through splitmix64; the state is plain data so that
  * episodes and checkpoints can save and restore it exactly. */
 typedef struct Rng {
@@ -117,8 +129,5 @@ uint64_t rng_next(Rng *r);
 double rng_uniform(Rng *r);
 /* Uniform integer in [0, n), unbiased; n > 0. */
 uint64_t rng_below(Rng *r, uint64_t n);
-
-/* Seconds from a monotonic clock. */
-double util_now(void);
 
 #endif
