@@ -37,8 +37,37 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 /* Grows *p (element size elem) so that at least need elements fit. */
 void xgrow(void **p, size_t *cap, size_t need, size_t elem);
+
+/* Arrays of count elements of size bytes, the product checked: past
+ * PTRDIFF_MAX bytes (an overflow, or a negative count converted to size_t) is
+ * fatal through util_die ("array too large: ..."), never a short allocation.
+ * Each allocates at least one element, so a count of 0 still gives a valid
+ * pointer of its own, freed like any other. xnew_array zeroes the array;
+ * xmalloc_array leaves it uninitialised (for arrays filled before they are
+ * read); xrealloc_array resizes like realloc, keeping the first elements. */
+void *xnew_array(size_t count, size_t size);
+void *xmalloc_array(size_t count, size_t size);
+void *xrealloc_array(void *p, size_t count, size_t size);
+/* The typed forms, for a count of any integer type:
+ *     int *seen = XNEW(int, n);           zeroed
+ *     double *x = XMALLOC(double, n);     uninitialised
+ *     s->ev = XRENEW(s->ev, s->evcap);    resized (elements of *s->ev) */
+#define XNEW(T, n) ((T *)xnew_array((size_t)(n), sizeof(T)))
+#define XMALLOC(T, n) ((T *)xmalloc_array((size_t)(n), sizeof(T)))
+#define XRENEW(p, n) xrealloc_array((p), (size_t)(n), sizeof *(p))
+
+/* *out = count * size and 0, or -1 (and *out untouched) when the product
+ * does not fit a size_t. */
+int util_size_mul(size_t count, size_t size, size_t *out);
+/* a * b, fatal when it does not fit a size_t: for counts that are products,
+ * as in XMALLOC(double, xmul((size_t)n, (size_t)nd)). */
+size_t xmul(size_t a, size_t b);
+
 /* Called before abort() on allocation failure or util_die(). */
 void util_set_fail_hook(void (*hook)(void));
+/* The message of the last util_die() ("" before any), set before the hook
+ * runs, so that a hook can show it. */
+const char *util_fail_message(void);
 void util_die(const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2), noreturn))

@@ -3,10 +3,12 @@
 #include "util.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 static void (*fail_hook)(void);
+static char fail_message[512];
 
 int err_set(Err *e, const char *fmt, ...)
 {
@@ -39,11 +41,16 @@ void err_prefix(Err *e, const char *prefix)
 
 void util_set_fail_hook(void (*hook)(void)) { fail_hook = hook; }
 
+const char *util_fail_message(void) { return fail_message; }
+
 void util_die(const char *fmt, ...)
 {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(fail_message, sizeof fail_message, fmt, ap);
+    va_end(ap);
     if (fail_hook)
         fail_hook();
-    va_list ap;
     va_start(ap, fmt);
     fputs("placeto: fatal: ", stderr);
     vfprintf(stderr, fmt, ap);
@@ -94,6 +101,46 @@ void xgrow(void **p, size_t *cap, size_t need, size_t elem)
             util_die("array too large (%zu elements)", need);
         c *= 2;
     }
-    *p = xrealloc(*p, c * elem);
+    *p = xrealloc_array(*p, c, elem);
     *cap = c;
 }
+
+int util_size_mul(size_t count, size_t size, size_t *out)
+{
+    if (size && count > SIZE_MAX / size)
+        return -1;
+    *out = count * size;
+    return 0;
+}
+
+size_t xmul(size_t a, size_t b)
+{
+    size_t n;
+    if (util_size_mul(a, b, &n) != 0)
+        util_die("size overflow: %zu x %zu does not fit a size_t", a, b);
+    return n;
+}
+
+/* The bytes of an array of count (at least 1) elements of size bytes, or
+ * fatal when that is past what one object may hold (PTRDIFF_MAX), which also
+ * catches a negative count converted to size_t. */
+static size_t array_bytes(size_t count, size_t size)
+{
+    size_t n;
+    if (util_size_mul(count ? count : 1, size ? size : 1, &n) != 0 || n > (size_t)PTRDIFF_MAX)
+        util_die("array too large: %zu elements of %zu bytes", count, size);
+    return n;
+}
+
+void *xnew_array(size_t count, size_t size)
+{
+    size_t n = array_bytes(count, size);
+    void *p = calloc(count ? count : 1, size ? size : 1);
+    if (!p)
+        util_die("out of memory allocating %zu x %zu bytes (%zu bytes)", count, size, n);
+    return p;
+}
+
+void *xmalloc_array(size_t count, size_t size) { return xmalloc(array_bytes(count, size)); }
+
+void *xrealloc_array(void *p, size_t count, size_t size) { return xrealloc(p, array_bytes(count, size)); }
