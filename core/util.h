@@ -1,5 +1,6 @@
 /* util: checked allocation, error buffers, files, hashing, number formatting and
- * a seeded RNG shared by every core module.
+ * a seeded RNG shared by every core module. One header for four files; each
+ * section names the file that implements it.
  *
  * Allocation never returns NULL: on failure the registered fail hook runs (the
  * explorer registers one that restores the terminal) and the process aborts.
@@ -11,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+/* ---- Errors and allocation (util_err.c) ---------------------------------- */
 
 /* An error message buffer; msg is "" until err_set() fills it. */
 typedef struct Err {
@@ -34,13 +37,44 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 /* Grows *p (element size elem) so that at least need elements fit. */
 void xgrow(void **p, size_t *cap, size_t need, size_t elem);
+
+/* Arrays of count elements of size bytes, the product checked: past
+ * PTRDIFF_MAX bytes (an overflow, or a negative count converted to size_t) is
+ * fatal through util_die ("array too large: ..."), never a short allocation.
+ * Each allocates at least one element, so a count of 0 still gives a valid
+ * pointer of its own, freed like any other. xnew_array zeroes the array;
+ * xmalloc_array leaves it uninitialised (for arrays filled before they are
+ * read); xrealloc_array resizes like realloc, keeping the first elements. */
+void *xnew_array(size_t count, size_t size);
+void *xmalloc_array(size_t count, size_t size);
+void *xrealloc_array(void *p, size_t count, size_t size);
+/* The typed forms, for a count of any integer type:
+ *     int *seen = XNEW(int, n);           zeroed
+ *     double *x = XMALLOC(double, n);     uninitialised
+ *     s->ev = XRENEW(s->ev, s->evcap);    resized (elements of *s->ev) */
+#define XNEW(T, n) ((T *)xnew_array((size_t)(n), sizeof(T)))
+#define XMALLOC(T, n) ((T *)xmalloc_array((size_t)(n), sizeof(T)))
+#define XRENEW(p, n) xrealloc_array((p), (size_t)(n), sizeof *(p))
+
+/* *out = count * size and 0, or -1 (and *out untouched) when the product
+ * does not fit a size_t. */
+int util_size_mul(size_t count, size_t size, size_t *out);
+/* a * b, fatal when it does not fit a size_t: for counts that are products,
+ * as in XMALLOC(double, xmul((size_t)n, (size_t)nd)). */
+size_t xmul(size_t a, size_t b);
+
 /* Called before abort() on allocation failure or util_die(). */
 void util_set_fail_hook(void (*hook)(void));
+/* The message of the last util_die() ("" before any), set before the hook
+ * runs, so that a hook can show it. */
+const char *util_fail_message(void);
 void util_die(const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2), noreturn))
 #endif
     ;
+
+/* ---- Files and the clock (util_io.c) ------------------------------------- */
 
 /* Reads a whole file, NUL-terminated. Returns NULL with e set on failure. */
 char *util_read_file(const char *path, size_t *len, Err *e);
@@ -60,6 +94,11 @@ typedef struct AtomicFile {
 int util_atomic_open(AtomicFile *af, const char *path, Err *e);
 int util_atomic_commit(AtomicFile *af, Err *e);
 void util_atomic_abort(AtomicFile *af);
+
+/* Seconds from a monotonic clock. */
+double util_now(void);
+
+/* ---- Strings and text (util_str.c) --------------------------------------- */
 
 /* 64-bit FNV-1a. */
 uint64_t util_hash64(const void *data, size_t n, uint64_t seed);
@@ -106,6 +145,8 @@ int strmap_put(StrMap *m, const char *key, int val);
 /* Returns the value or -1. */
 int strmap_get(const StrMap *m, const char *key);
 
+/* ---- Random numbers (util_rng.c) ----------------------------------------- */
+
 /* xoshiro256** seeded through splitmix64; the state is plain data so that
  * episodes and checkpoints can save and restore it exactly. */
 typedef struct Rng {
@@ -117,8 +158,5 @@ uint64_t rng_next(Rng *r);
 double rng_uniform(Rng *r);
 /* Uniform integer in [0, n), unbiased; n > 0. */
 uint64_t rng_below(Rng *r, uint64_t n);
-
-/* Seconds from a monotonic clock. */
-double util_now(void);
 
 #endif

@@ -1,0 +1,191 @@
+/* util_str: hashing, number and text formatting, StrBuf and StrMap (see
+ * util.h, "Strings and text"). */
+#include "util.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t util_hash64(const void *data, size_t n, uint64_t seed)
+{
+    const unsigned char *p = data;
+    uint64_t h = 1469598103934665603ULL ^ seed;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+char *util_fmt_double(char buf[32], double x)
+{
+    if (isnan(x))
+        return strcpy(buf, "null");
+    if (isinf(x))
+        return strcpy(buf, x > 0 ? "1e999" : "-1e999");
+    if (x == floor(x) && fabs(x) < 1e15) {
+        snprintf(buf, 32, "%.1f", x);
+        return buf;
+    }
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, 32, "%.*g", prec, x);
+        if (strtod(buf, NULL) == x)
+            break;
+    }
+    return buf;
+}
+
+char *util_fmt_time(char buf[32], double us)
+{
+    double a = fabs(us);
+    if (a < 1000.0)
+        snprintf(buf, 32, "%.1f µs", us);
+    else if (a < 1e6)
+        snprintf(buf, 32, "%.3f ms", us / 1e3);
+    else
+        snprintf(buf, 32, "%.3f s", us / 1e6);
+    return buf;
+}
+
+char *util_fmt_bytes(char buf[32], double bytes)
+{
+    static const char *unit[] = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
+    int u = 0;
+    while (fabs(bytes) >= 1000.0 && u < 6) {
+        bytes /= 1000.0;
+        u++;
+    }
+    if (u == 0)
+        snprintf(buf, 32, "%.0f B", bytes);
+    else
+        snprintf(buf, 32, "%.1f %s", bytes, unit[u]);
+    return buf;
+}
+
+void util_json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"': fputs("\\\"", f); break;
+        case '\\': fputs("\\\\", f); break;
+        case '\n': fputs("\\n", f); break;
+        case '\r': fputs("\\r", f); break;
+        case '\t': fputs("\\t", f); break;
+        case '\b': fputs("\\b", f); break;
+        case '\f': fputs("\\f", f); break;
+        default:
+            if (*p < 0x20)
+                fprintf(f, "\\u%04x", *p);
+            else
+                fputc(*p, f);
+        }
+    }
+    fputc('"', f);
+}
+
+void util_line_col(const char *text, size_t off, int *line, int *col)
+{
+    int l = 1, c = 1;
+    for (size_t i = 0; i < off && text[i]; i++) {
+        if (text[i] == '\n') {
+            l++;
+            c = 1;
+        } else if (((unsigned char)text[i] & 0xC0) != 0x80) {
+            c++;
+        }
+    }
+    *line = l;
+    *col = c;
+}
+
+void sb_putc(StrBuf *b, char c)
+{
+    xgrow((void **)&b->s, &b->cap, b->len + 2, 1);
+    b->s[b->len++] = c;
+    b->s[b->len] = '\0';
+}
+
+void sb_puts(StrBuf *b, const char *s)
+{
+    size_t n = strlen(s);
+    xgrow((void **)&b->s, &b->cap, b->len + n + 1, 1);
+    memcpy(b->s + b->len, s, n + 1);
+    b->len += n;
+}
+
+void sb_printf(StrBuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    xgrow((void **)&b->s, &b->cap, b->len + (size_t)n + 1, 1);
+    va_start(ap, fmt);
+    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+void sb_free(StrBuf *b)
+{
+    free(b->s);
+    memset(b, 0, sizeof *b);
+}
+
+void strmap_init(StrMap *m, size_t expected)
+{
+    size_t cap = 16;
+    while (cap < expected * 2 + 1)
+        cap *= 2;
+    m->keys = xcalloc(cap, sizeof *m->keys);
+    m->vals = xcalloc(cap, sizeof *m->vals);
+    m->cap = cap;
+    m->count = 0;
+}
+
+void strmap_done(StrMap *m)
+{
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof *m);
+}
+
+static size_t strmap_slot(const StrMap *m, const char *key)
+{
+    size_t i = (size_t)util_hash64(key, strlen(key), 0) & (m->cap - 1);
+    while (m->keys[i] && strcmp(m->keys[i], key) != 0)
+        i = (i + 1) & (m->cap - 1);
+    return i;
+}
+
+int strmap_put(StrMap *m, const char *key, int val)
+{
+    if ((m->count + 1) * 2 > m->cap) {
+        StrMap bigger;
+        strmap_init(&bigger, m->cap);
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->keys[i])
+                strmap_put(&bigger, m->keys[i], m->vals[i]);
+        strmap_done(m);
+        *m = bigger;
+    }
+    size_t i = strmap_slot(m, key);
+    if (m->keys[i])
+        return m->vals[i];
+    m->keys[i] = key;
+    m->vals[i] = val;
+    m->count++;
+    return -1;
+}
+
+int strmap_get(const StrMap *m, const char *key)
+{
+    if (!m->cap)
+        return -1;
+    size_t i = strmap_slot(m, key);
+    return m->keys[i] ? m->vals[i] : -1;
+}
