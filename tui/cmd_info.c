@@ -129,7 +129,7 @@ static int run_info(int argc, char **argv)
         problem_free(&p);
         return cli_fail(&e);
     }
-    int *path = xcalloc((size_t)p.g->n_nodes + 1, sizeof *path), path_len = 0;
+    int *path = xnew_array((size_t)p.g->n_nodes, sizeof *path), path_len = 0;
     double cp = bound_critical_path(p.g, NULL, path, &path_len);
     if (cli_get(&cmd_info, &a, "json"))
         print_json(p.g, p.gr, cp, extra ? p.c : NULL);

@@ -151,7 +151,7 @@ static int chosen_methods(const CliArgs *a, const PlaceMethod ***out)
 {
     int n_all, n = 0;
     const PlaceMethod *all = place_methods(&n_all);
-    const PlaceMethod **chosen = xcalloc((size_t)n_all * 4, sizeof *chosen);
+    const PlaceMethod **chosen = xnew_array((size_t)n_all * 4, sizeof *chosen);
     const char *list = cli_get(&cmd_compare, a, "methods");
     if (!list) {
         for (int k = 0; k < n_all; k++)
@@ -260,7 +260,7 @@ static int run_compare(int argc, char **argv)
         return rc == EXIT_USAGE ? rc : cli_fail(&e);
     }
     const char *policy = cli_get(&cmd_compare, &a, "policy");
-    PlaceRun *rows = xcalloc((size_t)n_chosen + 2, sizeof *rows);
+    PlaceRun *rows = xnew_array((size_t)n_chosen + 2, sizeof *rows);
     int n = 0, ok = 1;
     while (ok && n < n_chosen)
         if ((ok = place_run(&pb, chosen[n], seed, &rows[n], &e) == 0))

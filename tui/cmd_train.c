@@ -280,8 +280,8 @@ static int run_train(int argc, char **argv)
     if (!paths)
         return cli_fail(&e);
     Cluster *c = cli_cluster(cmd, &a, 2, &e);
-    TrainGraph *tg = xcalloc((size_t)n_graphs + 1, sizeof *tg);
-    Problem *pb = xcalloc((size_t)n_graphs + 1, sizeof *pb);
+    TrainGraph *tg = xnew_array((size_t)n_graphs, sizeof *tg);
+    Problem *pb = xnew_array((size_t)n_graphs, sizeof *pb);
     Policy *pol = NULL;
     TrainState ts;
     train_state_init(&ts, cfg.lr, cfg.entropy, cfg.seed);

@@ -41,7 +41,7 @@ static int run_default(void)
         return cli_fail(&e);
     Cluster *c = cluster_default(2);
     Sim *s = sim_new(g, c);
-    int *dev = xcalloc((size_t)g->n_nodes, sizeof *dev);
+    int *dev = xnew_array((size_t)g->n_nodes, sizeof *dev);
     char b1[32], b2[32];
     double one = sim_run(s, dev)->makespan_us;
     /* the second half of the topological order on the second device */

@@ -54,15 +54,15 @@ Episode *episode_new(const Graph *g, const Grouping *gr, const Cluster *c, const
     ep->n_features = POLICY_F_DEVICE + c->n_devices + (cfg->mem_feature ? 1 : 0);
     size_t n = (size_t)gr->n_groups;
     ep->n_order = cfg->passes * gr->n_groups;
-    ep->order = xmalloc(((size_t)ep->n_order + 1) * sizeof *ep->order);
-    ep->group_device = xcalloc(n + 1, sizeof *ep->group_device);
-    ep->op_device = xcalloc((size_t)g->n_nodes + 1, sizeof *ep->op_device);
-    ep->init_device = xcalloc(n + 1, sizeof *ep->init_device);
-    ep->visits = xcalloc(n + 1, sizeof *ep->visits);
-    ep->group_start = xcalloc(n + 1, sizeof *ep->group_start);
-    ep->group_peak = xcalloc(n + 1, sizeof *ep->group_peak);
-    ep->best_device = xcalloc(n + 1, sizeof *ep->best_device);
-    ep->feats = xmalloc((n * (size_t)ep->n_features + 1) * sizeof *ep->feats);
+    ep->order = xmalloc_array((size_t)ep->n_order, sizeof *ep->order);
+    ep->group_device = xnew_array(n, sizeof *ep->group_device);
+    ep->op_device = xnew_array((size_t)g->n_nodes, sizeof *ep->op_device);
+    ep->init_device = xnew_array(n, sizeof *ep->init_device);
+    ep->visits = xnew_array(n, sizeof *ep->visits);
+    ep->group_start = xnew_array(n, sizeof *ep->group_start);
+    ep->group_peak = xnew_array(n, sizeof *ep->group_peak);
+    ep->best_device = xnew_array(n, sizeof *ep->best_device);
+    ep->feats = xmalloc_array(n * (size_t)ep->n_features, sizeof *ep->feats);
     ep->sim = sim_new(g, c);
     episode_reset(ep, seed, init_device);
     return ep;
@@ -218,13 +218,13 @@ EpisodeStep *episode_push(Episode *ep, const EpisodeStep *s, const float *probs)
     ep->n_redo = 0;
     if (ep->n_hist == ep->cap_hist) {
         ep->cap_hist = ep->cap_hist ? 2 * ep->cap_hist : 64;
-        ep->hist = xrealloc(ep->hist, (size_t)ep->cap_hist * sizeof *ep->hist);
+        ep->hist = xrealloc_array(ep->hist, (size_t)ep->cap_hist, sizeof *ep->hist);
     }
     EpisodeStep *h = &ep->hist[ep->n_hist++];
     *h = *s;
     h->probs = NULL;
     if (probs) {
-        h->probs = xmalloc((size_t)ep->n_devices * sizeof *h->probs);
+        h->probs = xmalloc_array((size_t)ep->n_devices, sizeof *h->probs);
         memcpy(h->probs, probs, (size_t)ep->n_devices * sizeof *h->probs);
     }
     return h;

@@ -419,7 +419,7 @@ static Cluster *read_cluster(const Rd *r)
 static int read_history(const Rd *r, const cJSON *hist, const int *order, Episode *ep)
 {
     int k = 0;
-    float *probs = xmalloc((size_t)r->n_devices * sizeof *probs);
+    float *probs = xmalloc_array((size_t)r->n_devices, sizeof *probs);
     for (const cJSON *v = hist->child; v; v = v->next, k++) {
         char base[64], f[128];
         snprintf(base, sizeof base, "history[%d]", k);
@@ -503,9 +503,9 @@ static int restore(const Rd *r, Episode *ep, const EpisodeConfig *cfg)
     const JDoc *d = r->d;
     const cJSON *root = d->root;
     int n = ep->n_groups, rc = -1;
-    int *place = xmalloc((size_t)n * sizeof *place), *best = xmalloc((size_t)n * sizeof *best);
-    int *visits = xmalloc((size_t)n * sizeof *visits);
-    int *order = xmalloc((size_t)(ep->n_order ? ep->n_order : 1) * sizeof *order);
+    int *place = xmalloc_array((size_t)n, sizeof *place), *best = xmalloc_array((size_t)n, sizeof *best);
+    int *visits = xmalloc_array((size_t)n, sizeof *visits);
+    int *order = xmalloc_array((size_t)ep->n_order, sizeof *order);
     Rng rng;
     int64_t cursor, redo, sims, best_at;
     double best_rt, best_score;
@@ -657,7 +657,7 @@ static int load_text(const char *path, const char *text, size_t len, EpisodeFile
     uint64_t seed;
     if (read_config(&r, &cfg) != 0 || read_hex_member(&r, d.root, "seed", "", &seed) != 0)
         goto done;
-    init = xmalloc((size_t)out->gr->n_groups * sizeof *init);
+    init = xmalloc_array((size_t)out->gr->n_groups, sizeof *init);
     if (read_map_member(&r, d.root, "init_placement", "", init) != 0)
         goto done;
 

@@ -61,7 +61,7 @@ int nn_params_add(NnParams *p, const char *name, int rows, int cols)
 {
     if (p->n_tensors == p->cap) {
         p->cap = p->cap ? 2 * p->cap : 16;
-        p->t = xrealloc(p->t, (size_t)p->cap * sizeof *p->t);
+        p->t = xrealloc_array(p->t, (size_t)p->cap, sizeof *p->t);
     }
     NnTensor *t = &p->t[p->n_tensors];
     memset(t, 0, sizeof *t);
@@ -76,7 +76,7 @@ int nn_params_add(NnParams *p, const char *name, int rows, int cols)
 void nn_params_alloc(NnParams *p)
 {
     free(p->mem);
-    p->mem = xcalloc(4 * p->n + 1, sizeof *p->mem);
+    p->mem = xnew_array(4 * p->n, sizeof *p->mem);
     p->w = p->mem;
     p->g = p->mem + p->n;
     p->m = p->mem + 2 * p->n;

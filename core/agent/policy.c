@@ -133,19 +133,19 @@ PolicyGraph *policy_graph_new(const Grouping *gr, Err *e)
     PolicyGraph *pg = xcalloc(1, sizeof *pg);
     size_t N = (size_t)n;
     pg->n = n;
-    pg->par_off = xmalloc((N + 1) * sizeof *pg->par_off);
-    pg->ch_off = xmalloc((N + 1) * sizeof *pg->ch_off);
+    pg->par_off = xmalloc_array(N + 1, sizeof *pg->par_off);
+    pg->ch_off = xmalloc_array(N + 1, sizeof *pg->ch_off);
     memcpy(pg->par_off, gr->pred_off, (N + 1) * sizeof *pg->par_off);
     memcpy(pg->ch_off, gr->succ_off, (N + 1) * sizeof *pg->ch_off);
     size_t m = (size_t)gr->n_edges;
-    pg->par = xmalloc((m + 1) * sizeof *pg->par);
-    pg->ch = xmalloc((m + 1) * sizeof *pg->ch);
+    pg->par = xmalloc_array(m, sizeof *pg->par);
+    pg->ch = xmalloc_array(m, sizeof *pg->ch);
     memcpy(pg->par, gr->pred, m * sizeof *pg->par);
     memcpy(pg->ch, gr->succ, m * sizeof *pg->ch);
     pg->words = (n + 63) / 64;
     size_t W = (size_t)pg->words;
-    pg->anc = xcalloc(N * W + 1, sizeof *pg->anc);
-    pg->desc = xcalloc(N * W + 1, sizeof *pg->desc);
+    pg->anc = xnew_array(N * W, sizeof *pg->anc);
+    pg->desc = xnew_array(N * W, sizeof *pg->desc);
     /* group ids are a topological order: parents have smaller ids */
     for (int i = 0; i < n; i++) {
         uint64_t *row = pg->anc + (size_t)i * W;

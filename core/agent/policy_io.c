@@ -394,7 +394,7 @@ static int read_best(const JDoc *d, const cJSON *v, const char *base, int n_devi
     if (cJSON_GetArraySize(gd) != n_groups)
         return jdoc_err(d, e, f, "expected %lld device indices (n_groups), got %d", (long long)n_groups,
                         cJSON_GetArraySize(gd));
-    b.group_device = xmalloc((size_t)n_groups * sizeof *b.group_device);
+    b.group_device = xmalloc_array((size_t)n_groups, sizeof *b.group_device);
     int k = 0;
     for (const cJSON *c = gd->child; c; c = c->next, k++) {
         char f2[160];
@@ -409,7 +409,7 @@ static int read_best(const JDoc *d, const cJSON *v, const char *base, int n_devi
     b.graph = xstrdup(graph);
     b.n_groups = (int)n_groups;
     b.found_after = found;
-    ts->best = xrealloc(ts->best, (size_t)(ts->n_best + 1) * sizeof *ts->best);
+    ts->best = xrealloc_array(ts->best, (size_t)(ts->n_best + 1), sizeof *ts->best);
     ts->best[ts->n_best++] = b;
     return 0;
 }
@@ -472,7 +472,7 @@ static int read_training(const JDoc *d, const cJSON *tr, NnParams *p, int n_devi
         int n = cJSON_GetArraySize(c), j = 0;
         if (n > PIO_MAX_BASE_LEN)
             return jdoc_err(d, e, f, "expected at most %d returns, got %d", PIO_MAX_BASE_LEN, n);
-        ts->base_ret[k] = xmalloc((size_t)(n ? n : 1) * sizeof **ts->base_ret);
+        ts->base_ret[k] = xmalloc_array((size_t)n, sizeof **ts->base_ret);
         ts->base_len[k] = n;
         ts->n_base = k + 1;
         for (const cJSON *x = c->child; x; x = x->next, j++) {

@@ -57,7 +57,7 @@ int policy_place_runs(const Problem *p, const char *path, int samples, uint64_t 
     EpisodeConfig cfg;
     episode_config_default(&cfg);
     cfg.mem_feature = pol->arch.mem_feature;
-    int *gd = xcalloc((size_t)p->gr->n_groups + 1, sizeof *gd);
+    int *gd = xnew_array((size_t)p->gr->n_groups, sizeof *gd);
     double rt = 0, t0 = util_now();
     int n = 0;
     if (policy_place(pol, p->g, p->gr, p->c, &cfg, samples, seed, gd, &rt, e) < 0) {

@@ -49,7 +49,7 @@ static void best_fresh(TrainBest *b, uint64_t checksum, int n_groups)
     b->n_groups = n_groups;
     b->runtime_us = INFINITY;
     b->score = INFINITY;
-    b->group_device = xcalloc((size_t)(n_groups > 0 ? n_groups : 1), sizeof *b->group_device);
+    b->group_device = xnew_array((size_t)n_groups, sizeof *b->group_device);
     b->found_after = 0;
 }
 
@@ -66,7 +66,7 @@ TrainBest *train_best_for(TrainState *ts, const char *graph, uint64_t checksum, 
         }
         return b;
     }
-    ts->best = xrealloc(ts->best, (size_t)(ts->n_best + 1) * sizeof *ts->best);
+    ts->best = xrealloc_array(ts->best, (size_t)(ts->n_best + 1), sizeof *ts->best);
     TrainBest *b = &ts->best[ts->n_best++];
     memset(b, 0, sizeof *b);
     b->graph = xstrdup(graph);
@@ -158,11 +158,11 @@ Trainer *train_new(Policy *pol, TrainState *ts, const TrainConfig *cfg, const Tr
     t->n_graphs = n_graphs;
     t->c = c;
     t->T = cfg->threads;
-    t->slots = xcalloc((size_t)t->T, sizeof *t->slots);
+    t->slots = xnew_array((size_t)t->T, sizeof *t->slots);
     for (int s = 0; s < t->T; s++) {
-        t->slots[s].eps = xcalloc((size_t)n_graphs, sizeof *t->slots[s].eps);
-        t->slots[s].works = xcalloc((size_t)n_graphs, sizeof *t->slots[s].works);
-        t->slots[s].grad = xcalloc(pol->p.n + 1, sizeof *t->slots[s].grad);
+        t->slots[s].eps = xnew_array((size_t)n_graphs, sizeof *t->slots[s].eps);
+        t->slots[s].works = xnew_array((size_t)n_graphs, sizeof *t->slots[s].works);
+        t->slots[s].grad = xnew_array(pol->p.n, sizeof *t->slots[s].grad);
     }
     ts->adam.lr = cfg->lr;
     return t;
@@ -215,15 +215,15 @@ static void rollout(Trainer *t, Slot *sl)
     if (sl->cap_len < ep->n_order) {
         sl->cap_len = ep->n_order;
         size_t L = (size_t)sl->cap_len;
-        sl->v = xrealloc(sl->v, L * sizeof *sl->v);
-        sl->act = xrealloc(sl->act, L * sizeof *sl->act);
-        sl->rew = xrealloc(sl->rew, L * sizeof *sl->rew);
-        sl->ret = xrealloc(sl->ret, L * sizeof *sl->ret);
-        sl->adv = xrealloc(sl->adv, L * sizeof *sl->adv);
+        sl->v = xrealloc_array(sl->v, L, sizeof *sl->v);
+        sl->act = xrealloc_array(sl->act, L, sizeof *sl->act);
+        sl->rew = xrealloc_array(sl->rew, L, sizeof *sl->rew);
+        sl->ret = xrealloc_array(sl->ret, L, sizeof *sl->ret);
+        sl->adv = xrealloc_array(sl->adv, L, sizeof *sl->adv);
     }
     if (sl->cap_feats < (size_t)ep->n_order * nf) {
         sl->cap_feats = (size_t)ep->n_order * nf;
-        sl->feats = xrealloc(sl->feats, sl->cap_feats * sizeof *sl->feats);
+        sl->feats = xrealloc_array(sl->feats, sl->cap_feats, sizeof *sl->feats);
     }
     sl->len = 0;
     while (!episode_done(ep)) {
@@ -326,7 +326,7 @@ static void baseline(TrainState *ts, Slot *sl)
         memmove(ts->base_len, ts->base_len + 1, (TRAIN_BASELINE_WINDOW - 1) * sizeof ts->base_len[0]);
         ts->n_base--;
     }
-    ts->base_ret[ts->n_base] = xmalloc(((size_t)sl->len + 1) * sizeof *ts->base_ret[0]);
+    ts->base_ret[ts->n_base] = xmalloc_array((size_t)sl->len, sizeof *ts->base_ret[0]);
     memcpy(ts->base_ret[ts->n_base], sl->ret, (size_t)sl->len * sizeof *sl->ret);
     ts->base_len[ts->n_base] = sl->len;
     ts->n_base++;

@@ -42,7 +42,7 @@ static int place_random(const PlaceCtx *ctx, int *op_device, Err *e)
     (void)e;
     Rng r;
     rng_seed(&r, ctx->seed);
-    int *gd = xmalloc((size_t)ctx->gr->n_groups * sizeof *gd);
+    int *gd = xmalloc_array((size_t)ctx->gr->n_groups, sizeof *gd);
     for (int k = 0; k < ctx->gr->n_groups; k++)
         gd[k] = (int)rng_below(&r, (uint64_t)ctx->c->n_devices);
     group_expand(ctx->gr, gd, op_device);
@@ -54,7 +54,7 @@ static int place_random(const PlaceCtx *ctx, int *op_device, Err *e)
 static int place_round_robin(const PlaceCtx *ctx, int *op_device, Err *e)
 {
     (void)e;
-    int *gd = xmalloc((size_t)ctx->gr->n_groups * sizeof *gd);
+    int *gd = xmalloc_array((size_t)ctx->gr->n_groups, sizeof *gd);
     for (int k = 0; k < ctx->gr->n_groups; k++) /* group ids are a topological order */
         gd[k] = k % ctx->c->n_devices;
     group_expand(ctx->gr, gd, op_device);

@@ -48,7 +48,7 @@ static double group_time(const PlaceCtx *ctx, int k, int d)
 static double *group_times(const PlaceCtx *ctx)
 {
     int n = ctx->gr->n_groups, nd = ctx->c->n_devices;
-    double *t = xmalloc(((size_t)n * (size_t)nd + 1) * sizeof *t);
+    double *t = xmalloc_array((size_t)n * (size_t)nd, sizeof *t);
     for (int k = 0; k < n; k++)
         for (int d = 0; d < nd; d++)
             t[(size_t)k * (size_t)nd + (size_t)d] = group_time(ctx, k, d);
@@ -116,9 +116,9 @@ double place_heft_schedule(int n, int n_procs, const double *cost, int n_edges, 
                            double *start, double *finish)
 {
     size_t N = (size_t)n + 1;
-    int *soff = xcalloc(N + 1, sizeof *soff), *poff = xcalloc(N + 1, sizeof *poff);
-    int *sedge = xmalloc(((size_t)n_edges + 1) * sizeof *sedge);
-    int *pedge = xmalloc(((size_t)n_edges + 1) * sizeof *pedge);
+    int *soff = xnew_array(N + 1, sizeof *soff), *poff = xnew_array(N + 1, sizeof *poff);
+    int *sedge = xmalloc_array((size_t)n_edges, sizeof *sedge);
+    int *pedge = xmalloc_array((size_t)n_edges, sizeof *pedge);
     for (int j = 0; j < n_edges; j++) {
         soff[src[j] + 1]++;
         poff[dst[j] + 1]++;
@@ -127,7 +127,7 @@ double place_heft_schedule(int n, int n_procs, const double *cost, int n_edges, 
         soff[t + 1] += soff[t];
         poff[t + 1] += poff[t];
     }
-    int *sfill = xmalloc(N * sizeof *sfill), *pfill = xmalloc(N * sizeof *pfill);
+    int *sfill = xmalloc_array(N, sizeof *sfill), *pfill = xmalloc_array(N, sizeof *pfill);
     memcpy(sfill, soff, N * sizeof *sfill);
     memcpy(pfill, poff, N * sizeof *pfill);
     for (int j = 0; j < n_edges; j++) {
@@ -136,7 +136,7 @@ double place_heft_schedule(int n, int n_procs, const double *cost, int n_edges, 
     }
 
     /* upward ranks, from the sinks back (tasks are topologically numbered) */
-    double *rk = rank ? rank : xmalloc(N * sizeof *rk);
+    double *rk = rank ? rank : xmalloc_array(N, sizeof *rk);
     for (int t = n - 1; t >= 0; t--) {
         double mean = 0;
         for (int p = 0; p < n_procs; p++)
@@ -154,18 +154,18 @@ double place_heft_schedule(int n, int n_procs, const double *cost, int n_edges, 
 
     /* scheduling: the ready task of highest rank, on the processor of
      * earliest finish time, in the earliest idle slot that holds it */
-    int *pr = proc ? proc : xmalloc(N * sizeof *pr);
-    double *st = start ? start : xmalloc(N * sizeof *st);
-    double *fi = finish ? finish : xmalloc(N * sizeof *fi);
-    int *waiting = xmalloc(N * sizeof *waiting), *ready = xmalloc(N * sizeof *ready);
+    int *pr = proc ? proc : xmalloc_array(N, sizeof *pr);
+    double *st = start ? start : xmalloc_array(N, sizeof *st);
+    double *fi = finish ? finish : xmalloc_array(N, sizeof *fi);
+    int *waiting = xmalloc_array(N, sizeof *waiting), *ready = xmalloc_array(N, sizeof *ready);
     int n_ready = 0;
     for (int t = 0; t < n; t++) {
         waiting[t] = poff[t + 1] - poff[t];
         if (!waiting[t])
             ready[n_ready++] = t;
     }
-    Slot **slots = xcalloc((size_t)n_procs, sizeof *slots);
-    int *n_slots = xcalloc((size_t)n_procs, sizeof *n_slots);
+    Slot **slots = xnew_array((size_t)n_procs, sizeof *slots);
+    int *n_slots = xnew_array((size_t)n_procs, sizeof *n_slots);
     double makespan = 0;
     for (int done = 0; done < n && n_ready > 0; done++) {
         int bi = 0;
@@ -208,7 +208,7 @@ double place_heft_schedule(int n, int n_procs, const double *cost, int n_edges, 
             }
         }
         int p = best_p;
-        slots[p] = xrealloc(slots[p], (size_t)(n_slots[p] + 1) * sizeof *slots[p]);
+        slots[p] = xrealloc_array(slots[p], (size_t)(n_slots[p] + 1), sizeof *slots[p]);
         memmove(slots[p] + best_pos + 1, slots[p] + best_pos,
                 (size_t)(n_slots[p] - best_pos) * sizeof *slots[p]);
         slots[p][best_pos] = (Slot){best_s, best_f};
@@ -254,8 +254,8 @@ int place_heft(const PlaceCtx *ctx, int *op_device, Err *e)
     const Grouping *gr = ctx->gr;
     int n = gr->n_groups, m = gr->n_edges;
     double *times = group_times(ctx);
-    int *src = xmalloc(((size_t)m + 1) * sizeof *src), *dst = xmalloc(((size_t)m + 1) * sizeof *dst);
-    double *comm = xmalloc(((size_t)m + 1) * sizeof *comm);
+    int *src = xmalloc_array((size_t)m, sizeof *src), *dst = xmalloc_array((size_t)m, sizeof *dst);
+    double *comm = xmalloc_array((size_t)m, sizeof *comm);
     int j = 0;
     for (int k = 0; k < n; k++)
         for (int i = gr->succ_off[k]; i < gr->succ_off[k + 1]; i++, j++) {
@@ -263,7 +263,7 @@ int place_heft(const PlaceCtx *ctx, int *op_device, Err *e)
             dst[j] = gr->succ[i];
             comm[j] = comm_time(ctx->c, gr->succ_bytes[i]);
         }
-    int *gd = xmalloc(((size_t)n + 1) * sizeof *gd);
+    int *gd = xmalloc_array((size_t)n, sizeof *gd);
     place_heft_schedule(n, ctx->c->n_devices, times, j, src, dst, comm, NULL, gd, NULL, NULL);
     group_expand(ctx->gr, gd, op_device);
     free(gd);
@@ -285,9 +285,9 @@ int place_m_topo(const PlaceCtx *ctx, int *op_device, Err *e)
     int n = gr->n_groups, nd = c->n_devices;
     double *times = group_times(ctx);
     double target = balanced_time(times, n, nd);
-    double *load = xcalloc((size_t)nd, sizeof *load);
-    int64_t *mem = xcalloc((size_t)nd, sizeof *mem);
-    int *gd = xmalloc(((size_t)n + 1) * sizeof *gd);
+    double *load = xnew_array((size_t)nd, sizeof *load);
+    int64_t *mem = xnew_array((size_t)nd, sizeof *mem);
+    int *gd = xmalloc_array((size_t)n, sizeof *gd);
     int cur = 0;
     for (int k = 0; k < n; k++) { /* group ids are a topological order */
         /* move on once the device holds its share (counting half of k) */
@@ -326,7 +326,7 @@ int place_m_etf(const PlaceCtx *ctx, int *op_device, Err *e)
     size_t N = (size_t)n + 1, D = (size_t)nd;
     double *times = group_times(ctx);
     /* communication time of each predecessor edge, in pred[] order */
-    double *pcomm = xmalloc(((size_t)gr->n_edges + 1) * sizeof *pcomm);
+    double *pcomm = xmalloc_array((size_t)gr->n_edges, sizeof *pcomm);
     for (int k = 0; k < n; k++)
         for (int j = gr->pred_off[k]; j < gr->pred_off[k + 1]; j++) {
             int q = gr->pred[j], lo = gr->succ_off[q], hi = gr->succ_off[q + 1] - 1;
@@ -344,11 +344,11 @@ int place_m_etf(const PlaceCtx *ctx, int *op_device, Err *e)
             }
             pcomm[j] = comm_time(c, bytes);
         }
-    double *fin = xmalloc(N * sizeof *fin), *data_ready = xmalloc(N * D * sizeof *data_ready);
-    double *dev_free = xcalloc(D, sizeof *dev_free);
-    int64_t *mem = xcalloc(D, sizeof *mem);
-    int *gd = xmalloc(N * sizeof *gd), *waiting = xmalloc(N * sizeof *waiting);
-    int *ready = xmalloc(N * sizeof *ready), n_ready = 0;
+    double *fin = xmalloc_array(N, sizeof *fin), *data_ready = xmalloc_array(N * D, sizeof *data_ready);
+    double *dev_free = xnew_array(D, sizeof *dev_free);
+    int64_t *mem = xnew_array(D, sizeof *mem);
+    int *gd = xmalloc_array(N, sizeof *gd), *waiting = xmalloc_array(N, sizeof *waiting);
+    int *ready = xmalloc_array(N, sizeof *ready), n_ready = 0;
     for (int k = 0; k < n; k++) {
         waiting[k] = gr->pred_off[k + 1] - gr->pred_off[k];
         if (!waiting[k]) {
@@ -432,7 +432,7 @@ static int expert_layers(const PlaceCtx *ctx, const double *times, int *gd)
     StrMap ids;
     strmap_init(&ids, 16);
     int n_layers = 0;
-    int *op_layer = xmalloc(((size_t)g->n_nodes + 1) * sizeof *op_layer);
+    int *op_layer = xmalloc_array((size_t)g->n_nodes, sizeof *op_layer);
     for (int i = 0; i < g->n_nodes; i++) {
         const char *tag = g->nodes[i].layer;
         op_layer[i] = -1;
@@ -451,8 +451,8 @@ static int expert_layers(const PlaceCtx *ctx, const double *times, int *gd)
         return 0;
     }
     size_t L = (size_t)n_layers, D = (size_t)nd;
-    double *vote = xcalloc(L, sizeof *vote), *cnt = xcalloc(L, sizeof *cnt);
-    int *glayer = xmalloc(((size_t)n + 1) * sizeof *glayer);
+    double *vote = xnew_array(L, sizeof *vote), *cnt = xnew_array(L, sizeof *cnt);
+    int *glayer = xmalloc_array((size_t)n, sizeof *glayer);
     for (int k = 0; k < n; k++) {
         memset(vote, 0, L * sizeof *vote);
         memset(cnt, 0, L * sizeof *cnt);
@@ -474,11 +474,11 @@ static int expert_layers(const PlaceCtx *ctx, const double *times, int *gd)
         glayer[k] = best >= 0 ? best : k > 0 ? glayer[k - 1] : 0;
     }
     /* lt[l * D + d]: time of layer l on device d */
-    double *lt = xcalloc(L * D, sizeof *lt);
+    double *lt = xnew_array(L * D, sizeof *lt);
     for (int k = 0; k < n; k++)
         for (size_t d = 0; d < D; d++)
             lt[(size_t)glayer[k] * D + d] += times[(size_t)k * D + d];
-    int *dev = xmalloc(D * sizeof *dev); /* devices by decreasing speed, stable */
+    int *dev = xmalloc_array(D, sizeof *dev); /* devices by decreasing speed, stable */
     for (int d = 0; d < nd; d++) {
         int p = d;
         while (p > 0 && ctx->c->devices[dev[p - 1]].speed < ctx->c->devices[d].speed) {
@@ -487,15 +487,15 @@ static int expert_layers(const PlaceCtx *ctx, const double *times, int *gd)
         }
         dev[p] = d;
     }
-    int *layer_dev = xmalloc(L * sizeof *layer_dev);
+    int *layer_dev = xmalloc_array(L, sizeof *layer_dev);
     if (n_layers <= nd) {
         for (int l = 0; l < n_layers; l++)
             layer_dev[l] = dev[l];
     } else {
         /* best[s][l]: smallest longest-run time with layers 0..l-1 on the
          * first s devices of dev; cut[s][l] the start of the last run */
-        double *best = xmalloc((D + 1) * (L + 1) * sizeof *best);
-        int *cut = xmalloc((D + 1) * (L + 1) * sizeof *cut);
+        double *best = xmalloc_array((D + 1) * (L + 1), sizeof *best);
+        int *cut = xmalloc_array((D + 1) * (L + 1), sizeof *cut);
         for (size_t i = 0; i < (D + 1) * (L + 1); i++) {
             best[i] = INFINITY;
             cut[i] = 0;
@@ -545,14 +545,14 @@ int place_expert(const PlaceCtx *ctx, int *op_device, Err *e)
     int n = gr->n_groups, nd = ctx->c->n_devices;
     size_t D = (size_t)nd;
     double *times = group_times(ctx);
-    int *gd = xmalloc(((size_t)n + 1) * sizeof *gd);
+    int *gd = xmalloc_array((size_t)n, sizeof *gd);
     if (expert_layers(ctx, times, gd)) {
         group_expand(ctx->gr, gd, op_device);
         free(gd);
         free(times);
         return 0;
     }
-    double *w = xmalloc(((size_t)n + 1) * sizeof *w), *cum = xmalloc(D * sizeof *cum);
+    double *w = xmalloc_array((size_t)n, sizeof *w), *cum = xmalloc_array(D, sizeof *cum);
     double total = 0;
     for (int k = 0; k < n; k++) {
         double s = 0;

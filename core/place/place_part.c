@@ -80,10 +80,10 @@ static void part_graph_build(const Grouping *gr, PartGraph *pg)
         cap += (size_t)(gr->succ_off[k + 1] - gr->succ_off[k]) +
                (size_t)(gr->pred_off[k + 1] - gr->pred_off[k]);
     pg->n = n;
-    pg->xadj = xmalloc((size_t)(n + 1) * sizeof *pg->xadj);
-    pg->adj = xmalloc((cap ? cap : 1) * sizeof *pg->adj);
-    pg->ewt = xmalloc((cap ? cap : 1) * sizeof *pg->ewt);
-    int *pos = xmalloc((size_t)(n ? n : 1) * sizeof *pos); /* neighbour -> slot in row */
+    pg->xadj = xmalloc_array((size_t)(n + 1), sizeof *pg->xadj);
+    pg->adj = xmalloc_array(cap, sizeof *pg->adj);
+    pg->ewt = xmalloc_array(cap, sizeof *pg->ewt);
+    int *pos = xmalloc_array((size_t)n, sizeof *pos); /* neighbour -> slot in row */
     for (int k = 0; k < n; k++)
         pos[k] = -1;
     int m = 0;
@@ -199,8 +199,8 @@ static int place_trivial(const PlaceCtx *ctx, const double *rate, int *group_dev
     }
     if (n >= nd)
         return 0;
-    int *gs = xmalloc((size_t)(n ? n : 1) * sizeof *gs);
-    int *ds = xmalloc((size_t)nd * sizeof *ds);
+    int *gs = xmalloc_array((size_t)n, sizeof *gs);
+    int *ds = xmalloc_array((size_t)nd, sizeof *ds);
     for (int k = 0; k < n; k++)
         gs[k] = k;
     for (int d = 0; d < nd; d++)
@@ -239,18 +239,18 @@ static int partition_metis(const PlaceCtx *ctx, const PartGraph *pgp, const doub
         if (c->devices[d].memory_bytes < total_bytes)
             ncon = 2;
 
-    double *bw = xmalloc((size_t)n * sizeof *bw);
+    double *bw = xmalloc_array((size_t)n, sizeof *bw);
     for (int k = 0; k < n; k++)
         bw[k] = (double)gr->bytes[k];
     double vs = weight_scale(gr->cost_us, n), ms = weight_scale(bw, n);
     double es = weight_scale(pg.ewt, pg.n_adj);
 
     idx_t nv = n, np = nd, objval = 0;
-    idx_t *xadj = xmalloc((size_t)(n + 1) * sizeof *xadj);
-    idx_t *adjncy = xmalloc((size_t)(pg.n_adj ? pg.n_adj : 1) * sizeof *adjncy);
-    idx_t *adjwgt = xmalloc((size_t)(pg.n_adj ? pg.n_adj : 1) * sizeof *adjwgt);
-    idx_t *vwgt = xmalloc((size_t)n * (size_t)ncon * sizeof *vwgt);
-    idx_t *part = xmalloc((size_t)n * sizeof *part);
+    idx_t *xadj = xmalloc_array((size_t)(n + 1), sizeof *xadj);
+    idx_t *adjncy = xmalloc_array((size_t)pg.n_adj, sizeof *adjncy);
+    idx_t *adjwgt = xmalloc_array((size_t)pg.n_adj, sizeof *adjwgt);
+    idx_t *vwgt = xmalloc_array((size_t)n * (size_t)ncon, sizeof *vwgt);
+    idx_t *part = xmalloc_array((size_t)n, sizeof *part);
     for (int k = 0; k <= n; k++)
         xadj[k] = pg.xadj[k];
     for (int j = 0; j < pg.n_adj; j++) {
@@ -269,8 +269,8 @@ static int partition_metis(const PlaceCtx *ctx, const PartGraph *pgp, const doub
          * rejects (and prints about) a share <= 0 or shares not summing to 1,
          * so every share gets a small floor and each constraint is
          * normalised in float, the last device absorbing the rounding. */
-        tpwgts = xmalloc((size_t)nd * (size_t)ncon * sizeof *tpwgts);
-        double *want = xmalloc((size_t)nd * sizeof *want);
+        tpwgts = xmalloc_array((size_t)nd * (size_t)ncon, sizeof *tpwgts);
+        double *want = xmalloc_array((size_t)nd, sizeof *want);
         for (int con = 0; con < ncon; con++) {
             double sum = 0;
             for (int d = 0; d < nd; d++) {
@@ -342,12 +342,12 @@ static int partition_scotch(const PlaceCtx *ctx, const PartGraph *pgp, const dou
     int n = gr->n_groups, nd = c->n_devices, rc = 0;
     PartGraph pg = *pgp;
     double vs = weight_scale(gr->cost_us, n), es = weight_scale(pg.ewt, pg.n_adj);
-    SCOTCH_Num *verttab = xmalloc((size_t)(n + 1) * sizeof *verttab);
-    SCOTCH_Num *velotab = xmalloc((size_t)n * sizeof *velotab);
-    SCOTCH_Num *edgetab = xmalloc((size_t)(pg.n_adj ? pg.n_adj : 1) * sizeof *edgetab);
-    SCOTCH_Num *edlotab = xmalloc((size_t)(pg.n_adj ? pg.n_adj : 1) * sizeof *edlotab);
-    SCOTCH_Num *parttab = xmalloc((size_t)n * sizeof *parttab);
-    SCOTCH_Num *archw = xmalloc((size_t)nd * sizeof *archw);
+    SCOTCH_Num *verttab = xmalloc_array((size_t)(n + 1), sizeof *verttab);
+    SCOTCH_Num *velotab = xmalloc_array((size_t)n, sizeof *velotab);
+    SCOTCH_Num *edgetab = xmalloc_array((size_t)pg.n_adj, sizeof *edgetab);
+    SCOTCH_Num *edlotab = xmalloc_array((size_t)pg.n_adj, sizeof *edlotab);
+    SCOTCH_Num *parttab = xmalloc_array((size_t)n, sizeof *parttab);
+    SCOTCH_Num *archw = xmalloc_array((size_t)nd, sizeof *archw);
     for (int k = 0; k <= n; k++)
         verttab[k] = pg.xadj[k];
     for (int k = 0; k < n; k++)
@@ -472,9 +472,9 @@ static int place_partitioned(const PlaceCtx *ctx, int *op_device, Err *e,
     int n = ctx->gr->n_groups, nd = ctx->c->n_devices, rc = 0;
     if (n == 0)
         return 0;
-    double *rate = xmalloc((size_t)nd * sizeof *rate);
+    double *rate = xmalloc_array((size_t)nd, sizeof *rate);
     int differ = device_rates(ctx, rate);
-    int *gd = xmalloc((size_t)n * sizeof *gd);
+    int *gd = xmalloc_array((size_t)n, sizeof *gd);
     if (!place_trivial(ctx, rate, gd)) {
         PartGraph pg;
         part_graph_build(ctx->gr, &pg);

@@ -12,9 +12,9 @@ static void score(const Problem *p, PlaceRun *out)
     size_t nd = (size_t)p->c->n_devices;
     out->runtime_us = r->makespan_us;
     out->oom = r->any_oom;
-    out->peak_memory_bytes = xcalloc(nd, sizeof *out->peak_memory_bytes);
+    out->peak_memory_bytes = xnew_array(nd, sizeof *out->peak_memory_bytes);
     memcpy(out->peak_memory_bytes, r->peak_memory_bytes, nd * sizeof *out->peak_memory_bytes);
-    out->group_device = xcalloc((size_t)p->gr->n_groups + 1, sizeof *out->group_device);
+    out->group_device = xnew_array((size_t)p->gr->n_groups, sizeof *out->group_device);
     group_collapse(p->gr, out->op_device, out->group_device);
 }
 
@@ -23,7 +23,7 @@ int place_run(const Problem *p, const PlaceMethod *m, uint64_t seed, PlaceRun *o
     memset(out, 0, sizeof *out);
     const Graph *g = p->g;
     PlaceCtx ctx = {g, p->gr, p->c, seed};
-    int *dev = xcalloc((size_t)g->n_nodes + 1, sizeof *dev);
+    int *dev = xnew_array((size_t)g->n_nodes, sizeof *dev);
     double t0 = util_now();
     if (m->fn(&ctx, dev, e) != 0) {
         free(dev);
@@ -50,7 +50,7 @@ void place_run_groups(const Problem *p, const char *name, const int *group_devic
     memset(out, 0, sizeof *out);
     out->method = name;
     out->seconds = seconds;
-    out->op_device = xcalloc((size_t)p->g->n_nodes + 1, sizeof *out->op_device);
+    out->op_device = xnew_array((size_t)p->g->n_nodes, sizeof *out->op_device);
     group_expand(p->gr, group_device, out->op_device);
     score(p, out);
 }
