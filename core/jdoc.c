@@ -476,3 +476,13 @@ int jget_int(const JDoc *d, const cJSON *obj, const char *key, const char *field
     }
     return jcheck_int(d, v, field, min, max, out, e);
 }
+
+int jcheck_hex64(const JDoc *d, const cJSON *v, const char *field, uint64_t *out, Err *e)
+{
+    const char *s = cJSON_IsString(v) ? v->valuestring : NULL;
+    size_t n = s ? strlen(s) : 0;
+    if (!s || n < 1 || n > 16 || strspn(s, "0123456789abcdefABCDEF") != n)
+        return jdoc_err(d, e, field, "expected a string of 1 to 16 hex digits (a 64-bit word)");
+    *out = (uint64_t)strtoull(s, NULL, 16);
+    return 0;
+}

@@ -54,6 +54,9 @@ int jcheck_int(const JDoc *d, const cJSON *v, const char *field, int64_t min, in
                int64_t *out, Err *e);
 int jcheck_number(const JDoc *d, const cJSON *v, const char *field, double min, double max,
                   double *out, Err *e);
+/* Checks a value is a string of 1 to 16 hex digits (a 64-bit word, as
+ * util_json_hex64 writes it). */
+int jcheck_hex64(const JDoc *d, const cJSON *v, const char *field, uint64_t *out, Err *e);
 
 /* Writes the path of an object member: base.key, or base["key"] when key is not
  * a plain identifier. */

@@ -104,8 +104,14 @@ double util_now(void);
 uint64_t util_hash64(const void *data, size_t n, uint64_t seed);
 
 /* Shortest decimal text that reads back to exactly x ("%.15g".."%.17g");
- * integers print without a fraction. buf must hold 32 bytes. Returns buf. */
+ * whole numbers below 1e15 print with one decimal ("5.0"), NaN as null and
+ * infinities as +-1e999. buf must hold 32 bytes. Returns buf. */
 char *util_fmt_double(char buf[32], double x);
+/* The shorter of "%.9g" and "%.17g" that reads back (strtod, then rounded
+ * to float) to exactly the bits of x; x finite. buf holds 40 bytes. */
+char *util_fmt_float(char buf[40], float x);
+/* Writes x as a JSON string of 16 hex digits (checksums, RNG words). */
+void util_json_hex64(FILE *f, uint64_t x);
 
 /* Human-readable time ("812.4 µs", "3.21 ms", "1.500 s") and size ("3.1 MB"). */
 char *util_fmt_time(char buf[32], double us);

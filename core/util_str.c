@@ -2,6 +2,7 @@
  * util.h, "Strings and text"). */
 #include "util.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -35,6 +36,17 @@ char *util_fmt_double(char buf[32], double x)
     }
     return buf;
 }
+
+char *util_fmt_float(char buf[40], float x)
+{
+    snprintf(buf, 40, "%.9g", (double)x);
+    float y = (float)strtod(buf, NULL);
+    if (memcmp(&x, &y, sizeof x) != 0)
+        snprintf(buf, 40, "%.17g", (double)x);
+    return buf;
+}
+
+void util_json_hex64(FILE *f, uint64_t x) { fprintf(f, "\"%016" PRIx64 "\"", x); }
 
 char *util_fmt_time(char buf[32], double us)
 {

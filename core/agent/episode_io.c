@@ -36,24 +36,13 @@ static const char *const INIT_NAMES[] = {"random-fixed", "device0", "random-each
 
 /* ---- writing ------------------------------------------------------------- */
 
-static const char *fmt_float(char buf[40], float x)
-{
-    snprintf(buf, 40, "%.9g", (double)x);
-    float y = (float)strtod(buf, NULL);
-    if (memcmp(&x, &y, sizeof x) != 0)
-        snprintf(buf, 40, "%.17g", (double)x);
-    return buf;
-}
-
-static void write_hex(FILE *f, uint64_t x) { fprintf(f, "\"%016" PRIx64 "\"", x); }
-
 static void write_rng(FILE *f, const Rng *r)
 {
     fputc('[', f);
     for (int i = 0; i < 4; i++) {
         if (i)
             fputs(", ", f);
-        write_hex(f, r->s[i]);
+        util_json_hex64(f, r->s[i]);
     }
     fputc(']', f);
 }
@@ -81,7 +70,7 @@ static void write_step(FILE *f, const Episode *ep, const EpisodeStep *s)
     if (s->probs) {
         fputc('[', f);
         for (int d = 0; d < ep->n_devices; d++)
-            fprintf(f, d ? ", %s" : "%s", fmt_float(b1, s->probs[d]));
+            fprintf(f, d ? ", %s" : "%s", util_fmt_float(b1, s->probs[d]));
         fputc(']', f);
     } else {
         fputs("null", f);
@@ -115,7 +104,7 @@ int episode_save(const Episode *ep, const char *policy_path, uint64_t policy_che
     fputs("{\"format\": \"placeto-episode\", \"version\": 1,\n \"graph\": {\"path\": ", f);
     util_json_string(f, ep->g->path ? ep->g->path : "");
     fputs(", \"checksum\": ", f);
-    write_hex(f, ep->g->checksum);
+    util_json_hex64(f, ep->g->checksum);
     fputs("},\n \"cluster\": ", f);
     cluster_print(ep->c, f, " ");
     fprintf(f, ",\n \"grouping\": {\"groups\": %d, \"n_groups\": %d},\n \"policy\": ", gr->target, gr->n_groups);
@@ -123,7 +112,7 @@ int episode_save(const Episode *ep, const char *policy_path, uint64_t policy_che
         fputs("{\"path\": ", f);
         util_json_string(f, policy_path);
         fputs(", \"checksum\": ", f);
-        write_hex(f, policy_checksum);
+        util_json_hex64(f, policy_checksum);
         fputc('}', f);
     } else {
         fputs("null", f);
@@ -134,7 +123,7 @@ int episode_save(const Episode *ep, const char *policy_path, uint64_t policy_che
             cfg->passes, cfg->random_order ? "true" : "false", INIT_NAMES[init],
             util_fmt_double(b1, cfg->oom_penalty), cfg->log_runtime ? "true" : "false",
             cfg->mem_feature ? "true" : "false");
-    write_hex(f, ep->seed);
+    util_json_hex64(f, ep->seed);
     fputs(", \"rng\": ", f);
     write_rng(f, &ep->rng);
     fputs(",\n \"order\": [", f);
@@ -190,12 +179,7 @@ static const cJSON *member(const Rd *r, const cJSON *obj, const char *key, const
 
 static int read_hex(const Rd *r, const cJSON *v, const char *field, uint64_t *out)
 {
-    const char *s = cJSON_IsString(v) ? v->valuestring : NULL;
-    size_t n = s ? strlen(s) : 0;
-    if (!s || n < 1 || n > 16 || strspn(s, "0123456789abcdefABCDEF") != n)
-        return jdoc_err(r->d, r->e, field, "expected a string of 1 to 16 hex digits (a 64-bit word)");
-    *out = (uint64_t)strtoull(s, NULL, 16);
-    return 0;
+    return jcheck_hex64(r->d, v, field, out, r->e);
 }
 
 static int read_hex_member(const Rd *r, const cJSON *obj, const char *key, const char *base, uint64_t *out)

@@ -39,17 +39,6 @@
 
 /* ---- writing ------------------------------------------------------------- */
 
-/* Shortest of "%.9g" / "%.17g" that reads back (strtod, then to float) to
- * exactly the bits of x; x finite. buf holds 40 bytes. */
-static const char *fmt_float(char buf[40], float x)
-{
-    snprintf(buf, 40, "%.9g", (double)x);
-    float y = (float)strtod(buf, NULL);
-    if (memcmp(&x, &y, sizeof x) != 0)
-        snprintf(buf, 40, "%.17g", (double)x);
-    return buf;
-}
-
 /* One row per line. */
 static void write_floats(FILE *f, const float *x, int rows, int cols, const char *indent)
 {
@@ -59,7 +48,7 @@ static void write_floats(FILE *f, const float *x, int rows, int cols, const char
         if (r)
             fprintf(f, ",\n%s", indent);
         for (int c = 0; c < cols; c++)
-            fprintf(f, c ? ", %s" : "%s", fmt_float(b, x[(size_t)r * (size_t)cols + (size_t)c]));
+            fprintf(f, c ? ", %s" : "%s", util_fmt_float(b, x[(size_t)r * (size_t)cols + (size_t)c]));
     }
     fputc(']', f);
 }
@@ -71,8 +60,6 @@ static const char *fmt_inf_null(char buf[32], double x)
         return strcpy(buf, "null");
     return util_fmt_double(buf, x);
 }
-
-static void write_hex(FILE *f, uint64_t x) { fprintf(f, "\"%016" PRIx64 "\"", x); }
 
 /* Refuses to write what the reader would refuse to read. */
 static int check_finite(const Policy *pol, const TrainState *ts, const char *path, Err *e)
@@ -124,7 +111,7 @@ static void write_training(FILE *f, const Policy *pol, const TrainState *ts)
     for (int i = 0; i < 4; i++) {
         if (i)
             fputs(", ", f);
-        write_hex(f, ts->rng.s[i]);
+        util_json_hex64(f, ts->rng.s[i]);
     }
     fprintf(f, "], \"entropy\": %s,\n  \"baseline\": [", util_fmt_double(b1, ts->entropy));
     for (int i = 0; i < ts->n_base; i++) {
@@ -139,7 +126,7 @@ static void write_training(FILE *f, const Policy *pol, const TrainState *ts)
         fputs(i ? ",\n   {\"graph\": " : "\n   {\"graph\": ", f);
         util_json_string(f, bt->graph);
         fputs(", \"checksum\": ", f);
-        write_hex(f, bt->checksum);
+        util_json_hex64(f, bt->checksum);
         fprintf(f, ", \"n_groups\": %d, \"runtime_us\": %s, \"score\": %s, \"found_after\": %" PRId64 ",\n    \"group_device\": [",
                 bt->n_groups, fmt_inf_null(b1, bt->runtime_us), fmt_inf_null(b2, bt->score), bt->found_after);
         for (int k = 0; k < bt->n_groups; k++)
@@ -218,16 +205,6 @@ static int read_floats(const JDoc *d, const cJSON *arr, const char *field, size_
 }
 
 /* A string of 1 to 16 hex digits. */
-static int read_hex(const JDoc *d, const cJSON *v, const char *field, uint64_t *out, Err *e)
-{
-    const char *s = cJSON_IsString(v) ? v->valuestring : NULL;
-    size_t n = s ? strlen(s) : 0;
-    if (!s || n < 1 || n > 16 || strspn(s, "0123456789abcdefABCDEF") != n)
-        return jdoc_err(d, e, field, "expected a string of 1 to 16 hex digits (a 64-bit word)");
-    *out = (uint64_t)strtoull(s, NULL, 16);
-    return 0;
-}
-
 /* A member that must be present (and of type `is`). */
 static const cJSON *member(const JDoc *d, const cJSON *obj, const char *key, const char *base,
                            cJSON_bool (*is)(const cJSON *), const char *what, Err *e)
@@ -376,7 +353,7 @@ static int read_best(const JDoc *d, const cJSON *v, const char *base, int n_devi
     TrainBest b = {0};
     snprintf(f, sizeof f, "%s.checksum", base);
     const cJSON *cs = member(d, v, "checksum", base, NULL, "a hex string", e);
-    if (!cs || read_hex(d, cs, f, &b.checksum, e) != 0)
+    if (!cs || jcheck_hex64(d, cs, f, &b.checksum, e) != 0)
         return -1;
     snprintf(f, sizeof f, "%s.runtime_us", base);
     if (read_inf_null(d, v, "runtime_us", f, 0, &b.runtime_us, e) != 0)
@@ -449,7 +426,7 @@ static int read_training(const JDoc *d, const cJSON *tr, NnParams *p, int n_devi
     for (const cJSON *c = rng->child; c; c = c->next, k++) {
         char f[32];
         snprintf(f, sizeof f, "training.rng[%d]", k);
-        if (read_hex(d, c, f, &ts->rng.s[k], e) != 0)
+        if (jcheck_hex64(d, c, f, &ts->rng.s[k], e) != 0)
             return -1;
     }
     if ((ts->rng.s[0] | ts->rng.s[1] | ts->rng.s[2] | ts->rng.s[3]) == 0)
