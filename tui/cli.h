@@ -1,6 +1,9 @@
-/* cli: command-line parsing shared by the subcommands, and the loading of
- * the graph, cluster and placement they name. Errors are printed as
- * "placeto: FILE:LINE:COL: message"; exit status 0 ok, 1 failure, 2 usage. */
+/* cli: command-line parsing shared by the subcommands (cli.c), the options
+ * that name a placement problem, and the commands' tables (cmd_info.c,
+ * cmd_sim.c for simulate and export, cmd_place.c for place and compare,
+ * cmd_train.c, cmd_explore.c for explore and demo; docs/cli.md). Errors are
+ * printed as "placeto: FILE:LINE:COL: message"; exit status 0 ok, 1
+ * failure, 2 usage. */
 #ifndef PLACETO_CLI_H
 #define PLACETO_CLI_H
 

@@ -12,7 +12,8 @@
  *
  * The Episode borrows its graph, grouping, cluster and policy graph (they
  * must outlive it) and owns everything else. Not thread-safe; one Episode
- * per thread. */
+ * per thread. Implemented in episode.c; the episode file (the last section)
+ * in episode_io.c. */
 #ifndef PLACETO_EPISODE_H
 #define PLACETO_EPISODE_H
 

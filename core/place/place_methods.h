@@ -1,6 +1,8 @@
 /* place_methods: the methods defined outside place.c, as entries of the
  * method table (internal to core/). Each file that defines methods adds its
- * functions and its table entries here. */
+ * functions and its table entries here: place_list.c the list schedulers
+ * (heft, m-topo, m-etf, expert), place_part.c the partitioners (metis,
+ * scotch). */
 #ifndef PLACETO_PLACE_METHODS_H
 #define PLACETO_PLACE_METHODS_H
 

@@ -1,6 +1,7 @@
 /* export: a simulated placement as a Chrome trace (Trace Event Format, opened
  * by Perfetto and chrome://tracing) and as a DOT render (through cgraph).
- * Both write through a temporary file and rename. */
+ * Both write through a temporary file and rename. Implemented in
+ * export_trace.c (export_trace*) and export_dot.c (export_dot). */
 #ifndef PLACETO_EXPORT_H
 #define PLACETO_EXPORT_H
 
