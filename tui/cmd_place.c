@@ -9,7 +9,7 @@
 #include "jwrite.h"
 #include "place.h"
 #include "policy_place.h"
-#include "run.h"
+#include "place_run.h"
 
 static const CliOpt place_opts[] = {
     {"method", 'm', "M", "placement method (see below)"},

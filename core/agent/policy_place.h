@@ -9,7 +9,7 @@
 
 #include "episode.h"
 #include "policy.h"
-#include "run.h"
+#include "place_run.h"
 #include "util.h"
 
 /* Zero-shot placement with a trained policy: one greedy episode, then

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "episode.h"
-#include "run.h"
+#include "place_run.h"
 #include "nn.h"
 #include "policy.h"
 #include "util.h"

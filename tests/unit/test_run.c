@@ -10,7 +10,7 @@
 #include "policy_io.h"
 #include "policy_place.h"
 #include "problem.h"
-#include "run.h"
+#include "place_run.h"
 #include "test.h"
 #include "testutil.h"
 #include "train.h"

@@ -1,10 +1,10 @@
-/* run: the one way to run a placement method: run it on a problem, time
+/* place_run: the one way to run a placement method: run it on a problem, time
  * it, check that every op landed on a device of the cluster, simulate the
  * placement and record runtime, OOM and per-device peak memory. `place`,
  * `compare`, `train --init` and the explorer's baselines all use it.
- * Implemented in run.c. */
-#ifndef PLACETO_RUN_H
-#define PLACETO_RUN_H
+ * Implemented in place_run.c. */
+#ifndef PLACETO_PLACE_RUN_H
+#define PLACETO_PLACE_RUN_H
 
 #include <stdint.h>
 

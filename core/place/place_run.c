@@ -1,5 +1,5 @@
-/* run: run, time, check and simulate a placement method (see run.h). */
-#include "run.h"
+/* place_run: run, time, check and simulate a placement method (see place_run.h). */
+#include "place_run.h"
 
 #include <math.h>
 #include <stdlib.h>
