@@ -1,5 +1,5 @@
 /* place and compare: run the placement methods (core/place/place.h) on a
- * graph through the one runner (run.h) and report them. */
+ * graph through the one runner (place_run.h) and report them. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* Unit tests of the problem bundle (problem.h), the method runner (run.h),
+/* Unit tests of the problem bundle (problem.h), the method runner (place_run.h),
  * the Placeto rows (policy_place.h), seeding training from a method
  * (train.h) and the JSON writer (jwrite.h). */
 #include <math.h>
