@@ -131,7 +131,7 @@ static void draw_policy(App *a, Grid *g, GridRect r)
             char lab[16], txt[16];
             snprintf(lab, sizeof lab, "%c%d", d == ep->group_device[cur] ? '*' : ' ', d);
             snprintf(txt, sizeof txt, "%5.1f%% %s", 100.0 * a->probs[d], d == best ? "<" : " ");
-            grid_bar(g, in.x, y, in.w, a->probs[d], 1.0, lab, txt);
+            widget_bar(g, in.x, y, in.w, a->probs[d], 1.0, lab, txt);
         }
     }
     if (ep->n_hist > 0 && y < in.y + in.h) {
@@ -169,7 +169,7 @@ static void draw_devices(App *a, Grid *g, GridRect r)
             snprintf(txt, sizeof txt, "%s%s", util_fmt_bytes(b1, (double)res->peak_memory_bytes[d]),
                      res->oom[d] ? " OOM" : "");
         }
-        grid_bar(g, in.x, in.y + d, in.w, (double)res->peak_memory_bytes[d], (double)a->c->devices[d].memory_bytes,
+        widget_bar(g, in.x, in.y + d, in.w, (double)res->peak_memory_bytes[d], (double)a->c->devices[d].memory_bytes,
                  lab, txt);
     }
     free(count);
@@ -194,7 +194,7 @@ static void draw_history(App *a, Grid *g, GridRect r)
     for (int k = 0; k < ep->n_hist; k++)
         rt[k + 1] = ep->hist[k].runtime_us;
     grid_text(g, in.x, y, "runtime", GS_LABEL);
-    grid_sparkline(g, in.x + 8, y++, in.w - 8, rt, ep->n_hist + 1, 0, 0, GS_SPARK);
+    widget_sparkline(g, in.x + 8, y++, in.w - 8, rt, ep->n_hist + 1, 0, 0, GS_SPARK);
     free(rt);
     AppTrain *t = &a->train;
     pthread_mutex_lock(&t->lock);
@@ -204,7 +204,7 @@ static void draw_history(App *a, Grid *g, GridRect r)
                  util_fmt_time(b1, t->curve[t->n_curve - 1]), t->running ? "" : " (done)");
         grid_text_fit(g, in.x, y++, lab, in.w, GS_LABEL);
         if (y < in.y + in.h)
-            grid_sparkline(g, in.x, y++, in.w, t->ret, t->n_curve, 0, 0, GS_SPARK);
+            widget_sparkline(g, in.x, y++, in.w, t->ret, t->n_curve, 0, 0, GS_SPARK);
     } else if (t->running && y < in.y + in.h) {
         grid_text_fit(g, in.x, y++, "training: first episode...", in.w, GS_DIM);
     }
