@@ -82,7 +82,6 @@ static void finish_load(App *a)
     a->zoom = DAG_FULL;
     a->follow = 1;
     a->maximized = -1;
-    a->history_top = -1;
     a->speed = 10;
     a->selected = episode_current(a->ep) >= 0 ? episode_current(a->ep) : 0;
     size_t m = strlen(a->episode_path) + 16;

@@ -21,7 +21,7 @@
 #include "policy_io.h"
 #include "train.h"
 
-enum { APP_NOTHING = 0, APP_REDRAW = 1, APP_QUIT = 2, APP_RELOAD = 8 };
+enum { APP_NOTHING = 0, APP_REDRAW = 1, APP_QUIT = 2, APP_REPAINT = 4, APP_RELOAD = 8 };
 
 typedef enum AppPane {
     PANE_GRAPH, PANE_TIMELINE, PANE_POLICY, PANE_DEVICES, PANE_HISTORY, PANE_INSPECTOR, PANE_COUNT
@@ -102,8 +102,6 @@ typedef struct App {
     int maximized;            /* a pane shown alone, or -1 */
     double tl_t0, tl_t1;      /* timeline window (µs); t1 <= t0 means the whole run */
     int tl_by_group;
-    int history_top;          /* first history row shown (-1: follow the end) */
-    int inspector_top;
     /* control */
     int running;              /* stepping on a timer */
     int speed;                /* steps per second while running: 1..100 */
@@ -116,7 +114,6 @@ typedef struct App {
     int message_style;        /* GridStyle of the message */
     AppBaseline *base;
     int n_base;
-    int start_method;         /* index into place_methods() for DLG_START_FROM */
     AppTrain train;
     /* the last frame's geometry, for mouse clicks (set by draw.c) */
     GridRect graph_rect, timeline_rect;
@@ -189,9 +186,8 @@ const AppKey *app_keys(int *count);
 int app_train_start(App *a, int64_t episodes);
 void app_train_stop(App *a);
 
-/* The guided tour (demo.c): the number of stages, entering a stage, the
- * keys while touring, and its caption drawn over the screen. */
-int demo_count(void);
+/* The guided tour (demo.c): entering a stage, the keys while touring, and
+ * its caption drawn over the screen. */
 void demo_enter(App *a, int stage);
 int demo_key(App *a, int key);
 int demo_tick(App *a, double now);

@@ -272,6 +272,12 @@ static int act_quit(App *a, int key)
     return APP_REDRAW;
 }
 
+static int act_repaint(App *a, int key)
+{
+    (void)key;
+    return APP_REDRAW | APP_REPAINT;
+}
+
 static int act_save(App *a, int key)
 {
     (void)key;
@@ -477,6 +483,7 @@ static const KeyBinding bindings[] = {
     {{'t'}, 0, {"t", "export the timeline as a Chrome trace", 2}, act_export},
     {{'?', TERM_KEY_F1}, 0, {"?", "help", 3}, act_help},
     {{'q'}, 0, {"q", "quit (asks when there are unsaved changes)", 3}, act_quit},
+    {{0x0c}, 0, {"Ctrl-L", "repaint the whole screen", 3}, act_repaint},
 };
 enum { N_BINDINGS = sizeof bindings / sizeof bindings[0] };
 

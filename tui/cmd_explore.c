@@ -248,6 +248,8 @@ static int interactive(App **ap, const CliCmd *cmd, const CliArgs *args, Err *e)
             return EXIT_FAIL;
         }
         a = *ap;
+        if (r & APP_REPAINT)
+            term_invalidate(t);
         redraw |= r & APP_REDRAW;
     }
     term_close(t);

@@ -76,11 +76,6 @@ static const Stage stages[] = {
 };
 enum { N_STAGES = sizeof stages / sizeof stages[0], GENERALIZATION = 9 };
 
-int demo_count(void)
-{
-    return N_STAGES;
-}
-
 static void step_policy(App *a)
 {
     if (!episode_done(a->ep))

@@ -212,11 +212,7 @@ static void draw_history(App *a, Grid *g, GridRect r)
     int rows = in.y + in.h - y;
     if (rows <= 0)
         return;
-    int top = a->history_top >= 0 ? a->history_top : total - rows;
-    if (top > total - rows)
-        top = total - rows;
-    if (top < 0)
-        top = 0;
+    int top = total - rows > 0 ? total - rows : 0; /* the end of the history */
     for (int k = top; k < total && y < in.y + in.h; k++, y++) {
         const EpisodeStep *s = &ep->hist[k];
         char line[256], b1[32];
@@ -257,10 +253,7 @@ static void draw_inspector(App *a, Grid *g, GridRect r)
             len += (size_t)snprintf(line + len, sizeof line - len, " %s", gr->names[gr->succ[j]]);
         grid_text_fit(g, in.x, y++, line, in.w, GS_DIM);
     }
-    int top = a->inspector_top;
-    if (top > n_ops - 1)
-        top = n_ops > 0 ? n_ops - 1 : 0;
-    for (int j = gr->member_off[k] + top; j < gr->member_off[k + 1] && y < end; j++, y++) {
+    for (int j = gr->member_off[k]; j < gr->member_off[k + 1] && y < end; j++, y++) {
         int op = gr->members[j];
         const GraphNode *nd = &a->g->nodes[op];
         snprintf(line, sizeof line, "%-24s %-14s %10s %10s", nd->name, nd->op, util_fmt_time(b1, nd->cost_us),

@@ -517,35 +517,12 @@ void term_size(const Term *t, int *w, int *h)
         *h = y;
 }
 
-GridGlyphs term_glyphs(const Term *t) { return t && t->open ? t->glyphs : GRID_ASCII; }
-
-int term_colors(const Term *t) { return t && t->open ? t->colors : 0; }
-
 void term_invalidate(Term *t)
 {
     if (t) {
         t->valid = 0;
         t->need_clear = 1;
     }
-}
-
-void term_suspend(Term *t)
-{
-    if (!t || !t->open || !g_active)
-        return;
-    def_prog_mode();
-    g_active = 0;
-    endwin();
-}
-
-void term_resume(Term *t)
-{
-    if (!t || !t->open || g_active)
-        return;
-    g_active = 1;
-    reset_prog_mode();
-    clearok(curscr, TRUE);
-    doupdate();
 }
 
 /* ---- drawing ------------------------------------------------------------ */
