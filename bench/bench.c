@@ -374,10 +374,10 @@ static void bench_explorer(const char *graph, const char *policy, int n_devices)
         t[k] = util_now() - t0;
     }
     double med = median(t, steps);
-    a->running = 1;
+    a->run.running = 1;
     int frames = 0;
     double t0 = util_now();
-    while (!episode_done(a->ep) && frames < 100) {
+    while (!episode_done(a->data.ep) && frames < 100) {
         app_tick(a, util_now());
         app_draw(a, g);
         frames++;
@@ -389,7 +389,7 @@ static void bench_explorer(const char *graph, const char *policy, int n_devices)
         app_draw(a, g);
     double frame = (util_now() - t0) / 20;
     printf("explorer    %-14s %d devices  key (step) to frame %6.2f ms (median)  %6.1f frames/s running  "
-           "redraw alone %5.2f ms\n", a->g->name, n_devices, med * 1e3, fps, frame * 1e3);
+           "redraw alone %5.2f ms\n", a->data.g->name, n_devices, med * 1e3, fps, frame * 1e3);
     free(t);
     grid_free(g);
     app_free(a);

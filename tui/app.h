@@ -45,6 +45,7 @@ typedef struct AppBaseline {
 typedef struct AppTrain {
     pthread_t thread;
     pthread_mutex_t lock;
+    int lock_ready;       /* lock is initialised */
     int running;          /* the thread exists (joined when it ends) */
     volatile int stop;    /* asks the trainer to stop after its round */
     int done;             /* the thread has finished (under lock) */
@@ -54,6 +55,7 @@ typedef struct AppTrain {
     int n_curve, cap_curve;
     Policy *pol;          /* the copy being trained */
     TrainState ts;
+    int ts_ready;         /* ts is initialised (the first run of the session) */
     Trainer *trainer;
     TrainGraph tg;
 } AppTrain;
@@ -73,64 +75,121 @@ typedef struct AppOptions {
     int demo_stage;           /* the stage to start at */
 } AppOptions;
 
-typedef struct App {
-    /* what is loaded */
+/* What app_new loaded, and what is built once from it. */
+typedef struct AppData {
     Graph *g;
     Cluster *c;
     Grouping *gr;
     PolicyGraph *pg;
-    Policy *pol;
-    char *policy_path;        /* NULL: untrained */
-    uint64_t policy_checksum;
     Episode *ep;
-    PolicyWork *work;
-    char **labels;            /* per group: its name */
-    DagLayout *dag;
-    Timeline *tl;             /* of the episode's last simulation */
-    Sim *sim;                 /* for baselines and the inspector */
+    char **labels;            /* per group: its short name */
+    DagLayout *dag;           /* the group graph's layout */
+    Sim *sim;                 /* for the baselines */
     double lower_bound_us;
-    double single_us;
-    char *episode_path;
-    char *autosave_path;
-    /* view state */
-    int selected;             /* selected group */
+    double single_us;         /* every op on the fastest device */
+} AppData;
+
+/* The policy that steps the episode. */
+typedef struct AppPolicy {
+    Policy *pol;
+    PolicyWork *work;
+    char *path;               /* its file; NULL: untrained (seeded) */
+    uint64_t checksum;        /* of the file, recorded in saved episodes */
+} AppPolicy;
+
+/* Derived from the episode and the policy. */
+typedef struct AppCache {
+    Timeline *tl;             /* of the episode's last simulation */
+    /* the policy's view of the current node, cached by (cursor, history) */
+    float probs[POLICY_MAX_DEVICES];
+    long probs_key;
+} AppCache;
+
+/* What is shown and how. */
+typedef struct AppView {
+    int selected;             /* the selected group */
+    int follow;               /* keep the current node selected and in view */
     int zoom;                 /* DAG_FULL or DAG_COMPACT */
-    int view_x, view_y;       /* graph viewport origin (canvas cells) */
-    int follow;               /* keep the current node in view */
+    int x, y;                 /* graph viewport origin (canvas cells) */
     int show_sets;            /* colour ancestors, descendants and parallel nodes */
     AppPane focus;
     int maximized;            /* a pane shown alone, or -1 */
     double tl_t0, tl_t1;      /* timeline window (µs); t1 <= t0 means the whole run */
-    int tl_by_group;
-    /* control */
-    int running;              /* stepping on a timer */
+    int tl_by_group;          /* timeline ops coloured by group, not device */
+} AppView;
+
+/* Stepping on a timer, and the unsaved mark. */
+typedef struct AppRun {
+    int running;              /* stepping (or replaying) on a timer */
     int speed;                /* steps per second while running: 1..100 */
     int greedy;               /* 1: argmax, 0: sample */
     int dirty;                /* changes since the last save */
-    AppDialog dialog;
-    char input[128];          /* text typed into a dialog */
-    int menu_pos;             /* highlighted row of a dialog menu */
-    char message[256];
-    int message_style;        /* GridStyle of the message */
-    AppBaseline *base;
-    int n_base;
-    AppTrain train;
-    /* the last frame's geometry, for mouse clicks (set by draw.c) */
+    double last_autosave;     /* util_now() of the last autosave check */
+} AppRun;
+
+/* The open dialog and what was typed or highlighted in it. */
+typedef struct AppDialogState {
+    AppDialog kind;
+    char input[128];          /* text typed into a prompt */
+    int menu_pos;             /* highlighted row of a menu; first row shown in help */
+} AppDialogState;
+
+/* The message line. */
+typedef struct AppMessage {
+    char text[256];
+    int style;                /* its GridStyle */
+} AppMessage;
+
+/* Every baseline on the episode's cluster, sorted by runtime. */
+typedef struct AppBaselines {
+    int ran;                  /* app_run_baselines has run */
+    AppBaseline *rows;
+    int n;
+} AppBaselines;
+
+/* The last frame's geometry, for mouse clicks (set by draw.c). */
+typedef struct AppFrame {
     GridRect graph_rect, timeline_rect;
-    DagView last_dag_view;
-    TlView last_tl_view;
-    int have_dag_view, have_tl_view;
-    double last_autosave;
-    /* replay: the saved history is undone and walked with the arrows */
-    int replay;
-    /* the guided tour: stage (-1: none), advancing on a timer when demo_auto */
-    int demo_stage, demo_auto;
-    double demo_since;
-    AppOptions reload;        /* with APP_RELOAD: what to open next */
-    char reload_buf[2][4096];
-    /* the policy's view of the current node, cached by (cursor, history) */
-    float probs[POLICY_MAX_DEVICES];
-    long probs_key;
+    DagView dag;
+    TlView tl;
+    int have_dag, have_tl;
+} AppFrame;
+
+/* Replay: the saved history was undone and is walked, read-only. */
+typedef struct AppReplay {
+    int active;
+} AppReplay;
+
+/* The guided tour (demo.c). */
+typedef struct AppTour {
+    int active;
+    int stage;                /* the stage shown (-1 when not active) */
+    int autoplay;             /* advance on a timer */
+    double since;             /* util_now() when the stage was entered */
+    AppOptions next;          /* with APP_RELOAD: what to open next */
+    char next_path[2][4096];  /* next's graph and policy paths */
+} AppTour;
+
+/* Where `s` saves and where autosaves go. */
+typedef struct AppFiles {
+    char *episode;
+    char *autosave;
+} AppFiles;
+
+typedef struct App {
+    AppData data;
+    AppPolicy policy;
+    AppCache cache;
+    AppView view;
+    AppRun run;
+    AppDialogState dialog;
+    AppMessage msg;
+    AppBaselines base;
+    AppTrain train;
+    AppFrame frame;
+    AppReplay replay;
+    AppTour tour;
+    AppFiles files;
 } App;
 
 /* Loads graph, cluster, policy and episode (or resumes one). Returns NULL

@@ -51,18 +51,20 @@ int app_train_start(App *a, int64_t episodes)
     if (t->running)
         return -1;
     Err e = {{0}};
-    if (!(t->pol = policy_copy(a->pol)))
+    if (!(t->pol = policy_copy(a->policy.pol)))
         return -1;
-    if (!t->ts.adam.lr) /* the first run in this session */
-        train_state_init(&t->ts, 1e-3, 0.001, a->ep->seed + 1000);
+    if (!t->ts_ready) { /* the first run in this session */
+        train_state_init(&t->ts, 1e-3, 0.001, a->data.ep->seed + 1000);
+        t->ts_ready = 1;
+    }
     TrainConfig tc;
     train_config_default(&tc);
     tc.entropy = 0.001;
-    tc.seed = a->ep->seed;
-    tc.env = a->ep->cfg;
+    tc.seed = a->data.ep->seed;
+    tc.env = a->data.ep->cfg;
     tc.env.init = EPISODE_INIT_GIVEN; /* the fixed random start, then the best so far */
-    t->tg = (TrainGraph){a->g, a->gr, a->pg};
-    if (!(t->trainer = train_new(t->pol, &t->ts, &tc, &t->tg, 1, a->c, &e))) {
+    t->tg = (TrainGraph){a->data.g, a->data.gr, a->data.pg};
+    if (!(t->trainer = train_new(t->pol, &t->ts, &tc, &t->tg, 1, a->data.c, &e))) {
         app_msg(a, GS_ERROR, "cannot train: %s", e.msg);
         policy_free(t->pol);
         t->pol = NULL;
@@ -95,21 +97,21 @@ void app_train_stop(App *a)
     t->stop = 1;
     pthread_join(t->thread, NULL);
     t->running = 0;
-    memcpy(a->pol->p.w, t->pol->p.w, a->pol->p.n * sizeof *a->pol->p.w);
+    memcpy(a->policy.pol->p.w, t->pol->p.w, a->policy.pol->p.n * sizeof *a->policy.pol->p.w);
     double best = INFINITY;
     for (int i = 0; i < t->ts.n_best; i++)
         if (t->ts.best[i].runtime_us < best)
             best = t->ts.best[i].runtime_us;
     char path[512];
-    snprintf(path, sizeof path, "%s.trained-policy.json", a->g->name);
+    snprintf(path, sizeof path, "%s.trained-policy.json", a->data.g->name);
     Err e = {{0}};
     if (policy_save(t->pol, &t->ts, path, &e) == 0) {
         size_t len;
         char *text = util_read_file(path, &len, &e);
         if (text) {
-            free(a->policy_path);
-            a->policy_path = xstrdup(path);
-            a->policy_checksum = util_hash64(text, len, 0);
+            free(a->policy.path);
+            a->policy.path = xstrdup(path);
+            a->policy.checksum = util_hash64(text, len, 0);
             free(text);
         }
         app_msg(a, GS_GOOD, "trained %lld episodes (best %.3f ms); the policy now uses the new weights, saved as %s",

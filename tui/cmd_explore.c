@@ -104,7 +104,7 @@ static void dump(FILE *f, const Grid *g, GridGlyphs glyphs)
 static int reload(App **ap, Err *e)
 {
     App *a = *ap;
-    AppOptions o = a->reload;
+    AppOptions o = a->tour.next;
     char graph[4096], policy[4096];
     snprintf(graph, sizeof graph, "%s", o.graph_path ? o.graph_path : "");
     snprintf(policy, sizeof policy, "%s", o.policy_path ? o.policy_path : "");
@@ -254,8 +254,8 @@ static int interactive(App **ap, const CliCmd *cmd, const CliArgs *args, Err *e)
     }
     term_close(t);
     grid_free(g);
-    if (a->message[0] && a->message_style == GS_ERROR)
-        fprintf(stderr, "placeto: %s\n", a->message);
+    if (a->msg.text[0] && a->msg.style == GS_ERROR)
+        fprintf(stderr, "placeto: %s\n", a->msg.text);
     return EXIT_OK;
 }
 

@@ -78,90 +78,92 @@ enum { N_STAGES = sizeof stages / sizeof stages[0], GENERALIZATION = 9 };
 
 static void step_policy(App *a)
 {
-    if (!episode_done(a->ep))
+    if (!episode_done(a->data.ep))
         app_key_step(a);
 }
 
 void demo_enter(App *a, int stage)
 {
     if (stage < 0 || stage >= N_STAGES) {
-        a->demo_stage = -1;
-        a->maximized = -1;
-        a->dialog = DLG_NONE;
+        a->tour.active = 0;
+        a->tour.stage = -1;
+        a->view.maximized = -1;
+        a->dialog.kind = DLG_NONE;
         app_msg(a, GS_NONE, "the tour is over: explore on (space steps, ? shows every key)");
         return;
     }
-    a->demo_stage = stage;
-    a->demo_since = util_now();
-    a->maximized = -1;
-    a->dialog = DLG_NONE;
-    a->show_sets = 0;
-    a->follow = 1;
-    a->zoom = stage == 4 ? DAG_COMPACT : DAG_FULL; /* the sets need the whole graph in view */
+    a->tour.active = 1;
+    a->tour.stage = stage;
+    a->tour.since = util_now();
+    a->view.maximized = -1;
+    a->dialog.kind = DLG_NONE;
+    a->view.show_sets = 0;
+    a->view.follow = 1;
+    a->view.zoom = stage == 4 ? DAG_COMPACT : DAG_FULL; /* the sets need the whole graph in view */
     switch (stage) {
-    case 0: a->focus = PANE_GRAPH; break;
+    case 0: a->view.focus = PANE_GRAPH; break;
     case 1:
-        a->focus = PANE_TIMELINE;
-        a->maximized = PANE_TIMELINE;
+        a->view.focus = PANE_TIMELINE;
+        a->view.maximized = PANE_TIMELINE;
         break;
-    case 2: a->focus = PANE_INSPECTOR; break;
-    case 3: a->focus = PANE_GRAPH; break;
+    case 2: a->view.focus = PANE_INSPECTOR; break;
+    case 3: a->view.focus = PANE_GRAPH; break;
     case 4:
-        a->focus = PANE_GRAPH;
-        a->show_sets = 1;
-        while (a->ep->cursor < a->ep->n_order / 3 && !episode_done(a->ep)) /* all three sets non-empty */
+        a->view.focus = PANE_GRAPH;
+        a->view.show_sets = 1;
+        while (a->data.ep->cursor < a->data.ep->n_order / 3 && !episode_done(a->data.ep)) /* all three sets non-empty */
             app_key_step(a);
         break;
-    case 5: a->focus = PANE_POLICY; break;
+    case 5: a->view.focus = PANE_POLICY; break;
     case 6:
-        a->focus = PANE_POLICY;
+        a->view.focus = PANE_POLICY;
         step_policy(a);
         break;
     case 7: {
-        a->focus = PANE_HISTORY;
-        if (a->ep->n_hist > 0) {
-            const EpisodeStep *s = &a->ep->hist[a->ep->n_hist - 1];
-            int g = s->group, d = (s->new_device + 1) % a->c->n_devices;
-            a->selected = g;
+        a->view.focus = PANE_HISTORY;
+        if (a->data.ep->n_hist > 0) {
+            const EpisodeStep *s = &a->data.ep->hist[a->data.ep->n_hist - 1];
+            int g = s->group, d = (s->new_device + 1) % a->data.c->n_devices;
+            a->view.selected = g;
             app_key_override(a, g, d);
         }
         step_policy(a);
         break;
     }
     case 8:
-        a->focus = PANE_GRAPH;
+        a->view.focus = PANE_GRAPH;
         app_key(a, 'b'); /* runs the baselines and opens their table */
         break;
     case GENERALIZATION:
-        a->focus = PANE_GRAPH;
-        a->greedy = 1;
-        while (!episode_done(a->ep))
+        a->view.focus = PANE_GRAPH;
+        a->run.greedy = 1;
+        while (!episode_done(a->data.ep))
             app_key_step(a);
         app_key(a, 'b');
         break;
-    default: a->focus = PANE_GRAPH; break;
+    default: a->view.focus = PANE_GRAPH; break;
     }
 }
 
 /* Opens the held-out graph for the generalization stage. */
 static int reload_held_out(App *a)
 {
-    cli_data_path(a->reload_buf[0], sizeof a->reload_buf[0], HELD_OUT_GRAPH);
-    cli_data_path(a->reload_buf[1], sizeof a->reload_buf[1], HELD_OUT_POLICY);
-    memset(&a->reload, 0, sizeof a->reload);
-    a->reload.graph_path = a->reload_buf[0];
-    a->reload.policy_path = a->reload_buf[1];
-    a->reload.n_devices = 2;
-    a->reload.seed = 1;
-    a->reload.demo = a->demo_auto ? 2 : 1;
-    a->reload.demo_stage = GENERALIZATION;
+    cli_data_path(a->tour.next_path[0], sizeof a->tour.next_path[0], HELD_OUT_GRAPH);
+    cli_data_path(a->tour.next_path[1], sizeof a->tour.next_path[1], HELD_OUT_POLICY);
+    memset(&a->tour.next, 0, sizeof a->tour.next);
+    a->tour.next.graph_path = a->tour.next_path[0];
+    a->tour.next.policy_path = a->tour.next_path[1];
+    a->tour.next.n_devices = 2;
+    a->tour.next.seed = 1;
+    a->tour.next.demo = a->tour.autoplay ? 2 : 1;
+    a->tour.next.demo_stage = GENERALIZATION;
     return APP_RELOAD | APP_REDRAW;
 }
 
 static int next(App *a)
 {
-    int s = a->demo_stage + 1;
-    if (s == GENERALIZATION && strstr(a->g->path, "nmt_variant") == NULL)
+    int s = a->tour.stage + 1;
+    if (s == GENERALIZATION && strstr(a->data.g->path, "nmt_variant") == NULL)
         return reload_held_out(a);
     demo_enter(a, s);
     return APP_REDRAW;
@@ -180,7 +182,7 @@ int demo_key(App *a, int key)
 
 int demo_tick(App *a, double now)
 {
-    if (!a->demo_auto || now - a->demo_since < DEMO_SECONDS)
+    if (!a->tour.autoplay || now - a->tour.since < DEMO_SECONDS)
         return APP_NOTHING;
     return next(a);
 }
@@ -188,13 +190,13 @@ int demo_tick(App *a, double now)
 /* The feature row of the current node and of one neighbour, for stage 2. */
 static int feature_lines(App *a, char lines[3][160])
 {
-    int v = episode_current(a->ep);
+    int v = episode_current(a->data.ep);
     if (v < 0)
         return 0;
-    int F = a->ep->n_features, nd = a->c->n_devices;
-    float *x = a->ep->feats;
-    episode_features(a->ep, v, x);
-    int rows[2] = {v, a->gr->pred_off[v + 1] > a->gr->pred_off[v] ? a->gr->pred[a->gr->pred_off[v]] : -1};
+    int F = a->data.ep->n_features, nd = a->data.c->n_devices;
+    float *x = a->data.ep->feats;
+    episode_features(a->data.ep, v, x);
+    int rows[2] = {v, a->data.gr->pred_off[v + 1] > a->data.gr->pred_off[v] ? a->data.gr->pred[a->data.gr->pred_off[v]] : -1};
     snprintf(lines[0], 160, "%-22s %6s %6s %6s %4s %7s  device", "group", "cost", "bytes", "visits", "cur", "start");
     int n = 1;
     for (int k = 0; k < 2; k++) {
@@ -205,7 +207,7 @@ static int feature_lines(App *a, char lines[3][160])
         size_t len = 0;
         for (int d = 0; d < nd && len < sizeof dev - 4; d++)
             len += (size_t)snprintf(dev + len, sizeof dev - len, "%s%.0f", d ? " " : "", r[POLICY_F_DEVICE + d]);
-        snprintf(lines[n++], 160, "%-22.22s %6.3f %6.3f %6.0f %4.0f %7.3f  [%s]", a->gr->names[rows[k]],
+        snprintf(lines[n++], 160, "%-22.22s %6.3f %6.3f %6.0f %4.0f %7.3f  [%s]", a->data.gr->names[rows[k]],
                  r[POLICY_F_COST], r[POLICY_F_BYTES], r[POLICY_F_VISITS], r[POLICY_F_CURRENT], r[POLICY_F_START], dev);
     }
     return n;
@@ -213,23 +215,23 @@ static int feature_lines(App *a, char lines[3][160])
 
 void demo_draw(App *a, Grid *g)
 {
-    if (a->demo_stage < 0)
+    if (!a->tour.active)
         return;
-    const Stage *s = &stages[a->demo_stage];
+    const Stage *s = &stages[a->tour.stage];
     char extra[3][160];
-    int n_extra = a->demo_stage == 2 ? feature_lines(a, extra) : 0;
-    if (a->demo_stage == GENERALIZATION) {
+    int n_extra = a->tour.stage == 2 ? feature_lines(a, extra) : 0;
+    if (a->tour.stage == GENERALIZATION) {
         double best = INFINITY;
         const char *bm = "";
-        for (int k = 0; k < a->n_base; k++)
-            if (!a->base[k].oom && a->base[k].runtime_us < best) {
-                best = a->base[k].runtime_us;
-                bm = a->base[k].method;
+        for (int k = 0; k < a->base.n; k++)
+            if (!a->base.rows[k].oom && a->base.rows[k].runtime_us < best) {
+                best = a->base.rows[k].runtime_us;
+                bm = a->base.rows[k].method;
             }
         char b1[32], b2[32], b3[32];
         snprintf(extra[0], 160, "zero-shot Placeto: %s   best baseline (%s): %s   one device: %s",
-                 util_fmt_time(b1, a->ep->best_runtime_us), bm, util_fmt_time(b2, best),
-                 util_fmt_time(b3, a->single_us));
+                 util_fmt_time(b1, a->data.ep->best_runtime_us), bm, util_fmt_time(b2, best),
+                 util_fmt_time(b3, a->data.single_us));
         n_extra = 1;
     }
     int lines = 1;
@@ -237,14 +239,14 @@ void demo_draw(App *a, Grid *g)
         lines += *p == '\n';
     int w = g->w - 4 < 96 ? g->w - 4 : 96, h = lines + n_extra + 2;
     /* at the top when the stage shows something at the bottom or in the middle */
-    int top = a->demo_stage == 1 || a->demo_stage == 8 || a->demo_stage == GENERALIZATION;
+    int top = a->tour.stage == 1 || a->tour.stage == 8 || a->tour.stage == GENERALIZATION;
     GridRect r = {(g->w - w) / 2, top ? 1 : g->h - h - 1, w, h};
     if (r.y < 1)
         r.y = 1;
     grid_fill(g, r, ' ', GS_NONE);
     grid_box(g, r, GS_BORDER);
     char title[160];
-    snprintf(title, sizeof title, " Tour %d/%d: %s ", a->demo_stage + 1, N_STAGES, s->title);
+    snprintf(title, sizeof title, " Tour %d/%d: %s ", a->tour.stage + 1, N_STAGES, s->title);
     grid_text_fit(g, r.x + 2, r.y, title, r.w - 4, GS_TITLE);
     int y = r.y + 1;
     const char *p = s->text;
@@ -257,8 +259,8 @@ void demo_draw(App *a, Grid *g)
         p += len + (e ? 1 : 0);
     }
     for (int k = 0; k < n_extra && y < r.y + r.h - 1; k++)
-        grid_text_fit(g, r.x + 2, y++, extra[k], r.w - 4, k == 0 && a->demo_stage == 2 ? GS_LABEL : GS_GOOD);
+        grid_text_fit(g, r.x + 2, y++, extra[k], r.w - 4, k == 0 && a->tour.stage == 2 ? GS_LABEL : GS_GOOD);
     grid_text_fit(g, r.x + 2, r.y + r.h - 1,
-                  a->demo_auto ? " advancing on its own; q leaves the tour " : " space: next   q: leave the tour ",
+                  a->tour.autoplay ? " advancing on its own; q leaves the tour " : " space: next   q: leave the tour ",
                   r.w - 4, GS_KEY);
 }
