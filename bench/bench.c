@@ -16,6 +16,7 @@
 #include "sim.h"
 #include "train.h"
 #include "app.h"
+#include "ctl.h"
 #include "testutil.h"
 
 static int cmp_double(const void *a, const void *b)
@@ -369,7 +370,7 @@ static void bench_explorer(const char *graph, const char *policy, int n_devices)
     double *t = xmalloc((size_t)steps * sizeof *t);
     for (int k = 0; k < steps; k++) {
         double t0 = util_now();
-        app_key(a, ' ');
+        ctl_key(a, ' ');
         app_draw(a, g);
         t[k] = util_now() - t0;
     }
@@ -378,7 +379,7 @@ static void bench_explorer(const char *graph, const char *policy, int n_devices)
     int frames = 0;
     double t0 = util_now();
     while (!episode_done(a->data.ep) && frames < 100) {
-        app_tick(a, util_now());
+        ctl_tick(a, util_now());
         app_draw(a, g);
         frames++;
     }
@@ -437,7 +438,7 @@ static void bench_extreme(void)
     double t_open = util_now() - t0;
     t0 = util_now();
     if (a) {
-        app_key(a, ' ');
+        ctl_key(a, ' ');
         app_draw(a, grid);
     }
     double t_step = util_now() - t0;

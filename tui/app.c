@@ -1,9 +1,8 @@
-/* app: loading and freeing the explorer's state, stepping, saving, the
- * baselines and the timer (see app.h); the keys and their actions are in
- * app_keys.c. */
+/* app: the explorer's model (see app.h): loading and freeing, the cache
+ * derived from the episode and the policy, the message line, saving and
+ * exports, and the baselines. */
 #include "app.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -12,7 +11,6 @@
 #include "bound.h"
 #include "export.h"
 #include "place.h"
-#include "term.h"
 
 void app_msg(App *a, int style, const char *fmt, ...)
 {
@@ -36,27 +34,28 @@ static char *default_episode_path(const Graph *g)
 
 static int load_policy(App *a, const char *path, Err *e)
 {
+    AppPolicy *p = &a->policy;
     if (!path) {
         PolicyArch arch;
         policy_arch_default(&arch, a->data.c->n_devices);
-        a->policy.pol = policy_new(&arch, 1, e);
-        return a->policy.pol ? 0 : -1;
+        p->pol = policy_new(&arch, 1, e);
+        return p->pol ? 0 : -1;
     }
     size_t len;
     char *text = util_read_file(path, &len, e);
     if (!text)
         return -1;
-    a->policy.pol = policy_load_text(path, text, len, NULL, e);
-    a->policy.checksum = util_hash64(text, len, 0);
+    p->pol = policy_load_text(path, text, len, NULL, e);
+    p->checksum = util_hash64(text, len, 0);
     free(text);
-    if (!a->policy.pol)
+    if (!p->pol)
         return -1;
-    if (a->policy.pol->arch.n_devices != a->data.c->n_devices) {
+    if (p->pol->arch.n_devices != a->data.c->n_devices) {
         err_set(e, "%s: the policy is for %d devices but the cluster has %d (use --devices %d)", path,
-                a->policy.pol->arch.n_devices, a->data.c->n_devices, a->policy.pol->arch.n_devices);
+                p->pol->arch.n_devices, a->data.c->n_devices, p->pol->arch.n_devices);
         return -1;
     }
-    a->policy.path = xstrdup(path);
+    p->path = xstrdup(path);
     return 0;
 }
 
@@ -64,26 +63,27 @@ static int load_policy(App *a, const char *path, Err *e)
  * episode exist. */
 static void finish_load(App *a)
 {
-    int n = a->data.gr->n_groups;
-    a->data.labels = xcalloc((size_t)n + 1, sizeof *a->data.labels);
+    AppData *d = &a->data;
+    int n = d->gr->n_groups;
+    d->labels = xcalloc((size_t)n + 1, sizeof *d->labels);
     for (int k = 0; k < n; k++)
-        a->data.labels[k] = dag_short_label(a->data.gr->names[k]);
-    a->data.dag = dag_layout(n, a->data.gr->succ_off, a->data.gr->succ, NULL);
-    a->policy.work = policy_work_new(&a->policy.pol->arch, a->data.pg);
-    a->data.sim = sim_new(a->data.g, a->data.c);
-    a->data.lower_bound_us = bound_lower(a->data.g, a->data.c);
-    int *dev = xcalloc((size_t)a->data.g->n_nodes + 1, sizeof *dev);
-    int fast = place_fastest_device(a->data.c);
-    for (int i = 0; i < a->data.g->n_nodes; i++)
+        d->labels[k] = dag_short_label(d->gr->names[k]);
+    d->dag = dag_layout(n, d->gr->succ_off, d->gr->succ, NULL);
+    a->policy.work = policy_work_new(&a->policy.pol->arch, d->pg);
+    d->sim = sim_new(d->g, d->c);
+    d->lower_bound_us = bound_lower(d->g, d->c);
+    int *dev = xcalloc((size_t)d->g->n_nodes + 1, sizeof *dev);
+    int fast = place_fastest_device(d->c);
+    for (int i = 0; i < d->g->n_nodes; i++)
         dev[i] = fast;
-    a->data.single_us = sim_makespan(a->data.sim, dev);
+    d->single_us = sim_makespan(d->sim, dev);
     free(dev);
-    a->cache.tl = tl_new(a->data.g, a->data.c, a->data.ep->result);
+    app_cache_update(a);
     a->view.zoom = DAG_FULL;
     a->view.follow = 1;
     a->view.maximized = -1;
     a->run.speed = 10;
-    a->view.selected = episode_current(a->data.ep) >= 0 ? episode_current(a->data.ep) : 0;
+    a->view.selected = episode_current(d->ep) >= 0 ? episode_current(d->ep) : 0;
     size_t m = strlen(a->files.episode) + 16;
     a->files.autosave = xmalloc(m);
     snprintf(a->files.autosave, m, "%s.autosave", a->files.episode);
@@ -163,7 +163,7 @@ App *app_new(const AppOptions *o, Err *e)
             a->data.gr->n_groups, a->data.c->n_devices);
     if (o->demo) {
         a->tour.autoplay = o->demo == 2;
-        demo_enter(a, o->demo_stage);
+        app_tour_enter(a, o->demo_stage);
     }
     return a;
 fail:
@@ -184,27 +184,29 @@ void app_free(App *a)
 {
     if (!a)
         return;
+    AppTrain *t = &a->train;
     app_train_stop(a);
-    if (a->train.ts_ready)
-        train_state_done(&a->train.ts);
-    free(a->train.curve);
-    free(a->train.ret);
-    if (a->train.lock_ready)
-        pthread_mutex_destroy(&a->train.lock);
+    if (t->ts_ready)
+        train_state_done(&t->ts);
+    free(t->curve);
+    free(t->ret);
+    if (t->lock_ready)
+        pthread_mutex_destroy(&t->lock);
     free_baselines(a);
-    for (int k = 0; a->data.labels && k < a->data.gr->n_groups; k++)
-        free(a->data.labels[k]);
-    free(a->data.labels);
+    AppData *d = &a->data;
+    for (int k = 0; d->labels && k < d->gr->n_groups; k++)
+        free(d->labels[k]);
+    free(d->labels);
     tl_free(a->cache.tl);
-    dag_free(a->data.dag);
-    sim_free(a->data.sim);
+    dag_free(d->dag);
+    sim_free(d->sim);
     policy_work_free(a->policy.work);
-    episode_free(a->data.ep);
+    episode_free(d->ep);
     policy_free(a->policy.pol);
-    policy_graph_free(a->data.pg);
-    group_free(a->data.gr);
-    cluster_free(a->data.c);
-    graph_free(a->data.g);
+    policy_graph_free(d->pg);
+    group_free(d->gr);
+    cluster_free(d->c);
+    graph_free(d->g);
     free(a->policy.path);
     free(a->files.episode);
     free(a->files.autosave);
@@ -212,46 +214,25 @@ void app_free(App *a)
 }
 
 /* ------------------------------------------------------------------ */
-/* After the episode changed                                           */
+/* The cache                                                           */
 
-void app_refresh(App *a)
+void app_cache_update(App *a)
 {
     tl_free(a->cache.tl);
     a->cache.tl = tl_new(a->data.g, a->data.c, a->data.ep->result);
+}
+
+void app_changed(App *a)
+{
+    app_cache_update(a);
     a->run.dirty = 1;
     int cur = episode_current(a->data.ep);
     if (a->view.follow && cur >= 0)
         a->view.selected = cur;
 }
 
-static const char *actor_name(const EpisodeStep *s)
-{
-    return s->actor == EPISODE_ACTOR_USER ? "you" : s->greedy ? "policy (greedy)" : "policy";
-}
-
-int app_key_step(App *a)
-{
-    Episode *ep = a->data.ep;
-    if (episode_done(ep)) {
-        a->run.running = 0;
-        app_msg(a, GS_DIM, "the episode is complete (best %.3f ms): n starts a new one, u undoes",
-                ep->best_runtime_us / 1000);
-        return APP_REDRAW;
-    }
-    double before = ep->runtime_us;
-    const EpisodeStep *s = episode_step_policy(ep, a->policy.pol, a->policy.work, a->run.greedy, NULL);
-    app_refresh(a);
-    app_msg(a, s->runtime_us < before ? GS_GOOD : s->runtime_us > before ? GS_WARN : GS_NONE,
-            "step %d: %s moved %s from %s to %s: %.3f -> %.3f ms", s->cursor + 1, actor_name(s),
-            a->data.gr->names[s->group], a->data.c->devices[s->old_device].name, a->data.c->devices[s->new_device].name,
-            before / 1000, s->runtime_us / 1000);
-    if (episode_done(ep))
-        a->run.running = 0;
-    return APP_REDRAW;
-}
-
 /* ------------------------------------------------------------------ */
-/* Saving and the baselines                                            */
+/* Files                                                               */
 
 int app_save(App *a, const char *path)
 {
@@ -279,6 +260,30 @@ void app_autosave(App *a)
     else
         app_msg(a, GS_ERROR, "autosave failed: %s", e.msg);
 }
+
+int app_export(App *a, AppExport what)
+{
+    const AppData *d = &a->data;
+    Err e = {{0}};
+    char path[512];
+    int rc;
+    if (what == APP_EXPORT_DOT) {
+        snprintf(path, sizeof path, "%s.placement.dot", d->g->name);
+        rc = export_dot(path, d->g, d->gr, d->c, d->ep->op_device, &e);
+    } else {
+        snprintf(path, sizeof path, "%s.trace.json", d->g->name);
+        rc = export_trace(path, d->g, d->c, d->ep->result, &e);
+    }
+    if (rc != 0)
+        app_msg(a, GS_ERROR, "export failed: %s", e.msg);
+    else
+        app_msg(a, GS_GOOD, "wrote %s (%s)", path,
+                what == APP_EXPORT_DOT ? "render with dot -Tsvg" : "open in ui.perfetto.dev");
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* The baselines                                                       */
 
 /* Baselines: every method on the episode's cluster, sorted by runtime. */
 void app_run_baselines(App *a)
@@ -311,47 +316,4 @@ void app_run_baselines(App *a)
             a->base.rows[j - 1] = t;
         }
     a->base.ran = 1;
-}
-
-void app_start_from(App *a, int k)
-{
-    a->run.running = 0;
-    a->data.ep->cfg.init = EPISODE_INIT_GIVEN; /* kept: the episode file records this start */
-    episode_reset(a->data.ep, a->data.ep->seed + 1, a->base.rows[k].group_device);
-    app_refresh(a);
-    app_msg(a, GS_NONE, "new episode from %s's placement (%.3f ms): the policy refines it", a->base.rows[k].method,
-            a->data.ep->runtime_us / 1000);
-}
-
-int app_timeout_ms(const App *a)
-{
-    if (a->tour.autoplay && a->tour.active)
-        return 200;
-    if (a->run.running)
-        return 1000 / a->run.speed;
-    if (a->train.running)
-        return 100;
-    return -1;
-}
-
-int app_tick(App *a, double now)
-{
-    int r = APP_NOTHING;
-    if (a->run.running && a->replay.active)
-        r |= app_replay_key(a, ' ');
-    else if (a->run.running)
-        r |= app_key_step(a);
-    if (a->tour.active)
-        r |= demo_tick(a, now);
-    if (a->train.running) {
-        pthread_mutex_lock(&a->train.lock);
-        int done = a->train.done;
-        pthread_mutex_unlock(&a->train.lock);
-        if (done)
-            app_train_stop(a);
-        r |= APP_REDRAW;
-    }
-    if (now - a->run.last_autosave > 60)
-        app_autosave(a);
-    return r;
 }

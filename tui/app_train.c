@@ -1,4 +1,5 @@
-/* app_train: training the explorer's policy in a background thread. The
+/* app_train: the explorer's model, continued (see app.h): training the
+ * policy in a background thread. The
  * thread trains a copy of the policy (its own episodes and simulators; the
  * graph, grouping and cluster are only read), the main loop polls the
  * learning curve under a lock, and stopping joins the thread, adopts the new
@@ -87,6 +88,18 @@ int app_train_start(App *a, int64_t episodes)
     app_msg(a, GS_NONE, "training %lld episodes in the background (T stops); the curve is in the history pane",
             (long long)episodes);
     return 0;
+}
+
+void app_train_poll(App *a)
+{
+    AppTrain *t = &a->train;
+    if (!t->running)
+        return;
+    pthread_mutex_lock(&t->lock);
+    int done = t->done;
+    pthread_mutex_unlock(&t->lock);
+    if (done)
+        app_train_stop(a);
 }
 
 void app_train_stop(App *a)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "ctl.h"
 #include "widgets.h"
 
 enum { MIN_W = 60, MIN_H = 16 };
@@ -316,7 +317,7 @@ static void draw_help(App *a, Grid *g)
 {
     static const char *const section[] = {"Episode", "View", "Files", "Other"};
     int n;
-    const AppKey *keys = app_keys(&n);
+    const CtlKeyDoc *keys = ctl_keys(&n);
     GridRect in = dialog_box(g, centred(g, 76, n + 12), "Keys (any key closes, j/k scroll)");
     int row = 0, y = in.y;
     for (int s = 0; s < 4; s++) {
