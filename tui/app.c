@@ -78,6 +78,7 @@ static void finish_load(App *a)
         dev[i] = fast;
     d->single_us = sim_makespan(d->sim, dev);
     free(dev);
+    a->cache.feats = xcalloc(2 * (size_t)d->ep->n_features + 1, sizeof *a->cache.feats);
     app_cache_update(a);
     a->view.zoom = DAG_FULL;
     a->view.follow = 1;
@@ -190,6 +191,8 @@ void app_free(App *a)
         train_state_done(&t->ts);
     free(t->curve);
     free(t->ret);
+    free(t->shown_curve);
+    free(t->shown_ret);
     if (t->lock_ready)
         pthread_mutex_destroy(&t->lock);
     free_baselines(a);
@@ -198,6 +201,7 @@ void app_free(App *a)
         free(d->labels[k]);
     free(d->labels);
     tl_free(a->cache.tl);
+    free(a->cache.feats);
     dag_free(d->dag);
     sim_free(d->sim);
     policy_work_free(a->policy.work);
@@ -216,10 +220,33 @@ void app_free(App *a)
 /* ------------------------------------------------------------------ */
 /* The cache                                                           */
 
+/* The policy's probabilities for the current node, and the feature rows of
+ * the node and of its first parent (the tour shows them). */
+static void update_policy_view(App *a)
+{
+    AppCache *c = &a->cache;
+    Episode *ep = a->data.ep;
+    const Grouping *gr = a->data.gr;
+    int cur = episode_current(ep);
+    c->node = cur;
+    c->feat_group[0] = c->feat_group[1] = -1;
+    if (cur < 0)
+        return;
+    episode_features(ep, cur, ep->feats);
+    policy_forward(a->policy.pol, a->data.pg, a->policy.work, ep->feats, cur, NULL, c->probs);
+    c->feat_group[0] = cur;
+    c->feat_group[1] = gr->pred_off[cur + 1] > gr->pred_off[cur] ? gr->pred[gr->pred_off[cur]] : -1;
+    size_t F = (size_t)ep->n_features;
+    for (int k = 0; k < 2; k++)
+        if (c->feat_group[k] >= 0)
+            memcpy(c->feats + (size_t)k * F, ep->feats + (size_t)c->feat_group[k] * F, F * sizeof *c->feats);
+}
+
 void app_cache_update(App *a)
 {
     tl_free(a->cache.tl);
     a->cache.tl = tl_new(a->data.g, a->data.c, a->data.ep->result);
+    update_policy_view(a);
 }
 
 void app_changed(App *a)

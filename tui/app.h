@@ -1,11 +1,13 @@
 /* app: the explorer's model. An App holds everything the explorer shows and
  * changes: the loaded graph, cluster, grouping, policy and episode; what is
- * derived from them (the timeline); the view state; the dialogs' state; the
- * baselines; background training; replay; the guided tour; the files it
- * writes. The functions below change it with plain arguments and report in
- * the message line (app_msg). None of them knows about keys, the mouse,
- * timers or the screen: the controller (ctl.c) maps input to these calls,
- * and draw.c renders the App onto a Grid.
+ * derived from them (the timeline, the policy's probabilities for the
+ * current node); the view state; the dialogs' state; the baselines;
+ * background training; replay; the guided tour; the files it writes. The
+ * functions below change it with plain arguments and report in the message
+ * line (app_msg). None of them knows about keys, the mouse, timers or the
+ * screen: the controller (ctl.c, the key halves of dialogs.c) maps input to
+ * these calls, and the view (draw.c, the draw halves of dialogs.c) renders
+ * a const App onto a Grid.
  *
  * The model's files: app.c (loading, the derived cache, messages, files,
  * baselines), app_episode.c (stepping, overrides, undo and redo, running,
@@ -85,12 +87,14 @@ typedef struct AppPolicy {
     uint64_t checksum;        /* of the file, recorded in saved episodes */
 } AppPolicy;
 
-/* Derived from the episode and the policy. */
+/* Derived from the episode and the policy, rebuilt whenever either changes
+ * (app_changed), so that drawing only reads. */
 typedef struct AppCache {
-    Timeline *tl;             /* of the episode's last simulation, rebuilt by app_changed */
-    /* the policy's view of the current node, cached by draw.c by (cursor, history) */
-    float probs[POLICY_MAX_DEVICES];
-    long probs_key;
+    Timeline *tl;             /* of the episode's last simulation */
+    int node;                 /* the current node, -1 when the episode is complete */
+    float probs[POLICY_MAX_DEVICES]; /* the policy's probabilities for node */
+    int feat_group[2];        /* node and its first parent (-1: none) */
+    float *feats;             /* their feature rows: 2 x the episode's n_features */
 } AppCache;
 
 /* What is shown and how. */
@@ -98,7 +102,7 @@ typedef struct AppView {
     int selected;             /* the selected group */
     int follow;               /* keep the current node selected and in view */
     int zoom;                 /* DAG_FULL or DAG_COMPACT */
-    int x, y;                 /* graph viewport origin (canvas cells) */
+    int x, y;                 /* graph viewport origin (canvas cells), as last shown */
     int show_sets;            /* colour ancestors, descendants and parallel nodes */
     AppPane focus;
     int maximized;            /* a pane shown alone, or -1 */
@@ -144,8 +148,9 @@ typedef struct AppBaselines {
     int n;
 } AppBaselines;
 
-/* Background training: a thread trains a copy of the policy; the main loop
- * reads the learning curve under the lock and stays responsive. */
+/* Background training: a thread trains a copy of the policy and appends to
+ * the learning curve under the lock; app_train_poll copies what is new for
+ * the view on the main thread. */
 typedef struct AppTrain {
     pthread_t thread;
     pthread_mutex_t lock;
@@ -162,15 +167,11 @@ typedef struct AppTrain {
     int ts_ready;             /* ts is initialised (the first run of the session) */
     Trainer *trainer;
     TrainGraph tg;
+    /* what the view shows, copied by app_train_poll (main thread only) */
+    int64_t shown_ran;
+    double *shown_curve, *shown_ret;
+    int n_shown, cap_shown;
 } AppTrain;
-
-/* The last frame's geometry, for mouse clicks (set by draw.c). */
-typedef struct AppFrame {
-    GridRect graph_rect, timeline_rect;
-    DagView dag;
-    TlView tl;
-    int have_dag, have_tl;
-} AppFrame;
 
 /* Replay: the saved history was undone and is walked, read-only. */
 typedef struct AppReplay {
@@ -203,7 +204,6 @@ typedef struct App {
     AppMessage msg;
     AppBaselines base;
     AppTrain train;
-    AppFrame frame;
     AppReplay replay;
     AppTour tour;
     AppFiles files;
@@ -226,7 +226,8 @@ void app_msg(App *a, int style, const char *fmt, ...)
 /* After the episode changed: the cache is rebuilt, the episode is marked
  * unsaved, and a following view selects the current node. */
 void app_changed(App *a);
-/* Rebuilds the cache (the timeline) from the episode. */
+/* Rebuilds the cache (the timeline, the policy's probabilities and the
+ * feature rows of the current node) from the episode and the policy. */
 void app_cache_update(App *a);
 
 /* Saves the episode to path (atomically); sets the message. 0 or -1. */
@@ -284,6 +285,10 @@ void app_zoom(App *a, int zoom);
 void app_show_sets(App *a, int on);
 /* Pans the graph by (dx, dy) canvas cells and stops following. */
 void app_pan(App *a, int dx, int dy);
+/* The graph pane was last shown from canvas origin (x, y) (centred on the
+ * selection while following): the controller reports it after each frame,
+ * so that panning and leaving follow mode start from what is on screen. */
+void app_graph_shown(App *a, int x, int y);
 /* Focuses a pane; a maximised screen shows the focused pane. */
 void app_focus(App *a, AppPane p);
 /* Shows the focused pane alone (on) or every pane. */
@@ -309,7 +314,8 @@ void app_dialog_menu(App *a, int pos);
 /* Starts training a copy of the policy for episodes episodes in a thread.
  * 0, or -1 with the message set. */
 int app_train_start(App *a, int64_t episodes);
-/* Stops the training when the thread has finished. */
+/* Copies the new part of the learning curve for the view; stops the
+ * training when the thread has finished. */
 void app_train_poll(App *a);
 /* Stops the training (waiting for its round), adopts its weights and
  * writes them to GRAPH.trained-policy.json. */
@@ -317,7 +323,7 @@ void app_train_stop(App *a);
 
 /* ---- the guided tour (demo.c) ---- */
 
-/* What a stage's caption shows besides its text (demo_draw). */
+/* What a stage's caption shows besides its text. */
 typedef enum AppTourExtra {
     TOUR_TEXT,      /* the text alone */
     TOUR_FEATURES,  /* the feature rows of the current node and a parent (AppCache) */
@@ -331,6 +337,8 @@ typedef struct AppTourStage {
     AppTourExtra extra;
 } AppTourStage;
 
+/* Stage k's caption (0 <= k < *count). */
+const AppTourStage *app_tour_stage(int k, int *count);
 /* Enters a stage: sets the screen up for it through the model's functions;
  * a stage out of range ends the tour. */
 void app_tour_enter(App *a, int stage);
@@ -339,10 +347,5 @@ void app_tour_enter(App *a, int stage);
 int app_tour_next(App *a);
 /* With autoplay: the stage has been shown long enough. */
 int app_tour_due(const App *a, double now);
-/* The tour's caption drawn over the screen. */
-void demo_draw(App *a, Grid *g);
-
-/* Renders the whole screen of a onto g (g's size is the screen's). */
-void app_draw(App *a, Grid *g);
 
 #endif

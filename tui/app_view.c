@@ -117,6 +117,12 @@ void app_pan(App *a, int dx, int dy)
     a->view.y += dy;
 }
 
+void app_graph_shown(App *a, int x, int y)
+{
+    a->view.x = x;
+    a->view.y = y;
+}
+
 void app_focus(App *a, AppPane p)
 {
     a->view.focus = p;

@@ -134,7 +134,8 @@ static int headless(App **ap, const CliCmd *cmd, const CliArgs *args, Err *e)
         return EXIT_FAIL;
     }
     Grid *g = grid_new(w, h);
-    app_draw(a, g);
+    AppGeom geom;
+    ctl_frame(a, g, &geom);
     int n_frame = 0, quit = 0;
     char *script = xstrdup(cli_get(cmd, args, "keys") ? cli_get(cmd, args, "keys") : "");
     char *save = NULL;
@@ -144,7 +145,7 @@ static int headless(App **ap, const CliCmd *cmd, const CliArgs *args, Err *e)
             grid_resize(g, x, y);
             r = CTL_REDRAW;
         } else if (strncmp(tok, "click:", 6) == 0 && sscanf(tok + 6, "%d,%d", &x, &y) == 2) {
-            r = ctl_click(a, x, y, 1);
+            r = ctl_click(a, &geom, x, y, 1);
         } else if (strcmp(tok, "tick") == 0) {
             r = ctl_tick(a, util_now());
         } else if (strcmp(tok, "wait") == 0) {
@@ -167,7 +168,7 @@ static int headless(App **ap, const CliCmd *cmd, const CliArgs *args, Err *e)
             return EXIT_FAIL;
         }
         a = *ap;
-        app_draw(a, g);
+        ctl_frame(a, g, &geom);
         if (frames) {
             fprintf(frames, "--- frame %d: %s ---\n", ++n_frame, tok);
             dump(frames, g, glyphs);
@@ -214,10 +215,11 @@ static int interactive(App **ap, const CliCmd *cmd, const CliArgs *args, Err *e)
     int w, h;
     term_size(t, &w, &h);
     Grid *g = grid_new(w, h);
+    AppGeom geom;
     int redraw = 1;
     for (;;) {
         if (redraw) {
-            app_draw(a, g);
+            ctl_frame(a, g, &geom);
             term_draw(t, g);
             redraw = 0;
         }
@@ -228,7 +230,7 @@ static int interactive(App **ap, const CliCmd *cmd, const CliArgs *args, Err *e)
             r = ctl_key(a, ev.key);
             break;
         case TERM_MOUSE:
-            r = ctl_click(a, ev.x, ev.y, ev.button);
+            r = ctl_click(a, &geom, ev.x, ev.y, ev.button);
             break;
         case TERM_RESIZE:
             term_size(t, &w, &h);

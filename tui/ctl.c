@@ -1,11 +1,12 @@
 /* ctl: the explorer's controller (see ctl.h): the key tables and the
- * actions they bind, the tour's and replay's keys, the dialogs' keys, mouse
- * clicks and timer ticks, each mapped to model calls (app.h). An action gets the argument
+ * actions they bind, the tour's and replay's keys, mouse clicks and timer
+ * ticks, each mapped to model calls (app.h). An action gets the argument
  * of its table row — a device, a direction, a pane step — never the key. */
 #include "ctl.h"
 
 #include <stdlib.h>
 
+#include "dialogs.h"
 #include "term.h"
 
 enum { KEY_CTRL_L = 0x0c };
@@ -367,129 +368,6 @@ static const Binding replay_keys[] = {
 };
 
 /* ------------------------------------------------------------------ */
-/* The dialogs' keys                                                   */
-
-static int is_enter(int key)
-{
-    return key == TERM_KEY_ENTER || key == '\n' || key == '\r';
-}
-
-static int is_down(int key)
-{
-    return key == TERM_KEY_DOWN || key == 'j';
-}
-
-static int is_up(int key)
-{
-    return key == TERM_KEY_UP || key == 'k';
-}
-
-static int help_key(App *a, int key)
-{
-    int pos = a->dialog.menu_pos;
-    if (is_down(key) || key == TERM_KEY_PGDN)
-        pos += key == TERM_KEY_PGDN ? 10 : 1;
-    else if (is_up(key) || key == TERM_KEY_PGUP)
-        pos -= key == TERM_KEY_PGUP ? 10 : 1;
-    else {
-        app_dialog_close(a);
-        return CTL_REDRAW;
-    }
-    app_dialog_menu(a, pos);
-    return CTL_REDRAW;
-}
-
-static int quit_key(App *a, int key)
-{
-    if (key == 'y' || key == 's') {
-        if (app_save(a, a->files.episode) == 0)
-            return CTL_QUIT;
-        app_dialog_close(a);
-        return CTL_REDRAW;
-    }
-    if (key == 'n' || key == 'q') {
-        app_autosave(a);
-        return CTL_QUIT;
-    }
-    app_dialog_close(a);
-    app_msg(a, GS_NONE, "not quitting");
-    return CTL_REDRAW;
-}
-
-enum { PROMPT_CLOSED, PROMPT_EDITED, PROMPT_ENTERED };
-
-/* Esc cancels, Backspace erases, Enter closes the prompt (the caller acts
- * on the text), printable characters are typed. */
-static int prompt_key(App *a, int key)
-{
-    if (key == TERM_KEY_ESC) {
-        app_dialog_close(a);
-        return PROMPT_CLOSED;
-    }
-    if (is_enter(key)) {
-        app_dialog_close(a);
-        return PROMPT_ENTERED;
-    }
-    if (key == TERM_KEY_BACKSPACE || key == 0x7f || key == 8)
-        app_dialog_erase(a);
-    else
-        app_dialog_type(a, key);
-    return PROMPT_EDITED;
-}
-
-/* Search selects as you type. */
-static int search_key(App *a, int key)
-{
-    int r = prompt_key(a, key);
-    if (r == PROMPT_ENTERED)
-        app_msg(a, GS_NONE, "selected %s", a->data.gr->names[a->view.selected]);
-    else if (r == PROMPT_EDITED)
-        app_search(a, a->dialog.input);
-    return CTL_REDRAW;
-}
-
-static int train_key(App *a, int key)
-{
-    if (prompt_key(a, key) != PROMPT_ENTERED)
-        return CTL_REDRAW;
-    char *end;
-    long n = strtol(a->dialog.input, &end, 10);
-    if (end == a->dialog.input || *end || n < 1 || n > 1000000)
-        app_msg(a, GS_WARN, "expected a number of episodes from 1 to 1000000");
-    else
-        app_train_start(a, n);
-    return CTL_REDRAW;
-}
-
-static int baselines_key(App *a, int key)
-{
-    if (is_down(key)) {
-        app_dialog_menu(a, a->dialog.menu_pos + 1);
-    } else if (is_up(key)) {
-        app_dialog_menu(a, a->dialog.menu_pos - 1);
-    } else {
-        if (is_enter(key))
-            app_start_from(a, a->dialog.menu_pos);
-        app_dialog_close(a);
-    }
-    return CTL_REDRAW;
-}
-
-/* The open dialog's keys. */
-static int dialog_key(App *a, int key)
-{
-    switch (a->dialog.kind) {
-    case DLG_HELP: return help_key(a, key);
-    case DLG_QUIT: return quit_key(a, key);
-    case DLG_SEARCH: return search_key(a, key);
-    case DLG_BASELINES:
-    case DLG_START_FROM: return baselines_key(a, key);
-    case DLG_TRAIN: return train_key(a, key);
-    default: app_dialog_close(a); return CTL_REDRAW;
-    }
-}
-
-/* ------------------------------------------------------------------ */
 /* Input                                                               */
 
 int ctl_key(App *a, int key)
@@ -502,8 +380,9 @@ int ctl_key(App *a, int key)
         return r;
     if (a->replay.active && d == DLG_NONE && (r = dispatch(replay_keys, N_OF(replay_keys), a, key)) >= 0)
         return r;
-    if (d != DLG_NONE)
-        return dialog_key(a, key);
+    const DialogDef *dlg = dialog_def(d);
+    if (dlg)
+        return dlg->key(a, key);
     if ((r = dispatch(bindings, N_OF(bindings), a, key)) >= 0)
         return r;
     if (key == TERM_KEY_ESC)
@@ -517,23 +396,22 @@ static int inside(GridRect r, int x, int y)
     return x >= r.x && x < r.x + r.w && y >= r.y && y < r.y + r.h;
 }
 
-int ctl_click(App *a, int x, int y, int button)
+int ctl_click(App *a, const AppGeom *geom, int x, int y, int button)
 {
-    const AppFrame *f = &a->frame;
-    if (f->have_dag && inside(f->graph_rect, x, y)) {
+    if (geom->have_dag && inside(geom->dag.dst, x, y)) {
         if (button == 4 || button == 5) { /* the wheel scrolls the graph */
             app_pan(a, 0, button == 4 ? -3 : 3);
             return CTL_REDRAW;
         }
-        int u = dag_node_at_view(a->data.dag, &f->dag, x, y);
+        int u = dag_node_at_view(a->data.dag, &geom->dag, x, y);
         if (u >= 0) {
             app_select(a, u);
             app_focus(a, PANE_GRAPH);
             return CTL_REDRAW;
         }
     }
-    if (f->have_tl && inside(f->timeline_rect, x, y)) {
-        int op = tl_op_at(a->cache.tl, &f->tl, x, y);
+    if (geom->have_tl && inside(geom->tl.dst, x, y)) {
+        int op = tl_op_at(a->cache.tl, &geom->tl, x, y);
         if (op >= 0) {
             app_select_op(a, op);
             app_focus(a, PANE_TIMELINE);
@@ -573,4 +451,11 @@ int ctl_timeout_ms(const App *a)
     if (a->train.running)
         return 100;
     return -1;
+}
+
+void ctl_frame(App *a, Grid *g, AppGeom *geom)
+{
+    app_draw(a, g, geom);
+    if (geom->have_dag)
+        app_graph_shown(a, geom->dag.x, geom->dag.y);
 }

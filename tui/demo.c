@@ -2,11 +2,10 @@
  * (see app.h). Each stage sets the explorer up, through the model's
  * functions, to show one idea (the groups, the simulator, the state,
  * message passing, the pooled sets, the probabilities, the reward, an
- * override, the baselines, generalization); demo_draw draws the stage's
- * caption over the screen and the controller advances on a key or, with
- * autoplay, on a timer (ctl.c). The last stages open a graph the family's
- * policy never saw. */
-#include <math.h>
+ * override, the baselines, generalization); the view draws the stage's
+ * caption over the screen (draw.c) and the controller advances on a key or,
+ * with autoplay, on a timer (ctl.c). The last stages open a graph the
+ * family's policy never saw. */
 #include <stdio.h>
 #include <string.h>
 
@@ -80,6 +79,12 @@ static const AppTourStage stages[] = {
      0, TOUR_TEXT},
 };
 enum { N_STAGES = sizeof stages / sizeof stages[0], GENERALIZATION = 9 };
+
+const AppTourStage *app_tour_stage(int k, int *count)
+{
+    *count = N_STAGES;
+    return k >= 0 && k < N_STAGES ? &stages[k] : NULL;
+}
 
 static void step_policy(App *a)
 {
@@ -182,82 +187,4 @@ int app_tour_next(App *a)
 int app_tour_due(const App *a, double now)
 {
     return a->tour.active && a->tour.autoplay && now - a->tour.since >= DEMO_SECONDS;
-}
-
-/* The feature row of the current node and of one neighbour, for stage 2. */
-static int feature_lines(App *a, char lines[3][160])
-{
-    int v = episode_current(a->data.ep);
-    if (v < 0)
-        return 0;
-    int F = a->data.ep->n_features, nd = a->data.c->n_devices;
-    float *x = a->data.ep->feats;
-    episode_features(a->data.ep, v, x);
-    int rows[2] = {v, a->data.gr->pred_off[v + 1] > a->data.gr->pred_off[v] ? a->data.gr->pred[a->data.gr->pred_off[v]] : -1};
-    snprintf(lines[0], 160, "%-22s %6s %6s %6s %4s %7s  device", "group", "cost", "bytes", "visits", "cur", "start");
-    int n = 1;
-    for (int k = 0; k < 2; k++) {
-        if (rows[k] < 0)
-            continue;
-        const float *r = x + (size_t)rows[k] * (size_t)F;
-        char dev[64] = "";
-        size_t len = 0;
-        for (int d = 0; d < nd && len < sizeof dev - 4; d++)
-            len += (size_t)snprintf(dev + len, sizeof dev - len, "%s%.0f", d ? " " : "", r[POLICY_F_DEVICE + d]);
-        snprintf(lines[n++], 160, "%-22.22s %6.3f %6.3f %6.0f %4.0f %7.3f  [%s]", a->data.gr->names[rows[k]],
-                 r[POLICY_F_COST], r[POLICY_F_BYTES], r[POLICY_F_VISITS], r[POLICY_F_CURRENT], r[POLICY_F_START], dev);
-    }
-    return n;
-}
-
-void demo_draw(App *a, Grid *g)
-{
-    if (!a->tour.active)
-        return;
-    const AppTourStage *s = &stages[a->tour.stage];
-    char extra[3][160];
-    int n_extra = s->extra == TOUR_FEATURES ? feature_lines(a, extra) : 0;
-    if (s->extra == TOUR_ZERO_SHOT) {
-        double best = INFINITY;
-        const char *bm = "";
-        for (int k = 0; k < a->base.n; k++)
-            if (!a->base.rows[k].oom && a->base.rows[k].runtime_us < best) {
-                best = a->base.rows[k].runtime_us;
-                bm = a->base.rows[k].method;
-            }
-        char b1[32], b2[32], b3[32];
-        snprintf(extra[0], 160, "zero-shot Placeto: %s   best baseline (%s): %s   one device: %s",
-                 util_fmt_time(b1, a->data.ep->best_runtime_us), bm, util_fmt_time(b2, best),
-                 util_fmt_time(b3, a->data.single_us));
-        n_extra = 1;
-    }
-    int lines = 1;
-    for (const char *p = s->text; *p; p++)
-        lines += *p == '\n';
-    int w = g->w - 4 < 96 ? g->w - 4 : 96, h = lines + n_extra + 2;
-    /* at the top when the stage shows something at the bottom or in the middle */
-    int top = s->top;
-    GridRect r = {(g->w - w) / 2, top ? 1 : g->h - h - 1, w, h};
-    if (r.y < 1)
-        r.y = 1;
-    grid_fill(g, r, ' ', GS_NONE);
-    grid_box(g, r, GS_BORDER);
-    char title[160];
-    snprintf(title, sizeof title, " Tour %d/%d: %s ", a->tour.stage + 1, N_STAGES, s->title);
-    grid_text_fit(g, r.x + 2, r.y, title, r.w - 4, GS_TITLE);
-    int y = r.y + 1;
-    const char *p = s->text;
-    while (*p && y < r.y + r.h - 1) {
-        const char *e = strchr(p, '\n');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        char line[256];
-        snprintf(line, sizeof line, "%.*s", (int)len, p);
-        grid_text_fit(g, r.x + 2, y++, line, r.w - 4, GS_NONE);
-        p += len + (e ? 1 : 0);
-    }
-    for (int k = 0; k < n_extra && y < r.y + r.h - 1; k++)
-        grid_text_fit(g, r.x + 2, y++, extra[k], r.w - 4, k == 0 && s->extra == TOUR_FEATURES ? GS_LABEL : GS_GOOD);
-    grid_text_fit(g, r.x + 2, r.y + r.h - 1,
-                  a->tour.autoplay ? " advancing on its own; q leaves the tour " : " space: next   q: leave the tour ",
-                  r.w - 4, GS_KEY);
 }
