@@ -1,8 +1,9 @@
-/* term: the ncurses backend of the explorer (term.h). One theme table maps
- * the grid's semantic styles to colours; term_draw() copies the cells that
- * changed; term_next() waits in poll() on the tty and a self-pipe that the
- * signal handlers write to, so an idle explorer uses no CPU and a signal or a
- * resize wakes it at once. */
+/* term: the ncurses backend of the explorer (term.h), the terminal under
+ * the view and the controller. One theme table maps the grid's semantic
+ * styles to colours; term_draw() copies the cells that changed; term_next()
+ * waits in poll() on the tty and a self-pipe that the signal handlers write
+ * to, so an idle explorer uses no CPU and a signal or a resize wakes it at
+ * once. */
 #ifndef _DEFAULT_SOURCE
 #define _DEFAULT_SOURCE
 #endif

@@ -1,5 +1,9 @@
-/* term: the curses backend of the explorer: opens and always restores the
- * terminal, blits a Grid through one theme table, reads input.
+/* term: the curses backend of the explorer, under its view and its
+ * controller: it opens and always restores the terminal, shows the Grid
+ * frames the view draws (through one theme table) and reads the keys,
+ * clicks, resizes and signals the controller handles. Neither the model nor
+ * the view knows about it; the interactive runner (cmd_explore.c) connects
+ * them.
  *
  * This is the only file that knows about colours and escape sequences: the
  * layouts hand over a Grid of code points and semantic styles (grid.h) and
