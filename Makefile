@@ -103,8 +103,9 @@ $(UNIT): $(TEST_OBJ) $(LIBLAY) $(LIBCORE)
 	@echo "  LINK    $@"
 	@$(CC) $(OPT) $(SAN) -o $@ $(TEST_OBJ) $(LIBLAY) $(LIBCORE) $(LDLIBS)
 
-# the benchmark drives the explorer's App headless (no curses objects)
-BENCH_TUI := $(BUILD)/tui/app.o $(BUILD)/tui/app_keys.o $(BUILD)/tui/app_train.o $(BUILD)/tui/draw.o $(BUILD)/tui/demo.o $(BUILD)/tui/cli.o
+# the benchmark drives the explorer's App headless: the explorer without the
+# commands, main and the curses backend
+BENCH_TUI := $(filter-out $(BUILD)/tui/main.o $(BUILD)/tui/term.o $(BUILD)/tui/cmd_%.o,$(TUI_OBJ))
 $(BENCH): $(BUILD)/bench/bench.o $(BUILD)/tests/unit/testutil.o $(BUILD)/tests/unit/gen.o $(BENCH_TUI) $(LIBLAY) $(LIBCORE)
 	@echo "  LINK    $@"
 	@$(CC) $(OPT) $(SAN) -o $@ $^ $(LDLIBS)

@@ -16,6 +16,8 @@
 #include "sim.h"
 #include "train.h"
 #include "app.h"
+#include "ctl.h"
+#include "draw.h"
 #include "testutil.h"
 
 static int cmp_double(const void *a, const void *b)
@@ -364,32 +366,32 @@ static void bench_explorer(const char *graph, const char *policy, int n_devices)
         return;
     }
     Grid *g = grid_new(200, 60);
-    app_draw(a, g);
+    app_draw(a, g, NULL);
     int steps = 40;
     double *t = xmalloc((size_t)steps * sizeof *t);
     for (int k = 0; k < steps; k++) {
         double t0 = util_now();
-        app_key(a, ' ');
-        app_draw(a, g);
+        ctl_key(a, ' ');
+        app_draw(a, g, NULL);
         t[k] = util_now() - t0;
     }
     double med = median(t, steps);
-    a->running = 1;
+    a->run.running = 1;
     int frames = 0;
     double t0 = util_now();
-    while (!episode_done(a->ep) && frames < 100) {
-        app_tick(a, util_now());
-        app_draw(a, g);
+    while (!episode_done(a->data.ep) && frames < 100) {
+        ctl_tick(a, util_now());
+        app_draw(a, g, NULL);
         frames++;
     }
     double fps = frames / (util_now() - t0);
     /* a frame alone, nothing changed */
     t0 = util_now();
     for (int k = 0; k < 20; k++)
-        app_draw(a, g);
+        app_draw(a, g, NULL);
     double frame = (util_now() - t0) / 20;
     printf("explorer    %-14s %d devices  key (step) to frame %6.2f ms (median)  %6.1f frames/s running  "
-           "redraw alone %5.2f ms\n", a->g->name, n_devices, med * 1e3, fps, frame * 1e3);
+           "redraw alone %5.2f ms\n", a->data.g->name, n_devices, med * 1e3, fps, frame * 1e3);
     free(t);
     grid_free(g);
     app_free(a);
@@ -433,12 +435,12 @@ static void bench_extreme(void)
     App *a = app_new(&o, &e);
     Grid *grid = grid_new(200, 60);
     if (a)
-        app_draw(a, grid);
+        app_draw(a, grid, NULL);
     double t_open = util_now() - t0;
     t0 = util_now();
     if (a) {
-        app_key(a, ' ');
-        app_draw(a, grid);
+        ctl_key(a, ' ');
+        app_draw(a, grid, NULL);
     }
     double t_step = util_now() - t0;
     struct rusage ru;

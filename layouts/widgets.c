@@ -3,7 +3,7 @@
 
 #include <math.h>
 
-int grid_bar(Grid *g, int x, int y, int w, double value, double capacity, const char *label, const char *text)
+int widget_bar(Grid *g, int x, int y, int w, double value, double capacity, const char *label, const char *text)
 {
     int lw = label ? grid_text_width(label) + 1 : 0, tw = text ? grid_text_width(text) + 1 : 0;
     int bw = w - lw - tw;
@@ -47,7 +47,7 @@ static double bucket_mean(const double *v, int a, int b)
     return k ? s / k : NAN;
 }
 
-int grid_sparkline(Grid *g, int x, int y, int w, const double *v, int n, double lo, double hi, int pen)
+int widget_sparkline(Grid *g, int x, int y, int w, const double *v, int n, double lo, double hi, int pen)
 {
     int cells = n < w ? n : w;
     if (cells <= 0)

@@ -16,7 +16,7 @@
  * (GS_BAR_EMPTY). value > capacity draws the whole bar in GS_BAR_OVER;
  * capacity <= 0 or a NaN draws an empty bar. Returns the bar's width in cells
  * (0 when nothing fits). */
-int grid_bar(Grid *g, int x, int y, int w, double value, double capacity, const char *label, const char *text);
+int widget_bar(Grid *g, int x, int y, int w, double value, double capacity, const char *label, const char *text);
 
 /* A sparkline of n values on row y from column x, w cells wide, eight levels
  * (GRID_SPARK glyphs). With n <= w one cell per value, left-aligned; with
@@ -24,6 +24,6 @@ int grid_bar(Grid *g, int x, int y, int w, double value, double capacity, const 
  * values [k*n/w, (k+1)*n/w)). The scale runs from lo to hi; with lo >= hi it
  * is the range of the (bucketed) values, and a flat series sits at level 1.
  * NaN values leave their cell blank. Returns the cells used. */
-int grid_sparkline(Grid *g, int x, int y, int w, const double *v, int n, double lo, double hi, int pen);
+int widget_sparkline(Grid *g, int x, int y, int w, const double *v, int n, double lo, double hi, int pen);
 
 #endif

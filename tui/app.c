@@ -1,9 +1,8 @@
-/* app: loading and freeing the explorer's state, stepping, saving, the
- * baselines and the timer (see app.h); the keys and their actions are in
- * app_keys.c. */
+/* app: the explorer's model (see app.h): loading and freeing, the cache
+ * derived from the episode and the policy, the message line, saving and
+ * exports, and the baselines. */
 #include "app.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -12,15 +11,14 @@
 #include "bound.h"
 #include "export.h"
 #include "place.h"
-#include "term.h"
 
 void app_msg(App *a, int style, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(a->message, sizeof a->message, fmt, ap);
+    vsnprintf(a->msg.text, sizeof a->msg.text, fmt, ap);
     va_end(ap);
-    a->message_style = style;
+    a->msg.style = style;
 }
 
 /* ------------------------------------------------------------------ */
@@ -36,27 +34,28 @@ static char *default_episode_path(const Graph *g)
 
 static int load_policy(App *a, const char *path, Err *e)
 {
+    AppPolicy *p = &a->policy;
     if (!path) {
         PolicyArch arch;
-        policy_arch_default(&arch, a->c->n_devices);
-        a->pol = policy_new(&arch, 1, e);
-        return a->pol ? 0 : -1;
+        policy_arch_default(&arch, a->data.c->n_devices);
+        p->pol = policy_new(&arch, 1, e);
+        return p->pol ? 0 : -1;
     }
     size_t len;
     char *text = util_read_file(path, &len, e);
     if (!text)
         return -1;
-    a->pol = policy_load_text(path, text, len, NULL, e);
-    a->policy_checksum = util_hash64(text, len, 0);
+    p->pol = policy_load_text(path, text, len, NULL, e);
+    p->checksum = util_hash64(text, len, 0);
     free(text);
-    if (!a->pol)
+    if (!p->pol)
         return -1;
-    if (a->pol->arch.n_devices != a->c->n_devices) {
+    if (p->pol->arch.n_devices != a->data.c->n_devices) {
         err_set(e, "%s: the policy is for %d devices but the cluster has %d (use --devices %d)", path,
-                a->pol->arch.n_devices, a->c->n_devices, a->pol->arch.n_devices);
+                p->pol->arch.n_devices, a->data.c->n_devices, p->pol->arch.n_devices);
         return -1;
     }
-    a->policy_path = xstrdup(path);
+    p->path = xstrdup(path);
     return 0;
 }
 
@@ -64,39 +63,41 @@ static int load_policy(App *a, const char *path, Err *e)
  * episode exist. */
 static void finish_load(App *a)
 {
-    int n = a->gr->n_groups;
-    a->labels = xcalloc((size_t)n + 1, sizeof *a->labels);
+    AppData *d = &a->data;
+    int n = d->gr->n_groups;
+    d->labels = xcalloc((size_t)n + 1, sizeof *d->labels);
     for (int k = 0; k < n; k++)
-        a->labels[k] = dag_short_label(a->gr->names[k]);
-    a->dag = dag_layout(n, a->gr->succ_off, a->gr->succ, NULL);
-    a->work = policy_work_new(&a->pol->arch, a->pg);
-    a->sim = sim_new(a->g, a->c);
-    a->lower_bound_us = bound_lower(a->g, a->c);
-    int *dev = xcalloc((size_t)a->g->n_nodes + 1, sizeof *dev);
-    int fast = place_fastest_device(a->c);
-    for (int i = 0; i < a->g->n_nodes; i++)
+        d->labels[k] = dag_short_label(d->gr->names[k]);
+    d->dag = dag_layout(n, d->gr->succ_off, d->gr->succ, NULL);
+    a->policy.work = policy_work_new(&a->policy.pol->arch, d->pg);
+    d->sim = sim_new(d->g, d->c);
+    d->lower_bound_us = bound_lower(d->g, d->c);
+    int *dev = xcalloc((size_t)d->g->n_nodes + 1, sizeof *dev);
+    int fast = place_fastest_device(d->c);
+    for (int i = 0; i < d->g->n_nodes; i++)
         dev[i] = fast;
-    a->single_us = sim_makespan(a->sim, dev);
+    d->single_us = sim_makespan(d->sim, dev);
     free(dev);
-    a->tl = tl_new(a->g, a->c, a->ep->result);
-    a->zoom = DAG_FULL;
-    a->follow = 1;
-    a->maximized = -1;
-    a->history_top = -1;
-    a->speed = 10;
-    a->selected = episode_current(a->ep) >= 0 ? episode_current(a->ep) : 0;
-    size_t m = strlen(a->episode_path) + 16;
-    a->autosave_path = xmalloc(m);
-    snprintf(a->autosave_path, m, "%s.autosave", a->episode_path);
+    a->cache.feats = xcalloc(2 * (size_t)d->ep->n_features + 1, sizeof *a->cache.feats);
+    app_cache_update(a);
+    a->view.zoom = DAG_FULL;
+    a->view.follow = 1;
+    a->view.maximized = -1;
+    a->run.speed = 10;
+    a->view.selected = episode_current(d->ep) >= 0 ? episode_current(d->ep) : 0;
+    size_t m = strlen(a->files.episode) + 16;
+    a->files.autosave = xmalloc(m);
+    snprintf(a->files.autosave, m, "%s.autosave", a->files.episode);
     pthread_mutex_init(&a->train.lock, NULL);
-    a->last_autosave = util_now();
+    a->train.lock_ready = 1;
+    a->run.last_autosave = util_now();
 }
 
 App *app_new(const AppOptions *o, Err *e)
 {
     App *a = xcalloc(1, sizeof *a);
-    a->greedy = o->greedy;
-    a->demo_stage = -1;
+    a->run.greedy = o->greedy;
+    a->tour.stage = -1;
     const char *load_path = o->resume_path ? o->resume_path : o->replay_path;
     if (load_path) {
         EpisodeFile f;
@@ -104,49 +105,49 @@ App *app_new(const AppOptions *o, Err *e)
             free(a);
             return NULL;
         }
-        a->g = f.g;
-        a->c = f.c;
-        a->gr = f.gr;
-        a->pg = f.pg;
-        a->ep = f.ep;
+        a->data.g = f.g;
+        a->data.c = f.c;
+        a->data.gr = f.gr;
+        a->data.pg = f.pg;
+        a->data.ep = f.ep;
         const char *pp = o->policy_path ? o->policy_path : f.policy_path;
         if (load_policy(a, pp, e) != 0 ||
-            (!o->policy_path && f.policy_path && a->policy_checksum != f.policy_checksum &&
+            (!o->policy_path && f.policy_path && a->policy.checksum != f.policy_checksum &&
              err_set(e, "%s: the policy file %s changed since the episode was saved (checksum %016llx, expected %016llx)",
-                     load_path, f.policy_path, (unsigned long long)a->policy_checksum,
+                     load_path, f.policy_path, (unsigned long long)a->policy.checksum,
                      (unsigned long long)f.policy_checksum) < 0)) {
             free(f.policy_path);
-            a->ep = NULL;
+            a->data.ep = NULL;
             episode_free(f.ep);
             app_free(a);
             return NULL;
         }
         free(f.policy_path);
-        a->episode_path = xstrdup(load_path);
+        a->files.episode = xstrdup(load_path);
         if (o->replay_path) {
-            while (episode_undo(a->ep) == 0)
+            while (episode_undo(a->data.ep) == 0)
                 ;
-            a->replay = 1;
+            a->replay.active = 1;
         }
         finish_load(a);
-        if (a->replay) {
-            a->dirty = 0;
+        if (a->replay.active) {
+            a->run.dirty = 0;
             app_msg(a, GS_GOOD, "replaying %s: %d steps; space/Right forwards, Left/u backwards, Home/End, r plays",
-                    load_path, a->ep->n_redo);
+                    load_path, a->data.ep->n_redo);
         } else {
-            app_msg(a, GS_GOOD, "resumed %s: step %d of %d", load_path, a->ep->cursor, a->ep->n_order);
+            app_msg(a, GS_GOOD, "resumed %s: step %d of %d", load_path, a->data.ep->cursor, a->data.ep->n_order);
         }
         return a;
     }
-    if (!(a->g = graph_load(o->graph_path, e)))
+    if (!(a->data.g = graph_load(o->graph_path, e)))
         goto fail;
     if (o->cluster_path) {
-        if (!(a->c = cluster_load(o->cluster_path, e)))
+        if (!(a->data.c = cluster_load(o->cluster_path, e)))
             goto fail;
     } else {
-        a->c = cluster_default(o->n_devices > 0 ? o->n_devices : 2);
+        a->data.c = cluster_default(o->n_devices > 0 ? o->n_devices : 2);
     }
-    if (!(a->gr = group_build(a->g, o->groups, e)) || !(a->pg = policy_graph_new(a->gr, e))) {
+    if (!(a->data.gr = group_build(a->data.g, o->groups, e)) || !(a->data.pg = policy_graph_new(a->data.gr, e))) {
         err_prefix(e, o->graph_path);
         goto fail;
     }
@@ -154,16 +155,16 @@ App *app_new(const AppOptions *o, Err *e)
         goto fail;
     EpisodeConfig cfg;
     episode_config_default(&cfg);
-    cfg.mem_feature = a->pol->arch.mem_feature;
-    if (!(a->ep = episode_new(a->g, a->gr, a->c, a->pg, &cfg, o->seed, NULL, e)))
+    cfg.mem_feature = a->policy.pol->arch.mem_feature;
+    if (!(a->data.ep = episode_new(a->data.g, a->data.gr, a->data.c, a->data.pg, &cfg, o->seed, NULL, e)))
         goto fail;
-    a->episode_path = o->episode_path ? xstrdup(o->episode_path) : default_episode_path(a->g);
+    a->files.episode = o->episode_path ? xstrdup(o->episode_path) : default_episode_path(a->data.g);
     finish_load(a);
-    app_msg(a, GS_NONE, "%s: %d groups on %d devices; space steps, ? shows every key", a->g->name,
-            a->gr->n_groups, a->c->n_devices);
+    app_msg(a, GS_NONE, "%s: %d groups on %d devices; space steps, ? shows every key", a->data.g->name,
+            a->data.gr->n_groups, a->data.c->n_devices);
     if (o->demo) {
-        a->demo_auto = o->demo == 2;
-        demo_enter(a, o->demo_stage);
+        a->tour.autoplay = o->demo == 2;
+        app_tour_enter(a, o->demo_stage);
     }
     return a;
 fail:
@@ -173,112 +174,143 @@ fail:
 
 static void free_baselines(App *a)
 {
-    for (int k = 0; k < a->n_base; k++)
-        free(a->base[k].group_device);
-    free(a->base);
-    a->base = NULL;
-    a->n_base = 0;
+    for (int k = 0; k < a->base.n; k++)
+        free(a->base.rows[k].group_device);
+    free(a->base.rows);
+    a->base.rows = NULL;
+    a->base.n = 0;
 }
 
 void app_free(App *a)
 {
     if (!a)
         return;
+    AppTrain *t = &a->train;
     app_train_stop(a);
-    if (a->train.ts.adam.lr)
-        train_state_done(&a->train.ts);
-    free(a->train.curve);
-    free(a->train.ret);
-    if (a->labels)
-        pthread_mutex_destroy(&a->train.lock);
+    if (t->ts_ready)
+        train_state_done(&t->ts);
+    free(t->curve);
+    free(t->ret);
+    free(t->shown_curve);
+    free(t->shown_ret);
+    if (t->lock_ready)
+        pthread_mutex_destroy(&t->lock);
     free_baselines(a);
-    for (int k = 0; a->labels && k < a->gr->n_groups; k++)
-        free(a->labels[k]);
-    free(a->labels);
-    tl_free(a->tl);
-    dag_free(a->dag);
-    sim_free(a->sim);
-    policy_work_free(a->work);
-    episode_free(a->ep);
-    policy_free(a->pol);
-    policy_graph_free(a->pg);
-    group_free(a->gr);
-    cluster_free(a->c);
-    graph_free(a->g);
-    free(a->policy_path);
-    free(a->episode_path);
-    free(a->autosave_path);
+    AppData *d = &a->data;
+    for (int k = 0; d->labels && k < d->gr->n_groups; k++)
+        free(d->labels[k]);
+    free(d->labels);
+    tl_free(a->cache.tl);
+    free(a->cache.feats);
+    dag_free(d->dag);
+    sim_free(d->sim);
+    policy_work_free(a->policy.work);
+    episode_free(d->ep);
+    policy_free(a->policy.pol);
+    policy_graph_free(d->pg);
+    group_free(d->gr);
+    cluster_free(d->c);
+    graph_free(d->g);
+    free(a->policy.path);
+    free(a->files.episode);
+    free(a->files.autosave);
     free(a);
 }
 
 /* ------------------------------------------------------------------ */
-/* After the episode changed                                           */
+/* The cache                                                           */
 
-void app_refresh(App *a)
+/* The policy's probabilities for the current node, and the feature rows of
+ * the node and of its first parent (the tour shows them). */
+static void update_policy_view(App *a)
 {
-    tl_free(a->tl);
-    a->tl = tl_new(a->g, a->c, a->ep->result);
-    a->dirty = 1;
-    int cur = episode_current(a->ep);
-    if (a->follow && cur >= 0)
-        a->selected = cur;
+    AppCache *c = &a->cache;
+    Episode *ep = a->data.ep;
+    const Grouping *gr = a->data.gr;
+    int cur = episode_current(ep);
+    c->node = cur;
+    c->feat_group[0] = c->feat_group[1] = -1;
+    if (cur < 0)
+        return;
+    episode_features(ep, cur, ep->feats);
+    policy_forward(a->policy.pol, a->data.pg, a->policy.work, ep->feats, cur, NULL, c->probs);
+    c->feat_group[0] = cur;
+    c->feat_group[1] = gr->pred_off[cur + 1] > gr->pred_off[cur] ? gr->pred[gr->pred_off[cur]] : -1;
+    size_t F = (size_t)ep->n_features;
+    for (int k = 0; k < 2; k++)
+        if (c->feat_group[k] >= 0)
+            memcpy(c->feats + (size_t)k * F, ep->feats + (size_t)c->feat_group[k] * F, F * sizeof *c->feats);
 }
 
-static const char *actor_name(const EpisodeStep *s)
+void app_cache_update(App *a)
 {
-    return s->actor == EPISODE_ACTOR_USER ? "you" : s->greedy ? "policy (greedy)" : "policy";
+    tl_free(a->cache.tl);
+    a->cache.tl = tl_new(a->data.g, a->data.c, a->data.ep->result);
+    update_policy_view(a);
 }
 
-int app_key_step(App *a)
+void app_changed(App *a)
 {
-    Episode *ep = a->ep;
-    if (episode_done(ep)) {
-        a->running = 0;
-        app_msg(a, GS_DIM, "the episode is complete (best %.3f ms): n starts a new one, u undoes",
-                ep->best_runtime_us / 1000);
-        return APP_REDRAW;
-    }
-    double before = ep->runtime_us;
-    const EpisodeStep *s = episode_step_policy(ep, a->pol, a->work, a->greedy, NULL);
-    app_refresh(a);
-    app_msg(a, s->runtime_us < before ? GS_GOOD : s->runtime_us > before ? GS_WARN : GS_NONE,
-            "step %d: %s moved %s from %s to %s: %.3f -> %.3f ms", s->cursor + 1, actor_name(s),
-            a->gr->names[s->group], a->c->devices[s->old_device].name, a->c->devices[s->new_device].name,
-            before / 1000, s->runtime_us / 1000);
-    if (episode_done(ep))
-        a->running = 0;
-    return APP_REDRAW;
+    app_cache_update(a);
+    a->run.dirty = 1;
+    int cur = episode_current(a->data.ep);
+    if (a->view.follow && cur >= 0)
+        a->view.selected = cur;
 }
 
 /* ------------------------------------------------------------------ */
-/* Saving and the baselines                                            */
+/* Files                                                               */
 
 int app_save(App *a, const char *path)
 {
     Err e = {{0}};
-    if (episode_save(a->ep, a->policy_path, a->policy_checksum, path, &e) != 0) {
+    if (episode_save(a->data.ep, a->policy.path, a->policy.checksum, path, &e) != 0) {
         app_msg(a, GS_ERROR, "not saved: %s (the episode is still here)", e.msg);
         return -1;
     }
-    if (strcmp(path, a->episode_path) == 0) {
-        a->dirty = 0;
-        remove(a->autosave_path);
+    if (strcmp(path, a->files.episode) == 0) {
+        a->run.dirty = 0;
+        remove(a->files.autosave);
     }
-    app_msg(a, GS_GOOD, "saved %s (step %d, %d history entries)", path, a->ep->cursor, a->ep->n_hist);
+    app_msg(a, GS_GOOD, "saved %s (step %d, %d history entries)", path, a->data.ep->cursor, a->data.ep->n_hist);
     return 0;
 }
 
 void app_autosave(App *a)
 {
-    a->last_autosave = util_now();
-    if (!a->dirty)
+    a->run.last_autosave = util_now();
+    if (!a->run.dirty)
         return;
     Err e = {{0}};
-    if (episode_save(a->ep, a->policy_path, a->policy_checksum, a->autosave_path, &e) == 0)
-        app_msg(a, GS_DIM, "autosaved %s", a->autosave_path);
+    if (episode_save(a->data.ep, a->policy.path, a->policy.checksum, a->files.autosave, &e) == 0)
+        app_msg(a, GS_DIM, "autosaved %s", a->files.autosave);
     else
         app_msg(a, GS_ERROR, "autosave failed: %s", e.msg);
 }
+
+int app_export(App *a, AppExport what)
+{
+    const AppData *d = &a->data;
+    Err e = {{0}};
+    char path[512];
+    int rc;
+    if (what == APP_EXPORT_DOT) {
+        snprintf(path, sizeof path, "%s.placement.dot", d->g->name);
+        rc = export_dot(path, d->g, d->gr, d->c, d->ep->op_device, &e);
+    } else {
+        snprintf(path, sizeof path, "%s.trace.json", d->g->name);
+        rc = export_trace(path, d->g, d->c, d->ep->result, &e);
+    }
+    if (rc != 0)
+        app_msg(a, GS_ERROR, "export failed: %s", e.msg);
+    else
+        app_msg(a, GS_GOOD, "wrote %s (%s)", path,
+                what == APP_EXPORT_DOT ? "render with dot -Tsvg" : "open in ui.perfetto.dev");
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* The baselines                                                       */
 
 /* Baselines: every method on the episode's cluster, sorted by runtime. */
 void app_run_baselines(App *a)
@@ -286,71 +318,29 @@ void app_run_baselines(App *a)
     free_baselines(a);
     int n;
     const PlaceMethod *m = place_methods(&n);
-    a->base = xcalloc((size_t)n, sizeof *a->base);
-    int *dev = xmalloc(((size_t)a->g->n_nodes + 1) * sizeof *dev);
+    a->base.rows = xcalloc((size_t)n, sizeof *a->base.rows);
+    int *dev = xmalloc(((size_t)a->data.g->n_nodes + 1) * sizeof *dev);
     for (int k = 0; k < n; k++) {
-        PlaceCtx ctx = {a->g, a->gr, a->c, a->ep->seed};
+        PlaceCtx ctx = {a->data.g, a->data.gr, a->data.c, a->data.ep->seed};
         Err e = {{0}};
         double t0 = util_now();
         if (m[k].fn(&ctx, dev, &e) != 0)
             continue;
-        AppBaseline *b = &a->base[a->n_base++];
+        AppBaseline *b = &a->base.rows[a->base.n++];
         b->seconds = util_now() - t0;
         b->method = m[k].name;
-        const SimResult *r = sim_run(a->sim, dev);
+        const SimResult *r = sim_run(a->data.sim, dev);
         b->runtime_us = r->makespan_us;
         b->oom = r->any_oom;
-        b->group_device = xmalloc(((size_t)a->gr->n_groups + 1) * sizeof *b->group_device);
-        group_collapse(a->gr, dev, b->group_device);
+        b->group_device = xmalloc(((size_t)a->data.gr->n_groups + 1) * sizeof *b->group_device);
+        group_collapse(a->data.gr, dev, b->group_device);
     }
     free(dev);
-    for (int i = 1; i < a->n_base; i++) /* insertion sort: stable, by runtime */
-        for (int j = i; j > 0 && a->base[j].runtime_us < a->base[j - 1].runtime_us; j--) {
-            AppBaseline t = a->base[j];
-            a->base[j] = a->base[j - 1];
-            a->base[j - 1] = t;
+    for (int i = 1; i < a->base.n; i++) /* insertion sort: stable, by runtime */
+        for (int j = i; j > 0 && a->base.rows[j].runtime_us < a->base.rows[j - 1].runtime_us; j--) {
+            AppBaseline t = a->base.rows[j];
+            a->base.rows[j] = a->base.rows[j - 1];
+            a->base.rows[j - 1] = t;
         }
-}
-
-void app_start_from(App *a, int k)
-{
-    a->running = 0;
-    a->ep->cfg.init = EPISODE_INIT_GIVEN; /* kept: the episode file records this start */
-    episode_reset(a->ep, a->ep->seed + 1, a->base[k].group_device);
-    app_refresh(a);
-    app_msg(a, GS_NONE, "new episode from %s's placement (%.3f ms): the policy refines it", a->base[k].method,
-            a->ep->runtime_us / 1000);
-}
-
-int app_timeout_ms(const App *a)
-{
-    if (a->demo_auto && a->demo_stage >= 0)
-        return 200;
-    if (a->running)
-        return 1000 / a->speed;
-    if (a->train.running)
-        return 100;
-    return -1;
-}
-
-int app_tick(App *a, double now)
-{
-    int r = APP_NOTHING;
-    if (a->running && a->replay)
-        r |= app_replay_key(a, ' ');
-    else if (a->running)
-        r |= app_key_step(a);
-    if (a->demo_stage >= 0)
-        r |= demo_tick(a, now);
-    if (a->train.running) {
-        pthread_mutex_lock(&a->train.lock);
-        int done = a->train.done;
-        pthread_mutex_unlock(&a->train.lock);
-        if (done)
-            app_train_stop(a);
-        r |= APP_REDRAW;
-    }
-    if (now - a->last_autosave > 60)
-        app_autosave(a);
-    return r;
+    a->base.ran = 1;
 }

@@ -1,13 +1,24 @@
-/* app: the explorer's state and every action a key can trigger, independent
- * of the terminal: the interactive program (term.c) and the headless runner
- * (key script in, screen dump out) drive the same App, and draw.c renders it
- * onto a Grid. Actions never draw; they change the state, set a message and
- * return what must happen next (APP_REDRAW, APP_QUIT).
+/* app: the explorer's model. An App holds everything the explorer shows and
+ * changes: the loaded graph, cluster, grouping, policy and episode; what is
+ * derived from them (the timeline, the policy's probabilities for the
+ * current node); the view state; the dialogs' state; the baselines;
+ * background training; replay; the guided tour; the files it writes. The
+ * functions below change it with plain arguments and report in the message
+ * line (app_msg). None of them knows about keys, the mouse, timers or the
+ * screen: the controller (ctl.c, the key halves of dialogs.c) maps input to
+ * these calls, and the view (draw.c, the draw halves of dialogs.c) renders
+ * a const App onto a Grid.
+ *
+ * The model's files: app.c (loading, the derived cache, messages, files,
+ * baselines), app_episode.c (stepping, overrides, undo and redo, running,
+ * replay), app_view.c (selection, panes, zoom and pan, the timeline window,
+ * the dialogs' state), app_train.c (background training) and demo.c (the
+ * guided tour).
  *
  * The App owns everything it loads. The episode is stepped through the
- * episode API of core/agent/episode.h, exactly as the trainer does; background training
- * runs on a copy of the policy in its own thread and hands its weights back
- * when it stops. */
+ * episode API of core/agent/episode.h, exactly as the trainer does;
+ * background training runs on a copy of the policy in its own thread and
+ * hands its weights back when it stops. */
 #ifndef PLACETO_APP_H
 #define PLACETO_APP_H
 
@@ -21,42 +32,23 @@
 #include "policy_io.h"
 #include "train.h"
 
-enum { APP_NOTHING = 0, APP_REDRAW = 1, APP_QUIT = 2, APP_RELOAD = 8 };
-
 typedef enum AppPane {
     PANE_GRAPH, PANE_TIMELINE, PANE_POLICY, PANE_DEVICES, PANE_HISTORY, PANE_INSPECTOR, PANE_COUNT
 } AppPane;
 
 typedef enum AppDialog {
-    DLG_NONE, DLG_HELP, DLG_QUIT, DLG_SEARCH, DLG_BASELINES, DLG_START_FROM, DLG_TRAIN
+    DLG_NONE, DLG_HELP, DLG_QUIT, DLG_SEARCH, DLG_BASELINES, DLG_START_FROM, DLG_TRAIN, DLG_COUNT
 } AppDialog;
 
-/* One row of the baseline comparison. */
-typedef struct AppBaseline {
-    const char *method;
-    double runtime_us;
-    int oom;
-    double seconds;
-    int *group_device; /* per group */
-} AppBaseline;
+/* Moving the selection along the drawn graph. */
+typedef enum AppMove {
+    APP_MOVE_PARENT, /* to the first parent */
+    APP_MOVE_CHILD,  /* to the first child */
+    APP_MOVE_PREV,   /* to the previous group in the layer (then in topological order) */
+    APP_MOVE_NEXT    /* to the next one */
+} AppMove;
 
-/* Background training: a thread trains a copy of the policy; the main loop
- * reads the learning curve under the lock and stays responsive. */
-typedef struct AppTrain {
-    pthread_t thread;
-    pthread_mutex_t lock;
-    int running;          /* the thread exists (joined when it ends) */
-    volatile int stop;    /* asks the trainer to stop after its round */
-    int done;             /* the thread has finished (under lock) */
-    int64_t target, ran;  /* episodes asked, episodes run (under lock) */
-    double *curve;        /* best-so-far runtime per episode (under lock) */
-    double *ret;          /* return per episode (under lock) */
-    int n_curve, cap_curve;
-    Policy *pol;          /* the copy being trained */
-    TrainState ts;
-    Trainer *trainer;
-    TrainGraph tg;
-} AppTrain;
+typedef enum AppExport { APP_EXPORT_DOT, APP_EXPORT_TRACE } AppExport;
 
 typedef struct AppOptions {
     const char *graph_path;   /* NULL with resume_path */
@@ -73,100 +65,156 @@ typedef struct AppOptions {
     int demo_stage;           /* the stage to start at */
 } AppOptions;
 
-typedef struct App {
-    /* what is loaded */
+/* What app_new loaded, and what is built once from it. */
+typedef struct AppData {
     Graph *g;
     Cluster *c;
     Grouping *gr;
     PolicyGraph *pg;
-    Policy *pol;
-    char *policy_path;        /* NULL: untrained */
-    uint64_t policy_checksum;
     Episode *ep;
-    PolicyWork *work;
-    char **labels;            /* per group: its name */
-    DagLayout *dag;
-    Timeline *tl;             /* of the episode's last simulation */
-    Sim *sim;                 /* for baselines and the inspector */
+    char **labels;            /* per group: its short name */
+    DagLayout *dag;           /* the group graph's layout */
+    Sim *sim;                 /* for the baselines */
     double lower_bound_us;
-    double single_us;
-    char *episode_path;
-    char *autosave_path;
-    /* view state */
-    int selected;             /* selected group */
+    double single_us;         /* every op on the fastest device */
+} AppData;
+
+/* The policy that steps the episode. */
+typedef struct AppPolicy {
+    Policy *pol;
+    PolicyWork *work;
+    char *path;               /* its file; NULL: untrained (seeded) */
+    uint64_t checksum;        /* of the file, recorded in saved episodes */
+} AppPolicy;
+
+/* Derived from the episode and the policy, rebuilt whenever either changes
+ * (app_changed), so that drawing only reads. */
+typedef struct AppCache {
+    Timeline *tl;             /* of the episode's last simulation */
+    int node;                 /* the current node, -1 when the episode is complete */
+    float probs[POLICY_MAX_DEVICES]; /* the policy's probabilities for node */
+    int feat_group[2];        /* node and its first parent (-1: none) */
+    float *feats;             /* their feature rows: 2 x the episode's n_features */
+} AppCache;
+
+/* What is shown and how. */
+typedef struct AppView {
+    int selected;             /* the selected group */
+    int follow;               /* keep the current node selected and in view */
     int zoom;                 /* DAG_FULL or DAG_COMPACT */
-    int view_x, view_y;       /* graph viewport origin (canvas cells) */
-    int follow;               /* keep the current node in view */
+    int x, y;                 /* graph viewport origin (canvas cells), as last shown */
     int show_sets;            /* colour ancestors, descendants and parallel nodes */
     AppPane focus;
     int maximized;            /* a pane shown alone, or -1 */
     double tl_t0, tl_t1;      /* timeline window (µs); t1 <= t0 means the whole run */
-    int tl_by_group;
-    int history_top;          /* first history row shown (-1: follow the end) */
-    int inspector_top;
-    /* control */
-    int running;              /* stepping on a timer */
+    int tl_by_group;          /* timeline ops coloured by group, not device */
+} AppView;
+
+/* Stepping on a timer, and the unsaved mark. */
+typedef struct AppRun {
+    int running;              /* stepping (or replaying) on a timer */
     int speed;                /* steps per second while running: 1..100 */
     int greedy;               /* 1: argmax, 0: sample */
     int dirty;                /* changes since the last save */
-    AppDialog dialog;
-    char input[128];          /* text typed into a dialog */
-    int menu_pos;             /* highlighted row of a dialog menu */
-    char message[256];
-    int message_style;        /* GridStyle of the message */
-    AppBaseline *base;
-    int n_base;
-    int start_method;         /* index into place_methods() for DLG_START_FROM */
+    double last_autosave;     /* util_now() of the last autosave check */
+} AppRun;
+
+/* The open dialog and what was typed or highlighted in it. */
+typedef struct AppDialogState {
+    AppDialog kind;
+    char input[128];          /* text typed into a prompt */
+    int menu_pos;             /* highlighted row of a menu; first row shown in help */
+} AppDialogState;
+
+/* The message line. */
+typedef struct AppMessage {
+    char text[256];
+    int style;                /* its GridStyle */
+} AppMessage;
+
+/* One row of the baseline comparison. */
+typedef struct AppBaseline {
+    const char *method;
+    double runtime_us;
+    int oom;
+    double seconds;
+    int *group_device; /* per group */
+} AppBaseline;
+
+/* Every baseline on the episode's cluster, sorted by runtime. */
+typedef struct AppBaselines {
+    int ran;                  /* app_run_baselines has run */
+    AppBaseline *rows;
+    int n;
+} AppBaselines;
+
+/* Background training: a thread trains a copy of the policy and appends to
+ * the learning curve under the lock; app_train_poll copies what is new for
+ * the view on the main thread. */
+typedef struct AppTrain {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    int lock_ready;           /* lock is initialised */
+    int running;              /* the thread exists (joined when it ends) */
+    volatile int stop;        /* asks the trainer to stop after its round */
+    int done;                 /* the thread has finished (under lock) */
+    int64_t target, ran;      /* episodes asked, episodes run (ran under lock) */
+    double *curve;            /* best-so-far runtime per episode (under lock) */
+    double *ret;              /* return per episode (under lock) */
+    int n_curve, cap_curve;
+    Policy *pol;              /* the copy being trained */
+    TrainState ts;
+    int ts_ready;             /* ts is initialised (the first run of the session) */
+    Trainer *trainer;
+    TrainGraph tg;
+    /* what the view shows, copied by app_train_poll (main thread only) */
+    int64_t shown_ran;
+    double *shown_curve, *shown_ret;
+    int n_shown, cap_shown;
+} AppTrain;
+
+/* Replay: the saved history was undone and is walked, read-only. */
+typedef struct AppReplay {
+    int active;
+} AppReplay;
+
+/* The guided tour (demo.c). */
+typedef struct AppTour {
+    int active;
+    int stage;                /* the stage shown (-1 when not active) */
+    int autoplay;             /* advance on a timer */
+    double since;             /* util_now() when the stage was entered */
+    AppOptions next;          /* when app_tour_next returns 1: what to open instead */
+    char next_path[2][4096];  /* next's graph and policy paths */
+} AppTour;
+
+/* Where `s` saves and where autosaves go. */
+typedef struct AppFiles {
+    char *episode;
+    char *autosave;
+} AppFiles;
+
+typedef struct App {
+    AppData data;
+    AppPolicy policy;
+    AppCache cache;
+    AppView view;
+    AppRun run;
+    AppDialogState dialog;
+    AppMessage msg;
+    AppBaselines base;
     AppTrain train;
-    /* the last frame's geometry, for mouse clicks (set by draw.c) */
-    GridRect graph_rect, timeline_rect;
-    DagView last_dag_view;
-    TlView last_tl_view;
-    int have_dag_view, have_tl_view;
-    double last_autosave;
-    /* replay: the saved history is undone and walked with the arrows */
-    int replay;
-    /* the guided tour: stage (-1: none), advancing on a timer when demo_auto */
-    int demo_stage, demo_auto;
-    double demo_since;
-    AppOptions reload;        /* with APP_RELOAD: what to open next */
-    char reload_buf[2][4096];
-    /* the policy's view of the current node, cached by (cursor, history) */
-    float probs[POLICY_MAX_DEVICES];
-    long probs_key;
+    AppReplay replay;
+    AppTour tour;
+    AppFiles files;
 } App;
 
-/* Loads graph, cluster, policy and episode (or resumes one). Returns NULL
- * with e set. */
+/* ---- loading, the cache, messages, files, baselines (app.c) ---- */
+
+/* Loads graph, cluster, policy and episode (or resumes or replays one).
+ * Returns NULL with e set. */
 App *app_new(const AppOptions *o, Err *e);
 void app_free(App *a);
-
-/* One key (a code point or TERM_KEY_* value, see term.h) -> APP_* flags. */
-int app_key(App *a, int key);
-/* A policy step, and an override of group to device, as the keys do them. */
-int app_key_step(App *a);
-int app_key_override(App *a, int group, int device);
-
-/* Shared by app.c and app_keys.c: after the episode changed (timeline,
- * selection, unsaved mark); every baseline on the episode's cluster, sorted
- * by runtime; a new episode from baseline k's placement; a replay key (-1
- * when it is not one). */
-void app_refresh(App *a);
-void app_run_baselines(App *a);
-void app_start_from(App *a, int k);
-int app_replay_key(App *a, int key);
-/* A mouse click on grid cell (x, y) with button (1 left, 4/5 wheel). */
-int app_click(App *a, int x, int y, int button);
-/* A timer tick while running or training: steps when due. now is seconds. */
-int app_tick(App *a, double now);
-/* How long the main loop may sleep before app_tick is due, in ms; -1 when
- * nothing runs (block until a key). */
-int app_timeout_ms(const App *a);
-
-/* Saves the episode to path (atomically); sets the message. 0 or -1. */
-int app_save(App *a, const char *path);
-/* Autosaves when there are unsaved changes (on quit, signals, periodically). */
-void app_autosave(App *a);
 
 /* Sets the status message (printf-style). */
 void app_msg(App *a, int style, const char *fmt, ...)
@@ -175,29 +223,129 @@ void app_msg(App *a, int style, const char *fmt, ...)
 #endif
     ;
 
-/* The key table: every command once, with its keys and help; the help
- * screen and the key map come from it. */
-typedef struct AppKey {
-    const char *keys;   /* as shown in help, e.g. "space", "u", "0-9" */
-    const char *help;
-    int section;        /* 0 episode, 1 view, 2 files, 3 other */
-} AppKey;
-const AppKey *app_keys(int *count);
+/* After the episode changed: the cache is rebuilt, the episode is marked
+ * unsaved, and a following view selects the current node. */
+void app_changed(App *a);
+/* Rebuilds the cache (the timeline, the policy's probabilities and the
+ * feature rows of the current node) from the episode and the policy. */
+void app_cache_update(App *a);
 
-/* Starts training a copy of the policy for episodes episodes in a thread;
- * stops it (waiting for its round) and adopts its weights. */
+/* Saves the episode to path (atomically); sets the message. 0 or -1. */
+int app_save(App *a, const char *path);
+/* Autosaves when there are unsaved changes (on quit, signals, periodically). */
+void app_autosave(App *a);
+/* Writes GRAPH.placement.dot or GRAPH.trace.json; sets the message. 0 or -1. */
+int app_export(App *a, AppExport what);
+
+/* Runs every baseline on the episode's cluster, sorted by runtime. */
+void app_run_baselines(App *a);
+
+/* ---- the episode (app_episode.c) ---- */
+
+/* One policy step on the current node. */
+void app_step(App *a);
+/* Policy steps to the end of the episode. */
+void app_finish(App *a);
+/* A new episode with the next seed. */
+void app_new_episode(App *a);
+/* Moves group to device as the user and selects the group. */
+void app_override(App *a, int group, int device);
+/* Undo and redo one step, the policy's or the user's. */
+void app_undo(App *a);
+void app_redo(App *a);
+/* A new episode from baseline k's placement (app_run_baselines first). */
+void app_start_from(App *a, int k);
+/* Stepping (or, in replay, playing the recording) on a timer. */
+void app_set_running(App *a, int on);
+void app_set_speed(App *a, int steps_per_second);
+/* The speed dir (+1 or -1) rungs up or down the ladder 1, 2, 5 ... 100. */
+int app_speed_step(int speed, int dir);
+/* 1: the policy takes its most likely device; 0: it samples. */
+void app_set_greedy(App *a, int greedy);
+/* Replay: one recorded step forwards (dir > 0) or backwards; to the end
+ * (dir > 0) or the start of the recording. */
+void app_replay_step(App *a, int dir);
+void app_replay_seek(App *a, int dir);
+
+/* ---- the view and the dialogs' state (app_view.c) ---- */
+
+/* Selects a group (out of range: nothing) and stops following. */
+void app_select(App *a, int group);
+/* Moves the selection; 0, or -1 when there is nowhere to go. */
+int app_move(App *a, AppMove m);
+/* Selects op's group, stops following, names the op. */
+void app_select_op(App *a, int op);
+/* Follows the current node again. */
+void app_follow(App *a);
+/* Selects the first group from the selected one on whose name contains text
+ * (any case). */
+void app_search(App *a, const char *text);
+/* DAG_FULL or DAG_COMPACT; follows the current node. */
+void app_zoom(App *a, int zoom);
+void app_show_sets(App *a, int on);
+/* Pans the graph by (dx, dy) canvas cells and stops following. */
+void app_pan(App *a, int dx, int dy);
+/* The graph pane was last shown from canvas origin (x, y) (centred on the
+ * selection while following): the controller reports it after each frame,
+ * so that panning and leaving follow mode start from what is on screen. */
+void app_graph_shown(App *a, int x, int y);
+/* Focuses a pane; a maximised screen shows the focused pane. */
+void app_focus(App *a, AppPane p);
+/* Shows the focused pane alone (on) or every pane. */
+void app_maximize(App *a, int on);
+/* The timeline window: zoom by factor (< 1 zooms in) around its middle, pan
+ * by a fraction of its width, back to the whole run; colour by group (on)
+ * or by device. */
+void app_tl_zoom(App *a, double factor);
+void app_tl_pan(App *a, double fraction);
+void app_tl_whole(App *a);
+void app_tl_by_group(App *a, int on);
+/* Dialogs: open one (input: the prompt's initial text, may be NULL), close
+ * it, type a character into its prompt or erase the last one, highlight a
+ * menu row (kept in range). */
+void app_dialog_open(App *a, AppDialog d, const char *input);
+void app_dialog_close(App *a);
+void app_dialog_type(App *a, int ch);
+void app_dialog_erase(App *a);
+void app_dialog_menu(App *a, int pos);
+
+/* ---- background training (app_train.c) ---- */
+
+/* Starts training a copy of the policy for episodes episodes in a thread.
+ * 0, or -1 with the message set. */
 int app_train_start(App *a, int64_t episodes);
+/* Copies the new part of the learning curve for the view; stops the
+ * training when the thread has finished. */
+void app_train_poll(App *a);
+/* Stops the training (waiting for its round), adopts its weights and
+ * writes them to GRAPH.trained-policy.json. */
 void app_train_stop(App *a);
 
-/* The guided tour (demo.c): the number of stages, entering a stage, the
- * keys while touring, and its caption drawn over the screen. */
-int demo_count(void);
-void demo_enter(App *a, int stage);
-int demo_key(App *a, int key);
-int demo_tick(App *a, double now);
-void demo_draw(App *a, Grid *g);
+/* ---- the guided tour (demo.c) ---- */
 
-/* Renders the whole screen of a onto g (g's size is the screen's). */
-void app_draw(App *a, Grid *g);
+/* What a stage's caption shows besides its text. */
+typedef enum AppTourExtra {
+    TOUR_TEXT,      /* the text alone */
+    TOUR_FEATURES,  /* the feature rows of the current node and a parent (AppCache) */
+    TOUR_ZERO_SHOT  /* the zero-shot runtime against the best baseline */
+} AppTourExtra;
+
+typedef struct AppTourStage {
+    const char *title;
+    const char *text;   /* lines separated by \n */
+    int top;            /* the caption at the top (the stage shows something below) */
+    AppTourExtra extra;
+} AppTourStage;
+
+/* Stage k's caption (0 <= k < *count). */
+const AppTourStage *app_tour_stage(int k, int *count);
+/* Enters a stage: sets the screen up for it through the model's functions;
+ * a stage out of range ends the tour. */
+void app_tour_enter(App *a, int stage);
+/* The next stage. Returns 1 when the App must be replaced by one opened with
+ * a->tour.next (the held-out graph), else 0. */
+int app_tour_next(App *a);
+/* With autoplay: the stage has been shown long enough. */
+int app_tour_due(const App *a, double now);
 
 #endif

@@ -1,9 +1,11 @@
-/* app_train: training the explorer's policy in a background thread. The
- * thread trains a copy of the policy (its own episodes and simulators; the
- * graph, grouping and cluster are only read), the main loop polls the
- * learning curve under a lock, and stopping joins the thread, adopts the new
- * weights and writes them to GRAPH.trained-policy.json so that saved
- * episodes can name the policy they used. */
+/* app_train: the explorer's model, continued (see app.h): training the
+ * policy in a background thread. The thread trains a copy of the policy (its
+ * own episodes and simulators; the graph, grouping and cluster are only
+ * read) and appends to the learning curve under a lock; app_train_poll, on
+ * the main thread, copies what is new for the view; stopping joins the
+ * thread, adopts the new weights (the cached probabilities follow) and
+ * writes them to GRAPH.trained-policy.json so that saved episodes can name
+ * the policy they used. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,21 +50,24 @@ static Policy *policy_copy(const Policy *p)
 int app_train_start(App *a, int64_t episodes)
 {
     AppTrain *t = &a->train;
+    const AppData *d = &a->data;
     if (t->running)
         return -1;
     Err e = {{0}};
-    if (!(t->pol = policy_copy(a->pol)))
+    if (!(t->pol = policy_copy(a->policy.pol)))
         return -1;
-    if (!t->ts.adam.lr) /* the first run in this session */
-        train_state_init(&t->ts, 1e-3, 0.001, a->ep->seed + 1000);
+    if (!t->ts_ready) { /* the first run in this session */
+        train_state_init(&t->ts, 1e-3, 0.001, d->ep->seed + 1000);
+        t->ts_ready = 1;
+    }
     TrainConfig tc;
     train_config_default(&tc);
     tc.entropy = 0.001;
-    tc.seed = a->ep->seed;
-    tc.env = a->ep->cfg;
+    tc.seed = d->ep->seed;
+    tc.env = d->ep->cfg;
     tc.env.init = EPISODE_INIT_GIVEN; /* the fixed random start, then the best so far */
-    t->tg = (TrainGraph){a->g, a->gr, a->pg};
-    if (!(t->trainer = train_new(t->pol, &t->ts, &tc, &t->tg, 1, a->c, &e))) {
+    t->tg = (TrainGraph){d->g, d->gr, d->pg};
+    if (!(t->trainer = train_new(t->pol, &t->ts, &tc, &t->tg, 1, d->c, &e))) {
         app_msg(a, GS_ERROR, "cannot train: %s", e.msg);
         policy_free(t->pol);
         t->pol = NULL;
@@ -73,6 +78,8 @@ int app_train_start(App *a, int64_t episodes)
     t->stop = 0;
     t->done = 0;
     t->n_curve = 0;
+    t->n_shown = 0;
+    t->shown_ran = 0;
     if (pthread_create(&t->thread, NULL, train_main, t) != 0) {
         app_msg(a, GS_ERROR, "cannot start the training thread");
         train_free(t->trainer);
@@ -87,6 +94,34 @@ int app_train_start(App *a, int64_t episodes)
     return 0;
 }
 
+/* Copies the curve's entries the view has not seen yet (the thread only
+ * appends); returns whether the thread has finished. */
+static int take_curve(AppTrain *t)
+{
+    pthread_mutex_lock(&t->lock);
+    if (t->n_curve > t->cap_shown) {
+        t->cap_shown = t->cap_curve;
+        t->shown_curve = xrealloc(t->shown_curve, (size_t)t->cap_shown * sizeof *t->shown_curve);
+        t->shown_ret = xrealloc(t->shown_ret, (size_t)t->cap_shown * sizeof *t->shown_ret);
+    }
+    size_t from = (size_t)t->n_shown, n = (size_t)(t->n_curve - t->n_shown);
+    if (n > 0) {
+        memcpy(t->shown_curve + from, t->curve + from, n * sizeof *t->curve);
+        memcpy(t->shown_ret + from, t->ret + from, n * sizeof *t->ret);
+    }
+    t->n_shown = t->n_curve;
+    t->shown_ran = t->ran;
+    int done = t->done;
+    pthread_mutex_unlock(&t->lock);
+    return done;
+}
+
+void app_train_poll(App *a)
+{
+    if (a->train.running && take_curve(&a->train))
+        app_train_stop(a);
+}
+
 void app_train_stop(App *a)
 {
     AppTrain *t = &a->train;
@@ -95,21 +130,24 @@ void app_train_stop(App *a)
     t->stop = 1;
     pthread_join(t->thread, NULL);
     t->running = 0;
-    memcpy(a->pol->p.w, t->pol->p.w, a->pol->p.n * sizeof *a->pol->p.w);
+    take_curve(t);
+    Policy *pol = a->policy.pol;
+    memcpy(pol->p.w, t->pol->p.w, pol->p.n * sizeof *pol->p.w);
+    app_cache_update(a);
     double best = INFINITY;
     for (int i = 0; i < t->ts.n_best; i++)
         if (t->ts.best[i].runtime_us < best)
             best = t->ts.best[i].runtime_us;
     char path[512];
-    snprintf(path, sizeof path, "%s.trained-policy.json", a->g->name);
+    snprintf(path, sizeof path, "%s.trained-policy.json", a->data.g->name);
     Err e = {{0}};
     if (policy_save(t->pol, &t->ts, path, &e) == 0) {
         size_t len;
         char *text = util_read_file(path, &len, &e);
         if (text) {
-            free(a->policy_path);
-            a->policy_path = xstrdup(path);
-            a->policy_checksum = util_hash64(text, len, 0);
+            free(a->policy.path);
+            a->policy.path = xstrdup(path);
+            a->policy.checksum = util_hash64(text, len, 0);
             free(text);
         }
         app_msg(a, GS_GOOD, "trained %lld episodes (best %.3f ms); the policy now uses the new weights, saved as %s",

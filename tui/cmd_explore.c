@@ -1,6 +1,9 @@
-/* explore: the ncurses explorer, and its headless twin for tests and
- * screenshots (a key script in, screen dumps out). Both drive the same App
- * and draw the same Grid; only the terminal backend differs. */
+/* explore: the explorer's commands (explore, demo) and their two runners,
+ * the input side of the controller: the interactive one reads the terminal
+ * (term.c) and the headless one a key script (tests, screenshots; screen
+ * dumps out). Both hand every key, click and tick to the controller (ctl.h)
+ * and draw the same frames; only where input comes from and where frames
+ * go differ. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +12,7 @@
 
 #include "app.h"
 #include "cli.h"
+#include "ctl.h"
 #include "term.h"
 
 /* The terminal and headless options of explore and demo. */
@@ -99,12 +103,12 @@ static void dump(FILE *f, const Grid *g, GridGlyphs glyphs)
     free(text);
 }
 
-/* APP_RELOAD: the App asks to be replaced by another (the tour opening a new
- * graph). Returns 0, or -1 with e set (the old App is gone either way). */
+/* CTL_RELOAD: the App is replaced by another (the tour opening a new graph).
+ * Returns 0, or -1 with e set (the old App is gone either way). */
 static int reload(App **ap, Err *e)
 {
     App *a = *ap;
-    AppOptions o = a->reload;
+    AppOptions o = a->tour.next;
     char graph[4096], policy[4096];
     snprintf(graph, sizeof graph, "%s", o.graph_path ? o.graph_path : "");
     snprintf(policy, sizeof policy, "%s", o.policy_path ? o.policy_path : "");
@@ -130,32 +134,33 @@ static int headless(App **ap, const CliCmd *cmd, const CliArgs *args, Err *e)
         return EXIT_FAIL;
     }
     Grid *g = grid_new(w, h);
-    app_draw(a, g);
+    AppGeom geom;
+    ctl_frame(a, g, &geom);
     int n_frame = 0, quit = 0;
     char *script = xstrdup(cli_get(cmd, args, "keys") ? cli_get(cmd, args, "keys") : "");
     char *save = NULL;
     for (char *tok = strtok_r(script, " ", &save); tok && !quit; tok = strtok_r(NULL, " ", &save)) {
-        int r = APP_NOTHING, key, x, y;
+        int r = CTL_NOTHING, key, x, y;
         if (strncmp(tok, "resize:", 7) == 0 && sscanf(tok + 7, "%dx%d", &x, &y) == 2 && x > 0 && y > 0) {
             grid_resize(g, x, y);
-            r = APP_REDRAW;
+            r = CTL_REDRAW;
         } else if (strncmp(tok, "click:", 6) == 0 && sscanf(tok + 6, "%d,%d", &x, &y) == 2) {
-            r = app_click(a, x, y, 1);
+            r = ctl_click(a, &geom, x, y, 1);
         } else if (strcmp(tok, "tick") == 0) {
-            r = app_tick(a, util_now());
+            r = ctl_tick(a, util_now());
         } else if (strcmp(tok, "wait") == 0) {
             while (a->train.running) {
                 usleep(20000);
-                r |= app_tick(a, util_now());
+                r |= ctl_tick(a, util_now());
             }
         } else if (token_key(tok, &key)) {
-            r = app_key(a, key);
+            r = ctl_key(a, key);
         } else {
-            for (const char *p = tok; *p && !(r & APP_QUIT); p++)
-                r |= app_key(a, (unsigned char)*p);
+            for (const char *p = tok; *p && !(r & CTL_QUIT); p++)
+                r |= ctl_key(a, (unsigned char)*p);
         }
-        quit = r & APP_QUIT;
-        if ((r & APP_RELOAD) && reload(ap, e) != 0) {
+        quit = r & CTL_QUIT;
+        if ((r & CTL_RELOAD) && reload(ap, e) != 0) {
             free(script);
             grid_free(g);
             if (frames)
@@ -163,7 +168,7 @@ static int headless(App **ap, const CliCmd *cmd, const CliArgs *args, Err *e)
             return EXIT_FAIL;
         }
         a = *ap;
-        app_draw(a, g);
+        ctl_frame(a, g, &geom);
         if (frames) {
             fprintf(frames, "--- frame %d: %s ---\n", ++n_frame, tok);
             dump(frames, g, glyphs);
@@ -210,50 +215,53 @@ static int interactive(App **ap, const CliCmd *cmd, const CliArgs *args, Err *e)
     int w, h;
     term_size(t, &w, &h);
     Grid *g = grid_new(w, h);
+    AppGeom geom;
     int redraw = 1;
     for (;;) {
         if (redraw) {
-            app_draw(a, g);
+            ctl_frame(a, g, &geom);
             term_draw(t, g);
             redraw = 0;
         }
         TermEvent ev;
-        int r = APP_NOTHING;
-        switch (term_next(t, app_timeout_ms(a), &ev)) {
+        int r = CTL_NOTHING;
+        switch (term_next(t, ctl_timeout_ms(a), &ev)) {
         case TERM_KEY:
-            r = app_key(a, ev.key);
+            r = ctl_key(a, ev.key);
             break;
         case TERM_MOUSE:
-            r = app_click(a, ev.x, ev.y, ev.button);
+            r = ctl_click(a, &geom, ev.x, ev.y, ev.button);
             break;
         case TERM_RESIZE:
             term_size(t, &w, &h);
             grid_resize(g, w, h);
-            r = APP_REDRAW;
+            r = CTL_REDRAW;
             break;
         case TERM_SIGNAL:
             app_autosave(a);
-            r = APP_QUIT;
+            r = CTL_QUIT;
             break;
         case TERM_TIMEOUT:
         default:
-            r = app_tick(a, util_now());
+            r = ctl_tick(a, util_now());
             break;
         }
-        if (r & APP_QUIT)
+        if (r & CTL_QUIT)
             break;
-        if ((r & APP_RELOAD) && reload(ap, e) != 0) {
+        if ((r & CTL_RELOAD) && reload(ap, e) != 0) {
             term_close(t);
             grid_free(g);
             return EXIT_FAIL;
         }
         a = *ap;
-        redraw |= r & APP_REDRAW;
+        if (r & CTL_REPAINT)
+            term_invalidate(t);
+        redraw |= r & CTL_REDRAW;
     }
     term_close(t);
     grid_free(g);
-    if (a->message[0] && a->message_style == GS_ERROR)
-        fprintf(stderr, "placeto: %s\n", a->message);
+    if (a->msg.text[0] && a->msg.style == GS_ERROR)
+        fprintf(stderr, "placeto: %s\n", a->msg.text);
     return EXIT_OK;
 }
 

@@ -1,17 +1,15 @@
-/* demo: the guided tour of `placeto demo`. Each stage sets up the explorer
- * to show one idea (the groups, the simulator, the state, message passing,
- * the pooled sets, the probabilities, the reward, an override, the
- * baselines, generalization), draws a short caption over the screen and
- * waits for a key, or advances on a timer with --auto. The last stages open
- * a graph the family's policy never saw. */
-#include <math.h>
+/* demo: the guided tour of `placeto demo`, part of the explorer's model
+ * (see app.h). Each stage sets the explorer up, through the model's
+ * functions, to show one idea (the groups, the simulator, the state,
+ * message passing, the pooled sets, the probabilities, the reward, an
+ * override, the baselines, generalization); the view draws the stage's
+ * caption over the screen (draw.c) and the controller advances on a key or,
+ * with autoplay, on a timer (ctl.c). The last stages open a graph the
+ * family's policy never saw. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "app.h"
-#include "place.h"
-#include "term.h"
 
 #define DEMO_SECONDS 7.0
 #define HELD_OUT_GRAPH "families/nmt/nmt_variant_24.json"
@@ -19,251 +17,174 @@
 
 const char *cli_data_path(char *buf, size_t n, const char *rel); /* tui/cli.c */
 
-typedef struct Stage {
-    const char *title;
-    const char *text; /* lines separated by \n; %s-free: dynamic lines come from demo_draw */
-} Stage;
-
-static const Stage stages[] = {
+static const AppTourStage stages[] = {
     {"The computation graph and its groups",
      "One training step of a network: forward, backward and weight updates, one node per op.\n"
      "Placeto places groups, not ops: a parameter stays with its gradient and update, chains\n"
      "and neighbours are merged, about 100-200 groups remain. Each box is a group; its colour\n"
-     "and tag (d0, d1) say which device runs it. The highlighted box is the current node."},
+     "and tag (d0, d1) say which device runs it. The highlighted box is the current node.",
+     0, TOUR_TEXT},
     {"The simulator and the timeline",
      "An event-driven simulator runs every op on its group's device: an op starts when its\n"
      "inputs have arrived, one op at a time per device, transfers queue on the sender's bus.\n"
      "Each lane is a device, the line below it its outgoing transfers, ^ the critical path.\n"
-     "The runtime of the placement is when the last op ends."},
+     "The runtime of the placement is when the last op ends.",
+     1, TOUR_TEXT},
     {"The state: what the policy sees",
      "For the node being placed, every group gets a feature row: its cost, its output bytes,\n"
      "how often it was visited, whether it is the current node, its start time relative to\n"
-     "the current node's in the last simulation, and its device (one-hot)."},
+     "the current node's in the last simulation, and its device (one-hot).",
+     0, TOUR_FEATURES},
     {"Message passing",
      "A graph neural network embeds every group: 8 rounds in which each group adds up what its\n"
      "parents send (top-down) and, with other weights, what its children send (bottom-up).\n"
      "After k rounds a group's embedding summarises the groups up to k edges away, so the same\n"
-     "network works on any graph, of any size."},
+     "network works on any graph, of any size.",
+     0, TOUR_TEXT},
     {"Ancestors, descendants, parallel groups",
      "For the current node the policy pools the embeddings of three sets: its ancestors (they\n"
      "run before it), its descendants (after it) and the parallel groups (neither: they can run\n"
      "at the same time, on another device). The colours in the graph show the three sets; the\n"
-     "tour let the policy place the first third of the groups, so that all three are there."},
+     "tour let the policy place the first third of the groups, so that all three are there.",
+     0, TOUR_TEXT},
     {"Probabilities and the action",
      "The pooled sets and the node's own embedding go through a small network: one probability\n"
      "per device (the Policy pane). Training samples a device from it; evaluation takes the\n"
-     "most likely one. The next stage takes the step."},
+     "most likely one. The next stage takes the step.",
+     0, TOUR_TEXT},
     {"The reward: the runtime improvement",
      "The group moved; the graph was simulated again. The reward is the runtime before minus\n"
      "after, in seconds. One episode visits every group once; REINFORCE raises the probability\n"
-     "of the actions whose return beat the average return at that step."},
+     "of the actions whose return beat the average return at that step.",
+     0, TOUR_TEXT},
     {"An override by hand, and the policy goes on",
      "You can move any group yourself: select it and press a device digit. The tour just moved\n"
      "the last placed group to another device and let the policy take the next step from your\n"
-     "placement. u undoes any step, yours or the policy's; U redoes it."},
+     "placement. u undoes any step, yours or the policy's; U redoes it.",
+     0, TOUR_TEXT},
     {"Compared with the baselines",
      "b runs every classic placer on the same simulator: one device, random, round-robin,\n"
      "expert stages, Baechi's m-TOPO and m-ETF, HEFT, METIS and Scotch. Enter starts an\n"
-     "episode from one of them, so the policy refines its placement."},
+     "episode from one of them, so the policy refines its placement.",
+     1, TOUR_TEXT},
     {"Generalization to an unseen graph",
      "This translation model is one of 8 graphs the family's policy never saw: it was trained\n"
      "on 24 other graphs of the family. Without any training it placed this one in one greedy\n"
-     "episode (the best placement it passed through counts); the baselines are below."},
+     "episode (the best placement it passed through counts); the baselines are below.",
+     1, TOUR_ZERO_SHOT},
     {"That is Placeto",
      "Learned placement that improves one group at a time and carries over to new graphs.\n"
      "q leaves the tour and keeps the explorer open: space steps, ? lists every key.\n"
-     "Train your own policy with  placeto train GRAPH -o p.json  and open it with --policy."},
+     "Train your own policy with  placeto train GRAPH -o p.json  and open it with --policy.",
+     0, TOUR_TEXT},
 };
 enum { N_STAGES = sizeof stages / sizeof stages[0], GENERALIZATION = 9 };
 
-int demo_count(void)
+const AppTourStage *app_tour_stage(int k, int *count)
 {
-    return N_STAGES;
+    *count = N_STAGES;
+    return k >= 0 && k < N_STAGES ? &stages[k] : NULL;
 }
 
 static void step_policy(App *a)
 {
-    if (!episode_done(a->ep))
-        app_key_step(a);
+    if (!episode_done(a->data.ep))
+        app_step(a);
 }
 
-void demo_enter(App *a, int stage)
+void app_tour_enter(App *a, int stage)
 {
+    AppView *v = &a->view;
     if (stage < 0 || stage >= N_STAGES) {
-        a->demo_stage = -1;
-        a->maximized = -1;
-        a->dialog = DLG_NONE;
+        a->tour.active = 0;
+        a->tour.stage = -1;
+        app_maximize(a, 0);
+        app_dialog_close(a);
         app_msg(a, GS_NONE, "the tour is over: explore on (space steps, ? shows every key)");
         return;
     }
-    a->demo_stage = stage;
-    a->demo_since = util_now();
-    a->maximized = -1;
-    a->dialog = DLG_NONE;
-    a->show_sets = 0;
-    a->follow = 1;
-    a->zoom = stage == 4 ? DAG_COMPACT : DAG_FULL; /* the sets need the whole graph in view */
+    a->tour.active = 1;
+    a->tour.stage = stage;
+    a->tour.since = util_now();
+    app_maximize(a, 0);
+    app_dialog_close(a);
+    /* the screen set up without a message: the stage's caption explains it */
+    v->show_sets = 0;
+    v->follow = 1;
+    v->zoom = stage == 4 ? DAG_COMPACT : DAG_FULL; /* the sets need the whole graph in view */
     switch (stage) {
-    case 0: a->focus = PANE_GRAPH; break;
+    case 0: app_focus(a, PANE_GRAPH); break;
     case 1:
-        a->focus = PANE_TIMELINE;
-        a->maximized = PANE_TIMELINE;
+        app_focus(a, PANE_TIMELINE);
+        app_maximize(a, 1);
         break;
-    case 2: a->focus = PANE_INSPECTOR; break;
-    case 3: a->focus = PANE_GRAPH; break;
+    case 2: app_focus(a, PANE_INSPECTOR); break;
+    case 3: app_focus(a, PANE_GRAPH); break;
     case 4:
-        a->focus = PANE_GRAPH;
-        a->show_sets = 1;
-        while (a->ep->cursor < a->ep->n_order / 3 && !episode_done(a->ep)) /* all three sets non-empty */
-            app_key_step(a);
+        app_focus(a, PANE_GRAPH);
+        v->show_sets = 1;
+        while (a->data.ep->cursor < a->data.ep->n_order / 3 && !episode_done(a->data.ep)) /* all three sets non-empty */
+            app_step(a);
         break;
-    case 5: a->focus = PANE_POLICY; break;
+    case 5: app_focus(a, PANE_POLICY); break;
     case 6:
-        a->focus = PANE_POLICY;
+        app_focus(a, PANE_POLICY);
         step_policy(a);
         break;
     case 7: {
-        a->focus = PANE_HISTORY;
-        if (a->ep->n_hist > 0) {
-            const EpisodeStep *s = &a->ep->hist[a->ep->n_hist - 1];
-            int g = s->group, d = (s->new_device + 1) % a->c->n_devices;
-            a->selected = g;
-            app_key_override(a, g, d);
+        app_focus(a, PANE_HISTORY);
+        const Episode *ep = a->data.ep;
+        if (ep->n_hist > 0) {
+            const EpisodeStep *s = &ep->hist[ep->n_hist - 1];
+            app_override(a, s->group, (s->new_device + 1) % a->data.c->n_devices);
         }
         step_policy(a);
         break;
     }
     case 8:
-        a->focus = PANE_GRAPH;
-        app_key(a, 'b'); /* runs the baselines and opens their table */
+        app_focus(a, PANE_GRAPH);
+        app_run_baselines(a);
+        app_dialog_open(a, DLG_BASELINES, NULL);
         break;
     case GENERALIZATION:
-        a->focus = PANE_GRAPH;
-        a->greedy = 1;
-        while (!episode_done(a->ep))
-            app_key_step(a);
-        app_key(a, 'b');
+        app_focus(a, PANE_GRAPH);
+        a->run.greedy = 1;
+        while (!episode_done(a->data.ep))
+            app_step(a);
+        app_run_baselines(a);
+        app_dialog_open(a, DLG_BASELINES, NULL);
         break;
-    default: a->focus = PANE_GRAPH; break;
+    default: app_focus(a, PANE_GRAPH); break;
     }
 }
 
-/* Opens the held-out graph for the generalization stage. */
-static int reload_held_out(App *a)
+/* Asks for the held-out graph for the generalization stage. */
+static void ask_held_out(App *a)
 {
-    cli_data_path(a->reload_buf[0], sizeof a->reload_buf[0], HELD_OUT_GRAPH);
-    cli_data_path(a->reload_buf[1], sizeof a->reload_buf[1], HELD_OUT_POLICY);
-    memset(&a->reload, 0, sizeof a->reload);
-    a->reload.graph_path = a->reload_buf[0];
-    a->reload.policy_path = a->reload_buf[1];
-    a->reload.n_devices = 2;
-    a->reload.seed = 1;
-    a->reload.demo = a->demo_auto ? 2 : 1;
-    a->reload.demo_stage = GENERALIZATION;
-    return APP_RELOAD | APP_REDRAW;
+    AppTour *t = &a->tour;
+    cli_data_path(t->next_path[0], sizeof t->next_path[0], HELD_OUT_GRAPH);
+    cli_data_path(t->next_path[1], sizeof t->next_path[1], HELD_OUT_POLICY);
+    memset(&t->next, 0, sizeof t->next);
+    t->next.graph_path = t->next_path[0];
+    t->next.policy_path = t->next_path[1];
+    t->next.n_devices = 2;
+    t->next.seed = 1;
+    t->next.demo = t->autoplay ? 2 : 1;
+    t->next.demo_stage = GENERALIZATION;
 }
 
-static int next(App *a)
+int app_tour_next(App *a)
 {
-    int s = a->demo_stage + 1;
-    if (s == GENERALIZATION && strstr(a->g->path, "nmt_variant") == NULL)
-        return reload_held_out(a);
-    demo_enter(a, s);
-    return APP_REDRAW;
-}
-
-int demo_key(App *a, int key)
-{
-    if (key == 'q' || key == TERM_KEY_ESC) {
-        demo_enter(a, -1);
-        return APP_REDRAW;
+    int s = a->tour.stage + 1;
+    if (s == GENERALIZATION && strstr(a->data.g->path, "nmt_variant") == NULL) {
+        ask_held_out(a);
+        return 1;
     }
-    if (key == ' ' || key == TERM_KEY_ENTER || key == TERM_KEY_RIGHT || key == 'n' || key == '\n')
-        return next(a);
-    return -1; /* any other key works as in the explorer */
+    app_tour_enter(a, s);
+    return 0;
 }
 
-int demo_tick(App *a, double now)
+int app_tour_due(const App *a, double now)
 {
-    if (!a->demo_auto || now - a->demo_since < DEMO_SECONDS)
-        return APP_NOTHING;
-    return next(a);
-}
-
-/* The feature row of the current node and of one neighbour, for stage 2. */
-static int feature_lines(App *a, char lines[3][160])
-{
-    int v = episode_current(a->ep);
-    if (v < 0)
-        return 0;
-    int F = a->ep->n_features, nd = a->c->n_devices;
-    float *x = a->ep->feats;
-    episode_features(a->ep, v, x);
-    int rows[2] = {v, a->gr->pred_off[v + 1] > a->gr->pred_off[v] ? a->gr->pred[a->gr->pred_off[v]] : -1};
-    snprintf(lines[0], 160, "%-22s %6s %6s %6s %4s %7s  device", "group", "cost", "bytes", "visits", "cur", "start");
-    int n = 1;
-    for (int k = 0; k < 2; k++) {
-        if (rows[k] < 0)
-            continue;
-        const float *r = x + (size_t)rows[k] * (size_t)F;
-        char dev[64] = "";
-        size_t len = 0;
-        for (int d = 0; d < nd && len < sizeof dev - 4; d++)
-            len += (size_t)snprintf(dev + len, sizeof dev - len, "%s%.0f", d ? " " : "", r[POLICY_F_DEVICE + d]);
-        snprintf(lines[n++], 160, "%-22.22s %6.3f %6.3f %6.0f %4.0f %7.3f  [%s]", a->gr->names[rows[k]],
-                 r[POLICY_F_COST], r[POLICY_F_BYTES], r[POLICY_F_VISITS], r[POLICY_F_CURRENT], r[POLICY_F_START], dev);
-    }
-    return n;
-}
-
-void demo_draw(App *a, Grid *g)
-{
-    if (a->demo_stage < 0)
-        return;
-    const Stage *s = &stages[a->demo_stage];
-    char extra[3][160];
-    int n_extra = a->demo_stage == 2 ? feature_lines(a, extra) : 0;
-    if (a->demo_stage == GENERALIZATION) {
-        double best = INFINITY;
-        const char *bm = "";
-        for (int k = 0; k < a->n_base; k++)
-            if (!a->base[k].oom && a->base[k].runtime_us < best) {
-                best = a->base[k].runtime_us;
-                bm = a->base[k].method;
-            }
-        char b1[32], b2[32], b3[32];
-        snprintf(extra[0], 160, "zero-shot Placeto: %s   best baseline (%s): %s   one device: %s",
-                 util_fmt_time(b1, a->ep->best_runtime_us), bm, util_fmt_time(b2, best),
-                 util_fmt_time(b3, a->single_us));
-        n_extra = 1;
-    }
-    int lines = 1;
-    for (const char *p = s->text; *p; p++)
-        lines += *p == '\n';
-    int w = g->w - 4 < 96 ? g->w - 4 : 96, h = lines + n_extra + 2;
-    /* at the top when the stage shows something at the bottom or in the middle */
-    int top = a->demo_stage == 1 || a->demo_stage == 8 || a->demo_stage == GENERALIZATION;
-    GridRect r = {(g->w - w) / 2, top ? 1 : g->h - h - 1, w, h};
-    if (r.y < 1)
-        r.y = 1;
-    grid_fill(g, r, ' ', GS_NONE);
-    grid_box(g, r, GS_BORDER);
-    char title[160];
-    snprintf(title, sizeof title, " Tour %d/%d: %s ", a->demo_stage + 1, N_STAGES, s->title);
-    grid_text_fit(g, r.x + 2, r.y, title, r.w - 4, GS_TITLE);
-    int y = r.y + 1;
-    const char *p = s->text;
-    while (*p && y < r.y + r.h - 1) {
-        const char *e = strchr(p, '\n');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        char line[256];
-        snprintf(line, sizeof line, "%.*s", (int)len, p);
-        grid_text_fit(g, r.x + 2, y++, line, r.w - 4, GS_NONE);
-        p += len + (e ? 1 : 0);
-    }
-    for (int k = 0; k < n_extra && y < r.y + r.h - 1; k++)
-        grid_text_fit(g, r.x + 2, y++, extra[k], r.w - 4, k == 0 && a->demo_stage == 2 ? GS_LABEL : GS_GOOD);
-    grid_text_fit(g, r.x + 2, r.y + r.h - 1,
-                  a->demo_auto ? " advancing on its own; q leaves the tour " : " space: next   q: leave the tour ",
-                  r.w - 4, GS_KEY);
+    return a->tour.active && a->tour.autoplay && now - a->tour.since >= DEMO_SECONDS;
 }

@@ -1,14 +1,17 @@
-/* draw: the explorer's screen as a pure function of the App, drawn onto a
- * Grid: a status line, the panes (graph, timeline, policy, devices, history,
- * inspector) in a layout that adapts to the size, the message line, and the
- * dialogs on top. The terminal backend copies the grid to the screen; the
- * headless runner dumps it as text. */
+/* draw: the explorer's view (see draw.h): the screen as a pure function of
+ * a const App, drawn onto a Grid: a status line, the panes (graph, timeline,
+ * policy, devices, history, inspector) in a layout that adapts to the size,
+ * the message line, the open dialog (dialogs.c) and the tour's caption on
+ * top. The terminal backend copies the grid to the screen; the headless
+ * runner dumps it as text. */
+#include "draw.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
+#include "dialogs.h"
 #include "widgets.h"
 
 enum { MIN_W = 60, MIN_H = 16 };
@@ -17,52 +20,55 @@ static const char *const pane_title[PANE_COUNT] = {"Graph", "Timeline", "Policy"
                                                    "Inspector"};
 
 /* A pane's frame and title; returns the inside. */
-static GridRect frame(App *a, Grid *g, GridRect r, AppPane p, const char *extra)
+static GridRect frame(const App *a, Grid *g, GridRect r, AppPane p, const char *extra)
 {
     grid_box(g, r, GS_BORDER);
     char t[160];
     snprintf(t, sizeof t, " %s%s%s ", pane_title[p], extra ? " " : "", extra ? extra : "");
-    grid_text_fit(g, r.x + 2, r.y, t, r.w - 4, a->focus == p ? GS_CURSOR : GS_TITLE);
+    grid_text_fit(g, r.x + 2, r.y, t, r.w - 4, a->view.focus == p ? GS_CURSOR : GS_TITLE);
     return (GridRect){r.x + 1, r.y + 1, r.w - 2, r.h - 2};
 }
 
 /* ------------------------------------------------------------------ */
 /* Graph                                                               */
 
-static void draw_graph(App *a, Grid *g, GridRect r)
+static void draw_graph(const App *a, Grid *g, GridRect r, AppGeom *geom)
 {
-    const Episode *ep = a->ep;
-    int n = a->gr->n_groups, cur = episode_current(ep);
+    const AppData *d = &a->data;
+    const AppView *vw = &a->view;
+    int n = d->gr->n_groups, cur = episode_current(d->ep);
     char extra[96];
-    snprintf(extra, sizeof extra, "%d groups%s%s", n, a->zoom == DAG_COMPACT ? ", compact" : "",
-             a->show_sets ? ", sets" : "");
+    snprintf(extra, sizeof extra, "%d groups%s%s", n, vw->zoom == DAG_COMPACT ? ", compact" : "",
+             vw->show_sets ? ", sets" : "");
     GridRect in = frame(a, g, r, PANE_GRAPH, extra);
     if (in.w <= 0 || in.h <= 0)
         return;
     uint8_t *style = xcalloc((size_t)n + 1, 1), *crit = xcalloc((size_t)n + 1, 1);
-    if (a->show_sets && cur >= 0)
+    if (vw->show_sets && cur >= 0)
         for (int j = 0; j < n; j++)
-            style[j] = policy_graph_is_anc(a->pg, cur, j)    ? GS_ANCESTOR
-                       : policy_graph_is_desc(a->pg, cur, j) ? GS_DESCENDANT
+            style[j] = policy_graph_is_anc(d->pg, cur, j)    ? GS_ANCESTOR
+                       : policy_graph_is_desc(d->pg, cur, j) ? GS_DESCENDANT
                        : j != cur                           ? GS_PARALLEL
                                                             : 0;
-    for (int i = 0; i < a->g->n_nodes; i++)
-        if (a->tl->op_crit[i])
-            crit[a->gr->op_group[i]] = 1;
-    if (a->selected >= 0)
-        style[a->selected] = GS_SELECTED;
+    for (int i = 0; i < d->g->n_nodes; i++)
+        if (a->cache.tl->op_crit[i])
+            crit[d->gr->op_group[i]] = 1;
+    if (vw->selected >= 0)
+        style[vw->selected] = GS_SELECTED;
     if (cur >= 0)
         style[cur] = GS_CURRENT;
-    if (a->follow || a->dialog == DLG_SEARCH)
-        dag_center_on(a->dag, a->zoom, a->selected, in.w, in.h, &a->view_x, &a->view_y);
-    DagView v = {a->zoom, a->view_x, a->view_y, in, (const char *const *)a->labels, ep->group_device, style, crit,
-                 a->c->n_devices <= 10};
-    dag_render(a->dag, &v, g);
-    a->graph_rect = in;
-    a->last_dag_view = v;
-    a->last_dag_view.style = NULL; /* the arrays die with this frame */
-    a->last_dag_view.critical = NULL;
-    a->have_dag_view = 1;
+    int x = vw->x, y = vw->y;
+    if (vw->follow || a->dialog.kind == DLG_SEARCH) /* the selection in the middle */
+        dag_center_on(d->dag, vw->zoom, vw->selected, in.w, in.h, &x, &y);
+    DagView v = {vw->zoom, x, y, in, (const char *const *)d->labels, d->ep->group_device, style, crit,
+                 d->c->n_devices <= 10};
+    dag_render(d->dag, &v, g);
+    if (geom) {
+        geom->have_dag = 1;
+        geom->dag = v;
+        geom->dag.style = NULL; /* the arrays die with this frame */
+        geom->dag.critical = NULL;
+    }
     free(style);
     free(crit);
 }
@@ -70,49 +76,39 @@ static void draw_graph(App *a, Grid *g, GridRect r)
 /* ------------------------------------------------------------------ */
 /* Timeline                                                            */
 
-static void draw_timeline(App *a, Grid *g, GridRect r)
+static void draw_timeline(const App *a, Grid *g, GridRect r, AppGeom *geom)
 {
+    const Episode *ep = a->data.ep;
     char extra[96], t1[32];
-    snprintf(extra, sizeof extra, "runtime %s%s", util_fmt_time(t1, a->ep->runtime_us),
-             a->ep->oom ? ", OUT OF MEMORY" : "");
+    snprintf(extra, sizeof extra, "runtime %s%s", util_fmt_time(t1, ep->runtime_us), ep->oom ? ", OUT OF MEMORY" : "");
     GridRect in = frame(a, g, r, PANE_TIMELINE, extra);
     if (in.w <= 0 || in.h <= 0)
         return;
-    TlView v = tl_view_default(a->tl, in);
-    if (a->tl_t1 > a->tl_t0) {
-        v.t0 = a->tl_t0;
-        v.t1 = a->tl_t1;
+    TlView v = tl_view_default(a->cache.tl, in);
+    if (a->view.tl_t1 > a->view.tl_t0) {
+        v.t0 = a->view.tl_t0;
+        v.t1 = a->view.tl_t1;
     }
-    v.op_group = a->gr->op_group;
-    v.selected_group = a->selected;
-    v.by_group = a->tl_by_group;
-    v.group_names = (const char *const *)a->labels;
-    tl_render(a->tl, &v, g);
-    a->timeline_rect = in;
-    a->last_tl_view = v;
-    a->have_tl_view = 1;
+    v.op_group = a->data.gr->op_group;
+    v.selected_group = a->view.selected;
+    v.by_group = a->view.tl_by_group;
+    v.group_names = (const char *const *)a->data.labels;
+    tl_render(a->cache.tl, &v, g);
+    if (geom) {
+        geom->have_tl = 1;
+        geom->tl = v;
+    }
 }
 
 /* ------------------------------------------------------------------ */
 /* Policy                                                              */
 
-static void update_probs(App *a)
+static void draw_policy(const App *a, Grid *g, GridRect r)
 {
-    Episode *ep = a->ep;
-    long key = ((long)ep->cursor << 32) ^ ((long)ep->n_hist << 12) ^ ep->n_redo ^ (long)ep->seed * 7919;
-    int cur = episode_current(ep);
-    if (cur < 0 || key == a->probs_key)
-        return;
-    episode_features(ep, cur, ep->feats);
-    policy_forward(a->pol, a->pg, a->work, ep->feats, cur, NULL, a->probs);
-    a->probs_key = key;
-}
-
-static void draw_policy(App *a, Grid *g, GridRect r)
-{
-    Episode *ep = a->ep;
-    int cur = episode_current(ep), nd = a->c->n_devices;
-    GridRect in = frame(a, g, r, PANE_POLICY, a->greedy ? "greedy" : "sampling");
+    const Episode *ep = a->data.ep;
+    const AppCache *c = &a->cache;
+    int cur = c->node, nd = a->data.c->n_devices;
+    GridRect in = frame(a, g, r, PANE_POLICY, a->run.greedy ? "greedy" : "sampling");
     if (in.w <= 0 || in.h <= 0)
         return;
     char buf[256], b1[32], b2[32];
@@ -120,24 +116,23 @@ static void draw_policy(App *a, Grid *g, GridRect r)
     if (cur < 0) {
         grid_text_fit(g, in.x, y++, "episode complete: n for a new one", in.w, GS_DIM);
     } else {
-        update_probs(a);
-        snprintf(buf, sizeof buf, "step %d/%d: %s", ep->cursor + 1, ep->n_order, a->gr->names[cur]);
+        snprintf(buf, sizeof buf, "step %d/%d: %s", ep->cursor + 1, ep->n_order, a->data.gr->names[cur]);
         grid_text_fit(g, in.x, y++, buf, in.w, GS_CURRENT);
         int best = 0;
         for (int d = 1; d < nd; d++)
-            if (a->probs[d] > a->probs[best])
+            if (c->probs[d] > c->probs[best])
                 best = d;
         for (int d = 0; d < nd && y < in.y + in.h - 1; d++, y++) {
             char lab[16], txt[16];
             snprintf(lab, sizeof lab, "%c%d", d == ep->group_device[cur] ? '*' : ' ', d);
-            snprintf(txt, sizeof txt, "%5.1f%% %s", 100.0 * a->probs[d], d == best ? "<" : " ");
-            grid_bar(g, in.x, y, in.w, a->probs[d], 1.0, lab, txt);
+            snprintf(txt, sizeof txt, "%5.1f%% %s", 100.0 * c->probs[d], d == best ? "<" : " ");
+            widget_bar(g, in.x, y, in.w, c->probs[d], 1.0, lab, txt);
         }
     }
     if (ep->n_hist > 0 && y < in.y + in.h) {
         const EpisodeStep *s = &ep->hist[ep->n_hist - 1];
         snprintf(buf, sizeof buf, "last: %s %s %d->%d, reward %+.4f s, %s -> %s",
-                 s->actor == EPISODE_ACTOR_USER ? "you" : "policy", a->gr->names[s->group], s->old_device,
+                 s->actor == EPISODE_ACTOR_USER ? "you" : "policy", a->data.gr->names[s->group], s->old_device,
                  s->new_device, s->reward, util_fmt_time(b1, s->runtime_us + s->reward * 1e6),
                  util_fmt_time(b2, s->runtime_us));
         grid_text_fit(g, in.x, y++, buf, in.w, s->reward > 0 ? GS_GOOD : s->reward < 0 ? GS_WARN : GS_DIM);
@@ -147,30 +142,31 @@ static void draw_policy(App *a, Grid *g, GridRect r)
 /* ------------------------------------------------------------------ */
 /* Devices                                                             */
 
-static void draw_devices(App *a, Grid *g, GridRect r)
+static void draw_devices(const App *a, Grid *g, GridRect r)
 {
-    const SimResult *res = a->ep->result;
+    const AppData *dt = &a->data;
+    const SimResult *res = dt->ep->result;
     GridRect in = frame(a, g, r, PANE_DEVICES, "memory");
     if (in.w <= 0 || in.h <= 0)
         return;
-    int nd = a->c->n_devices;
+    int nd = dt->c->n_devices;
     int *count = xcalloc((size_t)nd, sizeof *count);
-    for (int k = 0; k < a->gr->n_groups; k++)
-        count[a->ep->group_device[k]]++;
+    for (int k = 0; k < dt->gr->n_groups; k++)
+        count[dt->ep->group_device[k]]++;
     for (int d = 0; d < nd && d < in.h; d++) {
         char lab[40], txt[64], b1[32], b2[32];
         double util = res->makespan_us > 0 ? 100.0 * res->busy_us[d] / res->makespan_us : 0.0;
+        double cap = (double)dt->c->devices[d].memory_bytes;
         if (in.w >= 40) {
             snprintf(lab, sizeof lab, "%d %3d grp %3.0f%%", d, count[d], util);
             snprintf(txt, sizeof txt, "%s/%s%s", util_fmt_bytes(b1, (double)res->peak_memory_bytes[d]),
-                     util_fmt_bytes(b2, (double)a->c->devices[d].memory_bytes), res->oom[d] ? " OOM" : "");
+                     util_fmt_bytes(b2, cap), res->oom[d] ? " OOM" : "");
         } else { /* narrow: utilisation and peak memory only */
             snprintf(lab, sizeof lab, "%d %3.0f%%", d, util);
             snprintf(txt, sizeof txt, "%s%s", util_fmt_bytes(b1, (double)res->peak_memory_bytes[d]),
                      res->oom[d] ? " OOM" : "");
         }
-        grid_bar(g, in.x, in.y + d, in.w, (double)res->peak_memory_bytes[d], (double)a->c->devices[d].memory_bytes,
-                 lab, txt);
+        widget_bar(g, in.x, in.y + d, in.w, (double)res->peak_memory_bytes[d], cap, lab, txt);
     }
     free(count);
 }
@@ -178,9 +174,9 @@ static void draw_devices(App *a, Grid *g, GridRect r)
 /* ------------------------------------------------------------------ */
 /* History                                                             */
 
-static void draw_history(App *a, Grid *g, GridRect r)
+static void draw_history(const App *a, Grid *g, GridRect r)
 {
-    Episode *ep = a->ep;
+    const Episode *ep = a->data.ep;
     int total = ep->n_hist + ep->n_redo;
     char extra[64];
     snprintf(extra, sizeof extra, "%d steps%s", ep->n_hist, ep->n_redo ? ", redo available" : "");
@@ -194,34 +190,27 @@ static void draw_history(App *a, Grid *g, GridRect r)
     for (int k = 0; k < ep->n_hist; k++)
         rt[k + 1] = ep->hist[k].runtime_us;
     grid_text(g, in.x, y, "runtime", GS_LABEL);
-    grid_sparkline(g, in.x + 8, y++, in.w - 8, rt, ep->n_hist + 1, 0, 0, GS_SPARK);
+    widget_sparkline(g, in.x + 8, y++, in.w - 8, rt, ep->n_hist + 1, 0, 0, GS_SPARK);
     free(rt);
-    AppTrain *t = &a->train;
-    pthread_mutex_lock(&t->lock);
-    if (t->n_curve > 0 && y < in.y + in.h) {
+    const AppTrain *t = &a->train;
+    if (t->n_shown > 0 && y < in.y + in.h) {
         char lab[96], b1[32];
-        snprintf(lab, sizeof lab, "training %lld/%lld, best %s%s", (long long)t->ran, (long long)t->target,
-                 util_fmt_time(b1, t->curve[t->n_curve - 1]), t->running ? "" : " (done)");
+        snprintf(lab, sizeof lab, "training %lld/%lld, best %s%s", (long long)t->shown_ran, (long long)t->target,
+                 util_fmt_time(b1, t->shown_curve[t->n_shown - 1]), t->running ? "" : " (done)");
         grid_text_fit(g, in.x, y++, lab, in.w, GS_LABEL);
         if (y < in.y + in.h)
-            grid_sparkline(g, in.x, y++, in.w, t->ret, t->n_curve, 0, 0, GS_SPARK);
+            widget_sparkline(g, in.x, y++, in.w, t->shown_ret, t->n_shown, 0, 0, GS_SPARK);
     } else if (t->running && y < in.y + in.h) {
         grid_text_fit(g, in.x, y++, "training: first episode...", in.w, GS_DIM);
     }
-    pthread_mutex_unlock(&t->lock);
     int rows = in.y + in.h - y;
     if (rows <= 0)
         return;
-    int top = a->history_top >= 0 ? a->history_top : total - rows;
-    if (top > total - rows)
-        top = total - rows;
-    if (top < 0)
-        top = 0;
-    for (int k = top; k < total && y < in.y + in.h; k++, y++) {
+    for (int k = total - rows > 0 ? total - rows : 0; k < total && y < in.y + in.h; k++, y++) { /* the end */
         const EpisodeStep *s = &ep->hist[k];
         char line[256], b1[32];
         snprintf(line, sizeof line, "%4d %-6s %s %d->%d %s", k + 1, s->actor == EPISODE_ACTOR_USER ? "you" : "policy",
-                 a->gr->names[s->group], s->old_device, s->new_device, util_fmt_time(b1, s->runtime_us));
+                 a->data.gr->names[s->group], s->old_device, s->new_device, util_fmt_time(b1, s->runtime_us));
         int style = k >= ep->n_hist ? GS_DIM : s->actor == EPISODE_ACTOR_USER ? GS_SELECTED : GS_NONE;
         grid_text_fit(g, in.x, y, line, in.w, style);
     }
@@ -230,18 +219,19 @@ static void draw_history(App *a, Grid *g, GridRect r)
 /* ------------------------------------------------------------------ */
 /* Inspector                                                           */
 
-static void draw_inspector(App *a, Grid *g, GridRect r)
+static void draw_inspector(const App *a, Grid *g, GridRect r)
 {
-    int k = a->selected;
-    const Grouping *gr = a->gr;
+    const AppData *dt = &a->data;
+    int k = a->view.selected;
+    const Grouping *gr = dt->gr;
     GridRect in = frame(a, g, r, PANE_INSPECTOR, gr->names[k]);
     if (in.w <= 0 || in.h <= 0)
         return;
     char line[512], b1[32], b2[32], b3[32];
     int y = in.y, end = in.y + in.h;
-    int d = a->ep->group_device[k], n_ops = gr->member_off[k + 1] - gr->member_off[k];
-    double start = a->ep->group_start[k];
-    snprintf(line, sizeof line, "group %d on %s: %d ops, %s, %s out, starts %s", k, a->c->devices[d].name, n_ops,
+    int d = dt->ep->group_device[k], n_ops = gr->member_off[k + 1] - gr->member_off[k];
+    double start = dt->ep->group_start[k];
+    snprintf(line, sizeof line, "group %d on %s: %d ops, %s, %s out, starts %s", k, dt->c->devices[d].name, n_ops,
              util_fmt_time(b1, gr->cost_us[k]), util_fmt_bytes(b2, (double)gr->bytes[k]),
              util_fmt_time(b3, start));
     grid_text_fit(g, in.x, y++, line, in.w, GS_LABEL);
@@ -257,135 +247,130 @@ static void draw_inspector(App *a, Grid *g, GridRect r)
             len += (size_t)snprintf(line + len, sizeof line - len, " %s", gr->names[gr->succ[j]]);
         grid_text_fit(g, in.x, y++, line, in.w, GS_DIM);
     }
-    int top = a->inspector_top;
-    if (top > n_ops - 1)
-        top = n_ops > 0 ? n_ops - 1 : 0;
-    for (int j = gr->member_off[k] + top; j < gr->member_off[k + 1] && y < end; j++, y++) {
+    for (int j = gr->member_off[k]; j < gr->member_off[k + 1] && y < end; j++, y++) {
         int op = gr->members[j];
-        const GraphNode *nd = &a->g->nodes[op];
+        const GraphNode *nd = &dt->g->nodes[op];
         snprintf(line, sizeof line, "%-24s %-14s %10s %10s", nd->name, nd->op, util_fmt_time(b1, nd->cost_us),
-                 util_fmt_bytes(b2, (double)graph_node_bytes(a->g, op)));
+                 util_fmt_bytes(b2, (double)graph_node_bytes(dt->g, op)));
         grid_text_fit(g, in.x, y, line, in.w, gr->held[op] ? GS_DIM : GS_NONE);
     }
 }
 
 /* ------------------------------------------------------------------ */
-/* Status, message, dialogs                                            */
+/* Status and message lines                                            */
 
-static void draw_status(App *a, Grid *g)
+static void draw_status(const App *a, Grid *g)
 {
-    const Episode *ep = a->ep;
+    const AppData *d = &a->data;
+    const Episode *ep = d->ep;
     char line[512], b1[32], b2[32], b3[32];
     grid_fill(g, (GridRect){0, 0, g->w, 1}, ' ', GS_STATUS);
     snprintf(line, sizeof line, " placeto%s  %s on %s | episode %llu step %d/%d | runtime %s | best %s | bound %s | %s%s%s%s",
-             a->replay ? " replay" : a->demo_stage >= 0 ? " tour" : "", a->g->name, a->c->name,
+             a->replay.active ? " replay" : a->tour.active ? " tour" : "", d->g->name, d->c->name,
              (unsigned long long)ep->seed, ep->cursor, ep->n_order, util_fmt_time(b1, ep->runtime_us),
-             util_fmt_time(b2, ep->best_runtime_us), util_fmt_time(b3, a->lower_bound_us),
-             a->policy_path ? "trained policy" : "untrained policy", a->running ? " | running" : "",
-             a->train.running ? " | training" : "", a->dirty ? " | unsaved" : "");
+             util_fmt_time(b2, ep->best_runtime_us), util_fmt_time(b3, d->lower_bound_us),
+             a->policy.path ? "trained policy" : "untrained policy", a->run.running ? " | running" : "",
+             a->train.running ? " | training" : "", a->run.dirty ? " | unsaved" : "");
     grid_text_fit(g, 0, 0, line, g->w, GS_STATUS);
 }
 
-static void draw_message(App *a, Grid *g)
+static void draw_message(const App *a, Grid *g)
 {
-    int y = g->h - 1;
-    if (a->dialog == DLG_SEARCH || a->dialog == DLG_TRAIN) {
-        char line[256];
-        snprintf(line, sizeof line, "%s%s_   (Enter: %s, Esc: cancel)",
-                 a->dialog == DLG_SEARCH ? "search group: " : "train episodes: ", a->input,
-                 a->dialog == DLG_SEARCH ? "select" : "start");
-        grid_text_fit(g, 0, y, line, g->w, GS_KEY);
-        return;
+    grid_text_fit(g, 0, g->h - 1, a->msg.text, g->w, a->msg.style);
+}
+
+/* ------------------------------------------------------------------ */
+/* The tour's caption                                                  */
+
+/* The feature rows of the current node and of its first parent. */
+static int feature_lines(const App *a, char lines[3][160])
+{
+    const AppCache *c = &a->cache;
+    if (c->node < 0)
+        return 0;
+    int F = a->data.ep->n_features, nd = a->data.c->n_devices;
+    snprintf(lines[0], 160, "%-22s %6s %6s %6s %4s %7s  device", "group", "cost", "bytes", "visits", "cur", "start");
+    int n = 1;
+    for (int k = 0; k < 2; k++) {
+        if (c->feat_group[k] < 0)
+            continue;
+        const float *r = c->feats + (size_t)k * (size_t)F;
+        char dev[64] = "";
+        size_t len = 0;
+        for (int d = 0; d < nd && len < sizeof dev - 4; d++)
+            len += (size_t)snprintf(dev + len, sizeof dev - len, "%s%.0f", d ? " " : "", r[POLICY_F_DEVICE + d]);
+        snprintf(lines[n++], 160, "%-22.22s %6.3f %6.3f %6.0f %4.0f %7.3f  [%s]", a->data.gr->names[c->feat_group[k]],
+                 r[POLICY_F_COST], r[POLICY_F_BYTES], r[POLICY_F_VISITS], r[POLICY_F_CURRENT], r[POLICY_F_START], dev);
     }
-    grid_text_fit(g, 0, y, a->message, g->w, a->message_style);
+    return n;
 }
 
-static GridRect centred(const Grid *g, int w, int h)
+/* The zero-shot runtime against the best baseline and one device. */
+static int zero_shot_line(const App *a, char lines[3][160])
 {
-    if (w > g->w - 2)
-        w = g->w - 2;
-    if (h > g->h - 2)
-        h = g->h - 2;
-    return (GridRect){(g->w - w) / 2, (g->h - h) / 2, w, h};
+    double best = INFINITY;
+    const char *bm = "";
+    for (int k = 0; k < a->base.n; k++)
+        if (!a->base.rows[k].oom && a->base.rows[k].runtime_us < best) {
+            best = a->base.rows[k].runtime_us;
+            bm = a->base.rows[k].method;
+        }
+    char b1[32], b2[32], b3[32];
+    snprintf(lines[0], 160, "zero-shot Placeto: %s   best baseline (%s): %s   one device: %s",
+             util_fmt_time(b1, a->data.ep->best_runtime_us), bm, util_fmt_time(b2, best),
+             util_fmt_time(b3, a->data.single_us));
+    return 1;
 }
 
-static GridRect dialog_box(Grid *g, GridRect r, const char *title)
+static void draw_tour(const App *a, Grid *g)
 {
+    int n_stages;
+    const AppTourStage *s = app_tour_stage(a->tour.stage, &n_stages);
+    if (!a->tour.active || !s)
+        return;
+    char extra[3][160];
+    int n_extra = s->extra == TOUR_FEATURES ? feature_lines(a, extra) : s->extra == TOUR_ZERO_SHOT ?
+                                                                         zero_shot_line(a, extra) : 0;
+    int lines = 1;
+    for (const char *p = s->text; *p; p++)
+        lines += *p == '\n';
+    int w = g->w - 4 < 96 ? g->w - 4 : 96, h = lines + n_extra + 2;
+    /* at the top when the stage shows something at the bottom or in the middle */
+    GridRect r = {(g->w - w) / 2, s->top ? 1 : g->h - h - 1, w, h};
+    if (r.y < 1)
+        r.y = 1;
     grid_fill(g, r, ' ', GS_NONE);
     grid_box(g, r, GS_BORDER);
-    char t[128];
-    snprintf(t, sizeof t, " %s ", title);
-    grid_text_fit(g, r.x + 2, r.y, t, r.w - 4, GS_TITLE);
-    return (GridRect){r.x + 2, r.y + 1, r.w - 4, r.h - 2};
-}
-
-static void draw_help(App *a, Grid *g)
-{
-    static const char *const section[] = {"Episode", "View", "Files", "Other"};
-    int n;
-    const AppKey *keys = app_keys(&n);
-    GridRect in = dialog_box(g, centred(g, 76, n + 12), "Keys (any key closes, j/k scroll)");
-    int row = 0, y = in.y;
-    for (int s = 0; s < 4; s++) {
-        if (row++ >= a->menu_pos && y < in.y + in.h)
-            grid_text(g, in.x, y++, section[s], GS_TITLE);
-        for (int k = 0; k < n; k++) {
-            if (keys[k].section != s)
-                continue;
-            if (row++ < a->menu_pos || y >= in.y + in.h)
-                continue;
-            grid_text_fit(g, in.x + 2, y, keys[k].keys, 16, GS_KEY);
-            grid_text_fit(g, in.x + 19, y++, keys[k].help, in.w - 19, GS_NONE);
-        }
+    char title[160];
+    snprintf(title, sizeof title, " Tour %d/%d: %s ", a->tour.stage + 1, n_stages, s->title);
+    grid_text_fit(g, r.x + 2, r.y, title, r.w - 4, GS_TITLE);
+    int y = r.y + 1;
+    const char *p = s->text;
+    while (*p && y < r.y + r.h - 1) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        char line[256];
+        snprintf(line, sizeof line, "%.*s", (int)len, p);
+        grid_text_fit(g, r.x + 2, y++, line, r.w - 4, GS_NONE);
+        p += len + (e ? 1 : 0);
     }
-    if (y < in.y + in.h)
-        grid_text_fit(g, in.x, y + (y + 1 < in.y + in.h), "Mouse: click a group or an op to select it.",
-                      in.w, GS_DIM);
-}
-
-static void draw_baselines(App *a, Grid *g)
-{
-    GridRect in = dialog_box(g, centred(g, 64, a->n_base + 6),
-                             a->dialog == DLG_START_FROM ? "Start an episode from (Enter)" :
-                                                           "Baselines (Enter: start from it, Esc: close)");
-    char line[160], b1[32], b2[32];
-    snprintf(line, sizeof line, "%-14s %12s %9s %9s %5s", "method", "runtime", "vs bound", "vs single", "OOM");
-    grid_text_fit(g, in.x, in.y, line, in.w, GS_LABEL);
-    int y = in.y + 1;
-    for (int k = 0; k < a->n_base && y < in.y + in.h - 1; k++, y++) {
-        const AppBaseline *b = &a->base[k];
-        snprintf(line, sizeof line, "%-14s %12s %8.3fx %8.3fx %5s", b->method, util_fmt_time(b1, b->runtime_us),
-                 a->lower_bound_us > 0 ? b->runtime_us / a->lower_bound_us : 0.0,
-                 b->runtime_us > 0 ? a->single_us / b->runtime_us : 0.0, b->oom ? "yes" : "no");
-        grid_text_fit(g, in.x, y, line, in.w, k == a->menu_pos ? GS_CURSOR : GS_NONE);
-    }
-    snprintf(line, sizeof line, "this episode: %s now, best %s", util_fmt_time(b1, a->ep->runtime_us),
-             util_fmt_time(b2, a->ep->best_runtime_us));
-    if (y < in.y + in.h)
-        grid_text_fit(g, in.x, y, line, in.w, GS_DIM);
-}
-
-static void draw_quit(App *a, Grid *g)
-{
-    GridRect in = dialog_box(g, centred(g, 58, 6), "Unsaved changes");
-    char line[256];
-    snprintf(line, sizeof line, "y: save to %s and quit", a->episode_path);
-    grid_text_fit(g, in.x, in.y, line, in.w, GS_NONE);
-    snprintf(line, sizeof line, "n: quit (an autosave goes to %s)", a->autosave_path);
-    grid_text_fit(g, in.x, in.y + 1, line, in.w, GS_NONE);
-    grid_text_fit(g, in.x, in.y + 2, "any other key: stay", in.w, GS_DIM);
+    for (int k = 0; k < n_extra && y < r.y + r.h - 1; k++)
+        grid_text_fit(g, r.x + 2, y++, extra[k], r.w - 4, k == 0 && s->extra == TOUR_FEATURES ? GS_LABEL : GS_GOOD);
+    grid_text_fit(g, r.x + 2, r.y + r.h - 1,
+                  a->tour.autoplay ? " advancing on its own; q leaves the tour " : " space: next   q: leave the tour ",
+                  r.w - 4, GS_KEY);
 }
 
 /* ------------------------------------------------------------------ */
 /* Layout                                                              */
 
-static void draw_pane(App *a, Grid *g, AppPane p, GridRect r)
+static void draw_pane(const App *a, Grid *g, AppPane p, GridRect r, AppGeom *geom)
 {
     if (r.w < 4 || r.h < 3)
         return;
     switch (p) {
-    case PANE_GRAPH: draw_graph(a, g, r); break;
-    case PANE_TIMELINE: draw_timeline(a, g, r); break;
+    case PANE_GRAPH: draw_graph(a, g, r, geom); break;
+    case PANE_TIMELINE: draw_timeline(a, g, r, geom); break;
     case PANE_POLICY: draw_policy(a, g, r); break;
     case PANE_DEVICES: draw_devices(a, g, r); break;
     case PANE_HISTORY: draw_history(a, g, r); break;
@@ -394,66 +379,74 @@ static void draw_pane(App *a, Grid *g, AppPane p, GridRect r)
     }
 }
 
-void app_draw(App *a, Grid *g)
+static void draw_too_small(Grid *g)
+{
+    char line[128];
+    int y = g->h / 2 - 2 > 0 ? g->h / 2 - 2 : 0;
+    grid_text_fit(g, 0, y++, "too small:", g->w, GS_WARN);
+    snprintf(line, sizeof line, "%dx%d", g->w, g->h);
+    grid_text_fit(g, 0, y++, line, g->w, GS_WARN);
+    snprintf(line, sizeof line, "needs %dx%d", MIN_W, MIN_H);
+    grid_text_fit(g, 0, y++, line, g->w, GS_NONE);
+    grid_text_fit(g, 0, y, "q quits", g->w, GS_DIM);
+}
+
+/* Every pane: graph over timeline on the left; policy, devices, history and
+ * inspector down the right column, as room allows. */
+static void draw_panes(const App *a, Grid *g, GridRect area, AppGeom *geom)
+{
+    int nd = a->data.c->n_devices;
+    int right = g->w >= 120 ? g->w * 36 / 100 : g->w >= 100 ? 40 : 30;
+    GridRect left = {0, area.y, area.w - right, area.h};
+    int tl_h = 2 + TL_AXIS_ROWS + TL_LANE_ROWS * nd;
+    if (tl_h > left.h * 45 / 100)
+        tl_h = left.h * 45 / 100;
+    if (tl_h < 6)
+        tl_h = 6;
+    draw_pane(a, g, PANE_GRAPH, (GridRect){left.x, left.y, left.w, left.h - tl_h}, geom);
+    draw_pane(a, g, PANE_TIMELINE, (GridRect){left.x, left.y + left.h - tl_h, left.w, tl_h}, geom);
+    /* the right column: a focused pane that does not fit takes the last slot */
+    int x = left.w, y = area.y, h_left = area.h;
+    int want[4] = {nd + 4 > 12 ? 12 : nd + 4, nd + 2 > 10 ? 10 : nd + 2, 7, 8};
+    AppPane order[4] = {PANE_POLICY, PANE_DEVICES, PANE_HISTORY, PANE_INSPECTOR};
+    int shown = 0, hs[4] = {0, 0, 0, 0};
+    for (int k = 0; k < 4 && h_left >= want[k]; k++) {
+        hs[k] = want[k];
+        h_left -= want[k];
+        shown++;
+    }
+    if (shown > 0)
+        hs[shown - 1] += h_left; /* the last shown pane takes the rest */
+    int focus_slot = -1;
+    for (int k = 0; k < 4; k++)
+        if (order[k] == a->view.focus)
+            focus_slot = k;
+    if (focus_slot >= shown && shown > 0)
+        order[shown - 1] = a->view.focus;
+    for (int k = 0; k < shown; k++) {
+        draw_pane(a, g, order[k], (GridRect){x, y, right, hs[k]}, geom);
+        y += hs[k];
+    }
+}
+
+void app_draw(const App *a, Grid *g, AppGeom *geom)
 {
     grid_clear(g);
-    a->have_dag_view = a->have_tl_view = 0;
+    if (geom)
+        memset(geom, 0, sizeof *geom);
     if (g->w < MIN_W || g->h < MIN_H) {
-        char line[128];
-        int y = g->h / 2 - 2 > 0 ? g->h / 2 - 2 : 0;
-        grid_text_fit(g, 0, y++, "too small:", g->w, GS_WARN);
-        snprintf(line, sizeof line, "%dx%d", g->w, g->h);
-        grid_text_fit(g, 0, y++, line, g->w, GS_WARN);
-        snprintf(line, sizeof line, "needs %dx%d", MIN_W, MIN_H);
-        grid_text_fit(g, 0, y++, line, g->w, GS_NONE);
-        grid_text_fit(g, 0, y, "q quits", g->w, GS_DIM);
+        draw_too_small(g);
         return;
     }
     draw_status(a, g);
     GridRect area = {0, 1, g->w, g->h - 2};
-    if (a->maximized >= 0) {
-        draw_pane(a, g, (AppPane)a->maximized, area);
-    } else {
-        int nd = a->c->n_devices;
-        int right = g->w >= 120 ? g->w * 36 / 100 : g->w >= 100 ? 40 : 30;
-        GridRect left = {0, area.y, area.w - right, area.h};
-        int tl_h = 2 + TL_AXIS_ROWS + TL_LANE_ROWS * nd;
-        if (tl_h > left.h * 45 / 100)
-            tl_h = left.h * 45 / 100;
-        if (tl_h < 6)
-            tl_h = 6;
-        draw_pane(a, g, PANE_GRAPH, (GridRect){left.x, left.y, left.w, left.h - tl_h});
-        draw_pane(a, g, PANE_TIMELINE, (GridRect){left.x, left.y + left.h - tl_h, left.w, tl_h});
-        /* the right column: policy, devices, history, inspector, as room allows;
-         * a focused pane that does not fit takes the last slot */
-        int x = left.w, y = area.y, h_left = area.h;
-        int want[4] = {nd + 4 > 12 ? 12 : nd + 4, nd + 2 > 10 ? 10 : nd + 2, 7, 8};
-        AppPane order[4] = {PANE_POLICY, PANE_DEVICES, PANE_HISTORY, PANE_INSPECTOR};
-        int shown = 0, hs[4] = {0, 0, 0, 0};
-        for (int k = 0; k < 4 && h_left >= want[k]; k++) {
-            hs[k] = want[k];
-            h_left -= want[k];
-            shown++;
-        }
-        if (shown > 0)
-            hs[shown - 1] += h_left; /* the last shown pane takes the rest */
-        int focus_slot = -1;
-        for (int k = 0; k < 4; k++)
-            if (order[k] == a->focus)
-                focus_slot = k;
-        if (focus_slot >= shown && shown > 0)
-            order[shown - 1] = a->focus;
-        for (int k = 0; k < shown; k++) {
-            draw_pane(a, g, order[k], (GridRect){x, y, right, hs[k]});
-            y += hs[k];
-        }
-    }
+    if (a->view.maximized >= 0)
+        draw_pane(a, g, (AppPane)a->view.maximized, area, geom);
+    else
+        draw_panes(a, g, area, geom);
     draw_message(a, g);
-    if (a->dialog == DLG_HELP)
-        draw_help(a, g);
-    else if (a->dialog == DLG_QUIT)
-        draw_quit(a, g);
-    else if (a->dialog == DLG_BASELINES || a->dialog == DLG_START_FROM)
-        draw_baselines(a, g);
-    demo_draw(a, g);
+    const DialogDef *dlg = dialog_def(a->dialog.kind);
+    if (dlg)
+        dlg->draw(a, g);
+    draw_tour(a, g);
 }

@@ -1,8 +1,9 @@
-/* term: the ncurses backend of the explorer (term.h). One theme table maps
- * the grid's semantic styles to colours; term_draw() copies the cells that
- * changed; term_next() waits in poll() on the tty and a self-pipe that the
- * signal handlers write to, so an idle explorer uses no CPU and a signal or a
- * resize wakes it at once. */
+/* term: the ncurses backend of the explorer (term.h), the terminal under
+ * the view and the controller. One theme table maps the grid's semantic
+ * styles to colours; term_draw() copies the cells that changed; term_next()
+ * waits in poll() on the tty and a self-pipe that the signal handlers write
+ * to, so an idle explorer uses no CPU and a signal or a resize wakes it at
+ * once. */
 #ifndef _DEFAULT_SOURCE
 #define _DEFAULT_SOURCE
 #endif
@@ -517,35 +518,12 @@ void term_size(const Term *t, int *w, int *h)
         *h = y;
 }
 
-GridGlyphs term_glyphs(const Term *t) { return t && t->open ? t->glyphs : GRID_ASCII; }
-
-int term_colors(const Term *t) { return t && t->open ? t->colors : 0; }
-
 void term_invalidate(Term *t)
 {
     if (t) {
         t->valid = 0;
         t->need_clear = 1;
     }
-}
-
-void term_suspend(Term *t)
-{
-    if (!t || !t->open || !g_active)
-        return;
-    def_prog_mode();
-    g_active = 0;
-    endwin();
-}
-
-void term_resume(Term *t)
-{
-    if (!t || !t->open || g_active)
-        return;
-    g_active = 1;
-    reset_prog_mode();
-    clearok(curscr, TRUE);
-    doupdate();
 }
 
 /* ---- drawing ------------------------------------------------------------ */

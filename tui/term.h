@@ -1,5 +1,9 @@
-/* term: the curses backend of the explorer: opens and always restores the
- * terminal, blits a Grid through one theme table, reads input.
+/* term: the curses backend of the explorer, under its view and its
+ * controller: it opens and always restores the terminal, shows the Grid
+ * frames the view draws (through one theme table) and reads the keys,
+ * clicks, resizes and signals the controller handles. Neither the model nor
+ * the view knows about it; the interactive runner (cmd_explore.c) connects
+ * them.
  *
  * This is the only file that knows about colours and escape sequences: the
  * layouts hand over a Grid of code points and semantic styles (grid.h) and
@@ -84,17 +88,10 @@ void term_close(Term *t);
 /* The screen size in cells (0 x 0 for a closed or NULL Term). */
 void term_size(const Term *t, int *w, int *h);
 
-/* GRID_ASCII when the locale's codeset is not UTF-8 or the ascii option was
- * given, else GRID_UNICODE. Layouts that measure glyphs ask this. */
-GridGlyphs term_glyphs(const Term *t);
-
-/* The colour mode in use: 256, 8 or 0 (monochrome: attributes only). */
-int term_colors(const Term *t);
-
 /* Shows g at the top-left of the screen: cells beyond the screen are ignored,
  * screen cells beyond the grid are blank. Only cells that changed since the
  * previous term_draw() are handed to curses, then one doupdate(); after a
- * resize, a resume or term_invalidate() the whole screen is repainted once.
+ * resize or term_invalidate() the whole screen is repainted once.
  * g may be NULL (a blank screen). */
 void term_draw(Term *t, const Grid *g);
 
@@ -109,14 +106,8 @@ void term_invalidate(Term *t);
  * it). TERM_SIGNAL reports a SIGINT, SIGTERM or SIGHUP received since the
  * last call (before any pending key); the program keeps running. Keys the
  * explorer cannot use (unknown function keys, mouse releases and motion) are
- * skipped without ending the wait. Between term_suspend() and term_resume()
- * it returns TERM_TIMEOUT at once. */
+ * skipped without ending the wait. Ctrl-Z suspends and resumes without the
+ * caller: ncurses handles SIGTSTP itself. */
 TermEventType term_next(Term *t, int timeout_ms, TermEvent *ev);
-
-/* Leaves curses mode temporarily so that something else can use the real
- * terminal (a pager, an editor, a shell); term_resume() returns and repaints.
- * Ctrl-Z needs neither: ncurses handles SIGTSTP itself. */
-void term_suspend(Term *t);
-void term_resume(Term *t);
 
 #endif

@@ -3,7 +3,11 @@
 # screen and every pane; step, run, override, undo, redo; save and resume to
 # the same screen and state; resize, including a too-small terminal; help,
 # search, baselines, starting from a baseline, background training, DOT and
-# trace exports; and the quit confirmation. Prints "explore: N passed, M failed".
+# trace exports; and the quit confirmation. Three whole screens are compared
+# byte for byte with tests/data/golden/explore_*.txt (the screens hold no
+# times or dates: nothing is masked);
+# `PLACETO_UPDATE_GOLDEN=1 bash tests/cli/cli_explore.sh` rewrites them.
+# Prints "explore: N passed, M failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/cli/lib_cli.sh
@@ -34,6 +38,30 @@ has() {
     done
     pass
 }
+
+# golden NAME: the whole last screen equals tests/data/golden/explore_NAME.txt
+golden() {
+    local name=$1 file=tests/data/golden/explore_$1.txt
+    expect_rc "golden $name" 0 || return
+    if [ "${PLACETO_UPDATE_GOLDEN:-}" = 1 ]; then
+        cp "$tmp/out" "$file" && echo "wrote $file" && pass
+    elif [ ! -f "$file" ]; then
+        fail "golden $name" "no $file (PLACETO_UPDATE_GOLDEN=1 writes it)"
+    elif cmp -s "$file" "$tmp/out"; then
+        pass
+    else
+        fail "golden $name" "the screen differs from $file: $(diff "$file" "$tmp/out" | head -c 600)"
+    fi
+}
+
+# whole screens, 100x30: the start screen; three steps, an override and the
+# baselines dialog; the timeline maximised after four steps
+explore "" --size 100x30
+golden start
+explore "space space space down 1 b" --size 100x30
+golden baselines
+explore "space space space space tab z" --size 100x30
+golden timeline
 
 explore "" --size 100x30
 has "start screen" "placeto  toy_crown on 2x K80" "step 0/18" "Graph 18 groups" "Timeline" "Policy" "Devices" \

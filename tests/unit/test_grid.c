@@ -141,45 +141,45 @@ TEST(grid_glyph_sets_cover_every_symbol)
     grid_free(g);
 }
 
-TEST(grid_bar_fills_by_eighths)
+TEST(widget_bar_fills_by_eighths)
 {
     Grid *g = grid_new(20, 4);
-    CHECK_INT(grid_bar(g, 0, 0, 20, 0.5, 1.0, "p", "50%"), 14);
-    CHECK_INT(grid_bar(g, 0, 1, 12, 3, 2, NULL, "OOM"), 8);
-    CHECK_INT(grid_bar(g, 0, 2, 10, 0.0, 1.0, NULL, NULL), 10);
-    CHECK_INT(grid_bar(g, 0, 3, 4, 1, 1, "long label", "text"), 0); /* no room: the text */
+    CHECK_INT(widget_bar(g, 0, 0, 20, 0.5, 1.0, "p", "50%"), 14);
+    CHECK_INT(widget_bar(g, 0, 1, 12, 3, 2, NULL, "OOM"), 8);
+    CHECK_INT(widget_bar(g, 0, 2, 10, 0.0, 1.0, NULL, NULL), 10);
+    CHECK_INT(widget_bar(g, 0, 3, 4, 1, 1, "long label", "text"), 0); /* no room: the text */
     CHECK(streq_free(ascii(g), "p #######....... 50%\n######## OOM\n..........\ntext\n"));
     CHECK_INT(grid_at(g, 0, 1)->style, GS_BAR_OVER);
     CHECK_INT(grid_at(g, 9, 0)->style, GS_BAR_EMPTY);
     /* eighths: 0.3 of 4 cells = 9.6 eighths -> one full cell and 2/8 (rounded 10) */
     grid_clear(g);
-    grid_bar(g, 0, 0, 4, 0.3, 1.0, NULL, NULL);
+    widget_bar(g, 0, 0, 4, 0.3, 1.0, NULL, NULL);
     CHECK_INT(grid_at(g, 0, 0)->ch, GRID_BAR(8));
     CHECK_INT(grid_at(g, 1, 0)->ch, GRID_BAR(2));
     CHECK_INT(grid_at(g, 2, 0)->ch, GRID_SHADE);
-    grid_bar(g, 0, 1, 4, NAN, 1.0, NULL, NULL);
+    widget_bar(g, 0, 1, 4, NAN, 1.0, NULL, NULL);
     CHECK_INT(grid_at(g, 0, 1)->ch, GRID_SHADE);
     grid_free(g);
 }
 
-TEST(grid_sparkline_levels_and_buckets)
+TEST(widget_sparkline_levels_and_buckets)
 {
     Grid *g = grid_new(10, 4);
     double up[8] = {0, 1, 2, 3, 4, 5, 6, 7};
-    CHECK_INT(grid_sparkline(g, 0, 0, 10, up, 8, 0, 0, GS_SPARK), 8);
+    CHECK_INT(widget_sparkline(g, 0, 0, 10, up, 8, 0, 0, GS_SPARK), 8);
     for (int i = 0; i < 8; i++)
         CHECK_INT(grid_at(g, i, 0)->ch, GRID_SPARK(i + 1));
     double flat[3] = {5, 5, 5}, gaps[3] = {1, NAN, 3};
-    grid_sparkline(g, 0, 1, 10, flat, 3, 0, 0, GS_SPARK);
-    grid_sparkline(g, 0, 2, 10, gaps, 3, 0, 10, GS_SPARK);
+    widget_sparkline(g, 0, 1, 10, flat, 3, 0, 0, GS_SPARK);
+    widget_sparkline(g, 0, 2, 10, gaps, 3, 0, 10, GS_SPARK);
     double many[40];
     for (int i = 0; i < 40; i++)
         many[i] = i < 20 ? 0 : 100; /* two halves -> 4 low, 4 high cells over 8 */
-    CHECK_INT(grid_sparkline(g, 0, 3, 8, many, 40, 0, 0, GS_SPARK), 8);
+    CHECK_INT(widget_sparkline(g, 0, 3, 8, many, 40, 0, 0, GS_SPARK), 8);
     CHECK(streq_free(ascii(g), "_.-~=+*#\n___\n. -\n____####\n"));
     char *u = grid_to_text(g, GRID_UNICODE);
     CHECK_STR_CONTAINS(u, "▁▂▃▄▅▆▇█");
     free(u);
-    CHECK_INT(grid_sparkline(g, 0, 0, 0, up, 8, 0, 0, GS_SPARK), 0);
+    CHECK_INT(widget_sparkline(g, 0, 0, 0, up, 8, 0, 0, GS_SPARK), 0);
     grid_free(g);
 }

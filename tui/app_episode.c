@@ -1,0 +1,219 @@
+/* app_episode: the explorer's model, continued (see app.h): stepping the
+ * episode with the policy, the user's overrides, undo and redo, new
+ * episodes, running on a timer, and walking a replayed recording. Every
+ * change rebuilds the cache (app_changed) and says what happened in the
+ * message line. */
+#include "app.h"
+
+#include <stdlib.h>
+
+static const char *actor_name(const EpisodeStep *s)
+{
+    return s->actor == EPISODE_ACTOR_USER ? "you" : s->greedy ? "policy (greedy)" : "policy";
+}
+
+/* The message style of a change from before to after (lower is better). */
+static int change_style(double before, double after)
+{
+    return after < before ? GS_GOOD : after > before ? GS_WARN : GS_NONE;
+}
+
+void app_step(App *a)
+{
+    Episode *ep = a->data.ep;
+    if (episode_done(ep)) {
+        a->run.running = 0;
+        app_msg(a, GS_DIM, "the episode is complete (best %.3f ms): n starts a new one, u undoes",
+                ep->best_runtime_us / 1000);
+        return;
+    }
+    double before = ep->runtime_us;
+    const EpisodeStep *s = episode_step_policy(ep, a->policy.pol, a->policy.work, a->run.greedy, NULL);
+    app_changed(a);
+    app_msg(a, change_style(before, s->runtime_us), "step %d: %s moved %s from %s to %s: %.3f -> %.3f ms",
+            s->cursor + 1, actor_name(s), a->data.gr->names[s->group], a->data.c->devices[s->old_device].name,
+            a->data.c->devices[s->new_device].name, before / 1000, s->runtime_us / 1000);
+    if (episode_done(ep))
+        a->run.running = 0;
+}
+
+void app_finish(App *a)
+{
+    Episode *ep = a->data.ep;
+    int steps = 0;
+    while (!episode_done(ep)) {
+        episode_step_policy(ep, a->policy.pol, a->policy.work, a->run.greedy, NULL);
+        steps++;
+    }
+    a->run.running = 0;
+    app_changed(a);
+    app_msg(a, GS_NONE, "finished the episode in %d steps: runtime %.3f ms, best %.3f ms", steps,
+            ep->runtime_us / 1000, ep->best_runtime_us / 1000);
+}
+
+void app_new_episode(App *a)
+{
+    Episode *ep = a->data.ep;
+    a->run.running = 0;
+    episode_reset(ep, ep->seed + 1, NULL);
+    app_changed(a);
+    app_msg(a, GS_NONE, "new episode (seed %llu) from %s: %.3f ms", (unsigned long long)ep->seed,
+            ep->cfg.init == EPISODE_INIT_GIVEN ? "the given placement" : "the fixed random placement",
+            ep->runtime_us / 1000);
+}
+
+void app_override(App *a, int group, int device)
+{
+    const AppData *d = &a->data;
+    if (group < 0 || group >= d->gr->n_groups)
+        return;
+    a->view.selected = group;
+    if (device < 0 || device >= d->c->n_devices) {
+        app_msg(a, GS_WARN, "there is no device %d (devices 0-%d)", device, d->c->n_devices - 1);
+        return;
+    }
+    double before = d->ep->runtime_us;
+    Err e = {{0}};
+    const EpisodeStep *s = episode_override(d->ep, group, device, &e);
+    if (!s) {
+        app_msg(a, GS_ERROR, "%s", e.msg);
+        return;
+    }
+    a->run.running = 0;
+    app_changed(a);
+    a->view.selected = group;
+    app_msg(a, change_style(before, s->runtime_us),
+            "you moved %s to %s: %.3f -> %.3f ms; the policy goes on from here (u undoes)", d->gr->names[group],
+            d->c->devices[device].name, before / 1000, s->runtime_us / 1000);
+}
+
+/* Undo (redo 0) or redo one history entry. */
+static void undo_redo(App *a, int redo)
+{
+    Episode *ep = a->data.ep;
+    const EpisodeStep *s = !redo ? (ep->n_hist ? &ep->hist[ep->n_hist - 1] : NULL)
+                                 : (ep->n_redo ? &ep->hist[ep->n_hist] : NULL);
+    if (!s || (!redo ? episode_undo(ep) : episode_redo(ep)) != 0) {
+        app_msg(a, GS_DIM, !redo ? "nothing to undo" : "nothing to redo");
+        return;
+    }
+    a->run.running = 0;
+    int g = s->group, from = !redo ? s->new_device : s->old_device;
+    int to = !redo ? s->old_device : s->new_device;
+    app_changed(a);
+    a->view.selected = g;
+    app_msg(a, GS_NONE, "%s: %s back from %s to %s (%.3f ms)", !redo ? "undo" : "redo", a->data.gr->names[g],
+            a->data.c->devices[from].name, a->data.c->devices[to].name, ep->runtime_us / 1000);
+}
+
+void app_undo(App *a)
+{
+    undo_redo(a, 0);
+}
+
+void app_redo(App *a)
+{
+    undo_redo(a, 1);
+}
+
+void app_start_from(App *a, int k)
+{
+    if (k < 0 || k >= a->base.n)
+        return;
+    Episode *ep = a->data.ep;
+    a->run.running = 0;
+    ep->cfg.init = EPISODE_INIT_GIVEN; /* kept: the episode file records this start */
+    episode_reset(ep, ep->seed + 1, a->base.rows[k].group_device);
+    app_changed(a);
+    app_msg(a, GS_NONE, "new episode from %s's placement (%.3f ms): the policy refines it", a->base.rows[k].method,
+            ep->runtime_us / 1000);
+}
+
+/* ------------------------------------------------------------------ */
+/* Running                                                             */
+
+void app_set_running(App *a, int on)
+{
+    if (a->replay.active) {
+        a->run.running = on;
+        app_msg(a, GS_NONE, on ? "playing the recording (r pauses)" : "paused");
+        return;
+    }
+    if (on && episode_done(a->data.ep)) {
+        app_msg(a, GS_DIM, "the episode is complete: n starts a new one");
+        return;
+    }
+    a->run.running = on;
+    app_msg(a, GS_NONE, on ? "running at %d steps/s (+/- to change, r to pause)" : "paused", a->run.speed);
+}
+
+static const int speeds[] = {1, 2, 5, 10, 20, 50, 100};
+enum { N_SPEEDS = sizeof speeds / sizeof speeds[0] };
+
+int app_speed_step(int speed, int dir)
+{
+    int k = 0;
+    while (k < N_SPEEDS - 1 && speeds[k] < speed)
+        k++;
+    k += dir > 0 ? 1 : -1;
+    return speeds[k < 0 ? 0 : k >= N_SPEEDS ? N_SPEEDS - 1 : k];
+}
+
+void app_set_speed(App *a, int steps_per_second)
+{
+    a->run.speed = steps_per_second < 1 ? 1 : steps_per_second > 100 ? 100 : steps_per_second;
+    app_msg(a, GS_NONE, "speed: %d steps/s", a->run.speed);
+}
+
+void app_set_greedy(App *a, int greedy)
+{
+    a->run.greedy = greedy;
+    app_msg(a, GS_NONE, greedy ? "greedy: the policy takes its most likely device" :
+                                 "sampling: the policy draws from its distribution");
+}
+
+/* ------------------------------------------------------------------ */
+/* Replay: the recorded history walked with undo and redo; nothing new is
+ * recorded and the episode stays saved. */
+
+/* After moving n entries through the recording (n < 0: backwards). */
+static void replay_moved(App *a, int n)
+{
+    Episode *ep = a->data.ep;
+    app_changed(a);
+    a->run.dirty = 0;
+    int total = ep->n_hist + ep->n_redo;
+    if (n == 0) {
+        a->run.running = 0;
+        app_msg(a, GS_DIM, "replay: %s of the recording (%d/%d)", ep->n_hist ? "the end" : "the start", ep->n_hist,
+                total);
+        return;
+    }
+    const EpisodeStep *s = &ep->hist[ep->n_hist - (n > 0 ? 1 : 0)];
+    a->view.selected = s->group;
+    app_msg(a, GS_NONE, "replay %d/%d: %s %s %d->%d, %.3f ms", ep->n_hist, total,
+            s->actor == EPISODE_ACTOR_USER ? "you" : "policy", a->data.gr->names[s->group], s->old_device,
+            s->new_device, ep->runtime_us / 1000);
+}
+
+void app_replay_step(App *a, int dir)
+{
+    int n = 0;
+    if (dir > 0 && episode_redo(a->data.ep) == 0)
+        n = 1;
+    else if (dir < 0 && episode_undo(a->data.ep) == 0)
+        n = -1;
+    replay_moved(a, n);
+}
+
+void app_replay_seek(App *a, int dir)
+{
+    int n = 0;
+    if (dir > 0)
+        while (episode_redo(a->data.ep) == 0)
+            n++;
+    else
+        while (episode_undo(a->data.ep) == 0)
+            n--;
+    replay_moved(a, n);
+}

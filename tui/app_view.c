@@ -1,0 +1,214 @@
+/* app_view: the explorer's model, continued (see app.h): the view state —
+ * the selection and following the current node, search, the graph's zoom
+ * and viewport, the panes, the timeline's window — and the state of the
+ * dialogs. Nothing here draws; draw.c renders this state. */
+#include "app.h"
+
+#include <ctype.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* Selection                                                           */
+
+void app_select(App *a, int group)
+{
+    if (group < 0 || group >= a->data.gr->n_groups)
+        return;
+    a->view.selected = group;
+    a->view.follow = 0;
+}
+
+/* Along the drawn graph: up to a parent, down to a child, left and right
+ * within the layer, then on in topological order at the layer's ends. */
+int app_move(App *a, AppMove m)
+{
+    int u = a->view.selected, v = -1;
+    const Grouping *gr = a->data.gr;
+    const DagLayout *L = a->data.dag;
+    if (m == APP_MOVE_PARENT) {
+        if (gr->pred_off[u + 1] > gr->pred_off[u])
+            v = gr->pred[gr->pred_off[u]];
+    } else if (m == APP_MOVE_CHILD) {
+        if (gr->succ_off[u + 1] > gr->succ_off[u])
+            v = gr->succ[gr->succ_off[u]];
+    } else {
+        int dir = m == APP_MOVE_PREV ? -1 : 1, l = L->layer[u];
+        for (int p = L->pos[u] + dir; p >= 0 && p < L->layer_off[l + 1] - L->layer_off[l]; p += dir) {
+            int w = L->order[L->layer_off[l] + p];
+            if (w < L->n) {
+                v = w;
+                break;
+            }
+        }
+        if (v < 0) /* the end of the layer: the next group in topological order */
+            v = u + dir >= 0 && u + dir < gr->n_groups ? u + dir : -1;
+    }
+    if (v < 0)
+        return -1;
+    app_select(a, v);
+    return 0;
+}
+
+void app_select_op(App *a, int op)
+{
+    if (op < 0 || op >= a->data.g->n_nodes)
+        return;
+    app_select(a, a->data.gr->op_group[op]);
+    app_msg(a, GS_NONE, "op %s of group %s", a->data.g->nodes[op].name, a->data.gr->names[a->view.selected]);
+}
+
+void app_follow(App *a)
+{
+    a->view.follow = 1;
+    int cur = episode_current(a->data.ep);
+    if (cur >= 0)
+        a->view.selected = cur;
+    app_msg(a, GS_NONE, "following the current node");
+}
+
+/* Whether name contains text, ignoring case. */
+static int contains(const char *name, const char *text)
+{
+    for (const char *p = name; *p; p++) {
+        size_t i = 0;
+        while (text[i] && p[i] && tolower((unsigned char)p[i]) == tolower((unsigned char)text[i]))
+            i++;
+        if (!text[i])
+            return 1;
+    }
+    return 0;
+}
+
+void app_search(App *a, const char *text)
+{
+    int n = a->data.gr->n_groups;
+    if (!text[0])
+        return;
+    for (int off = 0; off < n; off++) {
+        int k = (a->view.selected + off) % n;
+        if (contains(a->data.gr->names[k], text)) {
+            app_select(a, k);
+            return;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* The graph's viewport, the panes                                     */
+
+void app_zoom(App *a, int zoom)
+{
+    a->view.zoom = zoom;
+    a->view.follow = 1;
+    app_msg(a, GS_NONE, zoom == DAG_FULL ? "graph: full labels" : "graph: compact, one cell per group");
+}
+
+void app_show_sets(App *a, int on)
+{
+    a->view.show_sets = on;
+    app_msg(a, GS_NONE, on ? "showing the ancestors, descendants and parallel groups the policy pools over"
+                           : "sets hidden");
+}
+
+void app_pan(App *a, int dx, int dy)
+{
+    a->view.follow = 0;
+    a->view.x += dx;
+    a->view.y += dy;
+}
+
+void app_graph_shown(App *a, int x, int y)
+{
+    a->view.x = x;
+    a->view.y = y;
+}
+
+void app_focus(App *a, AppPane p)
+{
+    a->view.focus = p;
+    if (a->view.maximized >= 0)
+        a->view.maximized = (int)p;
+}
+
+void app_maximize(App *a, int on)
+{
+    a->view.maximized = on ? (int)a->view.focus : -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* The timeline's window                                               */
+
+/* Every timeline command starts from an explicit window: the whole run
+ * shown becomes [0, runtime] (it then stays there when the runtime
+ * changes, until app_tl_whole). */
+static double tl_pin(App *a)
+{
+    double end = a->data.ep->runtime_us;
+    if (!(a->view.tl_t1 > a->view.tl_t0)) {
+        a->view.tl_t0 = 0;
+        a->view.tl_t1 = end;
+    }
+    return end;
+}
+
+void app_tl_zoom(App *a, double factor)
+{
+    double end = tl_pin(a), anchor = (a->view.tl_t0 + a->view.tl_t1) / 2;
+    tl_zoom(&a->view.tl_t0, &a->view.tl_t1, factor, anchor, end);
+}
+
+void app_tl_pan(App *a, double fraction)
+{
+    double end = tl_pin(a), span = a->view.tl_t1 - a->view.tl_t0;
+    tl_pan(&a->view.tl_t0, &a->view.tl_t1, fraction * span, end);
+}
+
+void app_tl_whole(App *a)
+{
+    a->view.tl_t0 = a->view.tl_t1 = 0;
+}
+
+void app_tl_by_group(App *a, int on)
+{
+    tl_pin(a);
+    a->view.tl_by_group = on;
+    app_msg(a, GS_NONE, on ? "timeline: ops coloured by group" : "timeline: ops coloured by device");
+}
+
+/* ------------------------------------------------------------------ */
+/* The dialogs' state                                                  */
+
+void app_dialog_open(App *a, AppDialog d, const char *input)
+{
+    a->dialog.kind = d;
+    a->dialog.menu_pos = 0;
+    snprintf(a->dialog.input, sizeof a->dialog.input, "%s", input ? input : "");
+}
+
+void app_dialog_close(App *a)
+{
+    a->dialog.kind = DLG_NONE;
+}
+
+void app_dialog_type(App *a, int ch)
+{
+    size_t len = strlen(a->dialog.input);
+    if (ch >= 32 && ch < 127 && len + 1 < sizeof a->dialog.input) {
+        a->dialog.input[len] = (char)ch;
+        a->dialog.input[len + 1] = '\0';
+    }
+}
+
+void app_dialog_erase(App *a)
+{
+    size_t len = strlen(a->dialog.input);
+    if (len)
+        a->dialog.input[len - 1] = '\0';
+}
+
+void app_dialog_menu(App *a, int pos)
+{
+    if ((a->dialog.kind == DLG_BASELINES || a->dialog.kind == DLG_START_FROM) && pos > a->base.n - 1)
+        pos = a->base.n - 1;
+    a->dialog.menu_pos = pos < 0 ? 0 : pos;
+}

@@ -1,0 +1,461 @@
+/* ctl: the explorer's controller (see ctl.h): the key tables and the
+ * actions they bind, the tour's and replay's keys, mouse clicks and timer
+ * ticks, each mapped to model calls (app.h). An action gets the argument
+ * of its table row — a device, a direction, a pane step — never the key. */
+#include "ctl.h"
+
+#include <stdlib.h>
+
+#include "dialogs.h"
+#include "term.h"
+
+enum { KEY_CTRL_L = 0x0c };
+
+typedef int (*CtlAction)(App *a, int arg);
+
+/* A key and the argument it passes. */
+typedef struct KeyArg {
+    int key;
+    int arg;
+} KeyArg;
+
+/* A table row: the keys (up to four, or a range) that call fn, each with
+ * its argument, and the row's help (doc.keys NULL: not listed). */
+typedef struct Binding {
+    CtlKeyDoc doc;
+    CtlAction fn;
+    KeyArg on[4]; /* key 0 ends the list */
+    int lo, hi;   /* when hi != 0: every key lo..hi, passing key - lo */
+} Binding;
+
+/* The row's action for key, or -1 when no row has the key. */
+static int dispatch(const Binding *t, int n, App *a, int key)
+{
+    for (int k = 0; k < n; k++) {
+        const Binding *b = &t[k];
+        if (b->hi && key >= b->lo && key <= b->hi)
+            return b->fn(a, key - b->lo);
+        for (int j = 0; j < 4 && b->on[j].key; j++)
+            if (key == b->on[j].key)
+                return b->fn(a, b->on[j].arg);
+    }
+    return -1;
+}
+
+#define N_OF(t) ((int)(sizeof(t) / sizeof(t)[0]))
+
+/* ------------------------------------------------------------------ */
+/* Actions of the key table                                            */
+
+static int act_step(App *a, int arg)
+{
+    (void)arg;
+    app_step(a);
+    return CTL_REDRAW;
+}
+
+static int act_run(App *a, int arg)
+{
+    (void)arg;
+    app_set_running(a, !a->run.running);
+    return CTL_REDRAW;
+}
+
+/* arg: +1 faster, -1 slower */
+static int act_speed(App *a, int arg)
+{
+    app_set_speed(a, app_speed_step(a->run.speed, arg));
+    return CTL_REDRAW;
+}
+
+static int act_finish(App *a, int arg)
+{
+    (void)arg;
+    app_finish(a);
+    return CTL_REDRAW;
+}
+
+static int act_new(App *a, int arg)
+{
+    (void)arg;
+    app_new_episode(a);
+    return CTL_REDRAW;
+}
+
+/* arg: the device */
+static int act_override(App *a, int arg)
+{
+    app_override(a, a->view.selected, arg);
+    return CTL_REDRAW;
+}
+
+/* arg: -1 undo, +1 redo */
+static int act_undo(App *a, int arg)
+{
+    if (arg < 0)
+        app_undo(a);
+    else
+        app_redo(a);
+    return CTL_REDRAW;
+}
+
+static int act_greedy(App *a, int arg)
+{
+    (void)arg;
+    app_set_greedy(a, !a->run.greedy);
+    return CTL_REDRAW;
+}
+
+static int act_baselines(App *a, int arg)
+{
+    (void)arg;
+    app_run_baselines(a);
+    app_dialog_open(a, DLG_BASELINES, NULL);
+    return CTL_REDRAW;
+}
+
+static int act_start_from(App *a, int arg)
+{
+    (void)arg;
+    if (!a->base.ran)
+        app_run_baselines(a);
+    app_dialog_open(a, DLG_START_FROM, NULL);
+    return CTL_REDRAW;
+}
+
+static int act_train(App *a, int arg)
+{
+    (void)arg;
+    if (a->train.running)
+        app_train_stop(a);
+    else
+        app_dialog_open(a, DLG_TRAIN, "50");
+    return CTL_REDRAW;
+}
+
+/* arg: an AppMove */
+static int act_move(App *a, int arg)
+{
+    return app_move(a, (AppMove)arg) == 0 ? CTL_REDRAW : CTL_NOTHING;
+}
+
+static int act_follow(App *a, int arg)
+{
+    (void)arg;
+    app_follow(a);
+    return CTL_REDRAW;
+}
+
+static int act_search(App *a, int arg)
+{
+    (void)arg;
+    app_dialog_open(a, DLG_SEARCH, "");
+    return CTL_REDRAW;
+}
+
+/* arg: a direction of pans[] */
+enum { PAN_LEFT, PAN_RIGHT, PAN_UP, PAN_DOWN };
+static int act_pan(App *a, int arg)
+{
+    static const int pans[4][2] = {{-8, 0}, {8, 0}, {0, -4}, {0, 4}};
+    app_pan(a, pans[arg][0], pans[arg][1]);
+    return CTL_REDRAW;
+}
+
+static int act_zoom(App *a, int arg)
+{
+    (void)arg;
+    app_zoom(a, a->view.zoom == DAG_FULL ? DAG_COMPACT : DAG_FULL);
+    return CTL_REDRAW;
+}
+
+static int act_sets(App *a, int arg)
+{
+    (void)arg;
+    app_show_sets(a, !a->view.show_sets);
+    return CTL_REDRAW;
+}
+
+/* arg: +1 zooms in, -1 out */
+static int act_tl_zoom(App *a, int arg)
+{
+    app_tl_zoom(a, arg > 0 ? 0.5 : 2.0);
+    return CTL_REDRAW;
+}
+
+/* arg: +1 later, -1 earlier, by a quarter of the window */
+static int act_tl_pan(App *a, int arg)
+{
+    app_tl_pan(a, 0.25 * arg);
+    return CTL_REDRAW;
+}
+
+static int act_tl_whole(App *a, int arg)
+{
+    (void)arg;
+    app_tl_whole(a);
+    return CTL_REDRAW;
+}
+
+static int act_tl_colours(App *a, int arg)
+{
+    (void)arg;
+    app_tl_by_group(a, !a->view.tl_by_group);
+    return CTL_REDRAW;
+}
+
+/* arg: +1 the next pane, -1 the previous one */
+static int act_focus(App *a, int arg)
+{
+    app_focus(a, (AppPane)(((int)a->view.focus + arg + PANE_COUNT) % PANE_COUNT));
+    return CTL_REDRAW;
+}
+
+static int act_maximize(App *a, int arg)
+{
+    (void)arg;
+    app_maximize(a, a->view.maximized < 0);
+    return CTL_REDRAW;
+}
+
+static int act_save(App *a, int arg)
+{
+    (void)arg;
+    app_save(a, a->files.episode);
+    return CTL_REDRAW;
+}
+
+/* arg: an AppExport */
+static int act_export(App *a, int arg)
+{
+    app_export(a, (AppExport)arg);
+    return CTL_REDRAW;
+}
+
+static int act_help(App *a, int arg)
+{
+    (void)arg;
+    app_dialog_open(a, DLG_HELP, NULL);
+    return CTL_REDRAW;
+}
+
+static int act_quit(App *a, int arg)
+{
+    (void)arg;
+    if (!a->run.dirty)
+        return CTL_QUIT;
+    app_dialog_open(a, DLG_QUIT, NULL);
+    return CTL_REDRAW;
+}
+
+static int act_repaint(App *a, int arg)
+{
+    (void)a;
+    (void)arg;
+    return CTL_REDRAW | CTL_REPAINT;
+}
+
+/* ------------------------------------------------------------------ */
+/* The key tables                                                      */
+
+/* Keys that work everywhere, dialogs and the tour included. */
+static const Binding global_keys[] = {
+    {{"Ctrl-L", "repaint the whole screen", 3}, act_repaint, {{KEY_CTRL_L, 0}}, 0, 0},
+};
+
+static const Binding bindings[] = {
+    {{"space", "step: the policy places the current group", 0}, act_step, {{' ', 0}}, 0, 0},
+    {{"r", "run / pause stepping", 0}, act_run, {{'r', 0}}, 0, 0},
+    {{"+ -", "faster / slower while running", 0}, act_speed, {{'+', 1}, {'-', -1}}, 0, 0},
+    {{"f", "finish the episode", 0}, act_finish, {{'f', 0}}, 0, 0},
+    {{"n", "new episode", 0}, act_new, {{'n', 0}}, 0, 0},
+    {{"0-9", "move the selected group to that device (your override)", 0}, act_override, {{0, 0}}, '0', '9'},
+    {{"u", "undo the last step, yours or the policy's", 0}, act_undo, {{'u', -1}}, 0, 0},
+    {{"U", "redo", 0}, act_undo, {{'U', 1}}, 0, 0},
+    {{"g", "greedy / sampling", 0}, act_greedy, {{'g', 0}}, 0, 0},
+    {{"b", "run every baseline; Enter starts an episode from the highlighted one", 0}, act_baselines, {{'b', 0}}, 0, 0},
+    {{"B", "start an episode from a baseline's placement", 0}, act_start_from, {{'B', 0}}, 0, 0},
+    {{"T", "train the policy in the background / stop training", 0}, act_train, {{'T', 0}}, 0, 0},
+    {{"Up k", "select a parent of the selected group", 1}, act_move,
+     {{TERM_KEY_UP, APP_MOVE_PARENT}, {'k', APP_MOVE_PARENT}}, 0, 0},
+    {{"Down j", "select a child", 1}, act_move, {{TERM_KEY_DOWN, APP_MOVE_CHILD}, {'j', APP_MOVE_CHILD}}, 0, 0},
+    {{"Left h Right l", "select the previous / next group in the layer", 1}, act_move,
+     {{TERM_KEY_LEFT, APP_MOVE_PREV}, {'h', APP_MOVE_PREV}, {TERM_KEY_RIGHT, APP_MOVE_NEXT}, {'l', APP_MOVE_NEXT}},
+     0, 0},
+    {{"c", "follow the current node again", 1}, act_follow, {{'c', 0}}, 0, 0},
+    {{"/", "search a group by name", 1}, act_search, {{'/', 0}}, 0, 0},
+    {{"H J K L", "pan the graph", 1}, act_pan, {{'H', PAN_LEFT}, {'J', PAN_DOWN}, {'K', PAN_UP}, {'L', PAN_RIGHT}}, 0, 0},
+    {{"PgUp PgDn", "scroll the graph", 1}, act_pan, {{TERM_KEY_PGUP, PAN_UP}, {TERM_KEY_PGDN, PAN_DOWN}}, 0, 0},
+    {{"Z", "graph zoom: full labels / compact", 1}, act_zoom, {{'Z', 0}}, 0, 0},
+    {{"a", "show the ancestors, descendants and parallel groups", 1}, act_sets, {{'a', 0}}, 0, 0},
+    {{"< >", "timeline zoom out / in", 1}, act_tl_zoom, {{'<', -1}, {'>', 1}}, 0, 0},
+    {{"[ ]", "timeline pan", 1}, act_tl_pan, {{'[', -1}, {']', 1}}, 0, 0},
+    {{"=", "timeline: the whole run", 1}, act_tl_whole, {{'=', 0}}, 0, 0},
+    {{"o", "timeline colours: by device / by group", 1}, act_tl_colours, {{'o', 0}}, 0, 0},
+    {{"Tab", "next pane", 1}, act_focus, {{TERM_KEY_TAB, 1}, {TERM_KEY_BTAB, -1}}, 0, 0},
+    {{"z", "maximise / restore the focused pane", 1}, act_maximize, {{'z', 0}}, 0, 0},
+    {{"s", "save the episode", 2}, act_save, {{'s', 0}}, 0, 0},
+    {{"d", "export the placement as DOT", 2}, act_export, {{'d', APP_EXPORT_DOT}}, 0, 0},
+    {{"t", "export the timeline as a Chrome trace", 2}, act_export, {{'t', APP_EXPORT_TRACE}}, 0, 0},
+    {{"?", "help", 3}, act_help, {{'?', 0}, {TERM_KEY_F1, 0}}, 0, 0},
+    {{"q", "quit (asks when there are unsaved changes)", 3}, act_quit, {{'q', 0}}, 0, 0},
+};
+
+const CtlKeyDoc *ctl_keys(int *count)
+{
+    static CtlKeyDoc docs[N_OF(bindings) + N_OF(global_keys)];
+    int n = 0;
+    for (int k = 0; k < N_OF(bindings); k++)
+        docs[n++] = bindings[k].doc;
+    for (int k = 0; k < N_OF(global_keys); k++)
+        docs[n++] = global_keys[k].doc;
+    *count = n;
+    return docs;
+}
+
+/* ------------------------------------------------------------------ */
+/* The tour's keys (before the others while touring)                   */
+
+static int act_tour_leave(App *a, int arg)
+{
+    (void)arg;
+    app_tour_enter(a, -1);
+    return CTL_REDRAW;
+}
+
+static int act_tour_next(App *a, int arg)
+{
+    (void)arg;
+    return app_tour_next(a) ? CTL_RELOAD | CTL_REDRAW : CTL_REDRAW;
+}
+
+static const Binding tour_keys[] = {
+    {{NULL, NULL, 0}, act_tour_leave, {{'q', 0}, {TERM_KEY_ESC, 0}}, 0, 0},
+    {{NULL, NULL, 0}, act_tour_next, {{' ', 0}, {TERM_KEY_ENTER, 0}, {TERM_KEY_RIGHT, 0}, {'n', 0}}, 0, 0},
+    {{NULL, NULL, 0}, act_tour_next, {{'\n', 0}}, 0, 0},
+};
+
+/* ------------------------------------------------------------------ */
+/* Replay's keys (before the key table while replaying, no dialog open) */
+
+/* arg: +1 forwards, -1 backwards */
+static int act_replay_step(App *a, int arg)
+{
+    app_replay_step(a, arg);
+    return CTL_REDRAW;
+}
+
+/* arg: +1 the end, -1 the start */
+static int act_replay_seek(App *a, int arg)
+{
+    app_replay_seek(a, arg);
+    return CTL_REDRAW;
+}
+
+static int act_read_only(App *a, int arg)
+{
+    (void)arg;
+    app_msg(a, GS_WARN, "replay is read-only: resume the file with --resume to change it");
+    return CTL_REDRAW;
+}
+
+static const Binding replay_keys[] = {
+    {{NULL, NULL, 0}, act_replay_step, {{' ', 1}, {TERM_KEY_RIGHT, 1}, {'l', 1}, {'U', 1}}, 0, 0},
+    {{NULL, NULL, 0}, act_replay_step, {{TERM_KEY_LEFT, -1}, {'h', -1}, {'u', -1}, {TERM_KEY_BACKSPACE, -1}}, 0, 0},
+    {{NULL, NULL, 0}, act_replay_seek, {{TERM_KEY_HOME, -1}, {TERM_KEY_END, 1}}, 0, 0},
+    {{NULL, NULL, 0}, act_read_only, {{0, 0}}, '0', '9'},
+    {{NULL, NULL, 0}, act_read_only, {{'f', 0}, {'n', 0}, {'T', 0}, {'B', 0}}, 0, 0},
+};
+
+/* ------------------------------------------------------------------ */
+/* Input                                                               */
+
+int ctl_key(App *a, int key)
+{
+    int r = dispatch(global_keys, N_OF(global_keys), a, key);
+    if (r >= 0)
+        return r;
+    AppDialog d = a->dialog.kind;
+    if (a->tour.active && d != DLG_SEARCH && d != DLG_TRAIN && (r = dispatch(tour_keys, N_OF(tour_keys), a, key)) >= 0)
+        return r;
+    if (a->replay.active && d == DLG_NONE && (r = dispatch(replay_keys, N_OF(replay_keys), a, key)) >= 0)
+        return r;
+    const DialogDef *dlg = dialog_def(d);
+    if (dlg)
+        return dlg->key(a, key);
+    if ((r = dispatch(bindings, N_OF(bindings), a, key)) >= 0)
+        return r;
+    if (key == TERM_KEY_ESC)
+        return CTL_NOTHING;
+    app_msg(a, GS_DIM, "no command on this key; ? shows every key");
+    return CTL_REDRAW;
+}
+
+static int inside(GridRect r, int x, int y)
+{
+    return x >= r.x && x < r.x + r.w && y >= r.y && y < r.y + r.h;
+}
+
+int ctl_click(App *a, const AppGeom *geom, int x, int y, int button)
+{
+    if (geom->have_dag && inside(geom->dag.dst, x, y)) {
+        if (button == 4 || button == 5) { /* the wheel scrolls the graph */
+            app_pan(a, 0, button == 4 ? -3 : 3);
+            return CTL_REDRAW;
+        }
+        int u = dag_node_at_view(a->data.dag, &geom->dag, x, y);
+        if (u >= 0) {
+            app_select(a, u);
+            app_focus(a, PANE_GRAPH);
+            return CTL_REDRAW;
+        }
+    }
+    if (geom->have_tl && inside(geom->tl.dst, x, y)) {
+        int op = tl_op_at(a->cache.tl, &geom->tl, x, y);
+        if (op >= 0) {
+            app_select_op(a, op);
+            app_focus(a, PANE_TIMELINE);
+            return CTL_REDRAW;
+        }
+    }
+    return CTL_NOTHING;
+}
+
+int ctl_tick(App *a, double now)
+{
+    int r = CTL_NOTHING;
+    if (a->run.running) {
+        if (a->replay.active)
+            app_replay_step(a, 1);
+        else
+            app_step(a);
+        r |= CTL_REDRAW;
+    }
+    if (app_tour_due(a, now))
+        r |= act_tour_next(a, 0);
+    if (a->train.running) {
+        app_train_poll(a);
+        r |= CTL_REDRAW;
+    }
+    if (now - a->run.last_autosave > 60)
+        app_autosave(a);
+    return r;
+}
+
+int ctl_timeout_ms(const App *a)
+{
+    if (a->tour.autoplay && a->tour.active)
+        return 200;
+    if (a->run.running)
+        return 1000 / a->run.speed;
+    if (a->train.running)
+        return 100;
+    return -1;
+}
+
+void ctl_frame(App *a, Grid *g, AppGeom *geom)
+{
+    app_draw(a, g, geom);
+    if (geom->have_dag)
+        app_graph_shown(a, geom->dag.x, geom->dag.y);
+}

@@ -1,0 +1,48 @@
+/* ctl: the explorer's controller. It maps input — keys, mouse clicks, timer
+ * ticks — to calls of the model (app.h) and says what must happen next
+ * (CTL_* flags); it never draws. Keys go, in this order, to the global keys
+ * (Ctrl-L), the tour's keys while touring, replay's keys while replaying,
+ * the open dialog's handler (dialogs.c), and the key table; every binding
+ * of the tables carries the argument its action gets, so no action looks at
+ * which key was pressed. The interactive and the headless runners
+ * (cmd_explore.c) and the benchmark drive the explorer through these. */
+#ifndef PLACETO_CTL_H
+#define PLACETO_CTL_H
+
+#include "app.h"
+#include "draw.h"
+
+/* What must happen after an input. */
+enum {
+    CTL_NOTHING = 0,
+    CTL_REDRAW = 1,  /* draw a new frame */
+    CTL_QUIT = 2,    /* leave the explorer */
+    CTL_REPAINT = 4, /* repaint the whole terminal, not only what changed */
+    CTL_RELOAD = 8   /* replace the App by one opened with a->tour.next */
+};
+
+/* One key: a code point or a TERM_KEY_* value (term.h). */
+int ctl_key(App *a, int key);
+/* A mouse click on grid cell (x, y) with button (1 left, 4/5 wheel), on the
+ * frame whose geometry is geom. */
+int ctl_click(App *a, const AppGeom *geom, int x, int y, int button);
+/* A timer tick (now in seconds): steps while running, plays a replay,
+ * advances the tour, polls background training, autosaves once a minute. */
+int ctl_tick(App *a, double now);
+/* How long the main loop may wait for input before ctl_tick is due, in ms;
+ * -1 when nothing runs (block until a key). */
+int ctl_timeout_ms(const App *a);
+/* Draws a frame (app_draw) and reports the graph's viewport to the model
+ * (app_graph_shown). */
+void ctl_frame(App *a, Grid *g, AppGeom *geom);
+
+/* The key table's documentation, every command once in table order: the
+ * help dialog is made from it. section: 0 episode, 1 view, 2 files, 3 other. */
+typedef struct CtlKeyDoc {
+    const char *keys; /* as shown in help, e.g. "space", "u", "0-9" */
+    const char *help;
+    int section;
+} CtlKeyDoc;
+const CtlKeyDoc *ctl_keys(int *count);
+
+#endif

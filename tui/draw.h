@@ -1,0 +1,24 @@
+/* draw: the explorer's view. app_draw renders a const App onto a Grid —
+ * the status line, the panes in a layout that adapts to the size, the
+ * message line, the open dialog (its draw half in dialogs.c) and the tour's
+ * caption — and returns where the graph and the timeline landed, for the
+ * controller's mouse clicks. Drawing writes nothing into the App and runs
+ * no policy: what it shows was computed by the model (AppCache). */
+#ifndef PLACETO_DRAW_H
+#define PLACETO_DRAW_H
+
+#include "app.h"
+
+/* The last frame's click geometry. */
+typedef struct AppGeom {
+    int have_dag;   /* the graph pane was drawn, with this view */
+    DagView dag;    /* dst: the pane's inside; style and critical are NULL (they die with the frame) */
+    int have_tl;    /* the timeline pane was drawn, with this view */
+    TlView tl;      /* dst: the pane's inside */
+} AppGeom;
+
+/* Renders the whole screen of a onto g (g's size is the screen's) and fills
+ * geom (may be NULL). */
+void app_draw(const App *a, Grid *g, AppGeom *geom);
+
+#endif
