@@ -391,7 +391,7 @@ static void bench_explorer(const char *graph, const char *policy, int n_devices)
         app_draw(a, g, NULL);
     double frame = (util_now() - t0) / 20;
     printf("explorer    %-14s %d devices  key (step) to frame %6.2f ms (median)  %6.1f frames/s running  "
-           "redraw alone %5.2f ms\n", a->data.g->name, n_devices, med * 1e3, fps, frame * 1e3);
+           "redraw alone %5.2f ms\n", a->data.pb.g->name, n_devices, med * 1e3, fps, frame * 1e3);
     free(t);
     grid_free(g);
     app_free(a);

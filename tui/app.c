@@ -37,7 +37,7 @@ static int load_policy(App *a, const char *path, Err *e)
     AppPolicy *p = &a->policy;
     if (!path) {
         PolicyArch arch;
-        policy_arch_default(&arch, a->data.c->n_devices);
+        policy_arch_default(&arch, a->data.pb.c->n_devices);
         p->pol = policy_new(&arch, 1, e);
         return p->pol ? 0 : -1;
     }
@@ -50,9 +50,9 @@ static int load_policy(App *a, const char *path, Err *e)
     free(text);
     if (!p->pol)
         return -1;
-    if (p->pol->arch.n_devices != a->data.c->n_devices) {
+    if (p->pol->arch.n_devices != a->data.pb.c->n_devices) {
         err_set(e, "%s: the policy is for %d devices but the cluster has %d (use --devices %d)", path,
-                p->pol->arch.n_devices, a->data.c->n_devices, p->pol->arch.n_devices);
+                p->pol->arch.n_devices, a->data.pb.c->n_devices, p->pol->arch.n_devices);
         return -1;
     }
     p->path = xstrdup(path);
@@ -64,19 +64,18 @@ static int load_policy(App *a, const char *path, Err *e)
 static void finish_load(App *a)
 {
     AppData *d = &a->data;
-    int n = d->gr->n_groups;
+    int n = d->pb.gr->n_groups;
     d->labels = xcalloc((size_t)n + 1, sizeof *d->labels);
     for (int k = 0; k < n; k++)
-        d->labels[k] = dag_short_label(d->gr->names[k]);
-    d->dag = dag_layout(n, d->gr->succ_off, d->gr->succ, NULL);
+        d->labels[k] = dag_short_label(d->pb.gr->names[k]);
+    d->dag = dag_layout(n, d->pb.gr->succ_off, d->pb.gr->succ, NULL);
     a->policy.work = policy_work_new(&a->policy.pol->arch, d->pg);
-    d->sim = sim_new(d->g, d->c);
-    d->lower_bound_us = bound_lower(d->g, d->c);
-    int *dev = xcalloc((size_t)d->g->n_nodes + 1, sizeof *dev);
-    int fast = place_fastest_device(d->c);
-    for (int i = 0; i < d->g->n_nodes; i++)
+    d->lower_bound_us = bound_lower(d->pb.g, d->pb.c);
+    int *dev = xcalloc((size_t)d->pb.g->n_nodes + 1, sizeof *dev);
+    int fast = place_fastest_device(d->pb.c);
+    for (int i = 0; i < d->pb.g->n_nodes; i++)
         dev[i] = fast;
-    d->single_us = sim_makespan(d->sim, dev);
+    d->single_us = sim_makespan(d->pb.sim, dev);
     free(dev);
     a->cache.feats = xcalloc(2 * (size_t)d->ep->n_features + 1, sizeof *a->cache.feats);
     app_cache_update(a);
@@ -105,9 +104,7 @@ App *app_new(const AppOptions *o, Err *e)
             free(a);
             return NULL;
         }
-        a->data.g = f.g;
-        a->data.c = f.c;
-        a->data.gr = f.gr;
+        a->data.pb = f.pb;
         a->data.pg = f.pg;
         a->data.ep = f.ep;
         const char *pp = o->policy_path ? o->policy_path : f.policy_path;
@@ -139,15 +136,11 @@ App *app_new(const AppOptions *o, Err *e)
         }
         return a;
     }
-    if (!(a->data.g = graph_load(o->graph_path, e)))
+    ProblemSpec spec = {.graph_path = o->graph_path, .cluster_path = o->cluster_path, .n_devices = o->n_devices,
+                        .groups = o->groups};
+    if (problem_load(&a->data.pb, &spec, e) != 0)
         goto fail;
-    if (o->cluster_path) {
-        if (!(a->data.c = cluster_load(o->cluster_path, e)))
-            goto fail;
-    } else {
-        a->data.c = cluster_default(o->n_devices > 0 ? o->n_devices : 2);
-    }
-    if (!(a->data.gr = group_build(a->data.g, o->groups, e)) || !(a->data.pg = policy_graph_new(a->data.gr, e))) {
+    if (!(a->data.pg = policy_graph_new(a->data.pb.gr, e))) {
         err_prefix(e, o->graph_path);
         goto fail;
     }
@@ -156,12 +149,12 @@ App *app_new(const AppOptions *o, Err *e)
     EpisodeConfig cfg;
     episode_config_default(&cfg);
     cfg.mem_feature = a->policy.pol->arch.mem_feature;
-    if (!(a->data.ep = episode_new(a->data.g, a->data.gr, a->data.c, a->data.pg, &cfg, o->seed, NULL, e)))
+    if (!(a->data.ep = episode_new(a->data.pb.g, a->data.pb.gr, a->data.pb.c, a->data.pg, &cfg, o->seed, NULL, e)))
         goto fail;
-    a->files.episode = o->episode_path ? xstrdup(o->episode_path) : default_episode_path(a->data.g);
+    a->files.episode = o->episode_path ? xstrdup(o->episode_path) : default_episode_path(a->data.pb.g);
     finish_load(a);
-    app_msg(a, GS_NONE, "%s: %d groups on %d devices; space steps, ? shows every key", a->data.g->name,
-            a->data.gr->n_groups, a->data.c->n_devices);
+    app_msg(a, GS_NONE, "%s: %d groups on %d devices; space steps, ? shows every key", a->data.pb.g->name,
+            a->data.pb.gr->n_groups, a->data.pb.c->n_devices);
     if (o->demo) {
         a->tour.autoplay = o->demo == 2;
         app_tour_enter(a, o->demo_stage);
@@ -175,7 +168,7 @@ fail:
 static void free_baselines(App *a)
 {
     for (int k = 0; k < a->base.n; k++)
-        free(a->base.rows[k].group_device);
+        place_run_free(&a->base.rows[k]);
     free(a->base.rows);
     a->base.rows = NULL;
     a->base.n = 0;
@@ -197,20 +190,18 @@ void app_free(App *a)
         pthread_mutex_destroy(&t->lock);
     free_baselines(a);
     AppData *d = &a->data;
-    for (int k = 0; d->labels && k < d->gr->n_groups; k++)
+    for (int k = 0; d->labels && k < d->pb.gr->n_groups; k++)
         free(d->labels[k]);
     free(d->labels);
     tl_free(a->cache.tl);
     free(a->cache.feats);
     dag_free(d->dag);
-    sim_free(d->sim);
+    sim_free(d->pb.sim);
     policy_work_free(a->policy.work);
     episode_free(d->ep);
     policy_free(a->policy.pol);
     policy_graph_free(d->pg);
-    group_free(d->gr);
-    cluster_free(d->c);
-    graph_free(d->g);
+    problem_free(&d->pb);
     free(a->policy.path);
     free(a->files.episode);
     free(a->files.autosave);
@@ -226,7 +217,7 @@ static void update_policy_view(App *a)
 {
     AppCache *c = &a->cache;
     Episode *ep = a->data.ep;
-    const Grouping *gr = a->data.gr;
+    const Grouping *gr = a->data.pb.gr;
     int cur = episode_current(ep);
     c->node = cur;
     c->feat_group[0] = c->feat_group[1] = -1;
@@ -245,7 +236,7 @@ static void update_policy_view(App *a)
 void app_cache_update(App *a)
 {
     tl_free(a->cache.tl);
-    a->cache.tl = tl_new(a->data.g, a->data.c, a->data.ep->result);
+    a->cache.tl = tl_new(a->data.pb.g, a->data.pb.c, a->data.ep->result);
     update_policy_view(a);
 }
 
@@ -295,11 +286,11 @@ int app_export(App *a, AppExport what)
     char path[512];
     int rc;
     if (what == APP_EXPORT_DOT) {
-        snprintf(path, sizeof path, "%s.placement.dot", d->g->name);
-        rc = export_dot(path, d->g, d->gr, d->c, d->ep->op_device, &e);
+        snprintf(path, sizeof path, "%s.placement.dot", d->pb.g->name);
+        rc = export_dot(path, d->pb.g, d->pb.gr, d->pb.c, d->ep->op_device, &e);
     } else {
-        snprintf(path, sizeof path, "%s.trace.json", d->g->name);
-        rc = export_trace(path, d->g, d->c, d->ep->result, &e);
+        snprintf(path, sizeof path, "%s.trace.json", d->pb.g->name);
+        rc = export_trace(path, d->pb.g, d->pb.c, d->ep->result, &e);
     }
     if (rc != 0)
         app_msg(a, GS_ERROR, "export failed: %s", e.msg);
@@ -318,29 +309,12 @@ void app_run_baselines(App *a)
     free_baselines(a);
     int n;
     const PlaceMethod *m = place_methods(&n);
-    a->base.rows = xcalloc((size_t)n, sizeof *a->base.rows);
-    int *dev = xmalloc(((size_t)a->data.g->n_nodes + 1) * sizeof *dev);
+    a->base.rows = xnew_array((size_t)n, sizeof *a->base.rows);
     for (int k = 0; k < n; k++) {
-        PlaceCtx ctx = {a->data.g, a->data.gr, a->data.c, a->data.ep->seed};
         Err e = {{0}};
-        double t0 = util_now();
-        if (m[k].fn(&ctx, dev, &e) != 0)
-            continue;
-        AppBaseline *b = &a->base.rows[a->base.n++];
-        b->seconds = util_now() - t0;
-        b->method = m[k].name;
-        const SimResult *r = sim_run(a->data.sim, dev);
-        b->runtime_us = r->makespan_us;
-        b->oom = r->any_oom;
-        b->group_device = xmalloc(((size_t)a->data.gr->n_groups + 1) * sizeof *b->group_device);
-        group_collapse(a->data.gr, dev, b->group_device);
+        if (place_run(&a->data.pb, &m[k], a->data.ep->seed, &a->base.rows[a->base.n], &e) == 0)
+            a->base.n++; /* a method that fails is left out */
     }
-    free(dev);
-    for (int i = 1; i < a->base.n; i++) /* insertion sort: stable, by runtime */
-        for (int j = i; j > 0 && a->base.rows[j].runtime_us < a->base.rows[j - 1].runtime_us; j--) {
-            AppBaseline t = a->base.rows[j];
-            a->base.rows[j] = a->base.rows[j - 1];
-            a->base.rows[j - 1] = t;
-        }
+    place_run_sort(a->base.rows, a->base.n);
     a->base.ran = 1;
 }

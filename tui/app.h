@@ -29,6 +29,7 @@
 #include "episode.h"
 #include "grid.h"
 #include "timeline.h"
+#include "place_run.h"
 #include "policy_io.h"
 #include "train.h"
 
@@ -67,14 +68,11 @@ typedef struct AppOptions {
 
 /* What app_new loaded, and what is built once from it. */
 typedef struct AppData {
-    Graph *g;
-    Cluster *c;
-    Grouping *gr;
+    Problem pb;               /* graph, cluster, grouping and simulator */
     PolicyGraph *pg;
     Episode *ep;
     char **labels;            /* per group: its short name */
     DagLayout *dag;           /* the group graph's layout */
-    Sim *sim;                 /* for the baselines */
     double lower_bound_us;
     double single_us;         /* every op on the fastest device */
 } AppData;
@@ -132,19 +130,11 @@ typedef struct AppMessage {
     int style;                /* its GridStyle */
 } AppMessage;
 
-/* One row of the baseline comparison. */
-typedef struct AppBaseline {
-    const char *method;
-    double runtime_us;
-    int oom;
-    double seconds;
-    int *group_device; /* per group */
-} AppBaseline;
 
 /* Every baseline on the episode's cluster, sorted by runtime. */
 typedef struct AppBaselines {
     int ran;                  /* app_run_baselines has run */
-    AppBaseline *rows;
+    PlaceRun *rows;           /* place_run rows, by runtime */
     int n;
 } AppBaselines;
 

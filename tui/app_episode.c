@@ -31,8 +31,8 @@ void app_step(App *a)
     const EpisodeStep *s = episode_step_policy(ep, a->policy.pol, a->policy.work, a->run.greedy, NULL);
     app_changed(a);
     app_msg(a, change_style(before, s->runtime_us), "step %d: %s moved %s from %s to %s: %.3f -> %.3f ms",
-            s->cursor + 1, actor_name(s), a->data.gr->names[s->group], a->data.c->devices[s->old_device].name,
-            a->data.c->devices[s->new_device].name, before / 1000, s->runtime_us / 1000);
+            s->cursor + 1, actor_name(s), a->data.pb.gr->names[s->group], a->data.pb.c->devices[s->old_device].name,
+            a->data.pb.c->devices[s->new_device].name, before / 1000, s->runtime_us / 1000);
     if (episode_done(ep))
         a->run.running = 0;
 }
@@ -65,11 +65,11 @@ void app_new_episode(App *a)
 void app_override(App *a, int group, int device)
 {
     const AppData *d = &a->data;
-    if (group < 0 || group >= d->gr->n_groups)
+    if (group < 0 || group >= d->pb.gr->n_groups)
         return;
     a->view.selected = group;
-    if (device < 0 || device >= d->c->n_devices) {
-        app_msg(a, GS_WARN, "there is no device %d (devices 0-%d)", device, d->c->n_devices - 1);
+    if (device < 0 || device >= d->pb.c->n_devices) {
+        app_msg(a, GS_WARN, "there is no device %d (devices 0-%d)", device, d->pb.c->n_devices - 1);
         return;
     }
     double before = d->ep->runtime_us;
@@ -83,8 +83,8 @@ void app_override(App *a, int group, int device)
     app_changed(a);
     a->view.selected = group;
     app_msg(a, change_style(before, s->runtime_us),
-            "you moved %s to %s: %.3f -> %.3f ms; the policy goes on from here (u undoes)", d->gr->names[group],
-            d->c->devices[device].name, before / 1000, s->runtime_us / 1000);
+            "you moved %s to %s: %.3f -> %.3f ms; the policy goes on from here (u undoes)", d->pb.gr->names[group],
+            d->pb.c->devices[device].name, before / 1000, s->runtime_us / 1000);
 }
 
 /* Undo (redo 0) or redo one history entry. */
@@ -102,8 +102,8 @@ static void undo_redo(App *a, int redo)
     int to = !redo ? s->old_device : s->new_device;
     app_changed(a);
     a->view.selected = g;
-    app_msg(a, GS_NONE, "%s: %s back from %s to %s (%.3f ms)", !redo ? "undo" : "redo", a->data.gr->names[g],
-            a->data.c->devices[from].name, a->data.c->devices[to].name, ep->runtime_us / 1000);
+    app_msg(a, GS_NONE, "%s: %s back from %s to %s (%.3f ms)", !redo ? "undo" : "redo", a->data.pb.gr->names[g],
+            a->data.pb.c->devices[from].name, a->data.pb.c->devices[to].name, ep->runtime_us / 1000);
 }
 
 void app_undo(App *a)
@@ -192,7 +192,7 @@ static void replay_moved(App *a, int n)
     const EpisodeStep *s = &ep->hist[ep->n_hist - (n > 0 ? 1 : 0)];
     a->view.selected = s->group;
     app_msg(a, GS_NONE, "replay %d/%d: %s %s %d->%d, %.3f ms", ep->n_hist, total,
-            s->actor == EPISODE_ACTOR_USER ? "you" : "policy", a->data.gr->names[s->group], s->old_device,
+            s->actor == EPISODE_ACTOR_USER ? "you" : "policy", a->data.pb.gr->names[s->group], s->old_device,
             s->new_device, ep->runtime_us / 1000);
 }
 

@@ -66,8 +66,8 @@ int app_train_start(App *a, int64_t episodes)
     tc.seed = d->ep->seed;
     tc.env = d->ep->cfg;
     tc.env.init = EPISODE_INIT_GIVEN; /* the fixed random start, then the best so far */
-    t->tg = (TrainGraph){d->g, d->gr, d->pg};
-    if (!(t->trainer = train_new(t->pol, &t->ts, &tc, &t->tg, 1, d->c, &e))) {
+    t->tg = (TrainGraph){d->pb.g, d->pb.gr, d->pg};
+    if (!(t->trainer = train_new(t->pol, &t->ts, &tc, &t->tg, 1, d->pb.c, &e))) {
         app_msg(a, GS_ERROR, "cannot train: %s", e.msg);
         policy_free(t->pol);
         t->pol = NULL;
@@ -139,7 +139,7 @@ void app_train_stop(App *a)
         if (t->ts.best[i].runtime_us < best)
             best = t->ts.best[i].runtime_us;
     char path[512];
-    snprintf(path, sizeof path, "%s.trained-policy.json", a->data.g->name);
+    snprintf(path, sizeof path, "%s.trained-policy.json", a->data.pb.g->name);
     Err e = {{0}};
     if (policy_save(t->pol, &t->ts, path, &e) == 0) {
         size_t len;

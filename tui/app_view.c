@@ -12,7 +12,7 @@
 
 void app_select(App *a, int group)
 {
-    if (group < 0 || group >= a->data.gr->n_groups)
+    if (group < 0 || group >= a->data.pb.gr->n_groups)
         return;
     a->view.selected = group;
     a->view.follow = 0;
@@ -23,7 +23,7 @@ void app_select(App *a, int group)
 int app_move(App *a, AppMove m)
 {
     int u = a->view.selected, v = -1;
-    const Grouping *gr = a->data.gr;
+    const Grouping *gr = a->data.pb.gr;
     const DagLayout *L = a->data.dag;
     if (m == APP_MOVE_PARENT) {
         if (gr->pred_off[u + 1] > gr->pred_off[u])
@@ -51,10 +51,10 @@ int app_move(App *a, AppMove m)
 
 void app_select_op(App *a, int op)
 {
-    if (op < 0 || op >= a->data.g->n_nodes)
+    if (op < 0 || op >= a->data.pb.g->n_nodes)
         return;
-    app_select(a, a->data.gr->op_group[op]);
-    app_msg(a, GS_NONE, "op %s of group %s", a->data.g->nodes[op].name, a->data.gr->names[a->view.selected]);
+    app_select(a, a->data.pb.gr->op_group[op]);
+    app_msg(a, GS_NONE, "op %s of group %s", a->data.pb.g->nodes[op].name, a->data.pb.gr->names[a->view.selected]);
 }
 
 void app_follow(App *a)
@@ -81,12 +81,12 @@ static int contains(const char *name, const char *text)
 
 void app_search(App *a, const char *text)
 {
-    int n = a->data.gr->n_groups;
+    int n = a->data.pb.gr->n_groups;
     if (!text[0])
         return;
     for (int off = 0; off < n; off++) {
         int k = (a->view.selected + off) % n;
-        if (contains(a->data.gr->names[k], text)) {
+        if (contains(a->data.pb.gr->names[k], text)) {
             app_select(a, k);
             return;
         }

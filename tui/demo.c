@@ -136,7 +136,7 @@ void app_tour_enter(App *a, int stage)
         const Episode *ep = a->data.ep;
         if (ep->n_hist > 0) {
             const EpisodeStep *s = &ep->hist[ep->n_hist - 1];
-            app_override(a, s->group, (s->new_device + 1) % a->data.c->n_devices);
+            app_override(a, s->group, (s->new_device + 1) % a->data.pb.c->n_devices);
         }
         step_policy(a);
         break;
@@ -176,7 +176,7 @@ static void ask_held_out(App *a)
 int app_tour_next(App *a)
 {
     int s = a->tour.stage + 1;
-    if (s == GENERALIZATION && strstr(a->data.g->path, "nmt_variant") == NULL) {
+    if (s == GENERALIZATION && strstr(a->data.pb.g->path, "nmt_variant") == NULL) {
         ask_held_out(a);
         return 1;
     }

@@ -159,7 +159,7 @@ static int search_key(App *a, int key)
 {
     int r = prompt_key(a, key);
     if (r == PROMPT_ENTERED)
-        app_msg(a, GS_NONE, "selected %s", a->data.gr->names[a->view.selected]);
+        app_msg(a, GS_NONE, "selected %s", a->data.pb.gr->names[a->view.selected]);
     else if (r == PROMPT_EDITED)
         app_search(a, a->dialog.input);
     return CTL_REDRAW;
@@ -217,7 +217,7 @@ static void baselines_draw(const App *a, Grid *g)
     int y = in.y + 1;
     double bound = a->data.lower_bound_us;
     for (int k = 0; k < base->n && y < in.y + in.h - 1; k++, y++) {
-        const AppBaseline *b = &base->rows[k];
+        const PlaceRun *b = &base->rows[k];
         snprintf(line, sizeof line, "%-14s %12s %8.3fx %8.3fx %5s", b->method, util_fmt_time(b1, b->runtime_us),
                  bound > 0 ? b->runtime_us / bound : 0.0, b->runtime_us > 0 ? a->data.single_us / b->runtime_us : 0.0,
                  b->oom ? "yes" : "no");

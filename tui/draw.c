@@ -36,7 +36,7 @@ static void draw_graph(const App *a, Grid *g, GridRect r, AppGeom *geom)
 {
     const AppData *d = &a->data;
     const AppView *vw = &a->view;
-    int n = d->gr->n_groups, cur = episode_current(d->ep);
+    int n = d->pb.gr->n_groups, cur = episode_current(d->ep);
     char extra[96];
     snprintf(extra, sizeof extra, "%d groups%s%s", n, vw->zoom == DAG_COMPACT ? ", compact" : "",
              vw->show_sets ? ", sets" : "");
@@ -50,9 +50,9 @@ static void draw_graph(const App *a, Grid *g, GridRect r, AppGeom *geom)
                        : policy_graph_is_desc(d->pg, cur, j) ? GS_DESCENDANT
                        : j != cur                           ? GS_PARALLEL
                                                             : 0;
-    for (int i = 0; i < d->g->n_nodes; i++)
+    for (int i = 0; i < d->pb.g->n_nodes; i++)
         if (a->cache.tl->op_crit[i])
-            crit[d->gr->op_group[i]] = 1;
+            crit[d->pb.gr->op_group[i]] = 1;
     if (vw->selected >= 0)
         style[vw->selected] = GS_SELECTED;
     if (cur >= 0)
@@ -61,7 +61,7 @@ static void draw_graph(const App *a, Grid *g, GridRect r, AppGeom *geom)
     if (vw->follow || a->dialog.kind == DLG_SEARCH) /* the selection in the middle */
         dag_center_on(d->dag, vw->zoom, vw->selected, in.w, in.h, &x, &y);
     DagView v = {vw->zoom, x, y, in, (const char *const *)d->labels, d->ep->group_device, style, crit,
-                 d->c->n_devices <= 10};
+                 d->pb.c->n_devices <= 10};
     dag_render(d->dag, &v, g);
     if (geom) {
         geom->have_dag = 1;
@@ -89,7 +89,7 @@ static void draw_timeline(const App *a, Grid *g, GridRect r, AppGeom *geom)
         v.t0 = a->view.tl_t0;
         v.t1 = a->view.tl_t1;
     }
-    v.op_group = a->data.gr->op_group;
+    v.op_group = a->data.pb.gr->op_group;
     v.selected_group = a->view.selected;
     v.by_group = a->view.tl_by_group;
     v.group_names = (const char *const *)a->data.labels;
@@ -107,7 +107,7 @@ static void draw_policy(const App *a, Grid *g, GridRect r)
 {
     const Episode *ep = a->data.ep;
     const AppCache *c = &a->cache;
-    int cur = c->node, nd = a->data.c->n_devices;
+    int cur = c->node, nd = a->data.pb.c->n_devices;
     GridRect in = frame(a, g, r, PANE_POLICY, a->run.greedy ? "greedy" : "sampling");
     if (in.w <= 0 || in.h <= 0)
         return;
@@ -116,7 +116,7 @@ static void draw_policy(const App *a, Grid *g, GridRect r)
     if (cur < 0) {
         grid_text_fit(g, in.x, y++, "episode complete: n for a new one", in.w, GS_DIM);
     } else {
-        snprintf(buf, sizeof buf, "step %d/%d: %s", ep->cursor + 1, ep->n_order, a->data.gr->names[cur]);
+        snprintf(buf, sizeof buf, "step %d/%d: %s", ep->cursor + 1, ep->n_order, a->data.pb.gr->names[cur]);
         grid_text_fit(g, in.x, y++, buf, in.w, GS_CURRENT);
         int best = 0;
         for (int d = 1; d < nd; d++)
@@ -132,7 +132,7 @@ static void draw_policy(const App *a, Grid *g, GridRect r)
     if (ep->n_hist > 0 && y < in.y + in.h) {
         const EpisodeStep *s = &ep->hist[ep->n_hist - 1];
         snprintf(buf, sizeof buf, "last: %s %s %d->%d, reward %+.4f s, %s -> %s",
-                 s->actor == EPISODE_ACTOR_USER ? "you" : "policy", a->data.gr->names[s->group], s->old_device,
+                 s->actor == EPISODE_ACTOR_USER ? "you" : "policy", a->data.pb.gr->names[s->group], s->old_device,
                  s->new_device, s->reward, util_fmt_time(b1, s->runtime_us + s->reward * 1e6),
                  util_fmt_time(b2, s->runtime_us));
         grid_text_fit(g, in.x, y++, buf, in.w, s->reward > 0 ? GS_GOOD : s->reward < 0 ? GS_WARN : GS_DIM);
@@ -149,14 +149,14 @@ static void draw_devices(const App *a, Grid *g, GridRect r)
     GridRect in = frame(a, g, r, PANE_DEVICES, "memory");
     if (in.w <= 0 || in.h <= 0)
         return;
-    int nd = dt->c->n_devices;
+    int nd = dt->pb.c->n_devices;
     int *count = xcalloc((size_t)nd, sizeof *count);
-    for (int k = 0; k < dt->gr->n_groups; k++)
+    for (int k = 0; k < dt->pb.gr->n_groups; k++)
         count[dt->ep->group_device[k]]++;
     for (int d = 0; d < nd && d < in.h; d++) {
         char lab[40], txt[64], b1[32], b2[32];
         double util = res->makespan_us > 0 ? 100.0 * res->busy_us[d] / res->makespan_us : 0.0;
-        double cap = (double)dt->c->devices[d].memory_bytes;
+        double cap = (double)dt->pb.c->devices[d].memory_bytes;
         if (in.w >= 40) {
             snprintf(lab, sizeof lab, "%d %3d grp %3.0f%%", d, count[d], util);
             snprintf(txt, sizeof txt, "%s/%s%s", util_fmt_bytes(b1, (double)res->peak_memory_bytes[d]),
@@ -210,7 +210,7 @@ static void draw_history(const App *a, Grid *g, GridRect r)
         const EpisodeStep *s = &ep->hist[k];
         char line[256], b1[32];
         snprintf(line, sizeof line, "%4d %-6s %s %d->%d %s", k + 1, s->actor == EPISODE_ACTOR_USER ? "you" : "policy",
-                 a->data.gr->names[s->group], s->old_device, s->new_device, util_fmt_time(b1, s->runtime_us));
+                 a->data.pb.gr->names[s->group], s->old_device, s->new_device, util_fmt_time(b1, s->runtime_us));
         int style = k >= ep->n_hist ? GS_DIM : s->actor == EPISODE_ACTOR_USER ? GS_SELECTED : GS_NONE;
         grid_text_fit(g, in.x, y, line, in.w, style);
     }
@@ -223,7 +223,7 @@ static void draw_inspector(const App *a, Grid *g, GridRect r)
 {
     const AppData *dt = &a->data;
     int k = a->view.selected;
-    const Grouping *gr = dt->gr;
+    const Grouping *gr = dt->pb.gr;
     GridRect in = frame(a, g, r, PANE_INSPECTOR, gr->names[k]);
     if (in.w <= 0 || in.h <= 0)
         return;
@@ -231,7 +231,7 @@ static void draw_inspector(const App *a, Grid *g, GridRect r)
     int y = in.y, end = in.y + in.h;
     int d = dt->ep->group_device[k], n_ops = gr->member_off[k + 1] - gr->member_off[k];
     double start = dt->ep->group_start[k];
-    snprintf(line, sizeof line, "group %d on %s: %d ops, %s, %s out, starts %s", k, dt->c->devices[d].name, n_ops,
+    snprintf(line, sizeof line, "group %d on %s: %d ops, %s, %s out, starts %s", k, dt->pb.c->devices[d].name, n_ops,
              util_fmt_time(b1, gr->cost_us[k]), util_fmt_bytes(b2, (double)gr->bytes[k]),
              util_fmt_time(b3, start));
     grid_text_fit(g, in.x, y++, line, in.w, GS_LABEL);
@@ -249,9 +249,9 @@ static void draw_inspector(const App *a, Grid *g, GridRect r)
     }
     for (int j = gr->member_off[k]; j < gr->member_off[k + 1] && y < end; j++, y++) {
         int op = gr->members[j];
-        const GraphNode *nd = &dt->g->nodes[op];
+        const GraphNode *nd = &dt->pb.g->nodes[op];
         snprintf(line, sizeof line, "%-24s %-14s %10s %10s", nd->name, nd->op, util_fmt_time(b1, nd->cost_us),
-                 util_fmt_bytes(b2, (double)graph_node_bytes(dt->g, op)));
+                 util_fmt_bytes(b2, (double)graph_node_bytes(dt->pb.g, op)));
         grid_text_fit(g, in.x, y, line, in.w, gr->held[op] ? GS_DIM : GS_NONE);
     }
 }
@@ -266,7 +266,7 @@ static void draw_status(const App *a, Grid *g)
     char line[512], b1[32], b2[32], b3[32];
     grid_fill(g, (GridRect){0, 0, g->w, 1}, ' ', GS_STATUS);
     snprintf(line, sizeof line, " placeto%s  %s on %s | episode %llu step %d/%d | runtime %s | best %s | bound %s | %s%s%s%s",
-             a->replay.active ? " replay" : a->tour.active ? " tour" : "", d->g->name, d->c->name,
+             a->replay.active ? " replay" : a->tour.active ? " tour" : "", d->pb.g->name, d->pb.c->name,
              (unsigned long long)ep->seed, ep->cursor, ep->n_order, util_fmt_time(b1, ep->runtime_us),
              util_fmt_time(b2, ep->best_runtime_us), util_fmt_time(b3, d->lower_bound_us),
              a->policy.path ? "trained policy" : "untrained policy", a->run.running ? " | running" : "",
@@ -288,7 +288,7 @@ static int feature_lines(const App *a, char lines[3][160])
     const AppCache *c = &a->cache;
     if (c->node < 0)
         return 0;
-    int F = a->data.ep->n_features, nd = a->data.c->n_devices;
+    int F = a->data.ep->n_features, nd = a->data.pb.c->n_devices;
     snprintf(lines[0], 160, "%-22s %6s %6s %6s %4s %7s  device", "group", "cost", "bytes", "visits", "cur", "start");
     int n = 1;
     for (int k = 0; k < 2; k++) {
@@ -299,7 +299,7 @@ static int feature_lines(const App *a, char lines[3][160])
         size_t len = 0;
         for (int d = 0; d < nd && len < sizeof dev - 4; d++)
             len += (size_t)snprintf(dev + len, sizeof dev - len, "%s%.0f", d ? " " : "", r[POLICY_F_DEVICE + d]);
-        snprintf(lines[n++], 160, "%-22.22s %6.3f %6.3f %6.0f %4.0f %7.3f  [%s]", a->data.gr->names[c->feat_group[k]],
+        snprintf(lines[n++], 160, "%-22.22s %6.3f %6.3f %6.0f %4.0f %7.3f  [%s]", a->data.pb.gr->names[c->feat_group[k]],
                  r[POLICY_F_COST], r[POLICY_F_BYTES], r[POLICY_F_VISITS], r[POLICY_F_CURRENT], r[POLICY_F_START], dev);
     }
     return n;
@@ -395,7 +395,7 @@ static void draw_too_small(Grid *g)
  * inspector down the right column, as room allows. */
 static void draw_panes(const App *a, Grid *g, GridRect area, AppGeom *geom)
 {
-    int nd = a->data.c->n_devices;
+    int nd = a->data.pb.c->n_devices;
     int right = g->w >= 120 ? g->w * 36 / 100 : g->w >= 100 ? 40 : 30;
     GridRect left = {0, area.y, area.w - right, area.h};
     int tl_h = 2 + TL_AXIS_ROWS + TL_LANE_ROWS * nd;

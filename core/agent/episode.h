@@ -23,6 +23,7 @@
 #include "graph.h"
 #include "group.h"
 #include "policy.h"
+#include "problem.h"
 #include "sim.h"
 #include "util.h"
 
@@ -153,9 +154,7 @@ int episode_save(const Episode *ep, const char *policy_path, uint64_t policy_che
 
 /* Everything an episode file restores; episode_file_free releases it all. */
 typedef struct EpisodeFile {
-    Graph *g;
-    Cluster *c;
-    Grouping *gr;
+    Problem pb;              /* the graph, the saved cluster, the grouping, a simulator */
     PolicyGraph *pg;
     Episode *ep;
     char *policy_path;       /* NULL when the file names none */

@@ -584,22 +584,23 @@ static int load_text(const char *path, const char *text, size_t len, EpisodeFile
         read_hex_member(&r, go, "checksum", "graph", &gsum) != 0)
         goto done;
     Err ge = {{0}};
-    out->g = graph_load(gpath, &ge);
-    if (!out->g) {
+    out->pb.g = graph_load(gpath, &ge);
+    if (!out->pb.g) {
         jdoc_err(&d, e, "graph.path", "cannot load the episode's graph: %s", ge.msg);
         goto done;
     }
-    if (out->g->checksum != gsum) {
+    if (out->pb.g->checksum != gsum) {
         jdoc_err(&d, e, "graph.checksum",
                  "graph %s changed since the episode was saved (checksum %016" PRIx64 ", expected %016" PRIx64 ")",
-                 gpath, out->g->checksum, gsum);
+                 gpath, out->pb.g->checksum, gsum);
         goto done;
     }
 
-    out->c = read_cluster(&r);
-    if (!out->c)
+    out->pb.c = read_cluster(&r);
+    if (!out->pb.c)
         goto done;
-    r.n_devices = out->c->n_devices;
+    out->pb.own_cluster = 1;
+    r.n_devices = out->pb.c->n_devices;
 
     const cJSON *gro = member(&r, d.root, "grouping", "", cJSON_IsObject, "an object {\"groups\", \"n_groups\"}");
     int64_t target, n_groups;
@@ -607,20 +608,20 @@ static int load_text(const char *path, const char *text, size_t len, EpisodeFile
         read_int(&r, gro, "n_groups", "grouping", 1, 1 << 30, &n_groups) != 0)
         goto done;
     Err ce = {{0}};
-    out->gr = group_build(out->g, (int)target, &ce);
-    if (!out->gr) {
+    out->pb.gr = group_build(out->pb.g, (int)target, &ce);
+    if (!out->pb.gr) {
         jdoc_err(&d, e, "grouping.groups", "%s", ce.msg);
         goto done;
     }
-    if (out->gr->n_groups != n_groups) {
+    if (out->pb.gr->n_groups != n_groups) {
         jdoc_err(&d, e, "grouping.n_groups", "the graph gives %d groups for a target of %lld, the episode has %lld",
-                 out->gr->n_groups, (long long)target, (long long)n_groups);
+                 out->pb.gr->n_groups, (long long)target, (long long)n_groups);
         goto done;
     }
-    r.gr = out->gr;
-    strmap_init(&r.names, (size_t)out->gr->n_groups);
-    for (int k = 0; k < out->gr->n_groups; k++)
-        strmap_put(&r.names, out->gr->names[k], k);
+    r.gr = out->pb.gr;
+    strmap_init(&r.names, (size_t)out->pb.gr->n_groups);
+    for (int k = 0; k < out->pb.gr->n_groups; k++)
+        strmap_put(&r.names, out->pb.gr->names[k], k);
 
     const cJSON *po = member(&r, d.root, "policy", "", NULL, "null or an object {\"path\", \"checksum\"}");
     if (!po)
@@ -641,24 +642,25 @@ static int load_text(const char *path, const char *text, size_t len, EpisodeFile
     uint64_t seed;
     if (read_config(&r, &cfg) != 0 || read_hex_member(&r, d.root, "seed", "", &seed) != 0)
         goto done;
-    init = xmalloc_array((size_t)out->gr->n_groups, sizeof *init);
+    init = xmalloc_array((size_t)out->pb.gr->n_groups, sizeof *init);
     if (read_map_member(&r, d.root, "init_placement", "", init) != 0)
         goto done;
 
     Err pe = {{0}};
-    out->pg = policy_graph_new(out->gr, &pe);
+    out->pg = policy_graph_new(out->pb.gr, &pe);
     if (!out->pg) {
         jdoc_err(&d, e, "grouping", "%s", pe.msg);
         goto done;
     }
     EpisodeConfig given = cfg;
     given.init = EPISODE_INIT_GIVEN;
-    out->ep = episode_new(out->g, out->gr, out->c, out->pg, &given, seed, init, &pe);
+    out->ep = episode_new(out->pb.g, out->pb.gr, out->pb.c, out->pg, &given, seed, init, &pe);
     if (!out->ep) {
         jdoc_err(&d, e, "", "cannot rebuild the episode: %s", pe.msg);
         goto done;
     }
     rc = restore(&r, out->ep, &cfg);
+    out->pb.sim = sim_new(out->pb.g, out->pb.c);
 done:
     free(init);
     if (r.gr)
@@ -687,9 +689,7 @@ void episode_file_free(EpisodeFile *f)
         return;
     episode_free(f->ep);
     policy_graph_free(f->pg);
-    group_free(f->gr);
-    cluster_free(f->c);
-    graph_free(f->g);
+    problem_free(&f->pb);
     free(f->policy_path);
     memset(f, 0, sizeof *f);
 }
