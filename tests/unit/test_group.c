@@ -41,7 +41,7 @@ static void join(int *p, int a, int b)
 static char *ref_held(const Graph *g)
 {
     int n = g->n_nodes;
-    char *held = xcalloc((size_t)n, 1);
+    char *held = XNEW(char, n);
     for (int i = 0; i < n; i++) {
         if (!g->nodes[i].colocate || g->nodes[i].n_parents)
             continue;
@@ -56,7 +56,7 @@ static int merge_sccs(const Graph *g, int *p, const char *held)
 {
     int n = g->n_nodes;
     /* adjacency between set roots, as op lists: walk ops of a root */
-    int *head = xmalloc((size_t)n * sizeof *head), *next = xmalloc((size_t)n * sizeof *next);
+    int *head = XMALLOC(int, n), *next = XMALLOC(int, n);
     for (int i = 0; i < n; i++)
         head[i] = -1;
     for (int i = n - 1; i >= 0; i--) {
@@ -65,9 +65,9 @@ static int merge_sccs(const Graph *g, int *p, const char *held)
         head[r] = i;
     }
     /* pass 1: iterative DFS finishing order over roots */
-    int *seen = xcalloc((size_t)n, sizeof *seen), *order = xmalloc((size_t)n * sizeof *order), no = 0;
+    int *seen = XNEW(int, n), *order = XMALLOC(int, n), no = 0;
     /* at most one entry per root and per edge, plus one exit per root: pairs */
-    int *stk = xmalloc((size_t)(2 * n + g->n_edges + 1) * 2 * sizeof *stk);
+    int *stk = XMALLOC(int, 2 * (size_t)(2 * n + g->n_edges + 1));
     for (int s = 0; s < n; s++) {
         if (find(p, s) != s || seen[s])
             continue;
@@ -96,7 +96,7 @@ static int merge_sccs(const Graph *g, int *p, const char *held)
         }
     }
     /* pass 2: reverse graph in reverse finishing order */
-    int *comp = xmalloc((size_t)n * sizeof *comp);
+    int *comp = XMALLOC(int, n);
     for (int i = 0; i < n; i++)
         comp[i] = -1;
     for (int k = no - 1; k >= 0; k--) {
@@ -140,7 +140,7 @@ static int merge_sccs(const Graph *g, int *p, const char *held)
 static Ref ref_classes(const Graph *g)
 {
     int n = g->n_nodes;
-    int *p = xmalloc((size_t)n * sizeof *p);
+    int *p = XMALLOC(int, n);
     for (int i = 0; i < n; i++)
         p[i] = i;
     StrMap keys, pins;
@@ -163,7 +163,7 @@ static Ref ref_classes(const Graph *g)
         after = merge_sccs(g, p, held);
     } while (after != before);
     free(held);
-    Ref r = {after, xmalloc((size_t)n * sizeof(int))};
+    Ref r = {after, XMALLOC(int, n)};
     for (int i = 0; i < n; i++)
         r.cls[i] = find(p, i);
     free(p);
@@ -175,7 +175,7 @@ static Ref ref_classes(const Graph *g)
 static void hull(const Graph *g, const char *pin, char *in_hull)
 {
     int n = g->n_nodes;
-    char *fwd = xcalloc((size_t)n, 1), *bwd = xcalloc((size_t)n, 1);
+    char *fwd = XNEW(char, n), *bwd = XNEW(char, n);
     for (int t = 0; t < n; t++) { /* in topological order: parents first */
         int v = g->topo[t];
         if (g->nodes[v].group && strcmp(g->nodes[v].group, pin) == 0)
@@ -209,7 +209,7 @@ static int check_grouping(const Graph *g, const Grouping *gr, int target, const 
         return 0;
     /* partition: members lists and op_group agree, members in graph order */
     CHECK_MSG(gr->member_off[0] == 0 && gr->member_off[m] == n, "%s: member_off ends", what);
-    int *count = xcalloc((size_t)n, sizeof *count);
+    int *count = XNEW(int, n);
     for (int k = 0; k < m; k++) {
         CHECK_MSG(gr->member_off[k + 1] > gr->member_off[k], "%s: group %d is empty", what, k);
         for (int j = gr->member_off[k]; j < gr->member_off[k + 1]; j++) {
@@ -252,10 +252,10 @@ static int check_grouping(const Graph *g, const Grouping *gr, int target, const 
      * summed bytes of their op edges; pred is the transpose */
     CHECK_MSG(gr->succ_off[0] == 0 && gr->succ_off[m] == gr->n_edges, "%s: succ_off", what);
     CHECK_MSG(gr->pred_off[0] == 0 && gr->pred_off[m] == gr->n_edges, "%s: pred_off", what);
-    int64_t *acc = xcalloc((size_t)m, sizeof *acc);
-    char *mark = xcalloc((size_t)m, 1);
-    int *marked = xmalloc((size_t)m * sizeof *marked);
-    int *indeg = xcalloc((size_t)m, sizeof *indeg);
+    int64_t *acc = XNEW(int64_t, m);
+    char *mark = XNEW(char, m);
+    int *marked = XMALLOC(int, m);
+    int *indeg = XNEW(int, m);
     int bad_rows = 0;
     for (int a = 0; a < m && bad_rows < 3; a++) {
         int nmark = 0;
@@ -304,7 +304,7 @@ static int check_grouping(const Graph *g, const Grouping *gr, int target, const 
     }
 
     /* our own topological sort of the group graph: Kahn must order all */
-    int *queue = xmalloc((size_t)m * sizeof *queue), qh = 0, qt = 0, done = 0;
+    int *queue = XMALLOC(int, m), qh = 0, qt = 0, done = 0;
     for (int b = 0; b < m; b++)
         if (indeg[b] == 0)
             queue[qt++] = b;
@@ -357,7 +357,7 @@ static int check_grouping(const Graph *g, const Grouping *gr, int target, const 
     /* colocation keys and pins: one group each, and one pin per group; the
      * step-1 classes (keys, pins, cycles through them) are never split */
     Ref ref = ref_classes(g);
-    int *cls_group = xmalloc((size_t)n * sizeof *cls_group);
+    int *cls_group = XMALLOC(int, n);
     for (int i = 0; i < n; i++)
         cls_group[i] = -1;
     for (int i = 0; i < n; i++) {
@@ -499,7 +499,7 @@ static int check_pin_hull(const Graph *g, const Grouping *gr, const char *pin, c
     if (k < 0)
         return 1; /* no such pin in this graph */
     CHECK_MSG(gr->pinned[k], "%s: group %s not pinned", what, pin);
-    char *in_hull = xmalloc((size_t)g->n_nodes);
+    char *in_hull = XMALLOC(char, g->n_nodes);
     hull(g, pin, in_hull);
     int ok = 1;
     for (int i = 0; i < g->n_nodes && ok; i++)
@@ -787,7 +787,7 @@ TEST(gen_training_graph_shape)
     Graph *g = gen_layered_training_graph(5000, 4);
     StrMap keys;
     strmap_init(&keys, 256);
-    int *count = xcalloc((size_t)g->n_nodes, sizeof *count), n_keys = 0;
+    int *count = XNEW(int, g->n_nodes), n_keys = 0;
     for (int i = 0; i < g->n_nodes; i++) {
         const GraphNode *u = &g->nodes[i];
         if (!u->colocate)

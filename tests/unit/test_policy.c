@@ -131,7 +131,7 @@ static void randomize_biases(Policy *pol, double *wd, uint64_t seed)
 
 static double *weights_d(const Policy *pol)
 {
-    double *wd = xmalloc((pol->p.n + 1) * sizeof *wd);
+    double *wd = XMALLOC(double, pol->p.n);
     for (size_t i = 0; i < pol->p.n; i++)
         wd[i] = pol->p.w[i];
     return wd;
@@ -151,8 +151,8 @@ static Policy *new_policy(const PolicyArch *a, uint64_t seed)
 static unsigned char *brute_reach(const Grouping *gr)
 {
     int n = gr->n_groups;
-    unsigned char *reach = xcalloc((size_t)n * (size_t)n + 1, 1);
-    int *stack = xmalloc(((size_t)n + 1) * sizeof *stack);
+    unsigned char *reach = XNEW(unsigned char, xmul((size_t)n, (size_t)n));
+    int *stack = XMALLOC(int, n + 1); /* s, and each group once */
     for (int s = 0; s < n; s++) {
         unsigned char *row = reach + (size_t)s * (size_t)n;
         int top = 0;
@@ -363,8 +363,8 @@ TEST(policy_forward_consistency)
         int n = f.pg->n, F = a.n_features, D = a.n_devices;
         Rng r;
         rng_seed(&r, 99);
-        double *fd = xmalloc((size_t)(n * F) * sizeof *fd);
-        float *ff = xmalloc((size_t)(n * F) * sizeof *ff);
+        double *fd = XMALLOC(double, n * F);
+        float *ff = XMALLOC(float, n * F);
         PolicyWork *w = policy_work_new(&pol->arch, f.pg), *w2 = policy_work_new(&pol->arch, f.pg);
         PolicyWorkD *wdk = policy_work_new_d(&pol->arch, f.pg);
         double *wd = weights_d(pol);
@@ -499,13 +499,13 @@ static GradStats grad_check(const GradCase *gc, int *covered)
     rng_seed(&r, gc->seed * 7919 + 1);
     double *wd = weights_d(pol);
     randomize_biases(pol, wd, gc->seed + 100);
-    double *feats = xmalloc((size_t)(n * F) * sizeof *feats);
+    double *feats = XMALLOC(double, n * F);
     make_feats(&r, &gc->arch, n, gc->v, feats, NULL);
     double c[POLICY_MAX_DEVICES];
     for (int j = 0; j < D; j++)
         c[j] = 2 * rng_uniform(&r) - 1;
     PolicyWorkD *w = policy_work_new_d(&pol->arch, pg);
-    double *grad = xcalloc(pol->p.n + 1, sizeof *grad);
+    double *grad = XNEW(double, pol->p.n);
     double L0 = loss_d(pol, wd, pg, w, feats, gc->v, c);
     policy_backward_d(pol, wd, pg, w, c, grad);
     double gmax = 0;
@@ -661,8 +661,8 @@ TEST(policy_backward_float_vs_double)
         int n = f.pg->n, F = a.n_features, v = middle_node(f.pg);
         Rng r;
         rng_seed(&r, 5);
-        double *fd = xmalloc((size_t)(n * F) * sizeof *fd);
-        float *ff = xmalloc((size_t)(n * F) * sizeof *ff);
+        double *fd = XMALLOC(double, n * F);
+        float *ff = XMALLOC(float, n * F);
         make_feats(&r, &a, n, v, fd, ff);
         double c[3], logits[3];
         float cf[3];
@@ -670,8 +670,8 @@ TEST(policy_backward_float_vs_double)
             cf[j] = (float)(c[j] = 2 * rng_uniform(&r) - 1);
         PolicyWork *w = policy_work_new(&a, f.pg);
         PolicyWorkD *wdk = policy_work_new_d(&a, f.pg);
-        float *gf = xcalloc(pol->p.n + 1, sizeof *gf), *gl = xcalloc(pol->p.n + 1, sizeof *gl);
-        double *gd = xcalloc(pol->p.n + 1, sizeof *gd);
+        float *gf = XNEW(float, pol->p.n), *gl = XNEW(float, pol->p.n);
+        double *gd = XNEW(double, pol->p.n);
         policy_forward(pol, f.pg, w, ff, v, NULL, NULL);
         policy_backward(pol, f.pg, w, cf, gf);
         pol->blas = 0;
@@ -742,16 +742,15 @@ TEST(policy_backward_accumulates)
     int n = f.pg->n, F = a.n_features, v = middle_node(f.pg);
     Rng r;
     rng_seed(&r, 8);
-    double *fd = xmalloc((size_t)(n * F) * sizeof *fd), *fd0 = xmalloc((size_t)(n * F) * sizeof *fd0);
-    float *ff = xmalloc((size_t)(n * F) * sizeof *ff), *ff0 = xmalloc((size_t)(n * F) * sizeof *ff0);
+    double *fd = XMALLOC(double, n * F), *fd0 = XMALLOC(double, n * F);
+    float *ff = XMALLOC(float, n * F), *ff0 = XMALLOC(float, n * F);
     make_feats(&r, &a, n, 0, fd0, ff0);
     make_feats(&r, &a, n, v, fd, ff);
     float cf[2] = {0.75f, -1.25f};
     double c[2] = {0.75, -1.25};
     size_t N = pol->p.n;
-    float *g1 = xcalloc(N + 1, sizeof *g1), *g2 = xcalloc(N + 1, sizeof *g2),
-          *g3 = xcalloc(N + 1, sizeof *g3);
-    double *d1 = xcalloc(N + 1, sizeof *d1), *d2 = xcalloc(N + 1, sizeof *d2);
+    float *g1 = XNEW(float, N), *g2 = XNEW(float, N), *g3 = XNEW(float, N);
+    double *d1 = XNEW(double, N), *d2 = XNEW(double, N);
     PolicyWork *w = policy_work_new(&a, f.pg);
     PolicyWorkD *wdk = policy_work_new_d(&a, f.pg);
     policy_forward(pol, f.pg, w, ff, v, NULL, NULL);
@@ -808,15 +807,15 @@ static void check_finite_at(const Policy *pol, const PolicyGraph *pg, int v, con
     int n = pg->n, F = pol->arch.n_features, D = pol->arch.n_devices;
     Rng r;
     rng_seed(&r, 3);
-    double *fd = xmalloc((size_t)(n * F) * sizeof *fd);
-    float *ff = xmalloc((size_t)(n * F) * sizeof *ff);
+    double *fd = XMALLOC(double, n * F);
+    float *ff = XMALLOC(float, n * F);
     make_feats(&r, &pol->arch, n, v, fd, ff);
     float logits[POLICY_MAX_DEVICES], probs[POLICY_MAX_DEVICES], df[POLICY_MAX_DEVICES];
     double ld[POLICY_MAX_DEVICES], dd[POLICY_MAX_DEVICES];
     PolicyWork *w = policy_work_new(&pol->arch, pg);
     PolicyWorkD *wdk = policy_work_new_d(&pol->arch, pg);
-    float *g = xcalloc(pol->p.n + 1, sizeof *g);
-    double *gd = xcalloc(pol->p.n + 1, sizeof *gd), *wd = weights_d(pol);
+    float *g = XNEW(float, pol->p.n);
+    double *gd = XNEW(double, pol->p.n), *wd = weights_d(pol);
     policy_forward(pol, pg, w, ff, v, logits, probs);
     double sum = 0;
     int finite = 1;

@@ -71,12 +71,12 @@ static void fill_state(TrainState *ts, int n_devices)
     ts->entropy = 0.1 + 0.2; /* needs 17 digits */
     for (int k = 0; k < 3; k++) {
         int n = 4 + k;
-        ts->base_ret[k] = xmalloc((size_t)n * sizeof **ts->base_ret);
+        ts->base_ret[k] = XMALLOC(double, n);
         for (int j = 0; j < n; j++)
             ts->base_ret[k][j] = (j - 2) / 3.0 * (k + 1) * 1e-3;
         ts->base_len[k] = n;
     }
-    ts->base_ret[3] = xmalloc(sizeof **ts->base_ret); /* an empty episode */
+    ts->base_ret[3] = XMALLOC(double, 0); /* an empty episode */
     ts->base_len[3] = 0;
     ts->n_base = 4;
     TrainBest *b = train_best_for(ts, "found \"quoted\" graph", 0xfedcba9876543210ULL, 5);

@@ -66,7 +66,7 @@ TEST(policy_reference)
     CHECK(g && gr && pg && pol && ep);
     if (!(g && gr && pg && pol && ep))
         return;
-    float *feats = xmalloc((size_t)gr->n_groups * (size_t)arch.n_features * sizeof *feats);
+    float *feats = XMALLOC(float, xmul((size_t)gr->n_groups, (size_t)arch.n_features));
     episode_features(ep, 0, feats);
     PolicyWork *w = policy_work_new(&arch, pg);
     float lf[3], lp[3];

@@ -50,7 +50,7 @@ static int by_mem(const void *a, const void *b)
 static void ref_peaks(const Graph *g, const Cluster *c, const int *dev, const SimResult *r, int64_t *peak)
 {
     int n = g->n_nodes, m = 0;
-    MemEv *ev = xmalloc((size_t)(2 * n + 1) * sizeof *ev);
+    MemEv *ev = XMALLOC(MemEv, 2 * n); /* an allocation and a free per op */
     for (int i = 0; i < n; i++) {
         int64_t bytes = 0;
         for (int k = 0; k < g->nodes[i].n_outputs; k++)
@@ -68,7 +68,7 @@ static void ref_peaks(const Graph *g, const Cluster *c, const int *dev, const Si
         ev[m++] = (MemEv){free_t, 1, dev[i], -bytes};
     }
     qsort(ev, (size_t)m, sizeof *ev, by_mem);
-    int64_t *cur = xcalloc((size_t)c->n_devices, sizeof *cur);
+    int64_t *cur = XNEW(int64_t, c->n_devices);
     for (int d = 0; d < c->n_devices; d++)
         peak[d] = 0;
     for (int k = 0; k < m; k++) {
@@ -95,7 +95,7 @@ static int check_result(const Graph *g, const Cluster *c, const int *dev, const 
                   what, g->nodes[i].name, r->start_us[i], r->end_us[i], cost);
     }
     /* one device runs one op at a time, with the gap after a non-zero cost */
-    int *idx = xmalloc((size_t)(n + 1) * sizeof *idx);
+    int *idx = XMALLOC(int, n);
     for (int d = 0; d < nd; d++) {
         int k = 0;
         for (int i = 0; i < n; i++)
@@ -174,8 +174,8 @@ static int check_result(const Graph *g, const Cluster *c, const int *dev, const 
         CHECK_MSG(children == tr->n_children, "%s: transfer %d has %d children, expected %d", what, t,
                   tr->n_children, children);
     }
-    double *ts = xmalloc((size_t)(r->n_transfers + 1) * sizeof *ts), *te = xmalloc((size_t)(r->n_transfers + 1) * sizeof *te);
-    int *tidx = xmalloc((size_t)(r->n_transfers + 1) * sizeof *tidx);
+    double *ts = XMALLOC(double, r->n_transfers), *te = XMALLOC(double, r->n_transfers);
+    int *tidx = XMALLOC(int, r->n_transfers);
     for (int t = 0; t < r->n_transfers; t++) {
         ts[t] = r->transfers[t].start_us;
         te[t] = r->transfers[t].end_us;
@@ -205,7 +205,7 @@ static int check_result(const Graph *g, const Cluster *c, const int *dev, const 
             last = te[t] + d2;
     CHECK_MSG(r->makespan_us == last, "%s: makespan %.17g, last event %.17g", what, r->makespan_us, last);
     /* busy time and memory */
-    int64_t *peak = xmalloc((size_t)nd * sizeof *peak);
+    int64_t *peak = XMALLOC(int64_t, nd);
     ref_peaks(g, c, dev, r, peak);
     int any = 0;
     for (int d = 0; d < nd; d++) {
@@ -284,7 +284,7 @@ TEST(sim_props_random_graphs)
         Cluster *c = odd ? odd_cluster(nd < 2 ? 2 : nd) : cluster_default(nd);
         nd = c->n_devices;
         Sim *s = sim_new(g, c);
-        int *dev = xmalloc((size_t)n * sizeof *dev);
+        int *dev = XMALLOC(int, n);
         for (int p = 0; p < 4; p++) {
             random_placement(&r, n, nd, p & 1, dev);
             char what[128];
@@ -317,12 +317,12 @@ TEST(sim_one_device_is_the_sum_of_costs_and_gaps)
         int nd = 1 + (int)(seed % 3);
         Cluster *c = cluster_default(nd);
         Sim *s = sim_new(g, c);
-        int *dev = xcalloc((size_t)n, sizeof *dev); /* all on device 0 */
+        int *dev = XNEW(int, n); /* all on device 0 */
         const SimResult *r = sim_run(s, dev);
         check_result(g, c, dev, r, g->name);
         CHECK_INT(r->n_transfers, 0);
         /* the device never idles: replay its ops in start order */
-        int *order = xmalloc((size_t)n * sizeof *order);
+        int *order = XMALLOC(int, n);
         for (int i = 0; i < n; i++)
             order[i] = i;
         g_key = r->start_us;
@@ -650,12 +650,12 @@ TEST(sim_deterministic_and_workspace_reuse)
     Rng r;
     rng_seed(&r, 5);
     int n = g->n_nodes;
-    int *a = xmalloc((size_t)n * sizeof *a), *b = xmalloc((size_t)n * sizeof *b);
+    int *a = XMALLOC(int, n), *b = XMALLOC(int, n);
     random_placement(&r, n, 4, 0, a);
     random_placement(&r, n, 4, 1, b);
     const SimResult *res = sim_run(s, a);
     double ms = res->makespan_us;
-    double *st = xmalloc((size_t)n * sizeof *st), *en = xmalloc((size_t)n * sizeof *en);
+    double *st = XMALLOC(double, n), *en = XMALLOC(double, n);
     memcpy(st, res->start_us, (size_t)n * sizeof *st);
     memcpy(en, res->end_us, (size_t)n * sizeof *en);
     int64_t peaks[4];

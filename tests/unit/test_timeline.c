@@ -21,7 +21,7 @@ typedef struct Run {
 /* Simulates g with op i on device (i / block) % n_devices. */
 static Run run_of(Graph *g, int n_devices, int block)
 {
-    Run run = {g, cluster_default(n_devices), NULL, xmalloc(((size_t)g->n_nodes + 1) * sizeof(int)), NULL, NULL};
+    Run run = {g, cluster_default(n_devices), NULL, XMALLOC(int, g->n_nodes), NULL, NULL};
     for (int i = 0; i < g->n_nodes; i++)
         run.dev[i] = (i / block) % n_devices;
     run.s = sim_new(g, run.c);

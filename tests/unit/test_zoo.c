@@ -51,7 +51,7 @@ static int check_graph(const char *path)
         CHECK_MSG(gr->n_groups <= gr->target, "%s: %d groups for target %d", path, gr->n_groups, gr->target);
     Cluster *c = cluster_default(2);
     Sim *s = sim_new(g, c);
-    int *dev = xcalloc((size_t)g->n_nodes, sizeof *dev);
+    int *dev = XNEW(int, g->n_nodes);
     double one = sim_run(s, dev)->makespan_us;
     CHECK_MSG(one >= bound_lower(g, c) && one > 0, "%s: single-device makespan %g", path, one);
     free(dev);

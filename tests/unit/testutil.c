@@ -12,7 +12,7 @@
 double test_brute_force(const Graph *g, const Cluster *c)
 {
     int n = g->n_nodes, d = c->n_devices;
-    int *dev = xcalloc((size_t)n, sizeof *dev);
+    int *dev = XNEW(int, n);
     Sim *s = sim_new(g, c);
     double best = -1;
     for (;;) {
