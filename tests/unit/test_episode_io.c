@@ -51,10 +51,7 @@ static void fix_done(Fix *f)
 static int fix_init(Fix *f, int variant)
 {
     memset(f, 0, sizeof *f);
-    if (!tmp_open(&f->td, "placeto_episode_io")) {
-        CHECK_MSG(0, "mkdtemp failed");
-        return 0;
-    }
+    REQUIRE_OR(tmp_open(&f->td, "placeto_episode_io"), 0, "mkdtemp failed");
     Err e = {{0}};
     tmp_file(f->gpath, sizeof f->gpath, &f->td, "g.json");
     Graph *g0 = gen_random_dag(40, 2.0, 3 + (uint64_t)variant);
@@ -62,9 +59,7 @@ static int fix_init(Fix *f, int variant)
     graph_free(g0);
     CHECK_MSG(ok, "%s", e.msg);
     f->g = ok ? graph_load(f->gpath, &e) : NULL;
-    CHECK_MSG(f->g != NULL, "%s", e.msg);
-    if (!f->g)
-        return 0;
+    REQUIRE_OR(f->g != NULL, 0, "%s", e.msg);
     f->c = cluster_default(3);
     free(f->c->name);
     f->c->name = xstrdup("3 devices, \"uneven\" \xc2\xb5");
@@ -174,9 +169,7 @@ static Episode *played_episode(Fix *f, uint64_t seed)
 {
     Err e = {{0}};
     Episode *ep = episode_new(f->g, f->gr, f->c, f->pg, &f->cfg, seed, NULL, &e);
-    CHECK_MSG(ep != NULL, "%s", e.msg);
-    if (!ep)
-        return NULL;
+    REQUIRE_OR(ep != NULL, NULL, "%s", e.msg);
     for (int k = 0; k < 5; k++)
         episode_step_policy(ep, f->pol, f->w, k == 3, NULL);
     CHECK(episode_override(ep, 2, 2, &e) != NULL);
@@ -329,9 +322,7 @@ static void expect_bad(const char *good, const char *old, const char *rep, const
                        const char *what)
 {
     char *text = subst(good, old, rep);
-    CHECK_MSG(text != NULL, "%s: \"%s\" not in the file", what, old);
-    if (!text)
-        return;
+    REQUIRE_MSG(text != NULL, "%s: \"%s\" not in the file", what, old);
     char *m = strchr(text, '@');
     size_t at = m ? (size_t)(m - text) : 0;
     if (m)

@@ -72,13 +72,9 @@ static int case_load(Case *c, const char *path)
     Err e;
     memset(c, 0, sizeof *c);
     c->g = graph_load(path, &e);
-    CHECK_MSG(c->g != NULL, "%s", e.msg);
-    if (!c->g)
-        return -1;
+    REQUIRE_OR(c->g != NULL, -1, "%s", e.msg);
     c->gr = group_build(c->g, 0, &e);
-    CHECK_MSG(c->gr != NULL, "%s", e.msg);
-    if (!c->gr)
-        return -1;
+    REQUIRE_OR(c->gr != NULL, -1, "%s", e.msg);
     int n = c->gr->n_groups;
     c->labels = XMALLOC(char *, n);
     c->dev = XMALLOC(int, n);

@@ -484,14 +484,10 @@ static double rel_err(double a, double num, double floor)
 static GradStats grad_check(const GradCase *gc, int *covered)
 {
     GradStats st = {0};
-    CHECK(gc->pg != NULL);
-    if (!gc->pg)
-        return st;
+    REQUIRE_OR(gc->pg != NULL, st, "%s: no policy graph", gc->label);
     Err e = {{0}};
     Policy *pol = policy_new(&gc->arch, gc->seed, &e);
-    CHECK_MSG(pol != NULL, "%s: policy_new: %s", gc->label, e.msg);
-    if (!pol)
-        return st;
+    REQUIRE_OR(pol != NULL, st, "%s: policy_new: %s", gc->label, e.msg);
     CHECK(pol->p.n_tensors <= GRAD_MAX_TENSORS);
     const PolicyGraph *pg = gc->pg;
     int n = pg->n, F = gc->arch.n_features, D = gc->arch.n_devices;

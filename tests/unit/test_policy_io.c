@@ -125,10 +125,7 @@ static int same_policy(const Policy *a, const Policy *b, int moments)
 TEST(policy_io_roundtrip_is_exact)
 {
     TmpDir td;
-    if (!tmp_open(&td, "placeto_policy_io")) {
-        CHECK_MSG(0, "mkdtemp failed");
-        return;
-    }
+    REQUIRE_MSG(tmp_open(&td, "placeto_policy_io"), "mkdtemp failed");
     char p1[128], p2[128];
     tmp_file(p1, sizeof p1, &td, "a.json");
     tmp_file(p2, sizeof p2, &td, "b.json");
@@ -167,10 +164,7 @@ TEST(policy_io_roundtrip_is_exact)
 TEST(policy_io_every_float_pattern_reads_back)
 {
     TmpDir td;
-    if (!tmp_open(&td, "placeto_policy_io")) {
-        CHECK_MSG(0, "mkdtemp failed");
-        return;
-    }
+    REQUIRE_MSG(tmp_open(&td, "placeto_policy_io"), "mkdtemp failed");
     char p1[128];
     tmp_file(p1, sizeof p1, &td, "w.json");
     Policy *pol = small_policy(2, 0, 0, -1, 3);
@@ -217,10 +211,7 @@ TEST(policy_io_every_float_pattern_reads_back)
 TEST(policy_io_without_training_state)
 {
     TmpDir td;
-    if (!tmp_open(&td, "placeto_policy_io")) {
-        CHECK_MSG(0, "mkdtemp failed");
-        return;
-    }
+    REQUIRE_MSG(tmp_open(&td, "placeto_policy_io"), "mkdtemp failed");
     char p1[128], p2[128];
     tmp_file(p1, sizeof p1, &td, "a.json");
     tmp_file(p2, sizeof p2, &td, "b.json");
@@ -305,10 +296,7 @@ TEST(policy_io_train_state_basics)
 TEST(policy_io_refuses_to_save_non_finite)
 {
     TmpDir td;
-    if (!tmp_open(&td, "placeto_policy_io")) {
-        CHECK_MSG(0, "mkdtemp failed");
-        return;
-    }
+    REQUIRE_MSG(tmp_open(&td, "placeto_policy_io"), "mkdtemp failed");
     char p1[128];
     tmp_file(p1, sizeof p1, &td, "nan.json");
     Policy *pol = small_policy(2, 0, 3, 1, 1);
@@ -372,10 +360,7 @@ static char *apply_bad(const char *text, const PBad *c, size_t *at)
 TEST(policy_io_errors_name_field_and_position)
 {
     TmpDir td;
-    if (!tmp_open(&td, "placeto_policy_io")) {
-        CHECK_MSG(0, "mkdtemp failed");
-        return;
-    }
+    REQUIRE_MSG(tmp_open(&td, "placeto_policy_io"), "mkdtemp failed");
     char p1[128];
     tmp_file(p1, sizeof p1, &td, "p.json");
     /* 2 devices: F = 7; d = 3, 1 round: T0.W is 7 x 3, T1.W 3 x 3 */

@@ -21,9 +21,7 @@ static int check_graph(const char *path)
 {
     Err e = {{0}};
     Graph *g = graph_load(path, &e);
-    CHECK_MSG(g != NULL, "%s", e.msg);
-    if (!g)
-        return 0;
+    REQUIRE_OR(g != NULL, 0, "%s", e.msg);
     CHECK_MSG(g->n_nodes >= 2 && g->n_edges >= 1, "%s: %d ops, %d edges", path, g->n_nodes, g->n_edges);
     CHECK_MSG(g->source[0] != '\0', "%s: no source", path);
     int bad = 0;
