@@ -153,8 +153,8 @@ void strmap_init(StrMap *m, size_t expected)
     size_t cap = 16;
     while (cap < expected * 2 + 1)
         cap *= 2;
-    m->keys = xcalloc(cap, sizeof *m->keys);
-    m->vals = xcalloc(cap, sizeof *m->vals);
+    m->keys = XNEW(const char *, cap);
+    m->vals = XNEW(int, cap);
     m->cap = cap;
     m->count = 0;
 }

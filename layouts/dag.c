@@ -98,7 +98,7 @@ static void geometry(DagLayout *L, int zoom, const DagOptions *o)
         G->box_h = zoom == DAG_FULL ? 3 : 1;
         G->label_w = zoom == DAG_FULL ? lw : 0;
         G->tag_w = zoom == DAG_FULL ? tw : 0;
-        G->x = xmalloc(((size_t)L->n_vert + 1) * sizeof(int));
+        G->x = XMALLOC(int, L->n_vert);
         if (m == 0)
             dag_place_x_bk(L, G, zoom);
         else
@@ -123,7 +123,7 @@ DagLayout *dag_layout(int n, const int *succ_off, const int *succ, const DagOpti
     n = n > 0 ? n : 0;
     int *zeros = NULL; /* no edge arrays: nodes without edges */
     if (!succ_off) {
-        zeros = xcalloc((size_t)n + 1, sizeof(int));
+        zeros = XNEW(int, n + 1); /* succ_off of n nodes */
         succ_off = succ = zeros;
     }
     DagLayout *L = xcalloc(1, sizeof *L);

@@ -225,8 +225,8 @@ static void squeeze(const Bk *k, int *port)
 {
     const DagLayout *L = k->L;
     int nv = L->n_vert;
-    PortV *pv = xmalloc(((size_t)nv + 1) * sizeof *pv);
-    int *left = xmalloc(((size_t)nv + 1) * sizeof *left), *out = xmalloc(((size_t)nv + 1) * sizeof *out);
+    PortV *pv = XMALLOC(PortV, nv);
+    int *left = XMALLOC(int, nv), *out = XMALLOC(int, nv);
     for (int v = 0; v < nv; v++) {
         pv[v] = (PortV){port[v], v};
         left[v] = L->pos[v] > 0 ? L->order[L->layer_off[L->layer[v]] + L->pos[v] - 1] : -1;
@@ -256,21 +256,21 @@ void dag_place_x_bk(const DagLayout *L, DagGeom *G, int zoom)
 {
     int nv = L->n_vert;
     Bk k = {L, G, zoom, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
-    k.mark = xcalloc((size_t)L->up_off[nv] + 1, 1);
-    k.root = xmalloc(((size_t)nv + 1) * sizeof(int));
-    k.align = xmalloc(((size_t)nv + 1) * sizeof(int));
-    k.indeg = xmalloc(((size_t)nv + 1) * sizeof(int));
-    k.queue = xmalloc(((size_t)nv + 1) * sizeof(int));
-    k.eoff = xmalloc(((size_t)nv + 2) * sizeof(int));
-    k.edst = xmalloc(((size_t)nv + 1) * sizeof(int));
-    k.ew = xmalloc(((size_t)nv + 1) * sizeof(long));
+    k.mark = XNEW(char, L->up_off[nv]);
+    k.root = XMALLOC(int, nv);
+    k.align = XMALLOC(int, nv);
+    k.indeg = XMALLOC(int, nv);
+    k.queue = XMALLOC(int, nv);
+    k.eoff = XMALLOC(int, nv + 2); /* CSR shifted by one while it is filled */
+    k.edst = XMALLOC(int, nv);     /* left-neighbour pairs: fewer than nv */
+    k.ew = XMALLOC(long, nv);
     for (int l = 0; l + 2 < L->n_layers; l++)
         mark_layer(&k, l);
     long *xs[4];
     for (int d = 0; d < 4; d++) {
         k.vdir = d / 2;
         k.hdir = d % 2;
-        xs[d] = xmalloc(((size_t)nv + 1) * sizeof(long));
+        xs[d] = XMALLOC(long, nv);
         k.x = xs[d];
         align_blocks(&k);
         compact(&k);
@@ -278,7 +278,7 @@ void dag_place_x_bk(const DagLayout *L, DagGeom *G, int zoom)
             for (int v = 0; v < nv; v++)
                 xs[d][v] = -xs[d][v];
     }
-    int *port = xmalloc(((size_t)nv + 1) * sizeof(int));
+    int *port = XMALLOC(int, nv);
     balance(L, G, xs, port);
     k.hdir = 0;
     squeeze(&k, port);

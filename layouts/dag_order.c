@@ -153,9 +153,9 @@ static long total_crossings(const DagLayout *L, long *bit, int *nb)
 /* Depth-first discovery order, nodes in index order as roots. */
 static void initial_order(DagLayout *L)
 {
-    int nv = L->n_vert, *fill = xmalloc(((size_t)L->n_layers + 1) * sizeof *fill);
-    int *stack = xmalloc(((size_t)nv + 1) * sizeof *stack), *next = xmalloc(((size_t)nv + 1) * sizeof *next);
-    char *seen = xcalloc((size_t)nv + 1, 1);
+    int nv = L->n_vert, *fill = XMALLOC(int, L->n_layers);
+    int *stack = XMALLOC(int, nv), *next = XMALLOC(int, nv);
+    char *seen = XNEW(char, nv);
     memcpy(fill, L->layer_off, (size_t)L->n_layers * sizeof *fill);
     for (int pass = 0; pass < 2; pass++) /* sources first, then the rest */
         for (int r = 0; r < L->n; r++) {
@@ -213,8 +213,8 @@ static void sort_adjacency(DagLayout *L, const int *off, int *nbr)
 void dag_order(DagLayout *L, int sweeps)
 {
     int nv = L->n_vert, maxdeg = 1, widest = 1;
-    L->order = xmalloc(((size_t)nv + 1) * sizeof(int));
-    L->pos = xmalloc(((size_t)nv + 1) * sizeof(int));
+    L->order = XMALLOC(int, nv);
+    L->pos = XMALLOC(int, nv);
     initial_order(L);
     for (int v = 0; v < nv; v++) {
         int d = L->down_off[v + 1] - L->down_off[v], u = L->up_off[v + 1] - L->up_off[v];
@@ -224,9 +224,9 @@ void dag_order(DagLayout *L, int sweeps)
     for (int l = 0; l < L->n_layers; l++)
         if (L->layer_off[l + 1] - L->layer_off[l] > widest)
             widest = L->layer_off[l + 1] - L->layer_off[l];
-    Key *keys = xmalloc(2 * (size_t)widest * sizeof *keys); /* keys, then merge scratch */
-    int *nb = xmalloc((size_t)maxdeg * sizeof *nb), *best = xmalloc(((size_t)nv + 1) * sizeof *best);
-    long *bit = xmalloc(((size_t)widest + 1) * sizeof *bit);
+    Key *keys = XMALLOC(Key, 2 * (size_t)widest); /* keys, then merge scratch */
+    int *nb = XMALLOC(int, maxdeg), *best = XMALLOC(int, nv);
+    long *bit = XMALLOC(long, widest + 1); /* a Fenwick tree, 1-based */
     long best_c = total_crossings(L, bit, nb);
     memcpy(best, L->order, (size_t)nv * sizeof *best);
     for (int it = 0, stale = 0; it < 2 * sweeps && best_c > 0 && stale < 4; it++) {

@@ -98,8 +98,7 @@ void dag_place_x_pav(const DagLayout *L, DagGeom *G, int zoom, int sweeps)
             x += dag_vert_w(L, G, v);
         }
     }
-    Pool p = {xmalloc((size_t)widest * sizeof(double)), xmalloc((size_t)widest * sizeof(double)),
-              xmalloc((size_t)widest * sizeof(int))};
+    Pool p = {XMALLOC(double, widest), XMALLOC(double, widest), XMALLOC(int, widest)};
     for (int it = 0; it <= 2 * sweeps; it++) {
         int down = it % 2 == 0;
         for (int s = 1; s < L->n_layers; s++)

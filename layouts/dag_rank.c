@@ -24,8 +24,8 @@ typedef struct Fwd {
  * are appended in index order. */
 static void topo_sort(int n, const int *off, const int *succ, Fwd *f)
 {
-    int *indeg = xcalloc((size_t)n + 1, sizeof *indeg), head = 0, tail = 0;
-    char *done = xcalloc((size_t)n + 1, 1);
+    int *indeg = XNEW(int, n), head = 0, tail = 0;
+    char *done = XNEW(char, n);
     for (int u = 0; u < n; u++)
         for (int j = off[u]; j < off[u + 1]; j++)
             if (succ[j] != u)
@@ -51,11 +51,11 @@ static void topo_sort(int n, const int *off, const int *succ, Fwd *f)
 
 static void fwd_build(int n, const int *off, const int *succ, Fwd *f)
 {
-    f->topo = xmalloc(((size_t)n + 1) * sizeof(int));
-    f->rank = xmalloc(((size_t)n + 1) * sizeof(int));
+    f->topo = XMALLOC(int, n);
+    f->rank = XMALLOC(int, n);
     topo_sort(n, off, succ, f);
-    f->so = xcalloc((size_t)n + 1, sizeof(int));
-    f->po = xcalloc((size_t)n + 2, sizeof(int));
+    f->so = XNEW(int, n + 1);
+    f->po = XNEW(int, n + 2); /* shifted by one while it is counted */
     for (int u = 0; u < n; u++)
         for (int j = off[u]; j < off[u + 1]; j++)
             if (f->rank[succ[j]] > f->rank[u]) {
@@ -66,8 +66,8 @@ static void fwd_build(int n, const int *off, const int *succ, Fwd *f)
         f->so[u + 1] += f->so[u];
         f->po[u + 2] += f->po[u + 1];
     }
-    f->s = xmalloc(((size_t)f->so[n] + 1) * sizeof(int));
-    f->p = xmalloc(((size_t)f->so[n] + 1) * sizeof(int));
+    f->s = XMALLOC(int, f->so[n]);
+    f->p = XMALLOC(int, f->so[n]);
     int k = 0;
     for (int u = 0; u < n; u++)
         for (int j = off[u]; j < off[u + 1]; j++)
@@ -127,7 +127,7 @@ static int assign_layers(int n, const Fwd *f, int *layer)
                 layer[f->s[j]] = layer[u] + 1;
     }
     promote(n, f, layer);
-    int *used = xcalloc((size_t)n + 1, sizeof *used), nl = 0;
+    int *used = XNEW(int, n), nl = 0;
     for (int i = 0; i < n; i++)
         used[layer[i]] = 1;
     for (int l = 0; l < n; l++)
@@ -143,9 +143,9 @@ static void build_chains(DagLayout *L, const int *off, const int *succ, const Fw
 {
     int n = L->n;
     L->n_edges = off[n];
-    L->edge_src = xmalloc(((size_t)L->n_edges + 1) * sizeof(int));
-    L->edge_dst = xmalloc(((size_t)L->n_edges + 1) * sizeof(int));
-    L->chain_off = xmalloc(((size_t)L->n_edges + 1) * sizeof(int));
+    L->edge_src = XMALLOC(int, L->n_edges);
+    L->edge_dst = XMALLOC(int, L->n_edges);
+    L->chain_off = XMALLOC(int, L->n_edges + 1);
     long total = 0, dummies = 0;
     for (int u = 0; u < n; u++)
         for (int j = off[u]; j < off[u + 1]; j++) {
@@ -160,8 +160,8 @@ static void build_chains(DagLayout *L, const int *off, const int *succ, const Fw
         }
     L->chain_off[L->n_edges] = (int)total;
     L->n_vert = n + (int)dummies;
-    L->chain = xmalloc(((size_t)total + 1) * sizeof(int));
-    L->layer = xmalloc(((size_t)L->n_vert + 1) * sizeof(int));
+    L->chain = XMALLOC(int, total);
+    L->layer = XMALLOC(int, L->n_vert);
     memcpy(L->layer, layer, (size_t)n * sizeof(int));
     int next = n;
     for (int e = 0; e < L->n_edges; e++) {
@@ -182,8 +182,8 @@ static void build_chains(DagLayout *L, const int *off, const int *succ, const Fw
 static void build_layered(DagLayout *L)
 {
     int nv = L->n_vert;
-    L->down_off = xcalloc((size_t)nv + 2, sizeof(int));
-    L->up_off = xcalloc((size_t)nv + 2, sizeof(int));
+    L->down_off = XNEW(int, nv + 2); /* shifted by one while they are counted */
+    L->up_off = XNEW(int, nv + 2);
     for (int e = 0; e < L->n_edges; e++)
         for (int k = L->chain_off[e]; k + 1 < L->chain_off[e + 1]; k++) {
             L->down_off[L->chain[k] + 2]++;
@@ -193,9 +193,8 @@ static void build_layered(DagLayout *L)
         L->down_off[v + 2] += L->down_off[v + 1];
         L->up_off[v + 2] += L->up_off[v + 1];
     }
-    size_t m = (size_t)L->down_off[nv + 1] + 1;
-    L->down = xmalloc(m * sizeof(int));
-    L->up = xmalloc(m * sizeof(int));
+    L->down = XMALLOC(int, L->down_off[nv + 1]);
+    L->up = XMALLOC(int, L->down_off[nv + 1]);
     for (int e = 0; e < L->n_edges; e++)
         for (int k = L->chain_off[e]; k + 1 < L->chain_off[e + 1]; k++) {
             int a = L->chain[k], b = L->chain[k + 1];
@@ -209,11 +208,11 @@ void dag_rank(DagLayout *L, const int *succ_off, const int *succ)
     int n = L->n;
     Fwd f;
     fwd_build(n, succ_off, succ, &f);
-    int *layer = xmalloc(((size_t)n + 1) * sizeof *layer);
+    int *layer = XMALLOC(int, n);
     L->n_layers = assign_layers(n, &f, layer);
     build_chains(L, succ_off, succ, &f, layer);
     build_layered(L);
-    L->layer_off = xcalloc((size_t)L->n_layers + 2, sizeof(int));
+    L->layer_off = XNEW(int, L->n_layers + 2);
     for (int v = 0; v < L->n_vert; v++)
         L->layer_off[L->layer[v] + 1]++;
     for (int l = 0; l < L->n_layers; l++)

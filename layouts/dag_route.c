@@ -118,9 +118,9 @@ static void collect_rules(const DagLayout *L, const DagGeom *G, int l, int k, Sc
                 continue;
             if (nc == s->ccap) {
                 s->ccap = 2 * s->ccap + 16;
-                s->cfrom = xrealloc(s->cfrom, (size_t)s->ccap * sizeof(int));
-                s->cto = xrealloc(s->cto, (size_t)s->ccap * sizeof(int));
-                s->cadj = xrealloc(s->cadj, (size_t)s->ccap * sizeof(int));
+                s->cfrom = XRENEW(s->cfrom, s->ccap);
+                s->cto = XRENEW(s->cto, s->ccap);
+                s->cadj = XRENEW(s->cadj, s->ccap);
             }
             s->cfrom[nc] = from;
             s->cto[nc++] = to;
@@ -206,8 +206,8 @@ static void build_routes(const DagLayout *L, DagGeom *G, const int *track)
         int len = L->chain_off[e + 1] - L->chain_off[e];
         cap += len ? 1 + 3L * (len - 1) : 0;
     }
-    G->pt_off = xmalloc(((size_t)L->n_edges + 1) * sizeof(int));
-    G->pts = xmalloc((size_t)cap * sizeof(DagPoint));
+    G->pt_off = XMALLOC(int, L->n_edges + 1);
+    G->pts = XMALLOC(DagPoint, cap);
     int k = 0;
     for (int e = 0; e < L->n_edges; e++) {
         int c0 = L->chain_off[e], c1 = L->chain_off[e + 1], start = k;
@@ -230,28 +230,28 @@ static void build_routes(const DagLayout *L, DagGeom *G, const int *track)
         }
     }
     G->pt_off[L->n_edges] = k;
-    G->pts = xrealloc(G->pts, ((size_t)k + 1) * sizeof(DagPoint));
+    G->pts = XRENEW(G->pts, k);
 }
 
 void dag_route(const DagLayout *L, DagGeom *G, int zoom)
 {
-    int nv = L->n_vert, widest = 1, *track = xmalloc(((size_t)nv + 1) * sizeof *track);
+    int nv = L->n_vert, widest = 1, *track = XMALLOC(int, nv);
     for (int l = 0; l < L->n_layers; l++)
         if (L->layer_off[l + 1] - L->layer_off[l] > widest)
             widest = L->layer_off[l + 1] - L->layer_off[l];
     Scratch s = {0};
-    s.nets = xmalloc((size_t)widest * sizeof *s.nets);
-    s.item_of = xmalloc(((size_t)nv + 1) * sizeof(int));
-    s.tgt_net = xmalloc(((size_t)nv + 1) * sizeof(int));
+    s.nets = XMALLOC(Net, widest);
+    s.item_of = XMALLOC(int, nv);
+    s.tgt_net = XMALLOC(int, nv);
     for (int v = 0; v < nv; v++)
         s.item_of[v] = s.tgt_net[v] = -1;
-    s.net_track = xmalloc((size_t)widest * sizeof(int));
-    s.indeg = xmalloc((size_t)widest * sizeof(int));
-    s.placed = xmalloc((size_t)widest * sizeof(int));
-    s.left = xmalloc((size_t)widest * sizeof(int));
-    s.coff = xmalloc(((size_t)widest + 2) * sizeof(int));
-    G->layer_y = xmalloc(((size_t)L->n_layers + 1) * sizeof(int));
-    G->tracks = xcalloc((size_t)L->n_layers + 1, sizeof(int));
+    s.net_track = XMALLOC(int, widest);
+    s.indeg = XMALLOC(int, widest);
+    s.placed = XMALLOC(int, widest);
+    s.left = XMALLOC(int, widest);
+    s.coff = XMALLOC(int, widest + 2); /* CSR shifted by one while it is filled */
+    G->layer_y = XMALLOC(int, L->n_layers + 1); /* and the bottom at n_layers */
+    G->tracks = XNEW(int, L->n_layers);
     int y = 0;
     for (int l = 0; l < L->n_layers; l++) {
         G->layer_y[l] = y;

@@ -29,8 +29,8 @@ static int by_start_cmp(const void *a, const void *b)
 static void bucket(int n, int nd, const int *key, const double *start, const double *end, int **off_out,
                    int **items_out)
 {
-    int *off = xcalloc((size_t)nd + 2, sizeof *off), *items = xmalloc(((size_t)n + 1) * sizeof *items);
-    ByStart *tmp = xmalloc(((size_t)n + 1) * sizeof *tmp);
+    int *off = XNEW(int, nd + 2), *items = XMALLOC(int, n); /* off: shifted by one while filled */
+    ByStart *tmp = XMALLOC(ByStart, n);
     for (int i = 0; i < n; i++)
         off[key[i] + 2]++;
     for (int d = 0; d < nd; d++)
@@ -92,9 +92,9 @@ static int release_of(const Timeline *t, const int *prev, const int *tr_off, con
 static void critical_path(Timeline *t)
 {
     const SimResult *r = t->r;
-    int n = r->n_ops, nt = r->n_transfers, *prev = xmalloc(((size_t)n + 1) * sizeof *prev);
-    int *tr_prev = xmalloc(((size_t)nt + 1) * sizeof *tr_prev), *tr_src = xmalloc(((size_t)nt + 1) * sizeof *tr_src);
-    double *zero = xcalloc((size_t)nt + 1, sizeof *zero);
+    int n = r->n_ops, nt = r->n_transfers, *prev = XMALLOC(int, n);
+    int *tr_prev = XMALLOC(int, nt), *tr_src = XMALLOC(int, nt);
+    double *zero = XNEW(double, nt);
     for (int d = 0; d < t->n_devices; d++) {
         for (int i = t->dev_off[d]; i < t->dev_off[d + 1]; i++)
             prev[t->dev_ops[i]] = i > t->dev_off[d] ? t->dev_ops[i - 1] : -1;
@@ -143,9 +143,9 @@ Timeline *tl_new(const Graph *g, const Cluster *c, const SimResult *r)
     t->n_devices = r->n_devices;
     t->end_us = r->makespan_us;
     bucket(r->n_ops, r->n_devices, r->device, r->start_us, r->end_us, &t->dev_off, &t->dev_ops);
-    size_t nt = (size_t)r->n_transfers + 1;
-    int *from = xmalloc(nt * sizeof *from);
-    double *start = xmalloc(nt * sizeof *start), *end = xmalloc(nt * sizeof *end);
+    int nt = r->n_transfers;
+    int *from = XMALLOC(int, nt);
+    double *start = XMALLOC(double, nt), *end = XMALLOC(double, nt);
     for (int k = 0; k < r->n_transfers; k++) {
         from[k] = r->transfers[k].from;
         start[k] = r->transfers[k].start_us;
@@ -155,8 +155,8 @@ Timeline *tl_new(const Graph *g, const Cluster *c, const SimResult *r)
     free(from);
     free(start);
     free(end);
-    t->op_crit = xcalloc((size_t)r->n_ops + 1, 1);
-    t->tr_crit = xcalloc((size_t)r->n_transfers + 1, 1);
+    t->op_crit = XNEW(uint8_t, r->n_ops);
+    t->tr_crit = XNEW(uint8_t, r->n_transfers);
     critical_path(t);
     return t;
 }

@@ -10,7 +10,7 @@ static Cluster *cluster_alloc(const char *name, int n)
 {
     Cluster *c = xcalloc(1, sizeof *c);
     c->name = xstrdup(name);
-    c->devices = xcalloc((size_t)(n ? n : 1), sizeof *c->devices);
+    c->devices = XNEW(Device, n);
     c->n_devices = n;
     c->op_gap_us = CLUSTER_DEFAULT_OP_GAP_US;
     c->transfer_overhead_us = CLUSTER_DEFAULT_TRANSFER_OVERHEAD_US;
@@ -71,7 +71,7 @@ Cluster *cluster_load_text(const char *path, const char *text, size_t len, Err *
     }
     c = cluster_alloc(name, 0);
     free(c->devices);
-    c->devices = xcalloc((size_t)n, sizeof *c->devices);
+    c->devices = XNEW(Device, n);
     StrMap names;
     strmap_init(&names, (size_t)n);
     int k = 0;

@@ -28,7 +28,7 @@ int graph_add_node(Graph *g, const char *name, const char *op, double cost_us,
     n->op = xstrdup(op ? op : "");
     n->cost_us = cost_us;
     n->n_outputs = n_outputs;
-    n->output_bytes = xcalloc((size_t)(n_outputs > 0 ? n_outputs : 1), sizeof(int64_t));
+    n->output_bytes = XNEW(int64_t, n_outputs > 0 ? n_outputs : 0);
     if (n_outputs > 0 && output_bytes)
         memcpy(n->output_bytes, output_bytes, (size_t)n_outputs * sizeof(int64_t));
     strmap_put(&g->index, n->name, g->n_nodes);
@@ -46,8 +46,8 @@ void graph_add_edge(Graph *g, int src, int dst, int output)
 static void describe_cycle(const Graph *g, const int *indeg, Err *e)
 {
     int n = g->n_nodes;
-    int *next = xmalloc((size_t)n * sizeof *next);
-    int *seen = xcalloc((size_t)n, sizeof *seen);
+    int *next = XMALLOC(int, n);
+    int *seen = XNEW(int, n);
     int start = -1;
     for (int i = 0; i < n && start < 0; i++)
         if (indeg[i] > 0)
@@ -71,7 +71,7 @@ static void describe_cycle(const Graph *g, const int *indeg, Err *e)
         len++;
         u = next[u];
     } while (u != v);
-    int *cyc = xmalloc((size_t)len * sizeof *cyc);
+    int *cyc = XMALLOC(int, len);
     u = v;
     for (int k = len - 1; k >= 0; k--) {
         cyc[k] = u;
@@ -94,14 +94,14 @@ int graph_finish(Graph *g, Err *e)
 {
     int n = g->n_nodes;
     /* deduplicate (src, dst): first position, last output */
-    int *ccount = xcalloc((size_t)n, sizeof *ccount);
-    int *pcount = xcalloc((size_t)n, sizeof *pcount);
+    int *ccount = XNEW(int, n);
+    int *pcount = XNEW(int, n);
     {
         /* open-addressing set of pairs -> edge slot */
         size_t cap = 16;
         while (cap < (size_t)g->n_edges * 2 + 1)
             cap *= 2;
-        int *slot = xmalloc(cap * sizeof *slot);
+        int *slot = XMALLOC(int, cap);
         memset(slot, -1, cap * sizeof *slot);
         int m = 0;
         for (int k = 0; k < g->n_edges; k++) {
@@ -128,9 +128,9 @@ int graph_finish(Graph *g, Err *e)
         free(nd->children);
         free(nd->child_output);
         free(nd->parents);
-        nd->children = xmalloc((size_t)(ccount[i] ? ccount[i] : 1) * sizeof(int));
-        nd->child_output = xmalloc((size_t)(ccount[i] ? ccount[i] : 1) * sizeof(int));
-        nd->parents = xmalloc((size_t)(pcount[i] ? pcount[i] : 1) * sizeof(int));
+        nd->children = XMALLOC(int, ccount[i]);
+        nd->child_output = XMALLOC(int, ccount[i]);
+        nd->parents = XMALLOC(int, pcount[i]);
         nd->n_children = nd->n_parents = 0;
     }
     for (int k = 0; k < g->n_edges; k++) {
@@ -144,11 +144,11 @@ int graph_finish(Graph *g, Err *e)
     free(pcount);
 
     /* Kahn's algorithm, smallest ready index first (a binary heap) */
-    int *indeg = xmalloc((size_t)(n ? n : 1) * sizeof *indeg);
-    int *heap = xmalloc((size_t)(n ? n : 1) * sizeof *heap);
+    int *indeg = XMALLOC(int, n);
+    int *heap = XMALLOC(int, n);
     int hn = 0, done = 0;
     free(g->topo);
-    g->topo = xmalloc((size_t)(n ? n : 1) * sizeof *g->topo);
+    g->topo = XMALLOC(int, n);
     for (int i = 0; i < n; i++) {
         indeg[i] = g->nodes[i].n_parents;
         if (indeg[i] == 0) {

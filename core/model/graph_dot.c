@@ -53,7 +53,7 @@ static int parse_bytes_list(const char *s, int64_t **out, int *n, int *scalar)
     if (*p == '[')
         p++;
     int cap = 4;
-    *out = xmalloc((size_t)cap * sizeof **out);
+    *out = XMALLOC(int64_t, cap);
     *n = 0;
     for (;;) {
         while (*p == ' ')
@@ -67,7 +67,7 @@ static int parse_bytes_list(const char *s, int64_t **out, int *n, int *scalar)
             return -1;
         if (*n == cap) {
             cap *= 2;
-            *out = xrealloc(*out, (size_t)cap * sizeof **out);
+            *out = XRENEW(*out, cap);
         }
         (*out)[(*n)++] = (int64_t)x;
         p = end;
@@ -94,7 +94,7 @@ static int parse_kind_costs(const char *s, GraphNode *n, int *bad)
 {
     char *copy = xstrdup(s), *save = NULL;
     int cap = 2;
-    n->kind_costs = xcalloc((size_t)cap, sizeof *n->kind_costs);
+    n->kind_costs = XNEW(KindCost, cap);
     for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         char *colon = strchr(tok, ':');
         double x;
@@ -113,7 +113,7 @@ static int parse_kind_costs(const char *s, GraphNode *n, int *bad)
             }
         if (n->n_kind_costs == cap) {
             cap *= 2;
-            n->kind_costs = xrealloc(n->kind_costs, (size_t)cap * sizeof *n->kind_costs);
+            n->kind_costs = XRENEW(n->kind_costs, cap);
         }
         n->kind_costs[n->n_kind_costs].kind = xstrdup(tok);
         n->kind_costs[n->n_kind_costs++].cost_us = x;
@@ -208,7 +208,7 @@ static Graph *convert(const char *path, Agraph_t *ag, Err *e)
         }
     }
     int ne = agnedges(ag), k = 0;
-    SeqEdge *edges = xmalloc((size_t)(ne ? ne : 1) * sizeof *edges);
+    SeqEdge *edges = XMALLOC(SeqEdge, ne);
     for (Agnode_t *n = agfstnode(ag); n; n = agnxtnode(ag, n))
         for (Agedge_t *ed = agfstout(ag, n); ed; ed = agnxtout(ag, ed))
             edges[k++] = (SeqEdge){ed, AGSEQ(ed)};

@@ -32,7 +32,7 @@ static int read_output_bytes(const JDoc *d, const cJSON *nd, const char *base, i
         return jdoc_err(d, e, field, "expected a number of bytes or an array of them");
     *scalar = 0;
     int n = cJSON_GetArraySize(v), k = 0;
-    *out = xcalloc((size_t)(n ? n : 1), sizeof **out);
+    *out = XNEW(int64_t, n);
     *n_out = n;
     for (const cJSON *c = v->child; c; c = c->next, k++) {
         char f2[640];
@@ -56,7 +56,7 @@ static int read_kind_costs(const JDoc *d, const cJSON *nd, const char *base, Gra
     if (!cJSON_IsObject(v))
         return jdoc_err(d, e, field, "expected an object of device kind -> cost in µs");
     int cnt = cJSON_GetArraySize(v);
-    n->kind_costs = xcalloc((size_t)(cnt ? cnt : 1), sizeof *n->kind_costs);
+    n->kind_costs = XNEW(KindCost, cnt);
     for (const cJSON *c = v->child; c; c = c->next) {
         char f2[700];
         jpath_key(f2, sizeof f2, field, c->string);

@@ -61,9 +61,9 @@ static int cmp_pair(const void *a, const void *b)
 static void quot_build(Quot *q, const Graph *g, UF *u)
 {
     int n = g->n_nodes;
-    q->id = xmalloc((size_t)n * sizeof *q->id);
-    q->root = xmalloc((size_t)n * sizeof *q->root);
-    int *rid = xmalloc((size_t)n * sizeof *rid);
+    q->id = XMALLOC(int, n);
+    q->root = XMALLOC(int, n);
+    int *rid = XMALLOC(int, n);
     memset(rid, -1, (size_t)n * sizeof *rid);
     q->m = 0;
     for (int i = 0; i < n; i++) {
@@ -75,7 +75,7 @@ static void quot_build(Quot *q, const Graph *g, UF *u)
         q->id[i] = rid[r];
     }
     free(rid);
-    int *pairs = xmalloc((size_t)(g->n_edges ? g->n_edges : 1) * 2 * sizeof *pairs);
+    int *pairs = XMALLOC(int, 2 * (size_t)g->n_edges); /* (a, b) per edge */
     int np = 0;
     for (int k = 0; k < g->n_edges; k++) {
         if (u->held[g->edges[k].src])
@@ -96,10 +96,10 @@ static void quot_build(Quot *q, const Graph *g, UF *u)
             w++;
         }
     np = w;
-    q->soff = xcalloc((size_t)q->m + 1, sizeof *q->soff);
-    q->poff = xcalloc((size_t)q->m + 1, sizeof *q->poff);
-    q->succ = xmalloc((size_t)(np ? np : 1) * sizeof *q->succ);
-    q->pred = xmalloc((size_t)(np ? np : 1) * sizeof *q->pred);
+    q->soff = XNEW(int, q->m + 1);
+    q->poff = XNEW(int, q->m + 1);
+    q->succ = XMALLOC(int, np);
+    q->pred = XMALLOC(int, np);
     for (int k = 0; k < np; k++) {
         q->soff[pairs[2 * k] + 1]++;
         q->poff[pairs[2 * k + 1] + 1]++;
@@ -108,7 +108,7 @@ static void quot_build(Quot *q, const Graph *g, UF *u)
         q->soff[v + 1] += q->soff[v];
         q->poff[v + 1] += q->poff[v];
     }
-    int *fill = xmalloc((size_t)(q->m ? q->m : 1) * sizeof *fill);
+    int *fill = XMALLOC(int, q->m);
     memcpy(fill, q->soff, (size_t)q->m * sizeof *fill);
     for (int k = 0; k < np; k++)
         q->succ[fill[pairs[2 * k]]++] = pairs[2 * k + 1];
@@ -134,8 +134,8 @@ static void quot_free(Quot *q)
  * consumers next to each other. Returns the number ordered (< m on a cycle). */
 static int quot_topo(const Quot *q, int lifo, int *order)
 {
-    int m = q->m, *indeg = xmalloc((size_t)(m ? m : 1) * sizeof *indeg);
-    int *ready = xmalloc((size_t)(m ? m : 1) * sizeof *ready), nr = 0, done = 0;
+    int m = q->m, *indeg = XMALLOC(int, m);
+    int *ready = XMALLOC(int, m), nr = 0, done = 0;
     for (int v = 0; v < m; v++)
         indeg[v] = q->poff[v + 1] - q->poff[v];
     for (int v = m - 1; v >= 0; v--) /* stack: smallest on top */
@@ -186,19 +186,19 @@ static int merge_cycles(const Graph *g, UF *u, Err *e)
     Quot q;
     quot_build(&q, g, u);
     int m = q.m;
-    int *order = xmalloc((size_t)(m ? m : 1) * sizeof *order);
+    int *order = XMALLOC(int, m);
     int acyclic = quot_topo(&q, 0, order) == m;
     free(order);
     if (acyclic) {
         quot_free(&q);
         return 0;
     }
-    int *index = xmalloc((size_t)m * sizeof *index), *low = xmalloc((size_t)m * sizeof *low);
-    int *onstack = xcalloc((size_t)m, sizeof *onstack), *stack = xmalloc((size_t)m * sizeof *stack);
-    int *cs = xmalloc((size_t)m * sizeof *cs), *ci = xmalloc((size_t)m * sizeof *ci);
+    int *index = XMALLOC(int, m), *low = XMALLOC(int, m);
+    int *onstack = XNEW(int, m), *stack = XMALLOC(int, m);
+    int *cs = XMALLOC(int, m), *ci = XMALLOC(int, m);
     memset(index, -1, (size_t)m * sizeof *index);
     /* pins as they were before this pass (unions below spread the flag) */
-    char *pinned = xmalloc((size_t)m);
+    char *pinned = XMALLOC(char, m);
     for (int k = 0; k < m; k++)
         pinned[k] = (char)u->pinned[q.root[k]];
     int counter = 0, sp = 0, rc = 0;
@@ -315,7 +315,7 @@ static int merge_chains(const Graph *g, UF *u, int count, int target, double cap
 {
     Quot q;
     quot_build(&q, g, u);
-    int *order = xmalloc((size_t)(q.m ? q.m : 1) * sizeof *order);
+    int *order = XMALLOC(int, q.m);
     quot_topo(&q, 0, order);
     for (int k = q.m - 1; k >= 0 && count > target; k--) {
         int v = order[k], ru = uf_find(u, q.root[v]), only = -1, many = 0;
@@ -378,9 +378,9 @@ static int merge_neighbours(const Graph *g, UF *u, int count, int target, double
         Quot q;
         quot_build(&q, g, u);
         int m = q.m;
-        int *order = xmalloc((size_t)m * sizeof *order);
+        int *order = XMALLOC(int, m);
         quot_topo(&q, 1, order);
-        Cand *cand = xmalloc((size_t)m * sizeof *cand);
+        Cand *cand = XMALLOC(Cand, m);
         int nc = 0;
         for (int pass = 0; pass < 4 && nc == 0; pass++)
             for (int i = 0; i + 1 < m; i++) {
@@ -395,7 +395,7 @@ static int merge_neighbours(const Graph *g, UF *u, int count, int target, double
                 cand[nc++] = (Cand){cost, i};
             }
         qsort(cand, (size_t)nc, sizeof *cand, cmp_cand);
-        char *used = xcalloc((size_t)m, 1);
+        char *used = XNEW(char, m);
         int merged = 0;
         for (int k = 0; k < nc && count > target; k++) {
             int i = cand[k].pos;
@@ -425,7 +425,7 @@ static int merge_neighbours(const Graph *g, UF *u, int count, int target, double
 static char *find_held(const Graph *g)
 {
     int n = g->n_nodes;
-    char *held = xcalloc((size_t)(n ? n : 1), 1);
+    char *held = XNEW(char, n);
     StrMap inner; /* keys that some op with inputs carries */
     strmap_init(&inner, 64);
     for (int i = 0; i < n; i++)
@@ -455,26 +455,26 @@ static void finalize(Grouping *gr, const Graph *g, UF *u)
     Quot q;
     quot_build(&q, g, u);
     int m = q.m;
-    int *order = xmalloc((size_t)m * sizeof *order), *newid = xmalloc((size_t)m * sizeof *newid);
+    int *order = XMALLOC(int, m), *newid = XMALLOC(int, m);
     quot_topo(&q, 0, order); /* ids follow smallest op, so this is "first op first" */
     for (int k = 0; k < m; k++)
         newid[order[k]] = k;
     gr->n_groups = m;
     gr->n_ops = n;
-    gr->op_group = xmalloc((size_t)n * sizeof *gr->op_group);
+    gr->op_group = XMALLOC(int, n);
     for (int i = 0; i < n; i++)
         gr->op_group[i] = newid[q.id[i]];
-    gr->member_off = xcalloc((size_t)m + 1, sizeof *gr->member_off);
-    gr->members = xmalloc((size_t)n * sizeof *gr->members);
-    gr->cost_us = xcalloc((size_t)m, sizeof *gr->cost_us);
-    gr->bytes = xcalloc((size_t)m, sizeof *gr->bytes);
-    gr->pinned = xcalloc((size_t)m, sizeof *gr->pinned);
-    gr->names = xcalloc((size_t)m, sizeof *gr->names);
+    gr->member_off = XNEW(int, m + 1);
+    gr->members = XMALLOC(int, n);
+    gr->cost_us = XNEW(double, m);
+    gr->bytes = XNEW(int64_t, m);
+    gr->pinned = XNEW(int, m);
+    gr->names = XNEW(char *, m);
     for (int i = 0; i < n; i++)
         gr->member_off[gr->op_group[i] + 1]++;
     for (int k = 0; k < m; k++)
         gr->member_off[k + 1] += gr->member_off[k];
-    int *fill = xmalloc((size_t)m * sizeof *fill);
+    int *fill = XMALLOC(int, m);
     memcpy(fill, gr->member_off, (size_t)m * sizeof *fill);
     for (int i = 0; i < n; i++) {
         int k = gr->op_group[i];
@@ -509,7 +509,7 @@ static void finalize(Grouping *gr, const Graph *g, UF *u)
     strmap_done(&seen);
     /* group graph with summed bytes: collect (a, b, bytes), sort, merge */
     typedef struct { int a, b; int64_t bytes; } GE;
-    GE *ge = xmalloc((size_t)(g->n_edges ? g->n_edges : 1) * sizeof *ge);
+    GE *ge = XMALLOC(GE, g->n_edges);
     int ne = 0;
     for (int k = 0; k < g->n_edges; k++) {
         const GraphEdge *ed = &g->edges[k];
@@ -520,21 +520,21 @@ static void finalize(Grouping *gr, const Graph *g, UF *u)
             ge[ne++] = (GE){a, b, graph_edge_bytes(g, ed->src, ed->output)};
     }
     /* counting sort by (a, b) through CSR keeps this O(E log deg) */
-    gr->succ_off = xcalloc((size_t)m + 1, sizeof *gr->succ_off);
-    gr->pred_off = xcalloc((size_t)m + 1, sizeof *gr->pred_off);
-    int *tmp_off = xcalloc((size_t)m + 1, sizeof *tmp_off);
+    gr->succ_off = XNEW(int, m + 1);
+    gr->pred_off = XNEW(int, m + 1);
+    int *tmp_off = XNEW(int, m + 1);
     for (int k = 0; k < ne; k++)
         tmp_off[ge[k].a + 1]++;
     for (int k = 0; k < m; k++)
         tmp_off[k + 1] += tmp_off[k];
-    GE *by_a = xmalloc((size_t)(ne ? ne : 1) * sizeof *by_a);
+    GE *by_a = XMALLOC(GE, ne);
     memcpy(fill, tmp_off, (size_t)m * sizeof *fill);
     for (int k = 0; k < ne; k++)
         by_a[fill[ge[k].a]++] = ge[k];
-    gr->succ = xmalloc((size_t)(ne ? ne : 1) * sizeof *gr->succ);
-    gr->succ_bytes = xmalloc((size_t)(ne ? ne : 1) * sizeof *gr->succ_bytes);
+    gr->succ = XMALLOC(int, ne);
+    gr->succ_bytes = XMALLOC(int64_t, ne);
     int w = 0;
-    int *last = xmalloc((size_t)m * sizeof *last);
+    int *last = XMALLOC(int, m);
     memset(last, -1, (size_t)m * sizeof *last);
     for (int a = 0; a < m; a++) {
         int start = w;
@@ -566,7 +566,7 @@ static void finalize(Grouping *gr, const Graph *g, UF *u)
         gr->succ_off[a + 1] = w;
     }
     gr->n_edges = w;
-    gr->pred = xmalloc((size_t)(w ? w : 1) * sizeof *gr->pred);
+    gr->pred = XMALLOC(int, w);
     for (int k = 0; k < w; k++)
         gr->pred_off[gr->succ[k] + 1]++;
     for (int k = 0; k < m; k++)
@@ -591,9 +591,9 @@ Grouping *group_build(const Graph *g, int target, Err *e)
     if (target <= 0)
         target = group_default_target(g);
     UF u;
-    u.parent = xmalloc((size_t)n * sizeof *u.parent);
-    u.pinned = xcalloc((size_t)n, sizeof *u.pinned);
-    u.cost = xmalloc((size_t)n * sizeof *u.cost);
+    u.parent = XMALLOC(int, n);
+    u.pinned = XNEW(int, n);
+    u.cost = XMALLOC(double, n);
     double total = 0;
     for (int i = 0; i < n; i++) {
         u.parent[i] = i;

@@ -11,7 +11,7 @@ Placement *placement_new(int n_ops, int n_devices)
     Placement *p = xcalloc(1, sizeof *p);
     p->n_ops = n_ops;
     p->n_devices = n_devices;
-    p->op_device = xcalloc((size_t)(n_ops ? n_ops : 1), sizeof *p->op_device);
+    p->op_device = XNEW(int, n_ops);
     return p;
 }
 
@@ -37,7 +37,7 @@ static int read_devices(const JDoc *d, Placement **out, int n_ops, Err *e)
         if (n < 1 || n > CLUSTER_MAX_DEVICES)
             return jdoc_err(d, e, "devices", "expected 1 to %d device names", CLUSTER_MAX_DEVICES);
         Placement *p = placement_new(n_ops, n);
-        p->device_names = xcalloc((size_t)n, sizeof *p->device_names);
+        p->device_names = XNEW(char *, n);
         for (const cJSON *c = v->child; c; c = c->next, k++) {
             if (!cJSON_IsString(c)) {
                 placement_free(p);
@@ -126,7 +126,7 @@ Placement *placement_load_text(const char *path, const char *text, size_t len, c
             err_prefix(e, path);
             goto fail;
         }
-        gdev = xmalloc((size_t)gr->n_groups * sizeof *gdev);
+        gdev = XMALLOC(int, gr->n_groups);
         if (read_map(&d, "groups", gr->n_groups, p->n_devices, find_group, gr, group_name, gdev, e) != 0)
             goto fail;
         group_expand(gr, gdev, p->op_device);

@@ -11,8 +11,8 @@ static double op_cost(const Graph *g, const Cluster *c, int i)
 double bound_critical_path(const Graph *g, const Cluster *c, int *path, int *path_len)
 {
     int n = g->n_nodes;
-    double *dist = xmalloc((size_t)n * sizeof *dist); /* longest path ending at i */
-    int *from = xmalloc((size_t)n * sizeof *from);
+    double *dist = XMALLOC(double, n); /* longest path ending at i */
+    int *from = XMALLOC(int, n);
     double best = 0;
     int best_end = -1;
     for (int k = 0; k < n; k++) {

@@ -36,8 +36,8 @@ int export_dot(const char *path, const Graph *g, const Grouping *gr, const Clust
     agattr(root, AGEDGE, (char *)"fontname", (char *)"Helvetica");
     agattr(root, AGEDGE, (char *)"fontsize", (char *)"9");
     int n = gr ? gr->n_groups : g->n_nodes;
-    Agraph_t **sub = xcalloc((size_t)c->n_devices, sizeof *sub);
-    char *used = xcalloc((size_t)c->n_devices, 1);
+    Agraph_t **sub = XNEW(Agraph_t *, c->n_devices);
+    char *used = XNEW(char, c->n_devices);
     for (int k = 0; k < n; k++)
         used[op_device[gr ? gr->members[gr->member_off[k]] : k]] = 1;
     for (int d = 0; d < c->n_devices; d++) { /* devices without work get no box */
@@ -51,7 +51,7 @@ int export_dot(const char *path, const Graph *g, const Grouping *gr, const Clust
         set(sub[d], "fillcolor", "#f7f7f7");
     }
     free(used);
-    Agnode_t **node = xmalloc((size_t)n * sizeof *node);
+    Agnode_t **node = XMALLOC(Agnode_t *, n);
     for (int k = 0; k < n; k++) {
         int d = op_device[gr ? gr->members[gr->member_off[k]] : k];
         const char *name = gr ? gr->names[k] : g->nodes[k].name;

@@ -68,7 +68,7 @@ static void ev_push(Sim *s, double t, int kind, int a, int b)
 {
     if (s->nev == s->evcap) {
         s->evcap *= 2;
-        s->ev = xrealloc(s->ev, (size_t)s->evcap * sizeof *s->ev);
+        s->ev = XRENEW(s->ev, s->evcap);
     }
     Event e = {t, kind, a, b, 0, 0};
     if (kind == EV_DEPENDENCY) {
@@ -118,7 +118,7 @@ static void q_push(Queue *q, QItem it)
 {
     if (q->n == q->cap) {
         q->cap = q->cap ? q->cap * 2 : 16;
-        q->h = xrealloc(q->h, (size_t)q->cap * sizeof *q->h);
+        q->h = XRENEW(q->h, q->cap);
     }
     int i = q->n++;
     while (i > 0) {
@@ -164,8 +164,8 @@ static void enqueue(Sim *s, double t, int kind, int res, int item)
 /* Ranks of names in byte order, by a merge sort that needs no global state. */
 static void rank_strings(const char *const *names, int n, int *rank)
 {
-    int *idx = xmalloc((size_t)(n ? n : 1) * sizeof *idx);
-    int *tmp = xmalloc((size_t)(n ? n : 1) * sizeof *tmp);
+    int *idx = XMALLOC(int, n);
+    int *tmp = XMALLOC(int, n);
     for (int i = 0; i < n; i++)
         idx[i] = i;
     for (int width = 1; width < n; width *= 2) {
@@ -198,26 +198,26 @@ Sim *sim_new(const Graph *g, const Cluster *c)
     s->c = c;
     s->n = n;
     s->nd = nd;
-    s->cost = xmalloc((size_t)n * (size_t)nd * sizeof *s->cost);
+    s->cost = XMALLOC(double, xmul((size_t)n, (size_t)nd));
     for (int i = 0; i < n; i++)
         for (int d = 0; d < nd; d++)
             s->cost[(size_t)i * (size_t)nd + (size_t)d] = cluster_op_cost(c, g, i, d);
-    const char **names = xmalloc((size_t)(n > nd ? n : nd) * sizeof *names);
-    s->name_rank = xmalloc((size_t)n * sizeof *s->name_rank);
+    const char **names = XMALLOC(const char *, n > nd ? n : nd);
+    s->name_rank = XMALLOC(int, n);
     for (int i = 0; i < n; i++)
         names[i] = g->nodes[i].name;
     rank_strings(names, n, s->name_rank);
-    s->dev_rank = xmalloc((size_t)nd * sizeof *s->dev_rank);
+    s->dev_rank = XMALLOC(int, nd);
     for (int d = 0; d < nd; d++)
         names[d] = c->devices[d].name;
     rank_strings(names, nd, s->dev_rank);
     free(names);
     s->evcap = 1024;
-    s->ev = xmalloc((size_t)s->evcap * sizeof *s->ev);
-    s->q = xcalloc((size_t)(2 * nd), sizeof *s->q);
-    s->waiting = xmalloc((size_t)n * sizeof *s->waiting);
+    s->ev = XMALLOC(Event, s->evcap);
+    s->q = XNEW(Queue, 2 * nd);
+    s->waiting = XMALLOC(int, n);
     /* children lists of op i's transfers live in pool[child_off[i] ...] */
-    s->child_off = xmalloc((size_t)(n + 1) * sizeof *s->child_off);
+    s->child_off = XMALLOC(int, n + 1);
     int max_children = 1;
     s->child_off[0] = 0;
     for (int i = 0; i < n; i++) {
@@ -225,25 +225,24 @@ Sim *sim_new(const Graph *g, const Cluster *c)
         if (g->nodes[i].n_children > max_children)
             max_children = g->nodes[i].n_children;
     }
-    size_t ne = (size_t)(g->n_edges ? g->n_edges : 1);
-    s->pool = xmalloc(ne * sizeof *s->pool);
-    s->to_pool = xmalloc(ne * sizeof *s->to_pool);
-    s->slot = xmalloc((size_t)max_children * sizeof *s->slot);
-    s->cnt = xmalloc((size_t)max_children * sizeof *s->cnt);
-    s->started = xmalloc((size_t)n * sizeof *s->started);
-    s->fkey = xmalloc((size_t)n * sizeof *s->fkey);
-    s->fkey2 = xmalloc((size_t)n * sizeof *s->fkey2);
-    s->fop = xmalloc((size_t)n * sizeof *s->fop);
-    s->fop2 = xmalloc((size_t)n * sizeof *s->fop2);
-    s->cur = xmalloc((size_t)nd * sizeof *s->cur);
+    s->pool = XMALLOC(int, g->n_edges);
+    s->to_pool = XMALLOC(int, g->n_edges);
+    s->slot = XMALLOC(int, max_children);
+    s->cnt = XMALLOC(int, max_children);
+    s->started = XMALLOC(int, n);
+    s->fkey = XMALLOC(uint64_t, n);
+    s->fkey2 = XMALLOC(uint64_t, n);
+    s->fop = XMALLOC(int, n);
+    s->fop2 = XMALLOC(int, n);
+    s->cur = XMALLOC(int64_t, nd);
     s->r.n_ops = n;
     s->r.n_devices = nd;
-    s->r.start_us = xmalloc((size_t)n * sizeof(double));
-    s->r.end_us = xmalloc((size_t)n * sizeof(double));
-    s->r.transfers = xmalloc((size_t)(g->n_edges ? g->n_edges : 1) * sizeof(SimTransfer));
-    s->r.busy_us = xmalloc((size_t)nd * sizeof(double));
-    s->r.peak_memory_bytes = xmalloc((size_t)nd * sizeof(int64_t));
-    s->r.oom = xmalloc((size_t)nd * sizeof(int));
+    s->r.start_us = XMALLOC(double, n);
+    s->r.end_us = XMALLOC(double, n);
+    s->r.transfers = XMALLOC(SimTransfer, g->n_edges);
+    s->r.busy_us = XMALLOC(double, nd);
+    s->r.peak_memory_bytes = XMALLOC(int64_t, nd);
+    s->r.oom = XMALLOC(int, nd);
     return s;
 }
 

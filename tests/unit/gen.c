@@ -244,7 +244,7 @@ Graph *gen_layered_training_graph(int n_ops, uint64_t seed)
      * (weight, matmul, relu, relu grad, input grad, weight grad, momentum,
      * update), branch blocks 15; what is left becomes metric ops */
     int rem = n_ops - 3, n_layers = 0;
-    Layer *layers = xcalloc((size_t)(n_ops / 8 + 1), sizeof *layers);
+    Layer *layers = XNEW(Layer, n_ops / 8 + 1);
     while (rem >= 8) {
         int branch = rem >= 15 && rng_uniform(&b.r) < 0.3;
         layers[n_layers++].branch = branch;

@@ -1,5 +1,6 @@
 /* test: a tiny test runner. TEST(name) { ... } registers a test; CHECK and
- * friends record failures and go on; the runner prints one line per failing
+ * friends record failures and go on, REQUIRE and friends record a failure and
+ * return from the function; the runner prints one line per failing
  * check and "unit: N passed, N failed" at the end, exiting 1 on any failure.
  * Tests find data relative to the repository root (the runner chdirs there). */
 #ifndef PLACETO_TEST_H
@@ -40,6 +41,35 @@ int test_failed_now(void);
         if (a_ != b_)                                                               \
             test_fail(__FILE__, __LINE__, "%s == %lld, expected %s == %lld", #a, a_, \
                       #b, b_);                                                      \
+    } while (0)
+
+/* CHECK and CHECK_MSG that also return from the calling function on failure,
+ * for what the rest of it stands on (a loaded file, a built fixture, a
+ * temporary directory). REQUIRE and REQUIRE_MSG return from a void function
+ * (a test or a void helper); REQUIRE_OR returns ret from a helper with a
+ * value:  REQUIRE_OR(g != NULL, -1, "%s", e.msg); */
+#define REQUIRE(cond)                                                               \
+    do {                                                                            \
+        if (!(cond)) {                                                              \
+            test_fail(__FILE__, __LINE__, "REQUIRE(%s)", #cond);                    \
+            return;                                                                 \
+        }                                                                           \
+    } while (0)
+
+#define REQUIRE_MSG(cond, ...)                                                      \
+    do {                                                                            \
+        if (!(cond)) {                                                              \
+            test_fail(__FILE__, __LINE__, __VA_ARGS__);                             \
+            return;                                                                 \
+        }                                                                           \
+    } while (0)
+
+#define REQUIRE_OR(cond, ret, ...)                                                  \
+    do {                                                                            \
+        if (!(cond)) {                                                              \
+            test_fail(__FILE__, __LINE__, __VA_ARGS__);                             \
+            return ret;                                                             \
+        }                                                                           \
     } while (0)
 
 /* Bit-exact comparison of doubles. */

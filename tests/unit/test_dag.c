@@ -18,10 +18,10 @@ typedef struct Csr {
 
 static Csr csr_of(const Graph *g)
 {
-    Csr c = {g->n_nodes, xcalloc((size_t)g->n_nodes + 1, sizeof(int)), NULL};
+    Csr c = {g->n_nodes, XNEW(int, g->n_nodes + 1), NULL};
     for (int i = 0; i < g->n_nodes; i++)
         c.off[i + 1] = c.off[i] + g->nodes[i].n_children;
-    c.succ = xmalloc(((size_t)c.off[g->n_nodes] + 1) * sizeof(int));
+    c.succ = XMALLOC(int, c.off[g->n_nodes]);
     for (int i = 0; i < g->n_nodes; i++)
         for (int k = 0; k < g->nodes[i].n_children; k++)
             c.succ[c.off[i] + k] = g->nodes[i].children[k];
@@ -36,7 +36,7 @@ static void csr_free(Csr *c)
 
 static void check_layers(const DagLayout *L)
 {
-    int *seen = xcalloc((size_t)L->n_vert + 1, sizeof *seen);
+    int *seen = XNEW(int, L->n_vert);
     CHECK_INT(L->layer_off[0], 0);
     CHECK_INT(L->layer_off[L->n_layers], L->n_vert);
     for (int l = 0; l < L->n_layers; l++) {
@@ -76,7 +76,7 @@ static void check_chains(const DagLayout *L)
 static int *box_map(const DagLayout *L, int zoom)
 {
     const DagGeom *G = &L->geom[zoom];
-    int *map = xmalloc(((size_t)G->width * (size_t)G->height + 1) * sizeof *map);
+    int *map = XMALLOC(int, xmul((size_t)G->width, (size_t)G->height));
     for (int i = 0; i < G->width * G->height; i++)
         map[i] = -1;
     for (int u = 0; u < L->n; u++) {
@@ -151,8 +151,8 @@ static void check_glyph_paths(const DagLayout *L, int zoom)
     Grid *g = grid_new(G->width, G->height);
     DagView v = {zoom, 0, 0, {0, 0, G->width, G->height}, NULL, NULL, NULL, NULL, 0};
     dag_render(L, &v, g);
-    int n = G->width * G->height, *stack = xmalloc(((size_t)n + 1) * sizeof *stack);
-    char *seen = xmalloc((size_t)n + 1);
+    int n = G->width * G->height, *stack = XMALLOC(int, n);
+    char *seen = XMALLOC(char, n);
     static const int dx[4] = {0, 1, 0, -1}, dy[4] = {-1, 0, 1, 0}, bit[4] = {GRID_N, GRID_E, GRID_S, GRID_W};
     for (int e = 0; e < L->n_edges; e++) {
         GridRect rs = dag_node_rect(L, zoom, L->edge_src[e]), rd = dag_node_rect(L, zoom, L->edge_dst[e]);
@@ -227,9 +227,7 @@ TEST(dag_group_graph_keeps_the_layout_properties)
 {
     Err e;
     Graph *g = graph_load("graphs/resnet18.json", &e);
-    CHECK_MSG(g != NULL, "%s", e.msg);
-    if (!g)
-        return;
+    REQUIRE_MSG(g != NULL, "%s", e.msg);
     Grouping *gr = group_build(g, 0, &e);
     DagLayout *L = dag_layout(gr->n_groups, gr->succ_off, gr->succ, NULL);
     check_layout(L);
@@ -380,10 +378,9 @@ TEST(dag_mark_relatives_matches_reachability)
     Graph *g = gen_random_dag(80, 1.5, 11);
     Csr c = csr_of(g);
     DagLayout *L = dag_layout(c.n, c.off, c.succ, NULL);
-    uint8_t *style = xmalloc((size_t)c.n);
-    int *queue = xmalloc((size_t)L->n_vert * sizeof *queue);
-    char *reach = xmalloc((size_t)c.n * (size_t)c.n); /* reach[a * n + b]: a path a -> b */
-    memset(reach, 0, (size_t)c.n * (size_t)c.n);
+    uint8_t *style = XMALLOC(uint8_t, c.n);
+    int *queue = XMALLOC(int, L->n_vert);
+    char *reach = XNEW(char, xmul((size_t)c.n, (size_t)c.n)); /* reach[a * n + b]: a path a -> b */
     for (int a = c.n - 1; a >= 0; a--) /* ops are in topological order */
         for (int j = c.off[a]; j < c.off[a + 1]; j++) {
             int b = c.succ[j];

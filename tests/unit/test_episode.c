@@ -57,7 +57,7 @@ static void fix_done(Fix *f)
 static double fresh_runtime(const Fix *f)
 {
     Sim *s = sim_new(f->g, f->c);
-    int *dev = xmalloc((size_t)f->g->n_nodes * sizeof *dev);
+    int *dev = XMALLOC(int, f->g->n_nodes);
     for (int i = 0; i < f->g->n_nodes; i++)
         dev[i] = f->ep->group_device[f->gr->op_group[i]];
     double m = sim_makespan(s, dev);
@@ -74,7 +74,7 @@ TEST(episode_features_columns)
     Episode *ep = f.ep;
     int n = ep->n_groups, F = ep->n_features, v = 5;
     CHECK_INT(F, 5 + 3);
-    float *x = xmalloc((size_t)n * (size_t)F * sizeof *x);
+    float *x = XMALLOC(float, xmul((size_t)n, (size_t)F));
     episode_features(ep, v, x);
     float mx_cost = 0, mx_bytes = 0, mx_start = 0;
     for (int k = 0; k < n; k++) {
@@ -141,7 +141,7 @@ TEST(episode_undo_redo_and_repeat)
     int n = ep->n_groups;
     for (int k = 0; k < 5; k++)
         episode_step_policy(ep, f.pol, f.w, 0, NULL);
-    int *dev5 = xmalloc((size_t)n * sizeof *dev5);
+    int *dev5 = XMALLOC(int, n);
     memcpy(dev5, ep->group_device, (size_t)n * sizeof *dev5);
     double rt5 = ep->runtime_us;
     const EpisodeStep *s6 = episode_step_policy(ep, f.pol, f.w, 0, NULL);
@@ -201,7 +201,7 @@ TEST(episode_greedy_is_deterministic_and_reset_repeats)
     int n = ep->n_groups;
     while (!episode_done(ep))
         episode_step_policy(ep, f.pol, f.w, 0, NULL);
-    int *first = xmalloc((size_t)n * sizeof *first);
+    int *first = XMALLOC(int, n);
     memcpy(first, ep->group_device, (size_t)n * sizeof *first);
     double rt = ep->runtime_us;
     episode_reset(ep, 9, NULL); /* same seed: the same sampled episode */

@@ -51,10 +51,7 @@ static void fix_done(Fix *f)
 static int fix_init(Fix *f, int variant)
 {
     memset(f, 0, sizeof *f);
-    if (!tmp_open(&f->td, "placeto_episode_io")) {
-        CHECK_MSG(0, "mkdtemp failed");
-        return 0;
-    }
+    REQUIRE_OR(tmp_open(&f->td, "placeto_episode_io"), 0, "mkdtemp failed");
     Err e = {{0}};
     tmp_file(f->gpath, sizeof f->gpath, &f->td, "g.json");
     Graph *g0 = gen_random_dag(40, 2.0, 3 + (uint64_t)variant);
@@ -62,9 +59,7 @@ static int fix_init(Fix *f, int variant)
     graph_free(g0);
     CHECK_MSG(ok, "%s", e.msg);
     f->g = ok ? graph_load(f->gpath, &e) : NULL;
-    CHECK_MSG(f->g != NULL, "%s", e.msg);
-    if (!f->g)
-        return 0;
+    REQUIRE_OR(f->g != NULL, 0, "%s", e.msg);
     f->c = cluster_default(3);
     free(f->c->name);
     f->c->name = xstrdup("3 devices, \"uneven\" \xc2\xb5");
@@ -174,9 +169,7 @@ static Episode *played_episode(Fix *f, uint64_t seed)
 {
     Err e = {{0}};
     Episode *ep = episode_new(f->g, f->gr, f->c, f->pg, &f->cfg, seed, NULL, &e);
-    CHECK_MSG(ep != NULL, "%s", e.msg);
-    if (!ep)
-        return NULL;
+    REQUIRE_OR(ep != NULL, NULL, "%s", e.msg);
     for (int k = 0; k < 5; k++)
         episode_step_policy(ep, f->pol, f->w, k == 3, NULL);
     CHECK(episode_override(ep, 2, 2, &e) != NULL);
@@ -309,33 +302,16 @@ TEST(episode_io_fresh_and_finished_episodes)
 
 /* ---- errors ---- */
 
-static char *subst(const char *text, const char *old, const char *rep)
-{
-    const char *p = strstr(text, old);
-    if (!p)
-        return NULL;
-    size_t pre = (size_t)(p - text), ol = strlen(old), rl = strlen(rep), tl = strlen(text);
-    char *s = xmalloc(tl - ol + rl + 1);
-    memcpy(s, text, pre);
-    memcpy(s + pre, rep, rl);
-    memcpy(s + pre + rl, p + ol, tl - pre - ol + 1);
-    return s;
-}
-
 /* Replaces the first old by rep in text, where '@' in rep marks where the
  * error must point (and is removed); writes it to path and loads it.
  * Checks the error is "PATH:LINE:COL: msg..." and that nothing is left. */
 static void expect_bad(const char *good, const char *old, const char *rep, const char *path, const char *msg,
                        const char *what)
 {
-    char *text = subst(good, old, rep);
-    CHECK_MSG(text != NULL, "%s: \"%s\" not in the file", what, old);
-    if (!text)
-        return;
-    char *m = strchr(text, '@');
-    size_t at = m ? (size_t)(m - text) : 0;
-    if (m)
-        memmove(m, m + 1, strlen(m + 1) + 1);
+    char *text = text_subst(good, old, rep, 1);
+    REQUIRE_MSG(text != NULL, "%s: \"%s\" not in the file", what, old);
+    size_t at = 0;
+    take_marker(text, &at);
     Err e = {{0}};
     CHECK(util_write_atomic(path, text, strlen(text), &e) == 0);
     EpisodeFile ef;
@@ -346,12 +322,163 @@ static void expect_bad(const char *good, const char *old, const char *rep, const
                   ef.policy_path == NULL, "%s: not zeroed", what);
     if (rc == 0)
         episode_file_free(&ef);
-    int line, col;
-    util_line_col(text, at, &line, &col);
     char want[1024];
-    snprintf(want, sizeof want, "%s:%d:%d: %s", path, line, col, msg);
+    error_at(want, sizeof want, path, text, at, msg);
     CHECK_MSG(strncmp(e.msg, want, strlen(want)) == 0, "%s: \"%s\", expected \"%s...\"", what, e.msg, want);
     free(text);
+}
+
+/* Bad values of the fields of the episode saved by the errors test (a fix of
+ * variant 1): the first old becomes rep, the error starts with msg. */
+static const struct {
+    const char *old, *rep, *msg;
+} episode_bad_fields[] = {
+    {"\"placeto-episode\"", "@\"placeto-policy\"", "format: expected \"placeto-episode\""},
+    {"\"version\": 1", "\"version\": @3", "version: expected 1"},
+    {"\"speed\": 1.7", "\"speed\": @0", "cluster.devices[1].speed: expected a number >= 1e-06"},
+    {"\"devices\": [", "\"devices\": @5, \"devs\": [", "cluster.devices: expected a non-empty array of devices"},
+    {"\"cluster\": {\"format\": \"placeto-cluster\", \"version\": 1", "\"cluster\": @{\"format\": \"placeto-cluster\", \"vers\": 1",
+     "cluster: missing \"version\": expected 1"},
+    {"\"bandwidth_bytes_per_us\": 1234.5", "\"bandwidth_bytes_per_us\": @\"fast\"",
+     "cluster.bandwidth_bytes_per_us: expected a number"},
+    {"\"n_groups\": ", "\"n_groups\": @999, \"x\": ", "grouping.n_groups: the graph gives"},
+    {"\"groups\": ", "\"groups\": @-1, \"x\": ", "grouping.groups: expected an integer from 0 to"},
+    {"\"policy\": {", "\"policy\": @7, \"x\": {", "policy: expected null or an object"},
+    {"\"passes\": 2", "\"passes\": @0", "config.passes: expected an integer from 1 to 1000"},
+    {"\"init\": \"", "\"init\": @\"x", "config.init: expected \"random-fixed\", \"device0\", \"random-each\" or \"given\""},
+    {"\"random_order\": true", "\"random_order\": @1", "config.random_order: expected true or false"},
+    {"\"seed\": \"", "\"seed\": @\"g", "seed: expected a string of 1 to 16 hex digits"},
+    {"\"rng\": [", "\"rng\": @[\"0\", \"0\", \"0\", \"0\"], \"x\": [", "rng: the all-zero state is not a valid"},
+    {"\"order\": [", "\"order\": @[\"nope\", ", "order: expected 24 group names (passes x groups), got 25"},
+    {"\"order\": [\n  \"", "\"order\": [\n  @\"x", "order[0]: unknown group \"x"},
+    {"\"order\": [", "\"order\": @7, \"x\": [", "order: expected an array of group names"},
+    {"\"cursor\": ", "\"cursor\": @999, \"x\": ", "cursor: expected an integer from 0 to 24"},
+    {"\"visits\": [", "\"visits\": @[1, ", "visits: expected 12 visit counts (one per group), got 13"},
+    {"\"placement\": {\n  ", "\"placement\": {\n  \"nope\": @0,\n  ", "placement.nope: unknown group \"nope\""},
+    {"\"group\": \"", "\"group\": @\"x", "history[0].group: unknown group \"x"},
+    {"\"actor\": \"policy\"", "\"actor\": @\"robot\"", "history[0].actor: expected \"policy\" or \"user\", got \"robot\""},
+    {"\"old\": ", "\"old\": @3, \"x\": ", "history[0].old: expected an integer from 0 to 2"},
+    {"\"new\": ", "\"new\": @-1, \"x\": ", "history[0].new: expected an integer from 0 to 2"},
+    {"\"probs\": [", "\"probs\": @[0.5, ", "history[0].probs: expected null or an array of 3 probabilities"},
+    {"\"greedy\": false", "\"greedy\": @0", "history[0].greedy: expected true or false"},
+    {"\"rng_after\": [", "\"rng_after\": @[\"1\"], \"x\": [", "history[0].rng_after: expected 4 hex strings"},
+    {"\"runtime_us\": ", "\"runtime_us\": @\"x\", \"y\": ", "best.runtime_us: expected a number"},
+    {"\"history\": [", "\"history\": [@7, ", "history[0]: expected a history entry object"},
+    {"\"history\": [\n  {\"cursor\": 0", "\"history\": [\n  {\"cursor\": @1", "history[0].cursor: a policy step at cursor 1 places order[1] = "},
+    {"\"history\": [\n  {\"cursor\": 0", "\"history\": [\n  {\"cursor\": @24", "history[0].cursor: a policy step needs a cursor below 24"},
+    {"\"redo\": 2", "\"redo\": @99", "redo: expected an integer from 0 to 9"},
+    {"\"simulations\": ", "\"simulations\": @-1, \"x\": ", "simulations: expected an integer from 0 to"},
+    {"\"best\": {\"runtime_us\"", "\"best\": @{\"runtime\"", "best: missing \"runtime_us\""},
+    {"\"cluster\": {", "\"cluster\": {\"x\": [@}], \"old\": {", "JSON syntax error near '}'"},
+};
+
+/* Each field of the table above, bad in its own way. */
+static void expect_bad_fields(const char *good, const char *bad)
+{
+    for (size_t k = 0; k < sizeof episode_bad_fields / sizeof *episode_bad_fields; k++) {
+        char what[32];
+        snprintf(what, sizeof what, "case %zu", k);
+        expect_bad(good, episode_bad_fields[k].old, episode_bad_fields[k].rep, bad, episode_bad_fields[k].msg, what);
+    }
+}
+
+/* Placements naming the first group g0 with a device out of range, or
+ * groups that do not exist. */
+static void expect_bad_group_names(const char *good, const char *g0, const char *bad)
+{
+    char o1[256], r1[256], m1[512], field[300];
+    snprintf(o1, sizeof o1, "\"placement\": {\n  \"%s\": ", g0);
+    snprintf(r1, sizeof r1, "\"placement\": {\n  \"%s\": @7, \"x\": ", g0);
+    jpath_key(field, sizeof field, "placement", g0);
+    snprintf(m1, sizeof m1, "%s: expected an integer from 0 to 2, got 7", field);
+    expect_bad(good, o1, r1, bad, m1, "device out of range");
+    snprintf(o1, sizeof o1, "\"init_placement\": {\n  \"%s\": ", g0);
+    snprintf(r1, sizeof r1, "\"init_placement\": {\n  \"x%s\": @", g0);
+    snprintf(m1, sizeof m1, "init_placement.x%s: unknown group", g0);
+    expect_bad(good, o1, r1, bad, m1, "unknown group");
+    snprintf(o1, sizeof o1, "\"placement\": {\n  \"%s\": ", g0);
+    snprintf(r1, sizeof r1, "\"placement\": {\n  \"x\": @0, \"%s-\": ", g0);
+    snprintf(m1, sizeof m1, "placement.x: unknown group \"x\"");
+    expect_bad(good, o1, r1, bad, m1, "unknown group 2");
+}
+
+/* A visit count and a probability (of the first step with probabilities,
+ * when that is history[0]) out of range. */
+static void expect_bad_visit_and_probability(const char *good, const Episode *ep, const char *bad)
+{
+    char o1[256], m1[512];
+    snprintf(o1, sizeof o1, "\"visits\": [%d, ", ep->visits[0]);
+    expect_bad(good, o1, "\"visits\": [@-1, ", bad, "visits[0]: expected an integer from 0 to", "visits");
+    for (int i = 0; i < ep->n_hist; i++)
+        if (ep->hist[i].probs) {
+            char pf[40];
+            snprintf(pf, sizeof pf, "%.9g", (double)ep->hist[i].probs[0]);
+            snprintf(o1, sizeof o1, "\"probs\": [%s, ", pf);
+            snprintf(m1, sizeof m1, "history[%d].probs[0]: expected a number <= 1, got 1.5", i);
+            if (i == 0)
+                expect_bad(good, o1, "\"probs\": [@1.5, ", bad, m1, "probability");
+            break;
+        }
+}
+
+/* The graph an episode names: a checksum that does not match, a path that
+ * does not load, and the graph file itself changed since the save. */
+static void expect_bad_graph_reference(const char *good, const Fix *f, const char *bad)
+{
+    char o1[256], r1[256], m1[512], sum[64], rep_sum[64];
+    snprintf(sum, sizeof sum, "\"checksum\": \"%016llx\"", (unsigned long long)f->g->checksum);
+    snprintf(rep_sum, sizeof rep_sum, "\"checksum\": @\"%016llx\"", (unsigned long long)(f->g->checksum ^ 1));
+    snprintf(m1, sizeof m1, "graph.checksum: graph %s changed since the episode was saved", f->gpath);
+    expect_bad(good, sum, rep_sum, bad, m1, "checksum");
+    snprintf(o1, sizeof o1, "\"path\": \"%s\"", f->gpath);
+    snprintf(r1, sizeof r1, "\"path\": @\"%s/missing.json\"", f->td.path);
+    expect_bad(good, o1, r1, bad, "graph.path: cannot load the episode's graph:", "missing graph");
+
+    /* the graph file itself changed */
+    size_t glen;
+    char *gtext = read_all(f->gpath, &glen);
+    REQUIRE(gtext != NULL);
+    Err e = {{0}};
+    char *changed = text_subst(gtext, "\"cost_us\": ", "\"cost_us\": 1", 1);
+    CHECK(changed && util_write_atomic(f->gpath, changed, strlen(changed), &e) == 0);
+    char at[64];
+    snprintf(at, sizeof at, "\"checksum\": @\"%016llx\"", (unsigned long long)f->g->checksum);
+    expect_bad(good, sum, at, bad, m1, "changed graph");
+    CHECK(util_write_atomic(f->gpath, gtext, glen, &e) == 0);
+    free(changed);
+    free(gtext);
+}
+
+/* The good file cut short at about ten places. */
+static void expect_truncated_files_fail(const char *good, size_t len, const char *bad)
+{
+    Err e = {{0}};
+    for (size_t cut = 1; cut < len; cut += len / 9 + 1) {
+        CHECK(util_write_atomic(bad, good, cut, &e) == 0);
+        EpisodeFile ef;
+        int rc = episode_load(bad, &ef, &e);
+        CHECK_MSG(rc != 0, "loaded a file cut at %zu", cut);
+        if (rc == 0)
+            episode_file_free(&ef);
+        CHECK_MSG(strncmp(e.msg, bad, strlen(bad)) == 0, "%s", e.msg);
+    }
+}
+
+/* A graph built in memory has no file to name. */
+static void expect_in_memory_graph_unsaveable(const Fix *f, const char *bad)
+{
+    Err e = {{0}};
+    Graph *mem = gen_random_dag(5, 1.0, 1);
+    Grouping *mgr = group_build(mem, 0, &e);
+    Episode *mep = mgr ? episode_new(mem, mgr, f->c, NULL, &f->cfg, 1, NULL, &e) : NULL;
+    CHECK_MSG(mep != NULL, "%s", e.msg);
+    if (mep) {
+        CHECK(episode_save(mep, NULL, 0, bad, &e) != 0);
+        CHECK_STR_CONTAINS(e.msg, "was not read from a file");
+    }
+    episode_free(mep);
+    group_free(mgr);
+    graph_free(mem);
 }
 
 TEST(episode_io_errors_name_field_and_position)
@@ -376,134 +503,17 @@ TEST(episode_io_errors_name_field_and_position)
         fix_done(&f);
         return;
     }
-    const char *g0 = f.gr->names[0];
-    char o1[256], r1[256], m1[512], sum[64];
-    snprintf(sum, sizeof sum, "\"checksum\": \"%016llx\"", (unsigned long long)f.g->checksum);
-
-    static const struct {
-        const char *old, *rep, *msg;
-    } cases[] = {
-        {"\"placeto-episode\"", "@\"placeto-policy\"", "format: expected \"placeto-episode\""},
-        {"\"version\": 1", "\"version\": @3", "version: expected 1"},
-        {"\"speed\": 1.7", "\"speed\": @0", "cluster.devices[1].speed: expected a number >= 1e-06"},
-        {"\"devices\": [", "\"devices\": @5, \"devs\": [", "cluster.devices: expected a non-empty array of devices"},
-        {"\"cluster\": {\"format\": \"placeto-cluster\", \"version\": 1", "\"cluster\": @{\"format\": \"placeto-cluster\", \"vers\": 1",
-         "cluster: missing \"version\": expected 1"},
-        {"\"bandwidth_bytes_per_us\": 1234.5", "\"bandwidth_bytes_per_us\": @\"fast\"",
-         "cluster.bandwidth_bytes_per_us: expected a number"},
-        {"\"n_groups\": ", "\"n_groups\": @999, \"x\": ", "grouping.n_groups: the graph gives"},
-        {"\"groups\": ", "\"groups\": @-1, \"x\": ", "grouping.groups: expected an integer from 0 to"},
-        {"\"policy\": {", "\"policy\": @7, \"x\": {", "policy: expected null or an object"},
-        {"\"passes\": 2", "\"passes\": @0", "config.passes: expected an integer from 1 to 1000"},
-        {"\"init\": \"", "\"init\": @\"x", "config.init: expected \"random-fixed\", \"device0\", \"random-each\" or \"given\""},
-        {"\"random_order\": true", "\"random_order\": @1", "config.random_order: expected true or false"},
-        {"\"seed\": \"", "\"seed\": @\"g", "seed: expected a string of 1 to 16 hex digits"},
-        {"\"rng\": [", "\"rng\": @[\"0\", \"0\", \"0\", \"0\"], \"x\": [", "rng: the all-zero state is not a valid"},
-        {"\"order\": [", "\"order\": @[\"nope\", ", "order: expected 24 group names (passes x groups), got 25"},
-        {"\"order\": [\n  \"", "\"order\": [\n  @\"x", "order[0]: unknown group \"x"},
-        {"\"order\": [", "\"order\": @7, \"x\": [", "order: expected an array of group names"},
-        {"\"cursor\": ", "\"cursor\": @999, \"x\": ", "cursor: expected an integer from 0 to 24"},
-        {"\"visits\": [", "\"visits\": @[1, ", "visits: expected 12 visit counts (one per group), got 13"},
-        {"\"placement\": {\n  ", "\"placement\": {\n  \"nope\": @0,\n  ", "placement.nope: unknown group \"nope\""},
-        {"\"group\": \"", "\"group\": @\"x", "history[0].group: unknown group \"x"},
-        {"\"actor\": \"policy\"", "\"actor\": @\"robot\"", "history[0].actor: expected \"policy\" or \"user\", got \"robot\""},
-        {"\"old\": ", "\"old\": @3, \"x\": ", "history[0].old: expected an integer from 0 to 2"},
-        {"\"new\": ", "\"new\": @-1, \"x\": ", "history[0].new: expected an integer from 0 to 2"},
-        {"\"probs\": [", "\"probs\": @[0.5, ", "history[0].probs: expected null or an array of 3 probabilities"},
-        {"\"greedy\": false", "\"greedy\": @0", "history[0].greedy: expected true or false"},
-        {"\"rng_after\": [", "\"rng_after\": @[\"1\"], \"x\": [", "history[0].rng_after: expected 4 hex strings"},
-        {"\"runtime_us\": ", "\"runtime_us\": @\"x\", \"y\": ", "best.runtime_us: expected a number"},
-        {"\"history\": [", "\"history\": [@7, ", "history[0]: expected a history entry object"},
-        {"\"history\": [\n  {\"cursor\": 0", "\"history\": [\n  {\"cursor\": @1", "history[0].cursor: a policy step at cursor 1 places order[1] = "},
-        {"\"history\": [\n  {\"cursor\": 0", "\"history\": [\n  {\"cursor\": @24", "history[0].cursor: a policy step needs a cursor below 24"},
-        {"\"redo\": 2", "\"redo\": @99", "redo: expected an integer from 0 to 9"},
-        {"\"simulations\": ", "\"simulations\": @-1, \"x\": ", "simulations: expected an integer from 0 to"},
-        {"\"best\": {\"runtime_us\"", "\"best\": @{\"runtime\"", "best: missing \"runtime_us\""},
-        {"\"cluster\": {", "\"cluster\": {\"x\": [@}], \"old\": {", "JSON syntax error near '}'"},
-    };
-    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
-        char what[32];
-        snprintf(what, sizeof what, "case %zu", k);
-        expect_bad(good, cases[k].old, cases[k].rep, bad, cases[k].msg, what);
-    }
-    /* cases naming a group or the graph */
-    snprintf(o1, sizeof o1, "\"placement\": {\n  \"%s\": ", g0);
-    snprintf(r1, sizeof r1, "\"placement\": {\n  \"%s\": @7, \"x\": ", g0);
-    char field[300];
-    jpath_key(field, sizeof field, "placement", g0);
-    snprintf(m1, sizeof m1, "%s: expected an integer from 0 to 2, got 7", field);
-    expect_bad(good, o1, r1, bad, m1, "device out of range");
-    snprintf(o1, sizeof o1, "\"init_placement\": {\n  \"%s\": ", g0);
-    snprintf(r1, sizeof r1, "\"init_placement\": {\n  \"x%s\": @", g0);
-    snprintf(m1, sizeof m1, "init_placement.x%s: unknown group", g0);
-    expect_bad(good, o1, r1, bad, m1, "unknown group");
-    snprintf(o1, sizeof o1, "\"placement\": {\n  \"%s\": ", g0);
-    snprintf(r1, sizeof r1, "\"placement\": {\n  \"x\": @0, \"%s-\": ", g0);
-    snprintf(m1, sizeof m1, "placement.x: unknown group \"x\"");
-    expect_bad(good, o1, r1, bad, m1, "unknown group 2");
-    /* a visit count and a probability out of range */
-    snprintf(o1, sizeof o1, "\"visits\": [%d, ", ep->visits[0]);
-    expect_bad(good, o1, "\"visits\": [@-1, ", bad, "visits[0]: expected an integer from 0 to", "visits");
-    for (int i = 0; i < ep->n_hist; i++)
-        if (ep->hist[i].probs) {
-            char pf[40];
-            snprintf(pf, sizeof pf, "%.9g", (double)ep->hist[i].probs[0]);
-            snprintf(o1, sizeof o1, "\"probs\": [%s, ", pf);
-            snprintf(m1, sizeof m1, "history[%d].probs[0]: expected a number <= 1, got 1.5", i);
-            if (i == 0)
-                expect_bad(good, o1, "\"probs\": [@1.5, ", bad, m1, "probability");
-            break;
-        }
-    char rep_sum[64];
-    snprintf(rep_sum, sizeof rep_sum, "\"checksum\": @\"%016llx\"", (unsigned long long)(f.g->checksum ^ 1));
-    snprintf(m1, sizeof m1, "graph.checksum: graph %s changed since the episode was saved", f.gpath);
-    expect_bad(good, sum, rep_sum, bad, m1, "checksum");
-    snprintf(o1, sizeof o1, "\"path\": \"%s\"", f.gpath);
-    snprintf(r1, sizeof r1, "\"path\": @\"%s/missing.json\"", f.td.path);
-    expect_bad(good, o1, r1, bad, "graph.path: cannot load the episode's graph:", "missing graph");
-
-    /* the graph file itself changed */
-    size_t glen;
-    char *gtext = read_all(f.gpath, &glen);
-    CHECK(gtext != NULL);
-    if (gtext) {
-        char *changed = subst(gtext, "\"cost_us\": ", "\"cost_us\": 1");
-        CHECK(changed && util_write_atomic(f.gpath, changed, strlen(changed), &e) == 0);
-        char at[64];
-        snprintf(at, sizeof at, "\"checksum\": @\"%016llx\"", (unsigned long long)f.g->checksum);
-        expect_bad(good, sum, at, bad, m1, "changed graph");
-        CHECK(util_write_atomic(f.gpath, gtext, glen, &e) == 0);
-        free(changed);
-        free(gtext);
-    }
-
-    /* truncated files */
-    for (size_t cut = 1; cut < len; cut += len / 9 + 1) {
-        CHECK(util_write_atomic(bad, good, cut, &e) == 0);
-        EpisodeFile ef;
-        int rc = episode_load(bad, &ef, &e);
-        CHECK_MSG(rc != 0, "loaded a file cut at %zu", cut);
-        if (rc == 0)
-            episode_file_free(&ef);
-        CHECK_MSG(strncmp(e.msg, bad, strlen(bad)) == 0, "%s", e.msg);
-    }
+    expect_bad_fields(good, bad);
+    expect_bad_group_names(good, f.gr->names[0], bad);
+    expect_bad_visit_and_probability(good, ep, bad);
+    expect_bad_graph_reference(good, &f, bad);
+    expect_truncated_files_fail(good, len, bad);
     EpisodeFile ef;
     CHECK(episode_load(p1, &ef, &e) == 0); /* the good file still loads */
     episode_file_free(&ef);
     CHECK(episode_load("/nonexistent/ep.json", &ef, &e) != 0);
     CHECK_STR_CONTAINS(e.msg, "/nonexistent/ep.json");
-    /* a graph built in memory has no file to name */
-    Graph *mem = gen_random_dag(5, 1.0, 1);
-    Grouping *mgr = group_build(mem, 0, &e);
-    Episode *mep = mgr ? episode_new(mem, mgr, f.c, NULL, &f.cfg, 1, NULL, &e) : NULL;
-    CHECK_MSG(mep != NULL, "%s", e.msg);
-    if (mep) {
-        CHECK(episode_save(mep, NULL, 0, bad, &e) != 0);
-        CHECK_STR_CONTAINS(e.msg, "was not read from a file");
-    }
-    episode_free(mep);
-    group_free(mgr);
-    graph_free(mem);
+    expect_in_memory_graph_unsaveable(&f, bad);
     free(good);
     episode_free(ep);
     fix_done(&f);

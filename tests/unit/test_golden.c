@@ -72,16 +72,12 @@ static int case_load(Case *c, const char *path)
     Err e;
     memset(c, 0, sizeof *c);
     c->g = graph_load(path, &e);
-    CHECK_MSG(c->g != NULL, "%s", e.msg);
-    if (!c->g)
-        return -1;
+    REQUIRE_OR(c->g != NULL, -1, "%s", e.msg);
     c->gr = group_build(c->g, 0, &e);
-    CHECK_MSG(c->gr != NULL, "%s", e.msg);
-    if (!c->gr)
-        return -1;
+    REQUIRE_OR(c->gr != NULL, -1, "%s", e.msg);
     int n = c->gr->n_groups;
-    c->labels = xmalloc((size_t)n * sizeof *c->labels);
-    c->dev = xmalloc((size_t)n * sizeof *c->dev);
+    c->labels = XMALLOC(char *, n);
+    c->dev = XMALLOC(int, n);
     for (int k = 0; k < n; k++) {
         c->labels[k] = dag_short_label(c->gr->names[k]);
         c->dev[k] = k % 2;
@@ -107,7 +103,7 @@ static void dag_golden(const Case *c, const char *name, int zoom, int center, in
 {
     const DagGeom *G = &c->L->geom[zoom];
     int x = 0, y = 0, n = c->gr->n_groups;
-    uint8_t *style = xcalloc((size_t)n, 1);
+    uint8_t *style = XNEW(uint8_t, n);
     if (center >= 0)
         dag_center_on(c->L, zoom, center, VIEW_W, VIEW_H, &x, &y);
     if (center >= 0 && current)
@@ -133,7 +129,7 @@ static void dag_golden(const Case *c, const char *name, int zoom, int center, in
 static void tl_golden(const Case *c, const char *name, double f0, double f1, int select)
 {
     Cluster *cl = cluster_default(2);
-    int *op_dev = xmalloc((size_t)c->g->n_nodes * sizeof *op_dev);
+    int *op_dev = XMALLOC(int, c->g->n_nodes);
     for (int i = 0; i < c->g->n_nodes; i++)
         op_dev[i] = c->dev[c->gr->op_group[i]];
     Sim *s = sim_new(c->g, cl);

@@ -203,9 +203,7 @@ TEST(graph_roundtrip_all_fields)
         "           {\"src\": \"caf\\u00e9 \\\\ x\", \"dst\": \"z\", \"output\": 2}]}\n";
     Err e = {{0}};
     Graph *g = load_text("/x/all.json", text, &e);
-    CHECK_MSG(g != NULL, "%s", e.msg);
-    if (!g)
-        return;
+    REQUIRE_MSG(g != NULL, "%s", e.msg);
     CHECK(strcmp(g->name, "odd \"names\"") == 0);
     CHECK(strcmp(g->source, "line\nbreak\t\xc3\xbc") == 0);
     CHECK_INT(g->n_nodes, 3);
@@ -241,9 +239,7 @@ TEST(graph_duplicate_edges_first_position_last_output)
                        "  {\"src\": \"a\", \"dst\": \"c\", \"output\": 0}]}";
     Err e = {{0}};
     Graph *g = load_text("dup.json", text, &e);
-    CHECK_MSG(g != NULL, "%s", e.msg);
-    if (!g)
-        return;
+    REQUIRE_MSG(g != NULL, "%s", e.msg);
     CHECK_INT(g->n_edges, 3);
     CHECK(g->edges[0].src == 0 && g->edges[0].dst == 1 && g->edges[0].output == 1);
     CHECK(g->edges[1].src == 0 && g->edges[1].dst == 2 && g->edges[1].output == 0);
@@ -280,9 +276,7 @@ TEST(graph_output_index_past_array_is_zero_bytes)
                        "  {\"src\": \"t\", \"dst\": \"v\", \"output\": 2}, {\"src\": \"v\", \"dst\": \"u\"}]}";
     Err e = {{0}};
     Graph *g = load_text("past.json", text, &e);
-    CHECK_MSG(g != NULL, "%s", e.msg);
-    if (!g)
-        return;
+    REQUIRE_MSG(g != NULL, "%s", e.msg);
     CHECK_INT(graph_edge_bytes(g, 0, 0), 100);
     CHECK_INT(graph_edge_bytes(g, 0, 3), 0);
     CHECK_INT(graph_edge_bytes(g, 1, 1), 2);
@@ -454,9 +448,7 @@ TEST(graph_dot_loader)
                        "}\n";
     Err e = {{0}};
     Graph *g = graph_load_dot_text("n.dot", text, strlen(text), &e);
-    CHECK_MSG(g != NULL, "%s", e.msg);
-    if (!g)
-        return;
+    REQUIRE_MSG(g != NULL, "%s", e.msg);
     CHECK(strcmp(g->name, "net") == 0);
     CHECK(strcmp(g->source, "hand-made") == 0);
     CHECK_INT(g->n_nodes, 4);
@@ -561,9 +553,7 @@ TEST(cluster_load_text_and_costs)
                        " \"op_gap_us\": 1.5, \"transfer_overhead_us\": 0, \"bandwidth_bytes_per_us\": 100}";
     Err e = {{0}};
     Cluster *c = cluster_load_text("c.json", text, strlen(text), &e);
-    CHECK_MSG(c != NULL, "%s", e.msg);
-    if (!c)
-        return;
+    REQUIRE_MSG(c != NULL, "%s", e.msg);
     CHECK(strcmp(c->name, "mixed") == 0 && c->n_devices == 2);
     CHECK(strcmp(c->devices[0].kind, "cpu") == 0 && c->devices[0].speed == 0.25 && c->devices[0].memory_bytes == 1000);
     CHECK(strcmp(c->devices[1].kind, "gpu") == 0 && c->devices[1].speed == 2.0);

@@ -77,11 +77,11 @@ static const double GEMM_BETA[] = {0, 1, 0.75};
         int lda = acols + gc.pad, ldb = bcols + gc.pad, ldc = N + gc.pad;                      \
         size_t na = (size_t)(arows * lda) + 1, nb = (size_t)(brows * ldb) + 1,                 \
                nc = (size_t)(M * ldc);                                                         \
-        R *A = xcalloc(na, sizeof *A), *B = xcalloc(nb, sizeof *B);                            \
-        R *C0 = xcalloc(nc, sizeof *C0), *Cb = xcalloc(nc, sizeof *Cb),                        \
-          *Cl = xcalloc(nc, sizeof *Cl);                                                       \
-        double *Ad = xcalloc(na, sizeof *Ad), *Bd = xcalloc(nb, sizeof *Bd),                   \
-               *Cd = xcalloc(nc, sizeof *Cd);                                                  \
+        R *A = XNEW(R, na), *B = XNEW(R, nb);                                                  \
+        R *C0 = XNEW(R, nc), *Cb = XNEW(R, nc),                                                \
+          *Cl = XNEW(R, nc);                                                                   \
+        double *Ad = XNEW(double, na), *Bd = XNEW(double, nb),                                 \
+               *Cd = XNEW(double, nc);                                                         \
         fill_##S(r, A, na);                                                                    \
         fill_##S(r, B, nb);                                                                    \
         fill_##S(r, C0, nc);                                                                   \
@@ -184,20 +184,20 @@ static const int LIN_SHAPES[][3] = {{5, 7, 3}, {1, 4, 6}, {9, 1, 2}, {3, 8, 1}, 
     static void linear_case_##S(Rng *r, int n, int in, int out, double tol)                    \
     {                                                                                          \
         size_t nx = (size_t)(n * in), nw = (size_t)(in * out), ny = (size_t)(n * out);         \
-        R *X = xmalloc(nx * sizeof *X), *W = xmalloc(nw * sizeof *W), *b = xmalloc((size_t)out * sizeof *b); \
-        R *dY = xmalloc(ny * sizeof *dY), *Y[2], *dX[2], *dW[2], *db[2];                       \
+        R *X = XMALLOC(R, nx), *W = XMALLOC(R, nw), *b = XMALLOC(R, out);                      \
+        R *dY = XMALLOC(R, ny), *Y[2], *dX[2], *dW[2], *db[2];                                 \
         fill_##S(r, X, nx);                                                                    \
         fill_##S(r, W, nw);                                                                    \
         fill_##S(r, b, (size_t)out);                                                           \
         fill_##S(r, dY, ny);                                                                   \
-        R *dW0 = xmalloc(nw * sizeof *dW0), *db0 = xmalloc((size_t)out * sizeof *db0);         \
+        R *dW0 = XMALLOC(R, nw), *db0 = XMALLOC(R, out);                                       \
         fill_##S(r, dW0, nw);                                                                  \
         fill_##S(r, db0, (size_t)out);                                                         \
         for (int k = 0; k < 2; k++) {                                                          \
-            Y[k] = xmalloc(ny * sizeof *Y[k]);                                                 \
-            dX[k] = xmalloc(nx * sizeof *dX[k]);                                               \
-            dW[k] = xmalloc(nw * sizeof *dW[k]);                                               \
-            db[k] = xmalloc((size_t)out * sizeof *db[k]);                                      \
+            Y[k] = XMALLOC(R, ny);                                                             \
+            dX[k] = XMALLOC(R, nx);                                                            \
+            dW[k] = XMALLOC(R, nw);                                                            \
+            db[k] = XMALLOC(R, out);                                                           \
             for (size_t i = 0; i < ny; i++)                                                    \
                 Y[k][i] = (R)NAN;                                                              \
             for (size_t i = 0; i < nx; i++)                                                    \
@@ -294,11 +294,11 @@ TEST(nn_linear_bwd_finite_differences)
     for (int s = 0; s < N_LIN_SHAPES; s++)
         for (int blas = 0; blas < 2; blas++) {
             int n = LIN_SHAPES[s][0], in = LIN_SHAPES[s][1], out = LIN_SHAPES[s][2];
-            double *X = xmalloc((size_t)(n * in) * sizeof *X), *W = xmalloc((size_t)(in * out) * sizeof *W);
-            double *b = xmalloc((size_t)out * sizeof *b), *Rm = xmalloc((size_t)(n * out) * sizeof *Rm);
-            double *Y = xmalloc((size_t)(n * out) * sizeof *Y);
-            double *dX = xmalloc((size_t)(n * in) * sizeof *dX);
-            double *dW = xcalloc((size_t)(in * out), sizeof *dW), *db = xcalloc((size_t)out, sizeof *db);
+            double *X = XMALLOC(double, n * in), *W = XMALLOC(double, in * out);
+            double *b = XMALLOC(double, out), *Rm = XMALLOC(double, n * out);
+            double *Y = XMALLOC(double, n * out);
+            double *dX = XMALLOC(double, n * in);
+            double *dW = XNEW(double, in * out), *db = XNEW(double, out);
             fill_d(&r, X, (size_t)(n * in));
             fill_d(&r, W, (size_t)(in * out));
             fill_d(&r, b, (size_t)out);
@@ -314,8 +314,8 @@ TEST(nn_linear_bwd_finite_differences)
             CHECK_MSG(bad == 0, "blas=%d n=%d in=%d out=%d: %d gradient entries off", blas, n, in, out, bad);
 
             /* accumulate / overwrite */
-            double *dW1 = xmalloc((size_t)(in * out) * sizeof *dW1), *db1 = xmalloc((size_t)out * sizeof *db1);
-            double *dX1 = xmalloc((size_t)(n * in) * sizeof *dX1);
+            double *dW1 = XMALLOC(double, in * out), *db1 = XMALLOC(double, out);
+            double *dX1 = XMALLOC(double, n * in);
             memcpy(dW1, dW, (size_t)(in * out) * sizeof *dW);
             memcpy(db1, db, (size_t)out * sizeof *db);
             memcpy(dX1, dX, (size_t)(n * in) * sizeof *dX);

@@ -118,7 +118,7 @@ TEST(place_list_valid_and_deterministic)
                 graph_free(g);
                 continue;
             }
-            int *a = xmalloc((size_t)g->n_nodes * sizeof *a), *b = xmalloc((size_t)g->n_nodes * sizeof *b);
+            int *a = XMALLOC(int, g->n_nodes), *b = XMALLOC(int, g->n_nodes);
             for (int k = 0; k < N_LIST_METHODS; k++) {
                 memset(a, 0xff, (size_t)g->n_nodes * sizeof *a);
                 CHECK_INT(run_method(LIST_METHODS[k], g, gr, c, a), 0);
@@ -150,7 +150,7 @@ TEST(place_expert_contiguous_stages)
     Err e;
     Grouping *gr = group_build(g, 0, &e);
     CHECK(gr != NULL);
-    int *dev = xmalloc((size_t)g->n_nodes * sizeof *dev);
+    int *dev = XMALLOC(int, g->n_nodes);
     CHECK_INT(run_method("expert", g, gr, c, dev), 0);
     int used[4] = {0, 0, 0, 0}, prev = 0;
     for (int k = 0; k < gr->n_groups; k++) {
@@ -202,7 +202,7 @@ TEST(place_expert_one_layer_per_device)
     Cluster *c = cluster_default(4);
     Err e;
     Grouping *gr = group_build(g, 0, &e);
-    int *dev = xmalloc((size_t)g->n_nodes * sizeof *dev);
+    int *dev = XMALLOC(int, g->n_nodes);
     CHECK_INT(run_method("expert", g, gr, c, dev), 0);
     for (int i = 0; i < g->n_nodes; i++)
         CHECK_MSG(dev[i] == i / 4, "op %s on device %d", g->nodes[i].name, dev[i]);
@@ -222,7 +222,7 @@ TEST(place_expert_one_layer_per_device)
     g = layered_chain(6, cost6);
     c = cluster_default(2);
     gr = group_build(g, 0, &e);
-    dev = xmalloc((size_t)g->n_nodes * sizeof *dev);
+    dev = XMALLOC(int, g->n_nodes);
     CHECK_INT(run_method("expert", g, gr, c, dev), 0);
     for (int i = 0; i < g->n_nodes; i++)
         CHECK_MSG(dev[i] == (i / 4 == 5), "op %s on device %d", g->nodes[i].name, dev[i]);
@@ -237,7 +237,7 @@ TEST(place_expert_one_layer_per_device)
     g = layered_chain(5, cost5);
     c = cluster_default(3);
     gr = group_build(g, 0, &e);
-    dev = xmalloc((size_t)g->n_nodes * sizeof *dev);
+    dev = XMALLOC(int, g->n_nodes);
     CHECK_INT(run_method("expert", g, gr, c, dev), 0);
     int per[3] = {0, 0, 0};
     for (int i = 0; i < g->n_nodes; i++) {
@@ -270,7 +270,7 @@ TEST(place_list_brute_force_tiny)
         CHECK(gr != NULL);
         double best = test_brute_force(g, c);
         Sim *s = sim_new(g, c);
-        int *dev = xmalloc((size_t)n * sizeof *dev);
+        int *dev = XMALLOC(int, n);
         for (int k = 0; k < N_LIST_METHODS; k++) {
             CHECK_INT(run_method(LIST_METHODS[k], g, gr, c, dev), 0);
             double m = sim_makespan(s, dev);
@@ -316,7 +316,7 @@ TEST(place_heft_beats_single_on_fork_join)
     Err e;
     Grouping *gr = group_build(g, 0, &e);
     CHECK(gr != NULL);
-    int *dev = xmalloc((size_t)g->n_nodes * sizeof *dev);
+    int *dev = XMALLOC(int, g->n_nodes);
     Sim *s = sim_new(g, c);
     CHECK_INT(run_method("single", g, gr, c, dev), 0);
     double single = sim_makespan(s, dev);
@@ -367,7 +367,7 @@ TEST(place_memory_aware_methods_fit)
         if (nd > 2)
             c->devices[0].memory_bytes = biggest;
         Sim *s = sim_new(g, c);
-        int *dev = xmalloc((size_t)g->n_nodes * sizeof *dev);
+        int *dev = XMALLOC(int, g->n_nodes);
         /* not vacuous: no device holds every output at once, and with 3+
          * devices everything on device 0 overflows in the simulator */
         CHECK(total > cap);

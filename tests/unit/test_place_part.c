@@ -26,7 +26,7 @@ static int *run(const Part *m, const Graph *g, const Grouping *gr, const Cluster
                 uint64_t seed)
 {
     PlaceCtx ctx = {g, gr, c, seed};
-    int *od = xmalloc((size_t)(g->n_nodes ? g->n_nodes : 1) * sizeof *od);
+    int *od = XMALLOC(int, g->n_nodes);
     for (int i = 0; i < g->n_nodes; i++)
         od[i] = -1;
     Err e = {{0}};
@@ -63,7 +63,7 @@ static int valid(const char *name, const Graph *g, const Grouping *gr, const Clu
 /* Reference cost per device (caller frees). */
 static double *device_cost(const Graph *g, const Cluster *c, const int *od)
 {
-    double *w = xcalloc((size_t)c->n_devices, sizeof *w);
+    double *w = XNEW(double, c->n_devices);
     for (int i = 0; i < g->n_nodes; i++)
         w[od[i]] += g->nodes[i].cost_us;
     return w;

@@ -71,12 +71,12 @@ static void fill_state(TrainState *ts, int n_devices)
     ts->entropy = 0.1 + 0.2; /* needs 17 digits */
     for (int k = 0; k < 3; k++) {
         int n = 4 + k;
-        ts->base_ret[k] = xmalloc((size_t)n * sizeof **ts->base_ret);
+        ts->base_ret[k] = XMALLOC(double, n);
         for (int j = 0; j < n; j++)
             ts->base_ret[k][j] = (j - 2) / 3.0 * (k + 1) * 1e-3;
         ts->base_len[k] = n;
     }
-    ts->base_ret[3] = xmalloc(sizeof **ts->base_ret); /* an empty episode */
+    ts->base_ret[3] = XMALLOC(double, 0); /* an empty episode */
     ts->base_len[3] = 0;
     ts->n_base = 4;
     TrainBest *b = train_best_for(ts, "found \"quoted\" graph", 0xfedcba9876543210ULL, 5);
@@ -125,10 +125,7 @@ static int same_policy(const Policy *a, const Policy *b, int moments)
 TEST(policy_io_roundtrip_is_exact)
 {
     TmpDir td;
-    if (!tmp_open(&td, "placeto_policy_io")) {
-        CHECK_MSG(0, "mkdtemp failed");
-        return;
-    }
+    REQUIRE_MSG(tmp_open(&td, "placeto_policy_io"), "mkdtemp failed");
     char p1[128], p2[128];
     tmp_file(p1, sizeof p1, &td, "a.json");
     tmp_file(p2, sizeof p2, &td, "b.json");
@@ -167,10 +164,7 @@ TEST(policy_io_roundtrip_is_exact)
 TEST(policy_io_every_float_pattern_reads_back)
 {
     TmpDir td;
-    if (!tmp_open(&td, "placeto_policy_io")) {
-        CHECK_MSG(0, "mkdtemp failed");
-        return;
-    }
+    REQUIRE_MSG(tmp_open(&td, "placeto_policy_io"), "mkdtemp failed");
     char p1[128];
     tmp_file(p1, sizeof p1, &td, "w.json");
     Policy *pol = small_policy(2, 0, 0, -1, 3);
@@ -217,10 +211,7 @@ TEST(policy_io_every_float_pattern_reads_back)
 TEST(policy_io_without_training_state)
 {
     TmpDir td;
-    if (!tmp_open(&td, "placeto_policy_io")) {
-        CHECK_MSG(0, "mkdtemp failed");
-        return;
-    }
+    REQUIRE_MSG(tmp_open(&td, "placeto_policy_io"), "mkdtemp failed");
     char p1[128], p2[128];
     tmp_file(p1, sizeof p1, &td, "a.json");
     tmp_file(p2, sizeof p2, &td, "b.json");
@@ -305,10 +296,7 @@ TEST(policy_io_train_state_basics)
 TEST(policy_io_refuses_to_save_non_finite)
 {
     TmpDir td;
-    if (!tmp_open(&td, "placeto_policy_io")) {
-        CHECK_MSG(0, "mkdtemp failed");
-        return;
-    }
+    REQUIRE_MSG(tmp_open(&td, "placeto_policy_io"), "mkdtemp failed");
     char p1[128];
     tmp_file(p1, sizeof p1, &td, "nan.json");
     Policy *pol = small_policy(2, 0, 3, 1, 1);
@@ -325,25 +313,7 @@ TEST(policy_io_refuses_to_save_non_finite)
 
 /* ---- errors ---- */
 
-/* text with the nth occurrence of old replaced by rep (NULL if absent). */
-static char *subst(const char *text, const char *old, const char *rep, int nth)
-{
-    const char *p = text;
-    for (int k = 0; p && k < nth; k++) {
-        p = strstr(k ? p + 1 : p, old);
-    }
-    if (!p)
-        return NULL;
-    size_t pre = (size_t)(p - text), ol = strlen(old), rl = strlen(rep), tl = strlen(text);
-    char *s = xmalloc(tl - ol + rl + 1);
-    memcpy(s, text, pre);
-    memcpy(s + pre, rep, rl);
-    memcpy(s + pre + rl, p + ol, tl - pre - ol + 1);
-    return s;
-}
-
-
-/* A replacement: the nth occurrence of old becomes rep, where '@' marks the
+/* A replacement: the first occurrence of old becomes rep, where '@' marks the
  * position the error must name (and is removed). */
 typedef struct PBad {
     const char *old, *rep;
@@ -351,34 +321,128 @@ typedef struct PBad {
     const char *old2, *rep2; /* another replacement made first, or NULL */
 } PBad;
 
+/* Bad fields of the file the errors test saves: 2 devices, so F = 7; d = 3,
+ * 1 round: T0.W is 7 x 3, T1.W 3 x 3. */
+#define T1B "\"T1.b\", \"shape\": [1, 3], \"data\":\n   ["
+static const PBad policy_bad_fields[] = {
+    {"\"placeto-policy\"", "@\"placeto-graph\"", "format: expected \"placeto-policy\"", NULL, NULL},
+    {"\"version\": 1", "\"version\": @2", "version: expected 1", NULL, NULL},
+    {"{\"n_devices\": 2, \"n_features\": 7, \"d\": 3, \"rounds\": 1, ", "@{\"n_devices\": 2, \"n_features\": 7, \"d\": 3, ",
+     "architecture: missing \"rounds\"", NULL, NULL},
+    {"\"n_devices\": 2", "\"n_devices\": @0", "architecture.n_devices: expected an integer from 1 to 64", NULL, NULL},
+    {"\"n_features\": 7", "\"n_features\": @8",
+     "architecture.n_features: expected 7 (5 + n_devices + mem_feature), got 8", NULL, NULL},
+    {"\"d\": 3", "\"d\": @5000", "architecture.d: expected an integer from 1 to 1024", NULL, NULL},
+    {"\"rounds\": 1", "\"rounds\": @1.5", "architecture.rounds: expected an integer", NULL, NULL},
+    {"\"T1.W\", \"shape\": [3, 3]", "\"T1.W\", \"shape\": @[3, 2]",
+     "parameters[2].shape: expected [3, 3] for \"T1.W\", got [3, 2]", NULL, NULL},
+    {"\"T1.W\", \"shape\": [3, 3]", "\"T1.W\", \"shape\": @9", "parameters[2].shape: expected [3, 3] for \"T1.W\"", NULL, NULL},
+    {"\"T1.W\", \"shape\": [3, 3]", "\"T1.W\", \"shape\": @[3, \"3\"]", "parameters[2].shape: expected [3, 3] for \"T1.W\"", NULL, NULL},
+    {"\"T1.W\"", "@\"T9.W\"", "parameters[2].name: expected \"T1.W\" (tensor 2 of this architecture), got \"T9.W\"", NULL, NULL},
+    {T1B "0", T1B "@1e999", "parameters[3].data[0]: expected a finite number", NULL, NULL},
+    {T1B "0", T1B "@\"x\"", "parameters[3].data[0]: expected a number", NULL, NULL},
+    {T1B "0", T1B "@1e39", "parameters[3].data[0]: 1e+39 is out of the float range", NULL, NULL},
+    {T1B "0", T1B "@null", "parameters[3].data[0]: expected a number", NULL, NULL},
+    {T1B, "\"T1.b\", \"shape\": [1, 3], \"data\":\n   @[1, ", "parameters[3].data: expected 3 numbers, got 4", NULL, NULL},
+    {T1B "0, ", "\"T1.b\", \"shape\": [1, 3], \"data\":\n   @[", "parameters[3].data: expected 3 numbers, got 2", NULL, NULL},
+    {"{\"name\": \"T0.W\", \"shape\": [7, 3], \"data\":", "@{\"name\": \"T0.W\", \"shape\": [7, 3], \"dat\":",
+     "parameters[0]: missing \"data\"", NULL, NULL},
+    {"\"adam\": {\"lr\"", "\"adam\": {\"lr\": @-1, \"x\"", "training.adam.lr: expected a number >= 0", NULL, NULL},
+    {"\"beta1\": 0.9", "\"beta1\": @1", "training.adam.beta1: expected a number below 1", NULL, NULL},
+    {"\"step\": 1234", "\"step\": @1.5", "training.adam.step: expected an integer", NULL, NULL},
+    {"\"v\": [", "\"v\": @[[1], ", "training.adam.v: expected 52 arrays (one per tensor), got 53", NULL, NULL},
+    {"\"v\": [\n    [", "\"v\": [\n    @[-1, ", "training.adam.v[0]: expected 21 numbers, got 22", NULL, NULL},
+    {"\"group_device\": [0, 1", "\"group_device\": [0, @2", "training.best[0].group_device[1]: expected an integer from 0 to 1", NULL, NULL},
+    {"\"group_device\": [0, 1, ", "\"group_device\": @[0, ", "training.best[0].group_device: expected 5 device indices (n_groups), got 4", NULL, NULL},
+    {"\"rng\": [\"", "\"rng\": [@\"xyz", "training.rng[0]: expected a string of 1 to 16 hex digits", NULL, NULL},
+    {"\"rng\": [", "\"rng\": @[\"1\", ", "training.rng: expected 4 hex strings (the xoshiro256** state), got 5", NULL, NULL},
+    {"\"checksum\": \"", "\"checksum\": @\"0x", "training.best[0].checksum: expected a string of 1 to 16 hex digits", NULL, NULL},
+    {"\"graph\": \"never found\"", "\"graph\": @\"found \\\"quoted\\\" graph\"",
+     "training.best[1].graph: graph \"found \"quoted\" graph\" is listed twice", NULL, NULL},
+    {"\"runtime_us\": 1234", "\"runtime_us\": @\"1234\", \"x\": 1234", "training.best[0].runtime_us: expected a number or null", NULL, NULL},
+    {"\"baseline\": [", "\"baseline\": [@5, ", "training.baseline[0]: expected an array of returns", NULL, NULL},
+    {"\"simulations\": 987654321}", "\"simulations\": 987654321, @\"simulations\": 1}",
+     "training: duplicate key \"simulations\"", NULL, NULL},
+    {"\"training\": {", "\"training\": @{", "training: missing \"simulations\"", ",\n  \"simulations\": 987654321", ""},
+    {"\"training\": {", "\"training\": @7, \"old_training\": {", "training: expected an object", NULL, NULL},
+};
+#undef T1B
+
 /* Applies c to text: the new text, and the marker's offset in *at. */
 static char *apply_bad(const char *text, const PBad *c, size_t *at)
 {
-    char *s2 = c->old2 ? subst(text, c->old2, c->rep2, 1) : NULL;
-    char *s = subst(s2 ? s2 : text, c->old, c->rep, 1);
+    char *s2 = c->old2 ? text_subst(text, c->old2, c->rep2, 1) : NULL;
+    char *s = text_subst(s2 ? s2 : text, c->old, c->rep, 1);
     free(s2);
-    if (!s)
-        return NULL;
-    char *m = strchr(s, '@');
-    if (!m) {
+    if (s && !take_marker(s, at)) {
         free(s);
         return NULL;
     }
-    *at = (size_t)(m - s);
-    memmove(m, m + 1, strlen(m + 1) + 1);
     return s;
+}
+
+/* Case k of policy_bad_fields applied to good: no policy, an empty training
+ * state, and the error at the marker. */
+static void expect_bad_field(const char *good, size_t k)
+{
+    const PBad *c = &policy_bad_fields[k];
+    size_t at = 0;
+    char *text = apply_bad(good, c, &at);
+    REQUIRE_MSG(text != NULL, "case %zu: \"%s\" not in the file", k, c->old);
+    TrainState back;
+    Err be = {{0}};
+    Policy *q = policy_load_text("p.json", text, strlen(text), &back, &be);
+    CHECK_MSG(q == NULL, "case %zu: loaded", k);
+    CHECK_INT(back.n_best, 0); /* left initialised empty */
+    CHECK_INT(back.episodes, 0);
+    policy_free(q);
+    train_state_done(&back);
+    char want[700];
+    error_at(want, sizeof want, "p.json", text, at, c->msg);
+    CHECK_MSG(strncmp(be.msg, want, strlen(want)) == 0, "case %zu: \"%s\", expected \"%s...\"", k, be.msg, want);
+    free(text);
+}
+
+/* The last tensor left out. */
+static void expect_missing_tensor(const char *good, size_t len)
+{
+    Err be = {{0}};
+    const char *head2 = strstr(good, ",\n  {\"name\": \"head2.b\"");
+    const char *tr = strstr(good, "],\n \"training\"");
+    REQUIRE(head2 && tr);
+    char *text = xmalloc(len + 1);
+    size_t a = (size_t)(head2 - good);
+    memcpy(text, good, a);
+    strcpy(text + a, tr);
+    Policy *q = policy_load_text("p.json", text, strlen(text), NULL, &be);
+    CHECK(q == NULL);
+    policy_free(q);
+    CHECK_STR_CONTAINS(be.msg, "parameters: expected 52 tensors for this architecture, got 51");
+    free(text);
+}
+
+/* The good text cut short: at several places, and just before its end. */
+static void expect_truncated_policies_fail(const char *good, size_t len)
+{
+    Err be = {{0}};
+    for (size_t cut = 1; cut < len; cut += len / 7) {
+        Policy *q = policy_load_text("p.json", good, cut, NULL, &be);
+        CHECK_MSG(q == NULL, "loaded a file cut at %zu", cut);
+        policy_free(q);
+        CHECK_MSG(strncmp(be.msg, "p.json:", 7) == 0, "%s", be.msg);
+    }
+    Policy *q = policy_load_text("p.json", good, len - 3, NULL, &be);
+    CHECK(q == NULL);
+    policy_free(q);
+    CHECK_STR_CONTAINS(be.msg, "unexpected end of file");
 }
 
 TEST(policy_io_errors_name_field_and_position)
 {
     TmpDir td;
-    if (!tmp_open(&td, "placeto_policy_io")) {
-        CHECK_MSG(0, "mkdtemp failed");
-        return;
-    }
+    REQUIRE_MSG(tmp_open(&td, "placeto_policy_io"), "mkdtemp failed");
     char p1[128];
     tmp_file(p1, sizeof p1, &td, "p.json");
-    /* 2 devices: F = 7; d = 3, 1 round: T0.W is 7 x 3, T1.W 3 x 3 */
     Policy *pol = small_policy(2, 0, 3, 1, 5);
     TrainState ts;
     fill_state(&ts, 2);
@@ -388,101 +452,14 @@ TEST(policy_io_errors_name_field_and_position)
     if (pol && policy_save(pol, &ts, p1, &e) == 0)
         good = read_all(p1, &len);
     CHECK_MSG(good != NULL, "%s", e.msg);
-#define T1B "\"T1.b\", \"shape\": [1, 3], \"data\":\n   ["
-    static const PBad cases[] = {
-        {"\"placeto-policy\"", "@\"placeto-graph\"", "format: expected \"placeto-policy\"", NULL, NULL},
-        {"\"version\": 1", "\"version\": @2", "version: expected 1", NULL, NULL},
-        {"{\"n_devices\": 2, \"n_features\": 7, \"d\": 3, \"rounds\": 1, ", "@{\"n_devices\": 2, \"n_features\": 7, \"d\": 3, ",
-         "architecture: missing \"rounds\"", NULL, NULL},
-        {"\"n_devices\": 2", "\"n_devices\": @0", "architecture.n_devices: expected an integer from 1 to 64", NULL, NULL},
-        {"\"n_features\": 7", "\"n_features\": @8",
-         "architecture.n_features: expected 7 (5 + n_devices + mem_feature), got 8", NULL, NULL},
-        {"\"d\": 3", "\"d\": @5000", "architecture.d: expected an integer from 1 to 1024", NULL, NULL},
-        {"\"rounds\": 1", "\"rounds\": @1.5", "architecture.rounds: expected an integer", NULL, NULL},
-        {"\"T1.W\", \"shape\": [3, 3]", "\"T1.W\", \"shape\": @[3, 2]",
-         "parameters[2].shape: expected [3, 3] for \"T1.W\", got [3, 2]", NULL, NULL},
-        {"\"T1.W\", \"shape\": [3, 3]", "\"T1.W\", \"shape\": @9", "parameters[2].shape: expected [3, 3] for \"T1.W\"", NULL, NULL},
-        {"\"T1.W\", \"shape\": [3, 3]", "\"T1.W\", \"shape\": @[3, \"3\"]", "parameters[2].shape: expected [3, 3] for \"T1.W\"", NULL, NULL},
-        {"\"T1.W\"", "@\"T9.W\"", "parameters[2].name: expected \"T1.W\" (tensor 2 of this architecture), got \"T9.W\"", NULL, NULL},
-        {T1B "0", T1B "@1e999", "parameters[3].data[0]: expected a finite number", NULL, NULL},
-        {T1B "0", T1B "@\"x\"", "parameters[3].data[0]: expected a number", NULL, NULL},
-        {T1B "0", T1B "@1e39", "parameters[3].data[0]: 1e+39 is out of the float range", NULL, NULL},
-        {T1B "0", T1B "@null", "parameters[3].data[0]: expected a number", NULL, NULL},
-        {T1B, "\"T1.b\", \"shape\": [1, 3], \"data\":\n   @[1, ", "parameters[3].data: expected 3 numbers, got 4", NULL, NULL},
-        {T1B "0, ", "\"T1.b\", \"shape\": [1, 3], \"data\":\n   @[", "parameters[3].data: expected 3 numbers, got 2", NULL, NULL},
-        {"{\"name\": \"T0.W\", \"shape\": [7, 3], \"data\":", "@{\"name\": \"T0.W\", \"shape\": [7, 3], \"dat\":",
-         "parameters[0]: missing \"data\"", NULL, NULL},
-        {"\"adam\": {\"lr\"", "\"adam\": {\"lr\": @-1, \"x\"", "training.adam.lr: expected a number >= 0", NULL, NULL},
-        {"\"beta1\": 0.9", "\"beta1\": @1", "training.adam.beta1: expected a number below 1", NULL, NULL},
-        {"\"step\": 1234", "\"step\": @1.5", "training.adam.step: expected an integer", NULL, NULL},
-        {"\"v\": [", "\"v\": @[[1], ", "training.adam.v: expected 52 arrays (one per tensor), got 53", NULL, NULL},
-        {"\"v\": [\n    [", "\"v\": [\n    @[-1, ", "training.adam.v[0]: expected 21 numbers, got 22", NULL, NULL},
-        {"\"group_device\": [0, 1", "\"group_device\": [0, @2", "training.best[0].group_device[1]: expected an integer from 0 to 1", NULL, NULL},
-        {"\"group_device\": [0, 1, ", "\"group_device\": @[0, ", "training.best[0].group_device: expected 5 device indices (n_groups), got 4", NULL, NULL},
-        {"\"rng\": [\"", "\"rng\": [@\"xyz", "training.rng[0]: expected a string of 1 to 16 hex digits", NULL, NULL},
-        {"\"rng\": [", "\"rng\": @[\"1\", ", "training.rng: expected 4 hex strings (the xoshiro256** state), got 5", NULL, NULL},
-        {"\"checksum\": \"", "\"checksum\": @\"0x", "training.best[0].checksum: expected a string of 1 to 16 hex digits", NULL, NULL},
-        {"\"graph\": \"never found\"", "\"graph\": @\"found \\\"quoted\\\" graph\"",
-         "training.best[1].graph: graph \"found \"quoted\" graph\" is listed twice", NULL, NULL},
-        {"\"runtime_us\": 1234", "\"runtime_us\": @\"1234\", \"x\": 1234", "training.best[0].runtime_us: expected a number or null", NULL, NULL},
-        {"\"baseline\": [", "\"baseline\": [@5, ", "training.baseline[0]: expected an array of returns", NULL, NULL},
-        {"\"simulations\": 987654321}", "\"simulations\": 987654321, @\"simulations\": 1}",
-         "training: duplicate key \"simulations\"", NULL, NULL},
-        {"\"training\": {", "\"training\": @{", "training: missing \"simulations\"", ",\n  \"simulations\": 987654321", ""},
-        {"\"training\": {", "\"training\": @7, \"old_training\": {", "training: expected an object", NULL, NULL},
-    };
-#undef T1B
-    for (size_t k = 0; good && k < sizeof cases / sizeof *cases; k++) {
-        const PBad *c = &cases[k];
-        size_t at = 0;
-        char *text = apply_bad(good, c, &at);
-        CHECK_MSG(text != NULL, "case %zu: \"%s\" not in the file", k, c->old);
-        if (!text)
-            continue;
-        TrainState back;
-        Err be = {{0}};
-        Policy *q = policy_load_text("p.json", text, strlen(text), &back, &be);
-        CHECK_MSG(q == NULL, "case %zu: loaded", k);
-        CHECK_INT(back.n_best, 0); /* left initialised empty */
-        CHECK_INT(back.episodes, 0);
-        policy_free(q);
-        train_state_done(&back);
-        int line, col;
-        util_line_col(text, at, &line, &col);
-        char want[700];
-        snprintf(want, sizeof want, "p.json:%d:%d: %s", line, col, c->msg);
-        CHECK_MSG(strncmp(be.msg, want, strlen(want)) == 0, "case %zu: \"%s\", expected \"%s...\"", k, be.msg, want);
-        free(text);
-    }
-    /* a missing tensor at the end, and truncated files */
+    for (size_t k = 0; good && k < sizeof policy_bad_fields / sizeof *policy_bad_fields; k++)
+        expect_bad_field(good, k);
     if (good) {
-        Err be = {{0}};
-        const char *head2 = strstr(good, ",\n  {\"name\": \"head2.b\"");
-        const char *tr = strstr(good, "],\n \"training\"");
-        CHECK(head2 && tr);
-        if (head2 && tr) {
-            char *text = xmalloc(len + 1);
-            size_t a = (size_t)(head2 - good);
-            memcpy(text, good, a);
-            strcpy(text + a, tr);
-            Policy *q = policy_load_text("p.json", text, strlen(text), NULL, &be);
-            CHECK(q == NULL);
-            policy_free(q);
-            CHECK_STR_CONTAINS(be.msg, "parameters: expected 52 tensors for this architecture, got 51");
-            free(text);
-        }
-        for (size_t cut = 1; cut < len; cut += len / 7) {
-            Policy *q = policy_load_text("p.json", good, cut, NULL, &be);
-            CHECK_MSG(q == NULL, "loaded a file cut at %zu", cut);
-            policy_free(q);
-            CHECK_MSG(strncmp(be.msg, "p.json:", 7) == 0, "%s", be.msg);
-        }
-        Policy *q = policy_load_text("p.json", good, len - 3, NULL, &be);
-        CHECK(q == NULL);
-        policy_free(q);
-        CHECK_STR_CONTAINS(be.msg, "unexpected end of file");
+        expect_missing_tensor(good, len);
+        expect_truncated_policies_fail(good, len);
         /* the unmodified text loads */
-        q = policy_load_text("p.json", good, len, NULL, &be);
+        Err be = {{0}};
+        Policy *q = policy_load_text("p.json", good, len, NULL, &be);
         CHECK_MSG(q != NULL, "%s", be.msg);
         policy_free(q);
     }

@@ -35,9 +35,7 @@ static void write_array(FILE *f, const char *name, const double *x, int n, int l
 static int check_array(const cJSON *root, const char *name, const double *x, int n)
 {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, name);
-    CHECK_MSG(cJSON_IsArray(a) && cJSON_GetArraySize(a) == n, "%s: expected %d numbers in %s", name, n, REF_PATH);
-    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != n)
-        return 0;
+    REQUIRE_OR(cJSON_IsArray(a) && cJSON_GetArraySize(a) == n, 0, "%s: expected %d numbers in %s", name, n, REF_PATH);
     int ok = 1;
     for (int i = 0; i < n; i++) {
         double want = cJSON_GetArrayItem(a, i)->valuedouble;
@@ -63,10 +61,8 @@ TEST(policy_reference)
     EpisodeConfig cfg;
     episode_config_default(&cfg);
     Episode *ep = episode_new(g, gr, c, pg, &cfg, 7, NULL, &e);
-    CHECK(g && gr && pg && pol && ep);
-    if (!(g && gr && pg && pol && ep))
-        return;
-    float *feats = xmalloc((size_t)gr->n_groups * (size_t)arch.n_features * sizeof *feats);
+    REQUIRE(g && gr && pg && pol && ep);
+    float *feats = XMALLOC(float, xmul((size_t)gr->n_groups, (size_t)arch.n_features));
     episode_features(ep, 0, feats);
     PolicyWork *w = policy_work_new(&arch, pg);
     float lf[3], lp[3];

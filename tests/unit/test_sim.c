@@ -23,9 +23,7 @@ static cJSON *load_json(const char *path)
 TEST(sim_public_cases_bit_exact)
 {
     cJSON *root = load_json("tests/data/sim_public.json");
-    CHECK(root != NULL);
-    if (!root)
-        return;
+    REQUIRE(root != NULL);
     int ncases = 0;
     const cJSON *cases = cJSON_GetObjectItemCaseSensitive(root, "cases");
     for (const cJSON *c = cases->child; c; c = c->next, ncases++) {

@@ -49,7 +49,7 @@ static int by_mem(const void *a, const void *b)
 static void ref_peaks(const Graph *g, const Cluster *c, const int *dev, const SimResult *r, int64_t *peak)
 {
     int n = g->n_nodes, m = 0;
-    MemEv *ev = xmalloc((size_t)(2 * n + 1) * sizeof *ev);
+    MemEv *ev = XMALLOC(MemEv, 2 * n); /* an allocation and a free per op */
     for (int i = 0; i < n; i++) {
         int64_t bytes = 0;
         for (int k = 0; k < g->nodes[i].n_outputs; k++)
@@ -67,7 +67,7 @@ static void ref_peaks(const Graph *g, const Cluster *c, const int *dev, const Si
         ev[m++] = (MemEv){free_t, 1, dev[i], -bytes};
     }
     qsort(ev, (size_t)m, sizeof *ev, by_mem);
-    int64_t *cur = xcalloc((size_t)c->n_devices, sizeof *cur);
+    int64_t *cur = XNEW(int64_t, c->n_devices);
     for (int d = 0; d < c->n_devices; d++)
         peak[d] = 0;
     for (int k = 0; k < m; k++) {
@@ -79,23 +79,22 @@ static void ref_peaks(const Graph *g, const Cluster *c, const int *dev, const Si
     free(ev);
 }
 
-/* Everything that must hold for any graph, cluster and placement. Returns 1
- * when all checks passed. */
-static int check_result(const Graph *g, const Cluster *c, const int *dev, const SimResult *r, const char *what)
+/* Each op ran once for exactly its cost. */
+static void check_op_times(const Graph *g, const Cluster *c, const int *dev, const SimResult *r, const char *what)
 {
-    int before = test_failed_now();
-    int n = g->n_nodes, nd = c->n_devices;
-    double B = c->bandwidth_bytes_per_us, d2 = c->transfer_overhead_us;
-    CHECK_MSG(r->n_ops == n && r->n_devices == nd, "%s: sizes", what);
-    /* each op ran once for exactly its cost */
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < g->n_nodes; i++) {
         double cost = cluster_op_cost(c, g, i, dev[i]);
         CHECK_MSG(r->start_us[i] >= 0 && r->end_us[i] == r->start_us[i] + cost, "%s: op %s [%.17g, %.17g] cost %.17g",
                   what, g->nodes[i].name, r->start_us[i], r->end_us[i], cost);
     }
-    /* one device runs one op at a time, with the gap after a non-zero cost */
-    int *idx = xmalloc((size_t)(n + 1) * sizeof *idx);
-    for (int d = 0; d < nd; d++) {
+}
+
+/* One device runs one op at a time, with the gap after a non-zero cost. */
+static void check_devices_serial(const Graph *g, const Cluster *c, const int *dev, const SimResult *r,
+                                 const char *what)
+{
+    int n = g->n_nodes, *idx = XMALLOC(int, n);
+    for (int d = 0; d < c->n_devices; d++) {
         int k = 0;
         for (int i = 0; i < n; i++)
             if (dev[i] == d)
@@ -110,10 +109,17 @@ static int check_result(const Graph *g, const Cluster *c, const int *dev, const 
                       d, g->nodes[b].name, r->start_us[b], g->nodes[a].name, ready);
         }
     }
-    /* transfers: one per (op, output index) with consumers elsewhere, carrying
-     * exactly those consumers; each takes bytes / B; a bus moves one at a time */
+    free(idx);
+}
+
+/* Every edge is honoured: a local child starts after its parent ends, a
+ * remote one after the transfer of its input (one per (op, output index)
+ * with consumers elsewhere, carrying that child and its device) arrives.
+ * Returns how many transfers there must be. */
+static int check_edges_honoured(const Graph *g, const int *dev, const SimResult *r, const char *what)
+{
     int expect_transfers = 0;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < g->n_nodes; i++) {
         const GraphNode *u = &g->nodes[i];
         for (int k = 0; k < u->n_children; k++) {
             int ch = u->children[k], out = u->child_output[k];
@@ -147,39 +153,52 @@ static int check_result(const Graph *g, const Cluster *c, const int *dev, const 
                       g->nodes[ch].name, r->start_us[ch], tr->end_us);
         }
     }
-    CHECK_MSG(r->n_transfers == expect_transfers, "%s: %d transfers, expected %d", what, r->n_transfers,
-              expect_transfers);
-    for (int t = 0; t < r->n_transfers; t++) {
-        const SimTransfer *tr = &r->transfers[t];
-        CHECK_MSG(tr->from == dev[tr->src] && tr->bytes == graph_edge_bytes(g, tr->src, tr->output),
-                  "%s: transfer %d from %d bytes %lld", what, t, tr->from, (long long)tr->bytes);
-        CHECK_MSG(tr->start_us >= r->end_us[tr->src] && tr->end_us == tr->start_us + (double)tr->bytes / B,
-                  "%s: transfer %d [%.17g, %.17g] of %lld bytes after %.17g", what, t, tr->start_us, tr->end_us,
-                  (long long)tr->bytes, r->end_us[tr->src]);
-        int children = 0;
-        for (int j = 0; j < tr->n_to; j++) {
-            CHECK_MSG(tr->to[j] != tr->from, "%s: transfer %d to its own device", what, t);
-            for (int q = 0; q < j; q++)
-                CHECK_MSG(tr->to[q] != tr->to[j], "%s: transfer %d lists a device twice", what, t);
-        }
-        for (int k = 0; k < g->nodes[tr->src].n_children; k++) {
-            int ch = g->nodes[tr->src].children[k];
-            if (g->nodes[tr->src].child_output[k] == tr->output && dev[ch] != tr->from) {
-                CHECK_MSG(children < tr->n_children && tr->children[children] == ch,
-                          "%s: transfer %d children not the remote consumers in edge order", what, t);
-                children++;
-            }
-        }
-        CHECK_MSG(children == tr->n_children, "%s: transfer %d has %d children, expected %d", what, t,
-                  tr->n_children, children);
+    return expect_transfers;
+}
+
+/* Transfer t on its own: from its source's device with the bytes of that
+ * output, after the source ends, taking bytes / B; distinct destinations
+ * other than its own device; its children exactly the remote consumers of
+ * that output, in edge order. */
+static void check_transfer(const Graph *g, const Cluster *c, const int *dev, const SimResult *r, int t,
+                           const char *what)
+{
+    const SimTransfer *tr = &r->transfers[t];
+    double B = c->bandwidth_bytes_per_us;
+    CHECK_MSG(tr->from == dev[tr->src] && tr->bytes == graph_edge_bytes(g, tr->src, tr->output),
+              "%s: transfer %d from %d bytes %lld", what, t, tr->from, (long long)tr->bytes);
+    CHECK_MSG(tr->start_us >= r->end_us[tr->src] && tr->end_us == tr->start_us + (double)tr->bytes / B,
+              "%s: transfer %d [%.17g, %.17g] of %lld bytes after %.17g", what, t, tr->start_us, tr->end_us,
+              (long long)tr->bytes, r->end_us[tr->src]);
+    int children = 0;
+    for (int j = 0; j < tr->n_to; j++) {
+        CHECK_MSG(tr->to[j] != tr->from, "%s: transfer %d to its own device", what, t);
+        for (int q = 0; q < j; q++)
+            CHECK_MSG(tr->to[q] != tr->to[j], "%s: transfer %d lists a device twice", what, t);
     }
-    double *ts = xmalloc((size_t)(r->n_transfers + 1) * sizeof *ts), *te = xmalloc((size_t)(r->n_transfers + 1) * sizeof *te);
-    int *tidx = xmalloc((size_t)(r->n_transfers + 1) * sizeof *tidx);
+    for (int k = 0; k < g->nodes[tr->src].n_children; k++) {
+        int ch = g->nodes[tr->src].children[k];
+        if (g->nodes[tr->src].child_output[k] == tr->output && dev[ch] != tr->from) {
+            CHECK_MSG(children < tr->n_children && tr->children[children] == ch,
+                      "%s: transfer %d children not the remote consumers in edge order", what, t);
+            children++;
+        }
+    }
+    CHECK_MSG(children == tr->n_children, "%s: transfer %d has %d children, expected %d", what, t,
+              tr->n_children, children);
+}
+
+/* A bus moves one transfer at a time, with the overhead after each. */
+static void check_buses_serial(const Cluster *c, const SimResult *r, const char *what)
+{
+    double d2 = c->transfer_overhead_us;
+    double *ts = XMALLOC(double, r->n_transfers), *te = XMALLOC(double, r->n_transfers);
+    int *tidx = XMALLOC(int, r->n_transfers);
     for (int t = 0; t < r->n_transfers; t++) {
         ts[t] = r->transfers[t].start_us;
         te[t] = r->transfers[t].end_us;
     }
-    for (int d = 0; d < nd; d++) {
+    for (int d = 0; d < c->n_devices; d++) {
         int k = 0;
         for (int t = 0; t < r->n_transfers; t++)
             if (r->transfers[t].from == d)
@@ -191,20 +210,33 @@ static int check_result(const Graph *g, const Cluster *c, const int *dev, const 
             CHECK_MSG(ts[tidx[j]] >= te[tidx[j - 1]] + d2, "%s: bus of device %d: transfer at %.17g overlaps one ending %.17g",
                       what, d, ts[tidx[j]], te[tidx[j - 1]]);
     }
-    /* the makespan is the last event: an op's end plus its gap, or a
-     * transfer's end plus the bus overhead */
-    double last = 0;
-    for (int i = 0; i < n; i++) {
+    free(ts);
+    free(te);
+    free(tidx);
+}
+
+/* The makespan is the last event: an op's end plus its gap, or a transfer's
+ * end plus the bus overhead. */
+static void check_makespan(const Graph *g, const Cluster *c, const int *dev, const SimResult *r, const char *what)
+{
+    double last = 0, d2 = c->transfer_overhead_us;
+    for (int i = 0; i < g->n_nodes; i++) {
         double t = r->end_us[i] + gap_of(c, cluster_op_cost(c, g, i, dev[i]));
         if (t > last)
             last = t;
     }
     for (int t = 0; t < r->n_transfers; t++)
-        if (te[t] + d2 > last)
-            last = te[t] + d2;
+        if (r->transfers[t].end_us + d2 > last)
+            last = r->transfers[t].end_us + d2;
     CHECK_MSG(r->makespan_us == last, "%s: makespan %.17g, last event %.17g", what, r->makespan_us, last);
-    /* busy time and memory */
-    int64_t *peak = xmalloc((size_t)nd * sizeof *peak);
+}
+
+/* Busy time per device, the peaks by the memory rule, and the OOM flags. */
+static void check_busy_and_memory(const Graph *g, const Cluster *c, const int *dev, const SimResult *r,
+                                  const char *what)
+{
+    int n = g->n_nodes, nd = c->n_devices;
+    int64_t *peak = XMALLOC(int64_t, nd);
     ref_peaks(g, c, dev, r, peak);
     int any = 0;
     for (int d = 0; d < nd; d++) {
@@ -221,10 +253,24 @@ static int check_result(const Graph *g, const Cluster *c, const int *dev, const 
     }
     CHECK(r->any_oom == any);
     free(peak);
-    free(ts);
-    free(te);
-    free(tidx);
-    free(idx);
+}
+
+/* Everything that must hold for any graph, cluster and placement. Returns 1
+ * when all checks passed. */
+static int check_result(const Graph *g, const Cluster *c, const int *dev, const SimResult *r, const char *what)
+{
+    int before = test_failed_now();
+    CHECK_MSG(r->n_ops == g->n_nodes && r->n_devices == c->n_devices, "%s: sizes", what);
+    check_op_times(g, c, dev, r, what);
+    check_devices_serial(g, c, dev, r, what);
+    int expect_transfers = check_edges_honoured(g, dev, r, what);
+    CHECK_MSG(r->n_transfers == expect_transfers, "%s: %d transfers, expected %d", what, r->n_transfers,
+              expect_transfers);
+    for (int t = 0; t < r->n_transfers; t++)
+        check_transfer(g, c, dev, r, t, what);
+    check_buses_serial(c, r, what);
+    check_makespan(g, c, dev, r, what);
+    check_busy_and_memory(g, c, dev, r, what);
     return test_failed_now() == before;
 }
 
@@ -283,7 +329,7 @@ TEST(sim_props_random_graphs)
         Cluster *c = odd ? odd_cluster(nd < 2 ? 2 : nd) : cluster_default(nd);
         nd = c->n_devices;
         Sim *s = sim_new(g, c);
-        int *dev = xmalloc((size_t)n * sizeof *dev);
+        int *dev = XMALLOC(int, n);
         for (int p = 0; p < 4; p++) {
             random_placement(&r, n, nd, p & 1, dev);
             char what[128];
@@ -316,12 +362,12 @@ TEST(sim_one_device_is_the_sum_of_costs_and_gaps)
         int nd = 1 + (int)(seed % 3);
         Cluster *c = cluster_default(nd);
         Sim *s = sim_new(g, c);
-        int *dev = xcalloc((size_t)n, sizeof *dev); /* all on device 0 */
+        int *dev = XNEW(int, n); /* all on device 0 */
         const SimResult *r = sim_run(s, dev);
         check_result(g, c, dev, r, g->name);
         CHECK_INT(r->n_transfers, 0);
         /* the device never idles: replay its ops in start order */
-        int *order = xmalloc((size_t)n * sizeof *order);
+        int *order = XMALLOC(int, n);
         for (int i = 0; i < n; i++)
             order[i] = i;
         g_key = r->start_us;
@@ -649,12 +695,12 @@ TEST(sim_deterministic_and_workspace_reuse)
     Rng r;
     rng_seed(&r, 5);
     int n = g->n_nodes;
-    int *a = xmalloc((size_t)n * sizeof *a), *b = xmalloc((size_t)n * sizeof *b);
+    int *a = XMALLOC(int, n), *b = XMALLOC(int, n);
     random_placement(&r, n, 4, 0, a);
     random_placement(&r, n, 4, 1, b);
     const SimResult *res = sim_run(s, a);
     double ms = res->makespan_us;
-    double *st = xmalloc((size_t)n * sizeof *st), *en = xmalloc((size_t)n * sizeof *en);
+    double *st = XMALLOC(double, n), *en = XMALLOC(double, n);
     memcpy(st, res->start_us, (size_t)n * sizeof *st);
     memcpy(en, res->end_us, (size_t)n * sizeof *en);
     int64_t peaks[4];

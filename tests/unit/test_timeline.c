@@ -21,7 +21,7 @@ typedef struct Run {
 /* Simulates g with op i on device (i / block) % n_devices. */
 static Run run_of(Graph *g, int n_devices, int block)
 {
-    Run run = {g, cluster_default(n_devices), NULL, xmalloc(((size_t)g->n_nodes + 1) * sizeof(int)), NULL, NULL};
+    Run run = {g, cluster_default(n_devices), NULL, XMALLOC(int, g->n_nodes), NULL, NULL};
     for (int i = 0; i < g->n_nodes; i++)
         run.dev[i] = (i / block) % n_devices;
     run.s = sim_new(g, run.c);
@@ -114,9 +114,7 @@ TEST(tl_critical_path_of_a_chain_is_every_op)
 {
     Err e;
     Graph *g = graph_load("graphs/toy/chain.json", &e);
-    CHECK(g != NULL);
-    if (!g)
-        return;
+    REQUIRE(g != NULL);
     Run run = run_of(g, 1, 1);
     for (int i = 0; i < g->n_nodes; i++)
         CHECK(run.t->op_crit[i]);
@@ -173,9 +171,7 @@ TEST(tl_render_lanes_and_op_at)
 {
     Err e;
     Graph *g = graph_load("graphs/toy/diamond.json", &e); /* src a b sink */
-    CHECK(g != NULL);
-    if (!g)
-        return;
+    REQUIRE(g != NULL);
     Run run = run_of(g, 2, 1); /* src 0, a 1, b 0, sink 1 */
     Grid *grid = grid_new(90, 9);
     TlView v = tl_view_default(run.t, (GridRect){0, 0, 90, 8});

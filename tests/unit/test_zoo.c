@@ -21,9 +21,7 @@ static int check_graph(const char *path)
 {
     Err e = {{0}};
     Graph *g = graph_load(path, &e);
-    CHECK_MSG(g != NULL, "%s", e.msg);
-    if (!g)
-        return 0;
+    REQUIRE_OR(g != NULL, 0, "%s", e.msg);
     CHECK_MSG(g->n_nodes >= 2 && g->n_edges >= 1, "%s: %d ops, %d edges", path, g->n_nodes, g->n_edges);
     CHECK_MSG(g->source[0] != '\0', "%s: no source", path);
     int bad = 0;
@@ -51,7 +49,7 @@ static int check_graph(const char *path)
         CHECK_MSG(gr->n_groups <= gr->target, "%s: %d groups for target %d", path, gr->n_groups, gr->target);
     Cluster *c = cluster_default(2);
     Sim *s = sim_new(g, c);
-    int *dev = xcalloc((size_t)g->n_nodes, sizeof *dev);
+    int *dev = XNEW(int, g->n_nodes);
     double one = sim_run(s, dev)->makespan_us;
     CHECK_MSG(one >= bound_lower(g, c) && one > 0, "%s: single-device makespan %g", path, one);
     free(dev);

@@ -12,7 +12,7 @@
 double test_brute_force(const Graph *g, const Cluster *c)
 {
     int n = g->n_nodes, d = c->n_devices;
-    int *dev = xcalloc((size_t)n, sizeof *dev);
+    int *dev = XNEW(int, n);
     Sim *s = sim_new(g, c);
     double best = -1;
     for (;;) {
@@ -75,4 +75,36 @@ int same_file_bytes(const char *p1, const char *p2)
     free(a);
     free(b);
     return same;
+}
+
+char *text_subst(const char *text, const char *old, const char *rep, int nth)
+{
+    const char *p = text;
+    for (int k = 0; p && k < nth; k++)
+        p = strstr(k ? p + 1 : p, old);
+    if (!p)
+        return NULL;
+    size_t pre = (size_t)(p - text), ol = strlen(old), rl = strlen(rep), tl = strlen(text);
+    char *s = xmalloc(tl - ol + rl + 1);
+    memcpy(s, text, pre);
+    memcpy(s + pre, rep, rl);
+    memcpy(s + pre + rl, p + ol, tl - pre - ol + 1);
+    return s;
+}
+
+int take_marker(char *s, size_t *at)
+{
+    char *m = strchr(s, '@');
+    if (!m)
+        return 0;
+    *at = (size_t)(m - s);
+    memmove(m, m + 1, strlen(m + 1) + 1);
+    return 1;
+}
+
+void error_at(char *buf, size_t n, const char *path, const char *text, size_t at, const char *msg)
+{
+    int line, col;
+    util_line_col(text, at, &line, &col);
+    snprintf(buf, n, "%s:%d:%d: %s", path, line, col, msg);
 }

@@ -24,4 +24,15 @@ char *read_all(const char *path, size_t *len);
 /* 1 when both files hold the same bytes. */
 int same_file_bytes(const char *p1, const char *p2);
 
+/* Bad variants of a good file's text, for the loaders' error tests. */
+/* text with the nth (from 1) occurrence of old replaced by rep; NULL when
+ * there is no such occurrence. */
+char *text_subst(const char *text, const char *old, const char *rep, int nth);
+/* Removes the first '@' from s, the marker of where a bad file's error must
+ * point; returns 1 with its offset in *at, or 0 when s has none. */
+int take_marker(char *s, size_t *at);
+/* The start of the error the loaders give for byte at of text read from
+ * path: "PATH:LINE:COL: msg". */
+void error_at(char *buf, size_t n, const char *path, const char *text, size_t at, const char *msg);
+
 #endif
