@@ -196,7 +196,6 @@ void app_free(App *a)
     tl_free(a->cache.tl);
     free(a->cache.feats);
     dag_free(d->dag);
-    sim_free(d->pb.sim);
     policy_work_free(a->policy.work);
     episode_free(d->ep);
     policy_free(a->policy.pol);

@@ -206,10 +206,10 @@ static void roundtrip_variant(int variant)
     if (ep && ef.ep) {
         diff_episodes(why, sizeof why, ep, ef.ep);
         CHECK_MSG(!why[0], "variant %d: loaded episode differs: %s", variant, why);
-        CHECK(same_cluster(f.c, ef.c));
-        CHECK_INT(ef.gr->n_groups, f.gr->n_groups);
-        CHECK(ef.g->checksum == f.g->checksum);
-        CHECK(strcmp(ef.g->path, f.gpath) == 0);
+        CHECK(same_cluster(f.c, ef.pb.c));
+        CHECK_INT(ef.pb.gr->n_groups, f.gr->n_groups);
+        CHECK(ef.pb.g->checksum == f.g->checksum);
+        CHECK(strcmp(ef.pb.g->path, f.gpath) == 0);
         if (ppath) {
             CHECK(ef.policy_path && strcmp(ef.policy_path, ppath) == 0);
             CHECK(ef.policy_checksum == 0xabcdef0123456789ULL);
@@ -318,7 +318,7 @@ static void expect_bad(const char *good, const char *old, const char *rep, const
     memset(&ef, 0x5a, sizeof ef);
     int rc = episode_load(path, &ef, &e);
     CHECK_MSG(rc != 0, "%s: loaded", what);
-    CHECK_MSG(ef.g == NULL && ef.c == NULL && ef.gr == NULL && ef.pg == NULL && ef.ep == NULL &&
+    CHECK_MSG(ef.pb.g == NULL && ef.pb.c == NULL && ef.pb.gr == NULL && ef.pg == NULL && ef.ep == NULL &&
                   ef.policy_path == NULL, "%s: not zeroed", what);
     if (rc == 0)
         episode_file_free(&ef);
