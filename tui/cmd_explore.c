@@ -30,10 +30,7 @@ static const CliOpt explore_opts[] = {
     {"policy", 'p', "POLICY", "trained policy (default: the bundled one for the default graph)"},
     {"resume", 'r', "EPISODE", "resume a saved episode (graph, cluster and policy come from it)"},
     {"replay", 0, "EPISODE", "replay a saved episode forwards and backwards (for lectures)"},
-    {"cluster", 'c', "FILE", "cluster file"},
-    {"devices", 'n', "N", "N default devices (default: the policy's, else 2)"},
-    {"groups", 'g', "G", "target group count (default: by graph size)"},
-    {"seed", 's', "S", "seed of the episode (default 1)"},
+    CLI_PROBLEM_OPTS("1"),
     {"save", 'o', "EPISODE", "where s saves the episode (default: GRAPH.episode.json)"},
     {"greedy", 0, NULL, "start in greedy mode (argmax) instead of sampling"},
     SCREEN_OPTS,
@@ -304,12 +301,12 @@ static int run_explore(int argc, char **argv)
         return rc;
     if (args.n_pos > 1)
         return cli_usage_error(cmd, "expected at most one GRAPH");
-    long devices, groups, seed;
-    if (cli_int(cmd, &args, "devices", 1, POLICY_MAX_DEVICES, 0, &devices) ||
-        cli_int(cmd, &args, "groups", 1, POLICY_MAX_GROUPS, 0, &groups) ||
-        cli_int(cmd, &args, "seed", 0, 1L << 62, 1, &seed))
-        return EXIT_USAGE;
+    ProblemSpec spec;
     AppOptions o = {0};
+    long devices;
+    if (cli_problem(cmd, &args, NULL, POLICY_MAX_GROUPS, 1, &spec, &o.seed) ||
+        cli_int(cmd, &args, "devices", 1, POLICY_MAX_DEVICES, 0, &devices)) /* the policy's limit */
+        return EXIT_USAGE;
     char graph_buf[4096], policy_buf[4096];
     o.resume_path = cli_get(cmd, &args, "resume");
     o.replay_path = cli_get(cmd, &args, "replay");
@@ -319,11 +316,10 @@ static int run_explore(int argc, char **argv)
         return cli_usage_error(cmd, "give --resume or --replay, not both");
     o.graph_path = args.n_pos ? args.pos[0] : cli_data_path(graph_buf, sizeof graph_buf, "resnet18.json");
     o.policy_path = cli_get(cmd, &args, "policy");
-    o.cluster_path = cli_get(cmd, &args, "cluster");
+    o.cluster_path = spec.cluster_path;
     o.episode_path = cli_get(cmd, &args, "save");
-    o.n_devices = (int)devices;
-    o.groups = (int)groups;
-    o.seed = (uint64_t)seed;
+    o.n_devices = spec.n_devices;
+    o.groups = spec.groups;
     o.greedy = cli_get(cmd, &args, "greedy") != NULL;
     if (!o.resume_path && !o.replay_path && !o.policy_path && !o.cluster_path)
         o.policy_path = bundled_policy(policy_buf, sizeof policy_buf, o.graph_path, o.n_devices ? o.n_devices : 2);
