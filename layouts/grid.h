@@ -1,5 +1,6 @@
 /* grid: a width x height array of character cells, the only thing layouts/
- * hands to the explorer (style guide points 1-2).
+ * hands to the explorer: layouts compute what to show, the explorer only
+ * paints cells (README, "Architecture").
  *
  * A cell holds a code point and a *semantic* style (GS_*, never a colour) plus
  * a palette index used by the device and group styles. Code points are either

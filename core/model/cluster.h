@@ -1,5 +1,5 @@
 /* cluster: the devices a graph is placed on and the simulator's parameters
- * (DESIGN.md §5, placeto-cluster). A Cluster owns its strings. */
+ * (docs/formats.md, "placeto-cluster"). A Cluster owns its strings. */
 #ifndef PLACETO_CLUSTER_H
 #define PLACETO_CLUSTER_H
 

@@ -1,4 +1,4 @@
-/* group: op groups and the group graph (spec/agent.md, "Groups").
+/* group: op groups and the group graph (docs/agent.md, "Groups").
  *
  * Groups come from (1) colocation keys and pinned groups (merged with whatever
  * lies on a dependency cycle between them, so the group graph stays acyclic;

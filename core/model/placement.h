@@ -1,5 +1,5 @@
 /* placement: which device each op runs on, and the placeto-placement file
- * format (DESIGN.md §5): "devices" (a count or a list of names) and either
+ * format (docs/formats.md, "placeto-placement"): "devices" (a count or a list of names) and either
  * "ops" (every op) or "groups" (every group, with "grouping": {"groups": G}
  * naming the grouping that produced them). */
 #ifndef PLACETO_PLACEMENT_H

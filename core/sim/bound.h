@@ -1,4 +1,4 @@
-/* bound: the critical path and the lower bound of spec/agent.md:
+/* bound: the critical path and the lower bound (docs/simulator.md, "Lower bound"):
  *   max(longest path of op costs, Σ (cost + δ1 if cost > 0) / n_devices),
  * costs taken on the fastest device for each op. No placement simulated on
  * that cluster can finish sooner. */

@@ -1,4 +1,4 @@
-/* sim: see sim.h and spec/simulator.md. Resources: device d's compute is
+/* sim: see sim.h and docs/simulator.md. Resources: device d's compute is
  * resource d, its outgoing bus is resource n_devices + d. Payloads compare by
  * precomputed ranks of the names, which is the byte-string order the spec
  * asks for without a strcmp in the heap. */
@@ -413,7 +413,7 @@ static uint64_t time_key(double t)
     return k;
 }
 
-/* Peak memory per device (spec/simulator.md, "Memory"): +bytes at an op's
+/* Peak memory per device (docs/simulator.md, "Memory"): +bytes at an op's
  * start, -bytes at max(start, max over children of trunc(start) +
  * trunc(cost) - 1), allocations before frees at equal times. Allocations are
  * already in time order (ops start in event order); frees are radix-sorted

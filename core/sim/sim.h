@@ -1,4 +1,4 @@
-/* sim: the Placeto-compatible event-driven simulator (spec/simulator.md).
+/* sim: the Placeto-compatible event-driven simulator (docs/simulator.md).
  *
  * A Sim is a reusable workspace bound to one graph and one cluster; sim_run()
  * simulates a placement of every op and fills the Sim's result, which stays

@@ -383,8 +383,8 @@ TEST(graph_json_errors_name_field_and_position)
 
 TEST(graph_json_truncated_text)
 {
-    /* DESIGN.md wants "unexpected end of file" here; jdoc reports cJSON's
-     * position instead (see the test report), so only the line is checked */
+    /* a file cut short: the position is where cJSON stopped reading, so
+     * only the line is checked (docs/formats.md, "Conventions") */
     const char *text = HDR " \"nodes\": [{\"name\": \"a\"}]";
     Err e = {{0}};
     Graph *g = load_text("t.json", text, &e);

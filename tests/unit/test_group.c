@@ -1,4 +1,4 @@
-/* Grouping invariants (spec/agent.md "Groups", core/group.h) on many random
+/* Grouping invariants (docs/agent.md "Groups", core/model/group.h) on many random
  * graphs, checked against independent computations: partition, colocation
  * and pins, strongly connected classes never split, an acyclic group graph
  * numbered in topological order, sums and edge bytes, the target count, and

@@ -7,7 +7,7 @@
  *   layer shapes give, named tensors, determinism, rejected architectures.
  * - forward: normalised probabilities, BLAS = plain loops, float = double,
  *   determinism, work-space reuse.
- * - the gradient check (style guide point 16): policy_backward_d against
+ * - the gradient check (docs/agent.md, "Network"): policy_backward_d against
  *   central differences of L = sum_j c_j logits_j on every parameter tensor,
  *   in double, on small random graphs, with the default and reduced rounds,
  *   d = F and d != F; entries that straddle a ReLU kink are skipped (rule at
@@ -96,7 +96,7 @@ static void make_feats(Rng *r, const PolicyArch *a, int n, int v, double *fd, fl
             ff[q] = (float)fd[q];
 }
 
-/* The parameter count of spec/agent.md, "Network": T F->d->d->d; per
+/* The parameter count of docs/agent.md, "Network": T F->d->d->d; per
  * direction f, g each d->d->d; per pooled set f, g each 2d->2d->2d; head
  * 8d->16d->8d->D; every layer with a bias. */
 static size_t spec_param_count(const PolicyArch *a)
