@@ -331,6 +331,22 @@ typedef struct BadCase {
     const char *also;  /* another expected substring, or NULL */
 } BadCase;
 
+/* The error msg of bad case k, loaded from path: "PATH:LINE:COL: " at the
+ * case's position ("PATH:1:1: " without one), then the case's message, and
+ * its other substring anywhere. */
+static void check_bad_case_error(const BadCase *c, size_t k, const char *path, const char *msg)
+{
+    char pos[128], want[512];
+    if (c->nth > 0)
+        pos_of(pos, sizeof pos, path, c->text, c->at, c->nth);
+    else
+        snprintf(pos, sizeof pos, "%s:1:1:", path);
+    snprintf(want, sizeof want, "%s %s", pos, c->msg);
+    CHECK_MSG(strncmp(msg, want, strlen(want)) == 0, "case %zu: \"%s\", expected \"%s...\"", k, msg, want);
+    if (c->also)
+        CHECK_MSG(strstr(msg, c->also) != NULL, "case %zu: \"%s\" lacks \"%s\"", k, msg, c->also);
+}
+
 #define HDR "{\"format\": \"placeto-graph\", \"version\": 1,\n"
 
 TEST(graph_json_errors_name_field_and_position)
@@ -369,15 +385,7 @@ TEST(graph_json_errors_name_field_and_position)
         Graph *g = load_text("t.json", c->text, &e);
         CHECK_MSG(g == NULL, "case %zu: loaded", k);
         graph_free(g);
-        char pos[128], want[512];
-        if (c->nth > 0)
-            pos_of(pos, sizeof pos, "t.json", c->text, c->at, c->nth);
-        else
-            snprintf(pos, sizeof pos, "t.json:1:1:");
-        snprintf(want, sizeof want, "%s %s", pos, c->msg);
-        CHECK_MSG(strncmp(e.msg, want, strlen(want)) == 0, "case %zu: \"%s\", expected \"%s...\"", k, e.msg, want);
-        if (c->also)
-            CHECK_MSG(strstr(e.msg, c->also) != NULL, "case %zu: \"%s\" lacks \"%s\"", k, e.msg, c->also);
+        check_bad_case_error(c, k, "t.json", e.msg);
     }
 }
 
@@ -620,13 +628,7 @@ TEST(cluster_errors)
         Cluster *cl = cluster_load_text("c.json", c->text, strlen(c->text), &e);
         CHECK_MSG(cl == NULL, "case %zu loaded", k);
         cluster_free(cl);
-        char pos[128], want[512];
-        if (c->nth > 0)
-            pos_of(pos, sizeof pos, "c.json", c->text, c->at, c->nth);
-        else
-            snprintf(pos, sizeof pos, "c.json:1:1:");
-        snprintf(want, sizeof want, "%s %s", pos, c->msg);
-        CHECK_MSG(strncmp(e.msg, want, strlen(want)) == 0, "case %zu: \"%s\", expected \"%s...\"", k, e.msg, want);
+        check_bad_case_error(c, k, "c.json", e.msg);
     }
 }
 
@@ -768,13 +770,7 @@ TEST(placement_errors)
         Placement *p = placement_load_text("p.json", c->text, strlen(c->text), g, &e);
         CHECK_MSG(p == NULL, "case %zu loaded", k);
         placement_free(p);
-        char pos[128], want[512];
-        if (c->nth > 0)
-            pos_of(pos, sizeof pos, "p.json", c->text, c->at, c->nth);
-        else
-            snprintf(pos, sizeof pos, "p.json:1:1:");
-        snprintf(want, sizeof want, "%s %s", pos, c->msg);
-        CHECK_MSG(strncmp(e.msg, want, strlen(want)) == 0, "case %zu: \"%s\", expected \"%s...\"", k, e.msg, want);
+        check_bad_case_error(c, k, "p.json", e.msg);
     }
     graph_free(g);
 }

@@ -60,6 +60,15 @@ static int valid(const char *name, const Graph *g, const Grouping *gr, const Clu
     return 1;
 }
 
+/* run, and valid on what it gave: the placement, or NULL (a check failed). */
+static int *run_valid(const Part *m, const Graph *g, const Grouping *gr, const Cluster *c, uint64_t seed)
+{
+    int *od = run(m, g, gr, c, seed);
+    if (od)
+        valid(m->name, g, gr, c, od);
+    return od;
+}
+
 /* Reference cost per device (caller frees). */
 static double *device_cost(const Graph *g, const Cluster *c, const int *od)
 {
@@ -109,10 +118,7 @@ TEST(part_layered_training_graph_keeps_colocation)
     CHECK(gr != NULL);
     Cluster *c = cluster_default(4);
     for (int m = 0; m < N_PARTS; m++) {
-        int *od = run(&parts[m], g, gr, c, 11);
-        if (od)
-            valid(parts[m].name, g, gr, c, od);
-        free(od);
+        free(run_valid(&parts[m], g, gr, c, 11));
     }
     cluster_free(c);
     group_free(gr);
@@ -130,10 +136,9 @@ TEST(part_uses_every_device_and_balances_cost)
     for (int nd = 2; nd <= 8; nd *= 2) {
         Cluster *c = cluster_default(nd);
         for (int m = 0; m < N_PARTS; m++) {
-            int *od = run(&parts[m], g, gr, c, 1);
+            int *od = run_valid(&parts[m], g, gr, c, 1);
             if (!od)
                 continue;
-            valid(parts[m].name, g, gr, c, od);
             double *w = device_cost(g, c, od);
             for (int d = 0; d < nd; d++) {
                 CHECK_MSG(w[d] > 0, "%s: device %d of %d unused", parts[m].name, d, nd);
@@ -178,10 +183,9 @@ TEST(part_splits_disconnected_components)
     CHECK(gr != NULL);
     Cluster *c = cluster_default(2);
     for (int m = 0; m < N_PARTS; m++) {
-        int *od = run(&parts[m], g, gr, c, 4);
+        int *od = run_valid(&parts[m], g, gr, c, 4);
         if (!od)
             continue;
-        valid(parts[m].name, g, gr, c, od);
         int d0 = od[0], d1 = od[12];
         CHECK_MSG(d0 != d1, "%s: both components on device %d", parts[m].name, d0);
         for (int i = 0; i < 12; i++) {
@@ -205,10 +209,9 @@ TEST(part_heterogeneous_speeds_shift_work_to_the_faster_device)
         Cluster *c = cluster_default(2);
         c->devices[fast].speed = 3.0;
         for (int m = 0; m < N_PARTS; m++) {
-            int *od = run(&parts[m], g, gr, c, 2);
+            int *od = run_valid(&parts[m], g, gr, c, 2);
             if (!od)
                 continue;
-            valid(parts[m].name, g, gr, c, od);
             double *w = device_cost(g, c, od);
             /* about 3:1 of the reference work; at least 2:1 */
             CHECK_MSG(w[fast] >= 2.0 * w[1 - fast], "%s: fast device %d has %.0f, slow %.0f",
@@ -321,10 +324,7 @@ TEST(part_extreme_weights)
         c->devices[1].speed = 1e-3;
         c->devices[0].memory_bytes = variant ? 0 : 1; /* memory constraint on; a zero share */
         for (int m = 0; m < N_PARTS; m++) {
-            int *od = run(&parts[m], g, gr, c, 8);
-            if (od)
-                valid(parts[m].name, g, gr, c, od);
-            free(od);
+            free(run_valid(&parts[m], g, gr, c, 8));
         }
         cluster_free(c);
         group_free(gr);

@@ -698,6 +698,52 @@ TEST(policy_gradient_check)
 
 /* --- float backward, accumulation ---------------------------------------- */
 
+static double max_abs_d(const double *x, size_t n)
+{
+    double m = 0;
+    for (size_t i = 0; i < n; i++)
+        m = fmax(m, fabs(x[i]));
+    return m;
+}
+
+static double max_abs_f(const float *x, size_t n)
+{
+    double m = 0;
+    for (size_t i = 0; i < n; i++)
+        m = fmax(m, fabs(x[i]));
+    return m;
+}
+
+/* The float gradient gf (BLAS) against the double one gd, and the loops'
+ * gl against gf: entries above 1e-3 of the largest relative, the rest
+ * absolute. */
+static void check_float_gradient(const float *gf, const float *gl, const double *gd, size_t n, int rounds)
+{
+    double gmax = max_abs_d(gd, n);
+    CHECK(gmax > 0);
+    int bad = 0, bad_loop = 0, large = 0;
+    double worst = 0;
+    size_t worst_i = 0;
+    for (size_t i = 0; i < n; i++) {
+        /* entries above 1e-3 of the largest: relative; the rest: absolute */
+        double tol = 1e-3 * fmax(fabs(gd[i]), 1e-3 * gmax);
+        double err = fabs(gf[i] - gd[i]);
+        large += fabs(gd[i]) >= 1e-3 * gmax;
+        if (err > tol) {
+            bad++;
+            if (err / tol > worst) {
+                worst = err / tol;
+                worst_i = i;
+            }
+        }
+        bad_loop += !(fabs(gl[i] - gf[i]) <= 1e-4 * fmax(fabs(gf[i]), 1e-3 * gmax));
+    }
+    CHECK_MSG(bad == 0, "rounds %d: %d of %zu float gradient entries (%d large) off the double ones; "
+              "worst entry %zu: float %.9g double %.12g",
+              rounds, bad, n, large, worst_i, gf[worst_i], gd[worst_i]);
+    CHECK_MSG(bad_loop == 0, "rounds %d: %d gradient entries differ between BLAS and loops", rounds, bad_loop);
+}
+
 TEST(policy_backward_float_vs_double)
 {
     Fix f;
@@ -737,32 +783,7 @@ TEST(policy_backward_float_vs_double)
         pol->blas = 1;
         policy_forward_d(pol, wd, f.pg, wdk, fd, v, logits);
         policy_backward_d(pol, wd, f.pg, wdk, c, gd);
-        double gmax = 0;
-        for (size_t i = 0; i < pol->p.n; i++)
-            gmax = fmax(gmax, fabs(gd[i]));
-        CHECK(gmax > 0);
-        int bad = 0, bad_loop = 0, large = 0;
-        double worst = 0;
-        size_t worst_i = 0;
-        for (size_t i = 0; i < pol->p.n; i++) {
-            /* entries above 1e-3 of the largest: relative; the rest: absolute */
-            double tol = 1e-3 * fmax(fabs(gd[i]), 1e-3 * gmax);
-            double err = fabs(gf[i] - gd[i]);
-            large += fabs(gd[i]) >= 1e-3 * gmax;
-            if (err > tol) {
-                bad++;
-                if (err / tol > worst) {
-                    worst = err / tol;
-                    worst_i = i;
-                }
-            }
-            bad_loop += !(fabs(gl[i] - gf[i]) <= 1e-4 * fmax(fabs(gf[i]), 1e-3 * gmax));
-        }
-        CHECK_MSG(bad == 0, "rounds %d: %d of %zu float gradient entries (%d large) off the double ones; "
-                  "worst entry %zu: float %.9g double %.12g",
-                  a.rounds, bad, pol->p.n, large, worst_i, gf[worst_i], gd[worst_i]);
-        CHECK_MSG(bad_loop == 0, "rounds %d: %d gradient entries differ between BLAS and loops",
-                  a.rounds, bad_loop);
+        check_float_gradient(gf, gl, gd, pol->p.n, a.rounds);
         free(fd);
         free(ff);
         free(wd);
@@ -825,9 +846,7 @@ TEST(policy_backward_accumulates)
     policy_backward_d(pol, wd, f.pg, wdk, c, d1);
     policy_backward_d(pol, wd, f.pg, wdk, c, d2);
     policy_backward_d(pol, wd, f.pg, wdk, c, d2);
-    double gmax = 0;
-    for (size_t i = 0; i < N; i++)
-        gmax = fmax(gmax, fabs(g1[i]));
+    double gmax = max_abs_f(g1, N);
     CHECK(gmax > 0);
     int bad_f = 0, bad_d = 0, bad_reuse = 0;
     for (size_t i = 0; i < N; i++) {
