@@ -112,7 +112,8 @@ int cli_parse(const CliCmd *cmd, int argc, char **argv, CliArgs *a)
     return 0;
 }
 
-int cli_parse_graph(const CliCmd *cmd, int argc, char **argv, CliArgs *a, void (*extra_help)(FILE *), int *stop)
+int cli_parse_graphs(const CliCmd *cmd, int argc, char **argv, CliArgs *a, int min, int max,
+                     void (*extra_help)(FILE *), int *stop)
 {
     *stop = 1;
     int rc = cli_parse(cmd, argc, argv, a);
@@ -123,10 +124,19 @@ int cli_parse_graph(const CliCmd *cmd, int argc, char **argv, CliArgs *a, void (
     }
     if (rc)
         return rc;
-    if (a->n_pos != 1)
-        return cli_usage_error(cmd, a->n_pos ? "expected one GRAPH" : "missing GRAPH");
+    if (a->n_pos < min)
+        return cli_usage_error(cmd, "missing GRAPH");
+    if (a->n_pos > max)
+        return max == 0   ? cli_usage_error(cmd, "%s takes no GRAPH", cmd->name)
+               : min == 1 ? cli_usage_error(cmd, "expected one GRAPH")
+                          : cli_usage_error(cmd, "expected at most one GRAPH");
     *stop = 0;
     return EXIT_OK;
+}
+
+int cli_parse_graph(const CliCmd *cmd, int argc, char **argv, CliArgs *a, void (*extra_help)(FILE *), int *stop)
+{
+    return cli_parse_graphs(cmd, argc, argv, a, 1, 1, extra_help, stop);
 }
 
 const char *cli_get(const CliCmd *cmd, const CliArgs *a, const char *name)

@@ -48,6 +48,9 @@ int cli_parse(const CliCmd *cmd, int argc, char **argv, CliArgs *a);
  * on; otherwise returns the exit status (EXIT_OK after --help, whose text
  * extra_help may extend, EXIT_USAGE after a usage error) with *stop set. */
 int cli_parse_graph(const CliCmd *cmd, int argc, char **argv, CliArgs *a, void (*extra_help)(FILE *), int *stop);
+/* The same for commands that take min to max GRAPHs (max 0: none). */
+int cli_parse_graphs(const CliCmd *cmd, int argc, char **argv, CliArgs *a, int min, int max,
+                     void (*extra_help)(FILE *), int *stop);
 const char *cli_get(const CliCmd *cmd, const CliArgs *a, const char *name);
 void cli_help(const CliCmd *cmd, FILE *f);
 int cli_usage_error(const CliCmd *cmd, const char *fmt, ...)

@@ -294,13 +294,9 @@ static int run_explore(int argc, char **argv)
 {
     const CliCmd *cmd = &cmd_explore;
     CliArgs args;
-    int rc = cli_parse(cmd, argc, argv, &args);
-    if (rc == 1)
-        return EXIT_OK;
-    if (rc)
+    int stop, rc = cli_parse_graphs(cmd, argc, argv, &args, 0, 1, NULL, &stop);
+    if (stop)
         return rc;
-    if (args.n_pos > 1)
-        return cli_usage_error(cmd, "expected at most one GRAPH");
     ProblemSpec spec;
     AppOptions o = {0};
     long devices;
@@ -332,13 +328,9 @@ static int run_demo(int argc, char **argv)
 {
     const CliCmd *cmd = &cmd_demo;
     CliArgs args;
-    int rc = cli_parse(cmd, argc, argv, &args);
-    if (rc == 1)
-        return EXIT_OK;
-    if (rc)
+    int stop, rc = cli_parse_graphs(cmd, argc, argv, &args, 0, 0, NULL, &stop);
+    if (stop)
         return rc;
-    if (args.n_pos)
-        return cli_usage_error(cmd, "the tour takes no GRAPH");
     AppOptions o = {0};
     char graph_buf[4096], policy_buf[4096];
     o.graph_path = cli_data_path(graph_buf, sizeof graph_buf, "resnet18.json");

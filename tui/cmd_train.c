@@ -232,13 +232,9 @@ static int run_train(int argc, char **argv)
 {
     const CliCmd *cmd = &cmd_train;
     CliArgs a;
-    int rc = cli_parse(cmd, argc, argv, &a);
-    if (rc == 1)
-        return EXIT_OK;
-    if (rc)
+    int stop, rc = cli_parse_graphs(cmd, argc, argv, &a, 1, (int)(sizeof a.pos / sizeof a.pos[0]), NULL, &stop);
+    if (stop)
         return rc;
-    if (a.n_pos < 1)
-        return cli_usage_error(cmd, "missing GRAPH");
     long episodes, threads, decay, passes, every;
     TrainConfig cfg;
     train_config_default(&cfg);

@@ -15,16 +15,6 @@
 #include "testutil.h"
 #include "train.h"
 
-#ifndef REQUIRE /* check-and-return */
-#define REQUIRE(cond)                                                               \
-    do {                                                                            \
-        if (!(cond)) {                                                              \
-            test_fail(__FILE__, __LINE__, "REQUIRE(%s)", #cond);                   \
-            return;                                                                 \
-        }                                                                           \
-    } while (0)
-#endif
-
 TEST(problem_load_bundles_graph_cluster_groups_and_sim)
 {
     ProblemSpec s = {.graph_path = "graphs/resnet18.json", .n_devices = 3, .groups = 20};
