@@ -127,7 +127,7 @@ int cli_parse_graphs(const CliCmd *cmd, int argc, char **argv, CliArgs *a, int m
     if (a->n_pos < min)
         return cli_usage_error(cmd, "missing GRAPH");
     if (a->n_pos > max)
-        return max == 0   ? cli_usage_error(cmd, "%s takes no GRAPH", cmd->name)
+        return max == 0   ? cli_usage_error(cmd, "expected no GRAPH")
                : min == 1 ? cli_usage_error(cmd, "expected one GRAPH")
                           : cli_usage_error(cmd, "expected at most one GRAPH");
     *stop = 0;
