@@ -212,7 +212,7 @@ void dag_rank(DagLayout *L, const int *succ_off, const int *succ)
     L->n_layers = assign_layers(n, &f, layer);
     build_chains(L, succ_off, succ, &f, layer);
     build_layered(L);
-    L->layer_off = XNEW(int, L->n_layers + 2);
+    L->layer_off = XNEW(int, L->n_layers + 1);
     for (int v = 0; v < L->n_vert; v++)
         L->layer_off[L->layer[v] + 1]++;
     for (int l = 0; l < L->n_layers; l++)
