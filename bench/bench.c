@@ -37,7 +37,7 @@ static void bench_sim(const char *label, const Graph *g, int n_devices, int full
 {
     Cluster *c = cluster_default(n_devices);
     Sim *s = sim_new(g, c);
-    int *dev = xmalloc((size_t)g->n_nodes * sizeof *dev);
+    int *dev = xmalloc_array((size_t)g->n_nodes, sizeof *dev);
     Rng r;
     rng_seed(&r, 42);
     for (int i = 0; i < g->n_nodes; i++)
@@ -116,7 +116,7 @@ static void bench_gaps(void)
 {
     int nm;
     const PlaceMethod *m = place_methods(&nm);
-    double *sum = xcalloc((size_t)nm, sizeof *sum), *worst = xcalloc((size_t)nm, sizeof *worst);
+    double *sum = xnew_array((size_t)nm, sizeof *sum), *worst = xnew_array((size_t)nm, sizeof *worst);
     double lb_sum = 0, lb_worst = 1;
     int cases = 24;
     for (int k = 0; k < cases; k++) {
@@ -129,7 +129,7 @@ static void bench_gaps(void)
         lb_sum += lb / opt;
         if (lb / opt < lb_worst)
             lb_worst = lb / opt;
-        int *dev = xmalloc((size_t)g->n_nodes * sizeof *dev);
+        int *dev = xmalloc_array((size_t)g->n_nodes, sizeof *dev);
         PlaceCtx ctx = {g, gr, c, 0};
         for (int j = 0; j < nm; j++) {
             double gap = m[j].fn(&ctx, dev, &e) == 0 ? sim_makespan(s, dev) / opt : 0;
@@ -337,7 +337,7 @@ static void bench_layout(void)
     group_free(best);
     graph_free(bg);
     Graph *r = gen_random_dag(2000, 2.0, 1);
-    int *off = xcalloc((size_t)r->n_nodes + 1, sizeof *off), *succ = xmalloc((size_t)r->n_edges * sizeof *succ);
+    int *off = xnew_array((size_t)r->n_nodes + 1, sizeof *off), *succ = xmalloc_array((size_t)r->n_edges, sizeof *succ);
     for (int i = 0; i < r->n_nodes; i++) {
         off[i + 1] = off[i] + r->nodes[i].n_children;
         memcpy(succ + off[i], r->nodes[i].children, (size_t)r->nodes[i].n_children * sizeof *succ);
@@ -368,7 +368,7 @@ static void bench_explorer(const char *graph, const char *policy, int n_devices)
     Grid *g = grid_new(200, 60);
     app_draw(a, g, NULL);
     int steps = 40;
-    double *t = xmalloc((size_t)steps * sizeof *t);
+    double *t = xmalloc_array((size_t)steps, sizeof *t);
     for (int k = 0; k < steps; k++) {
         double t0 = util_now();
         ctl_key(a, ' ');
@@ -418,7 +418,7 @@ static void bench_extreme(void)
     Grouping *gr = g ? group_build(g, 0, &e) : NULL;
     double t_group = util_now() - t0;
     Cluster *c = cluster_default(4);
-    int *dev = xcalloc(g ? (size_t)g->n_nodes + 1 : 1, sizeof *dev);
+    int *dev = xnew_array(g ? (size_t)g->n_nodes : 0, sizeof *dev);
     for (int i = 0; g && gr && i < g->n_nodes; i++)
         dev[i] = gr->op_group[i] % 4;
     Sim *sim = g ? sim_new(g, c) : NULL;

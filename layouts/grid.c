@@ -40,7 +40,7 @@ void grid_resize(Grid *g, int w, int h)
     if (need > g->cap || !g->cells) {
         free(g->cells);
         g->cap = need ? need : 1;
-        g->cells = xmalloc(g->cap * sizeof *g->cells);
+        g->cells = xmalloc_array(g->cap, sizeof *g->cells);
     }
     grid_clear(g);
 }

@@ -65,19 +65,19 @@ static void finish_load(App *a)
 {
     AppData *d = &a->data;
     int n = d->pb.gr->n_groups;
-    d->labels = xcalloc((size_t)n + 1, sizeof *d->labels);
+    d->labels = xnew_array((size_t)n, sizeof *d->labels);
     for (int k = 0; k < n; k++)
         d->labels[k] = dag_short_label(d->pb.gr->names[k]);
     d->dag = dag_layout(n, d->pb.gr->succ_off, d->pb.gr->succ, NULL);
     a->policy.work = policy_work_new(&a->policy.pol->arch, d->pg);
     d->lower_bound_us = bound_lower(d->pb.g, d->pb.c);
-    int *dev = xcalloc((size_t)d->pb.g->n_nodes + 1, sizeof *dev);
+    int *dev = xnew_array((size_t)d->pb.g->n_nodes, sizeof *dev);
     int fast = place_fastest_device(d->pb.c);
     for (int i = 0; i < d->pb.g->n_nodes; i++)
         dev[i] = fast;
     d->single_us = sim_makespan(d->pb.sim, dev);
     free(dev);
-    a->cache.feats = xcalloc(2 * (size_t)d->ep->n_features + 1, sizeof *a->cache.feats);
+    a->cache.feats = xnew_array(2 * (size_t)d->ep->n_features, sizeof *a->cache.feats);
     app_cache_update(a);
     a->view.zoom = DAG_FULL;
     a->view.follow = 1;

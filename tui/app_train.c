@@ -18,8 +18,8 @@ static void on_episode(const TrainReport *r, void *ud)
     pthread_mutex_lock(&t->lock);
     if (t->n_curve == t->cap_curve) {
         t->cap_curve = t->cap_curve ? 2 * t->cap_curve : 256;
-        t->curve = xrealloc(t->curve, (size_t)t->cap_curve * sizeof *t->curve);
-        t->ret = xrealloc(t->ret, (size_t)t->cap_curve * sizeof *t->ret);
+        t->curve = xrealloc_array(t->curve, (size_t)t->cap_curve, sizeof *t->curve);
+        t->ret = xrealloc_array(t->ret, (size_t)t->cap_curve, sizeof *t->ret);
     }
     t->curve[t->n_curve] = r->best_runtime_us;
     t->ret[t->n_curve] = r->runtime_us;
@@ -101,8 +101,8 @@ static int take_curve(AppTrain *t)
     pthread_mutex_lock(&t->lock);
     if (t->n_curve > t->cap_shown) {
         t->cap_shown = t->cap_curve;
-        t->shown_curve = xrealloc(t->shown_curve, (size_t)t->cap_shown * sizeof *t->shown_curve);
-        t->shown_ret = xrealloc(t->shown_ret, (size_t)t->cap_shown * sizeof *t->shown_ret);
+        t->shown_curve = xrealloc_array(t->shown_curve, (size_t)t->cap_shown, sizeof *t->shown_curve);
+        t->shown_ret = xrealloc_array(t->shown_ret, (size_t)t->cap_shown, sizeof *t->shown_ret);
     }
     size_t from = (size_t)t->n_shown, n = (size_t)(t->n_curve - t->n_shown);
     if (n > 0) {

@@ -43,7 +43,7 @@ static void draw_graph(const App *a, Grid *g, GridRect r, AppGeom *geom)
     GridRect in = frame(a, g, r, PANE_GRAPH, extra);
     if (in.w <= 0 || in.h <= 0)
         return;
-    uint8_t *style = xcalloc((size_t)n + 1, 1), *crit = xcalloc((size_t)n + 1, 1);
+    uint8_t *style = xnew_array((size_t)n, 1), *crit = xnew_array((size_t)n, 1);
     if (vw->show_sets && cur >= 0)
         for (int j = 0; j < n; j++)
             style[j] = policy_graph_is_anc(d->pg, cur, j)    ? GS_ANCESTOR
@@ -150,7 +150,7 @@ static void draw_devices(const App *a, Grid *g, GridRect r)
     if (in.w <= 0 || in.h <= 0)
         return;
     int nd = dt->pb.c->n_devices;
-    int *count = xcalloc((size_t)nd, sizeof *count);
+    int *count = xnew_array((size_t)nd, sizeof *count);
     for (int k = 0; k < dt->pb.gr->n_groups; k++)
         count[dt->ep->group_device[k]]++;
     for (int d = 0; d < nd && d < in.h; d++) {
@@ -185,7 +185,7 @@ static void draw_history(const App *a, Grid *g, GridRect r)
         return;
     int y = in.y;
     /* runtime after every entry, the start first */
-    double *rt = xmalloc(((size_t)ep->n_hist + 2) * sizeof *rt);
+    double *rt = xmalloc_array((size_t)ep->n_hist + 2, sizeof *rt);
     rt[0] = ep->init_runtime_us;
     for (int k = 0; k < ep->n_hist; k++)
         rt[k + 1] = ep->hist[k].runtime_us;

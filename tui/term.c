@@ -562,7 +562,7 @@ void term_draw(Term *t, const Grid *g)
     getmaxyx(stdscr, sh, sw);
     if (sw != t->sw || sh != t->sh || !t->shadow) {
         free(t->shadow);
-        t->shadow = xcalloc((size_t)(sw > 0 ? sw : 1) * (size_t)(sh > 0 ? sh : 1), sizeof *t->shadow);
+        t->shadow = xnew_array((size_t)(sw > 0 ? sw : 1) * (size_t)(sh > 0 ? sh : 1), sizeof *t->shadow);
         t->sw = sw;
         t->sh = sh;
         t->valid = 0;

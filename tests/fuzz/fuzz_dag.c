@@ -60,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.coord_sweeps = (opt >> 6) * 2;
 
     /* edges as (src, dst) pairs, then CSR */
-    int *pairs = xmalloc((FUZZ_DAG_MAX_EDGES + 1) * 2 * sizeof *pairs), m = 0;
+    int *pairs = xmalloc_array((FUZZ_DAG_MAX_EDGES + 1) * 2, sizeof *pairs), m = 0;
     while (n > 0 && b.i + 3 <= b.n && m < FUZZ_DAG_MAX_EDGES) {
         int x = next(&b), y = next(&b), z = next(&b);
         int u = (x | (y & 15) << 8) % n, v = ((y >> 4) | z << 4) % n;
@@ -88,7 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
         m = k;
     }
-    int *off = xcalloc((size_t)n + 1, sizeof *off), *succ = xmalloc(((size_t)m + 1) * sizeof *succ);
+    int *off = xnew_array((size_t)n + 1, sizeof *off), *succ = xmalloc_array((size_t)m + 1, sizeof *succ);
     for (int i = 0; i < m; i++) {
         off[pairs[2 * i] + 1]++;
         succ[i] = pairs[2 * i + 1];
@@ -102,8 +102,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_fail("layout of %d nodes, %d edges: n %d, n_edges %d, n_vert %d", n, m, L->n, L->n_edges, L->n_vert);
 
     /* per-node view arrays from the remaining bytes (zeros when exhausted) */
-    char **labels = xcalloc((size_t)n + 1, sizeof *labels);
-    int *device = xmalloc(((size_t)n + 1) * sizeof *device);
+    char **labels = xnew_array((size_t)n + 1, sizeof *labels);
+    int *device = xmalloc_array((size_t)n + 1, sizeof *device);
     uint8_t *style = xmalloc((size_t)n + 1), *crit = xmalloc((size_t)n + 1);
     for (int u = 0; u < n; u++) {
         int len = next(&b) % 24;
@@ -118,7 +118,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
 
     Grid *g = grid_new(gw, gh);
-    int *queue = xmalloc(((size_t)L->n_vert + 1) * sizeof *queue);
+    int *queue = xmalloc_array((size_t)L->n_vert + 1, sizeof *queue);
     uint8_t *rel = xmalloc((size_t)n + 1);
     for (int zoom = 0; zoom < DAG_ZOOMS; zoom++) {
         const DagGeom *G = &L->geom[zoom];
