@@ -13,6 +13,7 @@
 #include "gen.h"
 #include "group.h"
 #include "place.h"
+#include "problem.h"
 #include "sim.h"
 #include "train.h"
 #include "app.h"
@@ -157,13 +158,16 @@ static void bench_gaps(void)
 static void bench_agent(const char *path, int n_devices)
 {
     Err e = {{0}};
-    Graph *g = graph_load(path, &e);
-    if (!g) {
+    Problem pb;
+    ProblemSpec spec = {.graph_path = path, .n_devices = n_devices};
+    if (problem_load(&pb, &spec, &e) != 0) {
         printf("agent       %s: %s\n", path, e.msg);
+        problem_free(&pb);
         return;
     }
-    Grouping *gr = group_build(g, 0, &e);
-    Cluster *c = cluster_default(n_devices);
+    Graph *g = pb.g;
+    Grouping *gr = pb.gr;
+    Cluster *c = pb.c;
     PolicyGraph *pg = policy_graph_new(gr, &e);
     PolicyArch arch;
     policy_arch_default(&arch, n_devices);
@@ -199,24 +203,20 @@ static void bench_agent(const char *path, int n_devices)
     }
     double step_s = (util_now() - t0) / steps;
     /* the simulation alone, on the placements of that episode */
-    Sim *sim = sim_new(g, c);
     int reps = 50;
     t0 = util_now();
     for (int k = 0; k < reps; k++)
-        sim_run(sim, ep->op_device);
+        sim_run(pb.sim, ep->op_device);
     double sim_s = (util_now() - t0) / reps;
     printf("agent       %-14s %d devices  %3d groups  %6.2f episodes/s (1 thread)  %6.2f episodes/s "
            "(2 threads, %.2fx)  %7.0f policy steps/s  simulation %6.1f us = %2.0f%% of a step\n",
            g->name, n_devices, gr->n_groups, eps_rate[0], eps_rate[1], eps_rate[1] / eps_rate[0], 1 / step_s,
            sim_s * 1e6, 100 * sim_s / step_s);
-    sim_free(sim);
     policy_work_free(w);
     episode_free(ep);
     policy_free(pol);
     policy_graph_free(pg);
-    cluster_free(c);
-    group_free(gr);
-    graph_free(g);
+    problem_free(&pb);
 }
 
 /* ---- layouts: the layered DAG layout against Graphviz (issue 6) ---- */
