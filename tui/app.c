@@ -311,7 +311,7 @@ void app_run_baselines(App *a)
     a->base.rows = xnew_array((size_t)n, sizeof *a->base.rows);
     for (int k = 0; k < n; k++) {
         Err e = {{0}};
-        if (place_run(&a->data.pb, &m[k], a->data.ep->seed, &a->base.rows[a->base.n], &e) == 0)
+        if (place_run(&a->data.pb, &m[k], a->data.ep->seed, APP_SEARCH_BUDGET, &a->base.rows[a->base.n], &e) == 0)
             a->base.n++; /* a method that fails is left out */
     }
     place_run_sort(a->base.rows, a->base.n);

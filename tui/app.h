@@ -33,6 +33,10 @@
 #include "policy_io.h"
 #include "train.h"
 
+/* Placements the local searches (anneal, ils) may simulate in the
+ * explorer's baselines table: a few seconds on the bundled graphs. */
+#define APP_SEARCH_BUDGET 2000
+
 typedef enum AppPane {
     PANE_GRAPH, PANE_TIMELINE, PANE_POLICY, PANE_DEVICES, PANE_HISTORY, PANE_INSPECTOR, PANE_COUNT
 } AppPane;

@@ -11,11 +11,16 @@
 #include "policy_place.h"
 #include "place_run.h"
 
+/* --budget: what the local searches may spend (both commands). */
+#define CLI_OPT_BUDGET                                                                          \
+    {"budget", 'b', "K", "placements anneal and ils may simulate, their start included (default 20000)"}
+
 static const CliOpt place_opts[] = {
     {"method", 'm', "M", "placement method (see below)"},
     {"policy", 'p', "POLICY", "place with a trained Placeto policy (zero-shot)"},
     {"samples", 0, "K", "with --policy: K sampled episodes after the greedy one (default 0)"},
     {"output", 'o', "FILE", "write the placement (ops form)"},
+    CLI_OPT_BUDGET,
     CLI_PROBLEM_OPTS("0"),
     {"json", 0, NULL, "machine-readable result on stdout"},
     {0},
@@ -25,6 +30,7 @@ static const CliOpt compare_opts[] = {
     {"methods", 'm', "LIST", "comma-separated methods (default: all)"},
     {"policy", 'p', "POLICY", "add Placeto rows from a trained policy"},
     {"samples", 0, "K", "with --policy: K sampled episodes after the greedy one (default 0)"},
+    CLI_OPT_BUDGET,
     CLI_PROBLEM_OPTS("0"),
     {"json", 0, NULL, "machine-readable result on stdout"},
     {0},
@@ -56,12 +62,15 @@ const CliCmd cmd_compare = {
 };
 
 /* The problem both commands place: graph, cluster, grouping, simulator. */
-static int load(const CliCmd *cmd, const CliArgs *a, Problem *p, uint64_t *seed, Err *e)
+static int load(const CliCmd *cmd, const CliArgs *a, Problem *p, uint64_t *seed, int64_t *budget, Err *e)
 {
     ProblemSpec spec;
+    long b;
     memset(p, 0, sizeof *p);
-    if (cli_problem(cmd, a, a->pos[0], 1L << 30, 0, &spec, seed))
+    if (cli_problem(cmd, a, a->pos[0], 1L << 30, 0, &spec, seed) ||
+        cli_int(cmd, a, "budget", 1, 1L << 40, PLACE_DEFAULT_BUDGET, &b))
         return EXIT_USAGE;
+    *budget = b;
     return problem_load(p, &spec, e) == 0 ? EXIT_OK : EXIT_FAIL;
 }
 
@@ -97,7 +106,8 @@ static int run_place(int argc, char **argv)
     Err e = {{0}};
     Problem pb;
     uint64_t seed;
-    if ((rc = load(&cmd_place, &a, &pb, &seed, &e)) != EXIT_OK) {
+    int64_t budget;
+    if ((rc = load(&cmd_place, &a, &pb, &seed, &budget, &e)) != EXIT_OK) {
         problem_free(&pb);
         return rc == EXIT_USAGE ? rc : cli_fail(&e);
     }
@@ -108,7 +118,7 @@ static int run_place(int argc, char **argv)
         if ((n = policy_place_runs(&pb, policy, (int)samples, seed, rows, &e)) > 0)
             row = &rows[n - 1];
     } else {
-        n = place_run(&pb, m, seed, row, &e) == 0 ? 1 : -1;
+        n = place_run(&pb, m, seed, budget, row, &e) == 0 ? 1 : -1;
     }
     Placement p = {pb.g->n_nodes, pb.c->n_devices, row->op_device, NULL};
     if (n < 0 || (out && placement_write(&p, pb.g, pb.c, out, &e) != 0)) {
@@ -125,6 +135,8 @@ static int run_place(int argc, char **argv)
         jw_bool(&w, row->oom);
         jw_key(&w, "seconds");
         jw_number(&w, row->seconds);
+        jw_key(&w, "placements");
+        jw_int(&w, row->placements);
         jw_break(&w);
         jw_key(&w, "placement");
         fflush(stdout);
@@ -211,6 +223,8 @@ static void print_compare_json(const Problem *pb, const PlaceRun *rows, int n, d
         jw_bool(&w, rows[k].oom);
         jw_key(&w, "seconds");
         jw_number(&w, rows[k].seconds); /* NAN (from training) is null */
+        jw_key(&w, "placements");
+        jw_int(&w, rows[k].placements);
         jw_end(&w);
     }
     jw_finish(&w);
@@ -253,7 +267,8 @@ static int run_compare(int argc, char **argv)
     Err e = {{0}};
     Problem pb;
     uint64_t seed;
-    if ((rc = load(&cmd_compare, &a, &pb, &seed, &e)) != EXIT_OK ||
+    int64_t budget;
+    if ((rc = load(&cmd_compare, &a, &pb, &seed, &budget, &e)) != EXIT_OK ||
         (rc = cli_int(&cmd_compare, &a, "samples", 0, 1000000, 0, &samples)) != EXIT_OK) {
         free(chosen);
         problem_free(&pb);
@@ -263,7 +278,7 @@ static int run_compare(int argc, char **argv)
     PlaceRun *rows = xnew_array((size_t)n_chosen + 2, sizeof *rows);
     int n = 0, ok = 1;
     while (ok && n < n_chosen)
-        if ((ok = place_run(&pb, chosen[n], seed, &rows[n], &e) == 0))
+        if ((ok = place_run(&pb, chosen[n], seed, budget, &rows[n], &e) == 0))
             n++;
     if (ok && policy) {
         int k = policy_place_runs(&pb, policy, (int)samples, seed, rows + n, &e);
@@ -275,7 +290,7 @@ static int run_compare(int argc, char **argv)
         PlaceRun ref;
         double single = 0;
         Err ignored;
-        if (place_run(&pb, place_find("single"), seed, &ref, &ignored) == 0)
+        if (place_run(&pb, place_find("single"), seed, 0, &ref, &ignored) == 0)
             single = ref.runtime_us;
         place_run_free(&ref);
         place_run_sort(rows, n);

@@ -60,16 +60,20 @@ int policy_place_runs(const Problem *p, const char *path, int samples, uint64_t 
     int *gd = xnew_array((size_t)p->gr->n_groups, sizeof *gd);
     double rt = 0, t0 = util_now();
     int n = 0;
-    if (policy_place(pol, p->g, p->gr, p->c, &cfg, samples, seed, gd, &rt, e) < 0) {
+    int64_t sims = policy_place(pol, p->g, p->gr, p->c, &cfg, samples, seed, gd, &rt, e);
+    if (sims < 0) {
         err_prefix(e, path);
         n = -1;
         goto done;
     }
     double seconds = util_now() - t0;
     const TrainBest *b = train_best_find(&ts, p->g, p->gr->n_groups);
-    if (b && isfinite(b->runtime_us) && pol->arch.n_devices == p->c->n_devices)
-        place_run_groups(p, "placeto-trained", b->group_device, NAN, &rows[n++]);
-    place_run_groups(p, "placeto", gd, seconds, &rows[n++]);
+    if (b && isfinite(b->runtime_us) && pol->arch.n_devices == p->c->n_devices) {
+        place_run_groups(p, "placeto-trained", b->group_device, NAN, &rows[n]);
+        rows[n++].placements = b->found_after; /* what training had simulated when it found it */
+    }
+    place_run_groups(p, "placeto", gd, seconds, &rows[n]);
+    rows[n++].placements = sims;
 done:
     free(gd);
     policy_free(pol);

@@ -25,6 +25,8 @@ int64_t policy_place(const Policy *pol, const Graph *g, const Grouping *gr, cons
  * "placeto-trained" first when the file's training state holds a best
  * placement of this very graph and grouping (its time is NAN: it came from
  * training), then "placeto" (zero-shot with `samples` sampled episodes).
+ * Their `placements`: what training had simulated when it found the
+ * trained placement, and what the zero-shot episodes simulated.
  * Fills rows[0..n) and returns n (1 or 2), or -1 with e set. */
 int policy_place_runs(const Problem *p, const char *path, int samples, uint64_t seed, PlaceRun rows[2],
                       Err *e);

@@ -424,7 +424,7 @@ int train_seed_from_method(TrainState *ts, const PlaceMethod *m, const Problem *
     for (int i = 0; i < n; i++) {
         const Problem *p = &problems[i];
         PlaceRun run;
-        if (place_run(p, m, cfg->seed, &run, e) != 0) {
+        if (place_run(p, m, cfg->seed, 0, &run, e) != 0) {
             err_prefix(e, p->g->path);
             return -1;
         }

@@ -68,6 +68,7 @@ static const PlaceMethod methods[] = {
     {"round-robin", "groups in topological order dealt to the devices in turn", place_round_robin},
     PLACE_LIST_METHODS
     PLACE_PART_METHODS
+    PLACE_SEARCH_METHODS
 };
 
 const PlaceMethod *place_methods(int *count)

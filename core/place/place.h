@@ -18,13 +18,19 @@
 #include "cluster.h"
 #include "graph.h"
 #include "group.h"
+#include "sim.h"
 #include "util.h"
+
+/* Placements the search methods may simulate when the caller gives none. */
+#define PLACE_DEFAULT_BUDGET 20000
 
 typedef struct PlaceCtx {
     const Graph *g;
     const Grouping *gr;
     const Cluster *c;
     uint64_t seed;
+    int64_t budget;     /* placements a search method may simulate (0: PLACE_DEFAULT_BUDGET) */
+    int64_t *simulated; /* when not NULL: a search method reports the placements it simulated */
 } PlaceCtx;
 
 /* Returns 0 with op_device filled, or -1 with e set (e.g. a library failed). */
@@ -40,6 +46,12 @@ typedef struct PlaceMethod {
 const PlaceMethod *place_methods(int *count);
 /* The method named name, or NULL. */
 const PlaceMethod *place_find(const char *name);
+/* 1 for the local searches (anneal, ils), which start from the other
+ * methods' placements and spend a budget of simulations. */
+int place_is_search(const PlaceMethod *m);
+/* How the searches score a placement: the runtime (µs) plus 2 s per GB
+ * over a device's memory (the agent's default out-of-memory penalty). */
+double place_score(const Cluster *c, const SimResult *r);
 
 /* Shared helpers for methods. */
 /* (group_expand and group_collapse, group.h, turn per-group choices into

@@ -2,7 +2,7 @@
  * method table (internal to core/). Each file that defines methods adds its
  * functions and its table entries here: place_list.c the list schedulers
  * (heft, m-topo, m-etf, expert), place_part.c the partitioners (metis,
- * scotch). */
+ * scotch), place_search.c the local searches (anneal, ils). */
 #ifndef PLACETO_PLACE_METHODS_H
 #define PLACETO_PLACE_METHODS_H
 
@@ -40,5 +40,16 @@ int place_scotch(const PlaceCtx *ctx, int *op_device, Err *e);
      place_metis},                                                                          \
     {"scotch", "Scotch mapping of the group graph onto a complete, speed-weighted cluster",  \
      place_scotch},
+
+/* place_search.c: local search from the best heuristic's placement, within
+ * ctx->budget placements simulated (the search methods come last in the
+ * table, after every heuristic they start from). */
+int place_anneal(const PlaceCtx *ctx, int *op_device, Err *e);
+int place_ils(const PlaceCtx *ctx, int *op_device, Err *e);
+#define PLACE_SEARCH_METHODS                                                                   \
+    {"anneal", "simulated annealing over single-group moves from the best heuristic (--budget)", \
+     place_anneal},                                                                            \
+    {"ils", "iterated first-improvement local search with kicks from the best heuristic (--budget)", \
+     place_ils},
 
 #endif

@@ -18,11 +18,12 @@ static void score(const Problem *p, PlaceRun *out)
     group_collapse(p->gr, out->op_device, out->group_device);
 }
 
-int place_run(const Problem *p, const PlaceMethod *m, uint64_t seed, PlaceRun *out, Err *e)
+int place_run(const Problem *p, const PlaceMethod *m, uint64_t seed, int64_t budget, PlaceRun *out, Err *e)
 {
     memset(out, 0, sizeof *out);
     const Graph *g = p->g;
-    PlaceCtx ctx = {g, p->gr, p->c, seed};
+    int64_t simulated = 0;
+    PlaceCtx ctx = {g, p->gr, p->c, seed, budget, &simulated};
     int *dev = xnew_array((size_t)g->n_nodes, sizeof *dev);
     double t0 = util_now();
     if (m->fn(&ctx, dev, e) != 0) {
@@ -39,6 +40,7 @@ int place_run(const Problem *p, const PlaceMethod *m, uint64_t seed, PlaceRun *o
         }
     out->method = m->name;
     out->seconds = seconds;
+    out->placements = simulated;
     out->op_device = dev;
     score(p, out);
     return 0;

@@ -20,12 +20,14 @@ typedef struct PlaceRun {
     int64_t *peak_memory_bytes;  /* per device */
     int *op_device;              /* per op */
     int *group_device;           /* per group (each group's first op's device) */
+    int64_t placements;          /* placements the method simulated (a search's budget spent; 0 otherwise) */
 } PlaceRun;
 
-/* Runs m on p (which needs its grouping and simulator) with seed. Returns
- * 0 with out filled, or -1 with e set ("METHOD: ..."); out then owns
- * nothing. */
-int place_run(const Problem *p, const PlaceMethod *m, uint64_t seed, PlaceRun *out, Err *e);
+/* Runs m on p (which needs its grouping and simulator) with seed, and for
+ * the search methods a budget of placements simulated (0: the default).
+ * Returns 0 with out filled, or -1 with e set ("METHOD: ..."); out then
+ * owns nothing. */
+int place_run(const Problem *p, const PlaceMethod *m, uint64_t seed, int64_t budget, PlaceRun *out, Err *e);
 /* Scores a per-group placement found elsewhere (a policy, training) as the
  * row `name`, taking `seconds`. */
 void place_run_groups(const Problem *p, const char *name, const int *group_device, double seconds,

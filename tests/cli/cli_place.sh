@@ -43,5 +43,30 @@ usage_error "compare unknown method" compare "$graph" --methods single,nonsense
 run compare "$graph" --devices 2 --methods single,round-robin
 expect_rc "compare (text)" 0 && { grep -q "lower bound" "$tmp/out" && pass || fail "compare (text)" "no lower bound row"; }
 
+
+# the local searches: --budget, deterministic for a seed, at least as good as
+# the best heuristic, and the budget reported in --json
+for m in anneal ils; do
+    run place "$graph" --method "$m" --devices 2 --budget 300 --seed 4 --json
+    expect_rc "place --method $m --budget" 0 || continue
+    cp "$tmp/out" "$tmp/$m.a"
+    run place "$graph" --method "$m" --devices 2 --budget 300 --seed 4 --json
+    expect_rc "place --method $m again" 0 || continue
+    if cmp -s <(grep -v seconds "$tmp/$m.a") <(grep -v seconds "$tmp/out"); then pass; else fail "place --method $m deterministic" "two runs with --seed 4 differ"; fi
+done
+run compare "$graph" --devices 2 --budget 300 --json
+expect_rc "compare --budget" 0 && pycheck "compare: the searches at least as good as every heuristic, budgets reported" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = {m["method"]: m for m in d["methods"]}
+best = min(m["runtime_us"] for k, m in rows.items() if k not in ("anneal", "ils") and not m["oom"])
+for s in ("anneal", "ils"):
+    assert rows[s]["runtime_us"] <= best, (s, rows[s]["runtime_us"], best)
+    assert rows[s]["placements"] == 300, (s, rows[s]["placements"])
+assert rows["heft"]["placements"] == 0
+' "$tmp/out"
+usage_error "compare --budget 0" compare "$graph" --budget 0
+usage_error "place --budget x" place "$graph" --method anneal --budget x
+
 echo "place: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

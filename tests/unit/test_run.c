@@ -89,7 +89,7 @@ TEST(place_run_times_checks_and_simulates)
     const PlaceMethod *m = place_methods(&n);
     for (int k = 0; k < n; k++) {
         PlaceRun r;
-        CHECK_MSG(place_run(&p, &m[k], 3, &r, &e) == 0, "%s: %s", m[k].name, e.msg);
+        CHECK_MSG(place_run(&p, &m[k], 3, 500, &r, &e) == 0, "%s: %s", m[k].name, e.msg);
         CHECK(strcmp(r.method, m[k].name) == 0);
         CHECK(r.seconds >= 0);
         /* the same numbers as simulating the placement directly */
@@ -137,10 +137,10 @@ TEST(place_run_refuses_bad_methods)
     REQUIRE(problem_load(&p, &s, &e) == 0);
     PlaceRun r;
     PlaceMethod oor = {"oor", "out of range", place_out_of_range}, fail = {"failing", "fails", place_failing};
-    CHECK(place_run(&p, &oor, 0, &r, &e) == -1);
+    CHECK(place_run(&p, &oor, 0, 0, &r, &e) == -1);
     CHECK_MSG(strstr(e.msg, "oor: placed op") && strstr(e.msg, "on device 2 of 2"), "%s", e.msg);
     CHECK(r.op_device == NULL);
-    CHECK(place_run(&p, &fail, 0, &r, &e) == -1);
+    CHECK(place_run(&p, &fail, 0, 0, &r, &e) == -1);
     CHECK_MSG(strcmp(e.msg, "failing: the library said no") == 0, "%s", e.msg);
     problem_free(&p);
 }
@@ -200,7 +200,7 @@ TEST(train_seed_from_method_sets_the_best)
     const TrainBest *b = train_best_find(&ts, p.g, p.gr->n_groups);
     REQUIRE(b != NULL);
     PlaceRun r;
-    REQUIRE(place_run(&p, m, cfg.seed, &r, &e) == 0);
+    REQUIRE(place_run(&p, m, cfg.seed, 0, &r, &e) == 0);
     CHECK_EXACT(b->runtime_us, r.runtime_us);
     CHECK(memcmp(b->group_device, r.group_device, (size_t)p.gr->n_groups * sizeof *r.group_device) == 0);
     CHECK(train_best_find(&ts, p.g, p.gr->n_groups + 1) == NULL);

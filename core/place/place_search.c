@@ -1,0 +1,228 @@
+/* place_search: local search over single-group moves, started from the best
+ * heuristic's placement: simulated annealing (anneal) and iterated
+ * first-improvement local search with perturbation (ils).
+ *
+ * Both score a placement as the agent does by default: the simulator's
+ * runtime plus 2 s per GB that a device's peak memory exceeds its memory,
+ * so that they are memory-aware. Every placement simulated counts against
+ * ctx->budget, the heuristics' placements of the start included, and the
+ * count is reported in *ctx->simulated. Deterministic for a seed. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "place_methods.h"
+#include "sim.h"
+
+#define OOM_PENALTY_US_PER_BYTE 2e-3 /* 2 s per GB, as the agent's default */
+
+typedef struct Search {
+    const PlaceCtx *ctx;
+    Sim *sim;
+    int n, nd;          /* groups, devices */
+    int64_t budget, used;
+    int *op;            /* per op: the placement being simulated */
+    int *cur;           /* per group: the current placement */
+    double cur_score;
+    int *best;          /* per group: the best placement seen */
+    double best_score;
+    const char *start;  /* the method whose placement started the search */
+    Rng rng;
+} Search;
+
+double place_score(const Cluster *c, const SimResult *r)
+{
+    double over = 0;
+    for (int d = 0; d < c->n_devices; d++) {
+        double x = (double)r->peak_memory_bytes[d] - (double)c->devices[d].memory_bytes;
+        if (x > 0)
+            over += x;
+    }
+    return r->makespan_us + OOM_PENALTY_US_PER_BYTE * over;
+}
+
+/* Simulates the per-group placement gd (one placement of the budget). */
+static double evaluate(Search *s, const int *gd)
+{
+    group_expand(s->ctx->gr, gd, s->op);
+    s->used++;
+    return place_score(s->ctx->c, sim_run(s->sim, s->op));
+}
+
+static void note(Search *s, const int *gd, double score)
+{
+    if (score < s->best_score) {
+        s->best_score = score;
+        memcpy(s->best, gd, (size_t)s->n * sizeof *gd);
+    }
+}
+
+static void search_init(Search *s, const PlaceCtx *ctx)
+{
+    memset(s, 0, sizeof *s);
+    s->ctx = ctx;
+    s->n = ctx->gr->n_groups;
+    s->nd = ctx->c->n_devices;
+    s->budget = ctx->budget > 0 ? ctx->budget : PLACE_DEFAULT_BUDGET;
+    s->sim = sim_new(ctx->g, ctx->c);
+    s->op = XMALLOC(int, ctx->g->n_nodes);
+    s->cur = XNEW(int, s->n);
+    s->best = XNEW(int, s->n);
+    s->best_score = INFINITY;
+    rng_seed(&s->rng, ctx->seed);
+}
+
+/* Writes the best placement and the count, frees the workspace. */
+static void search_done(Search *s, int *op_device)
+{
+    group_expand(s->ctx->gr, s->best, op_device);
+    if (s->ctx->simulated)
+        *s->ctx->simulated = s->used;
+    sim_free(s->sim);
+    free(s->op);
+    free(s->cur);
+    free(s->best);
+}
+
+/* The start: every heuristic's placement (not the searches'), simulated
+ * while the budget lasts; the best one becomes the current placement. A
+ * heuristic that fails is passed over; with none, every group on device 0. */
+static void search_start(Search *s)
+{
+    int n_methods;
+    const PlaceMethod *m = place_methods(&n_methods);
+    int *dev = XMALLOC(int, s->ctx->g->n_nodes);
+    int *gd = XMALLOC(int, s->n);
+    for (int k = 0; k < n_methods && s->used < s->budget; k++) {
+        Err ignored;
+        if (place_is_search(&m[k]) || m[k].fn(s->ctx, dev, &ignored) != 0)
+            continue;
+        int ok = 1;
+        for (int i = 0; i < s->ctx->g->n_nodes && ok; i++)
+            ok = dev[i] >= 0 && dev[i] < s->nd;
+        if (!ok)
+            continue;
+        group_collapse(s->ctx->gr, dev, gd);
+        double score = evaluate(s, gd);
+        if (score < s->best_score)
+            s->start = m[k].name;
+        note(s, gd, score);
+    }
+    if (!s->start) { /* nothing ran (a budget of 0 is not possible: at least one placement) */
+        memset(gd, 0, (size_t)s->n * sizeof *gd);
+        note(s, gd, evaluate(s, gd));
+    }
+    memcpy(s->cur, s->best, (size_t)s->n * sizeof *s->cur);
+    s->cur_score = s->best_score;
+    free(gd);
+    free(dev);
+}
+
+/* A device for group k other than its current one, uniformly. */
+static int other_device(Search *s, int k)
+{
+    int d = (int)rng_below(&s->rng, (uint64_t)(s->nd - 1));
+    return d >= s->cur[k] ? d + 1 : d;
+}
+
+/* Simulated annealing: a random single-group move is kept when it is no
+ * worse, or with probability exp(-delta / T); T falls geometrically from
+ * 1% to 0.001% of the start's score over the budget left. */
+int place_anneal(const PlaceCtx *ctx, int *op_device, Err *e)
+{
+    (void)e;
+    Search s;
+    search_init(&s, ctx);
+    search_start(&s);
+    int64_t first = s.used, total = s.budget - s.used;
+    double t0 = 1e-2 * s.cur_score, t1 = 1e-5 * s.cur_score;
+    while (s.nd > 1 && s.n > 0 && s.used < s.budget) {
+        double frac = total > 0 ? (double)(s.used - first) / (double)total : 1;
+        double temp = t0 * pow(t1 / t0, frac);
+        int k = (int)rng_below(&s.rng, (uint64_t)s.n), old = s.cur[k];
+        s.cur[k] = other_device(&s, k);
+        double score = evaluate(&s, s.cur), delta = score - s.cur_score;
+        if (delta <= 0 || rng_uniform(&s.rng) < exp(-delta / temp)) {
+            s.cur_score = score;
+            note(&s, s.cur, score);
+        } else {
+            s.cur[k] = old;
+        }
+    }
+    search_done(&s, op_device);
+    return 0;
+}
+
+/* First-improvement local search from the current placement: the groups in
+ * a random order, for each the other devices from a random one on; the
+ * first move that lowers the score is kept and the scan goes on with the
+ * next group. Ends at a local optimum (a pass without a move) or when the
+ * budget is spent. */
+static void local_search(Search *s, int *order)
+{
+    int moved = 1;
+    while (moved && s->used < s->budget) {
+        moved = 0;
+        for (int i = s->n - 1; i > 0; i--) { /* Fisher-Yates */
+            int j = (int)rng_below(&s->rng, (uint64_t)i + 1), t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+        for (int i = 0; i < s->n && s->used < s->budget; i++) {
+            int k = order[i], old = s->cur[k];
+            int o = (int)rng_below(&s->rng, (uint64_t)(s->nd - 1));
+            for (int j = 0; j < s->nd - 1 && s->used < s->budget; j++) {
+                int d = (o + j) % (s->nd - 1);
+                s->cur[k] = d >= old ? d + 1 : d;
+                double score = evaluate(s, s->cur);
+                if (score < s->cur_score) {
+                    s->cur_score = score;
+                    note(s, s->cur, score);
+                    moved = 1;
+                    break;
+                }
+                s->cur[k] = old;
+            }
+        }
+    }
+}
+
+/* Iterated local search: local search to a local optimum, then a kick of
+ * max(2, groups / 20) random moves from the best placement seen, and again,
+ * until the budget is spent. */
+int place_ils(const PlaceCtx *ctx, int *op_device, Err *e)
+{
+    (void)e;
+    Search s;
+    search_init(&s, ctx);
+    search_start(&s);
+    int *order = XMALLOC(int, s.n);
+    for (int k = 0; k < s.n; k++)
+        order[k] = k;
+    int kick = s.n / 20 > 2 ? s.n / 20 : 2;
+    while (s.nd > 1 && s.n > 0 && s.used < s.budget) {
+        local_search(&s, order);
+        if (s.used >= s.budget)
+            break;
+        memcpy(s.cur, s.best, (size_t)s.n * sizeof *s.cur);
+        for (int j = 0; j < kick; j++) {
+            int k = (int)rng_below(&s.rng, (uint64_t)s.n);
+            s.cur[k] = other_device(&s, k);
+        }
+        s.cur_score = evaluate(&s, s.cur);
+        note(&s, s.cur, s.cur_score);
+    }
+    free(order);
+    search_done(&s, op_device);
+    return 0;
+}
+
+static const PlaceMethod search_methods[] = {PLACE_SEARCH_METHODS};
+
+int place_is_search(const PlaceMethod *m)
+{
+    for (size_t k = 0; k < sizeof search_methods / sizeof search_methods[0]; k++)
+        if (m->fn == search_methods[k].fn)
+            return 1;
+    return 0;
+}

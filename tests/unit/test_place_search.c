@@ -1,0 +1,115 @@
+/* The local searches (anneal, ils; core/place/place_search.c): deterministic
+ * per seed, spend exactly their budget, never worse than the best heuristic
+ * they start from, and memory-aware. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "place.h"
+#include "place_run.h"
+#include "problem.h"
+#include "test.h"
+
+static const char *const SEARCHES[] = {"anneal", "ils"};
+
+/* The best score of the heuristics on p (what the searches start from). */
+static double best_heuristic_score(const Problem *p)
+{
+    int n;
+    const PlaceMethod *m = place_methods(&n);
+    double best = INFINITY;
+    for (int k = 0; k < n; k++) {
+        PlaceRun r;
+        Err e;
+        if (place_is_search(&m[k]) || place_run(p, &m[k], 0, 0, &r, &e) != 0)
+            continue;
+        double s = place_score(p->c, sim_run(p->sim, r.op_device));
+        if (s < best)
+            best = s;
+        place_run_free(&r);
+    }
+    return best;
+}
+
+TEST(place_search_methods_are_listed_last)
+{
+    int n;
+    const PlaceMethod *m = place_methods(&n);
+    REQUIRE(n >= 2);
+    CHECK(strcmp(m[n - 2].name, "anneal") == 0 && strcmp(m[n - 1].name, "ils") == 0);
+    for (int k = 0; k < n; k++)
+        CHECK_MSG(place_is_search(&m[k]) == (k >= n - 2), "%s", m[k].name);
+}
+
+TEST(place_search_is_deterministic_and_spends_its_budget)
+{
+    Problem p;
+    Err e = {{0}};
+    ProblemSpec s = {.graph_path = "graphs/inception_v3.json", .n_devices = 4};
+    REQUIRE_MSG(problem_load(&p, &s, &e) == 0, "%s", e.msg);
+    double start = best_heuristic_score(&p);
+    for (int k = 0; k < 2; k++) {
+        const PlaceMethod *m = place_find(SEARCHES[k]);
+        REQUIRE(m != NULL);
+        PlaceRun a, b, c;
+        REQUIRE(place_run(&p, m, 7, 400, &a, &e) == 0);
+        REQUIRE(place_run(&p, m, 7, 400, &b, &e) == 0);
+        CHECK_MSG(memcmp(a.op_device, b.op_device, (size_t)p.g->n_nodes * sizeof *a.op_device) == 0,
+                  "%s: two runs with one seed differ", m->name);
+        CHECK_EXACT(a.runtime_us, b.runtime_us);
+        CHECK_INT(a.placements, 400); /* the heuristics' placements of the start included */
+        /* never worse than its start */
+        double got = place_score(p.c, sim_run(p.sim, a.op_device));
+        CHECK_MSG(got <= start, "%s: %.17g is worse than the best heuristic's %.17g", m->name, got, start);
+        /* a budget smaller than the heuristics: only that many placements */
+        REQUIRE(place_run(&p, m, 7, 3, &c, &e) == 0);
+        CHECK_INT(c.placements, 3);
+        place_run_free(&a);
+        place_run_free(&b);
+        place_run_free(&c);
+    }
+    problem_free(&p);
+}
+
+TEST(place_search_improves_on_the_heuristics)
+{
+    Problem p;
+    Err e = {{0}};
+    ProblemSpec s = {.graph_path = "graphs/toy/crown.json", .n_devices = 2};
+    REQUIRE_MSG(problem_load(&p, &s, &e) == 0, "%s", e.msg);
+    double start = best_heuristic_score(&p);
+    for (int k = 0; k < 2; k++) {
+        PlaceRun r;
+        REQUIRE(place_run(&p, place_find(SEARCHES[k]), 1, 3000, &r, &e) == 0);
+        CHECK_MSG(r.runtime_us < start, "%s: %.1f is not below the best heuristic's %.1f", SEARCHES[k],
+                  r.runtime_us, start);
+        place_run_free(&r);
+    }
+    problem_free(&p);
+}
+
+TEST(place_search_is_memory_aware)
+{
+    /* device 0 is four times faster but holds 2 MB: the fastest placements
+     * run out of its memory; device 1 holds everything */
+    Cluster *c = cluster_default(2);
+    c->devices[0].speed = 4;
+    c->devices[0].memory_bytes = 2000000;
+    Problem p;
+    Err e = {{0}};
+    ProblemSpec s = {.graph_path = "graphs/toy/crown.json", .cluster = c};
+    REQUIRE_MSG(problem_load(&p, &s, &e) == 0, "%s", e.msg);
+    PlaceRun single;
+    REQUIRE(place_run(&p, place_find("single"), 0, 0, &single, &e) == 0);
+    CHECK_MSG(single.oom, "the trap: everything on the fast device must run out of memory");
+    place_run_free(&single);
+    for (int k = 0; k < 2; k++) {
+        PlaceRun r;
+        REQUIRE(place_run(&p, place_find(SEARCHES[k]), 1, 2000, &r, &e) == 0);
+        CHECK_MSG(!r.oom, "%s: out of memory (peak %lld of %lld bytes on device 0)", SEARCHES[k],
+                  (long long)r.peak_memory_bytes[0], (long long)c->devices[0].memory_bytes);
+        place_run_free(&r);
+    }
+    problem_free(&p);
+    cluster_free(c);
+}
