@@ -309,9 +309,11 @@ void app_run_baselines(App *a)
     int n;
     const PlaceMethod *m = place_methods(&n);
     a->base.rows = xnew_array((size_t)n, sizeof *a->base.rows);
+    int64_t budget = APP_SEARCH_WORK / (a->data.pb.g->n_nodes > 0 ? a->data.pb.g->n_nodes : 1);
+    a->base.budget = budget < 100 ? 100 : budget > APP_SEARCH_BUDGET ? APP_SEARCH_BUDGET : budget;
     for (int k = 0; k < n; k++) {
         Err e = {{0}};
-        if (place_run(&a->data.pb, &m[k], a->data.ep->seed, APP_SEARCH_BUDGET, &a->base.rows[a->base.n], &e) == 0)
+        if (place_run(&a->data.pb, &m[k], a->data.ep->seed, a->base.budget, &a->base.rows[a->base.n], &e) == 0)
             a->base.n++; /* a method that fails is left out */
     }
     place_run_sort(a->base.rows, a->base.n);

@@ -34,9 +34,11 @@
 #include "train.h"
 
 /* Placements the local searches (anneal, ils) may simulate in the
- * explorer's baselines table: a few seconds on the bundled graphs. */
+ * explorer's baselines table: APP_SEARCH_WORK op simulations, between 100
+ * and 2 000 placements, so that the table takes seconds even on large
+ * graphs (2 000 on inception_v3, 575 on nmt, 100 on a 100 000-op graph). */
 #define APP_SEARCH_BUDGET 2000
-
+#define APP_SEARCH_WORK 4000000
 typedef enum AppPane {
     PANE_GRAPH, PANE_TIMELINE, PANE_POLICY, PANE_DEVICES, PANE_HISTORY, PANE_INSPECTOR, PANE_COUNT
 } AppPane;
@@ -139,6 +141,7 @@ typedef struct AppMessage {
 typedef struct AppBaselines {
     int ran;                  /* app_run_baselines has run */
     PlaceRun *rows;           /* place_run rows, by runtime */
+    int64_t budget;           /* the local searches' budget in placements */
     int n;
 } AppBaselines;
 

@@ -208,7 +208,7 @@ static int baselines_key(App *a, int key)
 static void baselines_draw(const App *a, Grid *g)
 {
     const AppBaselines *base = &a->base;
-    GridRect in = dialog_box(g, centred(g, 64, base->n + 6),
+    GridRect in = dialog_box(g, centred(g, 64, base->n + 7),
                              a->dialog.kind == DLG_START_FROM ? "Start an episode from (Enter)" :
                                                                 "Baselines (Enter: start from it, Esc: close)");
     char line[160], b1[32], b2[32];
@@ -225,6 +225,9 @@ static void baselines_draw(const App *a, Grid *g)
     }
     snprintf(line, sizeof line, "this episode: %s now, best %s", util_fmt_time(b1, a->data.ep->runtime_us),
              util_fmt_time(b2, a->data.ep->best_runtime_us));
+    if (y < in.y + in.h)
+        grid_text_fit(g, in.x, y++, line, in.w, GS_DIM);
+    snprintf(line, sizeof line, "anneal, ils: local search, %lld placements simulated each", (long long)base->budget);
     if (y < in.y + in.h)
         grid_text_fit(g, in.x, y, line, in.w, GS_DIM);
 }
