@@ -12,6 +12,11 @@ policies (graphs/policies/, trained by graphs/policies/train.sh):
 
 Writes tests/results/agent.json and tests/results/agent.md.
     /usr/bin/python3 tests/agent_results.py [./placeto] [--episodes N] [--part single|generalization]
+                                            [--family F]
+--family F redoes the generalization rows of family F alone and keeps the
+others from tests/results/agent.json. The baselines here are the heuristics
+(the local searches, anneal and ils, are compared in the README's baseline
+table and learning study).
 """
 import glob
 import json
@@ -41,8 +46,11 @@ def summary(path):
     return lines[-1]
 
 
+HEURISTICS = "single,random,round-robin,expert,m-topo,m-etf,heft,metis,scotch"
+
+
 def compare(prog, graph, devices, policy=None):
-    args = ["compare", graph, "--devices", str(devices), "--json"]
+    args = ["compare", graph, "--devices", str(devices), "--json", "--methods", HEURISTICS]
     if policy:
         args += ["--policy", policy, "--samples", str(SAMPLES)]
     return json.loads(run(prog, *args))
@@ -77,10 +85,10 @@ def single_graphs(prog):
     return out
 
 
-def generalization(prog, episodes):
+def generalization(prog, episodes, families=FAMILIES):
     out = []
     tmp = tempfile.mkdtemp()
-    for fam in FAMILIES:
+    for fam in families:
         pol = "graphs/policies/family_%s.json" % fam
         if not os.path.exists(os.path.join(ROOT, pol)):
             print("agent_results.py: %s missing, skipped" % pol, file=sys.stderr)
@@ -163,6 +171,7 @@ def main(argv):
     prog = "./placeto"
     episodes = HELDOUT_EPISODES
     part = "all"
+    family = None
     args = argv[1:]
     if args and not args[0].startswith("--"):
         prog = args.pop(0)
@@ -172,6 +181,11 @@ def main(argv):
             episodes = int(args.pop(0))
         elif opt == "--part":
             part = args.pop(0)
+        elif opt == "--family":
+            family = args.pop(0)
+            if family not in FAMILIES:
+                sys.exit("agent_results.py: --family: expected one of %s" % ", ".join(FAMILIES))
+            part = "family"
         else:
             sys.exit("agent_results.py: unknown option %s" % opt)
     res = os.path.join(ROOT, "tests/results")
@@ -182,6 +196,11 @@ def main(argv):
             old = json.load(f)
     single = single_graphs(prog) if part in ("all", "single") else old["single"]
     gen = generalization(prog, episodes) if part in ("all", "generalization") else old["generalization"]
+    if part == "family":  # the family's rows anew, in the family's place
+        new = generalization(prog, episodes, [family])
+        gen = [r for r in gen if r["family"] != family]
+        at = next((i for i, r in enumerate(old["generalization"]) if r["family"] == family), len(gen))
+        gen[at:at] = new
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
         json.dump({"single": single, "generalization": gen}, f, indent=1)
