@@ -38,12 +38,18 @@
 
 void openblas_set_num_threads(int n); /* OpenBLAS's own entry point */
 
+static int default_blas = 1;
+
 void nn_blas_init(void)
 {
     const char *env = getenv("OPENBLAS_NUM_THREADS");
     if (!env || !*env)
         openblas_set_num_threads(1);
+    const char *k = getenv("PLACETO_KERNELS");
+    default_blas = !(k && strcmp(k, "plain") == 0);
 }
+
+int nn_default_blas(void) { return default_blas; }
 
 void nn_params_init(NnParams *p)
 {

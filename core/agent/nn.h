@@ -45,6 +45,11 @@ NN_DECLARE(double, d)
 
 /* Sets OpenBLAS to one thread unless OPENBLAS_NUM_THREADS is set. */
 void nn_blas_init(void);
+/* The kernels a new policy uses: 1 (BLAS) unless PLACETO_KERNELS=plain was
+ * set when nn_blas_init ran. BLAS libraries pick their kernels by CPU, so
+ * the same training gives other bits on another machine; the plain loops
+ * are compiled into placeto and give the same bits wherever it runs. */
+int nn_default_blas(void);
 
 /* --- parameter store --------------------------------------------------- */
 

@@ -103,7 +103,7 @@ Policy *policy_new(const PolicyArch *a, uint64_t seed, Err *e)
     }
     Policy *pol = xcalloc(1, sizeof *pol);
     pol->arch = *a;
-    pol->blas = 1;
+    pol->blas = nn_default_blas();
     declare_tensors(&pol->p, a);
     if (pol->p.n_tensors != P_COUNT)
         util_die("policy: %d tensors registered, expected %d", pol->p.n_tensors, P_COUNT);

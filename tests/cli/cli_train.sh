@@ -155,5 +155,19 @@ jsonok "train --json with a quoted graph name" train "$tmp/q.json" --episodes 2 
 jsonok "compare --json with a quoted graph name" compare "$tmp/q.json" --json
 jsonok "info --json with a quoted graph name" info "$tmp/q.json" --json
 
+# PLACETO_KERNELS=plain: the network's own loops instead of BLAS, so that a
+# training gives the same bytes whichever kernels OpenBLAS picks for the CPU
+# (OPENBLAS_CORETYPE stands in for another machine here)
+for ct in Prescott Haswell; do
+    PLACETO_KERNELS=plain OPENBLAS_CORETYPE=$ct run train graphs/inception_v3.json --episodes 2 --seed 2 -o "$tmp/plain_$ct.json"
+    expect_rc "train with PLACETO_KERNELS=plain ($ct)" 0 && pass
+done
+run train graphs/inception_v3.json --episodes 2 --seed 2 -o "$tmp/blas.json"
+expect_rc "train with BLAS" 0 && pass
+if cmp -s "$tmp/plain_Prescott.json" "$tmp/plain_Haswell.json"; then pass; else
+    fail "plain kernels" "the policy differs with the OpenBLAS kernels chosen"; fi
+if ! cmp -s "$tmp/plain_Prescott.json" "$tmp/blas.json"; then pass; else
+    fail "plain kernels" "PLACETO_KERNELS=plain gave BLAS's bytes: the switch did nothing"; fi
+
 echo "train: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
