@@ -1,0 +1,75 @@
+#!/usr/bin/python3
+"""Zero-shot on family members nobody has seen: generates new members of each
+family with importer seeds past the bundled 32 (so nothing can have been tuned
+to them; needs Debian's python3-torch), and places each with the family's
+bundled policy (greedy and 8 sampled episodes, no training) next to one
+device and the best heuristic. Writes tests/results/fresh.{json,md}.
+
+    /usr/bin/python3 bench/fresh_families.py [./placeto] [--seeds FIRST COUNT]
+"""
+import concurrent.futures
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+PROG = "./placeto"
+FIRST, COUNT = 100, 8
+FAMILIES = [("enas-cifar10", "enas_cifar10"), ("enas-ptb", "enas_ptb"), ("nmt", "nmt_variant")]
+HEURISTICS = "single,random,round-robin,expert,m-topo,m-etf,heft,metis,scotch"
+args = sys.argv[1:]
+if args and not args[0].startswith("--"):
+    PROG = args.pop(0)
+if args[:1] == ["--seeds"]:
+    FIRST, COUNT = int(args[1]), int(args[2])
+
+
+def generate(job):
+    model, seed, path = job
+    subprocess.run(["/usr/bin/python3", "graphs/import/torch_graph.py", "--model", model, "--seed", str(seed),
+                    "-o", path], check=True, capture_output=True)
+    return path
+
+
+def main():
+    tmp = tempfile.mkdtemp()
+    jobs = [(model, s, os.path.join(tmp, "%s_%d.json" % (model, s)))
+            for _, model in FAMILIES for s in range(FIRST, FIRST + COUNT)]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        list(pool.map(generate, jobs))
+    rows = []
+    for fam, model in FAMILIES:
+        for s in range(FIRST, FIRST + COUNT):
+            path = os.path.join(tmp, "%s_%d.json" % (model, s))
+            r = subprocess.run([PROG, "compare", path, "--devices", "2", "--json", "--methods", HEURISTICS,
+                                "--policy", "graphs/policies/family_%s.json" % fam, "--samples", "8"],
+                               check=True, capture_output=True, text=True)
+            d = json.loads(r.stdout)
+            by = {m["method"]: m for m in d["methods"]}
+            heur = [m for m in d["methods"] if not m["method"].startswith("placeto")]
+            best = min(heur, key=lambda m: (m["oom"], m["runtime_us"]))
+            rows.append({"family": fam, "seed": s, "graph": d["graph"], "lower_bound_us": d["lower_bound_us"],
+                         "single_us": d["single_us"], "best_heuristic": best["method"],
+                         "best_heuristic_us": best["runtime_us"], "zero_shot_us": by["placeto"]["runtime_us"]})
+    os.makedirs("tests/results", exist_ok=True)
+    with open("tests/results/fresh.json.tmp", "w") as f:
+        json.dump(rows, f, indent=1)
+        f.write("\n")
+    os.replace("tests/results/fresh.json.tmp", "tests/results/fresh.json")
+    md = ["Family members generated with importer seeds %d–%d (never bundled, never trained on), 2 default "
+          "devices; means over the %d members of runtime / lower bound." % (FIRST, FIRST + COUNT - 1, COUNT), "",
+          "| family | single | best heuristic | family policy zero-shot | zero-shot worse than one device |",
+          "|---|---|---|---|---|"]
+    for fam, _ in FAMILIES:
+        rs = [r for r in rows if r["family"] == fam]
+        mean = lambda k: sum(r[k] / r["lower_bound_us"] for r in rs) / len(rs)
+        worse = sum(r["zero_shot_us"] > r["single_us"] for r in rs)
+        md.append("| %s | %.2f | %.2f | %.2f | %d of %d |" % (fam, mean("single_us"), mean("best_heuristic_us"),
+                                                             mean("zero_shot_us"), worse, len(rs)))
+    with open("tests/results/fresh.md", "w") as f:
+        f.write("\n".join(md) + "\n")
+    print("\n".join(md))
+
+
+main()
