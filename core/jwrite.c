@@ -91,6 +91,12 @@ void jw_null(JWriter *w)
     fputs("null", w->f);
 }
 
+FILE *jw_value_stream(JWriter *w)
+{
+    before_item(w);
+    return w->f;
+}
+
 void jw_break(JWriter *w) { w->breaking = 1; }
 
 void jw_finish(JWriter *w)

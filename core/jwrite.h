@@ -42,6 +42,9 @@ void jw_number(JWriter *w, double x);
 void jw_int(JWriter *w, int64_t x);
 void jw_bool(JWriter *w, int b);
 void jw_null(JWriter *w);
+/* For a value written by another JSON writer (a file format's printer):
+ * places what goes before a value and returns the stream to write it to. */
+FILE *jw_value_stream(JWriter *w);
 /* The next member or element goes on a new line. */
 void jw_break(JWriter *w);
 /* Closes whatever is open, ends the line and flushes. */

@@ -138,10 +138,9 @@ static int run_place(int argc, char **argv)
         jw_key(&w, "placements");
         jw_int(&w, row->placements);
         jw_break(&w);
-        jw_key(&w, "placement");
-        fflush(stdout);
-        placement_print(&p, pb.g, pb.c, stdout); /* the placeto-placement file, as written with -o */
-        puts("}");
+        jw_key(&w, "placement"); /* the placeto-placement file, as written with -o */
+        placement_print(&p, pb.g, pb.c, jw_value_stream(&w));
+        jw_finish(&w);
     } else {
         char b1[32];
         double lb = bound_lower(pb.g, pb.c);

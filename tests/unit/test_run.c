@@ -259,6 +259,18 @@ static void fill_breaks(JWriter *w)
     jw_finish(w);
 }
 
+static void fill_foreign(JWriter *w)
+{
+    jw_object(w);
+    jw_key(w, "a");
+    jw_int(w, 1);
+    jw_key(w, "raw");
+    fputs("{\"x\": [2]}", jw_value_stream(w));
+    jw_key(w, "b");
+    jw_bool(w, 0);
+    jw_finish(w);
+}
+
 TEST(jwrite_escapes_and_separates)
 {
     char *t = jw_text(fill_escapes);
@@ -268,5 +280,8 @@ TEST(jwrite_escapes_and_separates)
     free(t);
     t = jw_text(fill_breaks);
     CHECK_MSG(strcmp(t, "{\"rows\": [\n  {\"k\": 0},\n  {\"k\": 1}]}\n") == 0, "%s", t);
+    free(t);
+    t = jw_text(fill_foreign); /* a value another writer prints */
+    CHECK_MSG(strcmp(t, "{\"a\": 1, \"raw\": {\"x\": [2]}, \"b\": false}\n") == 0, "%s", t);
     free(t);
 }
