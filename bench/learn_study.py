@@ -1,19 +1,31 @@
 #!/usr/bin/python3
-"""What makes the Placeto agent learn: one training run per configuration on
-one graph, each judged three ways, because the best placement any training
-episode happened to see is not what the trained policy does:
+"""What makes the Placeto agent learn: one training run per configuration,
+each judged four ways, because the best placement any training episode
+happened to see is not what the trained policy does:
 
   best seen      the best placement simulated during training (and after how
                  many placements), the figure the bundled results report;
-  greedy         the trained policy run once, greedily, from the default
-                 start (the fixed random placement): what the policy itself
+  greedy         the trained policy run once, greedily, from its default
+                 start (the one its file records): what the policy itself
                  has learned;
-  best of 8      the trained policy, greedy then 8 sampled episodes.
+  best of 8      the trained policy, greedy then 8 sampled episodes;
+  refine         the trained policy, greedy then 8 sampled episodes, from the
+                 best heuristic's placement (never worse than it).
 
-Every row is one command (printed in the table) and deterministic for its
-seed. Writes tests/results/learn_study.{json,md}.
+Two parts:
 
-    /usr/bin/python3 bench/learn_study.py [./placeto] [--graph G] [--devices N] [--episodes K]
+  configs   configurations on one graph (default inception_v3, 2 devices):
+            the paper's settings and their variations, then the tuned
+            preset with each of its changes undone one at a time;
+  across    the paper's and the tuned presets on inception_v3, nasnet and
+            nmt with 2 and 4 devices and on two family graphs, next to the
+            heuristics and the local searches.
+
+Every row is one command (kept in the JSON) and deterministic for its seed.
+Writes tests/results/learn_study_PART.{json,md}.
+
+    /usr/bin/python3 bench/learn_study.py [./placeto] [--part configs|across] [--graph G]
+                                          [--devices N] [--episodes K] [--jobs J]
 """
 import concurrent.futures
 import json
@@ -23,38 +35,68 @@ import sys
 import tempfile
 
 PROG = "./placeto"
-GRAPH, DEVICES, EPISODES = "graphs/inception_v3.json", 2, 300
+PART, GRAPH, DEVICES, EPISODES, JOBS = "configs", "graphs/inception_v3.json", 2, 300, os.cpu_count() or 1
 args = sys.argv[1:]
 if args and not args[0].startswith("--"):
     PROG = args.pop(0)
 while args:
-    k, v = args.pop(0), args.pop(0)
-    if k == "--graph":
+    k = args.pop(0)
+    if not args:
+        sys.exit("learn_study.py: %s needs a value" % k)
+    v = args.pop(0)
+    if k == "--part":
+        PART = v
+    elif k == "--graph":
         GRAPH = v
     elif k == "--devices":
         DEVICES = int(v)
     elif k == "--episodes":
         EPISODES = int(v)
+    elif k == "--jobs":
+        JOBS = int(v)
     else:
         sys.exit("learn_study.py: unknown option %s" % k)
+if PART not in ("configs", "across"):
+    sys.exit("learn_study.py: --part is configs or across")
 
+PAPER = ["--preset", "paper"]
+TUNED = ["--preset", "tuned"]
 # name, training options (on top of --episodes, --devices, --seed 1)
 CONFIGS = [
-    ("reference settings (entropy 1)", []),
-    ("entropy 0.1", ["--entropy", "0.1"]),
-    ("entropy 0.01", ["--entropy", "0.01"]),
-    ("entropy 0.001", ["--entropy", "0.001"]),
-    ("entropy 0.001, decaying to 0", ["--entropy", "0.001", "--entropy-decay", str(EPISODES)]),
-    ("entropy 0.001, lr 0.0001", ["--entropy", "0.001", "--lr", "0.0001"]),
-    ("entropy 0.001, lr 0.003", ["--entropy", "0.001", "--lr", "0.003"]),
-    ("entropy 0.001, normalised advantages", ["--entropy", "0.001", "--normalize"]),
-    ("entropy 0.001, log-runtime rewards", ["--entropy", "0.001", "--log-runtime"]),
-    ("entropy 0.001, gamma 0.9", ["--entropy", "0.001", "--gamma", "0.9"]),
-    ("entropy 0.001, 2 passes", ["--entropy", "0.001", "--passes", "2"]),
-    ("entropy 0.001, start from the best so far", ["--entropy", "0.001", "--init", "best"]),
-    ("entropy 0.001, start from heft", ["--entropy", "0.001", "--init", "heft"]),
-    ("entropy 0.001, start from anneal", ["--entropy", "0.001", "--init", "anneal"]),
+    ("paper: reference settings (entropy 1)", PAPER),
+    ("paper, entropy 0.1", PAPER + ["--entropy", "0.1"]),
+    ("paper, entropy 0.01", PAPER + ["--entropy", "0.01"]),
+    ("paper, entropy 0.001", PAPER + ["--entropy", "0.001"]),
+    ("paper, entropy 0.001, decaying to 0", PAPER + ["--entropy", "0.001", "--entropy-decay", str(EPISODES)]),
+    ("paper, entropy 0.001, lr 0.0001", PAPER + ["--entropy", "0.001", "--lr", "0.0001"]),
+    ("paper, entropy 0.001, lr 0.003", PAPER + ["--entropy", "0.001", "--lr", "0.003"]),
+    ("paper, entropy 0.001, normalised advantages", PAPER + ["--entropy", "0.001", "--normalize"]),
+    ("paper, entropy 0.001, log-runtime rewards", PAPER + ["--entropy", "0.001", "--reward", "log"]),
+    ("paper, entropy 0.001, gamma 0.9", PAPER + ["--entropy", "0.001", "--gamma", "0.9"]),
+    ("paper, entropy 0.001, 2 passes", PAPER + ["--entropy", "0.001", "--passes", "2"]),
+    ("paper, entropy 0.001, start from the best so far", PAPER + ["--entropy", "0.001", "--init", "best"]),
+    ("paper, entropy 0.001, start from heft", PAPER + ["--entropy", "0.001", "--init", "heft"]),
+    ("paper, entropy 0.001, start from anneal", PAPER + ["--entropy", "0.001", "--init", "anneal"]),
+    ("tuned (the default): extended features, device 0 start, relative rewards, gamma 0, entropy 0.01", TUNED),
+    ("tuned, but the paper's features", TUNED + ["--features", "paper"]),
+    ("tuned, but the fixed random start", TUNED + ["--init", "random-fixed"]),
+    ("tuned, but rewards in seconds", TUNED + ["--reward", "seconds"]),
+    ("tuned, but gamma 1", TUNED + ["--gamma", "1"]),
+    ("tuned, but gamma 0.5", TUNED + ["--gamma", "0.5"]),
+    ("tuned, but entropy 0.1", TUNED + ["--entropy", "0.1"]),
+    ("tuned, but entropy 0.001", TUNED + ["--entropy", "0.001"]),
+    ("tuned, with normalised advantages", TUNED + ["--normalize"]),
+    ("tuned, with a random start per episode", TUNED + ["--init", "random-each"]),
+    ("tuned, from the best heuristic (then the best so far)", TUNED + ["--init", "heuristic"]),
+    ("tuned, accepting only improving moves", TUNED + ["--accept-improving"]),
+    ("tuned, accepting only improving moves, from the best heuristic", TUNED + ["--accept-improving", "--init",
+                                                                              "heuristic"]),
 ]
+ACROSS_GRAPHS = [("graphs/inception_v3.json", 2), ("graphs/inception_v3.json", 4), ("graphs/nasnet.json", 2),
+                 ("graphs/nasnet.json", 4), ("graphs/nmt.json", 2), ("graphs/nmt.json", 4),
+                 ("graphs/families/enas-ptb/enas_ptb_00.json", 2),
+                 ("graphs/families/nmt/nmt_variant_00.json", 2)]
+ACROSS_CONFIGS = [("paper", PAPER + ["--entropy", "0.001"]), ("tuned", TUNED)]
 
 
 def run(*a):
@@ -64,54 +106,96 @@ def run(*a):
     return r.stdout
 
 
-def study(cfg):
-    name, opts = cfg
+def place(graph, devices, *opts):
+    return json.loads(run("place", graph, "--devices", str(devices), "--json", *opts))
+
+
+def study(job):
+    name, graph, devices, opts = job
     with tempfile.TemporaryDirectory() as tmp:
         pol = os.path.join(tmp, "p.json")
-        train = ["train", GRAPH, "--devices", str(DEVICES), "--episodes", str(EPISODES), "--seed", "1"] + opts
+        train = ["train", graph, "--devices", str(devices), "--episodes", str(EPISODES), "--seed", "1"] + opts
         lines = [json.loads(l) for l in run(*(train + ["-o", pol, "--json"])).splitlines() if l.strip()]
         summary = lines[-1]
         best = summary["graphs"][0]
-        greedy = json.loads(run("place", GRAPH, "--devices", str(DEVICES), "--policy", pol, "--json"))
-        sampled = json.loads(run("place", GRAPH, "--devices", str(DEVICES), "--policy", pol, "--samples", "8",
-                                 "--json"))
-    return {"name": name, "command": "placeto " + " ".join(train), "best_seen_us": best["best_runtime_us"],
-            "found_after": best["found_after"], "placements": summary["placements_simulated"],
-            "greedy_us": greedy["runtime_us"], "best_of_8_us": sampled["runtime_us"],
-            "seconds": summary["seconds"]}
+        greedy = place(graph, devices, "--policy", pol)
+        sampled = place(graph, devices, "--policy", pol, "--samples", "8")
+        refine = place(graph, devices, "--policy", pol, "--samples", "8", "--start", "heuristic")
+    return {"name": name, "graph": graph, "devices": devices, "command": "placeto " + " ".join(train),
+            "best_seen_us": best["best_runtime_us"], "found_after": best["found_after"],
+            "placements": summary["placements_simulated"], "greedy_us": greedy["runtime_us"],
+            "best_of_8_us": sampled["runtime_us"], "refine_us": refine["runtime_us"],
+            "refine_placements": refine["placements"], "seconds": summary["seconds"]}
 
 
-def main():
-    info = json.loads(run("compare", GRAPH, "--devices", str(DEVICES), "--json", "--budget", "20000"))
-    lb = info["lower_bound_us"]
+def reference(graph, devices):
+    info = json.loads(run("compare", graph, "--devices", str(devices), "--json", "--budget", "20000",
+                          "--no-policy"))
     ref = {m["method"]: m["runtime_us"] for m in info["methods"]}
-    heuristic = min(v for k, v in ref.items() if k not in ("anneal", "ils"))
-    search = min(ref["anneal"], ref["ils"])
-    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        rows = list(pool.map(study, CONFIGS))
+    return {"graph": info["graph"], "lower_bound_us": info["lower_bound_us"], "single_us": ref["single"],
+            "best_heuristic_us": min(v for k, v in ref.items() if k not in ("anneal", "ils")),
+            "best_heuristic": min((v, k) for k, v in ref.items() if k not in ("anneal", "ils"))[1],
+            "best_search_us": min(ref["anneal"], ref["ils"])}
+
+
+def write(name, doc, md):
     out = "tests/results"
     os.makedirs(out, exist_ok=True)
-    doc = {"graph": GRAPH, "devices": DEVICES, "episodes": EPISODES, "lower_bound_us": lb, "single_us": ref["single"],
-           "best_heuristic_us": heuristic, "best_search_us": search, "rows": rows}
-    with open(os.path.join(out, "learn_study.json.tmp"), "w") as f:
-        json.dump(doc, f, indent=1)
-        f.write("\n")
-    os.replace(os.path.join(out, "learn_study.json.tmp"), os.path.join(out, "learn_study.json"))
-    r = lambda us: "%.2f" % (us / lb)
-    md = ["%s on %d devices, %d episodes from the default start unless said, seed 1; runtimes as multiples of "
-          "the lower bound (%.1f ms). For reference: single %s, best heuristic %s, best local search "
-          "(20 000 placements) %s." % (info["graph"], DEVICES, EPISODES, lb / 1000, r(ref["single"]), r(heuristic),
-                                       r(search)),
-          "",
-          "| configuration | best seen | found after | greedy policy | best of 8 | training |",
-          "|---|---|---|---|---|---|"]
-    for x in rows:
-        md.append("| %s | %s | %d | %s | %s | %.0f s |" % (x["name"], r(x["best_seen_us"]), x["found_after"],
-                                                          r(x["greedy_us"]), r(x["best_of_8_us"]), x["seconds"]))
-    with open(os.path.join(out, "learn_study.md.tmp"), "w") as f:
-        f.write("\n".join(md) + "\n")
-    os.replace(os.path.join(out, "learn_study.md.tmp"), os.path.join(out, "learn_study.md"))
+    for ext, text in (("json", json.dumps(doc, indent=1) + "\n"), ("md", "\n".join(md) + "\n")):
+        path = os.path.join(out, "%s.%s" % (name, ext))
+        with open(path + ".tmp", "w") as f:
+            f.write(text)
+        os.replace(path + ".tmp", path)
     print("\n".join(md))
 
 
-main()
+def part_configs():
+    ref = reference(GRAPH, DEVICES)
+    lb = ref["lower_bound_us"]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=JOBS) as pool:
+        rows = list(pool.map(study, [(n, GRAPH, DEVICES, o) for n, o in CONFIGS]))
+    r = lambda us: "%.2f" % (us / lb)
+    md = ["%s on %d devices, %d episodes, seed 1; runtimes as multiples of the lower bound (%.1f ms). For "
+          "reference: single %s, best heuristic (%s) %s, best local search (20 000 placements) %s. *greedy* and "
+          "*best of 8* start where the policy was trained from (its file says), *refine* from the best "
+          "heuristic." % (ref["graph"], DEVICES, EPISODES, lb / 1000, r(ref["single_us"]), ref["best_heuristic"],
+                          r(ref["best_heuristic_us"]), r(ref["best_search_us"])),
+          "",
+          "| configuration | best seen | found after | greedy policy | best of 8 | refine | training |",
+          "|---|---|---|---|---|---|---|"]
+    for x in rows:
+        md.append("| %s | %s | %d | %s | %s | %s | %.0f s |" % (
+            x["name"], r(x["best_seen_us"]), x["found_after"], r(x["greedy_us"]), r(x["best_of_8_us"]),
+            r(x["refine_us"]), x["seconds"]))
+    write("learn_study_configs", {"graph": GRAPH, "devices": DEVICES, "episodes": EPISODES, "reference": ref,
+                                  "rows": rows}, md)
+
+
+def part_across():
+    jobs = [(n, g, d, o) for g, d in ACROSS_GRAPHS for n, o in ACROSS_CONFIGS]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=JOBS) as pool:
+        refs = list(pool.map(lambda gd: reference(*gd), ACROSS_GRAPHS))
+        rows = list(pool.map(study, jobs))
+    md = ["%d episodes, seed 1; runtimes as multiples of each graph's lower bound. *paper* is `--preset paper "
+          "--entropy 0.001` (the settings the bundled per-graph policies were trained with), *tuned* the default. "
+          "*greedy* starts where the policy was trained from, *refine* from the best heuristic (8 samples). "
+          "Local search: the better of anneal and ils with 20 000 placements." % EPISODES,
+          "",
+          "| graph | devices | single | best heuristic | local search | preset | best seen | greedy policy | "
+          "refine | training |",
+          "|---|---|---|---|---|---|---|---|---|---|"]
+    for (g, d), ref in zip(ACROSS_GRAPHS, refs):
+        lb = ref["lower_bound_us"]
+        r = lambda us: "%.2f" % (us / lb)
+        for x in rows:
+            if x["graph"] == g and x["devices"] == d:
+                md.append("| %s | %d | %s | %s %s | %s | %s | %s | %s | %s | %.0f s |" % (
+                    ref["graph"], d, r(ref["single_us"]), ref["best_heuristic"], r(ref["best_heuristic_us"]),
+                    r(ref["best_search_us"]), x["name"], r(x["best_seen_us"]), r(x["greedy_us"]),
+                    r(x["refine_us"]), x["seconds"]))
+    write("learn_study_across", {"episodes": EPISODES, "graphs": [{"graph": g, "devices": d, "reference": ref}
+                                                                   for (g, d), ref in zip(ACROSS_GRAPHS, refs)],
+                                 "rows": rows}, md)
+
+
+part_configs() if PART == "configs" else part_across()

@@ -148,7 +148,7 @@ App *app_new(const AppOptions *o, Err *e)
         goto fail;
     EpisodeConfig cfg;
     episode_config_default(&cfg);
-    cfg.mem_feature = a->policy.pol->arch.mem_feature;
+    episode_config_features(&cfg, &a->policy.pol->arch);
     if (!(a->data.ep = episode_new(a->data.pb.g, a->data.pb.gr, a->data.pb.c, a->data.pg, &cfg, o->seed, NULL, e)))
         goto fail;
     a->files.episode = o->episode_path ? xstrdup(o->episode_path) : default_episode_path(a->data.pb.g);

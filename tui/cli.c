@@ -198,6 +198,23 @@ int cli_problem(const CliCmd *cmd, const CliArgs *a, const char *graph_path, lon
     return 0;
 }
 
+const char *cli_auto_policy(const char *graph_path, int n_devices, char *buf, size_t n)
+{
+    const char *base = graph_path ? strrchr(graph_path, '/') : NULL;
+    base = base ? base + 1 : graph_path ? graph_path : "";
+    size_t len = strlen(base);
+    if (len > 5 && strcmp(base + len - 5, ".json") == 0)
+        len -= 5;
+    char rel[512];
+    if (len > 0 && len < 400) {
+        snprintf(rel, sizeof rel, "policies/%.*s_%d.json", (int)len, base, n_devices);
+        if (access(cli_data_path(buf, n, rel), R_OK) == 0)
+            return buf;
+    }
+    snprintf(rel, sizeof rel, "policies/general_%d.json", n_devices);
+    return access(cli_data_path(buf, n, rel), R_OK) == 0 ? buf : NULL;
+}
+
 Cluster *cli_cluster(const CliCmd *cmd, const CliArgs *a, int fallback_devices, Err *e)
 {
     const char *file = cli_get(cmd, a, "cluster"), *devs = cli_get(cmd, a, "devices");

@@ -85,6 +85,11 @@ Cluster *cli_cluster(const CliCmd *cmd, const CliArgs *a, int fallback_devices, 
 /* The bundled data directory (graphs/), found beside the executable or from
  * $PLACETO_DATA; writes "DIR/rel" into buf. */
 const char *cli_data_path(char *buf, size_t n, const char *rel);
+/* The bundled policy for a graph file on n_devices devices: the graph's own
+ * (policies/STEM_D.json, STEM the file's name without .json), else the
+ * general one (policies/general_D.json), into buf; NULL when neither
+ * exists. */
+const char *cli_auto_policy(const char *graph_path, int n_devices, char *buf, size_t n);
 
 extern const CliCmd cmd_info, cmd_simulate, cmd_export, cmd_place, cmd_compare, cmd_train, cmd_explore, cmd_demo;
 

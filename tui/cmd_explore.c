@@ -27,7 +27,7 @@
     {"unicode", 0, NULL, "headless: dump with Unicode glyphs instead of ASCII"}
 
 static const CliOpt explore_opts[] = {
-    {"policy", 'p', "POLICY", "trained policy (default: the bundled one for the default graph)"},
+    {"policy", 'p', "POLICY", "trained policy (default: the graph's bundled one, else the general one for the device count)"},
     {"resume", 'r', "EPISODE", "resume a saved episode (graph, cluster and policy come from it)"},
     {"replay", 0, "EPISODE", "replay a saved episode forwards and backwards (for lectures)"},
     CLI_PROBLEM_OPTS("1"),
@@ -262,22 +262,6 @@ static int interactive(App **ap, const CliCmd *cmd, const CliArgs *args, Err *e)
     return EXIT_OK;
 }
 
-/* The bundled policy for a bundled graph on d devices, when there is one. */
-static const char *bundled_policy(char *buf, size_t n, const char *graph, int d)
-{
-    const char *base = strrchr(graph, '/');
-    base = base ? base + 1 : graph;
-    char name[256];
-    snprintf(name, sizeof name, "%s", base);
-    char *dot = strrchr(name, '.');
-    if (dot)
-        *dot = '\0';
-    char rel[320];
-    snprintf(rel, sizeof rel, "policies/%s_%d.json", name, d);
-    cli_data_path(buf, n, rel);
-    return access(buf, R_OK) == 0 ? buf : NULL;
-}
-
 /* Opens the App and runs it headless or on the terminal. */
 static int run_app(const CliCmd *cmd, const CliArgs *args, const AppOptions *o)
 {
@@ -318,7 +302,7 @@ static int run_explore(int argc, char **argv)
     o.groups = spec.groups;
     o.greedy = cli_get(cmd, &args, "greedy") != NULL;
     if (!o.resume_path && !o.replay_path && !o.policy_path && !o.cluster_path)
-        o.policy_path = bundled_policy(policy_buf, sizeof policy_buf, o.graph_path, o.n_devices ? o.n_devices : 2);
+        o.policy_path = cli_auto_policy(o.graph_path, o.n_devices ? o.n_devices : 2, policy_buf, sizeof policy_buf);
     if (!o.n_devices)
         o.n_devices = 2;
     return run_app(cmd, &args, &o);
@@ -334,7 +318,7 @@ static int run_demo(int argc, char **argv)
     AppOptions o = {0};
     char graph_buf[4096], policy_buf[4096];
     o.graph_path = cli_data_path(graph_buf, sizeof graph_buf, "resnet18.json");
-    o.policy_path = bundled_policy(policy_buf, sizeof policy_buf, o.graph_path, 2);
+    o.policy_path = cli_auto_policy(o.graph_path, 2, policy_buf, sizeof policy_buf);
     o.n_devices = 2;
     o.seed = 1;
     o.demo = cli_get(cmd, &args, "auto") ? 2 : 1;

@@ -17,8 +17,9 @@
 
 static const CliOpt place_opts[] = {
     {"method", 'm', "M", "placement method (see below)"},
-    {"policy", 'p', "POLICY", "place with a trained Placeto policy (zero-shot)"},
+    {"policy", 'p', "POLICY", "place with a trained Placeto policy (zero-shot); 'auto': the bundled one"},
     {"samples", 0, "K", "with --policy: K sampled episodes after the greedy one (default 0)"},
+    {"start", 0, "S", "with --policy: start from 'random' (the fixed random placement) or 'heuristic'"},
     {"output", 'o', "FILE", "write the placement (ops form)"},
     CLI_OPT_BUDGET,
     CLI_PROBLEM_OPTS("0"),
@@ -28,8 +29,10 @@ static const CliOpt place_opts[] = {
 
 static const CliOpt compare_opts[] = {
     {"methods", 'm', "LIST", "comma-separated methods (default: all)"},
-    {"policy", 'p', "POLICY", "add Placeto rows from a trained policy"},
+    {"policy", 'p', "POLICY", "Placeto rows from a trained policy (default: 'auto', the bundled one)"},
+    {"no-policy", 0, NULL, "no Placeto rows"},
     {"samples", 0, "K", "with --policy: K sampled episodes after the greedy one (default 0)"},
+    {"start", 0, "S", "with --policy: start from 'random' (the fixed random placement) or 'heuristic'"},
     CLI_OPT_BUDGET,
     CLI_PROBLEM_OPTS("0"),
     {"json", 0, NULL, "machine-readable result on stdout"},
@@ -44,8 +47,12 @@ const CliCmd cmd_place = {
     "Make a placement of GRAPH with a baseline method and report its simulated runtime.",
     "methods: see 'placeto compare --help'. With --policy the method is 'placeto': one greedy\n"
     "episode of the policy (and K sampled ones with --samples K); the best placement seen wins.\n"
+    "--policy auto takes the graph's bundled policy (graphs/policies/NAME_D.json for a graph\n"
+    "file NAME.json on D devices) or else the general one (general_D.json), and starts from\n"
+    "the best heuristic's placement ('placeto-refine', never worse than that heuristic).\n"
     "example: placeto place graphs/inception_v3.json --method heft --devices 4 -o p.json\n"
-    "example: placeto place graphs/nmt.json --policy graphs/policies/nmt_4.json --devices 4",
+    "example: placeto place graphs/nmt.json --policy graphs/policies/nmt_4.json --devices 4\n"
+    "example: placeto place my_model.json --policy auto --devices 4",
     place_opts, run_place,
 };
 
@@ -53,13 +60,52 @@ const CliCmd cmd_compare = {
     "compare", "every method side by side on the simulator", "GRAPH [--methods LIST] [--devices N | --cluster F] [--json]",
     "Run every placement method on GRAPH and compare them on the simulator: runtime, speed-up\n"
     "over a single device, ratio to the lower bound, peak memory, OOM, time taken.",
-    "With --policy: a row 'placeto' (the policy placing the graph zero-shot: one greedy episode,\n"
-    "K sampled ones with --samples K) and, when the policy was trained on this graph, a row\n"
-    "'placeto-trained' with the best placement its training found.\n"
+    "Placeto rows: 'placeto' (a policy placing the graph zero-shot from the fixed random start:\n"
+    "one greedy episode, K sampled ones with --samples K), or 'placeto-refine' (the same from the\n"
+    "best heuristic's placement, with --start heuristic), and, when the policy was trained on\n"
+    "this graph, 'placeto-trained' with the best placement its training found. Without --policy\n"
+    "the policy is 'auto' (see 'placeto place --help'), when one is bundled for the device count.\n"
     "example: placeto compare graphs/nmt.json --devices 4\n"
     "example: placeto compare graphs/inception_v3.json --devices 2 --policy graphs/policies/inception_v3_2.json",
     compare_opts, run_compare,
 };
+
+/* The policy file and start of --policy/--start: 'auto' (or nothing, when
+ * implicit) looks for the graph file's own bundled policy, then the general
+ * one for the device count, and starts from the best heuristic. Returns 1
+ * with *path set (into buf), 0 when there is no policy to use, or -1 after a
+ * usage error. */
+static int resolve_policy(const CliCmd *cmd, const CliArgs *a, const Problem *p, int implicit, char *buf,
+                          size_t n, const char **path, PolicyStart *start)
+{
+    const char *pol = cli_get(cmd, a, "policy"), *st = cli_get(cmd, a, "start");
+    if (st && strcmp(st, "random") != 0 && strcmp(st, "heuristic") != 0) {
+        cli_usage_error(cmd, "--start: expected random or heuristic, got '%s'", st);
+        return -1;
+    }
+    if (st && !pol && !implicit) {
+        cli_usage_error(cmd, "--start needs --policy");
+        return -1;
+    }
+    int is_auto = (!pol && implicit) || (pol && strcmp(pol, "auto") == 0);
+    *start = st ? (strcmp(st, "heuristic") == 0 ? POLICY_START_HEURISTIC : POLICY_START_DEFAULT)
+                : (is_auto ? POLICY_START_HEURISTIC : POLICY_START_DEFAULT);
+    if (!pol && !implicit)
+        return 0;
+    if (!is_auto) {
+        *path = pol;
+        return 1;
+    }
+    *path = cli_auto_policy(p->g->path, p->c->n_devices, buf, n);
+    if (!*path && pol) {
+        Err e;
+        err_set(&e, "--policy auto: no bundled policy for %d devices (graphs/policies/general_%d.json)",
+                p->c->n_devices, p->c->n_devices);
+        cli_fail(&e);
+        return -1;
+    }
+    return *path ? 1 : 0;
+}
 
 /* The problem both commands place: graph, cluster, grouping, simulator. */
 static int load(const CliCmd *cmd, const CliArgs *a, Problem *p, uint64_t *seed, int64_t *budget, Err *e)
@@ -114,8 +160,15 @@ static int run_place(int argc, char **argv)
     PlaceRun rows[2] = {{0}}, *row = &rows[0];
     int n = 0;
     const char *out = cli_get(&cmd_place, &a, "output");
+    char pbuf[4096];
+    PolicyStart start = POLICY_START_DEFAULT;
+    int have = resolve_policy(&cmd_place, &a, &pb, 0, pbuf, sizeof pbuf, &policy, &start);
+    if (have < 0) {
+        problem_free(&pb);
+        return EXIT_USAGE;
+    }
     if (policy) { /* the zero-shot row is the last */
-        if ((n = policy_place_runs(&pb, policy, (int)samples, seed, rows, &e)) > 0)
+        if ((n = policy_place_runs(&pb, policy, (int)samples, seed, start, rows, NULL, &e)) > 0)
             row = &rows[n - 1];
     } else {
         n = place_run(&pb, m, seed, budget, row, &e) == 0 ? 1 : -1;
@@ -273,14 +326,27 @@ static int run_compare(int argc, char **argv)
         problem_free(&pb);
         return rc == EXIT_USAGE ? rc : cli_fail(&e);
     }
-    const char *policy = cli_get(&cmd_compare, &a, "policy");
+    const char *policy = NULL;
+    char pbuf[4096];
+    PolicyStart start = POLICY_START_DEFAULT;
+    int implicit = !cli_get(&cmd_compare, &a, "no-policy");
+    if (!implicit && cli_get(&cmd_compare, &a, "policy")) {
+        free(chosen);
+        problem_free(&pb);
+        return cli_usage_error(&cmd_compare, "give --policy or --no-policy, not both");
+    }
+    if (resolve_policy(&cmd_compare, &a, &pb, implicit, pbuf, sizeof pbuf, &policy, &start) < 0) {
+        free(chosen);
+        problem_free(&pb);
+        return EXIT_USAGE;
+    }
     PlaceRun *rows = xnew_array((size_t)n_chosen + 2, sizeof *rows);
     int n = 0, ok = 1;
     while (ok && n < n_chosen)
         if ((ok = place_run(&pb, chosen[n], seed, budget, &rows[n], &e) == 0))
             n++;
     if (ok && policy) {
-        int k = policy_place_runs(&pb, policy, (int)samples, seed, rows + n, &e);
+        int k = policy_place_runs(&pb, policy, (int)samples, seed, start, rows + n, NULL, &e);
         ok = k >= 0;
         n += ok ? k : 0;
     }

@@ -21,16 +21,21 @@ static const CliOpt train_opts[] = {
     {"resume", 'r', "POLICY", "continue from a policy file and its training state"},
     CLI_PROBLEM_OPTS("1"),
     {"threads", 't', "T", "rollouts in parallel (default 1); results depend on T, deterministically"},
+    {"preset", 0, "P", "default settings: tuned (default) or paper (the paper's reference settings)"},
     {"lr", 0, "X", "Adam learning rate (default 0.001)"},
-    {"entropy", 0, "B", "entropy weight beta (default 1.0)"},
+    {"entropy", 0, "B", "entropy weight beta (default 0.01; paper 1.0)"},
     {"entropy-decay", 0, "K", "beta falls linearly to 0 over K episodes (default: constant)"},
     {"clip", 0, "X", "global gradient-norm clip (default 1.25)"},
-    {"gamma", 0, "X", "discount of the returns (default 1: the sum of the rewards to the end)"},
+    {"gamma", 0, "X", "discount of the returns (default 0: each step's own reward; paper 1)"},
     {"normalize", 0, NULL, "scale each episode's advantages to unit standard deviation"},
     {"passes", 0, "P", "walks over the groups per episode (default 1)"},
-    {"init", 0, "MODE", "start: random-fixed (default), device0, random-each, best, or a method (metis, ...)"},
+    {"init", 0, "MODE", "start: device0 (default; paper random-fixed), random-fixed, random-each, best, heuristic (the best one's), or a method (metis, ...)"},
     {"random-order", 0, NULL, "visit the groups in a random order (default: topological)"},
-    {"log-runtime", 0, NULL, "rewards in log(seconds)"},
+    {"reward", 0, "R", "relative (default: improvement / the start's runtime), seconds (paper) or log (log seconds)"},
+    {"log-runtime", 0, NULL, "the same as --reward log"},
+    {"relative-reward", 0, NULL, "the same as --reward relative"},
+    {"accept-improving", 0, NULL, "undo (after rewarding it) every move that makes the placement slower"},
+    {"features", 0, "SET", "extended (default: + critical path, load, memory, neighbours) or paper"},
     {"oom-penalty", 0, "X", "seconds per GB over a device's memory (default 2)"},
     {"mem-feature", 0, NULL, "add the peak-memory feature column"},
     {"curve", 0, "CSV", "write the learning curve, one row per episode"},
@@ -237,7 +242,11 @@ static int run_train(int argc, char **argv)
         return rc;
     long episodes, threads, decay, passes, every;
     TrainConfig cfg;
-    train_config_default(&cfg);
+    train_config_default(&cfg); /* the paper's reference settings */
+    const char *preset = cli_get(cmd, &a, "preset");
+    if (preset && strcmp(preset, "tuned") != 0 && strcmp(preset, "paper") != 0)
+        return cli_usage_error(cmd, "--preset: expected tuned or paper, got '%s'", preset);
+    int paper = preset && strcmp(preset, "paper") == 0;
     ProblemSpec spec;
     if (cli_problem(cmd, &a, NULL, POLICY_MAX_GROUPS, 1, &spec, &cfg.seed) ||
         cli_int(cmd, &a, "episodes", 1, 100000000, 200, &episodes) ||
@@ -246,16 +255,21 @@ static int run_train(int argc, char **argv)
         cli_int(cmd, &a, "passes", 1, 1000, 1, &passes) ||
         cli_int(cmd, &a, "checkpoint-every", 1, 1L << 40, 50, &every) ||
         cli_double(cmd, &a, "lr", 0, 10, 1e-3, &cfg.lr) ||
-        cli_double(cmd, &a, "entropy", 0, 1e6, 1.0, &cfg.entropy) ||
+        cli_double(cmd, &a, "entropy", 0, 1e6, paper ? 1.0 : 0.01, &cfg.entropy) ||
         cli_double(cmd, &a, "clip", 1e-9, 1e9, 1.25, &cfg.clip) ||
-        cli_double(cmd, &a, "gamma", 0, 1, 1.0, &cfg.gamma) ||
+        cli_double(cmd, &a, "gamma", 0, 1, paper ? 1.0 : 0.0, &cfg.gamma) ||
         cli_double(cmd, &a, "oom-penalty", 0, 1e9, 2.0, &cfg.env.oom_penalty))
         return EXIT_USAGE;
     const char *init = cli_get(cmd, &a, "init");
+    if (!paper)
+        cfg.env.init = EPISODE_INIT_DEVICE0;
     const PlaceMethod *init_method = NULL;
-    if (init && parse_init(init, &cfg.env.init) != 0) {
+    int init_heuristic = init && strcmp(init, "heuristic") == 0;
+    if (init_heuristic) {
+        cfg.env.init = EPISODE_INIT_GIVEN;
+    } else if (init && parse_init(init, &cfg.env.init) != 0) {
         if (!(init_method = place_find(init)))
-            return cli_usage_error(cmd, "--init: expected random-fixed, device0, random-each, best or a "
+            return cli_usage_error(cmd, "--init: expected random-fixed, device0, random-each, best, heuristic or a "
                                         "placement method, got '%s'", init);
         cfg.env.init = EPISODE_INIT_GIVEN;
     }
@@ -263,8 +277,27 @@ static int run_train(int argc, char **argv)
     cfg.threads = (int)threads;
     cfg.env.passes = (int)passes;
     cfg.env.random_order = cli_get(cmd, &a, "random-order") != NULL;
-    cfg.env.log_runtime = cli_get(cmd, &a, "log-runtime") != NULL;
+    const char *reward = cli_get(cmd, &a, "reward");
+    if (reward && strcmp(reward, "relative") != 0 && strcmp(reward, "seconds") != 0 && strcmp(reward, "log") != 0)
+        return cli_usage_error(cmd, "--reward: expected relative, seconds or log, got '%s'", reward);
+    if (reward && cli_get(cmd, &a, "log-runtime") && strcmp(reward, "log") != 0)
+        return cli_usage_error(cmd, "--log-runtime contradicts --reward %s", reward);
+    if (cli_get(cmd, &a, "relative-reward") && (cli_get(cmd, &a, "log-runtime") || (reward && strcmp(reward, "relative") != 0)))
+        return cli_usage_error(cmd, "--relative-reward contradicts --%s", cli_get(cmd, &a, "log-runtime") ? "log-runtime" : "reward");
+    if (cli_get(cmd, &a, "log-runtime"))
+        reward = "log";
+    if (cli_get(cmd, &a, "relative-reward"))
+        reward = "relative";
+    if (!reward)
+        reward = paper ? "seconds" : "relative";
+    cfg.env.log_runtime = strcmp(reward, "log") == 0;
+    cfg.env.relative_reward = strcmp(reward, "relative") == 0;
     cfg.env.mem_feature = cli_get(cmd, &a, "mem-feature") != NULL;
+    cfg.env.accept_improving = cli_get(cmd, &a, "accept-improving") != NULL;
+    const char *fset = cli_get(cmd, &a, "features");
+    if (fset && strcmp(fset, "paper") != 0 && strcmp(fset, "extended") != 0)
+        return cli_usage_error(cmd, "--features: expected paper or extended, got '%s'", fset);
+    cfg.env.extended_features = fset ? strcmp(fset, "extended") == 0 : !paper;
     cfg.normalize_adv = cli_get(cmd, &a, "normalize") != NULL;
     const char *resume = cli_get(cmd, &a, "resume"), *out = cli_get(cmd, &a, "output");
     if (!out)
@@ -302,13 +335,21 @@ static int run_train(int argc, char **argv)
         train_state_done(&ts);
         if (!(pol = policy_load(resume, &ts, &e)))
             goto done;
+        if (!fset && !cfg.env.mem_feature) /* the features the policy was built with */
+            episode_config_features(&cfg.env, &pol->arch);
+        cfg.env.accept_improving |= pol->arch.accept_improving;
+        pol->arch.accept_improving = cfg.env.accept_improving; /* how it now places */
+        if (!init) /* the start the policy was trained from */
+            cfg.env.init = pol->arch.start_device0 ? EPISODE_INIT_DEVICE0 : EPISODE_INIT_RANDOM_FIXED;
         if (ts.adam.step == 0 && ts.episodes == 0) { /* no training state in the file */
             train_state_done(&ts);
             train_state_init(&ts, cfg.lr, cfg.entropy, cfg.seed);
         }
     } else {
         PolicyArch arch;
-        policy_arch_for(&arch, c->n_devices, cfg.env.mem_feature);
+        policy_arch_for(&arch, c->n_devices, cfg.env.mem_feature, cfg.env.extended_features);
+        arch.start_device0 = cfg.env.init == EPISODE_INIT_DEVICE0;
+        arch.accept_improving = cfg.env.accept_improving;
         if (!(pol = policy_new(&arch, cfg.seed, &e)))
             goto done;
     }
@@ -316,7 +357,7 @@ static int run_train(int argc, char **argv)
         err_prefix(&e, resume ? resume : "policy");
         goto done;
     }
-    if (init_method && train_seed_from_method(&ts, init_method, pb, n_graphs, &cfg, &e) != 0)
+    if ((init_method || init_heuristic) && train_seed_from_method(&ts, init_method, pb, n_graphs, &cfg, &e) != 0)
         goto done;
     const char *curve_path = cli_get(cmd, &a, "curve");
     if (curve_path) {

@@ -14,6 +14,71 @@ void episode_config_default(EpisodeConfig *cfg)
     cfg->oom_penalty = 2.0;
     cfg->log_runtime = 0;
     cfg->mem_feature = 0;
+    cfg->extended_features = 0;
+    cfg->relative_reward = 0;
+    cfg->accept_improving = 0;
+}
+
+void episode_config_features(EpisodeConfig *cfg, const PolicyArch *a)
+{
+    cfg->mem_feature = a->mem_feature;
+    cfg->extended_features = a->extended;
+    cfg->accept_improving = a->accept_improving;
+    if (cfg->init == EPISODE_INIT_RANDOM_FIXED || cfg->init == EPISODE_INIT_DEVICE0)
+        cfg->init = a->start_device0 ? EPISODE_INIT_DEVICE0 : EPISODE_INIT_RANDOM_FIXED;
+}
+
+int episode_check_policy(const EpisodeConfig *cfg, const PolicyArch *a, int n_devices, Err *e)
+{
+    if (a->n_devices != n_devices)
+        return err_set(e, "the policy is for %d devices but the cluster has %d", a->n_devices, n_devices);
+    if (a->mem_feature != (cfg->mem_feature ? 1 : 0))
+        return err_set(e, "the policy was built %s the memory feature", a->mem_feature ? "with" : "without");
+    if (a->extended != (cfg->extended_features ? 1 : 0))
+        return err_set(e, "the policy was built %s the extended features", a->extended ? "with" : "without");
+    if (a->n_features != policy_n_features(n_devices, a->mem_feature, a->extended))
+        return err_set(e, "the policy reads %d features, the episode gives %d", a->n_features,
+                       policy_n_features(n_devices, a->mem_feature, a->extended));
+    return 0;
+}
+
+/* The static data of the extended features: bottom levels and the
+ * undirected group adjacency with bytes. */
+static void static_features(Episode *ep)
+{
+    const Grouping *gr = ep->gr;
+    int n = gr->n_groups;
+    ep->blevel = xnew_array((size_t)n, sizeof *ep->blevel);
+    ep->total_cost = 0;
+    for (int k = n - 1; k >= 0; k--) { /* groups are numbered topologically */
+        double m = 0;
+        for (int j = gr->succ_off[k]; j < gr->succ_off[k + 1]; j++)
+            if (ep->blevel[gr->succ[j]] > m)
+                m = ep->blevel[gr->succ[j]];
+        ep->blevel[k] = gr->cost_us[k] + m;
+        ep->total_cost += gr->cost_us[k];
+    }
+    ep->nbr_off = xnew_array((size_t)n + 1, sizeof *ep->nbr_off);
+    for (int k = 0; k < n; k++)
+        for (int j = gr->succ_off[k]; j < gr->succ_off[k + 1]; j++) {
+            ep->nbr_off[k + 1]++;
+            ep->nbr_off[gr->succ[j] + 1]++;
+        }
+    for (int k = 0; k < n; k++)
+        ep->nbr_off[k + 1] += ep->nbr_off[k];
+    size_t m = (size_t)ep->nbr_off[n];
+    ep->nbr = xnew_array(m, sizeof *ep->nbr);
+    ep->nbr_bytes = xnew_array(m, sizeof *ep->nbr_bytes);
+    int *fill = xnew_array((size_t)n, sizeof *fill);
+    for (int k = 0; k < n; k++)
+        for (int j = gr->succ_off[k]; j < gr->succ_off[k + 1]; j++) {
+            int t = gr->succ[j];
+            int a = ep->nbr_off[k] + fill[k]++, b = ep->nbr_off[t] + fill[t]++;
+            ep->nbr[a] = t;
+            ep->nbr[b] = k;
+            ep->nbr_bytes[a] = ep->nbr_bytes[b] = (double)gr->succ_bytes[j];
+        }
+    free(fill);
 }
 
 double episode_score(const EpisodeConfig *cfg, const Cluster *c, const SimResult *r)
@@ -51,7 +116,7 @@ Episode *episode_new(const Graph *g, const Grouping *gr, const Cluster *c, const
     ep->cfg = *cfg;
     ep->n_groups = gr->n_groups;
     ep->n_devices = c->n_devices;
-    ep->n_features = POLICY_F_DEVICE + c->n_devices + (cfg->mem_feature ? 1 : 0);
+    ep->n_features = policy_n_features(c->n_devices, cfg->mem_feature, cfg->extended_features);
     size_t n = (size_t)gr->n_groups;
     ep->n_order = cfg->passes * gr->n_groups;
     ep->order = xmalloc_array((size_t)ep->n_order, sizeof *ep->order);
@@ -64,6 +129,7 @@ Episode *episode_new(const Graph *g, const Grouping *gr, const Cluster *c, const
     ep->best_device = xnew_array(n, sizeof *ep->best_device);
     ep->feats = xmalloc_array(n * (size_t)ep->n_features, sizeof *ep->feats);
     ep->sim = sim_new(g, c);
+    static_features(ep);
     episode_reset(ep, seed, init_device);
     return ep;
 }
@@ -89,6 +155,10 @@ void episode_free(Episode *ep)
     free(ep->group_peak);
     free(ep->best_device);
     free(ep->feats);
+    free(ep->blevel);
+    free(ep->nbr_off);
+    free(ep->nbr);
+    free(ep->nbr_bytes);
     sim_free(ep->sim);
     free(ep);
 }
@@ -181,6 +251,41 @@ void episode_reset(Episode *ep, uint64_t seed, const int *init_device)
     ep->best_runtime_us = INFINITY;
     simulate(ep, 1);
     ep->init_runtime_us = ep->runtime_us;
+    ep->init_score = ep->score;
+}
+
+/* The extended columns of every row (docs/agent.md, "Features"). */
+static void extended_features(const Episode *ep, float *out)
+{
+    int n = ep->n_groups, F = ep->n_features, nd = ep->n_devices;
+    int x = policy_ext_offset(nd, ep->cfg.mem_feature);
+    const Grouping *gr = ep->gr;
+    const SimResult *r = ep->result;
+    double load[POLICY_MAX_DEVICES] = {0}, mem[POLICY_MAX_DEVICES] = {0};
+    for (int k = 0; k < n; k++)
+        load[ep->group_device[k]] += gr->cost_us[k];
+    double share = ep->total_cost > 0 ? ep->total_cost / nd : 0;
+    for (int d = 0; d < nd; d++) {
+        load[d] = share > 0 ? load[d] / share : 0;
+        int64_t cap = ep->c->devices[d].memory_bytes;
+        mem[d] = r && cap > 0 ? (double)r->peak_memory_bytes[d] / (double)cap : 0;
+    }
+    double span = ep->runtime_us > 0 ? ep->runtime_us : 0;
+    for (int k = 0; k < n; k++) {
+        float *row = out + (size_t)k * (size_t)F + x;
+        int dev = ep->group_device[k];
+        double crit = span > 0 ? (ep->group_start[k] + ep->blevel[k]) / span : 0;
+        row[POLICY_FX_CRIT] = (float)(crit < 2 ? crit : 2);
+        row[POLICY_FX_LOAD] = (float)load[dev];
+        row[POLICY_FX_MEM] = (float)(mem[dev] < 4 ? mem[dev] : 4);
+        double nb[POLICY_MAX_DEVICES] = {0}, tot = 0;
+        for (int j = ep->nbr_off[k]; j < ep->nbr_off[k + 1]; j++) {
+            nb[ep->group_device[ep->nbr[j]]] += ep->nbr_bytes[j];
+            tot += ep->nbr_bytes[j];
+        }
+        for (int d = 0; d < nd; d++)
+            row[POLICY_FX_NBR + d] = (float)(tot > 0 ? nb[d] / tot : 0);
+    }
 }
 
 void episode_features(const Episode *ep, int v, float *out)
@@ -210,6 +315,8 @@ void episode_features(const Episode *ep, int v, float *out)
         if (ep->cfg.mem_feature)
             row[POLICY_F_DEVICE + nd] = (float)ep->group_peak[k];
     }
+    if (ep->cfg.extended_features)
+        extended_features(ep, out);
 }
 
 EpisodeStep *episode_push(Episode *ep, const EpisodeStep *s, const float *probs)
@@ -228,6 +335,15 @@ EpisodeStep *episode_push(Episode *ep, const EpisodeStep *s, const float *probs)
         memcpy(h->probs, probs, (size_t)ep->n_devices * sizeof *h->probs);
     }
     return h;
+}
+
+/* The reward of a change from score `before` to the current one. */
+static double episode_reward(const Episode *ep, double before)
+{
+    double r = before - ep->score;
+    if (ep->cfg.relative_reward && ep->init_score != 0)
+        r /= fabs(ep->init_score);
+    return r;
 }
 
 /* The device for probabilities p given a uniform draw u in [0, 1). */
@@ -270,7 +386,7 @@ const EpisodeStep *episode_step_policy(Episode *ep, const Policy *pol, PolicyWor
     s.cursor = ep->cursor;
     s.group = v;
     s.old_device = ep->group_device[v];
-    s.new_device = a;
+    s.new_device = s.proposed = a;
     s.actor = EPISODE_ACTOR_POLICY;
     s.greedy = greedy;
     double before = ep->score;
@@ -278,8 +394,12 @@ const EpisodeStep *episode_step_policy(Episode *ep, const Policy *pol, PolicyWor
     ep->visits[v]++;
     ep->cursor++;
     simulate(ep, 1);
+    s.reward = episode_reward(ep, before);
+    if (ep->cfg.accept_improving && ep->score > before) { /* rejected: back to where it was */
+        ep->group_device[v] = s.new_device = s.old_device;
+        simulate(ep, 0);
+    }
     s.runtime_us = ep->runtime_us;
-    s.reward = before - ep->score;
     return episode_push(ep, &s, probs);
 }
 
@@ -299,13 +419,13 @@ const EpisodeStep *episode_override(Episode *ep, int group, int device, Err *e)
     s.cursor = ep->cursor;
     s.group = group;
     s.old_device = ep->group_device[group];
-    s.new_device = device;
+    s.new_device = s.proposed = device;
     s.actor = EPISODE_ACTOR_USER;
     double before = ep->score;
     ep->group_device[group] = device;
     simulate(ep, 1);
     s.runtime_us = ep->runtime_us;
-    s.reward = before - ep->score;
+    s.reward = episode_reward(ep, before);
     return episode_push(ep, &s, NULL);
 }
 

@@ -42,9 +42,20 @@ typedef struct EpisodeConfig {
     double oom_penalty;  /* seconds per GB (1e9 bytes) over capacity, per device (default 2) */
     int log_runtime;     /* rewards in log(seconds) instead of seconds */
     int mem_feature;     /* the optional peak-memory feature column */
+    int extended_features; /* the extended feature columns (critical path, load, memory, neighbours) */
+    int relative_reward; /* rewards as a share of the episode's initial score */
+    int accept_improving; /* a policy step that makes the score worse is simulated, rewarded and
+                             then undone: the episode keeps only the moves that do not hurt */
 } EpisodeConfig;
 
 void episode_config_default(EpisodeConfig *cfg);
+/* Sets the feature options of cfg to those policy architecture a was built
+ * with, its accept_improving to the policy's, and a fixed start (random or
+ * device 0) to the one it was trained from. */
+void episode_config_features(EpisodeConfig *cfg, const PolicyArch *a);
+/* 0 when policy architecture a reads the features cfg produces for n_devices
+ * devices; else -1 with e set, saying which option differs. */
+int episode_check_policy(const EpisodeConfig *cfg, const PolicyArch *a, int n_devices, Err *e);
 
 typedef enum EpisodeActor { EPISODE_ACTOR_POLICY = 0, EPISODE_ACTOR_USER = 1 } EpisodeActor;
 
@@ -53,6 +64,8 @@ typedef struct EpisodeStep {
     int cursor;          /* cursor before the entry */
     int group;
     int old_device, new_device;
+    int proposed;        /* the device the actor chose: new_device, or with accept_improving
+                            the rejected choice (new_device is then old_device); not saved */
     EpisodeActor actor;
     int greedy;          /* policy entries: argmax instead of a sample */
     float *probs;        /* policy entries: n_devices probabilities; NULL for users */
@@ -82,6 +95,12 @@ typedef struct Episode {
     double *group_start; /* per group: start of its earliest non-held op */
     double *group_peak;  /* per group: bytes of its outputs / device capacity (mem feature) */
     double init_runtime_us;
+    double init_score;   /* score of the initial placement (relative rewards divide by it) */
+    /* static per group, for the extended features */
+    double *blevel;      /* longest path of group costs from the group to a sink, itself included */
+    int *nbr_off, *nbr;  /* groups joined to k by an edge, either way: nbr[nbr_off[k] .. nbr_off[k+1]) */
+    double *nbr_bytes;   /* bytes on that edge */
+    double total_cost;   /* sum of the groups' costs */
     /* history: hist[0 .. n_hist) done, hist[n_hist .. n_hist + n_redo) undone */
     EpisodeStep *hist;
     int n_hist, n_redo, cap_hist;

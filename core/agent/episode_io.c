@@ -5,7 +5,8 @@
  *   {"format": "placeto-episode", "version": 1,
  *    "graph": {"path", "checksum"}, "cluster": {a placeto-cluster object},
  *    "grouping": {"groups", "n_groups"}, "policy": {"path", "checksum"} | null,
- *    "config": {"passes", "random_order", "init", "oom_penalty", "log_runtime", "mem_feature"},
+ *    "config": {"passes", "random_order", "init", "oom_penalty", "log_runtime", "mem_feature",
+ *               ["extended_features"], ["relative_reward"], ["accept_improving"]},
  *    "seed", "rng", "order": [group names], "cursor", "visits": [per group],
  *    "init_placement": {group: device}, "placement": {group: device},
  *    "best": {"runtime_us", "score", "found_after", "placement"},
@@ -119,10 +120,12 @@ int episode_save(const Episode *ep, const char *policy_path, uint64_t policy_che
     }
     int init = cfg->init >= 0 && (int)cfg->init < N_INIT ? (int)cfg->init : 0;
     fprintf(f, ",\n \"config\": {\"passes\": %d, \"random_order\": %s, \"init\": \"%s\", \"oom_penalty\": %s, "
-               "\"log_runtime\": %s, \"mem_feature\": %s},\n \"seed\": ",
+               "\"log_runtime\": %s, \"mem_feature\": %s%s%s%s},\n \"seed\": ",
             cfg->passes, cfg->random_order ? "true" : "false", INIT_NAMES[init],
             util_fmt_double(b1, cfg->oom_penalty), cfg->log_runtime ? "true" : "false",
-            cfg->mem_feature ? "true" : "false");
+            cfg->mem_feature ? "true" : "false", cfg->extended_features ? ", \"extended_features\": true" : "",
+            cfg->relative_reward ? ", \"relative_reward\": true" : "",
+            cfg->accept_improving ? ", \"accept_improving\": true" : "");
     util_json_hex64(f, ep->seed);
     fputs(", \"rng\": ", f);
     write_rng(f, &ep->rng);
@@ -221,6 +224,14 @@ static int read_bool(const Rd *r, const cJSON *obj, const char *key, const char 
     return 0;
 }
 
+/* An optional boolean: absent leaves *out as it is (written only when true). */
+static int read_opt_bool(const Rd *r, const cJSON *obj, const char *key, const char *base, int *out)
+{
+    if (!cJSON_GetObjectItemCaseSensitive(obj, key))
+        return 0;
+    return read_bool(r, obj, key, base, out);
+}
+
 static int read_int(const Rd *r, const cJSON *obj, const char *key, const char *base, int64_t min,
                     int64_t max, int64_t *out)
 {
@@ -316,7 +327,10 @@ static int read_config(const Rd *r, EpisodeConfig *cfg)
         jget_string(r->d, o, "init", "config.init", 1, &init, r->e) < 0 ||
         jget_number(r->d, o, "oom_penalty", "config.oom_penalty", 1, 0, 1e300, &cfg->oom_penalty, r->e) < 0 ||
         read_bool(r, o, "log_runtime", "config", &cfg->log_runtime) != 0 ||
-        read_bool(r, o, "mem_feature", "config", &cfg->mem_feature) != 0)
+        read_bool(r, o, "mem_feature", "config", &cfg->mem_feature) != 0 ||
+        read_opt_bool(r, o, "extended_features", "config", &cfg->extended_features) != 0 ||
+        read_opt_bool(r, o, "relative_reward", "config", &cfg->relative_reward) != 0 ||
+        read_opt_bool(r, o, "accept_improving", "config", &cfg->accept_improving) != 0)
         return -1;
     cfg->passes = (int)passes;
     int k = 0;
@@ -471,7 +485,7 @@ static int read_history(const Rd *r, const cJSON *hist, const int *order, Episod
         }
         s.cursor = (int)cursor;
         s.old_device = (int)old_dev;
-        s.new_device = (int)new_dev;
+        s.new_device = s.proposed = (int)new_dev;
         episode_push(ep, &s, has_probs ? probs : NULL);
     }
     free(probs);

@@ -30,14 +30,15 @@ void policy_arch_default(PolicyArch *a, int n_devices)
     a->rounds = 8;
 }
 
-void policy_arch_for(PolicyArch *a, int n_devices, int mem_feature)
+void policy_arch_for(PolicyArch *a, int n_devices, int mem_feature, int extended)
 {
     policy_arch_default(a, n_devices);
-    if (mem_feature) {
-        a->mem_feature = 1;
-        a->n_features++;
-        a->d++;
-    }
+    a->mem_feature = mem_feature ? 1 : 0;
+    a->extended = extended ? 1 : 0;
+    a->n_features = policy_n_features(n_devices, a->mem_feature, a->extended);
+    a->d = a->n_features;
+    if (a->extended && a->d > POLICY_EXT_HIDDEN_MAX)
+        a->d = POLICY_EXT_HIDDEN_MAX;
 }
 
 static void add_layer(NnParams *p, const char *name, int in, int out)
@@ -86,14 +87,15 @@ size_t policy_param_count(const PolicyArch *a)
 
 Policy *policy_new(const PolicyArch *a, uint64_t seed, Err *e)
 {
-    int want_f = POLICY_F_DEVICE + a->n_devices + (a->mem_feature ? 1 : 0);
+    int want_f = policy_n_features(a->n_devices, a->mem_feature, a->extended);
     if (a->n_devices < 1 || a->n_devices > POLICY_MAX_DEVICES) {
         err_set(e, "architecture: n_devices must be in [1, %d], got %d", POLICY_MAX_DEVICES, a->n_devices);
         return NULL;
     }
     if (a->n_features != want_f) {
-        err_set(e, "architecture: n_features must be %d for %d devices%s, got %d", want_f, a->n_devices,
-                a->mem_feature ? " with the memory feature" : "", a->n_features);
+        err_set(e, "architecture: n_features must be %d for %d devices%s%s, got %d", want_f, a->n_devices,
+                a->mem_feature ? " with the memory feature" : "", a->extended ? " and extended features" : "",
+                a->n_features);
         return NULL;
     }
     if (a->d < 1 || a->d > 1024 || a->rounds < 0 || a->rounds > 64) {

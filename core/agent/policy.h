@@ -32,13 +32,29 @@ enum {
     POLICY_F_VISITS,  /* times the node was visited in this episode */
     POLICY_F_CURRENT, /* 1 for the node being placed */
     POLICY_F_START,   /* start time relative to the current node's / column max |.| */
-    POLICY_F_DEVICE   /* n_devices one-hot columns, then the optional memory column */
+    POLICY_F_DEVICE   /* n_devices one-hot columns, then the optional memory column,
+                         then the optional extended columns (below) */
 };
+
+/* The extended feature set (docs/agent.md, "Features"): after the device
+ * one-hot and the optional memory column, at offset policy_ext_offset(),
+ * three columns and then n_devices columns. */
+enum {
+    POLICY_FX_CRIT,     /* (start + static bottom level) / makespan: 1 on the critical path */
+    POLICY_FX_LOAD,     /* cost placed on the group's device / an even share of the total */
+    POLICY_FX_MEM,      /* peak memory of the group's device / its capacity */
+    POLICY_FX_NBR,      /* n_devices columns: share of the group's edge bytes to each device */
+};
+#define POLICY_EXT_HIDDEN_MAX 16 /* default hidden size cap with the extended features */
 
 typedef struct PolicyArch {
     int n_devices;
     int mem_feature; /* 1: an extra column with the group's peak memory share */
-    int n_features;  /* F = 5 + n_devices (+ 1) */
+    int extended;    /* 1: the extended feature columns (3 + n_devices more) */
+    int start_device0; /* the start it was trained from and places from zero-shot:
+                          1 every group on device 0, 0 the fixed random placement */
+    int accept_improving; /* trained (and placing) with moves that hurt undone */
+    int n_features;  /* F = 5 + n_devices (+ 1) (+ 3 + n_devices) */
     int d;           /* hidden size, = F by default */
     int rounds;      /* message-passing rounds k (default 8) */
 } PolicyArch;
@@ -52,8 +68,19 @@ typedef struct Policy {
 /* The default architecture for n_devices. */
 void policy_arch_default(PolicyArch *a, int n_devices);
 /* The default architecture, with the peak-memory feature column when
- * mem_feature is 1 (one more input feature and hidden unit). */
-void policy_arch_for(PolicyArch *a, int n_devices, int mem_feature);
+ * mem_feature is 1 and the extended columns when extended is 1; the hidden
+ * size is the feature count (capped at POLICY_EXT_HIDDEN_MAX when extended). */
+void policy_arch_for(PolicyArch *a, int n_devices, int mem_feature, int extended);
+/* The feature count of a feature set. */
+static inline int policy_n_features(int n_devices, int mem_feature, int extended)
+{
+    return POLICY_F_DEVICE + n_devices + (mem_feature ? 1 : 0) + (extended ? 3 + n_devices : 0);
+}
+/* The first extended column. */
+static inline int policy_ext_offset(int n_devices, int mem_feature)
+{
+    return POLICY_F_DEVICE + n_devices + (mem_feature ? 1 : 0);
+}
 /* A new policy with Glorot-uniform weights drawn from seed. Returns NULL with
  * e set when the architecture is out of range. */
 Policy *policy_new(const PolicyArch *a, uint64_t seed, Err *e);

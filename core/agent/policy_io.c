@@ -2,7 +2,8 @@
  *
  * Layout of a file:
  *   {"format": "placeto-policy", "version": 1,
- *    "architecture": {"n_devices", "n_features", "d", "rounds", "mem_feature"},
+ *    "architecture": {"n_devices", "n_features", "d", "rounds", "mem_feature", ["extended"],
+ *                     ["start": "device0" | "random-fixed"], ["accept": "improving" | "all"]},
  *    "parameters": [{"name", "shape": [rows, cols], "data": [...]}, ...],
  *    "training": {"adam": {"lr", "beta1", "beta2", "eps", "step", "m": [[..]..], "v": [[..]..]},
  *                 "episodes", "rng": [4 hex strings], "entropy", "baseline": [[..]..],
@@ -153,9 +154,11 @@ int policy_save(const Policy *pol, const TrainState *ts, const char *path, Err *
     FILE *f = af.f;
     const PolicyArch *a = &pol->arch;
     fprintf(f, "{\"format\": \"placeto-policy\", \"version\": 1,\n"
-               " \"architecture\": {\"n_devices\": %d, \"n_features\": %d, \"d\": %d, \"rounds\": %d, \"mem_feature\": %d},\n"
+               " \"architecture\": {\"n_devices\": %d, \"n_features\": %d, \"d\": %d, \"rounds\": %d, \"mem_feature\": %d%s%s%s},\n"
                " \"parameters\": [",
-            a->n_devices, a->n_features, a->d, a->rounds, a->mem_feature);
+            a->n_devices, a->n_features, a->d, a->rounds, a->mem_feature, a->extended ? ", \"extended\": 1" : "",
+            a->start_device0 ? ", \"start\": \"device0\"" : "",
+            a->accept_improving ? ", \"accept\": \"improving\"" : "");
     const NnParams *p = &pol->p;
     for (int t = 0; t < p->n_tensors; t++) {
         const NnTensor *tn = &p->t[t];
@@ -229,20 +232,36 @@ static int read_arch(const JDoc *d, PolicyArch *a, Err *e)
                             "an object {\"n_devices\", \"n_features\", \"d\", \"rounds\", \"mem_feature\"}", e);
     if (!o)
         return -1;
-    int64_t nd, nf, dd, r, mf;
+    int64_t nd, nf, dd, r, mf, ext = 0;
     if (jget_int(d, o, "n_devices", "architecture.n_devices", 1, 1, POLICY_MAX_DEVICES, &nd, e) < 0 ||
         jget_int(d, o, "mem_feature", "architecture.mem_feature", 1, 0, 1, &mf, e) < 0 ||
+        jget_int(d, o, "extended", "architecture.extended", 0, 0, 1, &ext, e) < 0 ||
         jget_int(d, o, "n_features", "architecture.n_features", 1, 1, 1 << 20, &nf, e) < 0 ||
         jget_int(d, o, "d", "architecture.d", 1, 1, PIO_MAX_D, &dd, e) < 0 ||
         jget_int(d, o, "rounds", "architecture.rounds", 1, 0, PIO_MAX_ROUNDS, &r, e) < 0)
         return -1;
-    if (nf != POLICY_F_DEVICE + nd + mf)
+    long long want = policy_n_features((int)nd, (int)mf, (int)ext);
+    if (nf != want)
         return jdoc_err(d, e, "architecture.n_features",
-                        "expected %lld (5 + n_devices + mem_feature), got %lld",
-                        (long long)(POLICY_F_DEVICE + nd + mf), (long long)nf);
+                        ext ? "expected %lld (8 + 2 n_devices + mem_feature, extended), got %lld"
+                            : "expected %lld (5 + n_devices + mem_feature), got %lld",
+                        want, (long long)nf);
+    const char *start = NULL;
+    if (jget_string(d, o, "start", "architecture.start", 0, &start, e) < 0)
+        return -1;
+    if (start && strcmp(start, "device0") != 0 && strcmp(start, "random-fixed") != 0)
+        return jdoc_err(d, e, "architecture.start", "expected \"device0\" or \"random-fixed\", got \"%s\"", start);
+    const char *accept = NULL;
+    if (jget_string(d, o, "accept", "architecture.accept", 0, &accept, e) < 0)
+        return -1;
+    if (accept && strcmp(accept, "improving") != 0 && strcmp(accept, "all") != 0)
+        return jdoc_err(d, e, "architecture.accept", "expected \"improving\" or \"all\", got \"%s\"", accept);
     memset(a, 0, sizeof *a);
+    a->start_device0 = start && strcmp(start, "device0") == 0;
+    a->accept_improving = accept && strcmp(accept, "improving") == 0;
     a->n_devices = (int)nd;
     a->mem_feature = (int)mf;
+    a->extended = (int)ext;
     a->n_features = (int)nf;
     a->d = (int)dd;
     a->rounds = (int)r;

@@ -9,19 +9,20 @@
 #include "train.h"
 
 int64_t policy_place(const Policy *pol, const Graph *g, const Grouping *gr, const Cluster *c,
-                     const EpisodeConfig *cfg, int samples, uint64_t seed, int *group_device,
-                     double *runtime_us, Err *e)
+                     const EpisodeConfig *cfg, int samples, uint64_t seed, const int *init_device,
+                     int *group_device, double *runtime_us, Err *e)
 {
-    if (pol->arch.n_devices != c->n_devices)
-        return err_set(e, "the policy is for %d devices but the cluster has %d", pol->arch.n_devices,
-                       c->n_devices);
-    if (pol->arch.mem_feature != cfg->mem_feature)
-        return err_set(e, "the policy was trained %s the memory feature",
-                       pol->arch.mem_feature ? "with" : "without");
+    EpisodeConfig given = *cfg;
+    if (init_device) {
+        given.init = EPISODE_INIT_GIVEN;
+        cfg = &given;
+    }
+    if (episode_check_policy(cfg, &pol->arch, c->n_devices, e) != 0)
+        return -1;
     PolicyGraph *pg = policy_graph_new(gr, e);
     if (!pg)
         return -1;
-    Episode *ep = episode_new(g, gr, c, pg, cfg, seed, NULL, e);
+    Episode *ep = episode_new(g, gr, c, pg, cfg, seed, init_device, e);
     if (!ep) {
         policy_graph_free(pg);
         return -1;
@@ -31,7 +32,7 @@ int64_t policy_place(const Policy *pol, const Graph *g, const Grouping *gr, cons
     int64_t sims = 0;
     for (int k = 0; k <= samples; k++) {
         if (k > 0)
-            episode_reset(ep, seed + (uint64_t)k, NULL);
+            episode_reset(ep, seed + (uint64_t)k, init_device);
         while (!episode_done(ep))
             episode_step_policy(ep, pol, w, k == 0, NULL);
         sims += ep->simulations;
@@ -47,8 +48,8 @@ int64_t policy_place(const Policy *pol, const Graph *g, const Grouping *gr, cons
     return sims;
 }
 
-int policy_place_runs(const Problem *p, const char *path, int samples, uint64_t seed, PlaceRun rows[2],
-                      Err *e)
+int policy_place_runs(const Problem *p, const char *path, int samples, uint64_t seed, PolicyStart start,
+                      PlaceRun rows[2], const char **start_name, Err *e)
 {
     TrainState ts;
     Policy *pol = policy_load(path, &ts, e);
@@ -56,11 +57,21 @@ int policy_place_runs(const Problem *p, const char *path, int samples, uint64_t 
         return -1;
     EpisodeConfig cfg;
     episode_config_default(&cfg);
-    cfg.mem_feature = pol->arch.mem_feature;
-    int *gd = xnew_array((size_t)p->gr->n_groups, sizeof *gd);
+    episode_config_features(&cfg, &pol->arch);
+    int *gd = xnew_array((size_t)p->gr->n_groups, sizeof *gd), *init = NULL;
     double rt = 0, t0 = util_now();
     int n = 0;
-    int64_t sims = policy_place(pol, p->g, p->gr, p->c, &cfg, samples, seed, gd, &rt, e);
+    int64_t pre = 0;
+    if (start == POLICY_START_HEURISTIC) {
+        PlaceCtx ctx = {p->g, p->gr, p->c, seed, 0, NULL};
+        double score;
+        const char *name;
+        init = xnew_array((size_t)p->gr->n_groups, sizeof *init);
+        pre = place_best_heuristic(&ctx, init, &score, &name);
+        if (start_name)
+            *start_name = name;
+    }
+    int64_t sims = policy_place(pol, p->g, p->gr, p->c, &cfg, samples, seed, init, gd, &rt, e);
     if (sims < 0) {
         err_prefix(e, path);
         n = -1;
@@ -72,9 +83,10 @@ int policy_place_runs(const Problem *p, const char *path, int samples, uint64_t 
         place_run_groups(p, "placeto-trained", b->group_device, NAN, &rows[n]);
         rows[n++].placements = b->found_after; /* what training had simulated when it found it */
     }
-    place_run_groups(p, "placeto", gd, seconds, &rows[n]);
-    rows[n++].placements = sims;
+    place_run_groups(p, start == POLICY_START_HEURISTIC ? "placeto-refine" : "placeto", gd, seconds, &rows[n]);
+    rows[n++].placements = pre + sims;
 done:
+    free(init);
     free(gd);
     policy_free(pol);
     train_state_done(&ts);

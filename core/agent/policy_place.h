@@ -13,22 +13,32 @@
 #include "util.h"
 
 /* Zero-shot placement with a trained policy: one greedy episode, then
- * `samples` sampled ones (seeds seed + 1, ...), all from cfg's initial
- * placement; the best placement seen (lowest score) goes to group_device
+ * `samples` sampled ones (seeds seed + 1, ...), all from init_device (per
+ * group) when it is not NULL, else from cfg's initial placement; the best
+ * placement seen (lowest score, the start included) goes to group_device
  * (n_groups entries) and its runtime to *runtime_us. Returns the placements
  * simulated, or -1 with e set on a device-count or feature mismatch. */
 int64_t policy_place(const Policy *pol, const Graph *g, const Grouping *gr, const Cluster *c,
-                     const EpisodeConfig *cfg, int samples, uint64_t seed, int *group_device,
-                     double *runtime_us, Err *e);
+                     const EpisodeConfig *cfg, int samples, uint64_t seed, const int *init_device,
+                     int *group_device, double *runtime_us, Err *e);
+
+/* Where the zero-shot episodes of policy_place_runs start. */
+typedef enum PolicyStart {
+    POLICY_START_DEFAULT,   /* the fixed random placement: row "placeto" */
+    POLICY_START_HEURISTIC  /* the best heuristic's placement (place_best_heuristic), which the
+                               result is never worse than: row "placeto-refine" */
+} PolicyStart;
 
 /* The Placeto rows of a comparison on p, with the policy file at path:
  * "placeto-trained" first when the file's training state holds a best
  * placement of this very graph and grouping (its time is NAN: it came from
- * training), then "placeto" (zero-shot with `samples` sampled episodes).
- * Their `placements`: what training had simulated when it found the
- * trained placement, and what the zero-shot episodes simulated.
- * Fills rows[0..n) and returns n (1 or 2), or -1 with e set. */
-int policy_place_runs(const Problem *p, const char *path, int samples, uint64_t seed, PlaceRun rows[2],
-                      Err *e);
+ * training), then "placeto" or "placeto-refine" (zero-shot with `samples`
+ * sampled episodes from start). Their `placements`: what training had
+ * simulated when it found the trained placement, and what the zero-shot
+ * episodes simulated (the heuristics' placements included). The name of
+ * the heuristic a refinement started from goes to *start_name when it is
+ * not NULL. Fills rows[0..n) and returns n (1 or 2), or -1 with e set. */
+int policy_place_runs(const Problem *p, const char *path, int samples, uint64_t seed, PolicyStart start,
+                      PlaceRun rows[2], const char **start_name, Err *e);
 
 #endif

@@ -133,14 +133,8 @@ Trainer *train_new(Policy *pol, TrainState *ts, const TrainConfig *cfg, const Tr
         err_set(e, "no graph to train on");
         return NULL;
     }
-    if (pol->arch.n_devices != c->n_devices) {
-        err_set(e, "the policy is for %d devices but the cluster has %d", pol->arch.n_devices, c->n_devices);
+    if (episode_check_policy(&cfg->env, &pol->arch, c->n_devices, e) != 0)
         return NULL;
-    }
-    if (pol->arch.mem_feature != cfg->env.mem_feature) {
-        err_set(e, "the policy was built %s the memory feature", pol->arch.mem_feature ? "with" : "without");
-        return NULL;
-    }
     if (cfg->threads < 1 || cfg->threads > 256) {
         err_set(e, "threads must be in [1, 256], got %d", cfg->threads);
         return NULL;
@@ -230,7 +224,7 @@ static void rollout(Trainer *t, Slot *sl)
         int k = sl->len;
         sl->v[k] = episode_current(ep);
         const EpisodeStep *s = episode_step_policy(ep, t->pol, w, 0, sl->feats + (size_t)k * nf);
-        sl->act[k] = s->new_device;
+        sl->act[k] = s->proposed;
         sl->rew[k] = s->reward;
         sl->len++;
     }
@@ -424,7 +418,15 @@ int train_seed_from_method(TrainState *ts, const PlaceMethod *m, const Problem *
     for (int i = 0; i < n; i++) {
         const Problem *p = &problems[i];
         PlaceRun run;
-        if (place_run(p, m, cfg->seed, 0, &run, e) != 0) {
+        if (!m) {
+            PlaceCtx ctx = {p->g, p->gr, p->c, cfg->seed, 0, NULL};
+            int *gd = xnew_array((size_t)p->gr->n_groups, sizeof *gd);
+            double score;
+            const char *name;
+            place_best_heuristic(&ctx, gd, &score, &name);
+            place_run_groups(p, name, gd, NAN, &run);
+            free(gd);
+        } else if (place_run(p, m, cfg->seed, 0, &run, e) != 0) {
             err_prefix(e, p->g->path);
             return -1;
         }

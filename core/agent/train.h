@@ -109,7 +109,8 @@ int64_t train_run(Trainer *t, int64_t n_episodes, TrainCallback cb, void *ud, vo
 /* --init METHOD: method m's placement of each problem (seeded with
  * cfg->seed) becomes that graph's best so far in ts, unless training
  * already found a better one, so that every episode starts from it or from
- * what training finds beyond it. */
+ * what training finds beyond it. m NULL (--init heuristic): the best
+ * heuristic's placement of each problem (place_best_heuristic). */
 int train_seed_from_method(TrainState *ts, const PlaceMethod *m, const Problem *problems, int n,
                            const TrainConfig *cfg, Err *e);
 

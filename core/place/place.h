@@ -49,6 +49,12 @@ const PlaceMethod *place_find(const char *name);
 /* 1 for the local searches (anneal, ils), which start from the other
  * methods' placements and spend a budget of simulations. */
 int place_is_search(const PlaceMethod *m);
+/* The best heuristic's placement (every method but the searches, by
+ * place_score; the first on ties) into group_device (per group), its score
+ * into *score and the method's name into *name; a method that fails or
+ * gives a device out of range is passed over, and with none every group
+ * goes to device 0 (*name "device0"). Returns the placements simulated. */
+int64_t place_best_heuristic(const PlaceCtx *ctx, int *group_device, double *score, const char **name);
 /* How the searches score a placement: the runtime (µs) plus 2 s per GB
  * over a device's memory (the agent's default out-of-memory penalty). */
 double place_score(const Cluster *c, const SimResult *r);

@@ -84,10 +84,10 @@ static void search_done(Search *s, int *op_device)
     free(s->best);
 }
 
-/* The start: every heuristic's placement (not the searches'), simulated
- * while the budget lasts; the best one becomes the current placement. A
- * heuristic that fails is passed over; with none, every group on device 0. */
-static void search_start(Search *s)
+/* Every heuristic's placement (not the searches'), simulated while the
+ * budget lasts, goes through note(); s->start names the best. A heuristic
+ * that fails is passed over; with none, every group on device 0. */
+static void heuristics(Search *s)
 {
     int n_methods;
     const PlaceMethod *m = place_methods(&n_methods);
@@ -111,11 +111,37 @@ static void search_start(Search *s)
     if (!s->start) { /* nothing ran (a budget of 0 is not possible: at least one placement) */
         memset(gd, 0, (size_t)s->n * sizeof *gd);
         note(s, gd, evaluate(s, gd));
+        s->start = "device0";
     }
-    memcpy(s->cur, s->best, (size_t)s->n * sizeof *s->cur);
-    s->cur_score = s->best_score;
     free(gd);
     free(dev);
+}
+
+/* The start: the best heuristic's placement becomes the current one. */
+static void search_start(Search *s)
+{
+    heuristics(s);
+    memcpy(s->cur, s->best, (size_t)s->n * sizeof *s->cur);
+    s->cur_score = s->best_score;
+}
+
+int64_t place_best_heuristic(const PlaceCtx *ctx, int *group_device, double *score, const char **name)
+{
+    PlaceCtx c = *ctx;
+    c.budget = INT64_MAX;
+    c.simulated = NULL;
+    Search s;
+    search_init(&s, &c);
+    heuristics(&s);
+    memcpy(group_device, s.best, (size_t)s.n * sizeof *group_device);
+    *score = s.best_score;
+    *name = s.start;
+    int64_t used = s.used;
+    sim_free(s.sim);
+    free(s.op);
+    free(s.cur);
+    free(s.best);
+    return used;
 }
 
 /* A device for group k other than its current one, uniformly. */
