@@ -32,12 +32,15 @@ static char *default_episode_path(const Graph *g)
     return p;
 }
 
-static int load_policy(App *a, const char *path, Err *e)
+/* Loads the policy at path, or makes an untrained one (seed 1) without a
+ * path; with a resumed episode's configuration cfg, the policy must read the
+ * features that episode gives (an untrained one is built for them). */
+static int load_policy(App *a, const char *path, const EpisodeConfig *cfg, Err *e)
 {
     AppPolicy *p = &a->policy;
     if (!path) {
         PolicyArch arch;
-        policy_arch_default(&arch, a->data.pb.c->n_devices);
+        policy_arch_for(&arch, a->data.pb.c->n_devices, cfg ? cfg->mem_feature : 0, cfg ? cfg->extended_features : 0);
         p->pol = policy_new(&arch, 1, e);
         return p->pol ? 0 : -1;
     }
@@ -53,6 +56,10 @@ static int load_policy(App *a, const char *path, Err *e)
     if (p->pol->arch.n_devices != a->data.pb.c->n_devices) {
         err_set(e, "%s: the policy is for %d devices but the cluster has %d (use --devices %d)", path,
                 p->pol->arch.n_devices, a->data.pb.c->n_devices, p->pol->arch.n_devices);
+        return -1;
+    }
+    if (cfg && episode_check_policy(cfg, &p->pol->arch, a->data.pb.c->n_devices, e) != 0) {
+        err_prefix(e, path);
         return -1;
     }
     p->path = xstrdup(path);
@@ -108,7 +115,7 @@ App *app_new(const AppOptions *o, Err *e)
         a->data.pg = f.pg;
         a->data.ep = f.ep;
         const char *pp = o->policy_path ? o->policy_path : f.policy_path;
-        if (load_policy(a, pp, e) != 0 ||
+        if (load_policy(a, pp, &f.ep->cfg, e) != 0 ||
             (!o->policy_path && f.policy_path && a->policy.checksum != f.policy_checksum &&
              err_set(e, "%s: the policy file %s changed since the episode was saved (checksum %016llx, expected %016llx)",
                      load_path, f.policy_path, (unsigned long long)a->policy.checksum,
@@ -144,7 +151,7 @@ App *app_new(const AppOptions *o, Err *e)
         err_prefix(e, o->graph_path);
         goto fail;
     }
-    if (load_policy(a, o->policy_path, e) != 0)
+    if (load_policy(a, o->policy_path, NULL, e) != 0)
         goto fail;
     EpisodeConfig cfg;
     episode_config_default(&cfg);

@@ -73,8 +73,8 @@ const CliCmd cmd_compare = {
 /* The policy file and start of --policy/--start: 'auto' (or nothing, when
  * implicit) looks for the graph file's own bundled policy, then the general
  * one for the device count, and starts from the best heuristic. Returns 1
- * with *path set (into buf), 0 when there is no policy to use, or -1 after a
- * usage error. */
+ * with *path set (into buf), 0 when there is no policy to use, -1 after a
+ * usage error or -2 after a failure (both printed). */
 static int resolve_policy(const CliCmd *cmd, const CliArgs *a, const Problem *p, int implicit, char *buf,
                           size_t n, const char **path, PolicyStart *start)
 {
@@ -102,7 +102,7 @@ static int resolve_policy(const CliCmd *cmd, const CliArgs *a, const Problem *p,
         err_set(&e, "--policy auto: no bundled policy for %d devices (graphs/policies/general_%d.json)",
                 p->c->n_devices, p->c->n_devices);
         cli_fail(&e);
-        return -1;
+        return -2;
     }
     return *path ? 1 : 0;
 }
@@ -165,7 +165,7 @@ static int run_place(int argc, char **argv)
     int have = resolve_policy(&cmd_place, &a, &pb, 0, pbuf, sizeof pbuf, &policy, &start);
     if (have < 0) {
         problem_free(&pb);
-        return EXIT_USAGE;
+        return have == -1 ? EXIT_USAGE : EXIT_FAIL;
     }
     if (policy) { /* the zero-shot row is the last */
         if ((n = policy_place_runs(&pb, policy, (int)samples, seed, start, rows, NULL, &e)) > 0)
@@ -335,10 +335,11 @@ static int run_compare(int argc, char **argv)
         problem_free(&pb);
         return cli_usage_error(&cmd_compare, "give --policy or --no-policy, not both");
     }
-    if (resolve_policy(&cmd_compare, &a, &pb, implicit, pbuf, sizeof pbuf, &policy, &start) < 0) {
+    int have = resolve_policy(&cmd_compare, &a, &pb, implicit, pbuf, sizeof pbuf, &policy, &start);
+    if (have < 0) {
         free(chosen);
         problem_free(&pb);
-        return EXIT_USAGE;
+        return have == -1 ? EXIT_USAGE : EXIT_FAIL;
     }
     PlaceRun *rows = xnew_array((size_t)n_chosen + 2, sizeof *rows);
     int n = 0, ok = 1;

@@ -3,7 +3,8 @@
 # screen and every pane; step, run, override, undo, redo; save and resume to
 # the same screen and state; resize, including a too-small terminal; help,
 # search, baselines, starting from a baseline, background training, DOT and
-# trace exports; and the quit confirmation. Three whole screens are compared
+# trace exports; the quit confirmation; and a resume with a policy of the
+# other feature set, refused. Three whole screens are compared
 # byte for byte with tests/data/golden/explore_*.txt (the screens hold no
 # times or dates: nothing is masked);
 # `PLACETO_UPDATE_GOLDEN=1 bash tests/cli/cli_explore.sh` rewrites them.
@@ -207,6 +208,19 @@ cmd="placeto explore --resume missing.json --headless"
 rc=$?
 if expect_rc "resume a missing file" 1; then
     if grep -q "missing.json" "$tmp/err"; then pass; else fail "resume a missing file" "no file name in the error"; fi
+fi
+# resuming with a policy of the other feature set is refused (the policy
+# would read the episode's features at the wrong width)
+other=$("$py" -c 'import json, sys; print("paper" if json.load(open(sys.argv[1]))["config"].get("extended_features") else "extended")' "$tmp/ep.json")
+run train "$g" --features "$other" --episodes 1 -o "$tmp/other.json"
+expect_rc "train a policy with the $other features" 0 && pass
+cmd="placeto explore --resume ep.json --policy other.json --headless --keys 'space'"
+# shellcheck disable=SC2086
+(cd "$tmp" && timeout 20 $wrap "$absprog" explore --resume ep.json --policy other.json --headless --keys "space" --size 100x30) \
+    > "$tmp/out" 2> "$tmp/err" < /dev/null
+rc=$?
+if expect_rc "resume with the $other features" 1; then
+    if grep -q "extended features" "$tmp/err"; then pass; else fail "resume with the $other features" "no clear message"; fi
 fi
 run explore "$g" --policy graphs/policies/inception_v3_4.json --devices 2 --headless
 if expect_rc "policy for other devices" 1; then

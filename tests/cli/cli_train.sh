@@ -4,7 +4,8 @@
 # a thread count; a checkpoint resumes bit-exactly (10 episodes = 6, then 4
 # more from the file); families from a directory; zero-shot placement and
 # the Placeto rows of compare; clear errors for mismatched or broken policy
-# files. Prints "train: N passed, M failed".
+# files; the extended feature set, relative rewards and --init heuristic,
+# and resuming such a policy. Prints "train: N passed, M failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/cli/lib_cli.sh
@@ -21,7 +22,9 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["format"] == "placeto-policy" and d["version"] == 1, d.get("format")
 a = d["architecture"]
-assert a["n_devices"] == 2 and a["n_features"] == 7 and a["rounds"] == 8, a
+# the tuned preset: extended features (8 + 2 x 2), trained from device 0
+assert a["n_devices"] == 2 and a["n_features"] == 12 and a["rounds"] == 8, a
+assert a.get("extended") == 1 and a.get("start") == "device0" and "accept" not in a, a
 assert len(d["parameters"]) == 52, len(d["parameters"])
 t = d["training"]
 assert t["episodes"] == 6 and t["adam"]["step"] == 6, (t["episodes"], t["adam"]["step"])
@@ -119,6 +122,73 @@ usage_error "train --init" train "$g" --init sideways
 usage_error "train --episodes" train "$g" --episodes 0
 usage_error "train no graph" train
 usage_error "place both" place "$g" --method single --policy "$tmp/a.json"
+
+# the extended feature set, relative rewards and --init heuristic (the best
+# heuristic's placement is the best so far); a resume keeps the policy's
+# feature set, and asking for another one is refused
+run compare "$g" --no-policy --json
+expect_rc "compare --no-policy" 0 && pass
+cp "$tmp/out" "$tmp/heur.json"
+run train "$g" --features extended --relative-reward --init heuristic --episodes 2 -o "$tmp/ext.json"
+if expect_rc "train --features extended" 0; then
+    pycheck "train --features extended policy file" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+a = d["architecture"]
+assert a.get("extended") == 1 and a["n_features"] == 12 and a["d"] == 12 and a["mem_feature"] == 0, a
+heur = [m["runtime_us"] for m in json.load(open(sys.argv[2]))["methods"] if m["method"] not in ("anneal", "ils")]
+best = d["training"]["best"][0]["runtime_us"]
+assert best <= min(heur), (best, min(heur))
+' "$tmp/ext.json" "$tmp/heur.json"
+    run train "$g" --episodes 2 --resume "$tmp/ext.json"
+    expect_rc "train --resume an extended policy" 0 && pycheck "resumed extended policy" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["architecture"].get("extended") == 1 and d["training"]["episodes"] == 4, (d["architecture"], d["training"]["episodes"])
+' "$tmp/ext.json"
+    run train "$g" --episodes 2 --resume "$tmp/ext.json" --mem-feature
+    if expect_rc "resume an extended policy with --mem-feature" 1; then
+        if grep -q "ext.json: the policy was built without the memory feature" "$tmp/err"; then pass; else
+            fail "resume an extended policy with --mem-feature" "no clear message"; fi
+    fi
+    run train "$g" --episodes 2 --resume "$tmp/ext.json" --features paper
+    if expect_rc "resume an extended policy with --features paper" 1; then
+        if grep -q "the policy was built with the extended features" "$tmp/err"; then pass; else
+            fail "resume an extended policy with --features paper" "no clear message"; fi
+    fi
+fi
+usage_error "train --features" train "$g" --features bogus --episodes 2 -o "$tmp/bogus.json"
+usage_error "train --preset" train "$g" --preset bogus --episodes 2 -o "$tmp/bogus.json"
+usage_error "train --reward" train "$g" --reward bogus --episodes 2 -o "$tmp/bogus.json"
+usage_error "train --reward vs --log-runtime" train "$g" --reward seconds --log-runtime -o "$tmp/bogus.json"
+usage_error "place --start without --policy" place "$g" --method heft --start heuristic
+
+# --preset paper: the paper's columns and the fixed random start, as before the tuned preset
+run train "$g" --preset paper --episodes 2 -o "$tmp/paper.json"
+expect_rc "train --preset paper" 0 && pycheck "paper preset policy" '
+import json, sys
+a = json.load(open(sys.argv[1]))["architecture"]
+assert a["n_features"] == 7 and a["d"] == 7 and "extended" not in a and "start" not in a, a
+' "$tmp/paper.json"
+
+# --accept-improving: recorded in the policy; its zero-shot episodes from
+# device 0 only keep moves that do not hurt, so they are never slower than
+# everything on device 0
+run train "$g" --accept-improving --episodes 3 -o "$tmp/acc.json"
+expect_rc "train --accept-improving" 0 && pycheck "accept recorded" '
+import json, sys
+a = json.load(open(sys.argv[1]))["architecture"]
+assert a.get("accept") == "improving" and a.get("start") == "device0", a
+' "$tmp/acc.json"
+run place "$g" --policy "$tmp/acc.json" --samples 2 --json
+cp "$tmp/out" "$tmp/acc_place.json"
+run place "$g" --method single --devices 2 --json
+pycheck "accept-improving zero-shot never slower than its start" '
+import json, sys
+p, s = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert p["method"] == "placeto" and p["runtime_us"] <= s["runtime_us"] + 1e-9, (p, s)
+' "$tmp/acc_place.json" "$tmp/out"
+if [ -e "$tmp/bogus.json" ]; then fail "train --features bogus" "wrote a policy anyway"; else pass; fi
 
 # every --json output is valid JSON, even for names with quotes and
 # backslashes (one escaping writer prints them all)

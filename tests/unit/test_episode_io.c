@@ -47,7 +47,8 @@ static void fix_done(Fix *f)
 
 /* A 40-op graph written to a file and loaded back (so it has a path and a
  * checksum), an uneven 3-device cluster with a small memory on device 2,
- * about 12 groups, a random policy; variant 1 uses every non-default option. */
+ * about 12 groups, a random policy; variant 1 uses every non-default option
+ * but the extended features and relative rewards, which variant 2 adds. */
 static int fix_init(Fix *f, int variant)
 {
     memset(f, 0, sizeof *f);
@@ -73,7 +74,7 @@ static int fix_init(Fix *f, int variant)
     f->pg = f->gr ? policy_graph_new(f->gr, &e) : NULL;
     CHECK_MSG(f->pg != NULL, "%s", e.msg);
     episode_config_default(&f->cfg);
-    if (variant == 1) {
+    if (variant >= 1) {
         f->cfg.passes = 2;
         f->cfg.random_order = 1;
         f->cfg.init = EPISODE_INIT_RANDOM_EACH;
@@ -81,10 +82,13 @@ static int fix_init(Fix *f, int variant)
         f->cfg.log_runtime = 1;
         f->cfg.mem_feature = 1;
     }
+    f->cfg.extended_features = f->cfg.relative_reward = variant == 2;
     PolicyArch a;
     policy_arch_default(&a, 3);
+    if (variant == 2)
+        policy_arch_for(&a, 3, 1, 1);
     a.mem_feature = f->cfg.mem_feature;
-    a.n_features += a.mem_feature;
+    a.n_features = policy_n_features(3, a.mem_feature, a.extended);
     a.rounds = 2;
     f->pol = policy_new(&a, 17, &e);
     CHECK_MSG(f->pol != NULL, "%s", e.msg);
@@ -110,7 +114,8 @@ static void diff_episodes(char *why, size_t n, const Episode *a, const Episode *
         return;
     D(a->cfg.passes == b->cfg.passes && a->cfg.random_order == b->cfg.random_order && a->cfg.init == b->cfg.init &&
           SAME_D(a->cfg.oom_penalty, b->cfg.oom_penalty) && a->cfg.log_runtime == b->cfg.log_runtime &&
-          a->cfg.mem_feature == b->cfg.mem_feature, "config");
+          a->cfg.mem_feature == b->cfg.mem_feature && a->cfg.extended_features == b->cfg.extended_features &&
+          a->cfg.relative_reward == b->cfg.relative_reward, "config");
     D(a->seed == b->seed, "seed");
     D(bits(a->order, b->order, (size_t)a->n_order * sizeof(int)), "order");
     D(a->cursor == b->cursor, "cursor %d vs %d", a->cursor, b->cursor);
@@ -124,6 +129,7 @@ static void diff_episodes(char *why, size_t n, const Episode *a, const Episode *
     D(bits(a->group_start, b->group_start, (size_t)a->n_groups * sizeof(double)), "group_start");
     D(bits(a->group_peak, b->group_peak, (size_t)a->n_groups * sizeof(double)), "group_peak");
     D(SAME_D(a->init_runtime_us, b->init_runtime_us), "init_runtime_us");
+    D(SAME_D(a->init_score, b->init_score), "init_score");
     D(a->n_hist == b->n_hist && a->n_redo == b->n_redo, "history %d+%d vs %d+%d", a->n_hist, a->n_redo,
       b->n_hist, b->n_redo);
     for (int i = 0; !why[0] && i < a->n_hist + a->n_redo; i++) {
@@ -182,6 +188,17 @@ static Episode *played_episode(Fix *f, uint64_t seed)
     return ep;
 }
 
+/* The optional config keys of the file at path: written exactly when set. */
+static void check_optional_keys(const char *path, const EpisodeConfig *cfg)
+{
+    char *text = read_all(path, NULL);
+    REQUIRE(text != NULL);
+    CHECK_INT(strstr(text, "\"extended_features\": true") != NULL, cfg->extended_features);
+    CHECK_INT(strstr(text, "\"relative_reward\": true") != NULL, cfg->relative_reward);
+    CHECK(!strstr(text, "\"extended_features\": false") && !strstr(text, "\"relative_reward\": false"));
+    free(text);
+}
+
 /* ---- round trip and resume ---- */
 
 static void roundtrip_variant(int variant)
@@ -218,6 +235,7 @@ static void roundtrip_variant(int variant)
         }
         CHECK_MSG(episode_save(ef.ep, ppath, ef.policy_checksum, p2, &e) == 0, "%s", e.msg);
         CHECK_MSG(same_file_bytes(p1, p2), "variant %d: re-saved file differs", variant);
+        check_optional_keys(p1, &f.cfg);
 
         /* both go on identically: redo, policy steps to the end, an
          * override, undo and redo again */
@@ -260,6 +278,11 @@ TEST(episode_io_roundtrip_and_resume_default_config)
 TEST(episode_io_roundtrip_and_resume_every_option)
 {
     roundtrip_variant(1);
+}
+
+TEST(episode_io_roundtrip_and_resume_extended_relative)
+{
+    roundtrip_variant(2);
 }
 
 TEST(episode_io_fresh_and_finished_episodes)
@@ -347,6 +370,8 @@ static const struct {
     {"\"passes\": 2", "\"passes\": @0", "config.passes: expected an integer from 1 to 1000"},
     {"\"init\": \"", "\"init\": @\"x", "config.init: expected \"random-fixed\", \"device0\", \"random-each\" or \"given\""},
     {"\"random_order\": true", "\"random_order\": @1", "config.random_order: expected true or false"},
+    {"\"mem_feature\": true", "\"mem_feature\": true, \"extended_features\": @1", "config.extended_features: expected true or false"},
+    {"\"mem_feature\": true", "\"mem_feature\": true, \"relative_reward\": @\"yes\"", "config.relative_reward: expected true or false"},
     {"\"seed\": \"", "\"seed\": @\"g", "seed: expected a string of 1 to 16 hex digits"},
     {"\"rng\": [", "\"rng\": @[\"0\", \"0\", \"0\", \"0\"], \"x\": [", "rng: the all-zero state is not a valid"},
     {"\"order\": [", "\"order\": @[\"nope\", ", "order: expected 24 group names (passes x groups), got 25"},

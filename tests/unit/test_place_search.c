@@ -1,6 +1,7 @@
 /* The local searches (anneal, ils; core/place/place_search.c): deterministic
  * per seed, spend exactly their budget, never worse than the best heuristic
- * they start from, and memory-aware. */
+ * they start from, and memory-aware; place_best_heuristic picks the lowest
+ * scoring heuristic as running each one would. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,4 +113,65 @@ TEST(place_search_is_memory_aware)
     }
     problem_free(&p);
     cluster_free(c);
+}
+
+/* What place_best_heuristic must match on p: the heuristics that run
+ * (place_run succeeds), and the first of the lowest place_score. */
+typedef struct Heur {
+    int ran;
+    double score;
+    PlaceRun best;
+} Heur;
+
+static void heuristics_by_hand(const Problem *p, uint64_t seed, Heur *h)
+{
+    int n;
+    const PlaceMethod *m = place_methods(&n);
+    memset(h, 0, sizeof *h);
+    h->score = INFINITY;
+    for (int k = 0; k < n; k++) {
+        PlaceRun r;
+        Err e;
+        if (place_is_search(&m[k]) || place_run(p, &m[k], seed, 0, &r, &e) != 0)
+            continue;
+        h->ran++;
+        double s = place_score(p->c, sim_run(p->sim, r.op_device));
+        if (s < h->score) {
+            place_run_free(&h->best);
+            h->score = s;
+            h->best = r;
+        } else {
+            place_run_free(&r);
+        }
+    }
+}
+
+static void check_best_heuristic(const char *graph, int n_devices, uint64_t seed)
+{
+    Problem p;
+    Err e = {{0}};
+    ProblemSpec s = {.graph_path = graph, .n_devices = n_devices};
+    REQUIRE_MSG(problem_load(&p, &s, &e) == 0, "%s", e.msg);
+    Heur h;
+    heuristics_by_hand(&p, seed, &h);
+    PlaceCtx ctx = {p.g, p.gr, p.c, seed, 0, NULL};
+    int *gd = XMALLOC(int, p.gr->n_groups);
+    double score = -1;
+    const char *name = NULL;
+    int64_t used = place_best_heuristic(&ctx, gd, &score, &name);
+    CHECK_MSG(used == h.ran, "%s on %d: %lld placements, %d heuristics ran", graph, n_devices, (long long)used, h.ran);
+    CHECK_MSG(name && h.best.method && strcmp(name, h.best.method) == 0, "%s on %d: %s, expected %s", graph,
+              n_devices, name ? name : "(null)", h.best.method ? h.best.method : "(none)");
+    CHECK_EXACT(score, h.score);
+    CHECK(h.best.group_device && memcmp(gd, h.best.group_device, (size_t)p.gr->n_groups * sizeof *gd) == 0);
+    free(gd);
+    place_run_free(&h.best);
+    problem_free(&p);
+}
+
+TEST(place_best_heuristic_is_the_best_non_search_method)
+{
+    check_best_heuristic("graphs/toy/crown.json", 2, 0);
+    check_best_heuristic("graphs/toy/crown.json", 3, 5);
+    check_best_heuristic("graphs/resnet18.json", 4, 1);
 }

@@ -311,6 +311,50 @@ TEST(policy_io_refuses_to_save_non_finite)
     tmp_close(&td);
 }
 
+/* An extended architecture (with the memory column) comes back with its
+ * flag, written as "extended": 1 only when set; a file without the key (the
+ * bundled policies predate it) loads as the paper's feature set. */
+TEST(policy_io_roundtrip_extended_architecture)
+{
+    TmpDir td;
+    REQUIRE_MSG(tmp_open(&td, "placeto_policy_io"), "mkdtemp failed");
+    char p1[128], p2[128];
+    tmp_file(p1, sizeof p1, &td, "x.json");
+    tmp_file(p2, sizeof p2, &td, "y.json");
+    PolicyArch a;
+    policy_arch_for(&a, 3, 1, 1);
+    a.d = 4;
+    a.rounds = 1;
+    Err e = {{0}};
+    Policy *pol = policy_new(&a, 8, &e), *q = NULL;
+    CHECK_MSG(pol != NULL, "%s", e.msg);
+    TrainState back;
+    memset(&back, 0, sizeof back);
+    if (pol && policy_save(pol, NULL, p1, &e) == 0 && (q = policy_load(p1, &back, &e)) != NULL) {
+        CHECK(q->arch.extended == 1 && q->arch.mem_feature == 1 && q->arch.n_features == 15);
+        CHECK(same_policy(pol, q, 0));
+        CHECK(policy_save(q, NULL, p2, &e) == 0 && same_file_bytes(p1, p2));
+        char *text = read_all(p1, NULL);
+        CHECK(text && strstr(text, "\"mem_feature\": 1, \"extended\": 1"));
+        free(text);
+    }
+    CHECK_MSG(q != NULL, "%s", e.msg);
+    policy_free(q);
+    train_state_done(&back);
+    Policy *old = policy_load("graphs/policies/resnet18_2.json", NULL, &e);
+    CHECK_MSG(old != NULL, "%s", e.msg);
+    if (old) {
+        CHECK(old->arch.extended == 0 && old->arch.n_features == 7);
+        CHECK(policy_save(old, NULL, p2, &e) == 0);
+        char *text = read_all(p2, NULL);
+        CHECK(text && !strstr(text, "extended"));
+        free(text);
+    }
+    policy_free(old);
+    policy_free(pol);
+    tmp_close(&td);
+}
+
 /* ---- errors ---- */
 
 /* A replacement: the first occurrence of old becomes rep, where '@' marks the
@@ -333,6 +377,13 @@ static const PBad policy_bad_fields[] = {
     {"\"n_features\": 7", "\"n_features\": @8",
      "architecture.n_features: expected 7 (5 + n_devices + mem_feature), got 8", NULL, NULL},
     {"\"d\": 3", "\"d\": @5000", "architecture.d: expected an integer from 1 to 1024", NULL, NULL},
+    {"\"n_features\": 7", "\"n_features\": @7",
+     "architecture.n_features: expected 12 (8 + 2 n_devices + mem_feature, extended), got 7",
+     "\"mem_feature\": 0}", "\"mem_feature\": 0, \"extended\": 1}"},
+    {"\"mem_feature\": 0}", "\"mem_feature\": 0, \"extended\": @2}", "architecture.extended: expected an integer from 0 to 1",
+     NULL, NULL},
+    {"\"mem_feature\": 0}", "\"mem_feature\": 0, \"extended\": @true}", "architecture.extended: expected an integer", NULL,
+     NULL},
     {"\"rounds\": 1", "\"rounds\": @1.5", "architecture.rounds: expected an integer", NULL, NULL},
     {"\"T1.W\", \"shape\": [3, 3]", "\"T1.W\", \"shape\": @[3, 2]",
      "parameters[2].shape: expected [3, 3] for \"T1.W\", got [3, 2]", NULL, NULL},

@@ -1,6 +1,6 @@
 /* Unit tests of the problem bundle (problem.h), the method runner (place_run.h),
- * the Placeto rows (policy_place.h), seeding training from a method
- * (train.h) and the JSON writer (jwrite.h). */
+ * the Placeto rows (policy_place.h), seeding training from a method or
+ * the best heuristic (train.h) and the JSON writer (jwrite.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,7 +161,7 @@ TEST(policy_place_runs_gives_trained_and_zero_shot_rows)
     Err e = {{0}};
     REQUIRE(problem_load(&p, &s, &e) == 0);
     PlaceRun rows[2];
-    int n = policy_place_runs(&p, "graphs/policies/resnet18_2.json", 0, 0, rows, &e);
+    int n = policy_place_runs(&p, "graphs/policies/resnet18_2.json", 0, 0, POLICY_START_DEFAULT, rows, NULL, &e);
     CHECK_MSG(n >= 1, "%s", e.msg);
     if (n >= 1) {
         CHECK(strcmp(rows[n - 1].method, "placeto") == 0);
@@ -177,7 +177,7 @@ TEST(policy_place_runs_gives_trained_and_zero_shot_rows)
     Problem p3;
     ProblemSpec s3 = {.graph_path = "graphs/resnet18.json", .n_devices = 3};
     REQUIRE(problem_load(&p3, &s3, &e) == 0);
-    CHECK(policy_place_runs(&p3, "graphs/policies/resnet18_2.json", 0, 0, rows, &e) == -1);
+    CHECK(policy_place_runs(&p3, "graphs/policies/resnet18_2.json", 0, 0, POLICY_START_DEFAULT, rows, NULL, &e) == -1);
     CHECK_MSG(strstr(e.msg, "resnet18_2.json") && strstr(e.msg, "2 devices"), "%s", e.msg);
     problem_free(&p3);
     problem_free(&p);
@@ -205,6 +205,33 @@ TEST(train_seed_from_method_sets_the_best)
     CHECK(memcmp(b->group_device, r.group_device, (size_t)p.gr->n_groups * sizeof *r.group_device) == 0);
     CHECK(train_best_find(&ts, p.g, p.gr->n_groups + 1) == NULL);
     place_run_free(&r);
+    train_state_done(&ts);
+    problem_free(&p);
+    cluster_free(c);
+}
+
+/* --init heuristic (no method): the best heuristic's placement. */
+TEST(train_seed_from_the_best_heuristic)
+{
+    Cluster *c = cluster_default(3);
+    ProblemSpec s = {.graph_path = "graphs/toy/crown.json", .cluster = c};
+    Problem p;
+    Err e = {{0}};
+    REQUIRE(problem_load(&p, &s, &e) == 0);
+    TrainConfig cfg;
+    train_config_default(&cfg);
+    TrainState ts;
+    train_state_init(&ts, cfg.lr, cfg.entropy, 1);
+    CHECK_MSG(train_seed_from_method(&ts, NULL, &p, 1, &cfg, &e) == 0, "%s", e.msg);
+    const TrainBest *b = train_best_find(&ts, p.g, p.gr->n_groups);
+    int *gd = XMALLOC(int, p.gr->n_groups);
+    PlaceCtx ctx = {p.g, p.gr, p.c, cfg.seed, 0, NULL};
+    double score;
+    const char *name;
+    place_best_heuristic(&ctx, gd, &score, &name);
+    CHECK(b && memcmp(b->group_device, gd, (size_t)p.gr->n_groups * sizeof *gd) == 0);
+    CHECK_EXACT(b ? b->runtime_us : 0, score); /* no device runs out of memory: score = runtime */
+    free(gd);
     train_state_done(&ts);
     problem_free(&p);
     cluster_free(c);

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Refining the best heuristic's placement with a policy: `place --policy P
+# --start heuristic` gives the row placeto-refine, never slower than any
+# heuristic (every method but the searches anneal and ils); --policy auto
+# takes the graph's bundled policy (graphs/policies/NAME_D.json) or fails
+# naming the general one it looked for; usage errors of --start, --policy
+# and --no-policy. Prints "refine: N passed, M failed".
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/cli/lib_cli.sh
+. tests/cli/lib_cli.sh
+
+g=graphs/toy/crown.json
+
+# never_slower NAME PLACE_JSON COMPARE_JSON: the place --json row is
+# placeto-refine and no heuristic of compare --json is faster
+never_slower() {
+    pycheck "$1" '
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["method"] == "placeto-refine", p["method"]
+heur = {m["method"]: m["runtime_us"] for m in json.load(open(sys.argv[2]))["methods"]
+        if m["method"] not in ("anneal", "ils")}
+assert "heft" in heur and not any(m.startswith("placeto") for m in heur), sorted(heur)
+faster = {m: r for m, r in heur.items() if r < p["runtime_us"]}
+assert not faster, (p["runtime_us"], faster)
+' "$2" "$3"
+}
+
+run train "$g" --features extended --episodes 2 --seed 5 -o "$tmp/pol.json"
+expect_rc "train a policy" 0 && pass
+run compare "$g" --no-policy --json
+expect_rc "compare --no-policy" 0 && pass
+cp "$tmp/out" "$tmp/heur.json"
+
+# --start heuristic: the placeto-refine row, in text and in JSON
+run place "$g" --policy "$tmp/pol.json" --start heuristic
+if expect_rc "place --start heuristic" 0; then
+    if grep -q "with placeto-refine: runtime" "$tmp/out"; then pass; else fail "place --start heuristic" "no placeto-refine line"; fi
+fi
+run place "$g" --policy "$tmp/pol.json" --start heuristic --json
+expect_rc "place --start heuristic --json" 0 && never_slower "refine never slower than a heuristic" "$tmp/out" "$tmp/heur.json"
+run place "$g" --policy "$tmp/pol.json" --start random --json
+expect_rc "place --start random" 0 && pycheck "--start random is the zero-shot row" '
+import json, sys
+assert json.load(open(sys.argv[1]))["method"] == "placeto"
+' "$tmp/out"
+
+usage_error "place --start bogus" place "$g" --policy "$tmp/pol.json" --start bogus
+usage_error "place --start without --policy" place "$g" --method heft --start heuristic
+if grep -q -- "--start" "$tmp/err"; then pass; else fail "place --start without --policy" "the message does not name --start"; fi
+usage_error "compare --policy --no-policy" compare "$g" --policy "$tmp/pol.json" --no-policy
+
+# --policy auto: nothing bundled for 3 devices is a failure naming the file
+run place "$g" --policy auto --devices 3
+expect_rc "place --policy auto, none bundled" 1 && pass
+if grep -q "general_3.json" "$tmp/err"; then pass; else fail "place --policy auto, none bundled" "general_3.json not named"; fi
+
+# which file auto takes, told by the error of a broken one in $PLACETO_DATA:
+# the general policy, and the graph's own (crown_2.json) before it
+mkdir -p "$tmp/data/policies"
+echo '{"format": "placeto-policy"}' > "$tmp/data/policies/general_2.json"
+PLACETO_DATA=$tmp/data run place "$g" --policy auto
+expect_rc "--policy auto takes general_2.json" 1 && pass
+if grep -q "$tmp/data/policies/general_2.json" "$tmp/err"; then pass; else fail "--policy auto takes general_2.json" "not named"; fi
+cp "$tmp/data/policies/general_2.json" "$tmp/data/policies/crown_2.json"
+PLACETO_DATA=$tmp/data run place "$g" --policy auto
+expect_rc "--policy auto takes crown_2.json" 1 && pass
+if grep -q "$tmp/data/policies/crown_2.json" "$tmp/err"; then pass; else fail "--policy auto takes crown_2.json" "not named"; fi
+cp "$tmp/pol.json" "$tmp/data/policies/crown_2.json"
+PLACETO_DATA=$tmp/data run place "$g" --policy auto --json
+expect_rc "--policy auto with a good crown_2.json" 0 && never_slower "--policy auto never slower than a heuristic" "$tmp/out" "$tmp/heur.json"
+
+# --policy auto on resnet18 with 2 devices: graphs/policies/resnet18_2.json,
+# from the best heuristic (placeto-refine, never slower than heft)
+r=graphs/resnet18.json
+run place "$r" --policy auto --devices 2 --json
+cp "$tmp/out" "$tmp/auto.json"
+expect_rc "place --policy auto" 0 && pass
+run place "$r" --policy graphs/policies/resnet18_2.json --start heuristic --devices 2 --json
+if expect_rc "place with resnet18_2.json" 0; then
+    pycheck "--policy auto is resnet18_2.json" '
+import json, sys
+a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert a["runtime_us"] == b["runtime_us"] and a["placements"] == b["placements"], (a["runtime_us"], b["runtime_us"])
+assert a["placement"] == b["placement"]
+' "$tmp/auto.json" "$tmp/out"
+fi
+run compare "$r" --devices 2 --methods heft,metis --json
+expect_rc "compare resnet18" 0 && pycheck "--policy auto refines, never slower than heft" '
+import json, sys
+p = json.load(open(sys.argv[1]))
+m = {r["method"]: r["runtime_us"] for r in json.load(open(sys.argv[2]))["methods"]}
+assert p["method"] == "placeto-refine", p["method"]
+assert p["runtime_us"] <= m["heft"], (p["runtime_us"], m["heft"])
+assert m.get("placeto-refine") == p["runtime_us"], m  # compare uses the bundled policy too
+' "$tmp/auto.json" "$tmp/out"
+
+echo "refine: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

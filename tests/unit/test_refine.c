@@ -1,0 +1,209 @@
+/* Refining a start with a policy: policy_place from a given placement keeps
+ * the start among the candidates, so an untrained policy never makes the
+ * best heuristic's placement worse; policy_place_runs with
+ * POLICY_START_HEURISTIC names its row "placeto-refine" and counts the
+ * heuristics' placements with the episodes'. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "episode.h"
+#include "gen.h"
+#include "place.h"
+#include "place_run.h"
+#include "policy_fixture.h"
+#include "policy_io.h"
+#include "policy_place.h"
+#include "problem.h"
+#include "test.h"
+#include "testutil.h"
+
+/* episode_score with the default configuration of group placement gd. */
+static double default_score(const Fix *f, const Cluster *c, const int *gd, double *runtime_us)
+{
+    EpisodeConfig cfg;
+    episode_config_default(&cfg);
+    Sim *s = sim_new(f->g, c);
+    int *op = XMALLOC(int, f->g->n_nodes);
+    group_expand(f->gr, gd, op);
+    const SimResult *r = sim_run(s, op);
+    double v = episode_score(&cfg, c, r);
+    if (runtime_us)
+        *runtime_us = r->makespan_us;
+    free(op);
+    sim_free(s);
+    return v;
+}
+
+/* The lowest score policy_place's episodes (greedy, then `samples` sampled
+ * from seed + k) reach after a step: what it would give without the start. */
+static double best_without_start(const Policy *pol, const Fix *f, const Cluster *c, const EpisodeConfig *cfg,
+                                 const int *start, int samples, uint64_t seed)
+{
+    EpisodeConfig given = *cfg;
+    given.init = EPISODE_INIT_GIVEN;
+    Err e = {{0}};
+    Episode *ep = episode_new(f->g, f->gr, c, f->pg, &given, seed, start, &e);
+    PolicyWork *w = policy_work_new(&pol->arch, f->pg);
+    double best = INFINITY;
+    for (int k = 0; ep && k <= samples; k++) {
+        if (k > 0)
+            episode_reset(ep, seed + (uint64_t)k, start);
+        while (!episode_done(ep)) {
+            episode_step_policy(ep, pol, w, k == 0, NULL);
+            best = fmin(best, ep->score);
+        }
+    }
+    policy_work_free(w);
+    episode_free(ep);
+    return best;
+}
+
+/* Makes pol choose device d almost surely: a large bias on its logit. */
+static void push_away(Policy *pol, int d)
+{
+    const NnTensor *b = &pol->p.t[pol->p.n_tensors - 1];
+    CHECK(strcmp(b->name, "head2.b") == 0);
+    pol->p.w[b->off + (size_t)d] = 100;
+}
+
+/* A random policy (extended features when ext) refines the best heuristic's
+ * placement of a generated graph on nd devices: never worse than it. The
+ * policy is pushed to move the first group off its start device, so that
+ * its episodes leave the start at once. Returns 1 when the policy's
+ * episodes alone only found worse placements. */
+static int check_refine(uint64_t seed, int nd, int ext)
+{
+    Fix f;
+    Cluster *c = cluster_default(nd);
+    PolicyArch a;
+    policy_arch_for(&a, nd, 0, ext);
+    Policy *pol = new_policy(&a, seed);
+    int worse = 0;
+    if (fix_from_graph(&f, gen_random_dag(30 + 10 * (int)seed, 2.0, seed), 0) == 0 && pol) {
+        int n = f.gr->n_groups, *start = XMALLOC(int, n), *out = XMALLOC(int, n);
+        PlaceCtx ctx = {f.g, f.gr, c, seed, 0, NULL};
+        double hs, rt = -1, got_rt = -2;
+        const char *name;
+        place_best_heuristic(&ctx, start, &hs, &name);
+        push_away(pol, (start[0] + 1) % nd);
+        EpisodeConfig cfg;
+        episode_config_default(&cfg);
+        episode_config_features(&cfg, &a);
+        Err e = {{0}};
+        int64_t sims = policy_place(pol, f.g, f.gr, c, &cfg, 2, seed, start, out, &rt, &e);
+        CHECK_MSG(sims > 0, "%s", e.msg);
+        double s0 = default_score(&f, c, start, NULL), s1 = default_score(&f, c, out, &got_rt);
+        CHECK_MSG(s1 <= s0, "seed %d, %d devices: %.9g is worse than the start's %.9g", (int)seed, nd, s1, s0);
+        CHECK_EXACT(rt, got_rt);
+        worse = best_without_start(pol, &f, c, &cfg, start, 2, seed) > s0;
+        free(start);
+        free(out);
+    }
+    fix_done(&f);
+    policy_free(pol);
+    cluster_free(c);
+    return worse;
+}
+
+TEST(policy_place_from_a_start_is_never_worse)
+{
+    int worse = 0;
+    for (uint64_t seed = 1; seed <= 3; seed++)
+        for (int nd = 2; nd <= 4; nd++)
+            worse += check_refine(seed, nd, (int)(seed + (uint64_t)nd) % 2);
+    CHECK_MSG(worse > 0, "the policy alone was never worse than the start: the check could not fail");
+}
+
+/* What policy_place_runs must give, by hand: the heuristics, then
+ * policy_place from the best one's placement (start != 0) or the default
+ * start. */
+typedef struct Want {
+    int64_t placements;
+    double runtime_us, start_score;
+    const char *start_name;
+    int *gd;
+} Want;
+
+static void want_rows(const Problem *p, const Policy *pol, int samples, uint64_t seed, int start, Want *w)
+{
+    int n = p->gr->n_groups, *init = start ? XMALLOC(int, n) : NULL;
+    PlaceCtx ctx = {p->g, p->gr, p->c, seed, 0, NULL};
+    w->placements = start ? place_best_heuristic(&ctx, init, &w->start_score, &w->start_name) : 0;
+    EpisodeConfig cfg;
+    episode_config_default(&cfg);
+    episode_config_features(&cfg, &pol->arch);
+    w->gd = XMALLOC(int, n);
+    Err e = {{0}};
+    int64_t sims = policy_place(pol, p->g, p->gr, p->c, &cfg, samples, seed, init, w->gd, &w->runtime_us, &e);
+    CHECK_MSG(sims > 0, "%s", e.msg);
+    w->placements += sims;
+    free(init);
+}
+
+static void check_runs_row(const Problem *p, const Policy *pol, const char *path, PolicyStart start)
+{
+    PlaceRun rows[2];
+    const char *name = NULL;
+    Err e = {{0}};
+    int k = policy_place_runs(p, path, 1, 7, start, rows, &name, &e);
+    REQUIRE_MSG(k == 1, "%d rows: %s", k, e.msg);
+    Want w;
+    want_rows(p, pol, 1, 7, start == POLICY_START_HEURISTIC, &w);
+    const char *want_name = start == POLICY_START_HEURISTIC ? "placeto-refine" : "placeto";
+    CHECK_MSG(strcmp(rows[0].method, want_name) == 0, "row %s, expected %s", rows[0].method, want_name);
+    CHECK_INT(rows[0].placements, w.placements);
+    CHECK_EXACT(rows[0].runtime_us, w.runtime_us);
+    CHECK(memcmp(rows[0].group_device, w.gd, (size_t)p->gr->n_groups * sizeof *w.gd) == 0);
+    if (start == POLICY_START_HEURISTIC) {
+        CHECK(name && w.start_name && strcmp(name, w.start_name) == 0);
+        CHECK(place_score(p->c, sim_run(p->sim, rows[0].op_device)) <= w.start_score);
+    }
+    free(w.gd);
+    place_run_free(&rows[0]);
+}
+
+TEST(policy_place_runs_refine_row)
+{
+    TmpDir td;
+    REQUIRE_MSG(tmp_open(&td, "placeto_refine"), "mkdtemp failed");
+    char path[128];
+    tmp_file(path, sizeof path, &td, "pol.json");
+    Problem p;
+    ProblemSpec s = {.graph_path = "graphs/toy/crown.json", .n_devices = 2};
+    Err e = {{0}};
+    PolicyArch a;
+    policy_arch_for(&a, 2, 0, 1);
+    Policy *pol = new_policy(&a, 4);
+    if (pol && problem_load(&p, &s, &e) == 0) {
+        CHECK_MSG(policy_save(pol, NULL, path, &e) == 0, "%s", e.msg);
+        check_runs_row(&p, pol, path, POLICY_START_HEURISTIC);
+        check_runs_row(&p, pol, path, POLICY_START_DEFAULT);
+        problem_free(&p);
+    }
+    CHECK_MSG(!e.msg[0], "%s", e.msg);
+    policy_free(pol);
+    tmp_close(&td);
+}
+
+TEST(policy_place_refuses_a_feature_mismatch)
+{
+    Fix f;
+    Cluster *c = cluster_default(2);
+    PolicyArch a;
+    policy_arch_for(&a, 2, 0, 1);
+    Policy *pol = new_policy(&a, 1);
+    if (fix_from_graph(&f, gen_random_dag(20, 2.0, 1), 0) == 0 && pol) {
+        EpisodeConfig cfg;
+        episode_config_default(&cfg); /* the paper's features */
+        int *out = XMALLOC(int, f.gr->n_groups);
+        double rt;
+        Err e = {{0}};
+        CHECK(policy_place(pol, f.g, f.gr, c, &cfg, 0, 1, NULL, out, &rt, &e) == -1);
+        CHECK_STR_CONTAINS(e.msg, "extended features");
+        free(out);
+    }
+    fix_done(&f);
+    policy_free(pol);
+    cluster_free(c);
+}
