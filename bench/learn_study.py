@@ -12,20 +12,19 @@ happened to see is not what the trained policy does:
   refine         the trained policy, greedy then 8 sampled episodes, from the
                  best heuristic's placement (never worse than it).
 
-Two parts:
-
-  configs   configurations on one graph (default inception_v3, 2 devices):
-            the paper's settings and their variations, then the tuned
-            preset with each of its changes undone one at a time;
-  across    the paper's and the tuned presets on inception_v3, nasnet and
-            nmt with 2 and 4 devices and on two family graphs, next to the
-            heuristics and the local searches.
+The configurations, on one graph (default inception_v3, 2 devices): the
+paper's reference settings and the variations the earlier study tried
+(--paper-variations; their rows without the refine column are in
+tests/results/learn_study.json), then the tuned preset with each of its
+changes undone one at a time, and what else was tried on top of it. The
+same comparison on the other graphs, device counts and two family graphs,
+at an equal budget of placements, is bench/agent_budget.py.
 
 Every row is one command (kept in the JSON) and deterministic for its seed.
-Writes tests/results/learn_study_PART.{json,md}.
+Writes tests/results/learn_study_configs.{json,md}.
 
-    /usr/bin/python3 bench/learn_study.py [./placeto] [--part configs|across] [--graph G]
-                                          [--devices N] [--episodes K] [--jobs J]
+    /usr/bin/python3 bench/learn_study.py [./placeto] [--graph G] [--devices N] [--episodes K] [--jobs J]
+                                          [--paper-variations 1]
 """
 import concurrent.futures
 import json
@@ -35,7 +34,7 @@ import sys
 import tempfile
 
 PROG = "./placeto"
-PART, GRAPH, DEVICES, EPISODES, JOBS = "configs", "graphs/inception_v3.json", 2, 300, os.cpu_count() or 1
+GRAPH, DEVICES, EPISODES, JOBS, VARIATIONS = "graphs/inception_v3.json", 2, 300, os.cpu_count() or 1, False
 args = sys.argv[1:]
 if args and not args[0].startswith("--"):
     PROG = args.pop(0)
@@ -44,8 +43,8 @@ while args:
     if not args:
         sys.exit("learn_study.py: %s needs a value" % k)
     v = args.pop(0)
-    if k == "--part":
-        PART = v
+    if k == "--paper-variations":
+        VARIATIONS = v == "1"
     elif k == "--graph":
         GRAPH = v
     elif k == "--devices":
@@ -56,14 +55,14 @@ while args:
         JOBS = int(v)
     else:
         sys.exit("learn_study.py: unknown option %s" % k)
-if PART not in ("configs", "across"):
-    sys.exit("learn_study.py: --part is configs or across")
 
 PAPER = ["--preset", "paper"]
 TUNED = ["--preset", "tuned"]
 # name, training options (on top of --episodes, --devices, --seed 1)
 CONFIGS = [
     ("paper: reference settings (entropy 1)", PAPER),
+]
+PAPER_VARIATIONS = [
     ("paper, entropy 0.1", PAPER + ["--entropy", "0.1"]),
     ("paper, entropy 0.01", PAPER + ["--entropy", "0.01"]),
     ("paper, entropy 0.001", PAPER + ["--entropy", "0.001"]),
@@ -77,26 +76,22 @@ CONFIGS = [
     ("paper, entropy 0.001, start from the best so far", PAPER + ["--entropy", "0.001", "--init", "best"]),
     ("paper, entropy 0.001, start from heft", PAPER + ["--entropy", "0.001", "--init", "heft"]),
     ("paper, entropy 0.001, start from anneal", PAPER + ["--entropy", "0.001", "--init", "anneal"]),
-    ("tuned (the default): extended features, device 0 start, relative rewards, gamma 0, entropy 0.01", TUNED),
+]
+TUNED_CONFIGS = [
+    ("paper, entropy 0.001 (the bundled per-graph policies' settings)", PAPER + ["--entropy", "0.001"]),
+    ("tuned (the default): extended features, device 0 start, relative rewards, only improving moves kept, "
+     "gamma 0, entropy 0.01", TUNED),
     ("tuned, but the paper's features", TUNED + ["--features", "paper"]),
     ("tuned, but the fixed random start", TUNED + ["--init", "random-fixed"]),
     ("tuned, but rewards in seconds", TUNED + ["--reward", "seconds"]),
+    ("tuned, but every move kept", TUNED + ["--accept", "all"]),
     ("tuned, but gamma 1", TUNED + ["--gamma", "1"]),
-    ("tuned, but gamma 0.5", TUNED + ["--gamma", "0.5"]),
     ("tuned, but entropy 0.1", TUNED + ["--entropy", "0.1"]),
     ("tuned, but entropy 0.001", TUNED + ["--entropy", "0.001"]),
     ("tuned, with normalised advantages", TUNED + ["--normalize"]),
     ("tuned, with a random start per episode", TUNED + ["--init", "random-each"]),
     ("tuned, from the best heuristic (then the best so far)", TUNED + ["--init", "heuristic"]),
-    ("tuned, accepting only improving moves", TUNED + ["--accept-improving"]),
-    ("tuned, accepting only improving moves, from the best heuristic", TUNED + ["--accept-improving", "--init",
-                                                                              "heuristic"]),
 ]
-ACROSS_GRAPHS = [("graphs/inception_v3.json", 2), ("graphs/inception_v3.json", 4), ("graphs/nasnet.json", 2),
-                 ("graphs/nasnet.json", 4), ("graphs/nmt.json", 2), ("graphs/nmt.json", 4),
-                 ("graphs/families/enas-ptb/enas_ptb_00.json", 2),
-                 ("graphs/families/nmt/nmt_variant_00.json", 2)]
-ACROSS_CONFIGS = [("paper", PAPER + ["--entropy", "0.001"]), ("tuned", TUNED)]
 
 
 def run(*a):
@@ -153,7 +148,8 @@ def part_configs():
     ref = reference(GRAPH, DEVICES)
     lb = ref["lower_bound_us"]
     with concurrent.futures.ThreadPoolExecutor(max_workers=JOBS) as pool:
-        rows = list(pool.map(study, [(n, GRAPH, DEVICES, o) for n, o in CONFIGS]))
+        configs = CONFIGS + (PAPER_VARIATIONS if VARIATIONS else []) + TUNED_CONFIGS
+        rows = list(pool.map(study, [(n, GRAPH, DEVICES, o) for n, o in configs]))
     r = lambda us: "%.2f" % (us / lb)
     md = ["%s on %d devices, %d episodes, seed 1; runtimes as multiples of the lower bound (%.1f ms). For "
           "reference: single %s, best heuristic (%s) %s, best local search (20 000 placements) %s. *greedy* and "
@@ -171,31 +167,4 @@ def part_configs():
                                   "rows": rows}, md)
 
 
-def part_across():
-    jobs = [(n, g, d, o) for g, d in ACROSS_GRAPHS for n, o in ACROSS_CONFIGS]
-    with concurrent.futures.ThreadPoolExecutor(max_workers=JOBS) as pool:
-        refs = list(pool.map(lambda gd: reference(*gd), ACROSS_GRAPHS))
-        rows = list(pool.map(study, jobs))
-    md = ["%d episodes, seed 1; runtimes as multiples of each graph's lower bound. *paper* is `--preset paper "
-          "--entropy 0.001` (the settings the bundled per-graph policies were trained with), *tuned* the default. "
-          "*greedy* starts where the policy was trained from, *refine* from the best heuristic (8 samples). "
-          "Local search: the better of anneal and ils with 20 000 placements." % EPISODES,
-          "",
-          "| graph | devices | single | best heuristic | local search | preset | best seen | greedy policy | "
-          "refine | training |",
-          "|---|---|---|---|---|---|---|---|---|---|"]
-    for (g, d), ref in zip(ACROSS_GRAPHS, refs):
-        lb = ref["lower_bound_us"]
-        r = lambda us: "%.2f" % (us / lb)
-        for x in rows:
-            if x["graph"] == g and x["devices"] == d:
-                md.append("| %s | %d | %s | %s %s | %s | %s | %s | %s | %s | %.0f s |" % (
-                    ref["graph"], d, r(ref["single_us"]), ref["best_heuristic"], r(ref["best_heuristic_us"]),
-                    r(ref["best_search_us"]), x["name"], r(x["best_seen_us"]), r(x["greedy_us"]),
-                    r(x["refine_us"]), x["seconds"]))
-    write("learn_study_across", {"episodes": EPISODES, "graphs": [{"graph": g, "devices": d, "reference": ref}
-                                                                   for (g, d), ref in zip(ACROSS_GRAPHS, refs)],
-                                 "rows": rows}, md)
-
-
-part_configs() if PART == "configs" else part_across()
+part_configs()

@@ -34,7 +34,8 @@ static const CliOpt train_opts[] = {
     {"reward", 0, "R", "relative (default: improvement / the start's runtime), seconds (paper) or log (log seconds)"},
     {"log-runtime", 0, NULL, "the same as --reward log"},
     {"relative-reward", 0, NULL, "the same as --reward relative"},
-    {"accept-improving", 0, NULL, "undo (after rewarding it) every move that makes the placement slower"},
+    {"accept", 0, "A", "improving (default: undo, after its reward, every move that makes the placement slower) or all (paper)"},
+    {"accept-improving", 0, NULL, "the same as --accept improving"},
     {"features", 0, "SET", "extended (default: + critical path, load, memory, neighbours) or paper"},
     {"oom-penalty", 0, "X", "seconds per GB over a device's memory (default 2)"},
     {"mem-feature", 0, NULL, "add the peak-memory feature column"},
@@ -293,7 +294,13 @@ static int run_train(int argc, char **argv)
     cfg.env.log_runtime = strcmp(reward, "log") == 0;
     cfg.env.relative_reward = strcmp(reward, "relative") == 0;
     cfg.env.mem_feature = cli_get(cmd, &a, "mem-feature") != NULL;
-    cfg.env.accept_improving = cli_get(cmd, &a, "accept-improving") != NULL;
+    const char *accept = cli_get(cmd, &a, "accept");
+    if (accept && strcmp(accept, "improving") != 0 && strcmp(accept, "all") != 0)
+        return cli_usage_error(cmd, "--accept: expected improving or all, got '%s'", accept);
+    if (accept && strcmp(accept, "all") == 0 && cli_get(cmd, &a, "accept-improving"))
+        return cli_usage_error(cmd, "--accept-improving contradicts --accept all");
+    cfg.env.accept_improving = accept ? strcmp(accept, "improving") == 0
+                                      : cli_get(cmd, &a, "accept-improving") != NULL || !paper;
     const char *fset = cli_get(cmd, &a, "features");
     if (fset && strcmp(fset, "paper") != 0 && strcmp(fset, "extended") != 0)
         return cli_usage_error(cmd, "--features: expected paper or extended, got '%s'", fset);
@@ -337,7 +344,8 @@ static int run_train(int argc, char **argv)
             goto done;
         if (!fset && !cfg.env.mem_feature) /* the features the policy was built with */
             episode_config_features(&cfg.env, &pol->arch);
-        cfg.env.accept_improving |= pol->arch.accept_improving;
+        if (!accept && !cli_get(cmd, &a, "accept-improving")) /* as the policy was trained */
+            cfg.env.accept_improving = pol->arch.accept_improving;
         pol->arch.accept_improving = cfg.env.accept_improving; /* how it now places */
         if (!init) /* the start the policy was trained from */
             cfg.env.init = pol->arch.start_device0 ? EPISODE_INIT_DEVICE0 : EPISODE_INIT_RANDOM_FIXED;

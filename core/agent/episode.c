@@ -129,6 +129,11 @@ Episode *episode_new(const Graph *g, const Grouping *gr, const Cluster *c, const
     ep->best_device = xnew_array(n, sizeof *ep->best_device);
     ep->feats = xmalloc_array(n * (size_t)ep->n_features, sizeof *ep->feats);
     ep->sim = sim_new(g, c);
+    if (cfg->accept_improving) {
+        ep->sim_spare = sim_new(g, c);
+        ep->save_start = xnew_array(n, sizeof *ep->save_start);
+        ep->save_peak = xnew_array(n, sizeof *ep->save_peak);
+    }
     static_features(ep);
     episode_reset(ep, seed, init_device);
     return ep;
@@ -159,6 +164,9 @@ void episode_free(Episode *ep)
     free(ep->nbr_off);
     free(ep->nbr);
     free(ep->nbr_bytes);
+    free(ep->save_start);
+    free(ep->save_peak);
+    sim_free(ep->sim_spare);
     sim_free(ep->sim);
     free(ep);
 }
@@ -337,10 +345,10 @@ EpisodeStep *episode_push(Episode *ep, const EpisodeStep *s, const float *probs)
     return h;
 }
 
-/* The reward of a change from score `before` to the current one. */
-static double episode_reward(const Episode *ep, double before)
+/* The reward of a change from score `before` to `after`. */
+static double episode_reward(const Episode *ep, double before, double after)
 {
-    double r = before - ep->score;
+    double r = before - after;
     if (ep->cfg.relative_reward && ep->init_score != 0)
         r /= fabs(ep->init_score);
     return r;
@@ -359,6 +367,39 @@ static int sample_device(const float *p, int n, double u)
         if (p[d] > 0)
             return d;
     return n - 1;
+}
+
+/* accept_improving: simulates the moved placement on the spare simulator
+ * and keeps it unless its score is worse; a rejected move is undone and the
+ * state before it restored without simulating again. The move's own
+ * simulation is counted either way; s->new_device tells which happened.
+ * Returns the candidate's score. */
+static double try_move(Episode *ep, EpisodeStep *s)
+{
+    size_t n = (size_t)ep->n_groups;
+    double runtime = ep->runtime_us, score = ep->score;
+    int oom = ep->oom;
+    const SimResult *result = ep->result;
+    memcpy(ep->save_start, ep->group_start, n * sizeof *ep->save_start);
+    memcpy(ep->save_peak, ep->group_peak, n * sizeof *ep->save_peak);
+    Sim *cur = ep->sim;
+    ep->sim = ep->sim_spare;
+    ep->sim_spare = cur;
+    simulate(ep, 1);
+    if (ep->score <= score)
+        return ep->score; /* kept: the spare simulator is now the current one */
+    double candidate = ep->score;
+    ep->sim_spare = ep->sim; /* rejected: back to where it was */
+    ep->sim = cur;
+    ep->group_device[s->group] = s->new_device = s->old_device;
+    group_expand(ep->gr, ep->group_device, ep->op_device);
+    ep->result = result;
+    ep->runtime_us = runtime;
+    ep->oom = oom;
+    memcpy(ep->group_start, ep->save_start, n * sizeof *ep->group_start);
+    memcpy(ep->group_peak, ep->save_peak, n * sizeof *ep->group_peak);
+    ep->score = score;
+    return candidate;
 }
 
 const EpisodeStep *episode_step_policy(Episode *ep, const Policy *pol, PolicyWork *w, int greedy,
@@ -393,12 +434,14 @@ const EpisodeStep *episode_step_policy(Episode *ep, const Policy *pol, PolicyWor
     ep->group_device[v] = a;
     ep->visits[v]++;
     ep->cursor++;
-    simulate(ep, 1);
-    s.reward = episode_reward(ep, before);
-    if (ep->cfg.accept_improving && ep->score > before) { /* rejected: back to where it was */
-        ep->group_device[v] = s.new_device = s.old_device;
-        simulate(ep, 0);
+    double after;
+    if (ep->sim_spare) {
+        after = try_move(ep, &s);
+    } else {
+        simulate(ep, 1);
+        after = ep->score;
     }
+    s.reward = episode_reward(ep, before, after);
     s.runtime_us = ep->runtime_us;
     return episode_push(ep, &s, probs);
 }
@@ -425,7 +468,7 @@ const EpisodeStep *episode_override(Episode *ep, int group, int device, Err *e)
     ep->group_device[group] = device;
     simulate(ep, 1);
     s.runtime_us = ep->runtime_us;
-    s.reward = episode_reward(ep, before);
+    s.reward = episode_reward(ep, before, ep->score);
     return episode_push(ep, &s, NULL);
 }
 

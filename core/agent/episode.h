@@ -112,6 +112,10 @@ typedef struct Episode {
     int64_t best_at;     /* simulations (of this episode) when the best was found */
     Sim *sim;
     const SimResult *result; /* the last simulation of the current placement (owned by sim) */
+    /* accept_improving: a candidate is simulated on the spare simulator, so
+     * that a rejected one leaves the current result as it was */
+    Sim *sim_spare;
+    double *save_start, *save_peak; /* group_start and group_peak before the candidate */
     float *feats;        /* scratch: the features of one step (n_groups x n_features) */
 } Episode;
 

@@ -3,7 +3,7 @@
 # time (default 2), and keeps each run's JSON log (progress lines and the
 # summary with its wall time) in tests/results/train/. One thread per run,
 # so each run is deterministic: the same command gives the same policy file.
-#   bash graphs/policies/train.sh [JOBS] [single|families|all]
+#   bash graphs/policies/train.sh [JOBS] [single|families|general|all]
 set -eu
 cd "$(dirname "$0")/../.."
 jobs=${1:-2}
@@ -11,7 +11,7 @@ what=${2:-all}
 log=tests/results/train
 mkdir -p "$log" graphs/policies
 cmds=()
-if [ "$what" != families ]; then
+if [ "$what" = single ] || [ "$what" = all ]; then
   # graph:devices:episodes:start. From scratch (the fixed random start, then
   # the best so far) except NASNet on 4 devices, where training from scratch
   # stays above a single device (254.7 vs 214.4 ms after 400 episodes): it
@@ -23,11 +23,24 @@ if [ "$what" != families ]; then
     cmds+=("./placeto train graphs/$g.json --devices $d --episodes $n --entropy 0.001 --init $init --seed 1 -o graphs/policies/${g}_$d.json --json > $log/${g}_$d.jsonl")
   done
 fi
-if [ "$what" != single ]; then
+if [ "$what" = families ] || [ "$what" = all ]; then
   # each family: the first 24 of its 32 graphs; the other 8 are held out
   for f in enas-cifar10 enas-ptb nmt; do
     list=$(ls graphs/families/$f/*.json | sort | head -24 | tr '\n' ' ')
     cmds+=("./placeto train $list--devices 2 --episodes 800 --entropy 0.001 --init best --seed 1 -o graphs/policies/family_$f.json --json > $log/family_$f.jsonl")
+  done
+fi
+if [ "$what" = general ] || [ "$what" = all ]; then
+  # the general policies (place --policy auto, compare and the explorer for
+  # graphs without a policy of their own): the tuned defaults, on every
+  # bundled model and the 24 training members of each family (24-31 stay
+  # held out), one per device count
+  list="$(ls graphs/*.json | sort | tr '\n' ' ')"
+  for f in enas-cifar10 enas-ptb nmt; do
+    list+="$(ls graphs/families/$f/*.json | sort | head -24 | tr '\n' ' ')"
+  done
+  for d in 2 4 8; do
+    cmds+=("./placeto train $list--devices $d --episodes 2000 --seed 1 -o graphs/policies/general_$d.json --json > $log/general_$d.jsonl")
   done
 fi
 printf '%s\n' "${cmds[@]}" | xargs -P "$jobs" -I{} sh -c '{}'
