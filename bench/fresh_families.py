@@ -2,8 +2,10 @@
 """Zero-shot on family members nobody has seen: generates new members of each
 family with importer seeds past the bundled 32 (so nothing can have been tuned
 to them; needs Debian's python3-torch), and places each with the family's
-bundled policy (greedy and 8 sampled episodes, no training) next to one
-device and the best heuristic. Writes tests/results/fresh.{json,md}.
+bundled policy and with the general policy (greedy and 8 sampled episodes,
+no training, from the start each was trained from), and with the general
+policy from the best heuristic's placement (what --policy auto does), next
+to one device and the best heuristic. Writes tests/results/fresh.{json,md}.
 
     /usr/bin/python3 bench/fresh_families.py [./placeto] [--seeds FIRST COUNT]
 """
@@ -47,11 +49,17 @@ def main():
                                check=True, capture_output=True, text=True)
             d = json.loads(r.stdout)
             by = {m["method"]: m for m in d["methods"]}
+            general = "graphs/policies/general_2.json"
+            g_own, g_ref = (json.loads(subprocess.run(
+                [PROG, "place", path, "--devices", "2", "--json", "--policy", general, "--samples", "8"] + extra,
+                check=True, capture_output=True, text=True).stdout)["runtime_us"]
+                for extra in ([], ["--start", "heuristic"]))
             heur = [m for m in d["methods"] if not m["method"].startswith("placeto")]
             best = min(heur, key=lambda m: (m["oom"], m["runtime_us"]))
             rows.append({"family": fam, "seed": s, "graph": d["graph"], "lower_bound_us": d["lower_bound_us"],
                          "single_us": d["single_us"], "best_heuristic": best["method"],
-                         "best_heuristic_us": best["runtime_us"], "zero_shot_us": by["placeto"]["runtime_us"]})
+                         "best_heuristic_us": best["runtime_us"], "zero_shot_us": by["placeto"]["runtime_us"],
+                         "general_us": g_own, "general_refine_us": g_ref})
     os.makedirs("tests/results", exist_ok=True)
     with open("tests/results/fresh.json.tmp", "w") as f:
         json.dump(rows, f, indent=1)
@@ -59,14 +67,16 @@ def main():
     os.replace("tests/results/fresh.json.tmp", "tests/results/fresh.json")
     md = ["Family members generated with importer seeds %d–%d (never bundled, never trained on), 2 default "
           "devices; means over the %d members of runtime / lower bound." % (FIRST, FIRST + COUNT - 1, COUNT), "",
-          "| family | single | best heuristic | family policy zero-shot | zero-shot worse than one device |",
-          "|---|---|---|---|---|"]
+          "| family | single | best heuristic | family policy zero-shot | general policy zero-shot | general policy "
+          "refining the best heuristic | family zero-shot worse than one device |",
+          "|---|---|---|---|---|---|---|"]
     for fam, _ in FAMILIES:
         rs = [r for r in rows if r["family"] == fam]
         mean = lambda k: sum(r[k] / r["lower_bound_us"] for r in rs) / len(rs)
         worse = sum(r["zero_shot_us"] > r["single_us"] for r in rs)
-        md.append("| %s | %.2f | %.2f | %.2f | %d of %d |" % (fam, mean("single_us"), mean("best_heuristic_us"),
-                                                             mean("zero_shot_us"), worse, len(rs)))
+        md.append("| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %d of %d |" % (
+            fam, mean("single_us"), mean("best_heuristic_us"), mean("zero_shot_us"), mean("general_us"),
+            mean("general_refine_us"), worse, len(rs)))
     with open("tests/results/fresh.md", "w") as f:
         f.write("\n".join(md) + "\n")
     print("\n".join(md))

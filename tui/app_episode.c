@@ -30,9 +30,19 @@ void app_step(App *a)
     double before = ep->runtime_us;
     const EpisodeStep *s = episode_step_policy(ep, a->policy.pol, a->policy.work, a->run.greedy, NULL);
     app_changed(a);
-    app_msg(a, change_style(before, s->runtime_us), "step %d: %s moved %s from %s to %s: %.3f -> %.3f ms",
-            s->cursor + 1, actor_name(s), a->data.pb.gr->names[s->group], a->data.pb.c->devices[s->old_device].name,
-            a->data.pb.c->devices[s->new_device].name, before / 1000, s->runtime_us / 1000);
+    const char *name = a->data.pb.gr->names[s->group];
+    const Device *dev = a->data.pb.c->devices;
+    if (s->proposed != s->new_device) /* --accept improving: the move was slower and was undone */
+        app_msg(a, GS_DIM, "step %d: %s tried %s on %s: slower (reward %+.4f), so it stays on %s: %.3f ms",
+                s->cursor + 1, actor_name(s), name, dev[s->proposed].name, s->reward, dev[s->old_device].name,
+                s->runtime_us / 1000);
+    else if (s->new_device == s->old_device)
+        app_msg(a, GS_DIM, "step %d: %s kept %s on %s: %.3f ms", s->cursor + 1, actor_name(s), name,
+                dev[s->old_device].name, s->runtime_us / 1000);
+    else
+        app_msg(a, change_style(before, s->runtime_us), "step %d: %s moved %s from %s to %s: %.3f -> %.3f ms",
+                s->cursor + 1, actor_name(s), name, dev[s->old_device].name, dev[s->new_device].name, before / 1000,
+                s->runtime_us / 1000);
     if (episode_done(ep))
         a->run.running = 0;
 }

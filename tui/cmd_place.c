@@ -167,8 +167,9 @@ static int run_place(int argc, char **argv)
         problem_free(&pb);
         return have == -1 ? EXIT_USAGE : EXIT_FAIL;
     }
+    const char *start_name = NULL;
     if (policy) { /* the zero-shot row is the last */
-        if ((n = policy_place_runs(&pb, policy, (int)samples, seed, start, rows, NULL, &e)) > 0)
+        if ((n = policy_place_runs(&pb, policy, (int)samples, seed, start, rows, &start_name, &e)) > 0)
             row = &rows[n - 1];
     } else {
         n = place_run(&pb, m, seed, budget, row, &e) == 0 ? 1 : -1;
@@ -190,6 +191,14 @@ static int run_place(int argc, char **argv)
         jw_number(&w, row->seconds);
         jw_key(&w, "placements");
         jw_int(&w, row->placements);
+        if (policy) {
+            jw_key(&w, "policy");
+            jw_string(&w, policy);
+        }
+        if (start_name) {
+            jw_key(&w, "start"); /* the heuristic a refinement started from */
+            jw_string(&w, start_name);
+        }
         jw_break(&w);
         jw_key(&w, "placement"); /* the placeto-placement file, as written with -o */
         placement_print(&p, pb.g, pb.c, jw_value_stream(&w));
@@ -200,6 +209,9 @@ static int run_place(int argc, char **argv)
         printf("%s on %s with %s: runtime %s (%.3fx the lower bound)%s\n", pb.g->name, pb.c->name, row->method,
                util_fmt_time(b1, row->runtime_us), lb > 0 ? row->runtime_us / lb : 0.0,
                row->oom ? ", OUT OF MEMORY" : "");
+        if (policy)
+            printf("policy %s%s%s%s\n", policy, start_name ? ", starting from " : "", start_name ? start_name : "",
+                   start_name ? "'s placement" : "");
         if (out)
             fprintf(stderr, "placeto: wrote placement %s\n", out);
     }

@@ -71,7 +71,7 @@ lines=$(wc -l < "$tmp/out")
 if [ "$lines" -le 30 ]; then pass; else fail "screen size" "$lines lines for a 30-row screen"; fi
 
 explore "space space space" --size 100x30
-has "step" "step 3/18" "History 3 steps" "step 3: policy moved"
+has "step" "step 3/18" "History 3 steps" "step 3: policy "
 
 explore "space space down 1" --size 100x30
 has "override" "you moved" "the policy goes on from here"
@@ -89,7 +89,7 @@ explore "r tick tick tick r" --size 100x30
 has "run and pause" "step 3/18" "paused"
 
 explore "g space" --size 100x30
-has "greedy" "greedy" "policy (greedy) moved"
+has "greedy" "greedy" "step 1: policy (greedy) "
 
 explore "?" --size 100x40
 has "help" "Keys" "Episode" "move the selected group to that device" "undo the last step"

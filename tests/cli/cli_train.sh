@@ -24,7 +24,7 @@ assert d["format"] == "placeto-policy" and d["version"] == 1, d.get("format")
 a = d["architecture"]
 # the tuned preset: extended features (8 + 2 x 2), trained from device 0
 assert a["n_devices"] == 2 and a["n_features"] == 12 and a["rounds"] == 8, a
-assert a.get("extended") == 1 and a.get("start") == "device0" and "accept" not in a, a
+assert a.get("extended") == 1 and a.get("start") == "device0" and a.get("accept") == "improving", a
 assert len(d["parameters"]) == 52, len(d["parameters"])
 t = d["training"]
 assert t["episodes"] == 6 and t["adam"]["step"] == 6, (t["episodes"], t["adam"]["step"])
@@ -161,6 +161,8 @@ usage_error "train --features" train "$g" --features bogus --episodes 2 -o "$tmp
 usage_error "train --preset" train "$g" --preset bogus --episodes 2 -o "$tmp/bogus.json"
 usage_error "train --reward" train "$g" --reward bogus --episodes 2 -o "$tmp/bogus.json"
 usage_error "train --reward vs --log-runtime" train "$g" --reward seconds --log-runtime -o "$tmp/bogus.json"
+usage_error "train --accept" train "$g" --accept sometimes -o "$tmp/bogus.json"
+usage_error "train --accept all vs --accept-improving" train "$g" --accept all --accept-improving -o "$tmp/bogus.json"
 usage_error "place --start without --policy" place "$g" --method heft --start heuristic
 
 # --preset paper: the paper's columns and the fixed random start, as before the tuned preset
@@ -168,7 +170,7 @@ run train "$g" --preset paper --episodes 2 -o "$tmp/paper.json"
 expect_rc "train --preset paper" 0 && pycheck "paper preset policy" '
 import json, sys
 a = json.load(open(sys.argv[1]))["architecture"]
-assert a["n_features"] == 7 and a["d"] == 7 and "extended" not in a and "start" not in a, a
+assert a["n_features"] == 7 and a["d"] == 7 and "extended" not in a and "start" not in a and "accept" not in a, a
 ' "$tmp/paper.json"
 
 # --accept-improving: recorded in the policy; its zero-shot episodes from
