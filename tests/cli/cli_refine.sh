@@ -96,5 +96,27 @@ assert p["runtime_us"] <= m["heft"], (p["runtime_us"], m["heft"])
 assert m.get("placeto-refine") == p["runtime_us"], m  # compare uses the bundled policy too
 ' "$tmp/auto.json" "$tmp/out"
 
+# the bundled general policies: on graphs without a policy of their own
+# (toy graphs, a held-out family member, googlenet on 4 devices), --policy
+# auto takes general_D.json, says which heuristic it started from, and is
+# never slower than any heuristic
+for spec in graphs/toy/crown.json:2 graphs/toy/crown.json:4 graphs/toy/diamond.json:2 \
+            graphs/families/nmt/nmt_variant_30.json:2 graphs/googlenet.json:4; do
+    gg=${spec%:*} dd=${spec#*:}
+    [ -f "graphs/policies/general_$dd.json" ] || continue
+    run compare "$gg" --devices "$dd" --no-policy --json --methods single,random,round-robin,expert,m-topo,m-etf,heft,metis,scotch
+    cp "$tmp/out" "$tmp/heur.json"
+    run place "$gg" --devices "$dd" --policy auto --json
+    if expect_rc "general_$dd on $gg" 0; then
+        never_slower "general_$dd on $gg: never slower than a heuristic" "$tmp/out" "$tmp/heur.json"
+        pycheck "general_$dd on $gg: named, with its start" '
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["policy"].endswith("graphs/policies/general_%s.json" % sys.argv[2]), p["policy"]
+assert p["start"] in ("single", "random", "round-robin", "expert", "m-topo", "m-etf", "heft", "metis", "scotch"), p
+' "$tmp/out" "$dd"
+    fi
+done
+
 echo "refine: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
