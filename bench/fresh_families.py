@@ -7,7 +7,10 @@ no training, from the start each was trained from), and with the general
 policy from the best heuristic's placement (what --policy auto does), next
 to one device and the best heuristic. Writes tests/results/fresh.{json,md}.
 
-    /usr/bin/python3 bench/fresh_families.py [./placeto] [--seeds FIRST COUNT]
+    /usr/bin/python3 bench/fresh_families.py [./placeto] [--seeds FIRST COUNT] [--dir DIR]
+
+--dir DIR keeps the generated graphs in DIR and reuses those already there
+(generating takes about a minute per graph).
 """
 import concurrent.futures
 import json
@@ -23,19 +26,30 @@ HEURISTICS = "single,random,round-robin,expert,m-topo,m-etf,heft,metis,scotch"
 args = sys.argv[1:]
 if args and not args[0].startswith("--"):
     PROG = args.pop(0)
-if args[:1] == ["--seeds"]:
-    FIRST, COUNT = int(args[1]), int(args[2])
+DIR = None
+while args:
+    if args[:1] == ["--seeds"] and len(args) >= 3:
+        FIRST, COUNT = int(args[1]), int(args[2])
+        args = args[3:]
+    elif args[:1] == ["--dir"] and len(args) >= 2:
+        DIR = args[1]
+        args = args[2:]
+    else:
+        sys.exit("fresh_families.py: unknown option %s" % args[0])
 
 
 def generate(job):
     model, seed, path = job
+    if os.path.exists(path):
+        return path
     subprocess.run(["/usr/bin/python3", "graphs/import/torch_graph.py", "--model", model, "--seed", str(seed),
                     "-o", path], check=True, capture_output=True)
     return path
 
 
 def main():
-    tmp = tempfile.mkdtemp()
+    tmp = DIR or tempfile.mkdtemp()
+    os.makedirs(tmp, exist_ok=True)
     jobs = [(model, s, os.path.join(tmp, "%s_%d.json" % (model, s)))
             for _, model in FAMILIES for s in range(FIRST, FIRST + COUNT)]
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
