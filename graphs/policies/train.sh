@@ -12,22 +12,20 @@ log=tests/results/train
 mkdir -p "$log" graphs/policies
 cmds=()
 if [ "$what" = single ] || [ "$what" = all ]; then
-  # graph:devices:episodes:start. From scratch (the fixed random start, then
-  # the best so far) except NASNet on 4 devices, where training from scratch
-  # stays above a single device (254.7 vs 214.4 ms after 400 episodes): it
-  # refines METIS's placement instead.
+  # graph:devices:episodes, with the default (tuned) settings: from scratch,
+  # every episode starting with everything on device 0.
   # resnet18 on 2 devices is the explorer's default graph and policy
-  for spec in inception_v3:2:600:best inception_v3:4:600:best nasnet:2:400:best nasnet:4:400:metis \
-              nmt:2:300:best nmt:4:300:best resnet18:2:600:best; do
-    IFS=: read -r g d n init <<< "$spec"
-    cmds+=("./placeto train graphs/$g.json --devices $d --episodes $n --entropy 0.001 --init $init --seed 1 -o graphs/policies/${g}_$d.json --json > $log/${g}_$d.jsonl")
+  for spec in inception_v3:2:600 inception_v3:4:600 nasnet:2:400 nasnet:4:400 nmt:2:300 nmt:4:300 \
+              resnet18:2:600; do
+    IFS=: read -r g d n <<< "$spec"
+    cmds+=("./placeto train graphs/$g.json --devices $d --episodes $n --seed 1 -o graphs/policies/${g}_$d.json --json > $log/${g}_$d.jsonl")
   done
 fi
 if [ "$what" = families ] || [ "$what" = all ]; then
   # each family: the first 24 of its 32 graphs; the other 8 are held out
   for f in enas-cifar10 enas-ptb nmt; do
     list=$(ls graphs/families/$f/*.json | sort | head -24 | tr '\n' ' ')
-    cmds+=("./placeto train $list--devices 2 --episodes 800 --entropy 0.001 --init best --seed 1 -o graphs/policies/family_$f.json --json > $log/family_$f.jsonl")
+    cmds+=("./placeto train $list--devices 2 --episodes 800 --seed 1 -o graphs/policies/family_$f.json --json > $log/family_$f.jsonl")
   done
 fi
 if [ "$what" = general ] || [ "$what" = all ]; then
