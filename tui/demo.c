@@ -33,7 +33,8 @@ static const AppTourStage stages[] = {
     {"The state: what the policy sees",
      "For the node being placed, every group gets a feature row: its cost, its output bytes,\n"
      "how often it was visited, whether it is the current node, its start time relative to\n"
-     "the current node's in the last simulation, and its device (one-hot).",
+     "the current node's in the last simulation, and its device (one-hot); by default also how\n"
+     "near it is to the critical path, its device's load and memory, and its neighbours' devices.",
      0, TOUR_FEATURES},
     {"Message passing",
      "A graph neural network embeds every group: 8 rounds in which each group adds up what its\n"
@@ -54,8 +55,9 @@ static const AppTourStage stages[] = {
      0, TOUR_TEXT},
     {"The reward: the runtime improvement",
      "The group moved; the graph was simulated again. The reward is the runtime before minus\n"
-     "after, in seconds. One episode visits every group once; REINFORCE raises the probability\n"
-     "of the actions whose return beat the average return at that step.",
+     "after; a move that made it slower is undone (its negative reward still teaches). One\n"
+     "episode visits every group once; REINFORCE raises the probability of the actions whose\n"
+     "reward beat the average at that step.",
      0, TOUR_TEXT},
     {"An override by hand, and the policy goes on",
      "You can move any group yourself: select it and press a device digit. The tour just moved\n"
