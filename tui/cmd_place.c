@@ -29,7 +29,7 @@ static const CliOpt place_opts[] = {
 
 static const CliOpt compare_opts[] = {
     {"methods", 'm', "LIST", "comma-separated methods (default: all)"},
-    {"policy", 'p', "POLICY", "Placeto rows from a trained policy (default: 'auto', the bundled one)"},
+    {"policy", 'p', "POLICY", "Placeto rows from a trained policy (default without --methods: 'auto', the bundled one)"},
     {"no-policy", 0, NULL, "no Placeto rows"},
     {"samples", 0, "K", "with --policy: K sampled episodes after the greedy one (default 0)"},
     {"start", 0, "S", "with --policy: start from 'random' (the fixed random placement) or 'heuristic'"},
@@ -64,7 +64,8 @@ const CliCmd cmd_compare = {
     "one greedy episode, K sampled ones with --samples K), or 'placeto-refine' (the same from the\n"
     "best heuristic's placement, with --start heuristic), and, when the policy was trained on\n"
     "this graph, 'placeto-trained' with the best placement its training found. Without --policy\n"
-    "the policy is 'auto' (see 'placeto place --help'), when one is bundled for the device count.\n"
+    "and --methods the policy is 'auto' (see 'placeto place --help'), when one is bundled for the\n"
+    "device count.\n"
     "example: placeto compare graphs/nmt.json --devices 4\n"
     "example: placeto compare graphs/inception_v3.json --devices 2 --policy graphs/policies/inception_v3_2.json",
     compare_opts, run_compare,
@@ -341,7 +342,8 @@ static int run_compare(int argc, char **argv)
     const char *policy = NULL;
     char pbuf[4096];
     PolicyStart start = POLICY_START_DEFAULT;
-    int implicit = !cli_get(&cmd_compare, &a, "no-policy");
+    /* the bundled policy's rows come with the default methods, not with a chosen list */
+    int implicit = !cli_get(&cmd_compare, &a, "no-policy") && !cli_get(&cmd_compare, &a, "methods");
     if (!implicit && cli_get(&cmd_compare, &a, "policy")) {
         free(chosen);
         problem_free(&pb);

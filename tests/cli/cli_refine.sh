@@ -71,6 +71,13 @@ cp "$tmp/pol.json" "$tmp/data/policies/crown_2.json"
 PLACETO_DATA=$tmp/data run place "$g" --policy auto --json
 expect_rc "--policy auto with a good crown_2.json" 0 && never_slower "--policy auto never slower than a heuristic" "$tmp/out" "$tmp/heur.json"
 
+# compare with a --methods list runs just those methods: no Placeto row
+run compare graphs/resnet18.json --devices 2 --methods heft,metis --json
+expect_rc "compare --methods" 0 && pycheck "compare --methods: no implicit policy rows" '
+import json, sys
+assert [m["method"] for m in json.load(open(sys.argv[1]))["methods"]] == ["heft", "metis"]
+' "$tmp/out"
+
 # --policy auto on resnet18 with 2 devices: graphs/policies/resnet18_2.json,
 # from the best heuristic (placeto-refine, never slower than heft)
 r=graphs/resnet18.json
@@ -86,7 +93,7 @@ assert a["runtime_us"] == b["runtime_us"] and a["placements"] == b["placements"]
 assert a["placement"] == b["placement"]
 ' "$tmp/auto.json" "$tmp/out"
 fi
-run compare "$r" --devices 2 --methods heft,metis --json
+run compare "$r" --devices 2 --json --budget 50
 expect_rc "compare resnet18" 0 && pycheck "--policy auto refines, never slower than heft" '
 import json, sys
 p = json.load(open(sys.argv[1]))
