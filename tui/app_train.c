@@ -56,16 +56,27 @@ int app_train_start(App *a, int64_t episodes)
     Err e = {{0}};
     if (!(t->pol = policy_copy(a->policy.pol)))
         return -1;
+    /* a policy with the extended features was made with the tuned settings
+     * and goes on with them, from its own start; one with the paper's
+     * features with entropy 0.001, each episode from the best so far */
+    int tuned = a->policy.pol->arch.extended;
+    TrainConfig tc;
+    if (tuned)
+        train_config_tuned(&tc);
+    else
+        train_config_default(&tc);
     if (!t->ts_ready) { /* the first run in this session */
-        train_state_init(&t->ts, 1e-3, 0.001, d->ep->seed + 1000);
+        train_state_init(&t->ts, 1e-3, tuned ? tc.entropy : 0.001, d->ep->seed + 1000);
         t->ts_ready = 1;
     }
-    TrainConfig tc;
-    train_config_default(&tc);
-    tc.entropy = 0.001;
+    if (!tuned)
+        tc.entropy = 0.001;
     tc.seed = d->ep->seed;
-    tc.env = d->ep->cfg;
-    tc.env.init = EPISODE_INIT_GIVEN; /* the fixed random start, then the best so far */
+    tc.env = d->ep->cfg; /* the episode's features, start and acceptance */
+    if (!tuned)
+        tc.env.init = EPISODE_INIT_GIVEN; /* the fixed random start, then the best so far */
+    else
+        tc.env.relative_reward = 1;
     t->tg = (TrainGraph){d->pb.g, d->pb.gr, d->pg};
     if (!(t->trainer = train_new(t->pol, &t->ts, &tc, &t->tg, 1, d->pb.c, &e))) {
         app_msg(a, GS_ERROR, "cannot train: %s", e.msg);

@@ -243,11 +243,14 @@ static int run_train(int argc, char **argv)
         return rc;
     long episodes, threads, decay, passes, every;
     TrainConfig cfg;
-    train_config_default(&cfg); /* the paper's reference settings */
     const char *preset = cli_get(cmd, &a, "preset");
     if (preset && strcmp(preset, "tuned") != 0 && strcmp(preset, "paper") != 0)
         return cli_usage_error(cmd, "--preset: expected tuned or paper, got '%s'", preset);
     int paper = preset && strcmp(preset, "paper") == 0;
+    if (paper)
+        train_config_default(&cfg);
+    else
+        train_config_tuned(&cfg);
     ProblemSpec spec;
     if (cli_problem(cmd, &a, NULL, POLICY_MAX_GROUPS, 1, &spec, &cfg.seed) ||
         cli_int(cmd, &a, "episodes", 1, 100000000, 200, &episodes) ||
@@ -256,14 +259,12 @@ static int run_train(int argc, char **argv)
         cli_int(cmd, &a, "passes", 1, 1000, 1, &passes) ||
         cli_int(cmd, &a, "checkpoint-every", 1, 1L << 40, 50, &every) ||
         cli_double(cmd, &a, "lr", 0, 10, 1e-3, &cfg.lr) ||
-        cli_double(cmd, &a, "entropy", 0, 1e6, paper ? 1.0 : 0.01, &cfg.entropy) ||
+        cli_double(cmd, &a, "entropy", 0, 1e6, cfg.entropy, &cfg.entropy) ||
         cli_double(cmd, &a, "clip", 1e-9, 1e9, 1.25, &cfg.clip) ||
-        cli_double(cmd, &a, "gamma", 0, 1, paper ? 1.0 : 0.0, &cfg.gamma) ||
+        cli_double(cmd, &a, "gamma", 0, 1, cfg.gamma, &cfg.gamma) ||
         cli_double(cmd, &a, "oom-penalty", 0, 1e9, 2.0, &cfg.env.oom_penalty))
         return EXIT_USAGE;
     const char *init = cli_get(cmd, &a, "init");
-    if (!paper)
-        cfg.env.init = EPISODE_INIT_DEVICE0;
     const PlaceMethod *init_method = NULL;
     int init_heuristic = init && strcmp(init, "heuristic") == 0;
     if (init_heuristic) {
@@ -289,22 +290,25 @@ static int run_train(int argc, char **argv)
         reward = "log";
     if (cli_get(cmd, &a, "relative-reward"))
         reward = "relative";
-    if (!reward)
-        reward = paper ? "seconds" : "relative";
-    cfg.env.log_runtime = strcmp(reward, "log") == 0;
-    cfg.env.relative_reward = strcmp(reward, "relative") == 0;
+    if (reward) {
+        cfg.env.log_runtime = strcmp(reward, "log") == 0;
+        cfg.env.relative_reward = strcmp(reward, "relative") == 0;
+    }
     cfg.env.mem_feature = cli_get(cmd, &a, "mem-feature") != NULL;
     const char *accept = cli_get(cmd, &a, "accept");
     if (accept && strcmp(accept, "improving") != 0 && strcmp(accept, "all") != 0)
         return cli_usage_error(cmd, "--accept: expected improving or all, got '%s'", accept);
     if (accept && strcmp(accept, "all") == 0 && cli_get(cmd, &a, "accept-improving"))
         return cli_usage_error(cmd, "--accept-improving contradicts --accept all");
-    cfg.env.accept_improving = accept ? strcmp(accept, "improving") == 0
-                                      : cli_get(cmd, &a, "accept-improving") != NULL || !paper;
+    if (accept)
+        cfg.env.accept_improving = strcmp(accept, "improving") == 0;
+    else if (cli_get(cmd, &a, "accept-improving"))
+        cfg.env.accept_improving = 1;
     const char *fset = cli_get(cmd, &a, "features");
     if (fset && strcmp(fset, "paper") != 0 && strcmp(fset, "extended") != 0)
         return cli_usage_error(cmd, "--features: expected paper or extended, got '%s'", fset);
-    cfg.env.extended_features = fset ? strcmp(fset, "extended") == 0 : !paper;
+    if (fset)
+        cfg.env.extended_features = strcmp(fset, "extended") == 0;
     cfg.normalize_adv = cli_get(cmd, &a, "normalize") != NULL;
     const char *resume = cli_get(cmd, &a, "resume"), *out = cli_get(cmd, &a, "output");
     if (!out)

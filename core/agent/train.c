@@ -98,6 +98,17 @@ void train_config_default(TrainConfig *cfg)
     cfg->seed = 1;
 }
 
+void train_config_tuned(TrainConfig *cfg)
+{
+    train_config_default(cfg);
+    cfg->env.extended_features = 1;
+    cfg->env.init = EPISODE_INIT_DEVICE0;
+    cfg->env.relative_reward = 1;
+    cfg->env.accept_improving = 1;
+    cfg->gamma = 0;
+    cfg->entropy = 0.01;
+}
+
 /* One episode slot of a round: its rollout and its gradient. */
 typedef struct Slot {
     Episode **eps;      /* per graph, created on first use */

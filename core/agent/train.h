@@ -66,7 +66,13 @@ typedef struct TrainConfig {
     uint64_t seed;
 } TrainConfig;
 
+/* The paper's reference settings (`train --preset paper`). */
 void train_config_default(TrainConfig *cfg);
+/* The tuned settings (`train`'s default, docs/agent.md "Presets"): the
+ * paper's, then the extended features, every episode from device 0,
+ * relative rewards, only the moves that do not hurt kept, gamma 0 and
+ * entropy 0.01. */
+void train_config_tuned(TrainConfig *cfg);
 
 /* One graph of the training set, with everything built for it. */
 typedef struct TrainGraph {
