@@ -8,10 +8,13 @@ policies (graphs/policies/, trained by graphs/policies/train.sh):
     the lower bound (the shape of Table 1 of the Placeto paper);
  2. generalization: on the 8 held-out graphs of each family, the family's
     policy zero-shot vs a policy trained on that graph alone vs the best
-    baseline.
+    baseline;
+ 3. the general policies (general_D.json) zero-shot on every bundled graph
+    and device count, from device 0 and from the best heuristic, next to the
+    heuristics and the local searches of tests/results/compare.json.
 
 Writes tests/results/agent.json and tests/results/agent.md.
-    /usr/bin/python3 tests/agent_results.py [./placeto] [--episodes N] [--part single|generalization]
+    /usr/bin/python3 tests/agent_results.py [./placeto] [--episodes N] [--part single|generalization|general]
                                             [--family F]
 --family F redoes the generalization rows of family F alone and keeps the
 others from tests/results/agent.json. The baselines here are the heuristics
@@ -126,8 +129,57 @@ def generalization(prog, episodes, families=FAMILIES):
     return out
 
 
+def general_rows(prog):
+    out = []
+    with open(os.path.join(ROOT, "tests/results/compare.json")) as f:
+        searches = {(r["graph_file"] if "graph_file" in r else r["graph"], r["devices"]): r for r in json.load(f)}
+    for path in sorted(glob.glob(os.path.join(ROOT, "graphs/*.json"))):
+        rel = os.path.relpath(path, ROOT)
+        for d in (2, 4, 8):
+            pol = "graphs/policies/general_%d.json" % d
+            if not os.path.exists(os.path.join(ROOT, pol)):
+                continue
+            c = compare(prog, rel, d)
+            b = best_baseline(c["methods"])
+            own = place(prog, rel, d, pol)
+            ref = place(prog, rel, d, pol, "--start", "heuristic")
+            s = searches.get((c["graph"], d)) or {}
+            ms = {m["method"]: m["runtime_us"] for m in s.get("methods", [])}
+            out.append({"graph": c["graph"], "devices": d, "lower_bound_us": c["lower_bound_us"],
+                        "single_us": c["single_us"], "best_heuristic": b["method"],
+                        "best_heuristic_us": b["runtime_us"], "general_us": own["runtime_us"],
+                        "general_placements": own["placements"], "general_refine_us": ref["runtime_us"],
+                        "general_refine_start": ref.get("start"), "general_refine_placements": ref["placements"],
+                        "anneal_us": ms.get("anneal"), "ils_us": ms.get("ils")})
+    return out
+
+
 def fmt_ms(us):
     return "%.1f" % (us / 1000.0)
+
+
+def markdown_general(rows):
+    lines = ["### The general policies", "",
+             "`general_D.json` placing every bundled graph with no training on it (one greedy and %d sampled "
+             "episodes): *from device 0* starts where it was trained from, *refining* from the best heuristic's "
+             "placement (what `--policy auto` does; never slower than that heuristic). *placements* is what "
+             "each simulated. *anneal* / *ils*: the local searches with 20 000 placements "
+             "(`tests/results/compare.json`). Runtime / lower bound." % SAMPLES, "",
+             "| graph | devices | single | best heuristic | general from device 0 | placements | general refining "
+             "| placements | anneal | ils |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lb = r["lower_bound_us"]
+        x = lambda us: "–" if us is None else "%.2f" % (us / lb)
+        lines.append("| %s | %d | %s | %s %s | %s | %d | %s (from %s) | %d | %s | %s |" % (
+            r["graph"], r["devices"], x(r["single_us"]), r["best_heuristic"], x(r["best_heuristic_us"]),
+            x(r["general_us"]), r["general_placements"], x(r["general_refine_us"]), r["general_refine_start"],
+            r["general_refine_placements"], x(r["anneal_us"]), x(r["ils_us"])))
+    beat = sum(r["general_us"] < r["best_heuristic_us"] for r in rows)
+    lines += ["", "From device 0 the general policy beats the best heuristic on %d of %d graphs and device counts; "
+              "refining, it is never slower than it and faster on %d." % (
+                  beat, len(rows), sum(r["general_refine_us"] < r["best_heuristic_us"] for r in rows))]
+    return "\n".join(lines) + "\n"
 
 
 def markdown(single, gen):
@@ -223,6 +275,7 @@ def main(argv):
             old = json.load(f)
     single = single_graphs(prog) if part in ("all", "single") else old["single"]
     gen = generalization(prog, episodes) if part in ("all", "generalization") else old["generalization"]
+    general = general_rows(prog) if part in ("all", "general") else old.get("general", [])
     if part == "family":  # the family's rows anew, in the family's place
         new = generalization(prog, episodes, [family])
         gen = [r for r in gen if r["family"] != family]
@@ -230,10 +283,10 @@ def main(argv):
         gen[at:at] = new
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
-        json.dump({"single": single, "generalization": gen}, f, indent=1)
+        json.dump({"single": single, "generalization": gen, "general": general}, f, indent=1)
         f.write("\n")
     os.replace(tmp, path)
-    md = markdown(single, gen)
+    md = markdown(single, gen) + ("\n" + markdown_general(general) if general else "")
     with open(os.path.join(res, "agent.md"), "w") as f:
         f.write(md)
     print(md)
