@@ -341,7 +341,8 @@ TEST(policy_io_roundtrip_extended_architecture)
     CHECK_MSG(q != NULL, "%s", e.msg);
     policy_free(q);
     train_state_done(&back);
-    Policy *old = policy_load("graphs/policies/resnet18_2.json", NULL, &e);
+    /* a file written before the extended features existed */
+    Policy *old = policy_load("tests/fuzz/corpus/policy/diamond_d2_train.json", NULL, &e);
     CHECK_MSG(old != NULL, "%s", e.msg);
     if (old) {
         CHECK(old->arch.extended == 0 && old->arch.n_features == 7);
