@@ -344,7 +344,7 @@ static int run_compare(int argc, char **argv)
     PolicyStart start = POLICY_START_DEFAULT;
     /* the bundled policy's rows come with the default methods, not with a chosen list */
     int implicit = !cli_get(&cmd_compare, &a, "no-policy") && !cli_get(&cmd_compare, &a, "methods");
-    if (!implicit && cli_get(&cmd_compare, &a, "policy")) {
+    if (cli_get(&cmd_compare, &a, "no-policy") && cli_get(&cmd_compare, &a, "policy")) {
         free(chosen);
         problem_free(&pb);
         return cli_usage_error(&cmd_compare, "give --policy or --no-policy, not both");

@@ -77,6 +77,11 @@ expect_rc "compare --methods" 0 && pycheck "compare --methods: no implicit polic
 import json, sys
 assert [m["method"] for m in json.load(open(sys.argv[1]))["methods"]] == ["heft", "metis"]
 ' "$tmp/out"
+run compare graphs/resnet18.json --devices 2 --methods heft --policy auto --json
+expect_rc "compare --methods with --policy" 0 && pycheck "compare --methods --policy auto: the policy rows too" '
+import json, sys
+assert sorted(m["method"] for m in json.load(open(sys.argv[1]))["methods"]) == ["heft", "placeto-refine", "placeto-trained"]
+' "$tmp/out"
 
 # --policy auto on resnet18 with 2 devices: graphs/policies/resnet18_2.json,
 # from the best heuristic (placeto-refine, never slower than heft)
