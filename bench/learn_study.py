@@ -24,7 +24,10 @@ Every row is one command (kept in the JSON) and deterministic for its seed.
 Writes tests/results/learn_study_configs.{json,md}.
 
     /usr/bin/python3 bench/learn_study.py [./placeto] [--graph G] [--devices N] [--episodes K] [--jobs J]
-                                          [--paper-variations 1]
+                                          [--paper-variations 1] [--only NAME,...]
+
+--only runs the configurations whose names contain one of the words given
+and keeps the other rows of tests/results/learn_study_configs.json.
 """
 import concurrent.futures
 import json
@@ -35,6 +38,7 @@ import tempfile
 
 PROG = "./placeto"
 GRAPH, DEVICES, EPISODES, JOBS, VARIATIONS = "graphs/inception_v3.json", 2, 300, os.cpu_count() or 1, False
+ONLY = []
 args = sys.argv[1:]
 if args and not args[0].startswith("--"):
     PROG = args.pop(0)
@@ -43,7 +47,9 @@ while args:
     if not args:
         sys.exit("learn_study.py: %s needs a value" % k)
     v = args.pop(0)
-    if k == "--paper-variations":
+    if k == "--only":
+        ONLY = v.split(",")
+    elif k == "--paper-variations":
         VARIATIONS = v == "1"
     elif k == "--graph":
         GRAPH = v
@@ -91,6 +97,8 @@ TUNED_CONFIGS = [
     ("tuned, with normalised advantages", TUNED + ["--normalize"]),
     ("tuned, with a random start per episode", TUNED + ["--init", "random-each"]),
     ("tuned, from the best heuristic (then the best so far)", TUNED + ["--init", "heuristic"]),
+    ("tuned, 80 groups", TUNED + ["--groups", "80"]),
+    ("tuned, 320 groups", TUNED + ["--groups", "320"]),
 ]
 
 
@@ -113,9 +121,10 @@ def study(job):
         lines = [json.loads(l) for l in run(*(train + ["-o", pol, "--json"])).splitlines() if l.strip()]
         summary = lines[-1]
         best = summary["graphs"][0]
-        greedy = place(graph, devices, "--policy", pol)
-        sampled = place(graph, devices, "--policy", pol, "--samples", "8")
-        refine = place(graph, devices, "--policy", pol, "--samples", "8", "--start", "heuristic")
+        grouping = opts[opts.index("--groups"):opts.index("--groups") + 2] if "--groups" in opts else []
+        greedy = place(graph, devices, "--policy", pol, *grouping)
+        sampled = place(graph, devices, "--policy", pol, "--samples", "8", *grouping)
+        refine = place(graph, devices, "--policy", pol, "--samples", "8", "--start", "heuristic", *grouping)
     return {"name": name, "graph": graph, "devices": devices, "command": "placeto " + " ".join(train),
             "best_seen_us": best["best_runtime_us"], "found_after": best["found_after"],
             "placements": summary["placements_simulated"], "greedy_us": greedy["runtime_us"],
@@ -147,9 +156,15 @@ def write(name, doc, md):
 def part_configs():
     ref = reference(GRAPH, DEVICES)
     lb = ref["lower_bound_us"]
+    configs = CONFIGS + (PAPER_VARIATIONS if VARIATIONS else []) + TUNED_CONFIGS
+    old = {}
+    if ONLY:  # run the configurations named ONLY, keep the other rows from the last run
+        with open("tests/results/learn_study_configs.json") as f:
+            old = {x["name"]: x for x in json.load(f)["rows"]}
+    todo = [(n, GRAPH, DEVICES, o) for n, o in configs if not ONLY or any(w in n for w in ONLY)]
     with concurrent.futures.ThreadPoolExecutor(max_workers=JOBS) as pool:
-        configs = CONFIGS + (PAPER_VARIATIONS if VARIATIONS else []) + TUNED_CONFIGS
-        rows = list(pool.map(study, [(n, GRAPH, DEVICES, o) for n, o in configs]))
+        fresh = {x["name"]: x for x in pool.map(study, todo)}
+    rows = [fresh.get(n) or old[n] for n, _ in configs if n in fresh or n in old]
     r = lambda us: "%.2f" % (us / lb)
     md = ["%s on %d devices, %d episodes, seed 1; runtimes as multiples of the lower bound (%.1f ms). For "
           "reference: single %s, best heuristic (%s) %s, best local search (20 000 placements) %s. *greedy* and "

@@ -42,11 +42,12 @@ start() { # ARGS...: a fresh session running placeto ARGS in $work
 g=$(pwd)/graphs/inception_v3.json
 pol=$(pwd)/graphs/policies/inception_v3_2.json
 
-# the main screen: a few policy steps into an episode
+# the main screen: sixty policy steps into an episode (it starts with
+# everything on device 0, where the policy was trained from)
 start explore "$g" --policy "$pol"
 wait_for "Timeline"
-tm send-keys -t s Space Space Space Space Space Space
-shot main "step 6/169"
+for _ in $(seq 60); do tm send-keys -t s Space; done
+shot main "step 60/169"
 
 # an override by hand: select a child of the current node, move it
 tm send-keys -t s Down Down 0
