@@ -25,6 +25,10 @@ screenshots/learning_inception_v3.png (best runtime by placements simulated
 on inception_v3, 2 devices, Placeto against anneal and ils).
 
     /usr/bin/python3 bench/agent_budget.py [./placeto] [--budget N] [--jobs J] [--only GRAPH:D]
+    /usr/bin/python3 bench/agent_budget.py [./placeto] --long N [--jobs J]
+
+--long N runs anneal and ils once more with N placements (200 000 in the
+README) on every case and adds that column to the last run's table.
 """
 import concurrent.futures
 import csv
@@ -36,7 +40,7 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PROG, BUDGET, JOBS, ONLY = "./placeto", 50000, os.cpu_count() or 1, None
+PROG, BUDGET, JOBS, ONLY, LONG = "./placeto", 50000, os.cpu_count() or 1, None, None
 CASES = [("inception_v3", 2), ("inception_v3", 4), ("nasnet", 2), ("nasnet", 4), ("nmt", 2), ("nmt", 4),
          ("families/enas-ptb/enas_ptb_00", 2), ("families/nmt/nmt_variant_00", 2)]
 MODES = ("paper", "scratch", "refine")
@@ -56,6 +60,8 @@ while args:
         BUDGET = int(v)
     elif k == "--jobs":
         JOBS = int(v)
+    elif k == "--long":
+        LONG = int(v)
     elif k == "--only":
         g, d = v.split(":")
         ONLY = (g, int(d))
@@ -164,6 +170,27 @@ def main():
             plot(row)
 
 
+def long_searches():
+    """anneal and ils with LONG placements, merged into the last run's rows."""
+    path = os.path.join(ROOT, "tests/results/agent_budget.json")
+    with open(path) as f:
+        doc = json.load(f)
+    jobs = [(r["path"], r["devices"], m, LONG) for r in doc["rows"] for m in ("anneal", "ils")]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=JOBS) as pool:
+        done = list(pool.map(search, jobs))
+    for r in doc["rows"]:
+        for s in done:
+            if s["graph"] == r["path"] and s["devices"] == r["devices"]:
+                r.setdefault("long", {})[s["method"]] = {"budget": LONG, "best_us": s["runtime_us"],
+                                                          "seconds": s["seconds"]}
+    doc["long_budget"] = LONG
+    with open(path + ".tmp", "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    os.replace(path + ".tmp", path)
+    return doc
+
+
 def markdown(rows):
     b = "{:,}".format(BUDGET).replace(",", " ")
     lines = ["Runtime as a multiple of the lower bound (lower is better); every method gets the same budget, %s "
@@ -173,12 +200,16 @@ def markdown(rows):
              "heuristic's placement (`--init heuristic`); *Placeto paper* with the paper's settings and entropy 0.001 "
              "(`--preset paper --entropy 0.001`, as the bundled per-graph policies were trained) from its fixed "
              "random start. *policy* is the trained policy's own placement: one "
-             "greedy episode from its start, then the best of 8 sampled ones. OOM: a device over its memory." % b,
+             "greedy episode from its start, then the best of 8 sampled ones. OOM: a device over its memory.%s" % (
+                 b, "" if not any("long" in r for r in rows) else " The last column: anneal and ils with %s "
+                 "placements." % "{:,}".format(rows[0]["long"]["anneal"]["budget"]).replace(",", " ")),
              "",
              "| graph | devices | lower bound (ms) | single | best heuristic | anneal: best, to 1 %, time | "
              "ils: best, to 1 %, time | Placeto paper: best, to 1 %, time | policy | Placeto scratch: best, to 1 %, "
-             "time | policy | Placeto refine: best, to 1 %, time | policy |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "time | policy | Placeto refine: best, to 1 %, time | policy |" + (
+                 " anneal / ils at %s |" % "{:,}".format(rows[0]["long"]["anneal"]["budget"]).replace(",", " ")
+                 if any("long" in r for r in rows) else ""),
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|" + ("---|" if any("long" in r for r in rows) else "")]
     for r in rows:
         lb = r["lower_bound_us"]
         x = lambda us: "%.2f" % (us / lb)
@@ -189,7 +220,8 @@ def markdown(rows):
             r["graph"], r["devices"], lb / 1000, x(r["single_us"]), " OOM" if r["single_oom"] else "",
             r["best_heuristic"], x(r["best_heuristic_us"]), cell(r["anneal"]), cell(r["ils"]),
             cell(r["placeto_paper"]), pol(r["placeto_paper"]), cell(r["placeto_scratch"]),
-            pol(r["placeto_scratch"]), cell(r["placeto_refine"]), pol(r["placeto_refine"])))
+            pol(r["placeto_scratch"]), cell(r["placeto_refine"]), pol(r["placeto_refine"])) + (
+            " %s / %s |" % (x(r["long"]["anneal"]["best_us"]), x(r["long"]["ils"]["best_us"])) if "long" in r else ""))
     return "\n".join(lines) + "\n"
 
 
@@ -228,4 +260,11 @@ plot '%s' using 1:2 with steps lw 2 title 'Placeto from device 0 (tuned defaults
     print("agent_budget.py: wrote %s" % os.path.relpath(png, ROOT))
 
 
-main()
+if LONG:
+    doc = long_searches()
+    md = markdown(doc["rows"])
+    with open(os.path.join(ROOT, "tests/results/agent_budget.md"), "w") as f:
+        f.write(md)
+    print(md)
+else:
+    main()
