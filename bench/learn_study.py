@@ -97,6 +97,8 @@ TUNED_CONFIGS = [
     ("tuned, with normalised advantages", TUNED + ["--normalize"]),
     ("tuned, with a random start per episode", TUNED + ["--init", "random-each"]),
     ("tuned, from the best heuristic (then the best so far)", TUNED + ["--init", "heuristic"]),
+    ("tuned, sampling temperature 0.5", TUNED + ["--temperature", "0.5"]),
+    ("tuned, sampling temperature 2", TUNED + ["--temperature", "2"]),
     ("tuned, 80 groups", TUNED + ["--groups", "80"]),
     ("tuned, 320 groups", TUNED + ["--groups", "320"]),
 ]

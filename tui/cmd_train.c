@@ -28,6 +28,7 @@ static const CliOpt train_opts[] = {
     {"clip", 0, "X", "global gradient-norm clip (default 1.25)"},
     {"gamma", 0, "X", "discount of the returns (default 0: each step's own reward; paper 1)"},
     {"normalize", 0, NULL, "scale each episode's advantages to unit standard deviation"},
+    {"temperature", 0, "T", "train the policy softmax(logits / T): sampling sharper (T < 1) or flatter (default 1)"},
     {"passes", 0, "P", "walks over the groups per episode (default 1)"},
     {"init", 0, "MODE", "start: device0 (default; paper random-fixed), random-fixed, random-each, best, heuristic (the best one's), or a method (metis, ...)"},
     {"random-order", 0, NULL, "visit the groups in a random order (default: topological)"},
@@ -262,6 +263,7 @@ static int run_train(int argc, char **argv)
         cli_double(cmd, &a, "entropy", 0, 1e6, cfg.entropy, &cfg.entropy) ||
         cli_double(cmd, &a, "clip", 1e-9, 1e9, 1.25, &cfg.clip) ||
         cli_double(cmd, &a, "gamma", 0, 1, cfg.gamma, &cfg.gamma) ||
+        cli_double(cmd, &a, "temperature", 0.01, 100, 1.0, &cfg.temperature) ||
         cli_double(cmd, &a, "oom-penalty", 0, 1e9, 2.0, &cfg.env.oom_penalty))
         return EXIT_USAGE;
     const char *init = cli_get(cmd, &a, "init");

@@ -128,6 +128,7 @@ Episode *episode_new(const Graph *g, const Grouping *gr, const Cluster *c, const
     ep->group_peak = xnew_array(n, sizeof *ep->group_peak);
     ep->best_device = xnew_array(n, sizeof *ep->best_device);
     ep->feats = xmalloc_array(n * (size_t)ep->n_features, sizeof *ep->feats);
+    ep->temperature = 1.0;
     ep->sim = sim_new(g, c);
     if (cfg->accept_improving) {
         ep->sim_spare = sim_new(g, c);
@@ -411,7 +412,15 @@ const EpisodeStep *episode_step_policy(Episode *ep, const Policy *pol, PolicyWor
     float *feats = feats_out ? feats_out : ep->feats;
     float probs[POLICY_MAX_DEVICES];
     episode_features(ep, v, feats);
-    policy_forward(pol, ep->pg, w, feats, v, NULL, probs);
+    if (ep->temperature != 1.0) {
+        float logits[POLICY_MAX_DEVICES];
+        policy_forward(pol, ep->pg, w, feats, v, logits, NULL);
+        for (int d = 0; d < nd; d++)
+            logits[d] = (float)(logits[d] / ep->temperature);
+        nn_softmax_f(logits, nd, probs, NULL);
+    } else {
+        policy_forward(pol, ep->pg, w, feats, v, NULL, probs);
+    }
     EpisodeStep s;
     memset(&s, 0, sizeof s);
     s.rng_before = ep->rng;

@@ -117,6 +117,8 @@ typedef struct Episode {
     Sim *sim_spare;
     double *save_start, *save_peak; /* group_start and group_peak before the candidate */
     float *feats;        /* scratch: the features of one step (n_groups x n_features) */
+    double temperature;  /* the policy's logits are divided by it (1 but in training with
+                            --temperature); not part of the configuration or the file */
 } Episode;
 
 /* A new episode, reset with seed (see episode_reset; init_device may be

@@ -94,6 +94,7 @@ void train_config_default(TrainConfig *cfg)
     cfg->clip = 1.25;
     cfg->gamma = 1.0;
     cfg->normalize_adv = 0;
+    cfg->temperature = 1.0;
     cfg->threads = 1;
     cfg->seed = 1;
 }
@@ -146,6 +147,10 @@ Trainer *train_new(Policy *pol, TrainState *ts, const TrainConfig *cfg, const Tr
     }
     if (episode_check_policy(&cfg->env, &pol->arch, c->n_devices, e) != 0)
         return NULL;
+    if (!(cfg->temperature >= 0.01 && cfg->temperature <= 100)) {
+        err_set(e, "temperature must be in [0.01, 100], got %g", cfg->temperature);
+        return NULL;
+    }
     if (cfg->threads < 1 || cfg->threads > 256) {
         err_set(e, "threads must be in [1, 256], got %d", cfg->threads);
         return NULL;
@@ -205,6 +210,7 @@ static Episode *slot_episode(Trainer *t, Slot *sl, int gi)
         sl->eps[gi] = episode_new(tg->g, tg->gr, t->c, tg->pg, &t->cfg.env, 0, NULL, &e);
         if (!sl->eps[gi]) /* checked in train_new; cannot happen */
             util_die("train: %s", e.msg);
+        sl->eps[gi]->temperature = t->cfg.temperature;
         sl->works[gi] = policy_work_new(&t->pol->arch, tg->pg);
     }
     return sl->eps[gi];
@@ -257,15 +263,22 @@ static void gradient(Trainer *t, Slot *sl)
     size_t nf = (size_t)ep->n_groups * (size_t)ep->n_features;
     float logits[POLICY_MAX_DEVICES], p[POLICY_MAX_DEVICES], lp[POLICY_MAX_DEVICES];
     float dz[POLICY_MAX_DEVICES];
+    float temp = (float)t->cfg.temperature;
     memset(sl->grad, 0, pol->p.n * sizeof *sl->grad);
     double loss = 0;
     for (int k = 0; k < sl->len; k++) {
         policy_forward(pol, ep->pg, w, sl->feats + (size_t)k * nf, sl->v[k], logits, NULL);
+        if (temp != 1.0f)
+            for (int j = 0; j < nd; j++)
+                logits[j] /= temp;
         nn_softmax_f(logits, nd, p, lp);
         float A = (float)sl->adv[k], beta = (float)sl->beta;
         for (int j = 0; j < nd; j++)
             dz[j] = A * (p[j] - (j == sl->act[k] ? 1.0f : 0.0f));
         nn_entropy_grad_f(p, nd, ENTROPY_EPS, -beta, dz);
+        if (temp != 1.0f) /* d/dlogits = d/d(logits / T) / T */
+            for (int j = 0; j < nd; j++)
+                dz[j] /= temp;
         loss += -(double)A * lp[sl->act[k]] - (double)beta * nn_entropy_f(p, nd, ENTROPY_EPS);
         policy_backward(pol, ep->pg, w, dz, sl->grad);
     }

@@ -62,6 +62,7 @@ typedef struct TrainConfig {
     double clip;          /* global gradient norm (1.25) */
     double gamma;         /* discount of the returns (1: the reference's undiscounted sum) */
     int normalize_adv;    /* divide each episode's advantages by their standard deviation */
+    double temperature;   /* the policy trained is softmax(logits / temperature) (1) */
     int threads;          /* rollouts in parallel; results depend on it, deterministically */
     uint64_t seed;
 } TrainConfig;

@@ -159,6 +159,14 @@ assert d["architecture"].get("extended") == 1 and d["training"]["episodes"] == 4
 fi
 usage_error "train --features" train "$g" --features bogus --episodes 2 -o "$tmp/bogus.json"
 usage_error "train --preset" train "$g" --preset bogus --episodes 2 -o "$tmp/bogus.json"
+usage_error "train --temperature 0" train "$g" --temperature 0 --episodes 2 -o "$tmp/bogus.json"
+
+# --temperature: deterministic, and another policy than T = 1
+run train "$g" --temperature 0.5 --episodes 4 -o "$tmp/t1.json"
+run train "$g" --temperature 0.5 --episodes 4 -o "$tmp/t2.json"
+run train "$g" --episodes 4 -o "$tmp/t3.json"
+if cmp -s "$tmp/t1.json" "$tmp/t2.json" && ! cmp -s "$tmp/t1.json" "$tmp/t3.json"; then pass
+else fail "train --temperature" "not deterministic, or the same as temperature 1"; fi
 usage_error "train --reward" train "$g" --reward bogus --episodes 2 -o "$tmp/bogus.json"
 usage_error "train --reward vs --log-runtime" train "$g" --reward seconds --log-runtime -o "$tmp/bogus.json"
 usage_error "train --accept" train "$g" --accept sometimes -o "$tmp/bogus.json"
