@@ -183,9 +183,14 @@ TEST(policy_place_runs_gives_trained_and_zero_shot_rows)
     problem_free(&p);
 }
 
-TEST(train_seed_from_method_sets_the_best)
+/* Seeds a fresh training state on crown with n_devices devices from method
+ * m (NULL: the best heuristic) and checks the best it records against
+ * want(p, gd) (the placement per group and its runtime the seeding should
+ * have taken). */
+static void check_seed(int n_devices, const PlaceMethod *m,
+                       double (*want)(const Problem *p, const PlaceMethod *m, int *gd))
 {
-    Cluster *c = cluster_default(2);
+    Cluster *c = cluster_default(n_devices);
     ProblemSpec s = {.graph_path = "graphs/toy/crown.json", .cluster = c};
     Problem p;
     Err e = {{0}};
@@ -194,47 +199,52 @@ TEST(train_seed_from_method_sets_the_best)
     train_config_default(&cfg);
     TrainState ts;
     train_state_init(&ts, cfg.lr, cfg.entropy, 1);
-    const PlaceMethod *m = place_find("heft");
-    REQUIRE(m != NULL);
     CHECK_MSG(train_seed_from_method(&ts, m, &p, 1, &cfg, &e) == 0, "%s", e.msg);
     const TrainBest *b = train_best_find(&ts, p.g, p.gr->n_groups);
-    REQUIRE(b != NULL);
-    PlaceRun r;
-    REQUIRE(place_run(&p, m, cfg.seed, 0, &r, &e) == 0);
-    CHECK_EXACT(b->runtime_us, r.runtime_us);
-    CHECK(memcmp(b->group_device, r.group_device, (size_t)p.gr->n_groups * sizeof *r.group_device) == 0);
+    int *gd = XMALLOC(int, p.gr->n_groups);
+    double runtime = want(&p, m, gd);
+    CHECK(b && memcmp(b->group_device, gd, (size_t)p.gr->n_groups * sizeof *gd) == 0);
+    CHECK_EXACT(b ? b->runtime_us : 0, runtime);
     CHECK(train_best_find(&ts, p.g, p.gr->n_groups + 1) == NULL);
-    place_run_free(&r);
+    free(gd);
     train_state_done(&ts);
     problem_free(&p);
     cluster_free(c);
 }
 
-/* --init heuristic (no method): the best heuristic's placement. */
-TEST(train_seed_from_the_best_heuristic)
+static double method_placement(const Problem *p, const PlaceMethod *m, int *gd)
 {
-    Cluster *c = cluster_default(3);
-    ProblemSpec s = {.graph_path = "graphs/toy/crown.json", .cluster = c};
-    Problem p;
+    PlaceRun r;
     Err e = {{0}};
-    REQUIRE(problem_load(&p, &s, &e) == 0);
-    TrainConfig cfg;
-    train_config_default(&cfg);
-    TrainState ts;
-    train_state_init(&ts, cfg.lr, cfg.entropy, 1);
-    CHECK_MSG(train_seed_from_method(&ts, NULL, &p, 1, &cfg, &e) == 0, "%s", e.msg);
-    const TrainBest *b = train_best_find(&ts, p.g, p.gr->n_groups);
-    int *gd = XMALLOC(int, p.gr->n_groups);
-    PlaceCtx ctx = {p.g, p.gr, p.c, cfg.seed, 0, NULL};
+    if (place_run(p, m, 1, 0, &r, &e) != 0) /* seed 1: train_config_default's */
+        return -1;
+    memcpy(gd, r.group_device, (size_t)p->gr->n_groups * sizeof *gd);
+    double t = r.runtime_us;
+    place_run_free(&r);
+    return t;
+}
+
+static double best_heuristic(const Problem *p, const PlaceMethod *m, int *gd)
+{
+    (void)m;
+    PlaceCtx ctx = {p->g, p->gr, p->c, 1, 0, NULL};
     double score;
     const char *name;
     place_best_heuristic(&ctx, gd, &score, &name);
-    CHECK(b && memcmp(b->group_device, gd, (size_t)p.gr->n_groups * sizeof *gd) == 0);
-    CHECK_EXACT(b ? b->runtime_us : 0, score); /* no device runs out of memory: score = runtime */
-    free(gd);
-    train_state_done(&ts);
-    problem_free(&p);
-    cluster_free(c);
+    return score; /* no device runs out of memory on crown: score = runtime */
+}
+
+TEST(train_seed_from_method_sets_the_best)
+{
+    const PlaceMethod *m = place_find("heft");
+    REQUIRE(m != NULL);
+    check_seed(2, m, method_placement);
+}
+
+/* --init heuristic (no method): the best heuristic's placement. */
+TEST(train_seed_from_the_best_heuristic)
+{
+    check_seed(3, NULL, best_heuristic);
 }
 
 /* Writes with jwrite into a memory stream and returns the text. */
