@@ -245,8 +245,15 @@ void app_step(App *a);
 void app_finish(App *a);
 /* A new episode with the next seed. */
 void app_new_episode(App *a);
-/* Moves group to device as the user and selects the group. */
+/* Moves group to device as the user and selects the group. Overriding the
+ * current group is that step's decision (the episode's cursor moves on and
+ * the policy continues with the next group); any other group changes
+ * without moving the cursor. */
 void app_override(App *a, int group, int device);
+/* One history entry in words: who chose what ("policy kept X on d0", "you
+ * moved X from d0 to d1 (this step)"); devices by name, or with compact as
+ * d0, d1... */
+void app_entry_text(const App *a, const EpisodeStep *s, int compact, char *buf, size_t n);
 /* Undo and redo one step, the policy's or the user's. */
 void app_undo(App *a);
 void app_redo(App *a);

@@ -7,15 +7,37 @@
 
 #include <stdlib.h>
 
-static const char *actor_name(const EpisodeStep *s)
-{
-    return s->actor == EPISODE_ACTOR_USER ? "you" : s->greedy ? "policy (greedy)" : "policy";
-}
-
 /* The message style of a change from before to after (lower is better). */
 static int change_style(double before, double after)
 {
     return after < before ? GS_GOOD : after > before ? GS_WARN : GS_NONE;
+}
+
+void app_entry_text(const App *a, const EpisodeStep *s, int compact, char *buf, size_t n)
+{
+    const Device *dev = a->data.pb.c->devices;
+    char from[64], to[64], tried[64];
+    if (compact) {
+        snprintf(from, sizeof from, "d%d", s->old_device);
+        snprintf(to, sizeof to, "d%d", s->new_device);
+        snprintf(tried, sizeof tried, "d%d", s->proposed);
+    } else {
+        snprintf(from, sizeof from, "%s", dev[s->old_device].name);
+        snprintf(to, sizeof to, "%s", dev[s->new_device].name);
+        snprintf(tried, sizeof tried, "%s", dev[s->proposed].name);
+    }
+    const char *name = a->data.pb.gr->names[s->group];
+    const char *who = s->actor == EPISODE_ACTOR_USER ? "you" : s->greedy && !compact ? "policy (greedy)" : "policy";
+    const char *why = s->actor != EPISODE_ACTOR_USER ? "" : s->takes_step ? (compact ? " (step)" : " (this step)")
+                                                                          : " (aside)";
+    if (s->proposed != s->new_device) /* --accept improving: the move was slower and was undone */
+        snprintf(buf, n, "%s tried %s on %s: slower, kept on %s", who, name, tried, from);
+    else if (s->new_device == s->old_device)
+        snprintf(buf, n, "%s kept %s on %s%s", who, name, from, why);
+    else if (compact)
+        snprintf(buf, n, "%s moved %s %s->%s%s", who, name, from, to, why);
+    else
+        snprintf(buf, n, "%s moved %s from %s to %s%s", who, name, from, to, why);
 }
 
 void app_step(App *a)
@@ -30,19 +52,16 @@ void app_step(App *a)
     double before = ep->runtime_us;
     const EpisodeStep *s = episode_step_policy(ep, a->policy.pol, a->policy.work, a->run.greedy, NULL);
     app_changed(a);
-    const char *name = a->data.pb.gr->names[s->group];
-    const Device *dev = a->data.pb.c->devices;
-    if (s->proposed != s->new_device) /* --accept improving: the move was slower and was undone */
-        app_msg(a, GS_DIM, "step %d: %s tried %s on %s: slower (reward %+.4f), so it stays on %s: %.3f ms",
-                s->cursor + 1, actor_name(s), name, dev[s->proposed].name, s->reward, dev[s->old_device].name,
+    char what[512];
+    app_entry_text(a, s, 0, what, sizeof what);
+    if (s->proposed != s->new_device)
+        app_msg(a, GS_DIM, "step %d: %s (reward %+.4f): %.3f ms", s->cursor + 1, what, s->reward,
                 s->runtime_us / 1000);
     else if (s->new_device == s->old_device)
-        app_msg(a, GS_DIM, "step %d: %s kept %s on %s: %.3f ms", s->cursor + 1, actor_name(s), name,
-                dev[s->old_device].name, s->runtime_us / 1000);
+        app_msg(a, GS_DIM, "step %d: %s: %.3f ms", s->cursor + 1, what, s->runtime_us / 1000);
     else
-        app_msg(a, change_style(before, s->runtime_us), "step %d: %s moved %s from %s to %s: %.3f -> %.3f ms",
-                s->cursor + 1, actor_name(s), name, dev[s->old_device].name, dev[s->new_device].name, before / 1000,
-                s->runtime_us / 1000);
+        app_msg(a, change_style(before, s->runtime_us), "step %d: %s: %.3f -> %.3f ms", s->cursor + 1, what,
+                before / 1000, s->runtime_us / 1000);
     if (episode_done(ep))
         a->run.running = 0;
 }
@@ -90,11 +109,22 @@ void app_override(App *a, int group, int device)
         return;
     }
     a->run.running = 0;
+    int took = s->takes_step, cursor = s->cursor;
+    char what[512];
+    app_entry_text(a, s, 0, what, sizeof what);
     app_changed(a);
     a->view.selected = group;
-    app_msg(a, change_style(before, s->runtime_us),
-            "you moved %s to %s: %.3f -> %.3f ms; the policy goes on from here (u undoes)", d->pb.gr->names[group],
-            d->pb.c->devices[device].name, before / 1000, s->runtime_us / 1000);
+    int next = episode_current(d->ep);
+    if (took && next >= 0)
+        app_msg(a, change_style(before, d->ep->runtime_us),
+                "step %d: %s: %.3f -> %.3f ms; the policy goes on with %s (u undoes)", cursor + 1, what,
+                before / 1000, d->ep->runtime_us / 1000, d->pb.gr->names[next]);
+    else if (took)
+        app_msg(a, change_style(before, d->ep->runtime_us), "step %d: %s: %.3f -> %.3f ms; the episode is complete",
+                cursor + 1, what, before / 1000, d->ep->runtime_us / 1000);
+    else
+        app_msg(a, change_style(before, d->ep->runtime_us), "%s: %.3f -> %.3f ms; the episode stays at step %d (u undoes)",
+                what, before / 1000, d->ep->runtime_us / 1000, d->ep->cursor + 1);
 }
 
 /* Undo (redo 0) or redo one history entry. */
@@ -201,9 +231,10 @@ static void replay_moved(App *a, int n)
     }
     const EpisodeStep *s = &ep->hist[ep->n_hist - (n > 0 ? 1 : 0)];
     a->view.selected = s->group;
-    app_msg(a, GS_NONE, "replay %d/%d: %s %s %d->%d, %.3f ms", ep->n_hist, total,
-            s->actor == EPISODE_ACTOR_USER ? "you" : "policy", a->data.pb.gr->names[s->group], s->old_device,
-            s->new_device, ep->runtime_us / 1000);
+    char what[512];
+    app_entry_text(a, s, 0, what, sizeof what);
+    app_msg(a, GS_NONE, "replay %d/%d%s: %s, %.3f ms", ep->n_hist, total, n < 0 ? ", back over" : "", what,
+            ep->runtime_us / 1000);
 }
 
 void app_replay_step(App *a, int dir)

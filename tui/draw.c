@@ -111,7 +111,7 @@ static void draw_policy(const App *a, Grid *g, GridRect r)
     GridRect in = frame(a, g, r, PANE_POLICY, a->run.greedy ? "greedy" : "sampling");
     if (in.w <= 0 || in.h <= 0)
         return;
-    char buf[256], b1[32], b2[32];
+    char buf[512], b1[32], b2[32];
     int y = in.y;
     if (cur < 0) {
         grid_text_fit(g, in.x, y++, "episode complete: n for a new one", in.w, GS_DIM);
@@ -131,10 +131,10 @@ static void draw_policy(const App *a, Grid *g, GridRect r)
     }
     if (ep->n_hist > 0 && y < in.y + in.h) {
         const EpisodeStep *s = &ep->hist[ep->n_hist - 1];
-        snprintf(buf, sizeof buf, "last: %s %s %d->%d, reward %+.4f s, %s -> %s",
-                 s->actor == EPISODE_ACTOR_USER ? "you" : "policy", a->data.pb.gr->names[s->group], s->old_device,
-                 s->new_device, s->reward, util_fmt_time(b1, s->runtime_us + s->reward * 1e6),
-                 util_fmt_time(b2, s->runtime_us));
+        char what[320];
+        app_entry_text(a, s, 1, what, sizeof what);
+        snprintf(buf, sizeof buf, "last: %s, reward %+.4f s, %s -> %s", what, s->reward,
+                 util_fmt_time(b1, s->runtime_us + s->reward * 1e6), util_fmt_time(b2, s->runtime_us));
         grid_text_fit(g, in.x, y++, buf, in.w, s->reward > 0 ? GS_GOOD : s->reward < 0 ? GS_WARN : GS_DIM);
     }
 }
@@ -208,9 +208,9 @@ static void draw_history(const App *a, Grid *g, GridRect r)
         return;
     for (int k = total - rows > 0 ? total - rows : 0; k < total && y < in.y + in.h; k++, y++) { /* the end */
         const EpisodeStep *s = &ep->hist[k];
-        char line[256], b1[32];
-        snprintf(line, sizeof line, "%4d %-6s %s %d->%d %s", k + 1, s->actor == EPISODE_ACTOR_USER ? "you" : "policy",
-                 a->data.pb.gr->names[s->group], s->old_device, s->new_device, util_fmt_time(b1, s->runtime_us));
+        char line[400], what[320], b1[32];
+        app_entry_text(a, s, 1, what, sizeof what);
+        snprintf(line, sizeof line, "%4d %9s %s", k + 1, util_fmt_time(b1, s->runtime_us), what);
         int style = k >= ep->n_hist ? GS_DIM : s->actor == EPISODE_ACTOR_USER ? GS_SELECTED : GS_NONE;
         grid_text_fit(g, in.x, y, line, in.w, style);
     }
@@ -259,24 +259,51 @@ static void draw_inspector(const App *a, Grid *g, GridRect r)
 /* ------------------------------------------------------------------ */
 /* Status and message lines                                            */
 
-static void draw_status(const App *a, Grid *g)
+/* The status line's text. */
+static void status_text(const App *a, char *line, size_t n)
 {
     const AppData *d = &a->data;
     const Episode *ep = d->ep;
-    char line[512], b1[32], b2[32], b3[32];
-    grid_fill(g, (GridRect){0, 0, g->w, 1}, ' ', GS_STATUS);
-    snprintf(line, sizeof line, " placeto%s  %s on %s | episode %llu step %d/%d | runtime %s | best %s | bound %s | %s%s%s%s",
+    char b1[32], b2[32], b3[32];
+    snprintf(line, n, " placeto%s  %s on %s | episode %llu step %d/%d | runtime %s | best %s | bound %s | %s%s%s%s",
              a->replay.active ? " replay" : a->tour.active ? " tour" : "", d->pb.g->name, d->pb.c->name,
              (unsigned long long)ep->seed, ep->cursor, ep->n_order, util_fmt_time(b1, ep->runtime_us),
              util_fmt_time(b2, ep->best_runtime_us), util_fmt_time(b3, d->lower_bound_us),
              a->policy.path ? "trained policy" : "untrained policy", a->run.running ? " | running" : "",
              a->train.running ? " | training" : "", a->run.dirty ? " | unsaved" : "");
-    grid_text_fit(g, 0, 0, line, g->w, GS_STATUS);
+}
+
+/* Rows the status line (at most 2) and the message (at most 3) take at the
+ * grid's width: what does not fit on one row wraps. */
+static int status_rows(const App *a, const Grid *g)
+{
+    char line[512];
+    status_text(a, line, sizeof line);
+    int n = widget_wrap(line, g->w, NULL, NULL, 0);
+    return n > 2 ? 2 : n;
+}
+
+static int message_rows(const App *a, const Grid *g)
+{
+    int n = a->msg.text[0] ? widget_wrap(a->msg.text, g->w, NULL, NULL, 0) : 1;
+    return n > 3 ? 3 : n;
+}
+
+static void draw_status(const App *a, Grid *g)
+{
+    char line[512];
+    status_text(a, line, sizeof line);
+    int rows = status_rows(a, g);
+    grid_fill(g, (GridRect){0, 0, g->w, rows}, ' ', GS_STATUS);
+    widget_text_wrapped(g, (GridRect){0, 0, g->w, rows}, line, 0, GS_STATUS);
 }
 
 static void draw_message(const App *a, Grid *g)
 {
-    grid_text_fit(g, 0, g->h - 1, a->msg.text, g->w, a->msg.style);
+    int rows = message_rows(a, g);
+    GridRect r = {0, g->h - rows, g->w, rows};
+    grid_fill(g, r, ' ', GS_NONE);
+    widget_text_wrapped(g, r, a->msg.text, 0, a->msg.style);
 }
 
 /* ------------------------------------------------------------------ */
@@ -439,7 +466,8 @@ void app_draw(const App *a, Grid *g, AppGeom *geom)
         return;
     }
     draw_status(a, g);
-    GridRect area = {0, 1, g->w, g->h - 2};
+    int top = status_rows(a, g);
+    GridRect area = {0, top, g->w, g->h - top - message_rows(a, g)};
     if (a->view.maximized >= 0)
         draw_pane(a, g, (AppPane)a->view.maximized, area, geom);
     else

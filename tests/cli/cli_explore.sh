@@ -34,8 +34,12 @@ has() {
     local name=$1 p
     shift
     expect_rc "$name" 0 || return
+    # the status line (the first two rows) and the message (the last three)
+    # wrap: they are also searched joined
+    { cat "$tmp/out"; echo; head -n 2 "$tmp/out" | tr '\n' ' '; echo; tail -n 3 "$tmp/out" | tr '\n' ' '; } \
+        > "$tmp/out.joined"
     for p in "$@"; do
-        if ! grep -qF -- "$p" "$tmp/out"; then fail "$name" "the screen lacks '$p'"; return; fi
+        if ! grep -qF -- "$p" "$tmp/out.joined"; then fail "$name" "the screen lacks '$p'"; return; fi
     done
     pass
 }
@@ -74,7 +78,16 @@ explore "space space space" --size 100x30
 has "step" "step 3/18" "History 3 steps" "step 3: policy "
 
 explore "space space down 1" --size 100x30
-has "override" "you moved" "the policy goes on from here"
+has "override of another group" "(aside)" "the episode stays at step 3" "episode 1 step 2/18"
+
+# overriding the current group is that step's decision: the cursor moves on
+# and the policy continues with the next group
+explore "space space 1" --size 100x30
+has "override of the current group" "(this step)" "the policy goes on with" "episode 1 step 3/18"
+explore "space space 1 space" --size 100x30
+has "the policy goes on after an override" "step 4: policy" "episode 1 step 4/18" "you moved"
+explore "space space 0" --size 100x30
+has "kept reads as kept" "you kept" "on /GPU:0 (this step)"
 
 explore "space space down 1 u" --size 100x30
 has "undo" "undo: " "History 2 steps, redo available"
@@ -155,8 +168,9 @@ pycheck "episode file" '
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["format"] == "placeto-episode", d["format"]
-assert d["cursor"] == 2 and len(d["history"]) == 3, (d["cursor"], len(d["history"]))
+assert d["cursor"] == 3 and len(d["history"]) == 3, (d["cursor"], len(d["history"]))
 assert [h["actor"] for h in d["history"]] == ["policy", "policy", "user"]
+assert d["history"][2].get("takes_step") is True and "takes_step" not in d["history"][0]
 ' "$tmp/ep.json"
 cmd="placeto explore --resume ep.json --headless --keys 'space space'"
 # shellcheck disable=SC2086
@@ -178,7 +192,7 @@ cmd="placeto explore --replay ep.json --headless --keys 'space space left'"
 (cd "$tmp" && timeout 20 $wrap "$absprog" explore --replay ep.json --headless --keys "space space left" --size 100x30) \
     > "$tmp/out" 2> "$tmp/err" < /dev/null
 rc=$?
-has "replay" "placeto replay" "replay 1/3: policy"
+has "replay" "placeto replay" "replay 1/3, back over: policy"
 cmd="placeto explore --replay ep.json --headless --keys 'space 1'"
 (cd "$tmp" && timeout 20 $wrap "$absprog" explore --replay ep.json --headless --keys "space 1" --size 100x30) \
     > "$tmp/out" 2> "$tmp/err" < /dev/null
