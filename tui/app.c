@@ -3,6 +3,7 @@
  * exports, and the baselines. */
 #include "app.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -24,12 +25,33 @@ void app_msg(App *a, int style, const char *fmt, ...)
 /* ------------------------------------------------------------------ */
 /* Loading                                                             */
 
-static char *default_episode_path(const Graph *g)
+/* The stem of the graph file's name: no directory, no ".json", only letters,
+ * digits, '.', '-' and '_' (others become '_'), never starting with '.'; so
+ * a file's name, never its content, chooses where the explorer writes. */
+static char *file_stem(const char *path)
 {
-    size_t n = strlen(g->name) + 32;
-    char *p = xmalloc(n);
-    snprintf(p, n, "%s.episode.json", g->name);
-    return p;
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t n = strlen(base);
+    if (n > 5 && strcmp(base + n - 5, ".json") == 0)
+        n -= 5;
+    char *s = xmalloc(n + 8);
+    size_t k = 0;
+    if (n == 0 || base[0] == '.')
+        k = (size_t)snprintf(s, 8, "graph");
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)base[i];
+        s[k++] = (isalnum(c) || c == '.' || c == '-' || c == '_') ? (char)c : '_';
+    }
+    s[k] = 0;
+    return s;
+}
+
+void app_out_path(const App *a, const char *suffix, char *buf, size_t n)
+{
+    const char *ep = a->files.episode, *slash = strrchr(ep, '/');
+    int dir = slash ? (int)(slash - ep + 1) : 0;
+    snprintf(buf, n, "%.*s%s%s", dir, ep, a->files.stem, suffix);
 }
 
 /* Loads the policy at path, or makes an untrained one (seed 1) without a
@@ -91,6 +113,13 @@ static void finish_load(App *a)
     a->view.maximized = -1;
     a->run.speed = 10;
     a->view.selected = episode_current(d->ep) >= 0 ? episode_current(d->ep) : 0;
+    if (!a->files.stem)
+        a->files.stem = file_stem(d->pb.g->path ? d->pb.g->path : "graph");
+    if (!a->files.episode) {
+        size_t n_ep = strlen(a->files.stem) + 16;
+        a->files.episode = xmalloc(n_ep);
+        snprintf(a->files.episode, n_ep, "%s.episode.json", a->files.stem);
+    }
     size_t m = strlen(a->files.episode) + 16;
     a->files.autosave = xmalloc(m);
     snprintf(a->files.autosave, m, "%s.autosave", a->files.episode);
@@ -158,7 +187,8 @@ App *app_new(const AppOptions *o, Err *e)
     episode_config_features(&cfg, &a->policy.pol->arch);
     if (!(a->data.ep = episode_new(a->data.pb.g, a->data.pb.gr, a->data.pb.c, a->data.pg, &cfg, o->seed, NULL, e)))
         goto fail;
-    a->files.episode = o->episode_path ? xstrdup(o->episode_path) : default_episode_path(a->data.pb.g);
+    if (o->episode_path)
+        a->files.episode = xstrdup(o->episode_path);
     finish_load(a);
     app_msg(a, GS_NONE, "%s: %d groups on %d devices; space steps, ? shows every key", a->data.pb.g->name,
             a->data.pb.gr->n_groups, a->data.pb.c->n_devices);
@@ -205,12 +235,14 @@ void app_free(App *a)
     dag_free(d->dag);
     policy_work_free(a->policy.work);
     episode_free(d->ep);
+    app_episodes_free(a);
     policy_free(a->policy.pol);
     policy_graph_free(d->pg);
     problem_free(&d->pb);
     free(a->policy.path);
     free(a->files.episode);
     free(a->files.autosave);
+    free(a->files.stem);
     free(a);
 }
 
@@ -289,13 +321,13 @@ int app_export(App *a, AppExport what)
 {
     const AppData *d = &a->data;
     Err e = {{0}};
-    char path[512];
+    char path[4096];
     int rc;
     if (what == APP_EXPORT_DOT) {
-        snprintf(path, sizeof path, "%s.placement.dot", d->pb.g->name);
+        app_out_path(a, ".placement.dot", path, sizeof path);
         rc = export_dot(path, d->pb.g, d->pb.gr, d->pb.c, d->ep->op_device, &e);
     } else {
-        snprintf(path, sizeof path, "%s.trace.json", d->pb.g->name);
+        app_out_path(a, ".trace.json", path, sizeof path);
         rc = export_trace(path, d->pb.g, d->pb.c, d->ep->result, &e);
     }
     if (rc != 0)

@@ -44,7 +44,7 @@ typedef enum AppPane {
 } AppPane;
 
 typedef enum AppDialog {
-    DLG_NONE, DLG_HELP, DLG_QUIT, DLG_SEARCH, DLG_BASELINES, DLG_START_FROM, DLG_TRAIN, DLG_COUNT
+    DLG_NONE, DLG_HELP, DLG_QUIT, DLG_SEARCH, DLG_BASELINES, DLG_START_FROM, DLG_TRAIN, DLG_NEW_EPISODE, DLG_COUNT
 } AppDialog;
 
 /* Moving the selection along the drawn graph. */
@@ -108,6 +108,7 @@ typedef struct AppView {
     int zoom;                 /* DAG_FULL or DAG_COMPACT */
     int x, y;                 /* graph viewport origin (canvas cells), as last shown */
     int show_sets;            /* colour ancestors, descendants and parallel nodes */
+    char search[128];         /* the last search (n and N find its next and previous match) */
     AppPane focus;
     int maximized;            /* a pane shown alone, or -1 */
     double tl_t0, tl_t1;      /* timeline window (µs); t1 <= t0 means the whole run */
@@ -128,6 +129,7 @@ typedef struct AppDialogState {
     AppDialog kind;
     char input[128];          /* text typed into a prompt */
     int menu_pos;             /* highlighted row of a menu; first row shown in help */
+    int scroll_max;           /* the last first row the dialog can show (-1: not known yet) */
 } AppDialogState;
 
 /* The message line. */
@@ -185,11 +187,25 @@ typedef struct AppTour {
     char next_path[2][4096];  /* next's graph and policy paths */
 } AppTour;
 
-/* Where `s` saves and where autosaves go. */
+/* Where `s` saves and where autosaves go; the stem of the file names the
+ * explorer writes (the graph file's name without directory or extension,
+ * reduced to safe characters: "resnet18" for graphs/resnet18.json). */
 typedef struct AppFiles {
     char *episode;
     char *autosave;
+    char *stem;
 } AppFiles;
+
+/* Episodes left by a new one (undo at the start of a history goes back to
+ * the previous episode) and those left by that undo (redo at the end of a
+ * history comes forward again); the most recent last. */
+enum { APP_EPISODES_KEPT = 16 };
+typedef struct AppEpisodes {
+    Episode *older[APP_EPISODES_KEPT];
+    int n_older;
+    Episode *newer[APP_EPISODES_KEPT];
+    int n_newer;
+} AppEpisodes;
 
 typedef struct App {
     AppData data;
@@ -204,6 +220,7 @@ typedef struct App {
     AppReplay replay;
     AppTour tour;
     AppFiles files;
+    AppEpisodes episodes;
 } App;
 
 /* ---- loading, the cache, messages, files, baselines (app.c) ---- */
@@ -231,7 +248,10 @@ void app_cache_update(App *a);
 int app_save(App *a, const char *path);
 /* Autosaves when there are unsaved changes (on quit, signals, periodically). */
 void app_autosave(App *a);
-/* Writes GRAPH.placement.dot or GRAPH.trace.json; sets the message. 0 or -1. */
+/* The path of a file the explorer writes: STEM + suffix (STEM: the graph
+ * file's name, see AppFiles) in the directory of the episode file. */
+void app_out_path(const App *a, const char *suffix, char *buf, size_t n);
+/* Writes STEM.placement.dot or STEM.trace.json; sets the message. 0 or -1. */
 int app_export(App *a, AppExport what);
 
 /* Runs every baseline on the episode's cluster, sorted by runtime. */
@@ -243,8 +263,13 @@ void app_run_baselines(App *a);
 void app_step(App *a);
 /* Policy steps to the end of the episode. */
 void app_finish(App *a);
-/* A new episode with the next seed. */
+/* A new episode with the next seed; the one it replaces stays reachable by
+ * undo at the start of the new one's history. */
 void app_new_episode(App *a);
+/* Undo (dir < 0) or redo the whole history of the episode. */
+void app_history_seek(App *a, int dir);
+/* Frees the episodes kept for undo and redo across episodes. */
+void app_episodes_free(App *a);
 /* Moves group to device as the user and selects the group. Overriding the
  * current group is that step's decision (the episode's cursor moves on and
  * the policy continues with the next group); any other group changes
@@ -282,8 +307,11 @@ void app_select_op(App *a, int op);
 /* Follows the current node again. */
 void app_follow(App *a);
 /* Selects the first group from the selected one on whose name contains text
- * (any case). */
+ * (any case), and remembers text for app_search_next. */
 void app_search(App *a, const char *text);
+/* The next (dir > 0) or previous match of the last search after the
+ * selected group, wrapping around. */
+void app_search_next(App *a, int dir);
 /* DAG_FULL or DAG_COMPACT; follows the current node. */
 void app_zoom(App *a, int zoom);
 void app_show_sets(App *a, int on);
@@ -312,6 +340,10 @@ void app_dialog_close(App *a);
 void app_dialog_type(App *a, int ch);
 void app_dialog_erase(App *a);
 void app_dialog_menu(App *a, int pos);
+/* The open dialog, as last shown, scrolls to first row max at most (the
+ * controller reports it after each frame); the help's position is kept
+ * within it. */
+void app_dialog_scroll_max(App *a, int max);
 
 /* ---- background training (app_train.c) ---- */
 

@@ -6,6 +6,7 @@
 #include "app.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* The message style of a change from before to after (lower is better). */
 static int change_style(double before, double after)
@@ -80,15 +81,97 @@ void app_finish(App *a)
             ep->runtime_us / 1000, ep->best_runtime_us / 1000);
 }
 
+/* Replaces the episode by a new one with the next seed (from init, or with
+ * init NULL as the configuration says); the old one is kept for undo.
+ * 0, or -1 with the message set. */
+static int begin_episode(App *a, const int *init)
+{
+    AppData *d = &a->data;
+    AppEpisodes *h = &a->episodes;
+    Episode *old = d->ep;
+    Err e = {{0}};
+    Episode *ep = episode_new(d->pb.g, d->pb.gr, d->pb.c, d->pg, &old->cfg, old->seed + 1,
+                              init ? init : old->init_device, &e);
+    if (!ep) {
+        app_msg(a, GS_ERROR, "no new episode: %s", e.msg);
+        return -1;
+    }
+    a->run.running = 0;
+    for (int k = 0; k < h->n_newer; k++) /* a new branch: what redo would have reached goes */
+        episode_free(h->newer[k]);
+    h->n_newer = 0;
+    if (h->n_older == APP_EPISODES_KEPT) { /* the oldest goes */
+        episode_free(h->older[0]);
+        memmove(h->older, h->older + 1, (APP_EPISODES_KEPT - 1) * sizeof *h->older);
+        h->n_older--;
+    }
+    h->older[h->n_older++] = old;
+    d->ep = ep;
+    app_changed(a);
+    return 0;
+}
+
+/* Swaps the episode for the previous one (dir < 0) or the next one. */
+static int switch_episode(App *a, int dir)
+{
+    AppEpisodes *h = &a->episodes;
+    Episode **from = dir < 0 ? h->older : h->newer, **to = dir < 0 ? h->newer : h->older;
+    int *n_from = dir < 0 ? &h->n_older : &h->n_newer, *n_to = dir < 0 ? &h->n_newer : &h->n_older;
+    if (*n_from == 0)
+        return -1;
+    if (*n_to == APP_EPISODES_KEPT) {
+        episode_free(to[0]);
+        memmove(to, to + 1, (APP_EPISODES_KEPT - 1) * sizeof *to);
+        (*n_to)--;
+    }
+    to[(*n_to)++] = a->data.ep;
+    a->data.ep = from[--*n_from];
+    a->run.running = 0;
+    app_changed(a);
+    const Episode *ep = a->data.ep;
+    app_msg(a, GS_NONE, "%s: %s episode (seed %llu, step %d/%d, %.3f ms)%s", dir < 0 ? "undo" : "redo",
+            dir < 0 ? "back to the previous" : "forward to the next", (unsigned long long)ep->seed, ep->cursor,
+            ep->n_order, ep->runtime_us / 1000,
+            dir < 0 ? ": U goes forward again" : "");
+    return 0;
+}
+
+void app_episodes_free(App *a)
+{
+    AppEpisodes *h = &a->episodes;
+    for (int k = 0; k < h->n_older; k++)
+        episode_free(h->older[k]);
+    for (int k = 0; k < h->n_newer; k++)
+        episode_free(h->newer[k]);
+    h->n_older = h->n_newer = 0;
+}
+
 void app_new_episode(App *a)
 {
+    if (a->replay.active)
+        return;
+    if (begin_episode(a, NULL) != 0)
+        return;
+    const Episode *ep = a->data.ep;
+    app_msg(a, GS_NONE, "new episode (seed %llu) from %s: %.3f ms; u at its start goes back to the last one",
+            (unsigned long long)ep->seed,
+            ep->cfg.init == EPISODE_INIT_GIVEN ? "the given placement" : ep->cfg.init == EPISODE_INIT_DEVICE0 ?
+            "everything on device 0" : "the fixed random placement", ep->runtime_us / 1000);
+}
+
+void app_history_seek(App *a, int dir)
+{
     Episode *ep = a->data.ep;
+    int n = 0;
+    while ((dir < 0 ? episode_undo(ep) : episode_redo(ep)) == 0)
+        n++;
     a->run.running = 0;
-    episode_reset(ep, ep->seed + 1, NULL);
     app_changed(a);
-    app_msg(a, GS_NONE, "new episode (seed %llu) from %s: %.3f ms", (unsigned long long)ep->seed,
-            ep->cfg.init == EPISODE_INIT_GIVEN ? "the given placement" : "the fixed random placement",
-            ep->runtime_us / 1000);
+    if (n == 0)
+        app_msg(a, GS_DIM, dir < 0 ? "at the start of the history already" : "at the end of the history already");
+    else
+        app_msg(a, GS_NONE, "%s %d entries: step %d/%d, %.3f ms (%s)", dir < 0 ? "undid" : "redid", n, ep->cursor,
+                ep->n_order, ep->runtime_us / 1000, dir < 0 ? "G or End redoes them all" : "g or Home undoes them all");
 }
 
 void app_override(App *a, int group, int device)
@@ -133,6 +216,8 @@ static void undo_redo(App *a, int redo)
     Episode *ep = a->data.ep;
     const EpisodeStep *s = !redo ? (ep->n_hist ? &ep->hist[ep->n_hist - 1] : NULL)
                                  : (ep->n_redo ? &ep->hist[ep->n_hist] : NULL);
+    if (!s && !a->replay.active && switch_episode(a, redo ? 1 : -1) == 0)
+        return;
     if (!s || (!redo ? episode_undo(ep) : episode_redo(ep)) != 0) {
         app_msg(a, GS_DIM, !redo ? "nothing to undo" : "nothing to redo");
         return;
@@ -160,13 +245,15 @@ void app_start_from(App *a, int k)
 {
     if (k < 0 || k >= a->base.n)
         return;
-    Episode *ep = a->data.ep;
-    a->run.running = 0;
-    ep->cfg.init = EPISODE_INIT_GIVEN; /* kept: the episode file records this start */
-    episode_reset(ep, ep->seed + 1, a->base.rows[k].group_device);
-    app_changed(a);
-    app_msg(a, GS_NONE, "new episode from %s's placement (%.3f ms): the policy refines it", a->base.rows[k].method,
-            ep->runtime_us / 1000);
+    EpisodeInit init = a->data.ep->cfg.init;
+    a->data.ep->cfg.init = EPISODE_INIT_GIVEN; /* kept: the episode file records this start */
+    if (begin_episode(a, a->base.rows[k].group_device) != 0) {
+        a->data.ep->cfg.init = init;
+        return;
+    }
+    a->episodes.older[a->episodes.n_older - 1]->cfg.init = init;
+    app_msg(a, GS_NONE, "new episode from %s's placement (%.3f ms): the policy refines it (u at its start goes back)",
+            a->base.rows[k].method, a->data.ep->runtime_us / 1000);
 }
 
 /* ------------------------------------------------------------------ */

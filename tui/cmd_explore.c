@@ -79,7 +79,7 @@ static int token_key(const char *t, int *key)
         {"space", ' '}, {"enter", TERM_KEY_ENTER}, {"esc", TERM_KEY_ESC}, {"tab", TERM_KEY_TAB},
         {"btab", TERM_KEY_BTAB}, {"up", TERM_KEY_UP}, {"down", TERM_KEY_DOWN}, {"left", TERM_KEY_LEFT},
         {"right", TERM_KEY_RIGHT}, {"pgup", TERM_KEY_PGUP}, {"pgdn", TERM_KEY_PGDN}, {"bs", TERM_KEY_BACKSPACE},
-        {"f1", TERM_KEY_F1},
+        {"f1", TERM_KEY_F1}, {"home", TERM_KEY_HOME}, {"end", TERM_KEY_END},
     };
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
         if (strcmp(t, names[k].name) == 0) {

@@ -474,7 +474,10 @@ void app_draw(const App *a, Grid *g, AppGeom *geom)
         draw_panes(a, g, area, geom);
     draw_message(a, g);
     const DialogDef *dlg = dialog_def(a->dialog.kind);
-    if (dlg)
-        dlg->draw(a, g);
+    if (dlg) {
+        int scroll = dlg->draw(a, g);
+        if (geom)
+            geom->dialog_scroll = scroll;
+    }
     draw_tour(a, g);
 }
