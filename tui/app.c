@@ -12,6 +12,7 @@
 #include "bound.h"
 #include "export.h"
 #include "place.h"
+#include "policy_place.h"
 
 void app_msg(App *a, int style, const char *fmt, ...)
 {
@@ -106,7 +107,7 @@ static void finish_load(App *a)
         dev[i] = fast;
     d->single_us = sim_makespan(d->pb.sim, dev);
     free(dev);
-    a->cache.feats = xnew_array(2 * (size_t)d->ep->n_features, sizeof *a->cache.feats);
+    a->cache.feats = xnew_array(APP_FEATURE_ROWS * (size_t)d->ep->n_features, sizeof *a->cache.feats);
     app_cache_update(a);
     a->view.zoom = DAG_FULL;
     a->view.follow = 1;
@@ -133,6 +134,8 @@ App *app_new(const AppOptions *o, Err *e)
     App *a = xcalloc(1, sizeof *a);
     a->run.greedy = o->greedy;
     a->tour.stage = -1;
+    for (int k = 0; k < APP_TOUR_MAX_STAGES; k++)
+        a->tour.hist_at[k] = -1;
     const char *load_path = o->resume_path ? o->resume_path : o->replay_path;
     if (load_path) {
         EpisodeFile f;
@@ -194,6 +197,9 @@ App *app_new(const AppOptions *o, Err *e)
             a->data.pb.gr->n_groups, a->data.pb.c->n_devices);
     if (o->demo) {
         a->tour.autoplay = o->demo == 2;
+        a->tour.seconds = o->demo_seconds > 0 ? o->demo_seconds : 7.0;
+        a->tour.own_graph = o->demo_own_graph;
+        a->tour.held_out = o->demo_held_out;
         app_tour_enter(a, o->demo_stage);
     }
     return a;
@@ -249,24 +255,48 @@ void app_free(App *a)
 /* ------------------------------------------------------------------ */
 /* The cache                                                           */
 
+/* The groups whose feature rows the tour shows: the current node, up to two
+ * parents and two children, and the first group on another device. */
+static void pick_feature_groups(const App *a, int cur, int *out)
+{
+    const Grouping *gr = a->data.pb.gr;
+    const int *dev = a->data.ep->group_device;
+    int n = 0;
+    out[n++] = cur;
+    for (int j = gr->pred_off[cur]; j < gr->pred_off[cur + 1] && j < gr->pred_off[cur] + 2; j++)
+        out[n++] = gr->pred[j];
+    for (int j = gr->succ_off[cur]; j < gr->succ_off[cur + 1] && j < gr->succ_off[cur] + 2; j++)
+        out[n++] = gr->succ[j];
+    for (int k = 0; k < gr->n_groups && n < APP_FEATURE_ROWS; k++)
+        if (dev[k] != dev[cur]) {
+            int seen = 0;
+            for (int j = 0; j < n; j++)
+                seen |= out[j] == k;
+            if (!seen)
+                out[n++] = k;
+            break;
+        }
+    while (n < APP_FEATURE_ROWS)
+        out[n++] = -1;
+}
+
 /* The policy's probabilities for the current node, and the feature rows of
- * the node and of its first parent (the tour shows them). */
+ * the groups the tour shows. */
 static void update_policy_view(App *a)
 {
     AppCache *c = &a->cache;
     Episode *ep = a->data.ep;
-    const Grouping *gr = a->data.pb.gr;
     int cur = episode_current(ep);
     c->node = cur;
-    c->feat_group[0] = c->feat_group[1] = -1;
+    for (int k = 0; k < APP_FEATURE_ROWS; k++)
+        c->feat_group[k] = -1;
     if (cur < 0)
         return;
     episode_features(ep, cur, ep->feats);
     policy_forward(a->policy.pol, a->data.pg, a->policy.work, ep->feats, cur, NULL, c->probs);
-    c->feat_group[0] = cur;
-    c->feat_group[1] = gr->pred_off[cur + 1] > gr->pred_off[cur] ? gr->pred[gr->pred_off[cur]] : -1;
+    pick_feature_groups(a, cur, c->feat_group);
     size_t F = (size_t)ep->n_features;
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < APP_FEATURE_ROWS; k++)
         if (c->feat_group[k] >= 0)
             memcpy(c->feats + (size_t)k * F, ep->feats + (size_t)c->feat_group[k] * F, F * sizeof *c->feats);
 }
@@ -345,6 +375,7 @@ int app_export(App *a, AppExport what)
 void app_run_baselines(App *a)
 {
     free_baselines(a);
+    a->base.n_learned = 0;
     int n;
     const PlaceMethod *m = place_methods(&n);
     a->base.rows = xnew_array((size_t)n, sizeof *a->base.rows);
@@ -357,4 +388,74 @@ void app_run_baselines(App *a)
     }
     place_run_sort(a->base.rows, a->base.n);
     a->base.ran = 1;
+}
+
+/* Adds the rows of the policy at path (named label) from both starts. */
+static void add_learned(App *a, const char *path, const char *label)
+{
+    AppBaselines *b = &a->base;
+    for (int start = 0; start < 2 && b->n_learned + 2 <= 8; start++) {
+        PlaceRun rows[2];
+        Err e = {{0}};
+        int n = policy_place_runs(&a->data.pb, path, 8, a->data.ep->seed, start ? POLICY_START_HEURISTIC :
+                                  POLICY_START_DEFAULT, rows, NULL, &e);
+        if (n < 0) {
+            app_msg(a, GS_WARN, "%s left out: %s", label, e.msg);
+            return;
+        }
+        for (int k = 0; k < n; k++) {
+            int trained = rows[k].method && strcmp(rows[k].method, "placeto-trained") == 0;
+            if (trained && start) { /* listed once, with the first start */
+                place_run_free(&rows[k]);
+                continue;
+            }
+            char *name = b->learned_names[b->n_learned++];
+            snprintf(name, 64, "%s %s", label, trained ? "(trained)" : start ? "refine" : "zero-shot");
+            rows[k].method = name;
+            b->rows = XRENEW(b->rows, b->n + 1);
+            b->rows[b->n++] = rows[k];
+        }
+    }
+}
+
+/* The bundled policy file rel (under the data directory) when it exists. */
+const char *cli_data_path(char *buf, size_t n, const char *rel); /* tui/cli.c */
+
+/* "placeto NAME": NAME the file's name without directory and ".json". */
+static void policy_label(const char *path, char *buf, size_t n)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t len = strlen(base);
+    if (len > 5 && strcmp(base + len - 5, ".json") == 0)
+        len -= 5;
+    snprintf(buf, n, "placeto %.*s", (int)(len > 40 ? 40 : len), base);
+}
+
+void app_run_learned(App *a)
+{
+    if (!a->base.ran || a->base.n_learned)
+        app_run_baselines(a);
+    int nd = a->data.pb.c->n_devices;
+    const char *mine = a->policy.path;
+    char label[64], mine_label[64] = "", path[4096], rel[512];
+    if (mine) {
+        policy_label(mine, mine_label, sizeof mine_label);
+        add_learned(a, mine, mine_label);
+    }
+    for (int k = 0; k < 2; k++) { /* the graph's own bundled policy, the general one */
+        if (k == 0)
+            snprintf(rel, sizeof rel, "policies/%.400s_%d.json", a->files.stem, nd);
+        else
+            snprintf(rel, sizeof rel, "policies/general_%d.json", nd);
+        cli_data_path(path, sizeof path, rel);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        fclose(f);
+        policy_label(path, label, sizeof label);
+        if (strcmp(label, mine_label) != 0)
+            add_learned(a, path, label);
+    }
+    place_run_sort(a->base.rows, a->base.n);
 }

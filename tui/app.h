@@ -70,6 +70,9 @@ typedef struct AppOptions {
     const char *replay_path;  /* an episode file to replay, forwards and backwards */
     int demo;                 /* 1: the guided tour; 2: the tour advancing on a timer */
     int demo_stage;           /* the stage to start at */
+    double demo_seconds;      /* the tour on a timer: seconds per stage (0: the default) */
+    int demo_own_graph;       /* the user chose the tour's graph (it stays on it) */
+    int demo_held_out;        /* the tour opened the held-out graph (set by the tour itself) */
 } AppOptions;
 
 /* What app_new loaded, and what is built once from it. */
@@ -91,14 +94,17 @@ typedef struct AppPolicy {
     uint64_t checksum;        /* of the file, recorded in saved episodes */
 } AppPolicy;
 
+enum { APP_FEATURE_ROWS = 6 };
+
 /* Derived from the episode and the policy, rebuilt whenever either changes
  * (app_changed), so that drawing only reads. */
 typedef struct AppCache {
     Timeline *tl;             /* of the episode's last simulation */
     int node;                 /* the current node, -1 when the episode is complete */
     float probs[POLICY_MAX_DEVICES]; /* the policy's probabilities for node */
-    int feat_group[2];        /* node and its first parent (-1: none) */
-    float *feats;             /* their feature rows: 2 x the episode's n_features */
+    int feat_group[APP_FEATURE_ROWS]; /* node, up to two parents, two children, one group on
+                                 another device (-1: none) */
+    float *feats;             /* their feature rows: APP_FEATURE_ROWS x the episode's n_features */
 } AppCache;
 
 /* What is shown and how. */
@@ -142,6 +148,8 @@ typedef struct AppMessage {
 /* Every baseline on the episode's cluster, sorted by runtime. */
 typedef struct AppBaselines {
     int ran;                  /* app_run_baselines has run */
+    int n_learned;            /* rows of learned agents among them */
+    char learned_names[8][64]; /* their method names */
     PlaceRun *rows;           /* place_run rows, by runtime */
     int64_t budget;           /* the local searches' budget in placements */
     int n;
@@ -178,12 +186,17 @@ typedef struct AppReplay {
 } AppReplay;
 
 /* The guided tour (demo.c). */
+enum { APP_TOUR_MAX_STAGES = 16 };
 typedef struct AppTour {
     int active;
     int stage;                /* the stage shown (-1 when not active) */
     int autoplay;             /* advance on a timer */
+    double seconds;           /* with autoplay: seconds per stage */
+    int own_graph;            /* the user chose the graph: the tour stays on it */
+    int held_out;             /* this App is the held-out graph the default tour opened */
     double since;             /* util_now() when the stage was entered */
-    AppOptions next;          /* when app_tour_next returns 1: what to open instead */
+    int hist_at[APP_TOUR_MAX_STAGES]; /* history length when each stage was entered (-1: not yet) */
+    AppOptions next;          /* when app_tour_next/prev returns 1: what to open instead */
     char next_path[2][4096];  /* next's graph and policy paths */
 } AppTour;
 
@@ -256,6 +269,11 @@ int app_export(App *a, AppExport what);
 
 /* Runs every baseline on the episode's cluster, sorted by runtime. */
 void app_run_baselines(App *a);
+/* Adds the learned agents' rows to the baselines (running those first):
+ * the explorer's policy zero-shot from its start and refining the best
+ * heuristic, and likewise the bundled general policy and the graph's own
+ * bundled policy when they are other files; sorted with the rest. */
+void app_run_learned(App *a);
 
 /* ---- the episode (app_episode.c) ---- */
 
@@ -363,7 +381,8 @@ void app_train_stop(App *a);
 typedef enum AppTourExtra {
     TOUR_TEXT,      /* the text alone */
     TOUR_FEATURES,  /* the feature rows of the current node and a parent (AppCache) */
-    TOUR_ZERO_SHOT  /* the zero-shot runtime against the best baseline */
+    TOUR_ZERO_SHOT, /* the zero-shot runtime against the best baseline */
+    TOUR_LEARNED    /* the learned agents beside the baselines (the baselines dialog) */
 } AppTourExtra;
 
 typedef struct AppTourStage {
@@ -375,12 +394,19 @@ typedef struct AppTourStage {
 
 /* Stage k's caption (0 <= k < *count). */
 const AppTourStage *app_tour_stage(int k, int *count);
+/* Stage k's text for this App (the generalization stage's depends on the
+ * graph and policy; buf holds it when it is made here). */
+const char *app_tour_text(const App *a, int k, char *buf, size_t n);
 /* Enters a stage: sets the screen up for it through the model's functions;
  * a stage out of range ends the tour. */
 void app_tour_enter(App *a, int stage);
 /* The next stage. Returns 1 when the App must be replaced by one opened with
  * a->tour.next (the held-out graph), else 0. */
 int app_tour_next(App *a);
+/* The previous stage, its effects on the episode undone first (the stage
+ * then sets the screen up again). Returns 1 when the App must be replaced
+ * by one opened with a->tour.next (back from the held-out graph), else 0. */
+int app_tour_prev(App *a);
 /* With autoplay: the stage has been shown long enough. */
 int app_tour_due(const App *a, double now);
 

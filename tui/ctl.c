@@ -400,8 +400,15 @@ static int act_tour_next(App *a, int arg)
     return app_tour_next(a) ? CTL_RELOAD | CTL_REDRAW : CTL_REDRAW;
 }
 
+static int act_tour_prev(App *a, int arg)
+{
+    (void)arg;
+    return app_tour_prev(a) ? CTL_RELOAD | CTL_REDRAW : CTL_REDRAW;
+}
+
 static const Binding tour_keys[] = {
     {{NULL, NULL, 0}, act_tour_leave, {{'q', 0}, {TERM_KEY_ESC, 0}}, 0, 0},
+    {{NULL, NULL, 0}, act_tour_prev, {{TERM_KEY_LEFT, 0}, {TERM_KEY_BACKSPACE, 0}, {'p', 0}, {0x7f, 0}}, 0, 0},
     {{NULL, NULL, 0}, act_tour_next, {{' ', 0}, {TERM_KEY_ENTER, 0}, {TERM_KEY_RIGHT, 0}, {'n', 0}}, 0, 0},
     {{NULL, NULL, 0}, act_tour_next, {{'\n', 0}}, 0, 0},
 };

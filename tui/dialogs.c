@@ -307,11 +307,17 @@ static int baselines_key(App *a, int key)
 static int baselines_draw(const App *a, Grid *g)
 {
     const AppBaselines *base = &a->base;
-    GridRect in = dialog_box(g, centred(g, 64, base->n + 5),
+    int mw = 14; /* the method column: as wide as the longest name */
+    for (int k = 0; k < base->n; k++)
+        if (grid_text_width(base->rows[k].method) > mw)
+            mw = grid_text_width(base->rows[k].method);
+    if (mw > 40)
+        mw = 40;
+    GridRect in = dialog_box(g, centred(g, mw + 50, base->n + 5),
                              a->dialog.kind == DLG_START_FROM ? "Start an episode from (Enter)" :
                                                                 "Baselines (Enter: start from it, Esc: close)");
     char line[160], b1[32], b2[32];
-    snprintf(line, sizeof line, "%-14s %12s %9s %9s %5s", "method", "runtime", "vs bound", "vs single", "OOM");
+    snprintf(line, sizeof line, "%-*s %12s %9s %9s %5s", mw, "method", "runtime", "vs bound", "vs single", "OOM");
     grid_text_fit(g, in.x, in.y, line, in.w, GS_LABEL);
     int y = in.y + 1;
     double bound = a->data.lower_bound_us;
@@ -323,7 +329,7 @@ static int baselines_draw(const App *a, Grid *g)
         first = 0;
     for (int k = first; k < base->n && k < first + visible; k++, y++) {
         const PlaceRun *b = &base->rows[k];
-        snprintf(line, sizeof line, "%-14s %12s %8.3fx %8.3fx %5s", b->method, util_fmt_time(b1, b->runtime_us),
+        snprintf(line, sizeof line, "%-*.*s %12s %8.3fx %8.3fx %5s", mw, mw, b->method, util_fmt_time(b1, b->runtime_us),
                  bound > 0 ? b->runtime_us / bound : 0.0, b->runtime_us > 0 ? a->data.single_us / b->runtime_us : 0.0,
                  b->oom ? "yes" : "no");
         grid_text_fit(g, in.x, y, line, in.w, k == a->dialog.menu_pos ? GS_CURSOR : GS_NONE);

@@ -245,19 +245,42 @@ explore "space space 1" --size 80x24
 has "a long message wraps" "the policy goes on with"
 
 # the guided tour, start to finish, headless
-cmd="placeto demo --headless --keys 'space x11' --frames frames.txt"
+cmd="placeto demo --headless --keys 'space x12' --frames frames.txt"
 keys=""
-for ((k = 0; k < 11; k++)); do keys="$keys space"; done
+for ((k = 0; k < 12; k++)); do keys="$keys space"; done
 (cd "$tmp" && timeout 60 $wrap "$absprog" demo --headless --keys "$keys" --size 110x34 --frames frames.txt) \
     > "$tmp/out" 2> "$tmp/err" < /dev/null
 rc=$?
 has "demo to the end" "the tour is over"
-n=$(grep -o "Tour [0-9]*/11" "$tmp/frames.txt" | sort -u | wc -l)
-if [ "$n" -eq 10 ]; then pass; else fail "demo stages" "$n of the stages 2-11 shown"; fi
+n=$(grep -o "Tour [0-9]*/12" "$tmp/frames.txt" | sort -u | wc -l)
+if [ "$n" -eq 11 ]; then pass; else fail "demo stages" "$n of the stages 2-12 shown"; fi
 for t in "The simulator and the timeline" "Message passing" "Ancestors, descendants" "The reward" \
-         "An override by hand" "Compared with the baselines" "Generalization to an unseen graph" "zero-shot Placeto"; do
+         "An override by hand" "Compared with the baselines" "Generalization to an unseen graph" "zero-shot Placeto" \
+         "Every learned agent beside the baselines" "placeto family_nmt zero-shot" "placeto general_2 refine"; do
     if grep -qF "$t" "$tmp/frames.txt"; then pass; else fail "demo stage" "no '$t' in any frame"; fi
 done
+
+# the tour: the feature stage shows several groups as a table; stepping back
+# a stage (Left, Backspace, p) shows it as it was, also back from the
+# held-out graph; the override stage places the current group
+demo() {
+    cmd="placeto demo --headless --keys '$1'"
+    (cd "$tmp" && timeout 60 $wrap "$absprog" demo --headless --keys "$1" --size 100x34) > "$tmp/out" 2> "$tmp/err" < /dev/null
+    rc=$?
+}
+demo "space space"
+has "feature table" "Tour 3/12" "is        cost bytes" "current" "parent"
+demo "space space space left"
+has "back a stage" "Tour 3/12" "is        cost bytes"
+demo "space space space space space space space"
+cp "$tmp/out" "$tmp/override.txt"
+has "the override stage" "Tour 8/12" "you moved"
+demo "space space space space space space space p space"
+if cmp -s "$tmp/out" "$tmp/override.txt"; then pass; else fail "back and forth again" "the override stage differs"; fi
+demo "space space space space space space space space space bs"
+has "back from the held-out graph" "Tour 9/12: Compared with the baselines" "resnet18"
+demo "left"
+has "no stage before the first" "Tour 1/12" "the tour's first stage"
 
 # errors
 explore "" --size 0x0
