@@ -12,7 +12,8 @@ WARN     += -Werror
 endif
 DEPS_OK  := $(shell pkg-config --exists $(PKGS) $(TUI_PKGS) 2>/dev/null && echo yes)
 PKG_CFLAGS = $(if $(DEPS_OK),$(shell pkg-config --cflags $(PKGS)),-I/usr/include/cjson -I/usr/include/graphviz)
-PKG_LIBS   = $(if $(DEPS_OK),$(shell pkg-config --libs $(PKGS)),-lcjson -lcgraph -lcdt -lopenblas)
+# OpenBLAS is opened at run time (core/agent/nn.c), not linked: only its header is needed here
+PKG_LIBS   = $(if $(DEPS_OK),$(shell pkg-config --libs $(filter-out openblas,$(PKGS))),-lcjson -lcgraph -lcdt) -ldl
 TUI_CFLAGS = $(if $(DEPS_OK),$(shell pkg-config --cflags $(TUI_PKGS)))
 TUI_LIBS   = $(if $(DEPS_OK),$(shell pkg-config --libs $(TUI_PKGS)),-lncursesw -ltinfo)
 CFLAGS   ?=

@@ -3,18 +3,88 @@
 #include "nn.h"
 
 #include <cblas.h>
+#include <dlfcn.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
+
+/* OpenBLAS is opened at run time, not linked: a linked OpenBLAS starts its
+ * worker threads while the program loads, before main could ask for one
+ * thread, and under an address-space limit one of them can hang allocating
+ * its buffer and block the exit. Opened here after OPENBLAS_NUM_THREADS is
+ * set to 1 (unless the user set it), it starts single-threaded; when it
+ * cannot be opened (no library, no memory to map it) the plain-loop kernels
+ * run instead. */
+typedef void (*SgemmFn)(const enum CBLAS_ORDER, const enum CBLAS_TRANSPOSE, const enum CBLAS_TRANSPOSE,
+                        const blasint, const blasint, const blasint, const float, const float *, const blasint,
+                        const float *, const blasint, const float, float *, const blasint);
+typedef void (*DgemmFn)(const enum CBLAS_ORDER, const enum CBLAS_TRANSPOSE, const enum CBLAS_TRANSPOSE,
+                        const blasint, const blasint, const blasint, const double, const double *, const blasint,
+                        const double *, const blasint, const double, double *, const blasint);
+static SgemmFn blas_sgemm_fn;
+static DgemmFn blas_dgemm_fn;
+static char blas_error[256];
+static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
+
+static void blas_open(void)
+{
+    const char *env = getenv("OPENBLAS_NUM_THREADS");
+    if (!env || !*env)
+        setenv("OPENBLAS_NUM_THREADS", "1", 1);
+    static const char *const names[] = {"libopenblas.so.0", "libopenblas.so"};
+    void *h = NULL;
+    for (size_t k = 0; k < sizeof names / sizeof *names && !h; k++)
+        h = dlopen(names[k], RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char *why = dlerror();
+        snprintf(blas_error, sizeof blas_error, "%s", why ? why : "libopenblas.so.0 not found");
+        return;
+    }
+    *(void **)&blas_sgemm_fn = dlsym(h, "cblas_sgemm");
+    *(void **)&blas_dgemm_fn = dlsym(h, "cblas_dgemm");
+    if (!blas_sgemm_fn || !blas_dgemm_fn) {
+        snprintf(blas_error, sizeof blas_error, "libopenblas.so.0 lacks cblas_sgemm or cblas_dgemm");
+        blas_sgemm_fn = NULL;
+        blas_dgemm_fn = NULL;
+    }
+}
+
+/* Opens OpenBLAS once; 1 when its kernels can run. */
+static int blas_ready(void)
+{
+    pthread_once(&blas_once, blas_open);
+    return blas_sgemm_fn != NULL;
+}
+
+static void blas_sgemm(const enum CBLAS_ORDER o, const enum CBLAS_TRANSPOSE ta, const enum CBLAS_TRANSPOSE tb,
+                       const blasint m, const blasint n, const blasint k, const float alpha, const float *a,
+                       const blasint lda, const float *b, const blasint ldb, const float beta, float *c,
+                       const blasint ldc)
+{
+    if (!blas_ready())
+        util_die("OpenBLAS could not be opened (%s): run with PLACETO_KERNELS=plain", blas_error);
+    blas_sgemm_fn(o, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+static void blas_dgemm(const enum CBLAS_ORDER o, const enum CBLAS_TRANSPOSE ta, const enum CBLAS_TRANSPOSE tb,
+                       const blasint m, const blasint n, const blasint k, const double alpha, const double *a,
+                       const blasint lda, const double *b, const blasint ldb, const double beta, double *c,
+                       const blasint ldc)
+{
+    if (!blas_ready())
+        util_die("OpenBLAS could not be opened (%s): run with PLACETO_KERNELS=plain", blas_error);
+    blas_dgemm_fn(o, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
 
 #define NN_CAT_(a, b) a##b
 #define NN_CAT(a, b) NN_CAT_(a, b)
 
 #define R float
 #define S f
-#define GEMM cblas_sgemm
+#define GEMM blas_sgemm
 #define EXP expf
 #define LOG logf
 #include "nn_impl.h"
@@ -26,7 +96,7 @@
 
 #define R double
 #define S d
-#define GEMM cblas_dgemm
+#define GEMM blas_dgemm
 #define EXP exp
 #define LOG log
 #include "nn_impl.h"
@@ -36,17 +106,12 @@
 #undef EXP
 #undef LOG
 
-void openblas_set_num_threads(int n); /* OpenBLAS's own entry point */
-
 static int default_blas = 1;
 
 void nn_blas_init(void)
 {
-    const char *env = getenv("OPENBLAS_NUM_THREADS");
-    if (!env || !*env)
-        openblas_set_num_threads(1);
     const char *k = getenv("PLACETO_KERNELS");
-    default_blas = !(k && strcmp(k, "plain") == 0);
+    default_blas = !(k && strcmp(k, "plain") == 0) && blas_ready();
 }
 
 int nn_default_blas(void) { return default_blas; }

@@ -43,7 +43,9 @@
 NN_DECLARE(float, f)
 NN_DECLARE(double, d)
 
-/* Sets OpenBLAS to one thread unless OPENBLAS_NUM_THREADS is set. */
+/* Opens OpenBLAS (at run time, single-threaded unless OPENBLAS_NUM_THREADS
+ * is set) and chooses the default kernels; without the library (or the
+ * memory to map it) the plain loops are the default. */
 void nn_blas_init(void);
 /* The kernels a new policy uses: 1 (BLAS) unless PLACETO_KERNELS=plain was
  * set when nn_blas_init ran. BLAS libraries pick their kernels by CPU, so
