@@ -164,6 +164,7 @@ App *app_new(const AppOptions *o, Err *e)
             a->data.pb.gr->n_groups, a->data.pb.c->n_devices);
     if (o->demo) {
         a->tour.autoplay = o->demo == 2;
+        a->tour.seconds = o->auto_seconds;
         app_tour_enter(a, o->demo_stage);
     }
     return a;

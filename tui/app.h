@@ -70,6 +70,11 @@ typedef struct AppOptions {
     const char *replay_path;  /* an episode file to replay, forwards and backwards */
     int demo;                 /* 1: the guided tour; 2: the tour advancing on a timer */
     int demo_stage;           /* the stage to start at */
+    const char *demo_graph;   /* the tour: the GRAPH given to `placeto demo` (NULL: the bundled default;
+                                 graph_path is the graph opened either way) */
+    const char *demo_policy;  /* the tour: the --policy given with that GRAPH (NULL: none given;
+                                 policy_path is the policy opened either way) */
+    double auto_seconds;      /* the tour with demo == 2: seconds per stage (--auto SECONDS); 0: the default */
 } AppOptions;
 
 /* What app_new loaded, and what is built once from it. */
@@ -180,6 +185,7 @@ typedef struct AppTour {
     int active;
     int stage;                /* the stage shown (-1 when not active) */
     int autoplay;             /* advance on a timer */
+    double seconds;           /* the timer: seconds per stage (0: the default) */
     double since;             /* util_now() when the stage was entered */
     AppOptions next;          /* when app_tour_next returns 1: what to open instead */
     char next_path[2][4096];  /* next's graph and policy paths */

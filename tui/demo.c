@@ -172,6 +172,7 @@ static void ask_held_out(App *a)
     t->next.n_devices = 2;
     t->next.seed = 1;
     t->next.demo = t->autoplay ? 2 : 1;
+    t->next.auto_seconds = t->seconds;
     t->next.demo_stage = GENERALIZATION;
 }
 
@@ -188,5 +189,5 @@ int app_tour_next(App *a)
 
 int app_tour_due(const App *a, double now)
 {
-    return a->tour.active && a->tour.autoplay && now - a->tour.since >= DEMO_SECONDS;
+    return a->tour.active && a->tour.autoplay && now - a->tour.since >= (a->tour.seconds > 0 ? a->tour.seconds : DEMO_SECONDS);
 }
