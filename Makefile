@@ -99,9 +99,11 @@ $(PROG): $(TUI_OBJ) $(LIBLAY) $(LIBCORE)
 	@echo "  LINK    $@"
 	@$(CC) $(OPT) $(SAN) -o $@ $(TUI_OBJ) $(LIBLAY) $(LIBCORE) $(TUI_LIBS) $(LDLIBS)
 
-$(UNIT): $(TEST_OBJ) $(LIBLAY) $(LIBCORE)
+# the unit tests also cover the recordings' writer (no curses in these files)
+UNIT_TUI := $(BUILD)/tui/record.o $(BUILD)/tui/term_ansi.o $(BUILD)/tui/theme.o
+$(UNIT): $(TEST_OBJ) $(UNIT_TUI) $(LIBLAY) $(LIBCORE)
 	@echo "  LINK    $@"
-	@$(CC) $(OPT) $(SAN) -o $@ $(TEST_OBJ) $(LIBLAY) $(LIBCORE) $(LDLIBS)
+	@$(CC) $(OPT) $(SAN) -o $@ $(TEST_OBJ) $(UNIT_TUI) $(LIBLAY) $(LIBCORE) $(LDLIBS)
 
 # the benchmark drives the explorer's App headless: the explorer without the
 # commands, main and the curses backend
