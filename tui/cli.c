@@ -282,8 +282,8 @@ int cli_policy_devices(const CliCmd *cmd, const CliArgs *a, const char *policy_p
     policy_free(pol);
     const char *devs = cli_get(cmd, a, "devices");
     if (devs && strtol(devs, NULL, 10) != want) /* checked by cli_parse */
-        return err_set(e, "%s: the policy is for %d devices, but --devices gives %s (leave out --devices, or give --devices %d)",
-                       policy_path, want, devs, want);
+        return err_set(e, "%s: the policy is for %d devices but the cluster has %s (--devices %s; leave it out to use %d)",
+                       policy_path, want, devs, devs, want);
     *n = want;
     return 0;
 }
