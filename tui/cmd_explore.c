@@ -82,7 +82,9 @@ const CliCmd cmd_explore = {
     "background training ends); resize:WxH; click:X,Y. Any other word is typed letter by letter.\n"
     "example: placeto explore graphs/inception_v3.json --policy graphs/policies/inception_v3_2.json\n"
     "example: placeto explore --replay inception_v3.episode.json\n"
-    "example: placeto explore graphs/toy/crown.json --headless --keys 'space space 1 u' --size 80x24",
+    "example: placeto explore graphs/toy/crown.json --headless --keys 'space space 1 u' --size 80x24\n"
+    "example: placeto explore graphs/toy/crown.json --record crown.cast   (asciinema v2; headless:\n"
+    "         one --record-step per key, so the same script gives the same file)",
     explore_opts, run_explore,
 };
 
