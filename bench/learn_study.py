@@ -25,6 +25,13 @@ Writes tests/results/learn_study_configs.{json,md}.
 
     /usr/bin/python3 bench/learn_study.py [./placeto] [--graph G] [--devices N] [--episodes K] [--jobs J]
                                           [--paper-variations 1] [--only NAME,...]
+    /usr/bin/python3 bench/learn_study.py [./placeto] --across 1 [--episodes K] [--jobs J]
+
+--across 1 runs the tuned preset's main ablations (and the tuned preset with
+a second seed) on the other graphs and device counts the study covers
+(inception_v3 on 4 devices, NASNet and NMT on 2 and 4, a graph of the
+enas-ptb and of the nmt family), 150 episodes each unless --episodes says
+otherwise; writes tests/results/learn_study_across.{json,md}.
 
 --only runs the configurations whose names contain one of the words given
 and keeps the other rows of tests/results/learn_study_configs.json.
@@ -39,6 +46,7 @@ import tempfile
 PROG = "./placeto"
 GRAPH, DEVICES, EPISODES, JOBS, VARIATIONS = "graphs/inception_v3.json", 2, 300, os.cpu_count() or 1, False
 ONLY = []
+ACROSS = False
 args = sys.argv[1:]
 if args and not args[0].startswith("--"):
     PROG = args.pop(0)
@@ -51,6 +59,10 @@ while args:
         ONLY = v.split(",")
     elif k == "--paper-variations":
         VARIATIONS = v == "1"
+    elif k == "--across":
+        ACROSS = v == "1"
+        if "--episodes" not in sys.argv:
+            EPISODES = 150
     elif k == "--graph":
         GRAPH = v
     elif k == "--devices":
@@ -117,9 +129,11 @@ def place(graph, devices, *opts):
 
 def study(job):
     name, graph, devices, opts = job
+    seed = opts[opts.index("--seed") + 1] if "--seed" in opts else "1"
+    opts = [o for i, o in enumerate(opts) if o != "--seed" and (i == 0 or opts[i - 1] != "--seed")]
     with tempfile.TemporaryDirectory() as tmp:
         pol = os.path.join(tmp, "p.json")
-        train = ["train", graph, "--devices", str(devices), "--episodes", str(EPISODES), "--seed", "1"] + opts
+        train = ["train", graph, "--devices", str(devices), "--episodes", str(EPISODES), "--seed", seed] + opts
         lines = [json.loads(l) for l in run(*(train + ["-o", pol, "--json"])).splitlines() if l.strip()]
         summary = lines[-1]
         best = summary["graphs"][0]
@@ -184,4 +198,45 @@ def part_configs():
                                   "rows": rows}, md)
 
 
-part_configs()
+# The main ablations on the other settings (--across 1).
+ACROSS_CASES = [("graphs/inception_v3.json", 4), ("graphs/nasnet.json", 2), ("graphs/nasnet.json", 4),
+                ("graphs/nmt.json", 2), ("graphs/nmt.json", 4), ("graphs/families/enas-ptb/enas_ptb_00.json", 2),
+                ("graphs/families/nmt/nmt_variant_00.json", 2)]
+ACROSS_CONFIGS = [
+    ("tuned", TUNED),
+    ("tuned, seed 2", TUNED + ["--seed", "2"]),
+    ("tuned, paper's features", TUNED + ["--features", "paper"]),
+    ("tuned, fixed random start", TUNED + ["--init", "random-fixed"]),
+    ("tuned, every move kept", TUNED + ["--accept", "all"]),
+    ("tuned, gamma 1", TUNED + ["--gamma", "1"]),
+    ("paper, entropy 0.001", PAPER + ["--entropy", "0.001"]),
+]
+
+
+def part_across():
+    refs = {case: reference(*case) for case in ACROSS_CASES}
+    todo = [(n, g, d, o) for g, d in ACROSS_CASES for n, o in ACROSS_CONFIGS]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=JOBS) as pool:
+        rows = list(pool.map(study, todo))
+    md = ["%d episodes per row; runtimes as multiples of each graph's lower bound. Each cell: best placement "
+          "seen in training / the policy's greedy placement from its start / refining the best heuristic "
+          "(greedy and 8 samples). *heuristic* is the best non-search heuristic, *search* the better of anneal "
+          "and ils with 20 000 placements." % EPISODES, "",
+          "| graph | devices | single | heuristic | search | " + " | ".join(n for n, _ in ACROSS_CONFIGS) + " |",
+          "|---|---|---|---|---|" + "---|" * len(ACROSS_CONFIGS)]
+    for case in ACROSS_CASES:
+        ref = refs[case]
+        lb = ref["lower_bound_us"]
+        r = lambda us: "%.2f" % (us / lb)
+        cells = []
+        for n, _ in ACROSS_CONFIGS:
+            x = next(x for x in rows if x["name"] == n and (x["graph"], x["devices"]) == case)
+            cells.append("%s / %s / %s" % (r(x["best_seen_us"]), r(x["greedy_us"]), r(x["refine_us"])))
+        md.append("| %s | %d | %s | %s %s | %s | %s |" % (ref["graph"], case[1], r(ref["single_us"]),
+                                                         ref["best_heuristic"], r(ref["best_heuristic_us"]),
+                                                         r(ref["best_search_us"]), " | ".join(cells)))
+    write("learn_study_across", {"episodes": EPISODES, "references": [dict(r, devices=c[1]) for c, r in refs.items()],
+                                 "rows": rows}, md)
+
+
+part_across() if ACROSS else part_configs()

@@ -2,6 +2,8 @@
 #include "widgets.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 int widget_bar(Grid *g, int x, int y, int w, double value, double capacity, const char *label, const char *text)
 {
@@ -77,4 +79,79 @@ int widget_sparkline(Grid *g, int x, int y, int w, const double *v, int n, doubl
         grid_put(g, x + k, y, GRID_SPARK(level), pen);
     }
     return cells;
+}
+
+/* The byte length of the UTF-8 sequence led by c (1 for a stray byte). */
+static int utf8_len(unsigned char c)
+{
+    return c >= 0xf0 && c < 0xf8 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+}
+
+/* Bytes of the code point at p (not beyond its end). */
+static int cp_bytes(const char *p)
+{
+    int n = utf8_len((unsigned char)*p);
+    for (int k = 1; k < n; k++)
+        if (!p[k])
+            return k;
+    return n;
+}
+
+int widget_wrap(const char *text, int width, int *start, int *len, int max)
+{
+    if (width < 1)
+        width = 1;
+    int n = 0;
+    const char *p = text;
+    for (;;) {
+        /* one line from p: as many whole words as fit */
+        const char *q = p, *brk = NULL, *end, *next;
+        int cells = 0, last = 0;
+        while (*q && *q != '\n' && cells < width) {
+            if (*q == ' ')
+                brk = q;
+            q += cp_bytes(q);
+            cells++;
+        }
+        if (!*q || *q == '\n') { /* the rest of the paragraph fits */
+            end = q;
+            next = *q ? q + 1 : q;
+            last = !*q || !q[1];
+        } else if (*q == ' ') { /* full, at a space */
+            end = q;
+            next = q + 1;
+        } else if (brk && brk > p) { /* full, in a word: break at the last space */
+            end = brk;
+            next = brk + 1;
+        } else { /* a word longer than the line: cut it */
+            end = next = q;
+        }
+        if (next != q + 1 || *q != '\n') /* a soft break: the next line starts at a word */
+            while (*next == ' ')
+                next++;
+        while (end > p && end[-1] == ' ')
+            end--;
+        if (n < max) {
+            start[n] = (int)(p - text);
+            len[n] = (int)(end - p);
+        }
+        n++;
+        if (last || !*next)
+            break;
+        p = next;
+    }
+    return n;
+}
+
+int widget_text_wrapped(Grid *g, GridRect r, const char *text, int skip, int pen)
+{
+    enum { MAX_LINES = 256 };
+    int start[MAX_LINES], len[MAX_LINES];
+    int n = widget_wrap(text, r.w, start, len, MAX_LINES);
+    for (int k = skip; k < n && k < MAX_LINES && k - skip < r.h; k++) {
+        char line[1024];
+        snprintf(line, sizeof line, "%.*s", len[k], text + start[k]);
+        grid_text_fit(g, r.x, r.y + k - skip, line, r.w, pen);
+    }
+    return n;
 }

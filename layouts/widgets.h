@@ -26,4 +26,15 @@ int widget_bar(Grid *g, int x, int y, int w, double value, double capacity, cons
  * NaN values leave their cell blank. Returns the cells used. */
 int widget_sparkline(Grid *g, int x, int y, int w, const double *v, int n, double lo, double hi, int pen);
 
+/* Word-wraps UTF-8 text to lines of at most width code points: '\n' ends a
+ * line, spaces where a line breaks are dropped, a word longer than width is
+ * cut across lines. Fills the byte offset and byte length of up to max lines
+ * (start and len may be NULL when max is 0) and returns how many lines the
+ * text needs (which may be more than max). width < 1 counts as 1. */
+int widget_wrap(const char *text, int width, int *start, int *len, int max);
+
+/* Draws the wrapped text into the rectangle r from its first row, skipping
+ * the first skip lines; returns the lines the text needs in r's width. */
+int widget_text_wrapped(Grid *g, GridRect r, const char *text, int skip, int pen);
+
 #endif

@@ -3,6 +3,7 @@
  * exports, and the baselines. */
 #include "app.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "bound.h"
 #include "export.h"
 #include "place.h"
+#include "policy_place.h"
 
 void app_msg(App *a, int style, const char *fmt, ...)
 {
@@ -24,12 +26,33 @@ void app_msg(App *a, int style, const char *fmt, ...)
 /* ------------------------------------------------------------------ */
 /* Loading                                                             */
 
-static char *default_episode_path(const Graph *g)
+/* The stem of the graph file's name: no directory, no ".json", only letters,
+ * digits, '.', '-' and '_' (others become '_'), never starting with '.'; so
+ * a file's name, never its content, chooses where the explorer writes. */
+static char *file_stem(const char *path)
 {
-    size_t n = strlen(g->name) + 32;
-    char *p = xmalloc(n);
-    snprintf(p, n, "%s.episode.json", g->name);
-    return p;
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t n = strlen(base);
+    if (n > 5 && strcmp(base + n - 5, ".json") == 0)
+        n -= 5;
+    char *s = xmalloc(n + 8);
+    size_t k = 0;
+    if (n == 0 || base[0] == '.')
+        k = (size_t)snprintf(s, 8, "graph");
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)base[i];
+        s[k++] = (isalnum(c) || c == '.' || c == '-' || c == '_') ? (char)c : '_';
+    }
+    s[k] = 0;
+    return s;
+}
+
+void app_out_path(const App *a, const char *suffix, char *buf, size_t n)
+{
+    const char *ep = a->files.episode, *slash = strrchr(ep, '/');
+    int dir = slash ? (int)(slash - ep + 1) : 0;
+    snprintf(buf, n, "%.*s%s%s", dir, ep, a->files.stem, suffix);
 }
 
 /* Loads the policy at path, or makes an untrained one (seed 1) without a
@@ -84,13 +107,20 @@ static void finish_load(App *a)
         dev[i] = fast;
     d->single_us = sim_makespan(d->pb.sim, dev);
     free(dev);
-    a->cache.feats = xnew_array(2 * (size_t)d->ep->n_features, sizeof *a->cache.feats);
+    a->cache.feats = xnew_array(APP_FEATURE_ROWS * (size_t)d->ep->n_features, sizeof *a->cache.feats);
     app_cache_update(a);
     a->view.zoom = DAG_FULL;
     a->view.follow = 1;
     a->view.maximized = -1;
     a->run.speed = 10;
     a->view.selected = episode_current(d->ep) >= 0 ? episode_current(d->ep) : 0;
+    if (!a->files.stem)
+        a->files.stem = file_stem(d->pb.g->path ? d->pb.g->path : "graph");
+    if (!a->files.episode) {
+        size_t n_ep = strlen(a->files.stem) + 16;
+        a->files.episode = xmalloc(n_ep);
+        snprintf(a->files.episode, n_ep, "%s.episode.json", a->files.stem);
+    }
     size_t m = strlen(a->files.episode) + 16;
     a->files.autosave = xmalloc(m);
     snprintf(a->files.autosave, m, "%s.autosave", a->files.episode);
@@ -104,6 +134,8 @@ App *app_new(const AppOptions *o, Err *e)
     App *a = xcalloc(1, sizeof *a);
     a->run.greedy = o->greedy;
     a->tour.stage = -1;
+    for (int k = 0; k < APP_TOUR_MAX_STAGES; k++)
+        a->tour.hist_at[k] = -1;
     const char *load_path = o->resume_path ? o->resume_path : o->replay_path;
     if (load_path) {
         EpisodeFile f;
@@ -158,13 +190,16 @@ App *app_new(const AppOptions *o, Err *e)
     episode_config_features(&cfg, &a->policy.pol->arch);
     if (!(a->data.ep = episode_new(a->data.pb.g, a->data.pb.gr, a->data.pb.c, a->data.pg, &cfg, o->seed, NULL, e)))
         goto fail;
-    a->files.episode = o->episode_path ? xstrdup(o->episode_path) : default_episode_path(a->data.pb.g);
+    if (o->episode_path)
+        a->files.episode = xstrdup(o->episode_path);
     finish_load(a);
     app_msg(a, GS_NONE, "%s: %d groups on %d devices; space steps, ? shows every key", a->data.pb.g->name,
             a->data.pb.gr->n_groups, a->data.pb.c->n_devices);
     if (o->demo) {
         a->tour.autoplay = o->demo == 2;
-        a->tour.seconds = o->auto_seconds;
+        a->tour.seconds = o->demo_seconds > 0 ? o->demo_seconds : 7.0;
+        a->tour.own_graph = o->demo_own_graph;
+        a->tour.held_out = o->demo_held_out;
         app_tour_enter(a, o->demo_stage);
     }
     return a;
@@ -206,36 +241,62 @@ void app_free(App *a)
     dag_free(d->dag);
     policy_work_free(a->policy.work);
     episode_free(d->ep);
+    app_episodes_free(a);
     policy_free(a->policy.pol);
     policy_graph_free(d->pg);
     problem_free(&d->pb);
     free(a->policy.path);
     free(a->files.episode);
     free(a->files.autosave);
+    free(a->files.stem);
     free(a);
 }
 
 /* ------------------------------------------------------------------ */
 /* The cache                                                           */
 
+/* The groups whose feature rows the tour shows: the current node, up to two
+ * parents and two children, and the first group on another device. */
+static void pick_feature_groups(const App *a, int cur, int *out)
+{
+    const Grouping *gr = a->data.pb.gr;
+    const int *dev = a->data.ep->group_device;
+    int n = 0;
+    out[n++] = cur;
+    for (int j = gr->pred_off[cur]; j < gr->pred_off[cur + 1] && j < gr->pred_off[cur] + 2; j++)
+        out[n++] = gr->pred[j];
+    for (int j = gr->succ_off[cur]; j < gr->succ_off[cur + 1] && j < gr->succ_off[cur] + 2; j++)
+        out[n++] = gr->succ[j];
+    for (int k = 0; k < gr->n_groups && n < APP_FEATURE_ROWS; k++)
+        if (dev[k] != dev[cur]) {
+            int seen = 0;
+            for (int j = 0; j < n; j++)
+                seen |= out[j] == k;
+            if (!seen)
+                out[n++] = k;
+            break;
+        }
+    while (n < APP_FEATURE_ROWS)
+        out[n++] = -1;
+}
+
 /* The policy's probabilities for the current node, and the feature rows of
- * the node and of its first parent (the tour shows them). */
+ * the groups the tour shows. */
 static void update_policy_view(App *a)
 {
     AppCache *c = &a->cache;
     Episode *ep = a->data.ep;
-    const Grouping *gr = a->data.pb.gr;
     int cur = episode_current(ep);
     c->node = cur;
-    c->feat_group[0] = c->feat_group[1] = -1;
+    for (int k = 0; k < APP_FEATURE_ROWS; k++)
+        c->feat_group[k] = -1;
     if (cur < 0)
         return;
     episode_features(ep, cur, ep->feats);
     policy_forward(a->policy.pol, a->data.pg, a->policy.work, ep->feats, cur, NULL, c->probs);
-    c->feat_group[0] = cur;
-    c->feat_group[1] = gr->pred_off[cur + 1] > gr->pred_off[cur] ? gr->pred[gr->pred_off[cur]] : -1;
+    pick_feature_groups(a, cur, c->feat_group);
     size_t F = (size_t)ep->n_features;
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < APP_FEATURE_ROWS; k++)
         if (c->feat_group[k] >= 0)
             memcpy(c->feats + (size_t)k * F, ep->feats + (size_t)c->feat_group[k] * F, F * sizeof *c->feats);
 }
@@ -290,13 +351,13 @@ int app_export(App *a, AppExport what)
 {
     const AppData *d = &a->data;
     Err e = {{0}};
-    char path[512];
+    char path[4096];
     int rc;
     if (what == APP_EXPORT_DOT) {
-        snprintf(path, sizeof path, "%s.placement.dot", d->pb.g->name);
+        app_out_path(a, ".placement.dot", path, sizeof path);
         rc = export_dot(path, d->pb.g, d->pb.gr, d->pb.c, d->ep->op_device, &e);
     } else {
-        snprintf(path, sizeof path, "%s.trace.json", d->pb.g->name);
+        app_out_path(a, ".trace.json", path, sizeof path);
         rc = export_trace(path, d->pb.g, d->pb.c, d->ep->result, &e);
     }
     if (rc != 0)
@@ -314,6 +375,7 @@ int app_export(App *a, AppExport what)
 void app_run_baselines(App *a)
 {
     free_baselines(a);
+    a->base.n_learned = 0;
     int n;
     const PlaceMethod *m = place_methods(&n);
     a->base.rows = xnew_array((size_t)n, sizeof *a->base.rows);
@@ -326,4 +388,74 @@ void app_run_baselines(App *a)
     }
     place_run_sort(a->base.rows, a->base.n);
     a->base.ran = 1;
+}
+
+/* Adds the rows of the policy at path (named label) from both starts. */
+static void add_learned(App *a, const char *path, const char *label)
+{
+    AppBaselines *b = &a->base;
+    for (int start = 0; start < 2 && b->n_learned + 2 <= 8; start++) {
+        PlaceRun rows[2];
+        Err e = {{0}};
+        int n = policy_place_runs(&a->data.pb, path, 8, a->data.ep->seed, start ? POLICY_START_HEURISTIC :
+                                  POLICY_START_DEFAULT, rows, NULL, &e);
+        if (n < 0) {
+            app_msg(a, GS_WARN, "%s left out: %s", label, e.msg);
+            return;
+        }
+        for (int k = 0; k < n; k++) {
+            int trained = rows[k].method && strcmp(rows[k].method, "placeto-trained") == 0;
+            if (trained && start) { /* listed once, with the first start */
+                place_run_free(&rows[k]);
+                continue;
+            }
+            char *name = b->learned_names[b->n_learned++];
+            snprintf(name, 64, "%s %s", label, trained ? "(trained)" : start ? "refine" : "zero-shot");
+            rows[k].method = name;
+            b->rows = XRENEW(b->rows, b->n + 1);
+            b->rows[b->n++] = rows[k];
+        }
+    }
+}
+
+/* The bundled policy file rel (under the data directory) when it exists. */
+const char *cli_data_path(char *buf, size_t n, const char *rel); /* tui/cli.c */
+
+/* "placeto NAME": NAME the file's name without directory and ".json". */
+static void policy_label(const char *path, char *buf, size_t n)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t len = strlen(base);
+    if (len > 5 && strcmp(base + len - 5, ".json") == 0)
+        len -= 5;
+    snprintf(buf, n, "placeto %.*s", (int)(len > 40 ? 40 : len), base);
+}
+
+void app_run_learned(App *a)
+{
+    if (!a->base.ran || a->base.n_learned)
+        app_run_baselines(a);
+    int nd = a->data.pb.c->n_devices;
+    const char *mine = a->policy.path;
+    char label[64], mine_label[64] = "", path[4096], rel[512];
+    if (mine) {
+        policy_label(mine, mine_label, sizeof mine_label);
+        add_learned(a, mine, mine_label);
+    }
+    for (int k = 0; k < 2; k++) { /* the graph's own bundled policy, the general one */
+        if (k == 0)
+            snprintf(rel, sizeof rel, "policies/%.400s_%d.json", a->files.stem, nd);
+        else
+            snprintf(rel, sizeof rel, "policies/general_%d.json", nd);
+        cli_data_path(path, sizeof path, rel);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        fclose(f);
+        policy_label(path, label, sizeof label);
+        if (strcmp(label, mine_label) != 0)
+            add_learned(a, path, label);
+    }
+    place_run_sort(a->base.rows, a->base.n);
 }

@@ -44,7 +44,7 @@ typedef enum AppPane {
 } AppPane;
 
 typedef enum AppDialog {
-    DLG_NONE, DLG_HELP, DLG_QUIT, DLG_SEARCH, DLG_BASELINES, DLG_START_FROM, DLG_TRAIN, DLG_COUNT
+    DLG_NONE, DLG_HELP, DLG_QUIT, DLG_SEARCH, DLG_BASELINES, DLG_START_FROM, DLG_TRAIN, DLG_NEW_EPISODE, DLG_COUNT
 } AppDialog;
 
 /* Moving the selection along the drawn graph. */
@@ -70,11 +70,9 @@ typedef struct AppOptions {
     const char *replay_path;  /* an episode file to replay, forwards and backwards */
     int demo;                 /* 1: the guided tour; 2: the tour advancing on a timer */
     int demo_stage;           /* the stage to start at */
-    const char *demo_graph;   /* the tour: the GRAPH given to `placeto demo` (NULL: the bundled default;
-                                 graph_path is the graph opened either way) */
-    const char *demo_policy;  /* the tour: the --policy given with that GRAPH (NULL: none given;
-                                 policy_path is the policy opened either way) */
-    double auto_seconds;      /* the tour with demo == 2: seconds per stage (--auto SECONDS); 0: the default */
+    double demo_seconds;      /* the tour on a timer: seconds per stage (0: the default) */
+    int demo_own_graph;       /* the user chose the tour's graph (it stays on it) */
+    int demo_held_out;        /* the tour opened the held-out graph (set by the tour itself) */
 } AppOptions;
 
 /* What app_new loaded, and what is built once from it. */
@@ -96,14 +94,17 @@ typedef struct AppPolicy {
     uint64_t checksum;        /* of the file, recorded in saved episodes */
 } AppPolicy;
 
+enum { APP_FEATURE_ROWS = 6 };
+
 /* Derived from the episode and the policy, rebuilt whenever either changes
  * (app_changed), so that drawing only reads. */
 typedef struct AppCache {
     Timeline *tl;             /* of the episode's last simulation */
     int node;                 /* the current node, -1 when the episode is complete */
     float probs[POLICY_MAX_DEVICES]; /* the policy's probabilities for node */
-    int feat_group[2];        /* node and its first parent (-1: none) */
-    float *feats;             /* their feature rows: 2 x the episode's n_features */
+    int feat_group[APP_FEATURE_ROWS]; /* node, up to two parents, two children, one group on
+                                 another device (-1: none) */
+    float *feats;             /* their feature rows: APP_FEATURE_ROWS x the episode's n_features */
 } AppCache;
 
 /* What is shown and how. */
@@ -113,6 +114,7 @@ typedef struct AppView {
     int zoom;                 /* DAG_FULL or DAG_COMPACT */
     int x, y;                 /* graph viewport origin (canvas cells), as last shown */
     int show_sets;            /* colour ancestors, descendants and parallel nodes */
+    char search[128];         /* the last search (n and N find its next and previous match) */
     AppPane focus;
     int maximized;            /* a pane shown alone, or -1 */
     double tl_t0, tl_t1;      /* timeline window (µs); t1 <= t0 means the whole run */
@@ -133,6 +135,7 @@ typedef struct AppDialogState {
     AppDialog kind;
     char input[128];          /* text typed into a prompt */
     int menu_pos;             /* highlighted row of a menu; first row shown in help */
+    int scroll_max;           /* the last first row the dialog can show (-1: not known yet) */
 } AppDialogState;
 
 /* The message line. */
@@ -145,6 +148,8 @@ typedef struct AppMessage {
 /* Every baseline on the episode's cluster, sorted by runtime. */
 typedef struct AppBaselines {
     int ran;                  /* app_run_baselines has run */
+    int n_learned;            /* rows of learned agents among them */
+    char learned_names[8][64]; /* their method names */
     PlaceRun *rows;           /* place_run rows, by runtime */
     int64_t budget;           /* the local searches' budget in placements */
     int n;
@@ -181,21 +186,39 @@ typedef struct AppReplay {
 } AppReplay;
 
 /* The guided tour (demo.c). */
+enum { APP_TOUR_MAX_STAGES = 16 };
 typedef struct AppTour {
     int active;
     int stage;                /* the stage shown (-1 when not active) */
     int autoplay;             /* advance on a timer */
-    double seconds;           /* the timer: seconds per stage (0: the default) */
+    double seconds;           /* with autoplay: seconds per stage */
+    int own_graph;            /* the user chose the graph: the tour stays on it */
+    int held_out;             /* this App is the held-out graph the default tour opened */
     double since;             /* util_now() when the stage was entered */
-    AppOptions next;          /* when app_tour_next returns 1: what to open instead */
+    int hist_at[APP_TOUR_MAX_STAGES]; /* history length when each stage was entered (-1: not yet) */
+    AppOptions next;          /* when app_tour_next/prev returns 1: what to open instead */
     char next_path[2][4096];  /* next's graph and policy paths */
 } AppTour;
 
-/* Where `s` saves and where autosaves go. */
+/* Where `s` saves and where autosaves go; the stem of the file names the
+ * explorer writes (the graph file's name without directory or extension,
+ * reduced to safe characters: "resnet18" for graphs/resnet18.json). */
 typedef struct AppFiles {
     char *episode;
     char *autosave;
+    char *stem;
 } AppFiles;
+
+/* Episodes left by a new one (undo at the start of a history goes back to
+ * the previous episode) and those left by that undo (redo at the end of a
+ * history comes forward again); the most recent last. */
+enum { APP_EPISODES_KEPT = 16 };
+typedef struct AppEpisodes {
+    Episode *older[APP_EPISODES_KEPT];
+    int n_older;
+    Episode *newer[APP_EPISODES_KEPT];
+    int n_newer;
+} AppEpisodes;
 
 typedef struct App {
     AppData data;
@@ -210,6 +233,7 @@ typedef struct App {
     AppReplay replay;
     AppTour tour;
     AppFiles files;
+    AppEpisodes episodes;
 } App;
 
 /* ---- loading, the cache, messages, files, baselines (app.c) ---- */
@@ -237,11 +261,19 @@ void app_cache_update(App *a);
 int app_save(App *a, const char *path);
 /* Autosaves when there are unsaved changes (on quit, signals, periodically). */
 void app_autosave(App *a);
-/* Writes GRAPH.placement.dot or GRAPH.trace.json; sets the message. 0 or -1. */
+/* The path of a file the explorer writes: STEM + suffix (STEM: the graph
+ * file's name, see AppFiles) in the directory of the episode file. */
+void app_out_path(const App *a, const char *suffix, char *buf, size_t n);
+/* Writes STEM.placement.dot or STEM.trace.json; sets the message. 0 or -1. */
 int app_export(App *a, AppExport what);
 
 /* Runs every baseline on the episode's cluster, sorted by runtime. */
 void app_run_baselines(App *a);
+/* Adds the learned agents' rows to the baselines (running those first):
+ * the explorer's policy zero-shot from its start and refining the best
+ * heuristic, and likewise the bundled general policy and the graph's own
+ * bundled policy when they are other files; sorted with the rest. */
+void app_run_learned(App *a);
 
 /* ---- the episode (app_episode.c) ---- */
 
@@ -249,10 +281,22 @@ void app_run_baselines(App *a);
 void app_step(App *a);
 /* Policy steps to the end of the episode. */
 void app_finish(App *a);
-/* A new episode with the next seed. */
+/* A new episode with the next seed; the one it replaces stays reachable by
+ * undo at the start of the new one's history. */
 void app_new_episode(App *a);
-/* Moves group to device as the user and selects the group. */
+/* Undo (dir < 0) or redo the whole history of the episode. */
+void app_history_seek(App *a, int dir);
+/* Frees the episodes kept for undo and redo across episodes. */
+void app_episodes_free(App *a);
+/* Moves group to device as the user and selects the group. Overriding the
+ * current group is that step's decision (the episode's cursor moves on and
+ * the policy continues with the next group); any other group changes
+ * without moving the cursor. */
 void app_override(App *a, int group, int device);
+/* One history entry in words: who chose what ("policy kept X on d0", "you
+ * moved X from d0 to d1 (this step)"); devices by name, or with compact as
+ * d0, d1... */
+void app_entry_text(const App *a, const EpisodeStep *s, int compact, char *buf, size_t n);
 /* Undo and redo one step, the policy's or the user's. */
 void app_undo(App *a);
 void app_redo(App *a);
@@ -281,8 +325,11 @@ void app_select_op(App *a, int op);
 /* Follows the current node again. */
 void app_follow(App *a);
 /* Selects the first group from the selected one on whose name contains text
- * (any case). */
+ * (any case), and remembers text for app_search_next. */
 void app_search(App *a, const char *text);
+/* The next (dir > 0) or previous match of the last search after the
+ * selected group, wrapping around. */
+void app_search_next(App *a, int dir);
 /* DAG_FULL or DAG_COMPACT; follows the current node. */
 void app_zoom(App *a, int zoom);
 void app_show_sets(App *a, int on);
@@ -311,6 +358,10 @@ void app_dialog_close(App *a);
 void app_dialog_type(App *a, int ch);
 void app_dialog_erase(App *a);
 void app_dialog_menu(App *a, int pos);
+/* The open dialog, as last shown, scrolls to first row max at most (the
+ * controller reports it after each frame); the help's position is kept
+ * within it. */
+void app_dialog_scroll_max(App *a, int max);
 
 /* ---- background training (app_train.c) ---- */
 
@@ -330,7 +381,8 @@ void app_train_stop(App *a);
 typedef enum AppTourExtra {
     TOUR_TEXT,      /* the text alone */
     TOUR_FEATURES,  /* the feature rows of the current node and a parent (AppCache) */
-    TOUR_ZERO_SHOT  /* the zero-shot runtime against the best baseline */
+    TOUR_ZERO_SHOT, /* the zero-shot runtime against the best baseline */
+    TOUR_LEARNED    /* the learned agents beside the baselines (the baselines dialog) */
 } AppTourExtra;
 
 typedef struct AppTourStage {
@@ -342,12 +394,19 @@ typedef struct AppTourStage {
 
 /* Stage k's caption (0 <= k < *count). */
 const AppTourStage *app_tour_stage(int k, int *count);
+/* Stage k's text for this App (the generalization stage's depends on the
+ * graph and policy; buf holds it when it is made here). */
+const char *app_tour_text(const App *a, int k, char *buf, size_t n);
 /* Enters a stage: sets the screen up for it through the model's functions;
  * a stage out of range ends the tour. */
 void app_tour_enter(App *a, int stage);
 /* The next stage. Returns 1 when the App must be replaced by one opened with
  * a->tour.next (the held-out graph), else 0. */
 int app_tour_next(App *a);
+/* The previous stage, its effects on the episode undone first (the stage
+ * then sets the screen up again). Returns 1 when the App must be replaced
+ * by one opened with a->tour.next (back from the held-out graph), else 0. */
+int app_tour_prev(App *a);
 /* With autoplay: the stage has been shown long enough. */
 int app_tour_due(const App *a, double now);
 

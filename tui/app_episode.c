@@ -6,16 +6,39 @@
 #include "app.h"
 
 #include <stdlib.h>
-
-static const char *actor_name(const EpisodeStep *s)
-{
-    return s->actor == EPISODE_ACTOR_USER ? "you" : s->greedy ? "policy (greedy)" : "policy";
-}
+#include <string.h>
 
 /* The message style of a change from before to after (lower is better). */
 static int change_style(double before, double after)
 {
     return after < before ? GS_GOOD : after > before ? GS_WARN : GS_NONE;
+}
+
+void app_entry_text(const App *a, const EpisodeStep *s, int compact, char *buf, size_t n)
+{
+    const Device *dev = a->data.pb.c->devices;
+    char from[64], to[64], tried[64];
+    if (compact) {
+        snprintf(from, sizeof from, "d%d", s->old_device);
+        snprintf(to, sizeof to, "d%d", s->new_device);
+        snprintf(tried, sizeof tried, "d%d", s->proposed);
+    } else {
+        snprintf(from, sizeof from, "%s", dev[s->old_device].name);
+        snprintf(to, sizeof to, "%s", dev[s->new_device].name);
+        snprintf(tried, sizeof tried, "%s", dev[s->proposed].name);
+    }
+    const char *name = a->data.pb.gr->names[s->group];
+    const char *who = s->actor == EPISODE_ACTOR_USER ? "you" : s->greedy && !compact ? "policy (greedy)" : "policy";
+    const char *why = s->actor != EPISODE_ACTOR_USER ? "" : s->takes_step ? (compact ? " (step)" : " (this step)")
+                                                                          : " (aside)";
+    if (s->proposed != s->new_device) /* --accept improving: the move was slower and was undone */
+        snprintf(buf, n, "%s tried %s on %s: slower, kept on %s", who, name, tried, from);
+    else if (s->new_device == s->old_device)
+        snprintf(buf, n, "%s kept %s on %s%s", who, name, from, why);
+    else if (compact)
+        snprintf(buf, n, "%s moved %s %s->%s%s", who, name, from, to, why);
+    else
+        snprintf(buf, n, "%s moved %s from %s to %s%s", who, name, from, to, why);
 }
 
 void app_step(App *a)
@@ -30,19 +53,16 @@ void app_step(App *a)
     double before = ep->runtime_us;
     const EpisodeStep *s = episode_step_policy(ep, a->policy.pol, a->policy.work, a->run.greedy, NULL);
     app_changed(a);
-    const char *name = a->data.pb.gr->names[s->group];
-    const Device *dev = a->data.pb.c->devices;
-    if (s->proposed != s->new_device) /* --accept improving: the move was slower and was undone */
-        app_msg(a, GS_DIM, "step %d: %s tried %s on %s: slower (reward %+.4f), so it stays on %s: %.3f ms",
-                s->cursor + 1, actor_name(s), name, dev[s->proposed].name, s->reward, dev[s->old_device].name,
+    char what[512];
+    app_entry_text(a, s, 0, what, sizeof what);
+    if (s->proposed != s->new_device)
+        app_msg(a, GS_DIM, "step %d: %s (reward %+.4f): %.3f ms", s->cursor + 1, what, s->reward,
                 s->runtime_us / 1000);
     else if (s->new_device == s->old_device)
-        app_msg(a, GS_DIM, "step %d: %s kept %s on %s: %.3f ms", s->cursor + 1, actor_name(s), name,
-                dev[s->old_device].name, s->runtime_us / 1000);
+        app_msg(a, GS_DIM, "step %d: %s: %.3f ms", s->cursor + 1, what, s->runtime_us / 1000);
     else
-        app_msg(a, change_style(before, s->runtime_us), "step %d: %s moved %s from %s to %s: %.3f -> %.3f ms",
-                s->cursor + 1, actor_name(s), name, dev[s->old_device].name, dev[s->new_device].name, before / 1000,
-                s->runtime_us / 1000);
+        app_msg(a, change_style(before, s->runtime_us), "step %d: %s: %.3f -> %.3f ms", s->cursor + 1, what,
+                before / 1000, s->runtime_us / 1000);
     if (episode_done(ep))
         a->run.running = 0;
 }
@@ -61,15 +81,97 @@ void app_finish(App *a)
             ep->runtime_us / 1000, ep->best_runtime_us / 1000);
 }
 
+/* Replaces the episode by a new one with the next seed (from init, or with
+ * init NULL as the configuration says); the old one is kept for undo.
+ * 0, or -1 with the message set. */
+static int begin_episode(App *a, const int *init)
+{
+    AppData *d = &a->data;
+    AppEpisodes *h = &a->episodes;
+    Episode *old = d->ep;
+    Err e = {{0}};
+    Episode *ep = episode_new(d->pb.g, d->pb.gr, d->pb.c, d->pg, &old->cfg, old->seed + 1,
+                              init ? init : old->init_device, &e);
+    if (!ep) {
+        app_msg(a, GS_ERROR, "no new episode: %s", e.msg);
+        return -1;
+    }
+    a->run.running = 0;
+    for (int k = 0; k < h->n_newer; k++) /* a new branch: what redo would have reached goes */
+        episode_free(h->newer[k]);
+    h->n_newer = 0;
+    if (h->n_older == APP_EPISODES_KEPT) { /* the oldest goes */
+        episode_free(h->older[0]);
+        memmove(h->older, h->older + 1, (APP_EPISODES_KEPT - 1) * sizeof *h->older);
+        h->n_older--;
+    }
+    h->older[h->n_older++] = old;
+    d->ep = ep;
+    app_changed(a);
+    return 0;
+}
+
+/* Swaps the episode for the previous one (dir < 0) or the next one. */
+static int switch_episode(App *a, int dir)
+{
+    AppEpisodes *h = &a->episodes;
+    Episode **from = dir < 0 ? h->older : h->newer, **to = dir < 0 ? h->newer : h->older;
+    int *n_from = dir < 0 ? &h->n_older : &h->n_newer, *n_to = dir < 0 ? &h->n_newer : &h->n_older;
+    if (*n_from == 0)
+        return -1;
+    if (*n_to == APP_EPISODES_KEPT) {
+        episode_free(to[0]);
+        memmove(to, to + 1, (APP_EPISODES_KEPT - 1) * sizeof *to);
+        (*n_to)--;
+    }
+    to[(*n_to)++] = a->data.ep;
+    a->data.ep = from[--*n_from];
+    a->run.running = 0;
+    app_changed(a);
+    const Episode *ep = a->data.ep;
+    app_msg(a, GS_NONE, "%s: %s episode (seed %llu, step %d/%d, %.3f ms)%s", dir < 0 ? "undo" : "redo",
+            dir < 0 ? "back to the previous" : "forward to the next", (unsigned long long)ep->seed, ep->cursor,
+            ep->n_order, ep->runtime_us / 1000,
+            dir < 0 ? ": U goes forward again" : "");
+    return 0;
+}
+
+void app_episodes_free(App *a)
+{
+    AppEpisodes *h = &a->episodes;
+    for (int k = 0; k < h->n_older; k++)
+        episode_free(h->older[k]);
+    for (int k = 0; k < h->n_newer; k++)
+        episode_free(h->newer[k]);
+    h->n_older = h->n_newer = 0;
+}
+
 void app_new_episode(App *a)
 {
+    if (a->replay.active)
+        return;
+    if (begin_episode(a, NULL) != 0)
+        return;
+    const Episode *ep = a->data.ep;
+    app_msg(a, GS_NONE, "new episode (seed %llu) from %s: %.3f ms; u at its start goes back to the last one",
+            (unsigned long long)ep->seed,
+            ep->cfg.init == EPISODE_INIT_GIVEN ? "the given placement" : ep->cfg.init == EPISODE_INIT_DEVICE0 ?
+            "everything on device 0" : "the fixed random placement", ep->runtime_us / 1000);
+}
+
+void app_history_seek(App *a, int dir)
+{
     Episode *ep = a->data.ep;
+    int n = 0;
+    while ((dir < 0 ? episode_undo(ep) : episode_redo(ep)) == 0)
+        n++;
     a->run.running = 0;
-    episode_reset(ep, ep->seed + 1, NULL);
     app_changed(a);
-    app_msg(a, GS_NONE, "new episode (seed %llu) from %s: %.3f ms", (unsigned long long)ep->seed,
-            ep->cfg.init == EPISODE_INIT_GIVEN ? "the given placement" : "the fixed random placement",
-            ep->runtime_us / 1000);
+    if (n == 0)
+        app_msg(a, GS_DIM, dir < 0 ? "at the start of the history already" : "at the end of the history already");
+    else
+        app_msg(a, GS_NONE, "%s %d entries: step %d/%d, %.3f ms (%s)", dir < 0 ? "undid" : "redid", n, ep->cursor,
+                ep->n_order, ep->runtime_us / 1000, dir < 0 ? "G or End redoes them all" : "g or Home undoes them all");
 }
 
 void app_override(App *a, int group, int device)
@@ -90,11 +192,22 @@ void app_override(App *a, int group, int device)
         return;
     }
     a->run.running = 0;
+    int took = s->takes_step, cursor = s->cursor;
+    char what[512];
+    app_entry_text(a, s, 0, what, sizeof what);
     app_changed(a);
     a->view.selected = group;
-    app_msg(a, change_style(before, s->runtime_us),
-            "you moved %s to %s: %.3f -> %.3f ms; the policy goes on from here (u undoes)", d->pb.gr->names[group],
-            d->pb.c->devices[device].name, before / 1000, s->runtime_us / 1000);
+    int next = episode_current(d->ep);
+    if (took && next >= 0)
+        app_msg(a, change_style(before, d->ep->runtime_us),
+                "step %d: %s: %.3f -> %.3f ms; the policy goes on with %s (u undoes)", cursor + 1, what,
+                before / 1000, d->ep->runtime_us / 1000, d->pb.gr->names[next]);
+    else if (took)
+        app_msg(a, change_style(before, d->ep->runtime_us), "step %d: %s: %.3f -> %.3f ms; the episode is complete",
+                cursor + 1, what, before / 1000, d->ep->runtime_us / 1000);
+    else
+        app_msg(a, change_style(before, d->ep->runtime_us), "%s: %.3f -> %.3f ms; the episode stays at step %d (u undoes)",
+                what, before / 1000, d->ep->runtime_us / 1000, d->ep->cursor + 1);
 }
 
 /* Undo (redo 0) or redo one history entry. */
@@ -103,6 +216,8 @@ static void undo_redo(App *a, int redo)
     Episode *ep = a->data.ep;
     const EpisodeStep *s = !redo ? (ep->n_hist ? &ep->hist[ep->n_hist - 1] : NULL)
                                  : (ep->n_redo ? &ep->hist[ep->n_hist] : NULL);
+    if (!s && !a->replay.active && switch_episode(a, redo ? 1 : -1) == 0)
+        return;
     if (!s || (!redo ? episode_undo(ep) : episode_redo(ep)) != 0) {
         app_msg(a, GS_DIM, !redo ? "nothing to undo" : "nothing to redo");
         return;
@@ -130,13 +245,15 @@ void app_start_from(App *a, int k)
 {
     if (k < 0 || k >= a->base.n)
         return;
-    Episode *ep = a->data.ep;
-    a->run.running = 0;
-    ep->cfg.init = EPISODE_INIT_GIVEN; /* kept: the episode file records this start */
-    episode_reset(ep, ep->seed + 1, a->base.rows[k].group_device);
-    app_changed(a);
-    app_msg(a, GS_NONE, "new episode from %s's placement (%.3f ms): the policy refines it", a->base.rows[k].method,
-            ep->runtime_us / 1000);
+    EpisodeInit init = a->data.ep->cfg.init;
+    a->data.ep->cfg.init = EPISODE_INIT_GIVEN; /* kept: the episode file records this start */
+    if (begin_episode(a, a->base.rows[k].group_device) != 0) {
+        a->data.ep->cfg.init = init;
+        return;
+    }
+    a->episodes.older[a->episodes.n_older - 1]->cfg.init = init;
+    app_msg(a, GS_NONE, "new episode from %s's placement (%.3f ms): the policy refines it (u at its start goes back)",
+            a->base.rows[k].method, a->data.ep->runtime_us / 1000);
 }
 
 /* ------------------------------------------------------------------ */
@@ -201,9 +318,10 @@ static void replay_moved(App *a, int n)
     }
     const EpisodeStep *s = &ep->hist[ep->n_hist - (n > 0 ? 1 : 0)];
     a->view.selected = s->group;
-    app_msg(a, GS_NONE, "replay %d/%d: %s %s %d->%d, %.3f ms", ep->n_hist, total,
-            s->actor == EPISODE_ACTOR_USER ? "you" : "policy", a->data.pb.gr->names[s->group], s->old_device,
-            s->new_device, ep->runtime_us / 1000);
+    char what[512];
+    app_entry_text(a, s, 0, what, sizeof what);
+    app_msg(a, GS_NONE, "replay %d/%d%s: %s, %.3f ms", ep->n_hist, total, n < 0 ? ", back over" : "", what,
+            ep->runtime_us / 1000);
 }
 
 void app_replay_step(App *a, int dir)

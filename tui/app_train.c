@@ -149,8 +149,8 @@ void app_train_stop(App *a)
     for (int i = 0; i < t->ts.n_best; i++)
         if (t->ts.best[i].runtime_us < best)
             best = t->ts.best[i].runtime_us;
-    char path[512];
-    snprintf(path, sizeof path, "%s.trained-policy.json", a->data.pb.g->name);
+    char path[4096];
+    app_out_path(a, ".trained-policy.json", path, sizeof path);
     Err e = {{0}};
     if (policy_save(t->pol, &t->ts, path, &e) == 0) {
         size_t len;

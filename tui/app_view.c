@@ -5,6 +5,7 @@
 #include "app.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------ */
@@ -79,18 +80,49 @@ static int contains(const char *name, const char *text)
     return 0;
 }
 
-void app_search(App *a, const char *text)
+/* The first match of text from the selected group + first in direction dir,
+ * or -1. */
+static int find_match(const App *a, const char *text, int first, int dir)
 {
     int n = a->data.pb.gr->n_groups;
+    for (int off = first; off < n + first; off++) {
+        int k = ((a->view.selected + dir * off) % n + n) % n;
+        if (contains(a->data.pb.gr->names[k], text))
+            return k;
+    }
+    return -1;
+}
+
+void app_search(App *a, const char *text)
+{
     if (!text[0])
         return;
-    for (int off = 0; off < n; off++) {
-        int k = (a->view.selected + off) % n;
-        if (contains(a->data.pb.gr->names[k], text)) {
-            app_select(a, k);
-            return;
-        }
+    snprintf(a->view.search, sizeof a->view.search, "%s", text);
+    int k = find_match(a, text, 0, 1);
+    if (k >= 0)
+        app_select(a, k);
+}
+
+void app_search_next(App *a, int dir)
+{
+    const char *text = a->view.search;
+    if (!text[0]) {
+        app_msg(a, GS_DIM, "no search yet: / searches a group by name, then n and N find the next and previous");
+        return;
     }
+    int k = find_match(a, text, 1, dir > 0 ? 1 : -1);
+    if (k < 0) {
+        app_msg(a, GS_WARN, "no group matches \"%s\"", text);
+        return;
+    }
+    int n = 0, before = 0; /* which match of how many, in group order */
+    for (int j = 0; j < a->data.pb.gr->n_groups; j++)
+        if (contains(a->data.pb.gr->names[j], text)) {
+            n++;
+            before += j < k;
+        }
+    app_select(a, k);
+    app_msg(a, GS_NONE, "/%s: %s, match %d of %d (n next, N previous)", text, a->data.pb.gr->names[k], before + 1, n);
 }
 
 /* ------------------------------------------------------------------ */
@@ -182,6 +214,7 @@ void app_dialog_open(App *a, AppDialog d, const char *input)
 {
     a->dialog.kind = d;
     a->dialog.menu_pos = 0;
+    a->dialog.scroll_max = -1;
     snprintf(a->dialog.input, sizeof a->dialog.input, "%s", input ? input : "");
 }
 
@@ -210,5 +243,14 @@ void app_dialog_menu(App *a, int pos)
 {
     if ((a->dialog.kind == DLG_BASELINES || a->dialog.kind == DLG_START_FROM) && pos > a->base.n - 1)
         pos = a->base.n - 1;
+    if (a->dialog.kind == DLG_HELP && a->dialog.scroll_max >= 0 && pos > a->dialog.scroll_max)
+        pos = a->dialog.scroll_max;
     a->dialog.menu_pos = pos < 0 ? 0 : pos;
+}
+
+void app_dialog_scroll_max(App *a, int max)
+{
+    a->dialog.scroll_max = max;
+    if (a->dialog.kind == DLG_HELP && a->dialog.menu_pos > max)
+        a->dialog.menu_pos = max;
 }

@@ -61,7 +61,8 @@ const CliCmd cmd_demo = {
     "demo", "a guided tour of Placeto in the explorer", "[GRAPH] [--policy P] [--devices N] [--auto [SECONDS]]",
     "A guided tour inside the explorer: the graph and its groups, the simulator, the state, message\n"
     "passing, the sets the policy pools over, the probabilities, the reward, an override by hand,\n"
-    "the baselines, and generalization to a graph the policy never saw. space: next; q: leave.\n"
+    "the baselines, and generalization to a graph the policy never saw. space: next; Left: back;\n"
+    "q: leave.\n"
     "Without GRAPH the tour runs on the bundled ResNet-18 with its policy on 2 devices.",
     "--auto takes the next argument as SECONDS only when it is a number.\n"
     "example: placeto demo\n"
@@ -97,7 +98,7 @@ static int token_key(const char *t, int *key)
         {"space", ' '}, {"enter", TERM_KEY_ENTER}, {"esc", TERM_KEY_ESC}, {"tab", TERM_KEY_TAB},
         {"btab", TERM_KEY_BTAB}, {"up", TERM_KEY_UP}, {"down", TERM_KEY_DOWN}, {"left", TERM_KEY_LEFT},
         {"right", TERM_KEY_RIGHT}, {"pgup", TERM_KEY_PGUP}, {"pgdn", TERM_KEY_PGDN}, {"bs", TERM_KEY_BACKSPACE},
-        {"f1", TERM_KEY_F1},
+        {"f1", TERM_KEY_F1}, {"home", TERM_KEY_HOME}, {"end", TERM_KEY_END},
     };
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
         if (strcmp(t, names[k].name) == 0) {
@@ -414,10 +415,9 @@ static int run_demo(int argc, char **argv)
         (secs && secs[0] && cli_double(cmd, &args, "auto", 0.5, 3600, 7, &seconds)))
         return EXIT_USAGE;
     char graph_buf[4096], policy_buf[4096];
-    o.demo_graph = args.n_pos ? args.pos[0] : NULL;
-    o.demo_policy = cli_get(cmd, &args, "policy");
-    o.graph_path = o.demo_graph ? o.demo_graph : cli_data_path(graph_buf, sizeof graph_buf, "resnet18.json");
-    o.policy_path = o.demo_policy;
+    o.demo_own_graph = args.n_pos > 0; /* the tour stays on the user's graph */
+    o.graph_path = args.n_pos ? args.pos[0] : cli_data_path(graph_buf, sizeof graph_buf, "resnet18.json");
+    o.policy_path = cli_get(cmd, &args, "policy");
     o.n_devices = (int)devices;
     int policy_devices;
     Err e = {{0}};
@@ -431,6 +431,6 @@ static int run_demo(int argc, char **argv)
         o.policy_path = cli_auto_policy(o.graph_path, o.n_devices, policy_buf, sizeof policy_buf);
     o.seed = 1;
     o.demo = secs ? 2 : 1;
-    o.auto_seconds = seconds;
+    o.demo_seconds = seconds; /* 0: the default (7 s) */
     return run_app(cmd, &args, &o);
 }

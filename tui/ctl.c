@@ -78,7 +78,24 @@ static int act_finish(App *a, int arg)
 static int act_new(App *a, int arg)
 {
     (void)arg;
-    app_new_episode(a);
+    if (a->run.dirty)
+        app_dialog_open(a, DLG_NEW_EPISODE, NULL);
+    else
+        app_new_episode(a);
+    return CTL_REDRAW;
+}
+
+/* arg: -1 the start of the history, +1 its end */
+static int act_history_seek(App *a, int arg)
+{
+    app_history_seek(a, arg);
+    return CTL_REDRAW;
+}
+
+/* arg: +1 the next match, -1 the previous one */
+static int act_search_next(App *a, int arg)
+{
+    app_search_next(a, arg);
     return CTL_REDRAW;
 }
 
@@ -268,11 +285,14 @@ static const Binding bindings[] = {
     {{"r", "run / pause stepping", 0}, act_run, {{'r', 0}}, 0, 0},
     {{"+ -", "faster / slower while running", 0}, act_speed, {{'+', 1}, {'-', -1}}, 0, 0},
     {{"f", "finish the episode", 0}, act_finish, {{'f', 0}}, 0, 0},
-    {{"n", "new episode", 0}, act_new, {{'n', 0}}, 0, 0},
+    {{"e", "new episode (asks when this one is unsaved; u at its start comes back)", 0}, act_new, {{'e', 0}}, 0, 0},
     {{"0-9", "move the selected group to that device (your override)", 0}, act_override, {{0, 0}}, '0', '9'},
     {{"u", "undo the last step, yours or the policy's", 0}, act_undo, {{'u', -1}}, 0, 0},
     {{"U", "redo", 0}, act_undo, {{'U', 1}}, 0, 0},
-    {{"g", "greedy / sampling", 0}, act_greedy, {{'g', 0}}, 0, 0},
+    {{"g Home", "undo the whole history (to the episode's start)", 0}, act_history_seek,
+     {{'g', -1}, {TERM_KEY_HOME, -1}}, 0, 0},
+    {{"G End", "redo the whole history", 0}, act_history_seek, {{'G', 1}, {TERM_KEY_END, 1}}, 0, 0},
+    {{"m", "the policy's mode: greedy / sampling", 0}, act_greedy, {{'m', 0}}, 0, 0},
     {{"b", "run every baseline; Enter starts an episode from the highlighted one", 0}, act_baselines, {{'b', 0}}, 0, 0},
     {{"B", "start an episode from a baseline's placement", 0}, act_start_from, {{'B', 0}}, 0, 0},
     {{"T", "train the policy in the background / stop training", 0}, act_train, {{'T', 0}}, 0, 0},
@@ -284,6 +304,7 @@ static const Binding bindings[] = {
      0, 0},
     {{"c", "follow the current node again", 1}, act_follow, {{'c', 0}}, 0, 0},
     {{"/", "search a group by name", 1}, act_search, {{'/', 0}}, 0, 0},
+    {{"n N", "the next / previous match of the search", 1}, act_search_next, {{'n', 1}, {'N', -1}}, 0, 0},
     {{"H J K L", "pan the graph", 1}, act_pan, {{'H', PAN_LEFT}, {'J', PAN_DOWN}, {'K', PAN_UP}, {'L', PAN_RIGHT}}, 0, 0},
     {{"PgUp PgDn", "scroll the graph", 1}, act_pan, {{TERM_KEY_PGUP, PAN_UP}, {TERM_KEY_PGDN, PAN_DOWN}}, 0, 0},
     {{"Z", "graph zoom: full labels / compact", 1}, act_zoom, {{'Z', 0}}, 0, 0},
@@ -299,40 +320,6 @@ static const Binding bindings[] = {
     {{"t", "export the timeline as a Chrome trace", 2}, act_export, {{'t', APP_EXPORT_TRACE}}, 0, 0},
     {{"?", "help", 3}, act_help, {{'?', 0}, {TERM_KEY_F1, 0}}, 0, 0},
     {{"q", "quit (asks when there are unsaved changes)", 3}, act_quit, {{'q', 0}}, 0, 0},
-};
-
-const CtlKeyDoc *ctl_keys(int *count)
-{
-    static CtlKeyDoc docs[N_OF(bindings) + N_OF(global_keys)];
-    int n = 0;
-    for (int k = 0; k < N_OF(bindings); k++)
-        docs[n++] = bindings[k].doc;
-    for (int k = 0; k < N_OF(global_keys); k++)
-        docs[n++] = global_keys[k].doc;
-    *count = n;
-    return docs;
-}
-
-/* ------------------------------------------------------------------ */
-/* The tour's keys (before the others while touring)                   */
-
-static int act_tour_leave(App *a, int arg)
-{
-    (void)arg;
-    app_tour_enter(a, -1);
-    return CTL_REDRAW;
-}
-
-static int act_tour_next(App *a, int arg)
-{
-    (void)arg;
-    return app_tour_next(a) ? CTL_RELOAD | CTL_REDRAW : CTL_REDRAW;
-}
-
-static const Binding tour_keys[] = {
-    {{NULL, NULL, 0}, act_tour_leave, {{'q', 0}, {TERM_KEY_ESC, 0}}, 0, 0},
-    {{NULL, NULL, 0}, act_tour_next, {{' ', 0}, {TERM_KEY_ENTER, 0}, {TERM_KEY_RIGHT, 0}, {'n', 0}}, 0, 0},
-    {{NULL, NULL, 0}, act_tour_next, {{'\n', 0}}, 0, 0},
 };
 
 /* ------------------------------------------------------------------ */
@@ -360,11 +347,70 @@ static int act_read_only(App *a, int arg)
 }
 
 static const Binding replay_keys[] = {
-    {{NULL, NULL, 0}, act_replay_step, {{' ', 1}, {TERM_KEY_RIGHT, 1}, {'l', 1}, {'U', 1}}, 0, 0},
-    {{NULL, NULL, 0}, act_replay_step, {{TERM_KEY_LEFT, -1}, {'h', -1}, {'u', -1}, {TERM_KEY_BACKSPACE, -1}}, 0, 0},
-    {{NULL, NULL, 0}, act_replay_seek, {{TERM_KEY_HOME, -1}, {TERM_KEY_END, 1}}, 0, 0},
-    {{NULL, NULL, 0}, act_read_only, {{0, 0}}, '0', '9'},
-    {{NULL, NULL, 0}, act_read_only, {{'f', 0}, {'n', 0}, {'T', 0}, {'B', 0}}, 0, 0},
+    {{"space Right l U", "one recorded step forwards", 0}, act_replay_step,
+     {{' ', 1}, {TERM_KEY_RIGHT, 1}, {'l', 1}, {'U', 1}}, 0, 0},
+    {{"Left h u Bksp", "one recorded step backwards", 0}, act_replay_step,
+     {{TERM_KEY_LEFT, -1}, {'h', -1}, {'u', -1}, {TERM_KEY_BACKSPACE, -1}}, 0, 0},
+    {{"g Home", "the start of the recording", 0}, act_replay_seek, {{TERM_KEY_HOME, -1}, {'g', -1}}, 0, 0},
+    {{"G End", "the end of the recording", 0}, act_replay_seek, {{TERM_KEY_END, 1}, {'G', 1}}, 0, 0},
+    {{"r", "play / pause the recording (+ - change the speed)", 0}, act_run, {{'r', 0}}, 0, 0},
+    {{"0-9 f e T B", "read-only: resume the file with --resume to change it", 0}, act_read_only, {{0, 0}}, '0', '9'},
+    {{NULL, NULL, 0}, act_read_only, {{'f', 0}, {'e', 0}, {'T', 0}, {'B', 0}}, 0, 0},
+};
+
+/* Appends the documented rows of t (of section sec, or every section when
+ * sec < 0) to docs. */
+static int add_docs(CtlKeyDoc *docs, int n, const Binding *t, int nt, int sec)
+{
+    for (int k = 0; k < nt; k++)
+        if (t[k].doc.keys && (sec < 0 || t[k].doc.section == sec))
+            docs[n++] = t[k].doc;
+    return n;
+}
+
+const CtlKeyDoc *ctl_keys(int replay, int *count)
+{
+    static CtlKeyDoc docs[N_OF(bindings) + N_OF(global_keys) + N_OF(replay_keys)];
+    int n = 0;
+    if (replay) { /* replay's own keys in place of the episode's */
+        n = add_docs(docs, n, replay_keys, N_OF(replay_keys), -1);
+        for (int sec = 1; sec < 4; sec++)
+            n = add_docs(docs, n, bindings, N_OF(bindings), sec);
+    } else {
+        n = add_docs(docs, n, bindings, N_OF(bindings), -1);
+    }
+    n = add_docs(docs, n, global_keys, N_OF(global_keys), -1);
+    *count = n;
+    return docs;
+}
+
+/* ------------------------------------------------------------------ */
+/* The tour's keys (before the others while touring)                   */
+
+static int act_tour_leave(App *a, int arg)
+{
+    (void)arg;
+    app_tour_enter(a, -1);
+    return CTL_REDRAW;
+}
+
+static int act_tour_next(App *a, int arg)
+{
+    (void)arg;
+    return app_tour_next(a) ? CTL_RELOAD | CTL_REDRAW : CTL_REDRAW;
+}
+
+static int act_tour_prev(App *a, int arg)
+{
+    (void)arg;
+    return app_tour_prev(a) ? CTL_RELOAD | CTL_REDRAW : CTL_REDRAW;
+}
+
+static const Binding tour_keys[] = {
+    {{NULL, NULL, 0}, act_tour_leave, {{'q', 0}, {TERM_KEY_ESC, 0}}, 0, 0},
+    {{NULL, NULL, 0}, act_tour_prev, {{TERM_KEY_LEFT, 0}, {TERM_KEY_BACKSPACE, 0}, {'p', 0}, {0x7f, 0}}, 0, 0},
+    {{NULL, NULL, 0}, act_tour_next, {{' ', 0}, {TERM_KEY_ENTER, 0}, {TERM_KEY_RIGHT, 0}, {'n', 0}}, 0, 0},
+    {{NULL, NULL, 0}, act_tour_next, {{'\n', 0}}, 0, 0},
 };
 
 /* ------------------------------------------------------------------ */
@@ -458,4 +504,5 @@ void ctl_frame(App *a, Grid *g, AppGeom *geom)
     app_draw(a, g, geom);
     if (geom->have_dag)
         app_graph_shown(a, geom->dag.x, geom->dag.y);
+    app_dialog_scroll_max(a, geom->dialog_scroll);
 }

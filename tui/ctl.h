@@ -37,12 +37,13 @@ int ctl_timeout_ms(const App *a);
 void ctl_frame(App *a, Grid *g, AppGeom *geom);
 
 /* The key table's documentation, every command once in table order: the
- * help dialog is made from it. section: 0 episode, 1 view, 2 files, 3 other. */
+ * help dialog is made from it. section: 0 episode (replay's keys when
+ * replay is set), 1 view, 2 files, 3 other. */
 typedef struct CtlKeyDoc {
     const char *keys; /* as shown in help, e.g. "space", "u", "0-9" */
     const char *help;
     int section;
 } CtlKeyDoc;
-const CtlKeyDoc *ctl_keys(int *count);
+const CtlKeyDoc *ctl_keys(int replay, int *count);
 
 #endif

@@ -11,76 +11,105 @@
 
 #include "app.h"
 
-#define DEMO_SECONDS 7.0
 #define HELD_OUT_GRAPH "families/nmt/nmt_variant_24.json"
 #define HELD_OUT_POLICY "policies/family_nmt.json"
+#define DEFAULT_GRAPH "resnet18.json"
+#define DEFAULT_POLICY "policies/resnet18_2.json"
 
 const char *cli_data_path(char *buf, size_t n, const char *rel); /* tui/cli.c */
 
 static const AppTourStage stages[] = {
     {"The computation graph and its groups",
-     "One training step of a network: forward, backward and weight updates, one node per op.\n"
-     "Placeto places groups, not ops: a parameter stays with its gradient and update, chains\n"
-     "and neighbours are merged, about 100-200 groups remain. Each box is a group; its colour\n"
-     "and tag (d0, d1) say which device runs it. The highlighted box is the current node.",
+     "One training step of a network: forward, backward and weight updates, one node per op. "
+     "Placeto places groups, not ops: a parameter stays with its gradient and update, chains and "
+     "neighbours are merged, about 100-200 groups remain. Each box is a group; its colour and tag "
+     "(d0, d1) say which device runs it. The highlighted box is the current node.",
      0, TOUR_TEXT},
     {"The simulator and the timeline",
-     "An event-driven simulator runs every op on its group's device: an op starts when its\n"
-     "inputs have arrived, one op at a time per device, transfers queue on the sender's bus.\n"
-     "Each lane is a device, the line below it its outgoing transfers, ^ the critical path.\n"
-     "The runtime of the placement is when the last op ends.",
+     "An event-driven simulator runs every op on its group's device: an op starts when its inputs "
+     "have arrived, one op at a time per device, transfers queue on the sender's bus. Each lane is a "
+     "device, the line below it its outgoing transfers, ^ the critical path. The runtime of the "
+     "placement is when the last op ends.",
      1, TOUR_TEXT},
     {"The state: what the policy sees",
-     "For the node being placed, every group gets a feature row: its cost, its output bytes,\n"
-     "how often it was visited, whether it is the current node, its start time relative to\n"
-     "the current node's in the last simulation, and its device (one-hot); by default also how\n"
-     "near it is to the critical path, its device's load and memory, and its neighbours' devices.",
+     "For the node being placed, every group gets a feature row: its cost, its output bytes, how "
+     "often it was visited, whether it is the current node, its start time relative to the current "
+     "node's in the last simulation, and its device (one-hot); by default also how near it is to the "
+     "critical path, its device's load and memory, and its neighbours' devices. Below: the current "
+     "node, its parents and children, and a group on another device.",
      0, TOUR_FEATURES},
     {"Message passing",
-     "A graph neural network embeds every group: 8 rounds in which each group adds up what its\n"
-     "parents send (top-down) and, with other weights, what its children send (bottom-up).\n"
-     "After k rounds a group's embedding summarises the groups up to k edges away, so the same\n"
-     "network works on any graph, of any size.",
+     "A graph neural network embeds every group: 8 rounds in which each group adds up what its "
+     "parents send (top-down) and, with other weights, what its children send (bottom-up). After k "
+     "rounds a group's embedding summarises the groups up to k edges away, so the same network works "
+     "on any graph, of any size.",
      0, TOUR_TEXT},
     {"Ancestors, descendants, parallel groups",
-     "For the current node the policy pools the embeddings of three sets: its ancestors (they\n"
-     "run before it), its descendants (after it) and the parallel groups (neither: they can run\n"
-     "at the same time, on another device). The colours in the graph show the three sets; the\n"
-     "tour let the policy place the first third of the groups, so that all three are there.",
+     "For the current node the policy pools the embeddings of three sets: its ancestors (they run "
+     "before it), its descendants (after it) and the parallel groups (neither: they can run at the "
+     "same time, on another device). The colours in the graph show the three sets; the tour let the "
+     "policy place the first third of the groups, so that all three are there.",
      0, TOUR_TEXT},
     {"Probabilities and the action",
-     "The pooled sets and the node's own embedding go through a small network: one probability\n"
-     "per device (the Policy pane). Training samples a device from it; evaluation takes the\n"
-     "most likely one. The next stage takes the step.",
+     "The pooled sets and the node's own embedding go through a small network: one probability per "
+     "device (the Policy pane). Training samples a device from it; evaluation takes the most likely "
+     "one. The next stage takes the step.",
      0, TOUR_TEXT},
     {"The reward: the runtime improvement",
-     "The group moved; the graph was simulated again. The reward is the runtime before minus\n"
-     "after; a move that made it slower is undone (its negative reward still teaches). One\n"
-     "episode visits every group once; REINFORCE raises the probability of the actions whose\n"
-     "reward beat the average at that step.",
+     "The group moved; the graph was simulated again. The reward is the runtime before minus after; "
+     "a move that made it slower is undone (its negative reward still teaches). One episode visits "
+     "every group once; REINFORCE raises the probability of the actions whose reward beat the "
+     "average at that step.",
      0, TOUR_TEXT},
     {"An override by hand, and the policy goes on",
-     "You can move any group yourself: select it and press a device digit. The tour just moved\n"
-     "the last placed group to another device and let the policy take the next step from your\n"
-     "placement. u undoes any step, yours or the policy's; U redoes it.",
+     "You can place the current group yourself: press a device digit, and that is this step's "
+     "decision; the policy goes on with the next group. The tour just did so, choosing another "
+     "device than the policy preferred, and let the policy take the next step. A digit on any other "
+     "selected group moves it aside, without moving the episode on. u undoes any step, yours or "
+     "the policy's; U redoes it. The History pane says who chose what.",
      0, TOUR_TEXT},
     {"Compared with the baselines",
-     "b runs every classic placer on the same simulator: one device, random, round-robin,\n"
-     "expert stages, Baechi's m-TOPO and m-ETF, HEFT, METIS and Scotch. Enter starts an\n"
-     "episode from one of them, so the policy refines its placement.",
+     "b runs every classic placer on the same simulator: one device, random, round-robin, expert "
+     "stages, Baechi's m-TOPO and m-ETF, HEFT, METIS and Scotch, and the local searches anneal and "
+     "ils. Enter starts an episode from one of them, so the policy refines its placement.",
      1, TOUR_TEXT},
     {"Generalization to an unseen graph",
-     "This translation model is one of 8 graphs the family's policy never saw: it was trained\n"
-     "on 24 other graphs of the family. Without any training it placed this one in one greedy\n"
-     "episode (the best placement it passed through counts); the baselines are below.",
+     "",
      1, TOUR_ZERO_SHOT},
+    {"Every learned agent beside the baselines",
+     "The same table with the learned placers the project has: each Placeto policy that fits this "
+     "graph (the one the tour uses, the graph's own bundled policy, the general policy), zero-shot "
+     "from its start and refining the best heuristic's placement (never worse than it), each the "
+     "best of a greedy and 8 sampled episodes, and the best placement its training found when it "
+     "was trained on this graph.",
+     1, TOUR_LEARNED},
     {"That is Placeto",
-     "Learned placement that improves one group at a time and carries over to new graphs.\n"
-     "q leaves the tour and keeps the explorer open: space steps, ? lists every key.\n"
-     "Train your own policy with  placeto train GRAPH -o p.json  and open it with --policy.",
+     "Learned placement that improves one group at a time and carries over to new graphs. q leaves "
+     "the tour and keeps the explorer open: space steps, ? lists every key. Train your own policy "
+     "with  placeto train GRAPH -o p.json  and open it with  placeto explore GRAPH --policy p.json; "
+     "take this tour on your own graph with  placeto demo GRAPH.",
      0, TOUR_TEXT},
 };
-enum { N_STAGES = sizeof stages / sizeof stages[0], GENERALIZATION = 9 };
+enum { N_STAGES = sizeof stages / sizeof stages[0], GENERALIZATION = 9, LEARNED = 10 };
+_Static_assert((int)N_STAGES <= (int)APP_TOUR_MAX_STAGES, "AppTour.hist_at holds every stage");
+
+/* The generalization stage's text: on the default tour a held-out family
+ * graph; on the user's graph, whatever the policy in use is. */
+const char *app_tour_text(const App *a, int k, char *buf, size_t n)
+{
+    if (k != GENERALIZATION)
+        return stages[k].text;
+    if (a->tour.held_out)
+        snprintf(buf, n, "This translation model is one of 8 graphs the family's policy never saw: it was "
+                 "trained on 24 other graphs of the family. Without any training it placed this one in one "
+                 "greedy episode (the best placement it passed through counts); the baselines are below.");
+    else
+        snprintf(buf, n, "The policy in use (%s) placed this graph in one greedy episode, with no training on "
+                 "it here (the best placement it passed through counts); the baselines are below. A policy "
+                 "trained on other graphs places a new one this way, zero-shot.",
+                 a->policy.path ? a->policy.path : "untrained");
+    return buf;
+}
 
 const AppTourStage *app_tour_stage(int k, int *count)
 {
@@ -108,6 +137,7 @@ void app_tour_enter(App *a, int stage)
     a->tour.active = 1;
     a->tour.stage = stage;
     a->tour.since = util_now();
+    a->tour.hist_at[stage] = a->data.ep->n_hist;
     app_maximize(a, 0);
     app_dialog_close(a);
     /* the screen set up without a message: the stage's caption explains it */
@@ -135,10 +165,13 @@ void app_tour_enter(App *a, int stage)
         break;
     case 7: {
         app_focus(a, PANE_HISTORY);
-        const Episode *ep = a->data.ep;
-        if (ep->n_hist > 0) {
-            const EpisodeStep *s = &ep->hist[ep->n_hist - 1];
-            app_override(a, s->group, (s->new_device + 1) % a->data.pb.c->n_devices);
+        int cur = episode_current(a->data.ep);
+        if (cur >= 0) { /* the device after the one the policy likes best */
+            int best = 0;
+            for (int d = 1; d < a->data.pb.c->n_devices; d++)
+                if (a->cache.probs[d] > a->cache.probs[best])
+                    best = d;
+            app_override(a, cur, (best + 1) % a->data.pb.c->n_devices);
         }
         step_policy(a);
         break;
@@ -156,38 +189,67 @@ void app_tour_enter(App *a, int stage)
         app_run_baselines(a);
         app_dialog_open(a, DLG_BASELINES, NULL);
         break;
+    case LEARNED:
+        app_focus(a, PANE_GRAPH);
+        app_run_learned(a);
+        app_dialog_open(a, DLG_BASELINES, NULL);
+        break;
     default: app_focus(a, PANE_GRAPH); break;
     }
 }
 
-/* Asks for the held-out graph for the generalization stage. */
-static void ask_held_out(App *a)
+/* Asks for the held-out graph for the generalization stage (forwards), or
+ * for the default tour's graph at the stage before it (backwards). */
+static void ask_reload(App *a, int back)
 {
     AppTour *t = &a->tour;
-    cli_data_path(t->next_path[0], sizeof t->next_path[0], HELD_OUT_GRAPH);
-    cli_data_path(t->next_path[1], sizeof t->next_path[1], HELD_OUT_POLICY);
+    cli_data_path(t->next_path[0], sizeof t->next_path[0], back ? DEFAULT_GRAPH : HELD_OUT_GRAPH);
+    cli_data_path(t->next_path[1], sizeof t->next_path[1], back ? DEFAULT_POLICY : HELD_OUT_POLICY);
     memset(&t->next, 0, sizeof t->next);
     t->next.graph_path = t->next_path[0];
     t->next.policy_path = t->next_path[1];
     t->next.n_devices = 2;
     t->next.seed = 1;
     t->next.demo = t->autoplay ? 2 : 1;
-    t->next.auto_seconds = t->seconds;
-    t->next.demo_stage = GENERALIZATION;
+    t->next.demo_seconds = t->seconds;
+    t->next.demo_stage = back ? GENERALIZATION - 1 : GENERALIZATION;
+    t->next.demo_held_out = !back;
 }
 
 int app_tour_next(App *a)
 {
     int s = a->tour.stage + 1;
-    if (s == GENERALIZATION && strstr(a->data.pb.g->path, "nmt_variant") == NULL) {
-        ask_held_out(a);
+    if (s == GENERALIZATION && !a->tour.own_graph && !a->tour.held_out) {
+        ask_reload(a, 0);
         return 1;
     }
     app_tour_enter(a, s);
     return 0;
 }
 
+int app_tour_prev(App *a)
+{
+    AppTour *t = &a->tour;
+    int s = t->stage - 1;
+    if (s < 0) {
+        app_msg(a, GS_DIM, "this is the tour's first stage");
+        return 0;
+    }
+    if (t->stage == GENERALIZATION && t->held_out) {
+        ask_reload(a, 1);
+        return 1;
+    }
+    /* the stage's effects undone, so that entering it again shows it as it was */
+    Episode *ep = a->data.ep;
+    if (t->hist_at[s] >= 0)
+        while (ep->n_hist > t->hist_at[s] && episode_undo(ep) == 0)
+            ;
+    app_changed(a);
+    app_tour_enter(a, s);
+    return 0;
+}
+
 int app_tour_due(const App *a, double now)
 {
-    return a->tour.active && a->tour.autoplay && now - a->tour.since >= (a->tour.seconds > 0 ? a->tour.seconds : DEMO_SECONDS);
+    return a->tour.active && a->tour.autoplay && now - a->tour.since >= a->tour.seconds;
 }

@@ -7,9 +7,11 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ctl.h"
 #include "term.h"
+#include "widgets.h"
 
 static int is_enter(int key)
 {
@@ -66,28 +68,82 @@ static int help_key(App *a, int key)
     return CTL_REDRAW;
 }
 
-static void help_draw(const App *a, Grid *g)
+/* The help's rows: section titles, and each key with its help wrapped into
+ * the width left of the keys' column. Calls row(ctx, keys, text, pen) per
+ * row (keys NULL on continuation rows) and returns the count. */
+enum { HELP_KEYS_W = 17 };
+typedef void (*HelpRow)(void *ctx, const char *keys, const char *text, int len, int pen);
+
+static int help_rows(const App *a, int width, HelpRow row, void *ctx)
 {
     static const char *const section[] = {"Episode", "View", "Files", "Other"};
-    int n;
-    const CtlKeyDoc *keys = ctl_keys(&n);
-    GridRect in = dialog_box(g, centred(g, 76, n + 12), "Keys (any key closes, j/k scroll)");
-    int row = 0, y = in.y, first = a->dialog.menu_pos;
+    int n, rows = 0;
+    const CtlKeyDoc *keys = ctl_keys(a->replay.active, &n);
     for (int s = 0; s < 4; s++) {
-        if (row++ >= first && y < in.y + in.h)
-            grid_text(g, in.x, y++, section[s], GS_TITLE);
+        const char *title = s == 0 && a->replay.active ? "Replay (read-only)" : section[s];
+        row(ctx, NULL, title, (int)strlen(title), GS_TITLE);
+        rows++;
         for (int k = 0; k < n; k++) {
             if (keys[k].section != s)
                 continue;
-            if (row++ < first || y >= in.y + in.h)
-                continue;
-            grid_text_fit(g, in.x + 2, y, keys[k].keys, 16, GS_KEY);
-            grid_text_fit(g, in.x + 19, y++, keys[k].help, in.w - 19, GS_NONE);
+            int start[16], len[16];
+            int m = widget_wrap(keys[k].help, width - HELP_KEYS_W - 2, start, len, 16);
+            for (int j = 0; j < m && j < 16; j++, rows++)
+                row(ctx, j ? "" : keys[k].keys, keys[k].help + start[j], len[j], GS_NONE);
         }
     }
-    if (y < in.y + in.h)
-        grid_text_fit(g, in.x, y + (y + 1 < in.y + in.h), "Mouse: click a group or an op to select it.",
-                      in.w, GS_DIM);
+    static const char *const mouse = "Mouse: click a group or an op to select it; the wheel scrolls the graph.";
+    int start[8], len[8];
+    int m = widget_wrap(mouse, width, start, len, 8);
+    for (int j = 0; j < m && j < 8; j++, rows++)
+        row(ctx, NULL, mouse + start[j], len[j], GS_DIM);
+    return rows;
+}
+
+typedef struct HelpDraw {
+    Grid *g;
+    GridRect in;
+    int row, first;
+} HelpDraw;
+
+static void help_draw_row(void *ctx, const char *keys, const char *text, int len, int pen)
+{
+    HelpDraw *h = ctx;
+    int y = h->in.y + h->row++ - h->first;
+    if (y < h->in.y || y >= h->in.y + h->in.h)
+        return;
+    char line[512];
+    snprintf(line, sizeof line, "%.*s", len, text);
+    if (!keys) {
+        grid_text_fit(h->g, h->in.x, y, line, h->in.w, pen);
+        return;
+    }
+    grid_text_fit(h->g, h->in.x + 2, y, keys, HELP_KEYS_W - 1, GS_KEY);
+    grid_text_fit(h->g, h->in.x + 2 + HELP_KEYS_W, y, line, h->in.w - 2 - HELP_KEYS_W, pen);
+}
+
+static void count_row(void *ctx, const char *keys, const char *text, int len, int pen)
+{
+    (void)ctx, (void)keys, (void)text, (void)len, (void)pen;
+}
+
+static int help_draw(const App *a, Grid *g)
+{
+    int w = g->w - 2 < 96 ? g->w - 2 : 96;
+    int rows = help_rows(a, w - 4, count_row, NULL);
+    GridRect box = centred(g, w, rows + 2);
+    int visible = box.h - 2, max_first = rows > visible ? rows - visible : 0;
+    char title[96];
+    snprintf(title, sizeof title, max_first ? "Keys (j/k PgUp/PgDn scroll, any other key closes)" :
+                                               "Keys (any key closes)");
+    HelpDraw h = {g, dialog_box(g, box, title), 0, a->dialog.menu_pos < max_first ? a->dialog.menu_pos : max_first};
+    help_rows(a, h.in.w, help_draw_row, &h);
+    if (max_first) { /* where the window is */
+        char more[48];
+        snprintf(more, sizeof more, " %d-%d of %d ", h.first + 1, h.first + visible, rows);
+        grid_text_fit(g, box.x + box.w - 2 - (int)strlen(more), box.y + box.h - 1, more, (int)strlen(more), GS_DIM);
+    }
+    return max_first;
 }
 
 /* ------------------------------------------------------------------ */
@@ -110,15 +166,57 @@ static int quit_key(App *a, int key)
     return CTL_REDRAW;
 }
 
-static void quit_draw(const App *a, Grid *g)
+/* A dialog of wrapped paragraphs (each with its pen) in a box as wide as
+ * the screen allows up to 72 columns; returns 0 (it never scrolls: a box
+ * that cannot hold the text shows its start). */
+static int text_dialog(Grid *g, const char *title, const char *const *para, const int *pen, int n)
 {
-    GridRect in = dialog_box(g, centred(g, 58, 6), "Unsaved changes");
-    char line[256];
-    snprintf(line, sizeof line, "y: save to %s and quit", a->files.episode);
-    grid_text_fit(g, in.x, in.y, line, in.w, GS_NONE);
-    snprintf(line, sizeof line, "n: quit (an autosave goes to %s)", a->files.autosave);
-    grid_text_fit(g, in.x, in.y + 1, line, in.w, GS_NONE);
-    grid_text_fit(g, in.x, in.y + 2, "any other key: stay", in.w, GS_DIM);
+    int w = g->w - 2 < 72 ? g->w - 2 : 72, rows = 0;
+    for (int k = 0; k < n; k++)
+        rows += widget_wrap(para[k], w - 4, NULL, NULL, 0);
+    GridRect in = dialog_box(g, centred(g, w, rows + 2), title);
+    for (int k = 0; k < n && in.h > 0; k++) {
+        int used = widget_text_wrapped(g, in, para[k], 0, pen[k]);
+        in.y += used;
+        in.h -= used;
+    }
+    return 0;
+}
+
+static int quit_draw(const App *a, Grid *g)
+{
+    char save[4200], leave[4200];
+    snprintf(save, sizeof save, "y: save to %s and quit", a->files.episode);
+    snprintf(leave, sizeof leave, "n: quit (an autosave goes to %s)", a->files.autosave);
+    const char *para[] = {save, leave, "any other key: stay"};
+    static const int pen[] = {GS_NONE, GS_NONE, GS_DIM};
+    return text_dialog(g, "Unsaved changes", para, pen, 3);
+}
+
+/* ------------------------------------------------------------------ */
+/* A new episode when this one is unsaved                              */
+
+static int new_episode_key(App *a, int key)
+{
+    app_dialog_close(a);
+    if (key == 's' && app_save(a, a->files.episode) != 0)
+        return CTL_REDRAW;
+    if (key == 'y' || key == 's' || key == 'e')
+        app_new_episode(a);
+    else
+        app_msg(a, GS_NONE, "no new episode: this one goes on");
+    return CTL_REDRAW;
+}
+
+static int new_episode_draw(const App *a, Grid *g)
+{
+    char save[4200];
+    snprintf(save, sizeof save, "s: save this one to %s first", a->files.episode);
+    const char *para[] = {"This episode has unsaved changes.",
+                          "y or e: start a new one (u at its start brings this one back)", save,
+                          "any other key: stay"};
+    static const int pen[] = {GS_NONE, GS_NONE, GS_NONE, GS_DIM};
+    return text_dialog(g, "New episode", para, pen, 4);
 }
 
 /* ------------------------------------------------------------------ */
@@ -145,13 +243,14 @@ static int prompt_key(App *a, int key)
     return PROMPT_EDITED;
 }
 
-static void prompt_draw(const App *a, Grid *g, const char *prompt, const char *enter)
+static int prompt_draw(const App *a, Grid *g, const char *prompt, const char *enter)
 {
     char line[256];
     int y = g->h - 1;
     snprintf(line, sizeof line, "%s%s_   (Enter: %s, Esc: cancel)", prompt, a->dialog.input, enter);
     grid_fill(g, (GridRect){0, y, g->w, 1}, ' ', GS_NONE); /* instead of the message */
     grid_text_fit(g, 0, y, line, g->w, GS_KEY);
+    return 0;
 }
 
 /* Search selects as you type. */
@@ -165,9 +264,9 @@ static int search_key(App *a, int key)
     return CTL_REDRAW;
 }
 
-static void search_draw(const App *a, Grid *g)
+static int search_draw(const App *a, Grid *g)
 {
-    prompt_draw(a, g, "search group: ", "select");
+    return prompt_draw(a, g, "search group: ", "select; then n / N: next / previous match");
 }
 
 static int train_key(App *a, int key)
@@ -183,9 +282,9 @@ static int train_key(App *a, int key)
     return CTL_REDRAW;
 }
 
-static void train_draw(const App *a, Grid *g)
+static int train_draw(const App *a, Grid *g)
 {
-    prompt_draw(a, g, "train episodes: ", "start");
+    return prompt_draw(a, g, "train episodes: ", "start");
 }
 
 /* ------------------------------------------------------------------ */
@@ -205,20 +304,32 @@ static int baselines_key(App *a, int key)
     return CTL_REDRAW;
 }
 
-static void baselines_draw(const App *a, Grid *g)
+static int baselines_draw(const App *a, Grid *g)
 {
     const AppBaselines *base = &a->base;
-    GridRect in = dialog_box(g, centred(g, 64, base->n + 7),
+    int mw = 14; /* the method column: as wide as the longest name */
+    for (int k = 0; k < base->n; k++)
+        if (grid_text_width(base->rows[k].method) > mw)
+            mw = grid_text_width(base->rows[k].method);
+    if (mw > 40)
+        mw = 40;
+    GridRect in = dialog_box(g, centred(g, mw + 50, base->n + 5),
                              a->dialog.kind == DLG_START_FROM ? "Start an episode from (Enter)" :
                                                                 "Baselines (Enter: start from it, Esc: close)");
     char line[160], b1[32], b2[32];
-    snprintf(line, sizeof line, "%-14s %12s %9s %9s %5s", "method", "runtime", "vs bound", "vs single", "OOM");
+    snprintf(line, sizeof line, "%-*s %12s %9s %9s %5s", mw, "method", "runtime", "vs bound", "vs single", "OOM");
     grid_text_fit(g, in.x, in.y, line, in.w, GS_LABEL);
     int y = in.y + 1;
     double bound = a->data.lower_bound_us;
-    for (int k = 0; k < base->n && y < in.y + in.h - 1; k++, y++) {
+    /* the rows that fit, scrolled so that the highlighted one shows */
+    int visible = in.h - 3 > 1 ? in.h - 3 : 1, first = a->dialog.menu_pos - visible + 1;
+    if (first > base->n - visible)
+        first = base->n - visible;
+    if (first < 0)
+        first = 0;
+    for (int k = first; k < base->n && k < first + visible; k++, y++) {
         const PlaceRun *b = &base->rows[k];
-        snprintf(line, sizeof line, "%-14s %12s %8.3fx %8.3fx %5s", b->method, util_fmt_time(b1, b->runtime_us),
+        snprintf(line, sizeof line, "%-*.*s %12s %8.3fx %8.3fx %5s", mw, mw, b->method, util_fmt_time(b1, b->runtime_us),
                  bound > 0 ? b->runtime_us / bound : 0.0, b->runtime_us > 0 ? a->data.single_us / b->runtime_us : 0.0,
                  b->oom ? "yes" : "no");
         grid_text_fit(g, in.x, y, line, in.w, k == a->dialog.menu_pos ? GS_CURSOR : GS_NONE);
@@ -230,6 +341,7 @@ static void baselines_draw(const App *a, Grid *g)
     snprintf(line, sizeof line, "anneal, ils: local search, %lld placements simulated each", (long long)base->budget);
     if (y < in.y + in.h)
         grid_text_fit(g, in.x, y, line, in.w, GS_DIM);
+    return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -241,6 +353,7 @@ static const DialogDef dialogs[DLG_COUNT] = {
     [DLG_BASELINES] = {baselines_key, baselines_draw},
     [DLG_START_FROM] = {baselines_key, baselines_draw},
     [DLG_TRAIN] = {train_key, train_draw},
+    [DLG_NEW_EPISODE] = {new_episode_key, new_episode_draw},
 };
 
 const DialogDef *dialog_def(AppDialog d)

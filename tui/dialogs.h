@@ -11,7 +11,8 @@
 
 typedef struct DialogDef {
     int (*key)(App *a, int key);            /* -> CTL_* flags */
-    void (*draw)(const App *a, Grid *g);    /* over the screen drawn so far */
+    int (*draw)(const App *a, Grid *g);     /* over the screen drawn so far; returns the last
+                                               first row it can scroll to (0: it all fits) */
 } DialogDef;
 
 /* The open dialog d's pair, or NULL for DLG_NONE. */

@@ -111,7 +111,7 @@ static void draw_policy(const App *a, Grid *g, GridRect r)
     GridRect in = frame(a, g, r, PANE_POLICY, a->run.greedy ? "greedy" : "sampling");
     if (in.w <= 0 || in.h <= 0)
         return;
-    char buf[256], b1[32], b2[32];
+    char buf[512], b1[32], b2[32];
     int y = in.y;
     if (cur < 0) {
         grid_text_fit(g, in.x, y++, "episode complete: n for a new one", in.w, GS_DIM);
@@ -131,10 +131,10 @@ static void draw_policy(const App *a, Grid *g, GridRect r)
     }
     if (ep->n_hist > 0 && y < in.y + in.h) {
         const EpisodeStep *s = &ep->hist[ep->n_hist - 1];
-        snprintf(buf, sizeof buf, "last: %s %s %d->%d, reward %+.4f s, %s -> %s",
-                 s->actor == EPISODE_ACTOR_USER ? "you" : "policy", a->data.pb.gr->names[s->group], s->old_device,
-                 s->new_device, s->reward, util_fmt_time(b1, s->runtime_us + s->reward * 1e6),
-                 util_fmt_time(b2, s->runtime_us));
+        char what[320];
+        app_entry_text(a, s, 1, what, sizeof what);
+        snprintf(buf, sizeof buf, "last: %s, reward %+.4f s, %s -> %s", what, s->reward,
+                 util_fmt_time(b1, s->runtime_us + s->reward * 1e6), util_fmt_time(b2, s->runtime_us));
         grid_text_fit(g, in.x, y++, buf, in.w, s->reward > 0 ? GS_GOOD : s->reward < 0 ? GS_WARN : GS_DIM);
     }
 }
@@ -208,9 +208,9 @@ static void draw_history(const App *a, Grid *g, GridRect r)
         return;
     for (int k = total - rows > 0 ? total - rows : 0; k < total && y < in.y + in.h; k++, y++) { /* the end */
         const EpisodeStep *s = &ep->hist[k];
-        char line[256], b1[32];
-        snprintf(line, sizeof line, "%4d %-6s %s %d->%d %s", k + 1, s->actor == EPISODE_ACTOR_USER ? "you" : "policy",
-                 a->data.pb.gr->names[s->group], s->old_device, s->new_device, util_fmt_time(b1, s->runtime_us));
+        char line[400], what[320], b1[32];
+        app_entry_text(a, s, 1, what, sizeof what);
+        snprintf(line, sizeof line, "%4d %9s %s", k + 1, util_fmt_time(b1, s->runtime_us), what);
         int style = k >= ep->n_hist ? GS_DIM : s->actor == EPISODE_ACTOR_USER ? GS_SELECTED : GS_NONE;
         grid_text_fit(g, in.x, y, line, in.w, style);
     }
@@ -259,54 +259,92 @@ static void draw_inspector(const App *a, Grid *g, GridRect r)
 /* ------------------------------------------------------------------ */
 /* Status and message lines                                            */
 
-static void draw_status(const App *a, Grid *g)
+/* The status line's text. */
+static void status_text(const App *a, char *line, size_t n)
 {
     const AppData *d = &a->data;
     const Episode *ep = d->ep;
-    char line[512], b1[32], b2[32], b3[32];
-    grid_fill(g, (GridRect){0, 0, g->w, 1}, ' ', GS_STATUS);
-    snprintf(line, sizeof line, " placeto%s  %s on %s | episode %llu step %d/%d | runtime %s | best %s | bound %s | %s%s%s%s",
+    char b1[32], b2[32], b3[32];
+    snprintf(line, n, " placeto%s  %s on %s | episode %llu step %d/%d | runtime %s | best %s | bound %s | %s%s%s%s",
              a->replay.active ? " replay" : a->tour.active ? " tour" : "", d->pb.g->name, d->pb.c->name,
              (unsigned long long)ep->seed, ep->cursor, ep->n_order, util_fmt_time(b1, ep->runtime_us),
              util_fmt_time(b2, ep->best_runtime_us), util_fmt_time(b3, d->lower_bound_us),
              a->policy.path ? "trained policy" : "untrained policy", a->run.running ? " | running" : "",
              a->train.running ? " | training" : "", a->run.dirty ? " | unsaved" : "");
-    grid_text_fit(g, 0, 0, line, g->w, GS_STATUS);
+}
+
+/* Rows the status line (at most 2) and the message (at most 3) take at the
+ * grid's width: what does not fit on one row wraps. */
+static int status_rows(const App *a, const Grid *g)
+{
+    char line[512];
+    status_text(a, line, sizeof line);
+    int n = widget_wrap(line, g->w, NULL, NULL, 0);
+    return n > 2 ? 2 : n;
+}
+
+static int message_rows(const App *a, const Grid *g)
+{
+    int n = a->msg.text[0] ? widget_wrap(a->msg.text, g->w, NULL, NULL, 0) : 1;
+    return n > 3 ? 3 : n;
+}
+
+static void draw_status(const App *a, Grid *g)
+{
+    char line[512];
+    status_text(a, line, sizeof line);
+    int rows = status_rows(a, g);
+    grid_fill(g, (GridRect){0, 0, g->w, rows}, ' ', GS_STATUS);
+    widget_text_wrapped(g, (GridRect){0, 0, g->w, rows}, line, 0, GS_STATUS);
 }
 
 static void draw_message(const App *a, Grid *g)
 {
-    grid_text_fit(g, 0, g->h - 1, a->msg.text, g->w, a->msg.style);
+    int rows = message_rows(a, g);
+    GridRect r = {0, g->h - rows, g->w, rows};
+    grid_fill(g, r, ' ', GS_NONE);
+    widget_text_wrapped(g, r, a->msg.text, 0, a->msg.style);
 }
 
 /* ------------------------------------------------------------------ */
 /* The tour's caption                                                  */
 
-/* The feature rows of the current node and of its first parent. */
-static int feature_lines(const App *a, char lines[3][160])
+/* The feature table of the groups the model picked (AppCache): the
+ * paper's columns, the device one-hot and, with the extended features,
+ * critical path, load and memory. */
+static int feature_lines(const App *a, char lines[][200], int max)
 {
     const AppCache *c = &a->cache;
     if (c->node < 0)
         return 0;
-    int F = a->data.ep->n_features, nd = a->data.pb.c->n_devices;
-    snprintf(lines[0], 160, "%-22s %6s %6s %6s %4s %7s  device", "group", "cost", "bytes", "visits", "cur", "start");
+    const Episode *ep = a->data.ep;
+    int F = ep->n_features, nd = a->data.pb.c->n_devices, ext = ep->cfg.extended_features;
+    int xo = policy_ext_offset(nd, ep->cfg.mem_feature);
+    snprintf(lines[0], 200, "%-16s %-8s %5s %5s %4s %3s %6s %-7s%s", "group", "is", "cost", "bytes", "vis", "cur",
+             "start", "device", ext ? "  crit  load   mem" : "");
     int n = 1;
-    for (int k = 0; k < 2; k++) {
+    static const char *const role[APP_FEATURE_ROWS] = {"current", "parent", "parent", "child", "child", "other"};
+    for (int k = 0; k < APP_FEATURE_ROWS && n < max; k++) {
         if (c->feat_group[k] < 0)
             continue;
         const float *r = c->feats + (size_t)k * (size_t)F;
-        char dev[64] = "";
+        const char *is = role[k];
+        char dev[64] = "", x[64] = "";
         size_t len = 0;
         for (int d = 0; d < nd && len < sizeof dev - 4; d++)
             len += (size_t)snprintf(dev + len, sizeof dev - len, "%s%.0f", d ? " " : "", r[POLICY_F_DEVICE + d]);
-        snprintf(lines[n++], 160, "%-22.22s %6.3f %6.3f %6.0f %4.0f %7.3f  [%s]", a->data.pb.gr->names[c->feat_group[k]],
-                 r[POLICY_F_COST], r[POLICY_F_BYTES], r[POLICY_F_VISITS], r[POLICY_F_CURRENT], r[POLICY_F_START], dev);
+        if (ext)
+            snprintf(x, sizeof x, "  %4.2f %5.2f %5.2f", r[xo + POLICY_FX_CRIT], r[xo + POLICY_FX_LOAD],
+                     r[xo + POLICY_FX_MEM]);
+        snprintf(lines[n++], 200, "%-16.16s %-8s %5.3f %5.3f %4.0f %3.0f %6.3f [%s]%s",
+                 a->data.pb.gr->names[c->feat_group[k]], is, r[POLICY_F_COST], r[POLICY_F_BYTES],
+                 r[POLICY_F_VISITS], r[POLICY_F_CURRENT], r[POLICY_F_START], dev, x);
     }
     return n;
 }
 
 /* The zero-shot runtime against the best baseline and one device. */
-static int zero_shot_line(const App *a, char lines[3][160])
+static int zero_shot_line(const App *a, char lines[][200])
 {
     double best = INFINITY;
     const char *bm = "";
@@ -316,7 +354,7 @@ static int zero_shot_line(const App *a, char lines[3][160])
             bm = a->base.rows[k].method;
         }
     char b1[32], b2[32], b3[32];
-    snprintf(lines[0], 160, "zero-shot Placeto: %s   best baseline (%s): %s   one device: %s",
+    snprintf(lines[0], 200, "zero-shot Placeto: %s   best baseline (%s): %s   one device: %s",
              util_fmt_time(b1, a->data.ep->best_runtime_us), bm, util_fmt_time(b2, best),
              util_fmt_time(b3, a->data.single_us));
     return 1;
@@ -328,13 +366,17 @@ static void draw_tour(const App *a, Grid *g)
     const AppTourStage *s = app_tour_stage(a->tour.stage, &n_stages);
     if (!a->tour.active || !s)
         return;
-    char extra[3][160];
-    int n_extra = s->extra == TOUR_FEATURES ? feature_lines(a, extra) : s->extra == TOUR_ZERO_SHOT ?
-                                                                         zero_shot_line(a, extra) : 0;
-    int lines = 1;
-    for (const char *p = s->text; *p; p++)
-        lines += *p == '\n';
-    int w = g->w - 4 < 96 ? g->w - 4 : 96, h = lines + n_extra + 2;
+    char extra[APP_FEATURE_ROWS + 1][200], tbuf[1024];
+    int n_extra = s->extra == TOUR_FEATURES ? feature_lines(a, extra, APP_FEATURE_ROWS + 1) :
+                  s->extra == TOUR_ZERO_SHOT ? zero_shot_line(a, extra) : 0;
+    const char *text = app_tour_text(a, a->tour.stage, tbuf, sizeof tbuf);
+    int w = g->w - 4 < 100 ? g->w - 4 : 100;
+    /* the text wraps to the box; the feature table (78 columns with the extended features) fits
+       from 82 columns up */
+    int lines = widget_wrap(text, w - 4, NULL, NULL, 0);
+    int h = lines + n_extra + 2, room = g->h - 2;
+    if (h > room)
+        h = room;
     /* at the top when the stage shows something at the bottom or in the middle */
     GridRect r = {(g->w - w) / 2, s->top ? 1 : g->h - h - 1, w, h};
     if (r.y < 1)
@@ -344,20 +386,14 @@ static void draw_tour(const App *a, Grid *g)
     char title[160];
     snprintf(title, sizeof title, " Tour %d/%d: %s ", a->tour.stage + 1, n_stages, s->title);
     grid_text_fit(g, r.x + 2, r.y, title, r.w - 4, GS_TITLE);
-    int y = r.y + 1;
-    const char *p = s->text;
-    while (*p && y < r.y + r.h - 1) {
-        const char *e = strchr(p, '\n');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        char line[256];
-        snprintf(line, sizeof line, "%.*s", (int)len, p);
-        grid_text_fit(g, r.x + 2, y++, line, r.w - 4, GS_NONE);
-        p += len + (e ? 1 : 0);
-    }
-    for (int k = 0; k < n_extra && y < r.y + r.h - 1; k++)
-        grid_text_fit(g, r.x + 2, y++, extra[k], r.w - 4, k == 0 && s->extra == TOUR_FEATURES ? GS_LABEL : GS_GOOD);
+    GridRect in = {r.x + 2, r.y + 1, r.w - 4, r.h - 2};
+    int used = widget_text_wrapped(g, in, text, 0, GS_NONE);
+    int y = in.y + (used < in.h ? used : in.h);
+    for (int k = 0; k < n_extra && y < in.y + in.h; k++)
+        grid_text_fit(g, in.x, y++, extra[k], in.w, k == 0 && s->extra == TOUR_FEATURES ? GS_LABEL : GS_GOOD);
     grid_text_fit(g, r.x + 2, r.y + r.h - 1,
-                  a->tour.autoplay ? " advancing on its own; q leaves the tour " : " space: next   q: leave the tour ",
+                  a->tour.autoplay ? " advancing on its own; Left goes back, q leaves the tour " :
+                                     " space: next   Left/p: back   q: leave the tour ",
                   r.w - 4, GS_KEY);
 }
 
@@ -439,14 +475,18 @@ void app_draw(const App *a, Grid *g, AppGeom *geom)
         return;
     }
     draw_status(a, g);
-    GridRect area = {0, 1, g->w, g->h - 2};
+    int top = status_rows(a, g);
+    GridRect area = {0, top, g->w, g->h - top - message_rows(a, g)};
     if (a->view.maximized >= 0)
         draw_pane(a, g, (AppPane)a->view.maximized, area, geom);
     else
         draw_panes(a, g, area, geom);
     draw_message(a, g);
     const DialogDef *dlg = dialog_def(a->dialog.kind);
-    if (dlg)
-        dlg->draw(a, g);
+    if (dlg) {
+        int scroll = dlg->draw(a, g);
+        if (geom)
+            geom->dialog_scroll = scroll;
+    }
     draw_tour(a, g);
 }

@@ -15,6 +15,7 @@ typedef struct AppGeom {
     DagView dag;    /* dst: the pane's inside; style and critical are NULL (they die with the frame) */
     int have_tl;    /* the timeline pane was drawn, with this view */
     TlView tl;      /* dst: the pane's inside */
+    int dialog_scroll; /* the open dialog's last first row (0: it all fits) */
 } AppGeom;
 
 /* Renders the whole screen of a onto g (g's size is the screen's) and fills

@@ -438,6 +438,7 @@ const EpisodeStep *episode_step_policy(Episode *ep, const Policy *pol, PolicyWor
     s.old_device = ep->group_device[v];
     s.new_device = s.proposed = a;
     s.actor = EPISODE_ACTOR_POLICY;
+    s.takes_step = 1;
     s.greedy = greedy;
     double before = ep->score;
     ep->group_device[v] = a;
@@ -473,8 +474,13 @@ const EpisodeStep *episode_override(Episode *ep, int group, int device, Err *e)
     s.old_device = ep->group_device[group];
     s.new_device = s.proposed = device;
     s.actor = EPISODE_ACTOR_USER;
+    s.takes_step = !episode_done(ep) && ep->order[ep->cursor] == group;
     double before = ep->score;
     ep->group_device[group] = device;
+    if (s.takes_step) {
+        ep->cursor++;
+        ep->visits[group]++;
+    }
     simulate(ep, 1);
     s.runtime_us = ep->runtime_us;
     s.reward = episode_reward(ep, before, ep->score);
@@ -487,7 +493,7 @@ int episode_undo(Episode *ep)
         return -1;
     const EpisodeStep *s = &ep->hist[ep->n_hist - 1];
     ep->group_device[s->group] = s->old_device;
-    if (s->actor == EPISODE_ACTOR_POLICY) {
+    if (s->takes_step) {
         ep->cursor = s->cursor;
         ep->visits[s->group]--;
     }
@@ -504,7 +510,7 @@ int episode_redo(Episode *ep)
         return -1;
     const EpisodeStep *s = &ep->hist[ep->n_hist];
     ep->group_device[s->group] = s->new_device;
-    if (s->actor == EPISODE_ACTOR_POLICY) {
+    if (s->takes_step) {
         ep->cursor = s->cursor + 1;
         ep->visits[s->group]++;
     }

@@ -67,6 +67,8 @@ typedef struct EpisodeStep {
     int proposed;        /* the device the actor chose: new_device, or with accept_improving
                             the rejected choice (new_device is then old_device); not saved */
     EpisodeActor actor;
+    int takes_step;      /* the entry is the step at the cursor: policy steps always, a user's
+                            override of the current group too (the cursor moved on) */
     int greedy;          /* policy entries: argmax instead of a sample */
     float *probs;        /* policy entries: n_devices probabilities; NULL for users */
     double runtime_us;   /* simulated makespan after the entry */
@@ -150,7 +152,9 @@ const EpisodeStep *episode_step_policy(Episode *ep, const Policy *pol, PolicyWor
                                    float *feats_out);
 /* Moves group to device as the user; returns the entry, or NULL with e set
  * when group or device is out of range. Moving a group to its own device is
- * recorded too (it is what the user chose). */
+ * recorded too (it is what the user chose). Overriding the current group
+ * is that step's decision: the cursor moves on (takes_step); overriding any
+ * other group leaves the cursor where it is. */
 const EpisodeStep *episode_override(Episode *ep, int group, int device, Err *e);
 /* Undo / redo one entry; return 0, or -1 when there is nothing to undo/redo. */
 int episode_undo(Episode *ep);

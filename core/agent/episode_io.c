@@ -65,9 +65,11 @@ static void write_step(FILE *f, const Episode *ep, const EpisodeStep *s)
     char b1[40], b2[32];
     fprintf(f, "{\"cursor\": %d, \"group\": ", s->cursor);
     util_json_string(f, ep->gr->names[s->group]);
-    fprintf(f, ", \"old\": %d, \"new\": %d, \"actor\": \"%s\", \"greedy\": %s, \"probs\": ",
-            s->old_device, s->new_device, s->actor == EPISODE_ACTOR_USER ? "user" : "policy",
-            s->greedy ? "true" : "false");
+    fprintf(f, ", \"old\": %d, \"new\": %d, \"actor\": \"%s\", ", s->old_device, s->new_device,
+            s->actor == EPISODE_ACTOR_USER ? "user" : "policy");
+    if (s->actor == EPISODE_ACTOR_USER && s->takes_step)
+        fputs("\"takes_step\": true, ", f);
+    fprintf(f, "\"greedy\": %s, \"probs\": ", s->greedy ? "true" : "false");
     if (s->probs) {
         fputc('[', f);
         for (int d = 0; d < ep->n_devices; d++)
@@ -447,6 +449,14 @@ static int read_history(const Rd *r, const cJSON *hist, const int *order, Episod
             jdoc_err(r->d, r->e, f, "expected \"policy\" or \"user\", got \"%s\"", actor);
             goto fail;
         }
+        s.takes_step = s.actor == EPISODE_ACTOR_POLICY;
+        snprintf(f, sizeof f, "%s.takes_step", base);
+        if (read_opt_bool(r, v, "takes_step", base, &s.takes_step) != 0)
+            goto fail;
+        if (s.actor == EPISODE_ACTOR_POLICY && !s.takes_step) {
+            jdoc_err(r->d, r->e, f, "a policy step always takes the step at its cursor (expected true or no field)");
+            goto fail;
+        }
         snprintf(f, sizeof f, "%s.probs", base);
         if (read_bool(r, v, "greedy", base, &s.greedy) != 0 ||
             !(p = member(r, v, "probs", base, NULL, "an array of probabilities or null")))
@@ -473,13 +483,14 @@ static int read_history(const Rd *r, const cJSON *hist, const int *order, Episod
             read_rng(r, v, "rng_before", base, &s.rng_before) != 0 ||
             read_rng(r, v, "rng_after", base, &s.rng_after) != 0)
             goto fail;
-        if (s.actor == EPISODE_ACTOR_POLICY && (cursor >= ep->n_order || order[cursor] != s.group)) {
+        if (s.takes_step && (cursor >= ep->n_order || order[cursor] != s.group)) {
+            const char *what = s.actor == EPISODE_ACTOR_POLICY ? "a policy step" : "a user step that takes the step";
             snprintf(f, sizeof f, "%s.cursor", base);
             if (cursor >= ep->n_order)
-                jdoc_err(r->d, r->e, f, "a policy step needs a cursor below %d (the end of the visit order)",
+                jdoc_err(r->d, r->e, f, "%s needs a cursor below %d (the end of the visit order)", what,
                          ep->n_order);
             else
-                jdoc_err(r->d, r->e, f, "a policy step at cursor %lld places order[%lld] = \"%s\", not \"%s\"",
+                jdoc_err(r->d, r->e, f, "%s at cursor %lld places order[%lld] = \"%s\", not \"%s\"", what,
                          (long long)cursor, (long long)cursor, r->gr->names[order[cursor]], r->gr->names[s.group]);
             goto fail;
         }

@@ -34,8 +34,12 @@ has() {
     local name=$1 p
     shift
     expect_rc "$name" 0 || return
+    # the status line (the first two rows) and the message (the last three)
+    # wrap: they are also searched joined
+    { cat "$tmp/out"; echo; head -n 2 "$tmp/out" | tr '\n' ' '; echo; tail -n 3 "$tmp/out" | tr '\n' ' '; } \
+        > "$tmp/out.joined"
     for p in "$@"; do
-        if ! grep -qF -- "$p" "$tmp/out"; then fail "$name" "the screen lacks '$p'"; return; fi
+        if ! grep -qF -- "$p" "$tmp/out.joined"; then fail "$name" "the screen lacks '$p'"; return; fi
     done
     pass
 }
@@ -74,7 +78,16 @@ explore "space space space" --size 100x30
 has "step" "step 3/18" "History 3 steps" "step 3: policy "
 
 explore "space space down 1" --size 100x30
-has "override" "you moved" "the policy goes on from here"
+has "override of another group" "(aside)" "the episode stays at step 3" "episode 1 step 2/18"
+
+# overriding the current group is that step's decision: the cursor moves on
+# and the policy continues with the next group
+explore "space space 1" --size 100x30
+has "override of the current group" "(this step)" "the policy goes on with" "episode 1 step 3/18"
+explore "space space 1 space" --size 100x30
+has "the policy goes on after an override" "step 4: policy" "episode 1 step 4/18" "you moved"
+explore "space space 0" --size 100x30
+has "kept reads as kept" "you kept" "on /GPU:0 (this step)"
 
 explore "space space down 1 u" --size 100x30
 has "undo" "undo: " "History 2 steps, redo available"
@@ -88,7 +101,7 @@ has "finish" "finished the episode in 18 steps" "step 18/18"
 explore "r tick tick tick r" --size 100x30
 has "run and pause" "step 3/18" "paused"
 
-explore "g space" --size 100x30
+explore "m space" --size 100x30
 has "greedy" "greedy" "step 1: policy (greedy) "
 
 explore "?" --size 100x40
@@ -105,7 +118,7 @@ has "start from a baseline" "new episode from" "the policy refines it"
 
 explore "T bs bs 4 enter wait" --size 100x30
 has "train in the background" "trained 4 episodes"
-if [ -s "$tmp/toy_crown.trained-policy.json" ]; then pass; else fail "train in the background" "no policy file"; fi
+if [ -s "$tmp/crown.trained-policy.json" ]; then pass; else fail "train in the background" "no policy file"; fi
 
 for pane in 1 2 3 4 5 6; do
     tabs=""
@@ -128,14 +141,14 @@ explore "resize:20x6 resize:100x30" --size 100x30
 has "resize back" "Graph 18 groups"
 
 explore "d t" --size 100x30
-has "exports" "wrote toy_crown.trace.json"
-if [ -s "$tmp/toy_crown.placement.dot" ] && dot -Tsvg "$tmp/toy_crown.placement.dot" -o /dev/null 2> /dev/null; then
+has "exports" "wrote crown.trace.json"
+if [ -s "$tmp/crown.placement.dot" ] && dot -Tsvg "$tmp/crown.placement.dot" -o /dev/null 2> /dev/null; then
     pass
 else
     fail "DOT export" "no file, or dot cannot render it"
 fi
 pycheck "trace export" 'import json, sys; d = json.load(open(sys.argv[1])); assert d["traceEvents"], "no events"' \
-    "$tmp/toy_crown.trace.json"
+    "$tmp/crown.trace.json"
 
 # quit: no changes quits at once; changes ask first
 explore "q space" --size 100x30
@@ -144,7 +157,7 @@ explore "space q" --size 100x30
 has "quit asks" "Unsaved changes" "y: save to"
 explore "space q n" --size 100x30
 expect_rc "quit without saving" 0 && pass
-if [ -s "$tmp/toy_crown.episode.json.autosave" ]; then pass; else fail "autosave on quit" "no autosave file"; fi
+if [ -s "$tmp/crown.episode.json.autosave" ]; then pass; else fail "autosave on quit" "no autosave file"; fi
 
 # save, then resume: the same screen and, stepping on, the same episode
 explore "space space 1 s space space" --size 100x30 --save ep.json
@@ -155,8 +168,9 @@ pycheck "episode file" '
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["format"] == "placeto-episode", d["format"]
-assert d["cursor"] == 2 and len(d["history"]) == 3, (d["cursor"], len(d["history"]))
+assert d["cursor"] == 3 and len(d["history"]) == 3, (d["cursor"], len(d["history"]))
 assert [h["actor"] for h in d["history"]] == ["policy", "policy", "user"]
+assert d["history"][2].get("takes_step") is True and "takes_step" not in d["history"][0]
 ' "$tmp/ep.json"
 cmd="placeto explore --resume ep.json --headless --keys 'space space'"
 # shellcheck disable=SC2086
@@ -178,27 +192,95 @@ cmd="placeto explore --replay ep.json --headless --keys 'space space left'"
 (cd "$tmp" && timeout 20 $wrap "$absprog" explore --replay ep.json --headless --keys "space space left" --size 100x30) \
     > "$tmp/out" 2> "$tmp/err" < /dev/null
 rc=$?
-has "replay" "placeto replay" "replay 1/3: policy"
+has "replay" "placeto replay" "replay 1/3, back over: policy"
 cmd="placeto explore --replay ep.json --headless --keys 'space 1'"
 (cd "$tmp" && timeout 20 $wrap "$absprog" explore --replay ep.json --headless --keys "space 1" --size 100x30) \
     > "$tmp/out" 2> "$tmp/err" < /dev/null
 rc=$?
 has "replay is read-only" "replay is read-only"
+# replay's help lists replay's keys
+cmd="placeto explore --replay ep.json --headless --keys '?'"
+(cd "$tmp" && timeout 20 $wrap "$absprog" explore --replay ep.json --headless --keys "?" --size 100x40) \
+    > "$tmp/out" 2> "$tmp/err" < /dev/null
+rc=$?
+has "replay's help" "Replay (read-only)" "one recorded step backwards" "the start of the recording"
+if grep -q "new episode" "$tmp/out"; then fail "replay's help" "it lists the episode's keys"; fi
+
+# nothing is lost by one key: a new episode asks when this one is unsaved,
+# and the previous one comes back by undo
+explore "space space e" --size 100x30
+has "new episode asks" "New episode" "This episode has unsaved changes" "any other key: stay"
+explore "space space e x" --size 100x30
+has "new episode cancelled" "no new episode" "episode 1 step 2/18"
+explore "space space e y" --size 100x30
+has "new episode" "episode 2 step 0/18" "u at its start goes back"
+explore "space space e y space u u" --size 100x30
+has "undo reaches the previous episode" "back to the previous episode" "episode 1 step 2/18"
+explore "space space e y u U" --size 100x30
+has "redo comes forward again" "forward to the next episode" "episode 2 step 0/18"
+explore "e" --size 100x30
+has "no question without unsaved work" "episode 2 step 0/18"
+# n and N after a search, as in less and vim
+explore "/ b 1 enter n" --size 100x30
+has "search next" "/b1: b1." "match 2 of"
+explore "/ b 1 enter n N" --size 100x30
+has "search previous" "match 1 of"
+explore "n" --size 100x30
+has "n without a search" "no search yet"
+# Home/End and g/G outside replay
+explore "space space space g" --size 100x30
+has "g undoes the history" "undid 3 entries" "episode 1 step 0/18"
+explore "space space space home end" --size 100x30
+has "End redoes it" "redid 3 entries" "episode 1 step 3/18"
+explore "space space space g G" --size 100x30
+has "G redoes it" "redid 3 entries"
+
+# nothing is cut: the help scrolls at 80x24 and wraps long lines; a long
+# message wraps
+explore "?" --size 80x24
+has "help at 80x24" "1-20 of" "j/k PgUp/PgDn scroll" "(asks when this one is unsaved; u at its"
+explore "? $(printf 'j %.0s' $(seq 60))" --size 80x24
+has "help scrolled to its end" "of 4" "Mouse: click a group"
+explore "space space 1" --size 80x24
+has "a long message wraps" "the policy goes on with"
 
 # the guided tour, start to finish, headless
-cmd="placeto demo --headless --keys 'space x11' --frames frames.txt"
+cmd="placeto demo --headless --keys 'space x12' --frames frames.txt"
 keys=""
-for ((k = 0; k < 11; k++)); do keys="$keys space"; done
+for ((k = 0; k < 12; k++)); do keys="$keys space"; done
 (cd "$tmp" && timeout 60 $wrap "$absprog" demo --headless --keys "$keys" --size 110x34 --frames frames.txt) \
     > "$tmp/out" 2> "$tmp/err" < /dev/null
 rc=$?
 has "demo to the end" "the tour is over"
-n=$(grep -o "Tour [0-9]*/11" "$tmp/frames.txt" | sort -u | wc -l)
-if [ "$n" -eq 10 ]; then pass; else fail "demo stages" "$n of the stages 2-11 shown"; fi
+n=$(grep -o "Tour [0-9]*/12" "$tmp/frames.txt" | sort -u | wc -l)
+if [ "$n" -eq 11 ]; then pass; else fail "demo stages" "$n of the stages 2-12 shown"; fi
 for t in "The simulator and the timeline" "Message passing" "Ancestors, descendants" "The reward" \
-         "An override by hand" "Compared with the baselines" "Generalization to an unseen graph" "zero-shot Placeto"; do
+         "An override by hand" "Compared with the baselines" "Generalization to an unseen graph" "zero-shot Placeto" \
+         "Every learned agent beside the baselines" "placeto family_nmt zero-shot" "placeto general_2 refine"; do
     if grep -qF "$t" "$tmp/frames.txt"; then pass; else fail "demo stage" "no '$t' in any frame"; fi
 done
+
+# the tour: the feature stage shows several groups as a table; stepping back
+# a stage (Left, Backspace, p) shows it as it was, also back from the
+# held-out graph; the override stage places the current group
+demo() {
+    cmd="placeto demo --headless --keys '$1'"
+    (cd "$tmp" && timeout 60 $wrap "$absprog" demo --headless --keys "$1" --size 100x34) > "$tmp/out" 2> "$tmp/err" < /dev/null
+    rc=$?
+}
+demo "space space"
+has "feature table" "Tour 3/12" "is        cost bytes" "current" "parent"
+demo "space space space left"
+has "back a stage" "Tour 3/12" "is        cost bytes"
+demo "space space space space space space space"
+cp "$tmp/out" "$tmp/override.txt"
+has "the override stage" "Tour 8/12" "you moved"
+demo "space space space space space space space p space"
+if cmp -s "$tmp/out" "$tmp/override.txt"; then pass; else fail "back and forth again" "the override stage differs"; fi
+demo "space space space space space space space space space bs"
+has "back from the held-out graph" "Tour 9/12: Compared with the baselines" "resnet18"
+demo "left"
+has "no stage before the first" "Tour 1/12" "the tour's first stage"
 
 # errors
 explore "" --size 0x0

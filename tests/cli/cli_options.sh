@@ -128,7 +128,7 @@ fi
 # ---- the demo's command line ----
 run demo --auto 3 --headless --size 100x30
 if expect_rc "demo --auto 3" 0; then
-    if grep -qF "Tour 1/11" "$tmp/out"; then pass; else fail "demo --auto 3" "no tour"; fi
+    if grep -qF "Tour 1/" "$tmp/out"; then pass; else fail "demo --auto 3" "no tour"; fi
 fi
 run demo --auto --headless --size 100x30
 expect_rc "demo --auto" 0 && pass
@@ -139,7 +139,7 @@ usage_error "demo --auto 0" demo --auto 0 --headless
 usage_error "demo two graphs" demo "$crown" "$crown" --headless
 run demo "$crown" --devices 3 --headless --size 100x30
 if expect_rc "demo GRAPH --devices 3" 0; then
-    if grep -qF "toy_crown on 3x K80" "$tmp/out" && grep -qF "Tour 1/11" "$tmp/out"; then pass; else fail "demo GRAPH --devices 3" "not the tour on crown, 3 devices"; fi
+    if grep -qF "toy_crown on 3x K80" "$tmp/out" && grep -qF "Tour 1/" "$tmp/out"; then pass; else fail "demo GRAPH --devices 3" "not the tour on crown, 3 devices"; fi
 fi
 run demo "$nmt" --policy "$nmt4" --auto 2 --headless --size 100x30
 if expect_rc "demo GRAPH --policy" 0; then

@@ -83,7 +83,7 @@ assert "\x1b[0;38;5;" in data, "no 256-colour SGR"
 assert "\u250c" in data, "no box drawing"
 ' "$tmp/a.cast"
 # the demo records too, through the tour's change of graph
-keys11="space space space space space space space space space space"
+keys11="space space space space space space space space space space space"
 run demo --headless --keys "$keys11" --size 110x34 --record "$tmp/tour.cast" --record-step 3
 if expect_rc "demo --record" 0; then
     castcheck "tour cast" "$tmp/tour.cast" --size 110x34 --step 3 --contains "That is Placeto" --contains "nmt_variant_24"
@@ -176,12 +176,12 @@ if command -v tmux > /dev/null; then
     tm send-keys -t rec Space Space
     check "tmux: steps" "step 2/18"
     tm send-keys -t rec s
-    check "tmux: saves" "saved toy_crown.episode.json"
+    check "tmux: saves" "saved crown.episode.json"
     tm send-keys -t rec q
     check "tmux: quits" "EXITED 0"
     if [ -s "$tmp/live.cast" ]; then
         pass
-        castcheck "tmux cast" "$tmp/live.cast" --size 100x30 --contains "step 2/18" --contains "saved toy_crown.episode.json"
+        castcheck "tmux cast" "$tmp/live.cast" --size 100x30 --contains "step 2/18" --contains "saved crown.episode.json"
         pycheck "tmux cast header" '
 import json, sys
 h = json.loads(open(sys.argv[1], encoding="utf-8").readline())
@@ -192,12 +192,12 @@ assert h["env"]["TERM"] == "xterm-256color" and h["timestamp"] > 1600000000, h
     fi
     # a SIGTERM ends the session and still writes the recording
     start demo --record sig.cast --auto 1
-    check "tmux: demo" "Tour 1/11"
-    check "tmux: demo --auto 1 advances" "Tour 2/11" 5
+    check "tmux: demo" "Tour 1/"
+    check "tmux: demo --auto 1 advances" "Tour 2/" 5
     pid=$(pgrep -P "$(tm display -p -t rec '#{pane_pid}')" | head -n 1)
     if [ -n "$pid" ]; then kill -TERM "$pid"; fi
     check "tmux: SIGTERM" "EXITED 0"
-    castcheck "tmux SIGTERM cast" "$tmp/sig.cast" --size 100x30 --contains "Tour 2/11"
+    castcheck "tmux SIGTERM cast" "$tmp/sig.cast" --size 100x30 --contains "Tour 2/"
 else
     echo "record: tmux not installed, the terminal session skipped"
 fi

@@ -63,29 +63,29 @@ tm send-keys -t e2e '?'
 check "help" "Keys"
 tm send-keys -t e2e Escape
 tm send-keys -t e2e d
-check "export DOT" "wrote toy_crown.placement.dot"
+check "export DOT" "wrote crown.placement.dot"
 tm send-keys -t e2e t
-check "export trace" "wrote toy_crown.trace.json"
+check "export trace" "wrote crown.trace.json"
 tm send-keys -t e2e s
-check "save" "saved toy_crown.episode.json"
+check "save" "saved crown.episode.json"
 tm resize-window -t e2e -x 80 -y 24
 sleep 0.3
 check "resize" "Graph"
 tm send-keys -t e2e q
 check "quit" "EXITED 0"
-for f in toy_crown.placement.dot toy_crown.trace.json toy_crown.episode.json; do
+for f in crown.placement.dot crown.trace.json crown.episode.json; do
     if [ -s "$tmp/$f" ]; then pass; else fail "file $f" "missing after the session"; fi
 done
 
-start --resume toy_crown.episode.json
-check "resume" "resumed toy_crown.episode.json: step 2 of 18"
+start --resume crown.episode.json
+check "resume" "resumed crown.episode.json: step 2 of 18"
 tm send-keys -t e2e Space
 check "step after resume" "step 3/18"
 # a SIGTERM autosaves (there is an unsaved step) and restores the terminal
 pid=$(pgrep -P "$(tm display -p -t e2e '#{pane_pid}')" | head -n 1)
 if [ -n "$pid" ]; then kill -TERM "$pid"; fi
 check "SIGTERM" "EXITED 0"
-if [ -s "$tmp/toy_crown.episode.json.autosave" ]; then pass; else fail "autosave on SIGTERM" "no autosave file"; fi
+if [ -s "$tmp/crown.episode.json.autosave" ]; then pass; else fail "autosave on SIGTERM" "no autosave file"; fi
 # the shell's screen is back: no alternate screen, the cursor shown
 if tm display -p -t e2e '#{alternate_on} #{cursor_flag}' | grep -q '^0 1$'; then
     pass
@@ -110,7 +110,7 @@ for sig in INT HUP SEGV; do
         fail "terminal restored after SIG$sig" "alternate screen or hidden cursor left"
     fi
 done
-if [ -s "$tmp/toy_crown.episode.json.autosave" ]; then pass; else fail "autosave on SIGINT/SIGHUP" "no autosave file"; fi
+if [ -s "$tmp/crown.episode.json.autosave" ]; then pass; else fail "autosave on SIGINT/SIGHUP" "no autosave file"; fi
 
 echo "tmux: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -87,6 +87,14 @@ int test_failed_now(void);
             test_fail(__FILE__, __LINE__, "%s == %.17g, expected %.17g", #a, a_, b_); \
     } while (0)
 
+#define CHECK_STR(got, want)                                                        \
+    do {                                                                            \
+        const char *g_ = (got), *w_ = (want);                                       \
+        if (!g_ || strcmp(g_, w_) != 0)                                             \
+            test_fail(__FILE__, __LINE__, "%s == \"%s\", expected \"%s\"", #got,     \
+                      g_ ? g_ : "(null)", w_);                                      \
+    } while (0)
+
 #define CHECK_STR_CONTAINS(hay, needle)                                             \
     do {                                                                            \
         const char *h_ = (hay), *n_ = (needle);                                     \

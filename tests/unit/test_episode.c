@@ -192,6 +192,49 @@ TEST(episode_undo_redo_and_repeat)
     fix_done(&f);
 }
 
+/* Overriding the current group is that step's decision: the cursor moves
+ * on, undo takes it back, and the policy goes on with the next group. */
+TEST(episode_override_of_the_current_group_takes_the_step)
+{
+    Fix f;
+    if (!fix_init(&f, 40, 3, 6))
+        return;
+    Episode *ep = f.ep;
+    for (int k = 0; k < 3; k++)
+        episode_step_policy(ep, f.pol, f.w, 0, NULL);
+    int cur = episode_current(ep), at = ep->cursor, old = ep->group_device[cur];
+    Err e = {{0}};
+    const EpisodeStep *u = episode_override(ep, cur, (old + 1) % 3, &e);
+    REQUIRE(u != NULL);
+    CHECK(u->actor == EPISODE_ACTOR_USER && u->takes_step && u->cursor == at);
+    CHECK_INT(ep->cursor, at + 1);
+    CHECK_INT(ep->visits[cur], 1);
+    CHECK_EXACT(ep->runtime_us, fresh_runtime(&f));
+    /* the next policy step decides the next group, not the overridden one */
+    const EpisodeStep *p = episode_step_policy(ep, f.pol, f.w, 0, NULL);
+    CHECK(p->group == ep->order[at + 1] && p->group != cur);
+    CHECK_INT(ep->group_device[cur], (old + 1) % 3);
+    /* undo both: the cursor and the visit count come back */
+    CHECK_INT(episode_undo(ep), 0);
+    CHECK_INT(episode_undo(ep), 0);
+    CHECK_INT(ep->cursor, at);
+    CHECK_INT(ep->visits[cur], 0);
+    CHECK_INT(ep->group_device[cur], old);
+    CHECK_INT(episode_redo(ep), 0);
+    CHECK_INT(ep->cursor, at + 1);
+    CHECK_INT(ep->visits[cur], 1);
+    /* an override of another group leaves the cursor */
+    int other = ep->order[0];
+    const EpisodeStep *o = episode_override(ep, other, (ep->group_device[other] + 1) % 3, &e);
+    CHECK(o && !o->takes_step && ep->cursor == at + 1);
+    /* at the end of the episode an override takes no step */
+    while (!episode_done(ep))
+        episode_step_policy(ep, f.pol, f.w, 0, NULL);
+    o = episode_override(ep, 0, 1, &e);
+    CHECK(o && !o->takes_step && episode_done(ep));
+    fix_done(&f);
+}
+
 TEST(episode_greedy_is_deterministic_and_reset_repeats)
 {
     Fix f;

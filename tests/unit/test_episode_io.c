@@ -136,7 +136,7 @@ static void diff_episodes(char *why, size_t n, const Episode *a, const Episode *
         const EpisodeStep *x = &a->hist[i], *y = &b->hist[i];
         D(x->cursor == y->cursor && x->group == y->group && x->old_device == y->old_device &&
               x->new_device == y->new_device && x->actor == y->actor && x->greedy == y->greedy &&
-              SAME_D(x->runtime_us, y->runtime_us) && SAME_D(x->reward, y->reward) &&
+              x->takes_step == y->takes_step && SAME_D(x->runtime_us, y->runtime_us) && SAME_D(x->reward, y->reward) &&
               bits(&x->rng_before, &y->rng_before, sizeof(Rng)) && bits(&x->rng_after, &y->rng_after, sizeof(Rng)) &&
               (!x->probs) == (!y->probs) &&
               (!x->probs || bits(x->probs, y->probs, (size_t)a->n_devices * sizeof(float))),
@@ -170,7 +170,8 @@ static int same_step(const EpisodeStep *x, const EpisodeStep *y, int n_devices)
 }
 
 /* A history with policy steps (sampled and greedy), user overrides (one a
- * no-op move) and two undone entries at the end. */
+ * no-op move, one of the current group, which takes the step) and two
+ * undone entries at the end. */
 static Episode *played_episode(Fix *f, uint64_t seed)
 {
     Err e = {{0}};
@@ -180,6 +181,8 @@ static Episode *played_episode(Fix *f, uint64_t seed)
         episode_step_policy(ep, f->pol, f->w, k == 3, NULL);
     CHECK(episode_override(ep, 2, 2, &e) != NULL);
     CHECK(episode_override(ep, 4, ep->group_device[4], &e) != NULL);
+    const EpisodeStep *u = episode_override(ep, episode_current(ep), 1, &e);
+    CHECK(u && u->takes_step);
     episode_step_policy(ep, f->pol, f->w, 0, NULL);
     episode_step_policy(ep, f->pol, f->w, 0, NULL);
     CHECK(episode_undo(ep) == 0);
@@ -391,7 +394,10 @@ static const struct {
     {"\"history\": [", "\"history\": [@7, ", "history[0]: expected a history entry object"},
     {"\"history\": [\n  {\"cursor\": 0", "\"history\": [\n  {\"cursor\": @1", "history[0].cursor: a policy step at cursor 1 places order[1] = "},
     {"\"history\": [\n  {\"cursor\": 0", "\"history\": [\n  {\"cursor\": @24", "history[0].cursor: a policy step needs a cursor below 24"},
-    {"\"redo\": 2", "\"redo\": @99", "redo: expected an integer from 0 to 9"},
+    {"\"redo\": 2", "\"redo\": @99", "redo: expected an integer from 0 to 10"},
+    {"\"takes_step\": true", "\"takes_step\": @1", "history[5].takes_step: expected true or false"},
+    {"\"actor\": \"policy\", \"greedy\"", "\"actor\": \"policy\", \"takes_step\": @false, \"greedy\"",
+     "history[0].takes_step: a policy step always takes the step at its cursor"},
     {"\"simulations\": ", "\"simulations\": @-1, \"x\": ", "simulations: expected an integer from 0 to"},
     {"\"best\": {\"runtime_us\"", "\"best\": @{\"runtime\"", "best: missing \"runtime_us\""},
     {"\"cluster\": {", "\"cluster\": {\"x\": [@}], \"old\": {", "JSON syntax error near '}'"},

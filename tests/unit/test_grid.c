@@ -183,3 +183,37 @@ TEST(widget_sparkline_levels_and_buckets)
     CHECK_INT(widget_sparkline(g, 0, 0, 0, up, 8, 0, 0, GS_SPARK), 0);
     grid_free(g);
 }
+
+/* The lines widget_wrap gives for text at width, joined with '|'. */
+static void wrapped(const char *text, int width, char *out, size_t n)
+{
+    int start[32], len[32];
+    int lines = widget_wrap(text, width, start, len, 32);
+    size_t used = 0;
+    out[0] = 0;
+    for (int k = 0; k < lines && k < 32; k++)
+        used += (size_t)snprintf(out + used, n - used, "%s%.*s", k ? "|" : "", len[k], text + start[k]);
+}
+
+TEST(widget_wrap_breaks_at_words_and_newlines)
+{
+    char out[256];
+    wrapped("the quick brown fox jumps", 10, out, sizeof out);
+    CHECK_STR(out, "the quick|brown fox|jumps");
+    wrapped("the quick\nbrown", 40, out, sizeof out);
+    CHECK_STR(out, "the quick|brown");
+    wrapped("abcdefghijklmnop", 6, out, sizeof out);
+    CHECK_STR(out, "abcdef|ghijkl|mnop");
+    wrapped("a  b", 1, out, sizeof out);
+    CHECK_STR(out, "a|b");
+    wrapped("para one\n\npara two\n", 20, out, sizeof out);
+    CHECK_STR(out, "para one||para two");
+    wrapped("", 5, out, sizeof out);
+    CHECK_STR(out, "");
+    CHECK_INT(widget_wrap("", 5, NULL, NULL, 0), 1);
+    /* code points, not bytes: each of these is one cell */
+    wrapped("\xc3\xa9\xc3\xa9\xc3\xa9 \xc3\xa9\xc3\xa9", 4, out, sizeof out);
+    CHECK_STR(out, "\xc3\xa9\xc3\xa9\xc3\xa9|\xc3\xa9\xc3\xa9");
+    /* the count of lines even when fewer are filled */
+    CHECK_INT(widget_wrap("aa bb cc dd", 2, NULL, NULL, 0), 4);
+}
