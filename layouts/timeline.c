@@ -194,8 +194,11 @@ static void clamp_window(double *t0, double *t1, double limit)
 void tl_zoom(double *t0, double *t1, double factor, double anchor, double limit)
 {
     double span = *t1 - *t0, ns = span * factor;
-    if (!(ns >= 1.0))
-        ns = 1.0;
+    /* at least 1 µs, and wide enough that the window's ends stay distinct
+       doubles (a window of 1 µs at 1e18 µs would have t1 == t0) */
+    double min_span = fmax(1.0, fmax(fabs(anchor), fabs(limit)) * 1e-12);
+    if (!(ns >= min_span))
+        ns = min_span;
     if (limit > 0 && ns > limit)
         ns = limit;
     double rel = span > 0 ? (anchor - *t0) / span : 0.5;

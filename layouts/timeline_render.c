@@ -61,11 +61,15 @@ static void draw_axis(const Ctx *c)
     int y = c->v->dst.y, next = 0;
     grid_hline(c->g, c->x0, y + 1, c->w, GS_AXIS);
     double step = tl_tick_step(c->v->t1 - c->v->t0, c->w, 10);
-    for (double k = ceil(c->v->t0 / step - 1e-9);; k++) {
-        double tk = k * step;
-        int col = (int)floor((tk - c->v->t0) / c->dt + 1e-9);
-        if (col >= c->w)
+    double k0 = ceil(c->v->t0 / step - 1e-9);
+    /* an integer count of ticks, at most one per column: no loop here
+       depends on a floating-point increment (k0 + i may not change near 2^53) */
+    for (int i = 0; i <= c->w; i++) {
+        double tk = (k0 + i) * step;
+        double fcol = floor((tk - c->v->t0) / c->dt + 1e-9);
+        if (!(fcol < c->w)) /* past the end, or NaN */
             break;
+        int col = fcol < 0 ? 0 : (int)fcol;
         char buf[32];
         tl_format_tick(buf, sizeof buf, tk, step);
         int len = grid_text_width(buf);

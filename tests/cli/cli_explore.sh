@@ -282,6 +282,21 @@ has "back from the held-out graph" "Tour 9/12: Compared with the baselines" "res
 demo "left"
 has "no stage before the first" "Tour 1/12" "the tour's first stage"
 
+# a graph's name never chooses where files go: a graph named "../escaped"
+# in the file "my model.json" saves and exports as my_model.* beside it
+mkdir -p "$tmp/names/sub"
+"$py" -c 'import json, sys; d = json.load(open(sys.argv[1])); d["name"] = "../escaped"; json.dump(d, open(sys.argv[2], "w"))' \
+    "$g" "$tmp/names/sub/my model.json"
+cmd="placeto explore 'my model.json' --headless --keys 'space s d t'"
+(cd "$tmp/names/sub" && timeout 20 $wrap "$absprog" explore "my model.json" --headless --keys "space s d t" --size 100x30) \
+    > "$tmp/out" 2> "$tmp/err" < /dev/null
+rc=$?
+if expect_rc "files named after the graph file" 0; then
+    if [ -s "$tmp/names/sub/my_model.episode.json" ] && [ -s "$tmp/names/sub/my_model.placement.dot" ] &&
+       [ -s "$tmp/names/sub/my_model.trace.json" ] && [ -z "$(ls "$tmp/names" | grep -v '^sub$')" ]; then pass
+    else fail "files named after the graph file" "$(ls -R "$tmp/names")"; fi
+fi
+
 # errors
 explore "" --size 0x0
 expect_rc "bad --size" 2 && pass
@@ -303,6 +318,18 @@ cmd="placeto explore --resume ep.json --policy other.json --headless --keys 'spa
 rc=$?
 if expect_rc "resume with the $other features" 1; then
     if grep -q "extended features" "$tmp/err"; then pass; else fail "resume with the $other features" "no clear message"; fi
+fi
+# ... and so is a policy built with the memory feature (every architecture
+# field must match the episode's)
+run train "$g" --mem-feature --episodes 1 -o "$tmp/mem.json"
+expect_rc "train a policy with the memory feature" 0 && pass
+cmd="placeto explore --resume ep.json --policy mem.json --headless --keys 'space'"
+(cd "$tmp" && timeout 20 $wrap "$absprog" explore --resume ep.json --policy mem.json --headless --keys "space" --size 100x30) \
+    > "$tmp/out" 2> "$tmp/err" < /dev/null
+rc=$?
+if expect_rc "resume with the memory feature" 1; then
+    if grep -q "mem.json: the policy was built with the memory feature" "$tmp/err"; then pass; else
+        fail "resume with the memory feature" "no clear message: $(cat "$tmp/err")"; fi
 fi
 run explore "$g" --policy graphs/policies/inception_v3_4.json --devices 2 --headless
 if expect_rc "policy for other devices" 1; then

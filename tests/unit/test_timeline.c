@@ -1,6 +1,7 @@
 /* Timeline layout (layouts/timeline.h): the index, the critical path as a
  * chain of releases, tick steps and labels, zoom and pan, what the lanes
  * show and the reverse mapping from cells to ops. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "gen.h"
@@ -248,6 +249,75 @@ TEST(tl_render_narrow_ops_take_free_cells_only)
     CHECK(strcmp(a, b) == 0);
     free(a);
     free(b);
+    grid_free(grid);
+    run_free(&run);
+}
+
+/* A chain of n ops of cost_us each (a valid graph, whatever the cost). */
+static Graph *long_chain(int n, double cost_us)
+{
+    StrBuf b = {0};
+    sb_printf(&b, "{\"format\": \"placeto-graph\", \"version\": 1, \"name\": \"long\", \"nodes\": [");
+    for (int i = 0; i < n; i++)
+        sb_printf(&b, "%s{\"name\": \"o%d\", \"op\": \"matmul\", \"cost_us\": %.17g, \"output_bytes\": [1024]}",
+                  i ? ", " : "", i, cost_us);
+    sb_printf(&b, "], \"edges\": [");
+    for (int i = 1; i < n; i++)
+        sb_printf(&b, "%s{\"src\": \"o%d\", \"dst\": \"o%d\", \"output\": 0}", i > 1 ? ", " : "", i - 1, i);
+    sb_printf(&b, "]}");
+    Err e = {{0}};
+    Graph *g = graph_load_json_text("long.json", b.s, b.len, &e);
+    free(b.s);
+    return g;
+}
+
+/* 12 ops of 1e15 µs: zooming in all the way and panning across renders
+ * every frame (the axis once looped forever on a tick index past 2^53). */
+TEST(tl_render_extreme_makespans_terminate)
+{
+    static const double costs[] = {1e15, 3e12, 1e-3}; /* 1e15: the largest cost a graph may give */
+    for (size_t c = 0; c < sizeof costs / sizeof *costs; c++) {
+        Graph *g = long_chain(12, costs[c]);
+        REQUIRE(g != NULL);
+        Run run = run_of(g, 2, 3);
+        Grid *grid = grid_new(100, 12);
+        TlView v = tl_view_default(run.t, (GridRect){0, 0, 100, 11});
+        double limit = run.r->makespan_us;
+        for (int k = 0; k < 80; k++) {
+            tl_render(run.t, &v, grid);
+            CHECK(v.t1 > v.t0);
+            tl_zoom(&v.t0, &v.t1, 0.5, v.t0 + (v.t1 - v.t0) * 0.7, limit);
+        }
+        for (int k = 0; k < 40; k++) {
+            tl_pan(&v.t0, &v.t1, (v.t1 - v.t0) * 0.25, limit);
+            tl_render(run.t, &v, grid);
+        }
+        grid_free(grid);
+        run_free(&run);
+    }
+}
+
+/* Random windows over extreme ranges, including degenerate ones: the axis
+ * and lanes draw in bounded time and never write outside the grid. */
+TEST(tl_render_fuzz_windows)
+{
+    Graph *g = long_chain(12, 1e15);
+    REQUIRE(g != NULL);
+    Run run = run_of(g, 2, 3);
+    Rng r;
+    rng_seed(&r, 7);
+    Grid *grid = grid_new(60, 12);
+    for (int k = 0; k < 2000; k++) {
+        TlView v = tl_view_default(run.t, (GridRect){0, 0, 1 + (int)rng_below(&r, 60), 11});
+        double a = pow(10, rng_uniform(&r) * 40 - 10) * (rng_below(&r, 4) == 0 ? -1 : 1);
+        double span = pow(10, rng_uniform(&r) * 40 - 20);
+        v.t0 = a;
+        v.t1 = rng_below(&r, 8) == 0 ? a : a + span; /* sometimes an empty window */
+        tl_render(run.t, &v, grid);
+        double step = tl_tick_step(v.t1 - v.t0, v.dst.w, 10);
+        char buf[64];
+        CHECK(tl_format_tick(buf, sizeof buf, a, step) < (int)sizeof buf);
+    }
     grid_free(grid);
     run_free(&run);
 }
