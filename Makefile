@@ -52,7 +52,7 @@ PROG     ?= placeto
 UNIT     := $(BUILD)/unit
 BENCH    := $(BUILD)/placeto-bench
 
-.PHONY: all deps run test unit check-layers asan ubsan valgrind fuzz fuzz-build bench clean update-golden screenshots
+.PHONY: all deps run test unit check-layers asan ubsan valgrind fuzz fuzz-build bench clean update-golden screenshots tour-cast
 
 all: check-layers $(PROG)
 
@@ -100,9 +100,11 @@ $(PROG): $(TUI_OBJ) $(LIBLAY) $(LIBCORE)
 	@echo "  LINK    $@"
 	@$(CC) $(OPT) $(SAN) -o $@ $(TUI_OBJ) $(LIBLAY) $(LIBCORE) $(TUI_LIBS) $(LDLIBS)
 
-$(UNIT): $(TEST_OBJ) $(LIBLAY) $(LIBCORE)
+# the unit tests also cover the recordings' writer (no curses in these files)
+UNIT_TUI := $(BUILD)/tui/record.o $(BUILD)/tui/term_ansi.o $(BUILD)/tui/theme.o
+$(UNIT): $(TEST_OBJ) $(UNIT_TUI) $(LIBLAY) $(LIBCORE)
 	@echo "  LINK    $@"
-	@$(CC) $(OPT) $(SAN) -o $@ $(TEST_OBJ) $(LIBLAY) $(LIBCORE) $(LDLIBS)
+	@$(CC) $(OPT) $(SAN) -o $@ $(TEST_OBJ) $(UNIT_TUI) $(LIBLAY) $(LIBCORE) $(LDLIBS)
 
 # the benchmark drives the explorer's App headless: the explorer without the
 # commands, main and the curses backend
@@ -154,11 +156,20 @@ update-golden: $(UNIT) $(PROG)
 	@PLACETO_UPDATE_GOLDEN=1 PLACETO_PROG=./$(PROG) bash tests/cli/cli_explore.sh > /dev/null
 	@git status --short tests/data/golden 2>/dev/null || true
 
-# PNG and SVG screenshots of the real program (tmux, rsvg-convert)
+# PNG and SVG screenshots of the real program (tmux, rsvg-convert), and the
+# tour as an asciinema recording (screenshots/tour.cast)
 screenshots: deps
 	@bash tests/deps.sh screenshots
 	@$(MAKE) --no-print-directory all
 	@bash screenshots/make.sh
+	@$(MAKE) --no-print-directory tour-cast
+
+# The guided tour recorded headless: every stage held for 6 s, the same
+# bytes on every run (play it with `asciinema play screenshots/tour.cast`)
+TOUR_KEYS := space space space space space space space space space space space
+tour-cast: all
+	@./$(PROG) demo --headless --size 120x36 --keys '$(TOUR_KEYS)' --record screenshots/tour.cast --record-step 6 > /dev/null
+	@echo "screenshots/tour.cast"
 
 bench: $(NEED_DEPS)
 	@$(MAKE) --no-print-directory all $(BENCH)

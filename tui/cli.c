@@ -1,6 +1,8 @@
 /* cli: see cli.h. */
 #include "cli.h"
 
+#include "policy_io.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -52,6 +54,15 @@ int cli_fail(const Err *e)
     return EXIT_FAIL;
 }
 
+/* A whole argument that reads as a number (an optional value, not a GRAPH). */
+static int is_number(const char *s)
+{
+    char *end;
+    errno = 0;
+    (void)strtod(s, &end);
+    return end != s && !*end && !errno;
+}
+
 int cli_parse(const CliCmd *cmd, int argc, char **argv, CliArgs *a)
 {
     memset(a, 0, sizeof *a);
@@ -82,10 +93,15 @@ int cli_parse(const CliCmd *cmd, int argc, char **argv, CliArgs *a)
                     k = j;
             if (eq)
                 inline_val = eq + 1;
-        } else if (s[2] == '\0') {
+        } else {
             for (int j = 0; j < n && k < 0; j++)
                 if (cmd->opts[j].short_name == s[1])
                     k = j;
+            if (k >= 0 && s[2]) { /* -n4: the value attached */
+                if (!cmd->opts[k].arg)
+                    return cli_usage_error(cmd, "option '-%c' takes no value, got '%s'", s[1], s);
+                inline_val = s + 2;
+            }
         }
         if (k < 0)
             return cli_usage_error(cmd, "unknown option '%s'", s);
@@ -96,6 +112,10 @@ int cli_parse(const CliCmd *cmd, int argc, char **argv, CliArgs *a)
             a->values[k] = "1";
         } else if (inline_val) {
             a->values[k] = inline_val;
+        } else if (o->arg[0] == '[') { /* an optional value: the next argument when it is a number */
+            a->values[k] = "";
+            if (i + 1 < argc && is_number(argv[i + 1]))
+                a->values[k] = argv[++i];
         } else {
             if (i + 1 >= argc)
                 return cli_usage_error(cmd, "option '--%s' needs a value (%s)", o->name, o->arg);
@@ -248,4 +268,22 @@ const char *cli_data_path(char *buf, size_t n, const char *rel)
     }
     snprintf(buf, n, "graphs/%s", rel);
     return buf;
+}
+
+int cli_policy_devices(const CliCmd *cmd, const CliArgs *a, const char *policy_path, int *n, Err *e)
+{
+    *n = 0;
+    if (!policy_path || strcmp(policy_path, "auto") == 0 || cli_get(cmd, a, "cluster"))
+        return 0;
+    Policy *pol = policy_load(policy_path, NULL, e);
+    if (!pol)
+        return -1;
+    int want = pol->arch.n_devices;
+    policy_free(pol);
+    const char *devs = cli_get(cmd, a, "devices");
+    if (devs && strtol(devs, NULL, 10) != want) /* checked by cli_parse */
+        return err_set(e, "%s: the policy is for %d devices but the cluster has %s (--devices %s; leave it out to use %d)",
+                       policy_path, want, devs, devs, want);
+    *n = want;
+    return 0;
 }

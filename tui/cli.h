@@ -16,7 +16,11 @@
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
 /* One option of a command: long name (without --), optional short letter,
- * the argument's name (NULL for a flag) and the help text. */
+ * the argument's name (NULL for a flag) and the help text. An argument name
+ * in brackets ("[SECONDS]") makes the value optional: the next argument is
+ * taken only when it is a number (or --opt=VALUE), and the option alone
+ * reads as "". Values are given as "--opt VALUE", "--opt=VALUE", "-o VALUE"
+ * or "-oVALUE". */
 typedef struct CliOpt {
     const char *name;
     char short_name;
@@ -69,7 +73,7 @@ int cli_double(const CliCmd *cmd, const CliArgs *a, const char *name, double min
  * --cluster, --devices, --groups and --seed (default "0"); cli_problem()
  * reads them. cli_parse refuses --cluster with --devices. */
 #define CLI_OPT_CLUSTER {"cluster", 'c', "FILE", "cluster file (instead of --devices)"}
-#define CLI_OPT_DEVICES {"devices", 'n', "N", "N default devices: /GPU:0.., the Placeto simulator's parameters (default 2)"}
+#define CLI_OPT_DEVICES {"devices", 'n', "N", "N default devices: /GPU:0.., the Placeto simulator's parameters (default: a given policy's or placement's count, else 2)"}
 #define CLI_OPT_GROUPS {"groups", 'g', "G", "target group count (default: by graph size)"}
 #define CLI_OPT_SEED(def) {"seed", 's', "S", "seed of everything random (default " def ")"}
 #define CLI_PROBLEM_OPTS(seed_default) CLI_OPT_CLUSTER, CLI_OPT_DEVICES, CLI_OPT_GROUPS, CLI_OPT_SEED(seed_default)
@@ -90,6 +94,14 @@ const char *cli_data_path(char *buf, size_t n, const char *rel);
  * general one (policies/general_D.json), into buf; NULL when neither
  * exists. */
 const char *cli_auto_policy(const char *graph_path, int n_devices, char *buf, size_t n);
+
+/* --devices defaulting to a policy's device count: when policy_path names a
+ * policy file (not NULL or "auto") and no --cluster is given, *n is the
+ * count the policy was built for, and an explicit --devices N that differs
+ * is an error naming both. Returns 0 (*n = 0 when the policy fixes
+ * nothing), or -1 with e set (an unreadable or invalid policy, a
+ * conflicting --devices: exit status 1). */
+int cli_policy_devices(const CliCmd *cmd, const CliArgs *a, const char *policy_path, int *n, Err *e);
 
 extern const CliCmd cmd_info, cmd_simulate, cmd_export, cmd_place, cmd_compare, cmd_train, cmd_explore, cmd_demo;
 

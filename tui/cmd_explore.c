@@ -8,11 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "app.h"
 #include "cli.h"
 #include "ctl.h"
+#include "record.h"
 #include "term.h"
 
 /* The terminal and headless options of explore and demo. */
@@ -26,6 +28,11 @@
     {"frames", 0, "FILE", "headless: write every screen, one per key"},                              \
     {"unicode", 0, NULL, "headless: dump with Unicode glyphs instead of ASCII"}
 
+/* Recording a session (record.h). */
+#define RECORD_OPTS                                                                                  \
+    {"record", 0, "FILE", "write the session as an asciinema v2 recording (FILE.cast)"},             \
+    {"record-step", 0, "SECONDS", "headless: the recording's time between key steps (default 1)"}
+
 static const CliOpt explore_opts[] = {
     {"policy", 'p', "POLICY", "trained policy (default: the graph's bundled one, else the general one for the device count)"},
     {"resume", 'r', "EPISODE", "resume a saved episode (graph, cluster and policy come from it)"},
@@ -33,6 +40,7 @@ static const CliOpt explore_opts[] = {
     CLI_PROBLEM_OPTS("1"),
     {"save", 'o', "EPISODE", "where s saves the episode (default: GRAPH.episode.json)"},
     {"greedy", 0, NULL, "start in greedy mode (argmax) instead of sampling"},
+    RECORD_OPTS,
     SCREEN_OPTS,
     {0},
 };
@@ -41,17 +49,26 @@ static int run_explore(int argc, char **argv);
 static int run_demo(int argc, char **argv);
 
 static const CliOpt demo_opts[] = {
-    {"auto", 0, NULL, "advance every few seconds instead of waiting for a key"},
+    {"policy", 'p', "POLICY", "the trained policy (default: the graph's bundled one, else the general one)"},
+    CLI_OPT_DEVICES,
+    {"auto", 0, "[SECONDS]", "advance every SECONDS seconds (default 7) instead of waiting for a key"},
+    RECORD_OPTS,
     SCREEN_OPTS,
     {0},
 };
 
 const CliCmd cmd_demo = {
-    "demo", "a guided tour of Placeto in the explorer", "[--auto]",
+    "demo", "a guided tour of Placeto in the explorer", "[GRAPH] [--policy P] [--devices N] [--auto [SECONDS]]",
     "A guided tour inside the explorer: the graph and its groups, the simulator, the state, message\n"
     "passing, the sets the policy pools over, the probabilities, the reward, an override by hand,\n"
-    "the baselines, and generalization to a graph the policy never saw. space: next; q: leave.",
-    "example: placeto demo\nexample: placeto demo --auto",
+    "the baselines, and generalization to a graph the policy never saw. space: next; Left: back;\n"
+    "q: leave.\n"
+    "Without GRAPH the tour runs on the bundled ResNet-18 with its policy on 2 devices.",
+    "--auto takes the next argument as SECONDS only when it is a number.\n"
+    "example: placeto demo\n"
+    "example: placeto demo --auto 3\n"
+    "example: placeto demo graphs/inception_v3.json --devices 4\n"
+    "example: placeto demo --headless --keys 'space space' --record tour.cast",
     demo_opts, run_demo,
 };
 
@@ -66,7 +83,9 @@ const CliCmd cmd_explore = {
     "background training ends); resize:WxH; click:X,Y. Any other word is typed letter by letter.\n"
     "example: placeto explore graphs/inception_v3.json --policy graphs/policies/inception_v3_2.json\n"
     "example: placeto explore --replay inception_v3.episode.json\n"
-    "example: placeto explore graphs/toy/crown.json --headless --keys 'space space 1 u' --size 80x24",
+    "example: placeto explore graphs/toy/crown.json --headless --keys 'space space 1 u' --size 80x24\n"
+    "example: placeto explore graphs/toy/crown.json --record crown.cast   (asciinema v2; headless:\n"
+    "         one --record-step per key, so the same script gives the same file)",
     explore_opts, run_explore,
 };
 
@@ -100,6 +119,37 @@ static void dump(FILE *f, const Grid *g, GridGlyphs glyphs)
     free(text);
 }
 
+/* Opens --record's file for a w x h screen: in a headless run (interactive
+ * 0) in 256 colours (none with --no-color or NO_COLOR), Unicode unless
+ * --ascii, dated SOURCE_DATE_EPOCH (else 0) so that the file depends on the
+ * key script alone; on a terminal as the terminal draws, dated now. */
+static Recorder *open_recording(const CliCmd *cmd, const CliArgs *args, const char *path, int w, int h,
+                                const Term *t, GridGlyphs glyphs, Err *e)
+{
+    RecordInfo info = {0};
+    char title[64];
+    snprintf(title, sizeof title, "placeto %s", cmd->name);
+    info.width = w;
+    info.height = h;
+    info.title = title;
+    if (t) {
+        info.colors = term_colors(t);
+        info.glyphs = term_glyphs(t);
+        info.timestamp = (long long)time(NULL);
+        info.term = getenv("TERM");
+        info.shell = getenv("SHELL");
+    } else {
+        const char *nc = getenv("NO_COLOR"), *epoch = getenv("SOURCE_DATE_EPOCH");
+        info.colors = cli_get(cmd, args, "no-color") || (nc && nc[0]) ? 0 : 256;
+        info.glyphs = cli_get(cmd, args, "ascii") ? GRID_ASCII : glyphs;
+        info.timestamp = epoch ? strtoll(epoch, NULL, 10) : 0;
+    }
+    Recorder *r = record_open(path, &info, e);
+    if (!r)
+        err_prefix(e, "--record");
+    return r;
+}
+
 /* CTL_RELOAD: the App is replaced by another (the tour opening a new graph).
  * Returns 0, or -1 with e set (the old App is gone either way). */
 static int reload(App **ap, Err *e)
@@ -116,7 +166,7 @@ static int reload(App **ap, Err *e)
     return *ap ? 0 : -1;
 }
 
-static int headless(App **ap, const CliCmd *cmd, const CliArgs *args, Err *e)
+static int headless(App **ap, const CliCmd *cmd, const CliArgs *args, const char *rc_path, double rc_step, Err *e)
 {
     App *a = *ap;
     int w = 100, h = 30;
@@ -130,10 +180,17 @@ static int headless(App **ap, const CliCmd *cmd, const CliArgs *args, Err *e)
         err_set(e, "%s: cannot write the frames", frames_path);
         return EXIT_FAIL;
     }
+    Recorder *rec = NULL;
+    if (rc_path && !(rec = open_recording(cmd, args, rc_path, w, h, 0, GRID_UNICODE, e))) {
+        if (frames)
+            fclose(frames);
+        return EXIT_FAIL;
+    }
     Grid *g = grid_new(w, h);
     AppGeom geom;
     ctl_frame(a, g, &geom);
-    int n_frame = 0, quit = 0;
+    record_frame(rec, g, 0);
+    int n_frame = 0, n_step = 0, quit = 0;
     char *script = xstrdup(cli_get(cmd, args, "keys") ? cli_get(cmd, args, "keys") : "");
     char *save = NULL;
     for (char *tok = strtok_r(script, " ", &save); tok && !quit; tok = strtok_r(NULL, " ", &save)) {
@@ -162,10 +219,14 @@ static int headless(App **ap, const CliCmd *cmd, const CliArgs *args, Err *e)
             grid_free(g);
             if (frames)
                 fclose(frames);
+            record_abort(rec);
             return EXIT_FAIL;
         }
         a = *ap;
         ctl_frame(a, g, &geom);
+        if (r & CTL_REPAINT)
+            record_invalidate(rec);
+        record_frame(rec, g, ++n_step * rc_step); /* synthetic time: one step per key */
         if (frames) {
             fprintf(frames, "--- frame %d: %s ---\n", ++n_frame, tok);
             dump(frames, g, glyphs);
@@ -173,6 +234,8 @@ static int headless(App **ap, const CliCmd *cmd, const CliArgs *args, Err *e)
     }
     free(script);
     int rc = EXIT_OK;
+    if (rec && record_close(rec, n_step * rc_step, e) != 0)
+        rc = EXIT_FAIL;
     if (frames && fclose(frames) != 0) {
         err_set(e, "%s: cannot write the frames", frames_path);
         rc = EXIT_FAIL;
@@ -199,7 +262,7 @@ static int headless(App **ap, const CliCmd *cmd, const CliArgs *args, Err *e)
 /* ------------------------------------------------------------------ */
 /* Interactive                                                         */
 
-static int interactive(App **ap, const CliCmd *cmd, const CliArgs *args, Err *e)
+static int interactive(App **ap, const CliCmd *cmd, const CliArgs *args, const char *rc_path, Err *e)
 {
     App *a = *ap;
     TermOptions o = {0};
@@ -211,6 +274,12 @@ static int interactive(App **ap, const CliCmd *cmd, const CliArgs *args, Err *e)
         return EXIT_FAIL;
     int w, h;
     term_size(t, &w, &h);
+    Recorder *rec = NULL;
+    if (rc_path && !(rec = open_recording(cmd, args, rc_path, w, h, t, GRID_UNICODE, e))) {
+        term_close(t);
+        return EXIT_FAIL;
+    }
+    double t0 = util_now();
     Grid *g = grid_new(w, h);
     AppGeom geom;
     int redraw = 1;
@@ -218,6 +287,7 @@ static int interactive(App **ap, const CliCmd *cmd, const CliArgs *args, Err *e)
         if (redraw) {
             ctl_frame(a, g, &geom);
             term_draw(t, g);
+            record_frame(rec, g, util_now() - t0);
             redraw = 0;
         }
         TermEvent ev;
@@ -248,28 +318,42 @@ static int interactive(App **ap, const CliCmd *cmd, const CliArgs *args, Err *e)
         if ((r & CTL_RELOAD) && reload(ap, e) != 0) {
             term_close(t);
             grid_free(g);
+            record_abort(rec);
             return EXIT_FAIL;
         }
         a = *ap;
-        if (r & CTL_REPAINT)
+        if (r & CTL_REPAINT) {
             term_invalidate(t);
+            record_invalidate(rec);
+        }
         redraw |= r & CTL_REDRAW;
     }
     term_close(t);
     grid_free(g);
     if (a->msg.text[0] && a->msg.style == GS_ERROR)
         fprintf(stderr, "placeto: %s\n", a->msg.text);
+    if (rec && record_close(rec, util_now() - t0, e) != 0)
+        return EXIT_FAIL;
     return EXIT_OK;
 }
 
 /* Opens the App and runs it headless or on the terminal. */
 static int run_app(const CliCmd *cmd, const CliArgs *args, const AppOptions *o)
 {
+    const char *rc_path = cli_get(cmd, args, "record");
+    int is_headless = cli_get(cmd, args, "headless") != NULL;
+    double rc_step;
+    if (cli_double(cmd, args, "record-step", 0.001, 3600, 1, &rc_step))
+        return EXIT_USAGE;
+    if (cli_get(cmd, args, "record-step") && (!rc_path || !is_headless))
+        return cli_usage_error(cmd, "--record-step goes with --record and --headless (a terminal session is timed as it runs)");
+    if (rc_path && !rc_path[0])
+        return cli_usage_error(cmd, "--record: expected a file name");
     Err e = {{0}};
     App *a = app_new(o, &e);
     if (!a)
         return cli_fail(&e);
-    int rc = cli_get(cmd, args, "headless") ? headless(&a, cmd, args, &e) : interactive(&a, cmd, args, &e);
+    int rc = is_headless ? headless(&a, cmd, args, rc_path, rc_step, &e) : interactive(&a, cmd, args, rc_path, &e);
     app_free(a);
     return rc == EXIT_FAIL ? cli_fail(&e) : rc;
 }
@@ -301,8 +385,16 @@ static int run_explore(int argc, char **argv)
     o.n_devices = spec.n_devices;
     o.groups = spec.groups;
     o.greedy = cli_get(cmd, &args, "greedy") != NULL;
-    if (!o.resume_path && !o.replay_path && !o.policy_path && !o.cluster_path)
-        o.policy_path = cli_auto_policy(o.graph_path, o.n_devices ? o.n_devices : 2, policy_buf, sizeof policy_buf);
+    if (!o.resume_path && !o.replay_path) {
+        int policy_devices; /* a policy fixes the device count when --devices and --cluster do not */
+        Err e = {{0}};
+        if (cli_policy_devices(cmd, &args, o.policy_path, &policy_devices, &e))
+            return cli_fail(&e);
+        if (policy_devices)
+            o.n_devices = policy_devices;
+        if (!o.policy_path && !o.cluster_path)
+            o.policy_path = cli_auto_policy(o.graph_path, o.n_devices ? o.n_devices : 2, policy_buf, sizeof policy_buf);
+    }
     if (!o.n_devices)
         o.n_devices = 2;
     return run_app(cmd, &args, &o);
@@ -312,15 +404,33 @@ static int run_demo(int argc, char **argv)
 {
     const CliCmd *cmd = &cmd_demo;
     CliArgs args;
-    int stop, rc = cli_parse_graphs(cmd, argc, argv, &args, 0, 0, NULL, &stop);
+    int stop, rc = cli_parse_graphs(cmd, argc, argv, &args, 0, 1, NULL, &stop);
     if (stop)
         return rc;
     AppOptions o = {0};
+    long devices;
+    double seconds = 0;
+    const char *secs = cli_get(cmd, &args, "auto");
+    if (cli_int(cmd, &args, "devices", 1, POLICY_MAX_DEVICES, 0, &devices) ||
+        (secs && secs[0] && cli_double(cmd, &args, "auto", 0.5, 3600, 7, &seconds)))
+        return EXIT_USAGE;
     char graph_buf[4096], policy_buf[4096];
-    o.graph_path = cli_data_path(graph_buf, sizeof graph_buf, "resnet18.json");
-    o.policy_path = cli_auto_policy(o.graph_path, 2, policy_buf, sizeof policy_buf);
-    o.n_devices = 2;
+    o.demo_own_graph = args.n_pos > 0; /* the tour stays on the user's graph */
+    o.graph_path = args.n_pos ? args.pos[0] : cli_data_path(graph_buf, sizeof graph_buf, "resnet18.json");
+    o.policy_path = cli_get(cmd, &args, "policy");
+    o.n_devices = (int)devices;
+    int policy_devices;
+    Err e = {{0}};
+    if (cli_policy_devices(cmd, &args, o.policy_path, &policy_devices, &e))
+        return cli_fail(&e);
+    if (policy_devices)
+        o.n_devices = policy_devices;
+    if (!o.n_devices)
+        o.n_devices = 2;
+    if (!o.policy_path)
+        o.policy_path = cli_auto_policy(o.graph_path, o.n_devices, policy_buf, sizeof policy_buf);
     o.seed = 1;
-    o.demo = cli_get(cmd, &args, "auto") ? 2 : 1;
+    o.demo = secs ? 2 : 1;
+    o.demo_seconds = seconds; /* 0: the default (7 s) */
     return run_app(cmd, &args, &o);
 }

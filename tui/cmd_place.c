@@ -118,6 +118,11 @@ static int load(const CliCmd *cmd, const CliArgs *a, Problem *p, uint64_t *seed,
         cli_int(cmd, a, "budget", 1, 1L << 40, PLACE_DEFAULT_BUDGET, &b))
         return EXIT_USAGE;
     *budget = b;
+    int policy_devices; /* a policy file fixes the device count when --devices and --cluster do not */
+    if (cli_policy_devices(cmd, a, cli_get(cmd, a, "policy"), &policy_devices, e))
+        return EXIT_FAIL;
+    if (policy_devices)
+        spec.n_devices = policy_devices;
     return problem_load(p, &spec, e) == 0 ? EXIT_OK : EXIT_FAIL;
 }
 

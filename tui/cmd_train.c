@@ -317,11 +317,14 @@ static int run_train(int argc, char **argv)
         out = resume ? resume : "policy.json";
 
     Err e = {{0}};
+    int policy_devices; /* --resume: the policy fixes the device count when --devices and --cluster do not */
+    if (cli_policy_devices(cmd, &a, resume, &policy_devices, &e))
+        return cli_fail(&e);
     int n_graphs = 0;
     char **paths = graph_paths(&a, &n_graphs, &e);
     if (!paths)
         return cli_fail(&e);
-    Cluster *c = cli_cluster(cmd, &a, 2, &e);
+    Cluster *c = cli_cluster(cmd, &a, policy_devices ? policy_devices : 2, &e);
     TrainGraph *tg = xnew_array((size_t)n_graphs, sizeof *tg);
     Problem *pb = xnew_array((size_t)n_graphs, sizeof *pb);
     Policy *pol = NULL;

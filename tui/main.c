@@ -22,7 +22,7 @@ static void usage(FILE *f)
         fprintf(f, "  %-10s %s\n", commands[k]->name, commands[k]->brief);
     }
     fputs("\nWith no command: the explorer on the bundled default graph (on a terminal; otherwise\nan overview of that graph).\n"
-          "'placeto COMMAND --help' describes each command.\n", f);
+          "'placeto help COMMAND' (or 'placeto COMMAND --help') describes each command.\n", f);
 }
 
 /* The default view: info on the bundled graph, then a simulation of it on
@@ -72,8 +72,23 @@ int main(int argc, char **argv)
     }
     const char *name = argv[1];
     if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "help") == 0) {
-        usage(stdout);
-        return EXIT_OK;
+        if (strcmp(name, "help") != 0 || argc == 2) {
+            usage(stdout);
+            return EXIT_OK;
+        }
+        if (argc > 3) {
+            fprintf(stderr, "placeto: help: expected one COMMAND, got %d arguments\nusage: placeto help [COMMAND]\n", argc - 2);
+            return EXIT_USAGE;
+        }
+        /* placeto help CMD: the same as placeto CMD --help */
+        for (int k = 0; k < N_COMMANDS; k++)
+            if (strcmp(commands[k]->name, argv[2]) == 0) {
+                char *argv_help[] = {argv[2], "--help", NULL};
+                return commands[k]->run(2, argv_help);
+            }
+        fprintf(stderr, "placeto: help: unknown command '%s'\n", argv[2]);
+        usage(stderr);
+        return EXIT_USAGE;
     }
     for (int k = 0; k < N_COMMANDS; k++)
         if (strcmp(commands[k]->name, name) == 0)

@@ -32,75 +32,17 @@
 #include <wchar.h>
 
 #include "term.h"
+#include "theme.h"
 
-/* ---- theme ------------------------------------------------------------ */
+/* ---- theme (theme.h) in curses terms ---------------------------------- */
 
-enum { D = -1, PAL = -2 }; /* default colour; the cell's palette colour */
+enum { D = THEME_D, PAL = THEME_PAL, N_DEV = THEME_N_DEV, N_GRP = THEME_N_GRP, N_GRP8 = THEME_N_GRP8 };
 
-typedef struct Ink {
-    short fg, bg;
-    attr_t attr;
-} Ink;
-
-typedef struct ThemeRow {
-    Ink c256, c8;
-    attr_t mono;
-} ThemeRow;
-
-/* Every style in three modes. Text colours are chosen to read on dark and on
- * light backgrounds; filled styles (a background colour or reverse video)
- * carry dark text. GS_DEVICE and GS_GROUP take their background from the
- * palettes below; in monochrome they are plain (the layouts print the device
- * tag, and the timeline's blocks are block glyphs). */
-static const ThemeRow theme[GS_COUNT] = {
-    [GS_NONE] = {{D, D, 0}, {D, D, 0}, 0},
-    [GS_DIM] = {{245, D, 0}, {D, D, A_DIM}, A_DIM},
-    [GS_BORDER] = {{240, D, 0}, {D, D, A_DIM}, 0},
-    [GS_TITLE] = {{D, D, A_BOLD}, {D, D, A_BOLD}, A_BOLD},
-    [GS_LABEL] = {{D, D, 0}, {D, D, 0}, 0},
-    [GS_AXIS] = {{246, D, 0}, {D, D, 0}, 0},
-    [GS_NODE] = {{D, D, 0}, {D, D, 0}, 0},
-    [GS_DEVICE] = {{16, PAL, 0}, {D, PAL, 0}, 0},
-    [GS_GROUP] = {{16, PAL, 0}, {D, PAL, 0}, 0},
-    [GS_CURRENT] = {{D, D, A_REVERSE | A_BOLD}, {D, D, A_REVERSE | A_BOLD}, A_REVERSE | A_BOLD},
-    [GS_SELECTED] = {{231, 127, A_BOLD}, {D, D, A_REVERSE | A_UNDERLINE}, A_REVERSE | A_UNDERLINE},
-    [GS_ANCESTOR] = {{33, D, A_BOLD}, {COLOR_CYAN, D, A_BOLD}, A_BOLD},
-    [GS_DESCENDANT] = {{208, D, A_BOLD}, {COLOR_MAGENTA, D, A_BOLD}, A_BOLD | A_UNDERLINE},
-    [GS_PARALLEL] = {{35, D, A_BOLD}, {COLOR_GREEN, D, A_BOLD}, A_UNDERLINE},
-    [GS_EDGE] = {{244, D, 0}, {D, D, 0}, 0},
-    [GS_EDGE_HI] = {{178, D, A_BOLD}, {COLOR_YELLOW, D, A_BOLD}, A_BOLD},
-    [GS_CRITICAL] = {{196, D, A_BOLD}, {COLOR_RED, D, A_BOLD}, A_BOLD},
-    [GS_IDLE] = {{240, D, 0}, {D, D, A_DIM}, A_DIM},
-    [GS_TRANSFER] = {{109, D, 0}, {COLOR_CYAN, D, 0}, 0},
-    [GS_BAR] = {{71, D, 0}, {COLOR_GREEN, D, 0}, 0},
-    [GS_BAR_EMPTY] = {{238, D, 0}, {D, D, A_DIM}, A_DIM},
-    [GS_BAR_OVER] = {{196, D, A_BOLD}, {COLOR_RED, D, A_BOLD}, A_BOLD},
-    [GS_SPARK] = {{38, D, 0}, {COLOR_CYAN, D, 0}, 0},
-    [GS_STATUS] = {{231, 238, 0}, {D, D, A_REVERSE}, A_REVERSE},
-    [GS_KEY] = {{172, D, A_BOLD}, {COLOR_YELLOW, D, A_BOLD}, A_BOLD},
-    [GS_CURSOR] = {{D, D, A_REVERSE}, {D, D, A_REVERSE}, A_REVERSE},
-    [GS_GOOD] = {{34, D, 0}, {COLOR_GREEN, D, 0}, A_BOLD},
-    [GS_WARN] = {{172, D, 0}, {COLOR_YELLOW, D, 0}, A_BOLD},
-    [GS_ERROR] = {{196, D, A_BOLD}, {COLOR_RED, D, A_BOLD}, A_BOLD | A_UNDERLINE},
-};
-
-/* Devices: the DOT export's palette (core/export_dot.c: ColorBrewer Paired
- * and Set3 pastels #a6cee3 #b2df8a #fb9a99 #fdbf6f #cab2d6 #ffff99 #8dd3c7
- * #d9d9d9) at the nearest xterm-256 colours, under black text. */
-enum { N_DEV = 8, N_GRP = 12, N_GRP8 = 6 };
-static const short dev256[N_DEV] = {152, 150, 210, 215, 182, 228, 116, 253};
-/* Groups: Set3 (#8dd3c7 #ffffb3 #bebada #fb8072 #80b1d3 #fdb462 #b3de69
- * #fccde5 #d9d9d9 #bc80bd #ccebc5 #ffed6f). */
-static const short grp256[N_GRP] = {116, 229, 146, 209, 110, 215, 149, 224, 253, 139, 194, 227};
-/* 8 colours: {background, text}; black has no distinct fill on most
- * terminals, so the eighth device is bright black where 16 colours exist and
- * underlined white otherwise. Groups cycle six fills, underlined the second
- * time round. */
-static const short dev8[N_DEV][2] = {
-    {COLOR_BLUE, COLOR_WHITE},  {COLOR_GREEN, COLOR_BLACK}, {COLOR_RED, COLOR_WHITE},
-    {COLOR_YELLOW, COLOR_BLACK}, {COLOR_MAGENTA, COLOR_WHITE}, {COLOR_CYAN, COLOR_BLACK},
-    {COLOR_WHITE, COLOR_BLACK}, {COLOR_WHITE, COLOR_BLACK},
-};
+static attr_t curses_attr(unsigned a)
+{
+    return (a & TA_BOLD ? A_BOLD : 0) | (a & TA_DIM ? A_DIM : 0) | (a & TA_UNDERLINE ? A_UNDERLINE : 0) |
+           (a & TA_REVERSE ? A_REVERSE : 0);
+}
 
 /* A style resolved for this terminal: "text" for characters, "ink" for
  * block glyphs in filled styles (they paint with the foreground, so they get
@@ -336,30 +278,30 @@ static Look make_look(Term *t, int fg, int bg, attr_t attr)
 static void build_theme(Term *t)
 {
     for (int s = 0; s < GS_COUNT; s++) {
-        const ThemeRow *r = &theme[s];
-        const Ink *in = t->colors == 256 ? &r->c256 : &r->c8;
+        const ThemeRow *r = &theme_rows[s];
+        const ThemeInk *in = t->colors == 256 ? &r->c256 : &r->c8;
         if (t->colors == 0)
-            t->base[s] = make_look(t, D, D, r->mono);
+            t->base[s] = make_look(t, D, D, curses_attr(r->mono));
         else
-            t->base[s] = make_look(t, in->fg, in->bg < 0 ? D : in->bg, in->attr);
+            t->base[s] = make_look(t, in->fg, in->bg < 0 ? D : in->bg, curses_attr(in->attr));
     }
     for (int k = 0; k < N_DEV; k++) {
         if (t->colors == 256)
-            t->dev[k] = make_look(t, theme[GS_DEVICE].c256.fg, dev256[k], theme[GS_DEVICE].c256.attr);
+            t->dev[k] = make_look(t, theme_rows[GS_DEVICE].c256.fg, theme_dev256[k], curses_attr(theme_rows[GS_DEVICE].c256.attr));
         else if (t->colors == 8 && k == N_DEV - 1 && COLORS >= 16)
             t->dev[k] = make_look(t, COLOR_WHITE, 8, 0);
         else if (t->colors == 8)
-            t->dev[k] = make_look(t, dev8[k][1], dev8[k][0], k == N_DEV - 1 ? A_UNDERLINE : 0);
+            t->dev[k] = make_look(t, theme_dev8[k][1], theme_dev8[k][0], k == N_DEV - 1 ? A_UNDERLINE : 0);
         else
-            t->dev[k] = make_look(t, D, D, theme[GS_DEVICE].mono);
+            t->dev[k] = make_look(t, D, D, curses_attr(theme_rows[GS_DEVICE].mono));
     }
     for (int k = 0; k < N_GRP; k++) {
         if (t->colors == 256)
-            t->grp[k] = make_look(t, theme[GS_GROUP].c256.fg, grp256[k], theme[GS_GROUP].c256.attr);
+            t->grp[k] = make_look(t, theme_rows[GS_GROUP].c256.fg, theme_grp256[k], curses_attr(theme_rows[GS_GROUP].c256.attr));
         else if (t->colors == 8)
-            t->grp[k] = make_look(t, dev8[k % N_GRP8][1], dev8[k % N_GRP8][0], k >= N_GRP8 ? A_UNDERLINE : 0);
+            t->grp[k] = make_look(t, theme_dev8[k % N_GRP8][1], theme_dev8[k % N_GRP8][0], k >= N_GRP8 ? A_UNDERLINE : 0);
         else
-            t->grp[k] = make_look(t, D, D, theme[GS_GROUP].mono);
+            t->grp[k] = make_look(t, D, D, curses_attr(theme_rows[GS_GROUP].mono));
     }
 }
 
@@ -762,4 +704,14 @@ TermEventType term_next(Term *t, int timeout_ms, TermEvent *ev)
         if (n > 0 && (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL)))
             hangup = 1; /* read what is left first */
     }
+}
+
+int term_colors(const Term *t)
+{
+    return t && t->open ? t->colors : 0;
+}
+
+GridGlyphs term_glyphs(const Term *t)
+{
+    return t && t->open ? t->glyphs : GRID_ASCII;
 }

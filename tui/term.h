@@ -110,4 +110,26 @@ void term_invalidate(Term *t);
  * caller: ncurses handles SIGTSTP itself. */
 TermEventType term_next(Term *t, int timeout_ms, TermEvent *ev);
 
+/* The colour mode (256, 8 or 0) and the glyph set an open Term draws with. */
+int term_colors(const Term *t);
+GridGlyphs term_glyphs(const Term *t);
+
+/* ---- ANSI frames, for recordings (term_ansi.c, used by record.c) ----
+ * The same frames as escape sequences, without curses or a terminal: the
+ * same theme (256 colours, 8 colours or monochrome), the same glyph rules.
+ * Only a small set of sequences is used: CUP (ESC [ row ; col H), SGR
+ * (ESC [ ... m), ED (ESC [ 2 J), and the cursor's visibility
+ * (ESC [ ? 25 l / h); every character written is one cell wide. */
+typedef struct TermAnsi TermAnsi;
+TermAnsi *term_ansi_new(int colors, GridGlyphs glyphs);
+void term_ansi_free(TermAnsi *s);
+/* Appends to out what turns the previous frame into g: the whole screen
+ * (cleared first) the first time, after a size change or
+ * term_ansi_invalidate(); otherwise only the cells that changed. */
+void term_ansi_frame(TermAnsi *s, const Grid *g, StrBuf *out);
+void term_ansi_invalidate(TermAnsi *s);
+/* Appends the sequences that end a recording: default attributes, cursor
+ * shown, on the line below the screen's last. */
+void term_ansi_end(TermAnsi *s, StrBuf *out);
+
 #endif
