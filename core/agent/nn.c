@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "util.h"
 
@@ -29,8 +30,28 @@ static DgemmFn blas_dgemm_fn;
 static char blas_error[256];
 static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
 
+/* OpenBLAS maps a buffer of tens of megabytes on its first call and spins,
+ * forever, when the map fails: under an address-space (or data) limit
+ * below this the plain kernels run instead. */
+#define BLAS_MIN_ADDRESS_SPACE (1024.0 * 1024 * 1024)
+
+static int memory_limited(void)
+{
+    static const int which[] = {RLIMIT_AS, RLIMIT_DATA};
+    for (size_t k = 0; k < sizeof which / sizeof *which; k++) {
+        struct rlimit rl;
+        if (getrlimit(which[k], &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (double)rl.rlim_cur < BLAS_MIN_ADDRESS_SPACE)
+            return 1;
+    }
+    return 0;
+}
+
 static void blas_open(void)
 {
+    if (memory_limited()) {
+        snprintf(blas_error, sizeof blas_error, "the address space is limited below 1 GiB");
+        return;
+    }
     const char *env = getenv("OPENBLAS_NUM_THREADS");
     if (!env || !*env)
         setenv("OPENBLAS_NUM_THREADS", "1", 1);
