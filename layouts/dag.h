@@ -66,7 +66,10 @@ typedef struct DagGeom {
     int width, height; /* the canvas */
     int box_w, box_h;  /* a node's box (1 x 1 in the compact view) */
     int label_w, tag_w; /* cells for the label and the device tag in a box */
-    int *x;            /* per vertex: left column (dummies are 1 cell wide) */
+    int *x;            /* per vertex: left column (dummies are 1 cell wide; a
+                          folded node: the left column of its cell) */
+    int *wext;         /* per vertex: columns right of its box taken by the
+                          nodes folded beside it; NULL when nothing is folded */
     int *layer_y;      /* per layer: top row; layer_y[n_layers] == height */
     int *tracks;       /* per layer: horizontal tracks in the gap below it */
     /* Route of input edge e: an axis-parallel polyline pts[pt_off[e] ..
@@ -95,6 +98,12 @@ typedef struct DagLayout {
      * sorted left to right. */
     int *down_off, *down, *up_off, *up;
     long crossings; /* edge crossings between adjacent layers, final order */
+    /* Folding (dag_layout_folded): per node, the node it is drawn beside
+     * (itself for a node laid out in a layer); the folded nodes of host h are
+     * sat[sat_off[h] .. sat_off[h+1]), drawn left to right as cells after
+     * its box. A folded node has its host's layer and pos, is in no layer's
+     * order and has no drawn edges. All NULL for dag_layout(). */
+    int *host, *sat_off, *sat;
     DagGeom geom[DAG_ZOOMS];
 } DagLayout;
 
@@ -149,7 +158,25 @@ void dag_center_on(const DagLayout *L, int zoom, int u, int w, int h, int *x, in
  * The caller frees it. */
 char *dag_short_label(const char *name);
 
-/* A real node's box on the canvas at a zoom level. */
+/* ---- folding a training graph (dag_fold.c) ---- */
+
+/* Fills host[0 .. n_groups) for a training graph: each group of the
+ * backward pass or of the parameter updates gets the forward group it is
+ * drawn beside (the latest forward group it reads, else a backward
+ * neighbour's), every other group itself. Returns the number of folded
+ * groups (0: not a training graph). Deterministic. */
+enum { DAG_FOLD_LABEL_WIDTH = 14 }; /* labels in a folded layout (the forward pass alone is narrow) */
+struct Graph;
+struct Grouping;
+int dag_fold_training(const struct Graph *g, const struct Grouping *gr, int *host);
+/* dag_layout() of the nodes u with host[u] == u and the edges between them;
+ * every other node is drawn as a cell beside the box of host[u] (a host
+ * that is itself folded counts as none: the node stays on its own). The
+ * result is indexed like the input (n nodes); L->host, L->sat_off and L->sat
+ * say what is folded where. host NULL: nothing is folded. */
+DagLayout *dag_layout_folded(int n, const int *succ_off, const int *succ, const int *host, const DagOptions *o);
+
+/* A node's box on the canvas at a zoom level (a folded node: its cell). */
 GridRect dag_node_rect(const DagLayout *L, int zoom, int u);
 
 #endif

@@ -103,6 +103,20 @@ void app_zoom(App *a, int zoom)
     app_msg(a, GS_NONE, zoom == DAG_FULL ? "graph: full labels" : "graph: compact, one cell per group");
 }
 
+void app_fold(App *a, int on)
+{
+    AppData *d = &a->data;
+    if (on && !d->dag_fold) {
+        app_msg(a, GS_NONE, "graph: every group (no backward pass to fold)");
+        return;
+    }
+    a->view.fold = on;
+    d->dag = on ? d->dag_fold : d->dag_all;
+    a->view.follow = 1;
+    app_msg(a, GS_NONE, on ? "graph: the forward pass, backward and update groups beside their forward groups (<)"
+                           : "graph: every group in layers");
+}
+
 void app_show_sets(App *a, int on)
 {
     a->view.show_sets = on;
