@@ -158,6 +158,19 @@ void dag_center_on(const DagLayout *L, int zoom, int u, int w, int h, int *x, in
  * The caller frees it. */
 char *dag_short_label(const char *name);
 
+/* ---- the minimap (dag_map.c) ---- */
+
+enum { DAG_MAP_MIN_W = 8 }; /* a map is at least this wide (or as wide as the canvas) */
+/* The size of a map of the canvas at a zoom level within max_w x max_h
+ * cells: the canvas' proportions where they fit, else narrower. */
+void dag_map_fit(const DagLayout *L, int zoom, int max_w, int max_h, int *w, int *h);
+/* Draws the whole canvas of v's zoom level scaled into dst: every node (a
+ * folded one too) one cell at its box's centre, a device digit or dot in
+ * its device's pen (the current and selected nodes marked in their styles,
+ * on top), and the cells of v's viewport (v->x, v->y, v->dst.w x v->dst.h)
+ * shaded. dst is cleared first; nothing outside it is touched. */
+void dag_render_map(const DagLayout *L, const DagView *v, GridRect dst, Grid *g);
+
 /* ---- folding a training graph (dag_fold.c) ---- */
 
 /* Fills host[0 .. n_groups) for a training graph: each group of the
