@@ -160,9 +160,10 @@ char *dag_short_label(const char *name);
 
 /* ---- the minimap (dag_map.c) ---- */
 
-enum { DAG_MAP_MIN_W = 8 }; /* a map is at least this wide (or as wide as the canvas) */
+enum { DAG_MAP_MIN_W = 8, DAG_MAP_MIN_H = 4 }; /* a map's least size (or the canvas') */
 /* The size of a map of the canvas at a zoom level within max_w x max_h
- * cells: the canvas' proportions where they fit, else narrower. */
+ * cells: the canvas scaled down evenly (never up) to fit, then widened or
+ * heightened to the least size. */
 void dag_map_fit(const DagLayout *L, int zoom, int max_w, int max_h, int *w, int *h);
 /* Draws the whole canvas of v's zoom level scaled into dst: every node (a
  * folded one too) one cell at its box's centre, a device digit or dot in

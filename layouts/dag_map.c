@@ -6,14 +6,17 @@
 void dag_map_fit(const DagLayout *L, int zoom, int max_w, int max_h, int *w, int *h)
 {
     const DagGeom *G = &L->geom[zoom];
-    int W = G->width > 0 ? G->width : 1, H = G->height > 0 ? G->height : 1;
-    *h = H < max_h ? H : max_h;
-    *w = (int)((long)W * *h / H); /* the canvas' proportions where they fit */
-    int least = W < DAG_MAP_MIN_W ? W : DAG_MAP_MIN_W;
-    *w = *w < least ? least : *w;
-    *w = *w > max_w ? max_w : *w;
-    *w = *w < 1 ? 1 : *w;
-    *h = *h < 1 ? 1 : *h;
+    long W = G->width > 0 ? G->width : 1, H = G->height > 0 ? G->height : 1;
+    long mw = W < max_w ? W : max_w, mh = H * mw / W; /* the canvas' proportions, never enlarged */
+    if (mh > max_h) {
+        mh = max_h;
+        mw = W * mh / H;
+    }
+    long least_w = W < DAG_MAP_MIN_W ? W : DAG_MAP_MIN_W, least_h = H < DAG_MAP_MIN_H ? H : DAG_MAP_MIN_H;
+    mw = mw < least_w ? least_w : mw > max_w ? max_w : mw;
+    mh = mh < least_h ? least_h : mh > max_h ? max_h : mh;
+    *w = mw < 1 ? 1 : (int)mw;
+    *h = mh < 1 ? 1 : (int)mh;
 }
 
 /* The map cell of canvas column or row c (canvas size C, map size m). */

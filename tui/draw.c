@@ -51,7 +51,7 @@ static void draw_graph(const App *a, Grid *g, GridRect r, AppGeom *geom)
     const AppView *vw = &a->view;
     int n = d->pb.gr->n_groups, cur = episode_current(d->ep);
     char extra[128];
-    snprintf(extra, sizeof extra, "%d groups%s%s%s", n, vw->fold ? ": the forward pass, < its backward groups" : "",
+    snprintf(extra, sizeof extra, "%d groups%s%s%s", n, vw->fold ? ", folded (<: backward)" : "",
              vw->zoom == DAG_COMPACT ? ", compact" : "", vw->show_sets ? ", sets" : "");
     GridRect in = frame(a, g, r, PANE_GRAPH, extra);
     if (in.w <= 0 || in.h <= 0)
@@ -82,6 +82,7 @@ static void draw_graph(const App *a, Grid *g, GridRect r, AppGeom *geom)
                  d->pb.c->n_devices <= 10};
     dag_render(d->dag, &v, g);
     if (mr.w > 0) { /* where the view is, and every group's device */
+        grid_fill(g, mr, ' ', GS_NONE); /* the box's lines must not merge with the edges under it */
         grid_box(g, mr, GS_BORDER);
         grid_text_fit(g, mr.x + 1, mr.y, "map", mr.w - 2, GS_TITLE);
         dag_render_map(d->dag, &v, (GridRect){mr.x + 1, mr.y + 1, mr.w - 2, mr.h - 2}, g);
