@@ -30,6 +30,12 @@
  * device tag, and arrow heads above the destination; DAG_COMPACT draws each
  * node as one cell (a dot or the device digit) coloured by device.
  *
+ * Folding (dag_fold.c): dag_layout_folded() lays out only the nodes that
+ * are their own host, each box widened by a compartment holding a cell for
+ * every node folded beside it (a training graph's backward and update groups
+ * beside their forward group, dag_fold_training()); the minimap
+ * (dag_map.c) draws a whole canvas scaled into a small rectangle.
+ *
  * Cost: O((V + E) log V) per sweep, V counting the dummies (a 2 000-op
  * random DAG has ~80 000 vertices and takes a fraction of a second).
  *
