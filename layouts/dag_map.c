@@ -13,8 +13,10 @@ void dag_map_fit(const DagLayout *L, int zoom, int max_w, int max_h, int *w, int
         mw = W * mh / H;
     }
     long least_w = W < DAG_MAP_MIN_W ? W : DAG_MAP_MIN_W, least_h = H < DAG_MAP_MIN_H ? H : DAG_MAP_MIN_H;
-    mw = mw < least_w ? least_w : mw > max_w ? max_w : mw;
-    mh = mh < least_h ? least_h : mh > max_h ? max_h : mh;
+    mw = mw < least_w ? least_w : mw;
+    mh = mh < least_h ? least_h : mh;
+    mw = mw > max_w ? max_w : mw; /* the bounds win over the least size */
+    mh = mh > max_h ? max_h : mh;
     *w = mw < 1 ? 1 : (int)mw;
     *h = mh < 1 ? 1 : (int)mh;
 }
