@@ -5,6 +5,7 @@
 #include "app.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------ */
@@ -32,14 +33,21 @@ int app_move(App *a, AppMove m)
         if (gr->succ_off[u + 1] > gr->succ_off[u])
             v = gr->succ[gr->succ_off[u]];
     } else {
-        int dir = m == APP_MOVE_PREV ? -1 : 1, l = L->layer[u];
-        for (int p = L->pos[u] + dir; p >= 0 && p < L->layer_off[l + 1] - L->layer_off[l]; p += dir) {
-            int w = L->order[L->layer_off[l] + p];
-            if (w < L->n) {
-                v = w;
-                break;
-            }
+        int dir = m == APP_MOVE_PREV ? -1 : 1, l = L->layer[u], k = 0, at = -1;
+        int *row = xnew_array((size_t)gr->n_groups + 1, sizeof *row); /* as drawn: each box, then its folded cells */
+        for (int i = L->layer_off[l]; i < L->layer_off[l + 1]; i++) {
+            int w = L->order[i];
+            if (w >= L->n)
+                continue;
+            row[k++] = w;
+            for (int j = L->sat ? L->sat_off[w] : 0; L->sat && j < L->sat_off[w + 1]; j++)
+                row[k++] = L->sat[j];
         }
+        for (int i = 0; i < k; i++)
+            at = row[i] == u ? i : at;
+        if (at >= 0 && at + dir >= 0 && at + dir < k)
+            v = row[at + dir];
+        free(row);
         if (v < 0) /* the end of the layer: the next group in topological order */
             v = u + dir >= 0 && u + dir < gr->n_groups ? u + dir : -1;
     }
