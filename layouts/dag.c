@@ -22,6 +22,7 @@ static void geom_free(DagGeom *G)
     free(G->tracks);
     free(G->pt_off);
     free(G->pts);
+    free(G->wext);
 }
 
 /* Moves the leftmost column to 0 and sets the width. */
@@ -86,8 +87,9 @@ static void snap(const DagLayout *L, DagGeom *G, int zoom)
  * skips; neural-network graphs stay with it). */
 enum { BK_AREA_TOLERANCE = 2 };
 
-/* One zoom level: both coordinate candidates, routed, and the choice. */
-static void geometry(DagLayout *L, int zoom, const DagOptions *o)
+/* One zoom level: both coordinate candidates, routed, and the choice.
+ * n_sat (may be NULL): per real vertex, the nodes folded beside it. */
+static void geometry(DagLayout *L, int zoom, const DagOptions *o, const int *n_sat)
 {
     int lw = o->label_width > 0 ? o->label_width : 1, tw = o->tag_width > 0 ? o->tag_width : 0;
     DagGeom cand[2];
@@ -99,6 +101,11 @@ static void geometry(DagLayout *L, int zoom, const DagOptions *o)
         G->label_w = zoom == DAG_FULL ? lw : 0;
         G->tag_w = zoom == DAG_FULL ? tw : 0;
         G->x = XMALLOC(int, L->n_vert);
+        if (n_sat) {
+            G->wext = XNEW(int, L->n_vert);
+            for (int v = 0; v < L->n; v++)
+                G->wext[v] = n_sat[v] ? n_sat[v] * (dag_sat_w(G, zoom) + (zoom == DAG_FULL)) + 1 : 0;
+        }
         if (m == 0)
             dag_place_x_bk(L, G, zoom);
         else
@@ -114,6 +121,11 @@ static void geometry(DagLayout *L, int zoom, const DagOptions *o)
 }
 
 DagLayout *dag_layout(int n, const int *succ_off, const int *succ, const DagOptions *o)
+{
+    return dag_layout_sat(n, succ_off, succ, NULL, o);
+}
+
+DagLayout *dag_layout_sat(int n, const int *succ_off, const int *succ, const int *n_sat, const DagOptions *o)
 {
     DagOptions def;
     if (!o) {
@@ -131,7 +143,7 @@ DagLayout *dag_layout(int n, const int *succ_off, const int *succ, const DagOpti
     dag_rank(L, succ_off, succ);
     dag_order(L, o->sweeps);
     for (int z = 0; z < DAG_ZOOMS; z++)
-        geometry(L, z, o);
+        geometry(L, z, o, n_sat);
     free(zeros);
     return L;
 }
@@ -152,6 +164,9 @@ void dag_free(DagLayout *L)
     free(L->down);
     free(L->up_off);
     free(L->up);
+    free(L->host);
+    free(L->sat_off);
+    free(L->sat);
     for (int z = 0; z < DAG_ZOOMS; z++)
         geom_free(&L->geom[z]);
     free(L);
@@ -191,7 +206,8 @@ void dag_mark_relatives(const DagLayout *L, int u, uint8_t *style, int *queue)
 GridRect dag_node_rect(const DagLayout *L, int zoom, int u)
 {
     const DagGeom *G = &L->geom[zoom];
-    return (GridRect){G->x[u], G->layer_y[L->layer[u]], dag_vert_w(L, G, u), G->box_h};
+    int w = L->host && L->host[u] != u ? dag_sat_w(G, zoom) : G->box_w;
+    return (GridRect){G->x[u], G->layer_y[L->layer[u]], w, G->box_h};
 }
 
 int dag_node_at(const DagLayout *L, int zoom, int cx, int cy)
@@ -219,9 +235,16 @@ int dag_node_at(const DagLayout *L, int zoom, int cx, int cy)
             b = mid - 1;
         }
     }
-    if (v < 0 || v >= L->n || cx >= G->x[v] + G->box_w)
+    if (v < 0 || v >= L->n || cx >= G->x[v] + dag_vert_w(L, G, v))
         return -1;
-    return v;
+    if (cx < G->x[v] + G->box_w)
+        return v;
+    for (int j = L->sat ? L->sat_off[v] : 0; L->sat && j < L->sat_off[v + 1]; j++) { /* a cell beside it */
+        int s = L->sat[j];
+        if (cx >= G->x[s] && cx < G->x[s] + dag_sat_w(G, zoom))
+            return s;
+    }
+    return -1;
 }
 
 int dag_node_at_view(const DagLayout *L, const DagView *v, int gx, int gy)

@@ -30,6 +30,12 @@
  * device tag, and arrow heads above the destination; DAG_COMPACT draws each
  * node as one cell (a dot or the device digit) coloured by device.
  *
+ * Folding (dag_fold.c): dag_layout_folded() lays out only the nodes that
+ * are their own host, each box widened by a compartment holding a cell for
+ * every node folded beside it (a training graph's backward and update groups
+ * beside their forward group, dag_fold_training()); the minimap
+ * (dag_map.c) draws a whole canvas scaled into a small rectangle.
+ *
  * Cost: O((V + E) log V) per sweep, V counting the dummies (a 2 000-op
  * random DAG has ~80 000 vertices and takes a fraction of a second).
  *
@@ -66,7 +72,10 @@ typedef struct DagGeom {
     int width, height; /* the canvas */
     int box_w, box_h;  /* a node's box (1 x 1 in the compact view) */
     int label_w, tag_w; /* cells for the label and the device tag in a box */
-    int *x;            /* per vertex: left column (dummies are 1 cell wide) */
+    int *x;            /* per vertex: left column (dummies are 1 cell wide; a
+                          folded node: the left column of its cell) */
+    int *wext;         /* per vertex: columns right of its box taken by the
+                          nodes folded beside it; NULL when nothing is folded */
     int *layer_y;      /* per layer: top row; layer_y[n_layers] == height */
     int *tracks;       /* per layer: horizontal tracks in the gap below it */
     /* Route of input edge e: an axis-parallel polyline pts[pt_off[e] ..
@@ -95,6 +104,12 @@ typedef struct DagLayout {
      * sorted left to right. */
     int *down_off, *down, *up_off, *up;
     long crossings; /* edge crossings between adjacent layers, final order */
+    /* Folding (dag_layout_folded): per node, the node it is drawn beside
+     * (itself for a node laid out in a layer); the folded nodes of host h are
+     * sat[sat_off[h] .. sat_off[h+1]), drawn left to right as cells after
+     * its box. A folded node has its host's layer and pos, is in no layer's
+     * order and has no drawn edges. All NULL for dag_layout(). */
+    int *host, *sat_off, *sat;
     DagGeom geom[DAG_ZOOMS];
 } DagLayout;
 
@@ -149,7 +164,39 @@ void dag_center_on(const DagLayout *L, int zoom, int u, int w, int h, int *x, in
  * The caller frees it. */
 char *dag_short_label(const char *name);
 
-/* A real node's box on the canvas at a zoom level. */
+/* ---- the minimap (dag_map.c) ---- */
+
+enum { DAG_MAP_MIN_W = 8, DAG_MAP_MIN_H = 4 }; /* a map's least size (or the canvas') */
+/* The size of a map of the canvas at a zoom level within max_w x max_h
+ * cells: the canvas scaled down evenly (never up) to fit, then widened or
+ * heightened to the least size. */
+void dag_map_fit(const DagLayout *L, int zoom, int max_w, int max_h, int *w, int *h);
+/* Draws the whole canvas of v's zoom level scaled into dst: every node (a
+ * folded one too) one cell at its box's centre, a device digit or dot in
+ * its device's pen (the current and selected nodes marked in their styles,
+ * on top), and the cells of v's viewport (v->x, v->y, v->dst.w x v->dst.h)
+ * shaded. dst is cleared first; nothing outside it is touched. */
+void dag_render_map(const DagLayout *L, const DagView *v, GridRect dst, Grid *g);
+
+/* ---- folding a training graph (dag_fold.c) ---- */
+
+/* Fills host[0 .. n_groups) for a training graph: each group of the
+ * backward pass or of the parameter updates gets the forward group it is
+ * drawn beside (the latest forward group it reads, else a backward
+ * neighbour's), every other group itself. Returns the number of folded
+ * groups (0: not a training graph). Deterministic. */
+enum { DAG_FOLD_LABEL_WIDTH = 14 }; /* labels in a folded layout (the forward pass alone is narrow) */
+struct Graph;
+struct Grouping;
+int dag_fold_training(const struct Graph *g, const struct Grouping *gr, int *host);
+/* dag_layout() of the nodes u with host[u] == u and the edges between them;
+ * every other node is drawn as a cell beside the box of host[u] (a host
+ * that is itself folded counts as none: the node stays on its own). The
+ * result is indexed like the input (n nodes); L->host, L->sat_off and L->sat
+ * say what is folded where. host NULL: nothing is folded. */
+DagLayout *dag_layout_folded(int n, const int *succ_off, const int *succ, const int *host, const DagOptions *o);
+
+/* A node's box on the canvas at a zoom level (a folded node: its cell). */
 GridRect dag_node_rect(const DagLayout *L, int zoom, int u);
 
 #endif

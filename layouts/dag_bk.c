@@ -38,8 +38,8 @@ static int is_dummy(const DagLayout *L, int v) { return v >= L->n; }
 /* Minimum port distance between a (left) and b, neighbours in a layer. */
 static long port_gap(const Bk *k, int a, int b)
 {
-    int wa = dag_vert_w(k->L, k->G, a), wb = dag_vert_w(k->L, k->G, b);
-    return (wa - wa / 2) + dag_sep(k->L, k->zoom, a, b) + wb / 2;
+    int wa = dag_vert_w(k->L, k->G, a);
+    return (wa - dag_port_off(k->L, k->G, a)) + dag_sep(k->L, k->zoom, a, b) + dag_port_off(k->L, k->G, b);
 }
 
 /* Marks non-inner segments between layers l and l + 1 that cross an inner
@@ -186,7 +186,7 @@ static void balance(const DagLayout *L, const DagGeom *G, long *xs[4], int *out)
         lo[d] = hi[d] = 0;
         for (int v = 0; v < L->n_vert; v++) {
             int w = dag_vert_w(L, G, v);
-            long a = xs[d][v] - w / 2, b = a + w;
+            long a = xs[d][v] - dag_port_off(L, G, v), b = a + w;
             lo[d] = v == 0 || a < lo[d] ? a : lo[d];
             hi[d] = v == 0 || b > hi[d] ? b : hi[d];
         }
@@ -283,7 +283,7 @@ void dag_place_x_bk(const DagLayout *L, DagGeom *G, int zoom)
     k.hdir = 0;
     squeeze(&k, port);
     for (int v = 0; v < nv; v++)
-        G->x[v] = port[v] - dag_vert_w(L, G, v) / 2;
+        G->x[v] = port[v] - dag_port_off(L, G, v);
     for (int d = 0; d < 4; d++)
         free(xs[d]);
     free(port);

@@ -20,21 +20,38 @@ void dag_place_x_bk(const DagLayout *L, DagGeom *G, int zoom);
  * whose x is placed. */
 void dag_route(const DagLayout *L, DagGeom *G, int zoom);
 
+/* dag.c: the pipeline of dag_layout() with n_sat[v] nodes to be folded
+ * beside real vertex v (widening it by the geometry's wext; NULL: none). */
+DagLayout *dag_layout_sat(int n, const int *succ_off, const int *succ, const int *n_sat, const DagOptions *o);
+
+/* The cell width of a folded node: its device tag in the full view. */
+static inline int dag_sat_w(const DagGeom *G, int zoom)
+{
+    return zoom == DAG_FULL && G->tag_w > 0 ? G->tag_w : 1;
+}
+
 /* Blank columns required between neighbours a (left) and b of a layer. */
 static inline int dag_sep(const DagLayout *L, int zoom, int a, int b)
 {
     return zoom == DAG_FULL && a < L->n && b < L->n ? 2 : 1;
 }
 
-/* Width of vertex v's box at a zoom level, and its port column. */
+/* Width of vertex v at a zoom level (a folded node's box and the cells of
+ * the nodes drawn beside it), the offset of its port from its left column
+ * (the middle of its own box), and its port column. */
 static inline int dag_vert_w(const DagLayout *L, const DagGeom *G, int v)
 {
-    return v < L->n ? G->box_w : 1;
+    return v < L->n ? G->box_w + (G->wext ? G->wext[v] : 0) : 1;
+}
+
+static inline int dag_port_off(const DagLayout *L, const DagGeom *G, int v)
+{
+    return v < L->n ? G->box_w / 2 : 0;
 }
 
 static inline int dag_port(const DagLayout *L, const DagGeom *G, int v)
 {
-    return G->x[v] + dag_vert_w(L, G, v) / 2;
+    return G->x[v] + dag_port_off(L, G, v);
 }
 
 #endif

@@ -60,7 +60,7 @@ static void place_layer(const DagLayout *L, DagGeom *G, int zoom, int l, int up,
         int v = ord[i];
         if (i > 0)
             prefix += dag_vert_w(L, G, ord[i - 1]) + dag_sep(L, zoom, ord[i - 1], v);
-        double w, target = wish_of(L, G, v, up, &w) - dag_vert_w(L, G, v) / 2 - prefix;
+        double w, target = wish_of(L, G, v, up, &w) - dag_port_off(L, G, v) - prefix;
         if (w == 0)
             w = 0.25; /* free to move, mild wish to stay */
         p->sum[nblk] = w * target;

@@ -89,6 +89,17 @@ static void draw_ends(const Ctx *c, int cls)
     }
 }
 
+/* The device tag of a box ("d7", "7" or "+" as room allows). */
+static int tag_text(char *buf, size_t size, int dev, int tw)
+{
+    int len = snprintf(buf, size, "d%d", dev);
+    if (len > tw)
+        len = snprintf(buf, size, "%d", dev);
+    if (len > tw)
+        len = snprintf(buf, size, "+");
+    return len;
+}
+
 static void draw_box(const Ctx *c, int u)
 {
     GridRect r = dag_node_rect(c->L, DAG_FULL, u);
@@ -107,12 +118,45 @@ static void draw_box(const Ctx *c, int u)
     int tw = c->G->tag_w;
     if (dev < 0 || tw <= 0)
         return;
-    int len = snprintf(buf, sizeof buf, "d%d", dev);
-    if (len > tw)
-        len = snprintf(buf, sizeof buf, "%d", dev);
-    if (len > tw)
-        len = snprintf(buf, sizeof buf, "+");
+    int len = tag_text(buf, sizeof buf, dev, tw);
     grid_text(c->g, r.x + r.w - 1 - len, r.y + 1, buf, pen);
+}
+
+/* The nodes folded beside host u: a compartment after its box (full view:
+ * "<d1 d0|", each tag in its node's pen) or cells after its dot (compact:
+ * "<10"). The "<" says that they run backwards. */
+static void draw_folded(const Ctx *c, int u)
+{
+    const DagLayout *L = c->L;
+    if (!L->sat || L->sat_off[u + 1] == L->sat_off[u])
+        return;
+    const DagGeom *G = c->G;
+    int x = G->x[u] + c->ox, y = G->layer_y[L->layer[u]] + c->oy, bw = G->box_w;
+    if (c->zoom == DAG_FULL) {
+        grid_box(c->g, (GridRect){x + bw - 1, y, G->wext[u] + 1, G->box_h}, GS_EDGE);
+        grid_fill(c->g, (GridRect){x + bw, y + 1, G->wext[u] - 1, G->box_h - 2}, ' ', GS_NONE);
+        grid_box(c->g, (GridRect){x, y, bw, G->box_h}, node_pen(c->v, u)); /* its own border wins */
+    }
+    int ym = c->zoom == DAG_FULL ? y + 1 : y;
+    grid_put(c->g, x + bw, ym, GRID_ARROW_LEFT, GS_DIM);
+    for (int j = L->sat_off[u]; j < L->sat_off[u + 1]; j++) {
+        int w = L->sat[j], dev = c->v->device ? c->v->device[w] : -1, pen = node_pen(c->v, w);
+        int st = c->v->style ? c->v->style[w] : 0, sx = G->x[w] + c->ox;
+        if (c->zoom == DAG_FULL) {
+            char buf[24];
+            if (dev >= 0)
+                tag_text(buf, sizeof buf, dev, G->tag_w > 0 ? G->tag_w : 1);
+            else
+                snprintf(buf, sizeof buf, "b");
+            grid_fill(c->g, (GridRect){sx, ym, G->tag_w > 0 ? G->tag_w : 1, 1}, ' ', pen);
+            grid_text(c->g, sx, ym, buf, pen);
+        } else {
+            uint32_t ch = c->v->digits && dev >= 0 ? (uint32_t)('0' + dev % 10) : GRID_DOT;
+            if (st == GS_CURRENT || st == GS_SELECTED)
+                ch = GRID_DOT_MARKED;
+            grid_put(c->g, sx, ym, ch, pen);
+        }
+    }
 }
 
 static void draw_dot(const Ctx *c, int u)
@@ -160,6 +204,7 @@ static void draw_nodes(const Ctx *c)
                 draw_box(c, u);
             else
                 draw_dot(c, u);
+            draw_folded(c, u);
         }
 }
 

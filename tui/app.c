@@ -98,7 +98,15 @@ static void finish_load(App *a)
     d->labels = xnew_array((size_t)n, sizeof *d->labels);
     for (int k = 0; k < n; k++)
         d->labels[k] = dag_short_label(d->pb.gr->names[k]);
-    d->dag = dag_layout(n, d->pb.gr->succ_off, d->pb.gr->succ, NULL);
+    d->dag = d->dag_all = dag_layout(n, d->pb.gr->succ_off, d->pb.gr->succ, NULL);
+    int *host = xnew_array((size_t)n + 1, sizeof *host);
+    DagOptions fold_opt; /* the forward pass alone is narrow: room for longer labels */
+    dag_options_default(&fold_opt);
+    fold_opt.label_width = DAG_FOLD_LABEL_WIDTH;
+    if (dag_fold_training(d->pb.g, d->pb.gr, host) > 0)
+        d->dag = d->dag_fold = dag_layout_folded(n, d->pb.gr->succ_off, d->pb.gr->succ, host, &fold_opt);
+    a->view.fold = d->dag_fold != NULL;
+    free(host);
     a->policy.work = policy_work_new(&a->policy.pol->arch, d->pg);
     d->lower_bound_us = bound_lower(d->pb.g, d->pb.c);
     int *dev = xnew_array((size_t)d->pb.g->n_nodes, sizeof *dev);
@@ -238,7 +246,8 @@ void app_free(App *a)
     free(d->labels);
     tl_free(a->cache.tl);
     free(a->cache.feats);
-    dag_free(d->dag);
+    dag_free(d->dag_all);
+    dag_free(d->dag_fold);
     policy_work_free(a->policy.work);
     episode_free(d->ep);
     app_episodes_free(a);

@@ -81,7 +81,11 @@ typedef struct AppData {
     PolicyGraph *pg;
     Episode *ep;
     char **labels;            /* per group: its short name */
-    DagLayout *dag;           /* the group graph's layout */
+    DagLayout *dag;           /* the group graph's layout shown: dag_all, or dag_fold (AppView.fold) */
+    DagLayout *dag_all;       /* every group in layers */
+    DagLayout *dag_fold;      /* a training graph's backward and update groups folded
+                                 beside their forward groups (dag_fold_training); NULL
+                                 when the graph has no backward pass */
     double lower_bound_us;
     double single_us;         /* every op on the fastest device */
 } AppData;
@@ -112,6 +116,7 @@ typedef struct AppView {
     int selected;             /* the selected group */
     int follow;               /* keep the current node selected and in view */
     int zoom;                 /* DAG_FULL or DAG_COMPACT */
+    int fold;                 /* show data.dag_fold (the default when there is one) */
     int x, y;                 /* graph viewport origin (canvas cells), as last shown */
     int show_sets;            /* colour ancestors, descendants and parallel nodes */
     char search[128];         /* the last search (n and N find its next and previous match) */
@@ -333,6 +338,9 @@ void app_search_next(App *a, int dir);
 /* DAG_FULL or DAG_COMPACT; follows the current node. */
 void app_zoom(App *a, int zoom);
 void app_show_sets(App *a, int on);
+/* 1: a training graph folded (its backward and update groups beside their
+ * forward groups), 0: every group in layers; follows the current node. */
+void app_fold(App *a, int on);
 /* Pans the graph by (dx, dy) canvas cells and stops following. */
 void app_pan(App *a, int dx, int dy);
 /* The graph pane was last shown from canvas origin (x, y) (centred on the

@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------ */
@@ -33,14 +34,21 @@ int app_move(App *a, AppMove m)
         if (gr->succ_off[u + 1] > gr->succ_off[u])
             v = gr->succ[gr->succ_off[u]];
     } else {
-        int dir = m == APP_MOVE_PREV ? -1 : 1, l = L->layer[u];
-        for (int p = L->pos[u] + dir; p >= 0 && p < L->layer_off[l + 1] - L->layer_off[l]; p += dir) {
-            int w = L->order[L->layer_off[l] + p];
-            if (w < L->n) {
-                v = w;
-                break;
-            }
+        int dir = m == APP_MOVE_PREV ? -1 : 1, l = L->layer[u], k = 0, at = -1;
+        int *row = xnew_array((size_t)gr->n_groups + 1, sizeof *row); /* as drawn: each box, then its folded cells */
+        for (int i = L->layer_off[l]; i < L->layer_off[l + 1]; i++) {
+            int w = L->order[i];
+            if (w >= L->n)
+                continue;
+            row[k++] = w;
+            for (int j = L->sat ? L->sat_off[w] : 0; L->sat && j < L->sat_off[w + 1]; j++)
+                row[k++] = L->sat[j];
         }
+        for (int i = 0; i < k; i++)
+            at = row[i] == u ? i : at;
+        if (at >= 0 && at + dir >= 0 && at + dir < k)
+            v = row[at + dir];
+        free(row);
         if (v < 0) /* the end of the layer: the next group in topological order */
             v = u + dir >= 0 && u + dir < gr->n_groups ? u + dir : -1;
     }
@@ -133,6 +141,20 @@ void app_zoom(App *a, int zoom)
     a->view.zoom = zoom;
     a->view.follow = 1;
     app_msg(a, GS_NONE, zoom == DAG_FULL ? "graph: full labels" : "graph: compact, one cell per group");
+}
+
+void app_fold(App *a, int on)
+{
+    AppData *d = &a->data;
+    if (on && !d->dag_fold) {
+        app_msg(a, GS_NONE, "graph: every group (no backward pass to fold)");
+        return;
+    }
+    a->view.fold = on;
+    d->dag = on ? d->dag_fold : d->dag_all;
+    a->view.follow = 1;
+    app_msg(a, GS_NONE, on ? "graph: the forward pass, backward and update groups beside their forward groups (<)"
+                           : "graph: every group in layers");
 }
 
 void app_show_sets(App *a, int on)

@@ -186,6 +186,13 @@ static int act_zoom(App *a, int arg)
     return CTL_REDRAW;
 }
 
+static int act_fold(App *a, int arg)
+{
+    (void)arg;
+    app_fold(a, !a->view.fold);
+    return CTL_REDRAW;
+}
+
 static int act_sets(App *a, int arg)
 {
     (void)arg;
@@ -308,6 +315,7 @@ static const Binding bindings[] = {
     {{"H J K L", "pan the graph", 1}, act_pan, {{'H', PAN_LEFT}, {'J', PAN_DOWN}, {'K', PAN_UP}, {'L', PAN_RIGHT}}, 0, 0},
     {{"PgUp PgDn", "scroll the graph", 1}, act_pan, {{TERM_KEY_PGUP, PAN_UP}, {TERM_KEY_PGDN, PAN_DOWN}}, 0, 0},
     {{"Z", "graph zoom: full labels / compact", 1}, act_zoom, {{'Z', 0}}, 0, 0},
+    {{"v", "graph: a training graph folded / every group", 1}, act_fold, {{'v', 0}}, 0, 0},
     {{"a", "show the ancestors, descendants and parallel groups", 1}, act_sets, {{'a', 0}}, 0, 0},
     {{"< >", "timeline zoom out / in", 1}, act_tl_zoom, {{'<', -1}, {'>', 1}}, 0, 0},
     {{"[ ]", "timeline pan", 1}, act_tl_pan, {{'[', -1}, {']', 1}}, 0, 0},

@@ -23,7 +23,9 @@ static const AppTourStage stages[] = {
      "One training step of a network: forward, backward and weight updates, one node per op. "
      "Placeto places groups, not ops: a parameter stays with its gradient and update, chains and "
      "neighbours are merged, about 100-200 groups remain. Each box is a group; its colour and tag "
-     "(d0, d1) say which device runs it. The highlighted box is the current node.",
+     "(d0, d1) say which device runs it, and the cells after < are the backward and update groups "
+     "that belong to it (v shows every group in layers instead). The highlighted box is the current "
+     "node; the map in the corner shows the whole graph and where the view is.",
      0, TOUR_TEXT},
     {"The simulator and the timeline",
      "An event-driven simulator runs every op on its group's device: an op starts when its inputs "

@@ -32,14 +32,27 @@ static GridRect frame(const App *a, Grid *g, GridRect r, AppPane p, const char *
 /* ------------------------------------------------------------------ */
 /* Graph                                                               */
 
+/* The minimap's box in the graph pane's top-right corner when the canvas
+ * is well larger than the pane (w = 0: none). */
+static GridRect map_box(const DagLayout *L, int zoom, GridRect in)
+{
+    const DagGeom *G = &L->geom[zoom];
+    GridRect none = {in.x + in.w, in.y, 0, 0};
+    if ((G->width <= in.w + in.w / 4 && G->height <= in.h + in.h / 4) || in.w < 40 || in.h < 8)
+        return none;
+    int w, h;
+    dag_map_fit(L, zoom, in.w / 5, in.h - 2, &w, &h);
+    return (GridRect){in.x + in.w - w - 2, in.y, w + 2, h + 2};
+}
+
 static void draw_graph(const App *a, Grid *g, GridRect r, AppGeom *geom)
 {
     const AppData *d = &a->data;
     const AppView *vw = &a->view;
     int n = d->pb.gr->n_groups, cur = episode_current(d->ep);
-    char extra[96];
-    snprintf(extra, sizeof extra, "%d groups%s%s", n, vw->zoom == DAG_COMPACT ? ", compact" : "",
-             vw->show_sets ? ", sets" : "");
+    char extra[128];
+    snprintf(extra, sizeof extra, "%d groups%s%s%s", n, vw->fold ? ", folded (<: backward)" : "",
+             vw->zoom == DAG_COMPACT ? ", compact" : "", vw->show_sets ? ", sets" : "");
     GridRect in = frame(a, g, r, PANE_GRAPH, extra);
     if (in.w <= 0 || in.h <= 0)
         return;
@@ -57,12 +70,23 @@ static void draw_graph(const App *a, Grid *g, GridRect r, AppGeom *geom)
         style[vw->selected] = GS_SELECTED;
     if (cur >= 0)
         style[cur] = GS_CURRENT;
-    int x = vw->x, y = vw->y;
-    if (vw->follow || a->dialog.kind == DLG_SEARCH) /* the selection in the middle */
-        dag_center_on(d->dag, vw->zoom, vw->selected, in.w, in.h, &x, &y);
+    GridRect mr = map_box(d->dag, vw->zoom, in);
+    int x = vw->x, y = vw->y, cw = d->dag->geom[vw->zoom].width;
+    int room = mr.w > 0 && cw <= mr.x - in.x - 1 ? mr.x - in.x - 1 : in.w; /* beside the map when it fits */
+    if (vw->follow || a->dialog.kind == DLG_SEARCH) { /* the selection in the middle, a narrow graph centred */
+        dag_center_on(d->dag, vw->zoom, vw->selected, room, in.h, &x, &y);
+        if (cw < room)
+            x = -(room - cw) / 2;
+    }
     DagView v = {vw->zoom, x, y, in, (const char *const *)d->labels, d->ep->group_device, style, crit,
                  d->pb.c->n_devices <= 10};
     dag_render(d->dag, &v, g);
+    if (mr.w > 0) { /* where the view is, and every group's device */
+        grid_fill(g, mr, ' ', GS_NONE); /* the box's lines must not merge with the edges under it */
+        grid_box(g, mr, GS_BORDER);
+        grid_text_fit(g, mr.x + 1, mr.y, "map", mr.w - 2, GS_TITLE);
+        dag_render_map(d->dag, &v, (GridRect){mr.x + 1, mr.y + 1, mr.w - 2, mr.h - 2}, g);
+    }
     if (geom) {
         geom->have_dag = 1;
         geom->dag = v;

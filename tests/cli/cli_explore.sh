@@ -4,7 +4,8 @@
 # the same screen and state; resize, including a too-small terminal; help,
 # search, baselines, starting from a baseline, background training, DOT and
 # trace exports; the quit confirmation; and a resume with a policy of the
-# other feature set, refused. Three whole screens are compared
+# other feature set, refused; a training graph folded, and every group.
+# Four whole screens are compared
 # byte for byte with tests/data/golden/explore_*.txt (the screens hold no
 # times or dates: nothing is masked);
 # `PLACETO_UPDATE_GOLDEN=1 bash tests/cli/cli_explore.sh` rewrites them.
@@ -67,6 +68,20 @@ explore "space space space down 1 b" --size 100x30
 golden baselines
 explore "space space space space tab z" --size 100x30
 golden timeline
+
+# a training graph opens folded (the forward pass, each group's backward and
+# update groups beside it, a minimap); v shows every group in layers
+g=graphs/resnet18.json
+absg=$(pwd)/$g
+explore "" --size 160x48
+golden resnet18
+has "folded" "Graph 100 groups, folded (<: backward)" "+map" "|layer1.0.conv1 d0|<d0 d0|"
+explore "v" --size 160x48
+has "every group" "graph: every group in layers" "Graph 100 groups --"
+explore "v v Z" --size 160x48
+has "folded, compact" "Graph 100 groups, folded (<: backward), compact"
+g=graphs/toy/crown.json
+absg=$(pwd)/$g
 
 explore "" --size 100x30
 has "start screen" "placeto  toy_crown on 2x K80" "step 0/18" "Graph 18 groups" "Timeline" "Policy" "Devices" \

@@ -13,8 +13,8 @@
  *
  * Each zoom is rendered with labels, devices, styles and critical marks
  * derived from the input, then probed with dag_node_at, dag_node_at_view,
- * dag_center_on, dag_node_rect and dag_mark_relatives, and the grid is
- * turned into text in both glyph sets. */
+ * dag_center_on, dag_node_rect and dag_mark_relatives, its minimap drawn,
+ * and the grid is turned into text in both glyph sets. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,8 +97,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         off[u + 1] += off[u];
     free(pairs);
 
-    DagLayout *L = dag_layout(n, off, succ, &o);
-    if (L->n != n || L->n_edges != m || L->n_vert < n)
+    int *host = xmalloc_array((size_t)n + 1, sizeof *host);
+    for (int u = 0; u < n; u++) /* some on their own, others beside any node (a folded one too) */
+        host[u] = u % 4 == 0 ? u : (int)(((unsigned)u * 2654435761u + (unsigned)flags) % (unsigned)n);
+    DagLayout *L = flags & 16 ? dag_layout_folded(n, off, succ, host, &o) : dag_layout(n, off, succ, &o);
+    if (L->n != n || (flags & 16 ? L->n_edges > m : L->n_edges != m) || L->n_vert < n)
         fuzz_fail("layout of %d nodes, %d edges: n %d, n_edges %d, n_vert %d", n, m, L->n, L->n_edges, L->n_vert);
 
     /* per-node view arrays from the remaining bytes (zeros when exhausted) */
@@ -154,6 +157,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             v.style = rel;
             dag_render(L, &v, g);
         }
+        int mw, mh;
+        dag_map_fit(L, zoom, 1 + gw / 3, 1 + gh / 2, &mw, &mh);
+        if (mw < 1 || mh < 1 || mw > 1 + gw / 3 || mh > 1 + gh / 2)
+            fuzz_fail("dag_map_fit: %dx%d within %dx%d", mw, mh, 1 + gw / 3, 1 + gh / 2);
+        dag_render_map(L, &v, (GridRect){gw - mw, dy, mw, mh}, g);
         char *t = grid_to_text(g, zoom == DAG_FULL ? GRID_ASCII : GRID_UNICODE);
         free(t);
         t = grid_to_text(g, zoom == DAG_FULL ? GRID_UNICODE : GRID_ASCII);
@@ -172,5 +180,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     dag_free(L);
     free(off);
     free(succ);
+    free(host);
     return 0;
 }

@@ -1,8 +1,10 @@
 /* Golden renders (tests/data/golden/NAME.txt, ASCII glyphs): the group graphs of the
  * toy graphs and of two bundled graphs in both zoom levels, through a fixed
  * 120x40 viewport (toys: at the top-left; bundled graphs: centred on the
- * first group, and on a middle group marked current), and their 2-device
- * timelines. Group k sits on device k % 2. A mismatch prints the first
+ * first group, and on a middle group marked current), the bundled training
+ * graphs folded (dag_fold.c: the forward pass, the backward groups beside
+ * it) with the minimap of the folded and of the whole layout, and their
+ * 2-device timelines. Group k sits on device k % 2. A mismatch prints the first
  * differing lines and writes the render to build/golden/; `make
  * update-golden` (PLACETO_UPDATE_GOLDEN=1) rewrites the files instead, for
  * review in the diff. */
@@ -63,6 +65,7 @@ typedef struct Case {
     Graph *g;
     Grouping *gr;
     DagLayout *L;
+    DagLayout *F; /* folded */
     char **labels;
     int *dev;
 } Case;
@@ -83,6 +86,13 @@ static int case_load(Case *c, const char *path)
         c->dev[k] = k % 2;
     }
     c->L = dag_layout(n, c->gr->succ_off, c->gr->succ, NULL);
+    int *host = XNEW(int, n + 1);
+    dag_fold_training(c->g, c->gr, host);
+    DagOptions o;
+    dag_options_default(&o);
+    o.label_width = DAG_FOLD_LABEL_WIDTH;
+    c->F = dag_layout_folded(n, c->gr->succ_off, c->gr->succ, host, &o);
+    free(host);
     return 0;
 }
 
@@ -93,30 +103,62 @@ static void case_free(Case *c)
     free(c->labels);
     free(c->dev);
     dag_free(c->L);
+    dag_free(c->F);
     group_free(c->gr);
     graph_free(c->g);
 }
 
 /* One DAG golden: the view at the top-left (center < 0) or centred on node
  * `center`, which is the current node when `current` is set. */
-static void dag_golden(const Case *c, const char *name, int zoom, int center, int current)
+static void dag_golden(const Case *c, const DagLayout *L, const char *name, int zoom, int center, int current)
 {
-    const DagGeom *G = &c->L->geom[zoom];
+    const DagGeom *G = &L->geom[zoom];
     int x = 0, y = 0, n = c->gr->n_groups;
     uint8_t *style = XNEW(uint8_t, n);
     if (center >= 0)
-        dag_center_on(c->L, zoom, center, VIEW_W, VIEW_H, &x, &y);
+        dag_center_on(L, zoom, center, VIEW_W, VIEW_H, &x, &y);
     if (center >= 0 && current)
         style[center] = GS_CURRENT;
     Grid *g = grid_new(VIEW_W, VIEW_H);
     DagView v = {zoom, x, y, {0, 0, VIEW_W, VIEW_H}, (const char *const *)c->labels, c->dev, style, NULL, 1};
-    dag_render(c->L, &v, g);
+    dag_render(L, &v, g);
     char *text = grid_to_text(g, GRID_ASCII), head[200];
-    snprintf(head, sizeof head, "# %s: %d groups, %s view %dx%d at (%d, %d) of a %dx%d canvas%s\n", c->g->name, n,
-             zoom == DAG_FULL ? "full" : "compact", VIEW_W, VIEW_H, x, y, G->width, G->height,
+    snprintf(head, sizeof head, "# %s: %d groups, %s%s view %dx%d at (%d, %d) of a %dx%d canvas%s\n", c->g->name, n,
+             L->host ? "folded " : "", zoom == DAG_FULL ? "full" : "compact", VIEW_W, VIEW_H, x, y, G->width, G->height,
              center < 0 ? "" : current ? ", centred on the current group" : ", centred on the first group");
     StrBuf b = {0};
     sb_puts(&b, head);
+    sb_puts(&b, text);
+    golden(name, b.s);
+    sb_free(&b);
+    free(text);
+    grid_free(g);
+    free(style);
+}
+
+/* The minimaps (24x36 at most) of the folded layout and of the whole one, in
+ * both zoom levels, side by side, each with a 120x40 viewport centred on the
+ * middle group (marked current). */
+static void map_golden(const Case *c, const char *name)
+{
+    enum { MW = 24, MH = 36 };
+    int n = c->gr->n_groups, mid = n / 2;
+    uint8_t *style = XNEW(uint8_t, n);
+    style[mid] = GS_CURRENT;
+    Grid *g = grid_new(4 * (MW + 2), MH);
+    StrBuf b = {0};
+    sb_printf(&b, "# %s: minimaps of the folded full, folded compact, full and compact views, 120x40 viewports centred on group %d\n",
+              c->g->name, mid);
+    for (int k = 0; k < 4; k++) {
+        const DagLayout *L = k < 2 ? c->F : c->L;
+        int zoom = k % 2, w, h, x, y;
+        dag_map_fit(L, zoom, MW, MH, &w, &h);
+        dag_center_on(L, zoom, mid, VIEW_W, VIEW_H, &x, &y);
+        DagView v = {zoom, x, y, {0, 0, VIEW_W, VIEW_H}, NULL, c->dev, style, NULL, 1};
+        dag_render_map(L, &v, (GridRect){k * (MW + 2), 0, w, h}, g);
+        sb_printf(&b, "# map %d: %dx%d of a %dx%d canvas\n", k, w, h, L->geom[zoom].width, L->geom[zoom].height);
+    }
+    char *text = grid_to_text(g, GRID_ASCII);
     sb_puts(&b, text);
     golden(name, b.s);
     sb_free(&b);
@@ -169,9 +211,9 @@ TEST(golden_toy_graphs)
         Case c;
         if (case_load(&c, path) == 0) {
             snprintf(name, sizeof name, "dag_%s_full", toys[k]);
-            dag_golden(&c, name, DAG_FULL, -1, 0);
+            dag_golden(&c, c.L, name, DAG_FULL, -1, 0);
             snprintf(name, sizeof name, "dag_%s_compact", toys[k]);
-            dag_golden(&c, name, DAG_COMPACT, -1, 0);
+            dag_golden(&c, c.L, name, DAG_COMPACT, -1, 0);
             snprintf(name, sizeof name, "tl_%s", toys[k]);
             tl_golden(&c, name, 0, 1, -1);
         }
@@ -189,10 +231,17 @@ static void bundled(const char *stem)
         static const char *zn[2] = {"full", "compact"};
         for (int z = 0; z < DAG_ZOOMS; z++) {
             snprintf(name, sizeof name, "dag_%s_%s_top", stem, zn[z]);
-            dag_golden(&c, name, z, 0, 0); /* the top: the canvas' top-left is mostly long edges */
+            dag_golden(&c, c.L, name, z, 0, 0); /* the top: the canvas' top-left is mostly long edges */
             snprintf(name, sizeof name, "dag_%s_%s_center", stem, zn[z]);
-            dag_golden(&c, name, z, mid, 1);
+            dag_golden(&c, c.L, name, z, mid, 1);
+            /* folded: the forward pass from the top; centred on a backward group (a cell) */
+            snprintf(name, sizeof name, "dag_%s_fold_%s_top", stem, zn[z]);
+            dag_golden(&c, c.F, name, z, 0, 0);
+            snprintf(name, sizeof name, "dag_%s_fold_%s_center", stem, zn[z]);
+            dag_golden(&c, c.F, name, z, c.gr->n_groups * 3 / 4, 1);
         }
+        snprintf(name, sizeof name, "dag_%s_maps", stem);
+        map_golden(&c, name);
         snprintf(name, sizeof name, "tl_%s", stem);
         tl_golden(&c, name, 0, 1, -1);
         snprintf(name, sizeof name, "tl_%s_zoom", stem);
