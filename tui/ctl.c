@@ -452,6 +452,14 @@ static int inside(GridRect r, int x, int y)
 
 int ctl_click(App *a, const AppGeom *geom, int x, int y, int button)
 {
+    if (geom->have_dag && geom->map.w > 0 && inside(geom->map, x, y)) { /* the map: the view goes there */
+        int cx = (int)((x - geom->map.x + 0.5) * geom->canvas_w / geom->map.w);
+        int cy = (int)((y - geom->map.y + 0.5) * geom->canvas_h / geom->map.h);
+        const DagView *v = &geom->dag;
+        app_pan(a, cx - (v->x + v->dst.w / 2), cy - (v->y + v->dst.h / 2));
+        app_focus(a, PANE_GRAPH);
+        return CTL_REDRAW;
+    }
     if (geom->have_dag && inside(geom->dag.dst, x, y)) {
         if (button == 4 || button == 5) { /* the wheel scrolls the graph */
             app_pan(a, 0, button == 4 ? -3 : 3);

@@ -90,6 +90,11 @@ static void draw_graph(const App *a, Grid *g, GridRect r, AppGeom *geom)
     if (geom) {
         geom->have_dag = 1;
         geom->dag = v;
+        if (mr.w > 0) {
+            geom->map = (GridRect){mr.x + 1, mr.y + 1, mr.w - 2, mr.h - 2};
+            geom->canvas_w = cw;
+            geom->canvas_h = d->dag->geom[vw->zoom].height;
+        }
         geom->dag.style = NULL; /* the arrays die with this frame */
         geom->dag.critical = NULL;
     }

@@ -16,6 +16,8 @@ typedef struct AppGeom {
     int have_tl;    /* the timeline pane was drawn, with this view */
     TlView tl;      /* dst: the pane's inside */
     int dialog_scroll; /* the open dialog's last first row (0: it all fits) */
+    GridRect map;   /* the minimap's inside (w = 0: none shown) */
+    int canvas_w, canvas_h; /* the canvas the map shows */
 } AppGeom;
 
 /* Renders the whole screen of a onto g (g's size is the screen's) and fills

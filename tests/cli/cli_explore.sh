@@ -297,6 +297,16 @@ has "back from the held-out graph" "Tour 9/12: Compared with the baselines" "res
 demo "left"
 has "no stage before the first" "Tour 1/12" "the tour's first stage"
 
+# a click on the minimap moves the view there (the bottom of the map: the
+# last residual stage)
+cmd="placeto explore graphs/resnet18.json --headless --keys 'click:96,33' --size 160x48"
+r18=$(pwd)/graphs/resnet18.json
+(cd "$tmp" && timeout 20 $wrap "$absprog" explore "$r18" --headless --keys "click:96,33" --size 160x48) \
+    > "$tmp/out" 2> "$tmp/err" < /dev/null
+rc=$?
+has "a click on the map" "layer4.1.bn1"
+if grep -q "layer1.0.conv1 " "$tmp/out"; then fail "a click on the map" "the view stayed at the top"; fi
+
 # a graph's name never chooses where files go: a graph named "../escaped"
 # in the file "my model.json" saves and exports as my_model.* beside it
 mkdir -p "$tmp/names/sub"
