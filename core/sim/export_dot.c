@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dot_ids.h"
 #include "export.h"
 
 /* Light fills that stay readable with black text, one per device (cycled). */
@@ -20,7 +21,7 @@ static void fmt_bytes_int(char *buf, size_t n, int64_t b) { snprintf(buf, n, "%l
 int export_dot(const char *path, const Graph *g, const Grouping *gr, const Cluster *c,
                const int *op_device, Err *e)
 {
-    Agraph_t *root = agopen((char *)"placement", Agstrictdirected, NULL);
+    Agraph_t *root = agopen((char *)"placement", Agstrictdirected, dot_seq_disc());
     char buf[1024], b1[32], b2[32];
     set(root, "name", g->name);
     set(root, "label", g->name);
