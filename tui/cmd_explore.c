@@ -236,7 +236,7 @@ static int headless(App **ap, const CliCmd *cmd, const CliArgs *args, const char
     int rc = EXIT_OK;
     if (rec && record_close(rec, n_step * rc_step, e) != 0)
         rc = EXIT_FAIL;
-    if (frames && fclose(frames) != 0) {
+    if (frames && (ferror(frames) | (fclose(frames) != 0))) {
         err_set(e, "%s: cannot write the frames", frames_path);
         rc = EXIT_FAIL;
     }

@@ -1,6 +1,7 @@
 /* train: REINFORCE training of the Placeto policy on one graph or a family,
  * with a progress bar (plain lines when stderr is not a terminal), a
  * learning-curve CSV and checkpoints that resume bit-exactly. */
+#include <errno.h>
 #include <dirent.h>
 #include <math.h>
 #include <signal.h>
@@ -420,9 +421,10 @@ static int run_train(int argc, char **argv)
         int bad = ferror(curve) | (fclose(curve) != 0);
         curve = NULL;
         if (bad || rename(curve_tmp, curve_path) != 0) {
-            err_set(&ce, "%s: cannot write the learning curve", curve_path);
+            err_set(&ce, "%s: cannot write the learning curve: %s", curve_path, strerror(errno));
             remove(curve_tmp);
-            cli_fail(&ce);
+            e = ce;
+            goto done; /* the policy is saved; the command still fails */
         }
     }
     char b1[32];

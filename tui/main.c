@@ -1,7 +1,10 @@
 /* placeto: command dispatch (docs/cli.md). No command opens the explorer
  * on the bundled default graph on a terminal, and prints an overview of
  * that graph otherwise. */
+#include <errno.h>
+#include <fcntl.h>
 #include <locale.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -58,11 +61,55 @@ static int run_default(void)
     return EXIT_OK;
 }
 
+/* Descriptors 0-2 open (on /dev/null when closed), so that no file the
+ * program opens becomes standard output or error and receives its
+ * messages. */
+static void reserve_std_fds(void)
+{
+    for (int fd = 0; fd < 3; fd++)
+        if (fcntl(fd, F_GETFD) == -1 && errno == EBADF) {
+            int nfd = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+            if (nfd >= 0 && nfd != fd) { /* a lower one was closed too: it is taken already */
+                dup2(nfd, fd);
+                close(nfd);
+            }
+        }
+}
+
+/* At exit: standard output written in full, or a message and status 1 (a
+ * full disk, a file-size limit, a closed pipe reader). */
+static void check_stdout(void)
+{
+    int bad = fflush(stdout) != 0 || ferror(stdout);
+    int err = errno;
+    if (fclose(stdout) != 0 && !bad) {
+        bad = 1;
+        err = errno;
+    }
+    if (bad && err != EPIPE) {
+        fprintf(stderr, "placeto: cannot write the output: %s\n", strerror(err));
+        fflush(stderr);
+        _exit(EXIT_FAIL);
+    }
+    if (bad)
+        _exit(EXIT_FAIL);
+}
+
+static int dispatch(int argc, char **argv);
+
 int main(int argc, char **argv)
 {
+    reserve_std_fds();
+    signal(SIGXFSZ, SIG_IGN); /* past a file-size limit a write fails (EFBIG) and is reported */
+    atexit(check_stdout);
     setlocale(LC_ALL, "");
     setlocale(LC_NUMERIC, "C");
     nn_blas_init();
+    return dispatch(argc, argv);
+}
+
+static int dispatch(int argc, char **argv)
+{
     if (argc < 2) { /* the explorer on a terminal, else the overview */
         if (isatty(0) && isatty(1)) {
             char *argv_explore[] = {"explore", NULL};

@@ -169,6 +169,30 @@ assert d["ops"] == 100000 and 100 <= d["groups"] <= 200, d
     expect_rc "100k ops: a training episode" 0 && pass
 fi
 
+# Output that cannot be written is an error (exit 1 with the reason), never
+# a silent exit 0: a full disk, a file-size limit
+cmd="placeto place graphs/inception_v3.json --method heft --json > /dev/full"
+timeout 60 $wrap "$prog" place graphs/inception_v3.json --method heft --json > /dev/full 2> "$tmp/err" < /dev/null
+rc=$?
+if expect_rc "stdout on a full disk" 1; then
+    if grep -q "cannot write the output: No space left on device" "$tmp/err"; then pass; else fail "stdout on a full disk" "$(cat "$tmp/err")"; fi
+fi
+cmd="ulimit -f 4; placeto place graphs/inception_v3.json --method heft --json > big"
+(ulimit -f 4; timeout 60 $wrap "$prog" place graphs/inception_v3.json --method heft --json > "$tmp/big.out" 2> "$tmp/err" < /dev/null)
+rc=$?
+if expect_rc "stdout past a file-size limit" 1; then
+    if grep -q "cannot write the output: File too large" "$tmp/err"; then pass; else fail "stdout past a file-size limit" "$(cat "$tmp/err")"; fi
+fi
+# with standard error closed, the learning curve (the next file opened)
+# must not receive the progress lines
+cmd="placeto train graphs/toy/crown.json --episodes 3 --curve c.csv 2>&-"
+timeout 60 $wrap "$prog" train graphs/toy/crown.json --episodes 3 -o "$tmp/fd.json" --curve "$tmp/c.csv" 2>&- > /dev/null < /dev/null
+rc=$?
+if expect_rc "train with stderr closed" 0; then
+    if [ "$(grep -cv '^[0-9e]' "$tmp/c.csv")" = 0 ] && [ "$(wc -l < "$tmp/c.csv")" = 4 ]; then pass
+    else fail "train with stderr closed" "the curve holds other lines: $(head -c 300 "$tmp/c.csv")"; fi
+fi
+
 # Under an address-space limit every command finishes with its output or a
 # clear out-of-memory error (a linked OpenBLAS once started worker threads at
 # load and one hung allocating its buffer; OpenBLAS also spins when it cannot
