@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int opt_count(const CliCmd *cmd)
@@ -61,6 +62,48 @@ static int is_number(const char *s)
     errno = 0;
     (void)strtod(s, &end);
     return end != s && !*end && !errno;
+}
+
+/* The options that name a file the command writes, and those that name a
+ * file it only reads (besides the positional arguments). --resume is
+ * neither: a training or an episode may well be saved back to it. */
+static const char *const output_opts[] = {"output", "o", "save", "dot", "trace", "svg", "png", "curve",
+                                          "record", "dump", "frames"};
+static const char *const input_opts[] = {"placement", "cluster", "policy", "replay"};
+
+/* Whether the files at paths p and q exist and are one file. */
+static int same_file(const char *p, const char *q)
+{
+    struct stat a, b;
+    return p && q && stat(p, &a) == 0 && stat(q, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* A usage error when an output option names one of the command's inputs. */
+static int refuse_overwrite(const CliCmd *cmd, const CliArgs *a)
+{
+    int n = opt_count(cmd);
+    for (int k = 0; k < n; k++) {
+        const char *out = a->values[k];
+        int is_out = 0;
+        for (size_t j = 0; j < sizeof output_opts / sizeof *output_opts; j++)
+            is_out |= strcmp(cmd->opts[k].name, output_opts[j]) == 0;
+        if (!is_out || !out || !cmd->opts[k].arg)
+            continue;
+        for (int i = 0; i < a->n_pos; i++)
+            if (same_file(out, a->pos[i])) {
+                cli_usage_error(cmd, "--%s %s would overwrite the input %s", cmd->opts[k].name, out, a->pos[i]);
+                return 1;
+            }
+        for (size_t j = 0; j < sizeof input_opts / sizeof *input_opts; j++) {
+            const char *in = cli_get(cmd, a, input_opts[j]);
+            if (same_file(out, in)) {
+                cli_usage_error(cmd, "--%s %s would overwrite the input --%s %s", cmd->opts[k].name, out,
+                                input_opts[j], in);
+                return 1;
+            }
+        }
+    }
+    return 0;
 }
 
 int cli_parse(const CliCmd *cmd, int argc, char **argv, CliArgs *a)
@@ -122,6 +165,8 @@ int cli_parse(const CliCmd *cmd, int argc, char **argv, CliArgs *a)
             a->values[k] = argv[++i];
         }
     }
+    if (refuse_overwrite(cmd, a))
+        return EXIT_USAGE;
     /* the cluster options are checked here so that their misuse is a usage error */
     const char *file = cli_get(cmd, a, "cluster"), *devs = cli_get(cmd, a, "devices");
     if (file && devs)

@@ -193,6 +193,23 @@ if expect_rc "train with stderr closed" 0; then
     else fail "train with stderr closed" "the curve holds other lines: $(head -c 300 "$tmp/c.csv")"; fi
 fi
 
+# No command overwrites one of its inputs (the graph, the placement, the
+# policy), whatever the spelling of the path; the input stays as it was
+cp graphs/toy/crown.json "$tmp/g.json"
+run place "$tmp/g.json" --method heft -o "$tmp/ow_p.json"
+for c in "place $tmp/g.json --method heft -o $tmp/g.json" "train $tmp/g.json --episodes 1 -o $tmp/../$(basename "$tmp")/g.json" \
+         "explore $tmp/g.json --save $tmp/./g.json --headless --keys s" \
+         "simulate $tmp/g.json --placement $tmp/ow_p.json --trace $tmp/ow_p.json" \
+         "export $tmp/g.json --placement $tmp/ow_p.json --dot $tmp/g.json"; do
+    # shellcheck disable=SC2086  # c is a command line to split
+    run $c
+    if expect_rc "overwrite refused: $c" 2; then
+        if grep -q "would overwrite the input" "$tmp/err" && cmp -s "$tmp/g.json" graphs/toy/crown.json &&
+           [ -s "$tmp/ow_p.json" ] && grep -q placeto-placement "$tmp/ow_p.json"; then pass
+        else fail "overwrite refused: $c" "$(cat "$tmp/err")"; fi
+    fi
+done
+
 # Under an address-space limit every command finishes with its output or a
 # clear out-of-memory error (a linked OpenBLAS once started worker threads at
 # load and one hung allocating its buffer; OpenBLAS also spins when it cannot
