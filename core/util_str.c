@@ -88,8 +88,10 @@ void util_json_string(FILE *f, const char *s)
         case '\b': fputs("\\b", f); break;
         case '\f': fputs("\\f", f); break;
         default:
-            if (*p < 0x20)
+            if (*p < 0x20 || *p == 0x7f)
                 fprintf(f, "\\u%04x", *p);
+            else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) /* a C1 control (U+0080-U+009F) */
+                fprintf(f, "\\u%04x", *++p);
             else
                 fputc(*p, f);
         }

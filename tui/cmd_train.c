@@ -145,6 +145,23 @@ static void fmt_eta(char *buf, size_t n, double s)
         snprintf(buf, n, "%.0fs", s);
 }
 
+/* A CSV field (RFC 4180): quoted, with quotes doubled, when it holds a
+ * comma, a quote or a line break. */
+static void csv_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
 static void on_episode(const TrainReport *r, void *ud)
 {
     Progress *p = ud;
@@ -156,11 +173,13 @@ static void on_episode(const TrainReport *r, void *ud)
         mean += p->recent[k];
     mean /= m;
     char b1[32], b2[32], b3[32];
-    if (p->curve)
-        fprintf(p->curve, "%lld,%s,%s,%s,%.9g,%.9g,%.6g,%lld\n", (long long)r->episode,
-                p->graphs[r->graph].g->name, util_fmt_double(b1, r->runtime_us),
+    if (p->curve) {
+        fprintf(p->curve, "%lld,", (long long)r->episode);
+        csv_field(p->curve, p->graphs[r->graph].g->name);
+        fprintf(p->curve, ",%s,%s,%.9g,%.9g,%.6g,%lld\n", util_fmt_double(b1, r->runtime_us),
                 util_fmt_double(b2, r->best_runtime_us), r->ret, r->loss, r->entropy,
                 (long long)r->simulations);
+    }
     int64_t done = r->episode - p->first;
     double el = util_now() - p->t0, rate = el > 0 ? (double)done / el : 0;
     double eta = rate > 0 ? (double)(p->total - done) / rate : -1;

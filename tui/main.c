@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "nn.h"
 #include "sim.h"
+#include "visible.h"
 
 static const CliCmd *const commands[] = {&cmd_explore, &cmd_info, &cmd_simulate, &cmd_place, &cmd_compare, &cmd_train, &cmd_export, &cmd_demo};
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
@@ -100,6 +101,7 @@ static int dispatch(int argc, char **argv);
 int main(int argc, char **argv)
 {
     reserve_std_fds();
+    visible_streams();
     signal(SIGXFSZ, SIG_IGN); /* past a file-size limit a write fails (EFBIG) and is reported */
     atexit(check_stdout);
     setlocale(LC_ALL, "");

@@ -32,6 +32,7 @@
 #include <wchar.h>
 
 #include "term.h"
+#include "visible.h"
 #include "theme.h"
 
 /* ---- theme (theme.h) in curses terms ---------------------------------- */
@@ -370,7 +371,7 @@ Term *term_open(const TermOptions *o, Err *e)
     }
     /* newterm, unlike initscr, reports failure instead of exiting */
     fflush(stdout);
-    t->scr = newterm(NULL, stdout, stdin);
+    t->scr = newterm(NULL, visible_raw_stdout(), stdin); /* curses shows controls itself */
     if (!t->scr) {
         err_set(e, "cannot initialise the terminal (TERM=%s); use --headless to run without one", term_name());
         close_pipe();

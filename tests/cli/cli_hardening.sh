@@ -193,6 +193,42 @@ if expect_rc "train with stderr closed" 0; then
     else fail "train with stderr closed" "the curve holds other lines: $(head -c 300 "$tmp/c.csv")"; fi
 fi
 
+# Names are escaped in every output: terminal controls in human-readable
+# text are shown (^[, ^G, <U+009B>), never sent; JSON and CSV give the name
+# back exactly
+"$py" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["name"] = "evil\x1b]0;pwned\x07\u009b,\"q\"\\"
+d["nodes"][1]["name"] = d["nodes"][1]["name"] + "\x1b[31m"
+for e in d["edges"]:
+    for k in ("src", "dst"):
+        if e[k] == json.load(open(sys.argv[1]))["nodes"][1]["name"]:
+            e[k] = d["nodes"][1]["name"]
+json.dump(d, open(sys.argv[2], "w"))
+' graphs/toy/crown.json "$tmp/evil.json"
+run info "$tmp/evil.json"
+if expect_rc "info on control characters" 0; then
+    if grep -q $'\x1b' "$tmp/out" || grep -q $'\xc2\x9b' "$tmp/out"; then fail "info on control characters" "a control reached the output"
+    elif grep -qF 'evil^[]0;pwned^G<U+009B>' "$tmp/out"; then pass
+    else fail "info on control characters" "$(head -2 "$tmp/out")"; fi
+fi
+run compare "$tmp/evil.json" --methods heft --json
+expect_rc "compare --json on control characters" 0 && pycheck "JSON gives the name back" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["graph"] == "evil\x1b]0;pwned\x07\u009b,\"q\"\\", d["graph"]
+' "$tmp/out"
+run train "$tmp/evil.json" --episodes 2 -o "$tmp/evil_p.json" --json --curve "$tmp/evil.csv"
+expect_rc "train --json on control characters" 0 && pycheck "train --json and the curve give the name back" '
+import csv, json, sys
+name = "evil\x1b]0;pwned\x07\u009b,\"q\"\\"
+lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+assert lines[-1]["graphs"][0]["graph"] == name, lines[-1]
+rows = list(csv.reader(open(sys.argv[2], newline="")))
+assert len(rows) == 3 and all(len(r) == 8 and r[1] == name for r in rows[1:]), rows
+' "$tmp/out" "$tmp/evil.csv"
+
 # No command overwrites one of its inputs (the graph, the placement, the
 # policy), whatever the spelling of the path; the input stays as it was
 cp graphs/toy/crown.json "$tmp/g.json"
