@@ -10,14 +10,55 @@
 static void (*fail_hook)(void);
 static char fail_message[512];
 
+/* Copies the len bytes of src into dst (cap bytes with the NUL). A message
+ * too long for it loses its middle, not its end: what went wrong is said
+ * last ("FILE: cannot open: reason"), and a very long path must not cut it
+ * off. The cuts fall between UTF-8 code points. */
+static void fit_message(char *dst, size_t cap, const char *src, size_t len)
+{
+    if (len < cap) {
+        memcpy(dst, src, len);
+        dst[len] = '\0';
+        return;
+    }
+    static const char gap[] = " ... ";
+    size_t head = cap / 4, tail = cap - head - sizeof gap; /* head + gap + tail + NUL == cap */
+    while (head > 0 && ((unsigned char)src[head] & 0xC0) == 0x80) /* not inside a code point */
+        head--;
+    size_t from = len - tail;
+    while (from < len && ((unsigned char)src[from] & 0xC0) == 0x80)
+        from++;
+    memcpy(dst, src, head);
+    memcpy(dst + head, gap, sizeof gap - 1);
+    memcpy(dst + head + sizeof gap - 1, src + from, len - from);
+    dst[head + sizeof gap - 1 + len - from] = '\0';
+}
+
 int err_set(Err *e, const char *fmt, ...)
 {
     if (!e)
         return -1;
+    char small[sizeof e->msg];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
+    if (n < 0) {
+        snprintf(e->msg, sizeof e->msg, "(no message)");
+    } else if ((size_t)n < sizeof small) {
+        memcpy(e->msg, small, (size_t)n + 1);
+    } else { /* too long: formatted whole, then its middle elided */
+        char *big = malloc((size_t)n + 1);
+        if (!big) {
+            memcpy(e->msg, small, sizeof small);
+            return -1;
+        }
+        va_start(ap, fmt);
+        vsnprintf(big, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+        fit_message(e->msg, sizeof e->msg, big, (size_t)n);
+        free(big);
+    }
     return -1;
 }
 
@@ -25,18 +66,15 @@ void err_prefix(Err *e, const char *prefix)
 {
     if (!e)
         return;
-    char tmp[sizeof e->msg];
-    size_t pl = strlen(prefix);
-    if (pl > sizeof tmp - 3)
-        pl = sizeof tmp - 3;
+    size_t pl = strlen(prefix), ml = strlen(e->msg);
+    char *tmp = malloc(pl + 2 + ml + 1);
+    if (!tmp)
+        return; /* the message stays without its prefix */
     memcpy(tmp, prefix, pl);
     memcpy(tmp + pl, ": ", 2);
-    size_t ml = strlen(e->msg);
-    if (ml > sizeof tmp - pl - 3)
-        ml = sizeof tmp - pl - 3;
-    memcpy(tmp + pl + 2, e->msg, ml);
-    tmp[pl + 2 + ml] = '\0';
-    memcpy(e->msg, tmp, sizeof tmp);
+    memcpy(tmp + pl + 2, e->msg, ml + 1);
+    fit_message(e->msg, sizeof e->msg, tmp, pl + 2 + ml);
+    free(tmp);
 }
 
 void util_set_fail_hook(void (*hook)(void)) { fail_hook = hook; }

@@ -173,6 +173,16 @@ static int headless(App **ap, const CliCmd *cmd, const CliArgs *args, const char
     const char *size = cli_get(cmd, args, "size");
     if (size && (sscanf(size, "%dx%d", &w, &h) != 2 || w < 1 || h < 1 || w > 1000 || h > 500))
         return cli_usage_error(cmd, "--size: expected WxH such as 100x30, got '%s'", size);
+    const char *keys = cli_get(cmd, args, "keys");
+    for (const char *p = keys ? strstr(keys, "resize:") : NULL; p; p = strstr(p + 7, "resize:")) {
+        int rw, rh, used = 0;
+        if (p != keys && p[-1] != ' ') /* inside a word: typed letter by letter */
+            continue;
+        if (sscanf(p + 7, "%dx%d%n", &rw, &rh, &used) != 2 ||
+            (p[7 + used] && p[7 + used] != ' ') || rw < 1 || rh < 1 || rw > 1000 || rh > 500)
+            return cli_usage_error(cmd, "--keys: resize:WxH expects a size from 1x1 to 1000x500 (as --size), got '%.*s'",
+                                   (int)strcspn(p, " "), p);
+    }
     GridGlyphs glyphs = cli_get(cmd, args, "unicode") ? GRID_UNICODE : GRID_ASCII;
     const char *frames_path = cli_get(cmd, args, "frames"), *dump_path = cli_get(cmd, args, "dump");
     FILE *frames = NULL;
@@ -378,6 +388,11 @@ static int run_explore(int argc, char **argv)
         return cli_usage_error(cmd, "--resume and --replay take the graph from the episode file; give no GRAPH");
     if (o.resume_path && o.replay_path)
         return cli_usage_error(cmd, "give --resume or --replay, not both");
+    if (o.resume_path || o.replay_path) /* the episode file fixes these: giving them would be ignored */
+        for (const char *const *k = (const char *const[]){"devices", "cluster", "groups", "seed", "save", NULL}; *k; k++)
+            if (cli_get(cmd, &args, *k) && !(strcmp(*k, "save") == 0 && o.resume_path))
+                return cli_usage_error(cmd, "--%s cannot be used with --%s: the episode file fixes it", *k,
+                                       o.resume_path ? "resume" : "replay");
     o.graph_path = args.n_pos ? args.pos[0] : cli_data_path(graph_buf, sizeof graph_buf, "resnet18.json");
     o.policy_path = cli_get(cmd, &args, "policy");
     o.cluster_path = spec.cluster_path;

@@ -88,6 +88,10 @@ static int resolve_policy(const CliCmd *cmd, const CliArgs *a, const Problem *p,
         cli_usage_error(cmd, "--start needs --policy");
         return -1;
     }
+    if (cli_get(cmd, a, "samples") && !pol && !implicit) {
+        cli_usage_error(cmd, "--samples needs --policy (the sampled episodes are the policy's)");
+        return -1;
+    }
     int is_auto = (!pol && implicit) || (pol && strcmp(pol, "auto") == 0);
     *start = st ? (strcmp(st, "heuristic") == 0 ? POLICY_START_HEURISTIC : POLICY_START_DEFAULT)
                 : (is_auto ? POLICY_START_HEURISTIC : POLICY_START_DEFAULT);
@@ -239,6 +243,15 @@ static int chosen_methods(const CliArgs *a, const PlaceMethod ***out)
         for (int k = 0; k < n_all; k++)
             chosen[n++] = &all[k];
     } else {
+        for (const char *p = list;; p++) /* every item named: no empty one (",heft", "heft,,m-etf", ",,,") */
+            if ((*p == ',' || !*p) && (p == list || p[-1] == ',')) {
+                cli_usage_error(&cmd_compare, "--methods: expected a comma-separated list of methods, got '%s' "
+                                              "(an empty item)", list);
+                free(chosen);
+                return -1;
+            } else if (!*p) {
+                break;
+            }
         char *copy = xstrdup(list), *save = NULL;
         for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
             const PlaceMethod *m = place_find(tok);

@@ -229,6 +229,23 @@ rows = list(csv.reader(open(sys.argv[2], newline="")))
 assert len(rows) == 3 and all(len(r) == 8 and r[1] == name for r in rows[1:]), rows
 ' "$tmp/out" "$tmp/evil.csv"
 
+# Usage errors for what a command would ignore, bounded key scripts, and a
+# very long path that does not cut the reason off
+for c in "explore --resume $tmp/none.json --devices 3 --headless" "place graphs/toy/crown.json --samples 3 --method heft" \
+         "compare graphs/toy/crown.json --methods ,,," "compare graphs/toy/crown.json --methods heft," \
+         "explore graphs/toy/crown.json --headless --keys resize:99999x99999"; do
+    # shellcheck disable=SC2086
+    run $c
+    if expect_rc "usage error: $c" 2; then
+        if [ -s "$tmp/err" ] && grep -q "usage:" "$tmp/err"; then pass; else fail "usage error: $c" "$(cat "$tmp/err")"; fi
+    fi
+done
+long=$tmp/$(printf 'd%.0s' $(seq 3000))/x.json
+run info "$long"
+if expect_rc "a very long path" 1; then
+    if grep -q "cannot open: File name too long$" "$tmp/err"; then pass; else fail "a very long path" "$(tail -c 200 "$tmp/err")"; fi
+fi
+
 # No command overwrites one of its inputs (the graph, the placement, the
 # policy), whatever the spelling of the path; the input stays as it was
 cp graphs/toy/crown.json "$tmp/g.json"

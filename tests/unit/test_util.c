@@ -117,3 +117,31 @@ TEST(util_array_overflow_goes_through_the_fail_hook)
     live = NULL;
     CHECK(dies(new_overflow) && strstr(util_fail_message(), "elements of 2 bytes"));
 }
+
+/* A message too long for Err loses its middle, never its reason at the end. */
+TEST(err_long_messages_keep_their_reason)
+{
+    char path[3001];
+    memset(path, 'd', 3000);
+    path[3000] = 0;
+    path[100] = '\xc3'; /* a two-byte code point near the cut */
+    path[101] = '\xa9';
+    Err e;
+    err_set(&e, "%s: cannot open: No such file or directory", path);
+    size_t n = strlen(e.msg);
+    CHECK(n < sizeof e.msg);
+    CHECK(n > 900);
+    CHECK(strcmp(e.msg + n - 40, ": cannot open: No such file or directory") == 0);
+    CHECK(strstr(e.msg, " ... ") != NULL);
+    CHECK(strncmp(e.msg, "ddd", 3) == 0);
+    err_set(&e, "short %d", 1);
+    CHECK_STR(e.msg, "short 1");
+    err_set(&e, "cannot open: gone");
+    err_prefix(&e, path);
+    n = strlen(e.msg);
+    CHECK(n < sizeof e.msg && strcmp(e.msg + n - 17, "cannot open: gone") == 0);
+    /* no code point cut in two: every continuation byte follows a lead */
+    for (size_t i = 0; i < n; i++)
+        if (((unsigned char)e.msg[i] & 0xC0) == 0x80)
+            CHECK(i > 0 && ((unsigned char)e.msg[i - 1] & 0x80));
+}
