@@ -64,9 +64,22 @@ const CliCmd cmd_train = {
 static volatile sig_atomic_t got_signal;
 static volatile int stop_flag;
 
+static const char *volatile curve_tmp_path; /* removed when a second signal ends the run */
+
+/* The first signal asks training to stop after its episode and save; a
+ * second one ends the program at once (an episode on a large graph takes a
+ * minute): the policy file holds the last checkpoint, written whole. */
 static void on_signal(int sig)
 {
     (void)sig;
+    if (got_signal) {
+        static const char msg[] = "\nplaceto: interrupted again: stopped now; the policy file holds the last checkpoint\n";
+        ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
+        (void)w;
+        if (curve_tmp_path)
+            unlink(curve_tmp_path);
+        _exit(130);
+    }
     got_signal = 1;
     stop_flag = 1;
 }
@@ -420,6 +433,7 @@ static int run_train(int argc, char **argv)
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
+    curve_tmp_path = curve_tmp;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     int64_t ran = 0;

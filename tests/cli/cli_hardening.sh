@@ -167,6 +167,24 @@ assert d["ops"] == 100000 and 100 <= d["groups"] <= 200, d
     fi
     run train "$tmp/big.json" --devices 4 --groups 20 --episodes 1 -o "$tmp/big_policy.json"
     expect_rc "100k ops: a training episode" 0 && pass
+    # a second Ctrl-C stops training within a second, mid-episode; the
+    # policy file keeps the last checkpoint
+    cmd="placeto train big.json --groups 200 --episodes 100 (SIGINT twice)"
+    cp "$tmp/big_policy.json" "$tmp/big_before.json"
+    "$prog" train "$tmp/big.json" --devices 4 --groups 200 --episodes 100 --resume "$tmp/big_policy.json" \
+        -o "$tmp/big_policy.json" > /dev/null 2> "$tmp/err" < /dev/null &
+    pid=$!
+    sleep 2
+    kill -INT "$pid"
+    sleep 0.3
+    kill -INT "$pid"
+    t0=$(date +%s%N)
+    wait "$pid"
+    rc=$?
+    ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+    if [ "$rc" -eq 130 ] && [ "$ms" -lt 1000 ] && grep -q "interrupted again" "$tmp/err" &&
+       cmp -s "$tmp/big_policy.json" "$tmp/big_before.json"; then pass
+    else fail "a second Ctrl-C" "rc=$rc after $ms ms: $(tail -c 300 "$tmp/err")"; fi
 fi
 
 # Output that cannot be written is an error (exit 1 with the reason), never
