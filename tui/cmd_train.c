@@ -379,6 +379,12 @@ static int run_train(int argc, char **argv)
             err_prefix(&e, paths[i]);
             goto done;
         }
+        for (int j = 0; j < i; j++) /* the policy file keeps each graph's best placement by name */
+            if (strcmp(pb[j].g->name, pb[i].g->name) == 0) {
+                err_set(&e, "%s: graph \"%s\" has the name of %s; the policy keeps each graph's best placement by "
+                        "name, so training graphs need different names", paths[i], pb[i].g->name, paths[j]);
+                goto done;
+            }
     }
     if (resume) {
         train_state_done(&ts);

@@ -264,6 +264,15 @@ if expect_rc "a very long path" 1; then
     if grep -q "cannot open: File name too long$" "$tmp/err"; then pass; else fail "a very long path" "$(tail -c 200 "$tmp/err")"; fi
 fi
 
+# Two training graphs of the same name would share one best placement in
+# the policy file: refused, naming both files
+cp graphs/toy/crown.json "$tmp/crown_copy.json"
+run train graphs/toy/crown.json "$tmp/crown_copy.json" --episodes 1 -o "$tmp/dup.json"
+if expect_rc "training graphs of the same name" 1; then
+    if grep -q 'crown_copy.json: graph "toy_crown" has the name of graphs/toy/crown.json' "$tmp/err" && [ ! -e "$tmp/dup.json" ]; then pass
+    else fail "training graphs of the same name" "$(cat "$tmp/err")"; fi
+fi
+
 # No command overwrites one of its inputs (the graph, the placement, the
 # policy), whatever the spelling of the path; the input stays as it was
 cp graphs/toy/crown.json "$tmp/g.json"
