@@ -83,9 +83,16 @@ char *util_read_file(const char *path, size_t *len, Err *e);
  * and rename, so that path holds either the old or the new content. */
 int util_write_atomic(const char *path, const char *data, size_t len, Err *e);
 
-/* A FILE* writer with the same guarantee: util_atomic_open() opens
- * "path.tmp.PID"; util_atomic_commit() flushes, fsyncs, closes and renames
- * (and on failure removes the temporary file); util_atomic_abort() removes it. */
+/* A FILE* writer with the same guarantee: util_atomic_open() opens the
+ * temporary "NAME.tmp.PID" beside path (for a name too long for that to fit
+ * the 255-byte file-name limit, a prefix of NAME, '~' and a hash of NAME take
+ * its place) after removing the temporaries of path that processes no longer
+ * alive left behind (a kill -9 during a save); util_atomic_commit() flushes,
+ * fsyncs, closes and renames (and on failure removes the temporary file);
+ * util_atomic_abort() removes it. */
+/* The temporary file name util_atomic_open() uses for path in this process
+ * (malloc'd). */
+char *util_atomic_tmp_name(const char *path);
 typedef struct AtomicFile {
     FILE *f;
     char *path;
