@@ -59,27 +59,103 @@ void util_die(const char *fmt, ...)
     abort();
 }
 
+/* ---- running out: allocation failure and size limits ---- */
+
+static char reading_path[512];
+static long fail_after = -1; /* test injection: allocations left before failing, -1 never */
+static unsigned long alloc_count;
+
+void util_reading(const char *path)
+{
+    if (path)
+        snprintf(reading_path, sizeof reading_path, "%s", path);
+    else
+        reading_path[0] = '\0';
+}
+
+const char *util_reading_path(void) { return reading_path[0] ? reading_path : NULL; }
+
+void util_alloc_fail_after(long n)
+{
+    fail_after = n;
+    alloc_count = 0;
+}
+
+unsigned long util_alloc_count(void) { return alloc_count; }
+
+/* 1 when this allocation is to fail (a test's injection). */
+static int injected_failure(void)
+{
+    alloc_count++;
+    if (fail_after < 0)
+        return 0;
+    if (fail_after == 0)
+        return 1;
+    fail_after--;
+    return 0;
+}
+
+/* Out of memory or past a size limit: "FILE: out of memory (WHAT)" while a
+ * file is read (util_reading), "out of memory (WHAT)" otherwise, then the fail
+ * hook, the message on stderr and exit status 1. No abort: running out is
+ * the machine's limit, not a bug. */
+static void die_out_of_memory(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2), noreturn))
+#endif
+    ;
+static void die_out_of_memory(const char *fmt, ...)
+{
+    char what[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    if (reading_path[0])
+        snprintf(fail_message, sizeof fail_message, "%.200s: out of memory (%s)", reading_path, what);
+    else
+        snprintf(fail_message, sizeof fail_message, "out of memory (%s)", what);
+    if (fail_hook)
+        fail_hook();
+    fprintf(stderr, "placeto: %s\n", fail_message);
+    exit(1);
+}
+
+void *util_try_malloc(size_t n)
+{
+    if (injected_failure())
+        return NULL;
+    return malloc(n ? n : 1);
+}
+
+void *util_try_realloc(void *p, size_t n)
+{
+    if (injected_failure())
+        return NULL;
+    return realloc(p, n ? n : 1);
+}
+
 void *xmalloc(size_t n)
 {
-    void *p = malloc(n ? n : 1);
+    void *p = util_try_malloc(n);
     if (!p)
-        util_die("out of memory allocating %zu bytes", n);
+        die_out_of_memory("allocating %zu bytes", n);
     return p;
 }
 
 void *xcalloc(size_t count, size_t size)
 {
-    void *p = calloc(count ? count : 1, size ? size : 1);
+    void *p = injected_failure() ? NULL : calloc(count ? count : 1, size ? size : 1);
     if (!p)
-        util_die("out of memory allocating %zu x %zu bytes", count, size);
+        die_out_of_memory("allocating %zu x %zu bytes", count, size);
     return p;
 }
 
 void *xrealloc(void *p, size_t n)
 {
-    void *q = realloc(p, n ? n : 1);
+    void *q = util_try_realloc(p, n);
     if (!q)
-        util_die("out of memory allocating %zu bytes", n);
+        die_out_of_memory("allocating %zu bytes", n);
     return q;
 }
 
@@ -98,7 +174,7 @@ void xgrow(void **p, size_t *cap, size_t need, size_t elem)
     size_t c = *cap ? *cap : 8;
     while (c < need) {
         if (c > SIZE_MAX / 2 / elem)
-            util_die("array too large (%zu elements)", need);
+            die_out_of_memory("array too large (%zu elements)", need);
         c *= 2;
     }
     *p = xrealloc_array(*p, c, elem);
@@ -117,7 +193,7 @@ size_t xmul(size_t a, size_t b)
 {
     size_t n;
     if (util_size_mul(a, b, &n) != 0)
-        util_die("size overflow: %zu x %zu does not fit a size_t", a, b);
+        die_out_of_memory("size overflow: %zu x %zu does not fit a size_t", a, b);
     return n;
 }
 
@@ -128,16 +204,16 @@ static size_t array_bytes(size_t count, size_t size)
 {
     size_t n;
     if (util_size_mul(count ? count : 1, size ? size : 1, &n) != 0 || n > (size_t)PTRDIFF_MAX)
-        util_die("array too large: %zu elements of %zu bytes", count, size);
+        die_out_of_memory("array too large: %zu elements of %zu bytes", count, size);
     return n;
 }
 
 void *xnew_array(size_t count, size_t size)
 {
     size_t n = array_bytes(count, size);
-    void *p = calloc(count ? count : 1, size ? size : 1);
+    void *p = injected_failure() ? NULL : calloc(count ? count : 1, size ? size : 1);
     if (!p)
-        util_die("out of memory allocating %zu x %zu bytes (%zu bytes)", count, size, n);
+        die_out_of_memory("allocating %zu x %zu bytes (%zu bytes)", count, size, n);
     return p;
 }
 

@@ -4,6 +4,7 @@
 #include "util.h"
 
 #include <dirent.h>
+#include <stdint.h>
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
@@ -26,11 +27,23 @@ char *util_read_file(const char *path, size_t *len, Err *e)
         return NULL;
     }
     size_t cap = 65536, n = 0;
-    char *buf = xmalloc(cap);
+    if (S_ISREG(st.st_mode) && st.st_size > 0 && (uintmax_t)st.st_size < SIZE_MAX / 2)
+        cap = (size_t)st.st_size + 2; /* the text, its NUL and room to see the end */
+    char *buf = util_try_malloc(cap);
     for (;;) {
-        if (n + 1 >= cap) {
+        if (buf && n + 1 >= cap) {
+            char *grown = cap <= SIZE_MAX / 2 ? util_try_realloc(buf, cap * 2) : NULL;
+            if (!grown) {
+                free(buf);
+                buf = NULL;
+            }
             cap *= 2;
-            buf = xrealloc(buf, cap);
+            buf = grown;
+        }
+        if (!buf) {
+            fclose(f);
+            err_set(e, "%s: out of memory", path);
+            return NULL;
         }
         size_t got = fread(buf + n, 1, cap - n - 1, f);
         n += got;
