@@ -314,7 +314,8 @@ int jdoc_parse(JDoc *d, const char *path, const char *text, size_t len, Err *e)
 
 void jdoc_done(JDoc *d)
 {
-    util_reading(NULL);
+    if (d->root) /* a parse that succeeded named the file being read */
+        util_reading(NULL);
     cJSON_Delete(d->root);
     d->root = NULL;
 }

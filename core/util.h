@@ -71,8 +71,10 @@ size_t xmul(size_t a, size_t b);
  * readers of whole files (util_read_file, jdoc_parse) do not die: they
  * return "FILE: out of memory" through their Err.
  *
- * util_reading(path) names the file being read (copied); NULL when done.
- * util_reading_path() is that name or NULL. */
+ * util_reading(path) names the file being read (copied; files read while
+ * reading another nest); util_reading(NULL) when it is done.
+ * util_reading_path() is the innermost such name or NULL. Not for threads:
+ * files are read by the main thread. */
 void util_reading(const char *path);
 const char *util_reading_path(void);
 /* malloc and realloc that return NULL on failure (for callers that report

@@ -3,6 +3,7 @@
 #include "util.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,37 +62,51 @@ void util_die(const char *fmt, ...)
 
 /* ---- running out: allocation failure and size limits ---- */
 
-static char reading_path[512];
-static long fail_after = -1; /* test injection: allocations left before failing, -1 never */
-static unsigned long alloc_count;
+/* The files being read, innermost last (an episode file reads its graph
+ * file): util_reading(path) pushes, util_reading(NULL) pops. */
+#define READING_MAX 8
+static char reading_paths[READING_MAX][256];
+static int reading_depth;
+/* test injection: allocations left before failing (-1: never) and the count */
+static atomic_long fail_after = -1;
+static atomic_ulong alloc_count;
 
 void util_reading(const char *path)
 {
-    if (path)
-        snprintf(reading_path, sizeof reading_path, "%s", path);
-    else
-        reading_path[0] = '\0';
+    if (path) {
+        if (reading_depth < READING_MAX)
+            snprintf(reading_paths[reading_depth], sizeof reading_paths[0], "%s", path);
+        reading_depth++;
+    } else if (reading_depth > 0) {
+        reading_depth--;
+    }
 }
 
-const char *util_reading_path(void) { return reading_path[0] ? reading_path : NULL; }
+const char *util_reading_path(void)
+{
+    if (reading_depth <= 0)
+        return NULL;
+    return reading_paths[reading_depth <= READING_MAX ? reading_depth - 1 : READING_MAX - 1];
+}
 
 void util_alloc_fail_after(long n)
 {
-    fail_after = n;
-    alloc_count = 0;
+    atomic_store_explicit(&fail_after, n, memory_order_relaxed);
+    atomic_store_explicit(&alloc_count, 0, memory_order_relaxed);
 }
 
-unsigned long util_alloc_count(void) { return alloc_count; }
+unsigned long util_alloc_count(void) { return atomic_load_explicit(&alloc_count, memory_order_relaxed); }
 
 /* 1 when this allocation is to fail (a test's injection). */
 static int injected_failure(void)
 {
-    alloc_count++;
-    if (fail_after < 0)
+    atomic_fetch_add_explicit(&alloc_count, 1, memory_order_relaxed);
+    long left = atomic_load_explicit(&fail_after, memory_order_relaxed);
+    if (left < 0)
         return 0;
-    if (fail_after == 0)
+    if (left == 0)
         return 1;
-    fail_after--;
+    atomic_fetch_sub_explicit(&fail_after, 1, memory_order_relaxed);
     return 0;
 }
 
@@ -111,8 +126,9 @@ static void die_out_of_memory(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    if (reading_path[0])
-        snprintf(fail_message, sizeof fail_message, "%.200s: out of memory (%s)", reading_path, what);
+    const char *path = util_reading_path();
+    if (path)
+        snprintf(fail_message, sizeof fail_message, "%.200s: out of memory (%s)", path, what);
     else
         snprintf(fail_message, sizeof fail_message, "out of memory (%s)", what);
     if (fail_hook)

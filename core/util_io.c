@@ -4,7 +4,6 @@
 #include "util.h"
 
 #include <dirent.h>
-#include <stdint.h>
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
@@ -27,8 +26,6 @@ char *util_read_file(const char *path, size_t *len, Err *e)
         return NULL;
     }
     size_t cap = 65536, n = 0;
-    if (S_ISREG(st.st_mode) && st.st_size > 0 && (uintmax_t)st.st_size < SIZE_MAX / 2)
-        cap = (size_t)st.st_size + 2; /* the text, its NUL and room to see the end */
     char *buf = util_try_malloc(cap);
     for (;;) {
         if (buf && n + 1 >= cap) {

@@ -588,6 +588,7 @@ TEST(episode_io_visits_and_cursors_agree_with_the_history)
         CHECK_MSG(episode_save(ef.ep, NULL, 0, p2, &e) == 0, "%s", e.msg);
         EpisodeFile back;
         CHECK_MSG(episode_load(p2, &back, &e) == 0, "after undoing everything: %s", e.msg);
+        CHECK(util_reading_path() == NULL); /* the episode's and its graph's reads both ended */
         episode_file_free(&back);
     }
     episode_file_free(&ef);

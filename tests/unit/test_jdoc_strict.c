@@ -214,6 +214,14 @@ TEST(jdoc_out_of_memory_while_reading_is_reported_as_such)
     util_alloc_fail_after(-1);
     util_set_fail_hook(NULL);
     CHECK_MSG(strcmp(util_fail_message(), "out of memory (allocating 32 bytes)") == 0, "'%s'", util_fail_message());
+    /* files read while reading another (an episode's graph) nest */
+    util_reading("outer.json");
+    util_reading("inner.json");
+    CHECK(util_reading_path() && strcmp(util_reading_path(), "inner.json") == 0);
+    util_reading(NULL);
+    CHECK(util_reading_path() && strcmp(util_reading_path(), "outer.json") == 0);
+    util_reading(NULL);
+    CHECK(util_reading_path() == NULL);
     sb_free(&b);
     tmp_close(&t);
 }
