@@ -161,7 +161,10 @@ static int lex_string(const Lex *x, size_t i, size_t *end)
         if (esc != 'u') {
             if (!strchr("\"\\/bfnrt", esc) || esc == '\0') {
                 char s[8];
-                snprintf(s, sizeof s, (esc >= 0x20 && esc < 0x7f) ? "%c" : "\\x%02x", esc);
+                if (esc >= 0x20 && esc < 0x7f)
+                    snprintf(s, sizeof s, "%c", esc);
+                else
+                    snprintf(s, sizeof s, "\\x%02x", esc);
                 return lex_err(x, i, "JSON syntax error: invalid escape '\\%s' in a string: expected one of \\\" \\\\ "
                                      "\\/ \\b \\f \\n \\r \\t \\uXXXX", s);
             }
@@ -170,8 +173,13 @@ static int lex_string(const Lex *x, size_t i, size_t *end)
         }
         long u = u_escape(x, i);
         if (u < 0) {
-            if (i + 6 > x->n && strspn((const char *)x->t + i + 2, "0123456789abcdefABCDEF") == x->n - i - 2)
-                return lex_eof(x);
+            if (i + 6 > x->n) { /* the text ends inside the escape: cut short, if what is there is hex */
+                size_t k = i + 2;
+                while (k < x->n && hexval(x->t[k]) >= 0)
+                    k++;
+                if (k == x->n)
+                    return lex_eof(x);
+            }
             return lex_err(x, i, "JSON syntax error: bad \\u escape in a string: expected \\u and 4 hex digits");
         }
         if (u == 0)

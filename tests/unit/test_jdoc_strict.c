@@ -225,3 +225,34 @@ TEST(jdoc_out_of_memory_while_reading_is_reported_as_such)
     sb_free(&b);
     tmp_close(&t);
 }
+
+/* What the strict grammar accepts cJSON parses (so that a cJSON failure
+ * after it can only be running out of memory), on random short texts from
+ * JSON's alphabet; and a text is read only up to its length. */
+TEST(jdoc_strict_accepted_texts_parse_with_cjson)
+{
+    static const char alphabet[] = "{}[]\",:0123456789.-+eEtrufalsn \\u\n\t\x01\xc3\xa9\xff";
+    Rng r;
+    rng_seed(&r, 99);
+    char buf[16];
+    int accepted = 0;
+    for (int it = 0; it < 100000; it++) {
+        size_t len = 1 + (size_t)rng_below(&r, 10);
+        for (size_t i = 0; i < len; i++)
+            buf[i] = alphabet[rng_below(&r, sizeof alphabet - 1)];
+        buf[len] = '\0';
+        Err e = {{0}};
+        if (memchr(buf, '\0', len) || jdoc_check_text("r.json", buf, len, &e) != 0)
+            continue;
+        accepted++;
+        cJSON *v = cJSON_ParseWithLength(buf, len);
+        CHECK_MSG(v != NULL, "accepted but cJSON refuses: '%s'", buf);
+        cJSON_Delete(v);
+    }
+    CHECK(accepted > 100);
+    Err e = {{0}};
+    CHECK(jdoc_check_text("v.json", "\"\\u12ab\"", 5, &e) != 0);
+    CHECK_STR_CONTAINS(e.msg, "unexpected end of file");
+    CHECK(jdoc_check_text("v.json", "[10]", 3, &e) != 0);
+    CHECK(jdoc_check_text("v.json", "123456", 2, &e) == 0);
+}
