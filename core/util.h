@@ -152,6 +152,10 @@ char *util_fmt_bytes(char buf[32], double bytes);
 /* Writes s as a JSON string literal (with quotes) to f. */
 void util_json_string(FILE *f, const char *s);
 
+/* The offset of the first byte of s that is not well-formed UTF-8 (overlong
+ * forms, surrogates and code points past U+10FFFF are not), or -1. */
+long util_utf8_invalid(const char *s);
+
 /* Line and column (1-based) of byte offset off in text. */
 void util_line_col(const char *text, size_t off, int *line, int *col);
 

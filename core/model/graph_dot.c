@@ -256,6 +256,29 @@ static Graph *convert(const char *path, const char *text, Agraph_t *ag, Err *e)
         err_set(e, "%s: empty graph: expected at least one node", path);
         goto fail;
     }
+    /* text the JSON writer writes as it is: UTF-8 only, or the graph could
+     * not be saved as JSON and read back */
+    for (Agnode_t *n = agfstnode(ag); n; n = agnxtnode(ag, n)) {
+        static const char *const texts[] = {NULL, "op", "colocate", "group", "layer", "cost_us_by_kind"};
+        for (size_t t = 0; t < sizeof texts / sizeof *texts; t++) {
+            const char *v = t ? attr(n, texts[t]) : agnameof(n);
+            long bad = v ? util_utf8_invalid(v) : -1;
+            if (bad >= 0) {
+                char where[64] = "";
+                int line, col;
+                if (value_pos(text, v, (size_t)bad, &line, &col))
+                    snprintf(where, sizeof where, ":%d:%d", line, col);
+                err_set(e, "%s%s: node %s%s: expected UTF-8 text, got byte 0x%02x", path, where,
+                        t ? "attribute " : "name", t ? texts[t] : "", (unsigned char)v[bad]);
+                goto fail;
+            }
+        }
+    }
+    const char *gname = agnameof(ag);
+    if ((gname && util_utf8_invalid(gname) >= 0) || (src && util_utf8_invalid(src) >= 0)) {
+        err_set(e, "%s: the graph's name or source: expected UTF-8 text", path);
+        goto fail;
+    }
     for (Agnode_t *n = agfstnode(ag); n; n = agnxtnode(ag, n)) {
         const char *name = agnameof(n), *s;
         double cost = 0;

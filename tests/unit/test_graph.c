@@ -543,6 +543,10 @@ TEST(graph_dot_strict_trailing_graphs_and_byte_lists)
         {"digraph g {\n  a [output_bytes=\"1e3\"];\n}", "(at character 2:"},
         {"digraph g {\n  a [output_bytes=\"1,\"];\n}", "(at character 3: expected a byte count (decimal digits) after ','"},
         {"digraph g {\n  a [output_bytes=\"99999999999999999999\"];\n}", "expected a byte count of at most 2^53"},
+        /* what the JSON writer could not write so that it reads back */
+        {"digraph g {\n  \"caf\xe9\" -> b;\n}", "n.dot:2:7: node name: expected UTF-8 text, got byte 0xe9"},
+        {"digraph g {\n  a [layer=\"l\xc0\xaf\"];\n}", "n.dot:2:14: node attribute layer: expected UTF-8 text, got byte 0xc0"},
+        {"digraph \"g\xff\" {\n  a;\n}", "n.dot: the graph's name or source: expected UTF-8 text"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         Err e = {{0}};
@@ -556,6 +560,7 @@ TEST(graph_dot_strict_trailing_graphs_and_byte_lists)
         "digraph g { a [output_bytes=\"[ 1 , 2 ]\"]; }\n// the end\n/* really */\n# 1 \"x\"\n;\n",
         "digraph g { a [output_bytes=\"7\", label=\"{}\"]; b [output_bytes=\"1,2\"]; c [output_bytes=\"[]\"]; }",
         "strict digraph \"g{\" { a [label=<<b>}</b>>]; }",
+        "digraph g { \"caf\xc3\xa9\" [op=\"\xe2\x82\xac\"]; }",
     };
     for (size_t k = 0; k < sizeof ok / sizeof *ok; k++) {
         Err e = {{0}};
