@@ -726,3 +726,28 @@ TEST(train_stored_best_is_resimulated)
     train_state_done(&ts);
     fix_done(&f);
 }
+
+/* A graph path a JSON string cannot hold is refused at save, not written
+ * into a file that no load accepts. */
+TEST(episode_io_non_utf8_path_not_written)
+{
+    Fix f;
+    if (!fix_init(&f, 0)) {
+        fix_done(&f);
+        return;
+    }
+    char p1[128];
+    tmp_file(p1, sizeof p1, &f.td, "a.json");
+    Err e = {{0}};
+    Episode *ep = episode_new(f.g, f.gr, f.c, f.pg, &f.cfg, 5, NULL, &e);
+    REQUIRE_MSG(ep, "%s", e.msg);
+    char *saved = f.g->path;
+    f.g->path = xstrdup("/tmp/caf\xe9.json");
+    CHECK(episode_save(ep, NULL, 0, p1, &e) != 0);
+    CHECK_STR_CONTAINS(e.msg, "cannot save: the graph file's path is not UTF-8 text");
+    free(f.g->path);
+    f.g->path = saved;
+    CHECK_MSG(episode_save(ep, NULL, 0, p1, &e) == 0, "%s", e.msg);
+    episode_free(ep);
+    fix_done(&f);
+}
