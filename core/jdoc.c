@@ -273,53 +273,7 @@ static int check_duplicates(const JDoc *d, const cJSON *v, char *path, size_t pa
     return 0;
 }
 
-/* Scans t[0 .. limit] for string and bracket state: the nesting depth after
- * it, whether it ends inside a string and where that string began. */
-typedef struct ScanState {
-    int depth, in_string;
-    size_t str_start;
-} ScanState;
-
-static ScanState scan_to(const char *t, size_t n, size_t limit)
-{
-    ScanState s = {0, 0, 0};
-    for (size_t i = 0; i < n && i <= limit; i++) {
-        char c = t[i];
-        if (s.in_string) {
-            if (c == '\\')
-                i++;
-            else if (c == '"')
-                s.in_string = 0;
-        } else if (c == '"') {
-            s.in_string = 1;
-            s.str_start = i;
-        } else if (c == '{' || c == '[') {
-            s.depth++;
-        } else if (c == '}' || c == ']') {
-            s.depth--;
-        }
-    }
-    return s;
-}
-
-/* 1 when the text ends inside a string or an open object or array, and the
- * failure offset lies in that last string or nothing structural follows it:
- * the file was cut short. */
-static int looks_truncated(const char *t, size_t n, size_t off)
-{
-    ScanState s = scan_to(t, n, n);
-    if (s.in_string)
-        return off + 1 >= s.str_start;
-    if (s.depth <= 0)
-        return 0;
-    size_t i = skip_ws(t, n, off);
-    if (i < n && strchr(",:[{", t[i]))
-        i = skip_ws(t, n, i + 1);
-    for (; i < n; i++)
-        if (strchr(",:{}[]\"", t[i]))
-            return 0;
-    return 1;
-}
+static void *cjson_malloc(size_t n) { return util_try_malloc(n); }
 
 int jdoc_parse(JDoc *d, const char *path, const char *text, size_t len, Err *e)
 {
@@ -333,38 +287,26 @@ int jdoc_parse(JDoc *d, const char *path, const char *text, size_t len, Err *e)
     if (memchr(text, '\0', len))
         return err_set(e, "%s: binary data (NUL byte at offset %zu): expected JSON text", path,
                        (size_t)((const char *)memchr(text, '\0', len) - text));
+    /* the strict grammar first: what cJSON would take leniently is refused
+     * there, so that cJSON failing on a checked text means it ran out of memory */
+    if (jdoc_check_text(path, text, len, e) != 0)
+        return -1;
+    static int hooked;
+    if (!hooked) {
+        cJSON_Hooks hooks = {cjson_malloc, free};
+        cJSON_InitHooks(&hooks);
+        hooked = 1;
+    }
+    util_reading(path);
     const char *end = NULL;
     d->root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
     if (!d->root) {
-        size_t off = end ? (size_t)(end - text) : 0;
-        if (off > len)
-            off = len;
-        int line, col;
-        util_line_col(text, off, &line, &col);
-        if (scan_to(text, len, off).depth > CJSON_NESTING_LIMIT)
-            return err_set(e, "%s:%d:%d: nesting too deep (more than %d levels of objects and arrays)", path,
-                           line, col, CJSON_NESTING_LIMIT);
-        if (off >= len || looks_truncated(text, len, off)) {
-            util_line_col(text, len, &line, &col);
-            return err_set(e, "%s:%d:%d: unexpected end of file (truncated JSON?)", path, line, col);
-        }
-        unsigned char c = (unsigned char)text[off];
-        if (c >= 0x20 && c < 0x7f)
-            return err_set(e, "%s:%d:%d: JSON syntax error near '%c'", path, line, col, c);
-        return err_set(e, "%s:%d:%d: JSON syntax error near byte 0x%02x", path, line, col, c);
-    }
-    size_t off = skip_ws(text, len, (size_t)(end - text));
-    if (off < len) {
-        int line, col;
-        util_line_col(text, off, &line, &col);
-        cJSON_Delete(d->root);
-        d->root = NULL;
-        return err_set(e, "%s:%d:%d: unexpected data after the JSON value", path, line, col);
+        util_reading(NULL);
+        return err_set(e, "%s: out of memory", path);
     }
     char buf[4096] = "";
     if (check_duplicates(d, d->root, buf, sizeof buf, e) != 0) {
-        cJSON_Delete(d->root);
-        d->root = NULL;
+        jdoc_done(d);
         return -1;
     }
     return 0;
@@ -372,6 +314,8 @@ int jdoc_parse(JDoc *d, const char *path, const char *text, size_t len, Err *e)
 
 void jdoc_done(JDoc *d)
 {
+    if (d->root) /* a parse that succeeded named the file being read */
+        util_reading(NULL);
     cJSON_Delete(d->root);
     d->root = NULL;
 }
@@ -461,6 +405,9 @@ int jcheck_int(const JDoc *d, const cJSON *v, const char *field, int64_t min, in
     if (x < (double)min || x > (double)max)
         return jdoc_err(d, e, field, "expected an integer from %lld to %lld, got %.17g",
                         (long long)min, (long long)max, x);
+    if (fabs(x) > 9007199254740992.0) /* 2^53: past it not every integer has a double */
+        return jdoc_err(d, e, field, "expected an integer of at most 2^53 = 9007199254740992 in magnitude "
+                        "(larger ones are not exact), got %.17g", x);
     *out = (int64_t)x;
     return 0;
 }

@@ -20,9 +20,22 @@ typedef struct JDoc {
     cJSON *root;
 } JDoc;
 
-/* Parses text (not copied; must outlive the JDoc). Returns 0, or -1 with e set. */
+/* Parses text (not copied; must outlive the JDoc). Returns 0, or -1 with e set:
+ * the text must be strict JSON (jdoc_check_text); running out of memory gives
+ * "PATH: out of memory". Until jdoc_done, PATH is the file being read
+ * (util_reading): running out of memory while the caller builds its data
+ * from the tree exits with "placeto: PATH: out of memory (...)". */
 int jdoc_parse(JDoc *d, const char *path, const char *text, size_t len, Err *e);
 void jdoc_done(JDoc *d);
+
+/* Checks text against the strict JSON grammar (RFC 8259; jdoc_check.c):
+ * only space, tab, LF and CR between tokens; strings of UTF-8 with no raw
+ * control characters, valid escapes, paired surrogates and no \u0000;
+ * numbers without leading zeros or a bare '.', integers (no fraction or
+ * exponent) of at most 2^53 in magnitude; at most CJSON_NESTING_LIMIT levels;
+ * nothing after the value. Returns 0, or -1 with
+ * "PATH:LINE:COL: JSON syntax error ...: expected ...". */
+int jdoc_check_text(const char *path, const char *text, size_t len, Err *e);
 
 /* Sets e to "PATH:LINE:COL: FIELD: message" (position of FIELD's value, or of
  * the nearest enclosing value that exists). Returns -1. */

@@ -3,7 +3,8 @@
  * section names the file that implements it.
  *
  * Allocation never returns NULL: on failure the registered fail hook runs (the
- * explorer registers one that restores the terminal) and the process aborts.
+ * explorer registers one that restores the terminal) and the process exits
+ * with status 1 ("out of memory", naming the file being read if any).
  * Library functions report errors through an Err buffer and a status code; only
  * main() decides to exit. */
 #ifndef PLACETO_UTIL_H
@@ -63,9 +64,33 @@ int util_size_mul(size_t count, size_t size, size_t *out);
  * as in XMALLOC(double, xmul((size_t)n, (size_t)nd)). */
 size_t xmul(size_t a, size_t b);
 
-/* Called before abort() on allocation failure or util_die(). */
+/* Running out: when an allocation fails or an array would be past what one
+ * object may hold, the fail hook runs and the program exits with status 1
+ * after "placeto: FILE: out of memory (...)" while a file is being read (see
+ * util_reading), "placeto: out of memory (...)" otherwise; no abort. The
+ * readers of whole files (util_read_file, jdoc_parse) do not die: they
+ * return "FILE: out of memory" through their Err.
+ *
+ * util_reading(path) names the file being read (copied; files read while
+ * reading another nest); util_reading(NULL) when it is done.
+ * util_reading_path() is the innermost such name or NULL. Not for threads:
+ * files are read by the main thread. */
+void util_reading(const char *path);
+const char *util_reading_path(void);
+/* malloc and realloc that return NULL on failure (for callers that report
+ * it through an Err). */
+void *util_try_malloc(size_t n);
+void *util_try_realloc(void *p, size_t n);
+/* For tests: after n more allocations (util_try_* and x*), every one fails,
+ * until util_alloc_fail_after(-1); resets util_alloc_count(), the number of
+ * allocations through them since. */
+void util_alloc_fail_after(long n);
+unsigned long util_alloc_count(void);
+
+/* Called before abort() by util_die() (an internal error) and before the
+ * exit when memory runs out. */
 void util_set_fail_hook(void (*hook)(void));
-/* The message of the last util_die() ("" before any), set before the hook
+/* The message of the last util_die() or out-of-memory ("" before any), set before the hook
  * runs, so that a hook can show it. */
 const char *util_fail_message(void);
 void util_die(const char *fmt, ...)
@@ -83,9 +108,16 @@ char *util_read_file(const char *path, size_t *len, Err *e);
  * and rename, so that path holds either the old or the new content. */
 int util_write_atomic(const char *path, const char *data, size_t len, Err *e);
 
-/* A FILE* writer with the same guarantee: util_atomic_open() opens
- * "path.tmp.PID"; util_atomic_commit() flushes, fsyncs, closes and renames
- * (and on failure removes the temporary file); util_atomic_abort() removes it. */
+/* A FILE* writer with the same guarantee: util_atomic_open() opens the
+ * temporary "NAME.tmp.PID" beside path (for a name too long for that to fit
+ * the 255-byte file-name limit, a prefix of NAME, '~' and a hash of NAME take
+ * its place) after removing the temporaries of path that processes no longer
+ * alive left behind (a kill -9 during a save); util_atomic_commit() flushes,
+ * fsyncs, closes and renames (and on failure removes the temporary file);
+ * util_atomic_abort() removes it. */
+/* The temporary file name util_atomic_open() uses for path in this process
+ * (malloc'd). */
+char *util_atomic_tmp_name(const char *path);
 typedef struct AtomicFile {
     FILE *f;
     char *path;
@@ -119,6 +151,10 @@ char *util_fmt_bytes(char buf[32], double bytes);
 
 /* Writes s as a JSON string literal (with quotes) to f. */
 void util_json_string(FILE *f, const char *s);
+
+/* The offset of the first byte of s that is not well-formed UTF-8 (overlong
+ * forms, surrogates and code points past U+10FFFF are not), or -1. */
+long util_utf8_invalid(const char *s);
 
 /* Line and column (1-based) of byte offset off in text. */
 void util_line_col(const char *text, size_t off, int *line, int *col);

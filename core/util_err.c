@@ -3,6 +3,7 @@
 #include "util.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,27 +98,118 @@ void util_die(const char *fmt, ...)
     abort();
 }
 
+/* ---- running out: allocation failure and size limits ---- */
+
+/* The files being read, innermost last (an episode file reads its graph
+ * file): util_reading(path) pushes, util_reading(NULL) pops. */
+#define READING_MAX 8
+static char reading_paths[READING_MAX][256];
+static int reading_depth;
+/* test injection: allocations left before failing (-1: never) and the count */
+static atomic_long fail_after = -1;
+static atomic_ulong alloc_count;
+
+void util_reading(const char *path)
+{
+    if (path) {
+        if (reading_depth < READING_MAX)
+            snprintf(reading_paths[reading_depth], sizeof reading_paths[0], "%s", path);
+        reading_depth++;
+    } else if (reading_depth > 0) {
+        reading_depth--;
+    }
+}
+
+const char *util_reading_path(void)
+{
+    if (reading_depth <= 0)
+        return NULL;
+    return reading_paths[reading_depth <= READING_MAX ? reading_depth - 1 : READING_MAX - 1];
+}
+
+void util_alloc_fail_after(long n)
+{
+    atomic_store_explicit(&fail_after, n, memory_order_relaxed);
+    atomic_store_explicit(&alloc_count, 0, memory_order_relaxed);
+}
+
+unsigned long util_alloc_count(void) { return atomic_load_explicit(&alloc_count, memory_order_relaxed); }
+
+/* 1 when this allocation is to fail (a test's injection). */
+static int injected_failure(void)
+{
+    atomic_fetch_add_explicit(&alloc_count, 1, memory_order_relaxed);
+    long left = atomic_load_explicit(&fail_after, memory_order_relaxed);
+    if (left < 0)
+        return 0;
+    if (left == 0)
+        return 1;
+    atomic_fetch_sub_explicit(&fail_after, 1, memory_order_relaxed);
+    return 0;
+}
+
+/* Out of memory or past a size limit: "FILE: out of memory (WHAT)" while a
+ * file is read (util_reading), "out of memory (WHAT)" otherwise, then the fail
+ * hook, the message on stderr and exit status 1. No abort: running out is
+ * the machine's limit, not a bug. */
+static void die_out_of_memory(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2), noreturn))
+#endif
+    ;
+static void die_out_of_memory(const char *fmt, ...)
+{
+    char what[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    const char *path = util_reading_path();
+    if (path)
+        snprintf(fail_message, sizeof fail_message, "%.200s: out of memory (%s)", path, what);
+    else
+        snprintf(fail_message, sizeof fail_message, "out of memory (%s)", what);
+    if (fail_hook)
+        fail_hook();
+    fprintf(stderr, "placeto: %s\n", fail_message);
+    exit(1);
+}
+
+void *util_try_malloc(size_t n)
+{
+    if (injected_failure())
+        return NULL;
+    return malloc(n ? n : 1);
+}
+
+void *util_try_realloc(void *p, size_t n)
+{
+    if (injected_failure())
+        return NULL;
+    return realloc(p, n ? n : 1);
+}
+
 void *xmalloc(size_t n)
 {
-    void *p = malloc(n ? n : 1);
+    void *p = util_try_malloc(n);
     if (!p)
-        util_die("out of memory allocating %zu bytes", n);
+        die_out_of_memory("allocating %zu bytes", n);
     return p;
 }
 
 void *xcalloc(size_t count, size_t size)
 {
-    void *p = calloc(count ? count : 1, size ? size : 1);
+    void *p = injected_failure() ? NULL : calloc(count ? count : 1, size ? size : 1);
     if (!p)
-        util_die("out of memory allocating %zu x %zu bytes", count, size);
+        die_out_of_memory("allocating %zu x %zu bytes", count, size);
     return p;
 }
 
 void *xrealloc(void *p, size_t n)
 {
-    void *q = realloc(p, n ? n : 1);
+    void *q = util_try_realloc(p, n);
     if (!q)
-        util_die("out of memory allocating %zu bytes", n);
+        die_out_of_memory("allocating %zu bytes", n);
     return q;
 }
 
@@ -136,7 +228,7 @@ void xgrow(void **p, size_t *cap, size_t need, size_t elem)
     size_t c = *cap ? *cap : 8;
     while (c < need) {
         if (c > SIZE_MAX / 2 / elem)
-            util_die("array too large (%zu elements)", need);
+            die_out_of_memory("array too large (%zu elements)", need);
         c *= 2;
     }
     *p = xrealloc_array(*p, c, elem);
@@ -155,7 +247,7 @@ size_t xmul(size_t a, size_t b)
 {
     size_t n;
     if (util_size_mul(a, b, &n) != 0)
-        util_die("size overflow: %zu x %zu does not fit a size_t", a, b);
+        die_out_of_memory("size overflow: %zu x %zu does not fit a size_t", a, b);
     return n;
 }
 
@@ -166,16 +258,16 @@ static size_t array_bytes(size_t count, size_t size)
 {
     size_t n;
     if (util_size_mul(count ? count : 1, size ? size : 1, &n) != 0 || n > (size_t)PTRDIFF_MAX)
-        util_die("array too large: %zu elements of %zu bytes", count, size);
+        die_out_of_memory("array too large: %zu elements of %zu bytes", count, size);
     return n;
 }
 
 void *xnew_array(size_t count, size_t size)
 {
     size_t n = array_bytes(count, size);
-    void *p = calloc(count ? count : 1, size ? size : 1);
+    void *p = injected_failure() ? NULL : calloc(count ? count : 1, size ? size : 1);
     if (!p)
-        util_die("out of memory allocating %zu x %zu bytes (%zu bytes)", count, size, n);
+        die_out_of_memory("allocating %zu x %zu bytes (%zu bytes)", count, size, n);
     return p;
 }
 

@@ -3,7 +3,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <string.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -24,11 +26,21 @@ char *util_read_file(const char *path, size_t *len, Err *e)
         return NULL;
     }
     size_t cap = 65536, n = 0;
-    char *buf = xmalloc(cap);
+    char *buf = util_try_malloc(cap);
     for (;;) {
-        if (n + 1 >= cap) {
+        if (buf && n + 1 >= cap) {
+            char *grown = cap <= SIZE_MAX / 2 ? util_try_realloc(buf, cap * 2) : NULL;
+            if (!grown) {
+                free(buf);
+                buf = NULL;
+            }
             cap *= 2;
-            buf = xrealloc(buf, cap);
+            buf = grown;
+        }
+        if (!buf) {
+            fclose(f);
+            err_set(e, "%s: out of memory", path);
+            return NULL;
         }
         size_t got = fread(buf + n, 1, cap - n - 1, f);
         n += got;
@@ -49,13 +61,94 @@ char *util_read_file(const char *path, size_t *len, Err *e)
     return buf;
 }
 
+/* The longest file name (one path component) the program creates: POSIX
+ * NAME_MAX on the file systems it runs on. */
+#define UTIL_NAME_MAX 255
+/* ".tmp." and a pid of up to 20 digits */
+#define TMP_SUFFIX_MAX 25
+
+/* The stem of path's temporaries, without its directory: the file's own
+ * name when "NAME.tmp.PID" fits UTIL_NAME_MAX, else a prefix of it, '~' and
+ * 16 hex digits of a hash of the whole name (so two long names that share a
+ * prefix never share temporaries). dirlen receives the length of the
+ * directory part of path, its '/' included. */
+static void tmp_stem(const char *path, char *stem, size_t stemn, size_t *dirlen)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    *dirlen = (size_t)(base - path);
+    size_t bl = strlen(base);
+    if (bl + TMP_SUFFIX_MAX <= UTIL_NAME_MAX) {
+        snprintf(stem, stemn, "%s", base);
+        return;
+    }
+    size_t keep = UTIL_NAME_MAX - TMP_SUFFIX_MAX - 17;
+    snprintf(stem, stemn, "%.*s~%016llx", (int)keep, base,
+             (unsigned long long)util_hash64(base, bl, 0x7e3d5a1b9c4f2e61ULL));
+}
+
+/* 1 when name is "STEM.tmp.PID" with PID all digits; stores PID. */
+static int tmp_of_stem(const char *name, const char *stem, long *pid)
+{
+    size_t sl = strlen(stem);
+    if (strncmp(name, stem, sl) != 0 || strncmp(name + sl, ".tmp.", 5) != 0)
+        return 0;
+    const char *d = name + sl + 5;
+    if (!*d || strspn(d, "0123456789") != strlen(d) || strlen(d) > 18)
+        return 0;
+    *pid = strtol(d, NULL, 10);
+    return *pid > 0;
+}
+
+/* Removes the temporaries of path left by processes that no longer exist (a
+ * kill -9 during a save); those of live processes, another save in progress,
+ * are left alone. Best effort: errors are ignored. */
+static void remove_stale_tmps(const char *path, const char *stem, size_t dirlen)
+{
+    char dir[4096];
+    if (dirlen >= sizeof dir)
+        return;
+    if (dirlen == 0)
+        snprintf(dir, sizeof dir, ".");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)dirlen, path);
+    DIR *dh = opendir(dir);
+    if (!dh)
+        return;
+    struct dirent *de;
+    while ((de = readdir(dh)) != NULL) {
+        long pid;
+        if (!tmp_of_stem(de->d_name, stem, &pid) || pid == (long)getpid())
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue; /* alive, or not ours to judge (EPERM: someone else's live process) */
+        char full[4096 + UTIL_NAME_MAX + 2];
+        snprintf(full, sizeof full, "%s/%s", dir, de->d_name);
+        remove(full);
+    }
+    closedir(dh);
+}
+
+char *util_atomic_tmp_name(const char *path)
+{
+    char stem[UTIL_NAME_MAX + 1];
+    size_t dirlen;
+    tmp_stem(path, stem, sizeof stem, &dirlen);
+    size_t n = dirlen + strlen(stem) + TMP_SUFFIX_MAX + 1;
+    char *t = xmalloc(n);
+    snprintf(t, n, "%.*s%s.tmp.%ld", (int)dirlen, path, stem, (long)getpid());
+    return t;
+}
+
 int util_atomic_open(AtomicFile *af, const char *path, Err *e)
 {
     memset(af, 0, sizeof *af);
-    size_t n = strlen(path) + 48;
+    char stem[UTIL_NAME_MAX + 1];
+    size_t dirlen;
+    tmp_stem(path, stem, sizeof stem, &dirlen);
+    remove_stale_tmps(path, stem, dirlen);
     af->path = xstrdup(path);
-    af->tmp = xmalloc(n);
-    snprintf(af->tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    af->tmp = util_atomic_tmp_name(path);
     af->f = fopen(af->tmp, "wb");
     if (!af->f) {
         err_set(e, "%s: cannot write: %s", path, strerror(errno));

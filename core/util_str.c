@@ -203,3 +203,36 @@ int strmap_get(const StrMap *m, const char *key)
     size_t i = strmap_slot(m, key);
     return m->keys[i] ? m->vals[i] : -1;
 }
+
+long util_utf8_invalid(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; p[i];) {
+        unsigned char c = p[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t need;
+        unsigned char lo = 0x80, hi = 0xbf;
+        if (c >= 0xc2 && c <= 0xdf)
+            need = 1;
+        else if (c >= 0xe0 && c <= 0xef) {
+            need = 2;
+            lo = c == 0xe0 ? 0xa0 : 0x80;
+            hi = c == 0xed ? 0x9f : 0xbf;
+        } else if (c >= 0xf0 && c <= 0xf4) {
+            need = 3;
+            lo = c == 0xf0 ? 0x90 : 0x80;
+            hi = c == 0xf4 ? 0x8f : 0xbf;
+        } else
+            return (long)i;
+        if (p[i + 1] < lo || p[i + 1] > hi)
+            return (long)i;
+        for (size_t k = 2; k <= need; k++)
+            if (p[i + k] < 0x80 || p[i + k] > 0xbf)
+                return (long)i;
+        i += need + 1;
+    }
+    return -1;
+}

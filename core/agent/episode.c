@@ -520,3 +520,45 @@ int episode_redo(Episode *ep)
     simulate(ep, 0);
     return 0;
 }
+
+int episode_check_state(const Episode *ep, char *field, size_t fieldn, Err *e)
+{
+    int total = ep->n_hist + ep->n_redo, taken = 0, rc = 0;
+    int *visits = xnew_array((size_t)ep->n_groups, sizeof *visits);
+    field[0] = '\0';
+    for (int i = 0; i < total && rc == 0; i++) {
+        const EpisodeStep *s = &ep->hist[i];
+        if (s->cursor != taken) {
+            snprintf(field, fieldn, "history[%d].cursor", i);
+            rc = err_set(e, "expected %d (the steps taken before this entry), got %d", taken, s->cursor);
+        } else if (!isfinite(s->runtime_us) || !isfinite(s->reward)) {
+            snprintf(field, fieldn, "history[%d]", i);
+            rc = err_set(e, "a non-finite runtime or reward");
+        }
+        if (s->takes_step) {
+            taken++;
+            if (i < ep->n_hist)
+                visits[s->group]++;
+        }
+        if (i + 1 == ep->n_hist && rc == 0 && ep->cursor != taken) {
+            snprintf(field, fieldn, "cursor");
+            rc = err_set(e, "expected %d (the steps taken in the history before redo), got %d", taken, ep->cursor);
+        }
+    }
+    if (rc == 0 && ep->n_hist == 0 && ep->cursor != 0) {
+        snprintf(field, fieldn, "cursor");
+        rc = err_set(e, "expected 0 (no step taken in the history), got %d", ep->cursor);
+    }
+    for (int k = 0; k < ep->n_groups && rc == 0; k++)
+        if (ep->visits[k] != visits[k]) {
+            snprintf(field, fieldn, "visits[%d]", k);
+            rc = err_set(e, "expected %d (the steps of group \"%s\" in the history before redo), got %d", visits[k],
+                         ep->gr->names[k], ep->visits[k]);
+        }
+    if (rc == 0 && (!isfinite(ep->best_runtime_us) || !isfinite(ep->best_score))) {
+        snprintf(field, fieldn, "best");
+        rc = err_set(e, "no finite best runtime and score");
+    }
+    free(visits);
+    return rc;
+}

@@ -171,6 +171,15 @@ double episode_score(const EpisodeConfig *cfg, const Cluster *c, const SimResult
  * episode files uses it to restore a history. probs may be NULL. */
 EpisodeStep *episode_push(Episode *ep, const EpisodeStep *s, const float *probs);
 
+/* Checks what the history implies of the state: entry i's cursor is the
+ * number of steps taken (takes_step) before it, the cursor the number taken
+ * in the applied entries (before redo), each group's visit count the number
+ * of applied steps of that group; runtimes, rewards and the best are finite.
+ * Returns 0, or -1 with e set and field naming the field of the episode file
+ * ("visits[3]", "history[2].cursor", ...). What episode_save writes and
+ * episode_load accepts. */
+int episode_check_state(const Episode *ep, char *field, size_t fieldn, Err *e);
+
 /* --- the episode file (docs/formats.md, "placeto-episode") ---------------- */
 
 /* Writes ep atomically: the graph file (ep->g->path) and its checksum, the

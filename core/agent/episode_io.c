@@ -97,6 +97,13 @@ int episode_save(const Episode *ep, const char *policy_path, uint64_t policy_che
             for (int d = 0; d < ep->n_devices; d++)
                 if (!isfinite(ep->hist[i].probs[d]))
                     return err_set(e, "%s: cannot save: history[%d] has a non-finite probability", path, i);
+    if (util_utf8_invalid(ep->g->path) >= 0 || (policy_path && util_utf8_invalid(policy_path) >= 0))
+        return err_set(e, "%s: cannot save: the %s file's path is not UTF-8 text (a JSON string cannot hold it)",
+                       path, util_utf8_invalid(ep->g->path) >= 0 ? "graph" : "policy");
+    char field[64];
+    Err ce = {{0}};
+    if (episode_check_state(ep, field, sizeof field, &ce) != 0) /* what the loader would refuse */
+        return err_set(e, "%s: cannot save: %s: %s", path, field, ce.msg);
     AtomicFile af;
     if (util_atomic_open(&af, path, e) != 0)
         return -1;
@@ -582,6 +589,12 @@ static int restore(const Rd *r, Episode *ep, const EpisodeConfig *cfg)
     ep->best_score = best_score;
     ep->best_at = best_at;
     ep->simulations = sims;
+    char field[64];
+    Err ce = {{0}};
+    if (episode_check_state(ep, field, sizeof field, &ce) != 0) {
+        jdoc_err(d, r->e, field, "%s", ce.msg);
+        goto done;
+    }
     rc = 0;
 done:
     free(place);

@@ -60,8 +60,56 @@ void NN_CAT(nn_relu_bwd_, S)(const R *restrict y, R *restrict dx, size_t n)
         dx[i] = y[i] > 0 ? dx[i] : 0;
 }
 
+/* Logits that are not all finite (a forward pass that overflowed): the +inf
+ * ones share the probability equally; with none, NaN and -inf logits get 0
+ * and the finite ones the softmax among themselves; with no finite one
+ * either, the distribution is uniform. Probabilities stay finite. Returns 1
+ * when it handled z, 0 when every logit is finite. */
+static int NN_CAT(softmax_nonfinite_, S)(const R *z, int n, R *p, R *logp)
+{
+    int pinf = 0, finite = 0;
+    for (int i = 0; i < n; i++) {
+        pinf += isinf(z[i]) && z[i] > 0;
+        finite += isfinite(z[i]) != 0;
+    }
+    if (finite == n)
+        return 0;
+    if (pinf == 0 && finite > 0) {
+        R mx = 0;
+        int first = 1;
+        for (int i = 0; i < n; i++)
+            if (isfinite(z[i]) && (first || z[i] > mx)) {
+                mx = z[i];
+                first = 0;
+            }
+        R sum = 0;
+        for (int i = 0; i < n; i++)
+            sum += isfinite(z[i]) ? EXP(z[i] - mx) : 0;
+        R ls = LOG(sum);
+        for (int i = 0; i < n; i++) {
+            R lp = isfinite(z[i]) ? (z[i] - mx) - ls : -(R)INFINITY;
+            if (logp)
+                logp[i] = lp;
+            if (p)
+                p[i] = isfinite(z[i]) ? EXP(lp) : 0;
+        }
+        return 1;
+    }
+    int share = pinf ? pinf : n;
+    for (int i = 0; i < n; i++) {
+        int gets = pinf ? (isinf(z[i]) && z[i] > 0) : 1;
+        if (p)
+            p[i] = gets ? (R)1 / (R)share : 0;
+        if (logp)
+            logp[i] = gets ? -LOG((R)share) : -(R)INFINITY;
+    }
+    return 1;
+}
+
 void NN_CAT(nn_softmax_, S)(const R *z, int n, R *p, R *logp)
 {
+    if (NN_CAT(softmax_nonfinite_, S)(z, n, p, logp))
+        return;
     R mx = z[0];
     for (int i = 1; i < n; i++)
         if (z[i] > mx)

@@ -138,6 +138,33 @@ struct Trainer {
     Slot *slots;
 };
 
+void train_best_verify(TrainState *ts, const EpisodeConfig *env, const TrainGraph *graphs, int n_graphs,
+                       const Cluster *c)
+{
+    for (int i = 0; i < n_graphs; i++) {
+        const TrainGraph *tg = &graphs[i];
+        TrainBest *b = (TrainBest *)train_best_find(ts, tg->g, tg->gr->n_groups);
+        if (!b || !b->group_device || !isfinite(b->runtime_us))
+            continue; /* none found yet */
+        int ok = 1;
+        for (int k = 0; k < b->n_groups && ok; k++)
+            ok = b->group_device[k] >= 0 && b->group_device[k] < c->n_devices;
+        if (!ok) { /* a placement for another cluster: nothing found on this one yet */
+            free(b->group_device);
+            best_fresh(b, b->checksum, b->n_groups);
+            continue;
+        }
+        Sim *sim = sim_new(tg->g, c);
+        int *op = XMALLOC(int, tg->g->n_nodes);
+        group_expand(tg->gr, b->group_device, op);
+        const SimResult *r = sim_run(sim, op);
+        b->runtime_us = r->makespan_us;
+        b->score = episode_score(env, c, r);
+        free(op);
+        sim_free(sim);
+    }
+}
+
 Trainer *train_new(Policy *pol, TrainState *ts, const TrainConfig *cfg, const TrainGraph *graphs,
                    int n_graphs, const Cluster *c, Err *e)
 {
@@ -160,6 +187,7 @@ Trainer *train_new(Policy *pol, TrainState *ts, const TrainConfig *cfg, const Tr
             err_set(e, "%s: policy graph and grouping disagree", graphs[i].g->name);
             return NULL;
         }
+    train_best_verify(ts, &cfg->env, graphs, n_graphs, c);
     Trainer *t = xcalloc(1, sizeof *t);
     t->pol = pol;
     t->ts = ts;

@@ -106,6 +106,12 @@ typedef struct Trainer Trainer;
  * feature mismatch. */
 Trainer *train_new(Policy *pol, TrainState *ts, const TrainConfig *cfg, const TrainGraph *graphs,
                    int n_graphs, const Cluster *c, Err *e);
+/* The stored best of each training graph (a resumed policy file's claim) set
+ * to what its placement simulates to on c: runtime and score; a placement
+ * with a device c lacks is dropped (none found yet). train_new calls it, so
+ * training never reports a best it did not simulate. */
+void train_best_verify(TrainState *ts, const EpisodeConfig *env, const TrainGraph *graphs, int n_graphs,
+                       const Cluster *c);
 void train_free(Trainer *t);
 /* Runs n_episodes more episodes (rounded up to a multiple of the thread
  * count), calling cb after each one in episode order. A nonzero *stop (set by

@@ -3,6 +3,7 @@
  * cost_us, output_bytes ("123" or "[1, 2]" or "1,2"), op, colocate, group, layer and
  * cost_us_by_kind ("cpu:900,gpu:80"); edge attribute output. Node order is
  * the order of first mention, edge order the order of the edge statements.
+ * One graph per file: anything but comments after it is refused.
  *
  * cgraph reports errors through a global callback and a sticky counter; both
  * are reset around each read, and messages are collected instead of printed
@@ -44,39 +45,69 @@ static int parse_double(const char *s, double *out)
     return 0;
 }
 
-static int parse_bytes_list(const char *s, int64_t **out, int *n, int *scalar)
+/* output_bytes: a byte count ("123") or a list of them, "[1, 2]" or "1,2";
+ * each a run of decimal digits up to GRAPH_MAX_BYTES, spaces around the
+ * brackets and commas; "[]" is one output of 0 bytes. Returns 0, or -1 with
+ * *what set to what was expected at s[*at]. */
+static int parse_bytes_list(const char *s, int64_t **out, int *n, int *scalar, size_t *at, const char **what)
 {
     const char *p = s;
+    *out = NULL;
+    *n = 0;
     while (*p == ' ')
         p++;
-    *scalar = (*p != '[');
-    if (*p == '[')
+    int bracket = (*p == '[');
+    *scalar = !bracket;
+    if (bracket)
         p++;
     int cap = 4;
     *out = XMALLOC(int64_t, cap);
-    *n = 0;
     for (;;) {
         while (*p == ' ')
             p++;
-        if (*p == ']' || *p == '\0')
+        if (bracket && *p == ']' && *n == 0)
             break;
-        char *end;
-        errno = 0;
-        double x = strtod(p, &end);
-        if (end == p || errno == ERANGE || x < 0 || x != floor(x) || x > (double)GRAPH_MAX_BYTES)
-            return -1;
+        if (*p < '0' || *p > '9') {
+            *what = *n == 0 && !bracket ? "a byte count (decimal digits)" : "a byte count (decimal digits) after '['"
+                                                                              " or ','";
+            if (*n > 0)
+                *what = "a byte count (decimal digits) after ','";
+            goto bad;
+        }
+        int64_t x = 0;
+        while (*p >= '0' && *p <= '9') {
+            if (x > (GRAPH_MAX_BYTES - (*p - '0')) / 10) {
+                *what = "a byte count of at most 2^53 (9007199254740992)";
+                goto bad;
+            }
+            x = x * 10 + (*p++ - '0');
+        }
         if (*n == cap) {
             cap *= 2;
             *out = XRENEW(*out, cap);
         }
-        (*out)[(*n)++] = (int64_t)x;
-        p = end;
+        (*out)[(*n)++] = x;
         while (*p == ' ')
             p++;
-        if (*p == ',')
+        if (*p == ',') {
             p++;
-        else if (*p != ']' && *p != '\0')
-            return -1;
+            continue;
+        }
+        if (bracket && *p == ']')
+            break;
+        if (!bracket && *p == '\0')
+            break;
+        *what = bracket ? "',' or ']' after a byte count" : "',' or the end after a byte count";
+        goto bad;
+    }
+    if (bracket) {
+        p++;
+        while (*p == ' ')
+            p++;
+        if (*p) {
+            *what = "nothing after ']'";
+            goto bad;
+        }
     }
     if (*n == 0) {
         (*out)[0] = 0;
@@ -85,6 +116,9 @@ static int parse_bytes_list(const char *s, int64_t **out, int *n, int *scalar)
     if (*n > 1)
         *scalar = 0;
     return 0;
+bad:
+    *at = (size_t)(p - s);
+    return -1;
 }
 
 /* "kind:cost,..." into n's kind costs. Returns 0; -1 on bad syntax; -2 when
@@ -130,6 +164,76 @@ bad:
     return -1;
 }
 
+/* The position in text of byte at of an attribute's value: where the value
+ * is written (its first occurrence, quoted or not). 0 when not found. */
+static int value_pos(const char *text, const char *value, size_t at, int *line, int *col)
+{
+    const char *hit = value[0] ? strstr(text, value) : NULL;
+    if (!hit)
+        return 0;
+    util_line_col(text, (size_t)(hit - text) + at, line, col);
+    return 1;
+}
+
+/* Skips white space and comments (// and C comments, lines starting with
+ * '#') from t[i]; returns the index of the next token. */
+static size_t dot_skip_space(const char *t, size_t n, size_t i)
+{
+    for (;;) {
+        while (i < n && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r' || t[i] == '\f' ||
+                         t[i] == '\v'))
+            i++;
+        if (i + 1 < n && t[i] == '/' && t[i + 1] == '/') {
+            while (i < n && t[i] != '\n')
+                i++;
+        } else if (i + 1 < n && t[i] == '/' && t[i + 1] == '*') {
+            const char *end = i + 2 < n ? strstr(t + i + 2, "*/") : NULL;
+            i = end ? (size_t)(end - t) + 2 : n;
+        } else if (i < n && t[i] == '#' && (i == 0 || t[i - 1] == '\n')) {
+            while (i < n && t[i] != '\n')
+                i++;
+        } else
+            return i;
+    }
+}
+
+/* The index after the '}' that closes the first graph in t (its body's
+ * strings, HTML strings and comments skipped), or n when there is none. */
+static size_t dot_first_graph_end(const char *t, size_t n)
+{
+    size_t i = dot_skip_space(t, n, 0);
+    int depth = 0;
+    while (i < n) {
+        char c = t[i];
+        if (c == '"') {
+            for (i++; i < n && t[i] != '"'; i++)
+                if (t[i] == '\\' && i + 1 < n)
+                    i++;
+            i++;
+        } else if (c == '<' && depth > 0) {
+            int h = 0;
+            for (; i < n; i++) {
+                h += t[i] == '<' ? 1 : t[i] == '>' ? -1 : 0;
+                if (h == 0)
+                    break;
+            }
+            i++;
+        } else if (c == '{') {
+            depth++;
+            i++;
+        } else if (c == '}') {
+            i++;
+            if (--depth == 0)
+                return i;
+        } else if (c == '/' || c == '#' || c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+            size_t j = dot_skip_space(t, n, i);
+            i = j == i ? i + 1 : j;
+        } else
+            i++;
+    }
+    return n;
+}
+
 typedef struct { Agedge_t *e; uint64_t seq; } SeqEdge;
 
 static int by_seq(const void *a, const void *b)
@@ -138,7 +242,7 @@ static int by_seq(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static Graph *convert(const char *path, Agraph_t *ag, Err *e)
+static Graph *convert(const char *path, const char *text, Agraph_t *ag, Err *e)
 {
     Graph *g = graph_new(agnameof(ag));
     free(g->path);
@@ -150,6 +254,29 @@ static Graph *convert(const char *path, Agraph_t *ag, Err *e)
     }
     if (agnnodes(ag) == 0) {
         err_set(e, "%s: empty graph: expected at least one node", path);
+        goto fail;
+    }
+    /* text the JSON writer writes as it is: UTF-8 only, or the graph could
+     * not be saved as JSON and read back */
+    for (Agnode_t *n = agfstnode(ag); n; n = agnxtnode(ag, n)) {
+        static const char *const texts[] = {NULL, "op", "colocate", "group", "layer", "cost_us_by_kind"};
+        for (size_t t = 0; t < sizeof texts / sizeof *texts; t++) {
+            const char *v = t ? attr(n, texts[t]) : agnameof(n);
+            long bad = v ? util_utf8_invalid(v) : -1;
+            if (bad >= 0) {
+                char where[64] = "";
+                int line, col;
+                if (value_pos(text, v, (size_t)bad, &line, &col))
+                    snprintf(where, sizeof where, ":%d:%d", line, col);
+                err_set(e, "%s%s: node %s%s: expected UTF-8 text, got byte 0x%02x", path, where,
+                        t ? "attribute " : "name", t ? texts[t] : "", (unsigned char)v[bad]);
+                goto fail;
+            }
+        }
+    }
+    const char *gname = agnameof(ag);
+    if ((gname && util_utf8_invalid(gname) >= 0) || (src && util_utf8_invalid(src) >= 0)) {
+        err_set(e, "%s: the graph's name or source: expected UTF-8 text", path);
         goto fail;
     }
     for (Agnode_t *n = agfstnode(ag); n; n = agnxtnode(ag, n)) {
@@ -166,10 +293,18 @@ static Graph *convert(const char *path, Agraph_t *ag, Err *e)
         int64_t *ob = NULL;
         int n_out = 1, scalar = 1;
         if ((s = attr(n, "output_bytes"))) {
-            if (parse_bytes_list(s, &ob, &n_out, &scalar) != 0) {
+            size_t at = 0;
+            const char *what = "";
+            if (parse_bytes_list(s, &ob, &n_out, &scalar, &at, &what) != 0) {
                 free(ob);
-                err_set(e, "%s: node \"%s\": output_bytes: expected a byte count or a list of them, got \"%s\"",
-                        path, name, s);
+                char where[64] = "";
+                int line, col;
+                if (value_pos(text, s, at, &line, &col))
+                    snprintf(where, sizeof where, ":%d:%d", line, col);
+                err_set(e,
+                        "%s%s: node \"%s\": output_bytes: expected a byte count or a list of them, got \"%s\" "
+                        "(at character %zu: expected %s)",
+                        path, where, name, s, at + 1, what);
                 goto fail;
             }
         } else {
@@ -253,9 +388,16 @@ Graph *graph_load_dot_text(const char *path, const char *text, size_t len, Err *
     agseterrf(collect_error);
     agseterr(AGERR);
     agreseterrors();
-    char *copy = xmalloc(len + 1); /* cgraph reads up to a NUL */
-    memcpy(copy, text, len);
-    copy[len] = '\0';
+    /* cgraph reads the first graph and keeps the rest of its input for the
+     * next read: it is given the first graph alone, and what follows it is
+     * refused below once the graph itself has parsed */
+    size_t first = dot_first_graph_end(text, len);
+    size_t end = dot_skip_space(text, len, first);
+    while (end < len && text[end] == ';')
+        end = dot_skip_space(text, len, end + 1);
+    char *copy = xmalloc(first + 1); /* cgraph reads up to a NUL */
+    memcpy(copy, text, first);
+    copy[first] = '\0';
     Agraph_t *ag = agmemread(copy);
     free(copy);
     if (!ag || agerrors()) {
@@ -275,12 +417,22 @@ Graph *graph_load_dot_text(const char *path, const char *text, size_t len, Err *
             agclose(ag);
         return NULL;
     }
+    if (end < len) {
+        int line, col;
+        util_line_col(text, end, &line, &col);
+        err_set(e, "%s:%d:%d: unexpected data after the graph: expected the end of the file (one graph per file)",
+                path, line, col);
+        agclose(ag);
+        return NULL;
+    }
     if (!agisdirected(ag)) {
         err_set(e, "%s: expected a digraph (edges with ->), got an undirected graph", path);
         agclose(ag);
         return NULL;
     }
-    Graph *g = convert(path, ag, e);
+    util_reading(path);
+    Graph *g = convert(path, text, ag, e);
+    util_reading(NULL);
     agclose(ag);
     if (g)
         g->checksum = util_hash64(text, len, 0);

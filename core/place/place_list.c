@@ -8,8 +8,9 @@
  *   m-topo  Baechi's m-TOPO (Jeon et al. 2020): the topological order filled
  *           into device 0 up to its share of the work, then device 1, ...,
  *           skipping devices whose memory would overflow.
- *   m-etf   Baechi's m-ETF: repeatedly the (ready group, device) pair with the
- *           earliest start, skipping devices whose memory would overflow.
+ *   m-etf   Baechi's m-ETF (in place_etf.c): repeatedly the (ready group,
+ *           device) pair with the earliest start, skipping devices whose
+ *           memory would overflow.
  *   expert  the topological order cut into one contiguous stage per device of
  *           about equal time (layer-wise model parallelism); on a graph with
  *           layer tags (sequence models), one layer per device as in the
@@ -45,7 +46,7 @@ static double group_time(const PlaceCtx *ctx, int k, int d)
 }
 
 /* times[k * D + d] for every group and device. */
-static double *group_times(const PlaceCtx *ctx)
+double *place_list_group_times(const PlaceCtx *ctx)
 {
     int n = ctx->gr->n_groups, nd = ctx->c->n_devices;
     double *t = xmalloc_array((size_t)n * (size_t)nd, sizeof *t);
@@ -55,7 +56,7 @@ static double *group_times(const PlaceCtx *ctx)
     return t;
 }
 
-static double comm_time(const Cluster *c, int64_t bytes)
+double place_list_comm_time(const Cluster *c, int64_t bytes)
 {
     return (double)bytes / c->bandwidth_bytes_per_us + c->transfer_overhead_us;
 }
@@ -77,7 +78,7 @@ static double balanced_time(const double *times, int n, int nd)
 }
 
 /* Device with the most free memory (first on ties). */
-static int most_free_device(const Cluster *c, const int64_t *mem)
+int place_list_most_free_device(const Cluster *c, const int64_t *mem)
 {
     int best = 0;
     for (int d = 1; d < c->n_devices; d++)
@@ -109,6 +110,112 @@ static int rank_before(const double *rank, int a, int b)
     if (rb - ra > tol)
         return 0;
     return a < b;
+}
+
+/* The ready tasks as a binary heap, highest rank (rank_before) on top. */
+static void rank_heap_push(int *heap, int *n, int t, const double *rank)
+{
+    int i = (*n)++;
+    while (i > 0) {
+        int p = (i - 1) / 2;
+        if (!rank_before(rank, t, heap[p]))
+            break;
+        heap[i] = heap[p];
+        i = p;
+    }
+    heap[i] = t;
+}
+
+static int rank_heap_pop(int *heap, int *n, const double *rank)
+{
+    int top = heap[0], t = heap[--*n], i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= *n)
+            break;
+        if (c + 1 < *n && rank_before(rank, heap[c + 1], heap[c]))
+            c++;
+        if (!rank_before(rank, heap[c], t))
+            break;
+        heap[i] = heap[c];
+        i = c;
+    }
+    if (*n > 0)
+        heap[i] = t;
+    return top;
+}
+
+/* A processor's busy slots, sorted by start (they never overlap), with the
+ * largest idle gap before a slot of each block of SLOT_BLOCK slots, so that
+ * the search for a gap skips whole blocks: inserting stays a memmove, and
+ * finding a gap no longer walks every earlier slot of a long schedule. */
+#define SLOT_BLOCK 32
+
+typedef struct SlotList {
+    Slot *sl;
+    double *bmax; /* per block: the largest sl[j].s - sl[j - 1].f in it (j >= 1) */
+    int n, cap;
+} SlotList;
+
+static double slot_gap(const SlotList *L, int j) { return j ? L->sl[j].s - L->sl[j - 1].f : L->sl[0].s; }
+
+static void slot_blocks_from(SlotList *L, int j)
+{
+    for (int b = j / SLOT_BLOCK; b * SLOT_BLOCK < L->n; b++) {
+        double m = 0;
+        int hi = (b + 1) * SLOT_BLOCK < L->n ? (b + 1) * SLOT_BLOCK : L->n;
+        for (int k = b * SLOT_BLOCK; k < hi; k++)
+            m = fmax(m, slot_gap(L, k));
+        L->bmax[b] = m;
+    }
+}
+
+static void slot_insert(SlotList *L, int pos, Slot x)
+{
+    if (L->n == L->cap) {
+        L->cap = L->cap ? 2 * L->cap : 64;
+        L->sl = xrealloc_array(L->sl, (size_t)L->cap, sizeof *L->sl);
+        L->bmax = xrealloc_array(L->bmax, (size_t)(L->cap / SLOT_BLOCK + 1), sizeof *L->bmax);
+    }
+    memmove(L->sl + pos + 1, L->sl + pos, (size_t)(L->n - pos) * sizeof *L->sl);
+    L->sl[pos] = x;
+    L->n++;
+    slot_blocks_from(L, pos);
+}
+
+/* The earliest start of a task of time w ready at dr on this processor: in
+ * the first idle gap that holds it (its index in *pos), else after the last
+ * slot (*pos = n). Slots that start before dr + w hold no gap for it; of the
+ * rest only the first can start before dr, and a later gap holds the task
+ * exactly when sl[j - 1].f + w <= sl[j].s, so blocks whose largest gap is
+ * clearly smaller than w are skipped (the exact test decides in the others). */
+static double slot_find(const SlotList *L, double dr, double w, int *pos)
+{
+    const Slot *sl = L->sl;
+    int lo = 0, hi = L->n;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (sl[mid].s < dr + w)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    double need = w * (1 - 1e-9) - 1e-9;
+    for (int j = lo; j < L->n; j++) {
+        if (j > lo && j % SLOT_BLOCK == 0) {
+            while (j < L->n && L->bmax[j / SLOT_BLOCK] < need)
+                j += SLOT_BLOCK;
+            if (j >= L->n)
+                break;
+        }
+        double s0 = j ? fmax(dr, sl[j - 1].f) : dr;
+        if (s0 + w <= sl[j].s) {
+            *pos = j;
+            return s0;
+        }
+    }
+    *pos = L->n;
+    return L->n > 0 ? fmax(dr, sl[L->n - 1].f) : dr;
 }
 
 double place_heft_schedule(int n, int n_procs, const double *cost, int n_edges, const int *src,
@@ -162,18 +269,12 @@ double place_heft_schedule(int n, int n_procs, const double *cost, int n_edges, 
     for (int t = 0; t < n; t++) {
         waiting[t] = poff[t + 1] - poff[t];
         if (!waiting[t])
-            ready[n_ready++] = t;
+            rank_heap_push(ready, &n_ready, t, rk);
     }
-    Slot **slots = xnew_array((size_t)n_procs, sizeof *slots);
-    int *n_slots = xnew_array((size_t)n_procs, sizeof *n_slots);
+    SlotList *slots = xnew_array((size_t)n_procs, sizeof *slots);
     double makespan = 0;
     for (int done = 0; done < n && n_ready > 0; done++) {
-        int bi = 0;
-        for (int i = 1; i < n_ready; i++)
-            if (rank_before(rk, ready[i], ready[bi]))
-                bi = i;
-        int t = ready[bi];
-        ready[bi] = ready[--n_ready];
+        int t = rank_heap_pop(ready, &n_ready, rk);
 
         int best_p = 0, best_pos = 0;
         double best_s = 0, best_f = 0;
@@ -186,19 +287,8 @@ double place_heft_schedule(int n, int n_procs, const double *cost, int n_edges, 
                     dr = v;
             }
             double w = cost[(size_t)t * (size_t)n_procs + (size_t)p];
-            const Slot *sl = slots[p];
-            int cnt = n_slots[p], pos = cnt;
-            double s = dr;
-            for (int j = 0; j < cnt; j++) {
-                double s0 = j ? fmax(dr, sl[j - 1].f) : dr;
-                if (s0 + w <= sl[j].s) {
-                    s = s0;
-                    pos = j;
-                    break;
-                }
-            }
-            if (pos == cnt && cnt > 0)
-                s = fmax(dr, sl[cnt - 1].f);
+            int pos;
+            double s = slot_find(&slots[p], dr, w, &pos);
             double f = s + w;
             if (p == 0 || f < best_f) {
                 best_p = p;
@@ -208,11 +298,7 @@ double place_heft_schedule(int n, int n_procs, const double *cost, int n_edges, 
             }
         }
         int p = best_p;
-        slots[p] = xrealloc_array(slots[p], (size_t)(n_slots[p] + 1), sizeof *slots[p]);
-        memmove(slots[p] + best_pos + 1, slots[p] + best_pos,
-                (size_t)(n_slots[p] - best_pos) * sizeof *slots[p]);
-        slots[p][best_pos] = (Slot){best_s, best_f};
-        n_slots[p]++;
+        slot_insert(&slots[p], best_pos, (Slot){best_s, best_f});
         pr[t] = p;
         st[t] = best_s;
         fi[t] = best_f;
@@ -221,14 +307,15 @@ double place_heft_schedule(int n, int n_procs, const double *cost, int n_edges, 
         for (int j = soff[t]; j < soff[t + 1]; j++) {
             int c = dst[sedge[j]];
             if (--waiting[c] == 0)
-                ready[n_ready++] = c;
+                rank_heap_push(ready, &n_ready, c, rk);
         }
     }
 
-    for (int p = 0; p < n_procs; p++)
-        free(slots[p]);
+    for (int p = 0; p < n_procs; p++) {
+        free(slots[p].sl);
+        free(slots[p].bmax);
+    }
     free(slots);
-    free(n_slots);
     free(waiting);
     free(ready);
     if (!rank)
@@ -253,7 +340,7 @@ int place_heft(const PlaceCtx *ctx, int *op_device, Err *e)
     (void)e;
     const Grouping *gr = ctx->gr;
     int n = gr->n_groups, m = gr->n_edges;
-    double *times = group_times(ctx);
+    double *times = place_list_group_times(ctx);
     int *src = xmalloc_array((size_t)m, sizeof *src), *dst = xmalloc_array((size_t)m, sizeof *dst);
     double *comm = xmalloc_array((size_t)m, sizeof *comm);
     int j = 0;
@@ -261,7 +348,7 @@ int place_heft(const PlaceCtx *ctx, int *op_device, Err *e)
         for (int i = gr->succ_off[k]; i < gr->succ_off[k + 1]; i++, j++) {
             src[j] = k;
             dst[j] = gr->succ[i];
-            comm[j] = comm_time(ctx->c, gr->succ_bytes[i]);
+            comm[j] = place_list_comm_time(ctx->c, gr->succ_bytes[i]);
         }
     int *gd = xmalloc_array((size_t)n, sizeof *gd);
     place_heft_schedule(n, ctx->c->n_devices, times, j, src, dst, comm, NULL, gd, NULL, NULL);
@@ -283,7 +370,7 @@ int place_m_topo(const PlaceCtx *ctx, int *op_device, Err *e)
     const Grouping *gr = ctx->gr;
     const Cluster *c = ctx->c;
     int n = gr->n_groups, nd = c->n_devices;
-    double *times = group_times(ctx);
+    double *times = place_list_group_times(ctx);
     double target = balanced_time(times, n, nd);
     double *load = xnew_array((size_t)nd, sizeof *load);
     int64_t *mem = xnew_array((size_t)nd, sizeof *mem);
@@ -301,7 +388,7 @@ int place_m_topo(const PlaceCtx *ctx, int *op_device, Err *e)
         if (d >= 0)
             cur = d;
         else
-            d = most_free_device(c, mem);
+            d = place_list_most_free_device(c, mem);
         gd[k] = d;
         load[d] += times[(size_t)k * (size_t)nd + (size_t)d];
         mem[d] += gr->bytes[k];
@@ -315,106 +402,91 @@ int place_m_topo(const PlaceCtx *ctx, int *op_device, Err *e)
 }
 
 /* ------------------------------------------------------------------ */
-/* m-ETF                                                               */
+/* expert                                                              */
 
-int place_m_etf(const PlaceCtx *ctx, int *op_device, Err *e)
+/* The layer cut: layers 0..L-1 into one contiguous run per device, in the
+ * order dev[0..D) (fastest first), minimising the longest run's time; pre
+ * holds each device's prefix sums of the layers' times (see expert_layers).
+ * Up to EXPERT_EXACT_CUT_WORK steps of D * L^2 the exact dynamic program
+ * (every run non-empty); past it (thousands of layers) a bisection on the
+ * longest run's time with a greedy fill, O(D L + iterations * D log L),
+ * where a device may get no layer when that is no slower. */
+#define EXPERT_EXACT_CUT_WORK 4e6
+
+static double run_time(const double *pre, size_t L, size_t s, size_t a, size_t b)
 {
-    (void)e;
-    const Grouping *gr = ctx->gr;
-    const Cluster *c = ctx->c;
-    int n = gr->n_groups, nd = c->n_devices;
-    size_t N = (size_t)n + 1, D = (size_t)nd;
-    double *times = group_times(ctx);
-    /* communication time of each predecessor edge, in pred[] order */
-    double *pcomm = xmalloc_array((size_t)gr->n_edges, sizeof *pcomm);
-    for (int k = 0; k < n; k++)
-        for (int j = gr->pred_off[k]; j < gr->pred_off[k + 1]; j++) {
-            int q = gr->pred[j], lo = gr->succ_off[q], hi = gr->succ_off[q + 1] - 1;
-            int64_t bytes = 0;
-            while (lo <= hi) { /* succ lists are sorted */
-                int mid = lo + (hi - lo) / 2;
-                if (gr->succ[mid] == k) {
-                    bytes = gr->succ_bytes[mid];
-                    break;
-                }
-                if (gr->succ[mid] < k)
-                    lo = mid + 1;
-                else
-                    hi = mid - 1;
-            }
-            pcomm[j] = comm_time(c, bytes);
-        }
-    double *fin = xmalloc_array(N, sizeof *fin), *data_ready = xmalloc_array(N * D, sizeof *data_ready);
-    double *dev_free = xnew_array(D, sizeof *dev_free);
-    int64_t *mem = xnew_array(D, sizeof *mem);
-    int *gd = xmalloc_array(N, sizeof *gd), *waiting = xmalloc_array(N, sizeof *waiting);
-    int *ready = xmalloc_array(N, sizeof *ready), n_ready = 0;
-    for (int k = 0; k < n; k++) {
-        waiting[k] = gr->pred_off[k + 1] - gr->pred_off[k];
-        if (!waiting[k]) {
-            ready[n_ready++] = k;
-            for (size_t d = 0; d < D; d++)
-                data_ready[(size_t)k * D + d] = 0;
-        }
-    }
-    while (n_ready > 0) {
-        int bi = -1, bd = -1;
-        double bs = 0;
-        for (int i = 0; i < n_ready; i++) {
-            int k = ready[i];
-            int any = 0;
-            for (int d = 0; d < nd; d++)
-                any |= fits(c, mem, d, gr->bytes[k]);
-            int fallback = any ? -1 : most_free_device(c, mem);
-            for (int d = 0; d < nd; d++) {
-                if (any ? !fits(c, mem, d, gr->bytes[k]) : d != fallback)
-                    continue;
-                double s = fmax(dev_free[d], data_ready[(size_t)k * D + (size_t)d]);
-                if (bi < 0 || s < bs || (s == bs && (k < ready[bi] || (k == ready[bi] && d < bd)))) {
-                    bi = i;
-                    bd = d;
-                    bs = s;
-                }
-            }
-        }
-        int k = ready[bi], d = bd;
-        ready[bi] = ready[--n_ready];
-        gd[k] = d;
-        fin[k] = bs + times[(size_t)k * D + (size_t)d];
-        dev_free[d] = fin[k];
-        mem[d] += gr->bytes[k];
-        for (int j = gr->succ_off[k]; j < gr->succ_off[k + 1]; j++) {
-            int s = gr->succ[j];
-            if (--waiting[s])
-                continue;
-            for (int dd = 0; dd < nd; dd++) {
-                double r = 0;
-                for (int i = gr->pred_off[s]; i < gr->pred_off[s + 1]; i++) {
-                    int q = gr->pred[i];
-                    double v = fin[q] + (gd[q] != dd ? pcomm[i] : 0);
-                    if (v > r)
-                        r = v;
-                }
-                data_ready[(size_t)s * D + (size_t)dd] = r;
-            }
-            ready[n_ready++] = s;
-        }
-    }
-    group_expand(ctx->gr, gd, op_device);
-    free(times);
-    free(pcomm);
-    free(fin);
-    free(data_ready);
-    free(dev_free);
-    free(mem);
-    free(gd);
-    free(waiting);
-    free(ready);
-    return 0;
+    return pre[s * (L + 1) + b] - pre[s * (L + 1) + a];
 }
 
-/* ------------------------------------------------------------------ */
-/* expert                                                              */
+static void expert_cut_exact(const double *pre, size_t L, size_t D, const int *dev, int *layer_dev)
+{
+    /* best[s][l]: smallest longest-run time with layers 0..l-1 on the first
+     * s devices of dev; cut[s][l] the start of the last run */
+    double *best = xmalloc_array((D + 1) * (L + 1), sizeof *best);
+    int *cut = xmalloc_array((D + 1) * (L + 1), sizeof *cut);
+    for (size_t i = 0; i < (D + 1) * (L + 1); i++) {
+        best[i] = INFINITY;
+        cut[i] = 0;
+    }
+    best[0] = 0;
+    for (size_t s = 1; s <= D; s++)
+        for (size_t l = s; l <= L - (D - s); l++)
+            for (size_t a = s - 1; a < l; a++) {
+                double v = fmax(best[(s - 1) * (L + 1) + a], run_time(pre, L, s - 1, a, l));
+                if (v < best[s * (L + 1) + l]) {
+                    best[s * (L + 1) + l] = v;
+                    cut[s * (L + 1) + l] = (int)a;
+                }
+            }
+    size_t l = L;
+    for (size_t s = D; s >= 1; s--) {
+        size_t a = (size_t)cut[s * (L + 1) + l];
+        for (size_t x = a; x < l; x++)
+            layer_dev[x] = dev[s - 1];
+        l = a;
+    }
+    free(best);
+    free(cut);
+}
+
+/* Fills layers greedily: each device in turn takes the longest run that
+ * stays within limit. Returns the layers covered (L when limit is feasible);
+ * writes layer_dev when it is not NULL. */
+static size_t expert_fill(const double *pre, size_t L, size_t D, const int *dev, double limit, int *layer_dev)
+{
+    size_t a = 0;
+    for (size_t s = 0; s < D && a < L; s++) {
+        size_t lo = a, hi = L; /* the largest b in [a, L] with run(a, b) <= limit */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo + 1) / 2;
+            if (run_time(pre, L, s, a, mid) <= limit)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        if (s == D - 1 && layer_dev)
+            lo = L; /* the last device takes the rest (only with a feasible limit) */
+        for (size_t x = a; layer_dev && x < lo; x++)
+            layer_dev[x] = dev[s];
+        a = lo;
+    }
+    return a;
+}
+
+static void expert_cut_bisect(const double *pre, size_t L, size_t D, const int *dev, int *layer_dev)
+{
+    double lo = 0, hi = run_time(pre, L, 0, 0, L); /* everything on the fastest device fits */
+    for (int it = 0; it < 200 && hi - lo > 1e-12 * hi; it++) {
+        double mid = lo + (hi - lo) / 2;
+        if (mid <= lo || mid >= hi)
+            break;
+        if (expert_fill(pre, L, D, dev, mid, NULL) == L)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    expert_fill(pre, L, D, dev, hi, layer_dev);
+}
 
 /* Layer mode. Layers are numbered in order of first appearance in the file;
  * a group belongs to the layer that holds most of its tagged ops' cost (the
@@ -451,28 +523,34 @@ static int expert_layers(const PlaceCtx *ctx, const double *times, int *gd)
         return 0;
     }
     size_t L = (size_t)n_layers, D = (size_t)nd;
+    /* votes of group k's layers, reset through the list of layers it touched
+     * (not all L), so this is linear in the ops */
     double *vote = xnew_array(L, sizeof *vote), *cnt = xnew_array(L, sizeof *cnt);
+    int *touched = xmalloc_array((size_t)g->n_nodes, sizeof *touched);
     int *glayer = xmalloc_array((size_t)n, sizeof *glayer);
     for (int k = 0; k < n; k++) {
-        memset(vote, 0, L * sizeof *vote);
-        memset(cnt, 0, L * sizeof *cnt);
-        int any = 0;
+        int nt = 0;
         for (int j = gr->member_off[k]; j < gr->member_off[k + 1]; j++) {
             int op = gr->members[j], l = op_layer[op];
             if (l < 0)
                 continue;
+            if (cnt[l] == 0)
+                touched[nt++] = l;
             vote[l] += g->nodes[op].cost_us;
             cnt[l] += 1;
-            any = 1;
         }
         int best = -1;
-        for (int l = 0; any && l < n_layers; l++) {
-            double v = vote[l], bv = best < 0 ? -1 : vote[best];
-            if (best < 0 || v > bv || (v == bv && cnt[l] > cnt[best]))
+        for (int t = 0; t < nt; t++) { /* the lowest layer number wins ties */
+            int l = touched[t];
+            if (best < 0 || vote[l] > vote[best] ||
+                (vote[l] == vote[best] && (cnt[l] > cnt[best] || (cnt[l] == cnt[best] && l < best))))
                 best = l;
         }
+        for (int t = 0; t < nt; t++)
+            vote[touched[t]] = cnt[touched[t]] = 0;
         glayer[k] = best >= 0 ? best : k > 0 ? glayer[k - 1] : 0;
     }
+    free(touched);
     /* lt[l * D + d]: time of layer l on device d */
     double *lt = xnew_array(L * D, sizeof *lt);
     for (int k = 0; k < n; k++)
@@ -492,36 +570,20 @@ static int expert_layers(const PlaceCtx *ctx, const double *times, int *gd)
         for (int l = 0; l < n_layers; l++)
             layer_dev[l] = dev[l];
     } else {
-        /* best[s][l]: smallest longest-run time with layers 0..l-1 on the
-         * first s devices of dev; cut[s][l] the start of the last run */
-        double *best = xmalloc_array((D + 1) * (L + 1), sizeof *best);
-        int *cut = xmalloc_array((D + 1) * (L + 1), sizeof *cut);
-        for (size_t i = 0; i < (D + 1) * (L + 1); i++) {
-            best[i] = INFINITY;
-            cut[i] = 0;
+        /* pre[s * (L + 1) + x]: time of layers 0..x-1 on device dev[s], so a
+         * run's time is one difference, not a sum */
+        double *pre = xmalloc_array(xmul(D, L + 1), sizeof *pre);
+        for (size_t s = 0; s < D; s++) {
+            double *ps = pre + s * (L + 1);
+            ps[0] = 0;
+            for (size_t x = 0; x < L; x++)
+                ps[x + 1] = ps[x] + lt[x * D + (size_t)dev[s]];
         }
-        best[0] = 0;
-        for (size_t s = 1; s <= D; s++)
-            for (size_t l = s; l <= L - (D - s); l++)
-                for (size_t a = s - 1; a < l; a++) {
-                    double run = 0;
-                    for (size_t x = a; x < l; x++)
-                        run += lt[x * D + (size_t)dev[s - 1]];
-                    double v = fmax(best[(s - 1) * (L + 1) + a], run);
-                    if (v < best[s * (L + 1) + l]) {
-                        best[s * (L + 1) + l] = v;
-                        cut[s * (L + 1) + l] = (int)a;
-                    }
-                }
-        size_t l = L;
-        for (size_t s = D; s >= 1; s--) {
-            size_t a = (size_t)cut[s * (L + 1) + l];
-            for (size_t x = a; x < l; x++)
-                layer_dev[x] = dev[s - 1];
-            l = a;
-        }
-        free(best);
-        free(cut);
+        if ((double)D * (double)L * (double)L <= EXPERT_EXACT_CUT_WORK)
+            expert_cut_exact(pre, L, D, dev, layer_dev);
+        else
+            expert_cut_bisect(pre, L, D, dev, layer_dev);
+        free(pre);
     }
     for (int k = 0; k < n; k++)
         gd[k] = layer_dev[glayer[k]];
@@ -544,7 +606,7 @@ int place_expert(const PlaceCtx *ctx, int *op_device, Err *e)
     const Grouping *gr = ctx->gr;
     int n = gr->n_groups, nd = ctx->c->n_devices;
     size_t D = (size_t)nd;
-    double *times = group_times(ctx);
+    double *times = place_list_group_times(ctx);
     int *gd = xmalloc_array((size_t)n, sizeof *gd);
     if (expert_layers(ctx, times, gd)) {
         group_expand(ctx->gr, gd, op_device);

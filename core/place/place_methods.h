@@ -11,7 +11,14 @@
 /* place_list.c: list scheduling and model-parallel heuristics. */
 int place_heft(const PlaceCtx *ctx, int *op_device, Err *e);
 int place_m_topo(const PlaceCtx *ctx, int *op_device, Err *e);
+/* place_etf.c: m-ETF, on the estimates of place_list.c below. */
 int place_m_etf(const PlaceCtx *ctx, int *op_device, Err *e);
+/* The list schedulers' estimates (place_list.c): times[k * D + d], group k's
+ * time on device d (its ops' costs and the gap after each); an edge's time
+ * between devices; the device with the most free memory (first on ties). */
+double *place_list_group_times(const PlaceCtx *ctx);
+double place_list_comm_time(const Cluster *c, int64_t bytes);
+int place_list_most_free_device(const Cluster *c, const int64_t *mem);
 int place_expert(const PlaceCtx *ctx, int *op_device, Err *e);
 /* The HEFT core on an explicit task graph: tasks 0..n-1 numbered in a
  * topological order (every edge src[j] < dst[j]); cost[t * n_procs + p] is

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "episode.h"
+#include "nn.h"
+#include "train.h"
 #include "gen.h"
 #include "jdoc.h"
 #include "test.h"
@@ -546,6 +548,206 @@ TEST(episode_io_errors_name_field_and_position)
     CHECK_STR_CONTAINS(e.msg, "/nonexistent/ep.json");
     expect_in_memory_graph_unsaveable(&f, bad);
     free(good);
+    episode_free(ep);
+    fix_done(&f);
+}
+
+/* ---- what save writes, load accepts, and the other way round ---- */
+
+/* The visit counts and cursors a history implies: a file whose counts
+ * disagree with its history is refused on load (it would otherwise be
+ * accepted, and undoing its steps would give counts below 0 that no load
+ * accepts), and a state that disagrees is never written. */
+TEST(episode_io_visits_and_cursors_agree_with_the_history)
+{
+    Fix f;
+    if (!fix_init(&f, 1)) {
+        fix_done(&f);
+        return;
+    }
+    char p1[128], p2[128];
+    tmp_file(p1, sizeof p1, &f.td, "a.json");
+    tmp_file(p2, sizeof p2, &f.td, "b.json");
+    Err e = {{0}};
+    Episode *ep = episode_new(f.g, f.gr, f.c, f.pg, &f.cfg, 5, NULL, &e);
+    REQUIRE_MSG(ep, "%s", e.msg);
+    for (int i = 0; i < 5; i++)
+        episode_step_policy(ep, f.pol, f.w, 0, NULL);
+    int cur = episode_current(ep);
+    CHECK(episode_override(ep, cur, 1, &e) != NULL);          /* takes the step */
+    CHECK(episode_override(ep, ep->order[0], 2, &e) != NULL); /* another group: no step */
+    CHECK(episode_undo(ep) == 0 && episode_undo(ep) == 0 && episode_undo(ep) == 0);
+    /* saved after undo, loaded, saved again: the same bytes */
+    CHECK_MSG(episode_save(ep, NULL, 0, p1, &e) == 0, "%s", e.msg);
+    EpisodeFile ef;
+    CHECK_MSG(episode_load(p1, &ef, &e) == 0, "%s", e.msg);
+    if (ef.ep) {
+        CHECK(episode_save(ef.ep, NULL, 0, p2, &e) == 0 && same_file_bytes(p1, p2));
+        while (episode_undo(ef.ep) == 0)
+            ;
+        CHECK_MSG(episode_save(ef.ep, NULL, 0, p2, &e) == 0, "%s", e.msg);
+        EpisodeFile back;
+        CHECK_MSG(episode_load(p2, &back, &e) == 0, "after undoing everything: %s", e.msg);
+        CHECK(util_reading_path() == NULL); /* the episode's and its graph's reads both ended */
+        episode_file_free(&back);
+    }
+    episode_file_free(&ef);
+
+    /* a file with the counts of no step at all: refused, with the count */
+    size_t len;
+    char *good = read_all(p1, &len);
+    REQUIRE(good);
+    const char *v = strstr(good, "\"visits\": [");
+    REQUIRE(v);
+    int k0 = -1;
+    for (int k = 0; k < ep->n_groups && k0 < 0; k++)
+        if (ep->visits[k] > 0)
+            k0 = k;
+    REQUIRE(k0 >= 0);
+    StrBuf b = {0};
+    sb_printf(&b, "%.*s\"visits\": [", (int)(v - good), good);
+    for (int k = 0; k < ep->n_groups; k++)
+        sb_printf(&b, k ? ", %d" : "%d", 0);
+    sb_puts(&b, strchr(v, ']'));
+    char bad[160];
+    tmp_file(bad, sizeof bad, &f.td, "bad.json");
+    REQUIRE(util_write_atomic(bad, b.s, b.len, &e) == 0);
+    e.msg[0] = '\0';
+    CHECK(episode_load(bad, &ef, &e) != 0);
+    episode_file_free(&ef);
+    char want[200];
+    snprintf(want, sizeof want, "visits[%d]: expected %d (the steps of group", k0, ep->visits[k0]);
+    CHECK_STR_CONTAINS(e.msg, want);
+    sb_free(&b);
+    /* a history entry whose cursor skips a step */
+    char *skip = text_subst(good, "\"cursor\": 1,", "\"cursor\": 2,", 1);
+    if (skip) {
+        REQUIRE(util_write_atomic(bad, skip, strlen(skip), &e) == 0);
+        e.msg[0] = '\0';
+        CHECK(episode_load(bad, &ef, &e) != 0);
+        episode_file_free(&ef);
+        CHECK_MSG(strstr(e.msg, "history[1].cursor") || strstr(e.msg, "places order[2]"), "%s", e.msg);
+        free(skip);
+    }
+    free(good);
+
+    /* a state that disagrees is not written */
+    ep->visits[k0]++;
+    e.msg[0] = '\0';
+    CHECK(episode_save(ep, NULL, 0, p2, &e) != 0);
+    CHECK_STR_CONTAINS(e.msg, "cannot save: visits[");
+    ep->visits[k0]--;
+    ep->cursor++;
+    CHECK(episode_save(ep, NULL, 0, p2, &e) != 0);
+    CHECK_STR_CONTAINS(e.msg, "cannot save: cursor: expected");
+    ep->cursor--;
+    CHECK_MSG(episode_save(ep, NULL, 0, p2, &e) == 0, "%s", e.msg);
+    episode_free(ep);
+    fix_done(&f);
+}
+
+/* A policy whose forward pass overflows (finite weights near FLT_MAX)
+ * still gives finite probabilities, so the episode it steps saves and
+ * loads. */
+TEST(episode_io_overflowing_policy_still_saves)
+{
+    Fix f;
+    if (!fix_init(&f, 0)) {
+        fix_done(&f);
+        return;
+    }
+    for (size_t i = 0; i < f.pol->p.n; i++)
+        f.pol->p.w[i] = (i % 3 ? 3e38f : -3e38f);
+    char p1[128];
+    tmp_file(p1, sizeof p1, &f.td, "a.json");
+    Err e = {{0}};
+    Episode *ep = episode_new(f.g, f.gr, f.c, f.pg, &f.cfg, 5, NULL, &e);
+    REQUIRE_MSG(ep, "%s", e.msg);
+    for (int i = 0; i < 4; i++) {
+        const EpisodeStep *s = episode_step_policy(ep, f.pol, f.w, i % 2, NULL);
+        REQUIRE(s && s->probs);
+        double sum = 0;
+        for (int d = 0; d < ep->n_devices; d++) {
+            CHECK_MSG(isfinite(s->probs[d]) && s->probs[d] >= 0 && s->probs[d] <= 1, "step %d: p[%d] = %g", i, d,
+                      (double)s->probs[d]);
+            sum += s->probs[d];
+        }
+        CHECK_MSG(fabs(sum - 1) < 1e-5, "step %d: probabilities sum to %g", i, sum);
+    }
+    CHECK_MSG(episode_save(ep, NULL, 0, p1, &e) == 0, "%s", e.msg);
+    EpisodeFile ef;
+    CHECK_MSG(episode_load(p1, &ef, &e) == 0, "%s", e.msg);
+    episode_file_free(&ef);
+    /* the softmax itself on logits that are not finite */
+    float z1[3] = {INFINITY, 1, INFINITY}, z2[3] = {NAN, NAN, NAN}, z3[3] = {NAN, 0, -INFINITY}, p[3], lp[3];
+    nn_softmax_f(z1, 3, p, lp);
+    CHECK(p[0] == 0.5f && p[1] == 0 && p[2] == 0.5f);
+    nn_softmax_f(z2, 3, p, lp);
+    CHECK(p[0] == p[1] && p[1] == p[2] && fabsf(p[0] - 1.0f / 3) < 1e-7f);
+    nn_softmax_f(z3, 3, p, lp);
+    CHECK(p[0] == 0 && p[1] == 1 && p[2] == 0);
+    episode_free(ep);
+    fix_done(&f);
+}
+
+/* A stored best is what its placement simulates to: a resumed file that
+ * claims a runtime of 0 does not become training's best. */
+TEST(train_stored_best_is_resimulated)
+{
+    Fix f;
+    if (!fix_init(&f, 0)) {
+        fix_done(&f);
+        return;
+    }
+    TrainConfig tc;
+    train_config_default(&tc);
+    tc.env = f.cfg;
+    TrainState ts;
+    train_state_init(&ts, tc.lr, tc.entropy, 1);
+    TrainBest *b = train_best_for(&ts, f.g->name, f.g->checksum, f.gr->n_groups);
+    for (int k = 0; k < f.gr->n_groups; k++)
+        b->group_device[k] = k % 2;
+    b->runtime_us = 0;
+    b->score = 0;
+    TrainGraph tg = {f.g, f.gr, f.pg};
+    Err e = {{0}};
+    Trainer *t = train_new(f.pol, &ts, &tc, &tg, 1, f.c, &e);
+    REQUIRE_MSG(t, "%s", e.msg);
+    Sim *sim = sim_new(f.g, f.c);
+    int *op = XMALLOC(int, f.g->n_nodes);
+    group_expand(f.gr, ts.best[0].group_device, op);
+    double rt = sim_run(sim, op)->makespan_us;
+    CHECK(rt > 0);
+    CHECK_EXACT(ts.best[0].runtime_us, rt);
+    CHECK(ts.best[0].score > 0 && isfinite(ts.best[0].score));
+    free(op);
+    sim_free(sim);
+    train_free(t);
+    train_state_done(&ts);
+    fix_done(&f);
+}
+
+/* A graph path a JSON string cannot hold is refused at save, not written
+ * into a file that no load accepts. */
+TEST(episode_io_non_utf8_path_not_written)
+{
+    Fix f;
+    if (!fix_init(&f, 0)) {
+        fix_done(&f);
+        return;
+    }
+    char p1[128];
+    tmp_file(p1, sizeof p1, &f.td, "a.json");
+    Err e = {{0}};
+    Episode *ep = episode_new(f.g, f.gr, f.c, f.pg, &f.cfg, 5, NULL, &e);
+    REQUIRE_MSG(ep, "%s", e.msg);
+    char *saved = f.g->path;
+    f.g->path = xstrdup("/tmp/caf\xe9.json");
+    CHECK(episode_save(ep, NULL, 0, p1, &e) != 0);
+    CHECK_STR_CONTAINS(e.msg, "cannot save: the graph file's path is not UTF-8 text");
+    free(f.g->path);
+    f.g->path = saved;
+    CHECK_MSG(episode_save(ep, NULL, 0, p1, &e) == 0, "%s", e.msg);
     episode_free(ep);
     fix_done(&f);
 }

@@ -493,7 +493,8 @@ TEST(graph_dot_errors)
         {"graph g { a -- b; }", "n.dot: expected a digraph", NULL},
         {"digraph g {\n  a [cost_us=abc];\n}", "n.dot: node \"a\": cost_us: expected a number >= 0", "\"abc\""},
         {"digraph g {\n  a [cost_us=-1];\n}", "n.dot: node \"a\": cost_us: expected a number >= 0", NULL},
-        {"digraph g {\n  a [output_bytes=\"1,x\"];\n}", "n.dot: node \"a\": output_bytes: expected", NULL},
+        {"digraph g {\n  a [output_bytes=\"1,x\"];\n}", "n.dot:2:22: node \"a\": output_bytes: expected",
+         "(at character 3: expected a byte count (decimal digits) after ',')"},
         {"digraph g {\n  a -> b [output=-1];\n}", "n.dot: edge \"a\" -> \"b\": output: expected an integer", NULL},
         {"digraph g {\n  a -> b;\n  b -> a;\n}", "n.dot: cycle through node", NULL},
         {"digraph g {\n  a -> a;\n}", "n.dot: cycle through node \"a\"", NULL},
@@ -518,6 +519,55 @@ TEST(graph_dot_errors)
     Graph *g = graph_load_dot_text("ok.dot", ok, strlen(ok), &e);
     CHECK_MSG(g != NULL && g->n_nodes == 2 && g->n_edges == 1, "%s", e.msg);
     graph_free(g);
+}
+
+/* One graph per file, and byte lists exactly as documented: what cgraph
+ * and strtod would let through is refused with the position. */
+TEST(graph_dot_strict_trailing_graphs_and_byte_lists)
+{
+    static const struct {
+        const char *text, *msg;
+    } cases[] = {
+        {"digraph g { a -> b; }\ndigraph h { c; }\n", "n.dot:2:1: unexpected data after the graph: expected the end"},
+        {"digraph g { a -> b; }\n  junk", "n.dot:2:3: unexpected data after the graph"},
+        {"digraph g { a [label=\"}\"]; } /* c */ x", "n.dot:1:38: unexpected data after the graph"},
+        {"digraph g {\n  a [output_bytes=\"[1, 2\"];\n}", "n.dot:2:25: node \"a\": output_bytes: expected a byte count"
+                                                        " or a list of them, got \"[1, 2\" (at character 6: expected "
+                                                        "',' or ']' after a byte count)"},
+        {"digraph g {\n  a [output_bytes=\"1]\"];\n}", "(at character 2: expected ',' or the end after a byte count)"},
+        {"digraph g {\n  a [output_bytes=\"[1,]\"];\n}", "(at character 4: expected a byte count (decimal digits) after ',')"},
+        {"digraph g {\n  a [output_bytes=\"0x10\"];\n}", "(at character 2: expected ',' or the end"},
+        {"digraph g {\n  a [output_bytes=\"+5\"];\n}", "(at character 1: expected a byte count (decimal digits))"},
+        {"digraph g {\n  a [output_bytes=\"1 2\"];\n}", "(at character 3: expected ',' or the end"},
+        {"digraph g {\n  a [output_bytes=\"[1] x\"];\n}", "(at character 5: expected nothing after ']')"},
+        {"digraph g {\n  a [output_bytes=\"1e3\"];\n}", "(at character 2:"},
+        {"digraph g {\n  a [output_bytes=\"1,\"];\n}", "(at character 3: expected a byte count (decimal digits) after ','"},
+        {"digraph g {\n  a [output_bytes=\"99999999999999999999\"];\n}", "expected a byte count of at most 2^53"},
+        /* what the JSON writer could not write so that it reads back */
+        {"digraph g {\n  \"caf\xe9\" -> b;\n}", "n.dot:2:7: node name: expected UTF-8 text, got byte 0xe9"},
+        {"digraph g {\n  a [layer=\"l\xc0\xaf\"];\n}", "n.dot:2:14: node attribute layer: expected UTF-8 text, got byte 0xc0"},
+        {"digraph \"g\xff\" {\n  a;\n}", "n.dot: the graph's name or source: expected UTF-8 text"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        Err e = {{0}};
+        Graph *g = graph_load_dot_text("n.dot", cases[k].text, strlen(cases[k].text), &e);
+        CHECK_MSG(g == NULL, "case %zu loaded", k);
+        graph_free(g);
+        CHECK_MSG(strstr(e.msg, cases[k].msg) != NULL && strncmp(e.msg, "n.dot:", 6) == 0,
+                  "case %zu: \"%s\" lacks \"%s\"", k, e.msg, cases[k].msg);
+    }
+    static const char *ok[] = {
+        "digraph g { a [output_bytes=\"[ 1 , 2 ]\"]; }\n// the end\n/* really */\n# 1 \"x\"\n;\n",
+        "digraph g { a [output_bytes=\"7\", label=\"{}\"]; b [output_bytes=\"1,2\"]; c [output_bytes=\"[]\"]; }",
+        "strict digraph \"g{\" { a [label=<<b>}</b>>]; }",
+        "digraph g { \"caf\xc3\xa9\" [op=\"\xe2\x82\xac\"]; }",
+    };
+    for (size_t k = 0; k < sizeof ok / sizeof *ok; k++) {
+        Err e = {{0}};
+        Graph *g = graph_load_dot_text("ok.dot", ok[k], strlen(ok[k]), &e);
+        CHECK_MSG(g != NULL, "ok %zu: %s", k, e.msg);
+        graph_free(g);
+    }
 }
 
 /* ---- cluster ---- */
