@@ -365,7 +365,7 @@ static int run_train(int argc, char **argv)
     train_state_init(&ts, cfg.lr, cfg.entropy, cfg.seed);
     Trainer *t = NULL;
     FILE *curve = NULL;
-    char *curve_tmp = NULL;
+    AtomicFile curve_af = {0};
     rc = EXIT_FAIL;
     if (!c)
         goto done;
@@ -417,13 +417,11 @@ static int run_train(int argc, char **argv)
         goto done;
     const char *curve_path = cli_get(cmd, &a, "curve");
     if (curve_path) {
-        size_t len = strlen(curve_path) + 32;
-        curve_tmp = xmalloc(len);
-        snprintf(curve_tmp, len, "%s.tmp.%ld", curve_path, (long)getpid());
-        if (!(curve = fopen(curve_tmp, "w"))) {
-            err_set(&e, "%s: cannot write the learning curve", curve_path);
+        if (util_atomic_open(&curve_af, curve_path, &e) != 0) { /* the same temporaries as every save */
+            err_prefix(&e, "cannot write the learning curve");
             goto done;
         }
+        curve = curve_af.f;
         fputs("episode,graph,runtime_us,best_runtime_us,return,loss,entropy,placements_simulated\n", curve);
     }
     Progress pr = {0};
@@ -439,7 +437,7 @@ static int run_train(int argc, char **argv)
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
-    curve_tmp_path = curve_tmp;
+    curve_tmp_path = curve_af.tmp;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     int64_t ran = 0;
@@ -456,13 +454,10 @@ static int run_train(int argc, char **argv)
     if (got_signal)
         fprintf(stderr, "\nplaceto: interrupted after episode %lld; saved %s\n", (long long)ts.episodes, out);
     if (curve) {
-        Err ce;
-        int bad = ferror(curve) | (fclose(curve) != 0);
         curve = NULL;
-        if (bad || rename(curve_tmp, curve_path) != 0) {
-            err_set(&ce, "%s: cannot write the learning curve: %s", curve_path, strerror(errno));
-            remove(curve_tmp);
-            e = ce;
+        curve_tmp_path = NULL;
+        if (util_atomic_commit(&curve_af, &e) != 0) {
+            err_prefix(&e, "cannot write the learning curve");
             goto done; /* the policy is saved; the command still fails */
         }
     }
@@ -502,10 +497,9 @@ static int run_train(int argc, char **argv)
     rc = EXIT_OK;
 done:
     if (curve) {
-        fclose(curve);
-        remove(curve_tmp);
+        curve_tmp_path = NULL;
+        util_atomic_abort(&curve_af);
     }
-    free(curve_tmp);
     train_free(t);
     policy_free(pol);
     train_state_done(&ts);
