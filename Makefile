@@ -2,7 +2,7 @@
 # missing Debian packages first (`make deps`, tests/deps.sh).
 
 CC       ?= cc
-PKGS     := libcjson libcgraph openblas
+PKGS     := libcjson libgvc libcgraph openblas
 TUI_PKGS := ncursesw
 OPT      ?= -O2 -g
 WARN     := -std=c11 -Wall -Wextra -Wshadow -Wno-unused-parameter -Wconversion -Wsign-conversion \
@@ -12,7 +12,7 @@ WARN     += -Werror
 endif
 DEPS_OK  := $(shell pkg-config --exists $(PKGS) $(TUI_PKGS) 2>/dev/null && echo yes)
 PKG_CFLAGS = $(if $(DEPS_OK),$(shell pkg-config --cflags $(PKGS)),-I/usr/include/cjson -I/usr/include/graphviz)
-PKG_LIBS   = $(if $(DEPS_OK),$(shell pkg-config --libs $(PKGS)),-lcjson -lcgraph -lcdt -lopenblas)
+PKG_LIBS   = $(if $(DEPS_OK),$(shell pkg-config --libs $(PKGS)),-lcjson -lgvc -lcgraph -lcdt -lopenblas)
 TUI_CFLAGS = $(if $(DEPS_OK),$(shell pkg-config --cflags $(TUI_PKGS)))
 TUI_LIBS   = $(if $(DEPS_OK),$(shell pkg-config --libs $(TUI_PKGS)),-lncursesw -ltinfo)
 CFLAGS   ?=
