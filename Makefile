@@ -146,11 +146,12 @@ $(BUILD)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(LIBLAY) $(LIBCORE)
 	@echo "  LINK    $@"
 	@$(CC) $(OPT) $(SAN) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
-# Rewrites the goldens in tests/data/golden/ from the current layouts and
-# explorer screens (review the diff).
+# Rewrites the goldens in tests/data/golden/ from the current layouts,
+# explorer screens and DOT exports (review the diff).
 update-golden: $(UNIT) $(PROG)
 	@PLACETO_UPDATE_GOLDEN=1 ./$(UNIT) golden_
 	@PLACETO_UPDATE_GOLDEN=1 PLACETO_PROG=./$(PROG) bash tests/cli/cli_explore.sh > /dev/null
+	@PLACETO_UPDATE_GOLDEN=1 PLACETO_PROG=./$(PROG) bash tests/cli/cli_export.sh > /dev/null
 	@git status --short tests/data/golden 2>/dev/null || true
 
 # PNG and SVG screenshots of the real program (tmux, rsvg-convert)

@@ -241,8 +241,8 @@ static void graph_label(Agraph_t *root, const Units *u, const Cluster *c, const 
         sb_printf(&b, "<TD BGCOLOR=\"%s\" BORDER=\"1\" ALIGN=\"CENTER\"><FONT POINT-SIZE=\"12\"> ",
                   device_colour[d % N_COLOURS]);
         sb_html(&b, c->devices[d].name);
-        sb_printf(&b, " </FONT></TD><TD ALIGN=\"LEFT\"><FONT POINT-SIZE=\"12\">%d %s, busy %s  </FONT></TD>",
-                  units_on[d], what, util_fmt_time(t1, r->busy_us[d]));
+        sb_printf(&b, " </FONT></TD><TD ALIGN=\"LEFT\"><FONT POINT-SIZE=\"12\">%d %.*s, busy %s  </FONT></TD>",
+                  units_on[d], (int)strlen(what) - (units_on[d] == 1), what, util_fmt_time(t1, r->busy_us[d]));
         if (d % per_row == per_row - 1 || d == nd - 1)
             sb_puts(&b, "</TR>");
     }
@@ -284,11 +284,14 @@ static Agraph_t *build(const Graph *g, const Grouping *gr, const Cluster *c, con
     agattr(root, AGEDGE, (char *)"arrowsize", (char *)"0.5");
     agattr(root, AGEDGE, (char *)"color", (char *)LOCAL_COLOUR);
     Agnode_t **node = XMALLOC(Agnode_t *, u->n);
+    /* the nodes in a plain (not cluster) subgraph: written before the edges,
+     * so a read back lists them in the graph's order */
+    Agraph_t *nodes = agsubg(root, (char *)"nodes", 1);
     for (int k = 0; k < u->n; k++) {
         int d = u->device[k];
         const char *name = gr ? gr->names[k] : g->nodes[k].name;
         double cost = gr ? gr->cost_us[k] : g->nodes[k].cost_us;
-        node[k] = agnode(root, (char *)name, 1);
+        node[k] = agnode(nodes, (char *)name, 1);
         set(node[k], "fillcolor", device_colour[d % N_COLOURS]);
         set(node[k], "device", c->devices[d].name);
         set(node[k], "cost_us", util_fmt_double(b2, cost));
@@ -302,8 +305,10 @@ static Agraph_t *build(const Graph *g, const Grouping *gr, const Cluster *c, con
             set(node[k], "op", kind);
             set_int(node[k], "output_bytes", (long long)gr->bytes[k]);
             set_int(node[k], "ops", ops);
-            snprintf(buf, sizeof buf, "%s (costliest op %s)", name, g->nodes[top].name);
-            set(node[k], "tooltip", buf);
+            if (strcmp(name, g->nodes[top].name) != 0) {
+                snprintf(buf, sizeof buf, "%s (costliest op %s)", name, g->nodes[top].name);
+                set(node[k], "tooltip", buf);
+            }
         } else {
             const GraphNode *nd = &g->nodes[k];
             if (nd->op[0])
