@@ -2,6 +2,7 @@
  * SVG and PNG are laid out and drawn by Graphviz's own library (gvc), so no
  * `dot` process is needed. */
 #include <graphviz/gvc.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,7 +14,7 @@ static const char *const device_colour[] = {
     "#a6cee3", "#b2df8a", "#fb9a99", "#fdbf6f", "#cab2d6", "#ffff99", "#8dd3c7", "#d9d9d9",
 };
 #define N_COLOURS 8
-#define CRIT_COLOUR "#d62728"
+#define CRIT_COLOUR "#c00000"
 #define CROSS_COLOUR "#303030"
 #define LOCAL_COLOUR "#a0a0a0"
 /* longest location line of a group label, in bytes */
@@ -58,6 +59,8 @@ typedef struct Units {
     int n_crit_ops;
     uint8_t *hidden;  /* per group edge: left out of the drawing */
     int n_hidden;
+    int *depth;       /* per unit: longest path (in edges) from a source */
+    int n_bands, per; /* columns of the folded drawing, levels per column */
 } Units;
 
 static int unit_of(const Units *u, int op) { return u->gr ? u->gr->op_group[op] : op; }
@@ -75,6 +78,7 @@ static int crit_edge(const Units *u, int a, int b)
 }
 
 static void hide_implied(Units *u);
+static void fold(Units *u);
 
 static void units_init(Units *u, const Graph *g, const Grouping *gr, const Cluster *c, const int *op_device,
                        const SimResult *r)
@@ -105,6 +109,7 @@ static void units_init(Units *u, const Graph *g, const Grouping *gr, const Clust
     free(path);
     if (gr)
         hide_implied(u);
+    fold(u);
 }
 
 /* Group level: an edge a -> b that is not on the critical path and is
@@ -141,8 +146,70 @@ static void hide_implied(Units *u)
     free(reach);
 }
 
+/* A long chain (a training step is forward then backward) would make a
+ * picture many times taller than wide: past FOLD_MIN levels the drawing is
+ * cut into columns of consecutive levels (by depth), side by side, about
+ * sqrt(levels / 8) of them, so that the picture comes out roughly landscape. */
+#define FOLD_MIN 32
+static void fold(Units *u)
+{
+    const Graph *g = u->g;
+    const Grouping *gr = u->gr;
+    int n = u->n;
+    int *indeg = XNEW(int, n), *queue = XMALLOC(int, n), head = 0, tail = 0, deepest = 0;
+    u->depth = XNEW(int, n);
+    for (int a = 0; a < n; a++) {
+        int lo = gr ? gr->succ_off[a] : 0, hi = gr ? gr->succ_off[a + 1] : g->nodes[a].n_children;
+        for (int j = lo; j < hi; j++)
+            indeg[gr ? gr->succ[j] : g->nodes[a].children[j]]++;
+    }
+    uint8_t *src = XNEW(uint8_t, n);
+    for (int a = 0; a < n; a++)
+        if (indeg[a] == 0) {
+            queue[tail++] = a;
+            src[a] = 1;
+        }
+    while (head < tail) {
+        int a = queue[head++];
+        deepest = u->depth[a] > deepest ? u->depth[a] : deepest;
+        int lo = gr ? gr->succ_off[a] : 0, hi = gr ? gr->succ_off[a + 1] : g->nodes[a].n_children;
+        for (int j = lo; j < hi; j++) {
+            int b = gr ? gr->succ[j] : g->nodes[a].children[j];
+            if (u->depth[a] + 1 > u->depth[b])
+                u->depth[b] = u->depth[a] + 1;
+            if (--indeg[b] == 0)
+                queue[tail++] = b;
+        }
+    }
+    /* a source (an input, a parameter) sits just above its first consumer,
+     * not in one long first row */
+    for (int a = 0; a < n; a++) {
+        int lo = gr ? gr->succ_off[a] : 0, hi = gr ? gr->succ_off[a + 1] : g->nodes[a].n_children, first = -1;
+        if (!src[a] || lo == hi)
+            continue;
+        for (int j = lo; j < hi; j++) {
+            int b = gr ? gr->succ[j] : g->nodes[a].children[j];
+            first = first < 0 || u->depth[b] < first ? u->depth[b] : first;
+        }
+        u->depth[a] = first - 1;
+    }
+    int levels = deepest + 1, nb = 1;
+    if (levels > FOLD_MIN) {
+        nb = (int)(sqrt(levels / 8.0) + 0.5);
+        nb = nb < 2 ? 2 : nb;
+    }
+    u->per = (levels + nb - 1) / nb;
+    u->n_bands = (levels + u->per - 1) / u->per;
+    free(indeg);
+    free(queue);
+    free(src);
+}
+
+static int band_of(const Units *u, int k) { return u->depth[k] / u->per; }
+
 static void units_free(Units *u)
 {
+    free(u->depth);
     free(u->hidden);
     free(u->device);
     free(u->crit);
@@ -189,8 +256,8 @@ static void group_where(char *buf, size_t n, const Graph *g, const Grouping *gr,
 {
     const char *s = g->nodes[top].layer ? g->nodes[top].layer : gr->names[k];
     size_t len = strcspn(s, "/");
-    static const char *const tails[] = {".weight", ".bias"};
-    for (size_t t = 0; t < 2; t++) {
+    static const char *const tails[] = {".weight", ".bias", ".running_mean", ".running_var"};
+    for (size_t t = 0; t < 4; t++) {
         size_t tl = strlen(tails[t]);
         if (len > tl && strncmp(s + len - tl, tails[t], tl) == 0)
             len -= tl;
@@ -337,6 +404,27 @@ static Agraph_t *build(const Graph *g, const Grouping *gr, const Cluster *c, con
             set(node[k], "critical", "1");
         }
     }
+    if (u->n_bands > 1) { /* the columns: clusters without a frame, levels aligned across them */
+        char name[48];
+        set(root, "newrank", "true");
+        for (int b = 0; b < u->n_bands; b++) {
+            snprintf(name, sizeof name, "cluster_column%d", b);
+            Agraph_t *col = agsubg(root, name, 1);
+            set(col, "label", "");
+            set(col, "peripheries", "0");
+            for (int k = 0; k < u->n; k++)
+                if (band_of(u, k) == b)
+                    agsubnode(col, node[k], 1);
+        }
+        for (int i = 0; i < u->per; i++) {
+            snprintf(name, sizeof name, "level%d", i);
+            Agraph_t *lv = agsubg(root, name, 1);
+            set(lv, "rank", "same");
+            for (int k = 0; k < u->n; k++)
+                if (u->depth[k] % u->per == i)
+                    agsubnode(lv, node[k], 1);
+        }
+    }
     int n_edges = gr ? gr->n_edges : g->n_edges;
     for (int j = 0, a = 0; j < n_edges; j++) {
         int b;
@@ -358,6 +446,8 @@ static Agraph_t *build(const Graph *g, const Grouping *gr, const Cluster *c, con
         set_int(ed, "bytes", (long long)bytes);
         if (!gr)
             set_int(ed, "output", g->edges[j].output);
+        if (band_of(u, a) != band_of(u, b))
+            set(ed, "constraint", "false"); /* from one column to a later one */
         if (u->device[a] != u->device[b]) {
             set(ed, "style", "dashed");
             /* an xlabel, placed after the layout: a label would be a node of

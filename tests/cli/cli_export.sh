@@ -57,7 +57,7 @@ t = title.group(1)
 for want in ("toy_crown", "3x K80", "makespan <B>", "/GPU:0", "/GPU:1", "/GPU:2", "#a6cee3", "#b2df8a", "#fb9a99",
              "critical path"):
     assert want in t, "the title lacks %r: %s" % (want, t[:300])
-assert "cluster" not in text, "a cluster is left"
+assert not re.search(r"cluster_\d", text), "a device cluster is left"
 ID = r"(\w+|\"[^\"]+\")"
 nodes = re.findall(r"\n\t+" + ID + r"\t\[([^\]]*)\]", text)
 edges = re.findall(r"\n\t" + ID + " -> " + ID + r"\t\[([^\]]*)\]", text)
@@ -121,12 +121,21 @@ fi
 run place "$resnet" --method heft --devices 2 -o "$tmp/r.json"
 if expect_rc "place resnet18 heft" 0; then
     t0=$(date +%s)
-    run export "$resnet" --placement "$tmp/r.json" --png "$tmp/r.png"
+    run export "$resnet" --placement "$tmp/r.json" --png "$tmp/r.png" --dot "$tmp/r.dot"
     t1=$(date +%s)
     if expect_rc "export --png (resnet18)" 0; then
         if ! is_png "$tmp/r.png"; then fail "resnet18 --png" "no PNG signature"
         elif [ -z "${PLACETO_WRAP:-}" ] && [ $((t1 - t0)) -gt 10 ]; then fail "resnet18 --png" "took $((t1 - t0)) s"
         else pass; fi
+        # the long chain is folded into columns: a picture about as wide as tall
+        pycheck "resnet18 render: columns and aspect ratio" '
+import struct, sys
+w, h = struct.unpack(">II", open(sys.argv[1], "rb").read(24)[16:24])
+assert 0.4 < w / h < 2.5, "%dx%d px" % (w, h)
+assert w * h < 12e6, "%dx%d px" % (w, h)
+text = open(sys.argv[2]).read()
+assert "cluster_column1" in text and "newrank=true" in text, "not folded into columns"
+' "$tmp/r.png" "$tmp/r.dot"
     fi
 fi
 
