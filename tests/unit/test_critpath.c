@@ -1,6 +1,6 @@
 /* The critical path of a simulated run (critpath.h): hand cases, and on
  * random DAGs and placements, a chain that starts at time 0, ends with the
- * last op and whose every step goes forward in time. *
+ * last op and whose every step goes forward in time. */
 #include <stdlib.h>
 
 #include "critpath.h"
