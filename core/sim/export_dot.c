@@ -504,43 +504,55 @@ static int write_dot(const char *path, Agraph_t *root, Err *e)
     return util_atomic_commit(&af, e);
 }
 
-/* Lays root out once with dot and draws it in each wanted format. */
+/* Lays root out once with dot and draws it in each wanted format. The
+ * files are opened first, so that a path that cannot be written fails
+ * before any layout work. */
 static int render(const ExportDot *o, Agraph_t *root, Err *e)
 {
     const char *path[2] = {o->svg, o->png}, *format[2] = {"svg", "png"};
-    if (!o->svg && !o->png)
-        return 0;
-    int rc = 0;
+    AtomicFile af[2];
+    int open_[2] = {0, 0}, rc = 0;
+    memset(af, 0, sizeof af);
+    for (int k = 0; k < 2 && rc == 0; k++)
+        if (path[k]) {
+            rc = util_atomic_open(&af[k], path[k], e);
+            open_[k] = rc == 0;
+        }
+    if (rc != 0 || (!o->svg && !o->png)) {
+        for (int k = 0; k < 2; k++)
+            if (open_[k])
+                util_atomic_abort(&af[k]);
+        return rc;
+    }
+    const char *first = o->svg ? o->svg : o->png;
     gv_errbuf[0] = '\0';
     agusererrf prev = agseterrf(gv_collect);
     agerrlevel_t level = agseterr(AGERR);
     GVC_t *gvc = gvContext();
     if (!gvc) {
-        err_set(e, "%s: cannot start Graphviz (gvc)", o->svg ? o->svg : o->png);
+        err_set(e, "%s: cannot start Graphviz (gvc)", first);
         rc = -1;
     } else if (gvLayout(gvc, root, "dot") != 0) {
-        err_set(e, "%s: Graphviz could not lay the graph out: %s", o->svg ? o->svg : o->png, gv_message());
+        err_set(e, "%s: Graphviz could not lay the graph out: %s", first, gv_message());
         rc = -1;
     } else {
         for (int k = 0; k < 2 && rc == 0; k++) {
             if (!path[k])
                 continue;
-            AtomicFile af;
-            if (util_atomic_open(&af, path[k], e) != 0) {
-                rc = -1;
-                break;
-            }
             gv_errbuf[0] = '\0';
-            if (gvRender(gvc, root, format[k], af.f) != 0) {
+            if (gvRender(gvc, root, format[k], af[k].f) != 0) {
                 err_set(e, "%s: Graphviz cannot render %s: %s", path[k], format[k], gv_message());
-                util_atomic_abort(&af);
                 rc = -1;
             } else {
-                rc = util_atomic_commit(&af, e);
+                open_[k] = 0;
+                rc = util_atomic_commit(&af[k], e);
             }
         }
         gvFreeLayout(gvc, root);
     }
+    for (int k = 0; k < 2; k++)
+        if (open_[k])
+            util_atomic_abort(&af[k]);
     if (gvc)
         gvFreeContext(gvc);
     agseterr(level);
