@@ -15,7 +15,7 @@ static const CliOpt sim_opts[] = {
     {"placement", 'p', "FILE", "placement to simulate (placeto-placement file)"},
     {"cluster", 'c', "FILE", "cluster file (default: the placement's device count of default devices)"},
     {"devices", 'n', "N", "N default devices (/GPU:0.., the Placeto simulator's parameters)"},
-    {"groups", 'g', "G", "target group count for --dot (default: by graph size)"},
+    {"groups", 'g', "G", "target group count of the render (default: by graph size)"},
     {"trace", 't', "OUT", "also write a Chrome trace of the timeline (Perfetto, chrome://tracing)"},
     {"dot", 'd', "OUT", "also write a DOT render of the placement"},
     {"svg", 0, "OUT", "also draw the render as SVG (Graphviz's library, no dot process)"},
@@ -41,7 +41,7 @@ static const CliOpt export_opts[] = {
     {"placement", 'p', "FILE", "placement to render (needed for --dot, --svg, --png and --trace)"},
     {"cluster", 'c', "FILE", "cluster file"},
     {"devices", 'n', "N", "N default devices"},
-    {"groups", 'g', "G", "target group count for --dot"},
+    {"groups", 'g', "G", "target group count of the render"},
     {"dot", 'd', "OUT", "write a DOT render of the placement (groups as nodes)"},
     {"svg", 0, "OUT", "draw the render as SVG (Graphviz's library, no dot process)"},
     {"png", 0, "OUT", "draw the render as PNG"},
@@ -55,7 +55,8 @@ static const CliOpt export_opts[] = {
 static int run_export(int argc, char **argv);
 
 const CliCmd cmd_export = {
-    "export", "DOT render or Chrome trace of a placement; graph to JSON", "GRAPH --placement P (--dot OUT | --trace OUT) | GRAPH --graph-json OUT",
+    "export", "DOT render (or SVG, PNG) or Chrome trace of a placement; graph to JSON",
+    "GRAPH --placement P (--dot OUT | --svg OUT | --png OUT | --trace OUT) [--level group|op] | GRAPH --graph-json OUT",
     "Export a placement as a DOT render (or drawn as SVG or PNG) or a Chrome trace of its\n"
     "simulated timeline, or convert a graph to placeto-graph JSON.",
     "examples: placeto export graphs/resnet18.json --placement p.json --png p.png --dot p.dot\n"
