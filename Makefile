@@ -2,7 +2,7 @@
 # missing Debian packages first (`make deps`, tests/deps.sh).
 
 CC       ?= cc
-PKGS     := libcjson libcgraph openblas
+PKGS     := libcjson libgvc libcgraph openblas
 TUI_PKGS := ncursesw
 OPT      ?= -O2 -g
 WARN     := -std=c11 -Wall -Wextra -Wshadow -Wno-unused-parameter -Wconversion -Wsign-conversion \
@@ -13,7 +13,7 @@ endif
 DEPS_OK  := $(shell pkg-config --exists $(PKGS) $(TUI_PKGS) 2>/dev/null && echo yes)
 PKG_CFLAGS = $(if $(DEPS_OK),$(shell pkg-config --cflags $(PKGS)),-I/usr/include/cjson -I/usr/include/graphviz)
 # OpenBLAS is opened at run time (core/agent/nn.c), not linked: only its header is needed here
-PKG_LIBS   = $(if $(DEPS_OK),$(shell pkg-config --libs $(filter-out openblas,$(PKGS))),-lcjson -lcgraph -lcdt) -ldl
+PKG_LIBS   = $(if $(DEPS_OK),$(shell pkg-config --libs $(filter-out openblas,$(PKGS))),-lcjson -lgvc -lcgraph -lcdt) -ldl
 TUI_CFLAGS = $(if $(DEPS_OK),$(shell pkg-config --cflags $(TUI_PKGS)))
 TUI_LIBS   = $(if $(DEPS_OK),$(shell pkg-config --libs $(TUI_PKGS)),-lncursesw -ltinfo)
 CFLAGS   ?=
@@ -149,11 +149,12 @@ $(BUILD)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(LIBLAY) $(LIBCORE)
 	@echo "  LINK    $@"
 	@$(CC) $(OPT) $(SAN) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
-# Rewrites the goldens in tests/data/golden/ from the current layouts and
-# explorer screens (review the diff).
+# Rewrites the goldens in tests/data/golden/ from the current layouts,
+# explorer screens and DOT exports (review the diff).
 update-golden: $(UNIT) $(PROG)
 	@PLACETO_UPDATE_GOLDEN=1 ./$(UNIT) golden_
 	@PLACETO_UPDATE_GOLDEN=1 PLACETO_PROG=./$(PROG) bash tests/cli/cli_explore.sh > /dev/null
+	@PLACETO_UPDATE_GOLDEN=1 PLACETO_PROG=./$(PROG) bash tests/cli/cli_export.sh > /dev/null
 	@git status --short tests/data/golden 2>/dev/null || true
 
 # PNG and SVG screenshots of the real program (tmux, rsvg-convert), and the

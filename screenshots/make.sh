@@ -72,3 +72,7 @@ start demo
 wait_for "Tour 1/11"
 tm send-keys -t s Space Space Space Space
 shot demo "Tour 5/11"
+
+# the DOT export of ResNet-18's HEFT placement on 2 devices, drawn by gvc
+"$prog" place graphs/resnet18.json --method heft --devices 2 -o "$work/resnet18_heft.json" > /dev/null 2>&1
+"$prog" export graphs/resnet18.json --placement "$work/resnet18_heft.json" --png screenshots/export_resnet18.png

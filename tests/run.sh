@@ -8,8 +8,10 @@ prog=${1:-./placeto}
 unit=${2:-build/unit}
 cd "$(dirname "$0")/.."
 export PLACETO_PROG=$prog
+# Graphviz's renderers keep caches they never free (tests/*.supp)
+export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$PWD/tests/lsan.supp:print_suppressions=0"
 if [ "${VALGRIND:-}" = 1 ]; then
-  export PLACETO_WRAP="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite"
+  export PLACETO_WRAP="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite --suppressions=$PWD/tests/valgrind.supp"
 else
   export PLACETO_WRAP=""
 fi

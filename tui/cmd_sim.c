@@ -1,5 +1,7 @@
 /* simulate and export: run the simulator on a placement file and write its
- * Chrome trace or DOT render; export also converts a graph to JSON. */
+ * Chrome trace or DOT render (also drawn as SVG or PNG by core/sim's
+ * export_dot.c through Graphviz's library); export also converts a graph to
+ * JSON. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,10 +15,13 @@ static const CliOpt sim_opts[] = {
     {"placement", 'p', "FILE", "placement to simulate (placeto-placement file)"},
     {"cluster", 'c', "FILE", "cluster file (default: the placement's device count of default devices)"},
     {"devices", 'n', "N", "N default devices (/GPU:0.., the Placeto simulator's parameters)"},
-    {"groups", 'g', "G", "target group count for --dot (default: by graph size)"},
+    {"groups", 'g', "G", "target group count of the render (default: by graph size)"},
     {"trace", 't', "OUT", "also write a Chrome trace of the timeline (Perfetto, chrome://tracing)"},
     {"dot", 'd', "OUT", "also write a DOT render of the placement"},
-    {"dot-ops", 0, NULL, "render ops instead of groups in --dot"},
+    {"svg", 0, "OUT", "also draw the render as SVG (Graphviz's library, no dot process)"},
+    {"png", 0, "OUT", "also draw the render as PNG"},
+    {"level", 'l', "L", "nodes of the render: 'group' (default) or 'op'"},
+    {"dot-ops", 0, NULL, "the same as --level op"},
     {"repeat", 'r', "N", "simulate N times and report simulations per second"},
     {"json", 0, NULL, "machine-readable result on stdout"},
     {0},
@@ -25,7 +30,7 @@ static const CliOpt sim_opts[] = {
 static int run_simulate(int argc, char **argv);
 
 const CliCmd cmd_simulate = {
-    "simulate", "simulate a placement: runtime, devices, memory, transfers", "GRAPH --placement P [--cluster FILE | --devices N] [--trace OUT] [--dot OUT] [--json]",
+    "simulate", "simulate a placement: runtime, devices, memory, transfers", "GRAPH --placement P [--cluster FILE | --devices N] [--trace OUT] [--dot OUT] [--svg OUT] [--png OUT] [--json]",
     "Simulate one placement with the Placeto-compatible simulator: runtime, per-device busy\n"
     "time and peak memory, transfers; optionally export the timeline and a DOT render.",
     "example: placeto simulate graphs/toy/diamond.json --placement diamond.placement.json --trace t.json",
@@ -33,12 +38,15 @@ const CliCmd cmd_simulate = {
 };
 
 static const CliOpt export_opts[] = {
-    {"placement", 'p', "FILE", "placement to render (needed for --dot and --trace)"},
+    {"placement", 'p', "FILE", "placement to render (needed for --dot, --svg, --png and --trace)"},
     {"cluster", 'c', "FILE", "cluster file"},
     {"devices", 'n', "N", "N default devices"},
-    {"groups", 'g', "G", "target group count for --dot"},
+    {"groups", 'g', "G", "target group count of the render"},
     {"dot", 'd', "OUT", "write a DOT render of the placement (groups as nodes)"},
-    {"dot-ops", 0, NULL, "render ops instead of groups in --dot"},
+    {"svg", 0, "OUT", "draw the render as SVG (Graphviz's library, no dot process)"},
+    {"png", 0, "OUT", "draw the render as PNG"},
+    {"level", 'l', "L", "nodes of the render: 'group' (default) or 'op'"},
+    {"dot-ops", 0, NULL, "the same as --level op"},
     {"trace", 't', "OUT", "write a Chrome trace of the simulated timeline"},
     {"graph-json", 'j', "OUT", "write the graph itself as placeto-graph JSON (e.g. from a .dot file)"},
     {0},
@@ -47,25 +55,49 @@ static const CliOpt export_opts[] = {
 static int run_export(int argc, char **argv);
 
 const CliCmd cmd_export = {
-    "export", "DOT render or Chrome trace of a placement; graph to JSON", "GRAPH --placement P (--dot OUT | --trace OUT) | GRAPH --graph-json OUT",
-    "Export a placement as a DOT render or a Chrome trace of its simulated timeline, or\n"
-    "convert a graph to placeto-graph JSON.",
-    "examples: placeto export graphs/resnet18.json --placement p.json --dot p.dot && dot -Tsvg p.dot -o p.svg\n"
+    "export", "DOT render (or SVG, PNG) or Chrome trace of a placement; graph to JSON",
+    "GRAPH --placement P (--dot OUT | --svg OUT | --png OUT | --trace OUT) [--level group|op] | GRAPH --graph-json OUT",
+    "Export a placement as a DOT render (or drawn as SVG or PNG) or a Chrome trace of its\n"
+    "simulated timeline, or convert a graph to placeto-graph JSON.",
+    "examples: placeto export graphs/resnet18.json --placement p.json --png p.png --dot p.dot\n"
     "          placeto export model.dot --graph-json model.json",
     export_opts, run_export,
 };
 
+/* The render's node level from --level (or --dot-ops): 0 groups, 1 ops, -1
+ * after a usage error. */
+static int render_ops(const CliCmd *cmd, const CliArgs *a)
+{
+    const char *level = cli_get(cmd, a, "level");
+    if (!level)
+        return cli_get(cmd, a, "dot-ops") != NULL;
+    if (strcmp(level, "op") == 0 || strcmp(level, "ops") == 0)
+        return 1;
+    if (strcmp(level, "group") == 0 || strcmp(level, "groups") == 0)
+        return cli_get(cmd, a, "dot-ops") != NULL;
+    cli_usage_error(cmd, "--level: expected 'group' or 'op', got '%s'", level);
+    return -1;
+}
+
+static int wants_render(const CliCmd *cmd, const CliArgs *a)
+{
+    return cli_get(cmd, a, "dot") || cli_get(cmd, a, "svg") || cli_get(cmd, a, "png");
+}
+
 /* Graph, placement, cluster (default: the placement's device count) and,
- * for a DOT render of groups, the grouping; simulated once. */
+ * for a render of groups, the grouping; simulated once. */
 static int load(const CliCmd *cmd, const CliArgs *a, Problem *p, const SimResult **r, Err *e)
 {
     ProblemSpec spec;
     memset(p, 0, sizeof *p);
+    int ops = render_ops(cmd, a);
+    if (ops < 0)
+        return EXIT_USAGE;
     if (cli_problem(cmd, a, a->pos[0], 1L << 30, 0, &spec, NULL))
         return EXIT_USAGE;
     spec.placement_path = cli_get(cmd, a, "placement");
-    if (!cli_get(cmd, a, "dot") || cli_get(cmd, a, "dot-ops"))
-        spec.groups = -1; /* only a DOT render of groups needs them */
+    if (!wants_render(cmd, a) || ops)
+        spec.groups = -1; /* only a render of groups needs them */
     if (problem_load(p, &spec, e) != 0)
         return EXIT_FAIL;
     *r = sim_run(p->sim, p->pl->op_device);
@@ -75,18 +107,21 @@ static int load(const CliCmd *cmd, const CliArgs *a, Problem *p, const SimResult
 static int write_exports(const CliCmd *cmd, const CliArgs *a, const Problem *p, const SimResult *r, Err *e,
                          int quiet)
 {
-    const char *trace = cli_get(cmd, a, "trace"), *dot = cli_get(cmd, a, "dot");
+    const char *trace = cli_get(cmd, a, "trace");
     if (trace) {
         if (export_trace(trace, p->g, p->c, r, e) != 0)
             return -1;
         if (!quiet)
             fprintf(stderr, "placeto: wrote Chrome trace %s\n", trace);
     }
-    if (dot) {
-        if (export_dot(dot, p->g, p->gr, p->c, p->pl->op_device, e) != 0)
+    ExportDot o = {cli_get(cmd, a, "dot"), cli_get(cmd, a, "svg"), cli_get(cmd, a, "png"), render_ops(cmd, a) == 1};
+    if (o.dot || o.svg || o.png) {
+        if (export_dot_files(&o, p->g, p->gr, p->c, p->pl->op_device, r, e) != 0)
             return -1;
-        if (!quiet)
-            fprintf(stderr, "placeto: wrote DOT %s\n", dot);
+        const char *kind[3] = {"DOT", "SVG", "PNG"}, *path[3] = {o.dot, o.svg, o.png};
+        for (int k = 0; k < 3; k++)
+            if (path[k] && !quiet)
+                fprintf(stderr, "placeto: wrote %s %s\n", kind[k], path[k]);
     }
     return 0;
 }
@@ -249,11 +284,12 @@ static int run_export(int argc, char **argv)
     if (stop)
         return rc;
     const char *gj = cli_get(&cmd_export, &a, "graph-json");
-    int wants_placement = cli_get(&cmd_export, &a, "dot") || cli_get(&cmd_export, &a, "trace");
+    int wants_placement = wants_render(&cmd_export, &a) || cli_get(&cmd_export, &a, "trace");
     if (!gj && !wants_placement)
-        return cli_usage_error(&cmd_export, "nothing to export: give --dot OUT, --trace OUT or --graph-json OUT");
+        return cli_usage_error(&cmd_export,
+                               "nothing to export: give --dot OUT, --svg OUT, --png OUT, --trace OUT or --graph-json OUT");
     if (wants_placement && !cli_get(&cmd_export, &a, "placement"))
-        return cli_usage_error(&cmd_export, "--dot and --trace need --placement FILE");
+        return cli_usage_error(&cmd_export, "--dot, --svg, --png and --trace need --placement FILE");
     Err e = {{0}};
     if (gj) {
         Graph *g = graph_load(a.pos[0], &e);
