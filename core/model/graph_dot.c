@@ -26,6 +26,23 @@ static int collect_error(char *msg)
     return 0;
 }
 
+/* A DOT string as text: in a quoted DOT string "\\\\" is one backslash
+ * (cgraph keeps both characters), so a name can end in a backslash and be
+ * written back. Returns a malloc'd copy (NULL for NULL). */
+static char *dot_text(const char *s)
+{
+    if (!s)
+        return NULL;
+    char *t = xstrdup(s), *w = t;
+    for (const char *p = s; *p; p++) {
+        *w++ = *p;
+        if (p[0] == '\\' && p[1] == '\\')
+            p++;
+    }
+    *w = '\0';
+    return t;
+}
+
 static const char *attr(void *obj, const char *name)
 {
     char *v = agget(obj, (char *)name);
@@ -244,13 +261,15 @@ static int by_seq(const void *a, const void *b)
 
 static Graph *convert(const char *path, const char *text, Agraph_t *ag, Err *e)
 {
-    Graph *g = graph_new(agnameof(ag));
+    char *gname_text = dot_text(agnameof(ag));
+    Graph *g = graph_new(gname_text);
+    free(gname_text);
     free(g->path);
     g->path = xstrdup(path);
     const char *src = attr(ag, "source");
     if (src) {
         free(g->source);
-        g->source = xstrdup(src);
+        g->source = dot_text(src);
     }
     if (agnnodes(ag) == 0) {
         err_set(e, "%s: empty graph: expected at least one node", path);
@@ -310,16 +329,16 @@ static Graph *convert(const char *path, const char *text, Agraph_t *ag, Err *e)
         } else {
             ob = xcalloc(1, sizeof *ob);
         }
-        int idx = graph_add_node(g, name, attr(n, "op"), cost, ob, n_out);
+        char *name_text = dot_text(name), *op_text = dot_text(attr(n, "op"));
+        int idx = graph_add_node(g, name_text, op_text, cost, ob, n_out);
+        free(name_text);
+        free(op_text);
         free(ob);
         GraphNode *gn = &g->nodes[idx];
         gn->output_scalar = scalar;
-        if ((s = attr(n, "colocate")))
-            gn->colocate = xstrdup(s);
-        if ((s = attr(n, "group")))
-            gn->group = xstrdup(s);
-        if ((s = attr(n, "layer")))
-            gn->layer = xstrdup(s);
+        gn->colocate = dot_text(attr(n, "colocate"));
+        gn->group = dot_text(attr(n, "group"));
+        gn->layer = dot_text(attr(n, "layer"));
         int rc, bad = 0;
         if ((s = attr(n, "cost_us_by_kind")) && (rc = parse_kind_costs(s, gn, &bad)) != 0) {
             if (rc == -3)
@@ -358,7 +377,10 @@ static Graph *convert(const char *path, const char *text, Agraph_t *ag, Err *e)
             free(edges);
             goto fail;
         }
-        int a = strmap_get(&g->index, tn), b = strmap_get(&g->index, hn);
+        char *tt = dot_text(tn), *ht = dot_text(hn);
+        int a = strmap_get(&g->index, tt), b = strmap_get(&g->index, ht);
+        free(tt);
+        free(ht);
         if (a == b) {
             err_set(e, "%s: cycle through node \"%s\": the edge goes from the node to itself", path, tn);
             free(edges);

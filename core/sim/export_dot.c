@@ -21,9 +21,57 @@ static const char *const device_colour[] = {
 /* longest location line of a group label, in bytes */
 #define WHERE_MAX 28
 
+/* value as a DOT string: each backslash doubled ("\\\\" is one backslash
+ * in a quoted DOT string, for dot's labels and for placeto's reader), so
+ * that a name ending in a backslash does not escape the closing quote.
+ * Returns buf, or a malloc'd copy for a long value (*owned set). */
+static char *dot_string(const char *s, char *buf, size_t cap, char **owned)
+{
+    size_t n = strlen(s), extra = 0;
+    for (size_t i = 0; i < n; i++)
+        extra += s[i] == '\\';
+    *owned = NULL;
+    char *out = buf;
+    if (n + extra + 1 > cap)
+        out = *owned = xmalloc(n + extra + 1);
+    char *w = out;
+    for (size_t i = 0; i < n; i++) {
+        *w++ = s[i];
+        if (s[i] == '\\')
+            *w++ = '\\';
+    }
+    *w = '\0';
+    return out;
+}
+
+/* The line break of a label while it is composed: set() makes it dot's
+ * "\\n" after doubling the backslashes of the text around it. */
+#define LB "\x1f"
+
 static void set(void *obj, const char *name, const char *value)
 {
-    agsafeset(obj, (char *)name, (char *)value, "");
+    char buf[512], *owned;
+    char *v = dot_string(value, buf, sizeof buf, &owned);
+    if (strcmp(name, "label") == 0 || strcmp(name, "xlabel") == 0 || strcmp(name, "tooltip") == 0) {
+        size_t n = strlen(v), breaks = 0;
+        for (size_t i = 0; i < n; i++)
+            breaks += v[i] == '\x1f';
+        if (breaks) {
+            char *t = xmalloc(n + breaks + 1), *w = t;
+            for (size_t i = 0; i < n; i++)
+                if (v[i] == '\x1f') {
+                    *w++ = '\\';
+                    *w++ = 'n';
+                } else {
+                    *w++ = v[i];
+                }
+            *w = '\0';
+            free(owned);
+            v = owned = t;
+        }
+    }
+    agsafeset(obj, (char *)name, v, "");
+    free(owned);
 }
 
 static void set_int(void *obj, const char *name, long long v)
@@ -359,7 +407,9 @@ static Agraph_t *build(const Graph *g, const Grouping *gr, const Cluster *c, con
         int d = u->device[k];
         const char *name = gr ? gr->names[k] : g->nodes[k].name;
         double cost = gr ? gr->cost_us[k] : g->nodes[k].cost_us;
-        node[k] = agnode(nodes, (char *)name, 1);
+        char nbuf[512], *owned;
+        node[k] = agnode(nodes, dot_string(name, nbuf, sizeof nbuf, &owned), 1);
+        free(owned);
         set(node[k], "fillcolor", device_colour[d % N_COLOURS]);
         set(node[k], "device", c->devices[d].name);
         set(node[k], "cost_us", util_fmt_double(b2, cost));
@@ -367,7 +417,7 @@ static Agraph_t *build(const Graph *g, const Grouping *gr, const Cluster *c, con
             int top, ops = gr->member_off[k + 1] - gr->member_off[k];
             const char *kind = dominant_kind(g, gr, k, &top);
             group_where(where, sizeof where, g, gr, k, top);
-            snprintf(buf, sizeof buf, "%s (%d op%s)\\n%s · %s", kind, ops, ops == 1 ? "" : "s", where,
+            snprintf(buf, sizeof buf, "%s (%d op%s)" LB "%s · %s", kind, ops, ops == 1 ? "" : "s", where,
                      util_fmt_time(b1, cost));
             set(node[k], "label", buf);
             set(node[k], "op", kind);
@@ -380,9 +430,9 @@ static Agraph_t *build(const Graph *g, const Grouping *gr, const Cluster *c, con
         } else {
             const GraphNode *nd = &g->nodes[k];
             if (nd->op[0])
-                snprintf(buf, sizeof buf, "%s\\n%s · %s", name, nd->op, util_fmt_time(b1, cost));
+                snprintf(buf, sizeof buf, "%s" LB "%s · %s", name, nd->op, util_fmt_time(b1, cost));
             else
-                snprintf(buf, sizeof buf, "%s\\n%s", name, util_fmt_time(b1, cost));
+                snprintf(buf, sizeof buf, "%s" LB "%s", name, util_fmt_time(b1, cost));
             set(node[k], "label", buf);
             size_t len = 0;
             buf[len++] = '[';

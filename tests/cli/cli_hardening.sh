@@ -264,6 +264,35 @@ if expect_rc "a very long path" 1; then
     if grep -q "cannot open: File name too long$" "$tmp/err"; then pass; else fail "a very long path" "$(tail -c 200 "$tmp/err")"; fi
 fi
 
+# A name ending in a backslash (and one with a quote) survives the DOT
+# export: dot renders it and placeto reads the same names back
+"$py" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+ren = {d["nodes"][1]["name"]: d["nodes"][1]["name"] + "\\", d["nodes"][2]["name"]: "q\"uote\\\\n"}
+for n in d["nodes"]:
+    n["name"] = ren.get(n["name"], n["name"])
+for e in d["edges"]:
+    e["src"], e["dst"] = ren.get(e["src"], e["src"]), ren.get(e["dst"], e["dst"])
+d["name"] = "bs\\"
+json.dump(d, open(sys.argv[2], "w"))
+' graphs/toy/crown.json "$tmp/bs.json"
+run place "$tmp/bs.json" --method heft -o "$tmp/bs_p.json"
+for level in group op; do
+    run export "$tmp/bs.json" --placement "$tmp/bs_p.json" --dot "$tmp/bs_$level.dot" --level $level
+    expect_rc "DOT of backslash names ($level)" 0 || continue
+    if command -v dot > /dev/null && ! dot -Tsvg "$tmp/bs_$level.dot" -o /dev/null 2> "$tmp/err"; then
+        fail "dot reads backslash names ($level)" "$(cat "$tmp/err")"; continue
+    fi
+    pass
+done
+run place "$tmp/bs_op.dot" --method single -o "$tmp/bs_back.json"
+expect_rc "placeto reads backslash names back" 0 && pycheck "the names read back exactly" '
+import json, sys
+a = set(json.load(open(sys.argv[1]))["ops"]); b = {n["name"] for n in json.load(open(sys.argv[2]))["nodes"]}
+assert a == b, (a ^ b)
+' "$tmp/bs_back.json" "$tmp/bs.json"
+
 # Two training graphs of the same name would share one best placement in
 # the policy file: refused, naming both files
 cp graphs/toy/crown.json "$tmp/crown_copy.json"
