@@ -104,6 +104,14 @@ void util_die(const char *fmt, ...)
 /* Reads a whole file, NUL-terminated. Returns NULL with e set on failure. */
 char *util_read_file(const char *path, size_t *len, Err *e);
 
+/* Paths kept inside a saved file: util_path_relative_to gives path (an
+ * existing file) relative to the directory of file (which need not exist
+ * yet), or path itself when either cannot be resolved; util_path_resolve
+ * joins a relative path read from file to file's directory (an absolute
+ * one is kept). Both return malloc'd strings. */
+char *util_path_relative_to(const char *path, const char *file);
+char *util_path_resolve(const char *path, const char *file);
+
 /* Writes data to path through a temporary file in the same directory, fsync
  * and rename, so that path holds either the old or the new content. */
 int util_write_atomic(const char *path, const char *data, size_t len, Err *e);

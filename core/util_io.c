@@ -1,6 +1,7 @@
 /* util_io: reading whole files, atomic writes and the monotonic clock (see
  * util.h, "Files and the clock"). */
 #define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "util.h"
 
 #include <dirent.h>
@@ -213,4 +214,62 @@ double util_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The directory part of file ("." when it has none), malloc'd. */
+static char *dir_of(const char *file)
+{
+    const char *slash = strrchr(file, '/');
+    if (!slash)
+        return xstrdup(".");
+    if (slash == file)
+        return xstrdup("/");
+    size_t n = (size_t)(slash - file);
+    char *d = xmalloc(n + 1);
+    memcpy(d, file, n);
+    d[n] = '\0';
+    return d;
+}
+
+char *util_path_relative_to(const char *path, const char *file)
+{
+    char *dir = dir_of(file);
+    char *rd = realpath(dir, NULL), *rp = realpath(path, NULL);
+    free(dir);
+    if (!rd || !rp) {
+        free(rd);
+        free(rp);
+        return xstrdup(path);
+    }
+    /* the longest common prefix of whole components */
+    size_t common = 0;
+    for (size_t i = 0; rd[i] && rd[i] == rp[i]; i++)
+        if (rd[i] == '/')
+            common = i;
+    size_t nd = strlen(rd);
+    if (strncmp(rd, rp, nd) == 0 && (rp[nd] == '/' || (nd == 1 && rd[0] == '/')))
+        common = nd == 1 ? 0 : nd; /* the file's directory holds path */
+    StrBuf b = {0};
+    for (const char *q = rd + common; *q; q++) /* one ".." per component of rd past the common prefix */
+        if (*q == '/' && q[1])
+            sb_printf(&b, "../");
+    sb_printf(&b, "%s", rp + common + (rp[common] == '/'));
+    free(rd);
+    free(rp);
+    return b.s ? b.s : xstrdup(".");
+}
+
+char *util_path_resolve(const char *path, const char *file)
+{
+    if (path[0] == '/')
+        return xstrdup(path);
+    char *dir = dir_of(file);
+    size_t n = strlen(dir) + strlen(path) + 2;
+    char *out = xmalloc(n);
+    if (strcmp(dir, ".") == 0)
+        snprintf(out, n, "%s", path);
+    else
+        snprintf(out, n, "%s/%s", dir, path);
+    free(dir);
+    return out;
 }

@@ -28,6 +28,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "episode.h"
 #include "jdoc.h"
@@ -112,7 +113,9 @@ int episode_save(const Episode *ep, const char *policy_path, uint64_t policy_che
     const EpisodeConfig *cfg = &ep->cfg;
     char b1[32], b2[32];
     fputs("{\"format\": \"placeto-episode\", \"version\": 1,\n \"graph\": {\"path\": ", f);
-    util_json_string(f, ep->g->path ? ep->g->path : "");
+    char *rel = util_path_relative_to(ep->g->path, path); /* so the episode resumes from any directory */
+    util_json_string(f, rel);
+    free(rel);
     fputs(", \"checksum\": ", f);
     util_json_hex64(f, ep->g->checksum);
     fputs("},\n \"cluster\": ", f);
@@ -120,7 +123,9 @@ int episode_save(const Episode *ep, const char *policy_path, uint64_t policy_che
     fprintf(f, ",\n \"grouping\": {\"groups\": %d, \"n_groups\": %d},\n \"policy\": ", gr->target, gr->n_groups);
     if (policy_path) {
         fputs("{\"path\": ", f);
-        util_json_string(f, policy_path);
+        char *prel = util_path_relative_to(policy_path, path);
+        util_json_string(f, prel);
+        free(prel);
         fputs(", \"checksum\": ", f);
         util_json_hex64(f, policy_checksum);
         fputc('}', f);
@@ -604,6 +609,20 @@ done:
     return rc;
 }
 
+/* A path read from the episode file at file: relative to the file's
+ * directory, or, for files saved before paths were written that way, to the
+ * working directory when only that exists. */
+static char *resolve_saved(const char *saved, const char *file)
+{
+    char *p = util_path_resolve(saved, file);
+    struct stat st;
+    if (stat(p, &st) != 0 && stat(saved, &st) == 0) {
+        free(p);
+        return xstrdup(saved);
+    }
+    return p;
+}
+
 static int load_text(const char *path, const char *text, size_t len, EpisodeFile *out, Err *e)
 {
     JDoc d;
@@ -622,17 +641,22 @@ static int load_text(const char *path, const char *text, size_t len, EpisodeFile
         read_hex_member(&r, go, "checksum", "graph", &gsum) != 0)
         goto done;
     Err ge = {{0}};
-    out->pb.g = graph_load(gpath, &ge);
+    /* relative to the episode file (files saved before that: to the working directory) */
+    char *gfile = resolve_saved(gpath, path);
+    out->pb.g = graph_load(gfile, &ge);
     if (!out->pb.g) {
+        free(gfile);
         jdoc_err(&d, e, "graph.path", "cannot load the episode's graph: %s", ge.msg);
         goto done;
     }
     if (out->pb.g->checksum != gsum) {
         jdoc_err(&d, e, "graph.checksum",
                  "graph %s changed since the episode was saved (checksum %016" PRIx64 ", expected %016" PRIx64 ")",
-                 gpath, out->pb.g->checksum, gsum);
+                 gfile, out->pb.g->checksum, gsum);
+        free(gfile);
         goto done;
     }
+    free(gfile);
 
     out->pb.c = read_cluster(&r);
     if (!out->pb.c)
@@ -673,7 +697,7 @@ static int load_text(const char *path, const char *text, size_t len, EpisodeFile
         if (jget_string(&d, po, "path", "policy.path", 1, &ppath, e) < 0 ||
             read_hex_member(&r, po, "checksum", "policy", &out->policy_checksum) != 0)
             goto done;
-        out->policy_path = xstrdup(ppath);
+        out->policy_path = resolve_saved(ppath, path);
     }
 
     EpisodeConfig cfg;

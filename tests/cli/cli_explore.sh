@@ -297,6 +297,21 @@ has "back from the held-out graph" "Tour 9/12: Compared with the baselines" "res
 demo "left"
 has "no stage before the first" "Tour 1/12" "the tour's first stage"
 
+# an episode saved with relative paths resumes from any directory: its
+# paths are kept relative to the episode file
+mkdir -p "$tmp/eps"
+run explore "$g" --policy graphs/policies/resnet18_2.json --devices 2 --headless --keys "space space s" --save "$tmp/eps/rel.json"
+expect_rc "save with relative paths" 0 && pycheck "paths relative to the episode file" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["graph"]["path"].startswith("../") and not d["graph"]["path"].startswith("/"), d["graph"]["path"]
+' "$tmp/eps/rel.json"
+cmd="(cd / && placeto explore --resume $tmp/eps/rel.json --headless --keys space)"
+(cd / && timeout 20 $wrap "$absprog" explore --resume "$tmp/eps/rel.json" --headless --keys "space" --size 100x30) \
+    > "$tmp/out" 2> "$tmp/err" < /dev/null
+rc=$?
+has "resume from another directory" "step 3/18"
+
 # a click on the minimap moves the view there (the bottom of the map: the
 # last residual stage)
 cmd="placeto explore graphs/resnet18.json --headless --keys 'click:96,33' --size 160x48"

@@ -1,11 +1,17 @@
 /* The checked array allocator of util.h: sizes, zeroing, a count of 0, and
  * overflow caught through the fail hook (a hook that jumps back here instead
  * of letting util_die abort). */
+#ifndef _XOPEN_SOURCE
+#define _XOPEN_SOURCE 700 /* realpath */
+#endif
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "test.h"
+#include "testutil.h"
 #include "util.h"
 
 static jmp_buf die_jmp;
@@ -144,4 +150,47 @@ TEST(err_long_messages_keep_their_reason)
     for (size_t i = 0; i < n; i++)
         if (((unsigned char)e.msg[i] & 0xC0) == 0x80)
             CHECK(i > 0 && ((unsigned char)e.msg[i - 1] & 0x80));
+}
+
+/* Paths saved relative to the saved file's directory, and resolved back. */
+TEST(util_paths_relative_to_a_file_and_back)
+{
+    TmpDir td;
+    REQUIRE(tmp_open(&td, "placeto_paths"));
+    const char *tmp = td.path;
+    char a[4096], b[4096], g[4096], ep[4096];
+    snprintf(a, sizeof a, "%s/a", tmp);
+    snprintf(b, sizeof b, "%s/a/b", tmp);
+    REQUIRE(mkdir(a, 0700) == 0 && mkdir(b, 0700) == 0);
+    snprintf(g, sizeof g, "%s/a/g.json", tmp);
+    FILE *f = fopen(g, "w");
+    REQUIRE(f != NULL);
+    fclose(f);
+    static const struct { const char *episode, *want; } cases[] = {
+        {"a/ep.json", "g.json"}, {"a/b/ep.json", "../g.json"}, {"ep.json", "a/g.json"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        snprintf(ep, sizeof ep, "%s/%s", tmp, cases[k].episode);
+        char *rel = util_path_relative_to(g, ep);
+        CHECK_STR(rel, cases[k].want);
+        char *back = util_path_resolve(rel, ep), *r1 = realpath(back, NULL), *r2 = realpath(g, NULL);
+        CHECK(r1 && r2 && strcmp(r1, r2) == 0);
+        free(r1);
+        free(r2);
+        free(back);
+        free(rel);
+    }
+    char *keep = util_path_relative_to("/no/such/file.json", ep); /* unresolvable: kept */
+    CHECK_STR(keep, "/no/such/file.json");
+    free(keep);
+    char *abs = util_path_resolve("/x/y.json", "a/ep.json");
+    CHECK_STR(abs, "/x/y.json");
+    free(abs);
+    char *rel = util_path_resolve("y.json", "ep.json");
+    CHECK_STR(rel, "y.json");
+    free(rel);
+    remove(g);
+    rmdir(b);
+    rmdir(a);
+    tmp_close(&td);
 }
