@@ -50,7 +50,7 @@ for _ in $(seq 60); do tm send-keys -t s Space; done
 shot main "step 60/169"
 
 # an override by hand: select a child of the current node, move it
-tm send-keys -t s Down Down 0
+tm send-keys -t s Down Down 1
 shot override "you moved"
 
 # the timeline maximised
@@ -69,9 +69,9 @@ shot training "training 2"
 
 # the guided tour
 start demo
-wait_for "Tour 1/11"
+wait_for "Tour 1/12"
 tm send-keys -t s Space Space Space Space
-shot demo "Tour 5/11"
+shot demo "Tour 5/12"
 
 # the DOT export of ResNet-18's HEFT placement on 2 devices, drawn by gvc
 "$prog" place graphs/resnet18.json --method heft --devices 2 -o "$work/resnet18_heft.json" > /dev/null 2>&1

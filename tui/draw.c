@@ -304,10 +304,43 @@ static void status_text(const App *a, char *line, size_t n)
 
 /* Rows the status line (at most 2) and the message (at most 3) take at the
  * grid's width: what does not fit on one row wraps. */
-static int status_rows(const App *a, const Grid *g)
+/* The status line for width cells: its " | " fields kept whole, a field
+ * that does not fit going to the next row. */
+static void status_wrapped(const App *a, int width, char *out, size_t n)
 {
     char line[512];
     status_text(a, line, sizeof line);
+    size_t o = 0;
+    int used = 0;
+    for (char *p = line; *p && o + 1 < n;) {
+        char *sep = strstr(p, " | ");
+        size_t len = sep ? (size_t)(sep - p) : strlen(p);
+        char field[512];
+        snprintf(field, sizeof field, "%.*s", (int)len, p);
+        int w = grid_text_width(field);
+        if (p != line) { /* the separator, or a new row */
+            if (used + 3 + w > width) {
+                o += (size_t)snprintf(out + o, n - o, "\n");
+                used = 0;
+            } else {
+                o += (size_t)snprintf(out + o, n - o, " | ");
+                used += 3;
+            }
+        }
+        if (o < n)
+            o += (size_t)snprintf(out + o, n - o, "%s", field);
+        used += w;
+        p += len + (sep ? 3 : 0);
+        if (o >= n)
+            o = n - 1;
+    }
+    out[o] = '\0';
+}
+
+static int status_rows(const App *a, const Grid *g)
+{
+    char line[600];
+    status_wrapped(a, g->w, line, sizeof line);
     int n = widget_wrap(line, g->w, NULL, NULL, 0);
     return n > 2 ? 2 : n;
 }
@@ -320,8 +353,8 @@ static int message_rows(const App *a, const Grid *g)
 
 static void draw_status(const App *a, Grid *g)
 {
-    char line[512];
-    status_text(a, line, sizeof line);
+    char line[600];
+    status_wrapped(a, g->w, line, sizeof line);
     int rows = status_rows(a, g);
     grid_fill(g, (GridRect){0, 0, g->w, rows}, ' ', GS_STATUS);
     widget_text_wrapped(g, (GridRect){0, 0, g->w, rows}, line, 0, GS_STATUS);
