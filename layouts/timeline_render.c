@@ -22,13 +22,13 @@ static int span_of(const Ctx *c, double s, double e, int *a, int *b)
     double fa = ceil((s - c->v->t0) / c->dt - 0.5), fb = ceil((e - c->v->t0) / c->dt - 0.5) - 1;
     fa = fa < 0 ? 0 : fa;
     fb = fb > c->w - 1 ? c->w - 1 : fb;
-    if (fa <= fb) {
+    if (fa <= fb && fa < c->w && fb >= 0) { /* finite: clamped to the columns */
         *a = (int)fa;
         *b = (int)fb;
         return 1;
     }
     double m = floor(((s + e) / 2 - c->v->t0) / c->dt);
-    if (m < 0 || m >= c->w || e < c->v->t0 || s > c->v->t1)
+    if (!(m >= 0 && m < c->w) || e < c->v->t0 || s > c->v->t1) /* NaN too */
         return 0;
     *a = *b = (int)m;
     return 2;
@@ -45,6 +45,20 @@ static int label_width(const Timeline *t, const TlView *v)
     }
     w = w > 14 ? 14 : w;
     return w > v->dst.w / 3 ? v->dst.w / 3 : w;
+}
+
+/* v with a window that can be drawn: a window that is not finite, or not
+ * wider than zero, is the whole run instead (the explorer never sets one,
+ * but a view is plain data and every drawing loop must end). */
+static TlView sane_view(const Timeline *t, const TlView *v)
+{
+    TlView s = *v;
+    if (!(isfinite(s.t0) && isfinite(s.t1) && s.t1 > s.t0 && isfinite(s.t1 - s.t0))) {
+        double end = t->r->makespan_us;
+        s.t0 = 0;
+        s.t1 = isfinite(end) && end > 0 ? end : 1;
+    }
+    return s;
 }
 
 static Ctx make_ctx(const Timeline *t, const TlView *v, Grid *g)
@@ -173,8 +187,10 @@ static void draw_transfers(const Ctx *c, int d, int y)
     }
 }
 
-void tl_render(const Timeline *t, const TlView *v, Grid *g)
+void tl_render(const Timeline *t, const TlView *view, Grid *g)
 {
+    TlView fixed = sane_view(t, view);
+    const TlView *v = &fixed;
     Ctx c = make_ctx(t, v, g);
     if (c.w <= 0)
         return;
@@ -202,14 +218,18 @@ TlView tl_view_default(const Timeline *t, GridRect dst)
     return v;
 }
 
-double tl_time_at(const Timeline *t, const TlView *v, int gx)
+double tl_time_at(const Timeline *t, const TlView *view, int gx)
 {
+    TlView fixed = sane_view(t, view);
+    const TlView *v = &fixed;
     Ctx c = make_ctx(t, v, NULL);
     return v->t0 + (gx - c.x0 + 0.5) * c.dt;
 }
 
-int tl_op_at(const Timeline *t, const TlView *v, int gx, int gy)
+int tl_op_at(const Timeline *t, const TlView *view, int gx, int gy)
 {
+    TlView fixed = sane_view(t, view);
+    const TlView *v = &fixed;
     Ctx c = make_ctx(t, v, NULL);
     int rel = gy - v->dst.y - TL_AXIS_ROWS, col = gx - c.x0;
     if (rel < 0 || rel % TL_LANE_ROWS == 2 || col < 0 || col >= c.w || gx >= v->dst.x + v->dst.w)
