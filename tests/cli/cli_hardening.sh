@@ -174,7 +174,14 @@ assert d["ops"] == 100000 and 100 <= d["groups"] <= 200, d
     "$prog" train "$tmp/big.json" --devices 4 --groups 200 --episodes 100 --resume "$tmp/big_policy.json" \
         -o "$tmp/big_policy.json" > /dev/null 2> "$tmp/err" < /dev/null &
     pid=$!
-    sleep 2
+    # until the program catches SIGINT (SigCgt bit 1; a background job of a
+    # script starts with SIGINT ignored), and training has begun
+    for _ in $(seq 600); do
+        cgt=$(awk '/^SigCgt/ {print $2}' "/proc/$pid/status" 2> /dev/null)
+        [ -n "$cgt" ] && (( (16#$cgt >> 1) & 1 )) && break
+        sleep 0.1
+    done
+    sleep 1
     kill -INT "$pid"
     sleep 0.3
     kill -INT "$pid"
@@ -324,7 +331,7 @@ done
 # load and one hung allocating its buffer; OpenBLAS also spins when it cannot
 # map its buffer). AddressSanitizer needs terabytes of address space: not
 # under ASan.
-if ! grep -qa AddressSanitizer "$prog" && [ -z "$wrap" ]; then
+if ! ldd "$prog" 2> /dev/null | grep -q libasan && ! grep -qa AddressSanitizer "$prog" && [ -z "$wrap" ]; then
     run place graphs/toy/crown.json --method heft -o "$tmp/ul_p.json"
     for limit in 60000 120000 400000; do
         for c in "info graphs/inception_v3.json" "place graphs/inception_v3.json --method heft" \
