@@ -45,5 +45,9 @@ typedef struct CtlKeyDoc {
     int section;
 } CtlKeyDoc;
 const CtlKeyDoc *ctl_keys(int replay, int *count);
+/* The title of key section s (0..CTL_KEY_SECTIONS-1), replay's own in
+ * place of the episode's when replay. */
+enum { CTL_KEY_SECTIONS = 4 };
+const char *ctl_key_section(int s, int replay);
 
 #endif

@@ -76,11 +76,10 @@ typedef void (*HelpRow)(void *ctx, const char *keys, const char *text, int len, 
 
 static int help_rows(const App *a, int width, HelpRow row, void *ctx)
 {
-    static const char *const section[] = {"Episode", "View", "Files", "Other"};
     int n, rows = 0;
     const CtlKeyDoc *keys = ctl_keys(a->replay.active, &n);
-    for (int s = 0; s < 4; s++) {
-        const char *title = s == 0 && a->replay.active ? "Replay (read-only)" : section[s];
+    for (int s = 0; s < CTL_KEY_SECTIONS; s++) {
+        const char *title = ctl_key_section(s, a->replay.active);
         row(ctx, NULL, title, (int)strlen(title), GS_TITLE);
         rows++;
         for (int k = 0; k < n; k++) {
