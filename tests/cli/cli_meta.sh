@@ -71,7 +71,8 @@ assert depth == 0, "an .nf without .fi"
         sed -e 's/\\f[BIR]//g' -e 's/\\-/-/g' -e 's/\\e/\\/g' -e 's/\\&//g' "$tmp/placeto.1" > "$tmp/page.txt"
     fi
     # every command and option of the help texts appears in the page (one
-    # line each: a long option with its short name and its argument)
+    # line each: a long option with its short name and its argument, an
+    # argument being the word after it in capitals or brackets)
     run --help
     cmds=$(sed -n '/^commands:/,/^$/p' "$tmp/out" | awk 'NF > 1 {print $1}')
     [ -n "$cmds" ] || fail "--help" "no commands listed"
@@ -80,7 +81,7 @@ assert depth == 0, "an .nf without .fi"
             fail "man page: command $c" "not listed with its own subsection"; fi
         run "$c" --help
         # "  -p, --policy POLICY   help" or "      --json   help"
-        sed -n '/^options:/,/^$/p' "$tmp/out" | grep -E '^  (-.,|    )' | sed -E 's/^  //; s/  +.*//; s/^ +//' > "$tmp/opts"
+        sed -n '/^options:/,/^$/p' "$tmp/out" | grep -E '^  (-.,|    )' | sed -E 's/^ +//; s/^((-., )?--[a-z0-9-]+( [[A-Z][^ ]*)?).*/\1/' > "$tmp/opts"
         missing=""
         while IFS= read -r o; do
             grep -qF -- "$o" "$tmp/page.txt" || missing="$missing '$o'"
