@@ -44,6 +44,15 @@ layer_of = $(if $(filter tests/% bench/%,$(1)),tests,$(patsubst %/,%,$(dir $(1))
 ALL_CFLAGS = $(WARN) $(OPT) $(SAN) $(CFLAGS) -D_POSIX_C_SOURCE=200809L $(PKG_CFLAGS) -MMD -MP
 
 BUILD    ?= build
+# no git description (not a checkout, or git refusing the tree under sudo
+# make install): the one the build recorded for this VERSION, so that
+# installing does not rebuild the program
+STAMP_WORDS := $(shell cat $(BUILD)/version.stamp 2>/dev/null)
+ifeq ($(GIT_DESC),)
+ifeq ($(word 1,$(STAMP_WORDS)),$(VERSION))
+GIT_DESC := $(word 2,$(STAMP_WORDS))
+endif
+endif
 CORE_SRC := $(wildcard core/*.c core/model/*.c core/sim/*.c core/place/*.c core/agent/*.c)
 LAY_SRC  := $(wildcard layouts/*.c)
 TUI_SRC  := $(wildcard tui/*.c)
