@@ -135,8 +135,11 @@ static void man_keys(FILE *f)
                 roff_lines(f, keys[k].help);
             }
         }
+        if (!replay) {
+            fputs(".PP\n", f);
+            roff_lines(f, CTL_MOUSE_HELP);
+        }
     }
-    fputs(".PP\nMouse: click a group or an op to select it; the wheel scrolls the graph.\n", f);
 }
 
 void meta_man(FILE *f, const CliCmd *const *cmds, int n)

@@ -91,7 +91,7 @@ static int help_rows(const App *a, int width, HelpRow row, void *ctx)
                 row(ctx, j ? "" : keys[k].keys, keys[k].help + start[j], len[j], GS_NONE);
         }
     }
-    static const char *const mouse = "Mouse: click a group or an op to select it; the wheel scrolls the graph.";
+    static const char *const mouse = CTL_MOUSE_HELP;
     int start[8], len[8];
     int m = widget_wrap(mouse, width, start, len, 8);
     for (int j = 0; j < m && j < 8; j++, rows++)
