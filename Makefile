@@ -1,5 +1,11 @@
-# placeto — build, test and benchmark. `make run` and `make test` install any
-# missing Debian packages first (`make deps`, tests/deps.sh).
+# placeto — build, test, install and benchmark. `make run` and `make test`
+# install any missing Debian packages first (`make deps`, tests/deps.sh: the
+# run set for `make run`, the run and test sets for the rest).
+
+# The release; `placeto --version` adds `git describe` when built from a
+# checkout (both passed to tui/cmd_meta.c alone as -D).
+VERSION  := 0.4.0
+GIT_DESC := $(shell git describe --always --dirty 2>/dev/null)
 
 CC       ?= cc
 PKGS     := libcjson libgvc libcgraph openblas
@@ -38,6 +44,15 @@ layer_of = $(if $(filter tests/% bench/%,$(1)),tests,$(patsubst %/,%,$(dir $(1))
 ALL_CFLAGS = $(WARN) $(OPT) $(SAN) $(CFLAGS) -D_POSIX_C_SOURCE=200809L $(PKG_CFLAGS) -MMD -MP
 
 BUILD    ?= build
+# no git description (not a checkout, or git refusing the tree under sudo
+# make install): the one the build recorded for this VERSION, so that
+# installing does not rebuild the program
+STAMP_WORDS := $(shell cat $(BUILD)/version.stamp 2>/dev/null)
+ifeq ($(GIT_DESC),)
+ifeq ($(word 1,$(STAMP_WORDS)),$(VERSION))
+GIT_DESC := $(word 2,$(STAMP_WORDS))
+endif
+endif
 CORE_SRC := $(wildcard core/*.c core/model/*.c core/sim/*.c core/place/*.c core/agent/*.c)
 LAY_SRC  := $(wildcard layouts/*.c)
 TUI_SRC  := $(wildcard tui/*.c)
@@ -52,18 +67,24 @@ PROG     ?= placeto
 UNIT     := $(BUILD)/unit
 BENCH    := $(BUILD)/placeto-bench
 
-.PHONY: all deps run test unit check-layers asan ubsan valgrind fuzz fuzz-build bench clean update-golden screenshots tour-cast
+.PHONY: all deps deps-run run test unit install uninstall man FORCE check-layers asan ubsan valgrind fuzz fuzz-build bench clean update-golden screenshots tour-cast
 
-all: check-layers $(PROG)
+all: check-layers $(PROG) $(BUILD)/placeto.1
 
-# Debian packages: installed by tests/deps.sh; run, test, bench and the
-# sanitizer runs call `make deps` only when a package is missing.
+# Debian packages: installed by tests/deps.sh; run and install call `make
+# deps-run` (what building and running needs), test, bench and the
+# sanitizer runs `make deps` (that and what the tests need), each only when
+# a package is missing.
 deps:
 	@bash tests/deps.sh
 
-NEED_DEPS := $(shell bash tests/deps.sh --check >/dev/null 2>&1 || echo deps)
+deps-run:
+	@bash tests/deps.sh run
 
-run: $(NEED_DEPS)
+NEED_DEPS := $(shell bash tests/deps.sh --check >/dev/null 2>&1 || echo deps)
+NEED_RUN_DEPS := $(shell bash tests/deps.sh --check run >/dev/null 2>&1 || echo deps-run)
+
+run: $(NEED_RUN_DEPS)
 	@$(MAKE) --no-print-directory all
 	./$(PROG)
 
@@ -84,7 +105,16 @@ $(BUILD)/core/agent/nn.o $(BUILD)/core/agent/policy.o: OPT += -O3
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	@$(CC) $(ALL_CFLAGS) $(INC_$(call layer_of,$<)) $(if $(filter tui/% tests/% bench/%,$<),$(TUI_CFLAGS)) -c $< -o $@
+	@$(CC) $(ALL_CFLAGS) $(INC_$(call layer_of,$<)) $(if $(filter tui/% tests/% bench/%,$<),$(TUI_CFLAGS)) \
+	  $(if $(filter tui/cmd_meta.c,$<),$(VERSION_DEFS)) -c $< -o $@
+
+# the version's object is rebuilt when the version or the checkout changes
+VERSION_DEFS := -DPLACETO_VERSION='"$(VERSION)"' -DPLACETO_GIT='"$(GIT_DESC)"'
+$(BUILD)/tui/cmd_meta.o: $(BUILD)/version.stamp
+$(BUILD)/version.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(VERSION) $(GIT_DESC)' | cmp -s - $@ || echo '$(VERSION) $(GIT_DESC)' > $@
+FORCE:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
@@ -99,6 +129,38 @@ $(LIBLAY): $(LAY_OBJ)
 $(PROG): $(TUI_OBJ) $(LIBLAY) $(LIBCORE)
 	@echo "  LINK    $@"
 	@$(CC) $(OPT) $(SAN) -o $@ $(TUI_OBJ) $(LIBLAY) $(LIBCORE) $(TUI_LIBS) $(LDLIBS)
+
+# The man page, written by the program from the tables of its --help (and
+# the explorer's key table): `man -l build/placeto.1`.
+man: $(BUILD)/placeto.1
+$(BUILD)/placeto.1: $(PROG)
+	@echo "  MAN     $@"
+	@./$(PROG) --man > $@.tmp && mv $@.tmp $@
+
+# `make install` (PREFIX, DESTDIR as usual): the program in PREFIX/bin, the
+# bundled graphs, clusters, placements and policies in PREFIX/share/placeto
+# (where the installed program finds them, or at $$PLACETO_DATA), the man
+# page and the bash completion. `make uninstall` removes them.
+PREFIX   ?= /usr/local
+BINDIR   ?= $(PREFIX)/bin
+DATADIR  ?= $(PREFIX)/share/placeto
+MANDIR   ?= $(PREFIX)/share/man/man1
+COMPDIR  ?= $(PREFIX)/share/bash-completion/completions
+DATA_FILES = $(shell cd graphs && find . -path ./import -prune -o -type f -name '*.json' -print | sort)
+
+install: $(NEED_RUN_DEPS)
+	@$(MAKE) --no-print-directory $(PROG) $(BUILD)/placeto.1
+	install -d '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(DATADIR)' '$(DESTDIR)$(MANDIR)' '$(DESTDIR)$(COMPDIR)'
+	install -m 755 $(PROG) '$(DESTDIR)$(BINDIR)/placeto'
+	install -m 644 $(BUILD)/placeto.1 '$(DESTDIR)$(MANDIR)/placeto.1'
+	install -m 644 completions/placeto.bash '$(DESTDIR)$(COMPDIR)/placeto'
+	@echo "install -m 644 graphs/... '$(DESTDIR)$(DATADIR)/'"
+	@cd graphs && for f in $(DATA_FILES); do \
+	  install -D -m 644 "$$f" '$(DESTDIR)$(DATADIR)/'"$${f#./}" || exit 1; done
+
+uninstall:
+	rm -f '$(DESTDIR)$(BINDIR)/placeto' '$(DESTDIR)$(MANDIR)/placeto.1' '$(DESTDIR)$(COMPDIR)/placeto'
+	rm -rf '$(DESTDIR)$(DATADIR)'
 
 # the unit tests also cover the recordings' writer (no curses in these files)
 UNIT_TUI := $(BUILD)/tui/record.o $(BUILD)/tui/term_ansi.o $(BUILD)/tui/theme.o

@@ -1,20 +1,36 @@
 #!/usr/bin/env bash
-# Installs the Debian packages placeto needs to build and test, if missing:
-# with apt-get as root, through sudo when available, otherwise prints the
-# exact command and fails. `bash tests/deps.sh --check` only tells: exit 0
-# when nothing is missing, 1 otherwise (the Makefile calls `make deps` then).
+# Installs the Debian packages placeto needs, if missing: with apt-get as
+# root, through sudo when available, otherwise prints the exact command and
+# fails. Two sets: what building and running needs (`make run`, `make
+# install`), and what the test suite needs besides (`make test` and the
+# others). `bash tests/deps.sh` installs both, `bash tests/deps.sh run` the
+# run set only, `bash tests/deps.sh screenshots` both and what `make
+# screenshots` needs. With --check it only tells: exit 0 when nothing is
+# missing, 1 otherwise (the Makefile calls `make deps` or `make deps-run`
+# then).
 set -u
-pkgs=(build-essential pkg-config libncurses-dev libgraphviz-dev libcjson-dev
-      libopenblas-dev libmetis-dev libscotch-dev graphviz python3 valgrind tmux
-      python3-onnx)
-# `bash tests/deps.sh screenshots`: also what `make screenshots` needs
-[ "${1:-}" = screenshots ] && pkgs+=(librsvg2-bin fonts-dejavu-core)
+run_pkgs=(build-essential pkg-config libncurses-dev libgraphviz-dev libcjson-dev
+          libopenblas-dev libmetis-dev libscotch-dev graphviz)
+# the command-line tests run Python checks, valgrind, tmux, man (the man
+# page), and the importers' tests import ONNX and PyTorch models
+test_pkgs=(python3 valgrind tmux man-db python3-onnx python3-torch python3-torchvision)
+check=0 set=all
+for a in "$@"; do
+  case $a in
+    --check) check=1 ;;
+    run|screenshots) set=$a ;;
+    *) echo "usage: bash tests/deps.sh [run | screenshots] [--check]" >&2; exit 2 ;;
+  esac
+done
+pkgs=("${run_pkgs[@]}")
+[ "$set" = run ] || pkgs+=("${test_pkgs[@]}")
+[ "$set" = screenshots ] && pkgs+=(librsvg2-bin fonts-dejavu-core)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
-[ "${1:-}" = --check ] && exit 1
+[ "$check" = 1 ] && exit 1
 echo "placeto: installing missing packages: ${missing[*]}"
 if [ "$(id -u)" -eq 0 ]; then
   sudo=""

@@ -300,7 +300,9 @@ const char *cli_data_path(char *buf, size_t n, const char *rel)
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (len > 0) {
         exe[len] = '\0';
-        /* the executable sits at the top of the tree, or one level down (build trees) */
+        /* the executable sits at the top of the tree, or one level down
+         * (build trees): graphs/ beside it or one up; installed, it is
+         * PREFIX/bin/placeto with the data in PREFIX/share/placeto */
         for (int up = 0; up < 2; up++) {
             char *slash = strrchr(exe, '/');
             if (!slash)
@@ -308,6 +310,9 @@ const char *cli_data_path(char *buf, size_t n, const char *rel)
             *slash = '\0';
             snprintf(buf, n, "%s/graphs/%s", exe, rel);
             if (access(buf, R_OK) == 0)
+                return buf;
+            snprintf(buf, n, "%s/share/placeto/%s", exe, rel);
+            if (up == 1 && access(buf, R_OK) == 0)
                 return buf;
         }
     }

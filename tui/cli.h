@@ -86,8 +86,10 @@ int cli_problem(const CliCmd *cmd, const CliArgs *a, const char *graph_path, lon
 /* The cluster from --cluster FILE, else --devices N, else fallback_devices
  * default devices. Returns NULL with e set. */
 Cluster *cli_cluster(const CliCmd *cmd, const CliArgs *a, int fallback_devices, Err *e);
-/* The bundled data directory (graphs/), found beside the executable or from
- * $PLACETO_DATA; writes "DIR/rel" into buf. */
+/* The bundled data directory: $PLACETO_DATA when set, else graphs/ beside
+ * the executable or one directory up, else PREFIX/share/placeto for an
+ * executable installed as PREFIX/bin/placeto (`make install`), else
+ * graphs/ in the working directory; writes "DIR/rel" into buf. */
 const char *cli_data_path(char *buf, size_t n, const char *rel);
 /* The bundled policy for a graph file on n_devices devices: the graph's own
  * (policies/STEM_D.json, STEM the file's name without .json), else the

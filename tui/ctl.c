@@ -392,6 +392,14 @@ const CtlKeyDoc *ctl_keys(int replay, int *count)
     return docs;
 }
 
+const char *ctl_key_section(int s, int replay)
+{
+    static const char *const section[CTL_KEY_SECTIONS] = {"Episode", "View", "Files", "Other"};
+    if (s < 0 || s >= CTL_KEY_SECTIONS)
+        return "";
+    return s == 0 && replay ? "Replay (read-only)" : section[s];
+}
+
 /* ------------------------------------------------------------------ */
 /* The tour's keys (before the others while touring)                   */
 

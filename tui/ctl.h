@@ -45,5 +45,11 @@ typedef struct CtlKeyDoc {
     int section;
 } CtlKeyDoc;
 const CtlKeyDoc *ctl_keys(int replay, int *count);
+/* The title of key section s (0..CTL_KEY_SECTIONS-1), replay's own in
+ * place of the episode's when replay. */
+enum { CTL_KEY_SECTIONS = 4 };
+/* The mouse's line of the help. */
+#define CTL_MOUSE_HELP "Mouse: click a group or an op to select it; the wheel scrolls the graph."
+const char *ctl_key_section(int s, int replay);
 
 #endif

@@ -76,11 +76,10 @@ typedef void (*HelpRow)(void *ctx, const char *keys, const char *text, int len, 
 
 static int help_rows(const App *a, int width, HelpRow row, void *ctx)
 {
-    static const char *const section[] = {"Episode", "View", "Files", "Other"};
     int n, rows = 0;
     const CtlKeyDoc *keys = ctl_keys(a->replay.active, &n);
-    for (int s = 0; s < 4; s++) {
-        const char *title = s == 0 && a->replay.active ? "Replay (read-only)" : section[s];
+    for (int s = 0; s < CTL_KEY_SECTIONS; s++) {
+        const char *title = ctl_key_section(s, a->replay.active);
         row(ctx, NULL, title, (int)strlen(title), GS_TITLE);
         rows++;
         for (int k = 0; k < n; k++) {
@@ -92,7 +91,7 @@ static int help_rows(const App *a, int width, HelpRow row, void *ctx)
                 row(ctx, j ? "" : keys[k].keys, keys[k].help + start[j], len[j], GS_NONE);
         }
     }
-    static const char *const mouse = "Mouse: click a group or an op to select it; the wheel scrolls the graph.";
+    static const char *const mouse = CTL_MOUSE_HELP;
     int start[8], len[8];
     int m = widget_wrap(mouse, width, start, len, 8);
     for (int j = 0; j < m && j < 8; j++, rows++)

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "meta.h"
 #include "nn.h"
 #include "sim.h"
 #include "visible.h"
@@ -19,14 +20,13 @@ enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 
 static void usage(FILE *f)
 {
-    fputs("usage: placeto [COMMAND] [ARGS]\n\n"
-          "Placeto (Addanki et al., NeurIPS 2019) device placement, explorable in the terminal.\n\n"
-          "commands:\n", f);
+    fputs("usage: placeto [COMMAND] [ARGS]\n\n" PLACETO_TAGLINE "\n\ncommands:\n", f);
     for (int k = 0; k < N_COMMANDS; k++) {
         fprintf(f, "  %-10s %s\n", commands[k]->name, commands[k]->brief);
     }
     fputs("\nWith no command: the explorer on the bundled default graph (on a terminal; otherwise\nan overview of that graph).\n"
-          "'placeto help COMMAND' (or 'placeto COMMAND --help') describes each command.\n", f);
+          "'placeto help COMMAND' (or 'placeto COMMAND --help') describes each command;\n"
+          "'placeto --version' (-V) prints the version.\n", f);
 }
 
 /* The default view: info on the bundled graph, then a simulation of it on
@@ -106,6 +106,17 @@ int main(int argc, char **argv)
     atexit(check_stdout);
     setlocale(LC_ALL, "");
     setlocale(LC_NUMERIC, "C");
+    /* the version, the man page and completion words: before BLAS is opened */
+    if (argc == 2 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)) {
+        printf("placeto %s\n", meta_version());
+        return EXIT_OK;
+    }
+    if (argc == 2 && strcmp(argv[1], "--man") == 0) {
+        meta_man(stdout, commands, N_COMMANDS);
+        return EXIT_OK;
+    }
+    if (argc >= 2 && strcmp(argv[1], "--complete") == 0)
+        return meta_complete(stdout, commands, N_COMMANDS, argc - 1, argv + 1);
     nn_blas_init();
     return dispatch(argc, argv);
 }

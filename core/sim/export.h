@@ -14,7 +14,10 @@
 /* One process per device (pid = device + 1) with a compute lane
  * (tid = pid * 100) and an outgoing-transfer lane (tid = pid * 100 + 1); one
  * "X" event per op and per transfer; process and thread names as "M" events;
- * the makespan and names in "otherData". */
+ * flow events ("s" and "f" with "bp": "e", category "dependency", bound to
+ * the midpoints of their slices) from each transfer's producer to the
+ * transfer and from the transfer to each op it releases, so that viewers
+ * draw the dependency arrows (none to or from a slice of zero length); the makespan and names in "otherData". */
 int export_trace(const char *path, const Graph *g, const Cluster *c, const SimResult *r, Err *e);
 void export_trace_print(FILE *f, const Graph *g, const Cluster *c, const SimResult *r);
 
