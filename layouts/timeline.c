@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "critpath.h"
 #include "util.h"
 
 typedef struct ByStart {
@@ -46,92 +47,13 @@ static void bucket(int n, int nd, const int *key, const double *start, const dou
     *items_out = items;
 }
 
-/* What released op `op`: the latest of its local parents' ends, its
- * incoming transfers' ends and the previous op on its device plus the gap.
- * Returns the op to continue from, or -1 with *tr set to a transfer, or -1
- * with *tr = -1 when nothing did (a source at time 0). */
-static int release_of(const Timeline *t, const int *prev, const int *tr_off, const int *tr_by_src, int op, int *tr)
-{
-    const SimResult *r = t->r;
-    const GraphNode *nd = &t->g->nodes[op];
-    double best = -1;
-    int who = -1;
-    *tr = -1;
-    for (int k = 0; k < nd->n_parents; k++) {
-        int p = nd->parents[k];
-        if (r->device[p] == r->device[op]) {
-            if (r->end_us[p] > best) {
-                best = r->end_us[p];
-                who = p;
-                *tr = -1;
-            }
-            continue;
-        }
-        for (int j = tr_off[p]; j < tr_off[p + 1]; j++) {
-            const SimTransfer *x = &r->transfers[tr_by_src[j]];
-            for (int c = 0; c < x->n_children; c++)
-                if (x->children[c] == op && x->end_us > best) {
-                    best = x->end_us;
-                    who = -1;
-                    *tr = tr_by_src[j];
-                }
-        }
-    }
-    int q = prev[op];
-    if (q >= 0) {
-        double free_at = r->end_us[q] + (r->end_us[q] > r->start_us[q] ? t->c->op_gap_us : 0);
-        if (free_at > best && free_at <= r->start_us[op]) {
-            who = q;
-            *tr = -1;
-        }
-    }
-    return who;
-}
-
-/* Walks the critical path back from the op that ends last. */
+/* The critical path (core/sim/critpath.c, the same walk the DOT export
+ * marks). */
 static void critical_path(Timeline *t)
 {
-    const SimResult *r = t->r;
-    int n = r->n_ops, nt = r->n_transfers, *prev = XMALLOC(int, n);
-    int *tr_prev = XMALLOC(int, nt), *tr_src = XMALLOC(int, nt);
-    double *zero = XNEW(double, nt);
-    for (int d = 0; d < t->n_devices; d++) {
-        for (int i = t->dev_off[d]; i < t->dev_off[d + 1]; i++)
-            prev[t->dev_ops[i]] = i > t->dev_off[d] ? t->dev_ops[i - 1] : -1;
-        for (int i = t->bus_off[d]; i < t->bus_off[d + 1]; i++)
-            tr_prev[t->bus_tr[i]] = i > t->bus_off[d] ? t->bus_tr[i - 1] : -1;
-    }
-    for (int k = 0; k < nt; k++)
-        tr_src[k] = r->transfers[k].src;
-    int *tr_off, *tr_by_src; /* transfers by source op */
-    bucket(nt, n, tr_src, zero, zero, &tr_off, &tr_by_src);
-    int cur = -1;
-    for (int i = 0; i < n; i++)
-        if (cur < 0 || r->end_us[i] > r->end_us[cur])
-            cur = i;
-    for (int steps = 0; cur >= 0 && steps <= n + nt; steps++) {
-        int tr;
-        t->op_crit[cur] = 1;
-        cur = release_of(t, prev, tr_off, tr_by_src, cur, &tr);
-        while (tr >= 0 && !t->tr_crit[tr]) { /* a transfer: its source, or the bus before it */
-            const SimTransfer *x = &r->transfers[tr];
-            int before = tr_prev[tr];
-            t->tr_crit[tr] = 1;
-            double bus_free = before >= 0 ? r->transfers[before].end_us + t->c->transfer_overhead_us : -1;
-            if (before >= 0 && bus_free > r->end_us[x->src] && bus_free <= x->start_us) {
-                tr = before;
-            } else {
-                cur = x->src;
-                tr = -1;
-            }
-        }
-    }
-    free(prev);
-    free(tr_prev);
-    free(tr_src);
-    free(zero);
-    free(tr_off);
-    free(tr_by_src);
+    int *path = XMALLOC(int, t->r->n_ops), n_path = 0;
+    sim_critical_path(t->g, t->c, t->r, path, &n_path, t->op_crit, t->tr_crit);
+    free(path);
 }
 
 Timeline *tl_new(const Graph *g, const Cluster *c, const SimResult *r)
