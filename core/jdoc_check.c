@@ -94,38 +94,10 @@ static long u_escape(const Lex *x, size_t i)
 }
 
 /* The length of the UTF-8 sequence at t[i] (i < n, t[i] >= 0x80), or 0 when
- * it is not well-formed (overlong forms, surrogates and code points past
- * U+10FFFF are not). */
+ * it is not well-formed. */
 static size_t utf8_len(const Lex *x, size_t i)
 {
-    const unsigned char *t = x->t;
-    unsigned char c = t[i];
-    size_t need;
-    unsigned char lo = 0x80, hi = 0xbf;
-    if (c >= 0xc2 && c <= 0xdf)
-        need = 1;
-    else if (c >= 0xe0 && c <= 0xef) {
-        need = 2;
-        if (c == 0xe0)
-            lo = 0xa0;
-        else if (c == 0xed)
-            hi = 0x9f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        need = 3;
-        if (c == 0xf0)
-            lo = 0x90;
-        else if (c == 0xf4)
-            hi = 0x8f;
-    } else
-        return 0;
-    if (i + need >= x->n)
-        return 0;
-    if (t[i + 1] < lo || t[i + 1] > hi)
-        return 0;
-    for (size_t k = 2; k <= need; k++)
-        if (t[i + k] < 0x80 || t[i + k] > 0xbf)
-            return 0;
-    return need + 1;
+    return util_utf8_seq(x->t + i, x->n - i);
 }
 
 /* A string at t[i] == '"'; *end receives the index after it. */

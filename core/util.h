@@ -163,6 +163,10 @@ void util_json_string(FILE *f, const char *s);
 /* The offset of the first byte of s that is not well-formed UTF-8 (overlong
  * forms, surrogates and code points past U+10FFFF are not), or -1. */
 long util_utf8_invalid(const char *s);
+/* The length (1-4) of the well-formed UTF-8 sequence at p, with avail bytes
+ * there, or 0 (overlong forms, surrogates, code points past U+10FFFF, a cut
+ * sequence). */
+size_t util_utf8_seq(const unsigned char *p, size_t avail);
 
 /* Line and column (1-based) of byte offset off in text. */
 void util_line_col(const char *text, size_t off, int *line, int *col);

@@ -204,35 +204,42 @@ int strmap_get(const StrMap *m, const char *key)
     return m->keys[i] ? m->vals[i] : -1;
 }
 
+size_t util_utf8_seq(const unsigned char *p, size_t avail)
+{
+    unsigned char c = p[0];
+    if (c < 0x80)
+        return 1;
+    size_t need;
+    unsigned char lo = 0x80, hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) {
+        need = 1;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        need = 2;
+        lo = c == 0xe0 ? 0xa0 : 0x80; /* no overlong form */
+        hi = c == 0xed ? 0x9f : 0xbf; /* no surrogate */
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        need = 3;
+        lo = c == 0xf0 ? 0x90 : 0x80;
+        hi = c == 0xf4 ? 0x8f : 0xbf; /* nothing past U+10FFFF */
+    } else {
+        return 0;
+    }
+    if (need >= avail || p[1] < lo || p[1] > hi)
+        return 0;
+    for (size_t k = 2; k <= need; k++)
+        if (p[k] < 0x80 || p[k] > 0xbf)
+            return 0;
+    return need + 1;
+}
+
 long util_utf8_invalid(const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
     for (size_t i = 0; p[i];) {
-        unsigned char c = p[i];
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        size_t need;
-        unsigned char lo = 0x80, hi = 0xbf;
-        if (c >= 0xc2 && c <= 0xdf)
-            need = 1;
-        else if (c >= 0xe0 && c <= 0xef) {
-            need = 2;
-            lo = c == 0xe0 ? 0xa0 : 0x80;
-            hi = c == 0xed ? 0x9f : 0xbf;
-        } else if (c >= 0xf0 && c <= 0xf4) {
-            need = 3;
-            lo = c == 0xf0 ? 0x90 : 0x80;
-            hi = c == 0xf4 ? 0x8f : 0xbf;
-        } else
+        size_t len = util_utf8_seq(p + i, (size_t)-1); /* a NUL ends a sequence short: invalid */
+        if (!len)
             return (long)i;
-        if (p[i + 1] < lo || p[i + 1] > hi)
-            return (long)i;
-        for (size_t k = 2; k <= need; k++)
-            if (p[i + k] < 0x80 || p[i + k] > 0xbf)
-                return (long)i;
-        i += need + 1;
+        i += len;
     }
     return -1;
 }
