@@ -157,9 +157,17 @@ install: $(NEED_RUN_DEPS)
 	@echo "install -m 644 graphs/... '$(DESTDIR)$(DATADIR)/'"
 	@cd graphs && for f in $(DATA_FILES); do \
 	  install -D -m 644 "$$f" '$(DESTDIR)$(DATADIR)/'"$${f#./}" || exit 1; done
+	@# the importers, and a command for each (placeto-import-torch, placeto-import-onnx)
+	install -d '$(DESTDIR)$(DATADIR)/import'
+	install -m 644 graphs/import/*.py '$(DESTDIR)$(DATADIR)/import/'
+	@for w in torch onnx; do \
+	  printf '#!/bin/sh\n# placeto-import-%s: the importer installed beside the data (found from this file, as placeto finds its data)\nexec /usr/bin/python3 "$$(dirname "$$(readlink -f "$$0")")/../share/placeto/import/%s_graph.py" "$$@"\n' \
+	    $$w $$w > '$(DESTDIR)$(BINDIR)/placeto-import-'$$w && \
+	  chmod 755 '$(DESTDIR)$(BINDIR)/placeto-import-'$$w || exit 1; done
 
 uninstall:
-	rm -f '$(DESTDIR)$(BINDIR)/placeto' '$(DESTDIR)$(MANDIR)/placeto.1' '$(DESTDIR)$(COMPDIR)/placeto'
+	rm -f '$(DESTDIR)$(BINDIR)/placeto' '$(DESTDIR)$(BINDIR)/placeto-import-torch' '$(DESTDIR)$(BINDIR)/placeto-import-onnx' \
+	  '$(DESTDIR)$(MANDIR)/placeto.1' '$(DESTDIR)$(COMPDIR)/placeto'
 	rm -rf '$(DESTDIR)$(DATADIR)'
 
 # the unit tests also cover the recordings' writer (no curses in these files)

@@ -49,9 +49,15 @@ if mk "make install" install DESTDIR="$dest"; then
         if [ -f "$p/$f" ]; then pass; else fail "installed $f" "missing in $p"; fi
     done
     if [ -x "$p/bin/placeto" ]; then pass; else fail "installed program" "not executable"; fi
-    if find "$dest" -name '*.py' | grep -q .; then fail "installed data" "the importers were installed"; else pass; fi
+    # the importers beside the data, each with a command
+    for w in torch onnx; do
+        if [ -x "$p/bin/placeto-import-$w" ] && [ -f "$data/import/${w}_graph.py" ]; then pass
+        else fail "installed importer $w" "no $p/bin/placeto-import-$w running $data/import/${w}_graph.py"; fi
+    done
+    irun "$elsewhere" "$p/bin/placeto-import-onnx" --help
+    if [ "$rc" -eq 0 ] && grep -q "ONNX" "$tmp/out" "$tmp/err" 2> /dev/null; then pass; else fail "installed placeto-import-onnx --help" "rc=$rc"; fi
     n_graphs=$(cd graphs && find . -path ./import -prune -o -type f -name '*.json' -print | wc -l)
-    n_data=$(find "$data" -type f | wc -l)
+    n_data=$(find "$data" -type f -not -path '*/import/*' | wc -l)
     if [ "$n_graphs" -eq "$n_data" ]; then pass; else fail "installed data" "$n_data files, graphs/ has $n_graphs"; fi
 
     bin=$p/bin/placeto
