@@ -217,6 +217,25 @@ if expect_rc "train with stderr closed" 0; then
     if [ "$(grep -cv '^[0-9e]' "$tmp/c.csv")" = 0 ] && [ "$(wc -l < "$tmp/c.csv")" = 4 ]; then pass
     else fail "train with stderr closed" "the curve holds other lines: $(head -c 300 "$tmp/c.csv")"; fi
 fi
+# the same with standard output closed: the summary must not land in the
+# curve either
+cmd="placeto train graphs/toy/crown.json --episodes 3 --curve c1.csv >&-"
+timeout 60 $wrap "$prog" train graphs/toy/crown.json --episodes 3 -o "$tmp/fd1.json" --curve "$tmp/c1.csv" >&- 2> /dev/null < /dev/null
+rc=$?
+if expect_rc "train with stdout closed" 0; then
+    if [ "$(grep -cv '^[0-9e]' "$tmp/c1.csv")" = 0 ] && [ "$(wc -l < "$tmp/c1.csv")" = 4 ]; then pass
+    else fail "train with stdout closed" "the curve holds other lines: $(head -c 300 "$tmp/c1.csv")"; fi
+fi
+# and with standard input closed: the headless explorer reads its keys from
+# the command line and saves where it is told, not into descriptor 0
+cmd="placeto explore graphs/toy/crown.json --headless --keys 'space s' --save ep0.json <&-"
+timeout 60 $wrap "$prog" explore graphs/toy/crown.json --headless --keys "space s" --save "$tmp/ep0.json" \
+    > "$tmp/out" 2> "$tmp/err" <&-
+rc=$?
+if expect_rc "explore with stdin closed" 0; then
+    if grep -q '"format": *"placeto-episode"' "$tmp/ep0.json" 2> /dev/null; then pass
+    else fail "explore with stdin closed" "no episode saved: $(flat "$tmp/out" | tail -c 200)"; fi
+fi
 
 # Names are escaped in every output: terminal controls in human-readable
 # text are shown (^[, ^G, <U+009B>), never sent; JSON and CSV give the name
