@@ -322,6 +322,20 @@ rc=$?
 has "a click on the map" "layer4.1.bn1"
 if grep -q "layer1.0.conv1 " "$tmp/out"; then fail "a click on the map" "the view stayed at the top"; fi
 
+# a group selected with the mouse and overridden changes aside: the episode
+# stays where it was, the history says who chose it
+run explore graphs/toy/crown.json --headless --keys "click:26,9 1" --size 100x30
+has "override of a clicked group" "you moved b3.bn d0->d1 (aside)" "step 0/18" "the episode stays at step 1"
+
+# the tour's trace goes beside the user's files, and says so
+mkdir -p "$tmp/tourdir"
+cmd="(cd tourdir && placeto demo --headless --keys 'Right Right Right')"
+(cd "$tmp/tourdir" && timeout 20 $wrap "$absprog" demo --headless --keys "Right Right Right" --size 100x34) \
+    > "$tmp/out" 2> "$tmp/err" < /dev/null
+rc=$?
+has "the tour announces its trace" "wrote resnet18.trace.json"
+if [ -s "$tmp/tourdir/resnet18.trace.json" ]; then pass; else fail "the tour's trace" "no resnet18.trace.json where it said"; fi
+
 # a graph's name never chooses where files go: a graph named "../escaped"
 # in the file "my model.json" saves and exports as my_model.* beside it
 mkdir -p "$tmp/names/sub"
