@@ -1057,7 +1057,7 @@ def main(argv):
                   summary.command_line(argv, "placeto-import-onnx")))
     obj = {"format": "placeto-graph", "version": 1, "name": name, "source": source,
            "nodes": nodes, "edges": edges}
-    progress.phase("writing %s" % a.output)
+    progress.phase("writing %s" % ("to stdout" if a.output == "-" else a.output))
     try:
         write_atomic(a.output, graph_text(obj))
     except OSError as e:

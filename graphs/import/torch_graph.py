@@ -561,12 +561,13 @@ def main():
     source = ("torch_graph.py: one training step (forward, loss, backward, SGD-momentum update) of %s, "
               "batch %d, captured with functorch aot_module; costs: %s; %s; command: %s"
               % (about, batch, cost, describe_versions(), summary.command_line(sys.argv, "placeto-import-torch")))
-    progress.phase("writing %s" % args.output)
+    progress.phase("writing %s" % ("to stdout" if args.output == "-" else args.output))
     try:
         write(b, args.name or name, source, args.output, tag_layers=args.model in ("nmt", "nmt_variant"))
     except OSError as e:
         die("%s: cannot write: %s" % (args.output, e.strerror or e))
-    progress.say(summary.summary(args.output, b.nodes, b.edges, args.device, seconds=progress.elapsed()))
+    progress.say(summary.summary(args.output, b.nodes, b.edges, "this CPU" if args.measure_cpu else args.device,
+                                 seconds=progress.elapsed()))
 
 
 if __name__ == "__main__":
