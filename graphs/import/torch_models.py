@@ -14,6 +14,7 @@ message that names the file, factory, option or field at fault.
 """
 import difflib
 import importlib.util
+import inspect
 import os
 import re
 import sys
@@ -229,16 +230,15 @@ def tv_registry():
     reg = {}
     if hasattr(tvm, "list_models"):
         for kind in [k for k, _, _ in TV_KINDS] + sorted(TV_UNSUPPORTED):
-            mod = getattr(tvm, kind) if kind else tvm
-            for n in tvm.list_models(module=mod):
+            mod = getattr(tvm, kind, None) if kind else tvm
+            for n in tvm.list_models(module=mod) if mod else []:
                 reg.setdefault(n, (kind, None))
         return reg
     # older torchvision: the lower-case callables of each models module
-    import inspect
     for kind in [k for k, _, _ in TV_KINDS] + sorted(TV_UNSUPPORTED):
         mod = getattr(tvm, kind, None) if kind else tvm
         for n, f in sorted(vars(mod).items() if mod else []):
-            if n[:1].islower() and not n.startswith("_") and inspect.isfunction(f) and n not in ("get_weight",):
+            if n[:1].islower() and inspect.isfunction(f) and not n.startswith(("get_", "list_")):
                 reg.setdefault(n, (kind, f))
     return reg
 
@@ -287,12 +287,16 @@ def torchvision_model(name, batch, size):
     shape[-2:] = [size, size]
     config = dict(TV_CONFIG.get(name, {}))
     try:
-        import inspect
         build = builder or tvm.get_model_builder(name)
         params = inspect.signature(build).parameters
-        if "weights_backbone" in params:    # segmentation: a random backbone too
+        if "weights" in params:                 # random weights, and a random backbone too
+            config["weights"] = None
+        elif "pretrained" in params:            # older torchvision
+            config["pretrained"] = False
+        if "weights_backbone" in params:
             config["weights_backbone"] = None
-        config["weights" if "weights" in params else "pretrained"] = None if "weights" in params else False
+        elif "pretrained_backbone" in params:
+            config["pretrained_backbone"] = False
         no_downloads()
         net = build(**config)
     except Error:
