@@ -3,20 +3,28 @@
 
 usage: /usr/bin/python3 graphs/import/onnx_graph.py MODEL.onnx -o OUT.json
            [--device k80|p100|v100] [--batch N] [--dim NAME=VALUE ...]
-           [--shape INPUT=D1,D2,... ...] [--name NAME]
+           [--shape INPUT=D1,D2,... ...] [--name NAME] [-q]
+       (installed: placeto-import-onnx MODEL.onnx -o OUT.json [options])
 
 Needs the onnx Python package (Debian: python3-onnx; tested with 1.12). Weights
 stored as external data are not read (only their shapes are needed).
 
-Shapes
-  Every dimension of a graph input that is symbolic (dim_param), 0 or missing
-  becomes --batch (default 1) -- every such dimension, so also e.g. a
-  symbolic sequence length -- unless --dim NAME=VALUE gives a value for that
-  dim_param name (e.g. --dim seq_len=128); the same names are substituted in
-  the graph outputs and value_info. --shape INPUT=D1,D2,... replaces the whole
-  shape of a graph input (for models whose inputs have no shape). Then
-  onnx.shape_inference.infer_shapes (with data propagation) gives the shape
-  and element type of every tensor. The values of shape-metadata tensors
+Shapes: --batch is the batch dimension, --dim the named ones
+  --batch N (default 1) sets the FIRST dimension of every graph input, when
+  that dimension is symbolic (dim_param), 0 or missing; every other symbolic
+  dimension needs --dim NAME=VALUE for its dim_param name (e.g. --dim
+  seq_len=128), and one left unset is an error that names the input, the
+  dimension and the option to give. --dim may also name the first dimension
+  (it then wins over --batch). A dim_param name gets one value everywhere it
+  appears, in the graph inputs, outputs and value_info. An input whose first
+  dimension is a fixed number keeps it (with a warning when --batch asks for
+  another; export the model with a symbolic batch, e.g. torch.onnx.export(...,
+  dynamic_axes={"x": {0: "batch"}})). A non-first dimension that is 0 or
+  missing and has no name cannot be set by name: --shape INPUT=D1,D2,...
+  replaces the whole shape of a graph input (also for models whose inputs
+  have no shape).
+  Then onnx.shape_inference.infer_shapes (with data propagation) gives the
+  shape and element type of every tensor. The values of shape-metadata tensors
   (see "Folded ops") are computed with numpy from the inferred shapes and
   given to a second inference as initializers, repeatedly until nothing new
   is found, so that e.g. a Reshape whose target shape is computed by
@@ -36,13 +44,17 @@ topological)
                the inferred shape and element type.
   cost_us      the roofline model below.
   Graph inputs become "input" ops and initializers "variable" ops, named
-  after the tensor (cost
-  0, output = the tensor's bytes, no colocation: an inference graph has no
-  gradients). A Constant node whose value is more than 1 KiB is a weight too
-  and becomes a "variable" op named after the node. Inputs and variables come
-  first, in the order of their first use by an op (unused graph inputs last);
-  an initializer that no remaining op reads (e.g. the target shape of a
-  Reshape) is left out.
+  after the tensor (cost 0, output = the tensor's bytes). A Constant node
+  whose value is more than 1 KiB is a weight too and becomes a "variable" op
+  named after the node. Inputs and variables come first, in the order of
+  their first use by an op (unused graph inputs last); an initializer that
+  no remaining op reads (e.g. the target shape of a Reshape) is left out.
+  colocate: every variable op shares a colocation key -- the name of the op
+  that reads it first (in ONNX order) -- with that op, which gets the key
+  too; so a weight that costs nothing lands in its consumer's group instead
+  of a group of its own (placeto puts ops with one key in one group). A
+  weight read by several ops goes with the first; the others receive it as
+  a transfer when they sit elsewhere. Graph inputs are not colocated.
 
 Folded ops (no placeto op; documented so that op counts can be checked)
   * views: Reshape, Flatten, Squeeze, Unsqueeze, Identity. Consumers of the
@@ -102,7 +114,22 @@ Output
   (which includes OUT) give a byte-identical file. "source" names the model
   file, its producer and opset, the device model, the batch size, the onnx
   and Python versions, the substituted input dimensions, the folded ops and
-  the exact command line. A summary line goes to stderr.
+  the exact command line (placeto-import-onnx when installed).
+
+Progress, summary and the inference notice (stderr)
+  One line per phase with the seconds since the start (loading, shape
+  inference, converting, writing; -q/--quiet drops them), then a summary
+  line: ops, ONNX nodes, folded ops, edges, total cost and the critical path
+  share -- the longest chain of op costs through the edges over the total
+  cost (transfers ignored; placeto info prints the same figure). An ONNX
+  file holds an inference graph (the forward pass; no backward pass, no
+  optimizer update) unless it has training ops (Gradient, ops of the
+  ai.onnx.preview.training domain, *Grad ops), so a notice follows, also
+  with --quiet: the graph is inference-only, its critical path share, what
+  that bounds (no placement runs it more than total / critical path times
+  faster than one device, before transfers) and that placement studies use
+  a training graph, which the PyTorch path (torch_graph.py,
+  placeto-import-torch) makes: forward, backward and update of one step.
 
 Exit status 0 on success, 1 on an error (message "onnx_graph.py: ..." on
 stderr), 2 on a usage error.
@@ -110,13 +137,15 @@ stderr), 2 on a usage error.
 import argparse
 import json
 import os
-import shlex
 import sys
 import tempfile
+import time
 
+START = time.monotonic()
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import roofline  # noqa: E402
+import summary  # noqa: E402
 
 PROG = "onnx_graph.py"
 
@@ -205,15 +234,19 @@ def parse_assignments(items, what):
 
 
 def substitute_dims(model, batch, dims, shapes):
-    """Fix the graph inputs' unknown dims; returns a list of 'input[axis]=value' notes."""
+    """Fix the graph inputs' unknown dims: the first from batch (None: 1, not
+    asked for), the named ones from dims. Returns (notes 'input[axis]=value',
+    warnings)."""
     g = model.graph
     inits = {t.name for t in g.initializer} | {t.values.name for t in g.sparse_initializer}
-    notes = []
+    notes, warnings = [], []
     known_inputs = {i.name for i in g.input}
     for name in shapes:
         if name not in known_inputs or name in inits:
             raise Error("--shape %s: the model has no graph input %r" % (name, name))
-    params = {}
+    params = dict(dims)     # dim_param name -> value
+    unset = []              # (input, axis, name) of symbolic dims nobody set
+    todo = []               # (value info, dims to fix)
     for vi in g.input:
         if vi.name in inits:
             continue
@@ -234,20 +267,49 @@ def substitute_dims(model, batch, dims, shapes):
             continue
         if not vi.type.HasField("tensor_type") or not vi.type.tensor_type.HasField("shape"):
             continue
+        todo.append(vi)
+        d0 = vi.type.tensor_type.shape.dim[0] if len(vi.type.tensor_type.shape.dim) else None
+        if d0 is None:
+            continue
+        if d0.HasField("dim_value") and d0.dim_value > 0:
+            if batch is not None and d0.dim_value != batch:
+                warnings.append("graph input %r has a fixed first dimension %d: --batch %d does not change it "
+                                "(export the model with a symbolic batch dimension)" % (vi.name, d0.dim_value, batch))
+            continue
+        label = d0.dim_param if d0.HasField("dim_param") and d0.dim_param else None
+        if label is not None and label not in params:
+            params[label] = batch or 1
+    # the first dimensions are set: now every other dimension, in order
+    used = set()
+    for vi in todo:
         for axis, d in enumerate(vi.type.tensor_type.shape.dim):
             if d.HasField("dim_value") and d.dim_value > 0:
                 continue
             label = d.dim_param if d.HasField("dim_param") and d.dim_param else None
-            value = batch
-            if label is not None and label in dims:
-                value = dims[label]
-            if label is not None:
-                params[label] = value
+            if label is not None and label in params:
+                value = params[label]
+                used.add(label)
+            elif axis == 0:
+                value = batch or 1
+            elif label is not None:
+                unset.append((vi.name, axis, label))
+                continue
+            else:
+                raise Error("graph input %r: dimension %d has no size and no name, so neither --batch (the "
+                            "first dimension) nor --dim can set it; give the whole shape with --shape %s=D1,D2,..."
+                            % (vi.name, axis, vi.name))
             d.Clear()
             d.dim_value = value
             notes.append("%s[%d]%s=%d" % (vi.name, axis, "(%s)" % label if label else "", value))
+    if unset:
+        name, axis, label = unset[0]
+        more = sorted({lb for _, _, lb in unset} - {label})
+        raise Error("graph input %r: dimension %d is the symbolic %r, which --batch does not set (it sets only "
+                    "the first, batch dimension): give its size with --dim %s=VALUE%s"
+                    % (name, axis, label, label,
+                       "" if not more else " (also unset: %s)" % ", ".join(more)))
     for label in dims:
-        if label not in params:
+        if label not in used:
             raise Error("--dim %s: no graph input has a dimension named %r" % (label, label))
     # the same names elsewhere (a stale dim_param there would conflict with the inferred value)
     for vi in list(g.output) + list(g.value_info):
@@ -257,7 +319,7 @@ def substitute_dims(model, batch, dims, shapes):
                     v = params[d.dim_param]
                     d.Clear()
                     d.dim_value = v
-    return notes
+    return notes, warnings
 
 
 def strip_large_weights(model):
@@ -820,11 +882,19 @@ class Converter:
                 k += 1
             used.add(name)
             names[old] = name
+        # a variable goes with the op that reads it first: both get that op's name as key
+        key = {}
+        for s, d, _ in self.edges:
+            if self.nodes[s]["op"] == "variable" and s not in key:
+                key[s] = key[d] = names[d]
         nodes = []
         for old in order:
             n = self.nodes[old]
             nodes.append({"name": names[old], "op": n["op"], "cost_us": n["cost_us"],
                           "output_bytes": n["output_bytes"]})
+            if old in key:
+                nodes[-1]["colocate"] = key[old]
+        self.ncolocated = sum(1 for i in key if self.nodes[i]["op"] == "variable")
         edges = [{"src": names[s], "dst": names[d], "output": o} for s, d, o in self.edges]
         return nodes, edges
 
@@ -874,6 +944,25 @@ def devices_help():
                      for k, v in roofline.DEVICES.items())
 
 
+TRAINING_DOMAINS = {"ai.onnx.preview.training"}
+
+
+def is_training(g):
+    """True if the graph has training ops (a backward pass or an optimizer)."""
+    return any(n.domain in TRAINING_DOMAINS or n.op_type == "Gradient" or n.op_type.endswith("Grad")
+               for n in g.node)
+
+
+def inference_notice(nodes, edges):
+    _, cp, share = summary.totals(nodes, edges)
+    bound = ("no placement runs it more than %.1fx faster than one device, before transfers" % (1 / share)
+             if share > 0 else "its critical path is empty")
+    return ("notice: this is an inference graph (an ONNX model holds the forward pass: no backward pass, no "
+            "optimizer update); its critical path is %.1f%% of the total cost, so %s. Placement studies use "
+            "training graphs: import the PyTorch model with torch_graph.py (placeto-import-torch) for the "
+            "whole training step (forward, backward, update)" % (100 * share, bound))
+
+
 def main(argv):
     ap = argparse.ArgumentParser(
         prog=PROG, description=__doc__ % {"devices": devices_help()},
@@ -883,15 +972,19 @@ def main(argv):
                     help="the placeto-graph file to write (- for stdout)")
     ap.add_argument("--device", default=roofline.DEFAULT_DEVICE, choices=sorted(roofline.DEVICES),
                     help="device model of the roofline costs (default %s)" % roofline.DEFAULT_DEVICE)
-    ap.add_argument("--batch", type=int, default=1, metavar="N",
-                    help="value of the graph inputs' symbolic, 0 or missing dimensions (default 1)")
+    ap.add_argument("--batch", type=int, default=None, metavar="N",
+                    help="the batch size: the FIRST dimension of every graph input, when symbolic, 0 or "
+                    "missing (default 1); other symbolic dimensions are --dim's")
     ap.add_argument("--dim", action="append", default=[], metavar="NAME=VALUE",
-                    help="value of the symbolic input dimension NAME instead of --batch (repeatable)")
+                    help="the size of the symbolic dimension NAME (dim_param) of the graph inputs; needed for "
+                    "every symbolic dimension but the first (repeatable)")
     ap.add_argument("--shape", action="append", default=[], metavar="INPUT=D1,D2,...",
                     help="the whole shape of graph input INPUT (repeatable)")
     ap.add_argument("--name", metavar="NAME", help="graph name (default: the model file name without .onnx)")
+    ap.add_argument("-q", "--quiet", action="store_true",
+                    help="no progress lines (the warnings, the summary and the notice stay)")
     a = ap.parse_args(argv[1:])
-    if a.batch < 1:
+    if a.batch is not None and a.batch < 1:
         ap.error("--batch must be >= 1")
     try:
         dims = {k: int(v) for k, v in parse_assignments(a.dim, "--dim").items()}
@@ -905,6 +998,7 @@ def main(argv):
         shapes = parse_assignments(a.shape, "--shape")
     except Error as e:
         ap.error(str(e))
+    progress = summary.Progress(PROG, a.quiet, START)
 
     try:
         import onnx
@@ -915,6 +1009,7 @@ def main(argv):
         die("%s: no such file" % a.model if not os.path.exists(a.model) else "%s: not a regular file" % a.model)
     if not os.access(a.model, os.R_OK):
         die("%s: cannot read the file (permission denied)" % a.model)
+    progress.phase("loading %s" % a.model)
     try:
         model = onnx.load(a.model, load_external_data=False)
     except Exception as e:
@@ -923,13 +1018,17 @@ def main(argv):
     if not g.node:
         die("%s: not an ONNX model or its main graph has no nodes" % a.model)
     try:
-        notes = substitute_dims(model, a.batch, dims, shapes)
+        notes, dim_warnings = substitute_dims(model, a.batch, dims, shapes)
+        for w in dim_warnings:
+            sys.stderr.write("%s: warning: %s\n" % (PROG, w))
         strip_large_weights(model)
         kinds, meta = plan_folding(g)
+        progress.phase("inferring the shapes of %d nodes" % len(g.node))
         try:
             info = infer_with_metadata(model, kinds, meta)
         except Exception as e:
             die("%s: shape inference failed: %s" % (a.model, str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__))
+        progress.phase("converting and costing (roofline model of %s)" % a.device)
         conv = Converter(g, kinds, meta, info, a.device)
         nodes, edges = conv.run()
     except Error as e:
@@ -949,21 +1048,25 @@ def main(argv):
     producer = ("%s %s" % (model.producer_name, model.producer_version)).strip() or "unknown"
     folded = ", ".join("%s %d" % (k, v) for k, v in sorted(conv.folded.items()))
     name = a.name if a.name else os.path.splitext(os.path.basename(a.model))[0]
-    cmd = " ".join(shlex.quote(x) for x in [sys.executable or "/usr/bin/python3"] + argv)
     source = ("onnx_graph.py from %s (producer %s, %s); roofline model of %s: %s; batch %d; onnx %s; "
-              "python %s; input dims set: %s; folded %d view/shape ops%s; command: %s" % (
+              "python %s; input dims set: %s; folded %d view/shape ops%s; %d weights colocated with the op "
+              "that reads them first; command: %s" % (
                   a.model, producer, ", ".join(opsets) or "no opset", a.device, roofline.DEVICES[a.device][0],
-                  a.batch, onnx.__version__, sys.version.split()[0], ", ".join(notes) if notes else "none",
-                  conv.nfolded, " (%s)" % folded if folded else "", cmd))
+                  a.batch or 1, onnx.__version__, sys.version.split()[0], ", ".join(notes) if notes else "none",
+                  conv.nfolded, " (%s)" % folded if folded else "", conv.ncolocated,
+                  summary.command_line(argv, "placeto-import-onnx")))
     obj = {"format": "placeto-graph", "version": 1, "name": name, "source": source,
            "nodes": nodes, "edges": edges}
+    progress.phase("writing %s" % ("to stdout" if a.output == "-" else a.output))
     try:
         write_atomic(a.output, graph_text(obj))
     except OSError as e:
         die("%s: cannot write: %s" % (a.output, e.strerror or e))
-    total = sum(n["cost_us"] for n in nodes)
-    sys.stderr.write("%s: wrote %s: %d ops (%d ONNX nodes, %d folded), %d edges, total cost %.3f us on %s\n" % (
-        PROG, a.output, len(nodes), len(g.node), conv.nfolded, len(edges), total, a.device))
+    progress.say(summary.summary(a.output, nodes, edges, a.device, seconds=progress.elapsed(),
+                                 detail=" (%d ONNX nodes, %d folded; %d weights colocated)"
+                                 % (len(g.node), conv.nfolded, conv.ncolocated)))
+    if not is_training(g):
+        progress.say(inference_notice(nodes, edges))
     return 0
 
 

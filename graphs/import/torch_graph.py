@@ -1,14 +1,63 @@
 #!/usr/bin/python3
 """torch_graph.py: the whole training step of a PyTorch model as a placeto graph.
 
-usage: /usr/bin/python3 graphs/import/torch_graph.py --model NAME [options] -o OUT.json
+usage: /usr/bin/python3 graphs/import/torch_graph.py MODEL [options] -o OUT.json
+       (installed: placeto-import-torch MODEL [options] -o OUT.json)
+
+MODEL is one of
+  --model NAME               a model of the zoo the bundled graphs come from
+                             (models.py; see --list-models), at its own batch
+                             size and input;
+  --model torchvision:NAME   any model of torchvision's registry
+                             (classification, segmentation, video), with
+                             random weights (nothing is downloaded): input
+                             3x224x224 images (299x299 for inception_v3,
+                             --image-size S for another size; video models
+                             3x16x112x112 clips), batch 32, cross-entropy
+                             loss on the main output (Inception's and
+                             GoogLeNet's auxiliary heads are left out; of a
+                             tuple the first element, of a dict its "out");
+  --module FILE.py:FACTORY   a module of your own: FILE is loaded by its path
+                             (nothing is installed or edited) and FACTORY()
+                             -- a function or a class -- must return a
+                             torch.nn.Module. Its forward is called with the
+                             --input tensors, in the order given, and the
+                             --loss of its output is the step's loss.
+--list-models prints the zoo names and the torchvision names.
+
+Inputs, batch and named dimensions (--module)
+  --input NAME=D1,D2,...[:DTYPE[:HIGH]] (repeatable) gives one forward
+  argument: the shape of ONE example. --batch N (default 32) is the batch
+  dimension, put in front of every input's shape: --input x=3,64,64 --batch 8
+  makes x of shape [8, 3, 64, 64]. A D that is a name is a named dimension,
+  set with --dim NAME=VALUE (--input tokens=seq:int64:30000 --dim seq=128
+  makes tokens [32, 128]); --dim never sets the batch dimension. DTYPE is
+  float32 (the default; values from a normal distribution), float64,
+  float16, bfloat16, int64, int32 or bool (all false); integer inputs hold
+  values in [0, HIGH), HIGH 1 unless given (all zeros: valid token ids and
+  class indices for any model). The values do not change the graph; its
+  shapes do.
+
+Loss (--module; --loss, default auto)
+  auto           the output if it is a scalar (a forward that returns its own
+                 loss), else an error asking for one of the below
+  none           the output, which must be a scalar loss
+  sum            the sum of the output
+  mse            mean squared error against an input "target" of the
+                 output's shape
+  ce[:CLASSES]   cross-entropy against an input "labels" (int64): classes
+                 along dimension 1 of the output, as F.cross_entropy takes
+                 them; labels have the output's shape without that dimension
+                 (CLASSES, when given, is checked against it)
+  Of an output that is a tuple, list or named tuple the first element counts,
+  of a dict its "out" entry. Parameters are named "net." + the module's own
+  names.
 
 The model's training step (forward pass, loss, backward pass and the
 optimizer update) is captured with functorch's ahead-of-time autograd
 (aot_module): the forward and the backward are traced into two aten-level FX
 graphs, joined where the backward reads tensors the forward saved, and an
 SGD-with-momentum update is added for every parameter. Then:
-
   * zero-cost view and bookkeeping ops (view, reshape, t, transpose, permute,
     expand, squeeze, unsqueeze, slice, select, detach, alias, getitem) are
     folded: their consumers read the producer of the underlying tensor;
@@ -38,9 +87,24 @@ SGD-with-momentum update is added for every parameter. Then:
 Op names: forward ops keep the FX names ("convolution_3"), backward ops get
 "grad/" in front, variables the parameter's name ("layer1.0.conv1.weight").
 
+Progress and summary (stderr)
+  One line per phase, with the seconds since the start: building the model,
+  tracing forward and backward, costing N ops (or timing them), writing OUT;
+  -q/--quiet drops these. Then a summary line that --quiet keeps: ops,
+  edges, total cost and the critical path share -- the longest chain of op
+  costs through the edges over the total cost (transfers ignored), which
+  bounds the speed-up any placement can reach (placeto info prints the same
+  figure).
+
 The graph's "source" records the model, batch size, device model, the tool
-versions and the exact command. Output is deterministic: the same command
-gives a byte-identical file (written through a temporary file and rename).
+versions and the exact command (placeto-import-torch when installed, else
+the interpreter and the script path as given; paths in it are as given).
+Output is deterministic: the same command gives a byte-identical file
+(written through a temporary file and rename).
+
+Exit status 0 on success, 1 on an error (a missing file or factory, a
+forward pass that fails, an unknown torchvision name: "torch_graph.py: ..."
+on stderr), 2 on a malformed option.
 """
 import argparse
 import json
@@ -51,9 +115,14 @@ import statistics
 import sys
 import time
 
+START = time.monotonic()         # progress lines count from here (before PyTorch loads)
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree or beside a user's module
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import layers  # noqa: E402
 import roofline  # noqa: E402
+import summary  # noqa: E402
+
+PROG = "torch_graph.py"
 
 VIEW_OPS = {
     "view", "_unsafe_view", "_reshape_alias", "reshape", "t", "transpose", "permute", "expand",
@@ -63,9 +132,9 @@ VIEW_OPS = {
 MATMUL_OPS = {"mm", "addmm", "bmm", "baddbmm", "matmul"}
 
 
-def die(msg):
-    sys.stderr.write("torch_graph.py: %s\n" % msg)
-    sys.exit(1)
+def die(msg, status=1):
+    sys.stderr.write("%s: %s\n" % (PROG, msg))
+    sys.exit(status)
 
 
 def aten_name(target):
@@ -241,10 +310,19 @@ def capture(model, inputs, keep_examples):
     return got["fw"], got["bw"]
 
 
-def build(model, inputs, input_names, device, measure_cpu, repeats):
+def count_ops(gm):
+    return sum(1 for n in gm.graph.nodes if n.op == "call_function" and n.target is not operator.getitem
+               and aten_name(n.target) not in VIEW_OPS)
+
+
+def build(model, inputs, input_names, device, measure_cpu, repeats, progress):
     import torch
     torch.manual_seed(0)
+    progress.phase("tracing forward and backward (one training step on this CPU)")
     (fg, fex), (bg, bex) = capture(model, inputs, measure_cpu)
+    n = count_ops(fg) + count_ops(bg)
+    progress.phase("timing %d traced ops on this CPU (median of %d runs each)" % (n, repeats) if measure_cpu
+                   else "costing %d traced ops (roofline model of %s)" % (n, device))
     params = list(model.named_parameters())
     buffers = list(model.named_buffers())
     fph = [n for n in fg.graph.nodes if n.op == "placeholder"]
@@ -329,7 +407,6 @@ def drop_unused(b):
 
 
 def write(b, name, source, path, tag_layers=False):
-    drop_unused(b)
     if tag_layers:  # sequence models: one "layer" per node for the expert placement
         layers.tag_layers(b.nodes, b.edges)
     doc = {"format": "placeto-graph", "version": 1, "name": name, "source": source,
@@ -345,39 +422,152 @@ def write(b, name, source, path, tag_layers=False):
     os.replace(tmp, path)
 
 
-def main():
+def list_models(models):
+    import torch_models
+    print("zoo models (--model NAME, models.py):")
+    print("  " + " ".join(sorted(models.MODELS)))
+    try:
+        names = torch_models.tv_names()
+    except ImportError as e:
+        print("torchvision models: none (cannot import torchvision: %s)" % e)
+        return
+    import torchvision
+    print("torchvision %s models (--model torchvision:NAME):" % torchvision.__version__)
+    line = " "
+    for n in names:
+        if len(line) + len(n) > 78:
+            print(line)
+            line = " "
+        line += " " + n
+    print(line)
+
+
+def check_options(args, ap):
+    """Refuses options that do not fit the model kind, and parses --input, --dim and
+    --loss (before anything slow runs). Returns the parsed (inputs, dims, loss) or None."""
     import models
+    import torch_models as tm
+    zoo = args.model is not None and not args.model.startswith("torchvision:")
+    if zoo and args.model not in models.MODELS:
+        die("unknown model %r; the zoo has %s; --model torchvision:NAME takes any torchvision model "
+            "(--list-models)" % (args.model, ", ".join(sorted(models.MODELS))))
+    if args.model is not None:
+        for opt, val in (("--input", args.input), ("--dim", args.dim), ("--loss", args.loss)):
+            if val:
+                ap.error("%s: only with --module (--model takes its own inputs and loss)" % opt)
+    if args.image_size is not None and (zoo or args.module):
+        ap.error("--image-size: only with --model torchvision:NAME (--module takes --input shapes)")
+    if args.image_size is not None and args.image_size < 1:
+        ap.error("--image-size must be >= 1")
+    if args.module is None:
+        return None
+    try:
+        specs = [tm.parse_input(t) for t in args.input]
+        dims = tm.parse_dims(args.dim)
+        tm.check_dims(specs, dims)
+        return specs, dims, tm.parse_loss(args.loss or "auto")
+    except tm.UsageError as e:
+        die(e, 2)
+
+
+def make_model(args, parsed):
+    """(module, inputs, input names, description, graph name, batch) of the model asked for."""
+    import models
+    import torch_models as tm
+    if args.model is not None and not args.model.startswith("torchvision:"):
+        spec = models.MODELS[args.model]
+        batch = args.batch or spec.batch
+        model, inputs, names, about = spec.make(batch, args.seed)
+        return model, inputs, names, about, spec.name(batch, args.seed), batch
+    batch = args.batch or 32
+    if args.model is not None:
+        return tm.torchvision_model(args.model[len("torchvision:"):], batch, args.image_size) + (batch,)
+    return tm.user_model(args.module, batch, *parsed) + (batch,)
+
+
+def main():
+    try:
+        import models
+    except ImportError as e:
+        die("cannot import PyTorch (%s); install python3-torch and python3-torchvision" % e)
     ap = argparse.ArgumentParser(
-        prog="torch_graph.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--model", required=True, help="one of: " + ", ".join(sorted(models.MODELS)))
-    ap.add_argument("--batch", type=int, default=None, help="batch size (default: the model's own)")
-    ap.add_argument("--seed", type=int, default=0, help="seed of generated architectures (ENAS cells, NMT variants)")
+        prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+        usage="%(prog)s (--model NAME | --model torchvision:NAME | --module FILE.py:FACTORY) [options] -o OUT.json")
+    what = ap.add_mutually_exclusive_group()
+    what.add_argument("--model", metavar="NAME", help="a zoo model (%s) or torchvision:NAME (any model of "
+                      "torchvision's registry)" % ", ".join(sorted(models.MODELS)))
+    what.add_argument("--module", metavar="FILE.py:FACTORY", help="your own nn.Module: FACTORY() from FILE.py")
+    what.add_argument("--list-models", action="store_true", help="print the zoo and torchvision names and exit")
+    ap.add_argument("--batch", type=int, default=None, metavar="N",
+                    help="the batch size: the FIRST dimension of every input (default: the zoo model's own, "
+                    "32 for torchvision:NAME and --module); named dimensions are --dim's")
+    ap.add_argument("--input", action="append", default=[], metavar="NAME=D1,D2,...[:DTYPE[:HIGH]]",
+                    help="--module: a forward input, the shape of ONE example (no batch dimension); "
+                    "repeatable, in the forward's argument order")
+    ap.add_argument("--dim", action="append", default=[], metavar="NAME=VALUE",
+                    help="--module: the size of a named dimension of the --input shapes (not the batch: --batch)")
+    ap.add_argument("--loss", default=None, metavar="auto|none|sum|mse|ce[:CLASSES]",
+                    help="--module: the loss of the output (default auto: the output if it is a scalar)")
+    ap.add_argument("--image-size", type=int, default=None, metavar="S",
+                    help="torchvision:NAME: the input's height and width (default 224; 299 for inception_v3; "
+                    "112 for video models)")
+    ap.add_argument("--seed", type=int, default=0,
+                    help="seed of the weights, inputs and generated architectures (ENAS cells, NMT variants)")
     ap.add_argument("--device", default=roofline.DEFAULT_DEVICE, choices=sorted(roofline.DEVICES),
                     help="device model of the roofline costs (default: k80)")
     ap.add_argument("--measure-cpu", action="store_true", help="time every op on this machine's CPU instead")
     ap.add_argument("--repeats", type=int, default=3, help="runs per op with --measure-cpu (median)")
-    ap.add_argument("--name", help="graph name (default: the model's)")
-    ap.add_argument("-o", "--output", required=True, help="output file, or - for stdout")
+    ap.add_argument("--name", help="graph name (default: the model's, or the module file's)")
+    ap.add_argument("-q", "--quiet", action="store_true", help="no progress lines (the summary stays)")
+    ap.add_argument("-o", "--output", metavar="OUT.json", help="output file, or - for stdout")
     args = ap.parse_args()
-    if args.model not in models.MODELS:
-        die("unknown model %r; known: %s" % (args.model, ", ".join(sorted(models.MODELS))))
-    import torch
+    if args.list_models:
+        list_models(models)
+        return
+    if args.model is None and args.module is None:
+        ap.error("give --model NAME, --model torchvision:NAME or --module FILE.py:FACTORY (--list-models)")
+    if not args.output:
+        ap.error("the following arguments are required: -o/--output")
+    if args.batch is not None and args.batch < 1:
+        ap.error("--batch must be >= 1")
+    progress = summary.Progress(PROG, args.quiet, START)
+    try:
+        import importlib
+        import torch
+        importlib.import_module("functorch.compile")
+    except ImportError as e:
+        die("cannot import PyTorch (%s); install python3-torch and python3-torchvision" % e)
+    import torch_models
+    parsed = check_options(args, ap)
     torch.manual_seed(args.seed)
     # one thread keeps --measure-cpu timings clean; shapes do not depend on it
     torch.set_num_threads(1 if args.measure_cpu else (os.cpu_count() or 1))
-    spec = models.MODELS[args.model]
-    batch = args.batch or spec.batch
-    model, inputs, input_names, about = spec.make(batch, args.seed)
-    b = build(model, inputs, input_names, args.device, args.measure_cpu, args.repeats)
+    what = args.module if args.module else args.model
+    progress.phase("building %s%s" % ("--module " if args.module else "", what))
+    try:
+        model, inputs, input_names, about, name, batch = make_model(args, parsed)
+    except torch_models.UsageError as e:
+        die(e, 2)
+    except torch_models.Error as e:
+        die(e)
+    try:
+        b = build(model, inputs, input_names, args.device, args.measure_cpu, args.repeats, progress)
+    except Exception as e:
+        die("%s: tracing the training step failed: %s" % (what, torch_models.first_line(e)))
+    drop_unused(b)
     cost = ("measured on this CPU (%s, median of %d runs per op)" % (platform.processor() or platform.machine(),
                                                                      args.repeats)
             if args.measure_cpu else "roofline model of %s" % roofline.DEVICES[args.device][0])
-    cmd = "/usr/bin/python3 graphs/import/torch_graph.py " + " ".join(sys.argv[1:])
     source = ("torch_graph.py: one training step (forward, loss, backward, SGD-momentum update) of %s, "
               "batch %d, captured with functorch aot_module; costs: %s; %s; command: %s"
-              % (about, batch, cost, describe_versions(), cmd))
-    write(b, args.name or spec.name(batch, args.seed), source, args.output,
-          tag_layers=args.model in ("nmt", "nmt_variant"))
+              % (about, batch, cost, describe_versions(), summary.command_line(sys.argv, "placeto-import-torch")))
+    progress.phase("writing %s" % ("to stdout" if args.output == "-" else args.output))
+    try:
+        write(b, args.name or name, source, args.output, tag_layers=args.model in ("nmt", "nmt_variant"))
+    except OSError as e:
+        die("%s: cannot write: %s" % (args.output, e.strerror or e))
+    progress.say(summary.summary(args.output, b.nodes, b.edges, "this CPU" if args.measure_cpu else args.device,
+                                 seconds=progress.elapsed()))
 
 
 if __name__ == "__main__":

@@ -3,9 +3,12 @@
 # the installed program run from another directory: it finds its bundled
 # graphs, clusters and policies in PREFIX/share/placeto from its own
 # location (explore --headless on the default graph, compare, place
-# --policy auto); a copy without them finds them through PLACETO_DATA; then
-# `make uninstall` leaves nothing behind. Prints "install: N passed, M failed".
-cd "$(dirname "$0")/../.."
+# --policy auto); the installed placeto-import-torch imports a module of
+# one's own from another directory (when PyTorch is installed) and the
+# installed program reads it; a copy without the data finds it through
+# PLACETO_DATA; then `make uninstall` leaves nothing behind. Prints
+# "install: N passed, M failed".
+cd "$(dirname "$0")/../.." || exit 1
 . tests/cli/lib_cli.sh
 # the build tree of the program under test (./placeto: build/)
 build=$(dirname "$prog")
@@ -56,6 +59,16 @@ if mk "make install" install DESTDIR="$dest"; then
     done
     irun "$elsewhere" "$p/bin/placeto-import-onnx" --help
     if [ "$rc" -eq 0 ] && grep -q "ONNX" "$tmp/out" "$tmp/err" 2> /dev/null; then pass; else fail "installed placeto-import-onnx --help" "rc=$rc"; fi
+    # a module of ones own, imported by the installed command and read by the installed program
+    if "$py" -c 'import torch, functorch.compile' > /dev/null 2>&1; then
+        printf 'import torch.nn as nn\n\ndef make():\n    return nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))\n' \
+            > "$elsewhere/tiny.py"
+        irun "$elsewhere" "$p/bin/placeto-import-torch" --module tiny.py:make --input x=4 --loss ce -q -o tiny.json
+        if [ "$rc" -eq 0 ] && grep -q '"source":".*command: placeto-import-torch --module tiny.py:make --input x=4' "$elsewhere/tiny.json"
+        then pass; else fail "installed placeto-import-torch --module" "rc=$rc, or no 'command: placeto-import-torch' in the source"; fi
+        irun "$elsewhere" "$p/bin/placeto" info tiny.json
+        expect_rc "installed placeto info on an imported module" 0 && has "installed info on the import" "$tmp/out" "graph          tiny (tiny.json)"
+    fi
     n_graphs=$(cd graphs && find . -path ./import -prune -o -type f -name '*.json' -print | wc -l)
     n_data=$(find "$data" -type f -not -path '*/import/*' | wc -l)
     if [ "$n_graphs" -eq "$n_data" ]; then pass; else fail "installed data" "$n_data files, graphs/ has $n_graphs"; fi

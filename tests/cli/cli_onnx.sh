@@ -4,8 +4,13 @@
 # MaxPool, a Shape/Gather/Unsqueeze/Concat/Reshape flatten, Gemm, Softmax),
 # imports it with --batch 8 and checks the op and edge counts (folded ops
 # gone), the Conv cost against the roofline formula, output bytes, edges,
-# that `placeto info --json` loads the result, determinism, --help and
-# errors. Skipped (0 passed, 0 failed) when python3-onnx is not installed.
+# the weights colocated with their consumers (fewer groups than ops in
+# `placeto info --json`, which loads the result), the progress lines, the
+# summary's critical path share against placeto's, the inference notice,
+# --quiet, determinism, --batch (the first dimension only) against --dim
+# (a model with a symbolic "seq": an error without --dim, fine with it),
+# --help and errors. Skipped (0 passed, 0 failed) when python3-onnx is not
+# installed.
 #
 # Runs the program as `$PLACETO_WRAP $PLACETO_PROG ...` (see tests/run.sh;
 # defaults ./placeto and no wrapper), each run under a 20 s timeout. Prints
@@ -89,6 +94,17 @@ g2 = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="relu")], "n
                        [helper.make_tensor_value_info("x", TensorProto.FLOAT, None)],
                        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
 onnx.save(helper.make_model(g2, opset_imports=[helper.make_opsetid("", 13)]), d + "/noshape.onnx")
+# a sequence model: batch "N" first, a symbolic "seq" second, MatMul by a 16x8 weight
+g3 = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"], name="proj")], "seqmodel",
+                       [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", "seq", 16])],
+                       [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", "seq", 8])],
+                       [init("w", rng.randn(16, 8).astype(np.float32))])
+onnx.save(helper.make_model(g3, opset_imports=[helper.make_opsetid("", 13)]), d + "/seq.onnx")
+# a fixed batch dimension of 2
+g4 = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="relu")], "fixed",
+                       [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 5])],
+                       [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 5])])
+onnx.save(helper.make_model(g4, opset_imports=[helper.make_opsetid("", 13)]), d + "/fixed.onnx")
 EOF
 then
     rc=1
@@ -128,7 +144,12 @@ want(names[5:] == ["conv", "Relu_1", "residual", "pool", "fc", "softmax"], "op o
 ops = {k: v["op"] for k, v in nodes.items()}
 want(ops.get("x") == "input" and all(ops.get(w) == "variable" for w in ("conv.W", "conv.B", "fc.W", "fc.B")), "input/variable ops")
 want(ops.get("conv") == "conv" and ops.get("Relu_1") == "relu" and ops.get("fc") == "gemm", "op types %s" % ops)
-want(all("colocate" not in n for n in g["nodes"]), "colocate present")
+# each weight shares the name of its consumer as colocation key, and so does the consumer
+coloc = {k: v.get("colocate") for k, v in nodes.items()}
+want(coloc == {"x": None, "conv.W": "conv", "conv.B": "conv", "fc.W": "fc", "fc.B": "fc", "conv": "conv",
+               "Relu_1": None, "residual": None, "pool": None, "fc": "fc", "softmax": None},
+     "colocate keys %s" % coloc)
+want("4 weights colocated" in src, "source lacks the colocation count")
 want(all(n["cost_us"] == 0 for n in g["nodes"][:5]), "sources cost 0")
 ob = lambda k: nodes[k]["output_bytes"] if k in nodes else None
 want(ob("x") == [8 * 3 * 32 * 32 * 4], "x bytes %s" % ob("x"))
@@ -164,16 +185,58 @@ if err:
 run info "$out" --json
 if [ "$rc" -eq 0 ]; then
     pass
+    cp "$tmp/out" "$tmp/info.json"
     check "info --json" '
 import json, sys
 j = json.load(open(sys.argv[1]))
 if j.get("ops") != 11 or j.get("edges") != 11:
     sys.exit("info: ops %r edges %r, expected 11 and 11" % (j.get("ops"), j.get("edges")))
 ' "$tmp/out"
+    # every op would be a group of its own (11 ops, under 200); the weights go with their consumers
+    run info "$out" --json --groups 11
+    check "weights colocated: fewer groups than ops" '
+import json, sys
+j = json.load(open(sys.argv[1]))
+if not j.get("groups", 99) < j.get("ops", 0):
+    sys.exit("groups %r, ops %r: expected fewer groups than ops" % (j.get("groups"), j.get("ops")))
+' "$tmp/out"
 else
     why=$(crash_reason) || true
     fail "info --json" "exit status $rc, expected 0 ${why:-}"
 fi
+
+# ------------------------------------------ progress, summary and the notice
+cmd="$py $importer $model -o $out --batch 8"
+imp "$model" -o "$out" --batch 8
+for phase in "loading $model" "inferring the shapes of 11 nodes" "converting and costing" "writing $out"; do
+    if grep -qE "^onnx_graph.py: [0-9]+\.[0-9] s: $phase" "$tmp/err"; then pass
+    else fail "progress line" "no '$phase' progress line on stderr"; fi
+done
+cp "$tmp/err" "$tmp/import.err"
+check "summary and inference notice" '
+import json, re, sys
+err = open(sys.argv[1]).read()
+info = json.load(open(sys.argv[2]))
+m = re.search(r"wrote \S+ in [0-9.]+ s: 11 ops \(11 ONNX nodes, 5 folded; 4 weights colocated\), 11 edges, "
+              r"total cost ([0-9.]+) us on k80; critical path ([0-9.]+) us = ([0-9.]+)% of the total cost "
+              r"\(op costs only, transfers ignored\)", err)
+if not m:
+    sys.exit("no summary line with ops, edges, total cost and critical path share: %r" % err)
+total, cp, share = map(float, m.groups())
+if abs(total - info["total_cost_us"]) > 0.01 or abs(cp - info["critical_path_us"]) > 0.01:
+    sys.exit("summary %s / %s us, placeto info %s / %s us" % (total, cp, info["total_cost_us"], info["critical_path_us"]))
+if abs(share - round(100 * cp / total, 1)) > 0.051:
+    sys.exit("share %s%%, expected %.1f%%" % (share, 100 * cp / total))
+n = re.search(r"notice: this is an inference graph .*critical path is ([0-9.]+)% of the total cost, so no "
+              r"placement runs it more than ([0-9.]+)x faster than one device.*training graphs.*torch_graph.py", err)
+if not n:
+    sys.exit("no inference notice naming the critical path share and torch_graph.py: %r" % err)
+if n.group(1) != m.group(3):
+    sys.exit("notice share %s%%, summary %s%%" % (n.group(1), m.group(3)))
+' "$tmp/import.err" "$tmp/info.json"
+imp "$model" -o "$tmp/quiet.json" --batch 8 --quiet
+if [ "$rc" -eq 0 ] && ! grep -qE '^onnx_graph.py: [0-9.]+ s: ' "$tmp/err" && grep -q 'critical path' "$tmp/err" && grep -q 'notice: this is an inference graph' "$tmp/err"
+then pass; else fail "--quiet" "expected no progress lines, but the summary and the notice"; fi
 
 # ---------------------------------------------------- determinism, options
 cp "$out" "$tmp/first.json"
@@ -201,6 +264,40 @@ fi
 imp --help
 if [ "$rc" -eq 0 ] && grep -q 'cost_us = launch_us' "$tmp/out" && grep -q -- '--batch' "$tmp/out"; then pass
 else fail "--help" "exit status $rc or no cost model/options in the help"; fi
+# --batch is the first dimension, --dim the named ones: both say so
+if tr -s ' \n' '  ' < "$tmp/out" | grep -q -- '--batch N the batch size: the FIRST dimension of every graph input' &&
+   tr -s ' \n' '  ' < "$tmp/out" | grep -q -- '--dim NAME=VALUE the size of the symbolic dimension NAME'; then pass
+else fail "--help: --batch and --dim" "the options' help does not tell the batch dimension from the named ones"; fi
+
+# ------------------------------------------------- --batch against --dim
+imp "$tmp/seq.onnx" -o "$tmp/seq.json" --batch 4
+if [ "$rc" -eq 1 ] && grep -q "^onnx_graph.py: .*graph input 'x': dimension 1 is the symbolic 'seq'.*--dim seq=VALUE" "$tmp/err" &&
+   [ ! -e "$tmp/seq.json" ]; then pass
+else fail "symbolic seq without --dim" "expected exit 1 naming input x, dimension seq and --dim seq=VALUE"; fi
+imp "$tmp/seq.onnx" -o "$tmp/seq.json" --batch 4 --dim seq=10
+if [ "$rc" -eq 0 ]; then
+    check "--batch 4 --dim seq=10" '
+import json, sys
+g = json.load(open(sys.argv[1]))
+n = {x["name"]: x for x in g["nodes"]}
+assert n["x"]["output_bytes"] == [4 * 10 * 16 * 4], n["x"]["output_bytes"]
+assert n["proj"]["output_bytes"] == [4 * 10 * 8 * 4], n["proj"]["output_bytes"]
+assert n["w"].get("colocate") == "proj" and n["proj"].get("colocate") == "proj", (n["w"], n["proj"])
+assert "x[0](N)=4" in g["source"] and "x[1](seq)=10" in g["source"], g["source"]
+' "$tmp/seq.json"
+else
+    fail "--batch 4 --dim seq=10" "exit status $rc"
+fi
+imp "$tmp/seq.onnx" -o "$tmp/seq.json" --dim seq=10 --dim N=3
+if [ "$rc" -eq 0 ] && grep -q '"output_bytes": \[1920\]' "$tmp/seq.json"; then pass
+else fail "--dim on the batch dimension" "expected exit 0 and x of 3 x 10 x 16 floats"; fi
+imp "$tmp/seq.onnx" -o "$tmp/seq2.json" --dim seq=10 --dim len=5
+if [ "$rc" -eq 1 ] && grep -q "^onnx_graph.py: .*--dim len: no graph input has a dimension named 'len'" "$tmp/err"; then pass
+else fail "--dim of no input" "expected exit 1 and a message naming --dim len"; fi
+imp "$tmp/fixed.onnx" -o "$tmp/fixed.json" --batch 8
+if [ "$rc" -eq 0 ] && grep -q "warning: graph input 'x' has a fixed first dimension 2: --batch 8 does not change it" "$tmp/err" &&
+   grep -q '"output_bytes": \[40\]' "$tmp/fixed.json"; then pass
+else fail "fixed batch dimension" "expected exit 0, a warning and the fixed shape 2 x 5 kept"; fi
 
 imp "$tmp/missing.onnx" -o "$tmp/m.json"
 if [ "$rc" -eq 1 ] && grep -q '^onnx_graph.py: .*missing.onnx' "$tmp/err" && [ ! -e "$tmp/m.json" ]; then pass
