@@ -38,10 +38,34 @@
     /* H = -sum p log(p + eps) */                                                              \
     R nn_entropy_##S(const R *p, int n, R eps);                                                \
     /* dz[j] += scale * dH/dz_j for H = nn_entropy(softmax(z)) */                              \
-    void nn_entropy_grad_##S(const R *p, int n, R eps, R scale, R *dz);
+    void nn_entropy_grad_##S(const R *p, int n, R eps, R scale, R *dz);                        \
+    /* The dense layers of the policy, on strided rows (see "Dense layers" below). */          \
+    /* Y = X W + b over n rows (strides ldx, ldy), ReLU'd when relu is 1 */                     \
+    void nn_dense_fwd_##S(int blas, int n, int in, int out, const R *X, int ldx, const R *W,    \
+                          const R *b, int relu, R *Y, int ldy);                                 \
+    /* dW += X^T dY, db += column sums of dY, dX = dY W^T (dX may be NULL) */                   \
+    void nn_dense_bwd_##S(int blas, int n, int in, int out, const R *X, int ldx, const R *W,    \
+                          const R *dY, int ldy, R *dX, int lddx, R *dW, R *db);                 \
+    /* Y[i] = the sum of the rows X[idx[q]], q in off[i] .. off[i+1), in order (rows of ld) */  \
+    void nn_rows_gather_##S(int n, const int *off, const int *idx, const R *X, int ld, R *Y);  \
+    /* Y[idx[q]] += X[i] for i and q in order (rows of ld) */                                   \
+    void nn_rows_scatter_##S(int n, const int *off, const int *idx, const R *X, int ld, R *Y);
 
 NN_DECLARE(float, f)
 NN_DECLARE(double, d)
+
+/* Dense layers. nn_linear_* are nn_dense_* on packed rows (ld = in, out).
+ * The float kernels run on vectors of NN_LANES floats where the strides
+ * allow it: the rows written (Y, dX) and the rows of dY read need a stride
+ * that is a multiple of NN_LANES and at least the row width rounded up to it
+ * (nn_pad); their pad columns are then written with zeros or read and
+ * ignored, and never change the other columns. The vector kernels sum in
+ * the plain loops' order and give their bits (nn_vec.c); they take every
+ * layer with blas 0, and the narrow ones (up to 16 columns, where BLAS is
+ * slower) with blas 1. The row sums run on vectors when ld is a multiple of
+ * NN_LANES, with the same bits as the loops. */
+#define NN_LANES 8
+static inline int nn_pad(int x) { return (x + NN_LANES - 1) / NN_LANES * NN_LANES; }
 
 /* Opens OpenBLAS (at run time, single-threaded unless OPENBLAS_NUM_THREADS
  * is set) and chooses the default kernels; without the library (or the
