@@ -136,12 +136,22 @@ void nn_dense_fwd_f(int blas, int n, int in, int out, const float *X, int ldx, c
 }
 
 void nn_dense_bwd_f(int blas, int n, int in, int out, const float *X, int ldx, const float *W, const float *dY,
-                    int ldy, float *dX, int lddx, float *dW, float *db)
+                    int ldy, const float *M, float *dX, int lddx, float *dW, float *db)
 {
     if (!nn_vec_bwd_w(blas, n, in, out, X, ldx, dY, ldy, dW, db))
         dense_bwd_w_loops_f(blas, n, in, out, X, ldx, dY, ldy, dW, db);
-    if (dX && !nn_vec_bwd_x(blas, n, in, out, W, dY, ldy, dX, lddx))
-        dense_bwd_x_loops_f(blas, n, in, out, W, dY, ldy, dX, lddx);
+    if (dX && !nn_vec_bwd_x(blas, n, in, out, W, dY, ldy, M, dX, lddx))
+        dense_bwd_x_loops_f(blas, n, in, out, W, dY, ldy, M, dX, lddx);
+}
+
+void nn_relu_bwd_f(const float *y, float *dx, size_t n)
+{
+    nn_vec_relu_bwd(y, dx, n);
+}
+
+void nn_relu_bwd_d(const double *y, double *dx, size_t n)
+{
+    relu_bwd_loops_d(y, dx, n);
 }
 
 void nn_rows_gather_f(int n, const int *off, const int *idx, const float *X, int ld, float *Y)
@@ -163,11 +173,11 @@ void nn_dense_fwd_d(int blas, int n, int in, int out, const double *X, int ldx, 
 }
 
 void nn_dense_bwd_d(int blas, int n, int in, int out, const double *X, int ldx, const double *W, const double *dY,
-                    int ldy, double *dX, int lddx, double *dW, double *db)
+                    int ldy, const double *M, double *dX, int lddx, double *dW, double *db)
 {
     dense_bwd_w_loops_d(blas, n, in, out, X, ldx, dY, ldy, dW, db);
     if (dX)
-        dense_bwd_x_loops_d(blas, n, in, out, W, dY, ldy, dX, lddx);
+        dense_bwd_x_loops_d(blas, n, in, out, W, dY, ldy, M, dX, lddx);
 }
 
 void nn_rows_gather_d(int n, const int *off, const int *idx, const double *X, int ld, double *Y)

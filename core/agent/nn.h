@@ -43,9 +43,10 @@
     /* Y = X W + b over n rows (strides ldx, ldy), ReLU'd when relu is 1 */                     \
     void nn_dense_fwd_##S(int blas, int n, int in, int out, const R *X, int ldx, const R *W,    \
                           const R *b, int relu, R *Y, int ldy);                                 \
-    /* dW += X^T dY, db += column sums of dY, dX = dY W^T (dX may be NULL) */                   \
+    /* dW += X^T dY, db += column sums of dY, dX = dY W^T (dX may be NULL), then zeroed where   \
+     * M (NULL, or a matrix like dX: the ReLU'd input of this layer) is not positive */         \
     void nn_dense_bwd_##S(int blas, int n, int in, int out, const R *X, int ldx, const R *W,    \
-                          const R *dY, int ldy, R *dX, int lddx, R *dW, R *db);                 \
+                          const R *dY, int ldy, const R *M, R *dX, int lddx, R *dW, R *db);     \
     /* Y[i] = the sum of the rows X[idx[q]], q in off[i] .. off[i+1), in order (rows of ld) */  \
     void nn_rows_gather_##S(int n, const int *off, const int *idx, const R *X, int ld, R *Y);  \
     /* Y[idx[q]] += X[i] for i and q in order (rows of ld) */                                   \
@@ -55,17 +56,16 @@ NN_DECLARE(float, f)
 NN_DECLARE(double, d)
 
 /* Dense layers. nn_linear_* are nn_dense_* on packed rows (ld = in, out).
- * The float kernels run on vectors of NN_LANES floats where the strides
- * allow it: the rows written (Y, dX) and the rows of dY read need a stride
- * that is a multiple of NN_LANES and at least the row width rounded up to it
- * (nn_pad); their pad columns are then written with zeros or read and
- * ignored, and never change the other columns. The vector kernels sum in
- * the plain loops' order and give their bits (nn_vec.c); they take every
- * layer with blas 0, and the narrow ones (up to 16 columns, where BLAS is
- * slower) with blas 1. The row sums run on vectors when ld is a multiple of
- * NN_LANES, with the same bits as the loops. */
-#define NN_LANES 8
-static inline int nn_pad(int x) { return (x + NN_LANES - 1) / NN_LANES * NN_LANES; }
+ * The float kernels run on vectors of 8 floats (16 for rows wider than 8 on
+ * CPUs with AVX-512) where the strides allow it: the rows written (Y, dX)
+ * and the rows of dY and M read need a stride of at least nn_pad(width),
+ * a multiple of the vector; their pad columns are then written with zeros
+ * or read and ignored, and never change the other columns. The vector
+ * kernels sum in the plain loops' order and give their bits (nn_vec.c); they
+ * take every layer with blas 0, and the narrow ones (up to 16 columns, where
+ * BLAS is slower) with blas 1. The row sums run on vectors when ld is a
+ * multiple of 8, with the same bits as the loops. */
+static inline int nn_pad(int x) { return x <= 8 ? 8 : (x + 15) / 16 * 16; }
 
 /* Opens OpenBLAS (at run time, single-threaded unless OPENBLAS_NUM_THREADS
  * is set) and chooses the default kernels; without the library (or the

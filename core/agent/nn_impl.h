@@ -50,9 +50,12 @@ static void NN_CAT(dense_bwd_w_loops_, S)(int blas, int n, int in, int out, cons
 }
 
 static void NN_CAT(dense_bwd_x_loops_, S)(int blas, int n, int in, int out, const R *W, const R *dY, int ldy,
-                                          R *dX, int lddx)
+                                          const R *M, R *dX, int lddx)
 {
     NN_CAT(nn_gemm_, S)(blas, 0, 1, n, in, out, 1, dY, ldy, W, out, 0, dX, lddx);
+    if (M)
+        for (int i = 0; i < n; i++)
+            NN_CAT(nn_relu_bwd_, S)(M + (size_t)i * (size_t)lddx, dX + (size_t)i * (size_t)lddx, (size_t)in);
 }
 
 static void NN_CAT(rows_gather_loops_, S)(int n, const int *off, const int *idx, const R *X, int ld, R *Y)
@@ -89,7 +92,7 @@ void NN_CAT(nn_linear_fwd_, S)(int blas, int n, int in, int out, const R *X, con
 void NN_CAT(nn_linear_bwd_, S)(int blas, int n, int in, int out, const R *X, const R *W,
                                const R *dY, R *dX, R *dW, R *db)
 {
-    NN_CAT(nn_dense_bwd_, S)(blas, n, in, out, X, in, W, dY, out, dX, in, dW, db);
+    NN_CAT(nn_dense_bwd_, S)(blas, n, in, out, X, in, W, dY, out, NULL, dX, in, dW, db);
 }
 
 void NN_CAT(nn_relu_, S)(R *x, size_t n)
@@ -100,7 +103,7 @@ void NN_CAT(nn_relu_, S)(R *x, size_t n)
         x[i] = x[i] > 0 ? x[i] : 0;
 }
 
-void NN_CAT(nn_relu_bwd_, S)(const R *restrict y, R *restrict dx, size_t n)
+static inline void NN_CAT(relu_bwd_loops_, S)(const R *restrict y, R *restrict dx, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         dx[i] = y[i] > 0 ? dx[i] : 0;

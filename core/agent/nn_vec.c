@@ -24,9 +24,6 @@
 
 #include "nn.h"
 
-/* Layers up to this many output columns (input columns for dX) take the
- * vector kernels even when BLAS is on: measured on inception_v3's policy,
- * they beat OpenBLAS's sgemm below about two vectors of width. */
 #define VEC_BLAS_WIDTH 16
 /* the largest padded weight matrix copied to the stack (floats) */
 #define VEC_WMAX 8192
@@ -36,134 +33,115 @@
 #define NN_VEC_ON 1
 #endif
 
+/* the widest vectors used (nn_vec_limit) */
+static int vec_max_lanes = 16;
+
+void nn_vec_limit(int max_lanes)
+{
+    vec_max_lanes = max_lanes;
+}
+
 #ifdef NN_VEC_ON
 
 #if defined(__x86_64__) && defined(__has_attribute)
 #if __has_attribute(target_clones)
 #define CLONES __attribute__((target_clones("avx2", "default")))
+#define WIDE_ATTR __attribute__((target("avx512f")))
+#define WIDE_ON 1
 #endif
 #endif
 #ifndef CLONES
 #define CLONES
 #endif
 
-typedef float V8 __attribute__((vector_size(NN_LANES * sizeof(float))));
-typedef int I8 __attribute__((vector_size(NN_LANES * sizeof(int))));
-
 /* loads and stores as memcpy: no alignment assumed, and no vector passed by
  * value to a function (whose ABI would depend on the clone) */
-#define VLOAD(v, p) memcpy(&(v), (p), sizeof(V8))
-#define VSTORE(p, v) memcpy((p), &(v), sizeof(V8))
-/* x > 0 ? x : 0 per lane (NaN and -0 give +0, as the scalar ReLU) */
-#define VRELU(v) ((v) = (V8)((I8)(v) & ((v) > zero)))
+#define VLOAD(v, p) memcpy(&(v), (p), sizeof(v))
+#define VSTORE(p, v) memcpy((p), &(v), sizeof(v))
 
-static int pad8(int x) { return (x + NN_LANES - 1) / NN_LANES * NN_LANES; }
+typedef float V8 __attribute__((vector_size(8 * sizeof(float))));
+typedef int I8 __attribute__((vector_size(8 * sizeof(int))));
 
-/* Y[i][jb..] = relu?(sum_k X[i][k] Wp[k][jb..] + bp[jb..]) for the ncol
- * (a multiple of NN_LANES) columns of Wp (row stride ldw), two rows at a
- * time. */
-CLONES static void fwd_kernel(int n, int in, int ncol, const float *restrict X, int ldx, const float *restrict Wp,
-                              int ldw, const float *restrict bp, int relu, float *restrict Y, int ldy)
+#define LANES 8
+#define V V8
+#define I I8
+#define K(name) name##_8
+#define ATTR CLONES
+#include "nn_vec_impl.h"
+#undef LANES
+#undef V
+#undef I
+#undef K
+#undef ATTR
+
+#ifdef WIDE_ON
+/* Rows wider than 8 on CPUs with AVX-512: vectors of 16 floats (nn_pad
+ * rounds such rows up to 16) */
+typedef float V16 __attribute__((vector_size(16 * sizeof(float))));
+typedef int I16 __attribute__((vector_size(16 * sizeof(int))));
+
+#define LANES 16
+#define V V16
+#define I I16
+#define K(name) name##_16
+#define ATTR WIDE_ATTR
+#include "nn_vec_impl.h"
+#undef LANES
+#undef V
+#undef I
+#undef K
+#undef ATTR
+
+static int wide_cpu(void) { return vec_max_lanes >= 16 && __builtin_cpu_supports("avx512f") != 0; }
+#else
+static int wide_cpu(void) { return 0; }
+#endif
+
+static int round_up(int x, int m) { return (x + m - 1) / m * m; }
+
+/* The vector width for rows of `width` columns written or read with stride
+ * ld: 16 for wide rows where the CPU has AVX-512 and the stride allows, else
+ * 8 where the stride allows, else 0 (the plain loops). */
+static int lanes_for(int width, int ld)
 {
-    const V8 zero = {0};
-    for (int jb = 0; jb < ncol; jb += NN_LANES) {
-        V8 b;
-        VLOAD(b, bp + jb);
-        const float *w = Wp + jb;
-        int i = 0;
-        for (; i + 2 <= n; i += 2) {
-            const float *x0 = X + (size_t)i * (size_t)ldx, *x1 = x0 + ldx;
-            V8 a0 = zero, a1 = zero;
-            for (int k = 0; k < in; k++) {
-                V8 wk;
-                VLOAD(wk, w + (size_t)k * (size_t)ldw);
-                a0 += x0[k] * wk;
-                a1 += x1[k] * wk;
-            }
-            a0 += b;
-            a1 += b;
-            if (relu) {
-                VRELU(a0);
-                VRELU(a1);
-            }
-            VSTORE(Y + (size_t)i * (size_t)ldy + jb, a0);
-            VSTORE(Y + (size_t)(i + 1) * (size_t)ldy + jb, a1);
-        }
-        if (i < n) {
-            const float *x0 = X + (size_t)i * (size_t)ldx;
-            V8 a0 = zero;
-            for (int k = 0; k < in; k++) {
-                V8 wk;
-                VLOAD(wk, w + (size_t)k * (size_t)ldw);
-                a0 += x0[k] * wk;
-            }
-            a0 += b;
-            if (relu)
-                VRELU(a0);
-            VSTORE(Y + (size_t)i * (size_t)ldy + jb, a0);
-        }
-    }
+    if (vec_max_lanes < 8)
+        return 0;
+    if (width > 8 && wide_cpu() && ld % 16 == 0 && ld >= round_up(width, 16))
+        return 16;
+    return ld % 8 == 0 && ld >= round_up(width, 8) ? 8 : 0;
 }
 
-/* KB rows of dW (k .. k + KB) over the columns jb .. jb + NN_LANES: each
- * element's sum over the n rows from 0, then added to dW (row stride out). */
-#define DW_PASS(KB)                                                                   \
-    do {                                                                              \
-        V8 a[KB];                                                                     \
-        for (int q = 0; q < (KB); q++)                                                \
-            a[q] = zero;                                                              \
-        for (int i = 0; i < n; i++) {                                                 \
-            V8 yi;                                                                    \
-            VLOAD(yi, dY + (size_t)i * (size_t)ldy + jb);                             \
-            const float *xi = X + (size_t)i * (size_t)ldx + k;                        \
-            for (int q = 0; q < (KB); q++)                                            \
-                a[q] += xi[q] * yi;                                                   \
-        }                                                                             \
-        for (int q = 0; q < (KB); q++) {                                              \
-            float t[NN_LANES];                                                        \
-            VSTORE(t, a[q]);                                                          \
-            float *row = dW + (size_t)(k + q) * (size_t)out;                          \
-            for (int j = jb; j < jend; j++)                                           \
-                row[j] = t[j - jb] + row[j];                                          \
-        }                                                                             \
-    } while (0)
+/* The vector kernels run instead of BLAS up to this width (columns of Y,
+ * or of dX): measured on the policy's layers, OpenBLAS's sgemm (Haswell
+ * kernels) is slower up to one 16-float vector and about even above. */
+static int beats_blas(int width) { return width <= VEC_BLAS_WIDTH; }
 
-/* dW[in x out] += X^T dY, db += column sums of dY (in row order, straight
- * into db) */
-CLONES static void bwd_w_kernel(int n, int in, int out, const float *restrict X, int ldx, const float *restrict dY,
-                                int ldy, float *restrict dW, float *restrict db)
+static void fwd_any(int lanes, int n, int in, int ncol, const float *X, int ldx, const float *Wp, int ldw,
+                    const float *bp, int relu, const float *M, int ldm, float *Y, int ldy)
+{
+#ifdef WIDE_ON
+    if (lanes == 16) {
+        fwd_16(n, in, ncol, X, ldx, Wp, ldw, bp, relu, M, ldm, Y, ldy);
+        return;
+    }
+#endif
+    fwd_8(n, in, ncol, X, ldx, Wp, ldw, bp, relu, M, ldm, Y, ldy);
+}
+
+/* dx[i] = y[i] > 0 ? dx[i] : 0 */
+CLONES static void relu_bwd_kernel(const float *restrict y, float *restrict dx, size_t count)
 {
     const V8 zero = {0};
-    for (int jb = 0; jb < out; jb += NN_LANES) {
-        int jend = jb + NN_LANES < out ? jb + NN_LANES : out;
-        for (int k = 0; k < in;) {
-            int kk = in - k < 8 ? in - k : 8;
-            switch (kk) {
-            case 8: DW_PASS(8); break;
-            case 7: DW_PASS(7); break;
-            case 6: DW_PASS(6); break;
-            case 5: DW_PASS(5); break;
-            case 4: DW_PASS(4); break;
-            case 3: DW_PASS(3); break;
-            case 2: DW_PASS(2); break;
-            default: DW_PASS(1); break;
-            }
-            k += kk;
-        }
-        float t[NN_LANES] = {0};
-        for (int j = jb; j < jend; j++)
-            t[j - jb] = db[j];
-        V8 acc;
-        VLOAD(acc, t);
-        for (int i = 0; i < n; i++) {
-            V8 yi;
-            VLOAD(yi, dY + (size_t)i * (size_t)ldy + jb);
-            acc += yi;
-        }
-        VSTORE(t, acc);
-        for (int j = jb; j < jend; j++)
-            db[j] = t[j - jb];
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        V8 a, m;
+        VLOAD(a, dx + i);
+        VLOAD(m, y + i);
+        a = (V8)((I8)a & (m > zero));
+        VSTORE(dx + i, a);
     }
+    for (; i < count; i++)
+        dx[i] = y[i] > 0 ? dx[i] : 0;
 }
 
 /* Y[i] = sum of X[idx[q]], q in off[i] .. off[i + 1), over ld columns */
@@ -171,7 +149,7 @@ CLONES static void gather_kernel(int n, const int *restrict off, const int *rest
                                  int ld, float *restrict Y)
 {
     for (int i = 0; i < n; i++)
-        for (int c = 0; c < ld; c += NN_LANES) {
+        for (int c = 0; c < ld; c += 8) {
             V8 acc = {0};
             for (int q = off[i]; q < off[i + 1]; q++) {
                 V8 x;
@@ -190,7 +168,7 @@ CLONES static void scatter_kernel(int n, const int *restrict off, const int *res
         for (int q = off[i]; q < off[i + 1]; q++) {
             float *y = Y + (size_t)idx[q] * (size_t)ld;
             const float *x = X + (size_t)i * (size_t)ld;
-            for (int c = 0; c < ld; c += NN_LANES) {
+            for (int c = 0; c < ld; c += 8) {
                 V8 a, b;
                 VLOAD(a, y + c);
                 VLOAD(b, x + c);
@@ -203,61 +181,76 @@ CLONES static void scatter_kernel(int n, const int *restrict off, const int *res
 int nn_vec_fwd(int blas, int n, int in, int out, const float *X, int ldx, const float *W, const float *b, int relu,
                float *Y, int ldy)
 {
-    int outp = pad8(out);
-    if (n <= 0 || in <= 0 || out <= 0 || (blas && out > VEC_BLAS_WIDTH) || ldy % NN_LANES || ldy < outp ||
-        outp > VEC_BMAX)
+    int lanes = lanes_for(out, ldy);
+    if (n <= 0 || in <= 0 || out <= 0 || !lanes || (blas && !beats_blas(out)))
         return 0;
-    float bp[VEC_BMAX];
-    memset(bp, 0, (size_t)outp * sizeof *bp);
-    memcpy(bp, b, (size_t)out * sizeof *bp);
+    int outp = round_up(out, lanes);
     if (out == outp) {
-        fwd_kernel(n, in, outp, X, ldx, W, out, bp, relu, Y, ldy);
+        fwd_any(lanes, n, in, outp, X, ldx, W, out, b, relu, NULL, 0, Y, ldy);
         return 1;
     }
-    if ((size_t)in * (size_t)outp > VEC_WMAX)
+    if ((size_t)in * (size_t)outp > VEC_WMAX || outp > VEC_BMAX)
         return 0;
-    float Wp[VEC_WMAX];
+    float Wp[VEC_WMAX], bp[VEC_BMAX];
+    for (int j = 0; j < outp; j++)
+        bp[j] = j < out ? b[j] : 0;
     for (int k = 0; k < in; k++) {
         float *row = Wp + (size_t)k * (size_t)outp;
-        memcpy(row, W + (size_t)k * (size_t)out, (size_t)out * sizeof *row);
-        memset(row + out, 0, (size_t)(outp - out) * sizeof *row);
+        const float *src = W + (size_t)k * (size_t)out;
+        for (int j = 0; j < outp; j++)
+            row[j] = j < out ? src[j] : 0;
     }
-    fwd_kernel(n, in, outp, X, ldx, Wp, outp, bp, relu, Y, ldy);
+    fwd_any(lanes, n, in, outp, X, ldx, Wp, outp, bp, relu, NULL, 0, Y, ldy);
     return 1;
 }
 
 int nn_vec_bwd_w(int blas, int n, int in, int out, const float *X, int ldx, const float *dY, int ldy, float *dW,
                  float *db)
 {
-    if (n <= 0 || in <= 0 || out <= 0 || (blas && out > VEC_BLAS_WIDTH) || ldy % NN_LANES || ldy < pad8(out))
+    int lanes = lanes_for(out, ldy);
+    if (n <= 0 || in <= 0 || out <= 0 || !lanes || (blas && !beats_blas(out)))
         return 0;
-    bwd_w_kernel(n, in, out, X, ldx, dY, ldy, dW, db);
+#ifdef WIDE_ON
+    if (lanes == 16) {
+        bwd_w_16(n, in, out, X, ldx, dY, ldy, dW, db);
+        return 1;
+    }
+#endif
+    bwd_w_8(n, in, out, X, ldx, dY, ldy, dW, db);
     return 1;
 }
 
-int nn_vec_bwd_x(int blas, int n, int in, int out, const float *W, const float *dY, int ldy, float *dX, int lddx)
+int nn_vec_bwd_x(int blas, int n, int in, int out, const float *W, const float *dY, int ldy, const float *M,
+                 float *dX, int lddx)
 {
-    int inp = pad8(in);
-    if (n <= 0 || in <= 0 || out <= 0 || (blas && in > VEC_BLAS_WIDTH) || lddx % NN_LANES || lddx < inp ||
-        (size_t)out * (size_t)inp > VEC_WMAX || inp > VEC_BMAX)
+    int lanes = lanes_for(in, lddx);
+    if (n <= 0 || in <= 0 || out <= 0 || !lanes || (blas && !beats_blas(in)))
+        return 0;
+    int inp = round_up(in, lanes);
+    if ((size_t)out * (size_t)inp > VEC_WMAX || inp > VEC_BMAX)
         return 0;
     /* dX = dY W^T: the fwd kernel on W^T, zero-padded to inp columns, with
-     * a zero bias (a sum from +0 plus +0 is itself) */
+     * a zero bias (a sum from +0 plus +0 is itself), masked by M */
     float WT[VEC_WMAX], zb[VEC_BMAX];
     for (int j = 0; j < out; j++) {
         float *row = WT + (size_t)j * (size_t)inp;
-        for (int k = 0; k < in; k++)
-            row[k] = W[(size_t)k * (size_t)out + (size_t)j];
-        memset(row + in, 0, (size_t)(inp - in) * sizeof *row);
+        for (int k = 0; k < inp; k++)
+            row[k] = k < in ? W[(size_t)k * (size_t)out + (size_t)j] : 0;
     }
-    memset(zb, 0, (size_t)inp * sizeof *zb);
-    fwd_kernel(n, out, inp, dY, ldy, WT, inp, zb, 0, dX, lddx);
+    for (int k = 0; k < inp; k++)
+        zb[k] = 0;
+    fwd_any(lanes, n, out, inp, dY, ldy, WT, inp, zb, 0, M, lddx, dX, lddx);
     return 1;
+}
+
+void nn_vec_relu_bwd(const float *y, float *dx, size_t count)
+{
+    relu_bwd_kernel(y, dx, count);
 }
 
 int nn_vec_gather(int n, const int *off, const int *idx, const float *X, int ld, float *Y)
 {
-    if (ld % NN_LANES)
+    if (ld % 8)
         return 0;
     gather_kernel(n, off, idx, X, ld, Y);
     return 1;
@@ -265,7 +258,7 @@ int nn_vec_gather(int n, const int *off, const int *idx, const float *X, int ld,
 
 int nn_vec_scatter(int n, const int *off, const int *idx, const float *X, int ld, float *Y)
 {
-    if (ld % NN_LANES)
+    if (ld % 8)
         return 0;
     scatter_kernel(n, off, idx, X, ld, Y);
     return 1;
@@ -285,9 +278,16 @@ int nn_vec_bwd_w(int blas, int n, int in, int out, const float *X, int ldx, cons
     return 0;
 }
 
-int nn_vec_bwd_x(int blas, int n, int in, int out, const float *W, const float *dY, int ldy, float *dX, int lddx)
+int nn_vec_bwd_x(int blas, int n, int in, int out, const float *W, const float *dY, int ldy, const float *M,
+                 float *dX, int lddx)
 {
     return 0;
+}
+
+void nn_vec_relu_bwd(const float *y, float *dx, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        dx[i] = y[i] > 0 ? dx[i] : 0;
 }
 
 int nn_vec_gather(int n, const int *off, const int *idx, const float *X, int ld, float *Y) { return 0; }

@@ -7,11 +7,18 @@
 #ifndef PLACETO_NN_VEC_H
 #define PLACETO_NN_VEC_H
 
+#include <stddef.h>
+
 int nn_vec_fwd(int blas, int n, int in, int out, const float *X, int ldx, const float *W, const float *b, int relu,
                float *Y, int ldy);
 int nn_vec_bwd_w(int blas, int n, int in, int out, const float *X, int ldx, const float *dY, int ldy, float *dW,
                  float *db);
-int nn_vec_bwd_x(int blas, int n, int in, int out, const float *W, const float *dY, int ldy, float *dX, int lddx);
+int nn_vec_bwd_x(int blas, int n, int in, int out, const float *W, const float *dY, int ldy, const float *M,
+                 float *dX, int lddx);
+void nn_vec_relu_bwd(const float *y, float *dx, size_t count);
+/* Tests: the widest vectors the kernels may use (16, 8, or 0: the plain
+ * loops only); not thread-safe, set before any kernel runs. */
+void nn_vec_limit(int max_lanes);
 int nn_vec_gather(int n, const int *off, const int *idx, const float *X, int ld, float *Y);
 int nn_vec_scatter(int n, const int *off, const int *idx, const float *X, int ld, float *Y);
 

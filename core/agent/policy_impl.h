@@ -120,9 +120,11 @@ static void FN(work_free)(struct WORK *w)
 #define DENSE(idx, rows, in, out, X, ldx, relu, Y, ldy)                                              \
     NN_CAT(nn_dense_fwd_, S)(pol->blas, rows, in, out, X, ldx, W + T[idx].off, W + T[(idx) + 1].off, relu, Y, \
                              ldy)
-#define DENSEB(idx, rows, in, out, X, ldx, dY, ldy, dX, lddx)                                         \
-    NN_CAT(nn_dense_bwd_, S)(pol->blas, rows, in, out, X, ldx, W + T[idx].off, dY, ldy, dX, lddx,     \
-                             G + T[idx].off, G + T[(idx) + 1].off)
+/* the layer's gradients, and dX = dY W^T through the ReLU whose output
+ * was X when relu is 1 */
+#define DENSEB(idx, rows, in, out, X, ldx, relu, dY, ldy, dX, lddx)                                    \
+    NN_CAT(nn_dense_bwd_, S)(pol->blas, rows, in, out, X, ldx, W + T[idx].off, dY, ldy, (relu) ? X : NULL, \
+                             dX, lddx, G + T[idx].off, G + T[(idx) + 1].off)
 #define RELUB(Y, dY, count) NN_CAT(nn_relu_bwd_, S)(Y, dY, (size_t)(count))
 
 /* x_r of direction dir: te for r = 0 */
@@ -217,11 +219,9 @@ static void FN(backward)(const Policy *pol, const R *W, const PolicyGraph *pg, s
     int p8 = nn_pad(8 * d), p16 = nn_pad(16 * d), pD = nn_pad(D);
     /* head */
     memcpy(w->dlog, dlogits, (size_t)D * sizeof *w->dlog);
-    DENSEB(P_HEAD + 4, 1, 8 * d, D, w->h2, 8 * d, w->dlog, pD, w->dh2, p8);
-    RELUB(w->h2, w->dh2, 8 * d);
-    DENSEB(P_HEAD + 2, 1, 16 * d, 8 * d, w->h1, 16 * d, w->dh2, p8, w->dh1, p16);
-    RELUB(w->h1, w->dh1, 16 * d);
-    DENSEB(P_HEAD + 0, 1, 8 * d, 16 * d, w->cat, 8 * d, w->dh1, p16, w->dcat, p8);
+    DENSEB(P_HEAD + 4, 1, 8 * d, D, w->h2, p8, 1, w->dlog, pD, w->dh2, p8);
+    DENSEB(P_HEAD + 2, 1, 16 * d, 8 * d, w->h1, p16, 1, w->dh2, p8, w->dh1, p16);
+    DENSEB(P_HEAD + 0, 1, 8 * d, 16 * d, w->cat, p8, 0, w->dh1, p16, w->dcat, p8);
     memset(w->dH, 0, nl2 * sizeof *w->dH);
     for (int c = 0; c < d2; c++)
         w->dH[(size_t)v * (size_t)ld2 + (size_t)c] += w->dcat[3 * d2 + c];
@@ -230,9 +230,8 @@ static void FN(backward)(const Policy *pol, const R *W, const PolicyGraph *pg, s
         int base = P_POOL + 8 * s, o = w->set_off[s], ms = w->set_off[s + 1] - o;
         memcpy(w->db2, w->dcat + (size_t)(s * d2), (size_t)d2 * sizeof *w->db2);
         RELUB(w->b2[s], w->db2, d2);
-        DENSEB(base + 6, 1, d2, d2, w->b1[s], ld2, w->db2, ld2, w->db1, ld2);
-        RELUB(w->b1[s], w->db1, d2);
-        DENSEB(base + 4, 1, d2, d2, w->sum[s], ld2, w->db1, ld2, w->dsum, ld2);
+        DENSEB(base + 6, 1, d2, d2, w->b1[s], ld2, 1, w->db2, ld2, w->db1, ld2);
+        DENSEB(base + 4, 1, d2, d2, w->sum[s], ld2, 0, w->db1, ld2, w->dsum, ld2);
         if (ms == 0)
             continue;
         const R *hs = w->hs + (size_t)o * (size_t)ld2, *a1 = w->a1 + (size_t)o * (size_t)ld2;
@@ -241,9 +240,8 @@ static void FN(backward)(const Policy *pol, const R *W, const PolicyGraph *pg, s
         for (int j = 0; j < ms; j++)
             memcpy(w->dA + (size_t)j * (size_t)ld2, w->dsum, (size_t)ld2 * sizeof *w->dA);
         RELUB(a2, w->dA, m2);
-        DENSEB(base + 2, ms, d2, d2, a1, ld2, w->dA, ld2, w->dB, ld2);
-        RELUB(a1, w->dB, m2);
-        DENSEB(base + 0, ms, d2, d2, hs, ld2, w->dB, ld2, w->dA, ld2);
+        DENSEB(base + 2, ms, d2, d2, a1, ld2, 1, w->dA, ld2, w->dB, ld2);
+        DENSEB(base + 0, ms, d2, d2, hs, ld2, 0, w->dB, ld2, w->dA, ld2);
         for (int j = 0; j < ms; j++) {
             R *row = w->dH + (size_t)w->set_row[o + j] * (size_t)ld2;
             const R *src = w->dA + (size_t)j * (size_t)ld2;
@@ -275,25 +273,21 @@ static void FN(backward)(const Policy *pol, const R *W, const PolicyGraph *pg, s
                     memset(dz + o, 0, (size_t)ld * sizeof *dz);
             }
             RELUB(z2, dz, nl);
-            DENSEB(base + 6, n, d, d, z1, ld, dz, ld, du, ld);
-            RELUB(z1, du, nl);
-            DENSEB(base + 4, n, d, d, msg, ld, du, ld, dm, ld);
+            DENSEB(base + 6, n, d, d, z1, ld, 1, dz, ld, du, ld);
+            DENSEB(base + 4, n, d, d, msg, ld, 0, du, ld, dm, ld);
             memset(du, 0, nl * sizeof *du); /* du: d u2 */
             NN_CAT(nn_rows_scatter_, S)(n, off, nb, dm, ld, du);
             RELUB(u2, du, nl);
-            DENSEB(base + 2, n, d, d, u1, ld, du, ld, dz, ld);
-            RELUB(u1, dz, nl);
-            DENSEB(base + 0, n, d, d, x, ld, dz, ld, dx, ld);
+            DENSEB(base + 2, n, d, d, u1, ld, 1, du, ld, dz, ld);
+            DENSEB(base + 0, n, d, d, x, ld, 0, dz, ld, dx, ld);
         }
         for (size_t q = 0; q < nl; q++)
             w->dte[q] += dx[q];
     }
     /* node transform */
-    DENSEB(P_T2, n, d, d, w->t2, ld, w->dte, ld, w->du, ld);
-    RELUB(w->t2, w->du, nl);
-    DENSEB(P_T1, n, d, d, w->t1, ld, w->du, ld, w->dx, ld);
-    RELUB(w->t1, w->dx, nl);
-    DENSEB(P_T0, n, F, d, w->e, F, w->dx, ld, NULL, 0);
+    DENSEB(P_T2, n, d, d, w->t2, ld, 1, w->dte, ld, w->du, ld);
+    DENSEB(P_T1, n, d, d, w->t1, ld, 1, w->du, ld, w->dx, ld);
+    DENSEB(P_T0, n, F, d, w->e, F, 0, w->dx, ld, NULL, 0);
 }
 
 #undef DENSE
