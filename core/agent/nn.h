@@ -59,8 +59,8 @@ NN_DECLARE(double, d)
  * The float kernels run on vectors of 8 floats (16 for rows wider than 8 on
  * CPUs with AVX-512) where the strides allow it: the rows written (Y, dX)
  * and the rows of dY and M read need a stride of at least nn_pad(width),
- * a multiple of the vector; their pad columns are then written with zeros
- * or read and ignored, and never change the other columns. The vector
+ * a multiple of the vector; their pad columns may then be written (with
+ * zeros) or read, and never change the other columns. The vector
  * kernels sum in the plain loops' order and give their bits (nn_vec.c); they
  * take every layer with blas 0, and the narrow ones (up to 16 columns, where
  * BLAS is slower) with blas 1. The row sums run on vectors when ld is a

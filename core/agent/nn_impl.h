@@ -33,7 +33,9 @@ static void NN_CAT(dense_fwd_loops_, S)(int blas, int n, int in, int out, const 
     for (int i = 0; i < n; i++)
         memcpy(Y + (size_t)i * (size_t)ldy, b, (size_t)out * sizeof *Y);
     NN_CAT(nn_gemm_, S)(blas, 0, 0, n, out, in, 1, X, ldx, W, out, 1, Y, ldy);
-    if (relu)
+    if (relu && ldy == out)
+        NN_CAT(nn_relu_, S)(Y, (size_t)n * (size_t)out);
+    else if (relu)
         for (int i = 0; i < n; i++)
             NN_CAT(nn_relu_, S)(Y + (size_t)i * (size_t)ldy, (size_t)out);
 }
@@ -53,7 +55,9 @@ static void NN_CAT(dense_bwd_x_loops_, S)(int blas, int n, int in, int out, cons
                                           const R *M, R *dX, int lddx)
 {
     NN_CAT(nn_gemm_, S)(blas, 0, 1, n, in, out, 1, dY, ldy, W, out, 0, dX, lddx);
-    if (M)
+    if (M && lddx == in)
+        NN_CAT(nn_relu_bwd_, S)(M, dX, (size_t)n * (size_t)in);
+    else if (M)
         for (int i = 0; i < n; i++)
             NN_CAT(nn_relu_bwd_, S)(M + (size_t)i * (size_t)lddx, dX + (size_t)i * (size_t)lddx, (size_t)in);
 }

@@ -1,37 +1,40 @@
-/* nn_vec: the dense layers of the policy on vectors of NN_LANES floats.
+/* nn_vec: the dense layers of the policy on vectors of floats.
  *
  * The policy's layers are narrow (d = 7 to 16 columns) and tall (one row per
  * group): too narrow for BLAS, whose kernels spend more time packing than
  * multiplying at these shapes. Here a row's outputs are one or two vectors:
- * a row of X times W is d broadcasts, multiplies and adds on whole vectors,
- * and dW += X^T dY keeps a block of its rows in registers over all of X's rows.
+ * a row of X times W is d broadcasts, multiplies and adds on whole vectors
+ * (the loop over d unrolled for the policy's sizes), and dW += X^T dY keeps a
+ * block of its rows in registers over all of X's rows.
  *
  * Bits: every output element is formed in the order of the plain loops of
  * nn_impl.h (a sum from 0 over the inner index in order, then the bias or
  * the old value added), each product rounded before its add (ISO C does not
  * contract a * b + c into a fused multiply-add unless asked), so the results
- * are the plain loops' bits, whichever clone runs. The clones: an AVX2 one
- * where the CPU has it (chosen when the program loads), SSE2 otherwise.
+ * are the plain loops' bits whatever the vector width. The widths: 16 floats
+ * (AVX-512) for rows wider than 8 where the CPU has it, 8 (AVX2) where it has
+ * that, 4 (SSE2, or the 128-bit vectors of other CPUs) otherwise; chosen at
+ * run time.
  *
  * Strides: the vector kernels read and write whole vectors, so the rows they
- * write and the rows of dY they read need a stride that is a multiple of
- * NN_LANES and at least the row width rounded up to it (the pad columns are
- * written with zeros, or read and ignored). Other strides, and compilers
- * without GCC's vector extension, leave the work to the plain loops. */
+ * write and the rows of dY and M they read need a stride that is a multiple
+ * of 8 and at least the row width rounded up to 8, or to 16 for the 16-float
+ * vectors (nn_pad gives both); the pad columns may be written (with zeros)
+ * or read, never used. Other strides, and compilers without GCC's vector
+ * extension, leave the work to the plain loops. */
 #include "nn_vec.h"
 
 #include <string.h>
 
 #include "nn.h"
 
+/* The vector kernels run instead of BLAS up to this width (columns of Y,
+ * or of dX): measured on the policy's layers, OpenBLAS's sgemm (Haswell
+ * kernels) is slower up to one 16-float vector and about even above. */
 #define VEC_BLAS_WIDTH 16
 /* the largest padded weight matrix copied to the stack (floats) */
 #define VEC_WMAX 8192
 #define VEC_BMAX 1024
-
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__) || defined(__aarch64__))
-#define NN_VEC_ON 1
-#endif
 
 /* the widest vectors used (nn_vec_limit) */
 static int vec_max_lanes = 16;
@@ -41,141 +44,107 @@ void nn_vec_limit(int max_lanes)
     vec_max_lanes = max_lanes;
 }
 
-#ifdef NN_VEC_ON
-
-#if defined(__x86_64__) && defined(__has_attribute)
-#if __has_attribute(target_clones)
-#define CLONES __attribute__((target_clones("avx2", "default")))
-#define WIDE_ATTR __attribute__((target("avx512f")))
-#define WIDE_ON 1
-#endif
-#endif
-#ifndef CLONES
-#define CLONES
-#endif
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__aarch64__))
 
 /* loads and stores as memcpy: no alignment assumed, and no vector passed by
- * value to a function (whose ABI would depend on the clone) */
+ * value to a function (whose ABI would depend on the instruction set) */
 #define VLOAD(v, p) memcpy(&(v), (p), sizeof(v))
 #define VSTORE(p, v) memcpy((p), &(v), sizeof(v))
 
+typedef float V4 __attribute__((vector_size(4 * sizeof(float))));
+typedef int I4 __attribute__((vector_size(4 * sizeof(int))));
+
+#define LANES 4
+#define V V4
+#define I I4
+#define K(name) name##_4
+#define ATTR
+#include "nn_vec_impl.h"
+#undef LANES
+#undef V
+#undef I
+#undef K
+#undef ATTR
+
+#if defined(__x86_64__)
+#define VEC_X86 1
 typedef float V8 __attribute__((vector_size(8 * sizeof(float))));
 typedef int I8 __attribute__((vector_size(8 * sizeof(int))));
+typedef float V16 __attribute__((vector_size(16 * sizeof(float))));
+typedef int I16 __attribute__((vector_size(16 * sizeof(int))));
 
 #define LANES 8
 #define V V8
 #define I I8
 #define K(name) name##_8
-#define ATTR CLONES
+#define ATTR __attribute__((target("avx2")))
 #include "nn_vec_impl.h"
 #undef LANES
 #undef V
 #undef I
 #undef K
 #undef ATTR
-
-#ifdef WIDE_ON
-/* Rows wider than 8 on CPUs with AVX-512: vectors of 16 floats (nn_pad
- * rounds such rows up to 16) */
-typedef float V16 __attribute__((vector_size(16 * sizeof(float))));
-typedef int I16 __attribute__((vector_size(16 * sizeof(int))));
 
 #define LANES 16
 #define V V16
 #define I I16
 #define K(name) name##_16
-#define ATTR WIDE_ATTR
+#define ATTR __attribute__((target("avx512f")))
 #include "nn_vec_impl.h"
 #undef LANES
 #undef V
 #undef I
 #undef K
 #undef ATTR
-
-static int wide_cpu(void) { return vec_max_lanes >= 16 && __builtin_cpu_supports("avx512f") != 0; }
-#else
-static int wide_cpu(void) { return 0; }
 #endif
+
+/* The widest vectors this CPU runs (within nn_vec_limit): 16, 8 or 4. */
+static int cpu_lanes(void)
+{
+#ifdef VEC_X86
+    if (vec_max_lanes >= 16 && __builtin_cpu_supports("avx512f"))
+        return 16;
+    if (vec_max_lanes >= 8 && __builtin_cpu_supports("avx2"))
+        return 8;
+#endif
+    return 4;
+}
 
 static int round_up(int x, int m) { return (x + m - 1) / m * m; }
 
 /* The vector width for rows of `width` columns written or read with stride
- * ld: 16 for wide rows where the CPU has AVX-512 and the stride allows, else
- * 8 where the stride allows, else 0 (the plain loops). */
+ * ld: 16 for rows wider than 8 where the CPU has it and the stride allows,
+ * else 8 or 4 (the CPU's) where the stride is a multiple of 8 of at least
+ * the width, else 0 (the plain loops). */
 static int lanes_for(int width, int ld)
 {
-    if (vec_max_lanes < 8)
+    if (vec_max_lanes < 4)
         return 0;
-    if (width > 8 && wide_cpu() && ld % 16 == 0 && ld >= round_up(width, 16))
+    int cpu = cpu_lanes();
+    if (width > 8 && cpu == 16 && ld % 16 == 0 && ld >= round_up(width, 16))
         return 16;
-    return ld % 8 == 0 && ld >= round_up(width, 8) ? 8 : 0;
+    if (ld % 8 || ld < round_up(width, 8))
+        return 0;
+    return cpu >= 8 ? 8 : 4;
 }
 
-/* The vector kernels run instead of BLAS up to this width (columns of Y,
- * or of dX): measured on the policy's layers, OpenBLAS's sgemm (Haswell
- * kernels) is slower up to one 16-float vector and about even above. */
 static int beats_blas(int width) { return width <= VEC_BLAS_WIDTH; }
 
+/* the kernels of one width */
 static void fwd_any(int lanes, int n, int in, int ncol, const float *X, int ldx, const float *Wp, int ldw,
                     const float *bp, int relu, const float *M, int ldm, float *Y, int ldy)
 {
-#ifdef WIDE_ON
+#ifdef VEC_X86
     if (lanes == 16) {
         fwd_16(n, in, ncol, X, ldx, Wp, ldw, bp, relu, M, ldm, Y, ldy);
         return;
     }
-#endif
-    fwd_8(n, in, ncol, X, ldx, Wp, ldw, bp, relu, M, ldm, Y, ldy);
-}
-
-/* dx[i] = y[i] > 0 ? dx[i] : 0 */
-CLONES static void relu_bwd_kernel(const float *restrict y, float *restrict dx, size_t count)
-{
-    const V8 zero = {0};
-    size_t i = 0;
-    for (; i + 8 <= count; i += 8) {
-        V8 a, m;
-        VLOAD(a, dx + i);
-        VLOAD(m, y + i);
-        a = (V8)((I8)a & (m > zero));
-        VSTORE(dx + i, a);
+    if (lanes == 8) {
+        fwd_8(n, in, ncol, X, ldx, Wp, ldw, bp, relu, M, ldm, Y, ldy);
+        return;
     }
-    for (; i < count; i++)
-        dx[i] = y[i] > 0 ? dx[i] : 0;
-}
-
-/* Y[i] = sum of X[idx[q]], q in off[i] .. off[i + 1), over ld columns */
-CLONES static void gather_kernel(int n, const int *restrict off, const int *restrict idx, const float *restrict X,
-                                 int ld, float *restrict Y)
-{
-    for (int i = 0; i < n; i++)
-        for (int c = 0; c < ld; c += 8) {
-            V8 acc = {0};
-            for (int q = off[i]; q < off[i + 1]; q++) {
-                V8 x;
-                VLOAD(x, X + (size_t)idx[q] * (size_t)ld + c);
-                acc += x;
-            }
-            VSTORE(Y + (size_t)i * (size_t)ld + c, acc);
-        }
-}
-
-/* Y[idx[q]] += X[i] for i and q in order */
-CLONES static void scatter_kernel(int n, const int *restrict off, const int *restrict idx, const float *restrict X,
-                                  int ld, float *restrict Y)
-{
-    for (int i = 0; i < n; i++)
-        for (int q = off[i]; q < off[i + 1]; q++) {
-            float *y = Y + (size_t)idx[q] * (size_t)ld;
-            const float *x = X + (size_t)i * (size_t)ld;
-            for (int c = 0; c < ld; c += 8) {
-                V8 a, b;
-                VLOAD(a, y + c);
-                VLOAD(b, x + c);
-                a += b;
-                VSTORE(y + c, a);
-            }
-        }
+#endif
+    fwd_4(n, in, ncol, X, ldx, Wp, ldw, bp, relu, M, ldm, Y, ldy);
 }
 
 int nn_vec_fwd(int blas, int n, int in, int out, const float *X, int ldx, const float *W, const float *b, int relu,
@@ -210,13 +179,17 @@ int nn_vec_bwd_w(int blas, int n, int in, int out, const float *X, int ldx, cons
     int lanes = lanes_for(out, ldy);
     if (n <= 0 || in <= 0 || out <= 0 || !lanes || (blas && !beats_blas(out)))
         return 0;
-#ifdef WIDE_ON
+#ifdef VEC_X86
     if (lanes == 16) {
         bwd_w_16(n, in, out, X, ldx, dY, ldy, dW, db);
         return 1;
     }
+    if (lanes == 8) {
+        bwd_w_8(n, in, out, X, ldx, dY, ldy, dW, db);
+        return 1;
+    }
 #endif
-    bwd_w_8(n, in, out, X, ldx, dY, ldy, dW, db);
+    bwd_w_4(n, in, out, X, ldx, dY, ldy, dW, db);
     return 1;
 }
 
@@ -245,22 +218,59 @@ int nn_vec_bwd_x(int blas, int n, int in, int out, const float *W, const float *
 
 void nn_vec_relu_bwd(const float *y, float *dx, size_t count)
 {
-    relu_bwd_kernel(y, dx, count);
+    int lanes = vec_max_lanes < 4 ? 0 : cpu_lanes();
+#ifdef VEC_X86
+    if (lanes == 16) {
+        relu_bwd_16(y, dx, count);
+        return;
+    }
+    if (lanes == 8) {
+        relu_bwd_8(y, dx, count);
+        return;
+    }
+#endif
+    if (lanes)
+        relu_bwd_4(y, dx, count);
+    else
+        for (size_t i = 0; i < count; i++)
+            dx[i] = y[i] > 0 ? dx[i] : 0;
 }
 
 int nn_vec_gather(int n, const int *off, const int *idx, const float *X, int ld, float *Y)
 {
-    if (ld % 8)
+    int lanes = lanes_for(ld, ld);
+    if (!lanes)
         return 0;
-    gather_kernel(n, off, idx, X, ld, Y);
+#ifdef VEC_X86
+    if (lanes == 16) {
+        gather_16(n, off, idx, X, ld, Y);
+        return 1;
+    }
+    if (lanes == 8) {
+        gather_8(n, off, idx, X, ld, Y);
+        return 1;
+    }
+#endif
+    gather_4(n, off, idx, X, ld, Y);
     return 1;
 }
 
 int nn_vec_scatter(int n, const int *off, const int *idx, const float *X, int ld, float *Y)
 {
-    if (ld % 8)
+    int lanes = lanes_for(ld, ld);
+    if (!lanes)
         return 0;
-    scatter_kernel(n, off, idx, X, ld, Y);
+#ifdef VEC_X86
+    if (lanes == 16) {
+        scatter_16(n, off, idx, X, ld, Y);
+        return 1;
+    }
+    if (lanes == 8) {
+        scatter_8(n, off, idx, X, ld, Y);
+        return 1;
+    }
+#endif
+    scatter_4(n, off, idx, X, ld, Y);
     return 1;
 }
 

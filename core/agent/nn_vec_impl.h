@@ -1,8 +1,8 @@
-/* nn_vec_impl: the text of nn_vec.c's dense-layer kernels, included once per
- * vector width with LANES (floats per vector), V and I (the float and int
- * vector types of that width), K(name) (the kernel's name for this width)
- * and ATTR (its target attribute: clones, or one instruction set) defined.
- * Not a public header. */
+/* nn_vec_impl: the text of nn_vec.c's kernels, included once per vector
+ * width with LANES (floats per vector), V and I (the float and int vector
+ * types of that width), K(name) (the kernel's name for this width) and ATTR
+ * (the instruction set it is compiled for, or nothing) defined. Not a
+ * public header. */
 
 /* Two rows of Y at columns jb .. jb + LANES over a k loop of IN steps (a
  * constant where the caller knows it, so that the loop unrolls) */
@@ -152,3 +152,54 @@ ATTR static void K(bwd_w)(int n, int in, int out, const float *restrict X, int l
 }
 
 #undef DW_PASS
+
+/* dx[i] = y[i] > 0 ? dx[i] : 0 */
+ATTR static void K(relu_bwd)(const float *restrict y, float *restrict dx, size_t count)
+{
+    const V zero = {0};
+    size_t i = 0;
+    for (; i + LANES <= count; i += LANES) {
+        V a, m;
+        VLOAD(a, dx + i);
+        VLOAD(m, y + i);
+        a = (V)((I)a & (m > zero));
+        VSTORE(dx + i, a);
+    }
+    for (; i < count; i++)
+        dx[i] = y[i] > 0 ? dx[i] : 0;
+}
+
+/* Y[i] = sum of X[idx[q]], q in off[i] .. off[i + 1), over ld (a multiple of
+ * LANES) columns */
+ATTR static void K(gather)(int n, const int *restrict off, const int *restrict idx, const float *restrict X, int ld,
+                           float *restrict Y)
+{
+    for (int i = 0; i < n; i++)
+        for (int c = 0; c < ld; c += LANES) {
+            V acc = {0};
+            for (int q = off[i]; q < off[i + 1]; q++) {
+                V x;
+                VLOAD(x, X + (size_t)idx[q] * (size_t)ld + c);
+                acc += x;
+            }
+            VSTORE(Y + (size_t)i * (size_t)ld + c, acc);
+        }
+}
+
+/* Y[idx[q]] += X[i] for i and q in order */
+ATTR static void K(scatter)(int n, const int *restrict off, const int *restrict idx, const float *restrict X, int ld,
+                            float *restrict Y)
+{
+    for (int i = 0; i < n; i++)
+        for (int q = off[i]; q < off[i + 1]; q++) {
+            float *y = Y + (size_t)idx[q] * (size_t)ld;
+            const float *x = X + (size_t)i * (size_t)ld;
+            for (int c = 0; c < ld; c += LANES) {
+                V a, b;
+                VLOAD(a, y + c);
+                VLOAD(b, x + c);
+                a += b;
+                VSTORE(y + c, a);
+            }
+        }
+}
