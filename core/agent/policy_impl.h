@@ -133,6 +133,19 @@ static R *FN(x_round)(struct WORK *w, int dir, int r)
     return r == 0 ? w->te : w->x[dir] + (size_t)(r - 1) * (size_t)w->n * (size_t)w->ld;
 }
 
+/* x_{r+1} = z2 + te on the rows with neighbours, 0 + te on the others */
+static void FN(next_round)(int n, int ld, const int *off, const R *restrict z2, const R *restrict te,
+                           R *restrict xn)
+{
+    size_t nl = (size_t)n * (size_t)ld;
+    for (size_t q = 0; q < nl; q++)
+        xn[q] = z2[q] + te[q];
+    for (int i = 0; i < n; i++)
+        if (off[i + 1] == off[i])
+            for (size_t q = (size_t)i * (size_t)ld; q < (size_t)(i + 1) * (size_t)ld; q++)
+                xn[q] = 0 + te[q];
+}
+
 static void FN(forward)(const Policy *pol, const R *W, const PolicyGraph *pg, struct WORK *w,
                         const R *feats, int v)
 {
@@ -158,15 +171,7 @@ static void FN(forward)(const Policy *pol, const R *W, const PolicyGraph *pg, st
             NN_CAT(nn_rows_gather_, S)(n, off, nb, u2, ld, msg);
             DENSE(base + 4, n, d, d, msg, ld, 1, z1, ld);
             DENSE(base + 6, n, d, d, z1, ld, 1, z2, ld);
-            for (int i = 0; i < n; i++) {
-                size_t o = (size_t)i * (size_t)ld;
-                if (off[i + 1] > off[i])
-                    for (int c = 0; c < ld; c++)
-                        xn[o + (size_t)c] = z2[o + (size_t)c] + w->te[o + (size_t)c];
-                else
-                    for (int c = 0; c < ld; c++)
-                        xn[o + (size_t)c] = 0 + w->te[o + (size_t)c];
-            }
+            FN(next_round)(n, ld, off, z2, w->te, xn);
         }
         const R *xk = FN(x_round)(w, dir, k);
         for (int i = 0; i < n; i++)
@@ -265,13 +270,10 @@ static void FN(backward)(const Policy *pol, const R *W, const PolicyGraph *pg, s
             const R *z2 = w->z2[dir] + (size_t)r * nl;
             for (size_t q = 0; q < nl; q++)
                 w->dte[q] += dx[q];
-            for (int i = 0; i < n; i++) {
-                size_t o = (size_t)i * (size_t)ld;
-                if (off[i + 1] > off[i])
-                    memcpy(dz + o, dx + o, (size_t)ld * sizeof *dz);
-                else
-                    memset(dz + o, 0, (size_t)ld * sizeof *dz);
-            }
+            memcpy(dz, dx, nl * sizeof *dz); /* d z2: dx on the rows with neighbours */
+            for (int i = 0; i < n; i++)
+                if (off[i + 1] == off[i])
+                    memset(dz + (size_t)i * (size_t)ld, 0, (size_t)ld * sizeof *dz);
             RELUB(z2, dz, nl);
             DENSEB(base + 6, n, d, d, z1, ld, 1, dz, ld, du, ld);
             DENSEB(base + 4, n, d, d, msg, ld, 0, du, ld, dm, ld);
