@@ -2,6 +2,13 @@
  * parameter store, Glorot init, gradient clipping and Adam. */
 #include "nn.h"
 
+/* Every product is rounded before its sum (the plain loops' bits): GCC does
+ * not contract a * b + c into a fused multiply-add in ISO C mode, clang
+ * would unless told. */
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
+
 #include <cblas.h>
 #include <dlfcn.h>
 #include <math.h>

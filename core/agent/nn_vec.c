@@ -24,6 +24,13 @@
  * extension, leave the work to the plain loops. */
 #include "nn_vec.h"
 
+/* Every product is rounded before its sum (the plain loops' bits): GCC does
+ * not contract a * b + c into a fused multiply-add in ISO C mode, clang
+ * would unless told. */
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
+
 #include <string.h>
 
 #include "nn.h"

@@ -3,6 +3,13 @@
  * sgemm) and double (the gradient check). */
 #include "policy.h"
 
+/* Every product is rounded before its sum (the plain loops' bits): GCC does
+ * not contract a * b + c into a fused multiply-add in ISO C mode, clang
+ * would unless told. */
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
