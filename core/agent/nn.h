@@ -2,10 +2,12 @@
  * store.
  *
  * Every kernel exists twice, generated from one text (nn_impl.h): in float
- * with the suffix _f (the production path, cblas_sgemm) and in double with
- * the suffix _d (cblas_dgemm; used by the double-precision gradient check).
- * Each kernel that calls BLAS takes a flag `blas`: 0 runs its plain-loop twin,
- * the oracle the tests compare against. Matrices are row-major; a linear
+ * with the suffix _f (the production path: the dense layers on the vector
+ * kernels of nn_vec.c where they are narrow, cblas_sgemm where wide) and in
+ * double with the suffix _d (cblas_dgemm; used by the double-precision
+ * gradient check). Each kernel that calls BLAS takes a flag `blas`: 0 runs
+ * its plain-loop twin (for float, the vector kernels: the same bits), the
+ * oracle the tests compare against. Matrices are row-major; a linear
  * layer maps X[n x in] to Y[n x out] = X W + b with W[in x out], b[out].
  * Backward passes accumulate into parameter gradients (+=); input gradients
  * are overwritten unless stated.
@@ -71,9 +73,10 @@ static inline int nn_pad(int x) { return x <= 8 ? 8 : (x + 15) / 16 * 16; }
  * is set) and chooses the default kernels; without the library (or the
  * memory to map it) the plain loops are the default. */
 void nn_blas_init(void);
-/* The kernels a new policy uses: 1 (BLAS) unless PLACETO_KERNELS=plain was
- * set when nn_blas_init ran. BLAS libraries pick their kernels by CPU, so
- * the same training gives other bits on another machine; the plain loops
+/* The kernels a new policy uses: 1 (BLAS for the wide layers) unless
+ * PLACETO_KERNELS=plain was set when nn_blas_init ran. BLAS libraries pick
+ * their kernels by CPU, so the same training gives other bits on another
+ * machine; the plain loops (and the vector kernels, which give their bits)
  * are compiled into placeto and give the same bits wherever it runs. */
 int nn_default_blas(void);
 

@@ -1,6 +1,6 @@
 /* policy: the network's parameters, the static group-graph data, and the
- * forward/backward passes instantiated from policy_impl.h in float (BLAS
- * sgemm) and double (the gradient check). */
+ * forward/backward passes instantiated from policy_impl.h in float (the
+ * production path) and double (the gradient check). */
 #include "policy.h"
 
 /* Every product is rounded before its sum (the plain loops' bits): GCC does
