@@ -153,8 +153,9 @@ static void bench_gaps(void)
 }
 
 /* The agent on one graph: training episodes per second with 1 and 2
- * threads, policy steps per second (greedy, no training), and the share of a
- * step spent in the simulator. */
+ * threads (the paper's settings), policy steps per second (greedy, no
+ * training), the share of a step spent in the simulator, and where a
+ * training step's time goes. */
 static void bench_agent(const char *path, int n_devices)
 {
     Err e = {{0}};
@@ -181,10 +182,16 @@ static void bench_agent(const char *path, int n_devices)
         train_state_init(&ts, tc.lr, tc.entropy, 1);
         TrainGraph tg = {g, gr, pg};
         Trainer *t = train_new(pol, &ts, &tc, &tg, 1, c, &e);
+        /* the median of three batches of 6 episodes (the machine may be
+         * shared), the first batch making the trainer's work spaces */
         int episodes = 6;
-        double t0 = util_now();
-        train_run(t, episodes, NULL, NULL, NULL);
-        eps_rate[threads - 1] = episodes / (util_now() - t0);
+        double batch[3];
+        for (int k = 0; k < 3; k++) {
+            double t0 = util_now();
+            train_run(t, episodes, NULL, NULL, NULL);
+            batch[k] = util_now() - t0;
+        }
+        eps_rate[threads - 1] = episodes / median(batch, 3);
         train_free(t);
         train_state_done(&ts);
         policy_free(pol);
@@ -212,6 +219,53 @@ static void bench_agent(const char *path, int n_devices)
            "(2 threads, %.2fx)  %7.0f policy steps/s  simulation %6.1f us = %2.0f%% of a step\n",
            g->name, n_devices, gr->n_groups, eps_rate[0], eps_rate[1], eps_rate[1] / eps_rate[0], 1 / step_s,
            sim_s * 1e6, 100 * sim_s / step_s);
+    /* where a training step's time goes (1 thread): the parts of a sampled
+     * episode (what training rolls out) timed one by one on that episode's
+     * own steps: the simulation of each placement it reached, the features
+     * and the forward pass of each step, and the backward pass; the rest is
+     * the trainer's and the episode's own work (moving the group, the
+     * history, the returns, Adam) */
+    int n = gr->n_groups, F = arch.n_features, L = ep->n_order;
+    size_t nf = (size_t)n * (size_t)F;
+    float *feats = XMALLOC(float, (size_t)L * nf), probs[POLICY_MAX_DEVICES];
+    float *grad = XNEW(float, pol->p.n), dz[POLICY_MAX_DEVICES] = {0.5f, -0.5f};
+    int *placed = XMALLOC(int, (size_t)L * (size_t)g->n_nodes), *vs = XMALLOC(int, L);
+    episode_reset(ep, 2, NULL);
+    for (int k = 0; k < L; k++) {
+        vs[k] = episode_current(ep);
+        episode_step_policy(ep, pol, w, 0, feats + (size_t)k * nf);
+        memcpy(placed + (size_t)k * (size_t)g->n_nodes, ep->op_device, (size_t)g->n_nodes * sizeof *placed);
+    }
+    t0 = util_now();
+    for (int k = 0; k < L; k++)
+        sim_run(pb.sim, placed + (size_t)k * (size_t)g->n_nodes);
+    double tsim_s = (util_now() - t0) / L;
+    t0 = util_now();
+    for (int k = 0; k < L; k++)
+        episode_features(ep, vs[k], feats + (size_t)k * nf);
+    double feat_s = (util_now() - t0) / L;
+    t0 = util_now();
+    for (int k = 0; k < L; k++)
+        policy_forward(pol, pg, w, feats + (size_t)k * nf, vs[k], NULL, probs);
+    double fwd_s = (util_now() - t0) / L;
+    t0 = util_now();
+    for (int k = 0; k < L; k++) {
+        policy_forward(pol, pg, w, feats + (size_t)k * nf, vs[k], NULL, probs);
+        policy_backward(pol, pg, w, dz, grad);
+    }
+    double bwd_s = (util_now() - t0) / L - fwd_s;
+    double train_s = 1 / (eps_rate[0] * L), rest_s = train_s - feat_s - 2 * fwd_s - bwd_s - tsim_s;
+    if (rest_s < 0) /* the parts timed alone can add up to a little more */
+        rest_s = 0;
+    printf("agent       %-14s %d devices  a training step (1 thread) %6.1f us: simulation %5.1f us (%2.0f%%), "
+           "policy forward %5.1f us x2 (rollout, gradient; %2.0f%%), backward %5.1f us (%2.0f%%), features %4.1f us, "
+           "the rest %5.1f us\n",
+           g->name, n_devices, train_s * 1e6, tsim_s * 1e6, 100 * tsim_s / train_s, fwd_s * 1e6,
+           200 * fwd_s / train_s, bwd_s * 1e6, 100 * bwd_s / train_s, feat_s * 1e6, rest_s * 1e6);
+    free(feats);
+    free(grad);
+    free(placed);
+    free(vs);
     policy_work_free(w);
     episode_free(ep);
     policy_free(pol);

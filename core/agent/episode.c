@@ -140,18 +140,12 @@ Episode *episode_new(const Graph *g, const Grouping *gr, const Cluster *c, const
     return ep;
 }
 
-static void drop_entries(Episode *ep, int from)
-{
-    for (int i = from; i < ep->n_hist + ep->n_redo; i++)
-        free(ep->hist[i].probs);
-}
-
 void episode_free(Episode *ep)
 {
     if (!ep)
         return;
-    drop_entries(ep, 0);
     free(ep->hist);
+    free(ep->hist_probs);
     free(ep->order);
     free(ep->group_device);
     free(ep->op_device);
@@ -253,7 +247,6 @@ void episode_reset(Episode *ep, uint64_t seed, const int *init_device)
     }
     ep->cursor = 0;
     memset(ep->visits, 0, (size_t)n * sizeof *ep->visits);
-    drop_entries(ep, 0);
     ep->n_hist = ep->n_redo = 0;
     ep->simulations = 0;
     ep->best_score = INFINITY;
@@ -330,18 +323,25 @@ void episode_features(const Episode *ep, int v, float *out)
 
 EpisodeStep *episode_push(Episode *ep, const EpisodeStep *s, const float *probs)
 {
-    drop_entries(ep, ep->n_hist);
+    size_t nd = (size_t)ep->n_devices;
     ep->n_redo = 0;
     if (ep->n_hist == ep->cap_hist) {
-        ep->cap_hist = ep->cap_hist ? 2 * ep->cap_hist : 64;
+        /* entry i's probabilities live at hist_probs + i nd: both grow
+         * together, and the entries point into the moved block */
+        ep->cap_hist = ep->cap_hist ? 2 * ep->cap_hist : 256;
         ep->hist = xrealloc_array(ep->hist, (size_t)ep->cap_hist, sizeof *ep->hist);
+        ep->hist_probs = xrealloc_array(ep->hist_probs, xmul((size_t)ep->cap_hist, nd), sizeof *ep->hist_probs);
+        for (int i = 0; i < ep->n_hist; i++)
+            if (ep->hist[i].probs)
+                ep->hist[i].probs = ep->hist_probs + (size_t)i * nd;
     }
-    EpisodeStep *h = &ep->hist[ep->n_hist++];
+    int i = ep->n_hist++;
+    EpisodeStep *h = &ep->hist[i];
     *h = *s;
     h->probs = NULL;
     if (probs) {
-        h->probs = xmalloc_array((size_t)ep->n_devices, sizeof *h->probs);
-        memcpy(h->probs, probs, (size_t)ep->n_devices * sizeof *h->probs);
+        h->probs = ep->hist_probs + (size_t)i * nd;
+        memcpy(h->probs, probs, nd * sizeof *h->probs);
     }
     return h;
 }

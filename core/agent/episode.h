@@ -70,7 +70,8 @@ typedef struct EpisodeStep {
     int takes_step;      /* the entry is the step at the cursor: policy steps always, a user's
                             override of the current group too (the cursor moved on) */
     int greedy;          /* policy entries: argmax instead of a sample */
-    float *probs;        /* policy entries: n_devices probabilities; NULL for users */
+    float *probs;        /* policy entries: n_devices probabilities (owned by the episode,
+                            valid until the next entry is pushed); NULL for users */
     double runtime_us;   /* simulated makespan after the entry */
     double reward;       /* score before - score after (seconds, or log seconds) */
     Rng rng_before, rng_after;
@@ -106,6 +107,7 @@ typedef struct Episode {
     /* history: hist[0 .. n_hist) done, hist[n_hist .. n_hist + n_redo) undone */
     EpisodeStep *hist;
     int n_hist, n_redo, cap_hist;
+    float *hist_probs;   /* cap_hist x n_devices: entry i's probabilities (its probs points here) */
     Rng rng;
     int64_t simulations; /* placements simulated by this episode */
     double best_runtime_us;

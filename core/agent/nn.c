@@ -2,6 +2,13 @@
  * parameter store, Glorot init, gradient clipping and Adam. */
 #include "nn.h"
 
+/* Every product is rounded before its sum (the plain loops' bits): GCC does
+ * not contract a * b + c into a fused multiply-add in ISO C mode, clang
+ * would unless told. */
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
+
 #include <cblas.h>
 #include <dlfcn.h>
 #include <math.h>
@@ -10,6 +17,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "nn_vec.h"
 #include "util.h"
 
 /* OpenBLAS is opened at run time, not linked: a linked OpenBLAS starts its
@@ -126,6 +134,68 @@ static void blas_dgemm(const enum CBLAS_ORDER o, const enum CBLAS_TRANSPOSE ta, 
 #undef GEMM
 #undef EXP
 #undef LOG
+
+void nn_dense_fwd_f(int blas, int n, int in, int out, const float *X, int ldx, const float *W, const float *b,
+                    int relu, float *Y, int ldy)
+{
+    if (!nn_vec_fwd(blas, n, in, out, X, ldx, W, b, relu, Y, ldy))
+        dense_fwd_loops_f(blas, n, in, out, X, ldx, W, b, relu, Y, ldy);
+}
+
+void nn_dense_bwd_f(int blas, int n, int in, int out, const float *X, int ldx, const float *W, const float *dY,
+                    int ldy, const float *M, float *dX, int lddx, float *dW, float *db)
+{
+    if (!nn_vec_bwd_w(blas, n, in, out, X, ldx, dY, ldy, dW, db))
+        dense_bwd_w_loops_f(blas, n, in, out, X, ldx, dY, ldy, dW, db);
+    if (dX && !nn_vec_bwd_x(blas, n, in, out, W, dY, ldy, M, dX, lddx))
+        dense_bwd_x_loops_f(blas, n, in, out, W, dY, ldy, M, dX, lddx);
+}
+
+void nn_relu_bwd_f(const float *y, float *dx, size_t n)
+{
+    nn_vec_relu_bwd(y, dx, n);
+}
+
+void nn_relu_bwd_d(const double *y, double *dx, size_t n)
+{
+    relu_bwd_loops_d(y, dx, n);
+}
+
+void nn_rows_gather_f(int n, const int *off, const int *idx, const float *X, int ld, float *Y)
+{
+    if (!nn_vec_gather(n, off, idx, X, ld, Y))
+        rows_gather_loops_f(n, off, idx, X, ld, Y);
+}
+
+void nn_rows_scatter_f(int n, const int *off, const int *idx, const float *X, int ld, float *Y)
+{
+    if (!nn_vec_scatter(n, off, idx, X, ld, Y))
+        rows_scatter_loops_f(n, off, idx, X, ld, Y);
+}
+
+void nn_dense_fwd_d(int blas, int n, int in, int out, const double *X, int ldx, const double *W, const double *b,
+                    int relu, double *Y, int ldy)
+{
+    dense_fwd_loops_d(blas, n, in, out, X, ldx, W, b, relu, Y, ldy);
+}
+
+void nn_dense_bwd_d(int blas, int n, int in, int out, const double *X, int ldx, const double *W, const double *dY,
+                    int ldy, const double *M, double *dX, int lddx, double *dW, double *db)
+{
+    dense_bwd_w_loops_d(blas, n, in, out, X, ldx, dY, ldy, dW, db);
+    if (dX)
+        dense_bwd_x_loops_d(blas, n, in, out, W, dY, ldy, M, dX, lddx);
+}
+
+void nn_rows_gather_d(int n, const int *off, const int *idx, const double *X, int ld, double *Y)
+{
+    rows_gather_loops_d(n, off, idx, X, ld, Y);
+}
+
+void nn_rows_scatter_d(int n, const int *off, const int *idx, const double *X, int ld, double *Y)
+{
+    rows_scatter_loops_d(n, off, idx, X, ld, Y);
+}
 
 static int default_blas = 1;
 

@@ -2,10 +2,12 @@
  * store.
  *
  * Every kernel exists twice, generated from one text (nn_impl.h): in float
- * with the suffix _f (the production path, cblas_sgemm) and in double with
- * the suffix _d (cblas_dgemm; used by the double-precision gradient check).
- * Each kernel that calls BLAS takes a flag `blas`: 0 runs its plain-loop twin,
- * the oracle the tests compare against. Matrices are row-major; a linear
+ * with the suffix _f (the production path: the dense layers on the vector
+ * kernels of nn_vec.c where they are narrow, cblas_sgemm where wide) and in
+ * double with the suffix _d (cblas_dgemm; used by the double-precision
+ * gradient check). Each kernel that calls BLAS takes a flag `blas`: 0 runs
+ * its plain-loop twin (for float, the vector kernels: the same bits), the
+ * oracle the tests compare against. Matrices are row-major; a linear
  * layer maps X[n x in] to Y[n x out] = X W + b with W[in x out], b[out].
  * Backward passes accumulate into parameter gradients (+=); input gradients
  * are overwritten unless stated.
@@ -38,18 +40,43 @@
     /* H = -sum p log(p + eps) */                                                              \
     R nn_entropy_##S(const R *p, int n, R eps);                                                \
     /* dz[j] += scale * dH/dz_j for H = nn_entropy(softmax(z)) */                              \
-    void nn_entropy_grad_##S(const R *p, int n, R eps, R scale, R *dz);
+    void nn_entropy_grad_##S(const R *p, int n, R eps, R scale, R *dz);                        \
+    /* The dense layers of the policy, on strided rows (see "Dense layers" below). */          \
+    /* Y = X W + b over n rows (strides ldx, ldy), ReLU'd when relu is 1 */                     \
+    void nn_dense_fwd_##S(int blas, int n, int in, int out, const R *X, int ldx, const R *W,    \
+                          const R *b, int relu, R *Y, int ldy);                                 \
+    /* dW += X^T dY, db += column sums of dY, dX = dY W^T (dX may be NULL), then zeroed where   \
+     * M (NULL, or a matrix like dX: the ReLU'd input of this layer) is not positive */         \
+    void nn_dense_bwd_##S(int blas, int n, int in, int out, const R *X, int ldx, const R *W,    \
+                          const R *dY, int ldy, const R *M, R *dX, int lddx, R *dW, R *db);     \
+    /* Y[i] = the sum of the rows X[idx[q]], q in off[i] .. off[i+1), in order (rows of ld) */  \
+    void nn_rows_gather_##S(int n, const int *off, const int *idx, const R *X, int ld, R *Y);  \
+    /* Y[idx[q]] += X[i] for i and q in order (rows of ld) */                                   \
+    void nn_rows_scatter_##S(int n, const int *off, const int *idx, const R *X, int ld, R *Y);
 
 NN_DECLARE(float, f)
 NN_DECLARE(double, d)
+
+/* Dense layers. nn_linear_* are nn_dense_* on packed rows (ld = in, out).
+ * The float kernels run on vectors of 8 floats (16 for rows wider than 8 on
+ * CPUs with AVX-512) where the strides allow it: the rows written (Y, dX)
+ * and the rows of dY and M read need a stride of at least nn_pad(width),
+ * a multiple of the vector; their pad columns may then be written (with
+ * zeros) or read, and never change the other columns. The vector
+ * kernels sum in the plain loops' order and give their bits (nn_vec.c); they
+ * take every layer with blas 0, and the narrow ones (up to 16 columns, where
+ * BLAS is slower) with blas 1. The row sums run on vectors when ld is a
+ * multiple of 8, with the same bits as the loops. */
+static inline int nn_pad(int x) { return x <= 8 ? 8 : (x + 15) / 16 * 16; }
 
 /* Opens OpenBLAS (at run time, single-threaded unless OPENBLAS_NUM_THREADS
  * is set) and chooses the default kernels; without the library (or the
  * memory to map it) the plain loops are the default. */
 void nn_blas_init(void);
-/* The kernels a new policy uses: 1 (BLAS) unless PLACETO_KERNELS=plain was
- * set when nn_blas_init ran. BLAS libraries pick their kernels by CPU, so
- * the same training gives other bits on another machine; the plain loops
+/* The kernels a new policy uses: 1 (BLAS for the wide layers) unless
+ * PLACETO_KERNELS=plain was set when nn_blas_init ran. BLAS libraries pick
+ * their kernels by CPU, so the same training gives other bits on another
+ * machine; the plain loops (and the vector kernels, which give their bits)
  * are compiled into placeto and give the same bits wherever it runs. */
 int nn_default_blas(void);
 

@@ -25,25 +25,78 @@ void NN_CAT(nn_gemm_, S)(int blas, int tA, int tB, int M, int N, int K, R alpha,
         }
 }
 
+/* The plain (or BLAS) dense layers on strided rows; nn.c tries the vector
+ * kernels first for float. */
+static void NN_CAT(dense_fwd_loops_, S)(int blas, int n, int in, int out, const R *X, int ldx, const R *W,
+                                        const R *b, int relu, R *Y, int ldy)
+{
+    for (int i = 0; i < n; i++)
+        memcpy(Y + (size_t)i * (size_t)ldy, b, (size_t)out * sizeof *Y);
+    NN_CAT(nn_gemm_, S)(blas, 0, 0, n, out, in, 1, X, ldx, W, out, 1, Y, ldy);
+    if (relu && ldy == out)
+        NN_CAT(nn_relu_, S)(Y, (size_t)n * (size_t)out);
+    else if (relu)
+        for (int i = 0; i < n; i++)
+            NN_CAT(nn_relu_, S)(Y + (size_t)i * (size_t)ldy, (size_t)out);
+}
+
+static void NN_CAT(dense_bwd_w_loops_, S)(int blas, int n, int in, int out, const R *X, int ldx, const R *dY,
+                                          int ldy, R *dW, R *db)
+{
+    NN_CAT(nn_gemm_, S)(blas, 1, 0, in, out, n, 1, X, ldx, dY, ldy, 1, dW, out);
+    for (int i = 0; i < n; i++) {
+        const R *row = dY + (size_t)i * (size_t)ldy;
+        for (int j = 0; j < out; j++)
+            db[j] += row[j];
+    }
+}
+
+static void NN_CAT(dense_bwd_x_loops_, S)(int blas, int n, int in, int out, const R *W, const R *dY, int ldy,
+                                          const R *M, R *dX, int lddx)
+{
+    NN_CAT(nn_gemm_, S)(blas, 0, 1, n, in, out, 1, dY, ldy, W, out, 0, dX, lddx);
+    if (M && lddx == in)
+        NN_CAT(nn_relu_bwd_, S)(M, dX, (size_t)n * (size_t)in);
+    else if (M)
+        for (int i = 0; i < n; i++)
+            NN_CAT(nn_relu_bwd_, S)(M + (size_t)i * (size_t)lddx, dX + (size_t)i * (size_t)lddx, (size_t)in);
+}
+
+static void NN_CAT(rows_gather_loops_, S)(int n, const int *off, const int *idx, const R *X, int ld, R *Y)
+{
+    for (int i = 0; i < n; i++) {
+        R *y = Y + (size_t)i * (size_t)ld;
+        for (int c = 0; c < ld; c++)
+            y[c] = 0;
+        for (int q = off[i]; q < off[i + 1]; q++) {
+            const R *x = X + (size_t)idx[q] * (size_t)ld;
+            for (int c = 0; c < ld; c++)
+                y[c] += x[c];
+        }
+    }
+}
+
+static void NN_CAT(rows_scatter_loops_, S)(int n, const int *off, const int *idx, const R *X, int ld, R *Y)
+{
+    for (int i = 0; i < n; i++)
+        for (int q = off[i]; q < off[i + 1]; q++) {
+            R *y = Y + (size_t)idx[q] * (size_t)ld;
+            const R *x = X + (size_t)i * (size_t)ld;
+            for (int c = 0; c < ld; c++)
+                y[c] += x[c];
+        }
+}
+
 void NN_CAT(nn_linear_fwd_, S)(int blas, int n, int in, int out, const R *X, const R *W,
                                const R *b, R *Y)
 {
-    for (int i = 0; i < n; i++)
-        memcpy(Y + (size_t)i * (size_t)out, b, (size_t)out * sizeof *Y);
-    NN_CAT(nn_gemm_, S)(blas, 0, 0, n, out, in, 1, X, in, W, out, 1, Y, out);
+    NN_CAT(nn_dense_fwd_, S)(blas, n, in, out, X, in, W, b, 0, Y, out);
 }
 
 void NN_CAT(nn_linear_bwd_, S)(int blas, int n, int in, int out, const R *X, const R *W,
                                const R *dY, R *dX, R *dW, R *db)
 {
-    NN_CAT(nn_gemm_, S)(blas, 1, 0, in, out, n, 1, X, in, dY, out, 1, dW, out);
-    for (int i = 0; i < n; i++) {
-        const R *row = dY + (size_t)i * (size_t)out;
-        for (int j = 0; j < out; j++)
-            db[j] += row[j];
-    }
-    if (dX)
-        NN_CAT(nn_gemm_, S)(blas, 0, 1, n, in, out, 1, dY, out, W, out, 0, dX, in);
+    NN_CAT(nn_dense_bwd_, S)(blas, n, in, out, X, in, W, dY, out, NULL, dX, in, dW, db);
 }
 
 void NN_CAT(nn_relu_, S)(R *x, size_t n)
@@ -54,7 +107,7 @@ void NN_CAT(nn_relu_, S)(R *x, size_t n)
         x[i] = x[i] > 0 ? x[i] : 0;
 }
 
-void NN_CAT(nn_relu_bwd_, S)(const R *restrict y, R *restrict dx, size_t n)
+static inline void NN_CAT(relu_bwd_loops_, S)(const R *restrict y, R *restrict dx, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         dx[i] = y[i] > 0 ? dx[i] : 0;

@@ -1,7 +1,14 @@
 /* policy: the network's parameters, the static group-graph data, and the
- * forward/backward passes instantiated from policy_impl.h in float (BLAS
- * sgemm) and double (the gradient check). */
+ * forward/backward passes instantiated from policy_impl.h in float (the
+ * production path) and double (the gradient check). */
 #include "policy.h"
+
+/* Every product is rounded before its sum (the plain loops' bits): GCC does
+ * not contract a * b + c into a fused multiply-add in ISO C mode, clang
+ * would unless told. */
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
 
 #include <math.h>
 #include <stdlib.h>

@@ -15,73 +15,95 @@
  *   cat = [b2(anc), b2(desc), b2(par), H_v]                          [8d]
  *   h1 = relu(cat h0) [16d], h2 = relu(h1 h1) [8d], logits = h2 h2  [D] */
 
+/* Layout: the n x d arrays have rows of ld = nn_pad(d) values and the
+ * n x 2d ones rows of ld2 = nn_pad(2d), so that the float kernels run on
+ * whole vectors (nn.h, "Dense layers"); the pad columns never reach the
+ * others. Pooling runs on the rows of its set only: the three sets of v are
+ * disjoint (group ids are topological: ancestors have smaller ids than v,
+ * descendants larger), so their rows together are at most n, kept in set
+ * order in one array. Rows outside a set only ever added exact zeros to the
+ * sums (their gradient rows are +0), so the bits are those of pooling over
+ * every row. */
+
 struct WORK {
     int n, F, d, k, D, v;
-    R *e, *t1, *t2, *te;               /* n x F, n x d (3) */
-    R *x[2], *u1[2], *u2[2], *msg[2], *z1[2], *z2[2]; /* per direction, per round */
-    R *H;                              /* n x 2d */
-    unsigned char *in_set[3];          /* n each */
-    int set_size[3];
-    R *a1[3], *a2[3];                  /* n x 2d */
-    R *sum[3], *b1[3], *b2[3];         /* 2d */
-    R *cat, *h1, *h2, *logits;         /* 8d, 16d, 8d, D */
+    int ld, ld2;                       /* row strides: nn_pad(d), nn_pad(2d) */
+    R *e, *t1, *t2, *te;               /* n x F, n x ld (3) */
+    R *x[2];                           /* per direction, rounds 1 .. k (round 0 is te) */
+    R *u1[2], *u2[2], *msg[2], *z1[2], *z2[2]; /* per direction, per round */
+    R *H;                              /* n x ld2 */
+    int *set_row;                      /* the sets' rows: set s at set_off[s] .. set_off[s+1) */
+    int set_off[4];
+    R *hs, *a1, *a2;                   /* n x ld2: rows of H in set order, their pooling layers */
+    R *sum[3], *b1[3], *b2[3];         /* ld2 each */
+    R *cat, *h1, *h2, *logits;         /* 8d, 16d, 8d, D (each padded) */
     /* backward scratch */
-    R *dH, *dA, *dB, *dte, *dx, *du, *dv2; /* n x 2d (3), n x d (4) */
-    R *dsmall;                         /* 2 * 16d */
-    R *dcat;                           /* 8d */
+    R *dH, *dA, *dB;                   /* n x ld2 */
+    R *dte, *dx, *du, *dz, *dm;        /* n x ld */
+    R *dlog, *dh1, *dh2, *dcat;        /* D, 16d, 8d, 8d (padded) */
+    R *db1, *db2, *dsum;               /* ld2 each */
     R *mem;
 };
 
 static struct WORK *FN(work_new)(const PolicyArch *a, const PolicyGraph *pg)
 {
     struct WORK *w = xcalloc(1, sizeof *w);
-    size_t n = (size_t)pg->n, F = (size_t)a->n_features, d = (size_t)a->d, k = (size_t)a->rounds;
-    size_t D = (size_t)a->n_devices;
     w->n = pg->n;
     w->F = a->n_features;
     w->d = a->d;
     w->k = a->rounds;
     w->D = a->n_devices;
-    size_t total = n * F + 3 * n * d + 2 * ((k + 1) * n * d + 5 * k * n * d) + n * 2 * d +
-                   3 * (2 * n * 2 * d + 3 * 2 * d) + 8 * d + 16 * d + 8 * d + D +
-                   3 * n * 2 * d + 4 * n * d + 2 * 16 * d + 8 * d;
+    w->ld = nn_pad(a->d);
+    w->ld2 = nn_pad(2 * a->d);
+    size_t n = (size_t)pg->n, F = (size_t)a->n_features, k = (size_t)a->rounds;
+    size_t nl = n * (size_t)w->ld, nl2 = n * (size_t)w->ld2, l2 = (size_t)w->ld2;
+    size_t c8 = (size_t)nn_pad(8 * a->d), c16 = (size_t)nn_pad(16 * a->d), cD = (size_t)nn_pad(a->n_devices);
+    size_t total = n * F + 3 * nl + 2 * (k * nl + 5 * k * nl) + nl2 + 3 * nl2 + 9 * l2 + c8 + c16 + c8 + cD +
+                   3 * nl2 + 5 * nl + cD + c16 + c8 + c8 + 3 * l2;
     R *p = w->mem = xcalloc(total + 1, sizeof *p);
 #define TAKE(ptr, count) (ptr = p, p += (count))
     TAKE(w->e, n * F);
-    TAKE(w->t1, n * d);
-    TAKE(w->t2, n * d);
-    TAKE(w->te, n * d);
+    TAKE(w->t1, nl);
+    TAKE(w->t2, nl);
+    TAKE(w->te, nl);
     for (int dir = 0; dir < 2; dir++) {
-        TAKE(w->x[dir], (k + 1) * n * d);
-        TAKE(w->u1[dir], k * n * d);
-        TAKE(w->u2[dir], k * n * d);
-        TAKE(w->msg[dir], k * n * d);
-        TAKE(w->z1[dir], k * n * d);
-        TAKE(w->z2[dir], k * n * d);
+        TAKE(w->x[dir], k * nl);
+        TAKE(w->u1[dir], k * nl);
+        TAKE(w->u2[dir], k * nl);
+        TAKE(w->msg[dir], k * nl);
+        TAKE(w->z1[dir], k * nl);
+        TAKE(w->z2[dir], k * nl);
     }
-    TAKE(w->H, n * 2 * d);
+    TAKE(w->H, nl2);
+    TAKE(w->hs, nl2);
+    TAKE(w->a1, nl2);
+    TAKE(w->a2, nl2);
     for (int s = 0; s < 3; s++) {
-        TAKE(w->a1[s], n * 2 * d);
-        TAKE(w->a2[s], n * 2 * d);
-        TAKE(w->sum[s], 2 * d);
-        TAKE(w->b1[s], 2 * d);
-        TAKE(w->b2[s], 2 * d);
-        w->in_set[s] = xcalloc(n + 1, 1);
+        TAKE(w->sum[s], l2);
+        TAKE(w->b1[s], l2);
+        TAKE(w->b2[s], l2);
     }
-    TAKE(w->cat, 8 * d);
-    TAKE(w->h1, 16 * d);
-    TAKE(w->h2, 8 * d);
-    TAKE(w->logits, D);
-    TAKE(w->dH, n * 2 * d);
-    TAKE(w->dA, n * 2 * d);
-    TAKE(w->dB, n * 2 * d);
-    TAKE(w->dte, n * d);
-    TAKE(w->dx, n * d);
-    TAKE(w->du, n * d);
-    TAKE(w->dv2, n * d);
-    TAKE(w->dsmall, 2 * 16 * d);
-    TAKE(w->dcat, 8 * d);
+    TAKE(w->cat, c8);
+    TAKE(w->h1, c16);
+    TAKE(w->h2, c8);
+    TAKE(w->logits, cD);
+    TAKE(w->dH, nl2);
+    TAKE(w->dA, nl2);
+    TAKE(w->dB, nl2);
+    TAKE(w->dte, nl);
+    TAKE(w->dx, nl);
+    TAKE(w->du, nl);
+    TAKE(w->dz, nl);
+    TAKE(w->dm, nl);
+    TAKE(w->dlog, cD);
+    TAKE(w->dh1, c16);
+    TAKE(w->dh2, c8);
+    TAKE(w->dcat, c8);
+    TAKE(w->db1, l2);
+    TAKE(w->db2, l2);
+    TAKE(w->dsum, l2);
 #undef TAKE
+    w->set_row = xnew_array(n + 1, sizeof *w->set_row);
     return w;
 }
 
@@ -89,205 +111,187 @@ static void FN(work_free)(struct WORK *w)
 {
     if (!w)
         return;
-    for (int s = 0; s < 3; s++)
-        free(w->in_set[s]);
+    free(w->set_row);
     free(w->mem);
     free(w);
 }
 
-/* Y = relu(X W + b) or without the ReLU. */
-#define LIN(idx, rows, in, out, X, Y)                                                       \
-    NN_CAT(nn_linear_fwd_, S)(pol->blas, rows, in, out, X, W + T[idx].off, W + T[(idx) + 1].off, Y)
-#define LINB(idx, rows, in, out, X, dY, dX)                                                  \
-    NN_CAT(nn_linear_bwd_, S)(pol->blas, rows, in, out, X, W + T[idx].off, dY, dX,          \
-                             G + T[idx].off, G + T[(idx) + 1].off)
-#define RELU(Y, count) NN_CAT(nn_relu_, S)(Y, (size_t)(count))
+/* Y = relu(X W + b), or without the ReLU; X and Y with row strides. */
+#define DENSE(idx, rows, in, out, X, ldx, relu, Y, ldy)                                              \
+    NN_CAT(nn_dense_fwd_, S)(pol->blas, rows, in, out, X, ldx, W + T[idx].off, W + T[(idx) + 1].off, relu, Y, \
+                             ldy)
+/* the layer's gradients, and dX = dY W^T through the ReLU whose output
+ * was X when relu is 1 */
+#define DENSEB(idx, rows, in, out, X, ldx, relu, dY, ldy, dX, lddx)                                    \
+    NN_CAT(nn_dense_bwd_, S)(pol->blas, rows, in, out, X, ldx, W + T[idx].off, dY, ldy, (relu) ? X : NULL, \
+                             dX, lddx, G + T[idx].off, G + T[(idx) + 1].off)
 #define RELUB(Y, dY, count) NN_CAT(nn_relu_bwd_, S)(Y, dY, (size_t)(count))
+
+/* x_r of direction dir: te for r = 0 */
+static R *FN(x_round)(struct WORK *w, int dir, int r)
+{
+    return r == 0 ? w->te : w->x[dir] + (size_t)(r - 1) * (size_t)w->n * (size_t)w->ld;
+}
+
+/* x_{r+1} = z2 + te on the rows with neighbours, 0 + te on the others */
+static void FN(next_round)(int n, int ld, const int *off, const R *restrict z2, const R *restrict te,
+                           R *restrict xn)
+{
+    size_t nl = (size_t)n * (size_t)ld;
+    for (size_t q = 0; q < nl; q++)
+        xn[q] = z2[q] + te[q];
+    for (int i = 0; i < n; i++)
+        if (off[i + 1] == off[i])
+            for (size_t q = (size_t)i * (size_t)ld; q < (size_t)(i + 1) * (size_t)ld; q++)
+                xn[q] = 0 + te[q];
+}
 
 static void FN(forward)(const Policy *pol, const R *W, const PolicyGraph *pg, struct WORK *w,
                         const R *feats, int v)
 {
     const NnTensor *T = pol->p.t;
-    int n = w->n, F = w->F, d = w->d, k = w->k, D = w->D, d2 = 2 * d;
-    size_t nd = (size_t)n * (size_t)d;
+    int n = w->n, F = w->F, d = w->d, k = w->k, D = w->D, d2 = 2 * d, ld = w->ld, ld2 = w->ld2;
+    size_t nl = (size_t)n * (size_t)ld;
     w->v = v;
     memcpy(w->e, feats, (size_t)n * (size_t)F * sizeof *w->e);
-    LIN(P_T0, n, F, d, w->e, w->t1);
-    RELU(w->t1, nd);
-    LIN(P_T1, n, d, d, w->t1, w->t2);
-    RELU(w->t2, nd);
-    LIN(P_T2, n, d, d, w->t2, w->te);
+    DENSE(P_T0, n, F, d, w->e, F, 1, w->t1, ld);
+    DENSE(P_T1, n, d, d, w->t1, ld, 1, w->t2, ld);
+    DENSE(P_T2, n, d, d, w->t2, ld, 0, w->te, ld);
     for (int dir = 0; dir < 2; dir++) {
         int base = P_MP + 8 * dir;
         const int *off = dir ? pg->ch_off : pg->par_off, *nb = dir ? pg->ch : pg->par;
-        memcpy(w->x[dir], w->te, nd * sizeof *w->te);
         for (int r = 0; r < k; r++) {
-            R *x = w->x[dir] + (size_t)r * nd, *xn = x + nd;
-            R *u1 = w->u1[dir] + (size_t)r * nd, *u2 = w->u2[dir] + (size_t)r * nd;
-            R *msg = w->msg[dir] + (size_t)r * nd, *z1 = w->z1[dir] + (size_t)r * nd;
-            R *z2 = w->z2[dir] + (size_t)r * nd;
-            LIN(base + 0, n, d, d, x, u1);
-            RELU(u1, nd);
-            LIN(base + 2, n, d, d, u1, u2);
-            RELU(u2, nd);
-            memset(msg, 0, nd * sizeof *msg);
-            for (int i = 0; i < n; i++)
-                for (int q = off[i]; q < off[i + 1]; q++) {
-                    const R *src = u2 + (size_t)nb[q] * (size_t)d;
-                    R *dst = msg + (size_t)i * (size_t)d;
-                    for (int c = 0; c < d; c++)
-                        dst[c] += src[c];
-                }
-            LIN(base + 4, n, d, d, msg, z1);
-            RELU(z1, nd);
-            LIN(base + 6, n, d, d, z1, z2);
-            RELU(z2, nd);
-            for (int i = 0; i < n; i++) {
-                int has = off[i + 1] > off[i];
-                for (int c = 0; c < d; c++) {
-                    size_t o = (size_t)i * (size_t)d + (size_t)c;
-                    xn[o] = (has ? z2[o] : 0) + w->te[o];
-                }
-            }
+            const R *x = FN(x_round)(w, dir, r);
+            R *xn = FN(x_round)(w, dir, r + 1);
+            R *u1 = w->u1[dir] + (size_t)r * nl, *u2 = w->u2[dir] + (size_t)r * nl;
+            R *msg = w->msg[dir] + (size_t)r * nl, *z1 = w->z1[dir] + (size_t)r * nl;
+            R *z2 = w->z2[dir] + (size_t)r * nl;
+            DENSE(base + 0, n, d, d, x, ld, 1, u1, ld);
+            DENSE(base + 2, n, d, d, u1, ld, 1, u2, ld);
+            NN_CAT(nn_rows_gather_, S)(n, off, nb, u2, ld, msg);
+            DENSE(base + 4, n, d, d, msg, ld, 1, z1, ld);
+            DENSE(base + 6, n, d, d, z1, ld, 1, z2, ld);
+            FN(next_round)(n, ld, off, z2, w->te, xn);
         }
-        const R *xk = w->x[dir] + (size_t)k * nd;
+        const R *xk = FN(x_round)(w, dir, k);
         for (int i = 0; i < n; i++)
-            memcpy(w->H + (size_t)i * (size_t)d2 + (size_t)(dir * d), xk + (size_t)i * (size_t)d,
+            memcpy(w->H + (size_t)i * (size_t)ld2 + (size_t)(dir * d), xk + (size_t)i * (size_t)ld,
                    (size_t)d * sizeof *xk);
     }
-    /* the three sets of v */
-    for (int s = 0; s < 3; s++)
-        w->set_size[s] = 0;
-    for (int j = 0; j < n; j++) {
-        int an = policy_graph_is_anc(pg, v, j), de = policy_graph_is_desc(pg, v, j);
-        w->in_set[0][j] = (unsigned char)an;
-        w->in_set[1][j] = (unsigned char)de;
-        w->in_set[2][j] = (unsigned char)(j != v && !an && !de);
-        for (int s = 0; s < 3; s++)
-            w->set_size[s] += w->in_set[s][j];
-    }
-    size_t n2 = (size_t)n * (size_t)d2;
+    /* the three sets of v, each in increasing order */
+    int m = 0;
     for (int s = 0; s < 3; s++) {
-        int base = P_POOL + 8 * s;
-        memset(w->sum[s], 0, (size_t)d2 * sizeof *w->sum[s]);
-        if (w->set_size[s] > 0) {
-            LIN(base + 0, n, d2, d2, w->H, w->a1[s]);
-            RELU(w->a1[s], n2);
-            LIN(base + 2, n, d2, d2, w->a1[s], w->a2[s]);
-            RELU(w->a2[s], n2);
-            for (int j = 0; j < n; j++)
-                if (w->in_set[s][j])
-                    for (int c = 0; c < d2; c++)
-                        w->sum[s][c] += w->a2[s][(size_t)j * (size_t)d2 + (size_t)c];
+        w->set_off[s] = m;
+        for (int j = 0; j < n; j++) {
+            int an = policy_graph_is_anc(pg, v, j), de = policy_graph_is_desc(pg, v, j);
+            int in = s == 0 ? an : s == 1 ? de && !an : j != v && !an && !de;
+            if (in)
+                w->set_row[m++] = j;
         }
-        LIN(base + 4, 1, d2, d2, w->sum[s], w->b1[s]);
-        RELU(w->b1[s], d2);
-        LIN(base + 6, 1, d2, d2, w->b1[s], w->b2[s]);
-        RELU(w->b2[s], d2);
+    }
+    w->set_off[3] = m;
+    for (int s = 0; s < 3; s++) {
+        int base = P_POOL + 8 * s, o = w->set_off[s], ms = w->set_off[s + 1] - o;
+        R *hs = w->hs + (size_t)o * (size_t)ld2, *a1 = w->a1 + (size_t)o * (size_t)ld2;
+        R *a2 = w->a2 + (size_t)o * (size_t)ld2;
+        memset(w->sum[s], 0, (size_t)ld2 * sizeof *w->sum[s]);
+        if (ms > 0) {
+            for (int j = 0; j < ms; j++)
+                memcpy(hs + (size_t)j * (size_t)ld2, w->H + (size_t)w->set_row[o + j] * (size_t)ld2,
+                       (size_t)ld2 * sizeof *hs);
+            DENSE(base + 0, ms, d2, d2, hs, ld2, 1, a1, ld2);
+            DENSE(base + 2, ms, d2, d2, a1, ld2, 1, a2, ld2);
+            for (int j = 0; j < ms; j++)
+                for (int c = 0; c < ld2; c++)
+                    w->sum[s][c] += a2[(size_t)j * (size_t)ld2 + (size_t)c];
+        }
+        DENSE(base + 4, 1, d2, d2, w->sum[s], ld2, 1, w->b1[s], ld2);
+        DENSE(base + 6, 1, d2, d2, w->b1[s], ld2, 1, w->b2[s], ld2);
         memcpy(w->cat + (size_t)(s * d2), w->b2[s], (size_t)d2 * sizeof *w->cat);
     }
-    memcpy(w->cat + 3 * (size_t)d2, w->H + (size_t)v * (size_t)d2, (size_t)d2 * sizeof *w->cat);
-    LIN(P_HEAD + 0, 1, 8 * d, 16 * d, w->cat, w->h1);
-    RELU(w->h1, 16 * d);
-    LIN(P_HEAD + 2, 1, 16 * d, 8 * d, w->h1, w->h2);
-    RELU(w->h2, 8 * d);
-    LIN(P_HEAD + 4, 1, 8 * d, D, w->h2, w->logits);
+    memcpy(w->cat + 3 * (size_t)d2, w->H + (size_t)v * (size_t)ld2, (size_t)d2 * sizeof *w->cat);
+    DENSE(P_HEAD + 0, 1, 8 * d, 16 * d, w->cat, 8 * d, 1, w->h1, nn_pad(16 * d));
+    DENSE(P_HEAD + 2, 1, 16 * d, 8 * d, w->h1, 16 * d, 1, w->h2, nn_pad(8 * d));
+    DENSE(P_HEAD + 4, 1, 8 * d, D, w->h2, 8 * d, 0, w->logits, nn_pad(D));
 }
 
 static void FN(backward)(const Policy *pol, const R *W, const PolicyGraph *pg, struct WORK *w,
                          const R *dlogits, R *G)
 {
     const NnTensor *T = pol->p.t;
-    int n = w->n, F = w->F, d = w->d, k = w->k, D = w->D, d2 = 2 * d, v = w->v;
-    size_t nd = (size_t)n * (size_t)d, n2 = (size_t)n * (size_t)d2;
-    R *dh2 = w->dsmall, *dh1 = w->dsmall + 8 * d; /* 8d, 16d */
-    R *dcatp = w->dcat;
+    int n = w->n, F = w->F, d = w->d, k = w->k, D = w->D, d2 = 2 * d, v = w->v, ld = w->ld, ld2 = w->ld2;
+    size_t nl = (size_t)n * (size_t)ld, nl2 = (size_t)n * (size_t)ld2;
+    int p8 = nn_pad(8 * d), p16 = nn_pad(16 * d), pD = nn_pad(D);
     /* head */
-    LINB(P_HEAD + 4, 1, 8 * d, D, w->h2, dlogits, dh2);
-    RELUB(w->h2, dh2, 8 * d);
-    LINB(P_HEAD + 2, 1, 16 * d, 8 * d, w->h1, dh2, dh1);
-    RELUB(w->h1, dh1, 16 * d);
-    LINB(P_HEAD + 0, 1, 8 * d, 16 * d, w->cat, dh1, dcatp);
-    memset(w->dH, 0, n2 * sizeof *w->dH);
+    memcpy(w->dlog, dlogits, (size_t)D * sizeof *w->dlog);
+    DENSEB(P_HEAD + 4, 1, 8 * d, D, w->h2, p8, 1, w->dlog, pD, w->dh2, p8);
+    DENSEB(P_HEAD + 2, 1, 16 * d, 8 * d, w->h1, p16, 1, w->dh2, p8, w->dh1, p16);
+    DENSEB(P_HEAD + 0, 1, 8 * d, 16 * d, w->cat, p8, 0, w->dh1, p16, w->dcat, p8);
+    memset(w->dH, 0, nl2 * sizeof *w->dH);
     for (int c = 0; c < d2; c++)
-        w->dH[(size_t)v * (size_t)d2 + (size_t)c] += dcatp[3 * d2 + c];
+        w->dH[(size_t)v * (size_t)ld2 + (size_t)c] += w->dcat[3 * d2 + c];
     /* pooling */
     for (int s = 0; s < 3; s++) {
-        int base = P_POOL + 8 * s;
-        R *db2 = dh1, *db1 = dh2, *dsum = dh2 + d2; /* reuse: 2d each */
-        memcpy(db2, dcatp + (size_t)(s * d2), (size_t)d2 * sizeof *db2);
-        RELUB(w->b2[s], db2, d2);
-        LINB(base + 6, 1, d2, d2, w->b1[s], db2, db1);
-        RELUB(w->b1[s], db1, d2);
-        LINB(base + 4, 1, d2, d2, w->sum[s], db1, dsum);
-        if (w->set_size[s] == 0)
+        int base = P_POOL + 8 * s, o = w->set_off[s], ms = w->set_off[s + 1] - o;
+        memcpy(w->db2, w->dcat + (size_t)(s * d2), (size_t)d2 * sizeof *w->db2);
+        RELUB(w->b2[s], w->db2, d2);
+        DENSEB(base + 6, 1, d2, d2, w->b1[s], ld2, 1, w->db2, ld2, w->db1, ld2);
+        DENSEB(base + 4, 1, d2, d2, w->sum[s], ld2, 0, w->db1, ld2, w->dsum, ld2);
+        if (ms == 0)
             continue;
-        for (int j = 0; j < n; j++) {
-            R *row = w->dA + (size_t)j * (size_t)d2;
-            if (w->in_set[s][j])
-                memcpy(row, dsum, (size_t)d2 * sizeof *row);
-            else
-                memset(row, 0, (size_t)d2 * sizeof *row);
+        const R *hs = w->hs + (size_t)o * (size_t)ld2, *a1 = w->a1 + (size_t)o * (size_t)ld2;
+        const R *a2 = w->a2 + (size_t)o * (size_t)ld2;
+        size_t m2 = (size_t)ms * (size_t)ld2;
+        for (int j = 0; j < ms; j++)
+            memcpy(w->dA + (size_t)j * (size_t)ld2, w->dsum, (size_t)ld2 * sizeof *w->dA);
+        RELUB(a2, w->dA, m2);
+        DENSEB(base + 2, ms, d2, d2, a1, ld2, 1, w->dA, ld2, w->dB, ld2);
+        DENSEB(base + 0, ms, d2, d2, hs, ld2, 0, w->dB, ld2, w->dA, ld2);
+        for (int j = 0; j < ms; j++) {
+            R *row = w->dH + (size_t)w->set_row[o + j] * (size_t)ld2;
+            const R *src = w->dA + (size_t)j * (size_t)ld2;
+            for (int c = 0; c < ld2; c++)
+                row[c] += src[c];
         }
-        RELUB(w->a2[s], w->dA, n2);
-        LINB(base + 2, n, d2, d2, w->a1[s], w->dA, w->dB);
-        RELUB(w->a1[s], w->dB, n2);
-        LINB(base + 0, n, d2, d2, w->H, w->dB, w->dA);
-        for (size_t q = 0; q < n2; q++)
-            w->dH[q] += w->dA[q];
     }
     /* message passing, last round first */
-    memset(w->dte, 0, nd * sizeof *w->dte);
+    memset(w->dte, 0, nl * sizeof *w->dte);
     for (int dir = 0; dir < 2; dir++) {
         int base = P_MP + 8 * dir;
         const int *off = dir ? pg->ch_off : pg->par_off, *nb = dir ? pg->ch : pg->par;
-        R *dx = w->dx, *du = w->du, *dz = w->dv2, *dm = w->dB; /* dm: n x d in dB */
+        R *dx = w->dx, *du = w->du, *dz = w->dz, *dm = w->dm;
         for (int i = 0; i < n; i++)
-            memcpy(dx + (size_t)i * (size_t)d, w->dH + (size_t)i * (size_t)d2 + (size_t)(dir * d),
+            memcpy(dx + (size_t)i * (size_t)ld, w->dH + (size_t)i * (size_t)ld2 + (size_t)(dir * d),
                    (size_t)d * sizeof *dx);
         for (int r = k - 1; r >= 0; r--) {
-            R *x = w->x[dir] + (size_t)r * nd;
-            R *u1 = w->u1[dir] + (size_t)r * nd, *u2 = w->u2[dir] + (size_t)r * nd;
-            R *msg = w->msg[dir] + (size_t)r * nd, *z1 = w->z1[dir] + (size_t)r * nd;
-            R *z2 = w->z2[dir] + (size_t)r * nd;
-            for (size_t q = 0; q < nd; q++)
+            const R *x = FN(x_round)(w, dir, r);
+            const R *u1 = w->u1[dir] + (size_t)r * nl, *u2 = w->u2[dir] + (size_t)r * nl;
+            const R *msg = w->msg[dir] + (size_t)r * nl, *z1 = w->z1[dir] + (size_t)r * nl;
+            const R *z2 = w->z2[dir] + (size_t)r * nl;
+            for (size_t q = 0; q < nl; q++)
                 w->dte[q] += dx[q];
-            for (int i = 0; i < n; i++) {
-                int has = off[i + 1] > off[i];
-                for (int c = 0; c < d; c++) {
-                    size_t o = (size_t)i * (size_t)d + (size_t)c;
-                    dz[o] = has ? dx[o] : 0;
-                }
-            }
-            RELUB(z2, dz, nd);
-            LINB(base + 6, n, d, d, z1, dz, du);
-            RELUB(z1, du, nd);
-            LINB(base + 4, n, d, d, msg, du, dm);
-            memset(du, 0, nd * sizeof *du); /* du: d u2 */
+            memcpy(dz, dx, nl * sizeof *dz); /* d z2: dx on the rows with neighbours */
             for (int i = 0; i < n; i++)
-                for (int q = off[i]; q < off[i + 1]; q++) {
-                    R *dst = du + (size_t)nb[q] * (size_t)d;
-                    const R *src = dm + (size_t)i * (size_t)d;
-                    for (int c = 0; c < d; c++)
-                        dst[c] += src[c];
-                }
-            RELUB(u2, du, nd);
-            LINB(base + 2, n, d, d, u1, du, dz);
-            RELUB(u1, dz, nd);
-            LINB(base + 0, n, d, d, x, dz, dx);
+                if (off[i + 1] == off[i])
+                    memset(dz + (size_t)i * (size_t)ld, 0, (size_t)ld * sizeof *dz);
+            RELUB(z2, dz, nl);
+            DENSEB(base + 6, n, d, d, z1, ld, 1, dz, ld, du, ld);
+            DENSEB(base + 4, n, d, d, msg, ld, 0, du, ld, dm, ld);
+            memset(du, 0, nl * sizeof *du); /* du: d u2 */
+            NN_CAT(nn_rows_scatter_, S)(n, off, nb, dm, ld, du);
+            RELUB(u2, du, nl);
+            DENSEB(base + 2, n, d, d, u1, ld, 1, du, ld, dz, ld);
+            DENSEB(base + 0, n, d, d, x, ld, 0, dz, ld, dx, ld);
         }
-        for (size_t q = 0; q < nd; q++)
+        for (size_t q = 0; q < nl; q++)
             w->dte[q] += dx[q];
     }
     /* node transform */
-    LINB(P_T2, n, d, d, w->t2, w->dte, w->du);
-    RELUB(w->t2, w->du, nd);
-    LINB(P_T1, n, d, d, w->t1, w->du, w->dx);
-    RELUB(w->t1, w->dx, nd);
-    LINB(P_T0, n, F, d, w->e, w->dx, NULL);
+    DENSEB(P_T2, n, d, d, w->t2, ld, 1, w->dte, ld, w->du, ld);
+    DENSEB(P_T1, n, d, d, w->t1, ld, 1, w->du, ld, w->dx, ld);
+    DENSEB(P_T0, n, F, d, w->e, F, 0, w->dx, ld, NULL, 0);
 }
 
-#undef LIN
-#undef LINB
-#undef RELU
+#undef DENSE
+#undef DENSEB
 #undef RELUB

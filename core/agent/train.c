@@ -366,13 +366,14 @@ static double beta_at(const TrainConfig *cfg, int64_t episode)
  * window's episodes that have a step t (this one included). */
 static void baseline(TrainState *ts, Slot *sl)
 {
+    double *reuse = NULL; /* the oldest episode's array, once the window is full */
     if (ts->n_base == TRAIN_BASELINE_WINDOW) {
-        free(ts->base_ret[0]);
+        reuse = ts->base_ret[0];
         memmove(ts->base_ret, ts->base_ret + 1, (TRAIN_BASELINE_WINDOW - 1) * sizeof ts->base_ret[0]);
         memmove(ts->base_len, ts->base_len + 1, (TRAIN_BASELINE_WINDOW - 1) * sizeof ts->base_len[0]);
         ts->n_base--;
     }
-    ts->base_ret[ts->n_base] = xmalloc_array((size_t)sl->len, sizeof *ts->base_ret[0]);
+    ts->base_ret[ts->n_base] = xrealloc_array(reuse, (size_t)(sl->len > 0 ? sl->len : 1), sizeof *ts->base_ret[0]);
     memcpy(ts->base_ret[ts->n_base], sl->ret, (size_t)sl->len * sizeof *sl->ret);
     ts->base_len[ts->n_base] = sl->len;
     ts->n_base++;
