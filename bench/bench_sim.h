@@ -1,0 +1,10 @@
+/* bench_sim: the simulator's benchmarks (bench/bench_sim.c). */
+#ifndef PLACETO_BENCH_SIM_H
+#define PLACETO_BENCH_SIM_H
+
+/* Every bundled graph (the .json files of graphs/) with 1-8 default devices on HEFT's
+ * placement: ns per op of sim_run and sim_makespan. With dir, writes the
+ * placements and dir/sim_c.tsv for bench/bench_sim.py instead of printing. */
+void bench_sim_table(const char *dir);
+
+#endif
