@@ -242,9 +242,10 @@ tour-cast: all
 	@./$(PROG) demo --headless --size 120x36 --keys '$(TOUR_KEYS)' --record screenshots/tour.cast --record-step 6 > /dev/null
 	@echo "screenshots/tour.cast"
 
+# make bench PARTS="sim agent" runs only those parts (bench/bench.sh lists them)
 bench: $(NEED_DEPS)
 	@$(MAKE) --no-print-directory all $(BENCH)
-	@bash bench/bench.sh ./$(PROG) $(BENCH)
+	@bash bench/bench.sh ./$(PROG) $(BENCH) $(PARTS)
 
 clean:
 	rm -rf build build-asan build-ubsan build-fuzz $(PROG)

@@ -464,14 +464,19 @@ int main(int argc, char **argv)
         bench_gaps();
     if (want(argc, argv, "sim"))
         bench_sim_table(sim_dir);
-    if (want(argc, argv, "sim") || want(argc, argv, "group")) {
+    int sim = want(argc, argv, "sim"), group = want(argc, argv, "group");
+    if (sim || group) {
         Graph *r = gen_random_dag(100000, 2.0, 1);
-        bench_sim("random_dag 100k", r, 4, 1);
-        bench_group("random_dag 100k", r, 200);
+        if (sim)
+            bench_sim("random_dag 100k", r, 4, 1);
+        if (group)
+            bench_group("random_dag 100k", r, 200);
         graph_free(r);
         Graph *t = gen_layered_training_graph(100000, 1);
-        bench_sim("layered_training 100k", t, 4, 1);
-        bench_group("layered_training 100k", t, 200);
+        if (sim)
+            bench_sim("layered_training 100k", t, 4, 1);
+        if (group)
+            bench_group("layered_training 100k", t, 200);
         graph_free(t);
     }
     if (want(argc, argv, "layout"))
