@@ -27,6 +27,10 @@
 #define SIM_INLINE static inline
 #endif
 
+/* trunc(x) for x >= 0, without a call where the CPU has no rounding
+ * instruction (from 2^52 on every double is a whole number). */
+SIM_INLINE double trunc_pos(double x) { return x < 0x1p52 ? (double)(int64_t)x : x; }
+
 /* ---- release heaps (one per device) ---- */
 
 SIM_INLINE int rel_less(const SimRel *a, const SimRel *b)
@@ -77,15 +81,23 @@ SIM_INLINE void heap_pop(SimHeap *h)
 
 /* ---- the tournament of resources ---- */
 
-/* Leaf `leaf` changed its time: replays its matches up to the root. Within
- * a match the left leaf has the smaller index, so it wins ties. */
+/* Leaf `leaf` changed its time: replays its matches up to the root, the
+ * candidate kept in registers (each match reads only the other side's
+ * winner, which did not change). The left side has the smaller leaf
+ * indices, so it wins ties. */
 SIM_INLINE void replay(Sim *s, int leaf)
 {
     const double *lt = s->lt;
-    int *win = s->win;
-    for (int i = (s->L + leaf) >> 1; i > 0; i >>= 1) {
-        int a = win[2 * i], b = win[2 * i + 1];
-        win[i] = lt[a] <= lt[b] ? a : b;
+    int *win = s->win, w = leaf;
+    double tw = lt[leaf];
+    for (int i = s->L + leaf; i > 1; i >>= 1) {
+        int o = win[i ^ 1];
+        double to = lt[o];
+        if ((i & 1) ? to <= tw : to < tw) {
+            w = o;
+            tw = to;
+        }
+        win[i >> 1] = w;
     }
 }
 
@@ -153,7 +165,7 @@ SIM_INLINE void run_op(Sim *s, int op, int x, int leaf, double t, int full, int 
     s->started[s->n_started++] = op;
     r->busy_us[x] += c;
     if (full)
-        s->relf[op] = trunc(t) + trunc(c) - 1.0;
+        s->relf[op] = trunc_pos(t) + trunc_pos(c) - 1.0;
     if (record)
         s->run_idx[op] = s->events;
     s->lt[leaf] = end + (c > 0 ? s->gap : 0);

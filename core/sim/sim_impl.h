@@ -96,6 +96,7 @@ struct Sim {
     SimUndo *log;
     int64_t log_len, log_cap;
     int64_t ck_every, next_ck;
+    int ck_set;          /* sim_set_checkpoint_interval's value, 0: default */
     SimCkpt *ck;
     int n_ck, ck_cap;
     unsigned char *arena;
