@@ -430,7 +430,7 @@ static void bench_extreme(void)
 }
 
 /* build/placeto-bench [--sim-dir DIR] [PART...]: the parts named (explorer,
- * agent, gaps, sim, group, layout, extreme), or all of them. With --sim-dir,
+ * agent, gaps, sim, inc, group, layout, extreme), or all of them. With --sim-dir,
  * the simulator's table goes to DIR for bench/bench_sim.py (bench_sim.h). */
 static int want(int argc, char **argv, const char *part)
 {
@@ -464,6 +464,10 @@ int main(int argc, char **argv)
         bench_gaps();
     if (want(argc, argv, "sim"))
         bench_sim_table(sim_dir);
+    if (want(argc, argv, "inc")) {
+        bench_sim_incremental("graphs/inception_v3.json", 2);
+        bench_sim_incremental("graphs/nmt.json", 4);
+    }
     int sim = want(argc, argv, "sim"), group = want(argc, argv, "group");
     if (sim || group) {
         Graph *r = gen_random_dag(100000, 2.0, 1);

@@ -24,6 +24,7 @@ if want sim; then
     "$bench" sim
     echo "sim       (no python3 or tests/sim_ref.py: no ratio)"
   fi
+  "$bench" inc
 fi
 
 rest=()

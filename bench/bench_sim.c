@@ -113,3 +113,82 @@ void bench_sim_table(const char *dir)
     if (tsv)
         fclose(tsv);
 }
+
+/* One episode's worth of simulations, timed: every group once in order,
+ * each moved to a random device (from a random start, as the episodes
+ * start), simulated in full (sim_run) or incrementally (sim_run_from). With
+ * `improving`, as episodes with --accept improving do: the candidate is
+ * simulated on a second simulator and taken back when it is slower. Returns
+ * the median time per step in µs over 5 episodes. */
+static double episode_us(const Graph *g, const Grouping *gr, const Cluster *c, int incremental, int improving,
+                         double *check)
+{
+    int n = g->n_nodes, ng = gr->n_groups, nd = c->n_devices;
+    Sim *sa = sim_new(g, c), *sb = sim_new(g, c);
+    int *gd = xmalloc_array((size_t)ng, sizeof *gd), *dev = xmalloc_array((size_t)n, sizeof *dev);
+    double t[5];
+    *check = 0;
+    for (int rep = 0; rep < 5; rep++) {
+        Rng r0, r1;
+        rng_seed(&r0, 0);
+        rng_seed(&r1, 1);
+        for (int k = 0; k < ng; k++)
+            gd[k] = (int)rng_below(&r0, (uint64_t)nd);
+        group_expand(gr, gd, dev);
+        Sim *cur = sa, *spare = sb;
+        double best = incremental ? sim_run_from(cur, dev)->makespan_us : sim_run(cur, dev)->makespan_us;
+        if (incremental && improving)
+            sim_run_from(spare, dev);
+        double t0 = util_now();
+        for (int k = 0; k < ng; k++) {
+            int old = gd[k], d = (int)rng_below(&r1, (uint64_t)nd);
+            gd[k] = d;
+            for (int j = gr->member_off[k]; j < gr->member_off[k + 1]; j++)
+                dev[gr->members[j]] = d;
+            Sim *s = improving ? spare : cur;
+            double ms = incremental ? sim_run_from(s, dev)->makespan_us : sim_run(s, dev)->makespan_us;
+            *check += ms;
+            if (!improving)
+                continue;
+            if (ms <= best) { /* kept: the spare simulator holds it */
+                best = ms;
+                spare = cur;
+                cur = s;
+            } else {
+                gd[k] = old;
+                for (int j = gr->member_off[k]; j < gr->member_off[k + 1]; j++)
+                    dev[gr->members[j]] = old;
+            }
+        }
+        t[rep] = (util_now() - t0) * 1e6 / ng;
+    }
+    qsort(t, 5, sizeof *t, cmp_double);
+    free(gd);
+    free(dev);
+    sim_free(sa);
+    sim_free(sb);
+    return t[2];
+}
+
+void bench_sim_incremental(const char *path, int nd)
+{
+    Err e = {{0}};
+    Graph *g = graph_load(path, &e);
+    Grouping *gr = g ? group_build(g, 0, &e) : NULL;
+    if (!gr) {
+        printf("sim-inc   %s: %s\n", path, e.msg);
+        graph_free(g);
+        return;
+    }
+    Cluster *c = cluster_default(nd);
+    for (int improving = 0; improving <= 1; improving++) {
+        double ca, cb;
+        double full = episode_us(g, gr, c, 0, improving, &ca), inc = episode_us(g, gr, c, 1, improving, &cb);
+        printf("sim-inc   %-13s %d dev %3d groups %-27s per step: full %7.1f us, incremental %7.1f us: %4.2fx%s\n",
+               g->name, nd, gr->n_groups, improving ? "(accept improving, 2 sims)" : "(every move kept)", full, inc,
+               full / inc, ca == cb ? "" : "  RESULTS DIFFER");
+    }
+    cluster_free(c);
+    group_free(gr);
+    graph_free(g);
+}

@@ -7,4 +7,9 @@
  * placements and dir/sim_c.tsv for bench/bench_sim.py instead of printing. */
 void bench_sim_table(const char *dir);
 
+/* Per policy step of a random episode on the graph at path with nd default
+ * devices: a full simulation against an incremental one (sim_run_from),
+ * every move kept, and as with --accept improving. */
+void bench_sim_incremental(const char *path, int nd);
+
 #endif

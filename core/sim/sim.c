@@ -144,7 +144,7 @@ SIM_INLINE void schedule(Sim *s, int c, double t, uint32_t er, double now, int r
          * this event */
         double due = s->rel_t[c];
         uint64_t ep = due == now ? (uint64_t)s->events : 0;
-        release(s, c, due, ep << 32 | (uint64_t)((uint32_t)s->n_roots + s->rel_e[c]));
+        release(s, c, due, ep << 32 | (uint64_t)s->rel_e[c]);
     }
 }
 
@@ -162,10 +162,12 @@ SIM_INLINE void run_op(Sim *s, int op, int x, int leaf, double t, int full, int 
     double end = t + c;
     r->start_us[op] = t;
     r->end_us[op] = end;
-    s->started[s->n_started++] = op;
     r->busy_us[x] += c;
-    if (full)
+    if (full) {
         s->relf[op] = trunc_pos(t) + trunc_pos(c) - 1.0;
+        if (s->bytes[op])
+            s->alloc[s->n_alloc++] = (SimAlloc){t, s->bytes[op], x, op};
+    }
     if (record)
         s->run_idx[op] = s->events;
     s->lt[leaf] = end + (c > 0 ? s->gap : 0);
@@ -268,7 +270,13 @@ SIM_INLINE void run_op(Sim *s, int op, int x, int leaf, double t, int full, int 
 /* Device event (leaf `leaf`) at t: run the smallest due release, or idle. */
 SIM_INLINE void device_event(Sim *s, int leaf, double t, int full, int record)
 {
-    int x = s->dev_of_rank[leaf - s->nd];
+    int x = s->dev_of_rank[leaf - s->nd], op = s->root_head[x];
+    if (op >= 0) { /* the roots come first: due at 0, with the smallest keys */
+        s->root_head[x] = s->root_next[op];
+        s->busy[x] = 1;
+        run_op(s, op, x, leaf, t, full, record);
+        return;
+    }
     SimHeap *h = &s->rel[x];
     if (h->n == 0 || h->e[0].t > t) {
         s->busy[x] = 0;
@@ -276,7 +284,7 @@ SIM_INLINE void device_event(Sim *s, int leaf, double t, int full, int record)
         replay(s, leaf);
         return;
     }
-    int op = s->item_op[(uint32_t)h->e[0].tie];
+    op = s->item_op[(uint32_t)h->e[0].tie];
     heap_pop(h);
     s->busy[x] = 1;
     run_op(s, op, x, leaf, t, full, record);
@@ -340,7 +348,7 @@ void sim_start(Sim *s, const int *dev)
     s->dev = dev;
     s->r.device = dev;
     s->r.n_transfers = 0;
-    s->n_started = 0;
+    s->n_alloc = 0;
     s->events = 0;
     s->makespan = 0;
     for (int d = 0; d < nd; d++) {
@@ -353,15 +361,21 @@ void sim_start(Sim *s, const int *dev)
         s->waiting[i] = s->n_par[i];
         s->rel_t[i] = -1.0;
     }
-    /* the roots, released at 0 in graph order before anything else */
-    for (int k = 0; k < s->n_roots; k++)
-        heap_push(&s->rel[dev[s->roots[k]]], 0.0, (uint64_t)k);
+    /* the roots, released at 0 in graph order before anything else: a list
+     * per device, taken before the release heap */
+    for (int d = 0; d < nd; d++)
+        s->root_head[d] = -1;
+    for (int k = s->n_roots - 1; k >= 0; k--) {
+        int op = s->roots[k], d = dev[op];
+        s->root_next[op] = s->root_head[d];
+        s->root_head[d] = op;
+    }
     for (int j = 0; j < L; j++) {
         s->lt[j] = INFINITY;
         s->win[L + j] = j;
     }
     for (int d = 0; d < nd; d++)
-        if (s->rel[d].n)
+        if (s->root_head[d] >= 0)
             s->lt[nd + s->dev_rank[d]] = 0.0;
     for (int i = L - 1; i > 0; i--) {
         int a = s->win[2 * i], b = s->win[2 * i + 1];
@@ -442,16 +456,14 @@ static void build_edges(Sim *s, const int *name_rank)
         }
     }
     const int *order = sim_radix_sort(key, idx, key2, idx2, m) ? idx2 : idx;
-    s->item_op = XMALLOC(int, (size_t)s->n_roots + (size_t)m);
+    s->item_op = XMALLOC(int, m);
     s->roots = XMALLOC(int, s->n_roots);
     for (int i = 0, k = 0; i < n; i++)
-        if (s->n_par[i] == 0) {
-            s->item_op[k] = i;
+        if (s->n_par[i] == 0)
             s->roots[k++] = i;
-        }
     for (int r = 0; r < m; r++) {
         s->erank[order[r]] = (uint32_t)r;
-        s->item_op[s->n_roots + r] = s->ch[order[r]];
+        s->item_op[r] = s->ch[order[r]];
     }
     free(key);
     free(key2);
@@ -502,12 +514,14 @@ Sim *sim_new(const Graph *g, const Cluster *c)
     s->win = XMALLOC(int, 2 * s->L);
     s->busy = XMALLOC(uint8_t, nd);
     s->rel = XNEW(SimHeap, nd);
+    s->root_head = XMALLOC(int, nd);
+    s->root_next = XMALLOC(int, n);
     s->bus_head = XMALLOC(int, nd);
     s->bus_tail = XMALLOC(int, nd);
     s->waiting = XMALLOC(int, n);
     s->rel_t = XMALLOC(double, n);
     s->rel_e = XMALLOC(uint32_t, n);
-    s->started = XMALLOC(int, n);
+    s->alloc = XMALLOC(SimAlloc, n);
     s->relf = XMALLOC(double, n);
     s->fkey = XMALLOC(uint64_t, n);
     s->fkey2 = XMALLOC(uint64_t, n);
@@ -534,6 +548,8 @@ void sim_free(Sim *s)
     for (int d = 0; d < s->nd; d++)
         free(s->rel[d].e);
     free(s->rel);
+    free(s->root_head);
+    free(s->root_next);
     free(s->cost);
     free(s->ch_off);
     free(s->ch);
@@ -561,7 +577,7 @@ void sim_free(Sim *s)
     free(s->to_pool);
     free(s->slot);
     free(s->cnt);
-    free(s->started);
+    free(s->alloc);
     free(s->relf);
     free(s->fkey);
     free(s->fkey2);

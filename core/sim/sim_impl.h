@@ -18,12 +18,19 @@
 
 /* A release waiting on its device: the time, then `tie`: the number of the
  * resource event during which it became due when that event had the same
- * time (else 0), above the rank of its dependency (roots: their rank in
- * graph order, below every edge's). */
+ * time (else 0), above the rank of the dependency that released it. */
 typedef struct SimRel {
     double t;
     uint64_t tie;
 } SimRel;
+
+/* An op with outputs, in the order ops started: the allocation of its
+ * outputs on its device (sim_mem.c). */
+typedef struct SimAlloc {
+    double t;
+    int64_t m;
+    int d, op;
+} SimAlloc;
 
 typedef struct SimHeap {
     SimRel *e;
@@ -34,7 +41,7 @@ typedef struct SimHeap {
 typedef struct SimCkpt {
     int64_t events;     /* resource events processed before it */
     int64_t log_len;    /* undo log entries before it */
-    int n_started, n_transfers;
+    int n_alloc, n_transfers;
     double makespan;
     size_t rel_off;     /* its copy of the release heaps in the checkpoint arena */
     size_t res_off;     /* its copy of the per-resource state */
@@ -60,7 +67,7 @@ struct Sim {
     int *eout;           /* per CSR edge: output index carried */
     int64_t *ebytes;     /* per CSR edge: bytes of that output */
     int *n_par;
-    int *item_op;        /* release item -> op: roots, then edges by rank */
+    int *item_op;        /* edge rank -> its child op */
     int *roots;          /* ops without parents, graph order */
     int *dev_rank, *dev_of_rank;
     uint8_t *one_out;    /* per op: every edge carries the same output */
@@ -72,6 +79,8 @@ struct Sim {
     int *win;            /* 2L: the winner of each node; win[L + j] = j */
     uint8_t *busy;       /* per device: a device event is pending (not a wake-up) */
     SimHeap *rel;        /* per device */
+    int *root_head;      /* per device: the next of its roots to run, or -1 */
+    int *root_next;      /* per root op: the next root on its device, graph order */
     int *waiting;        /* per op: parents whose dependency is not yet scheduled */
     double *rel_t;       /* per op: the latest dependency not yet taken, time */
     uint32_t *rel_e;     /* and its edge rank */
@@ -79,14 +88,14 @@ struct Sim {
     uint32_t *tr_erank;  /* per pool slot: edge rank of a transfer's child */
     int *pool, *to_pool; /* children and destinations of transfers, at ch_off[src] */
     int *slot, *cnt;     /* scratch of one op's walk */
-    int *started;        /* ops in the order they started */
-    int n_started;
+    SimAlloc *alloc;     /* allocations in time order (full runs) */
+    int n_alloc;
     int64_t events;      /* resource events processed */
     double makespan;
     double *relf;        /* per op: trunc(start) + trunc(cost) - 1 (memory) */
-    uint64_t *fkey, *fkey2;
-    int *fop, *fop2;
-    uint8_t *afree;      /* per op: freed at its own start */
+    uint64_t *fkey, *fkey2; /* frees later than their allocation: time, */
+    int *fop, *fop2;     /* and the allocation's index */
+    uint8_t *afree;      /* per allocation: freed at its own start */
     int64_t *cur;
     SimResult r;
     /* incremental re-simulation (sim_inc.c) */

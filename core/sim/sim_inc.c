@@ -10,8 +10,8 @@
  * event is the start of one of its parents (which sorts its children into
  * local and remote), or the start itself for an op without parents. So the
  * new run restores the last checkpoint before that event (undoing the log
- * back to it) and goes on from there; the ops, transfers and starts recorded
- * before it stay as they are, everything after is written again. Peak
+ * back to it) and goes on from there; the ops, transfers and allocations
+ * recorded before it stay as they are, everything after is written again. Peak
  * memory is computed again over the whole run. */
 #include "sim_impl.h"
 
@@ -24,7 +24,7 @@
 static size_t fixed_bytes(const Sim *s)
 {
     size_t L = (size_t)s->L, nd = (size_t)s->nd;
-    size_t b = (L + nd) * sizeof(double) + (2 * L + 4 * nd) * sizeof(int);
+    size_t b = (L + nd) * sizeof(double) + (2 * L + 5 * nd) * sizeof(int);
     return (b + 15) / 16 * 16;
 }
 
@@ -53,7 +53,7 @@ void sim_checkpoint(Sim *s)
     SimCkpt *k = &s->ck[s->n_ck++];
     k->events = s->events;
     k->log_len = s->log_len;
-    k->n_started = s->n_started;
+    k->n_alloc = s->n_alloc;
     k->n_transfers = s->r.n_transfers;
     k->makespan = s->makespan;
     k->res_off = s->arena_len;
@@ -71,6 +71,7 @@ void sim_checkpoint(Sim *s)
         q[nd + d] = s->bus_tail[d];
         q[2 * nd + d] = s->rel[d].n;
         q[3 * nd + d] = s->busy[d];
+        q[4 * nd + d] = s->root_head[d];
     }
     SimRel *h = (SimRel *)(void *)(s->arena + k->rel_off);
     for (int d = 0; d < nd; d++) {
@@ -119,9 +120,10 @@ static void restore(Sim *s, int j)
         h += r->n;
         heap_n += (size_t)r->n;
         s->busy[d] = (uint8_t)q[3 * nd + d];
+        s->root_head[d] = q[4 * nd + d];
     }
     s->events = k->events;
-    s->n_started = k->n_started;
+    s->n_alloc = k->n_alloc;
     s->r.n_transfers = k->n_transfers;
     s->makespan = k->makespan;
     s->arena_len = k->rel_off + heap_n * sizeof(SimRel);

@@ -3,14 +3,14 @@
  *
  * An op with outputs allocates them at its start and frees them at
  * max(start, the largest trunc(start[k]) + trunc(cost[k]) - 1 over its
- * children k); allocations come before frees at equal times. Allocations
- * are already in time order (s->started). A free at the op's own start only
- * has to follow the allocations of that instant; every other free happens at
- * a whole number of µs later than the start, and only those are sorted (as
- * integers, which needs fewer radix passes than the bits of a double). */
+ * children k); allocations come before frees at equal times. The run wrote
+ * the allocations in time order (s->alloc). A free at the op's own start
+ * only has to follow the allocations of that instant; every other free
+ * happens at a whole number of µs, below the makespan, so only those are
+ * sorted, by an LSD radix sort on that integer (two or three passes, their
+ * histograms counted while the frees are collected). */
 #include "sim_impl.h"
 
-#include <math.h>
 #include <string.h>
 
 int sim_radix_sort(uint64_t *key, int *idx, uint64_t *key2, int *idx2, int n)
@@ -58,86 +58,133 @@ int sim_radix_sort(uint64_t *key, int *idx, uint64_t *key2, int *idx2, int n)
     return swapped;
 }
 
-/* The frees later than their op's start into fkey/fop (keys: the time as an
- * integer, or with bits set its IEEE bits, which order the same for times
- * >= 0); marks the others in afree. Returns how many, or -1 when a time is
- * too large for an integer key. */
-static int collect_frees(Sim *s, int bits)
+enum { MAX_PASSES = 6, MAX_DIGIT = 11 };
+
+/* The free time of allocation a: its start, or the latest trunc(start) +
+ * trunc(cost) - 1 of the op's children when later. */
+static double free_time(const Sim *s, const SimAlloc *a)
 {
-    const double *start = s->r.start_us, *relf = s->relf;
-    const int *ch = s->ch, *off = s->ch_off;
+    const int *ch = s->ch;
+    const double *relf = s->relf;
+    double f = a->t;
+    for (int k = s->ch_off[a->op]; k < s->ch_off[a->op + 1]; k++)
+        if (relf[ch[k]] > f)
+            f = relf[ch[k]];
+    return f;
+}
+
+/* Sorts the later frees by their time (whole µs below 2^62): fills
+ * fkey/fop (or fkey2/fop2, *in2 set) and afree. Returns how many. */
+static int sort_frees(Sim *s, int *in2)
+{
+    uint64_t top = (uint64_t)s->makespan;
+    int bits = 0;
+    while (bits < 64 && (top >> bits))
+        bits++;
+    int width = s->n_alloc >= 1024 ? MAX_DIGIT : 8;
+    int passes = (bits + width - 1) / width;
+    if (passes > 0)
+        width = (bits + passes - 1) / passes;
+    uint32_t mask = (1u << width) - 1;
+    static const uint32_t zero[1 << MAX_DIGIT];
+    uint32_t count[MAX_PASSES][1 << MAX_DIGIT];
+    for (int p = 0; p < passes; p++)
+        memcpy(count[p], zero, sizeof(uint32_t) << width);
     int nb = 0;
-    for (int i = 0; i < s->n; i++) {
-        if (s->bytes[i] == 0)
+    for (int k = 0; k < s->n_alloc; k++) {
+        const SimAlloc *a = &s->alloc[k];
+        double f = free_time(s, a);
+        s->afree[k] = !(f > a->t);
+        if (!(f > a->t))
             continue;
-        double st = start[i], f = st;
-        for (int k = off[i]; k < off[i + 1]; k++) {
-            double t = relf[ch[k]];
-            if (t > f)
-                f = t;
-        }
-        s->afree[i] = !(f > st);
-        if (!(f > st))
-            continue;
-        if (bits) {
-            memcpy(&s->fkey[nb], &f, sizeof f);
-        } else {
-            if (!(f < 0x1p63))
-                return -1;
-            s->fkey[nb] = (uint64_t)f;
-        }
-        s->fop[nb++] = i;
+        uint64_t key = (uint64_t)f;
+        s->fkey[nb] = key;
+        s->fop[nb++] = k;
+        for (int p = 0; p < passes; p++)
+            count[p][(key >> (p * width)) & mask]++;
     }
+    uint64_t *key = s->fkey, *key2 = s->fkey2;
+    int *idx = s->fop, *idx2 = s->fop2;
+    *in2 = 0;
+    for (int p = 0; p < passes && nb > 1; p++) {
+        uint32_t sum = 0, *c = count[p];
+        if (c[key[0] >> (p * width) & mask] == (uint32_t)nb)
+            continue; /* one digit for all */
+        for (uint32_t b = 0; b <= mask; b++) {
+            uint32_t x = c[b];
+            c[b] = sum;
+            sum += x;
+        }
+        for (int k = 0; k < nb; k++) {
+            uint64_t x = key[k];
+            uint32_t pos = c[(x >> (p * width)) & mask]++;
+            key2[pos] = x;
+            idx2[pos] = idx[k];
+        }
+        uint64_t *tk = key;
+        key = key2;
+        key2 = tk;
+        int *ti = idx;
+        idx = idx2;
+        idx2 = ti;
+        *in2 ^= 1;
+    }
+    return nb;
+}
+
+/* The same for any times: the frees' IEEE bits (which order like the times,
+ * all being >= 0) by the general sort. */
+static int sort_frees_any(Sim *s, int *in2)
+{
+    int nb = 0;
+    for (int k = 0; k < s->n_alloc; k++) {
+        double f = free_time(s, &s->alloc[k]);
+        s->afree[k] = !(f > s->alloc[k].t);
+        if (!(f > s->alloc[k].t))
+            continue;
+        memcpy(&s->fkey[nb], &f, sizeof f);
+        s->fop[nb++] = k;
+    }
+    *in2 = sim_radix_sort(s->fkey, s->fop, s->fkey2, s->fop2, nb);
     return nb;
 }
 
 void sim_memory(Sim *s)
 {
     SimResult *r = &s->r;
-    const int *dev = s->dev, *st = s->started;
-    const double *start = r->start_us;
-    const int64_t *bytes = s->bytes;
-    int bits = 0, nb = collect_frees(s, 0);
-    if (nb < 0) {
-        bits = 1;
-        nb = collect_frees(s, 1);
-    }
-    int in2 = sim_radix_sort(s->fkey, s->fop, s->fkey2, s->fop2, nb);
+    const SimAlloc *al = s->alloc;
+    int small = s->makespan < 0x1p62, in2;
+    int nb = small ? sort_frees(s, &in2) : sort_frees_any(s, &in2);
     const uint64_t *key = in2 ? s->fkey2 : s->fkey;
     const int *fop = in2 ? s->fop2 : s->fop;
     int64_t *cur = s->cur, *peak = r->peak_memory_bytes;
     for (int d = 0; d < s->nd; d++)
         cur[d] = peak[d] = 0;
-    int f = 0, ns = s->n_started;
-    for (int a = 0; a < ns;) {
-        double t = start[st[a]];
+    int f = 0, na = s->n_alloc;
+    for (int a = 0; a < na;) {
+        double t = al[a].t;
         /* the frees before t */
         for (; f < nb; f++) {
             double ft;
-            if (bits)
-                memcpy(&ft, &key[f], sizeof ft);
-            else
+            if (small)
                 ft = (double)key[f];
+            else
+                memcpy(&ft, &key[f], sizeof ft);
             if (!(ft < t))
                 break;
-            cur[dev[fop[f]]] -= bytes[fop[f]];
+            cur[al[fop[f]].d] -= al[fop[f]].m;
         }
-        /* the allocations at t, then the frees at t of the ops among them */
+        /* the allocations at t, then the frees at t among them */
         int b = a;
-        for (; b < ns && start[st[b]] == t; b++) {
-            int i = st[b];
-            if (bytes[i]) {
-                int d = dev[i];
-                cur[d] += bytes[i];
-                if (cur[d] > peak[d])
-                    peak[d] = cur[d];
-            }
+        for (; b < na && al[b].t == t; b++) {
+            int d = al[b].d;
+            cur[d] += al[b].m;
+            if (cur[d] > peak[d])
+                peak[d] = cur[d];
         }
-        for (; a < b; a++) {
-            int i = st[a];
-            if (bytes[i] && s->afree[i])
-                cur[dev[i]] -= bytes[i];
-        }
+        for (; a < b; a++)
+            if (s->afree[a])
+                cur[al[a].d] -= al[a].m;
     }
     r->any_oom = 0;
     for (int d = 0; d < s->nd; d++) {
