@@ -165,6 +165,7 @@ SIM_INLINE void run_op(Sim *s, int op, int x, int leaf, double t, int full, int 
     r->busy_us[x] += c;
     if (full) {
         s->relf[op] = trunc_pos(t) + trunc_pos(c) - 1.0;
+        s->apos[op] = s->n_alloc;
         if (s->bytes[op])
             s->alloc[s->n_alloc++] = (SimAlloc){t, s->bytes[op], x, op};
     }
@@ -523,10 +524,9 @@ Sim *sim_new(const Graph *g, const Cluster *c)
     s->rel_e = XMALLOC(uint32_t, n);
     s->alloc = XMALLOC(SimAlloc, n);
     s->relf = XMALLOC(double, n);
-    s->fkey = XMALLOC(uint64_t, n);
-    s->fkey2 = XMALLOC(uint64_t, n);
-    s->fop = XMALLOC(int, n);
-    s->fop2 = XMALLOC(int, n);
+    s->apos = XMALLOC(int, n);
+    s->fhead = XMALLOC(int, n + 1);
+    s->fnext = XMALLOC(int, n);
     s->afree = XMALLOC(uint8_t, n);
     s->cur = XMALLOC(int64_t, nd);
     s->r.n_ops = n;
@@ -579,10 +579,9 @@ void sim_free(Sim *s)
     free(s->cnt);
     free(s->alloc);
     free(s->relf);
-    free(s->fkey);
-    free(s->fkey2);
-    free(s->fop);
-    free(s->fop2);
+    free(s->apos);
+    free(s->fhead);
+    free(s->fnext);
     free(s->afree);
     free(s->cur);
     free(s->r.start_us);

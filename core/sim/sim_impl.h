@@ -93,8 +93,8 @@ struct Sim {
     int64_t events;      /* resource events processed */
     double makespan;
     double *relf;        /* per op: trunc(start) + trunc(cost) - 1 (memory) */
-    uint64_t *fkey, *fkey2; /* frees later than their allocation: time, */
-    int *fop, *fop2;     /* and the allocation's index */
+    int *apos;           /* per op: allocations recorded before it started */
+    int *fhead, *fnext;  /* per allocation k: the frees due just before it (lists) */
     uint8_t *afree;      /* per allocation: freed at its own start */
     int64_t *cur;
     SimResult r;

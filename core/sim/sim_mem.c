@@ -4,11 +4,11 @@
  * An op with outputs allocates them at its start and frees them at
  * max(start, the largest trunc(start[k]) + trunc(cost[k]) - 1 over its
  * children k); allocations come before frees at equal times. The run wrote
- * the allocations in time order (s->alloc). A free at the op's own start
- * only has to follow the allocations of that instant; every other free
- * happens at a whole number of µs, below the makespan, so only those are
- * sorted, by an LSD radix sort on that integer (two or three passes, their
- * histograms counted while the frees are collected). */
+ * the allocations in time order (s->alloc). A free only has to come after
+ * the allocations at or before its time and before the later ones: a free
+ * at the op's own start right after that instant's allocations, any other
+ * into a list at the first allocation later than it, found by a short
+ * search from where its child started. No sort. */
 #include "sim_impl.h"
 
 #include <string.h>
@@ -58,123 +58,73 @@ int sim_radix_sort(uint64_t *key, int *idx, uint64_t *key2, int *idx2, int n)
     return swapped;
 }
 
-enum { MAX_PASSES = 6, MAX_DIGIT = 11 };
-
-/* The free time of allocation a: its start, or the latest trunc(start) +
- * trunc(cost) - 1 of the op's children when later. */
-static double free_time(const Sim *s, const SimAlloc *a)
+/* The index of the first allocation later than f, found from a hint: the
+ * allocations recorded before op c started, c being the child whose
+ * trunc(start) + trunc(cost) - 1 is f. That is near: f lies within a µs or
+ * two of c's start or after it by about c's cost, so the search gallops
+ * from there. */
+static int first_after(const SimAlloc *al, int na, int hint, double f)
 {
-    const int *ch = s->ch;
-    const double *relf = s->relf;
-    double f = a->t;
-    for (int k = s->ch_off[a->op]; k < s->ch_off[a->op + 1]; k++)
-        if (relf[ch[k]] > f)
-            f = relf[ch[k]];
-    return f;
-}
-
-/* Sorts the later frees by their time (whole µs below 2^62): fills
- * fkey/fop (or fkey2/fop2, *in2 set) and afree. Returns how many. */
-static int sort_frees(Sim *s, int *in2)
-{
-    uint64_t top = (uint64_t)s->makespan;
-    int bits = 0;
-    while (bits < 64 && (top >> bits))
-        bits++;
-    int width = s->n_alloc >= 1024 ? MAX_DIGIT : 8;
-    int passes = (bits + width - 1) / width;
-    if (passes > 0)
-        width = (bits + passes - 1) / passes;
-    uint32_t mask = (1u << width) - 1;
-    static const uint32_t zero[1 << MAX_DIGIT];
-    uint32_t count[MAX_PASSES][1 << MAX_DIGIT];
-    for (int p = 0; p < passes; p++)
-        memcpy(count[p], zero, sizeof(uint32_t) << width);
-    int nb = 0;
-    for (int k = 0; k < s->n_alloc; k++) {
-        const SimAlloc *a = &s->alloc[k];
-        double f = free_time(s, a);
-        s->afree[k] = !(f > a->t);
-        if (!(f > a->t))
-            continue;
-        uint64_t key = (uint64_t)f;
-        s->fkey[nb] = key;
-        s->fop[nb++] = k;
-        for (int p = 0; p < passes; p++)
-            count[p][(key >> (p * width)) & mask]++;
-    }
-    uint64_t *key = s->fkey, *key2 = s->fkey2;
-    int *idx = s->fop, *idx2 = s->fop2;
-    *in2 = 0;
-    for (int p = 0; p < passes && nb > 1; p++) {
-        uint32_t sum = 0, *c = count[p];
-        if (c[key[0] >> (p * width) & mask] == (uint32_t)nb)
-            continue; /* one digit for all */
-        for (uint32_t b = 0; b <= mask; b++) {
-            uint32_t x = c[b];
-            c[b] = sum;
-            sum += x;
+    int lo, hi; /* al[lo - 1].t <= f < al[hi].t, with al[-1] = -inf, al[na] = +inf */
+    if (hint < na && al[hint].t <= f) {
+        lo = hint + 1;
+        int step = 1;
+        for (hi = lo; hi < na && al[hi].t <= f; step *= 2) {
+            lo = hi + 1;
+            hi = lo + step < na ? lo + step : na;
         }
-        for (int k = 0; k < nb; k++) {
-            uint64_t x = key[k];
-            uint32_t pos = c[(x >> (p * width)) & mask]++;
-            key2[pos] = x;
-            idx2[pos] = idx[k];
+    } else {
+        hi = hint;
+        int step = 1;
+        for (lo = hi; lo > 0 && al[lo - 1].t > f; step *= 2) {
+            hi = lo - 1;
+            lo = hi - step > 0 ? hi - step : 0;
         }
-        uint64_t *tk = key;
-        key = key2;
-        key2 = tk;
-        int *ti = idx;
-        idx = idx2;
-        idx2 = ti;
-        *in2 ^= 1;
     }
-    return nb;
-}
-
-/* The same for any times: the frees' IEEE bits (which order like the times,
- * all being >= 0) by the general sort. */
-static int sort_frees_any(Sim *s, int *in2)
-{
-    int nb = 0;
-    for (int k = 0; k < s->n_alloc; k++) {
-        double f = free_time(s, &s->alloc[k]);
-        s->afree[k] = !(f > s->alloc[k].t);
-        if (!(f > s->alloc[k].t))
-            continue;
-        memcpy(&s->fkey[nb], &f, sizeof f);
-        s->fop[nb++] = k;
+    while (lo < hi) { /* the first index in [lo, hi) with t > f, or hi */
+        int mid = lo + (hi - lo) / 2;
+        if (al[mid].t > f)
+            hi = mid;
+        else
+            lo = mid + 1;
     }
-    *in2 = sim_radix_sort(s->fkey, s->fop, s->fkey2, s->fop2, nb);
-    return nb;
+    return lo;
 }
 
 void sim_memory(Sim *s)
 {
     SimResult *r = &s->r;
     const SimAlloc *al = s->alloc;
-    int small = s->makespan < 0x1p62, in2;
-    int nb = small ? sort_frees(s, &in2) : sort_frees_any(s, &in2);
-    const uint64_t *key = in2 ? s->fkey2 : s->fkey;
-    const int *fop = in2 ? s->fop2 : s->fop;
+    const int *ch = s->ch, *off = s->ch_off;
+    const double *relf = s->relf;
+    int na = s->n_alloc, *head = s->fhead, *next = s->fnext;
+    for (int k = 0; k <= na; k++)
+        head[k] = -1;
+    /* each free into the list of the first allocation after it */
+    for (int k = 0; k < na; k++) {
+        int op = al[k].op, arg = -1;
+        double f = al[k].t;
+        for (int j = off[op]; j < off[op + 1]; j++)
+            if (relf[ch[j]] > f) {
+                f = relf[ch[j]];
+                arg = ch[j];
+            }
+        s->afree[k] = arg < 0;
+        if (arg < 0)
+            continue;
+        int at = first_after(al, na, s->apos[arg], f);
+        next[k] = head[at];
+        head[at] = k;
+    }
     int64_t *cur = s->cur, *peak = r->peak_memory_bytes;
     for (int d = 0; d < s->nd; d++)
         cur[d] = peak[d] = 0;
-    int f = 0, na = s->n_alloc;
     for (int a = 0; a < na;) {
+        /* the frees before this instant (listed at its first allocation),
+         * its allocations, then the frees at it among them */
+        for (int f = head[a]; f >= 0; f = next[f])
+            cur[al[f].d] -= al[f].m;
         double t = al[a].t;
-        /* the frees before t */
-        for (; f < nb; f++) {
-            double ft;
-            if (small)
-                ft = (double)key[f];
-            else
-                memcpy(&ft, &key[f], sizeof ft);
-            if (!(ft < t))
-                break;
-            cur[al[fop[f]].d] -= al[fop[f]].m;
-        }
-        /* the allocations at t, then the frees at t among them */
         int b = a;
         for (; b < na && al[b].t == t; b++) {
             int d = al[b].d;
