@@ -126,25 +126,25 @@ SIM_INLINE void release(Sim *s, int c, double t, uint64_t tie)
  * and this one. */
 SIM_INLINE void schedule(Sim *s, int c, double t, uint32_t er, double now, int record)
 {
-    double rt = s->rel_t[c];
+    SimDep *dp = &s->dep[c];
+    double rt = dp->t;
     if (record) {
         if (s->log_len == s->log_cap) {
             s->log_cap = s->log_cap ? 2 * s->log_cap : 1024;
             s->log = XRENEW(s->log, s->log_cap);
         }
-        s->log[s->log_len++] = (SimUndo){c, s->rel_e[c], rt};
+        s->log[s->log_len++] = (SimUndo){c, dp->e, rt};
     }
-    if (!(rt > now) || t > rt || (t == rt && er > s->rel_e[c])) {
-        s->rel_t[c] = t;
-        s->rel_e[c] = er;
+    if (!(rt > now) || t > rt || (t == rt && er > dp->e)) {
+        dp->t = t;
+        dp->e = er;
     }
-    if (--s->waiting[c] == 0) {
+    if (--dp->waiting == 0) {
         /* a release due now came after every event due now that the
          * reference took before this one: its tie starts with the number of
          * this event */
-        double due = s->rel_t[c];
-        uint64_t ep = due == now ? (uint64_t)s->events : 0;
-        release(s, c, due, ep << 32 | (uint64_t)s->rel_e[c]);
+        uint64_t ep = dp->t == now ? (uint64_t)s->events : 0;
+        release(s, c, dp->t, ep << 32 | (uint64_t)dp->e);
     }
 }
 
@@ -359,8 +359,8 @@ void sim_start(Sim *s, const int *dev)
         s->r.busy_us[d] = 0;
     }
     for (int i = 0; i < n; i++) {
-        s->waiting[i] = s->n_par[i];
-        s->rel_t[i] = -1.0;
+        s->dep[i].waiting = s->n_par[i];
+        s->dep[i].t = -1.0;
     }
     /* the roots, released at 0 in graph order before anything else: a list
      * per device, taken before the release heap */
@@ -519,9 +519,7 @@ Sim *sim_new(const Graph *g, const Cluster *c)
     s->root_next = XMALLOC(int, n);
     s->bus_head = XMALLOC(int, nd);
     s->bus_tail = XMALLOC(int, nd);
-    s->waiting = XMALLOC(int, n);
-    s->rel_t = XMALLOC(double, n);
-    s->rel_e = XMALLOC(uint32_t, n);
+    s->dep = XNEW(SimDep, n);
     s->alloc = XMALLOC(SimAlloc, n);
     s->relf = XMALLOC(double, n);
     s->apos = XMALLOC(int, n);
@@ -566,9 +564,7 @@ void sim_free(Sim *s)
     free(s->lt);
     free(s->win);
     free(s->busy);
-    free(s->waiting);
-    free(s->rel_t);
-    free(s->rel_e);
+    free(s->dep);
     free(s->bus_head);
     free(s->bus_tail);
     free(s->tr_next);

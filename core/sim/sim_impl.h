@@ -47,12 +47,21 @@ typedef struct SimCkpt {
     size_t res_off;     /* its copy of the per-resource state */
 } SimCkpt;
 
-/* An undo log entry: child op c's release state before a dependency of it
- * was scheduled (the count is one lower). */
+/* Per op, the dependencies scheduled so far: the latest of them that the
+ * reference would not have taken yet (time and edge rank), and how many are
+ * still to come. */
+typedef struct SimDep {
+    double t;
+    uint32_t e;
+    int waiting;
+} SimDep;
+
+/* An undo log entry: op c's SimDep before a dependency of it was scheduled
+ * (waiting one higher). */
 typedef struct SimUndo {
     int c;
-    uint32_t rel_e;
-    double rel_t;
+    uint32_t e;
+    double t;
 } SimUndo;
 
 struct Sim {
@@ -81,9 +90,7 @@ struct Sim {
     SimHeap *rel;        /* per device */
     int *root_head;      /* per device: the next of its roots to run, or -1 */
     int *root_next;      /* per root op: the next root on its device, graph order */
-    int *waiting;        /* per op: parents whose dependency is not yet scheduled */
-    double *rel_t;       /* per op: the latest dependency not yet taken, time */
-    uint32_t *rel_e;     /* and its edge rank */
+    SimDep *dep;         /* per op */
     int *bus_head, *bus_tail, *tr_next; /* bus queues (FIFO lists of transfers) */
     uint32_t *tr_erank;  /* per pool slot: edge rank of a transfer's child */
     int *pool, *to_pool; /* children and destinations of transfers, at ch_off[src] */

@@ -88,9 +88,10 @@ static void restore(Sim *s, int j)
     const SimCkpt *k = &s->ck[j];
     for (int64_t e = s->log_len - 1; e >= k->log_len; e--) {
         const SimUndo *u = &s->log[e];
-        s->waiting[u->c]++;
-        s->rel_t[u->c] = u->rel_t;
-        s->rel_e[u->c] = u->rel_e;
+        SimDep *dp = &s->dep[u->c];
+        dp->waiting++;
+        dp->t = u->t;
+        dp->e = u->e;
     }
     s->log_len = k->log_len;
     int nd = s->nd, L = s->L;
