@@ -173,12 +173,15 @@ void episode_free(Episode *ep)
 }
 
 /* Simulates the current placement; count: whether it is a new placement
- * (counted, and a candidate for the best) or a revisit (undo, redo). */
+ * (counted, and a candidate for the best) or a revisit (undo, redo). The
+ * simulator starts again from its record of the last placement it ran,
+ * from just before the moved group's ops make a difference (sim_run_from:
+ * the same result as a whole simulation). */
 static void simulate(Episode *ep, int count)
 {
     const Grouping *gr = ep->gr;
     group_expand(gr, ep->group_device, ep->op_device);
-    const SimResult *r = sim_run(ep->sim, ep->op_device);
+    const SimResult *r = sim_run_from(ep->sim, ep->op_device);
     ep->result = r;
     ep->runtime_us = r->makespan_us;
     ep->score = episode_score(&ep->cfg, ep->c, r);
