@@ -166,8 +166,13 @@ SIM_INLINE void run_op(Sim *s, int op, int x, int leaf, double t, int full, int 
     if (full) {
         s->relf[op] = trunc_pos(t) + trunc_pos(c) - 1.0;
         s->apos[op] = s->n_alloc;
-        if (s->bytes[op])
-            s->alloc[s->n_alloc++] = (SimAlloc){t, s->bytes[op], x, op};
+        if (s->bytes[op]) {
+            int k = s->n_alloc++;
+            s->a_t[k] = t;
+            s->a_m[k] = s->bytes[op];
+            s->a_d[k] = x;
+            s->a_op[k] = op;
+        }
     }
     if (record)
         s->run_idx[op] = s->events;
@@ -520,7 +525,10 @@ Sim *sim_new(const Graph *g, const Cluster *c)
     s->bus_head = XMALLOC(int, nd);
     s->bus_tail = XMALLOC(int, nd);
     s->dep = XNEW(SimDep, n);
-    s->alloc = XMALLOC(SimAlloc, n);
+    s->a_t = XMALLOC(double, n);
+    s->a_m = XMALLOC(int64_t, n);
+    s->a_d = XMALLOC(int, n);
+    s->a_op = XMALLOC(int, n);
     s->relf = XMALLOC(double, n);
     s->apos = XMALLOC(int, n);
     s->fhead = XMALLOC(int, n + 1);
@@ -573,7 +581,10 @@ void sim_free(Sim *s)
     free(s->to_pool);
     free(s->slot);
     free(s->cnt);
-    free(s->alloc);
+    free(s->a_t);
+    free(s->a_m);
+    free(s->a_d);
+    free(s->a_op);
     free(s->relf);
     free(s->apos);
     free(s->fhead);

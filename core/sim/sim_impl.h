@@ -24,14 +24,6 @@ typedef struct SimRel {
     uint64_t tie;
 } SimRel;
 
-/* An op with outputs, in the order ops started: the allocation of its
- * outputs on its device (sim_mem.c). */
-typedef struct SimAlloc {
-    double t;
-    int64_t m;
-    int d, op;
-} SimAlloc;
-
 typedef struct SimHeap {
     SimRel *e;
     int n, cap;
@@ -95,7 +87,11 @@ struct Sim {
     uint32_t *tr_erank;  /* per pool slot: edge rank of a transfer's child */
     int *pool, *to_pool; /* children and destinations of transfers, at ch_off[src] */
     int *slot, *cnt;     /* scratch of one op's walk */
-    SimAlloc *alloc;     /* allocations in time order (full runs) */
+    /* the allocations of outputs in time order (full runs): per op with
+     * outputs, in the order ops started, its start, bytes, device, op */
+    double *a_t;
+    int64_t *a_m;
+    int *a_d, *a_op;
     int n_alloc;
     int64_t events;      /* resource events processed */
     double makespan;

@@ -4,7 +4,7 @@
  * An op with outputs allocates them at its start and frees them at
  * max(start, the largest trunc(start[k]) + trunc(cost[k]) - 1 over its
  * children k); allocations come before frees at equal times. The run wrote
- * the allocations in time order (s->alloc). A free only has to come after
+ * the allocations in time order (s->a_*). A free only has to come after
  * the allocations at or before its time and before the later ones: a free
  * at the op's own start right after that instant's allocations, any other
  * into a list at the first allocation later than it, found by a short
@@ -58,32 +58,32 @@ int sim_radix_sort(uint64_t *key, int *idx, uint64_t *key2, int *idx2, int n)
     return swapped;
 }
 
-/* The index of the first allocation later than f, found from a hint: the
- * allocations recorded before op c started, c being the child whose
- * trunc(start) + trunc(cost) - 1 is f. That is near: f lies within a µs or
- * two of c's start or after it by about c's cost, so the search gallops
- * from there. */
-static int first_after(const SimAlloc *al, int na, int hint, double f)
+/* The index of the first allocation later than f (at[] holds their times),
+ * found from a hint: the allocations recorded before op c started, c being
+ * the child whose trunc(start) + trunc(cost) - 1 is f. That is near: f lies
+ * within a µs or two of c's start or after it by about c's cost, so the
+ * search gallops from there. */
+static int first_after(const double *at, int na, int hint, double f)
 {
-    int lo, hi; /* al[lo - 1].t <= f < al[hi].t, with al[-1] = -inf, al[na] = +inf */
-    if (hint < na && al[hint].t <= f) {
+    int lo, hi; /* at[lo - 1] <= f < at[hi], with at[-1] = -inf, at[na] = +inf */
+    if (hint < na && at[hint] <= f) {
         lo = hint + 1;
         int step = 1;
-        for (hi = lo; hi < na && al[hi].t <= f; step *= 2) {
+        for (hi = lo; hi < na && at[hi] <= f; step *= 2) {
             lo = hi + 1;
             hi = lo + step < na ? lo + step : na;
         }
     } else {
         hi = hint;
         int step = 1;
-        for (lo = hi; lo > 0 && al[lo - 1].t > f; step *= 2) {
+        for (lo = hi; lo > 0 && at[lo - 1] > f; step *= 2) {
             hi = lo - 1;
             lo = hi - step > 0 ? hi - step : 0;
         }
     }
-    while (lo < hi) { /* the first index in [lo, hi) with t > f, or hi */
+    while (lo < hi) { /* the first index in [lo, hi) with a time > f, or hi */
         int mid = lo + (hi - lo) / 2;
-        if (al[mid].t > f)
+        if (at[mid] > f)
             hi = mid;
         else
             lo = mid + 1;
@@ -94,16 +94,16 @@ static int first_after(const SimAlloc *al, int na, int hint, double f)
 void sim_memory(Sim *s)
 {
     SimResult *r = &s->r;
-    const SimAlloc *al = s->alloc;
-    const int *ch = s->ch, *off = s->ch_off;
-    const double *relf = s->relf;
+    const double *at = s->a_t, *relf = s->relf;
+    const int64_t *am = s->a_m;
+    const int *ad = s->a_d, *ch = s->ch, *off = s->ch_off;
     int na = s->n_alloc, *head = s->fhead, *next = s->fnext;
     for (int k = 0; k <= na; k++)
         head[k] = -1;
     /* each free into the list of the first allocation after it */
     for (int k = 0; k < na; k++) {
-        int op = al[k].op, arg = -1;
-        double f = al[k].t;
+        int op = s->a_op[k], arg = -1;
+        double f = at[k];
         for (int j = off[op]; j < off[op + 1]; j++)
             if (relf[ch[j]] > f) {
                 f = relf[ch[j]];
@@ -112,9 +112,9 @@ void sim_memory(Sim *s)
         s->afree[k] = arg < 0;
         if (arg < 0)
             continue;
-        int at = first_after(al, na, s->apos[arg], f);
-        next[k] = head[at];
-        head[at] = k;
+        int p = first_after(at, na, s->apos[arg], f);
+        next[k] = head[p];
+        head[p] = k;
     }
     int64_t *cur = s->cur, *peak = r->peak_memory_bytes;
     for (int d = 0; d < s->nd; d++)
@@ -123,18 +123,18 @@ void sim_memory(Sim *s)
         /* the frees before this instant (listed at its first allocation),
          * its allocations, then the frees at it among them */
         for (int f = head[a]; f >= 0; f = next[f])
-            cur[al[f].d] -= al[f].m;
-        double t = al[a].t;
+            cur[ad[f]] -= am[f];
+        double t = at[a];
         int b = a;
-        for (; b < na && al[b].t == t; b++) {
-            int d = al[b].d;
-            cur[d] += al[b].m;
+        for (; b < na && at[b] == t; b++) {
+            int d = ad[b];
+            cur[d] += am[b];
             if (cur[d] > peak[d])
                 peak[d] = cur[d];
         }
         for (; a < b; a++)
             if (s->afree[a])
-                cur[al[a].d] -= al[a].m;
+                cur[ad[a]] -= am[a];
     }
     r->any_oom = 0;
     for (int d = 0; d < s->nd; d++) {
