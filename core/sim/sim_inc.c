@@ -75,7 +75,8 @@ void sim_checkpoint(Sim *s)
     }
     SimRel *h = (SimRel *)(void *)(s->arena + k->rel_off);
     for (int d = 0; d < nd; d++) {
-        memcpy(h, s->rel[d].e, (size_t)s->rel[d].n * sizeof(SimRel));
+        if (s->rel[d].n)
+            memcpy(h, s->rel[d].e, (size_t)s->rel[d].n * sizeof(SimRel));
         h += s->rel[d].n;
     }
     s->arena_len = k->rel_off + (size_t)heap_n * sizeof(SimRel);
@@ -117,7 +118,8 @@ static void restore(Sim *s, int j)
             r->cap = r->cap ? 2 * r->cap : 64;
             r->e = XRENEW(r->e, r->cap);
         }
-        memcpy(r->e, h, (size_t)r->n * sizeof(SimRel));
+        if (r->n)
+            memcpy(r->e, h, (size_t)r->n * sizeof(SimRel));
         h += r->n;
         heap_n += (size_t)r->n;
         s->busy[d] = (uint8_t)q[3 * nd + d];
