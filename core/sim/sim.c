@@ -142,7 +142,7 @@ SIM_INLINE void schedule(Sim *s, int c, double t, uint32_t er, double now, int r
     if (--dp->waiting == 0) {
         /* a release due now came after every event due now that the
          * reference took before this one: its tie starts with the number of
-         * this event */
+         * this event (below 2^32: a run has a few events per op and edge) */
         uint64_t ep = dp->t == now ? (uint64_t)s->events : 0;
         release(s, c, dp->t, ep << 32 | (uint64_t)dp->e);
     }
