@@ -9,9 +9,11 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "episode.h"
 #include "gen.h"
 #include "graph.h"
 #include "group.h"
+#include "policy_fixture.h"
 #include "sim.h"
 #include "sim_cases.h"
 #include "sim_naive.h"
@@ -178,4 +180,64 @@ TEST(sim_inc_matches_a_fresh_simulation_over_bundled_episodes)
     episode_replay("graphs/nmt.json", 4, 2);
     episode_replay("graphs/nasnet.json", 3, 3);
     episode_replay("graphs/resnet18.json", 8, 4);
+}
+
+/* Episodes (which simulate every step with sim_run_from, on two simulators
+ * with --accept improving): after each policy step, override, undo and redo
+ * the episode's result is the plain simulator's for its placement. */
+static void episode_walk(int accept, uint64_t seed)
+{
+    Fix f;
+    Cluster *c = cluster_default(3);
+    PolicyArch a;
+    policy_arch_for(&a, 3, 0, 1);
+    Policy *pol = new_policy(&a, seed);
+    REQUIRE(pol != NULL);
+    REQUIRE(fix_from_graph(&f, gen_random_dag(120, 2.0, seed), 0) == 0);
+    EpisodeConfig cfg;
+    episode_config_default(&cfg);
+    episode_config_features(&cfg, &pol->arch);
+    cfg.accept_improving = accept;
+    cfg.passes = 2;
+    Err e = {{0}};
+    Episode *ep = episode_new(f.g, f.gr, c, f.pg, &cfg, seed, NULL, &e);
+    REQUIRE_MSG(ep != NULL, "%s", e.msg);
+    PolicyWork *w = policy_work_new(&a, f.pg);
+    NaiveSim *ns = naive_sim_new(f.g, c);
+    Rng r;
+    rng_seed(&r, seed);
+    char what[64];
+    snprintf(what, sizeof what, "episode (accept improving %d, seed %llu)", accept, (unsigned long long)seed);
+    int ok = 1;
+    for (int step = 0; ok && !episode_done(ep); step++) {
+        int act = (int)rng_below(&r, 10);
+        if (act < 6) {
+            episode_step_policy(ep, pol, w, 0, NULL);
+        } else if (act < 8) {
+            episode_override(ep, (int)rng_below(&r, (uint64_t)ep->n_groups), (int)rng_below(&r, 3), &e);
+        } else if (act < 9) {
+            episode_undo(ep);
+        } else {
+            episode_redo(ep);
+        }
+        char why[512];
+        const SimResult *want = naive_sim_run(ns, ep->op_device);
+        ok = !sim_result_diff(ep->result, want, why, sizeof why);
+        CHECK_MSG(ok, "%s, step %d: %s", what, step, why);
+        CHECK(ep->runtime_us == want->makespan_us);
+    }
+    naive_sim_free(ns);
+    policy_work_free(w);
+    episode_free(ep);
+    fix_done(&f);
+    policy_free(pol);
+    cluster_free(c);
+}
+
+TEST(sim_inc_episodes_match_the_plain_simulator)
+{
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        episode_walk(0, seed);
+        episode_walk(1, seed);
+    }
 }
