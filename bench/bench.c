@@ -466,7 +466,9 @@ int main(int argc, char **argv)
         bench_sim_table(sim_dir);
     if (want(argc, argv, "inc")) {
         bench_sim_incremental("graphs/inception_v3.json", 2);
+        bench_sim_policy_episode("graphs/inception_v3.json", "graphs/policies/inception_v3_2.json", 2);
         bench_sim_incremental("graphs/nmt.json", 4);
+        bench_sim_policy_episode("graphs/nmt.json", "graphs/policies/nmt_4.json", 4);
     }
     int sim = want(argc, argv, "sim"), group = want(argc, argv, "group");
     if (sim || group) {

@@ -12,4 +12,7 @@ void bench_sim_table(const char *dir);
  * every move kept, and as with --accept improving. */
 void bench_sim_incremental(const char *path, int nd);
 
+/* The same over the moves of a trained policy's greedy episode. */
+void bench_sim_policy_episode(const char *graph, const char *policy, int nd);
+
 #endif
