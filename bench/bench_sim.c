@@ -249,6 +249,13 @@ void bench_sim_policy_episode(const char *graph, const char *policy, int nd)
                     gd[grp[k]] = to[k];
                     for (int j = gr->member_off[grp[k]]; j < gr->member_off[grp[k] + 1]; j++)
                         dev[gr->members[j]] = to[k];
+                    if (to[k] == old) { /* as try_move: on the simulator that holds it */
+                        if (incremental)
+                            sim_run_from(cur, dev);
+                        else
+                            sim_run(cur, dev);
+                        continue;
+                    }
                     if (incremental)
                         sim_run_from(spare, dev);
                     else

@@ -384,6 +384,12 @@ static double try_move(Episode *ep, EpisodeStep *s)
     double runtime = ep->runtime_us, score = ep->score;
     int oom = ep->oom;
     const SimResult *result = ep->result;
+    if (s->new_device == s->old_device) {
+        /* the same placement: simulated (and counted) on the simulator that
+         * holds it, which has nothing to run again; kept */
+        simulate(ep, 1);
+        return ep->score;
+    }
     memcpy(ep->save_start, ep->group_start, n * sizeof *ep->save_start);
     memcpy(ep->save_peak, ep->group_peak, n * sizeof *ep->save_peak);
     Sim *cur = ep->sim;
