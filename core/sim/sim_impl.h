@@ -125,7 +125,7 @@ void sim_loop_record(Sim *s);
 void sim_start(Sim *s, const int *dev);
 /* Peak memory and OOM flags of the result (sim_mem.c). */
 void sim_memory(Sim *s);
-/* Sorts the pairs (key[k], idx[k]) by key, stably (LSD radix on the bytes
+/* (sim_mem.c) Sorts the pairs (key[k], idx[k]) by key, stably (LSD radix on the bytes
  * where the keys differ); key2 and idx2 are scratch of n entries. Returns 1
  * when the sorted pairs are in key2 and idx2, 0 when in key and idx. */
 int sim_radix_sort(uint64_t *key, int *idx, uint64_t *key2, int *idx2, int n);

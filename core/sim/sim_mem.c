@@ -1,5 +1,5 @@
-/* sim_mem: peak memory per device (docs/simulator.md, "Memory") and the
- * radix sort it shares with sim_new.
+/* sim_mem: peak memory per device (docs/simulator.md, "Memory"), and the
+ * radix sort sim_new ranks the edges with.
  *
  * An op with outputs allocates them at its start and frees them at
  * max(start, the largest trunc(start[k]) + trunc(cost[k]) - 1 over its
