@@ -179,7 +179,7 @@ $(UNIT): $(TEST_OBJ) $(UNIT_TUI) $(LIBLAY) $(LIBCORE)
 # the benchmark drives the explorer's App headless: the explorer without the
 # commands, main and the curses backend
 BENCH_TUI := $(filter-out $(BUILD)/tui/main.o $(BUILD)/tui/term.o $(BUILD)/tui/cmd_%.o,$(TUI_OBJ))
-$(BENCH): $(BUILD)/bench/bench.o $(BUILD)/tests/unit/testutil.o $(BUILD)/tests/unit/gen.o $(BENCH_TUI) $(LIBLAY) $(LIBCORE)
+$(BENCH): $(BUILD)/bench/bench.o $(BUILD)/bench/bench_sim.o $(BUILD)/tests/unit/testutil.o $(BUILD)/tests/unit/gen.o $(BENCH_TUI) $(LIBLAY) $(LIBCORE)
 	@echo "  LINK    $@"
 	@$(CC) $(OPT) $(SAN) -o $@ $^ $(LDLIBS)
 
@@ -242,9 +242,10 @@ tour-cast: all
 	@./$(PROG) demo --headless --size 120x36 --keys '$(TOUR_KEYS)' --record screenshots/tour.cast --record-step 6 > /dev/null
 	@echo "screenshots/tour.cast"
 
+# make bench PARTS="sim agent" runs only those parts (bench/bench.sh lists them)
 bench: $(NEED_DEPS)
 	@$(MAKE) --no-print-directory all $(BENCH)
-	@bash bench/bench.sh ./$(PROG) $(BENCH)
+	@bash bench/bench.sh ./$(PROG) $(BENCH) $(PARTS)
 
 clean:
 	rm -rf build build-asan build-ubsan build-fuzz $(PROG)

@@ -1,5 +1,5 @@
-/* Benchmarks (make bench): simulator speed on the largest bundled graph and on
- * generated graphs, and grouping time on 100 000 ops. Prints one line per
+/* Benchmarks (make bench): simulator speed on every bundled graph
+ * (bench_sim.c) and on generated graphs, and grouping time on 100 000 ops. Prints one line per
  * figure; timings are medians of several runs. */
 #include <dirent.h>
 #include <sys/resource.h>
@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_sim.h"
 #include "bound.h"
 #include "dag.h"
 #include "gen.h"
@@ -79,36 +80,6 @@ static void bench_group(const char *label, const Graph *g, int target)
     }
     printf("group     %-28s %6d ops -> %d groups (target %d) %8.3f s\n", label, g->n_nodes, groups, target,
            median(t, 3));
-}
-
-/* The bundled graph with the most ops. */
-static Graph *largest_bundled(void)
-{
-    const char *dirs[] = {"graphs", "graphs/toy"};
-    Graph *best = NULL;
-    for (int d = 0; d < 2; d++) {
-        DIR *dir = opendir(dirs[d]);
-        if (!dir)
-            continue;
-        struct dirent *ent;
-        while ((ent = readdir(dir))) {
-            size_t len = strlen(ent->d_name);
-            if (len < 6 || strcmp(ent->d_name + len - 5, ".json") != 0)
-                continue;
-            char path[1024];
-            snprintf(path, sizeof path, "%s/%s", dirs[d], ent->d_name);
-            Err e;
-            Graph *g = graph_load(path, &e);
-            if (g && (!best || g->n_nodes > best->n_nodes || (g->n_nodes == best->n_nodes && strcmp(g->name, best->name) < 0))) {
-                graph_free(best);
-                best = g;
-            } else {
-                graph_free(g);
-            }
-        }
-        closedir(dir);
-    }
-    return best;
 }
 
 /* Each method's gap to the optimum found by brute force, and how tight the
@@ -512,8 +483,9 @@ static void bench_extreme(void)
     remove(path);
 }
 
-/* build/placeto-bench [PART...]: the parts named (explorer, agent, gaps, sim,
- * group, layout, extreme), or all of them. */
+/* build/placeto-bench [--sim-dir DIR] [PART...]: the parts named (explorer,
+ * agent, gaps, sim, inc, group, layout, extreme), or all of them. With --sim-dir,
+ * the simulator's table goes to DIR for bench/bench_sim.py (bench_sim.h). */
 static int want(int argc, char **argv, const char *part)
 {
     if (argc < 2)
@@ -526,6 +498,13 @@ static int want(int argc, char **argv, const char *part)
 
 int main(int argc, char **argv)
 {
+    const char *sim_dir = NULL;
+    if (argc >= 3 && strcmp(argv[1], "--sim-dir") == 0) {
+        sim_dir = argv[2];
+        argv[2] = argv[0];
+        argv += 2;
+        argc -= 2;
+    }
     nn_blas_init();
     if (want(argc, argv, "explorer")) {
         bench_explorer("graphs/inception_v3.json", "graphs/policies/inception_v3_2.json", 2);
@@ -537,22 +516,27 @@ int main(int argc, char **argv)
     }
     if (want(argc, argv, "gaps"))
         bench_gaps();
-    Graph *g = want(argc, argv, "sim") ? largest_bundled() : NULL;
-    if (g) {
-        bench_sim(g->name, g, 1, 1);
-        bench_sim(g->name, g, 2, 1);
-        bench_sim(g->name, g, 4, 1);
-        bench_sim(g->name, g, 4, 0);
-        graph_free(g);
+    if (want(argc, argv, "sim"))
+        bench_sim_table(sim_dir);
+    if (want(argc, argv, "inc")) {
+        bench_sim_incremental("graphs/inception_v3.json", 2);
+        bench_sim_policy_episode("graphs/inception_v3.json", "graphs/policies/inception_v3_2.json", 2);
+        bench_sim_incremental("graphs/nmt.json", 4);
+        bench_sim_policy_episode("graphs/nmt.json", "graphs/policies/nmt_4.json", 4);
     }
-    if (want(argc, argv, "sim") || want(argc, argv, "group")) {
+    int sim = want(argc, argv, "sim"), group = want(argc, argv, "group");
+    if (sim || group) {
         Graph *r = gen_random_dag(100000, 2.0, 1);
-        bench_sim("random_dag 100k", r, 4, 1);
-        bench_group("random_dag 100k", r, 200);
+        if (sim)
+            bench_sim("random_dag 100k", r, 4, 1);
+        if (group)
+            bench_group("random_dag 100k", r, 200);
         graph_free(r);
         Graph *t = gen_layered_training_graph(100000, 1);
-        bench_sim("layered_training 100k", t, 4, 1);
-        bench_group("layered_training 100k", t, 200);
+        if (sim)
+            bench_sim("layered_training 100k", t, 4, 1);
+        if (group)
+            bench_group("layered_training 100k", t, 200);
         graph_free(t);
     }
     if (want(argc, argv, "layout"))

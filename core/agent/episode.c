@@ -167,12 +167,15 @@ void episode_free(Episode *ep)
 }
 
 /* Simulates the current placement; count: whether it is a new placement
- * (counted, and a candidate for the best) or a revisit (undo, redo). */
+ * (counted, and a candidate for the best) or a revisit (undo, redo). The
+ * simulator starts again from its record of the last placement it ran,
+ * from just before the moved group's ops make a difference (sim_run_from:
+ * the same result as a whole simulation). */
 static void simulate(Episode *ep, int count)
 {
     const Grouping *gr = ep->gr;
     group_expand(gr, ep->group_device, ep->op_device);
-    const SimResult *r = sim_run(ep->sim, ep->op_device);
+    const SimResult *r = sim_run_from(ep->sim, ep->op_device);
     ep->result = r;
     ep->runtime_us = r->makespan_us;
     ep->score = episode_score(&ep->cfg, ep->c, r);
@@ -381,6 +384,12 @@ static double try_move(Episode *ep, EpisodeStep *s)
     double runtime = ep->runtime_us, score = ep->score;
     int oom = ep->oom;
     const SimResult *result = ep->result;
+    if (s->new_device == s->old_device) {
+        /* the same placement: simulated (and counted) on the simulator that
+         * holds it, which has nothing to run again; kept */
+        simulate(ep, 1);
+        return ep->score;
+    }
     memcpy(ep->save_start, ep->group_start, n * sizeof *ep->save_start);
     memcpy(ep->save_peak, ep->group_peak, n * sizeof *ep->save_peak);
     Sim *cur = ep->sim;

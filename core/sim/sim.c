@@ -1,165 +1,395 @@
-/* sim: see sim.h and docs/simulator.md. Resources: device d's compute is
- * resource d, its outgoing bus is resource n_devices + d. Payloads compare by
- * precomputed ranks of the names, which is the byte-string order the spec
- * asks for without a strcmp in the heap. */
-#include "sim.h"
+/* sim: see sim.h and docs/simulator.md (the model, then "Implementation" for
+ * how this code reaches the same result as the event loop the model states).
+ *
+ * In short: the reference's loop takes events one at a time from one heap,
+ * one dependency event per edge. Here
+ *   - each resource (a device's compute, a device's outgoing bus) has at most
+ *     one pending event; they sit in a tournament tree (sim_impl.h) whose
+ *     leaves are ordered like the reference's tie-break (bus before device,
+ *     then the device's name), so the next event is the root;
+ *   - of an op's dependency events only the one that releases it matters;
+ *     when its last parent has scheduled its dependency, the op goes into
+ *     its device's release heap under that event's key, and the device takes
+ *     the smallest due release whenever it is free: the op the reference's
+ *     FIFO would hold first;
+ *   - the queues of the reference are FIFO here: ops are queued at the
+ *     current time and transfers at their producer's end, both in order.
+ * Payloads compare by precomputed ranks of the names (byte-string order). */
+#include "sim_impl.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { EV_DEPENDENCY = 0, EV_BUS = 1, EV_DEVICE = 2 };
+#if defined(__GNUC__)
+#define SIM_INLINE static inline __attribute__((always_inline))
+#else
+#define SIM_INLINE static inline
+#endif
 
-typedef struct Event {
-    double t;
-    int kind;
-    int a, b;   /* resource; or (parent, child) ops */
-    int ra, rb; /* ranks of the payload names */
-} Event;
+/* trunc(x) for x >= 0, without a call where the CPU has no rounding
+ * instruction (from 2^52 on every double is a whole number). */
+SIM_INLINE double trunc_pos(double x) { return x < 0x1p52 ? (double)(int64_t)x : x; }
 
-typedef struct QItem {
-    double ready;
-    uint64_t seq;
-    int item; /* op (device queues) or transfer index (bus queues) */
-} QItem;
+/* ---- release heaps (one per device) ---- */
 
-typedef struct Queue {
-    QItem *h;
-    int n, cap;
-    int busy;
-} Queue;
-
-struct Sim {
-    const Graph *g;
-    const Cluster *c;
-    int n, nd;
-    double *cost;     /* n * nd */
-    int *name_rank;   /* per op */
-    int *dev_rank;    /* per device */
-    Event *ev;
-    int nev, evcap;
-    Queue *q;         /* 2 * nd */
-    uint64_t seq;
-    int *waiting;
-    int *child_off;   /* per op: start of its transfers' children in pool */
-    int *pool;        /* children of transfers */
-    int *to_pool;     /* destination devices of transfers */
-    int *slot, *cnt;  /* per child / per transfer scratch of one op */
-    int *started;     /* ops in the order they started (nondecreasing start) */
-    int n_started;
-    uint64_t *fkey, *fkey2; /* free events: time bits, and op index */
-    int *fop, *fop2;
-    int64_t *cur;
-    SimResult r;
-};
-
-static int ev_less(const Event *x, const Event *y)
+SIM_INLINE int rel_less(const SimRel *a, const SimRel *b)
 {
-    if (x->t != y->t)
-        return x->t < y->t;
-    if (x->kind != y->kind)
-        return x->kind < y->kind;
-    if (x->ra != y->ra)
-        return x->ra < y->ra;
-    return x->rb < y->rb;
+    return a->t < b->t || (a->t == b->t && a->tie < b->tie);
 }
 
-static void ev_push(Sim *s, double t, int kind, int a, int b)
+static void heap_grow(SimHeap *h)
 {
-    if (s->nev == s->evcap) {
-        s->evcap *= 2;
-        s->ev = XRENEW(s->ev, s->evcap);
-    }
-    Event e = {t, kind, a, b, 0, 0};
-    if (kind == EV_DEPENDENCY) {
-        e.ra = s->name_rank[a];
-        e.rb = s->name_rank[b];
-    } else {
-        e.ra = s->dev_rank[a % s->nd];
-    }
-    int i = s->nev++;
+    h->cap = h->cap ? 2 * h->cap : 64;
+    h->e = XRENEW(h->e, h->cap);
+}
+
+SIM_INLINE void heap_push(SimHeap *h, double t, uint64_t tie)
+{
+    if (h->n == h->cap)
+        heap_grow(h);
+    SimRel x = {t, tie};
+    int i = h->n++;
     while (i > 0) {
-        int p = (i - 1) / 2;
-        if (!ev_less(&e, &s->ev[p]))
+        int p = (i - 1) >> 1;
+        if (!rel_less(&x, &h->e[p]))
             break;
-        s->ev[i] = s->ev[p];
+        h->e[i] = h->e[p];
         i = p;
     }
-    s->ev[i] = e;
+    h->e[i] = x;
 }
 
-static Event ev_pop(Sim *s)
+/* Removes the smallest release. */
+SIM_INLINE void heap_pop(SimHeap *h)
 {
-    Event top = s->ev[0], last = s->ev[--s->nev];
-    int i = 0, n = s->nev;
-    for (;;) {
-        int l = 2 * i + 1, m = i;
-        if (l >= n)
-            break;
-        if (l + 1 < n && ev_less(&s->ev[l + 1], &s->ev[l]))
-            l++;
-        if (!ev_less(&s->ev[l], &last))
-            break;
-        s->ev[i] = s->ev[l];
-        i = l;
-        (void)m;
-    }
-    if (n > 0)
-        s->ev[i] = last;
-    return top;
-}
-
-static int q_less(const QItem *x, const QItem *y)
-{
-    return x->ready != y->ready ? x->ready < y->ready : x->seq < y->seq;
-}
-
-static void q_push(Queue *q, QItem it)
-{
-    if (q->n == q->cap) {
-        q->cap = q->cap ? q->cap * 2 : 16;
-        q->h = XRENEW(q->h, q->cap);
-    }
-    int i = q->n++;
-    while (i > 0) {
-        int p = (i - 1) / 2;
-        if (!q_less(&it, &q->h[p]))
-            break;
-        q->h[i] = q->h[p];
-        i = p;
-    }
-    q->h[i] = it;
-}
-
-static QItem q_pop(Queue *q)
-{
-    QItem top = q->h[0], last = q->h[--q->n];
-    int i = 0, n = q->n;
+    SimRel last = h->e[--h->n];
+    int n = h->n, i = 0;
     for (;;) {
         int l = 2 * i + 1;
         if (l >= n)
             break;
-        if (l + 1 < n && q_less(&q->h[l + 1], &q->h[l]))
+        if (l + 1 < n && rel_less(&h->e[l + 1], &h->e[l]))
             l++;
-        if (!q_less(&q->h[l], &last))
+        if (!rel_less(&h->e[l], &last))
             break;
-        q->h[i] = q->h[l];
+        h->e[i] = h->e[l];
         i = l;
     }
-    if (n > 0)
-        q->h[i] = last;
-    return top;
+    h->e[i] = last;
 }
 
-static void enqueue(Sim *s, double t, int kind, int res, int item)
+/* ---- the tournament of resources ---- */
+
+/* Leaf `leaf` changed its time: replays its matches up to the root, the
+ * candidate kept in registers (each match reads only the other side's
+ * winner, which did not change). The left side has the smaller leaf
+ * indices, so it wins ties. */
+SIM_INLINE void replay(Sim *s, int leaf)
 {
-    Queue *q = &s->q[res];
-    q_push(q, (QItem){t, ++s->seq, item});
-    if (!q->busy) {
-        ev_push(s, t, kind, res, 0);
-        q->busy = 1;
+    const double *lt = s->lt;
+    int *win = s->win, w = leaf;
+    double tw = lt[leaf];
+    for (int i = s->L + leaf; i > 1; i >>= 1) {
+        int o = win[i ^ 1];
+        double to = lt[o];
+        if ((i & 1) ? to <= tw : to < tw) {
+            w = o;
+            tw = to;
+        }
+        win[i >> 1] = w;
     }
 }
+
+/* ---- dependencies and releases ---- */
+
+/* Op c's last dependency was scheduled: its release, due at t, waits on its
+ * device; an idle device wakes up at the earliest due release. */
+SIM_INLINE void release(Sim *s, int c, double t, uint64_t tie)
+{
+    int x = s->dev[c];
+    heap_push(&s->rel[x], t, tie);
+    if (!s->busy[x]) {
+        int leaf = s->nd + s->dev_rank[x];
+        if (t < s->lt[leaf]) {
+            s->lt[leaf] = t;
+            replay(s, leaf);
+        }
+    }
+}
+
+/* The dependency (p, c) of edge rank er is scheduled at t during the
+ * resource event at `now`. c is released by whichever of its dependency
+ * events the reference takes last: the largest key among those it has not
+ * taken yet. Those are the ones due after now (any due at or before now has
+ * a smaller key than the event being processed, so it was taken already)
+ * and this one. */
+SIM_INLINE void schedule(Sim *s, int c, double t, uint32_t er, double now, int record)
+{
+    SimDep *dp = &s->dep[c];
+    double rt = dp->t;
+    if (record) {
+        if (s->log_len == s->log_cap) {
+            s->log_cap = s->log_cap ? 2 * s->log_cap : 1024;
+            s->log = XRENEW(s->log, s->log_cap);
+        }
+        s->log[s->log_len++] = (SimUndo){c, dp->e, rt};
+    }
+    if (!(rt > now) || t > rt || (t == rt && er > dp->e)) {
+        dp->t = t;
+        dp->e = er;
+    }
+    if (--dp->waiting == 0) {
+        /* a release due now came after every event due now that the
+         * reference took before this one: its tie starts with the number of
+         * this event (below 2^32: a run has a few events per op and edge) */
+        uint64_t ep = dp->t == now ? (uint64_t)s->events : 0;
+        release(s, c, dp->t, ep << 32 | (uint64_t)dp->e);
+    }
+}
+
+/* ---- the resource events ---- */
+
+/* Op `op` starts on device x at t (the device's leaf is `leaf`): its end, the
+ * device's next event, its local children's dependencies and one transfer
+ * per output index with remote consumers, in the order in which each index
+ * first appears among them, queued on x's bus. */
+SIM_INLINE void run_op(Sim *s, int op, int x, int leaf, double t, int full, int record)
+{
+    SimResult *r = &s->r;
+    const int *dev = s->dev;
+    double c = s->cost[(size_t)op * (size_t)s->nd + (size_t)x];
+    double end = t + c;
+    r->start_us[op] = t;
+    r->end_us[op] = end;
+    r->busy_us[x] += c;
+    if (full) {
+        s->relf[op] = trunc_pos(t) + trunc_pos(c) - 1.0;
+        s->apos[op] = s->n_alloc;
+        if (s->bytes[op]) {
+            int k = s->n_alloc++;
+            s->a_t[k] = t;
+            s->a_m[k] = s->bytes[op];
+            s->a_d[k] = x;
+            s->a_op[k] = op;
+        }
+    }
+    if (record)
+        s->run_idx[op] = s->events;
+    s->lt[leaf] = end + (c > 0 ? s->gap : 0);
+    replay(s, leaf);
+    int k0 = s->ch_off[op], k1 = s->ch_off[op + 1];
+    int first = r->n_transfers, n_tr = 0;
+    if (s->one_out[op]) {
+        /* every consumer reads the same output: at most one transfer */
+        SimTransfer *tr = &r->transfers[first];
+        for (int k = k0; k < k1; k++) {
+            int ch = s->ch[k], d = dev[ch];
+            if (d == x) {
+                schedule(s, ch, end, s->erank[k], t, record);
+                continue;
+            }
+            if (!n_tr) {
+                n_tr = 1;
+                tr->src = op;
+                tr->output = s->eout[k];
+                tr->from = x;
+                tr->bytes = s->ebytes[k];
+                tr->children = s->pool + k0;
+                tr->to = s->to_pool + k0;
+                tr->n_children = tr->n_to = 0;
+            }
+            s->tr_erank[k0 + tr->n_children] = s->erank[k];
+            tr->children[tr->n_children++] = ch;
+            if (full) {
+                int seen = 0;
+                for (int m = 0; m < tr->n_to && !seen; m++)
+                    seen = tr->to[m] == d;
+                if (!seen)
+                    tr->to[tr->n_to++] = d;
+            }
+        }
+    } else {
+        for (int k = k0; k < k1; k++) {
+            int ch = s->ch[k];
+            if (dev[ch] == x) {
+                schedule(s, ch, end, s->erank[k], t, record);
+                s->slot[k - k0] = -1;
+                continue;
+            }
+            int out = s->eout[k], j = 0;
+            while (j < n_tr && r->transfers[first + j].output != out)
+                j++;
+            if (j == n_tr) {
+                SimTransfer *tr = &r->transfers[first + n_tr++];
+                tr->src = op;
+                tr->output = out;
+                tr->from = x;
+                tr->bytes = s->ebytes[k];
+                tr->n_children = tr->n_to = 0;
+                s->cnt[j] = 0;
+            }
+            s->slot[k - k0] = j;
+            s->cnt[j]++;
+        }
+        int pos = k0;
+        for (int j = 0; j < n_tr; j++) {
+            SimTransfer *tr = &r->transfers[first + j];
+            tr->children = s->pool + pos;
+            tr->to = s->to_pool + pos;
+            pos += s->cnt[j];
+        }
+        for (int k = k0; k < k1 && n_tr; k++) {
+            if (s->slot[k - k0] < 0)
+                continue;
+            SimTransfer *tr = &r->transfers[first + s->slot[k - k0]];
+            int ch = s->ch[k], d = dev[ch];
+            s->tr_erank[(tr->children - s->pool) + tr->n_children] = s->erank[k];
+            tr->children[tr->n_children++] = ch;
+            if (full) {
+                int seen = 0;
+                for (int m = 0; m < tr->n_to && !seen; m++)
+                    seen = tr->to[m] == d;
+                if (!seen)
+                    tr->to[tr->n_to++] = d;
+            }
+        }
+    }
+    if (!n_tr)
+        return;
+    r->n_transfers += n_tr;
+    for (int j = first; j < first + n_tr; j++) {
+        s->tr_next[j] = -1;
+        if (s->bus_tail[x] >= 0)
+            s->tr_next[s->bus_tail[x]] = j;
+        else
+            s->bus_head[x] = j;
+        s->bus_tail[x] = j;
+    }
+    int bl = s->dev_rank[x];
+    if (s->lt[bl] == INFINITY) { /* an idle bus wakes up when the transfer is ready */
+        s->lt[bl] = end;
+        replay(s, bl);
+    }
+}
+
+/* Device event (leaf `leaf`) at t: run the smallest due release, or idle. */
+SIM_INLINE void device_event(Sim *s, int leaf, double t, int full, int record)
+{
+    int x = s->dev_of_rank[leaf - s->nd], op = s->root_head[x];
+    if (op >= 0) { /* the roots come first: due at 0, with the smallest keys */
+        s->root_head[x] = s->root_next[op];
+        s->busy[x] = 1;
+        run_op(s, op, x, leaf, t, full, record);
+        return;
+    }
+    SimHeap *h = &s->rel[x];
+    if (h->n == 0 || h->e[0].t > t) {
+        s->busy[x] = 0;
+        s->lt[leaf] = h->n ? h->e[0].t : INFINITY;
+        replay(s, leaf);
+        return;
+    }
+    op = s->item_op[(uint32_t)h->e[0].tie];
+    heap_pop(h);
+    s->busy[x] = 1;
+    run_op(s, op, x, leaf, t, full, record);
+}
+
+/* Bus event (leaf `leaf`) at t: send the head transfer if it is ready. */
+SIM_INLINE void bus_event(Sim *s, int leaf, double t, int record)
+{
+    int x = s->dev_of_rank[leaf], idx = s->bus_head[x];
+    if (idx < 0) {
+        s->lt[leaf] = INFINITY;
+        replay(s, leaf);
+        return;
+    }
+    SimTransfer *tr = &s->r.transfers[idx];
+    double ready = s->r.end_us[tr->src];
+    if (ready > t) {
+        s->lt[leaf] = ready;
+        replay(s, leaf);
+        return;
+    }
+    s->bus_head[x] = s->tr_next[idx];
+    if (s->bus_head[x] < 0)
+        s->bus_tail[x] = -1;
+    double delay = (double)tr->bytes / s->bandwidth;
+    double arrive = t + delay;
+    tr->start_us = t;
+    tr->end_us = arrive;
+    s->lt[leaf] = arrive + s->overhead;
+    replay(s, leaf);
+    const uint32_t *er = s->tr_erank + (tr->children - s->pool);
+    for (int k = 0; k < tr->n_children; k++)
+        schedule(s, tr->children[k], arrive, er[k], t, record);
+}
+
+SIM_INLINE void loop(Sim *s, int full, int record)
+{
+    for (;;) {
+        int w = s->win[1];
+        double t = s->lt[w];
+        if (t == INFINITY)
+            break;
+        if (record && s->events == s->next_ck)
+            sim_checkpoint(s);
+        s->events++;
+        s->makespan = t; /* event times never decrease */
+        if (w >= s->nd)
+            device_event(s, w, t, full, record);
+        else
+            bus_event(s, w, t, record);
+    }
+}
+
+void sim_loop_full(Sim *s) { loop(s, 1, 0); }
+void sim_loop_makespan(Sim *s) { loop(s, 0, 0); }
+void sim_loop_record(Sim *s) { loop(s, 1, 1); }
+
+void sim_start(Sim *s, const int *dev)
+{
+    int n = s->n, nd = s->nd, L = s->L;
+    s->dev = dev;
+    s->r.device = dev;
+    s->r.n_transfers = 0;
+    s->n_alloc = 0;
+    s->events = 0;
+    s->makespan = 0;
+    for (int d = 0; d < nd; d++) {
+        s->busy[d] = 0;
+        s->rel[d].n = 0;
+        s->bus_head[d] = s->bus_tail[d] = -1;
+        s->r.busy_us[d] = 0;
+    }
+    for (int i = 0; i < n; i++) {
+        s->dep[i].waiting = s->n_par[i];
+        s->dep[i].t = -1.0;
+    }
+    /* the roots, released at 0 in graph order before anything else: a list
+     * per device, taken before the release heap */
+    for (int d = 0; d < nd; d++)
+        s->root_head[d] = -1;
+    for (int k = s->n_roots - 1; k >= 0; k--) {
+        int op = s->roots[k], d = dev[op];
+        s->root_next[op] = s->root_head[d];
+        s->root_head[d] = op;
+    }
+    for (int j = 0; j < L; j++) {
+        s->lt[j] = INFINITY;
+        s->win[L + j] = j;
+    }
+    for (int d = 0; d < nd; d++)
+        if (s->root_head[d] >= 0)
+            s->lt[nd + s->dev_rank[d]] = 0.0;
+    for (int i = L - 1; i > 0; i--) {
+        int a = s->win[2 * i], b = s->win[2 * i + 1];
+        s->win[i] = s->lt[a] <= s->lt[b] ? a : b;
+    }
+}
+
+/* ---- the workspace ---- */
 
 /* Ranks of names in byte order, by a merge sort that needs no global state. */
 static void rank_strings(const char *const *names, int n, int *rank)
@@ -190,6 +420,69 @@ static void rank_strings(const char *const *names, int n, int *rank)
     free(tmp);
 }
 
+/* The graph's adjacency as arrays: children in CSR, each edge's output,
+ * bytes and the rank of (parent name, child name) among all edges. */
+static void build_edges(Sim *s, const int *name_rank)
+{
+    const Graph *g = s->g;
+    int n = s->n, m = 0;
+    s->ch_off = XMALLOC(int, n + 1);
+    s->n_par = XMALLOC(int, n);
+    s->one_out = XMALLOC(uint8_t, n);
+    s->bytes = XMALLOC(int64_t, n);
+    s->ch_off[0] = 0;
+    int max_children = 1;
+    for (int i = 0; i < n; i++) {
+        s->ch_off[i + 1] = s->ch_off[i] + g->nodes[i].n_children;
+        if (g->nodes[i].n_children > max_children)
+            max_children = g->nodes[i].n_children;
+        s->n_par[i] = g->nodes[i].n_parents;
+        s->bytes[i] = graph_node_bytes(g, i);
+        s->n_roots += g->nodes[i].n_parents == 0;
+    }
+    m = s->ch_off[n];
+    s->ch = XMALLOC(int, m);
+    s->eout = XMALLOC(int, m);
+    s->ebytes = XMALLOC(int64_t, m);
+    s->erank = XMALLOC(uint32_t, m);
+    uint64_t *key = XMALLOC(uint64_t, m), *key2 = XMALLOC(uint64_t, m);
+    int *idx = XMALLOC(int, m), *idx2 = XMALLOC(int, m);
+    for (int i = 0; i < n; i++) {
+        const GraphNode *nd = &g->nodes[i];
+        s->one_out[i] = 1;
+        for (int k = 0; k < nd->n_children; k++) {
+            int e = s->ch_off[i] + k, c = nd->children[k];
+            s->ch[e] = c;
+            s->eout[e] = nd->child_output[k];
+            s->ebytes[e] = graph_edge_bytes(g, i, nd->child_output[k]);
+            if (nd->child_output[k] != nd->child_output[0])
+                s->one_out[i] = 0;
+            key[e] = (uint64_t)name_rank[i] << 32 | (uint64_t)name_rank[c];
+            idx[e] = e;
+        }
+    }
+    const int *order = sim_radix_sort(key, idx, key2, idx2, m) ? idx2 : idx;
+    s->item_op = XMALLOC(int, m);
+    s->roots = XMALLOC(int, s->n_roots);
+    for (int i = 0, k = 0; i < n; i++)
+        if (s->n_par[i] == 0)
+            s->roots[k++] = i;
+    for (int r = 0; r < m; r++) {
+        s->erank[order[r]] = (uint32_t)r;
+        s->item_op[r] = s->ch[order[r]];
+    }
+    free(key);
+    free(key2);
+    free(idx);
+    free(idx2);
+    s->pool = XMALLOC(int, m);
+    s->to_pool = XMALLOC(int, m);
+    s->tr_erank = XMALLOC(uint32_t, m);
+    s->tr_next = XMALLOC(int, m);
+    s->slot = XMALLOC(int, max_children);
+    s->cnt = XMALLOC(int, max_children);
+}
+
 Sim *sim_new(const Graph *g, const Cluster *c)
 {
     Sim *s = xcalloc(1, sizeof *s);
@@ -198,47 +491,54 @@ Sim *sim_new(const Graph *g, const Cluster *c)
     s->c = c;
     s->n = n;
     s->nd = nd;
+    s->gap = c->op_gap_us;
+    s->overhead = c->transfer_overhead_us;
+    s->bandwidth = c->bandwidth_bytes_per_us;
     s->cost = XMALLOC(double, xmul((size_t)n, (size_t)nd));
     for (int i = 0; i < n; i++)
         for (int d = 0; d < nd; d++)
             s->cost[(size_t)i * (size_t)nd + (size_t)d] = cluster_op_cost(c, g, i, d);
     const char **names = XMALLOC(const char *, n > nd ? n : nd);
-    s->name_rank = XMALLOC(int, n);
+    int *name_rank = XMALLOC(int, n);
     for (int i = 0; i < n; i++)
         names[i] = g->nodes[i].name;
-    rank_strings(names, n, s->name_rank);
+    rank_strings(names, n, name_rank);
     s->dev_rank = XMALLOC(int, nd);
+    s->dev_of_rank = XMALLOC(int, nd);
     for (int d = 0; d < nd; d++)
         names[d] = c->devices[d].name;
     rank_strings(names, nd, s->dev_rank);
+    for (int d = 0; d < nd; d++)
+        s->dev_of_rank[s->dev_rank[d]] = d;
     free(names);
-    s->evcap = 1024;
-    s->ev = XMALLOC(Event, s->evcap);
-    s->q = XNEW(Queue, 2 * nd);
-    s->waiting = XMALLOC(int, n);
-    /* children lists of op i's transfers live in pool[child_off[i] ...] */
-    s->child_off = XMALLOC(int, n + 1);
-    int max_children = 1;
-    s->child_off[0] = 0;
-    for (int i = 0; i < n; i++) {
-        s->child_off[i + 1] = s->child_off[i] + g->nodes[i].n_children;
-        if (g->nodes[i].n_children > max_children)
-            max_children = g->nodes[i].n_children;
-    }
-    s->pool = XMALLOC(int, g->n_edges);
-    s->to_pool = XMALLOC(int, g->n_edges);
-    s->slot = XMALLOC(int, max_children);
-    s->cnt = XMALLOC(int, max_children);
-    s->started = XMALLOC(int, n);
-    s->fkey = XMALLOC(uint64_t, n);
-    s->fkey2 = XMALLOC(uint64_t, n);
-    s->fop = XMALLOC(int, n);
-    s->fop2 = XMALLOC(int, n);
+    build_edges(s, name_rank);
+    free(name_rank);
+    s->L = 2;
+    while (s->L < 2 * nd)
+        s->L *= 2;
+    s->lt = XMALLOC(double, s->L);
+    s->win = XMALLOC(int, 2 * s->L);
+    s->busy = XMALLOC(uint8_t, nd);
+    s->rel = XNEW(SimHeap, nd);
+    s->root_head = XMALLOC(int, nd);
+    s->root_next = XMALLOC(int, n);
+    s->bus_head = XMALLOC(int, nd);
+    s->bus_tail = XMALLOC(int, nd);
+    s->dep = XNEW(SimDep, n);
+    s->a_t = XMALLOC(double, n);
+    s->a_m = XMALLOC(int64_t, n);
+    s->a_d = XMALLOC(int, n);
+    s->a_op = XMALLOC(int, n);
+    s->relf = XMALLOC(double, n);
+    s->apos = XMALLOC(int, n);
+    s->fhead = XMALLOC(int, n + 1);
+    s->fnext = XMALLOC(int, n);
+    s->afree = XMALLOC(uint8_t, n);
     s->cur = XMALLOC(int64_t, nd);
     s->r.n_ops = n;
     s->r.n_devices = nd;
-    s->r.start_us = XMALLOC(double, n);
-    s->r.end_us = XMALLOC(double, n);
+    s->r.start_us = XNEW(double, n);
+    s->r.end_us = XNEW(double, n);
     s->r.transfers = XMALLOC(SimTransfer, g->n_edges);
     s->r.busy_us = XMALLOC(double, nd);
     s->r.peak_memory_bytes = XMALLOC(int64_t, nd);
@@ -250,24 +550,46 @@ void sim_free(Sim *s)
 {
     if (!s)
         return;
-    for (int r = 0; r < 2 * s->nd; r++)
-        free(s->q[r].h);
-    free(s->q);
+    sim_inc_free(s);
+    for (int d = 0; d < s->nd; d++)
+        free(s->rel[d].e);
+    free(s->rel);
+    free(s->root_head);
+    free(s->root_next);
     free(s->cost);
-    free(s->name_rank);
+    free(s->ch_off);
+    free(s->ch);
+    free(s->erank);
+    free(s->eout);
+    free(s->ebytes);
+    free(s->n_par);
+    free(s->item_op);
+    free(s->roots);
     free(s->dev_rank);
-    free(s->ev);
-    free(s->waiting);
+    free(s->dev_of_rank);
+    free(s->one_out);
+    free(s->bytes);
+    free(s->lt);
+    free(s->win);
+    free(s->busy);
+    free(s->dep);
+    free(s->bus_head);
+    free(s->bus_tail);
+    free(s->tr_next);
+    free(s->tr_erank);
     free(s->pool);
     free(s->to_pool);
-    free(s->child_off);
     free(s->slot);
     free(s->cnt);
-    free(s->started);
-    free(s->fkey);
-    free(s->fkey2);
-    free(s->fop);
-    free(s->fop2);
+    free(s->a_t);
+    free(s->a_m);
+    free(s->a_d);
+    free(s->a_op);
+    free(s->relf);
+    free(s->apos);
+    free(s->fhead);
+    free(s->fnext);
+    free(s->afree);
     free(s->cur);
     free(s->r.start_us);
     free(s->r.end_us);
@@ -278,212 +600,21 @@ void sim_free(Sim *s)
     free(s);
 }
 
-/* The device event of resource x at t: run the head op, release its local
- * children and queue one transfer per output index with remote consumers, in
- * the order in which each index first appears among the children. */
-static void run_device(Sim *s, double t, int x, const int *dev)
-{
-    const Graph *g = s->g;
-    int op = q_pop(&s->q[x]).item;
-    double c = s->cost[(size_t)op * (size_t)s->nd + (size_t)x];
-    double end = t + c;
-    s->r.start_us[op] = t;
-    s->r.end_us[op] = end;
-    s->started[s->n_started++] = op;
-    s->r.busy_us[x] += c;
-    ev_push(s, end + (c > 0 ? s->c->op_gap_us : 0), EV_DEVICE, x, 0);
-    const GraphNode *nd = &g->nodes[op];
-    int first = s->r.n_transfers, n_tr = 0;
-    for (int k = 0; k < nd->n_children; k++) {
-        int ch = nd->children[k];
-        if (dev[ch] == x) {
-            ev_push(s, end, EV_DEPENDENCY, op, ch);
-            s->slot[k] = -1;
-            continue;
-        }
-        int out = nd->child_output[k], j = 0;
-        while (j < n_tr && s->r.transfers[first + j].output != out)
-            j++;
-        if (j == n_tr) {
-            SimTransfer *tr = &s->r.transfers[first + n_tr++];
-            tr->src = op;
-            tr->output = out;
-            tr->from = x;
-            tr->bytes = graph_edge_bytes(g, op, out);
-            tr->n_children = tr->n_to = 0;
-            s->cnt[j] = 0;
-        }
-        s->slot[k] = j;
-        s->cnt[j]++;
-    }
-    if (n_tr == 0)
-        return;
-    int pos = s->child_off[op];
-    for (int j = 0; j < n_tr; j++) {
-        SimTransfer *tr = &s->r.transfers[first + j];
-        tr->children = s->pool + pos;
-        tr->to = s->to_pool + pos;
-        pos += s->cnt[j];
-    }
-    for (int k = 0; k < nd->n_children; k++) {
-        if (s->slot[k] < 0)
-            continue;
-        SimTransfer *tr = &s->r.transfers[first + s->slot[k]];
-        int ch = nd->children[k], d = dev[ch], seen = 0;
-        tr->children[tr->n_children++] = ch;
-        for (int m = 0; m < tr->n_to && !seen; m++)
-            seen = tr->to[m] == d;
-        if (!seen)
-            tr->to[tr->n_to++] = d;
-    }
-    s->r.n_transfers += n_tr;
-    for (int j = 0; j < n_tr; j++)
-        enqueue(s, end, EV_BUS, s->nd + x, first + j);
-}
-
-/* The bus event of resource x at t: start the head transfer if it is ready. */
-static void run_bus(Sim *s, double t, int x)
-{
-    Queue *q = &s->q[x];
-    if (q->h[0].ready > t) {
-        ev_push(s, q->h[0].ready, EV_BUS, x, 0);
-        return;
-    }
-    SimTransfer *tr = &s->r.transfers[q_pop(q).item];
-    double delay = (double)tr->bytes / s->c->bandwidth_bytes_per_us;
-    double arrive = t + delay;
-    tr->start_us = t;
-    tr->end_us = arrive;
-    for (int k = 0; k < tr->n_children; k++)
-        ev_push(s, arrive, EV_DEPENDENCY, tr->src, tr->children[k]);
-    ev_push(s, arrive + s->c->transfer_overhead_us, EV_BUS, x, 0);
-}
-
-static double simulate(Sim *s, const int *dev)
-{
-    const Graph *g = s->g;
-    int n = s->n;
-    s->nev = 0;
-    s->seq = 0;
-    s->r.n_transfers = 0;
-    s->n_started = 0;
-    s->r.device = dev;
-    for (int r = 0; r < 2 * s->nd; r++) {
-        s->q[r].n = 0;
-        s->q[r].busy = 0;
-    }
-    for (int d = 0; d < s->nd; d++)
-        s->r.busy_us[d] = 0;
-    for (int i = 0; i < n; i++) {
-        s->waiting[i] = g->nodes[i].n_parents;
-        s->r.start_us[i] = s->r.end_us[i] = 0;
-    }
-    for (int i = 0; i < n; i++)
-        if (g->nodes[i].n_parents == 0)
-            enqueue(s, 0.0, EV_DEVICE, dev[i], i);
-    double makespan = 0;
-    while (s->nev > 0) {
-        Event e = ev_pop(s);
-        if (e.t > makespan)
-            makespan = e.t;
-        if (e.kind == EV_DEPENDENCY) {
-            if (--s->waiting[e.b] == 0)
-                enqueue(s, e.t, EV_DEVICE, dev[e.b], e.b);
-            continue;
-        }
-        if (s->q[e.a].n == 0) {
-            s->q[e.a].busy = 0;
-            continue;
-        }
-        if (e.kind == EV_DEVICE)
-            run_device(s, e.t, e.a, dev);
-        else
-            run_bus(s, e.t, e.a);
-    }
-    s->r.makespan_us = makespan;
-    return makespan;
-}
-
-/* Key of a time >= 0 whose unsigned order is the order of the times. */
-static uint64_t time_key(double t)
-{
-    uint64_t k;
-    t += 0.0; /* -0.0 -> +0.0 */
-    memcpy(&k, &t, sizeof k);
-    return k;
-}
-
-/* Peak memory per device (docs/simulator.md, "Memory"): +bytes at an op's
- * start, -bytes at max(start, max over children of trunc(start) +
- * trunc(cost) - 1), allocations before frees at equal times. Allocations are
- * already in time order (ops start in event order); frees are radix-sorted
- * on their time bits and merged in. */
-static void memory(Sim *s, const int *dev)
-{
-    const Graph *g = s->g;
-    int nf = 0;
-    for (int i = 0; i < s->n; i++) {
-        if (graph_node_bytes(g, i) == 0)
-            continue;
-        double free_t = s->r.start_us[i];
-        const GraphNode *nd = &g->nodes[i];
-        for (int k = 0; k < nd->n_children; k++) {
-            int ch = nd->children[k];
-            double cc = s->cost[(size_t)ch * (size_t)s->nd + (size_t)dev[ch]];
-            double t = trunc(s->r.start_us[ch]) + trunc(cc) - 1.0;
-            if (t > free_t)
-                free_t = t;
-        }
-        s->fkey[nf] = time_key(free_t);
-        s->fop[nf++] = i;
-    }
-    uint64_t *key = s->fkey, *key2 = s->fkey2;
-    int *op = s->fop, *op2 = s->fop2;
-    for (int shift = 0; shift < 64 && nf > 0; shift += 8) {
-        int count[257] = {0};
-        for (int k = 0; k < nf; k++)
-            count[((key[k] >> shift) & 255) + 1]++;
-        if (count[((key[0] >> shift) & 255) + 1] == nf)
-            continue; /* every key has the same byte here */
-        for (int b = 0; b < 256; b++)
-            count[b + 1] += count[b];
-        for (int k = 0; k < nf; k++) {
-            int pos = count[(key[k] >> shift) & 255]++;
-            key2[pos] = key[k];
-            op2[pos] = op[k];
-        }
-        uint64_t *tk = key; key = key2; key2 = tk;
-        int *to = op; op = op2; op2 = to;
-    }
-    for (int d = 0; d < s->nd; d++)
-        s->cur[d] = s->r.peak_memory_bytes[d] = 0;
-    int a = 0, f = 0;
-    while (a < s->n_started || f < nf) {
-        /* skip ops without outputs among the allocations */
-        if (a < s->n_started && graph_node_bytes(g, s->started[a]) == 0) {
-            a++;
-            continue;
-        }
-        int alloc = f >= nf || (a < s->n_started && time_key(s->r.start_us[s->started[a]]) <= key[f]);
-        int i = alloc ? s->started[a++] : op[f++];
-        int d = dev[i];
-        int64_t b = graph_node_bytes(g, i);
-        s->cur[d] += alloc ? b : -b;
-        if (s->cur[d] > s->r.peak_memory_bytes[d])
-            s->r.peak_memory_bytes[d] = s->cur[d];
-    }
-    s->r.any_oom = 0;
-    for (int d = 0; d < s->nd; d++) {
-        s->r.oom[d] = s->r.peak_memory_bytes[d] > s->c->devices[d].memory_bytes;
-        s->r.any_oom |= s->r.oom[d];
-    }
-}
-
 const SimResult *sim_run(Sim *s, const int *op_device)
 {
-    simulate(s, op_device);
-    memory(s, op_device);
+    s->hist = 0;
+    sim_start(s, op_device);
+    sim_loop_full(s);
+    s->r.makespan_us = s->makespan;
+    sim_memory(s);
     return &s->r;
 }
 
-double sim_makespan(Sim *s, const int *op_device) { return simulate(s, op_device); }
+double sim_makespan(Sim *s, const int *op_device)
+{
+    s->hist = 0;
+    sim_start(s, op_device);
+    sim_loop_makespan(s);
+    s->r.makespan_us = s->makespan;
+    return s->makespan;
+}

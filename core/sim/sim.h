@@ -48,5 +48,18 @@ void sim_free(Sim *s);
 const SimResult *sim_run(Sim *s, const int *op_device);
 /* Only the makespan (skips memory and the transfer list); the same number. */
 double sim_makespan(Sim *s, const int *op_device);
+/* The same result as sim_run, computed again only from where it can differ
+ * from the last placement given to sim_run_from on s: the run keeps
+ * checkpoints of its event history, and a placement that differs in a few
+ * ops restarts from the last checkpoint before the first event that reads
+ * the device of one of them (docs/simulator.md, "Incremental
+ * re-simulation"). The first call, or one after sim_run or sim_makespan on
+ * s, simulates everything (and records). op_device may be the same array as
+ * last time, changed in place. */
+const SimResult *sim_run_from(Sim *s, const int *op_device);
+/* Checkpoints of sim_run_from every `events` resource events (>= 1; 0: the
+ * default, about 32 per run); takes effect at its next whole run. For tests
+ * and tuning. */
+void sim_set_checkpoint_interval(Sim *s, int events);
 
 #endif

@@ -1,0 +1,297 @@
+/* The simulator's benchmarks (make bench, part "sim"): nanoseconds per op of
+ * a full simulation and of a makespan-only one on every bundled graph with
+ * 1-8 default devices, on HEFT's placement of the graph's default grouping.
+ * bench.sh times the Python statement of the simulator (tests/sim_ref.py) on
+ * the same placements in the same run and prints the ratios
+ * (bench/bench_sim.py). */
+#include "bench_sim.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "episode.h"
+#include "group.h"
+#include "place.h"
+#include "placement.h"
+#include "policy_io.h"
+#include "sim.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Nanoseconds per op of one simulation of dev: the median of 5 batches of at
+ * least 30 ms each. */
+static double ns_per_op(Sim *s, const int *dev, int n_ops, int full)
+{
+    double v[5];
+    for (int k = 0; k < 5; k++) {
+        long reps = 0;
+        double t0 = util_now(), t;
+        do {
+            if (full)
+                sim_run(s, dev);
+            else
+                sim_makespan(s, dev);
+            reps++;
+            t = util_now() - t0;
+        } while (t < 0.03);
+        v[k] = t * 1e9 / ((double)reps * n_ops);
+    }
+    qsort(v, 5, sizeof *v, cmp_double);
+    return v[2];
+}
+
+static int json_name(const struct dirent *d)
+{
+    size_t len = strlen(d->d_name);
+    return len > 5 && strcmp(d->d_name + len - 5, ".json") == 0;
+}
+
+/* HEFT on the default grouping; round-robin by group if it fails. */
+static void heft_placement(const Graph *g, const Grouping *gr, const Cluster *c, int *dev)
+{
+    const PlaceMethod *m = place_find("heft");
+    PlaceCtx ctx = {g, gr, c, 0, 0, NULL};
+    Err e = {{0}};
+    if (m && m->fn(&ctx, dev, &e) == 0)
+        return;
+    for (int i = 0; i < g->n_nodes; i++)
+        dev[i] = gr->op_group[i] % c->n_devices;
+}
+
+void bench_sim_table(const char *dir)
+{
+    struct dirent **ents;
+    int ne = scandir("graphs", &ents, json_name, alphasort);
+    FILE *tsv = NULL;
+    if (dir) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/sim_c.tsv", dir);
+        tsv = fopen(path, "w");
+    }
+    if (!tsv)
+        printf("sim       %-14s %5s %3s %11s %14s\n", "graph", "ops", "dev", "full ns/op", "makespan ns/op");
+    for (int k = 0; k < ne; k++) {
+        char gpath[512];
+        snprintf(gpath, sizeof gpath, "graphs/%s", ents[k]->d_name);
+        free(ents[k]);
+        Err e = {{0}};
+        Graph *g = graph_load(gpath, &e);
+        Grouping *gr = g ? group_build(g, 0, &e) : NULL;
+        if (!gr) {
+            printf("sim       %s: %s\n", gpath, e.msg);
+            graph_free(g);
+            continue;
+        }
+        int n = g->n_nodes;
+        Placement *p = placement_new(n, 1);
+        for (int nd = 1; nd <= 8; nd++) {
+            Cluster *c = cluster_default(nd);
+            p->n_devices = nd;
+            heft_placement(g, gr, c, p->op_device);
+            Sim *s = sim_new(g, c);
+            double full = ns_per_op(s, p->op_device, n, 1), mk = ns_per_op(s, p->op_device, n, 0);
+            if (tsv) {
+                char ppath[1024];
+                snprintf(ppath, sizeof ppath, "%s/%s_%d.placement.json", dir, g->name, nd);
+                if (placement_write(p, g, c, ppath, &e) == 0)
+                    fprintf(tsv, "%s\t%d\t%d\t%.2f\t%.2f\t%s\t%s\n", g->name, nd, n, full, mk, gpath, ppath);
+            } else {
+                printf("sim       %-14s %5d %3d %11.1f %14.1f\n", g->name, n, nd, full, mk);
+            }
+            fflush(stdout);
+            sim_free(s);
+            cluster_free(c);
+        }
+        placement_free(p);
+        group_free(gr);
+        graph_free(g);
+    }
+    free(ents);
+    if (tsv)
+        fclose(tsv);
+}
+
+/* One episode's worth of simulations, timed: every group once in order,
+ * each moved to a random device (from a random start, as the episodes
+ * start), simulated in full (sim_run) or incrementally (sim_run_from). With
+ * `improving`, as episodes with --accept improving do: the candidate is
+ * simulated on a second simulator and taken back when it is slower. Returns
+ * the median time per step in µs over 5 episodes. */
+static double episode_us(const Graph *g, const Grouping *gr, const Cluster *c, int incremental, int improving,
+                         double *check)
+{
+    int n = g->n_nodes, ng = gr->n_groups, nd = c->n_devices;
+    Sim *sa = sim_new(g, c), *sb = sim_new(g, c);
+    int *gd = xmalloc_array((size_t)ng, sizeof *gd), *dev = xmalloc_array((size_t)n, sizeof *dev);
+    double t[5];
+    *check = 0;
+    for (int rep = 0; rep < 5; rep++) {
+        Rng r0, r1;
+        rng_seed(&r0, 0);
+        rng_seed(&r1, 1);
+        for (int k = 0; k < ng; k++)
+            gd[k] = (int)rng_below(&r0, (uint64_t)nd);
+        group_expand(gr, gd, dev);
+        Sim *cur = sa, *spare = sb;
+        double best = incremental ? sim_run_from(cur, dev)->makespan_us : sim_run(cur, dev)->makespan_us;
+        if (incremental && improving)
+            sim_run_from(spare, dev);
+        double t0 = util_now();
+        for (int k = 0; k < ng; k++) {
+            int old = gd[k], d = (int)rng_below(&r1, (uint64_t)nd);
+            gd[k] = d;
+            for (int j = gr->member_off[k]; j < gr->member_off[k + 1]; j++)
+                dev[gr->members[j]] = d;
+            Sim *s = improving ? spare : cur;
+            double ms = incremental ? sim_run_from(s, dev)->makespan_us : sim_run(s, dev)->makespan_us;
+            *check += ms;
+            if (!improving)
+                continue;
+            if (ms <= best) { /* kept: the spare simulator holds it */
+                best = ms;
+                spare = cur;
+                cur = s;
+            } else {
+                gd[k] = old;
+                for (int j = gr->member_off[k]; j < gr->member_off[k + 1]; j++)
+                    dev[gr->members[j]] = old;
+            }
+        }
+        t[rep] = (util_now() - t0) * 1e6 / ng;
+    }
+    qsort(t, 5, sizeof *t, cmp_double);
+    free(gd);
+    free(dev);
+    sim_free(sa);
+    sim_free(sb);
+    return t[2];
+}
+
+void bench_sim_incremental(const char *path, int nd)
+{
+    Err e = {{0}};
+    Graph *g = graph_load(path, &e);
+    Grouping *gr = g ? group_build(g, 0, &e) : NULL;
+    if (!gr) {
+        printf("sim-inc   %s: %s\n", path, e.msg);
+        graph_free(g);
+        return;
+    }
+    Cluster *c = cluster_default(nd);
+    for (int improving = 0; improving <= 1; improving++) {
+        double ca, cb;
+        double full = episode_us(g, gr, c, 0, improving, &ca), inc = episode_us(g, gr, c, 1, improving, &cb);
+        printf("sim-inc   %-13s %d dev %3d groups %-27s per step: full %7.1f us, incremental %7.1f us: %4.2fx%s\n",
+               g->name, nd, gr->n_groups, improving ? "(accept improving, 2 sims)" : "(every move kept)", full, inc,
+               full / inc, ca == cb ? "" : "  RESULTS DIFFER");
+    }
+    cluster_free(c);
+    group_free(gr);
+    graph_free(g);
+}
+
+/* A trained policy's greedy episode (graphs/policies/), replayed: the
+ * placements it simulated, each a group moved from the current placement,
+ * kept or taken back (--accept improving, as the policy was trained). µs
+ * per step, median of 5 replays: every candidate in full, and as the
+ * episode runs them (sim_run_from on two simulators, see episode.c). */
+void bench_sim_policy_episode(const char *graph, const char *policy, int nd)
+{
+    Err e = {{0}};
+    Graph *g = graph_load(graph, &e);
+    Grouping *gr = g ? group_build(g, 0, &e) : NULL;
+    PolicyGraph *pg = gr ? policy_graph_new(gr, &e) : NULL;
+    Policy *pol = pg ? policy_load(policy, NULL, &e) : NULL;
+    Cluster *c = cluster_default(nd);
+    EpisodeConfig cfg;
+    episode_config_default(&cfg);
+    if (pol)
+        episode_config_features(&cfg, &pol->arch);
+    Episode *ep = pol ? episode_new(g, gr, c, pg, &cfg, 1, NULL, &e) : NULL;
+    if (!ep) {
+        printf("sim-inc   %s: %s\n", policy, e.msg);
+    } else {
+        int ng = gr->n_groups, cap = ep->n_order, steps = 0, kept = 0, moved = 0;
+        int *grp = xmalloc_array((size_t)cap, sizeof *grp), *to = xmalloc_array((size_t)cap, sizeof *to);
+        int *keep = xmalloc_array((size_t)cap, sizeof *keep), *init = xmalloc_array((size_t)ng, sizeof *init);
+        memcpy(init, ep->init_device, (size_t)ng * sizeof *init);
+        PolicyWork *w = policy_work_new(&pol->arch, pg);
+        while (!episode_done(ep) && steps < cap) {
+            const EpisodeStep *st = episode_step_policy(ep, pol, w, 1, NULL);
+            grp[steps] = st->group;
+            to[steps] = st->proposed;
+            keep[steps] = st->new_device == st->proposed;
+            moved += st->proposed != st->old_device;
+            kept += keep[steps] && st->proposed != st->old_device;
+            steps++;
+        }
+        policy_work_free(w);
+        int *gd = xmalloc_array((size_t)ng, sizeof *gd), *dev = xmalloc_array((size_t)g->n_nodes, sizeof *dev);
+        double us[2];
+        for (int incremental = 0; incremental <= 1; incremental++) {
+            double t[5];
+            for (int rep = 0; rep < 5; rep++) {
+                Sim *sa = sim_new(g, c), *sb = sim_new(g, c);
+                memcpy(gd, init, (size_t)ng * sizeof *gd);
+                group_expand(gr, gd, dev);
+                if (incremental) { /* as episode_new leaves them: one has run the start */
+                    sim_run_from(sa, dev);
+                }
+                Sim *cur = sa, *spare = sb;
+                double t0 = util_now();
+                for (int k = 0; k < steps; k++) {
+                    int old = gd[grp[k]];
+                    gd[grp[k]] = to[k];
+                    for (int j = gr->member_off[grp[k]]; j < gr->member_off[grp[k] + 1]; j++)
+                        dev[gr->members[j]] = to[k];
+                    if (to[k] == old) { /* as try_move: on the simulator that holds it */
+                        if (incremental)
+                            sim_run_from(cur, dev);
+                        else
+                            sim_run(cur, dev);
+                        continue;
+                    }
+                    if (incremental)
+                        sim_run_from(spare, dev);
+                    else
+                        sim_run(spare, dev);
+                    if (keep[k]) {
+                        Sim *x = cur;
+                        cur = spare;
+                        spare = x;
+                    } else {
+                        gd[grp[k]] = old;
+                        for (int j = gr->member_off[grp[k]]; j < gr->member_off[grp[k] + 1]; j++)
+                            dev[gr->members[j]] = old;
+                    }
+                }
+                t[rep] = (util_now() - t0) * 1e6 / (steps ? steps : 1);
+                sim_free(sa);
+                sim_free(sb);
+            }
+            qsort(t, 5, sizeof *t, cmp_double);
+            us[incremental] = t[2];
+        }
+        printf("sim-inc   %-13s %d dev %3d groups %-27s per step: full %7.1f us, incremental %7.1f us: %4.2fx\n",
+               g->name, nd, ng, "(trained policy, greedy)", us[0], us[1], us[0] / us[1]);
+        printf("sim-inc     (%d steps: %d moved a group, %d of those kept; --accept improving, two simulators as "
+               "episodes run them)\n", steps, moved, kept);
+        free(grp);
+        free(to);
+        free(keep);
+        free(init);
+        free(gd);
+        free(dev);
+    }
+    episode_free(ep);
+    policy_free(pol);
+    cluster_free(c);
+    policy_graph_free(pg);
+    group_free(gr);
+    graph_free(g);
+}

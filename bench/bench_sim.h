@@ -1,0 +1,18 @@
+/* bench_sim: the simulator's benchmarks (bench/bench_sim.c). */
+#ifndef PLACETO_BENCH_SIM_H
+#define PLACETO_BENCH_SIM_H
+
+/* Every bundled graph (the .json files of graphs/) with 1-8 default devices on HEFT's
+ * placement: ns per op of sim_run and sim_makespan. With dir, writes the
+ * placements and dir/sim_c.tsv for bench/bench_sim.py instead of printing. */
+void bench_sim_table(const char *dir);
+
+/* Per policy step of a random episode on the graph at path with nd default
+ * devices: a full simulation against an incremental one (sim_run_from),
+ * every move kept, and as with --accept improving. */
+void bench_sim_incremental(const char *path, int nd);
+
+/* The same over the moves of a trained policy's greedy episode. */
+void bench_sim_policy_episode(const char *graph, const char *policy, int nd);
+
+#endif

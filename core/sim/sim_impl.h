@@ -1,0 +1,137 @@
+/* sim_impl: the simulator's workspace, shared by sim.c (the event loop),
+ * sim_mem.c (peak memory) and sim_inc.c (checkpoints and incremental
+ * re-simulation). Private to core/sim. docs/simulator.md, "Implementation",
+ * explains the data structures and why they give the reference's results.
+ *
+ * Resources: the event loop keeps one pending event per resource (device
+ * compute or outgoing bus) in a tournament tree whose leaves are ordered by
+ * (kind, device name rank): bus leaves 0 .. nd-1, device leaves nd .. 2nd-1.
+ * Releases of ops (their last input has arrived) wait in a heap per device
+ * ordered by the position their dependency event has in the reference's
+ * event order; a device event takes the smallest release that is due. */
+#ifndef PLACETO_SIM_IMPL_H
+#define PLACETO_SIM_IMPL_H
+
+#include <stdint.h>
+
+#include "sim.h"
+
+/* A release waiting on its device: the time, then `tie`: the number of the
+ * resource event during which it became due when that event had the same
+ * time (else 0), above the rank of the dependency that released it. */
+typedef struct SimRel {
+    double t;
+    uint64_t tie;
+} SimRel;
+
+typedef struct SimHeap {
+    SimRel *e;
+    int n, cap;
+} SimHeap;
+
+/* One checkpoint of the recording run (sim_inc.c). */
+typedef struct SimCkpt {
+    int64_t events;     /* resource events processed before it */
+    int64_t log_len;    /* undo log entries before it */
+    int n_alloc, n_transfers;
+    double makespan;
+    size_t rel_off;     /* its copy of the release heaps in the checkpoint arena */
+    size_t res_off;     /* its copy of the per-resource state */
+} SimCkpt;
+
+/* Per op, the dependencies scheduled so far: the latest of them that the
+ * reference would not have taken yet (time and edge rank), and how many are
+ * still to come. */
+typedef struct SimDep {
+    double t;
+    uint32_t e;
+    int waiting;
+} SimDep;
+
+/* An undo log entry: op c's SimDep before a dependency of it was scheduled
+ * (waiting one higher). */
+typedef struct SimUndo {
+    int c;
+    uint32_t e;
+    double t;
+} SimUndo;
+
+struct Sim {
+    const Graph *g;
+    const Cluster *c;
+    int n, nd, n_roots;
+    double gap, overhead, bandwidth;
+    /* static, from the graph and cluster */
+    double *cost;        /* n * nd */
+    int *ch_off, *ch;    /* children, CSR in the graph's child order */
+    uint32_t *erank;     /* per CSR edge: rank of (parent name, child name) */
+    int *eout;           /* per CSR edge: output index carried */
+    int64_t *ebytes;     /* per CSR edge: bytes of that output */
+    int *n_par;
+    int *item_op;        /* edge rank -> its child op */
+    int *roots;          /* ops without parents, graph order */
+    int *dev_rank, *dev_of_rank;
+    uint8_t *one_out;    /* per op: every edge carries the same output */
+    int64_t *bytes;      /* per op: all outputs */
+    /* per run */
+    const int *dev;
+    int L;               /* leaves of the tournament (a power of two >= 2 nd) */
+    double *lt;          /* per leaf: the resource's pending event time, or INFINITY */
+    int *win;            /* 2L: the winner of each node; win[L + j] = j */
+    uint8_t *busy;       /* per device: a device event is pending (not a wake-up) */
+    SimHeap *rel;        /* per device */
+    int *root_head;      /* per device: the next of its roots to run, or -1 */
+    int *root_next;      /* per root op: the next root on its device, graph order */
+    SimDep *dep;         /* per op */
+    int *bus_head, *bus_tail, *tr_next; /* bus queues (FIFO lists of transfers) */
+    uint32_t *tr_erank;  /* per pool slot: edge rank of a transfer's child */
+    int *pool, *to_pool; /* children and destinations of transfers, at ch_off[src] */
+    int *slot, *cnt;     /* scratch of one op's walk */
+    /* the allocations of outputs in time order (full runs): per op with
+     * outputs, in the order ops started, its start, bytes, device, op */
+    double *a_t;
+    int64_t *a_m;
+    int *a_d, *a_op;
+    int n_alloc;
+    int64_t events;      /* resource events processed */
+    double makespan;
+    double *relf;        /* per op: trunc(start) + trunc(cost) - 1 (memory) */
+    int *apos;           /* per op: allocations recorded before it started */
+    int *fhead, *fnext;  /* per allocation k: the frees due just before it (lists) */
+    uint8_t *afree;      /* per allocation: freed at its own start */
+    int64_t *cur;
+    SimResult r;
+    /* incremental re-simulation (sim_inc.c) */
+    int hist;            /* the result, run_idx and checkpoints describe `last` */
+    int *last;           /* the placement of the recorded run */
+    int64_t *run_idx;    /* per op: resource events processed before it started */
+    SimUndo *log;
+    int64_t log_len, log_cap;
+    int64_t ck_every, next_ck;
+    int ck_set;          /* sim_set_checkpoint_interval's value, 0: default */
+    SimCkpt *ck;
+    int n_ck, ck_cap;
+    unsigned char *arena;
+    size_t arena_len, arena_cap;
+};
+
+/* The event loop from the current state until no event is left. full: also
+ * the transfers' destination lists and the per-op memory times; record: the
+ * undo log, run_idx and checkpoints. */
+void sim_loop_full(Sim *s);
+void sim_loop_makespan(Sim *s);
+void sim_loop_record(Sim *s);
+/* Resets the per-run state for placement dev and queues the roots. */
+void sim_start(Sim *s, const int *dev);
+/* Peak memory and OOM flags of the result (sim_mem.c). */
+void sim_memory(Sim *s);
+/* (sim_mem.c) Sorts the pairs (key[k], idx[k]) by key, stably (LSD radix on the bytes
+ * where the keys differ); key2 and idx2 are scratch of n entries. Returns 1
+ * when the sorted pairs are in key2 and idx2, 0 when in key and idx. */
+int sim_radix_sort(uint64_t *key, int *idx, uint64_t *key2, int *idx2, int n);
+/* Takes a checkpoint of the current state (sim_inc.c). */
+void sim_checkpoint(Sim *s);
+/* Frees what sim_inc.c allocated. */
+void sim_inc_free(Sim *s);
+
+#endif

@@ -1,0 +1,144 @@
+/* sim_mem: peak memory per device (docs/simulator.md, "Memory"), and the
+ * radix sort sim_new ranks the edges with.
+ *
+ * An op with outputs allocates them at its start and frees them at
+ * max(start, the largest trunc(start[k]) + trunc(cost[k]) - 1 over its
+ * children k); allocations come before frees at equal times. The run wrote
+ * the allocations in time order (s->a_*). A free only has to come after
+ * the allocations at or before its time and before the later ones: a free
+ * at the op's own start right after that instant's allocations, any other
+ * into a list at the first allocation later than it, found by a short
+ * search from where its child started. No sort. */
+#include "sim_impl.h"
+
+#include <string.h>
+
+int sim_radix_sort(uint64_t *key, int *idx, uint64_t *key2, int *idx2, int n)
+{
+    if (n < 2)
+        return 0;
+    uint64_t any = 0, all = ~(uint64_t)0;
+    for (int k = 0; k < n; k++) {
+        any |= key[k];
+        all &= key[k];
+    }
+    uint64_t differ = any ^ all;
+    int shift[8], nd = 0;
+    for (int b = 0; b < 64; b += 8)
+        if ((differ >> b) & 255)
+            shift[nd++] = b;
+    uint32_t count[8][256];
+    for (int j = 0; j < nd; j++)
+        memset(count[j], 0, sizeof count[j]);
+    for (int k = 0; k < n; k++)
+        for (int j = 0; j < nd; j++)
+            count[j][(key[k] >> shift[j]) & 255]++;
+    int swapped = 0;
+    for (int j = 0; j < nd; j++) {
+        uint32_t sum = 0;
+        for (int b = 0; b < 256; b++) {
+            uint32_t c = count[j][b];
+            count[j][b] = sum;
+            sum += c;
+        }
+        for (int k = 0; k < n; k++) {
+            uint64_t x = key[k];
+            uint32_t pos = count[j][(x >> shift[j]) & 255]++;
+            key2[pos] = x;
+            idx2[pos] = idx[k];
+        }
+        uint64_t *tk = key;
+        key = key2;
+        key2 = tk;
+        int *ti = idx;
+        idx = idx2;
+        idx2 = ti;
+        swapped ^= 1;
+    }
+    return swapped;
+}
+
+/* The index of the first allocation later than f (at[] holds their times),
+ * found from a hint: the allocations recorded before op c started, c being
+ * the child whose trunc(start) + trunc(cost) - 1 is f. That is near: f lies
+ * within a µs or two of c's start or after it by about c's cost, so the
+ * search gallops from there. */
+static int first_after(const double *at, int na, int hint, double f)
+{
+    int lo, hi; /* at[lo - 1] <= f < at[hi], with at[-1] = -inf, at[na] = +inf */
+    if (hint < na && at[hint] <= f) {
+        lo = hint + 1;
+        int step = 1;
+        for (hi = lo; hi < na && at[hi] <= f; step *= 2) {
+            lo = hi + 1;
+            hi = lo + step < na ? lo + step : na;
+        }
+    } else {
+        hi = hint;
+        int step = 1;
+        for (lo = hi; lo > 0 && at[lo - 1] > f; step *= 2) {
+            hi = lo - 1;
+            lo = hi - step > 0 ? hi - step : 0;
+        }
+    }
+    while (lo < hi) { /* the first index in [lo, hi) with a time > f, or hi */
+        int mid = lo + (hi - lo) / 2;
+        if (at[mid] > f)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+void sim_memory(Sim *s)
+{
+    SimResult *r = &s->r;
+    const double *at = s->a_t, *relf = s->relf;
+    const int64_t *am = s->a_m;
+    const int *ad = s->a_d, *ch = s->ch, *off = s->ch_off;
+    int na = s->n_alloc, *head = s->fhead, *next = s->fnext;
+    for (int k = 0; k <= na; k++)
+        head[k] = -1;
+    /* each free into the list of the first allocation after it */
+    for (int k = 0; k < na; k++) {
+        int op = s->a_op[k], arg = -1;
+        double f = at[k];
+        for (int j = off[op]; j < off[op + 1]; j++)
+            if (relf[ch[j]] > f) {
+                f = relf[ch[j]];
+                arg = ch[j];
+            }
+        s->afree[k] = arg < 0;
+        if (arg < 0)
+            continue;
+        int p = first_after(at, na, s->apos[arg], f);
+        next[k] = head[p];
+        head[p] = k;
+    }
+    int64_t *cur = s->cur, *peak = r->peak_memory_bytes;
+    for (int d = 0; d < s->nd; d++)
+        cur[d] = peak[d] = 0;
+    for (int a = 0; a < na;) {
+        /* the frees before this instant (listed at its first allocation),
+         * its allocations, then the frees at it among them */
+        for (int f = head[a]; f >= 0; f = next[f])
+            cur[ad[f]] -= am[f];
+        double t = at[a];
+        int b = a;
+        for (; b < na && at[b] == t; b++) {
+            int d = ad[b];
+            cur[d] += am[b];
+            if (cur[d] > peak[d])
+                peak[d] = cur[d];
+        }
+        for (; a < b; a++)
+            if (s->afree[a])
+                cur[ad[a]] -= am[a];
+    }
+    r->any_oom = 0;
+    for (int d = 0; d < s->nd; d++) {
+        r->oom[d] = peak[d] > s->c->devices[d].memory_bytes;
+        r->any_oom |= r->oom[d];
+    }
+}

@@ -1,0 +1,97 @@
+/* The optimised simulator against its oracle (sim_naive.c, the plain
+ * statement of docs/simulator.md): the same result to the last bit on random
+ * graphs, placements and clusters, on graphs made of ties (zero costs,
+ * integer times, zero-byte transfers, no gap or overhead) and on every
+ * bundled graph; sim_makespan gives the same number. */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster.h"
+#include "graph.h"
+#include "group.h"
+#include "sim.h"
+#include "sim_cases.h"
+#include "sim_naive.h"
+#include "test.h"
+
+TEST(sim_fast_matches_the_plain_simulator_on_random_cases)
+{
+    Rng r;
+    rng_seed(&r, 18);
+    int runs = 0, ok = 1;
+    for (int k = 0; k < 240 && ok; k++) {
+        Cluster *c;
+        Graph *g = simcase_graph(k, &r, &c);
+        int n = g->n_nodes, nd = c->n_devices;
+        Sim *s = sim_new(g, c);
+        NaiveSim *ns = naive_sim_new(g, c);
+        int *dev = XMALLOC(int, n);
+        for (int p = 0; p < 4 && ok; p++, runs++) {
+            simcase_placement(&r, g, nd, p, dev);
+            char what[160];
+            snprintf(what, sizeof what, "case %d (%s, %d devices, cluster %d), placement kind %d", k, g->name, nd,
+                     k % 4, p);
+            ok = simcase_check(s, ns, dev, what);
+        }
+        free(dev);
+        naive_sim_free(ns);
+        sim_free(s);
+        cluster_free(c);
+        graph_free(g);
+    }
+    CHECK(runs >= 900);
+}
+
+/* Every bundled graph on 1-8 devices, with a placement by group (round
+ * robin, and random) and a random one by op. */
+TEST(sim_fast_matches_the_plain_simulator_on_bundled_graphs)
+{
+    DIR *dir = opendir("graphs");
+    REQUIRE(dir != NULL);
+    struct dirent *ent;
+    int graphs = 0;
+    Rng r;
+    rng_seed(&r, 77);
+    while ((ent = readdir(dir))) {
+        size_t len = strlen(ent->d_name);
+        if (len < 6 || strcmp(ent->d_name + len - 5, ".json") != 0)
+            continue;
+        char path[512];
+        snprintf(path, sizeof path, "graphs/%s", ent->d_name);
+        Err e = {{0}};
+        Graph *g = graph_load(path, &e);
+        Grouping *gr = g ? group_build(g, 0, &e) : NULL;
+        CHECK_MSG(gr != NULL, "%s: %s", path, e.msg);
+        if (!gr) {
+            graph_free(g);
+            continue;
+        }
+        graphs++;
+        int n = g->n_nodes, *dev = XMALLOC(int, n), *gd = XMALLOC(int, gr->n_groups);
+        for (int nd = 1; nd <= 8; nd++) {
+            Cluster *c = cluster_default(nd);
+            Sim *s = sim_new(g, c);
+            NaiveSim *ns = naive_sim_new(g, c);
+            for (int p = 0; p < 3; p++) {
+                for (int k = 0; k < gr->n_groups; k++)
+                    gd[k] = p == 0 ? k % nd : (int)rng_below(&r, (uint64_t)nd);
+                group_expand(gr, gd, dev);
+                if (p == 2)
+                    simcase_placement(&r, g, nd, 0, dev);
+                char what[600];
+                snprintf(what, sizeof what, "%s on %d devices, placement %d", path, nd, p);
+                simcase_check(s, ns, dev, what);
+            }
+            naive_sim_free(ns);
+            sim_free(s);
+            cluster_free(c);
+        }
+        free(dev);
+        free(gd);
+        group_free(gr);
+        graph_free(g);
+    }
+    closedir(dir);
+    CHECK(graphs >= 8);
+}
