@@ -44,21 +44,7 @@ static void bench_sim(const char *label, const Graph *g, int n_devices, int full
     rng_seed(&r, 42);
     for (int i = 0; i < g->n_nodes; i++)
         dev[i] = (int)rng_below(&r, (uint64_t)n_devices);
-    double rate[5];
-    for (int k = 0; k < 5; k++) {
-        int reps = 0;
-        double t0 = util_now(), t;
-        do {
-            if (full)
-                sim_run(s, dev);
-            else
-                sim_makespan(s, dev);
-            reps++;
-            t = util_now() - t0;
-        } while (t < 0.2);
-        rate[k] = reps / t;
-    }
-    double sps = median(rate, 5);
+    double sps = 1e9 / (bench_sim_ns_per_op(s, dev, g->n_nodes, full, 0.2) * g->n_nodes);
     printf("simulate  %-28s %6d ops %d dev %-9s %10.0f sims/s %8.1f ns/op\n", label, g->n_nodes, n_devices,
            full ? "full" : "makespan", sps, 1e9 / (sps * g->n_nodes));
     free(dev);

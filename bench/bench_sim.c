@@ -23,9 +23,7 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Nanoseconds per op of one simulation of dev: the median of 5 batches of at
- * least 30 ms each. */
-static double ns_per_op(Sim *s, const int *dev, int n_ops, int full)
+double bench_sim_ns_per_op(Sim *s, const int *dev, int n_ops, int full, double batch_s)
 {
     double v[5];
     for (int k = 0; k < 5; k++) {
@@ -38,7 +36,7 @@ static double ns_per_op(Sim *s, const int *dev, int n_ops, int full)
                 sim_makespan(s, dev);
             reps++;
             t = util_now() - t0;
-        } while (t < 0.03);
+        } while (t < batch_s);
         v[k] = t * 1e9 / ((double)reps * n_ops);
     }
     qsort(v, 5, sizeof *v, cmp_double);
@@ -94,7 +92,7 @@ void bench_sim_table(const char *dir)
             p->n_devices = nd;
             heft_placement(g, gr, c, p->op_device);
             Sim *s = sim_new(g, c);
-            double full = ns_per_op(s, p->op_device, n, 1), mk = ns_per_op(s, p->op_device, n, 0);
+            double full = bench_sim_ns_per_op(s, p->op_device, n, 1, 0.03), mk = bench_sim_ns_per_op(s, p->op_device, n, 0, 0.03);
             if (tsv) {
                 char ppath[1024];
                 snprintf(ppath, sizeof ppath, "%s/%s_%d.placement.json", dir, g->name, nd);

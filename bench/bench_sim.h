@@ -2,10 +2,16 @@
 #ifndef PLACETO_BENCH_SIM_H
 #define PLACETO_BENCH_SIM_H
 
+#include "sim.h"
+
 /* Every bundled graph (the .json files of graphs/) with 1-8 default devices on HEFT's
  * placement: ns per op of sim_run and sim_makespan. With dir, writes the
  * placements and dir/sim_c.tsv for bench/bench_sim.py instead of printing. */
 void bench_sim_table(const char *dir);
+
+/* Nanoseconds per op of one simulation of dev (sim_run when full, else
+ * sim_makespan): the median of 5 batches of at least batch_s seconds. */
+double bench_sim_ns_per_op(Sim *s, const int *dev, int n_ops, int full, double batch_s);
 
 /* Per policy step of a random episode on the graph at path with nd default
  * devices: a full simulation against an incremental one (sim_run_from),

@@ -170,6 +170,9 @@ size_t util_utf8_seq(const unsigned char *p, size_t avail);
 
 /* Line and column (1-based) of byte offset off in text. */
 void util_line_col(const char *text, size_t off, int *line, int *col);
+/* rank[i] = the position of names[i] among the n names in byte order
+ * (strcmp; equal names keep their index order): a stable merge sort. */
+void util_rank_strings(const char *const *names, int n, int *rank);
 
 /* A growable string buffer. */
 typedef struct StrBuf {

@@ -243,3 +243,31 @@ long util_utf8_invalid(const char *s)
     }
     return -1;
 }
+
+void util_rank_strings(const char *const *names, int n, int *rank)
+{
+    int *idx = XMALLOC(int, n);
+    int *tmp = XMALLOC(int, n);
+    for (int i = 0; i < n; i++)
+        idx[i] = i;
+    for (int width = 1; width < n; width *= 2) {
+        for (int lo = 0; lo < n; lo += 2 * width) {
+            int mid = lo + width < n ? lo + width : n;
+            int hi = lo + 2 * width < n ? lo + 2 * width : n;
+            int i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                tmp[k++] = strcmp(names[idx[j]], names[idx[i]]) < 0 ? idx[j++] : idx[i++];
+            while (i < mid)
+                tmp[k++] = idx[i++];
+            while (j < hi)
+                tmp[k++] = idx[j++];
+        }
+        int *t = idx;
+        idx = tmp;
+        tmp = t;
+    }
+    for (int i = 0; i < n; i++)
+        rank[idx[i]] = i;
+    free(idx);
+    free(tmp);
+}

@@ -31,6 +31,15 @@
  * instruction (from 2^52 on every double is a whole number). */
 SIM_INLINE double trunc_pos(double x) { return x < 0x1p52 ? (double)(int64_t)x : x; }
 
+/* Adds device d to the transfer's distinct destinations, in first-seen order. */
+SIM_INLINE void add_destination(SimTransfer *tr, int d)
+{
+    for (int m = 0; m < tr->n_to; m++)
+        if (tr->to[m] == d)
+            return;
+    tr->to[tr->n_to++] = d;
+}
+
 /* ---- release heaps (one per device) ---- */
 
 SIM_INLINE int rel_less(const SimRel *a, const SimRel *b)
@@ -201,13 +210,8 @@ SIM_INLINE void run_op(Sim *s, int op, int x, int leaf, double t, int full, int 
             }
             s->tr_erank[k0 + tr->n_children] = s->erank[k];
             tr->children[tr->n_children++] = ch;
-            if (full) {
-                int seen = 0;
-                for (int m = 0; m < tr->n_to && !seen; m++)
-                    seen = tr->to[m] == d;
-                if (!seen)
-                    tr->to[tr->n_to++] = d;
-            }
+            if (full)
+                add_destination(tr, d);
         }
     } else {
         for (int k = k0; k < k1; k++) {
@@ -246,13 +250,8 @@ SIM_INLINE void run_op(Sim *s, int op, int x, int leaf, double t, int full, int 
             int ch = s->ch[k], d = dev[ch];
             s->tr_erank[(tr->children - s->pool) + tr->n_children] = s->erank[k];
             tr->children[tr->n_children++] = ch;
-            if (full) {
-                int seen = 0;
-                for (int m = 0; m < tr->n_to && !seen; m++)
-                    seen = tr->to[m] == d;
-                if (!seen)
-                    tr->to[tr->n_to++] = d;
-            }
+            if (full)
+                add_destination(tr, d);
         }
     }
     if (!n_tr)
@@ -391,35 +390,6 @@ void sim_start(Sim *s, const int *dev)
 
 /* ---- the workspace ---- */
 
-/* Ranks of names in byte order, by a merge sort that needs no global state. */
-static void rank_strings(const char *const *names, int n, int *rank)
-{
-    int *idx = XMALLOC(int, n);
-    int *tmp = XMALLOC(int, n);
-    for (int i = 0; i < n; i++)
-        idx[i] = i;
-    for (int width = 1; width < n; width *= 2) {
-        for (int lo = 0; lo < n; lo += 2 * width) {
-            int mid = lo + width < n ? lo + width : n;
-            int hi = lo + 2 * width < n ? lo + 2 * width : n;
-            int i = lo, j = mid, k = lo;
-            while (i < mid && j < hi)
-                tmp[k++] = strcmp(names[idx[j]], names[idx[i]]) < 0 ? idx[j++] : idx[i++];
-            while (i < mid)
-                tmp[k++] = idx[i++];
-            while (j < hi)
-                tmp[k++] = idx[j++];
-        }
-        int *t = idx;
-        idx = tmp;
-        tmp = t;
-    }
-    for (int i = 0; i < n; i++)
-        rank[idx[i]] = i;
-    free(idx);
-    free(tmp);
-}
-
 /* The graph's adjacency as arrays: children in CSR, each edge's output,
  * bytes and the rank of (parent name, child name) among all edges. */
 static void build_edges(Sim *s, const int *name_rank)
@@ -502,12 +472,12 @@ Sim *sim_new(const Graph *g, const Cluster *c)
     int *name_rank = XMALLOC(int, n);
     for (int i = 0; i < n; i++)
         names[i] = g->nodes[i].name;
-    rank_strings(names, n, name_rank);
+    util_rank_strings(names, n, name_rank);
     s->dev_rank = XMALLOC(int, nd);
     s->dev_of_rank = XMALLOC(int, nd);
     for (int d = 0; d < nd; d++)
         names[d] = c->devices[d].name;
-    rank_strings(names, nd, s->dev_rank);
+    util_rank_strings(names, nd, s->dev_rank);
     for (int d = 0; d < nd; d++)
         s->dev_of_rank[s->dev_rank[d]] = d;
     free(names);

@@ -164,35 +164,6 @@ static void enqueue(NaiveSim *s, double t, int kind, int res, int item)
     }
 }
 
-/* Ranks of names in byte order, by a merge sort that needs no global state. */
-static void rank_strings(const char *const *names, int n, int *rank)
-{
-    int *idx = XMALLOC(int, n);
-    int *tmp = XMALLOC(int, n);
-    for (int i = 0; i < n; i++)
-        idx[i] = i;
-    for (int width = 1; width < n; width *= 2) {
-        for (int lo = 0; lo < n; lo += 2 * width) {
-            int mid = lo + width < n ? lo + width : n;
-            int hi = lo + 2 * width < n ? lo + 2 * width : n;
-            int i = lo, j = mid, k = lo;
-            while (i < mid && j < hi)
-                tmp[k++] = strcmp(names[idx[j]], names[idx[i]]) < 0 ? idx[j++] : idx[i++];
-            while (i < mid)
-                tmp[k++] = idx[i++];
-            while (j < hi)
-                tmp[k++] = idx[j++];
-        }
-        int *t = idx;
-        idx = tmp;
-        tmp = t;
-    }
-    for (int i = 0; i < n; i++)
-        rank[idx[i]] = i;
-    free(idx);
-    free(tmp);
-}
-
 NaiveSim *naive_sim_new(const Graph *g, const Cluster *c)
 {
     NaiveSim *s = xcalloc(1, sizeof *s);
@@ -209,11 +180,11 @@ NaiveSim *naive_sim_new(const Graph *g, const Cluster *c)
     s->name_rank = XMALLOC(int, n);
     for (int i = 0; i < n; i++)
         names[i] = g->nodes[i].name;
-    rank_strings(names, n, s->name_rank);
+    util_rank_strings(names, n, s->name_rank);
     s->dev_rank = XMALLOC(int, nd);
     for (int d = 0; d < nd; d++)
         names[d] = c->devices[d].name;
-    rank_strings(names, nd, s->dev_rank);
+    util_rank_strings(names, nd, s->dev_rank);
     free(names);
     s->evcap = 1024;
     s->ev = XMALLOC(Event, s->evcap);

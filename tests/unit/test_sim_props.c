@@ -12,6 +12,7 @@
 #include "graph.h"
 #include "placement.h"
 #include "sim.h"
+#include "sim_cases.h"
 #include "test.h"
 
 /* ---- independent checks of one result ---- */
@@ -285,23 +286,6 @@ static void random_placement(Rng *r, int n, int nd, int blocky, int *dev)
     }
 }
 
-/* A cluster that is not the default: uneven speeds, a CPU with kind costs,
- * other gap, overhead, bandwidth and a small memory. */
-static Cluster *odd_cluster(int nd)
-{
-    Cluster *c = cluster_default(nd);
-    for (int d = 0; d < nd; d++) {
-        c->devices[d].speed = d == 0 ? 1.0 : 0.5 + 0.75 * d;
-        c->devices[d].memory_bytes = 3000000;
-    }
-    free(c->devices[nd - 1].kind);
-    c->devices[nd - 1].kind = xstrdup("cpu");
-    c->op_gap_us = 2.5;
-    c->transfer_overhead_us = 10.0;
-    c->bandwidth_bytes_per_us = 1000.0;
-    return c;
-}
-
 static void add_cpu_costs(Graph *g, Rng *r)
 {
     for (int i = 0; i < g->n_nodes; i++)
@@ -326,7 +310,7 @@ TEST(sim_props_random_graphs)
         if (odd)
             add_cpu_costs(g, &r);
         int nd = devices[k % 5];
-        Cluster *c = odd ? odd_cluster(nd < 2 ? 2 : nd) : cluster_default(nd);
+        Cluster *c = odd ? simcase_cluster(nd < 2 ? 2 : nd, 1) : cluster_default(nd);
         nd = c->n_devices;
         Sim *s = sim_new(g, c);
         int *dev = XMALLOC(int, n);
