@@ -38,7 +38,7 @@
 #include "util.h"
 
 #define RNN_MAX_DEVICES 64
-#define RNN_MAX_GROUPS 4096
+#define RNN_MAX_GROUPS 2048
 
 /* The op-type vocabulary: the distinct GraphNode.op strings of the training
  * graphs, sorted (bytewise); a type not in it maps to row n ("other"). */

@@ -9,7 +9,8 @@
  * row j: ZE[d] the activated gates [i f o g] (G x 4u), CE, TE (tanh c), HE
  * (G x u), and HP, CP the state before the row (G x u). The decoder: Y its
  * inputs, SP and CPD the states before step t, ZD the gates (G x 4h), CD,
- * TD, S (G x h); PRE[t] = tanh(s_t W2 + M) (G x h per step), AL (G x G), Q
+ * TD, S (G x h); A the attention's queries s_t W2 (G x h; tanh(s_t W2 + M_j)
+ * is recomputed in backward rather than kept: G x G x h), AL (G x G), Q
  * (G x h), L the squashed logits, P, LP (G x n). */
 
 struct WORK {
@@ -18,8 +19,8 @@ struct WORK {
     R *ze[2], *ce[2], *te[2], *he[2], *hp[2], *cp[2];
     R *E, *M;                        /* G x h */
     R *y, *sp, *cpd, *zd, *cd, *td, *s; /* decoder, G x h (zd G x 4h) */
-    R *pre, *al, *q, *l, *p, *lp;    /* G x G x h, G x G, G x h, G x n (3) */
-    R *h0, *c0, *a;                  /* h each: start states, s_t W2 */
+    R *A, *al, *q, *l, *p, *lp;      /* G x h (s_t W2), G x G, G x h, G x n (3) */
+    R *h0, *c0;                      /* h each: the decoder's start states */
     int *act;                        /* G chosen devices */
     /* backward */
     R *dl, *dS, *dM, *dzd, *dE, *dze[2], *dxin, *dY; /* G x n, G x h, G x h, G x 4h, G x h, G x 4u, G x F, G x h */
@@ -38,7 +39,7 @@ static struct WORK *FN(work_new)(const RnnArch *a)
     w->n = n;
     w->e = a->emb;
     size_t g = (size_t)G, gh = g * (size_t)h, gu = g * (size_t)u, gn = g * (size_t)n;
-    size_t total = 2 * g * (size_t)F + 26 * gu + 21 * gh + g * gh + g * g + 4 * gn + 12 * (size_t)h;
+    size_t total = 2 * g * (size_t)F + 26 * gu + 22 * gh + g * g + 4 * gn + 11 * (size_t)h;
     R *m = w->mem = XNEW(R, total);
 #define TAKE(ptr, cnt) (ptr = m, m += (cnt))
     TAKE(w->xin, g * (size_t)F);
@@ -60,7 +61,7 @@ static struct WORK *FN(work_new)(const RnnArch *a)
     TAKE(w->cd, gh);
     TAKE(w->td, gh);
     TAKE(w->s, gh);
-    TAKE(w->pre, g * gh);
+    TAKE(w->A, gh);
     TAKE(w->al, g * g);
     TAKE(w->q, gh);
     TAKE(w->l, gn);
@@ -68,7 +69,6 @@ static struct WORK *FN(work_new)(const RnnArch *a)
     TAKE(w->lp, gn);
     TAKE(w->h0, (size_t)h);
     TAKE(w->c0, (size_t)h);
-    TAKE(w->a, (size_t)h);
     TAKE(w->dl, gn);
     TAKE(w->dS, gh);
     TAKE(w->dM, gh);
@@ -196,16 +196,13 @@ static double FN(forward)(const RnnNet *net, const R *W, const RnnInput *in, str
         FN(lstm_step)(blas, h, Wdec + (size_t)h * 4 * (size_t)h, dfb, sp, cp, z, w->cd + o, w->td + o, w->s + o);
         const R *st = w->s + o;
         /* attention */
-        NN_CAT(nn_gemm_, S)(blas, 0, 0, 1, h, h, 1, st, h, W2, h, 0, w->a, h);
-        R *pre = w->pre + (size_t)s * (size_t)G * (size_t)h, *al = w->al + (size_t)s * (size_t)G;
+        R *qa = w->A + o, *al = w->al + (size_t)s * (size_t)G;
+        NN_CAT(nn_gemm_, S)(blas, 0, 0, 1, h, h, 1, st, h, W2, h, 0, qa, h);
         for (int j = 0; j < G; j++) {
-            R *pr = pre + (size_t)j * (size_t)h;
             const R *mj = w->M + (size_t)j * (size_t)h;
             R uj = 0;
-            for (int c = 0; c < h; c++) {
-                pr[c] = TANH(w->a[c] + mj[c]);
-                uj += pr[c] * v[c];
-            }
+            for (int c = 0; c < h; c++)
+                uj += TANH(qa[c] + mj[c]) * v[c];
             al[j] = uj;
         }
         NN_CAT(nn_softmax_, S)(al, G, al, NULL);
@@ -292,7 +289,7 @@ static void FN(backward)(const RnnNet *net, const R *W, const RnnInput *in, stru
         NN_CAT(nn_gemm_, S)(blas, 0, 1, 1, 2 * h, n, 1, dl, n, Wout, n, 0, w->dsq, 2 * h);
         R *ds = w->dS + o, *dq = w->dsq + h;
         memcpy(ds, w->dsq, (size_t)h * sizeof *ds);
-        const R *pre = w->pre + (size_t)s * (size_t)G * (size_t)h, *al = w->al + (size_t)s * (size_t)G;
+        const R *a = w->A + o, *al = w->al + (size_t)s * (size_t)G;
         /* dalpha_j = dq . M_j; du = alpha (dalpha - sum alpha dalpha) */
         R *du = w->dzd; /* G values: dzd is free until the decoder's pass */
         R mean = 0;
@@ -308,11 +305,12 @@ static void FN(backward)(const RnnNet *net, const R *W, const RnnInput *in, stru
             w->da[c] = 0;
         for (int j = 0; j < G; j++) {
             R duj = al[j] * (du[j] - mean);
-            const R *pr = pre + (size_t)j * (size_t)h;
+            const R *mj = w->M + (size_t)j * (size_t)h;
             R *dmj = w->dM + (size_t)j * (size_t)h;
             for (int c = 0; c < h; c++) {
-                R dp = duj * v[c] * (1 - pr[c] * pr[c]);
-                gv[c] += duj * pr[c];
+                R pr = TANH(a[c] + mj[c]); /* recomputed: storing it would take G x G x h */
+                R dp = duj * v[c] * (1 - pr * pr);
+                gv[c] += duj * pr;
                 w->da[c] += dp;
                 dmj[c] += dp + al[j] * dq[c];
             }
