@@ -63,9 +63,8 @@ static const char *fmt_inf_null(char buf[32], double x)
 }
 
 /* Refuses to write what the reader would refuse to read. */
-static int check_finite(const Policy *pol, const TrainState *ts, const char *path, Err *e)
+static int check_finite(const NnParams *p, const TrainState *ts, const char *path, Err *e)
 {
-    const NnParams *p = &pol->p;
     const float *arrays[3] = {p->w, p->m, p->v};
     const char *what[3] = {"weight", "Adam first moment", "Adam second moment"};
     for (int a = 0; a < (ts ? 3 : 1); a++)
@@ -98,16 +97,16 @@ static void write_moments(FILE *f, const NnParams *p, const float *x)
     fputc(']', f);
 }
 
-static void write_training(FILE *f, const Policy *pol, const TrainState *ts)
+static void write_training(FILE *f, const NnParams *p, const TrainState *ts)
 {
     char b1[32], b2[32], b3[32], b4[32];
     const NnAdam *a = &ts->adam;
     fprintf(f, ",\n \"training\": {\n  \"adam\": {\"lr\": %s, \"beta1\": %s, \"beta2\": %s, \"eps\": %s, \"step\": %" PRId64 ",\n   \"m\": ",
             util_fmt_double(b1, a->lr), util_fmt_double(b2, a->beta1), util_fmt_double(b3, a->beta2),
             util_fmt_double(b4, a->eps), a->step);
-    write_moments(f, &pol->p, pol->p.m);
+    write_moments(f, p, p->m);
     fputs(",\n   \"v\": ", f);
-    write_moments(f, &pol->p, pol->p.v);
+    write_moments(f, p, p->v);
     fprintf(f, "},\n  \"episodes\": %" PRId64 ", \"rng\": [", ts->episodes);
     for (int i = 0; i < 4; i++) {
         if (i)
@@ -144,22 +143,18 @@ static void write_training(FILE *f, const Policy *pol, const TrainState *ts)
             ts->episodes, fmt_inf_null(b1, best), ts->simulations);
 }
 
-int policy_save(const Policy *pol, const TrainState *ts, const char *path, Err *e)
+int policy_io_write(const char *path, const NnParams *p, const TrainState *ts,
+                    void (*head)(FILE *f, const void *ud), const void *ud, Err *e)
 {
-    if (check_finite(pol, ts, path, e) != 0)
+    if (check_finite(p, ts, path, e) != 0)
         return -1;
     AtomicFile af;
     if (util_atomic_open(&af, path, e) != 0)
         return -1;
     FILE *f = af.f;
-    const PolicyArch *a = &pol->arch;
-    fprintf(f, "{\"format\": \"placeto-policy\", \"version\": 1,\n"
-               " \"architecture\": {\"n_devices\": %d, \"n_features\": %d, \"d\": %d, \"rounds\": %d, \"mem_feature\": %d%s%s%s},\n"
-               " \"parameters\": [",
-            a->n_devices, a->n_features, a->d, a->rounds, a->mem_feature, a->extended ? ", \"extended\": 1" : "",
-            a->start_device0 ? ", \"start\": \"device0\"" : "",
-            a->accept_improving ? ", \"accept\": \"improving\"" : "");
-    const NnParams *p = &pol->p;
+    fputs("{\"format\": \"placeto-policy\", \"version\": 1,\n", f);
+    head(f, ud);
+    fputs(" \"parameters\": [", f);
     for (int t = 0; t < p->n_tensors; t++) {
         const NnTensor *tn = &p->t[t];
         fputs(t ? ",\n  {\"name\": " : "\n  {\"name\": ", f);
@@ -170,9 +165,24 @@ int policy_save(const Policy *pol, const TrainState *ts, const char *path, Err *
     }
     fputc(']', f);
     if (ts)
-        write_training(f, pol, ts);
+        write_training(f, p, ts);
     fputs("}\n", f);
     return util_atomic_commit(&af, e);
+}
+
+/* The Placeto file names no agent: "placeto" is the default. */
+static void placeto_head(FILE *f, const void *ud)
+{
+    const PolicyArch *a = ud;
+    fprintf(f, " \"architecture\": {\"n_devices\": %d, \"n_features\": %d, \"d\": %d, \"rounds\": %d, \"mem_feature\": %d%s%s%s},\n",
+            a->n_devices, a->n_features, a->d, a->rounds, a->mem_feature, a->extended ? ", \"extended\": 1" : "",
+            a->start_device0 ? ", \"start\": \"device0\"" : "",
+            a->accept_improving ? ", \"accept\": \"improving\"" : "");
+}
+
+int policy_save(const Policy *pol, const TrainState *ts, const char *path, Err *e)
+{
+    return policy_io_write(path, &pol->p, ts, placeto_head, &pol->arch, e);
 }
 
 /* ---- reading ------------------------------------------------------------- */
@@ -494,6 +504,29 @@ static int read_training(const JDoc *d, const cJSON *tr, NnParams *p, int n_devi
     return 0;
 }
 
+int policy_io_read(const JDoc *d, NnParams *p, int n_devices, TrainState *ts, Err *e)
+{
+    if (read_params(d, p, e) != 0)
+        return -1;
+    const cJSON *tr = cJSON_GetObjectItemCaseSensitive(d->root, "training");
+    return tr ? read_training(d, tr, p, n_devices, ts, e) : 0;
+}
+
+int policy_io_check_agent(const JDoc *d, const char *want, Err *e)
+{
+    const char *agent = "placeto";
+    if (jget_string(d, d->root, "agent", "agent", 0, &agent, e) < 0)
+        return -1;
+    if (strcmp(agent, "placeto") != 0 && strcmp(agent, "rnn") != 0)
+        return jdoc_err(d, e, "agent", "expected \"placeto\" or \"rnn\", got \"%s\"", agent);
+    if (strcmp(agent, want) == 0)
+        return 0;
+    if (strcmp(agent, "rnn") == 0)
+        return jdoc_err(d, e, "agent", "an rnn policy: only train --agent rnn reads it; this needs a Placeto "
+                                       "policy (placing with an rnn policy is not supported yet)");
+    return jdoc_err(d, e, "agent", "a Placeto policy, not an rnn one (train it without --agent rnn)");
+}
+
 Policy *policy_load_text(const char *path, const char *text, size_t len, TrainState *ts, Err *e)
 {
     if (ts)
@@ -505,7 +538,8 @@ Policy *policy_load_text(const char *path, const char *text, size_t len, TrainSt
     TrainState tmp;
     train_state_init(&tmp, 1e-3, 1.0, 0);
     PolicyArch a;
-    if (jdoc_check_header(&d, "placeto-policy", e) != 0 || read_arch(&d, &a, e) != 0)
+    if (jdoc_check_header(&d, "placeto-policy", e) != 0 || policy_io_check_agent(&d, "placeto", e) != 0 ||
+        read_arch(&d, &a, e) != 0)
         goto fail;
     /* Each weight takes at least two bytes of text ("0,"): refuse an
      * architecture that the file cannot hold before allocating for it (d 1024
@@ -523,10 +557,7 @@ Policy *policy_load_text(const char *path, const char *text, size_t len, TrainSt
         jdoc_err(&d, e, "architecture", "%s", why);
         goto fail;
     }
-    if (read_params(&d, &pol->p, e) != 0)
-        goto fail;
-    const cJSON *tr = cJSON_GetObjectItemCaseSensitive(d.root, "training");
-    if (tr && read_training(&d, tr, &pol->p, a.n_devices, &tmp, e) != 0)
+    if (policy_io_read(&d, &pol->p, a.n_devices, &tmp, e) != 0)
         goto fail;
     jdoc_done(&d);
     if (ts)

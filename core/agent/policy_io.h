@@ -1,9 +1,15 @@
 /* policy_io: the policy file ("placeto-policy", docs/formats.md): the
  * weights, and optionally the training state that resumes training
- * bit-exactly (TrainState, train.h). Implemented in policy_io.c. */
+ * bit-exactly (TrainState, train.h). Implemented in policy_io.c.
+ *
+ * A file names its agent in "agent": "placeto" (the default when absent,
+ * as in every file written before the RNN placer) or "rnn" (rnn_io.h). */
 #ifndef PLACETO_POLICY_IO_H
 #define PLACETO_POLICY_IO_H
 
+#include <stdio.h>
+
+#include "jdoc.h"
 #include "policy.h"
 #include "train.h"
 #include "util.h"
@@ -13,8 +19,20 @@
 int policy_save(const Policy *pol, const TrainState *ts, const char *path, Err *e);
 /* Reads a policy file; fills ts (initialised by the call) when not NULL and
  * the file has a training state, else leaves it initialised empty. Returns
- * NULL with e set ("FILE:LINE:COL: field: message") on any error. */
+ * NULL with e set ("FILE:LINE:COL: field: message") on any error; an rnn
+ * policy is such an error. */
 Policy *policy_load(const char *path, TrainState *ts, Err *e);
 Policy *policy_load_text(const char *path, const char *text, size_t len, TrainState *ts, Err *e);
+
+/* The parts every agent's file shares. policy_io_write writes the header,
+ * then head(f, ud) (the agent's lines up to "parameters", each ending ",\n"),
+ * then p's tensors and, when ts is not NULL, the "training" and "log"
+ * objects, atomically. policy_io_read reads "parameters" into p (its tensors
+ * declared and allocated) and "training", when present, into ts.
+ * policy_io_check_agent fails unless the file's agent is want. */
+int policy_io_write(const char *path, const NnParams *p, const TrainState *ts,
+                    void (*head)(FILE *f, const void *ud), const void *ud, Err *e);
+int policy_io_read(const JDoc *d, NnParams *p, int n_devices, TrainState *ts, Err *e);
+int policy_io_check_agent(const JDoc *d, const char *want, Err *e);
 
 #endif
