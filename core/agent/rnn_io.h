@@ -1,0 +1,20 @@
+/* rnn_io: the RNN placer's policy file: a "placeto-policy" file with
+ * "agent": "rnn" (docs/formats.md): the architecture, the op-type
+ * vocabulary, the weights and optionally the training state (rnn_train.h)
+ * that resumes training bit-exactly. The parameters, training and log
+ * objects are written and read by policy_io's shared code. */
+#ifndef PLACETO_RNN_IO_H
+#define PLACETO_RNN_IO_H
+
+#include "rnn.h"
+#include "train.h"
+#include "util.h"
+
+int rnn_policy_save(const RnnNet *net, const TrainState *ts, const char *path, Err *e);
+/* Reads an rnn policy file; ts (when not NULL) is initialised by the call
+ * and filled from the file's training state when it has one. A Placeto
+ * policy is an error. */
+RnnNet *rnn_policy_load(const char *path, TrainState *ts, Err *e);
+RnnNet *rnn_policy_load_text(const char *path, const char *text, size_t len, TrainState *ts, Err *e);
+
+#endif

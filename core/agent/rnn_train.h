@@ -1,0 +1,61 @@
+/* rnn_train: REINFORCE training of the RNN-based placer (rnn.h;
+ * docs/agent.md, "Training the RNN-based placer") on one graph.
+ *
+ * An update samples K placements (one decode each, in order, from the
+ * state's RNG), simulates each, and takes the cost R = sqrt(score), the
+ * score being the runtime in seconds plus Placeto's OOM penalty (seconds
+ * per GB over a device's memory: episode_score with seconds, not logs).
+ * Each sample, in order, reads the moving-average baseline b and then
+ * updates it: adv = R - b, b <- 0.9 b + 0.1 R (b starts at 10). The loss
+ * (1/K) sum_k [adv_k log pi(P_k) - beta sum_t H_t] is minimised: a
+ * placement cheaper than the baseline becomes more likely. The gradient is
+ * clipped to global norm `clip`, then one Adam step with the learning rate
+ * lr, times 0.95 every 50 updates from update 400 on (staircase). The
+ * logits noise of the public code is not implemented.
+ *
+ * The training state is a TrainState (train.h): Adam's step, the update
+ * count (its "episodes"), the RNG, beta ("entropy"), the best placement,
+ * the simulation count; its baseline window holds one "episode" of one
+ * value, the moving average b. Single-threaded; deterministic per seed. */
+#ifndef PLACETO_RNN_TRAIN_H
+#define PLACETO_RNN_TRAIN_H
+
+#include "rnn.h"
+#include "train.h"
+
+#define RNN_BASELINE_START 10.0
+
+typedef struct RnnTrainConfig {
+    double lr;          /* Adam learning rate (0.1) */
+    double entropy;     /* entropy weight beta (0) */
+    double clip;        /* global gradient norm (1.0) */
+    double oom_penalty; /* seconds per GB over a device's memory (2, Placeto's) */
+    int samples;        /* placements per update, K (1) */
+    int64_t decay_start, decay_every; /* staircase: lr * decay_rate^floor((u - start) / every) from start */
+    double decay_rate;
+    uint64_t seed;
+} RnnTrainConfig;
+
+void rnn_train_config_default(RnnTrainConfig *cfg);
+/* The learning rate of update u (0-based). */
+double rnn_train_lr(const RnnTrainConfig *cfg, int64_t u);
+
+/* A fresh training state: train_state_init with the baseline at 10. */
+void rnn_train_state_init(TrainState *ts, double lr, double entropy, uint64_t seed);
+double rnn_train_baseline(const TrainState *ts);
+void rnn_train_set_baseline(TrainState *ts, double b);
+
+typedef struct RnnTrainer RnnTrainer;
+
+/* A trainer of net (borrowed) on g grouped by gr, on c (all borrowed): the
+ * net's device and group counts must match. ts carries the state to resume
+ * from (a resumed best is simulated again, train_best_verify). */
+RnnTrainer *rnn_train_new(RnnNet *net, TrainState *ts, const RnnTrainConfig *cfg, const Graph *g,
+                          const Grouping *gr, const Cluster *c, Err *e);
+void rnn_train_free(RnnTrainer *t);
+/* Runs n more updates, calling cb after each (graph index 0; ret is minus
+ * the mean cost R of the update's samples). A nonzero *stop ends the run
+ * after the current update. Returns the updates run. */
+int64_t rnn_train_run(RnnTrainer *t, int64_t n, TrainCallback cb, void *ud, volatile int *stop);
+
+#endif

@@ -1,0 +1,257 @@
+/* Training the RNN placer (core/agent/rnn_train.h) and its policy file
+ * (rnn_io.h): on toy_chain grouped into 4 groups on 2 devices, where
+ * every split pays a transfer and so the two one-device placements are the
+ * best, a few hundred updates make them far more likely (the sign of the
+ * REINFORCE step); a run is deterministic per seed; N + M updates in one run
+ * and N, save, load, M give byte-identical files; save -> load -> save is
+ * byte-identical; the learning-rate staircase; the "agent" field: Placeto
+ * files without it (the bundled ones) load, and each agent's loader
+ * refuses the other's file with a clear message. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy_io.h"
+#include "problem.h"
+#include "rnn_io.h"
+#include "rnn_train.h"
+#include "test.h"
+#include "testutil.h"
+
+typedef struct Fix {
+    Problem pb;
+    RnnVocab voc;
+} Fix;
+
+static int fix_new(Fix *f, int groups)
+{
+    memset(f, 0, sizeof *f);
+    ProblemSpec s = {0};
+    s.graph_path = "graphs/toy/chain.json";
+    s.n_devices = 2;
+    s.groups = groups;
+    Err e = {{0}};
+    REQUIRE_OR(problem_load(&f->pb, &s, &e) == 0, -1, "problem_load: %s", e.msg);
+    const Graph *gs[1] = {f->pb.g};
+    rnn_vocab_build(&f->voc, gs, 1);
+    return 0;
+}
+
+static void fix_done(Fix *f)
+{
+    rnn_vocab_done(&f->voc);
+    problem_free(&f->pb);
+}
+
+static RnnNet *tiny_net(const Fix *f, uint64_t seed)
+{
+    RnnArch a;
+    rnn_arch_default(&a, f->pb.c->n_devices, f->pb.gr->n_groups, f->voc.n);
+    a.hidden = 16;
+    a.emb = 4;
+    Err e = {{0}};
+    RnnNet *net = rnn_new(&a, &f->voc, seed, &e);
+    CHECK_MSG(net != NULL, "rnn_new: %s", e.msg);
+    return net;
+}
+
+/* P(every group on one device) and the expected cost E[sqrt(runtime s)]
+ * under the policy, exactly: over all 2^G placements. */
+static double p_one_device(const RnnNet *net, const Fix *f, double *expected)
+{
+    Err e = {{0}};
+    RnnInput *in = rnn_input_new(f->pb.g, f->pb.gr, &net->vocab, &e);
+    RnnWork *w = rnn_work_new(&net->arch);
+    int G = f->pb.gr->n_groups, place[16];
+    int *op = calloc((size_t)f->pb.g->n_nodes, sizeof *op);
+    double p = 0, ex = 0;
+    for (int m = 0; m < (1 << G) && op; m++) {
+        for (int k = 0; k < G; k++)
+            place[k] = (m >> k) & 1;
+        double pm = exp(rnn_forward(net, in, w, RNN_SCORE, NULL, place, NULL, NULL));
+        group_expand(f->pb.gr, place, op);
+        ex += pm * sqrt(sim_run(f->pb.sim, op)->makespan_us / 1e6);
+        if (m == 0 || m == (1 << G) - 1)
+            p += pm;
+    }
+    free(op);
+    rnn_work_free(w);
+    rnn_input_free(in);
+    *expected = ex;
+    return p;
+}
+
+static int64_t train(RnnNet *net, TrainState *ts, const RnnTrainConfig *cfg, const Fix *f, int64_t n)
+{
+    Err e = {{0}};
+    RnnTrainer *t = rnn_train_new(net, ts, cfg, f->pb.g, f->pb.gr, f->pb.c, &e);
+    CHECK_MSG(t != NULL, "rnn_train_new: %s", e.msg);
+    if (!t)
+        return 0;
+    int64_t ran = rnn_train_run(t, n, NULL, NULL, NULL);
+    rnn_train_free(t);
+    return ran;
+}
+
+TEST(rnn_train_learns_the_best_placement)
+{
+    Fix f;
+    if (fix_new(&f, 4) != 0)
+        return;
+    REQUIRE_MSG(f.pb.gr->n_groups >= 3 && f.pb.gr->n_groups <= 8, "chain grouped into %d groups", f.pb.gr->n_groups);
+    RnnNet *net = tiny_net(&f, 3);
+    REQUIRE(net);
+    RnnTrainConfig cfg;
+    rnn_train_config_default(&cfg);
+    cfg.lr = 0.01;
+    TrainState ts;
+    rnn_train_state_init(&ts, cfg.lr, cfg.entropy, 5);
+    double e0, e1, before = p_one_device(net, &f, &e0);
+    rnn_train_set_baseline(&ts, sqrt(2e-3)); /* near the costs: no phase where every sample is reinforced */
+    CHECK_INT(train(net, &ts, &cfg, &f, 300), 300);
+    double after = p_one_device(net, &f, &e1);
+    CHECK_MSG(after > 2 * before && after > 0.3 && e1 < e0,
+              "P(one device) %.4f before, %.4f after 300 updates; E[cost] %.6f before, %.6f after", before, after,
+              e0, e1);
+    CHECK_INT(ts.episodes, 300);
+    CHECK_INT(ts.simulations, 300);
+    REQUIRE(ts.n_best == 1);
+    int *op = calloc((size_t)f.pb.g->n_nodes, sizeof *op); /* every op on device 0 */
+    double one = op ? sim_run(f.pb.sim, op)->makespan_us : 0;
+    free(op);
+    CHECK_MSG(ts.best[0].runtime_us <= one, "best %.1f us, one device %.1f us", ts.best[0].runtime_us, one);
+    CHECK(fabs(rnn_train_baseline(&ts) - sqrt(ts.best[0].runtime_us / 1e6)) < 0.01);
+    train_state_done(&ts);
+    rnn_free(net);
+    fix_done(&f);
+}
+
+TEST(rnn_train_lr_staircase)
+{
+    RnnTrainConfig cfg;
+    rnn_train_config_default(&cfg);
+    CHECK(rnn_train_lr(&cfg, 0) == 0.1);
+    CHECK(rnn_train_lr(&cfg, 449) == 0.1);
+    CHECK(fabs(rnn_train_lr(&cfg, 450) - 0.095) < 1e-15);
+    CHECK(fabs(rnn_train_lr(&cfg, 549) - 0.1 * 0.95 * 0.95) < 1e-15);
+}
+
+/* n1 updates, save (with state), load, n2 more, save to path. */
+static int run_split(const Fix *f, int n1, int n2, int samples, const char *mid, const char *path)
+{
+    RnnTrainConfig cfg;
+    rnn_train_config_default(&cfg);
+    cfg.samples = samples;
+    cfg.entropy = 0.01;
+    cfg.decay_start = 2; /* the schedule crosses the resume */
+    cfg.decay_every = 2;
+    TrainState ts;
+    rnn_train_state_init(&ts, cfg.lr, cfg.entropy, 9);
+    RnnNet *net = tiny_net(f, 4);
+    Err e = {{0}};
+    int ok = net != NULL;
+    if (ok)
+        train(net, &ts, &cfg, f, n1);
+    if (ok && n2 > 0) {
+        ok = rnn_policy_save(net, &ts, mid, &e) == 0;
+        CHECK_MSG(ok, "save: %s", e.msg);
+        rnn_free(net);
+        train_state_done(&ts);
+        net = ok ? rnn_policy_load(mid, &ts, &e) : NULL;
+        CHECK_MSG(net != NULL, "load: %s", e.msg);
+        ok = net != NULL;
+        if (ok)
+            train(net, &ts, &cfg, f, n2);
+    }
+    if (ok) {
+        ok = rnn_policy_save(net, &ts, path, &e) == 0;
+        CHECK_MSG(ok, "save: %s", e.msg);
+    }
+    rnn_free(net);
+    train_state_done(&ts);
+    return ok ? 0 : -1;
+}
+
+TEST(rnn_train_resume_is_bit_exact)
+{
+    Fix f;
+    TmpDir td;
+    if (fix_new(&f, 4) != 0)
+        return;
+    REQUIRE_MSG(tmp_open(&td, "placeto_rnn_train"), "mkdtemp failed");
+    char a[128], b[128], m[128], c[128];
+    tmp_file(a, sizeof a, &td, "a.json");
+    tmp_file(b, sizeof b, &td, "b.json");
+    tmp_file(c, sizeof c, &td, "c.json");
+    tmp_file(m, sizeof m, &td, "mid.json");
+    for (int samples = 1; samples <= 2; samples++) {
+        if (run_split(&f, 7, 0, samples, m, a) == 0 && run_split(&f, 3, 4, samples, m, b) == 0)
+            CHECK_MSG(same_file_bytes(a, b), "K=%d: 7 updates differ from 3 + resume + 4", samples);
+        /* determinism: the same run twice */
+        if (run_split(&f, 7, 0, samples, m, c) == 0)
+            CHECK(same_file_bytes(a, c));
+    }
+    /* load -> save is byte-identical */
+    TrainState ts;
+    Err e = {{0}};
+    RnnNet *net = rnn_policy_load(a, &ts, &e);
+    CHECK_MSG(net != NULL, "%s", e.msg);
+    if (net) {
+        CHECK(rnn_policy_save(net, &ts, c, &e) == 0);
+        CHECK(same_file_bytes(a, c));
+        CHECK_INT(ts.episodes, 7);
+        CHECK_INT(ts.simulations, 14);
+    }
+    train_state_done(&ts);
+    rnn_free(net);
+    tmp_close(&td);
+    fix_done(&f);
+}
+
+TEST(rnn_policy_file_names_its_agent)
+{
+    Fix f;
+    TmpDir td;
+    if (fix_new(&f, 4) != 0)
+        return;
+    REQUIRE_MSG(tmp_open(&td, "placeto_rnn_io"), "mkdtemp failed");
+    char p[128];
+    tmp_file(p, sizeof p, &td, "rnn.json");
+    RnnNet *net = tiny_net(&f, 1);
+    Err e = {{0}};
+    if (net && rnn_policy_save(net, NULL, p, &e) == 0) {
+        size_t len;
+        char *text = read_all(p, &len);
+        CHECK(text && strstr(text, "\"agent\": \"rnn\""));
+        free(text);
+        Err pe = {{0}};
+        CHECK(policy_load(p, NULL, &pe) == NULL);
+        CHECK_STR_CONTAINS(pe.msg, "an rnn policy");
+        TrainState ts;
+        RnnNet *back = rnn_policy_load(p, &ts, &e);
+        CHECK_MSG(back != NULL, "%s", e.msg);
+        if (back) {
+            CHECK_INT(back->p.n, net->p.n);
+            CHECK(memcmp(back->p.w, net->p.w, net->p.n * sizeof *net->p.w) == 0);
+            CHECK_INT(back->vocab.n, net->vocab.n);
+            CHECK(rnn_train_baseline(&ts) == RNN_BASELINE_START);
+        }
+        train_state_done(&ts);
+        rnn_free(back);
+    } else {
+        CHECK_MSG(0, "save: %s", e.msg);
+    }
+    /* a bundled Placeto policy (no "agent" field) loads; the rnn loader refuses it */
+    const char *old = "graphs/policies/inception_v3_2.json";
+    Policy *pol = policy_load(old, NULL, &e);
+    CHECK_MSG(pol != NULL, "%s", e.msg);
+    policy_free(pol);
+    TrainState ts;
+    Err re = {{0}};
+    CHECK(rnn_policy_load(old, &ts, &re) == NULL);
+    CHECK_STR_CONTAINS(re.msg, "a Placeto policy");
+    train_state_done(&ts);
+    rnn_free(net);
+    tmp_close(&td);
+    fix_done(&f);
+}
