@@ -14,9 +14,12 @@
 #include "jwrite.h"
 #include "place.h"
 #include "policy_io.h"
+#include "rnn_io.h"
+#include "rnn_train.h"
 #include "train.h"
 
 static const CliOpt train_opts[] = {
+    {"agent", 0, "A", "placeto (default) or rnn (the RNN-based placer; one graph; an episode is one update)"},
     {"episodes", 'e', "K", "episodes to run (default 200)"},
     {"output", 'o', "POLICY", "policy file to write (default: the --resume file, else policy.json)"},
     {"resume", 'r', "POLICY", "continue from a policy file and its training state"},
@@ -44,6 +47,7 @@ static const CliOpt train_opts[] = {
     {"curve", 0, "CSV", "write the learning curve, one row per episode"},
     {"checkpoint-every", 0, "K", "write the policy every K episodes (default 50)"},
     {"json", 0, NULL, "JSON lines on stdout: progress reports and a final summary"},
+    {"samples-per-update", 0, "K", "--agent rnn: placements sampled per update (default 1)"},
     {0},
 };
 
@@ -57,7 +61,11 @@ const CliCmd cmd_train = {
     "The progress line shows episode, best runtime, mean return (last 10 episodes), episodes\n"
     "per second and the time left. Ctrl-C stops after the current round and saves.\n"
     "example: placeto train graphs/inception_v3.json --devices 2 --episodes 300 -o p.json\n"
-    "example: placeto train graphs/families/nmt --episodes 2000 --threads 2 -o nmt.json",
+    "example: placeto train graphs/families/nmt --episodes 2000 --threads 2 -o nmt.json\n"
+    "With --agent rnn, the RNN-based placer trains on one graph: each episode is one update (K sampled\n"
+    "placements, --samples-per-update); defaults lr 0.1, entropy 0, clip 1; the Placeto-only options\n"
+    "are refused.\n"
+    "example: placeto train graphs/inception_v3.json --agent rnn --episodes 500 -o rnn.json",
     train_opts, run_train,
 };
 
@@ -244,6 +252,55 @@ static void on_episode(const TrainReport *r, void *ud)
     }
 }
 
+/* The closing JSON line or text lines. */
+static void print_summary(const Progress *pr, const TrainState *ts, const char *out)
+{
+    char b1[32];
+    if (pr->json) {
+        JWriter w;
+        jw_init(&w, stdout);
+        jw_object(&w);
+        jw_key(&w, "episodes");
+        jw_int(&w, ts->episodes);
+        jw_key(&w, "best_runtime_us");
+        jw_number(&w, ts->best[0].runtime_us);
+        jw_key(&w, "placements_simulated");
+        jw_int(&w, ts->simulations);
+        jw_key(&w, "seconds");
+        jw_number(&w, util_now() - pr->t0);
+        jw_key(&w, "graphs");
+        jw_array(&w);
+        for (int i = 0; i < ts->n_best; i++) {
+            jw_object(&w);
+            jw_key(&w, "graph");
+            jw_string(&w, ts->best[i].graph);
+            jw_key(&w, "best_runtime_us");
+            jw_number(&w, ts->best[i].runtime_us);
+            jw_key(&w, "found_after");
+            jw_int(&w, ts->best[i].found_after);
+            jw_end(&w);
+        }
+        jw_finish(&w);
+    } else {
+        for (int i = 0; i < ts->n_best; i++)
+            fprintf(stderr, "%s: best %s after %lld placements\n", ts->best[i].graph,
+                    util_fmt_time(b1, ts->best[i].runtime_us), (long long)ts->best[i].found_after);
+        fprintf(stderr, "placeto: %lld episodes in %.1f s; wrote %s\n", (long long)(ts->episodes - pr->first),
+                util_now() - pr->t0, out);
+    }
+}
+
+/* Ctrl-C and SIGTERM stop training after its episode (on_signal). */
+static void catch_signals(const char *curve_tmp)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    curve_tmp_path = curve_tmp;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
 static void free_graphs(Problem *pb, TrainGraph *tg, int n)
 {
     for (int i = 0; i < n; i++) {
@@ -268,6 +325,146 @@ static int parse_init(const char *s, EpisodeInit *out)
     return -1;
 }
 
+/* The options of the Placeto trainer that --agent rnn refuses. */
+static const char *const placeto_only[] = {
+    "preset", "entropy-decay", "gamma", "normalize", "temperature", "passes", "init", "random-order", "reward",
+    "log-runtime", "relative-reward", "accept", "accept-improving", "features", "mem-feature", NULL,
+};
+
+/* train --agent rnn: the RNN-based placer on one graph (rnn_train.h). */
+static int run_train_rnn(const CliCmd *cmd, const CliArgs *a)
+{
+    for (int k = 0; placeto_only[k]; k++)
+        if (cli_get(cmd, a, placeto_only[k]))
+            return cli_usage_error(cmd, "--%s does not apply to --agent rnn", placeto_only[k]);
+    struct stat st;
+    if (a->n_pos != 1 || (stat(a->pos[0], &st) == 0 && S_ISDIR(st.st_mode)))
+        return cli_usage_error(cmd, "--agent rnn trains on one graph file (its input ties it to the graph)");
+    long episodes, threads, every, samples;
+    RnnTrainConfig cfg;
+    rnn_train_config_default(&cfg);
+    ProblemSpec spec;
+    if (cli_problem(cmd, a, a->pos[0], RNN_MAX_GROUPS, 1, &spec, &cfg.seed) ||
+        cli_int(cmd, a, "episodes", 1, 100000000, 200, &episodes) ||
+        cli_int(cmd, a, "threads", 1, 256, 1, &threads) ||
+        cli_int(cmd, a, "checkpoint-every", 1, 1L << 40, 50, &every) ||
+        cli_int(cmd, a, "samples-per-update", 1, 1024, 1, &samples) ||
+        cli_double(cmd, a, "lr", 0, 10, cfg.lr, &cfg.lr) ||
+        cli_double(cmd, a, "entropy", 0, 1e6, cfg.entropy, &cfg.entropy) ||
+        cli_double(cmd, a, "clip", 1e-9, 1e9, cfg.clip, &cfg.clip) ||
+        cli_double(cmd, a, "oom-penalty", 0, 1e9, cfg.oom_penalty, &cfg.oom_penalty))
+        return EXIT_USAGE;
+    if (threads != 1)
+        return cli_usage_error(cmd, "--threads: the rnn trainer runs on one thread (--threads 1)");
+    cfg.samples = (int)samples;
+    const char *resume = cli_get(cmd, a, "resume"), *out = cli_get(cmd, a, "output");
+    if (!out)
+        out = resume ? resume : "policy.json";
+    Err e = {{0}};
+    TrainState ts;
+    rnn_train_state_init(&ts, cfg.lr, cfg.entropy, cfg.seed);
+    RnnNet *net = NULL;
+    Cluster *c = NULL;
+    Problem pb;
+    int loaded = 0, rc = EXIT_FAIL;
+    RnnTrainer *t = NULL;
+    FILE *curve = NULL;
+    AtomicFile curve_af = {0};
+    RnnVocab voc = {0, NULL};
+    if (resume) {
+        train_state_done(&ts);
+        if (!(net = rnn_policy_load(resume, &ts, &e)))
+            goto done;
+        const char *devs = cli_get(cmd, a, "devices");
+        if (devs && strtol(devs, NULL, 10) != net->arch.n_devices) {
+            err_set(&e, "%s: the policy is for %d devices but the cluster has %s (--devices %s; leave it out to use %d)",
+                    resume, net->arch.n_devices, devs, devs, net->arch.n_devices);
+            goto done;
+        }
+        if (ts.adam.step == 0 && ts.episodes == 0) { /* no training state in the file */
+            train_state_done(&ts);
+            rnn_train_state_init(&ts, cfg.lr, cfg.entropy, cfg.seed);
+        }
+    }
+    if (!(c = cli_cluster(cmd, a, net ? net->arch.n_devices : 2, &e)))
+        goto done;
+    spec.cluster = c;
+    if (resume && !cli_get(cmd, a, "groups"))
+        spec.groups = net->arch.n_groups; /* the grouping the policy was trained on */
+    if (problem_load(&pb, &spec, &e) != 0)
+        goto done;
+    loaded = 1;
+    if (!net) {
+        const Graph *gs[1] = {pb.g};
+        rnn_vocab_build(&voc, gs, 1);
+        RnnArch arch;
+        rnn_arch_default(&arch, c->n_devices, pb.gr->n_groups, voc.n);
+        if (!(net = rnn_new(&arch, &voc, cfg.seed, &e)))
+            goto done;
+    }
+    if (!(t = rnn_train_new(net, &ts, &cfg, pb.g, pb.gr, c, &e))) {
+        err_prefix(&e, resume ? resume : "policy");
+        goto done;
+    }
+    const char *curve_path = cli_get(cmd, a, "curve");
+    if (curve_path) {
+        if (util_atomic_open(&curve_af, curve_path, &e) != 0) {
+            err_prefix(&e, "cannot write the learning curve");
+            goto done;
+        }
+        curve = curve_af.f;
+        fputs("episode,graph,runtime_us,best_runtime_us,return,loss,entropy,placements_simulated\n", curve);
+    }
+    TrainGraph tg = {pb.g, pb.gr, NULL};
+    Progress pr = {0};
+    pr.tty = isatty(2);
+    pr.json = cli_get(cmd, a, "json") != NULL;
+    pr.first = ts.episodes;
+    pr.total = episodes;
+    pr.every = pr.total >= 20 ? pr.total / 20 : 1;
+    pr.graphs = &tg;
+    pr.n_graphs = 1;
+    pr.curve = curve;
+    pr.t0 = util_now();
+    catch_signals(curve_af.tmp);
+    int64_t ran = 0;
+    while (ran < pr.total && !stop_flag) {
+        int64_t chunk = every - (ts.episodes % every);
+        if (chunk > pr.total - ran)
+            chunk = pr.total - ran;
+        double t0 = util_now();
+        ran += rnn_train_run(t, chunk, on_episode, &pr, &stop_flag);
+        ts.seconds += util_now() - t0;
+        if (rnn_policy_save(net, &ts, out, &e) != 0)
+            goto done;
+    }
+    if (got_signal)
+        fprintf(stderr, "\nplaceto: interrupted after update %lld; saved %s\n", (long long)ts.episodes, out);
+    if (curve) {
+        curve = NULL;
+        curve_tmp_path = NULL;
+        if (util_atomic_commit(&curve_af, &e) != 0) {
+            err_prefix(&e, "cannot write the learning curve");
+            goto done;
+        }
+    }
+    print_summary(&pr, &ts, out);
+    rc = EXIT_OK;
+done:
+    if (curve) {
+        curve_tmp_path = NULL;
+        util_atomic_abort(&curve_af);
+    }
+    rnn_train_free(t);
+    rnn_free(net);
+    rnn_vocab_done(&voc);
+    train_state_done(&ts);
+    if (loaded)
+        problem_free(&pb);
+    cluster_free(c);
+    return rc == EXIT_OK ? rc : cli_fail(&e);
+}
+
 static int run_train(int argc, char **argv)
 {
     const CliCmd *cmd = &cmd_train;
@@ -275,6 +472,13 @@ static int run_train(int argc, char **argv)
     int stop, rc = cli_parse_graphs(cmd, argc, argv, &a, 1, (int)(sizeof a.pos / sizeof a.pos[0]), NULL, &stop);
     if (stop)
         return rc;
+    const char *agent = cli_get(cmd, &a, "agent");
+    if (agent && strcmp(agent, "placeto") != 0 && strcmp(agent, "rnn") != 0)
+        return cli_usage_error(cmd, "--agent: expected placeto or rnn, got '%s'", agent);
+    if (agent && strcmp(agent, "rnn") == 0)
+        return run_train_rnn(cmd, &a);
+    if (cli_get(cmd, &a, "samples-per-update"))
+        return cli_usage_error(cmd, "--samples-per-update applies to --agent rnn");
     long episodes, threads, decay, passes, every;
     TrainConfig cfg;
     const char *preset = cli_get(cmd, &a, "preset");
@@ -434,12 +638,7 @@ static int run_train(int argc, char **argv)
     pr.n_graphs = n_graphs;
     pr.curve = curve;
     pr.t0 = util_now();
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    curve_tmp_path = curve_af.tmp;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    catch_signals(curve_af.tmp);
     int64_t ran = 0;
     while (ran < pr.total && !stop_flag) {
         int64_t chunk = every - (ts.episodes % every);
@@ -461,39 +660,7 @@ static int run_train(int argc, char **argv)
             goto done; /* the policy is saved; the command still fails */
         }
     }
-    char b1[32];
-    if (pr.json) {
-        JWriter w;
-        jw_init(&w, stdout);
-        jw_object(&w);
-        jw_key(&w, "episodes");
-        jw_int(&w, ts.episodes);
-        jw_key(&w, "best_runtime_us");
-        jw_number(&w, ts.best[0].runtime_us);
-        jw_key(&w, "placements_simulated");
-        jw_int(&w, ts.simulations);
-        jw_key(&w, "seconds");
-        jw_number(&w, util_now() - pr.t0);
-        jw_key(&w, "graphs");
-        jw_array(&w);
-        for (int i = 0; i < ts.n_best; i++) {
-            jw_object(&w);
-            jw_key(&w, "graph");
-            jw_string(&w, ts.best[i].graph);
-            jw_key(&w, "best_runtime_us");
-            jw_number(&w, ts.best[i].runtime_us);
-            jw_key(&w, "found_after");
-            jw_int(&w, ts.best[i].found_after);
-            jw_end(&w);
-        }
-        jw_finish(&w);
-    } else {
-        for (int i = 0; i < ts.n_best; i++)
-            fprintf(stderr, "%s: best %s after %lld placements\n", ts.best[i].graph,
-                    util_fmt_time(b1, ts.best[i].runtime_us), (long long)ts.best[i].found_after);
-        fprintf(stderr, "placeto: %lld episodes in %.1f s; wrote %s\n", (long long)(ts.episodes - pr.first),
-                util_now() - pr.t0, out);
-    }
+    print_summary(&pr, &ts, out);
     rc = EXIT_OK;
 done:
     if (curve) {
