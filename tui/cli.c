@@ -16,6 +16,8 @@ static int opt_count(const CliCmd *cmd)
     int n = 0;
     while (cmd->opts[n].name)
         n++;
+    if (n > CLI_MAX_OPTS)
+        util_die("%s: %d options; CliArgs holds %d", cmd->name, n, CLI_MAX_OPTS);
     return n;
 }
 

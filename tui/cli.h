@@ -39,8 +39,9 @@ typedef struct CliCmd {
 } CliCmd;
 
 /* Parsed arguments: values[i] for opts[i] (flags get "1"), positionals. */
+#define CLI_MAX_OPTS 48 /* options per command (opt_count dies beyond) */
 typedef struct CliArgs {
-    const char *values[32];
+    const char *values[CLI_MAX_OPTS];
     const char *pos[256];
     int n_pos;
 } CliArgs;

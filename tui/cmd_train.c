@@ -48,6 +48,7 @@ static const CliOpt train_opts[] = {
     {"checkpoint-every", 0, "K", "write the policy every K episodes (default 50)"},
     {"json", 0, NULL, "JSON lines on stdout: progress reports and a final summary"},
     {"samples-per-update", 0, "K", "--agent rnn: placements sampled per update (default 1)"},
+    {"hidden", 0, "H", "--agent rnn: LSTM width of a new policy, even (default 256)"},
     {0},
 };
 
@@ -340,7 +341,7 @@ static int run_train_rnn(const CliCmd *cmd, const CliArgs *a)
     struct stat st;
     if (a->n_pos != 1 || (stat(a->pos[0], &st) == 0 && S_ISDIR(st.st_mode)))
         return cli_usage_error(cmd, "--agent rnn trains on one graph file (its input ties it to the graph)");
-    long episodes, threads, every, samples;
+    long episodes, threads, every, samples, hidden;
     RnnTrainConfig cfg;
     rnn_train_config_default(&cfg);
     ProblemSpec spec;
@@ -349,6 +350,7 @@ static int run_train_rnn(const CliCmd *cmd, const CliArgs *a)
         cli_int(cmd, a, "threads", 1, 256, 1, &threads) ||
         cli_int(cmd, a, "checkpoint-every", 1, 1L << 40, 50, &every) ||
         cli_int(cmd, a, "samples-per-update", 1, 1024, 1, &samples) ||
+        cli_int(cmd, a, "hidden", 2, 4096, 256, &hidden) ||
         cli_double(cmd, a, "lr", 0, 10, cfg.lr, &cfg.lr) ||
         cli_double(cmd, a, "entropy", 0, 1e6, cfg.entropy, &cfg.entropy) ||
         cli_double(cmd, a, "clip", 1e-9, 1e9, cfg.clip, &cfg.clip) ||
@@ -356,6 +358,10 @@ static int run_train_rnn(const CliCmd *cmd, const CliArgs *a)
         return EXIT_USAGE;
     if (threads != 1)
         return cli_usage_error(cmd, "--threads: the rnn trainer runs on one thread (--threads 1)");
+    if (hidden % 2)
+        return cli_usage_error(cmd, "--hidden: expected an even number, got %ld", hidden);
+    if (cli_get(cmd, a, "hidden") && cli_get(cmd, a, "resume"))
+        return cli_usage_error(cmd, "--hidden sets a new policy's width; --resume keeps the file's");
     cfg.samples = (int)samples;
     const char *resume = cli_get(cmd, a, "resume"), *out = cli_get(cmd, a, "output");
     if (!out)
@@ -399,6 +405,7 @@ static int run_train_rnn(const CliCmd *cmd, const CliArgs *a)
         rnn_vocab_build(&voc, gs, 1);
         RnnArch arch;
         rnn_arch_default(&arch, c->n_devices, pb.gr->n_groups, voc.n);
+        arch.hidden = (int)hidden;
         if (!(net = rnn_new(&arch, &voc, cfg.seed, &e)))
             goto done;
     }
@@ -477,8 +484,9 @@ static int run_train(int argc, char **argv)
         return cli_usage_error(cmd, "--agent: expected placeto or rnn, got '%s'", agent);
     if (agent && strcmp(agent, "rnn") == 0)
         return run_train_rnn(cmd, &a);
-    if (cli_get(cmd, &a, "samples-per-update"))
-        return cli_usage_error(cmd, "--samples-per-update applies to --agent rnn");
+    if (cli_get(cmd, &a, "samples-per-update") || cli_get(cmd, &a, "hidden"))
+        return cli_usage_error(cmd, "--%s applies to --agent rnn",
+                               cli_get(cmd, &a, "hidden") ? "hidden" : "samples-per-update");
     long episodes, threads, decay, passes, every;
     TrainConfig cfg;
     const char *preset = cli_get(cmd, &a, "preset");

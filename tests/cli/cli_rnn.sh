@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# `placeto train --agent rnn`: the RNN-based placer trains through the train
+# command: progress lines, --json lines, the learning curve, a policy file
+# with "agent": "rnn"; deterministic per seed; 5 updates = 3, then 2 more
+# from the file, byte for byte; the Placeto commands refuse an rnn policy
+# and the rnn trainer a Placeto one; bad values and the Placeto-only options
+# are usage errors. Prints "rnn: N passed, M failed".
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/cli/lib_cli.sh
+. tests/cli/lib_cli.sh
+
+g=graphs/toy/crown.json
+small=(--agent rnn --hidden 16 --seed 3)
+
+run train "$g" "${small[@]}" --episodes 5 -o "$tmp/a.json" --curve "$tmp/a.csv"
+if expect_rc "train --agent rnn" 0; then
+    if grep -q "episode 5/5  toy_crown  best" "$tmp/err" && [ ! -s "$tmp/out" ]; then pass; else
+        fail "rnn progress" "no plain progress line"; fi
+    pycheck "rnn policy file" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["format"] == "placeto-policy" and d["version"] == 1 and d["agent"] == "rnn", d.get("agent")
+a = d["architecture"]
+assert a["n_devices"] == 2 and a["n_groups"] == 18 and a["hidden"] == 16, a
+assert a["n_types"] == len(d["vocabulary"]) and d["vocabulary"] == sorted(d["vocabulary"])
+t = d["training"]
+assert t["episodes"] == 5 and t["adam"]["step"] == 5 and t["simulations"] == 5, t["episodes"]
+assert len(t["baseline"]) == 1 and len(t["baseline"][0]) == 1
+assert d["log"]["episodes"] == 5 and d["log"]["best_runtime_us"] > 0
+' "$tmp/a.json"
+    pycheck "rnn curve" '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert [int(r["episode"]) for r in rows] == list(range(1, 6)), [r["episode"] for r in rows]
+best = [float(r["best_runtime_us"]) for r in rows]
+assert best == sorted(best, reverse=True), "best runtime went up"
+assert all(float(r["return"]) < 0 for r in rows)
+' "$tmp/a.csv"
+fi
+
+run train "$g" "${small[@]}" --episodes 5 -o "$tmp/b.json"
+if expect_rc "rnn again" 0; then
+    if cmp -s "$tmp/a.json" "$tmp/b.json"; then pass; else fail "rnn deterministic" "policy files differ"; fi
+fi
+
+# resume: 5 straight = 3 + 2 resumed
+run train "$g" "${small[@]}" --episodes 3 -o "$tmp/r.json"
+expect_rc "rnn 3" 0 && pass
+run train "$g" --agent rnn --episodes 2 --resume "$tmp/r.json"
+if expect_rc "rnn --resume" 0; then
+    if cmp -s "$tmp/a.json" "$tmp/r.json"; then pass; else fail "rnn resume bit-exact" "3 + 2 resumed differs from 5"; fi
+fi
+
+# --json: one line per update (5 < 20) and a summary
+run train "$g" "${small[@]}" --episodes 5 --samples-per-update 2 --json -o "$tmp/j.json"
+if expect_rc "rnn --json" 0; then
+    pycheck "rnn json lines" '
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert [l["episode"] for l in lines[:-1]] == [1, 2, 3, 4, 5], lines
+assert lines[-2]["placements_simulated"] == 10
+s = lines[-1]
+assert s["episodes"] == 5 and s["placements_simulated"] == 10 and s["graphs"][0]["graph"] == "toy_crown", s
+' "$tmp/out"
+fi
+
+# each agent's policy where the other one is needed
+run place "$g" --policy "$tmp/a.json"
+if expect_rc "place rnn policy" 1; then
+    if grep -q "an rnn policy" "$tmp/err"; then pass; else fail "place rnn policy" "no clear message"; fi
+fi
+run train "$g" --episodes 1 --resume "$tmp/a.json" -o "$tmp/x.json"
+if expect_rc "train placeto on rnn policy" 1; then
+    if grep -q "train --agent rnn" "$tmp/err"; then pass; else fail "placeto resume rnn" "no hint"; fi
+fi
+run train "$g" --agent rnn --episodes 1 --resume graphs/policies/inception_v3_2.json -o "$tmp/x.json"
+if expect_rc "rnn on a placeto policy" 1; then
+    if grep -q "a Placeto policy" "$tmp/err"; then pass; else fail "rnn resume placeto" "no clear message"; fi
+fi
+
+usage_error "bad agent" train "$g" --agent gnn -o "$tmp/x.json"
+usage_error "rnn threads" train "$g" --agent rnn --threads 2 -o "$tmp/x.json"
+usage_error "rnn family" train "$g" graphs/toy/chain.json --agent rnn -o "$tmp/x.json"
+usage_error "rnn directory" train graphs/toy --agent rnn -o "$tmp/x.json"
+usage_error "rnn placeto option" train "$g" --agent rnn --gamma 1 -o "$tmp/x.json"
+usage_error "rnn samples 0" train "$g" --agent rnn --samples-per-update 0 -o "$tmp/x.json"
+usage_error "rnn odd hidden" train "$g" --agent rnn --hidden 15 -o "$tmp/x.json"
+usage_error "rnn hidden resume" train "$g" --agent rnn --hidden 16 --resume "$tmp/a.json"
+usage_error "samples without rnn" train "$g" --samples-per-update 2 -o "$tmp/x.json"
+usage_error "hidden without rnn" train "$g" --hidden 16 -o "$tmp/x.json"
+[ ! -e "$tmp/x.json" ] && pass || fail "no file on errors" "x.json was written"
+
+echo "rnn: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
