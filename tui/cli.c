@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include "policy_io.h"
+#include "rnn_io.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -324,14 +325,30 @@ const char *cli_data_path(char *buf, size_t n, const char *rel)
 
 int cli_policy_devices(const CliCmd *cmd, const CliArgs *a, const char *policy_path, int *n, Err *e)
 {
+    return cli_policy_shape(cmd, a, policy_path, n, NULL, e);
+}
+
+int cli_policy_shape(const CliCmd *cmd, const CliArgs *a, const char *policy_path, int *n, int *groups, Err *e)
+{
     *n = 0;
-    if (!policy_path || strcmp(policy_path, "auto") == 0 || cli_get(cmd, a, "cluster"))
+    if (groups)
+        *groups = 0;
+    if (!policy_path || strcmp(policy_path, "auto") == 0)
         return 0;
-    Policy *pol = policy_load(policy_path, NULL, e);
-    if (!pol)
+    int want = 0, rnn_groups = 0, agent = rnn_policy_peek(policy_path, &want, &rnn_groups, e);
+    if (agent < 0)
         return -1;
-    int want = pol->arch.n_devices;
-    policy_free(pol);
+    if (agent == 1 && groups)
+        *groups = rnn_groups;
+    if (cli_get(cmd, a, "cluster"))
+        return 0;
+    if (agent == 0) {
+        Policy *pol = policy_load(policy_path, NULL, e);
+        if (!pol)
+            return -1;
+        want = pol->arch.n_devices;
+        policy_free(pol);
+    }
     const char *devs = cli_get(cmd, a, "devices");
     if (devs && strtol(devs, NULL, 10) != want) /* checked by cli_parse */
         return err_set(e, "%s: the policy is for %d devices but the cluster has %s (--devices %s; leave it out to use %d)",

@@ -17,7 +17,7 @@
 
 static const CliOpt place_opts[] = {
     {"method", 'm', "M", "placement method (see below)"},
-    {"policy", 'p', "POLICY", "place with a trained Placeto policy (zero-shot); 'auto': the bundled one"},
+    {"policy", 'p', "POLICY", "place with a trained policy (Placeto zero-shot, or rnn); 'auto': the bundled one"},
     {"samples", 0, "K", "with --policy: K sampled episodes after the greedy one (default 0)"},
     {"start", 0, "S", "with --policy: start from 'random' (the fixed random placement) or 'heuristic'"},
     {"output", 'o', "FILE", "write the placement (ops form)"},
@@ -122,11 +122,13 @@ static int load(const CliCmd *cmd, const CliArgs *a, Problem *p, uint64_t *seed,
         cli_int(cmd, a, "budget", 1, 1L << 40, PLACE_DEFAULT_BUDGET, &b))
         return EXIT_USAGE;
     *budget = b;
-    int policy_devices; /* a policy file fixes the device count when --devices and --cluster do not */
-    if (cli_policy_devices(cmd, a, cli_get(cmd, a, "policy"), &policy_devices, e))
+    int policy_devices, rnn_groups; /* a policy file fixes the device count when --devices and --cluster do not */
+    if (cli_policy_shape(cmd, a, cli_get(cmd, a, "policy"), &policy_devices, &rnn_groups, e))
         return EXIT_FAIL;
     if (policy_devices)
         spec.n_devices = policy_devices;
+    if (rnn_groups && !cli_get(cmd, a, "groups")) /* an rnn network reads the grouping it was trained on */
+        spec.groups = rnn_groups;
     return problem_load(p, &spec, e) == 0 ? EXIT_OK : EXIT_FAIL;
 }
 

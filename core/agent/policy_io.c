@@ -522,8 +522,8 @@ int policy_io_check_agent(const JDoc *d, const char *want, Err *e)
     if (strcmp(agent, want) == 0)
         return 0;
     if (strcmp(agent, "rnn") == 0)
-        return jdoc_err(d, e, "agent", "an rnn policy: only train --agent rnn reads it; this needs a Placeto "
-                                       "policy (placing with an rnn policy is not supported yet)");
+        return jdoc_err(d, e, "agent", "an rnn policy: this needs a Placeto policy (train --agent rnn, place and "
+                                       "compare read rnn policies)");
     return jdoc_err(d, e, "agent", "a Placeto policy, not an rnn one (train it without --agent rnn)");
 }
 

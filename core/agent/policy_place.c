@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "policy_io.h"
+#include "rnn_io.h"
+#include "rnn_place.h"
 #include "train.h"
 
 int64_t policy_place(const Policy *pol, const Graph *g, const Grouping *gr, const Cluster *c,
@@ -51,6 +53,11 @@ int64_t policy_place(const Policy *pol, const Graph *g, const Grouping *gr, cons
 int policy_place_runs(const Problem *p, const char *path, int samples, uint64_t seed, PolicyStart start,
                       PlaceRun rows[2], const char **start_name, Err *e)
 {
+    int agent = rnn_policy_peek(path, NULL, NULL, e);
+    if (agent < 0)
+        return -1;
+    if (agent == 1)
+        return rnn_place_runs(p, path, samples, seed, start, rows, e);
     TrainState ts;
     Policy *pol = policy_load(path, &ts, e);
     if (!pol)

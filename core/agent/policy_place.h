@@ -37,7 +37,9 @@ typedef enum PolicyStart {
  * simulated when it found the trained placement, and what the zero-shot
  * episodes simulated (the heuristics' placements included). The name of
  * the heuristic a refinement started from goes to *start_name when it is
- * not NULL. Fills rows[0..n) and returns n (1 or 2), or -1 with e set. */
+ * not NULL. Fills rows[0..n) and returns n (1 or 2), or -1 with e set.
+ * An rnn policy file gives the rows "rnn-trained" and "rnn" instead
+ * (rnn_place_runs). */
 int policy_place_runs(const Problem *p, const char *path, int samples, uint64_t seed, PolicyStart start,
                       PlaceRun rows[2], const char **start_name, Err *e);
 

@@ -140,6 +140,34 @@ fail:
     return NULL;
 }
 
+int rnn_policy_peek(const char *path, int *n_devices, int *n_groups, Err *e)
+{
+    size_t len;
+    char *text = util_read_file(path, &len, e);
+    if (!text)
+        return -1;
+    JDoc d;
+    int rc = -1;
+    if (jdoc_parse(&d, path, text, len, e) != 0) {
+        free(text);
+        return -1;
+    }
+    const cJSON *ag = cJSON_GetObjectItemCaseSensitive(d.root, "agent");
+    RnnArch a;
+    if (!cJSON_IsObject(d.root) || !cJSON_IsString(ag) || strcmp(ag->valuestring, "rnn") != 0)
+        rc = 0; /* not an rnn policy: its own loader says what is wrong */
+    else if (read_arch(&d, &a, e) == 0) {
+        rc = 1;
+        if (n_devices)
+            *n_devices = a.n_devices;
+        if (n_groups)
+            *n_groups = a.n_groups;
+    }
+    jdoc_done(&d);
+    free(text);
+    return rc;
+}
+
 RnnNet *rnn_policy_load(const char *path, TrainState *ts, Err *e)
 {
     if (ts)

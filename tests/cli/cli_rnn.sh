@@ -2,8 +2,9 @@
 # `placeto train --agent rnn`: the RNN-based placer trains through the train
 # command: progress lines, --json lines, the learning curve, a policy file
 # with "agent": "rnn"; deterministic per seed; 5 updates = 3, then 2 more
-# from the file, byte for byte; the Placeto commands refuse an rnn policy
-# and the rnn trainer a Placeto one; bad values and the Placeto-only options
+# from the file, byte for byte; place and compare with an rnn policy (rows
+# rnn and rnn-trained); the Placeto trainer refuses an rnn policy and the
+# rnn trainer a Placeto one; bad values and the Placeto-only options
 # are usage errors. Prints "rnn: N passed, M failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -65,11 +66,41 @@ assert s["episodes"] == 5 and s["placements_simulated"] == 10 and s["graphs"][0]
 ' "$tmp/out"
 fi
 
-# each agent's policy where the other one is needed
-run place "$g" --policy "$tmp/a.json"
-if expect_rc "place rnn policy" 1; then
-    if grep -q "an rnn policy" "$tmp/err"; then pass; else fail "place rnn policy" "no clear message"; fi
+# place and compare with an rnn policy: a greedy decode (+ K samples); the
+# best placement training found is the row rnn-trained
+run place "$g" --policy "$tmp/a.json" --samples 3 --json
+if expect_rc "place rnn policy" 0; then
+    pycheck "place rnn json" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["method"] == "rnn" and d["placements"] == 4 and d["runtime_us"] > 0, d
+assert len(d["placement"]["ops"]) == 18
+' "$tmp/out"
 fi
+run place "$g" --policy "$tmp/a.json"
+if expect_rc "place rnn text" 0; then
+    if grep -q "with rnn: runtime" "$tmp/out"; then pass; else fail "place rnn text" "no rnn row"; fi
+fi
+run compare "$g" --policy "$tmp/a.json" --methods single,heft --json
+if expect_rc "compare rnn policy" 0; then
+    pycheck "compare rnn rows" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = d["methods"]
+names = [r["method"] for r in rows]
+assert "rnn" in names and "rnn-trained" in names, names
+' "$tmp/out"
+fi
+run place "$g" --policy "$tmp/a.json" --start heuristic
+if expect_rc "rnn --start heuristic" 1; then
+    if grep -q "does not apply" "$tmp/err"; then pass; else fail "rnn --start" "no clear message"; fi
+fi
+run place "$g" --policy "$tmp/a.json" --groups 5
+if expect_rc "rnn other grouping" 1; then
+    if grep -q "is for 18 groups" "$tmp/err"; then pass; else fail "rnn grouping" "no clear message"; fi
+fi
+
+# each agent's policy where the other one is needed
 run train "$g" --episodes 1 --resume "$tmp/a.json" -o "$tmp/x.json"
 if expect_rc "train placeto on rnn policy" 1; then
     if grep -q "train --agent rnn" "$tmp/err"; then pass; else fail "placeto resume rnn" "no hint"; fi

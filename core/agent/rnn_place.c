@@ -1,0 +1,84 @@
+/* rnn_place: placing a graph with a trained RNN placer (rnn_place.h). */
+#include "rnn_place.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "episode.h"
+#include "rnn_io.h"
+
+int64_t rnn_place(const RnnNet *net, const Graph *g, const Grouping *gr, const Cluster *c, int samples,
+                  uint64_t seed, int *group_device, double *runtime_us, Err *e)
+{
+    if (net->arch.n_devices != c->n_devices)
+        return err_set(e, "the rnn policy is for %d devices but the cluster has %d", net->arch.n_devices,
+                       c->n_devices);
+    if (net->arch.n_groups != gr->n_groups)
+        return err_set(e, "the rnn policy is for %d groups but %s is grouped into %d (--groups %d)",
+                       net->arch.n_groups, g->name, gr->n_groups, net->arch.n_groups);
+    RnnInput *in = rnn_input_new(g, gr, &net->vocab, e);
+    if (!in)
+        return -1;
+    RnnWork *w = rnn_work_new(&net->arch);
+    Sim *sim = sim_new(g, c);
+    EpisodeConfig env;
+    episode_config_default(&env);
+    int *place = xnew_array((size_t)gr->n_groups, sizeof *place);
+    int *op = xnew_array((size_t)g->n_nodes, sizeof *op);
+    Rng rng;
+    rng_seed(&rng, seed);
+    double best = INFINITY;
+    for (int k = 0; k <= samples; k++) {
+        rnn_forward(net, in, w, k == 0 ? RNN_GREEDY : RNN_SAMPLE, &rng, place, NULL, NULL);
+        group_expand(gr, place, op);
+        const SimResult *r = sim_run(sim, op);
+        double score = episode_score(&env, c, r);
+        if (score < best) {
+            best = score;
+            *runtime_us = r->makespan_us;
+            memcpy(group_device, place, (size_t)gr->n_groups * sizeof *group_device);
+        }
+    }
+    free(op);
+    free(place);
+    sim_free(sim);
+    rnn_work_free(w);
+    rnn_input_free(in);
+    return 1 + (int64_t)samples;
+}
+
+int rnn_place_runs(const Problem *p, const char *path, int samples, uint64_t seed, PolicyStart start,
+                   PlaceRun rows[2], Err *e)
+{
+    if (start != POLICY_START_DEFAULT)
+        return err_set(e, "%s: an rnn policy decodes a whole placement: --start heuristic does not apply", path);
+    TrainState ts;
+    RnnNet *net = rnn_policy_load(path, &ts, e);
+    if (!net) {
+        train_state_done(&ts);
+        return -1;
+    }
+    int *gd = xnew_array((size_t)p->gr->n_groups, sizeof *gd);
+    double rt = 0, t0 = util_now();
+    int n = 0;
+    int64_t sims = rnn_place(net, p->g, p->gr, p->c, samples, seed, gd, &rt, e);
+    if (sims < 0) {
+        err_prefix(e, path);
+        n = -1;
+        goto done;
+    }
+    double seconds = util_now() - t0;
+    const TrainBest *b = train_best_find(&ts, p->g, p->gr->n_groups);
+    if (b && isfinite(b->runtime_us)) {
+        place_run_groups(p, "rnn-trained", b->group_device, NAN, &rows[n]);
+        rows[n++].placements = b->found_after;
+    }
+    place_run_groups(p, "rnn", gd, seconds, &rows[n]);
+    rows[n++].placements = sims;
+done:
+    free(gd);
+    rnn_free(net);
+    train_state_done(&ts);
+    return n;
+}
