@@ -47,7 +47,7 @@ static const CliOpt train_opts[] = {
     {"curve", 0, "CSV", "write the learning curve, one row per episode"},
     {"checkpoint-every", 0, "K", "write the policy every K episodes (default 50)"},
     {"json", 0, NULL, "JSON lines on stdout: progress reports and a final summary"},
-    {"samples-per-update", 0, "K", "--agent rnn: placements sampled per update (default 1)"},
+    {"samples-per-update", 0, "K", "--agent rnn: placements sampled per update, 1-64 (default 1)"},
     {"hidden", 0, "H", "--agent rnn: LSTM width of a new policy, even (default 256)"},
     {0},
 };
@@ -64,8 +64,8 @@ const CliCmd cmd_train = {
     "example: placeto train graphs/inception_v3.json --devices 2 --episodes 300 -o p.json\n"
     "example: placeto train graphs/families/nmt --episodes 2000 --threads 2 -o nmt.json\n"
     "With --agent rnn, the RNN-based placer trains on one graph: each episode is one update (K sampled\n"
-    "placements, --samples-per-update); defaults lr 0.1, entropy 0, clip 1; the Placeto-only options\n"
-    "are refused.\n"
+    "placements, --samples-per-update, on --threads threads: the same result for every T); defaults\n"
+    "lr 0.1, entropy 0, clip 1; the Placeto-only options are refused.\n"
     "example: placeto train graphs/inception_v3.json --agent rnn --episodes 500 -o rnn.json",
     train_opts, run_train,
 };
@@ -347,22 +347,21 @@ static int run_train_rnn(const CliCmd *cmd, const CliArgs *a)
     ProblemSpec spec;
     if (cli_problem(cmd, a, a->pos[0], RNN_MAX_GROUPS, 1, &spec, &cfg.seed) ||
         cli_int(cmd, a, "episodes", 1, 100000000, 200, &episodes) ||
-        cli_int(cmd, a, "threads", 1, 256, 1, &threads) ||
+        cli_int(cmd, a, "threads", 1, RNN_TRAIN_MAX_SAMPLES, 1, &threads) ||
         cli_int(cmd, a, "checkpoint-every", 1, 1L << 40, 50, &every) ||
-        cli_int(cmd, a, "samples-per-update", 1, 1024, 1, &samples) ||
+        cli_int(cmd, a, "samples-per-update", 1, RNN_TRAIN_MAX_SAMPLES, 1, &samples) ||
         cli_int(cmd, a, "hidden", 2, 4096, 256, &hidden) ||
         cli_double(cmd, a, "lr", 0, 10, cfg.lr, &cfg.lr) ||
         cli_double(cmd, a, "entropy", 0, 1e6, cfg.entropy, &cfg.entropy) ||
         cli_double(cmd, a, "clip", 1e-9, 1e9, cfg.clip, &cfg.clip) ||
         cli_double(cmd, a, "oom-penalty", 0, 1e9, cfg.oom_penalty, &cfg.oom_penalty))
         return EXIT_USAGE;
-    if (threads != 1)
-        return cli_usage_error(cmd, "--threads: the rnn trainer runs on one thread (--threads 1)");
     if (hidden % 2)
         return cli_usage_error(cmd, "--hidden: expected an even number, got %ld", hidden);
     if (cli_get(cmd, a, "hidden") && cli_get(cmd, a, "resume"))
         return cli_usage_error(cmd, "--hidden sets a new policy's width; --resume keeps the file's");
     cfg.samples = (int)samples;
+    cfg.threads = (int)threads;
     const char *resume = cli_get(cmd, a, "resume"), *out = cli_get(cmd, a, "output");
     if (!out)
         out = resume ? resume : "policy.json";

@@ -2,6 +2,7 @@
 #include "rnn_train.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,7 @@ void rnn_train_config_default(RnnTrainConfig *cfg)
     cfg->clip = 1.0;
     cfg->oom_penalty = 2.0;
     cfg->samples = 1;
+    cfg->threads = 1;
     cfg->decay_start = 400;
     cfg->decay_every = 50;
     cfg->decay_rate = 0.95;
@@ -49,6 +51,17 @@ void rnn_train_state_init(TrainState *ts, double lr, double entropy, uint64_t se
     rnn_train_set_baseline(ts, RNN_BASELINE_START);
 }
 
+/* One sample of an update: its decode, simulation and gradient. */
+typedef struct RSlot {
+    RnnWork *w;
+    Sim *sim;
+    Rng rng;
+    int *place, *op;
+    double *logp, *ent, *wt;
+    float *grad;
+    double lp, H, score, makespan_us;
+} RSlot;
+
 struct RnnTrainer {
     RnnNet *net;
     TrainState *ts;
@@ -58,10 +71,9 @@ struct RnnTrainer {
     const Grouping *gr;
     const Cluster *c;
     RnnInput *in;
-    RnnWork *w;
-    Sim *sim;
-    int *place, *op;
-    double *logp, *ent, *wt;
+    int K, T;
+    RSlot *slots;
+    double beta;
 };
 
 RnnTrainer *rnn_train_new(RnnNet *net, TrainState *ts, const RnnTrainConfig *cfg, const Graph *g,
@@ -76,8 +88,12 @@ RnnTrainer *rnn_train_new(RnnNet *net, TrainState *ts, const RnnTrainConfig *cfg
                 gr->n_groups);
         return NULL;
     }
-    if (cfg->samples < 1 || cfg->samples > 1024) {
-        err_set(e, "samples per update must be in [1, 1024], got %d", cfg->samples);
+    if (cfg->samples < 1 || cfg->samples > RNN_TRAIN_MAX_SAMPLES) {
+        err_set(e, "samples per update must be in [1, %d], got %d", RNN_TRAIN_MAX_SAMPLES, cfg->samples);
+        return NULL;
+    }
+    if (cfg->threads < 1 || cfg->threads > RNN_TRAIN_MAX_SAMPLES) {
+        err_set(e, "threads must be in [1, %d], got %d", RNN_TRAIN_MAX_SAMPLES, cfg->threads);
         return NULL;
     }
     RnnInput *in = rnn_input_new(g, gr, &net->vocab, e);
@@ -94,14 +110,21 @@ RnnTrainer *rnn_train_new(RnnNet *net, TrainState *ts, const RnnTrainConfig *cfg
     t->gr = gr;
     t->c = c;
     t->in = in;
-    t->w = rnn_work_new(&net->arch);
-    t->sim = sim_new(g, c);
+    t->K = cfg->samples;
+    t->T = cfg->threads < cfg->samples ? cfg->threads : cfg->samples;
+    t->slots = xnew_array((size_t)t->K, sizeof *t->slots);
     size_t G = (size_t)gr->n_groups;
-    t->place = xnew_array(G, sizeof *t->place);
-    t->op = xnew_array((size_t)g->n_nodes, sizeof *t->op);
-    t->logp = xnew_array(G, sizeof *t->logp);
-    t->ent = xnew_array(G, sizeof *t->ent);
-    t->wt = xnew_array(G, sizeof *t->wt);
+    for (int k = 0; k < t->K; k++) {
+        RSlot *sl = &t->slots[k];
+        sl->w = rnn_work_new(&net->arch);
+        sl->sim = sim_new(g, c);
+        sl->place = xnew_array(G, sizeof *sl->place);
+        sl->op = xnew_array((size_t)g->n_nodes, sizeof *sl->op);
+        sl->logp = xnew_array(G, sizeof *sl->logp);
+        sl->ent = xnew_array(G, sizeof *sl->ent);
+        sl->wt = xnew_array(G, sizeof *sl->wt);
+        sl->grad = t->K > 1 ? xnew_array(net->p.n, sizeof *sl->grad) : NULL; /* K = 1: p.g itself */
+    }
     rnn_train_set_baseline(ts, rnn_train_baseline(ts));
     TrainGraph tg = {(Graph *)g, (Grouping *)gr, NULL};
     train_best_verify(ts, &t->env, &tg, 1, c);
@@ -112,60 +135,125 @@ void rnn_train_free(RnnTrainer *t)
 {
     if (!t)
         return;
+    for (int k = 0; k < t->K; k++) {
+        RSlot *sl = &t->slots[k];
+        rnn_work_free(sl->w);
+        sim_free(sl->sim);
+        free(sl->place);
+        free(sl->op);
+        free(sl->logp);
+        free(sl->ent);
+        free(sl->wt);
+        free(sl->grad);
+    }
+    free(t->slots);
     rnn_input_free(t->in);
-    rnn_work_free(t->w);
-    sim_free(t->sim);
-    free(t->place);
-    free(t->op);
-    free(t->logp);
-    free(t->ent);
-    free(t->wt);
     free(t);
+}
+
+/* Phase 0: sample k's decode and simulation; phase 1: its gradient. */
+static void slot_run(RnnTrainer *t, int k, int phase)
+{
+    RSlot *sl = &t->slots[k];
+    int G = t->gr->n_groups;
+    if (phase == 0) {
+        sl->lp = rnn_forward(t->net, t->in, sl->w, RNN_SAMPLE, &sl->rng, sl->place, sl->logp, sl->ent);
+        group_expand(t->gr, sl->place, sl->op);
+        const SimResult *r = sim_run(sl->sim, sl->op);
+        sl->score = episode_score(&t->env, t->c, r);
+        sl->makespan_us = r->makespan_us;
+        sl->H = 0;
+        for (int s = 0; s < G; s++)
+            sl->H += sl->ent[s];
+    } else {
+        float *grad = sl->grad ? sl->grad : t->net->p.g;
+        memset(grad, 0, t->net->p.n * sizeof *grad);
+        rnn_backward(t->net, t->in, sl->w, sl->wt, -t->beta / t->K, grad);
+    }
+}
+
+typedef struct RJob {
+    RnnTrainer *t;
+    int first, phase;
+} RJob;
+
+static void *job_run(void *arg)
+{
+    RJob *j = arg;
+    for (int k = j->first; k < j->t->K; k += j->t->T)
+        slot_run(j->t, k, j->phase);
+    return NULL;
+}
+
+/* Runs a phase over the K samples on T threads: thread j takes samples j,
+ * j + T, ...; every sample's result is its own, so the result does not
+ * depend on T. */
+static void run_phase(RnnTrainer *t, int phase)
+{
+    RJob jobs[RNN_TRAIN_MAX_SAMPLES];
+    pthread_t th[RNN_TRAIN_MAX_SAMPLES];
+    int started[RNN_TRAIN_MAX_SAMPLES];
+    for (int j = 0; j < t->T; j++) {
+        jobs[j] = (RJob){t, j, phase};
+        started[j] = j > 0 && pthread_create(&th[j], NULL, job_run, &jobs[j]) == 0;
+    }
+    job_run(&jobs[0]);
+    for (int j = 1; j < t->T; j++) {
+        if (started[j])
+            pthread_join(th[j], NULL);
+        else
+            job_run(&jobs[j]); /* no thread: run it here, same result */
+    }
 }
 
 int64_t rnn_train_run(RnnTrainer *t, int64_t n, TrainCallback cb, void *ud, volatile int *stop)
 {
     TrainState *ts = t->ts;
     NnParams *p = &t->net->p;
-    int G = t->gr->n_groups, K = t->cfg.samples;
+    int G = t->gr->n_groups, K = t->K;
     int64_t done = 0;
     while (done < n && !(stop && *stop)) {
-        nn_params_zero_grad(p);
-        double beta = t->cfg.entropy, loss = 0, cost = 0, best_us = INFINITY, last_us = 0;
+        t->beta = t->cfg.entropy;
+        double loss = 0, cost = 0, best_us = INFINITY, last_us = 0;
         TrainBest *b = train_best_for(ts, t->g->name, t->g->checksum, G);
+        for (int k = 0; k < K; k++) /* each sample's stream, in order */
+            rng_seed(&t->slots[k].rng, rng_next(&ts->rng));
+        run_phase(t, 0);
         for (int k = 0; k < K; k++) {
-            double lp = rnn_forward(t->net, t->in, t->w, RNN_SAMPLE, &ts->rng, t->place, t->logp, t->ent);
-            group_expand(t->gr, t->place, t->op);
-            const SimResult *r = sim_run(t->sim, t->op);
-            double score = episode_score(&t->env, t->c, r);
-            double R = sqrt(score > 0 ? score : 0);
+            RSlot *sl = &t->slots[k];
+            double R = sqrt(sl->score > 0 ? sl->score : 0);
             double base = rnn_train_baseline(ts), adv = R - base;
             rnn_train_set_baseline(ts, 0.9 * base + 0.1 * R);
             /* minimise adv log pi - beta H: J of rnn_backward with w = adv / K and -beta / K */
             for (int s = 0; s < G; s++)
-                t->wt[s] = adv / K;
-            rnn_backward(t->net, t->in, t->w, t->wt, -beta / K, p->g);
-            double H = 0;
-            for (int s = 0; s < G; s++)
-                H += t->ent[s];
-            loss += (adv * lp - beta * H) / K;
+                sl->wt[s] = adv / K;
+            loss += (adv * sl->lp - t->beta * sl->H) / K;
             cost += R / K;
             ts->simulations++;
-            last_us = r->makespan_us;
-            if (r->makespan_us < best_us)
-                best_us = r->makespan_us;
-            if (score < b->score) {
-                b->score = score;
-                b->runtime_us = r->makespan_us;
-                memcpy(b->group_device, t->place, (size_t)G * sizeof *b->group_device);
+            last_us = sl->makespan_us;
+            if (sl->makespan_us < best_us)
+                best_us = sl->makespan_us;
+            if (sl->score < b->score) {
+                b->score = sl->score;
+                b->runtime_us = sl->makespan_us;
+                memcpy(b->group_device, sl->place, (size_t)G * sizeof *b->group_device);
                 b->found_after = ts->simulations;
+            }
+        }
+        run_phase(t, 1);
+        if (K > 1) { /* the samples' gradients summed in sample order */
+            memset(p->g, 0, p->n * sizeof *p->g);
+            for (int k = 0; k < K; k++) {
+                const float *gk = t->slots[k].grad;
+                for (size_t i = 0; i < p->n; i++)
+                    p->g[i] += gk[i];
             }
         }
         double norm = nn_clip_grad(p->g, p->n, t->cfg.clip);
         ts->adam.lr = rnn_train_lr(&t->cfg, ts->episodes);
         nn_adam_step(&ts->adam, p);
         ts->episodes++;
-        ts->entropy = beta;
+        ts->entropy = t->beta;
         done++;
         if (cb) {
             TrainReport rep;
@@ -178,7 +266,7 @@ int64_t rnn_train_run(RnnTrainer *t, int64_t n, TrainCallback cb, void *ud, vola
             rep.grad_norm = norm;
             rep.best_runtime_us = b->runtime_us;
             rep.simulations = ts->simulations;
-            rep.entropy = beta;
+            rep.entropy = t->beta;
             cb(&rep, ud);
         }
     }

@@ -1,8 +1,9 @@
 /* rnn_train: REINFORCE training of the RNN-based placer (rnn.h;
  * docs/agent.md, "Training the RNN-based placer") on one graph.
  *
- * An update samples K placements (one decode each, in order, from the
- * state's RNG), simulates each, and takes the cost R = sqrt(score), the
+ * An update samples K placements (one decode each, sample k from its own
+ * stream seeded by the k-th draw of the state's RNG), simulates each, and
+ * takes the cost R = sqrt(score), the
  * score being the runtime in seconds plus Placeto's OOM penalty (seconds
  * per GB over a device's memory: episode_score with seconds, not logs).
  * Each sample, in order, reads the moving-average baseline b and then
@@ -16,7 +17,11 @@
  * The training state is a TrainState (train.h): Adam's step, the update
  * count (its "episodes"), the RNG, beta ("entropy"), the best placement,
  * the simulation count; its baseline window holds one "episode" of one
- * value, the moving average b. Single-threaded; deterministic per seed. */
+ * value, the moving average b. The K samples' decodes, simulations and
+ * gradients run on up to `threads` threads, each sample with its own work
+ * space and gradient; the gradients are summed in sample order, so a run
+ * is deterministic per seed and gives the same bits for every thread
+ * count. */
 #ifndef PLACETO_RNN_TRAIN_H
 #define PLACETO_RNN_TRAIN_H
 
@@ -24,6 +29,7 @@
 #include "train.h"
 
 #define RNN_BASELINE_START 10.0
+#define RNN_TRAIN_MAX_SAMPLES 64
 
 typedef struct RnnTrainConfig {
     double lr;          /* Adam learning rate (0.1) */
@@ -31,6 +37,7 @@ typedef struct RnnTrainConfig {
     double clip;        /* global gradient norm (1.0) */
     double oom_penalty; /* seconds per GB over a device's memory (2, Placeto's) */
     int samples;        /* placements per update, K (1) */
+    int threads;        /* the K samples decoded, simulated and differentiated on this many threads (1) */
     int64_t decay_start, decay_every; /* staircase: lr * decay_rate^floor((u - start) / every) from start */
     double decay_rate;
     uint64_t seed;

@@ -2,7 +2,7 @@
 # `placeto train --agent rnn`: the RNN-based placer trains through the train
 # command: progress lines, --json lines, the learning curve, a policy file
 # with "agent": "rnn"; deterministic per seed; 5 updates = 3, then 2 more
-# from the file, byte for byte; place and compare with an rnn policy (rows
+# from the file, byte for byte; --threads gives the same bytes; place and compare with an rnn policy (rows
 # rnn and rnn-trained); the Placeto trainer refuses an rnn policy and the
 # rnn trainer a Placeto one; bad values and the Placeto-only options
 # are usage errors. Prints "rnn: N passed, M failed".
@@ -51,6 +51,14 @@ expect_rc "rnn 3" 0 && pass
 run train "$g" --agent rnn --episodes 2 --resume "$tmp/r.json"
 if expect_rc "rnn --resume" 0; then
     if cmp -s "$tmp/a.json" "$tmp/r.json"; then pass; else fail "rnn resume bit-exact" "3 + 2 resumed differs from 5"; fi
+fi
+
+# --threads: the K samples in parallel, the same bytes as on one thread
+run train "$g" "${small[@]}" --episodes 3 --samples-per-update 3 -o "$tmp/t1.json"
+expect_rc "rnn K=3" 0 && pass
+run train "$g" "${small[@]}" --episodes 3 --samples-per-update 3 --threads 2 -o "$tmp/t2.json"
+if expect_rc "rnn --threads 2" 0; then
+    if cmp -s "$tmp/t1.json" "$tmp/t2.json"; then pass; else fail "rnn threads" "2 threads differ from 1"; fi
 fi
 
 # --json: one line per update (5 < 20) and a summary
@@ -111,7 +119,8 @@ if expect_rc "rnn on a placeto policy" 1; then
 fi
 
 usage_error "bad agent" train "$g" --agent gnn -o "$tmp/x.json"
-usage_error "rnn threads" train "$g" --agent rnn --threads 2 -o "$tmp/x.json"
+usage_error "rnn threads" train "$g" --agent rnn --threads 65 -o "$tmp/x.json"
+usage_error "rnn samples 65" train "$g" --agent rnn --samples-per-update 65 -o "$tmp/x.json"
 usage_error "rnn family" train "$g" graphs/toy/chain.json --agent rnn -o "$tmp/x.json"
 usage_error "rnn directory" train graphs/toy --agent rnn -o "$tmp/x.json"
 usage_error "rnn placeto option" train "$g" --agent rnn --gamma 1 -o "$tmp/x.json"

@@ -2,8 +2,9 @@
  * (rnn_io.h): on toy_chain grouped into 4 groups on 2 devices, where
  * every split pays a transfer and so the two one-device placements are the
  * best, a few hundred updates make them far more likely (the sign of the
- * REINFORCE step); a run is deterministic per seed; N + M updates in one run
- * and N, save, load, M give byte-identical files; save -> load -> save is
+ * REINFORCE step); a run is deterministic per seed and gives the same bits
+ * on 1, 2 or K threads; N + M updates in one run and N, save, load, M give
+ * byte-identical files; save -> load -> save is
  * byte-identical; the learning-rate staircase; the "agent" field: Placeto
  * files without it (the bundled ones) load, and each agent's loader
  * refuses the other's file with a clear message. */
@@ -137,11 +138,12 @@ TEST(rnn_train_lr_staircase)
 }
 
 /* n1 updates, save (with state), load, n2 more, save to path. */
-static int run_split(const Fix *f, int n1, int n2, int samples, const char *mid, const char *path)
+static int run_split(const Fix *f, int n1, int n2, int samples, int threads, const char *mid, const char *path)
 {
     RnnTrainConfig cfg;
     rnn_train_config_default(&cfg);
     cfg.samples = samples;
+    cfg.threads = threads;
     cfg.entropy = 0.01;
     cfg.decay_start = 2; /* the schedule crosses the resume */
     cfg.decay_every = 2;
@@ -184,12 +186,16 @@ TEST(rnn_train_resume_is_bit_exact)
     tmp_file(b, sizeof b, &td, "b.json");
     tmp_file(c, sizeof c, &td, "c.json");
     tmp_file(m, sizeof m, &td, "mid.json");
-    for (int samples = 1; samples <= 2; samples++) {
-        if (run_split(&f, 7, 0, samples, m, a) == 0 && run_split(&f, 3, 4, samples, m, b) == 0)
+    for (int samples = 1; samples <= 3; samples += 2) {
+        if (run_split(&f, 7, 0, samples, 1, m, a) == 0 && run_split(&f, 3, 4, samples, 1, m, b) == 0)
             CHECK_MSG(same_file_bytes(a, b), "K=%d: 7 updates differ from 3 + resume + 4", samples);
-        /* determinism: the same run twice */
-        if (run_split(&f, 7, 0, samples, m, c) == 0)
+        /* determinism: the same run twice; and on K threads the same bits */
+        if (run_split(&f, 7, 0, samples, 1, m, c) == 0)
             CHECK(same_file_bytes(a, c));
+        if (samples > 1 && run_split(&f, 7, 0, samples, samples, m, c) == 0)
+            CHECK_MSG(same_file_bytes(a, c), "K=%d: %d threads differ from 1", samples, samples);
+        if (samples > 1 && run_split(&f, 7, 0, samples, 2, m, c) == 0)
+            CHECK_MSG(same_file_bytes(a, c), "K=%d: 2 threads differ from 1", samples);
     }
     /* load -> save is byte-identical */
     TrainState ts;
@@ -200,7 +206,7 @@ TEST(rnn_train_resume_is_bit_exact)
         CHECK(rnn_policy_save(net, &ts, c, &e) == 0);
         CHECK(same_file_bytes(a, c));
         CHECK_INT(ts.episodes, 7);
-        CHECK_INT(ts.simulations, 14);
+        CHECK_INT(ts.simulations, 21);
     }
     train_state_done(&ts);
     rnn_free(net);
