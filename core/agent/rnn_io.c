@@ -121,8 +121,8 @@ RnnNet *rnn_policy_load_text(const char *path, const char *text, size_t len, Tra
         jdoc_err(&d, e, "training.baseline", "expected [[b]], the moving-average baseline");
         goto fail;
     }
-    if (tmp.n_base == 0 && ts) /* no training state: a fresh baseline */
-        rnn_train_state_init(&tmp, 0.1, 0, 0);
+    if (tmp.n_base == 0) /* no training state: a fresh baseline */
+        rnn_train_set_baseline(&tmp, RNN_BASELINE_START);
     rnn_vocab_done(&v);
     jdoc_done(&d);
     if (ts) {
@@ -170,12 +170,13 @@ int rnn_policy_peek(const char *path, int *n_devices, int *n_groups, Err *e)
 
 RnnNet *rnn_policy_load(const char *path, TrainState *ts, Err *e)
 {
-    if (ts)
-        rnn_train_state_init(ts, 0.1, 0, 0);
     size_t len;
     char *text = util_read_file(path, &len, e);
-    if (!text)
+    if (!text) {
+        if (ts)
+            rnn_train_state_init(ts, 0.1, 0, 0);
         return NULL;
+    }
     RnnNet *net = rnn_policy_load_text(path, text, len, ts, e);
     free(text);
     return net;

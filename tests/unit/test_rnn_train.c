@@ -261,3 +261,60 @@ TEST(rnn_policy_file_names_its_agent)
     tmp_close(&td);
     fix_done(&f);
 }
+
+/* A bad rnn policy file is refused with the field named, nothing loaded. */
+TEST(rnn_policy_file_errors)
+{
+    Fix f;
+    TmpDir td;
+    if (fix_new(&f, 4) != 0)
+        return;
+    REQUIRE_MSG(tmp_open(&td, "placeto_rnn_bad"), "mkdtemp failed");
+    char p[128];
+    tmp_file(p, sizeof p, &td, "rnn.json");
+    RnnNet *net = tiny_net(&f, 1);
+    TrainState ts;
+    rnn_train_state_init(&ts, 0.1, 0, 1);
+    Err e = {{0}};
+    size_t len = 0;
+    char *good = NULL;
+    if (net && rnn_policy_save(net, &ts, p, &e) == 0)
+        good = read_all(p, &len);
+    CHECK_MSG(good != NULL, "%s", e.msg);
+    static const struct { const char *old, *rep, *want; } bad[] = {
+        {"\"agent\": \"rnn\"", "\"agent\": \"gnn\"", "agent: expected \"placeto\" or \"rnn\""},
+        {"\"hidden\": 16", "\"hidden\": 15", "architecture.hidden: expected an even number"},
+        {"\"n_devices\": 2", "\"n_devices\": 0", "architecture.n_devices"},
+        {"\"n_types\": ", "\"n_types\": 1", "vocabulary: expected"},
+        {"\"vocabulary\": [", "\"vocabulary\": [\"zzz\", ", "vocabulary"},
+        {"\"baseline\": [\n   [", "\"baseline\": [\n   [1, ", "training.baseline: expected [[b]]"},
+        {"\"shape\": [", "\"shape\": [9", "parameters[0].shape"},
+    };
+    for (size_t k = 0; good && k < sizeof bad / sizeof *bad; k++) {
+        char *t = text_subst(good, bad[k].old, bad[k].rep, 1);
+        CHECK_MSG(t != NULL, "no \"%s\" in the file", bad[k].old);
+        if (!t)
+            continue;
+        Err be = {{0}};
+        TrainState bts;
+        RnnNet *q = rnn_policy_load_text("bad.json", t, strlen(t), &bts, &be);
+        CHECK_MSG(q == NULL, "case %zu loaded", k);
+        CHECK_MSG(strstr(be.msg, bad[k].want) != NULL, "case %zu: \"%s\" lacks \"%s\"", k, be.msg, bad[k].want);
+        rnn_free(q);
+        train_state_done(&bts);
+        free(t);
+    }
+    if (good) { /* the unmodified text loads */
+        Err ge = {{0}};
+        TrainState gts;
+        RnnNet *q = rnn_policy_load_text("good.json", good, len, &gts, &ge);
+        CHECK_MSG(q != NULL, "%s", ge.msg);
+        rnn_free(q);
+        train_state_done(&gts);
+    }
+    free(good);
+    train_state_done(&ts);
+    rnn_free(net);
+    tmp_close(&td);
+    fix_done(&f);
+}
