@@ -128,6 +128,7 @@ RnnTrainer *rnn_train_new(RnnNet *net, TrainState *ts, const RnnTrainConfig *cfg
     rnn_train_set_baseline(ts, rnn_train_baseline(ts));
     TrainGraph tg = {(Graph *)g, (Grouping *)gr, NULL};
     train_best_verify(ts, &t->env, &tg, 1, c);
+    train_best_for(ts, g->name, g->checksum, gr->n_groups); /* present even before the first update */
     return t;
 }
 
