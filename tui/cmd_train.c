@@ -49,6 +49,7 @@ static const CliOpt train_opts[] = {
     {"json", 0, NULL, "JSON lines on stdout: progress reports and a final summary"},
     {"samples-per-update", 0, "K", "--agent rnn: placements sampled per update, 1-64 (default 1)"},
     {"hidden", 0, "H", "--agent rnn: LSTM width of a new policy, even (default 256)"},
+    {"greedy-every", 0, "K", "--agent rnn: also simulate a greedy decode after every K-th update (default 50; 0: never)"},
     {0},
 };
 
@@ -341,7 +342,7 @@ static int run_train_rnn(const CliCmd *cmd, const CliArgs *a)
     struct stat st;
     if (a->n_pos != 1 || (stat(a->pos[0], &st) == 0 && S_ISDIR(st.st_mode)))
         return cli_usage_error(cmd, "--agent rnn trains on one graph file (its input ties it to the graph)");
-    long episodes, threads, every, samples, hidden;
+    long episodes, threads, every, samples, hidden, greedy;
     RnnTrainConfig cfg;
     rnn_train_config_default(&cfg);
     ProblemSpec spec;
@@ -351,6 +352,7 @@ static int run_train_rnn(const CliCmd *cmd, const CliArgs *a)
         cli_int(cmd, a, "checkpoint-every", 1, 1L << 40, 50, &every) ||
         cli_int(cmd, a, "samples-per-update", 1, RNN_TRAIN_MAX_SAMPLES, 1, &samples) ||
         cli_int(cmd, a, "hidden", 2, 4096, 256, &hidden) ||
+        cli_int(cmd, a, "greedy-every", 0, 1L << 40, 50, &greedy) ||
         cli_double(cmd, a, "lr", 0, 10, cfg.lr, &cfg.lr) ||
         cli_double(cmd, a, "entropy", 0, 1e6, cfg.entropy, &cfg.entropy) ||
         cli_double(cmd, a, "clip", 1e-9, 1e9, cfg.clip, &cfg.clip) ||
@@ -362,6 +364,7 @@ static int run_train_rnn(const CliCmd *cmd, const CliArgs *a)
         return cli_usage_error(cmd, "--hidden sets a new policy's width; --resume keeps the file's");
     cfg.samples = (int)samples;
     cfg.threads = (int)threads;
+    cfg.greedy_every = greedy;
     const char *resume = cli_get(cmd, a, "resume"), *out = cli_get(cmd, a, "output");
     if (!out)
         out = resume ? resume : "policy.json";
@@ -483,9 +486,10 @@ static int run_train(int argc, char **argv)
         return cli_usage_error(cmd, "--agent: expected placeto or rnn, got '%s'", agent);
     if (agent && strcmp(agent, "rnn") == 0)
         return run_train_rnn(cmd, &a);
-    if (cli_get(cmd, &a, "samples-per-update") || cli_get(cmd, &a, "hidden"))
-        return cli_usage_error(cmd, "--%s applies to --agent rnn",
-                               cli_get(cmd, &a, "hidden") ? "hidden" : "samples-per-update");
+    static const char *const rnn_only[] = {"samples-per-update", "hidden", "greedy-every", NULL};
+    for (int k = 0; rnn_only[k]; k++)
+        if (cli_get(cmd, &a, rnn_only[k]))
+            return cli_usage_error(cmd, "--%s applies to --agent rnn", rnn_only[k]);
     long episodes, threads, decay, passes, every;
     TrainConfig cfg;
     const char *preset = cli_get(cmd, &a, "preset");

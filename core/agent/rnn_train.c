@@ -15,6 +15,7 @@ void rnn_train_config_default(RnnTrainConfig *cfg)
     cfg->oom_penalty = 2.0;
     cfg->samples = 1;
     cfg->threads = 1;
+    cfg->greedy_every = 50;
     cfg->decay_start = 400;
     cfg->decay_every = 50;
     cfg->decay_rate = 0.95;
@@ -152,6 +153,24 @@ void rnn_train_free(RnnTrainer *t)
     free(t);
 }
 
+/* A greedy decode of the current weights, simulated (slot 0's buffers). */
+static void greedy_probe(RnnTrainer *t, TrainBest *b)
+{
+    RSlot *sl = &t->slots[0];
+    int G = t->gr->n_groups;
+    rnn_forward(t->net, t->in, sl->w, RNN_GREEDY, NULL, sl->place, NULL, NULL);
+    group_expand(t->gr, sl->place, sl->op);
+    const SimResult *r = sim_run(sl->sim, sl->op);
+    double score = episode_score(&t->env, t->c, r);
+    t->ts->simulations++;
+    if (score < b->score) {
+        b->score = score;
+        b->runtime_us = r->makespan_us;
+        memcpy(b->group_device, sl->place, (size_t)G * sizeof *b->group_device);
+        b->found_after = t->ts->simulations;
+    }
+}
+
 /* Phase 0: sample k's decode and simulation; phase 1: its gradient. */
 static void slot_run(RnnTrainer *t, int k, int phase)
 {
@@ -256,6 +275,8 @@ int64_t rnn_train_run(RnnTrainer *t, int64_t n, TrainCallback cb, void *ud, vola
         ts->episodes++;
         ts->entropy = t->beta;
         done++;
+        if (t->cfg.greedy_every > 0 && ts->episodes % t->cfg.greedy_every == 0)
+            greedy_probe(t, b);
         if (cb) {
             TrainReport rep;
             rep.episode = ts->episodes;

@@ -14,6 +14,10 @@
  * lr, times 0.95 every 50 updates from update 400 on (staircase). The
  * logits noise of the public code is not implemented.
  *
+ * After every greedy_every-th update one greedy decode is simulated as
+ * well (counted among the simulations; it may become the best placement;
+ * it does not touch the baseline or the gradient).
+ *
  * The training state is a TrainState (train.h): Adam's step, the update
  * count (its "episodes"), the RNG, beta ("entropy"), the best placement,
  * the simulation count; its baseline window holds one "episode" of one
@@ -38,6 +42,7 @@ typedef struct RnnTrainConfig {
     double oom_penalty; /* seconds per GB over a device's memory (2, Placeto's) */
     int samples;        /* placements per update, K (1) */
     int threads;        /* the K samples decoded, simulated and differentiated on this many threads (1) */
+    int64_t greedy_every; /* after every this many updates, one greedy decode is simulated too (50; 0: never) */
     int64_t decay_start, decay_every; /* staircase: lr * decay_rate^floor((u - start) / every) from start */
     double decay_rate;
     uint64_t seed;

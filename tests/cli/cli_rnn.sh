@@ -61,6 +61,16 @@ if expect_rc "rnn --threads 2" 0; then
     if cmp -s "$tmp/t1.json" "$tmp/t2.json"; then pass; else fail "rnn threads" "2 threads differ from 1"; fi
 fi
 
+# --greedy-every K: a greedy decode simulated after every K-th update
+run train "$g" "${small[@]}" --episodes 3 --greedy-every 1 --json -o "$tmp/gr.json"
+if expect_rc "rnn --greedy-every" 0; then
+    pycheck "rnn greedy simulations" '
+import json, sys
+s = [json.loads(l) for l in open(sys.argv[1])][-1]
+assert s["episodes"] == 3 and s["placements_simulated"] == 6, s
+' "$tmp/out"
+fi
+
 # --json: one line per update (5 < 20) and a summary
 run train "$g" "${small[@]}" --episodes 5 --samples-per-update 2 --json -o "$tmp/j.json"
 if expect_rc "rnn --json" 0; then
@@ -129,6 +139,8 @@ usage_error "rnn odd hidden" train "$g" --agent rnn --hidden 15 -o "$tmp/x.json"
 usage_error "rnn hidden resume" train "$g" --agent rnn --hidden 16 --resume "$tmp/a.json"
 usage_error "samples without rnn" train "$g" --samples-per-update 2 -o "$tmp/x.json"
 usage_error "hidden without rnn" train "$g" --hidden 16 -o "$tmp/x.json"
+usage_error "greedy-every without rnn" train "$g" --greedy-every 5 -o "$tmp/x.json"
+usage_error "rnn greedy-every -1" train "$g" --agent rnn --greedy-every -1 -o "$tmp/x.json"
 [ ! -e "$tmp/x.json" ] && pass || fail "no file on errors" "x.json was written"
 
 echo "rnn: $passed passed, $failed failed"

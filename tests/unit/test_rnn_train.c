@@ -115,7 +115,7 @@ TEST(rnn_train_learns_the_best_placement)
               "P(one device) %.4f before, %.4f after 300 updates; E[cost] %.6f before, %.6f after", before, after,
               e0, e1);
     CHECK_INT(ts.episodes, 300);
-    CHECK_INT(ts.simulations, 300);
+    CHECK_INT(ts.simulations, 306); /* and a greedy decode after every 50th update */
     REQUIRE(ts.n_best == 1);
     int *op = calloc((size_t)f.pb.g->n_nodes, sizeof *op); /* every op on device 0 */
     double one = op ? sim_run(f.pb.sim, op)->makespan_us : 0;
@@ -147,6 +147,7 @@ static int run_split(const Fix *f, int n1, int n2, int samples, int threads, con
     cfg.entropy = 0.01;
     cfg.decay_start = 2; /* the schedule crosses the resume */
     cfg.decay_every = 2;
+    cfg.greedy_every = 2; /* so does the greedy decode's period */
     TrainState ts;
     rnn_train_state_init(&ts, cfg.lr, cfg.entropy, 9);
     RnnNet *net = tiny_net(f, 4);
@@ -206,7 +207,7 @@ TEST(rnn_train_resume_is_bit_exact)
         CHECK(rnn_policy_save(net, &ts, c, &e) == 0);
         CHECK(same_file_bytes(a, c));
         CHECK_INT(ts.episodes, 7);
-        CHECK_INT(ts.simulations, 21);
+        CHECK_INT(ts.simulations, 21 + 3); /* 7 updates of 3 samples, greedy after updates 2, 4, 6 */
     }
     train_state_done(&ts);
     rnn_free(net);
