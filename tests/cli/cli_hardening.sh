@@ -181,9 +181,11 @@ assert d["ops"] == 100000 and 100 <= d["groups"] <= 200, d
         [ -n "$cgt" ] && (( (16#$cgt >> 1) & 1 )) && break
         sleep 0.1
     done
+    # the second Ctrl-C comes soon after the first: an episode of this graph
+    # takes about a second, and the first Ctrl-C lets it finish
     sleep 1
     kill -INT "$pid"
-    sleep 0.3
+    sleep 0.05
     kill -INT "$pid"
     t0=$(date +%s%N)
     wait "$pid"
