@@ -212,12 +212,15 @@ if expect_rc "stdout past a file-size limit" 1; then
 fi
 # with standard error closed, the learning curve (the next file opened)
 # must not receive the progress lines
-cmd="placeto train graphs/toy/crown.json --episodes 3 --curve c.csv 2>&-"
-timeout 60 $wrap "$prog" train graphs/toy/crown.json --episodes 3 -o "$tmp/fd.json" --curve "$tmp/c.csv" 2>&- > /dev/null < /dev/null
-rc=$?
-if expect_rc "train with stderr closed" 0; then
-    if [ "$(grep -cv '^[0-9e]' "$tmp/c.csv")" = 0 ] && [ "$(wc -l < "$tmp/c.csv")" = 4 ]; then pass
-    else fail "train with stderr closed" "the curve holds other lines: $(head -c 300 "$tmp/c.csv")"; fi
+# (not under valgrind, which needs descriptor 2 for itself)
+if [ "$slow" -eq 0 ]; then
+    cmd="placeto train graphs/toy/crown.json --episodes 3 --curve c.csv 2>&-"
+    timeout 60 $wrap "$prog" train graphs/toy/crown.json --episodes 3 -o "$tmp/fd.json" --curve "$tmp/c.csv" 2>&- > /dev/null < /dev/null
+    rc=$?
+    if expect_rc "train with stderr closed" 0; then
+        if [ "$(grep -cv '^[0-9e]' "$tmp/c.csv")" = 0 ] && [ "$(wc -l < "$tmp/c.csv")" = 4 ]; then pass
+        else fail "train with stderr closed" "the curve holds other lines: $(head -c 300 "$tmp/c.csv")"; fi
+    fi
 fi
 # the same with standard output closed: the summary must not land in the
 # curve either

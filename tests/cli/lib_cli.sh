@@ -4,6 +4,10 @@
 # the pass/fail counters.
 prog=${PLACETO_PROG:-./placeto}
 wrap=${PLACETO_WRAP:-}
+# seconds a run may take: 20, and 120 under valgrind (some 20 s runs there
+# train on inception_v3 or record the whole tour)
+run_limit=20
+case "$wrap" in *valgrind*) run_limit=120 ;; esac
 py=/usr/bin/python3
 [ -x "$py" ] || py=python3
 tmp=$(mktemp -d)
@@ -17,7 +21,7 @@ flat() { head -c 400 "$1" 2> /dev/null | tr -d '\r' | sed -e ':a' -e 'N' -e '$!b
 # report. Prints the reason and returns 1 when something is wrong.
 crash_reason() {
     if [ "$rc" -eq 99 ]; then echo "valgrind reported an error (exit 99)"; return 1; fi
-    if [ "$rc" -eq 124 ]; then echo "timed out after 20 s"; return 1; fi
+    if [ "$rc" -eq 124 ]; then echo "timed out after $run_limit s"; return 1; fi
     if [ "$rc" -ge 128 ]; then echo "killed by signal $((rc - 128))"; return 1; fi
     if grep -qE 'Segmentation|ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:|placeto: fatal:' "$tmp/err"; then
         echo "crash or sanitizer report on stderr"; return 1
@@ -29,7 +33,7 @@ crash_reason() {
 run() {
     cmd="$prog $*"
     # shellcheck disable=SC2086  # PLACETO_WRAP is a command line to split
-    timeout 20 $wrap "$prog" "$@" > "$tmp/out" 2> "$tmp/err" < /dev/null
+    timeout "$run_limit" $wrap "$prog" "$@" > "$tmp/out" 2> "$tmp/err" < /dev/null
     rc=$?
 }
 
