@@ -303,6 +303,70 @@ static void catch_signals(const char *curve_tmp)
     sigaction(SIGTERM, &sa, NULL);
 }
 
+/* The part of `train` both agents share: the learning curve (opened when
+ * --curve asks), the progress, runs of episodes (updates, for rnn) up to each
+ * checkpoint, each checkpoint saved, then the curve committed and the
+ * summary printed. *curve is the open curve, NULL once committed (the
+ * caller aborts it on failure). */
+typedef struct TrainLoop {
+    int64_t (*run)(void *trainer, int64_t n, Progress *pr);
+    int (*save)(void *policy, const TrainState *ts, const char *out, Err *e);
+    void *trainer, *policy;
+    const char *unit; /* "episode" or "update" */
+} TrainLoop;
+
+static int open_curve(const char *path, AtomicFile *af, FILE **curve, Err *e)
+{
+    *curve = NULL;
+    if (!path)
+        return 0;
+    if (util_atomic_open(af, path, e) != 0) { /* the same temporaries as every save */
+        err_prefix(e, "cannot write the learning curve");
+        return -1;
+    }
+    *curve = af->f;
+    fputs("episode,graph,runtime_us,best_runtime_us,return,loss,entropy,placements_simulated\n", *curve);
+    return 0;
+}
+
+static int train_loop(const TrainLoop *l, Progress *pr, TrainState *ts, int64_t every, const char *out,
+                      AtomicFile *curve_af, FILE **curve, Err *e)
+{
+    pr->tty = isatty(2);
+    pr->every = pr->total >= 20 ? pr->total / 20 : 1;
+    pr->curve = *curve;
+    pr->t0 = util_now();
+    catch_signals(*curve ? curve_af->tmp : NULL);
+    int64_t ran = 0;
+    while (ran < pr->total && !stop_flag) {
+        int64_t chunk = every - (ts->episodes % every);
+        if (chunk > pr->total - ran)
+            chunk = pr->total - ran;
+        double t0 = util_now();
+        ran += l->run(l->trainer, chunk, pr);
+        ts->seconds += util_now() - t0;
+        if (l->save(l->policy, ts, out, e) != 0)
+            return -1;
+    }
+    if (got_signal)
+        fprintf(stderr, "\nplaceto: interrupted after %s %lld; saved %s\n", l->unit, (long long)ts->episodes, out);
+    if (*curve) {
+        *curve = NULL;
+        curve_tmp_path = NULL;
+        if (util_atomic_commit(curve_af, e) != 0) {
+            err_prefix(e, "cannot write the learning curve");
+            return -1; /* the policy is saved; the command still fails */
+        }
+    }
+    print_summary(pr, ts, out);
+    return 0;
+}
+
+static int64_t run_placeto(void *t, int64_t n, Progress *pr) { return train_run(t, n, on_episode, pr, &stop_flag); }
+static int64_t run_rnn(void *t, int64_t n, Progress *pr) { return rnn_train_run(t, n, on_episode, pr, &stop_flag); }
+static int save_placeto(void *p, const TrainState *ts, const char *out, Err *e) { return policy_save(p, ts, out, e); }
+static int save_rnn(void *p, const TrainState *ts, const char *out, Err *e) { return rnn_policy_save(p, ts, out, e); }
+
 static void free_graphs(Problem *pb, TrainGraph *tg, int n)
 {
     for (int i = 0; i < n; i++) {
@@ -415,49 +479,18 @@ static int run_train_rnn(const CliCmd *cmd, const CliArgs *a)
         err_prefix(&e, resume ? resume : "policy");
         goto done;
     }
-    const char *curve_path = cli_get(cmd, a, "curve");
-    if (curve_path) {
-        if (util_atomic_open(&curve_af, curve_path, &e) != 0) {
-            err_prefix(&e, "cannot write the learning curve");
-            goto done;
-        }
-        curve = curve_af.f;
-        fputs("episode,graph,runtime_us,best_runtime_us,return,loss,entropy,placements_simulated\n", curve);
-    }
+    if (open_curve(cli_get(cmd, a, "curve"), &curve_af, &curve, &e) != 0)
+        goto done;
     TrainGraph tg = {pb.g, pb.gr, NULL};
     Progress pr = {0};
-    pr.tty = isatty(2);
     pr.json = cli_get(cmd, a, "json") != NULL;
     pr.first = ts.episodes;
     pr.total = episodes;
-    pr.every = pr.total >= 20 ? pr.total / 20 : 1;
     pr.graphs = &tg;
     pr.n_graphs = 1;
-    pr.curve = curve;
-    pr.t0 = util_now();
-    catch_signals(curve_af.tmp);
-    int64_t ran = 0;
-    while (ran < pr.total && !stop_flag) {
-        int64_t chunk = every - (ts.episodes % every);
-        if (chunk > pr.total - ran)
-            chunk = pr.total - ran;
-        double t0 = util_now();
-        ran += rnn_train_run(t, chunk, on_episode, &pr, &stop_flag);
-        ts.seconds += util_now() - t0;
-        if (rnn_policy_save(net, &ts, out, &e) != 0)
-            goto done;
-    }
-    if (got_signal)
-        fprintf(stderr, "\nplaceto: interrupted after update %lld; saved %s\n", (long long)ts.episodes, out);
-    if (curve) {
-        curve = NULL;
-        curve_tmp_path = NULL;
-        if (util_atomic_commit(&curve_af, &e) != 0) {
-            err_prefix(&e, "cannot write the learning curve");
-            goto done;
-        }
-    }
-    print_summary(&pr, &ts, out);
+    TrainLoop loop = {run_rnn, save_rnn, t, net, "update"};
+    if (train_loop(&loop, &pr, &ts, every, out, &curve_af, &curve, &e) != 0)
+        goto done;
     rc = EXIT_OK;
 done:
     if (curve) {
@@ -630,48 +663,17 @@ static int run_train(int argc, char **argv)
     }
     if ((init_method || init_heuristic) && train_seed_from_method(&ts, init_method, pb, n_graphs, &cfg, &e) != 0)
         goto done;
-    const char *curve_path = cli_get(cmd, &a, "curve");
-    if (curve_path) {
-        if (util_atomic_open(&curve_af, curve_path, &e) != 0) { /* the same temporaries as every save */
-            err_prefix(&e, "cannot write the learning curve");
-            goto done;
-        }
-        curve = curve_af.f;
-        fputs("episode,graph,runtime_us,best_runtime_us,return,loss,entropy,placements_simulated\n", curve);
-    }
+    if (open_curve(cli_get(cmd, &a, "curve"), &curve_af, &curve, &e) != 0)
+        goto done;
     Progress pr = {0};
-    pr.tty = isatty(2);
     pr.json = cli_get(cmd, &a, "json") != NULL;
     pr.first = ts.episodes;
     pr.total = (episodes + cfg.threads - 1) / cfg.threads * cfg.threads;
-    pr.every = pr.total >= 20 ? pr.total / 20 : 1;
     pr.graphs = tg;
     pr.n_graphs = n_graphs;
-    pr.curve = curve;
-    pr.t0 = util_now();
-    catch_signals(curve_af.tmp);
-    int64_t ran = 0;
-    while (ran < pr.total && !stop_flag) {
-        int64_t chunk = every - (ts.episodes % every);
-        if (chunk > pr.total - ran)
-            chunk = pr.total - ran;
-        double t0 = util_now();
-        ran += train_run(t, chunk, on_episode, &pr, &stop_flag);
-        ts.seconds += util_now() - t0;
-        if (policy_save(pol, &ts, out, &e) != 0)
-            goto done;
-    }
-    if (got_signal)
-        fprintf(stderr, "\nplaceto: interrupted after episode %lld; saved %s\n", (long long)ts.episodes, out);
-    if (curve) {
-        curve = NULL;
-        curve_tmp_path = NULL;
-        if (util_atomic_commit(&curve_af, &e) != 0) {
-            err_prefix(&e, "cannot write the learning curve");
-            goto done; /* the policy is saved; the command still fails */
-        }
-    }
-    print_summary(&pr, &ts, out);
+    TrainLoop loop = {run_placeto, save_placeto, t, pol, "episode"};
+    if (train_loop(&loop, &pr, &ts, every, out, &curve_af, &curve, &e) != 0)
+        goto done;
     rc = EXIT_OK;
 done:
     if (curve) {
