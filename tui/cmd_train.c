@@ -303,11 +303,10 @@ static void catch_signals(const char *curve_tmp)
     sigaction(SIGTERM, &sa, NULL);
 }
 
-/* The part of `train` both agents share: the learning curve (opened when
- * --curve asks), the progress, runs of episodes (updates, for rnn) up to each
- * checkpoint, each checkpoint saved, then the curve committed and the
- * summary printed. *curve is the open curve, NULL once committed (the
- * caller aborts it on failure). */
+/* The part of `train` both agents share: the learning curve (written to
+ * curve_path when --curve asks, committed at the end, removed on failure),
+ * the progress, runs of episodes (updates, for rnn) up to each checkpoint,
+ * each checkpoint saved, and the summary. */
 typedef struct TrainLoop {
     int64_t (*run)(void *trainer, int64_t n, Progress *pr);
     int (*save)(void *policy, const TrainState *ts, const char *out, Err *e);
@@ -315,48 +314,44 @@ typedef struct TrainLoop {
     const char *unit; /* "episode" or "update" */
 } TrainLoop;
 
-static int open_curve(const char *path, AtomicFile *af, FILE **curve, Err *e)
-{
-    *curve = NULL;
-    if (!path)
-        return 0;
-    if (util_atomic_open(af, path, e) != 0) { /* the same temporaries as every save */
-        err_prefix(e, "cannot write the learning curve");
-        return -1;
-    }
-    *curve = af->f;
-    fputs("episode,graph,runtime_us,best_runtime_us,return,loss,entropy,placements_simulated\n", *curve);
-    return 0;
-}
-
 static int train_loop(const TrainLoop *l, Progress *pr, TrainState *ts, int64_t every, const char *out,
-                      AtomicFile *curve_af, FILE **curve, Err *e)
+                      const char *curve_path, Err *e)
 {
+    AtomicFile af = {0};
+    if (curve_path) {
+        if (util_atomic_open(&af, curve_path, e) != 0) { /* the same temporaries as every save */
+            err_prefix(e, "cannot write the learning curve");
+            return -1;
+        }
+        pr->curve = af.f;
+        fputs("episode,graph,runtime_us,best_runtime_us,return,loss,entropy,placements_simulated\n", pr->curve);
+    }
     pr->tty = isatty(2);
     pr->every = pr->total >= 20 ? pr->total / 20 : 1;
-    pr->curve = *curve;
     pr->t0 = util_now();
-    catch_signals(*curve ? curve_af->tmp : NULL);
+    catch_signals(curve_path ? af.tmp : NULL);
     int64_t ran = 0;
-    while (ran < pr->total && !stop_flag) {
+    int rc = 0;
+    while (ran < pr->total && !stop_flag && rc == 0) {
         int64_t chunk = every - (ts->episodes % every);
         if (chunk > pr->total - ran)
             chunk = pr->total - ran;
         double t0 = util_now();
         ran += l->run(l->trainer, chunk, pr);
         ts->seconds += util_now() - t0;
-        if (l->save(l->policy, ts, out, e) != 0)
-            return -1;
+        rc = l->save(l->policy, ts, out, e);
+    }
+    curve_tmp_path = NULL;
+    if (rc != 0) {
+        if (curve_path)
+            util_atomic_abort(&af);
+        return -1;
     }
     if (got_signal)
         fprintf(stderr, "\nplaceto: interrupted after %s %lld; saved %s\n", l->unit, (long long)ts->episodes, out);
-    if (*curve) {
-        *curve = NULL;
-        curve_tmp_path = NULL;
-        if (util_atomic_commit(curve_af, e) != 0) {
-            err_prefix(e, "cannot write the learning curve");
-            return -1; /* the policy is saved; the command still fails */
-        }
+    if (curve_path && util_atomic_commit(&af, e) != 0) {
+        err_prefix(e, "cannot write the learning curve");
+        return -1; /* the policy is saved; the command still fails */
     }
     print_summary(pr, ts, out);
     return 0;
@@ -440,8 +435,6 @@ static int run_train_rnn(const CliCmd *cmd, const CliArgs *a)
     Problem pb;
     int loaded = 0, rc = EXIT_FAIL;
     RnnTrainer *t = NULL;
-    FILE *curve = NULL;
-    AtomicFile curve_af = {0};
     RnnVocab voc = {0, NULL};
     if (resume) {
         train_state_done(&ts);
@@ -479,8 +472,6 @@ static int run_train_rnn(const CliCmd *cmd, const CliArgs *a)
         err_prefix(&e, resume ? resume : "policy");
         goto done;
     }
-    if (open_curve(cli_get(cmd, a, "curve"), &curve_af, &curve, &e) != 0)
-        goto done;
     TrainGraph tg = {pb.g, pb.gr, NULL};
     Progress pr = {0};
     pr.json = cli_get(cmd, a, "json") != NULL;
@@ -489,14 +480,10 @@ static int run_train_rnn(const CliCmd *cmd, const CliArgs *a)
     pr.graphs = &tg;
     pr.n_graphs = 1;
     TrainLoop loop = {run_rnn, save_rnn, t, net, "update"};
-    if (train_loop(&loop, &pr, &ts, every, out, &curve_af, &curve, &e) != 0)
+    if (train_loop(&loop, &pr, &ts, every, out, cli_get(cmd, a, "curve"), &e) != 0)
         goto done;
     rc = EXIT_OK;
 done:
-    if (curve) {
-        curve_tmp_path = NULL;
-        util_atomic_abort(&curve_af);
-    }
     rnn_train_free(t);
     rnn_free(net);
     rnn_vocab_done(&voc);
@@ -612,8 +599,6 @@ static int run_train(int argc, char **argv)
     TrainState ts;
     train_state_init(&ts, cfg.lr, cfg.entropy, cfg.seed);
     Trainer *t = NULL;
-    FILE *curve = NULL;
-    AtomicFile curve_af = {0};
     rc = EXIT_FAIL;
     if (!c)
         goto done;
@@ -663,8 +648,6 @@ static int run_train(int argc, char **argv)
     }
     if ((init_method || init_heuristic) && train_seed_from_method(&ts, init_method, pb, n_graphs, &cfg, &e) != 0)
         goto done;
-    if (open_curve(cli_get(cmd, &a, "curve"), &curve_af, &curve, &e) != 0)
-        goto done;
     Progress pr = {0};
     pr.json = cli_get(cmd, &a, "json") != NULL;
     pr.first = ts.episodes;
@@ -672,14 +655,10 @@ static int run_train(int argc, char **argv)
     pr.graphs = tg;
     pr.n_graphs = n_graphs;
     TrainLoop loop = {run_placeto, save_placeto, t, pol, "episode"};
-    if (train_loop(&loop, &pr, &ts, every, out, &curve_af, &curve, &e) != 0)
+    if (train_loop(&loop, &pr, &ts, every, out, cli_get(cmd, &a, "curve"), &e) != 0)
         goto done;
     rc = EXIT_OK;
 done:
-    if (curve) {
-        curve_tmp_path = NULL;
-        util_atomic_abort(&curve_af);
-    }
     train_free(t);
     policy_free(pol);
     train_state_done(&ts);
