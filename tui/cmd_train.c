@@ -19,7 +19,7 @@
 #include "train.h"
 
 static const CliOpt train_opts[] = {
-    {"agent", 0, "A", "placeto (default) or rnn (the RNN-based placer; one graph; an episode is one update)"},
+    {"agent", 0, "A", "placeto (default) or rnn (the RNN-based placer; an episode is one update)"},
     {"episodes", 'e', "K", "episodes to run (default 200)"},
     {"output", 'o', "POLICY", "policy file to write (default: the --resume file, else policy.json)"},
     {"resume", 'r', "POLICY", "continue from a policy file and its training state"},
@@ -50,6 +50,9 @@ static const CliOpt train_opts[] = {
     {"samples-per-update", 0, "K", "--agent rnn: placements sampled per update, 1-64 (default 1)"},
     {"hidden", 0, "H", "--agent rnn: LSTM width of a new policy, even (default 256)"},
     {"greedy-every", 0, "K", "--agent rnn: also simulate a greedy decode after every K-th update (default 50; 0: never)"},
+    {"squash", 0, "C", "--agent rnn: a new policy's logits are C tanh(logits / T), T the --temperature (default 1)"},
+    {"noise", 0, "X", "--agent rnn: logits noise (times their RMS) in the first 750 updates (default 0.5; 0: none)"},
+    {"group-capacity", 0, "G", "--agent rnn: groups a new policy can place (default: the most of its training graphs)"},
     {0},
 };
 
@@ -64,9 +67,10 @@ const CliCmd cmd_train = {
     "per second and the time left. Ctrl-C stops after the current round and saves.\n"
     "example: placeto train graphs/inception_v3.json --devices 2 --episodes 300 -o p.json\n"
     "example: placeto train graphs/families/nmt --episodes 2000 --threads 2 -o nmt.json\n"
-    "With --agent rnn, the RNN-based placer trains on one graph: each episode is one update (K sampled\n"
-    "placements, --samples-per-update, on --threads threads: the same result for every T); defaults\n"
-    "lr 0.1, entropy 0, clip 1; the Placeto-only options are refused.\n"
+    "With --agent rnn, the RNN-based placer trains on one graph or a family (each update draws one):\n"
+    "each episode is one update (K sampled placements, --samples-per-update, on --threads threads:\n"
+    "the same result for every T); defaults lr 0.1, entropy 0, clip 1, squash 1, temperature 1;\n"
+    "the Placeto-only options are refused.\n"
     "example: placeto train graphs/inception_v3.json --agent rnn --episodes 500 -o rnn.json",
     train_opts, run_train,
 };
@@ -388,20 +392,41 @@ static int parse_init(const char *s, EpisodeInit *out)
 
 /* The options of the Placeto trainer that --agent rnn refuses. */
 static const char *const placeto_only[] = {
-    "preset", "entropy-decay", "gamma", "normalize", "temperature", "passes", "init", "random-order", "reward",
+    "preset", "entropy-decay", "gamma", "normalize", "passes", "init", "random-order", "reward",
     "log-runtime", "relative-reward", "accept", "accept-improving", "features", "mem-feature", NULL,
 };
 
-/* train --agent rnn: the RNN-based placer on one graph (rnn_train.h). */
+/* Loads the training graphs onto the one cluster of spec (with each one's
+ * policy graph when policy_graphs): distinct names, since the policy file
+ * keeps each graph's best placement by name. */
+static int load_graphs(ProblemSpec *spec, char **paths, int n, Problem *pb, TrainGraph *tg, int policy_graphs,
+                       Err *e)
+{
+    for (int i = 0; i < n; i++) {
+        spec->graph_path = paths[i];
+        if (problem_load(&pb[i], spec, e) != 0)
+            return -1;
+        tg[i] = (TrainGraph){pb[i].g, pb[i].gr, NULL};
+        if (policy_graphs && !(tg[i].pg = policy_graph_new(tg[i].gr, e))) {
+            err_prefix(e, paths[i]);
+            return -1;
+        }
+        for (int j = 0; j < i; j++)
+            if (strcmp(pb[j].g->name, pb[i].g->name) == 0)
+                return err_set(e, "%s: graph \"%s\" has the name of %s; the policy keeps each graph's best placement "
+                               "by name, so training graphs need different names", paths[i], pb[i].g->name, paths[j]);
+    }
+    return 0;
+}
+
+/* train --agent rnn: the RNN-based placer on one graph or a family (rnn_train.h). */
 static int run_train_rnn(const CliCmd *cmd, const CliArgs *a)
 {
     for (int k = 0; placeto_only[k]; k++)
         if (cli_get(cmd, a, placeto_only[k]))
             return cli_usage_error(cmd, "--%s does not apply to --agent rnn", placeto_only[k]);
-    struct stat st;
-    if (a->n_pos != 1 || (stat(a->pos[0], &st) == 0 && S_ISDIR(st.st_mode)))
-        return cli_usage_error(cmd, "--agent rnn trains on one graph file (its input ties it to the graph)");
-    long episodes, threads, every, samples, hidden, greedy;
+    long episodes, threads, every, samples, hidden, greedy, cap;
+    double squash, tau;
     RnnTrainConfig cfg;
     rnn_train_config_default(&cfg);
     ProblemSpec spec;
@@ -412,15 +437,21 @@ static int run_train_rnn(const CliCmd *cmd, const CliArgs *a)
         cli_int(cmd, a, "samples-per-update", 1, RNN_TRAIN_MAX_SAMPLES, 1, &samples) ||
         cli_int(cmd, a, "hidden", 2, 4096, 256, &hidden) ||
         cli_int(cmd, a, "greedy-every", 0, 1L << 40, 50, &greedy) ||
+        cli_int(cmd, a, "group-capacity", 1, RNN_MAX_GROUPS, 0, &cap) ||
         cli_double(cmd, a, "lr", 0, 10, cfg.lr, &cfg.lr) ||
         cli_double(cmd, a, "entropy", 0, 1e6, cfg.entropy, &cfg.entropy) ||
         cli_double(cmd, a, "clip", 1e-9, 1e9, cfg.clip, &cfg.clip) ||
+        cli_double(cmd, a, "squash", 1e-3, 1e3, 1, &squash) ||
+        cli_double(cmd, a, "temperature", 1e-3, 1e3, 1, &tau) ||
+        cli_double(cmd, a, "noise", 0, 100, cfg.noise, &cfg.noise) ||
         cli_double(cmd, a, "oom-penalty", 0, 1e9, cfg.oom_penalty, &cfg.oom_penalty))
         return EXIT_USAGE;
     if (hidden % 2)
         return cli_usage_error(cmd, "--hidden: expected an even number, got %ld", hidden);
-    if (cli_get(cmd, a, "hidden") && cli_get(cmd, a, "resume"))
-        return cli_usage_error(cmd, "--hidden sets a new policy's width; --resume keeps the file's");
+    static const char *const shape[] = {"hidden", "squash", "temperature", "group-capacity", NULL};
+    for (int k = 0; shape[k]; k++)
+        if (cli_get(cmd, a, shape[k]) && cli_get(cmd, a, "resume"))
+            return cli_usage_error(cmd, "--%s sets a new policy's architecture; --resume keeps the file's", shape[k]);
     cfg.samples = (int)samples;
     cfg.threads = (int)threads;
     cfg.greedy_every = greedy;
@@ -432,8 +463,10 @@ static int run_train_rnn(const CliCmd *cmd, const CliArgs *a)
     rnn_train_state_init(&ts, cfg.lr, cfg.entropy, cfg.seed);
     RnnNet *net = NULL;
     Cluster *c = NULL;
-    Problem pb;
-    int loaded = 0, rc = EXIT_FAIL;
+    int n_graphs = 0, rc = EXIT_FAIL;
+    char **paths = NULL;
+    Problem *pb = NULL;
+    TrainGraph *tg = NULL;
     RnnTrainer *t = NULL;
     RnnVocab voc = {0, NULL};
     if (resume) {
@@ -451,34 +484,43 @@ static int run_train_rnn(const CliCmd *cmd, const CliArgs *a)
             rnn_train_state_init(&ts, cfg.lr, cfg.entropy, cfg.seed);
         }
     }
-    if (!(c = cli_cluster(cmd, a, net ? net->arch.n_devices : 2, &e)))
+    if (!(paths = graph_paths(a, &n_graphs, &e)) || !(c = cli_cluster(cmd, a, net ? net->arch.n_devices : 2, &e)))
         goto done;
     spec.cluster = c;
-    if (resume && !cli_get(cmd, a, "groups"))
-        spec.groups = net->arch.n_groups; /* the grouping the policy was trained on */
-    if (problem_load(&pb, &spec, &e) != 0)
+    if (resume && n_graphs == 1 && !cli_get(cmd, a, "groups") && net->arch.n_groups <= RNN_MAX_GROUPS)
+        spec.groups = net->arch.n_groups; /* one graph: the grouping the policy was trained on */
+    tg = xnew_array((size_t)n_graphs, sizeof *tg);
+    pb = xnew_array((size_t)n_graphs, sizeof *pb);
+    if (load_graphs(&spec, paths, n_graphs, pb, tg, 0, &e) != 0)
         goto done;
-    loaded = 1;
     if (!net) {
-        const Graph *gs[1] = {pb.g};
-        rnn_vocab_build(&voc, gs, 1);
+        const Graph **gs = xnew_array((size_t)n_graphs, sizeof *gs);
+        int most = 0;
+        for (int i = 0; i < n_graphs; i++) {
+            gs[i] = pb[i].g;
+            if (pb[i].gr->n_groups > most)
+                most = pb[i].gr->n_groups;
+        }
+        rnn_vocab_build(&voc, gs, n_graphs);
+        free(gs);
         RnnArch arch;
-        rnn_arch_default(&arch, c->n_devices, pb.gr->n_groups, voc.n);
+        rnn_arch_default(&arch, c->n_devices, cap ? (int)cap : most, voc.n);
         arch.hidden = (int)hidden;
+        arch.squash_c = squash;
+        arch.squash_tau = tau;
         if (!(net = rnn_new(&arch, &voc, cfg.seed, &e)))
             goto done;
     }
-    if (!(t = rnn_train_new(net, &ts, &cfg, pb.g, pb.gr, c, &e))) {
+    if (!(t = rnn_train_new(net, &ts, &cfg, tg, n_graphs, c, &e))) {
         err_prefix(&e, resume ? resume : "policy");
         goto done;
     }
-    TrainGraph tg = {pb.g, pb.gr, NULL};
     Progress pr = {0};
     pr.json = cli_get(cmd, a, "json") != NULL;
     pr.first = ts.episodes;
     pr.total = episodes;
-    pr.graphs = &tg;
-    pr.n_graphs = 1;
+    pr.graphs = tg;
+    pr.n_graphs = n_graphs;
     TrainLoop loop = {run_rnn, save_rnn, t, net, "update"};
     if (train_loop(&loop, &pr, &ts, every, out, cli_get(cmd, a, "curve"), &e) != 0)
         goto done;
@@ -488,9 +530,12 @@ done:
     rnn_free(net);
     rnn_vocab_done(&voc);
     train_state_done(&ts);
-    if (loaded)
-        problem_free(&pb);
+    if (tg)
+        free_graphs(pb, tg, n_graphs);
     cluster_free(c);
+    for (int i = 0; i < n_graphs; i++)
+        free(paths[i]);
+    free(paths);
     return rc == EXIT_OK ? rc : cli_fail(&e);
 }
 
@@ -506,7 +551,8 @@ static int run_train(int argc, char **argv)
         return cli_usage_error(cmd, "--agent: expected placeto or rnn, got '%s'", agent);
     if (agent && strcmp(agent, "rnn") == 0)
         return run_train_rnn(cmd, &a);
-    static const char *const rnn_only[] = {"samples-per-update", "hidden", "greedy-every", NULL};
+    static const char *const rnn_only[] = {"samples-per-update", "hidden", "greedy-every", "squash", "noise",
+                                           "group-capacity", NULL};
     for (int k = 0; rnn_only[k]; k++)
         if (cli_get(cmd, &a, rnn_only[k]))
             return cli_usage_error(cmd, "--%s applies to --agent rnn", rnn_only[k]);
@@ -603,22 +649,8 @@ static int run_train(int argc, char **argv)
     if (!c)
         goto done;
     spec.cluster = c; /* every graph on the one cluster */
-    for (int i = 0; i < n_graphs; i++) {
-        spec.graph_path = paths[i];
-        if (problem_load(&pb[i], &spec, &e) != 0)
-            goto done;
-        tg[i] = (TrainGraph){pb[i].g, pb[i].gr, NULL};
-        if (!(tg[i].pg = policy_graph_new(tg[i].gr, &e))) {
-            err_prefix(&e, paths[i]);
-            goto done;
-        }
-        for (int j = 0; j < i; j++) /* the policy file keeps each graph's best placement by name */
-            if (strcmp(pb[j].g->name, pb[i].g->name) == 0) {
-                err_set(&e, "%s: graph \"%s\" has the name of %s; the policy keeps each graph's best placement by "
-                        "name, so training graphs need different names", paths[i], pb[i].g->name, paths[j]);
-                goto done;
-            }
-    }
+    if (load_graphs(&spec, paths, n_graphs, pb, tg, 1, &e) != 0)
+        goto done;
     if (resume) {
         train_state_done(&ts);
         if (!(pol = policy_load(resume, &ts, &e)))

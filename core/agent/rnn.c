@@ -172,16 +172,22 @@ void rnn_free(RnnNet *net)
  * bytes, its ops' output count; the row divided by its max + 1 (the HDP
  * controller's normalisation). Edges of held parameters are left out, as in
  * the group graph. */
-RnnInput *rnn_input_new(const Graph *g, const Grouping *gr, const RnnVocab *v, Err *e)
+RnnInput *rnn_input_new(const Graph *g, const Grouping *gr, const RnnVocab *v, int cap, Err *e)
 {
     int G = gr->n_groups;
     if (G < 1 || G > RNN_MAX_GROUPS) {
         err_set(e, "rnn: %d groups: the RNN placer handles 1 to %d (use --groups)", G, RNN_MAX_GROUPS);
         return NULL;
     }
+    if (G > cap) {
+        err_set(e, "the rnn policy places at most %d groups but %s is grouped into %d (use --groups %d)", cap,
+                g->name, G, cap);
+        return NULL;
+    }
     RnnInput *in = xcalloc(1, sizeof *in);
     in->G = G;
-    in->nf = 2 * G + 2;
+    in->cap = cap;
+    in->nf = 2 * cap + 2;
     size_t nf = (size_t)in->nf;
     in->xd = XNEW(double, xmul((size_t)G, nf));
     in->xf = XNEW(float, xmul((size_t)G, nf));
@@ -191,7 +197,7 @@ RnnInput *rnn_input_new(const Graph *g, const Grouping *gr, const RnnVocab *v, E
             continue;
         int a = gr->op_group[s], b = gr->op_group[d];
         in->xd[(size_t)a * nf + (size_t)b] += 1;
-        in->xd[(size_t)b * nf + (size_t)G + (size_t)a] += 1;
+        in->xd[(size_t)b * nf + (size_t)cap + (size_t)a] += 1;
     }
     in->ty_off = XNEW(int, G + 1);
     in->ty = XMALLOC(int, gr->n_ops ? gr->n_ops : 1);
@@ -205,8 +211,8 @@ RnnInput *rnn_input_new(const Graph *g, const Grouping *gr, const RnnVocab *v, E
             nout += op->n_outputs;
             cnt[rnn_vocab_find(v, op->op)]++;
         }
-        x[2 * G] = log1p((double)gr->bytes[k]);
-        x[2 * G + 1] = nout;
+        x[2 * cap] = log1p((double)gr->bytes[k]);
+        x[2 * cap + 1] = nout;
         double mx = 0;
         for (size_t c = 0; c < nf; c++)
             mx = fmax(mx, x[c]);
@@ -291,11 +297,11 @@ void rnn_work_free(RnnWork *w) { rf_work_free(w); }
 RnnWorkD *rnn_work_new_d(const RnnArch *a) { return rd_work_new(a); }
 void rnn_work_free_d(RnnWorkD *w) { rd_work_free(w); }
 
-static void check_sizes(const RnnNet *net, const RnnInput *in, int G)
+static void check_sizes(const RnnNet *net, const RnnInput *in, int cap)
 {
-    if (in->G != net->arch.n_groups || G != in->G)
-        util_die("rnn: a graph of %d groups on a network for %d (work space for %d)", in->G, net->arch.n_groups,
-                 G);
+    if (in->cap != net->arch.n_groups || in->G > cap || in->G < 1)
+        util_die("rnn: a graph of %d groups (input for %d) on a network for %d (work space for %d)", in->G, in->cap,
+                 net->arch.n_groups, cap);
 }
 
 double rnn_forward(const RnnNet *net, const RnnInput *in, RnnWork *w, int mode, Rng *rng, int *place,
@@ -305,9 +311,26 @@ double rnn_forward(const RnnNet *net, const RnnInput *in, RnnWork *w, int mode, 
     return rf_forward(net, net->p.w, in, w, mode, rng, place, logp, ent);
 }
 
+void rnn_decode_begin(const RnnNet *net, const RnnInput *in, RnnWork *w)
+{
+    check_sizes(net, in, w->G);
+    rf_begin(net, net->p.w, in, w);
+}
+
+int rnn_decode_step(const RnnNet *net, RnnWork *w, int t, int mode, Rng *rng, int forced, double *logp, double *ent)
+{
+    if (t < 0 || t >= w->Gc || (mode == RNN_SCORE && (forced < 0 || forced >= w->n)))
+        util_die("rnn: decode step %d of %d (device %d)", t, w->Gc, forced);
+    return rf_step(net, net->p.w, w, t, mode, rng, forced, logp, ent);
+}
+
+void rnn_work_set_noise(RnnWork *w, double noise) { w->noise = noise; }
+
 void rnn_backward(const RnnNet *net, const RnnInput *in, RnnWork *w, const double *wt, double beta, float *grad)
 {
     check_sizes(net, in, w->G);
+    if (w->Gc != in->G)
+        util_die("rnn: backward of a decode of %d groups on an input of %d", w->Gc, in->G);
     rf_backward(net, net->p.w, in, w, wt, beta, grad);
 }
 
@@ -322,8 +345,10 @@ void rnn_backward_d(const RnnNet *net, const double *wd, const RnnInput *in, Rnn
                     double beta, double *grad)
 {
     check_sizes(net, in, w->G);
+    if (w->Gc != in->G)
+        util_die("rnn: backward of a decode of %d groups on an input of %d", w->Gc, in->G);
     rd_backward(net, wd, in, w, wt, beta, grad);
 }
 
 const float *rnn_work_probs(const RnnWork *w, int t) { return w->p + (size_t)t * (size_t)w->n; }
-const float *rnn_work_attention(const RnnWork *w, int t) { return w->al + (size_t)t * (size_t)w->G; }
+const float *rnn_work_attention(const RnnWork *w, int t) { return w->al + (size_t)t * (size_t)w->Gc; }

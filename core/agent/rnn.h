@@ -54,7 +54,8 @@ int rnn_vocab_find(const RnnVocab *v, const char *s);
 
 typedef struct RnnArch {
     int n_devices; /* n */
-    int n_groups;  /* G: the adjacency block ties the input width to one graph */
+    int n_groups;  /* G: the group capacity; the adjacency blocks are this wide, and a graph of
+                      fewer groups leaves the rest zero (a family's largest member; one graph's G) */
     int n_types;   /* T: the vocabulary's size (the table has T + 1 rows) */
     int emb;       /* e: width of a type embedding */
     int hidden;    /* h: even; h/2 units per encoder direction */
@@ -86,14 +87,18 @@ size_t rnn_param_count(const RnnArch *a);
 /* The input of one graph: the numeric columns (G x (2G + 2), in float and
  * double) and, per group, its ops' embedding rows with weights 1/|ops|. */
 typedef struct RnnInput {
-    int G, nf; /* nf = 2G + 2 */
+    int G;      /* the graph's groups */
+    int cap;    /* the network's group capacity (arch.n_groups >= G): the adjacency blocks are cap wide */
+    int nf;     /* 2 cap + 2 */
     float *xf;
     double *xd;
     int *ty_off, *ty, n_ty; /* group k: distinct rows ty[ty_off[k] .. ty_off[k+1]) */
     double *ty_w;           /* their weights: count / |ops of k| */
 } RnnInput;
 
-RnnInput *rnn_input_new(const Graph *g, const Grouping *gr, const RnnVocab *v, Err *e);
+/* For a network of capacity cap (arch.n_groups); fails when the graph has
+ * more groups than that. */
+RnnInput *rnn_input_new(const Graph *g, const Grouping *gr, const RnnVocab *v, int cap, Err *e);
 void rnn_input_free(RnnInput *in);
 
 enum { RNN_SAMPLE, RNN_GREEDY, RNN_SCORE };
@@ -113,6 +118,21 @@ void rnn_work_free_d(RnnWorkD *w);
  * Keeps what backward needs in w; allocates nothing. */
 double rnn_forward(const RnnNet *net, const RnnInput *in, RnnWork *w, int mode, Rng *rng, int *place,
                    double *logp, double *ent);
+/* The same decode one step at a time (the explorer): begin runs the
+ * encoders; step t (steps 0 .. t-1 done, in any mode) chooses group t's
+ * device as mode says (forced in RNN_SCORE) and returns it, with its
+ * log-probability and the step's entropy when logp, ent are not NULL.
+ * Re-running steps from any t <= the last done is allowed (the decoder's
+ * state before step t stays in w). */
+void rnn_decode_begin(const RnnNet *net, const RnnInput *in, RnnWork *w);
+int rnn_decode_step(const RnnNet *net, RnnWork *w, int t, int mode, Rng *rng, int forced, double *logp,
+                    double *ent);
+/* Sampled decodes on w add noise ~ N(0, (noise * RMS of the step's
+ * logits)^2) to each logit before the softmax (the public code's
+ * exploration noise; 0, the default, turns it off). The sample, its
+ * log-probability and the gradient use the noisy logits, the noise being a
+ * constant to the gradient. */
+void rnn_work_set_noise(RnnWork *w, double noise);
 /* Backward of the last forward on w: grad (p.n floats) += dJ/dparams for
  * J = sum_t wt[t] log pi(a_t) + beta sum_t H_t. */
 void rnn_backward(const RnnNet *net, const RnnInput *in, RnnWork *w, const double *wt, double beta,

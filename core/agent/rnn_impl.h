@@ -14,7 +14,10 @@
  * (G x h), L the squashed logits, P, LP (G x n). */
 
 struct WORK {
-    int G, F, h, u, n, e;
+    int G, F, h, u, n, e; /* G: the capacity the work space is sized for */
+    int Gc;               /* the groups of the decode in progress (in->G) */
+    double noise;         /* sampled decodes: logits noise, times the logits' RMS (0: none) */
+    R *nz;                /* n: the noisy logits of a step */
     R *xin;                          /* G x F */
     R *ze[2], *ce[2], *te[2], *he[2], *hp[2], *cp[2];
     R *E, *M;                        /* G x h */
@@ -39,7 +42,7 @@ static struct WORK *FN(work_new)(const RnnArch *a)
     w->n = n;
     w->e = a->emb;
     size_t g = (size_t)G, gh = g * (size_t)h, gu = g * (size_t)u, gn = g * (size_t)n;
-    size_t total = 2 * g * (size_t)F + 26 * gu + 22 * gh + g * g + 4 * gn + 11 * (size_t)h;
+    size_t total = 2 * g * (size_t)F + 26 * gu + 22 * gh + g * g + 4 * gn + 11 * (size_t)h + (size_t)n;
     R *m = w->mem = XNEW(R, total);
 #define TAKE(ptr, cnt) (ptr = m, m += (cnt))
     TAKE(w->xin, g * (size_t)F);
@@ -81,6 +84,7 @@ static struct WORK *FN(work_new)(const RnnArch *a)
     TAKE(w->dc, (size_t)h);
     TAKE(w->da, (size_t)h);
     TAKE(w->tmp, 4 * (size_t)h);
+    TAKE(w->nz, (size_t)n);
 #undef TAKE
     if ((size_t)(m - w->mem) != total)
         util_die("rnn: work space overrun");
@@ -132,11 +136,13 @@ static void FN(lstm_step_bwd)(int k, const R *z, const R *tc, const R *cprev, co
     }
 }
 
-static double FN(forward)(const RnnNet *net, const R *W, const RnnInput *in, struct WORK *w, int mode, Rng *rng,
-                          int *place, double *logp_out, double *ent_out)
+/* The part of a decode that does not depend on the actions: input rows,
+ * both encoders, the memory and its projection, the decoder's start. */
+static void FN(begin)(const RnnNet *net, const R *W, const RnnInput *in, struct WORK *w)
 {
     const NnTensor *t = net->p.t;
-    int blas = net->blas, G = w->G, F = w->F, h = w->h, u = w->u, n = w->n, e = w->e, nf = in->nf;
+    int blas = net->blas, G = in->G, F = w->F, h = w->h, u = w->u, e = w->e, nf = in->nf;
+    w->Gc = G;
     const R *xnum = INX(in);
     const R *temb = W + t[RT_TYPE].off;
     /* input rows */
@@ -181,11 +187,26 @@ static double FN(forward)(const RnnNet *net, const R *W, const RnnInput *in, str
     memcpy(w->c0, w->ce[0] + (size_t)(G - 1) * (size_t)u, (size_t)u * sizeof(R));
     memcpy(w->c0 + u, w->ce[1], (size_t)u * sizeof(R));
     NN_CAT(nn_gemm_, S)(blas, 0, 0, G, h, h, 1, w->E, h, W + t[RT_W1].off, h, 0, w->M, h);
-    /* decoder */
+}
+
+/* Normal draw (Box-Muller on two uniforms of rng). */
+static double FN(gauss)(Rng *rng)
+{
+    double u1 = rng_uniform(rng), u2 = rng_uniform(rng);
+    return sqrt(-2 * log(1 - u1)) * cos(2 * 3.14159265358979323846 * u2);
+}
+
+/* Decoder step s (steps 0 .. s-1 done on w): the device of group s, chosen
+ * as mode says (forced in RNN_SCORE); *lpa and *H (when not NULL) get its
+ * log-probability and the step's entropy. */
+static int FN(step)(const RnnNet *net, const R *W, struct WORK *w, int s, int mode, Rng *rng, int forced,
+                    double *lpa, double *Hout)
+{
+    const NnTensor *t = net->p.t;
+    int blas = net->blas, G = w->Gc, h = w->h, n = w->n;
     const R *Wdec = W + t[RT_DEC].off, *W2 = W + t[RT_W2].off, *v = W + t[RT_V].off, *Wout = W + t[RT_WOUT].off;
     R dfb = W[t[RT_DEC_FB].off], C = (R)net->arch.squash_c, tau = (R)net->arch.squash_tau;
-    double total = 0;
-    for (int s = 0; s < G; s++) {
+    {
         size_t o = (size_t)s * (size_t)h;
         R *y = w->y + o, *sp = w->sp + o, *cp = w->cpd + o, *z = w->zd + 4 * o;
         memcpy(y, s == 0 ? W + t[RT_GO].off : W + t[RT_DEV].off + (size_t)w->act[s - 1] * (size_t)h,
@@ -220,10 +241,20 @@ static double FN(forward)(const RnnNet *net, const R *W, const RnnInput *in, str
         NN_CAT(nn_gemm_, S)(blas, 0, 0, 1, n, h, 1, q, h, Wout + (size_t)h * (size_t)n, n, 1, l, n);
         for (int i = 0; i < n; i++)
             l[i] = C * TANH(l[i] / tau);
-        NN_CAT(nn_softmax_, S)(l, n, p, lp);
+        if (mode == RNN_SAMPLE && w->noise > 0) { /* the noise is a constant to the gradient */
+            double ss = 0;
+            for (int i = 0; i < n; i++)
+                ss += (double)l[i] * (double)l[i];
+            double sd = w->noise * sqrt(ss / n);
+            for (int i = 0; i < n; i++)
+                w->nz[i] = l[i] + (R)(sd * FN(gauss)(rng));
+            NN_CAT(nn_softmax_, S)(w->nz, n, p, lp);
+        } else {
+            NN_CAT(nn_softmax_, S)(l, n, p, lp);
+        }
         int a;
         if (mode == RNN_SCORE) {
-            a = place[s];
+            a = forced;
         } else if (mode == RNN_GREEDY) {
             a = 0;
             for (int i = 1; i < n; i++)
@@ -242,16 +273,32 @@ static double FN(forward)(const RnnNet *net, const R *W, const RnnInput *in, str
         }
         if (a < 0 || a >= n)
             util_die("rnn: device %d out of range at step %d", a, s);
-        w->act[s] = place[s] = a;
-        total += (double)lp[a];
-        if (logp_out)
-            logp_out[s] = (double)lp[a];
-        if (ent_out) {
+        w->act[s] = a;
+        if (lpa)
+            *lpa = (double)lp[a];
+        if (Hout) {
             double H = 0;
             for (int i = 0; i < n; i++)
                 H -= (double)p[i] * (double)lp[i];
-            ent_out[s] = H;
+            *Hout = H;
         }
+        return a;
+    }
+}
+
+static double FN(forward)(const RnnNet *net, const R *W, const RnnInput *in, struct WORK *w, int mode, Rng *rng,
+                          int *place, double *logp_out, double *ent_out)
+{
+    FN(begin)(net, W, in, w);
+    double total = 0;
+    for (int s = 0; s < in->G; s++) {
+        double lpa, H;
+        place[s] = FN(step)(net, W, w, s, mode, rng, mode == RNN_SCORE ? place[s] : 0, &lpa, &H);
+        total += lpa;
+        if (logp_out)
+            logp_out[s] = lpa;
+        if (ent_out)
+            ent_out[s] = H;
     }
     return total;
 }
@@ -270,7 +317,7 @@ static void FN(backward)(const RnnNet *net, const R *W, const RnnInput *in, stru
                          double beta, R *grad)
 {
     const NnTensor *t = net->p.t;
-    int blas = net->blas, G = w->G, F = w->F, h = w->h, u = w->u, n = w->n, e = w->e;
+    int blas = net->blas, G = w->Gc, F = w->F, h = w->h, u = w->u, n = w->n, e = w->e;
     R C = (R)net->arch.squash_c, tau = (R)net->arch.squash_tau;
     const R *W2 = W + t[RT_W2].off, *v = W + t[RT_V].off, *Wout = W + t[RT_WOUT].off, *Wdec = W + t[RT_DEC].off;
     R *gW2 = grad + t[RT_W2].off, *gv = grad + t[RT_V].off, *gWout = grad + t[RT_WOUT].off;

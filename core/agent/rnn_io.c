@@ -117,12 +117,12 @@ RnnNet *rnn_policy_load_text(const char *path, const char *text, size_t len, Tra
     }
     if (policy_io_read(&d, &net->p, a.n_devices, &tmp, e) != 0)
         goto fail;
-    if (tmp.n_base > 1 || (tmp.n_base == 1 && tmp.base_len[0] != 1)) {
-        jdoc_err(&d, e, "training.baseline", "expected [[b]], the moving-average baseline");
+    if (tmp.n_base > 1 || (tmp.n_base == 1 && tmp.base_len[0] < 1)) {
+        jdoc_err(&d, e, "training.baseline", "expected [[b, ...]], the moving-average baseline of each training graph");
         goto fail;
     }
     if (tmp.n_base == 0) /* no training state: a fresh baseline */
-        rnn_train_set_baseline(&tmp, RNN_BASELINE_START);
+        rnn_train_set_baseline(&tmp, 0, 1, RNN_BASELINE_START);
     rnn_vocab_done(&v);
     jdoc_done(&d);
     if (ts) {

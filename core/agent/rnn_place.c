@@ -14,10 +14,7 @@ int64_t rnn_place(const RnnNet *net, const Graph *g, const Grouping *gr, const C
     if (net->arch.n_devices != c->n_devices)
         return err_set(e, "the rnn policy is for %d devices but the cluster has %d", net->arch.n_devices,
                        c->n_devices);
-    if (net->arch.n_groups != gr->n_groups)
-        return err_set(e, "the rnn policy is for %d groups but %s is grouped into %d (--groups %d)",
-                       net->arch.n_groups, g->name, gr->n_groups, net->arch.n_groups);
-    RnnInput *in = rnn_input_new(g, gr, &net->vocab, e);
+    RnnInput *in = rnn_input_new(g, gr, &net->vocab, net->arch.n_groups, e);
     if (!in)
         return -1;
     RnnWork *w = rnn_work_new(&net->arch);

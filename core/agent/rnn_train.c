@@ -19,6 +19,9 @@ void rnn_train_config_default(RnnTrainConfig *cfg)
     cfg->decay_start = 400;
     cfg->decay_every = 50;
     cfg->decay_rate = 0.95;
+    cfg->noise = 0.5;
+    cfg->noise_updates = 750;
+    cfg->drop_failing_after = 1000;
     cfg->seed = 1;
 }
 
@@ -29,64 +32,77 @@ double rnn_train_lr(const RnnTrainConfig *cfg, int64_t u)
     return cfg->lr * pow(cfg->decay_rate, (double)((u - cfg->decay_start) / cfg->decay_every));
 }
 
-void rnn_train_set_baseline(TrainState *ts, double b)
+/* The moving averages, one per training graph, are the one baseline
+ * window of the training state (graph i's at index i). */
+void rnn_train_set_baseline(TrainState *ts, int graph, int n_graphs, double b)
 {
-    if (ts->n_base != 1 || ts->base_len[0] != 1) {
+    if (ts->n_base != 1 || ts->base_len[0] != n_graphs) {
+        double *old = ts->n_base == 1 ? ts->base_ret[0] : NULL;
+        int n_old = ts->n_base == 1 ? ts->base_len[0] : 0;
+        double *nb = xnew_array((size_t)n_graphs, sizeof *nb);
+        for (int i = 0; i < n_graphs; i++)
+            nb[i] = i < n_old ? old[i] : RNN_BASELINE_START;
         for (int i = 0; i < ts->n_base; i++)
             free(ts->base_ret[i]);
         ts->n_base = 1;
-        ts->base_len[0] = 1;
-        ts->base_ret[0] = xnew_array(1, sizeof *ts->base_ret[0]);
+        ts->base_len[0] = n_graphs;
+        ts->base_ret[0] = nb;
     }
-    ts->base_ret[0][0] = b;
+    ts->base_ret[0][graph] = b;
 }
 
-double rnn_train_baseline(const TrainState *ts)
+double rnn_train_baseline(const TrainState *ts, int graph)
 {
-    return ts->n_base == 1 && ts->base_len[0] == 1 ? ts->base_ret[0][0] : RNN_BASELINE_START;
+    return ts->n_base == 1 && graph < ts->base_len[0] ? ts->base_ret[0][graph] : RNN_BASELINE_START;
 }
 
 void rnn_train_state_init(TrainState *ts, double lr, double entropy, uint64_t seed)
 {
     train_state_init(ts, lr, entropy, seed);
-    rnn_train_set_baseline(ts, RNN_BASELINE_START);
+    rnn_train_set_baseline(ts, 0, 1, RNN_BASELINE_START);
 }
 
 /* One sample of an update: its decode, simulation and gradient. */
 typedef struct RSlot {
     RnnWork *w;
-    Sim *sim;
+    Sim **sim; /* per training graph */
     Rng rng;
     int *place, *op;
     double *logp, *ent, *wt;
     float *grad;
     double lp, H, score, makespan_us;
+    int oom, dropped;
 } RSlot;
+
+/* A training graph and its decoder input. */
+typedef struct RGraph {
+    const Graph *g;
+    const Grouping *gr;
+    RnnInput *in;
+} RGraph;
 
 struct RnnTrainer {
     RnnNet *net;
     TrainState *ts;
     RnnTrainConfig cfg;
     EpisodeConfig env; /* for episode_score: seconds plus the OOM penalty */
-    const Graph *g;
-    const Grouping *gr;
+    RGraph *graphs;
+    int n_graphs, cur; /* cur: the graph of the update in progress */
     const Cluster *c;
-    RnnInput *in;
     int K, T;
     RSlot *slots;
     double beta;
 };
 
-RnnTrainer *rnn_train_new(RnnNet *net, TrainState *ts, const RnnTrainConfig *cfg, const Graph *g,
-                          const Grouping *gr, const Cluster *c, Err *e)
+RnnTrainer *rnn_train_new(RnnNet *net, TrainState *ts, const RnnTrainConfig *cfg, const TrainGraph *graphs,
+                          int n_graphs, const Cluster *c, Err *e)
 {
     if (net->arch.n_devices != c->n_devices) {
         err_set(e, "the rnn policy is for %d devices but the cluster has %d", net->arch.n_devices, c->n_devices);
         return NULL;
     }
-    if (net->arch.n_groups != gr->n_groups) {
-        err_set(e, "the rnn policy is for %d groups but %s is grouped into %d", net->arch.n_groups, g->name,
-                gr->n_groups);
+    if (n_graphs < 1) {
+        err_set(e, "no graph to train on");
         return NULL;
     }
     if (cfg->samples < 1 || cfg->samples > RNN_TRAIN_MAX_SAMPLES) {
@@ -97,9 +113,22 @@ RnnTrainer *rnn_train_new(RnnNet *net, TrainState *ts, const RnnTrainConfig *cfg
         err_set(e, "threads must be in [1, %d], got %d", RNN_TRAIN_MAX_SAMPLES, cfg->threads);
         return NULL;
     }
-    RnnInput *in = rnn_input_new(g, gr, &net->vocab, e);
-    if (!in)
-        return NULL;
+    RGraph *rg = xnew_array((size_t)n_graphs, sizeof *rg);
+    int maxg = 0, maxn = 0;
+    for (int i = 0; i < n_graphs; i++) {
+        rg[i].g = graphs[i].g;
+        rg[i].gr = graphs[i].gr;
+        if (!(rg[i].in = rnn_input_new(graphs[i].g, graphs[i].gr, &net->vocab, net->arch.n_groups, e))) {
+            for (int j = 0; j < i; j++)
+                rnn_input_free(rg[j].in);
+            free(rg);
+            return NULL;
+        }
+        if (graphs[i].gr->n_groups > maxg)
+            maxg = graphs[i].gr->n_groups;
+        if (graphs[i].g->n_nodes > maxn)
+            maxn = graphs[i].g->n_nodes;
+    }
     RnnTrainer *t = xcalloc(1, sizeof *t);
     t->net = net;
     t->ts = ts;
@@ -107,29 +136,30 @@ RnnTrainer *rnn_train_new(RnnNet *net, TrainState *ts, const RnnTrainConfig *cfg
     episode_config_default(&t->env);
     t->env.oom_penalty = cfg->oom_penalty;
     t->env.log_runtime = 0;
-    t->g = g;
-    t->gr = gr;
+    t->graphs = rg;
+    t->n_graphs = n_graphs;
     t->c = c;
-    t->in = in;
     t->K = cfg->samples;
     t->T = cfg->threads < cfg->samples ? cfg->threads : cfg->samples;
     t->slots = xnew_array((size_t)t->K, sizeof *t->slots);
-    size_t G = (size_t)gr->n_groups;
+    size_t G = (size_t)maxg;
     for (int k = 0; k < t->K; k++) {
         RSlot *sl = &t->slots[k];
         sl->w = rnn_work_new(&net->arch);
-        sl->sim = sim_new(g, c);
+        sl->sim = xnew_array((size_t)n_graphs, sizeof *sl->sim);
+        for (int i = 0; i < n_graphs; i++)
+            sl->sim[i] = sim_new(graphs[i].g, c);
         sl->place = xnew_array(G, sizeof *sl->place);
-        sl->op = xnew_array((size_t)g->n_nodes, sizeof *sl->op);
+        sl->op = xnew_array((size_t)maxn, sizeof *sl->op);
         sl->logp = xnew_array(G, sizeof *sl->logp);
         sl->ent = xnew_array(G, sizeof *sl->ent);
         sl->wt = xnew_array(G, sizeof *sl->wt);
         sl->grad = t->K > 1 ? xnew_array(net->p.n, sizeof *sl->grad) : NULL; /* K = 1: p.g itself */
     }
-    rnn_train_set_baseline(ts, rnn_train_baseline(ts));
-    TrainGraph tg = {(Graph *)g, (Grouping *)gr, NULL};
-    train_best_verify(ts, &t->env, &tg, 1, c);
-    train_best_for(ts, g->name, g->checksum, gr->n_groups); /* present even before the first update */
+    rnn_train_set_baseline(ts, 0, n_graphs, rnn_train_baseline(ts, 0));
+    train_best_verify(ts, &t->env, graphs, n_graphs, c);
+    for (int i = 0; i < n_graphs; i++) /* present even before the first update */
+        train_best_for(ts, graphs[i].g->name, graphs[i].g->checksum, graphs[i].gr->n_groups);
     return t;
 }
 
@@ -140,7 +170,9 @@ void rnn_train_free(RnnTrainer *t)
     for (int k = 0; k < t->K; k++) {
         RSlot *sl = &t->slots[k];
         rnn_work_free(sl->w);
-        sim_free(sl->sim);
+        for (int i = 0; i < t->n_graphs; i++)
+            sim_free(sl->sim[i]);
+        free(sl->sim);
         free(sl->place);
         free(sl->op);
         free(sl->logp);
@@ -149,24 +181,26 @@ void rnn_train_free(RnnTrainer *t)
         free(sl->grad);
     }
     free(t->slots);
-    rnn_input_free(t->in);
+    for (int i = 0; i < t->n_graphs; i++)
+        rnn_input_free(t->graphs[i].in);
+    free(t->graphs);
     free(t);
 }
 
-/* A greedy decode of the current weights, simulated (slot 0's buffers). */
+/* A greedy decode of the current weights on graph cur, simulated (slot 0's buffers). */
 static void greedy_probe(RnnTrainer *t, TrainBest *b)
 {
     RSlot *sl = &t->slots[0];
-    int G = t->gr->n_groups;
-    rnn_forward(t->net, t->in, sl->w, RNN_GREEDY, NULL, sl->place, NULL, NULL);
-    group_expand(t->gr, sl->place, sl->op);
-    const SimResult *r = sim_run(sl->sim, sl->op);
+    const RGraph *rg = &t->graphs[t->cur];
+    rnn_forward(t->net, rg->in, sl->w, RNN_GREEDY, NULL, sl->place, NULL, NULL);
+    group_expand(rg->gr, sl->place, sl->op);
+    const SimResult *r = sim_run(sl->sim[t->cur], sl->op);
     double score = episode_score(&t->env, t->c, r);
     t->ts->simulations++;
     if (score < b->score) {
         b->score = score;
         b->runtime_us = r->makespan_us;
-        memcpy(b->group_device, sl->place, (size_t)G * sizeof *b->group_device);
+        memcpy(b->group_device, sl->place, (size_t)rg->gr->n_groups * sizeof *b->group_device);
         b->found_after = t->ts->simulations;
     }
 }
@@ -175,20 +209,24 @@ static void greedy_probe(RnnTrainer *t, TrainBest *b)
 static void slot_run(RnnTrainer *t, int k, int phase)
 {
     RSlot *sl = &t->slots[k];
-    int G = t->gr->n_groups;
+    const RGraph *rg = &t->graphs[t->cur];
+    int G = rg->gr->n_groups;
     if (phase == 0) {
-        sl->lp = rnn_forward(t->net, t->in, sl->w, RNN_SAMPLE, &sl->rng, sl->place, sl->logp, sl->ent);
-        group_expand(t->gr, sl->place, sl->op);
-        const SimResult *r = sim_run(sl->sim, sl->op);
+        rnn_work_set_noise(sl->w, t->ts->episodes < t->cfg.noise_updates ? t->cfg.noise : 0);
+        sl->lp = rnn_forward(t->net, rg->in, sl->w, RNN_SAMPLE, &sl->rng, sl->place, sl->logp, sl->ent);
+        group_expand(rg->gr, sl->place, sl->op);
+        const SimResult *r = sim_run(sl->sim[t->cur], sl->op);
         sl->score = episode_score(&t->env, t->c, r);
         sl->makespan_us = r->makespan_us;
+        sl->oom = r->any_oom;
         sl->H = 0;
         for (int s = 0; s < G; s++)
             sl->H += sl->ent[s];
     } else {
         float *grad = sl->grad ? sl->grad : t->net->p.g;
         memset(grad, 0, t->net->p.n * sizeof *grad);
-        rnn_backward(t->net, t->in, sl->w, sl->wt, -t->beta / t->K, grad);
+        if (!sl->dropped)
+            rnn_backward(t->net, rg->in, sl->w, sl->wt, -t->beta / t->K, grad);
     }
 }
 
@@ -230,25 +268,22 @@ int64_t rnn_train_run(RnnTrainer *t, int64_t n, TrainCallback cb, void *ud, vola
 {
     TrainState *ts = t->ts;
     NnParams *p = &t->net->p;
-    int G = t->gr->n_groups, K = t->K;
+    int K = t->K;
     int64_t done = 0;
     while (done < n && !(stop && *stop)) {
         t->beta = t->cfg.entropy;
+        t->cur = t->n_graphs > 1 ? (int)rng_below(&ts->rng, (uint64_t)t->n_graphs) : 0;
+        const RGraph *rg = &t->graphs[t->cur];
+        int G = rg->gr->n_groups;
+        int drop = t->cfg.drop_failing_after > 0 && ts->episodes >= t->cfg.drop_failing_after;
         double loss = 0, cost = 0, best_us = INFINITY, last_us = 0;
-        TrainBest *b = train_best_for(ts, t->g->name, t->g->checksum, G);
+        TrainBest *b = train_best_for(ts, rg->g->name, rg->g->checksum, G);
         for (int k = 0; k < K; k++) /* each sample's stream, in order */
             rng_seed(&t->slots[k].rng, rng_next(&ts->rng));
         run_phase(t, 0);
         for (int k = 0; k < K; k++) {
             RSlot *sl = &t->slots[k];
             double R = sqrt(sl->score > 0 ? sl->score : 0);
-            double base = rnn_train_baseline(ts), adv = R - base;
-            rnn_train_set_baseline(ts, 0.9 * base + 0.1 * R);
-            /* minimise adv log pi - beta H: J of rnn_backward with w = adv / K and -beta / K */
-            for (int s = 0; s < G; s++)
-                sl->wt[s] = adv / K;
-            loss += (adv * sl->lp - t->beta * sl->H) / K;
-            cost += R / K;
             ts->simulations++;
             last_us = sl->makespan_us;
             if (sl->makespan_us < best_us)
@@ -259,6 +294,17 @@ int64_t rnn_train_run(RnnTrainer *t, int64_t n, TrainCallback cb, void *ud, vola
                 memcpy(b->group_device, sl->place, (size_t)G * sizeof *b->group_device);
                 b->found_after = ts->simulations;
             }
+            cost += R / K;
+            /* late in training, an out-of-memory sample leaves the loss and the baseline */
+            sl->dropped = drop && sl->oom;
+            if (sl->dropped)
+                continue;
+            double base = rnn_train_baseline(ts, t->cur), adv = R - base;
+            rnn_train_set_baseline(ts, t->cur, t->n_graphs, 0.9 * base + 0.1 * R);
+            /* minimise adv log pi - beta H: J of rnn_backward with w = adv / K and -beta / K */
+            for (int s = 0; s < G; s++)
+                sl->wt[s] = adv / K;
+            loss += (adv * sl->lp - t->beta * sl->H) / K;
         }
         run_phase(t, 1);
         if (K > 1) { /* the samples' gradients summed in sample order */
@@ -280,7 +326,7 @@ int64_t rnn_train_run(RnnTrainer *t, int64_t n, TrainCallback cb, void *ud, vola
         if (cb) {
             TrainReport rep;
             rep.episode = ts->episodes;
-            rep.graph = 0;
+            rep.graph = t->cur;
             rep.runtime_us = best_us;
             rep.final_runtime_us = last_us;
             rep.ret = -cost;

@@ -11,8 +11,10 @@
  * (1/K) sum_k [adv_k log pi(P_k) - beta sum_t H_t] is minimised: a
  * placement cheaper than the baseline becomes more likely. The gradient is
  * clipped to global norm `clip`, then one Adam step with the learning rate
- * lr, times 0.95 every 50 updates from update 400 on (staircase). The
- * logits noise of the public code is not implemented.
+ * lr, times 0.95 every 50 updates from update 400 on (staircase). As in
+ * the public code, sampled decodes add noise to the logits during the
+ * first 750 updates (rnn_work_set_noise), and from update 1000 on a sample
+ * that runs out of memory leaves the loss and the baseline.
  *
  * After every greedy_every-th update one greedy decode is simulated as
  * well (counted among the simulations; it may become the best placement;
@@ -45,6 +47,10 @@ typedef struct RnnTrainConfig {
     int64_t greedy_every; /* after every this many updates, one greedy decode is simulated too (50; 0: never) */
     int64_t decay_start, decay_every; /* staircase: lr * decay_rate^floor((u - start) / every) from start */
     double decay_rate;
+    double noise;          /* logits noise of sampled decodes, times the logits' RMS (0.5) ... */
+    int64_t noise_updates; /* ... during the first this many updates (750) */
+    int64_t drop_failing_after; /* from this update on, out-of-memory samples leave the loss and the
+                                   baseline (1000; 0: never) */
     uint64_t seed;
 } RnnTrainConfig;
 
@@ -54,19 +60,23 @@ double rnn_train_lr(const RnnTrainConfig *cfg, int64_t u);
 
 /* A fresh training state: train_state_init with the baseline at 10. */
 void rnn_train_state_init(TrainState *ts, double lr, double entropy, uint64_t seed);
-double rnn_train_baseline(const TrainState *ts);
-void rnn_train_set_baseline(TrainState *ts, double b);
+/* The moving-average baseline of training graph `graph` (of n_graphs). */
+double rnn_train_baseline(const TrainState *ts, int graph);
+void rnn_train_set_baseline(TrainState *ts, int graph, int n_graphs, double b);
 
 typedef struct RnnTrainer RnnTrainer;
 
-/* A trainer of net (borrowed) on g grouped by gr, on c (all borrowed): the
- * net's device and group counts must match. ts carries the state to resume
- * from (a resumed best is simulated again, train_best_verify). */
-RnnTrainer *rnn_train_new(RnnNet *net, TrainState *ts, const RnnTrainConfig *cfg, const Graph *g,
-                          const Grouping *gr, const Cluster *c, Err *e);
+/* A trainer of net (borrowed) on the n_graphs graphs (their g and gr; pg
+ * unused), on c (all borrowed): the net's device count must match and no
+ * graph may have more groups than its capacity. With several graphs each
+ * update draws one from the state's RNG, and each graph has its own
+ * moving-average baseline. ts carries the state to resume from (a resumed
+ * best is simulated again, train_best_verify). */
+RnnTrainer *rnn_train_new(RnnNet *net, TrainState *ts, const RnnTrainConfig *cfg, const TrainGraph *graphs,
+                          int n_graphs, const Cluster *c, Err *e);
 void rnn_train_free(RnnTrainer *t);
-/* Runs n more updates, calling cb after each (graph index 0; ret is minus
- * the mean cost R of the update's samples). A nonzero *stop ends the run
+/* Runs n more updates, calling cb after each (graph: the update's graph;
+ * ret is minus the mean cost R of the update's samples). A nonzero *stop ends the run
  * after the current update. Returns the updates run. */
 int64_t rnn_train_run(RnnTrainer *t, int64_t n, TrainCallback cb, void *ud, volatile int *stop);
 

@@ -114,9 +114,34 @@ if expect_rc "rnn --start heuristic" 1; then
     if grep -q "does not apply" "$tmp/err"; then pass; else fail "rnn --start" "no clear message"; fi
 fi
 run place "$g" --policy "$tmp/a.json" --groups 5
-if expect_rc "rnn other grouping" 1; then
-    if grep -q "is for 18 groups" "$tmp/err"; then pass; else fail "rnn grouping" "no clear message"; fi
+expect_rc "rnn fewer groups than its capacity" 0
+run place graphs/resnet18.json --policy "$tmp/a.json" --groups 60
+if expect_rc "rnn more groups than its capacity" 1; then
+    if grep -q "places at most 18 groups" "$tmp/err"; then pass; else fail "rnn grouping" "no clear message"; fi
 fi
+
+# a family: each update draws a graph; each keeps its own baseline and best
+run train "$g" graphs/toy/chain.json "${small[@]}" --episodes 12 --json -o "$tmp/fam.json"
+if expect_rc "rnn family" 0; then
+    pycheck "rnn family policy" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["agent"] == "rnn"
+names = sorted(b["graph"] for b in d["training"]["best"])
+assert names == ["toy_chain", "toy_crown"], names
+assert len(d["training"]["baseline"]) == 1 and len(d["training"]["baseline"][0]) == 2, d["training"]["baseline"]
+' "$tmp/fam.json"
+fi
+run train graphs/toy --agent rnn --hidden 8 --episodes 4 --group-capacity 40 -o "$tmp/dir.json"
+if expect_rc "rnn directory" 0; then
+    if grep -q '"n_groups": 40' "$tmp/dir.json"; then pass; else fail "rnn capacity" "n_groups is not 40"; fi
+fi
+run train graphs/toy --agent rnn --hidden 8 --episodes 2 --group-capacity 3 -o "$tmp/x.json"
+if expect_rc "rnn capacity too small" 1; then
+    if grep -q "places at most 3 groups" "$tmp/err"; then pass; else fail "rnn capacity message" "$(flat "$tmp/err")"; fi
+fi
+run place graphs/toy/chain.json --policy "$tmp/fam.json"
+expect_rc "rnn family policy places a member" 0
 
 # each agent's policy where the other one is needed
 run train "$g" --episodes 1 --resume "$tmp/a.json" -o "$tmp/x.json"
@@ -131,8 +156,9 @@ fi
 usage_error "bad agent" train "$g" --agent gnn -o "$tmp/x.json"
 usage_error "rnn threads" train "$g" --agent rnn --threads 65 -o "$tmp/x.json"
 usage_error "rnn samples 65" train "$g" --agent rnn --samples-per-update 65 -o "$tmp/x.json"
-usage_error "rnn family" train "$g" graphs/toy/chain.json --agent rnn -o "$tmp/x.json"
-usage_error "rnn directory" train graphs/toy --agent rnn -o "$tmp/x.json"
+usage_error "rnn squash resume" train "$g" --agent rnn --squash 2 --resume "$tmp/a.json"
+usage_error "rnn noise negative" train "$g" --agent rnn --noise -1 -o "$tmp/x.json"
+usage_error "rnn squash on placeto" train "$g" --squash 2 -o "$tmp/x.json"
 usage_error "rnn placeto option" train "$g" --agent rnn --gamma 1 -o "$tmp/x.json"
 usage_error "rnn samples 0" train "$g" --agent rnn --samples-per-update 0 -o "$tmp/x.json"
 usage_error "rnn odd hidden" train "$g" --agent rnn --hidden 15 -o "$tmp/x.json"

@@ -39,7 +39,7 @@ static int rfix_new(RFix *f, int n_ops, int target, uint64_t seed, int vocab_ops
     REQUIRE_OR(f->gr != NULL, -1, "group_build: %s", e.msg);
     const Graph *gs[1] = {f->vg};
     rnn_vocab_build(&f->voc, gs, 1);
-    f->in = rnn_input_new(f->g, f->gr, &f->voc, &e);
+    f->in = rnn_input_new(f->g, f->gr, &f->voc, f->gr->n_groups, &e);
     REQUIRE_OR(f->in != NULL, -1, "rnn_input_new: %s", e.msg);
     return 0;
 }

@@ -61,7 +61,7 @@ static RnnNet *tiny_net(const Fix *f, uint64_t seed)
 static double p_one_device(const RnnNet *net, const Fix *f, double *expected)
 {
     Err e = {{0}};
-    RnnInput *in = rnn_input_new(f->pb.g, f->pb.gr, &net->vocab, &e);
+    RnnInput *in = rnn_input_new(f->pb.g, f->pb.gr, &net->vocab, net->arch.n_groups, &e);
     RnnWork *w = rnn_work_new(&net->arch);
     int G = f->pb.gr->n_groups, place[16];
     int *op = calloc((size_t)f->pb.g->n_nodes, sizeof *op);
@@ -85,7 +85,7 @@ static double p_one_device(const RnnNet *net, const Fix *f, double *expected)
 static int64_t train(RnnNet *net, TrainState *ts, const RnnTrainConfig *cfg, const Fix *f, int64_t n)
 {
     Err e = {{0}};
-    RnnTrainer *t = rnn_train_new(net, ts, cfg, f->pb.g, f->pb.gr, f->pb.c, &e);
+    RnnTrainer *t = rnn_train_new(net, ts, cfg, &(TrainGraph){f->pb.g, f->pb.gr, NULL}, 1, f->pb.c, &e);
     CHECK_MSG(t != NULL, "rnn_train_new: %s", e.msg);
     if (!t)
         return 0;
@@ -108,7 +108,7 @@ TEST(rnn_train_learns_the_best_placement)
     TrainState ts;
     rnn_train_state_init(&ts, cfg.lr, cfg.entropy, 5);
     double e0, e1, before = p_one_device(net, &f, &e0);
-    rnn_train_set_baseline(&ts, sqrt(2e-3)); /* near the costs: no phase where every sample is reinforced */
+    rnn_train_set_baseline(&ts, 0, 1, sqrt(2e-3)); /* near the costs: no phase where every sample is reinforced */
     CHECK_INT(train(net, &ts, &cfg, &f, 300), 300);
     double after = p_one_device(net, &f, &e1);
     CHECK_MSG(after > 2 * before && after > 0.3 && e1 < e0,
@@ -121,7 +121,7 @@ TEST(rnn_train_learns_the_best_placement)
     double one = op ? sim_run(f.pb.sim, op)->makespan_us : 0;
     free(op);
     CHECK_MSG(ts.best[0].runtime_us <= one, "best %.1f us, one device %.1f us", ts.best[0].runtime_us, one);
-    CHECK(fabs(rnn_train_baseline(&ts) - sqrt(ts.best[0].runtime_us / 1e6)) < 0.01);
+    CHECK(fabs(rnn_train_baseline(&ts, 0) - sqrt(ts.best[0].runtime_us / 1e6)) < 0.01);
     train_state_done(&ts);
     rnn_free(net);
     fix_done(&f);
@@ -241,7 +241,7 @@ TEST(rnn_policy_file_names_its_agent)
             CHECK_INT(back->p.n, net->p.n);
             CHECK(memcmp(back->p.w, net->p.w, net->p.n * sizeof *net->p.w) == 0);
             CHECK_INT(back->vocab.n, net->vocab.n);
-            CHECK(rnn_train_baseline(&ts) == RNN_BASELINE_START);
+            CHECK(rnn_train_baseline(&ts, 0) == RNN_BASELINE_START);
         }
         train_state_done(&ts);
         rnn_free(back);
@@ -288,7 +288,7 @@ TEST(rnn_policy_file_errors)
         {"\"n_devices\": 2", "\"n_devices\": 0", "architecture.n_devices"},
         {"\"n_types\": ", "\"n_types\": 1", "vocabulary: expected"},
         {"\"vocabulary\": [", "\"vocabulary\": [\"zzz\", ", "vocabulary"},
-        {"\"baseline\": [\n   [", "\"baseline\": [\n   [1, ", "training.baseline: expected [[b]]"},
+        {"\"baseline\": [\n   [", "\"baseline\": [\n   [1], [", "training.baseline: expected [[b, ...]]"},
         {"\"shape\": [", "\"shape\": [9", "parameters[0].shape"},
     };
     for (size_t k = 0; good && k < sizeof bad / sizeof *bad; k++) {
