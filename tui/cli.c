@@ -335,10 +335,10 @@ int cli_policy_shape(const CliCmd *cmd, const CliArgs *a, const char *policy_pat
         *groups = 0;
     if (!policy_path || strcmp(policy_path, "auto") == 0)
         return 0;
-    int want = 0, rnn_groups = 0, agent = rnn_policy_peek(policy_path, &want, &rnn_groups, e);
+    int want = 0, rnn_groups = 0, trained = 0, agent = rnn_policy_peek(policy_path, &want, &rnn_groups, &trained, e);
     if (agent < 0)
         return -1;
-    if (agent == 1 && groups)
+    if (agent == 1 && groups && trained <= 1) /* one graph's policy: its grouping; a family's: the default */
         *groups = rnn_groups;
     if (cli_get(cmd, a, "cluster"))
         return 0;

@@ -105,8 +105,10 @@ const char *cli_auto_policy(const char *graph_path, int n_devices, char *buf, si
  * nothing), or -1 with e set (an unreadable or invalid policy, a
  * conflicting --devices: exit status 1). */
 int cli_policy_devices(const CliCmd *cmd, const CliArgs *a, const char *policy_path, int *n, Err *e);
-/* The same, and *groups the group count of an rnn policy (0 for a Placeto
- * one or none): its network reads one grouping. */
+/* The same, and *groups the group count of an rnn policy trained on one
+ * graph (its network read that grouping); 0 for a family's rnn policy
+ * (each graph its default grouping, up to the policy's capacity), a
+ * Placeto one or none. */
 int cli_policy_shape(const CliCmd *cmd, const CliArgs *a, const char *policy_path, int *n, int *groups, Err *e);
 
 extern const CliCmd cmd_info, cmd_simulate, cmd_export, cmd_place, cmd_compare, cmd_train, cmd_explore, cmd_demo;

@@ -53,7 +53,7 @@ int64_t policy_place(const Policy *pol, const Graph *g, const Grouping *gr, cons
 int policy_place_runs(const Problem *p, const char *path, int samples, uint64_t seed, PolicyStart start,
                       PlaceRun rows[2], const char **start_name, Err *e)
 {
-    int agent = rnn_policy_peek(path, NULL, NULL, e);
+    int agent = rnn_policy_peek(path, NULL, NULL, NULL, e);
     if (agent < 0)
         return -1;
     if (agent == 1)

@@ -140,7 +140,7 @@ fail:
     return NULL;
 }
 
-int rnn_policy_peek(const char *path, int *n_devices, int *n_groups, Err *e)
+int rnn_policy_peek(const char *path, int *n_devices, int *n_groups, int *n_trained, Err *e)
 {
     size_t len;
     char *text = util_read_file(path, &len, e);
@@ -162,6 +162,11 @@ int rnn_policy_peek(const char *path, int *n_devices, int *n_groups, Err *e)
             *n_devices = a.n_devices;
         if (n_groups)
             *n_groups = a.n_groups;
+        if (n_trained) {
+            const cJSON *tr = cJSON_GetObjectItemCaseSensitive(d.root, "training");
+            const cJSON *best = cJSON_IsObject(tr) ? cJSON_GetObjectItemCaseSensitive(tr, "best") : NULL;
+            *n_trained = cJSON_IsArray(best) ? cJSON_GetArraySize(best) : 0;
+        }
     }
     jdoc_done(&d);
     free(text);

@@ -17,9 +17,9 @@ int rnn_policy_save(const RnnNet *net, const TrainState *ts, const char *path, E
 RnnNet *rnn_policy_load(const char *path, TrainState *ts, Err *e);
 RnnNet *rnn_policy_load_text(const char *path, const char *text, size_t len, TrainState *ts, Err *e);
 
-/* 1 when path holds an rnn policy (with its device and group counts, when
- * not NULL), 0 when it holds something else, -1 with e set when it cannot
+/* 1 when path holds an rnn policy (with its device count, group capacity
+ * and number of training graphs with a best placement, when not NULL), 0 when it holds something else, -1 with e set when it cannot
  * be read or parsed, or has a bad rnn architecture. */
-int rnn_policy_peek(const char *path, int *n_devices, int *n_groups, Err *e);
+int rnn_policy_peek(const char *path, int *n_devices, int *n_groups, int *n_trained, Err *e);
 
 #endif

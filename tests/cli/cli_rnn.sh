@@ -142,6 +142,16 @@ if expect_rc "rnn capacity too small" 1; then
 fi
 run place graphs/toy/chain.json --policy "$tmp/fam.json"
 expect_rc "rnn family policy places a member" 0
+# a family's policy groups a graph by default (not to its capacity)
+run compare graphs/toy/diamond.json --policy "$tmp/dir.json" --methods single --json
+if expect_rc "rnn family policy zero-shot" 0; then
+    want=$(./placeto info graphs/toy/diamond.json | awk '/^groups/{print $2}')
+    pycheck "rnn zero-shot default grouping" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["groups"] == int(sys.argv[2]), (d["groups"], sys.argv[2])
+' "$tmp/out" "$want"
+fi
 
 # each agent's policy where the other one is needed
 run train "$g" --episodes 1 --resume "$tmp/a.json" -o "$tmp/x.json"

@@ -1,0 +1,210 @@
+#!/usr/bin/python3
+"""The paper's Table 1 on this project's simulator (the README's "Table 1:
+Placeto against the RNN-based placer"): for inception_v3, nasnet and nmt on
+2 and 4 devices, one device, the expert placement, Scotch, the best
+heuristic, the RNN-based placer and Placeto, each agent trained from
+scratch with the same budget of placements simulated. For each agent: the
+best runtime found within the budget, the placements it took to first come
+within 1 % of that best, and the wall time; the learning curves of both
+agents (best runtime so far against placements simulated) in one PNG.
+
+The RNN runs are the bundled RNN policies' training runs: with --keep they
+are written to graphs/policies/rnn_GRAPH_D.json (the command of each row is
+in tests/results/table1.json). Placeto trains with its defaults (tuned
+preset, from device 0) for the episodes that simulate about BUDGET
+placements (an episode simulates one placement per group); the RNN placer
+with the public code's settings and h = HIDDEN, one sampled placement per
+update and a greedy decode every 50 updates (both counted), for the updates
+that simulate about BUDGET placements.
+
+Writes tests/results/table1.{json,md} and, with gnuplot,
+screenshots/table1_curves.png.
+
+    /usr/bin/python3 bench/table1.py [./placeto] [--budget N] [--jobs J] [--hidden H] [--only GRAPH:D] [--keep]
+"""
+import concurrent.futures
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PROG, BUDGET, JOBS, HIDDEN, ONLY, KEEP = "./placeto", 10000, os.cpu_count() or 1, 64, None, False
+CASES = [("inception_v3", 2), ("inception_v3", 4), ("nasnet", 2), ("nasnet", 4), ("nmt", 2), ("nmt", 4)]
+HEURISTICS = "single,random,round-robin,expert,m-topo,m-etf,heft,metis,scotch"
+GREEDY_EVERY = 50
+
+args = sys.argv[1:]
+if args and not args[0].startswith("--"):
+    PROG = args.pop(0)
+while args:
+    k = args.pop(0)
+    if k == "--keep":
+        KEEP = True
+        continue
+    if not args:
+        sys.exit("table1.py: %s needs a value" % k)
+    v = args.pop(0)
+    if k == "--budget":
+        BUDGET = int(v)
+    elif k == "--jobs":
+        JOBS = int(v)
+    elif k == "--hidden":
+        HIDDEN = int(v)
+    elif k == "--only":
+        g, d = v.split(":")
+        ONLY = (g, int(d))
+    else:
+        sys.exit("table1.py: unknown option %s" % k)
+if ONLY:
+    CASES = [ONLY]
+
+
+def run(*a):
+    r = subprocess.run([PROG] + [str(x) for x in a], cwd=ROOT, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError("%s %s: %s" % (PROG, " ".join(str(x) for x in a), r.stderr.strip()))
+    return r.stdout
+
+
+def within(points, best):
+    """The placements of the first point within 1 % of best."""
+    for placements, runtime in points:
+        if runtime <= best * 1.01:
+            return placements
+    return None
+
+
+def train(job):
+    """One agent trained on one graph for about BUDGET placements."""
+    g, d, agent, groups = job
+    graph = "graphs/%s.json" % g
+    tmp = tempfile.mkdtemp()
+    curve = os.path.join(tmp, "c.csv")
+    if agent == "rnn":
+        updates = BUDGET * GREEDY_EVERY // (GREEDY_EVERY + 1)
+        pol = "graphs/policies/rnn_%s_%d.json" % (g, d) if KEEP else os.path.join(tmp, "p.json")
+        cmd = ["train", graph, "--agent", "rnn", "--devices", d, "--hidden", HIDDEN, "--episodes", updates,
+               "--greedy-every", GREEDY_EVERY, "--seed", 1, "-o", pol]
+    else:
+        pol = os.path.join(tmp, "p.json")
+        cmd = ["train", graph, "--devices", d, "--episodes", max(1, BUDGET // groups), "--seed", 1, "-o", pol]
+    summary = json.loads(run(*(cmd + ["--curve", curve, "--json"])).strip().splitlines()[-1])
+    with open(curve) as f:
+        rows = list(csv.DictReader(f))
+    points = [(int(r["placements_simulated"]), float(r["best_runtime_us"])) for r in rows]
+    best = min(p[1] for p in points)
+    greedy = json.loads(run("place", graph, "--devices", d, "--policy", pol, "--json"))
+    shutil.rmtree(tmp)
+    shown = ["placeto"] + [str(x) for x in cmd]
+    if agent == "placeto":
+        shown[shown.index("-o") + 1] = "POLICY.json"
+    return {"graph": g, "devices": d, "agent": agent, "command": " ".join(shown), "best_us": best,
+            "to_within_1pct": within(points, best), "placements": summary["placements_simulated"],
+            "seconds": summary["seconds"], "policy_us": greedy["runtime_us"], "curve": points}
+
+
+def main():
+    with concurrent.futures.ThreadPoolExecutor(max_workers=JOBS) as pool:
+        refs = list(pool.map(lambda c: json.loads(run("compare", "graphs/%s.json" % c[0], "--devices", c[1],
+                                                      "--methods", HEURISTICS, "--no-policy", "--json")), CASES))
+        groups = [r["groups"] for r in refs]
+        # the long RNN runs first, so that the short Placeto ones fill the gaps
+        jobs = [(g, d, "rnn", n) for (g, d), n in zip(CASES, groups)] + \
+               [(g, d, "placeto", n) for (g, d), n in zip(CASES, groups)]
+        trains = list(pool.map(train, jobs))
+    rows = []
+    for (g, d), ref in zip(CASES, refs):
+        base = {m["method"]: m for m in ref["methods"]}
+        heur = min(ref["methods"], key=lambda m: (m["oom"], m["runtime_us"]))
+        row = {"graph": ref["graph"], "path": g, "devices": d, "groups": ref["groups"],
+               "lower_bound_us": ref["lower_bound_us"], "best_heuristic": heur["method"],
+               "best_heuristic_us": heur["runtime_us"]}
+        for m in ("single", "expert", "scotch"):
+            row[m] = {"runtime_us": base[m]["runtime_us"], "oom": base[m]["oom"]}
+        for t in trains:
+            if t["graph"] == g and t["devices"] == d:
+                row[t["agent"]] = t
+        rows.append(row)
+    doc = {"budget": BUDGET, "hidden": HIDDEN, "rows": rows}
+    out = os.path.join(ROOT, "tests/results")
+    os.makedirs(out, exist_ok=True)
+    name = "table1" if not ONLY else "table1_%s_%d" % ONLY
+    with open(os.path.join(out, name + ".json.tmp"), "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    os.replace(os.path.join(out, name + ".json.tmp"), os.path.join(out, name + ".json"))
+    md = markdown(rows)
+    with open(os.path.join(out, name + ".md.tmp"), "w") as f:
+        f.write(md)
+    os.replace(os.path.join(out, name + ".md.tmp"), os.path.join(out, name + ".md"))
+    print(md)
+    if shutil.which("gnuplot") and not ONLY:
+        plot(rows)
+
+
+def markdown(rows):
+    b = "{:,}".format(BUDGET).replace(",", " ")
+    lines = ["Simulated runtime in seconds (and as a multiple of the lower bound); lower is better. Both agents "
+             "train from scratch with the same budget, %s placements simulated. *best* is the best placement "
+             "found within the budget, *to 1 %%* the placements simulated when the agent first came within 1 %% "
+             "of its own best, *time* the wall time of the training run on one core; *policy* is the trained "
+             "policy's own greedy placement. *RNN-based*: `--agent rnn`, h = %d. *ratio*: the RNN's placements "
+             "to 1 %% over Placeto's. OOM: a device over its memory." % (b, HIDDEN),
+             "",
+             "| graph | devices | single | expert | Scotch | best heuristic | RNN-based: best, to 1 %, time | policy "
+             "| Placeto: best, to 1 %, time | policy | ratio |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lb = r["lower_bound_us"]
+        x = lambda us: "%.3f (%.2f)" % (us / 1e6, us / lb)
+        xo = lambda c: x(c["runtime_us"]) + (" OOM" if c["oom"] else "")
+        n = lambda v: "–" if v is None else "{:,}".format(v).replace(",", " ")
+        cell = lambda c: "%s, %s, %.0f s" % (x(c["best_us"]), n(c["to_within_1pct"]), c["seconds"])
+        rn, pl = r["rnn"], r["placeto"]
+        ratio = "–" if not rn["to_within_1pct"] or not pl["to_within_1pct"] else \
+            "%.1f" % (rn["to_within_1pct"] / pl["to_within_1pct"])
+        lines.append("| %s | %d | %s | %s | %s | %s %s | %s | %s | %s | %s | %s |" % (
+            r["graph"], r["devices"], xo(r["single"]), xo(r["expert"]), xo(r["scotch"]), r["best_heuristic"],
+            x(r["best_heuristic_us"]), cell(rn), x(rn["policy_us"]), cell(pl), x(pl["policy_us"]), ratio))
+    return "\n".join(lines) + "\n"
+
+
+def plot(rows):
+    tmp = tempfile.mkdtemp()
+    parts = []
+    for i, r in enumerate(rows):
+        lb = r["lower_bound_us"]
+        files = []
+        for agent in ("placeto", "rnn"):
+            fn = os.path.join(tmp, "%d_%s.dat" % (i, agent))
+            with open(fn, "w") as f:
+                for p, us in r[agent]["curve"]:
+                    f.write("%d %.6f\n" % (max(p, 1), us / lb))
+            files.append(fn)
+        parts.append("""set title '%s, %d devices'
+plot '%s' using 1:2 with steps lw 2 title 'Placeto', '%s' using 1:2 with steps lw 2 title 'RNN-based', \\
+     %.6f with lines dt 2 lw 2 title 'best heuristic (%s)', %.6f with lines dt 3 lw 2 title 'one device'
+""" % (r["graph"], r["devices"], files[0], files[1], r["best_heuristic_us"] / lb, r["best_heuristic"],
+       r["single"]["runtime_us"] / lb))
+    png = os.path.join(ROOT, "screenshots/table1_curves.png")
+    script = """set terminal pngcairo noenhanced size 1200,1200 font 'DejaVu Sans,10'
+set output '%s.tmp'
+set multiplot layout 3,2 title 'Best runtime found (runtime / lower bound) by placements simulated'
+set xlabel 'placements simulated'
+set ylabel 'runtime / lower bound'
+set logscale x
+set key top right
+set grid
+%sunset multiplot
+""" % (png, "".join(parts))
+    subprocess.run(["gnuplot"], input=script, text=True, check=True)
+    os.replace(png + ".tmp", png)
+    shutil.rmtree(tmp)
+    print("table1.py: wrote %s" % os.path.relpath(png, ROOT))
+
+
+main()
