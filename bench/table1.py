@@ -21,6 +21,12 @@ Writes tests/results/table1.{json,md} and, with gnuplot,
 screenshots/table1_curves.png.
 
     /usr/bin/python3 bench/table1.py [./placeto] [--budget N] [--jobs J] [--hidden H] [--only GRAPH:D] [--keep]
+                                     [--rnn-args "ARGS"] [--tag NAME]
+
+--plot redraws the PNG (and the table) from tests/results/table1.json
+without training. --rnn-args adds options to every RNN run (a variant: "--lr 0.01",
+"--samples-per-update 8"); --tag NAME writes tests/results/table1_NAME.*
+instead (and no PNG).
 """
 import concurrent.futures
 import csv
@@ -33,6 +39,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROG, BUDGET, JOBS, HIDDEN, ONLY, KEEP = "./placeto", 10000, os.cpu_count() or 1, 64, None, False
+RNN_ARGS, TAG, PLOT_ONLY = [], None, False
 CASES = [("inception_v3", 2), ("inception_v3", 4), ("nasnet", 2), ("nasnet", 4), ("nmt", 2), ("nmt", 4)]
 HEURISTICS = "single,random,round-robin,expert,m-topo,m-etf,heft,metis,scotch"
 GREEDY_EVERY = 50
@@ -44,6 +51,9 @@ while args:
     k = args.pop(0)
     if k == "--keep":
         KEEP = True
+        continue
+    if k == "--plot":
+        PLOT_ONLY = True
         continue
     if not args:
         sys.exit("table1.py: %s needs a value" % k)
@@ -57,6 +67,10 @@ while args:
     elif k == "--only":
         g, d = v.split(":")
         ONLY = (g, int(d))
+    elif k == "--rnn-args":
+        RNN_ARGS = v.split()
+    elif k == "--tag":
+        TAG = v
     else:
         sys.exit("table1.py: unknown option %s" % k)
 if ONLY:
@@ -85,10 +99,11 @@ def train(job):
     tmp = tempfile.mkdtemp()
     curve = os.path.join(tmp, "c.csv")
     if agent == "rnn":
-        updates = BUDGET * GREEDY_EVERY // (GREEDY_EVERY + 1)
+        k = int(RNN_ARGS[RNN_ARGS.index("--samples-per-update") + 1]) if "--samples-per-update" in RNN_ARGS else 1
+        updates = BUDGET * GREEDY_EVERY // (k * GREEDY_EVERY + 1)
         pol = "graphs/policies/rnn_%s_%d.json" % (g, d) if KEEP else os.path.join(tmp, "p.json")
         cmd = ["train", graph, "--agent", "rnn", "--devices", d, "--hidden", HIDDEN, "--episodes", updates,
-               "--greedy-every", GREEDY_EVERY, "--seed", 1, "-o", pol]
+               "--greedy-every", GREEDY_EVERY, "--seed", 1, "-o", pol] + RNN_ARGS
     else:
         pol = os.path.join(tmp, "p.json")
         cmd = ["train", graph, "--devices", d, "--episodes", max(1, BUDGET // groups), "--seed", 1, "-o", pol]
@@ -129,10 +144,10 @@ def main():
             if t["graph"] == g and t["devices"] == d:
                 row[t["agent"]] = t
         rows.append(row)
-    doc = {"budget": BUDGET, "hidden": HIDDEN, "rows": rows}
+    doc = {"budget": BUDGET, "hidden": HIDDEN, "rnn_args": " ".join(RNN_ARGS), "rows": rows}
     out = os.path.join(ROOT, "tests/results")
     os.makedirs(out, exist_ok=True)
-    name = "table1" if not ONLY else "table1_%s_%d" % ONLY
+    name = "table1_" + TAG if TAG else "table1" if not ONLY else "table1_%s_%d" % ONLY
     with open(os.path.join(out, name + ".json.tmp"), "w") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
@@ -142,8 +157,15 @@ def main():
         f.write(md)
     os.replace(os.path.join(out, name + ".md.tmp"), os.path.join(out, name + ".md"))
     print(md)
-    if shutil.which("gnuplot") and not ONLY:
+    if shutil.which("gnuplot") and not ONLY and not TAG:
         plot(rows)
+
+
+def common(r):
+    """Placements each agent took to come within 1 % of the weaker agent's
+    best (a level both reach): (rnn, placeto)."""
+    level = max(r["rnn"]["best_us"], r["placeto"]["best_us"])
+    return within(r["rnn"]["curve"], level), within(r["placeto"]["curve"], level)
 
 
 def markdown(rows):
@@ -152,11 +174,12 @@ def markdown(rows):
              "train from scratch with the same budget, %s placements simulated. *best* is the best placement "
              "found within the budget, *to 1 %%* the placements simulated when the agent first came within 1 %% "
              "of its own best, *time* the wall time of the training run on one core; *policy* is the trained "
-             "policy's own greedy placement. *RNN-based*: `--agent rnn`, h = %d. *ratio*: the RNN's placements "
-             "to 1 %% over Placeto's. OOM: a device over its memory." % (b, HIDDEN),
+             "policy's own greedy placement. *RNN-based*: `--agent rnn`, h = %d. *to the common level*: the "
+             "placements each agent simulated before coming within 1 %% of the weaker agent's best (a level both "
+             "reach), RNN-based / Placeto, and their ratio. OOM: a device over its memory." % (b, HIDDEN),
              "",
              "| graph | devices | single | expert | Scotch | best heuristic | RNN-based: best, to 1 %, time | policy "
-             "| Placeto: best, to 1 %, time | policy | ratio |",
+             "| Placeto: best, to 1 %, time | policy | to the common level: RNN / Placeto (ratio) |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lb = r["lower_bound_us"]
@@ -165,11 +188,12 @@ def markdown(rows):
         n = lambda v: "–" if v is None else "{:,}".format(v).replace(",", " ")
         cell = lambda c: "%s, %s, %.0f s" % (x(c["best_us"]), n(c["to_within_1pct"]), c["seconds"])
         rn, pl = r["rnn"], r["placeto"]
-        ratio = "–" if not rn["to_within_1pct"] or not pl["to_within_1pct"] else \
-            "%.1f" % (rn["to_within_1pct"] / pl["to_within_1pct"])
-        lines.append("| %s | %d | %s | %s | %s | %s %s | %s | %s | %s | %s | %s |" % (
+        cr, cp = common(r)
+        ratio = "–" if not cr or not cp else "%.3g" % (cr / cp)
+        lines.append("| %s | %d | %s | %s | %s | %s %s | %s | %s | %s | %s | %s / %s (%s) |" % (
             r["graph"], r["devices"], xo(r["single"]), xo(r["expert"]), xo(r["scotch"]), r["best_heuristic"],
-            x(r["best_heuristic_us"]), cell(rn), x(rn["policy_us"]), cell(pl), x(pl["policy_us"]), ratio))
+            x(r["best_heuristic_us"]), cell(rn), x(rn["policy_us"]), cell(pl), x(pl["policy_us"]), n(cr), n(cp),
+            ratio))
     return "\n".join(lines) + "\n"
 
 
@@ -207,4 +231,11 @@ set grid
     print("table1.py: wrote %s" % os.path.relpath(png, ROOT))
 
 
-main()
+if PLOT_ONLY:
+    with open(os.path.join(ROOT, "tests/results/table1.json")) as fh:
+        saved = json.load(fh)
+    BUDGET, HIDDEN = saved["budget"], saved["hidden"]
+    print(markdown(saved["rows"]))
+    plot(saved["rows"])
+else:
+    main()
