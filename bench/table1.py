@@ -235,7 +235,11 @@ if PLOT_ONLY:
     with open(os.path.join(ROOT, "tests/results/table1.json")) as fh:
         saved = json.load(fh)
     BUDGET, HIDDEN = saved["budget"], saved["hidden"]
-    print(markdown(saved["rows"]))
+    text = markdown(saved["rows"])
+    with open(os.path.join(ROOT, "tests/results/table1.md.tmp"), "w") as fh:
+        fh.write(text)
+    os.replace(os.path.join(ROOT, "tests/results/table1.md.tmp"), os.path.join(ROOT, "tests/results/table1.md"))
+    print(text)
     plot(saved["rows"])
 else:
     main()
