@@ -31,6 +31,7 @@
 #include "timeline.h"
 #include "place_run.h"
 #include "policy_io.h"
+#include "rnn_episode.h"
 #include "train.h"
 
 /* Placements the local searches (anneal, ils) may simulate in the
@@ -90,15 +91,19 @@ typedef struct AppData {
     double single_us;         /* every op on the fastest device */
 } AppData;
 
-/* The policy that steps the episode. */
+/* The policy that steps the episode: a Placeto policy (pol and work), or
+ * an RNN placer's (rnn and actor; pol NULL), whose episodes decode the
+ * groups once in topological order (rnn_episode.h). */
 typedef struct AppPolicy {
     Policy *pol;
     PolicyWork *work;
+    RnnNet *rnn;
+    RnnActor *actor;
     char *path;               /* its file; NULL: untrained (seeded) */
     uint64_t checksum;        /* of the file, recorded in saved episodes */
 } AppPolicy;
 
-enum { APP_FEATURE_ROWS = 6 };
+enum { APP_FEATURE_ROWS = 6, APP_ATTENTION_ROWS = 5 };
 
 /* Derived from the episode and the policy, rebuilt whenever either changes
  * (app_changed), so that drawing only reads. */
@@ -109,6 +114,11 @@ typedef struct AppCache {
     int feat_group[APP_FEATURE_ROWS]; /* node, up to two parents, two children, one group on
                                  another device (-1: none) */
     float *feats;             /* their feature rows: APP_FEATURE_ROWS x the episode's n_features */
+    /* an rnn policy: the attention weights of the current step over the groups
+       (n_groups; NULL for Placeto) and the groups with the largest, largest
+       first (ties: the lower index; -1: none) */
+    float *attention;
+    int attn_top[APP_ATTENTION_ROWS];
 } AppCache;
 
 /* What is shown and how. */
@@ -243,6 +253,12 @@ typedef struct App {
 
 /* ---- loading, the cache, messages, files, baselines (app.c) ---- */
 
+/* 1 when an RNN placer's policy steps the episode. */
+static inline int app_is_rnn(const App *a) { return a->policy.rnn != NULL; }
+/* With an rnn policy: says that what (an action of Placeto's alone) does
+ * not apply, and returns 1; else 0. */
+int app_rnn_refuse(App *a, const char *what);
+
 /* Loads graph, cluster, policy and episode (or resumes or replays one).
  * Returns NULL with e set. */
 App *app_new(const AppOptions *o, Err *e);
@@ -374,7 +390,7 @@ void app_dialog_scroll_max(App *a, int max);
 /* ---- background training (app_train.c) ---- */
 
 /* Starts training a copy of the policy for episodes episodes in a thread.
- * 0, or -1 with the message set. */
+ * 0, or -1 with the message set (an rnn policy is not trained here). */
 int app_train_start(App *a, int64_t episodes);
 /* Copies the new part of the learning curve for the view; stops the
  * training when the thread has finished. */

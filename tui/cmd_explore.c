@@ -401,12 +401,14 @@ static int run_explore(int argc, char **argv)
     o.groups = spec.groups;
     o.greedy = cli_get(cmd, &args, "greedy") != NULL;
     if (!o.resume_path && !o.replay_path) {
-        int policy_devices; /* a policy fixes the device count when --devices and --cluster do not */
+        int policy_devices, rnn_groups; /* a policy fixes the device count when --devices and --cluster do not */
         Err e = {{0}};
-        if (cli_policy_devices(cmd, &args, o.policy_path, &policy_devices, &e))
+        if (cli_policy_shape(cmd, &args, o.policy_path, &policy_devices, &rnn_groups, &e))
             return cli_fail(&e);
         if (policy_devices)
             o.n_devices = policy_devices;
+        if (rnn_groups && !cli_get(cmd, &args, "groups")) /* an rnn network reads the grouping it was trained on */
+            o.groups = rnn_groups;
         if (!o.policy_path && !o.cluster_path)
             o.policy_path = cli_auto_policy(o.graph_path, o.n_devices ? o.n_devices : 2, policy_buf, sizeof policy_buf);
     }
@@ -434,12 +436,13 @@ static int run_demo(int argc, char **argv)
     o.graph_path = args.n_pos ? args.pos[0] : cli_data_path(graph_buf, sizeof graph_buf, "resnet18.json");
     o.policy_path = cli_get(cmd, &args, "policy");
     o.n_devices = (int)devices;
-    int policy_devices;
+    int policy_devices, rnn_groups;
     Err e = {{0}};
-    if (cli_policy_devices(cmd, &args, o.policy_path, &policy_devices, &e))
+    if (cli_policy_shape(cmd, &args, o.policy_path, &policy_devices, &rnn_groups, &e))
         return cli_fail(&e);
     if (policy_devices)
         o.n_devices = policy_devices;
+    o.groups = rnn_groups; /* 0: the default grouping */
     if (!o.n_devices)
         o.n_devices = 2;
     if (!o.policy_path)

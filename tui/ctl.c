@@ -134,6 +134,8 @@ static int act_baselines(App *a, int arg)
 static int act_start_from(App *a, int arg)
 {
     (void)arg;
+    if (app_rnn_refuse(a, "starting from a baseline's placement"))
+        return CTL_REDRAW;
     if (!a->base.ran)
         app_run_baselines(a);
     app_dialog_open(a, DLG_START_FROM, NULL);
@@ -145,7 +147,7 @@ static int act_train(App *a, int arg)
     (void)arg;
     if (a->train.running)
         app_train_stop(a);
-    else
+    else if (!app_rnn_refuse(a, "training in the explorer (train it with placeto train --agent rnn)"))
         app_dialog_open(a, DLG_TRAIN, "50");
     return CTL_REDRAW;
 }
