@@ -60,8 +60,8 @@ int app_rnn_refuse(App *a, const char *what)
 {
     if (!app_is_rnn(a))
         return 0;
-    app_msg(a, GS_WARN, "%s: not with an rnn policy (%s decodes every group once, from device 0)", what,
-            a->policy.path ? a->policy.path : "it");
+    app_msg(a, GS_WARN, "%s does not apply to an rnn policy: %s decodes every group once, in order, from "
+            "device 0", what, a->policy.path ? a->policy.path : "it");
     return 1;
 }
 
@@ -275,6 +275,7 @@ App *app_new(const AppOptions *o, Err *e)
         a->tour.seconds = o->demo_seconds > 0 ? o->demo_seconds : 7.0;
         a->tour.own_graph = o->demo_own_graph;
         a->tour.held_out = o->demo_held_out;
+        a->tour.rnn_app = o->demo_rnn;
         app_tour_enter(a, o->demo_stage);
     }
     return a;

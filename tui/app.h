@@ -74,6 +74,7 @@ typedef struct AppOptions {
     double demo_seconds;      /* the tour on a timer: seconds per stage (0: the default) */
     int demo_own_graph;       /* the user chose the tour's graph (it stays on it) */
     int demo_held_out;        /* the tour opened the held-out graph (set by the tour itself) */
+    int demo_rnn;             /* the tour opened the RNN placer's policy (set by the tour itself) */
 } AppOptions;
 
 /* What app_new loaded, and what is built once from it. */
@@ -209,6 +210,7 @@ typedef struct AppTour {
     double seconds;           /* with autoplay: seconds per stage */
     int own_graph;            /* the user chose the graph: the tour stays on it */
     int held_out;             /* this App is the held-out graph the default tour opened */
+    int rnn_app;              /* this App is the RNN placer the default tour opened */
     double since;             /* util_now() when the stage was entered */
     int hist_at[APP_TOUR_MAX_STAGES]; /* history length when each stage was entered (-1: not yet) */
     AppOptions next;          /* when app_tour_next/prev returns 1: what to open instead */

@@ -147,7 +147,7 @@ static int act_train(App *a, int arg)
     (void)arg;
     if (a->train.running)
         app_train_stop(a);
-    else if (!app_rnn_refuse(a, "training in the explorer (train it with placeto train --agent rnn)"))
+    else if (!app_rnn_refuse(a, "background training (placeto train --agent rnn trains one)"))
         app_dialog_open(a, DLG_TRAIN, "50");
     return CTL_REDRAW;
 }

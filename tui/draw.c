@@ -397,9 +397,9 @@ static int feature_lines(const App *a, char lines[][200], int max)
 {
     const AppCache *c = &a->cache;
     if (app_is_rnn(a)) {
-        snprintf(lines[0], 200, "(these feature rows are Placeto's; they do not apply to the rnn policy, which "
-                 "reads each group's op types, edges and output size once, and its own decoded devices)");
-        return 1;
+        snprintf(lines[0], 200, "(these feature rows are Placeto's and do not apply to the rnn policy: it reads");
+        snprintf(lines[1], 200, " each group's op types, edges and output size once, and the devices it decoded)");
+        return 2;
     }
     if (c->node < 0)
         return 0;
