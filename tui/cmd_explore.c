@@ -61,8 +61,8 @@ const CliCmd cmd_demo = {
     "demo", "a guided tour of Placeto in the explorer", "[GRAPH] [--policy P] [--devices N] [--auto [SECONDS]]",
     "A guided tour inside the explorer: the graph and its groups, the simulator, the state, message\n"
     "passing, the sets the policy pools over, the probabilities, the reward, an override by hand,\n"
-    "the baselines, and generalization to a graph the policy never saw. space: next; Left: back;\n"
-    "q: leave.\n"
+    "the baselines, generalization to a graph the policy never saw, and the RNN-based placer\n"
+    "beside Placeto. space: next; Left: back; q: leave.\n"
     "Without GRAPH the tour runs on the bundled ResNet-18 with its policy on 2 devices.",
     "--auto takes the next argument as SECONDS only when it is a number.\n"
     "example: placeto demo\n"
@@ -77,7 +77,8 @@ const CliCmd cmd_explore = {
     "[GRAPH] [--policy P] [--resume EPISODE] [--devices N | --cluster F]",
     "Step through Placeto episodes: watch the policy place groups, inspect, override, undo,\n"
     "save and resume, compare with the baselines, train, and export DOT renders and traces.\n"
-    "? inside shows every key.",
+    "With an RNN placer's policy (train --agent rnn) its decoder places one group per step,\n"
+    "in order from device 0, its attention shown as the why. ? inside shows every key.",
     "Headless key scripts: single characters stand for themselves; names: space enter esc tab\n"
     "btab up down left right pgup pgdn bs; tick (a timer tick while running); wait (until\n"
     "background training ends); resize:WxH; click:X,Y. Any other word is typed letter by letter.\n"
