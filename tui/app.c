@@ -517,7 +517,8 @@ static void add_learned(App *a, const char *path, const char *label)
             return;
         }
         for (int k = 0; k < n; k++) {
-            int trained = rows[k].method && strcmp(rows[k].method, "placeto-trained") == 0;
+            int trained = rows[k].method && (strcmp(rows[k].method, "placeto-trained") == 0 ||
+                                              strcmp(rows[k].method, "rnn-trained") == 0);
             if (trained && start) { /* listed once, with the first start */
                 place_run_free(&rows[k]);
                 continue;

@@ -8,7 +8,7 @@
 # state; Placeto's features, background training and a baseline start say
 # they do not apply; a missing or corrupt rnn policy file is an error naming
 # the file; a resumed episode an rnn policy cannot step is refused.
-# Prints "explore_rnn: N passed, M failed".
+# Prints "rnnexplore: N passed, M failed" (tests/run.sh reads a word of letters).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/cli/lib_cli.sh
@@ -191,5 +191,5 @@ if expect_rc "a Placeto episode with the rnn policy" 1; then
         fail "a Placeto episode with the rnn policy" "unclear"; fi
 fi
 
-echo "explore_rnn: $passed passed, $failed failed"
+echo "rnnexplore: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
