@@ -318,7 +318,7 @@ static const Binding bindings[] = {
     {{"PgUp PgDn", "scroll the graph", 1}, act_pan, {{TERM_KEY_PGUP, PAN_UP}, {TERM_KEY_PGDN, PAN_DOWN}}, 0, 0},
     {{"Z", "graph zoom: full labels / compact", 1}, act_zoom, {{'Z', 0}}, 0, 0},
     {{"v", "graph: a training graph folded / every group", 1}, act_fold, {{'v', 0}}, 0, 0},
-    {{"a", "show the ancestors, descendants and parallel groups", 1}, act_sets, {{'a', 0}}, 0, 0},
+    {{"a", "show the policy's why: the sets it pools over (rnn: its attention)", 1}, act_sets, {{'a', 0}}, 0, 0},
     {{"< >", "timeline zoom out / in", 1}, act_tl_zoom, {{'<', -1}, {'>', 1}}, 0, 0},
     {{"[ ]", "timeline pan", 1}, act_tl_pan, {{'[', -1}, {']', 1}}, 0, 0},
     {{"=", "timeline: the whole run", 1}, act_tl_whole, {{'=', 0}}, 0, 0},
