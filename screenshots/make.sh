@@ -69,9 +69,9 @@ shot training "training 2"
 
 # the guided tour
 start demo
-wait_for "Tour 1/12"
+wait_for "Tour 1/13"
 tm send-keys -t s Space Space Space Space
-shot demo "Tour 5/12"
+shot demo "Tour 5/13"
 
 # the DOT export of ResNet-18's HEFT placement on 2 devices, drawn by gvc
 "$prog" place graphs/resnet18.json --method heft --devices 2 -o "$work/resnet18_heft.json" > /dev/null 2>&1

@@ -13,6 +13,7 @@
 #include "export.h"
 #include "place.h"
 #include "policy_place.h"
+#include "rnn_io.h"
 
 void app_msg(App *a, int style, const char *fmt, ...)
 {
@@ -55,9 +56,31 @@ void app_out_path(const App *a, const char *suffix, char *buf, size_t n)
     snprintf(buf, n, "%.*s%s%s", dir, ep, a->files.stem, suffix);
 }
 
+int app_rnn_refuse(App *a, const char *what)
+{
+    if (!app_is_rnn(a))
+        return 0;
+    app_msg(a, GS_WARN, "%s does not apply to an rnn policy: %s decodes every group once, in order, from "
+            "device 0", what, a->policy.path ? a->policy.path : "it");
+    return 1;
+}
+
+/* Loads the RNN placer's policy from text (path's content). */
+static int load_rnn(App *a, const char *path, const char *text, size_t len, Err *e)
+{
+    AppPolicy *p = &a->policy;
+    if (!(p->rnn = rnn_policy_load_text(path, text, len, NULL, e)))
+        return -1;
+    if (p->rnn->arch.n_devices != a->data.pb.c->n_devices)
+        return err_set(e, "%s: the rnn policy is for %d devices but the cluster has %d (use --devices %d)", path,
+                       p->rnn->arch.n_devices, a->data.pb.c->n_devices, p->rnn->arch.n_devices);
+    return 0;
+}
+
 /* Loads the policy at path, or makes an untrained one (seed 1) without a
  * path; with a resumed episode's configuration cfg, the policy must read the
- * features that episode gives (an untrained one is built for them). */
+ * features that episode gives (an untrained one is built for them). An rnn
+ * policy file loads the RNN placer (app_is_rnn). */
 static int load_policy(App *a, const char *path, const EpisodeConfig *cfg, Err *e)
 {
     AppPolicy *p = &a->policy;
@@ -67,12 +90,23 @@ static int load_policy(App *a, const char *path, const EpisodeConfig *cfg, Err *
         p->pol = policy_new(&arch, 1, e);
         return p->pol ? 0 : -1;
     }
+    int agent = rnn_policy_peek(path, NULL, NULL, e);
+    if (agent < 0)
+        return -1;
     size_t len;
     char *text = util_read_file(path, &len, e);
     if (!text)
         return -1;
-    p->pol = policy_load_text(path, text, len, NULL, e);
     p->checksum = util_hash64(text, len, 0);
+    if (agent == 1) {
+        int rc = load_rnn(a, path, text, len, e);
+        free(text);
+        if (rc != 0)
+            return -1;
+        p->path = xstrdup(path);
+        return 0;
+    }
+    p->pol = policy_load_text(path, text, len, NULL, e);
     free(text);
     if (!p->pol)
         return -1;
@@ -86,6 +120,26 @@ static int load_policy(App *a, const char *path, const EpisodeConfig *cfg, Err *
         return -1;
     }
     p->path = xstrdup(path);
+    return 0;
+}
+
+/* With an rnn policy: its actor on the loaded grouping; with ep (a resumed
+ * episode), the episode must be one an rnn policy steps. */
+static int load_actor(App *a, const Episode *ep, const char *episode_path, Err *e)
+{
+    AppPolicy *p = &a->policy;
+    if (!p->rnn)
+        return 0;
+    if (ep && rnn_episode_check(ep, p->rnn, e) != 0) {
+        char what[4200];
+        snprintf(what, sizeof what, "%s: cannot be stepped by the rnn policy %s", episode_path, p->path);
+        err_prefix(e, what);
+        return -1;
+    }
+    if (!(p->actor = rnn_actor_new(p->rnn, a->data.pb.g, a->data.pb.gr, e))) {
+        err_prefix(e, p->path);
+        return -1;
+    }
     return 0;
 }
 
@@ -107,7 +161,10 @@ static void finish_load(App *a)
         d->dag = d->dag_fold = dag_layout_folded(n, d->pb.gr->succ_off, d->pb.gr->succ, host, &fold_opt);
     a->view.fold = d->dag_fold != NULL;
     free(host);
-    a->policy.work = policy_work_new(&a->policy.pol->arch, d->pg);
+    if (a->policy.pol)
+        a->policy.work = policy_work_new(&a->policy.pol->arch, d->pg);
+    if (a->policy.rnn)
+        a->cache.attention = xnew_array((size_t)n, sizeof *a->cache.attention);
     d->lower_bound_us = bound_lower(d->pb.g, d->pb.c);
     int *dev = xnew_array((size_t)d->pb.g->n_nodes, sizeof *dev);
     int fast = place_fastest_device(d->pb.c);
@@ -155,7 +212,7 @@ App *app_new(const AppOptions *o, Err *e)
         a->data.pg = f.pg;
         a->data.ep = f.ep;
         const char *pp = o->policy_path ? o->policy_path : f.policy_path;
-        if (load_policy(a, pp, &f.ep->cfg, e) != 0 ||
+        if (load_policy(a, pp, &f.ep->cfg, e) != 0 || load_actor(a, f.ep, load_path, e) != 0 ||
             (!o->policy_path && f.policy_path && a->policy.checksum != f.policy_checksum &&
              err_set(e, "%s: the policy file %s changed since the episode was saved (checksum %016llx, expected %016llx)",
                      load_path, f.policy_path, (unsigned long long)a->policy.checksum,
@@ -193,21 +250,32 @@ App *app_new(const AppOptions *o, Err *e)
     }
     if (load_policy(a, o->policy_path, NULL, e) != 0)
         goto fail;
+    if (load_actor(a, NULL, NULL, e) != 0)
+        goto fail;
     EpisodeConfig cfg;
-    episode_config_default(&cfg);
-    episode_config_features(&cfg, &a->policy.pol->arch);
+    if (a->policy.rnn) {
+        rnn_episode_config(&cfg);
+    } else {
+        episode_config_default(&cfg);
+        episode_config_features(&cfg, &a->policy.pol->arch);
+    }
     if (!(a->data.ep = episode_new(a->data.pb.g, a->data.pb.gr, a->data.pb.c, a->data.pg, &cfg, o->seed, NULL, e)))
         goto fail;
     if (o->episode_path)
         a->files.episode = xstrdup(o->episode_path);
     finish_load(a);
-    app_msg(a, GS_NONE, "%s: %d groups on %d devices; space steps, ? shows every key", a->data.pb.g->name,
-            a->data.pb.gr->n_groups, a->data.pb.c->n_devices);
+    if (a->policy.rnn)
+        app_msg(a, GS_NONE, "%s: %d groups on %d devices, the rnn policy decodes them in order from device 0; "
+                "space steps, ? shows every key", a->data.pb.g->name, a->data.pb.gr->n_groups, a->data.pb.c->n_devices);
+    else
+        app_msg(a, GS_NONE, "%s: %d groups on %d devices; space steps, ? shows every key", a->data.pb.g->name,
+                a->data.pb.gr->n_groups, a->data.pb.c->n_devices);
     if (o->demo) {
         a->tour.autoplay = o->demo == 2;
         a->tour.seconds = o->demo_seconds > 0 ? o->demo_seconds : 7.0;
         a->tour.own_graph = o->demo_own_graph;
         a->tour.held_out = o->demo_held_out;
+        a->tour.rnn_app = o->demo_rnn;
         app_tour_enter(a, o->demo_stage);
     }
     return a;
@@ -246,6 +314,9 @@ void app_free(App *a)
     free(d->labels);
     tl_free(a->cache.tl);
     free(a->cache.feats);
+    free(a->cache.attention);
+    rnn_actor_free(a->policy.actor);
+    rnn_free(a->policy.rnn);
     dag_free(d->dag_all);
     dag_free(d->dag_fold);
     policy_work_free(a->policy.work);
@@ -289,8 +360,35 @@ static void pick_feature_groups(const App *a, int cur, int *out)
         out[n++] = -1;
 }
 
+/* The rnn policy's probabilities for the current step and its attention
+ * over the groups, the largest weights first. */
+static void update_rnn_view(App *a)
+{
+    AppCache *c = &a->cache;
+    const Episode *ep = a->data.ep;
+    int n = ep->n_groups;
+    for (int k = 0; k < APP_ATTENTION_ROWS; k++)
+        c->attn_top[k] = -1;
+    const float *att = NULL, *p = rnn_actor_probs(a->policy.actor, ep, &att);
+    if (!p) {
+        memset(c->attention, 0, (size_t)n * sizeof *c->attention);
+        return;
+    }
+    memcpy(c->probs, p, (size_t)ep->n_devices * sizeof *c->probs);
+    memcpy(c->attention, att, (size_t)n * sizeof *c->attention);
+    for (int k = 0; k < n; k++) { /* insertion into the short list */
+        int j = APP_ATTENTION_ROWS;
+        while (j > 0 && (c->attn_top[j - 1] < 0 || att[k] > att[c->attn_top[j - 1]]))
+            j--;
+        if (j >= APP_ATTENTION_ROWS)
+            continue;
+        memmove(c->attn_top + j + 1, c->attn_top + j, (size_t)(APP_ATTENTION_ROWS - 1 - j) * sizeof *c->attn_top);
+        c->attn_top[j] = k;
+    }
+}
+
 /* The policy's probabilities for the current node, and the feature rows of
- * the groups the tour shows. */
+ * the groups the tour shows (Placeto's; an rnn policy reads no state). */
 static void update_policy_view(App *a)
 {
     AppCache *c = &a->cache;
@@ -299,6 +397,10 @@ static void update_policy_view(App *a)
     c->node = cur;
     for (int k = 0; k < APP_FEATURE_ROWS; k++)
         c->feat_group[k] = -1;
+    if (a->policy.rnn) {
+        update_rnn_view(a);
+        return;
+    }
     if (cur < 0)
         return;
     episode_features(ep, cur, ep->feats);
@@ -403,7 +505,9 @@ void app_run_baselines(App *a)
 static void add_learned(App *a, const char *path, const char *label)
 {
     AppBaselines *b = &a->base;
-    for (int start = 0; start < 2 && b->n_learned + 2 <= 8; start++) {
+    Err pe = {{0}};
+    int starts = rnn_policy_peek(path, NULL, NULL, &pe) == 1 ? 1 : 2; /* an rnn decode starts from nothing */
+    for (int start = 0; start < starts && b->n_learned + 2 <= 8; start++) {
         PlaceRun rows[2];
         Err e = {{0}};
         int n = policy_place_runs(&a->data.pb, path, 8, a->data.ep->seed, start ? POLICY_START_HEURISTIC :
@@ -413,7 +517,8 @@ static void add_learned(App *a, const char *path, const char *label)
             return;
         }
         for (int k = 0; k < n; k++) {
-            int trained = rows[k].method && strcmp(rows[k].method, "placeto-trained") == 0;
+            int trained = rows[k].method && (strcmp(rows[k].method, "placeto-trained") == 0 ||
+                                              strcmp(rows[k].method, "rnn-trained") == 0);
             if (trained && start) { /* listed once, with the first start */
                 place_run_free(&rows[k]);
                 continue;

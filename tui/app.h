@@ -31,6 +31,7 @@
 #include "timeline.h"
 #include "place_run.h"
 #include "policy_io.h"
+#include "rnn_episode.h"
 #include "train.h"
 
 /* Placements the local searches (anneal, ils) may simulate in the
@@ -73,6 +74,7 @@ typedef struct AppOptions {
     double demo_seconds;      /* the tour on a timer: seconds per stage (0: the default) */
     int demo_own_graph;       /* the user chose the tour's graph (it stays on it) */
     int demo_held_out;        /* the tour opened the held-out graph (set by the tour itself) */
+    int demo_rnn;             /* the tour opened the RNN placer's policy (set by the tour itself) */
 } AppOptions;
 
 /* What app_new loaded, and what is built once from it. */
@@ -90,15 +92,19 @@ typedef struct AppData {
     double single_us;         /* every op on the fastest device */
 } AppData;
 
-/* The policy that steps the episode. */
+/* The policy that steps the episode: a Placeto policy (pol and work), or
+ * an RNN placer's (rnn and actor; pol NULL), whose episodes decode the
+ * groups once in topological order (rnn_episode.h). */
 typedef struct AppPolicy {
     Policy *pol;
     PolicyWork *work;
+    RnnNet *rnn;
+    RnnActor *actor;
     char *path;               /* its file; NULL: untrained (seeded) */
     uint64_t checksum;        /* of the file, recorded in saved episodes */
 } AppPolicy;
 
-enum { APP_FEATURE_ROWS = 6 };
+enum { APP_FEATURE_ROWS = 6, APP_ATTENTION_ROWS = 5 };
 
 /* Derived from the episode and the policy, rebuilt whenever either changes
  * (app_changed), so that drawing only reads. */
@@ -109,6 +115,11 @@ typedef struct AppCache {
     int feat_group[APP_FEATURE_ROWS]; /* node, up to two parents, two children, one group on
                                  another device (-1: none) */
     float *feats;             /* their feature rows: APP_FEATURE_ROWS x the episode's n_features */
+    /* an rnn policy: the attention weights of the current step over the groups
+       (n_groups; NULL for Placeto) and the groups with the largest, largest
+       first (ties: the lower index; -1: none) */
+    float *attention;
+    int attn_top[APP_ATTENTION_ROWS];
 } AppCache;
 
 /* What is shown and how. */
@@ -199,6 +210,7 @@ typedef struct AppTour {
     double seconds;           /* with autoplay: seconds per stage */
     int own_graph;            /* the user chose the graph: the tour stays on it */
     int held_out;             /* this App is the held-out graph the default tour opened */
+    int rnn_app;              /* this App is the RNN placer the default tour opened */
     double since;             /* util_now() when the stage was entered */
     int hist_at[APP_TOUR_MAX_STAGES]; /* history length when each stage was entered (-1: not yet) */
     AppOptions next;          /* when app_tour_next/prev returns 1: what to open instead */
@@ -242,6 +254,12 @@ typedef struct App {
 } App;
 
 /* ---- loading, the cache, messages, files, baselines (app.c) ---- */
+
+/* 1 when an RNN placer's policy steps the episode. */
+static inline int app_is_rnn(const App *a) { return a->policy.rnn != NULL; }
+/* With an rnn policy: says that what (an action of Placeto's alone) does
+ * not apply, and returns 1; else 0. */
+int app_rnn_refuse(App *a, const char *what);
 
 /* Loads graph, cluster, policy and episode (or resumes or replays one).
  * Returns NULL with e set. */
@@ -374,7 +392,7 @@ void app_dialog_scroll_max(App *a, int max);
 /* ---- background training (app_train.c) ---- */
 
 /* Starts training a copy of the policy for episodes episodes in a thread.
- * 0, or -1 with the message set. */
+ * 0, or -1 with the message set (an rnn policy is not trained here). */
 int app_train_start(App *a, int64_t episodes);
 /* Copies the new part of the learning curve for the view; stops the
  * training when the thread has finished. */

@@ -41,6 +41,15 @@ void app_entry_text(const App *a, const EpisodeStep *s, int compact, char *buf, 
         snprintf(buf, n, "%s moved %s from %s to %s%s", who, name, from, to, why);
 }
 
+/* One step of the episode's agent: the Placeto policy, or the rnn
+ * policy's decoder. */
+static const EpisodeStep *agent_step(App *a)
+{
+    if (a->policy.rnn)
+        return rnn_episode_step(a->data.ep, a->policy.actor, a->run.greedy);
+    return episode_step_policy(a->data.ep, a->policy.pol, a->policy.work, a->run.greedy, NULL);
+}
+
 void app_step(App *a)
 {
     Episode *ep = a->data.ep;
@@ -51,7 +60,11 @@ void app_step(App *a)
         return;
     }
     double before = ep->runtime_us;
-    const EpisodeStep *s = episode_step_policy(ep, a->policy.pol, a->policy.work, a->run.greedy, NULL);
+    const EpisodeStep *s = agent_step(a);
+    if (!s) { /* not reached: the episode is not done */
+        a->run.running = 0;
+        return;
+    }
     app_changed(a);
     char what[512];
     app_entry_text(a, s, 0, what, sizeof what);
@@ -71,10 +84,8 @@ void app_finish(App *a)
 {
     Episode *ep = a->data.ep;
     int steps = 0;
-    while (!episode_done(ep)) {
-        episode_step_policy(ep, a->policy.pol, a->policy.work, a->run.greedy, NULL);
+    while (!episode_done(ep) && agent_step(a))
         steps++;
-    }
     a->run.running = 0;
     app_changed(a);
     app_msg(a, GS_NONE, "finished the episode in %d steps: runtime %.3f ms, best %.3f ms", steps,
@@ -243,7 +254,7 @@ void app_redo(App *a)
 
 void app_start_from(App *a, int k)
 {
-    if (k < 0 || k >= a->base.n)
+    if (k < 0 || k >= a->base.n || app_rnn_refuse(a, "starting from a baseline's placement"))
         return;
     EpisodeInit init = a->data.ep->cfg.init;
     a->data.ep->cfg.init = EPISODE_INIT_GIVEN; /* kept: the episode file records this start */

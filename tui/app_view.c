@@ -160,8 +160,12 @@ void app_fold(App *a, int on)
 void app_show_sets(App *a, int on)
 {
     a->view.show_sets = on;
-    app_msg(a, GS_NONE, on ? "showing the ancestors, descendants and parallel groups the policy pools over"
-                           : "sets hidden");
+    if (app_is_rnn(a))
+        app_msg(a, GS_NONE, on ? "showing the groups the rnn decoder attends to most at this step (the Policy pane "
+                                 "lists them)" : "attention hidden");
+    else
+        app_msg(a, GS_NONE, on ? "showing the ancestors, descendants and parallel groups the policy pools over"
+                               : "sets hidden");
 }
 
 void app_pan(App *a, int dx, int dy)

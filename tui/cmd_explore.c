@@ -61,8 +61,8 @@ const CliCmd cmd_demo = {
     "demo", "a guided tour of Placeto in the explorer", "[GRAPH] [--policy P] [--devices N] [--auto [SECONDS]]",
     "A guided tour inside the explorer: the graph and its groups, the simulator, the state, message\n"
     "passing, the sets the policy pools over, the probabilities, the reward, an override by hand,\n"
-    "the baselines, and generalization to a graph the policy never saw. space: next; Left: back;\n"
-    "q: leave.\n"
+    "the baselines, generalization to a graph the policy never saw, and the RNN-based placer\n"
+    "beside Placeto. space: next; Left: back; q: leave.\n"
     "Without GRAPH the tour runs on the bundled ResNet-18 with its policy on 2 devices.",
     "--auto takes the next argument as SECONDS only when it is a number.\n"
     "example: placeto demo\n"
@@ -77,7 +77,8 @@ const CliCmd cmd_explore = {
     "[GRAPH] [--policy P] [--resume EPISODE] [--devices N | --cluster F]",
     "Step through Placeto episodes: watch the policy place groups, inspect, override, undo,\n"
     "save and resume, compare with the baselines, train, and export DOT renders and traces.\n"
-    "? inside shows every key.",
+    "With an RNN placer's policy (train --agent rnn) its decoder places one group per step,\n"
+    "in order from device 0, its attention shown as the why. ? inside shows every key.",
     "Headless key scripts: single characters stand for themselves; names: space enter esc tab\n"
     "btab up down left right pgup pgdn bs; tick (a timer tick while running); wait (until\n"
     "background training ends); resize:WxH; click:X,Y. Any other word is typed letter by letter.\n"
@@ -401,12 +402,14 @@ static int run_explore(int argc, char **argv)
     o.groups = spec.groups;
     o.greedy = cli_get(cmd, &args, "greedy") != NULL;
     if (!o.resume_path && !o.replay_path) {
-        int policy_devices; /* a policy fixes the device count when --devices and --cluster do not */
+        int policy_devices, rnn_groups; /* a policy fixes the device count when --devices and --cluster do not */
         Err e = {{0}};
-        if (cli_policy_devices(cmd, &args, o.policy_path, &policy_devices, &e))
+        if (cli_policy_shape(cmd, &args, o.policy_path, &policy_devices, &rnn_groups, &e))
             return cli_fail(&e);
         if (policy_devices)
             o.n_devices = policy_devices;
+        if (rnn_groups && !cli_get(cmd, &args, "groups")) /* an rnn network reads the grouping it was trained on */
+            o.groups = rnn_groups;
         if (!o.policy_path && !o.cluster_path)
             o.policy_path = cli_auto_policy(o.graph_path, o.n_devices ? o.n_devices : 2, policy_buf, sizeof policy_buf);
     }
@@ -434,12 +437,13 @@ static int run_demo(int argc, char **argv)
     o.graph_path = args.n_pos ? args.pos[0] : cli_data_path(graph_buf, sizeof graph_buf, "resnet18.json");
     o.policy_path = cli_get(cmd, &args, "policy");
     o.n_devices = (int)devices;
-    int policy_devices;
+    int policy_devices, rnn_groups;
     Err e = {{0}};
-    if (cli_policy_devices(cmd, &args, o.policy_path, &policy_devices, &e))
+    if (cli_policy_shape(cmd, &args, o.policy_path, &policy_devices, &rnn_groups, &e))
         return cli_fail(&e);
     if (policy_devices)
         o.n_devices = policy_devices;
+    o.groups = rnn_groups; /* 0: the default grouping */
     if (!o.n_devices)
         o.n_devices = 2;
     if (!o.policy_path)

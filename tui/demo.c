@@ -2,19 +2,23 @@
  * (see app.h). Each stage sets the explorer up, through the model's
  * functions, to show one idea (the groups, the simulator, the state,
  * message passing, the pooled sets, the probabilities, the reward, an
- * override, the baselines, generalization); the view draws the stage's
+ * override, the baselines, generalization, the RNN placer beside
+ * Placeto); the view draws the stage's
  * caption over the screen (draw.c) and the controller advances on a key or,
  * with autoplay, on a timer (ctl.c). The last stages open a graph the
- * family's policy never saw. */
+ * family's policy never saw, then the tour's graph again with the RNN
+ * placer's policy. */
 #include <stdio.h>
 #include <string.h>
 
 #include "app.h"
+#include "rnn_io.h"
 
 #define HELD_OUT_GRAPH "families/nmt/nmt_variant_24.json"
 #define HELD_OUT_POLICY "policies/family_nmt.json"
 #define DEFAULT_GRAPH "resnet18.json"
 #define DEFAULT_POLICY "policies/resnet18_2.json"
+#define RNN_POLICY "policies/rnn_resnet18_2.json"
 
 const char *cli_data_path(char *buf, size_t n, const char *rel); /* tui/cli.c */
 
@@ -85,6 +89,9 @@ static const AppTourStage stages[] = {
      "best of a greedy and 8 sampled episodes, and the best placement its training found when it "
      "was trained on this graph.",
      1, TOUR_LEARNED},
+    {"Another learned agent: the RNN placer",
+     "",
+     0, TOUR_TEXT},
     {"That is Placeto",
      "Learned placement that improves one group at a time and carries over to new graphs. q leaves "
      "the tour and keeps the explorer open: space steps, ? lists every key. Train your own policy "
@@ -92,13 +99,30 @@ static const AppTourStage stages[] = {
      "take this tour on your own graph with  placeto demo GRAPH.",
      0, TOUR_TEXT},
 };
-enum { N_STAGES = sizeof stages / sizeof stages[0], GENERALIZATION = 9, LEARNED = 10 };
+enum { N_STAGES = sizeof stages / sizeof stages[0], GENERALIZATION = 9, LEARNED = 10, RNN_AGENT = 11 };
 _Static_assert((int)N_STAGES <= (int)APP_TOUR_MAX_STAGES, "AppTour.hist_at holds every stage");
 
 /* The generalization stage's text: on the default tour a held-out family
  * graph; on the user's graph, whatever the policy in use is. */
+static const char rnn_text[] =
+    "The RNN-based placer (Mirhoseini et al., 2017) on the same graph and devices places everything at once "
+    "with a sequence model: an LSTM reads the groups in topological order, then a decoder emits one device per "
+    "group, each choice fed to the next, so one decode is one whole placement, made from nothing (the dimmed "
+    "groups are not decoded yet). Its why is attention: the Policy pane lists the groups it looked at most for "
+    "this one, highlighted in the graph. Placeto instead improves one group at a time with a graph network: it "
+    "sees the current placement and its simulated timing, and its weights carry over to graphs it never saw; "
+    "the RNN's are tied to this graph's groups.";
+
 const char *app_tour_text(const App *a, int k, char *buf, size_t n)
 {
+    if (k == RNN_AGENT) {
+        if (app_is_rnn(a))
+            snprintf(buf, n, "%s q leaves the tour here to step the decoder yourself.", rnn_text);
+        else
+            snprintf(buf, n, "%s (Here the policy in use is Placeto's: the default tour, placeto demo, shows the "
+                     "RNN placer on ResNet-18; placeto explore GRAPH --policy RNN.json opens one.)", rnn_text);
+        return buf;
+    }
     if (k != GENERALIZATION)
         return stages[k].text;
     if (a->tour.held_out)
@@ -196,17 +220,33 @@ void app_tour_enter(App *a, int stage)
         app_run_learned(a);
         app_dialog_open(a, DLG_BASELINES, NULL);
         break;
+    case RNN_AGENT:
+        app_focus(a, PANE_POLICY);
+        if (app_is_rnn(a)) { /* a few greedy decoder steps, the attention shown */
+            if (episode_done(a->data.ep)) /* the user's own graph, decoded at generalization */
+                app_new_episode(a);
+            v->show_sets = 1;
+            a->run.greedy = 1;
+            while (a->data.ep->cursor < 6 && !episode_done(a->data.ep))
+                app_step(a);
+        }
+        break;
     default: app_focus(a, PANE_GRAPH); break;
     }
 }
 
-/* Asks for the held-out graph for the generalization stage (forwards), or
- * for the default tour's graph at the stage before it (backwards). */
-static void ask_reload(App *a, int back)
+/* Where the tour goes when it opens another App. */
+enum { TO_DEFAULT, TO_HELD_OUT, TO_RNN };
+
+/* Asks for another App at stage: the default tour's graph and policy, the
+ * held-out graph and its family's policy, or the tour's graph with the RNN
+ * placer's policy. */
+static void ask_reload(App *a, int where, int stage)
 {
     AppTour *t = &a->tour;
-    cli_data_path(t->next_path[0], sizeof t->next_path[0], back ? DEFAULT_GRAPH : HELD_OUT_GRAPH);
-    cli_data_path(t->next_path[1], sizeof t->next_path[1], back ? DEFAULT_POLICY : HELD_OUT_POLICY);
+    cli_data_path(t->next_path[0], sizeof t->next_path[0], where == TO_HELD_OUT ? HELD_OUT_GRAPH : DEFAULT_GRAPH);
+    cli_data_path(t->next_path[1], sizeof t->next_path[1],
+                  where == TO_HELD_OUT ? HELD_OUT_POLICY : where == TO_RNN ? RNN_POLICY : DEFAULT_POLICY);
     memset(&t->next, 0, sizeof t->next);
     t->next.graph_path = t->next_path[0];
     t->next.policy_path = t->next_path[1];
@@ -214,16 +254,36 @@ static void ask_reload(App *a, int back)
     t->next.seed = 1;
     t->next.demo = t->autoplay ? 2 : 1;
     t->next.demo_seconds = t->seconds;
-    t->next.demo_stage = back ? GENERALIZATION - 1 : GENERALIZATION;
-    t->next.demo_held_out = !back;
+    t->next.demo_stage = stage;
+    t->next.demo_held_out = where == TO_HELD_OUT;
+    t->next.demo_rnn = where == TO_RNN;
+    if (where == TO_RNN) { /* the network reads the grouping it was trained on */
+        Err e = {{0}};
+        int groups = 0;
+        if (rnn_policy_peek(t->next_path[1], NULL, &groups, &e) == 1)
+            t->next.groups = groups;
+    }
 }
 
 int app_tour_next(App *a)
 {
     int s = a->tour.stage + 1;
     if (s == GENERALIZATION && !a->tour.own_graph && !a->tour.held_out) {
-        ask_reload(a, 0);
+        ask_reload(a, TO_HELD_OUT, GENERALIZATION);
         return 1;
+    }
+    if (s == RNN_AGENT && !a->tour.own_graph && !a->tour.rnn_app && !app_is_rnn(a)) {
+        char path[4096];
+        cli_data_path(path, sizeof path, RNN_POLICY);
+        FILE *f = fopen(path, "r");
+        if (f) {
+            fclose(f);
+            ask_reload(a, TO_RNN, RNN_AGENT);
+            return 1;
+        }
+        app_tour_enter(a, s); /* the bundled file is missing: the stage's text alone */
+        app_msg(a, GS_WARN, "%s is missing: the RNN placer is not shown", path);
+        return 0;
     }
     app_tour_enter(a, s);
     return 0;
@@ -238,7 +298,11 @@ int app_tour_prev(App *a)
         return 0;
     }
     if (t->stage == GENERALIZATION && t->held_out) {
-        ask_reload(a, 1);
+        ask_reload(a, TO_DEFAULT, GENERALIZATION - 1);
+        return 1;
+    }
+    if (t->stage == RNN_AGENT && t->rnn_app) { /* back to the held-out graph */
+        ask_reload(a, TO_HELD_OUT, LEARNED);
         return 1;
     }
     /* the stage's effects undone, so that entering it again shows it as it was */

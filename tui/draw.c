@@ -52,12 +52,21 @@ static void draw_graph(const App *a, Grid *g, GridRect r, AppGeom *geom)
     int n = d->pb.gr->n_groups, cur = episode_current(d->ep);
     char extra[128];
     snprintf(extra, sizeof extra, "%d groups%s%s%s", n, vw->fold ? ", folded (<: backward)" : "",
-             vw->zoom == DAG_COMPACT ? ", compact" : "", vw->show_sets ? ", sets" : "");
+             vw->zoom == DAG_COMPACT ? ", compact" : "",
+             !vw->show_sets ? "" : app_is_rnn(a) ? ", attention" : ", sets");
     GridRect in = frame(a, g, r, PANE_GRAPH, extra);
     if (in.w <= 0 || in.h <= 0)
         return;
     uint8_t *style = xnew_array((size_t)n, 1), *crit = xnew_array((size_t)n, 1);
-    if (vw->show_sets && cur >= 0)
+    if (app_is_rnn(a)) { /* groups the decoder has not reached are dimmed; 'a': its attention */
+        for (int j = 0; j < n; j++)
+            if (d->ep->visits[j] == 0)
+                style[j] = GS_DIM;
+        if (vw->show_sets && cur >= 0)
+            for (int k = 0; k < APP_ATTENTION_ROWS; k++)
+                if (a->cache.attn_top[k] >= 0)
+                    style[a->cache.attn_top[k]] = GS_EDGE_HI;
+    } else if (vw->show_sets && cur >= 0)
         for (int j = 0; j < n; j++)
             style[j] = policy_graph_is_anc(d->pg, cur, j)    ? GS_ANCESTOR
                        : policy_graph_is_desc(d->pg, cur, j) ? GS_DESCENDANT
@@ -156,6 +165,15 @@ static void draw_policy(const App *a, Grid *g, GridRect r)
             snprintf(lab, sizeof lab, "%c%d", d == ep->group_device[cur] ? '*' : ' ', d);
             snprintf(txt, sizeof txt, "%5.1f%% %s", 100.0 * c->probs[d], d == best ? "<" : " ");
             widget_bar(g, in.x, y, in.w, c->probs[d], 1.0, lab, txt);
+        }
+    }
+    if (app_is_rnn(a) && cur >= 0 && y < in.y + in.h - 1) { /* why: where the decoder looked */
+        grid_text_fit(g, in.x, y++, "why: attention (+ decoded, . not yet)", in.w, GS_LABEL);
+        for (int k = 0; k < APP_ATTENTION_ROWS && c->attn_top[k] >= 0 && y < in.y + in.h - 1; k++, y++) {
+            int j = c->attn_top[k];
+            snprintf(buf, sizeof buf, "%5.1f%% %c %s", 100.0 * c->attention[j],
+                     j == cur ? '>' : ep->visits[j] ? '+' : '.', a->data.pb.gr->names[j]);
+            grid_text_fit(g, in.x, y, buf, in.w, j == cur ? GS_CURRENT : GS_NONE);
         }
     }
     if (ep->n_hist > 0 && y < in.y + in.h) {
@@ -298,7 +316,8 @@ static void status_text(const App *a, char *line, size_t n)
              a->replay.active ? " replay" : a->tour.active ? " tour" : "", d->pb.g->name, d->pb.c->name,
              (unsigned long long)ep->seed, ep->cursor, ep->n_order, util_fmt_time(b1, ep->runtime_us),
              util_fmt_time(b2, ep->best_runtime_us), util_fmt_time(b3, d->lower_bound_us),
-             a->policy.path ? "trained policy" : "untrained policy", a->run.running ? " | running" : "",
+             app_is_rnn(a) ? "rnn policy" : a->policy.path ? "trained policy" : "untrained policy",
+             a->run.running ? " | running" : "",
              a->train.running ? " | training" : "", a->run.dirty ? " | unsaved" : "");
 }
 
@@ -377,6 +396,11 @@ static void draw_message(const App *a, Grid *g)
 static int feature_lines(const App *a, char lines[][200], int max)
 {
     const AppCache *c = &a->cache;
+    if (app_is_rnn(a)) {
+        snprintf(lines[0], 200, "(these feature rows are Placeto's and do not apply to the rnn policy: it reads");
+        snprintf(lines[1], 200, " each group's op types, edges and output size once, and the devices it decoded)");
+        return 2;
+    }
     if (c->node < 0)
         return 0;
     const Episode *ep = a->data.ep;
@@ -505,7 +529,8 @@ static void draw_panes(const App *a, Grid *g, GridRect area, AppGeom *geom)
     draw_pane(a, g, PANE_TIMELINE, (GridRect){left.x, left.y + left.h - tl_h, left.w, tl_h}, geom);
     /* the right column: a focused pane that does not fit takes the last slot */
     int x = left.w, y = area.y, h_left = area.h;
-    int want[4] = {nd + 4 > 12 ? 12 : nd + 4, nd + 2 > 10 ? 10 : nd + 2, 7, 8};
+    int why = app_is_rnn(a) ? 1 + APP_ATTENTION_ROWS : 0; /* the rnn policy's attention list */
+    int want[4] = {(nd + 4 > 12 ? 12 : nd + 4) + why, nd + 2 > 10 ? 10 : nd + 2, 7, 8};
     AppPane order[4] = {PANE_POLICY, PANE_DEVICES, PANE_HISTORY, PANE_INSPECTOR};
     int shown = 0, hs[4] = {0, 0, 0, 0};
     for (int k = 0; k < 4 && h_left >= want[k]; k++) {

@@ -412,6 +412,39 @@ static double try_move(Episode *ep, EpisodeStep *s)
     return candidate;
 }
 
+const EpisodeStep *episode_step_choice(Episode *ep, int device, const float *probs, int greedy,
+                                       const Rng *rng_before)
+{
+    int v = episode_current(ep);
+    if (v < 0 || device < 0 || device >= ep->n_devices)
+        return NULL;
+    EpisodeStep s;
+    memset(&s, 0, sizeof s);
+    s.rng_before = *rng_before;
+    s.rng_after = ep->rng;
+    s.cursor = ep->cursor;
+    s.group = v;
+    s.old_device = ep->group_device[v];
+    s.new_device = s.proposed = device;
+    s.actor = EPISODE_ACTOR_POLICY;
+    s.takes_step = 1;
+    s.greedy = greedy;
+    double before = ep->score;
+    ep->group_device[v] = device;
+    ep->visits[v]++;
+    ep->cursor++;
+    double after;
+    if (ep->sim_spare) {
+        after = try_move(ep, &s);
+    } else {
+        simulate(ep, 1);
+        after = ep->score;
+    }
+    s.reward = episode_reward(ep, before, after);
+    s.runtime_us = ep->runtime_us;
+    return episode_push(ep, &s, probs);
+}
+
 const EpisodeStep *episode_step_policy(Episode *ep, const Policy *pol, PolicyWork *w, int greedy,
                                    float *feats_out)
 {
@@ -430,9 +463,7 @@ const EpisodeStep *episode_step_policy(Episode *ep, const Policy *pol, PolicyWor
     } else {
         policy_forward(pol, ep->pg, w, feats, v, NULL, probs);
     }
-    EpisodeStep s;
-    memset(&s, 0, sizeof s);
-    s.rng_before = ep->rng;
+    Rng before = ep->rng;
     int a = 0;
     if (greedy) {
         for (int d = 1; d < nd; d++)
@@ -441,28 +472,7 @@ const EpisodeStep *episode_step_policy(Episode *ep, const Policy *pol, PolicyWor
     } else {
         a = sample_device(probs, nd, rng_uniform(&ep->rng));
     }
-    s.rng_after = ep->rng;
-    s.cursor = ep->cursor;
-    s.group = v;
-    s.old_device = ep->group_device[v];
-    s.new_device = s.proposed = a;
-    s.actor = EPISODE_ACTOR_POLICY;
-    s.takes_step = 1;
-    s.greedy = greedy;
-    double before = ep->score;
-    ep->group_device[v] = a;
-    ep->visits[v]++;
-    ep->cursor++;
-    double after;
-    if (ep->sim_spare) {
-        after = try_move(ep, &s);
-    } else {
-        simulate(ep, 1);
-        after = ep->score;
-    }
-    s.reward = episode_reward(ep, before, after);
-    s.runtime_us = ep->runtime_us;
-    return episode_push(ep, &s, probs);
+    return episode_step_choice(ep, a, probs, greedy, &before);
 }
 
 const EpisodeStep *episode_override(Episode *ep, int group, int device, Err *e)

@@ -152,6 +152,14 @@ void episode_features(const Episode *ep, int v, float *out);
  * new history entry (owned by the episode, valid until the next change). */
 const EpisodeStep *episode_step_policy(Episode *ep, const Policy *pol, PolicyWork *w, int greedy,
                                    float *feats_out);
+/* The policy step at the cursor with a device the caller chose (another
+ * agent, such as the RNN placer's decoder, rnn_episode.h): probs (n_devices
+ * values, or NULL) are kept with the entry, rng_before is the episode's RNG
+ * before the choice drew from it (the entry's rng_after is its state now).
+ * Applies, simulates and advances as episode_step_policy does; NULL when the
+ * episode is done or device is out of range. */
+const EpisodeStep *episode_step_choice(Episode *ep, int device, const float *probs, int greedy,
+                                       const Rng *rng_before);
 /* Moves group to device as the user; returns the entry, or NULL with e set
  * when group or device is out of range. Moving a group to its own device is
  * recorded too (it is what the user chose). Overriding the current group

@@ -4,7 +4,9 @@
 # the same screen and state; resize, including a too-small terminal; help,
 # search, baselines, starting from a baseline, background training, DOT and
 # trace exports; the quit confirmation; and a resume with a policy of the
-# other feature set, refused; a training graph folded, and every group.
+# other feature set, refused; a training graph folded, and every group; the
+# tour to its end, the RNN placer's stage among its stages (RNN episodes
+# themselves: cli_explore_rnn.sh).
 # Four whole screens are compared
 # byte for byte with tests/data/golden/explore_*.txt (the screens hold no
 # times or dates: nothing is masked);
@@ -260,18 +262,19 @@ explore "space space 1" --size 80x24
 has "a long message wraps" "the policy goes on with"
 
 # the guided tour, start to finish, headless
-cmd="placeto demo --headless --keys 'space x12' --frames frames.txt"
+cmd="placeto demo --headless --keys 'space x13' --frames frames.txt"
 keys=""
-for ((k = 0; k < 12; k++)); do keys="$keys space"; done
+for ((k = 0; k < 13; k++)); do keys="$keys space"; done
 (cd "$tmp" && timeout 60 $wrap "$absprog" demo --headless --keys "$keys" --size 110x34 --frames frames.txt) \
     > "$tmp/out" 2> "$tmp/err" < /dev/null
 rc=$?
 has "demo to the end" "the tour is over"
-n=$(grep -o "Tour [0-9]*/12" "$tmp/frames.txt" | sort -u | wc -l)
-if [ "$n" -eq 11 ]; then pass; else fail "demo stages" "$n of the stages 2-12 shown"; fi
+n=$(grep -o "Tour [0-9]*/13" "$tmp/frames.txt" | sort -u | wc -l)
+if [ "$n" -eq 12 ]; then pass; else fail "demo stages" "$n of the stages 2-13 shown"; fi
 for t in "The simulator and the timeline" "Message passing" "Ancestors, descendants" "The reward" \
          "An override by hand" "Compared with the baselines" "Generalization to an unseen graph" "zero-shot Placeto" \
-         "Every learned agent beside the baselines" "placeto family_nmt zero-shot" "placeto general_2 refine"; do
+         "Every learned agent beside the baselines" "placeto family_nmt zero-shot" "placeto general_2 refine" \
+         "Another learned agent: the RNN placer" "why: attention" "| rnn policy |" "improves one group at a time"; do
     if grep -qF "$t" "$tmp/frames.txt"; then pass; else fail "demo stage" "no '$t' in any frame"; fi
 done
 
@@ -284,18 +287,29 @@ demo() {
     rc=$?
 }
 demo "space space"
-has "feature table" "Tour 3/12" "is        cost bytes" "current" "parent"
+has "feature table" "Tour 3/13" "is        cost bytes" "current" "parent"
 demo "space space space left"
-has "back a stage" "Tour 3/12" "is        cost bytes"
+has "back a stage" "Tour 3/13" "is        cost bytes"
 demo "space space space space space space space"
 cp "$tmp/out" "$tmp/override.txt"
-has "the override stage" "Tour 8/12" "you moved"
+has "the override stage" "Tour 8/13" "you moved"
 demo "space space space space space space space p space"
 if cmp -s "$tmp/out" "$tmp/override.txt"; then pass; else fail "back and forth again" "the override stage differs"; fi
 demo "space space space space space space space space space bs"
-has "back from the held-out graph" "Tour 9/12: Compared with the baselines" "resnet18"
+has "back from the held-out graph" "Tour 9/13: Compared with the baselines" "resnet18"
+# the RNN placer's stage opens the tour's graph with the rnn policy; back
+# from it is the held-out graph again, and forth again the same screen
+k11="space space space space space space space space space space space"
+demo "$k11"
+cp "$tmp/out" "$tmp/rnn_stage.txt"
+has "the RNN placer's stage" "Tour 12/13: Another learned agent" "resnet18_b32" "rnn policy" "why: attention" \
+    "Graph 100 groups, folded (<: backward), attention" "step 6: policy (greedy)"
+demo "$k11 left"
+has "back from the RNN placer" "Tour 11/13: Every learned agent" "nmt_variant_24"
+demo "$k11 space p"
+if cmp -s "$tmp/out" "$tmp/rnn_stage.txt"; then pass; else fail "the RNN stage again" "the screen differs"; fi
 demo "left"
-has "no stage before the first" "Tour 1/12" "the tour's first stage"
+has "no stage before the first" "Tour 1/13" "the tour's first stage"
 
 # an episode saved with relative paths resumes from any directory: its
 # paths are kept relative to the episode file
