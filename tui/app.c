@@ -90,7 +90,7 @@ static int load_policy(App *a, const char *path, const EpisodeConfig *cfg, Err *
         p->pol = policy_new(&arch, 1, e);
         return p->pol ? 0 : -1;
     }
-    int agent = rnn_policy_peek(path, NULL, NULL, e);
+    int agent = rnn_policy_peek(path, NULL, NULL, NULL, e);
     if (agent < 0)
         return -1;
     size_t len;
@@ -506,7 +506,7 @@ static void add_learned(App *a, const char *path, const char *label)
 {
     AppBaselines *b = &a->base;
     Err pe = {{0}};
-    int starts = rnn_policy_peek(path, NULL, NULL, &pe) == 1 ? 1 : 2; /* an rnn decode starts from nothing */
+    int starts = rnn_policy_peek(path, NULL, NULL, NULL, &pe) == 1 ? 1 : 2; /* an rnn decode starts from nothing */
     for (int start = 0; start < starts && b->n_learned + 2 <= 8; start++) {
         PlaceRun rows[2];
         Err e = {{0}};

@@ -260,7 +260,7 @@ static void ask_reload(App *a, int where, int stage)
     if (where == TO_RNN) { /* the network reads the grouping it was trained on */
         Err e = {{0}};
         int groups = 0;
-        if (rnn_policy_peek(t->next_path[1], NULL, &groups, &e) == 1)
+        if (rnn_policy_peek(t->next_path[1], NULL, &groups, NULL, &e) == 1)
             t->next.groups = groups;
     }
 }
