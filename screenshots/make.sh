@@ -62,10 +62,13 @@ tm send-keys -t s z b
 shot compare "Baselines"
 
 # training in the background with its learning curve
-tm send-keys -t s Escape T BSpace BSpace 4 0 Enter
-wait_for "training 20/40"
+# (400 episodes, so that it is still running when the screen is taken: a
+# busy machine or a fast one must not let it finish first)
+tm send-keys -t s Escape T BSpace BSpace 4 0 0 Enter
+wait_for "/400"
+sleep 4
 tm send-keys -t s Tab Tab Tab z
-shot training "training 2"
+shot training "/400"
 
 # the guided tour
 start demo
