@@ -21,8 +21,12 @@ Writes tests/results/table1.{json,md} and, with gnuplot,
 screenshots/table1_curves.png.
 
     /usr/bin/python3 bench/table1.py [./placeto] [--budget N] [--jobs J] [--hidden H] [--only GRAPH:D] [--keep]
-                                     [--rnn-args "ARGS"] [--tag NAME]
+                                     [--rnn-args "ARGS"] [--tag NAME] [--seed S]
 
+--seeds summarises tests/results/table1.json (seed 1) and every
+tests/results/table1_seedS.json (runs with --seed S --tag seedS) into
+tests/results/table1_seeds.md: per case and agent, the best runtime and
+the placements to within 1 % of it, seed by seed, and their mean.
 --plot redraws the PNG (and the table) from tests/results/table1.json
 without training. --rnn-args adds options to every RNN run (a variant: "--lr 0.01",
 "--samples-per-update 8"); --tag NAME writes tests/results/table1_NAME.*
@@ -39,7 +43,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROG, BUDGET, JOBS, HIDDEN, ONLY, KEEP = "./placeto", 10000, os.cpu_count() or 1, 64, None, False
-RNN_ARGS, TAG, PLOT_ONLY = [], None, False
+RNN_ARGS, TAG, PLOT_ONLY, SEED, SEEDS = [], None, False, 1, False
 CASES = [("inception_v3", 2), ("inception_v3", 4), ("nasnet", 2), ("nasnet", 4), ("nmt", 2), ("nmt", 4)]
 HEURISTICS = "single,random,round-robin,expert,m-topo,m-etf,heft,metis,scotch"
 GREEDY_EVERY = 50
@@ -54,6 +58,9 @@ while args:
         continue
     if k == "--plot":
         PLOT_ONLY = True
+        continue
+    if k == "--seeds":
+        SEEDS = True
         continue
     if not args:
         sys.exit("table1.py: %s needs a value" % k)
@@ -71,6 +78,8 @@ while args:
         RNN_ARGS = v.split()
     elif k == "--tag":
         TAG = v
+    elif k == "--seed":
+        SEED = int(v)
     else:
         sys.exit("table1.py: unknown option %s" % k)
 if ONLY:
@@ -103,10 +112,10 @@ def train(job):
         updates = BUDGET * GREEDY_EVERY // (k * GREEDY_EVERY + 1)
         pol = "graphs/policies/rnn_%s_%d.json" % (g, d) if KEEP else os.path.join(tmp, "p.json")
         cmd = ["train", graph, "--agent", "rnn", "--devices", d, "--hidden", HIDDEN, "--episodes", updates,
-               "--greedy-every", GREEDY_EVERY, "--seed", 1, "-o", pol] + RNN_ARGS
+               "--greedy-every", GREEDY_EVERY, "--seed", SEED, "-o", pol] + RNN_ARGS
     else:
         pol = os.path.join(tmp, "p.json")
-        cmd = ["train", graph, "--devices", d, "--episodes", max(1, BUDGET // groups), "--seed", 1, "-o", pol]
+        cmd = ["train", graph, "--devices", d, "--episodes", max(1, BUDGET // groups), "--seed", SEED, "-o", pol]
     summary = json.loads(run(*(cmd + ["--curve", curve, "--json"])).strip().splitlines()[-1])
     with open(curve) as f:
         rows = list(csv.DictReader(f))
@@ -144,7 +153,7 @@ def main():
             if t["graph"] == g and t["devices"] == d:
                 row[t["agent"]] = t
         rows.append(row)
-    doc = {"budget": BUDGET, "hidden": HIDDEN, "rnn_args": " ".join(RNN_ARGS), "rows": rows}
+    doc = {"budget": BUDGET, "hidden": HIDDEN, "seed": SEED, "rnn_args": " ".join(RNN_ARGS), "rows": rows}
     out = os.path.join(ROOT, "tests/results")
     os.makedirs(out, exist_ok=True)
     name = "table1_" + TAG if TAG else "table1" if not ONLY else "table1_%s_%d" % ONLY
@@ -231,7 +240,40 @@ set grid
     print("table1.py: wrote %s" % os.path.relpath(png, ROOT))
 
 
-if PLOT_ONLY:
+def seeds_summary():
+    import glob
+    runs = [json.load(open(os.path.join(ROOT, "tests/results/table1.json")))]
+    for fn in sorted(glob.glob(os.path.join(ROOT, "tests/results/table1_seed*.json"))):
+        runs.append(json.load(open(fn)))
+    seeds = [r.get("seed", 1) for r in runs]
+    lines = ["Best runtime (× the lower bound) and placements to within 1 %% of it, per seed (%s), and the mean of "
+             "the bests; %s placements each, h = %d." % (", ".join(str(x) for x in seeds),
+                                                         "{:,}".format(runs[0]["budget"]).replace(",", " "),
+                                                         runs[0]["hidden"]), "",
+             "| graph | devices | RNN-based: best (to 1 %) per seed | mean | Placeto: best (to 1 %) per seed | mean |"
+             " Placeto better by |",
+             "|---|---|---|---|---|---|---|"]
+    for i, r0 in enumerate(runs[0]["rows"]):
+        lb = r0["lower_bound_us"]
+        cells, means = [], []
+        for agent in ("rnn", "placeto"):
+            vals = [run["rows"][i][agent] for run in runs]
+            cells.append(", ".join("%.2f (%s)" % (v["best_us"] / lb, "–" if v["to_within_1pct"] is None else
+                                                  "{:,}".format(v["to_within_1pct"]).replace(",", " ")) for v in vals))
+            means.append(sum(v["best_us"] for v in vals) / len(vals))
+        lines.append("| %s | %d | %s | %.2f | %s | %.2f | %.0f %% |" % (
+            r0["graph"], r0["devices"], cells[0], means[0] / lb, cells[1], means[1] / lb,
+            100 * (1 - means[1] / means[0])))
+    text = "\n".join(lines) + "\n"
+    with open(os.path.join(ROOT, "tests/results/table1_seeds.md.tmp"), "w") as fh:
+        fh.write(text)
+    os.replace(os.path.join(ROOT, "tests/results/table1_seeds.md.tmp"), os.path.join(ROOT, "tests/results/table1_seeds.md"))
+    print(text)
+
+
+if SEEDS:
+    seeds_summary()
+elif PLOT_ONLY:
     with open(os.path.join(ROOT, "tests/results/table1.json")) as fh:
         saved = json.load(fh)
     BUDGET, HIDDEN = saved["budget"], saved["hidden"]
