@@ -3,7 +3,8 @@
  * central differences of J = sum_v w_v log p_v(a_v) + beta sum_v H_v on
  * EVERY entry of every tensor, in double, for several small architectures
  * (one segment; several segments, so that the memory is exercised; the
- * superposition off; one and two GraphSAGE layers, one and two blocks),
+ * superposition off; one and two GraphSAGE layers, one and two blocks;
+ * a single group),
  * with the proof that it can fail (the same comparison must reject, for
  * each tensor, its analytic gradient with one entry scaled by 1.01 and with
  * one entry's sign flipped); the layer norm and the max aggregator checked
@@ -411,6 +412,8 @@ TEST(gdp_gradient_check)
         {20, 9, 8, {3, 8, 2, 1, 2, 4, 1}, 2},
         /* G = 7, segments of 3, no superposition, one head */
         {16, 7, 6, {2, 4, 1, 2, 1, 3, 0}, 3},
+        /* one group: no neighbours, one key */
+        {3, 1, 3, {2, 4, 2, 1, 1, 256, 1}, 4},
     };
     char names[64][32];
     int n_names = 0;
