@@ -715,3 +715,62 @@ TEST(gdp_reference)
     }
     gfix_done(&f);
 }
+
+/* --- architecture and work spaces ---------------------------------------------------- */
+
+TEST(gdp_arch_and_work_space)
+{
+    GFix f;
+    if (gfix_new(&f, 50, 15, 13, 50) == 0) {
+        int T = f.voc.n, G = f.in->G;
+        GdpArch a;
+        gdp_arch_default(&a, 2, T);
+        /* the parameter count: projection, GraphSAGE, superposition, block, head */
+        size_t h = 128, F = (size_t)T + 6;
+        size_t want = F * h + h + 2 * (h * h + h + 2 * h * h + h) + (h * h + h) +
+                      (4 * h * h + 4 * h + h * 4 * h + 4 * h + 4 * h * h + h) + h * 2 + 2;
+        CHECK_INT(gdp_param_count(&a), want);
+        a.superposition = 0;
+        CHECK_INT(gdp_param_count(&a), want - h * h - h);
+        Err e = {{0}};
+        GdpArch bad[5];
+        for (int i = 0; i < 5; i++)
+            gdp_arch_default(&bad[i], 2, T);
+        bad[0].heads = 3;            /* does not divide 128 */
+        bad[1].n_devices = 0;
+        bad[2].n_types = T + 1;      /* not the vocabulary's size */
+        bad[3].blocks = 0;
+        bad[4].segment = 0;
+        for (int i = 0; i < 5; i++) {
+            GdpNet *net = gdp_new(&bad[i], &f.voc, 1, &e);
+            CHECK_MSG(net == NULL && strncmp(e.msg, "gdp: ", 5) == 0, "arch %d accepted (%s)", i, e.msg);
+            gdp_free(net);
+        }
+        /* a larger work space gives the same placement and log-probabilities */
+        GCase c = {3, 16, 4, 2, 1, 4, 1};
+        GdpNet *net = small_net(&f, &c, 3);
+        if (net) {
+            CHECK_INT(net->p.n, gdp_param_count(&net->arch));
+            GdpWork *w1 = gdp_work_new(&net->arch, G), *w2 = gdp_work_new(&net->arch, 3 * G);
+            int *p1 = XMALLOC(int, G), *p2 = XMALLOC(int, G);
+            double *l1 = XMALLOC(double, G), *l2 = XMALLOC(double, G);
+            Rng r1, r2;
+            rng_seed(&r1, 4);
+            rng_seed(&r2, 4);
+            double a1 = gdp_forward(net, f.in, w1, GDP_SAMPLE, &r1, p1, l1, NULL);
+            double a2 = gdp_forward(net, f.in, w2, GDP_SAMPLE, &r2, p2, l2, NULL);
+            CHECK_NEAR(a1, a2, 1e-5 * fmax(1, fabs(a1)));
+            CHECK(memcmp(p1, p2, (size_t)G * sizeof *p1) == 0);
+            for (int v = 0; v < G; v++)
+                CHECK_NEAR(l1[v], l2[v], 1e-5);
+            gdp_work_free(w1);
+            gdp_work_free(w2);
+            free(p1);
+            free(p2);
+            free(l1);
+            free(l2);
+        }
+        gdp_free(net);
+    }
+    gfix_done(&f);
+}
