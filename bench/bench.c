@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_gdp.h"
 #include "bench_sim.h"
 #include "bound.h"
 #include "dag.h"
@@ -470,7 +471,7 @@ static void bench_extreme(void)
 }
 
 /* build/placeto-bench [--sim-dir DIR] [PART...]: the parts named (explorer,
- * agent, gaps, sim, inc, group, layout, extreme), or all of them. With --sim-dir,
+ * agent, gaps, sim, inc, group, layout, extreme, gdp), or all of them. With --sim-dir,
  * the simulator's table goes to DIR for bench/bench_sim.py (bench_sim.h). */
 static int want(int argc, char **argv, const char *part)
 {
@@ -529,5 +530,9 @@ int main(int argc, char **argv)
         bench_layout();
     if (want(argc, argv, "extreme"))
         bench_extreme();
+    if (want(argc, argv, "gdp")) {
+        bench_gdp_scale(50000);
+        bench_gdp_scale(100000);
+    }
     return 0;
 }

@@ -1,0 +1,77 @@
+/* bench_gdp: the GDP placer on op-level graphs of tens of thousands of ops
+ * (bench_gdp.h): GDP's claim is placing graphs of over 50 000 nodes. A
+ * generated DAG (tests/unit/gen.c, 2 edges per op on average) grouped with
+ * one group per op, an untrained network with the default architecture
+ * (h = 128, 4 heads, 2 GraphSAGE layers, one block, segments of 256 rows
+ * with a memory of the previous segment) on 4 default devices: the time
+ * of a sampled forward pass (one placement), of its backward pass, of the
+ * placement's simulation, and the peak resident memory of the process. */
+#include "bench_gdp.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+
+#include "cluster.h"
+#include "gdp.h"
+#include "gen.h"
+#include "sim.h"
+
+void bench_gdp_scale(int n_ops)
+{
+    Err e = {{0}};
+    Graph *g = gen_random_dag(n_ops, 2.0, 3);
+    Grouping *gr = group_build(g, n_ops, &e);
+    if (!gr) {
+        printf("gdp         %d ops: %s\n", n_ops, e.msg);
+        graph_free(g);
+        return;
+    }
+    const Graph *gs[1] = {g};
+    RnnVocab v;
+    rnn_vocab_build(&v, gs, 1);
+    GdpArch a;
+    gdp_arch_default(&a, 4, v.n);
+    GdpNet *net = gdp_new(&a, &v, 1, &e);
+    GdpInput *in = net ? gdp_input_new(g, gr, &v, &e) : NULL;
+    if (!in) {
+        printf("gdp         %d ops: %s\n", n_ops, e.msg);
+    } else {
+        int G = gr->n_groups;
+        GdpWork *w = gdp_work_new(&a, G);
+        int *place = xnew_array((size_t)G, sizeof *place), *op = xnew_array((size_t)g->n_nodes, sizeof *op);
+        double *wt = xnew_array((size_t)G, sizeof *wt);
+        Rng r;
+        rng_seed(&r, 1);
+        double t0 = util_now();
+        gdp_forward(net, in, w, RNN_SAMPLE, &r, place, NULL, NULL);
+        double t_fwd = util_now() - t0;
+        for (int i = 0; i < G; i++)
+            wt[i] = 1.0 / G;
+        t0 = util_now();
+        gdp_backward(net, in, w, wt, 0.01, net->p.g);
+        double t_bwd = util_now() - t0;
+        Cluster *c = cluster_default(4);
+        Sim *sim = sim_new(g, c);
+        group_expand(gr, place, op);
+        t0 = util_now();
+        sim_run(sim, op);
+        double t_sim = util_now() - t0;
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        printf("gdp         %d ops, %d groups (one per op), %zu weights: a placement (forward) %.2f s, its backward "
+               "%.2f s, its simulation %.3f s; peak memory %.0f MB\n",
+               g->n_nodes, G, net->p.n, t_fwd, t_bwd, t_sim, (double)ru.ru_maxrss / 1024.0);
+        sim_free(sim);
+        cluster_free(c);
+        free(wt);
+        free(op);
+        free(place);
+        gdp_work_free(w);
+    }
+    gdp_input_free(in);
+    gdp_free(net);
+    rnn_vocab_done(&v);
+    group_free(gr);
+    graph_free(g);
+}
