@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include "policy_io.h"
+#include "gdp_io.h"
 #include "rnn_io.h"
 
 #include <errno.h>
@@ -340,6 +341,8 @@ int cli_policy_shape(const CliCmd *cmd, const CliArgs *a, const char *policy_pat
         return -1;
     if (agent == 1 && groups && trained <= 1) /* one graph's policy: its grouping; a family's: the default */
         *groups = rnn_groups;
+    if (agent == 0 && (agent = gdp_policy_peek(policy_path, &want, NULL, e)) < 0)
+        return -1; /* a gdp policy: its device count; the default grouping (it places any) */
     if (cli_get(cmd, a, "cluster"))
         return 0;
     if (agent == 0) {

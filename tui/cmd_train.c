@@ -11,15 +11,14 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cmd_train.h"
 #include "jwrite.h"
 #include "place.h"
 #include "policy_io.h"
-#include "rnn_io.h"
-#include "rnn_train.h"
 #include "train.h"
 
 static const CliOpt train_opts[] = {
-    {"agent", 0, "A", "placeto (default) or rnn (the RNN-based placer; an episode is one update)"},
+    {"agent", 0, "A", "placeto (default), rnn (the RNN-based placer) or gdp (the GDP placer, PPO); for rnn and gdp an episode is one update"},
     {"episodes", 'e', "K", "episodes to run (default 200)"},
     {"output", 'o', "POLICY", "policy file to write (default: the --resume file, else policy.json)"},
     {"resume", 'r', "POLICY", "continue from a policy file and its training state"},
@@ -47,12 +46,15 @@ static const CliOpt train_opts[] = {
     {"curve", 0, "CSV", "write the learning curve, one row per episode"},
     {"checkpoint-every", 0, "K", "write the policy every K episodes (default 50)"},
     {"json", 0, NULL, "JSON lines on stdout: progress reports and a final summary"},
-    {"samples-per-update", 0, "K", "--agent rnn: placements sampled per update, 1-64 (default 1)"},
-    {"hidden", 0, "H", "--agent rnn: LSTM width of a new policy, even (default 256)"},
-    {"greedy-every", 0, "K", "--agent rnn: also simulate a greedy decode after every K-th update (default 50; 0: never)"},
+    {"samples-per-update", 0, "K", "--agent rnn, gdp: placements sampled per update (and graph, gdp), 1-64 (default rnn 1, gdp 16)"},
+    {"hidden", 0, "H", "--agent rnn, gdp: width of a new policy (default rnn 256, the LSTM's, even; gdp 128)"},
+    {"greedy-every", 0, "K", "--agent rnn, gdp: also simulate a greedy placement after every K-th update (default rnn 50, gdp 10; 0: never)"},
     {"squash", 0, "C", "--agent rnn: a new policy's logits are C tanh(logits / T), T the --temperature (default 1)"},
     {"noise", 0, "X", "--agent rnn: logits noise (times their RMS) in the first 750 updates (default 0.5; 0: none)"},
     {"group-capacity", 0, "G", "--agent rnn: groups a new policy can place (default: the most of its training graphs)"},
+    {"epochs", 0, "E", "--agent gdp: PPO passes (one Adam step each) per update, 1-64 (default 4)"},
+    {"clip-ratio", 0, "X", "--agent gdp: PPO's clip range epsilon (default 0.2)"},
+    {"batch-graphs", 0, "B", "--agent gdp: graphs drawn per update, 1-16 (default 1)"},
     {0},
 };
 
@@ -71,12 +73,17 @@ const CliCmd cmd_train = {
     "each episode is one update (K sampled placements, --samples-per-update, on --threads threads:\n"
     "the same result for every T); defaults lr 0.1, entropy 0, clip 1, squash 1, temperature 1;\n"
     "the Placeto-only options are refused.\n"
-    "example: placeto train graphs/inception_v3.json --agent rnn --episodes 500 -o rnn.json",
+    "example: placeto train graphs/inception_v3.json --agent rnn --episodes 500 -o rnn.json\n"
+    "With --agent gdp, the GDP placer trains with PPO on one graph or a family: each episode is one\n"
+    "update (--batch-graphs B graphs drawn, K placements of each, then --epochs E passes, one Adam\n"
+    "step each); defaults K 16, E 4, clip ratio 0.2, lr 3e-4, entropy 0.01, clip 1. Its policy places\n"
+    "any graph on its device count: --resume FAMILY.json on a new graph fine-tunes it.\n"
+    "example: placeto train graphs/families/nmt --agent gdp --episodes 300 -o gdp.json",
     train_opts, run_train,
 };
 
 static volatile sig_atomic_t got_signal;
-static volatile int stop_flag;
+volatile int train_cli_stop;
 
 static const char *volatile curve_tmp_path; /* removed when a second signal ends the run */
 
@@ -95,7 +102,7 @@ static void on_signal(int sig)
         _exit(130);
     }
     got_signal = 1;
-    stop_flag = 1;
+    train_cli_stop = 1;
 }
 
 static int cmp_str(const void *x, const void *y)
@@ -104,7 +111,7 @@ static int cmp_str(const void *x, const void *y)
 }
 
 /* Expands directories into their .json files, sorted. */
-static char **graph_paths(const CliArgs *a, int *count, Err *e)
+char **train_cli_paths(const CliArgs *a, int *count, Err *e)
 {
     char **out = NULL;
     size_t n = 0, cap = 0;
@@ -147,18 +154,6 @@ fail:
     return NULL;
 }
 
-typedef struct Progress {
-    int tty, json;
-    int64_t first, total; /* episode numbers of this run: first+1 .. first+total */
-    double t0;
-    double recent[TRAIN_BASELINE_WINDOW];
-    int n_recent;
-    int64_t every;
-    const TrainGraph *graphs;
-    int n_graphs;
-    FILE *curve;
-    double last_draw;
-} Progress;
 
 static void fmt_eta(char *buf, size_t n, double s)
 {
@@ -189,7 +184,7 @@ static void csv_field(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static void on_episode(const TrainReport *r, void *ud)
+void train_cli_on_episode(const TrainReport *r, void *ud)
 {
     Progress *p = ud;
     p->recent[p->n_recent % TRAIN_BASELINE_WINDOW] = r->ret;
@@ -307,18 +302,8 @@ static void catch_signals(const char *curve_tmp)
     sigaction(SIGTERM, &sa, NULL);
 }
 
-/* The part of `train` both agents share: the learning curve (written to
- * curve_path when --curve asks, committed at the end, removed on failure),
- * the progress, runs of episodes (updates, for rnn) up to each checkpoint,
- * each checkpoint saved, and the summary. */
-typedef struct TrainLoop {
-    int64_t (*run)(void *trainer, int64_t n, Progress *pr);
-    int (*save)(void *policy, const TrainState *ts, const char *out, Err *e);
-    void *trainer, *policy;
-    const char *unit; /* "episode" or "update" */
-} TrainLoop;
 
-static int train_loop(const TrainLoop *l, Progress *pr, TrainState *ts, int64_t every, const char *out,
+int train_cli_loop(const TrainLoop *l, Progress *pr, TrainState *ts, int64_t every, const char *out,
                       const char *curve_path, Err *e)
 {
     AtomicFile af = {0};
@@ -336,7 +321,7 @@ static int train_loop(const TrainLoop *l, Progress *pr, TrainState *ts, int64_t 
     catch_signals(curve_path ? af.tmp : NULL);
     int64_t ran = 0;
     int rc = 0;
-    while (ran < pr->total && !stop_flag && rc == 0) {
+    while (ran < pr->total && !train_cli_stop && rc == 0) {
         int64_t chunk = every - (ts->episodes % every);
         if (chunk > pr->total - ran)
             chunk = pr->total - ran;
@@ -361,12 +346,10 @@ static int train_loop(const TrainLoop *l, Progress *pr, TrainState *ts, int64_t 
     return 0;
 }
 
-static int64_t run_placeto(void *t, int64_t n, Progress *pr) { return train_run(t, n, on_episode, pr, &stop_flag); }
-static int64_t run_rnn(void *t, int64_t n, Progress *pr) { return rnn_train_run(t, n, on_episode, pr, &stop_flag); }
+static int64_t run_placeto(void *t, int64_t n, Progress *pr) { return train_run(t, n, train_cli_on_episode, pr, &train_cli_stop); }
 static int save_placeto(void *p, const TrainState *ts, const char *out, Err *e) { return policy_save(p, ts, out, e); }
-static int save_rnn(void *p, const TrainState *ts, const char *out, Err *e) { return rnn_policy_save(p, ts, out, e); }
 
-static void free_graphs(Problem *pb, TrainGraph *tg, int n)
+void train_cli_free_graphs(Problem *pb, TrainGraph *tg, int n)
 {
     for (int i = 0; i < n; i++) {
         policy_graph_free(tg[i].pg);
@@ -390,16 +373,20 @@ static int parse_init(const char *s, EpisodeInit *out)
     return -1;
 }
 
-/* The options of the Placeto trainer that --agent rnn refuses. */
-static const char *const placeto_only[] = {
+/* The options of the Placeto trainer that --agent rnn and gdp refuse, and
+ * those Placeto refuses. */
+const char *const train_cli_placeto_only[] = {
     "preset", "entropy-decay", "gamma", "normalize", "passes", "init", "random-order", "reward",
     "log-runtime", "relative-reward", "accept", "accept-improving", "features", "mem-feature", NULL,
 };
+const char *const train_cli_learned[] = {"samples-per-update", "hidden", "greedy-every", NULL};
+const char *const train_cli_rnn_only[] = {"squash", "noise", "group-capacity", NULL};
+const char *const train_cli_gdp_only[] = {"epochs", "clip-ratio", "batch-graphs", NULL};
 
 /* Loads the training graphs onto the one cluster of spec (with each one's
  * policy graph when policy_graphs): distinct names, since the policy file
  * keeps each graph's best placement by name. */
-static int load_graphs(ProblemSpec *spec, char **paths, int n, Problem *pb, TrainGraph *tg, int policy_graphs,
+int train_cli_load_graphs(ProblemSpec *spec, char **paths, int n, Problem *pb, TrainGraph *tg, int policy_graphs,
                        Err *e)
 {
     for (int i = 0; i < n; i++) {
@@ -419,126 +406,6 @@ static int load_graphs(ProblemSpec *spec, char **paths, int n, Problem *pb, Trai
     return 0;
 }
 
-/* train --agent rnn: the RNN-based placer on one graph or a family (rnn_train.h). */
-static int run_train_rnn(const CliCmd *cmd, const CliArgs *a)
-{
-    for (int k = 0; placeto_only[k]; k++)
-        if (cli_get(cmd, a, placeto_only[k]))
-            return cli_usage_error(cmd, "--%s does not apply to --agent rnn", placeto_only[k]);
-    long episodes, threads, every, samples, hidden, greedy, cap;
-    double squash, tau;
-    RnnTrainConfig cfg;
-    rnn_train_config_default(&cfg);
-    ProblemSpec spec;
-    if (cli_problem(cmd, a, a->pos[0], RNN_MAX_GROUPS, 1, &spec, &cfg.seed) ||
-        cli_int(cmd, a, "episodes", 1, 100000000, 200, &episodes) ||
-        cli_int(cmd, a, "threads", 1, RNN_TRAIN_MAX_SAMPLES, 1, &threads) ||
-        cli_int(cmd, a, "checkpoint-every", 1, 1L << 40, 50, &every) ||
-        cli_int(cmd, a, "samples-per-update", 1, RNN_TRAIN_MAX_SAMPLES, 1, &samples) ||
-        cli_int(cmd, a, "hidden", 2, 4096, 256, &hidden) ||
-        cli_int(cmd, a, "greedy-every", 0, 1L << 40, 50, &greedy) ||
-        cli_int(cmd, a, "group-capacity", 1, RNN_MAX_GROUPS, 0, &cap) ||
-        cli_double(cmd, a, "lr", 0, 10, cfg.lr, &cfg.lr) ||
-        cli_double(cmd, a, "entropy", 0, 1e6, cfg.entropy, &cfg.entropy) ||
-        cli_double(cmd, a, "clip", 1e-9, 1e9, cfg.clip, &cfg.clip) ||
-        cli_double(cmd, a, "squash", 1e-3, 1e3, 1, &squash) ||
-        cli_double(cmd, a, "temperature", 1e-3, 1e3, 1, &tau) ||
-        cli_double(cmd, a, "noise", 0, 100, cfg.noise, &cfg.noise) ||
-        cli_double(cmd, a, "oom-penalty", 0, 1e9, cfg.oom_penalty, &cfg.oom_penalty))
-        return EXIT_USAGE;
-    if (hidden % 2)
-        return cli_usage_error(cmd, "--hidden: expected an even number, got %ld", hidden);
-    static const char *const shape[] = {"hidden", "squash", "temperature", "group-capacity", NULL};
-    for (int k = 0; shape[k]; k++)
-        if (cli_get(cmd, a, shape[k]) && cli_get(cmd, a, "resume"))
-            return cli_usage_error(cmd, "--%s sets a new policy's architecture; --resume keeps the file's", shape[k]);
-    cfg.samples = (int)samples;
-    cfg.threads = (int)threads;
-    cfg.greedy_every = greedy;
-    const char *resume = cli_get(cmd, a, "resume"), *out = cli_get(cmd, a, "output");
-    if (!out)
-        out = resume ? resume : "policy.json";
-    Err e = {{0}};
-    TrainState ts;
-    rnn_train_state_init(&ts, cfg.lr, cfg.entropy, cfg.seed);
-    RnnNet *net = NULL;
-    Cluster *c = NULL;
-    int n_graphs = 0, rc = EXIT_FAIL;
-    char **paths = NULL;
-    Problem *pb = NULL;
-    TrainGraph *tg = NULL;
-    RnnTrainer *t = NULL;
-    RnnVocab voc = {0, NULL};
-    if (resume) {
-        train_state_done(&ts);
-        if (!(net = rnn_policy_load(resume, &ts, &e)))
-            goto done;
-        const char *devs = cli_get(cmd, a, "devices");
-        if (devs && strtol(devs, NULL, 10) != net->arch.n_devices) {
-            err_set(&e, "%s: the policy is for %d devices but the cluster has %s (--devices %s; leave it out to use %d)",
-                    resume, net->arch.n_devices, devs, devs, net->arch.n_devices);
-            goto done;
-        }
-        if (ts.adam.step == 0 && ts.episodes == 0) { /* no training state in the file */
-            train_state_done(&ts);
-            rnn_train_state_init(&ts, cfg.lr, cfg.entropy, cfg.seed);
-        }
-    }
-    if (!(paths = graph_paths(a, &n_graphs, &e)) || !(c = cli_cluster(cmd, a, net ? net->arch.n_devices : 2, &e)))
-        goto done;
-    spec.cluster = c;
-    if (resume && n_graphs == 1 && !cli_get(cmd, a, "groups") && net->arch.n_groups <= RNN_MAX_GROUPS)
-        spec.groups = net->arch.n_groups; /* one graph: the grouping the policy was trained on */
-    tg = xnew_array((size_t)n_graphs, sizeof *tg);
-    pb = xnew_array((size_t)n_graphs, sizeof *pb);
-    if (load_graphs(&spec, paths, n_graphs, pb, tg, 0, &e) != 0)
-        goto done;
-    if (!net) {
-        const Graph **gs = xnew_array((size_t)n_graphs, sizeof *gs);
-        int most = 0;
-        for (int i = 0; i < n_graphs; i++) {
-            gs[i] = pb[i].g;
-            if (pb[i].gr->n_groups > most)
-                most = pb[i].gr->n_groups;
-        }
-        rnn_vocab_build(&voc, gs, n_graphs);
-        free(gs);
-        RnnArch arch;
-        rnn_arch_default(&arch, c->n_devices, cap ? (int)cap : most, voc.n);
-        arch.hidden = (int)hidden;
-        arch.squash_c = squash;
-        arch.squash_tau = tau;
-        if (!(net = rnn_new(&arch, &voc, cfg.seed, &e)))
-            goto done;
-    }
-    if (!(t = rnn_train_new(net, &ts, &cfg, tg, n_graphs, c, &e))) {
-        err_prefix(&e, resume ? resume : "policy");
-        goto done;
-    }
-    Progress pr = {0};
-    pr.json = cli_get(cmd, a, "json") != NULL;
-    pr.first = ts.episodes;
-    pr.total = episodes;
-    pr.graphs = tg;
-    pr.n_graphs = n_graphs;
-    TrainLoop loop = {run_rnn, save_rnn, t, net, "update"};
-    if (train_loop(&loop, &pr, &ts, every, out, cli_get(cmd, a, "curve"), &e) != 0)
-        goto done;
-    rc = EXIT_OK;
-done:
-    rnn_train_free(t);
-    rnn_free(net);
-    rnn_vocab_done(&voc);
-    train_state_done(&ts);
-    if (tg)
-        free_graphs(pb, tg, n_graphs);
-    cluster_free(c);
-    for (int i = 0; i < n_graphs; i++)
-        free(paths[i]);
-    free(paths);
-    return rc == EXIT_OK ? rc : cli_fail(&e);
-}
-
 static int run_train(int argc, char **argv)
 {
     const CliCmd *cmd = &cmd_train;
@@ -547,15 +414,18 @@ static int run_train(int argc, char **argv)
     if (stop)
         return rc;
     const char *agent = cli_get(cmd, &a, "agent");
-    if (agent && strcmp(agent, "placeto") != 0 && strcmp(agent, "rnn") != 0)
-        return cli_usage_error(cmd, "--agent: expected placeto or rnn, got '%s'", agent);
+    if (agent && strcmp(agent, "placeto") != 0 && strcmp(agent, "rnn") != 0 && strcmp(agent, "gdp") != 0)
+        return cli_usage_error(cmd, "--agent: expected placeto, rnn or gdp, got '%s'", agent);
     if (agent && strcmp(agent, "rnn") == 0)
-        return run_train_rnn(cmd, &a);
-    static const char *const rnn_only[] = {"samples-per-update", "hidden", "greedy-every", "squash", "noise",
-                                           "group-capacity", NULL};
-    for (int k = 0; rnn_only[k]; k++)
-        if (cli_get(cmd, &a, rnn_only[k]))
-            return cli_usage_error(cmd, "--%s applies to --agent rnn", rnn_only[k]);
+        return train_cli_rnn(cmd, &a);
+    if (agent && strcmp(agent, "gdp") == 0)
+        return train_cli_gdp(cmd, &a);
+    const char *const *lists[] = {train_cli_learned, train_cli_rnn_only, train_cli_gdp_only};
+    const char *whom[] = {"--agent rnn and gdp", "--agent rnn", "--agent gdp"};
+    for (int l = 0; l < 3; l++)
+        for (int k = 0; lists[l][k]; k++)
+            if (cli_get(cmd, &a, lists[l][k]))
+                return cli_usage_error(cmd, "--%s applies to %s", lists[l][k], whom[l]);
     long episodes, threads, decay, passes, every;
     TrainConfig cfg;
     const char *preset = cli_get(cmd, &a, "preset");
@@ -635,7 +505,7 @@ static int run_train(int argc, char **argv)
     if (cli_policy_devices(cmd, &a, resume, &policy_devices, &e))
         return cli_fail(&e);
     int n_graphs = 0;
-    char **paths = graph_paths(&a, &n_graphs, &e);
+    char **paths = train_cli_paths(&a, &n_graphs, &e);
     if (!paths)
         return cli_fail(&e);
     Cluster *c = cli_cluster(cmd, &a, policy_devices ? policy_devices : 2, &e);
@@ -649,7 +519,7 @@ static int run_train(int argc, char **argv)
     if (!c)
         goto done;
     spec.cluster = c; /* every graph on the one cluster */
-    if (load_graphs(&spec, paths, n_graphs, pb, tg, 1, &e) != 0)
+    if (train_cli_load_graphs(&spec, paths, n_graphs, pb, tg, 1, &e) != 0)
         goto done;
     if (resume) {
         train_state_done(&ts);
@@ -687,14 +557,14 @@ static int run_train(int argc, char **argv)
     pr.graphs = tg;
     pr.n_graphs = n_graphs;
     TrainLoop loop = {run_placeto, save_placeto, t, pol, "episode"};
-    if (train_loop(&loop, &pr, &ts, every, out, cli_get(cmd, &a, "curve"), &e) != 0)
+    if (train_cli_loop(&loop, &pr, &ts, every, out, cli_get(cmd, &a, "curve"), &e) != 0)
         goto done;
     rc = EXIT_OK;
 done:
     train_free(t);
     policy_free(pol);
     train_state_done(&ts);
-    free_graphs(pb, tg, n_graphs);
+    train_cli_free_graphs(pb, tg, n_graphs);
     cluster_free(c);
     for (int i = 0; i < n_graphs; i++)
         free(paths[i]);

@@ -512,19 +512,97 @@ int policy_io_read(const JDoc *d, NnParams *p, int n_devices, TrainState *ts, Er
     return tr ? read_training(d, tr, p, n_devices, ts, e) : 0;
 }
 
+/* The agents a policy file can name, and how to train each. */
+static const struct {
+    const char *name, *what, *how;
+} agents[] = {
+    {"placeto", "a Placeto policy", "train without --agent"},
+    {"rnn", "an rnn policy", "train --agent rnn"},
+    {"gdp", "a gdp policy", "train --agent gdp"},
+};
+
 int policy_io_check_agent(const JDoc *d, const char *want, Err *e)
 {
     const char *agent = "placeto";
     if (jget_string(d, d->root, "agent", "agent", 0, &agent, e) < 0)
         return -1;
-    if (strcmp(agent, "placeto") != 0 && strcmp(agent, "rnn") != 0)
-        return jdoc_err(d, e, "agent", "expected \"placeto\" or \"rnn\", got \"%s\"", agent);
-    if (strcmp(agent, want) == 0)
+    int have = -1, need = -1;
+    for (int k = 0; k < (int)(sizeof agents / sizeof agents[0]); k++) {
+        if (strcmp(agent, agents[k].name) == 0)
+            have = k;
+        if (strcmp(want, agents[k].name) == 0)
+            need = k;
+    }
+    if (have < 0)
+        return jdoc_err(d, e, "agent", "expected \"placeto\", \"rnn\" or \"gdp\", got \"%s\"", agent);
+    if (have == need)
         return 0;
-    if (strcmp(agent, "rnn") == 0)
-        return jdoc_err(d, e, "agent", "an rnn policy: this needs a Placeto policy (train --agent rnn, place and "
-                                       "compare read rnn policies)");
-    return jdoc_err(d, e, "agent", "a Placeto policy, not an rnn one (train it without --agent rnn)");
+    return jdoc_err(d, e, "agent", "%s, not %s (%s; place and compare read every agent's policy)",
+                    agents[have].what, need >= 0 ? agents[need].what : want, agents[have].how);
+}
+
+void policy_io_write_vocab(FILE *f, const RnnVocab *v)
+{
+    fputs(" \"vocabulary\": [", f);
+    for (int i = 0; i < v->n; i++) {
+        if (i)
+            fputs(", ", f);
+        util_json_string(f, v->names[i]);
+    }
+    fputs("],\n", f);
+}
+
+int policy_io_read_vocab(const JDoc *d, int n_types, RnnVocab *v, Err *e)
+{
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(d->root, "vocabulary");
+    v->n = 0;
+    v->names = NULL;
+    if (!cJSON_IsArray(arr))
+        return jdoc_err(d, e, arr ? "vocabulary" : "", "%s",
+                        arr ? "expected an array of op type names" : "missing \"vocabulary\"");
+    if (cJSON_GetArraySize(arr) != n_types)
+        return jdoc_err(d, e, "vocabulary", "expected %d names (architecture.n_types), got %d", n_types,
+                        cJSON_GetArraySize(arr));
+    v->names = xnew_array((size_t)(n_types ? n_types : 1), sizeof *v->names);
+    int k = 0;
+    for (const cJSON *c = arr->child; c; c = c->next, k++) {
+        char f[48];
+        snprintf(f, sizeof f, "vocabulary[%d]", k);
+        if (!cJSON_IsString(c))
+            return jdoc_err(d, e, f, "expected a string");
+        if (k && strcmp(v->names[k - 1], c->valuestring) >= 0)
+            return jdoc_err(d, e, f, "expected the names sorted and distinct (\"%s\" follows \"%s\")",
+                            c->valuestring, v->names[k - 1]);
+        v->names[v->n++] = xstrdup(c->valuestring);
+    }
+    return 0;
+}
+
+int policy_io_peek(const char *path, const char *agent, JDoc *d, char **text, Err *e)
+{
+    size_t len;
+    *text = util_read_file(path, &len, e);
+    if (!*text)
+        return -1;
+    if (jdoc_parse(d, path, *text, len, e) != 0) {
+        free(*text);
+        *text = NULL;
+        return -1;
+    }
+    const cJSON *ag = cJSON_GetObjectItemCaseSensitive(d->root, "agent");
+    if (cJSON_IsObject(d->root) && cJSON_IsString(ag) && strcmp(ag->valuestring, agent) == 0)
+        return 1;
+    jdoc_done(d);
+    free(*text);
+    *text = NULL;
+    return 0;
+}
+
+int policy_io_peek_trained(const JDoc *d)
+{
+    const cJSON *tr = cJSON_GetObjectItemCaseSensitive(d->root, "training");
+    const cJSON *best = cJSON_IsObject(tr) ? cJSON_GetObjectItemCaseSensitive(tr, "best") : NULL;
+    return cJSON_IsArray(best) ? cJSON_GetArraySize(best) : 0;
 }
 
 Policy *policy_load_text(const char *path, const char *text, size_t len, TrainState *ts, Err *e)

@@ -3,7 +3,8 @@
  * bit-exactly (TrainState, train.h). Implemented in policy_io.c.
  *
  * A file names its agent in "agent": "placeto" (the default when absent,
- * as in every file written before the RNN placer) or "rnn" (rnn_io.h). */
+ * as in every file written before the RNN placer), "rnn" (rnn_io.h) or "gdp"
+ * (gdp_io.h). */
 #ifndef PLACETO_POLICY_IO_H
 #define PLACETO_POLICY_IO_H
 
@@ -11,6 +12,7 @@
 
 #include "jdoc.h"
 #include "policy.h"
+#include "rnn.h"
 #include "train.h"
 #include "util.h"
 
@@ -34,5 +36,19 @@ int policy_io_write(const char *path, const NnParams *p, const TrainState *ts,
                     void (*head)(FILE *f, const void *ud), const void *ud, Err *e);
 int policy_io_read(const JDoc *d, NnParams *p, int n_devices, TrainState *ts, Err *e);
 int policy_io_check_agent(const JDoc *d, const char *want, Err *e);
+
+/* The op-type vocabulary of the learned placers' files (rnn, gdp):
+ * " \"vocabulary\": [names],\n", and its reader (n_types names, sorted
+ * bytewise and distinct; v is initialised by the call and owned by the
+ * caller, also on failure). */
+void policy_io_write_vocab(FILE *f, const RnnVocab *v);
+int policy_io_read_vocab(const JDoc *d, int n_types, RnnVocab *v, Err *e);
+/* 1 with d parsed and *text (the file's) kept when path holds a policy file
+ * naming agent (the caller ends with jdoc_done(d) and free(*text)), 0 when
+ * it holds something else (nothing kept: its own loader says what is
+ * wrong), -1 with e set when it cannot be read or parsed. */
+int policy_io_peek(const char *path, const char *agent, JDoc *d, char **text, Err *e);
+/* The number of graphs with a best placement in d's training state. */
+int policy_io_peek_trained(const JDoc *d);
 
 #endif

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gdp_io.h"
+#include "gdp_place.h"
 #include "policy_io.h"
 #include "rnn_io.h"
 #include "rnn_place.h"
@@ -58,6 +60,10 @@ int policy_place_runs(const Problem *p, const char *path, int samples, uint64_t 
         return -1;
     if (agent == 1)
         return rnn_place_runs(p, path, samples, seed, start, rows, e);
+    if ((agent = gdp_policy_peek(path, NULL, NULL, e)) < 0)
+        return -1;
+    if (agent == 1)
+        return gdp_place_runs(p, path, samples, seed, start, rows, e);
     TrainState ts;
     Policy *pol = policy_load(path, &ts, e);
     if (!pol)

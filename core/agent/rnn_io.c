@@ -22,15 +22,10 @@ static void rnn_head(FILE *f, const void *ud)
     const RnnArch *a = &net->arch;
     char b1[32], b2[32];
     fprintf(f, " \"agent\": \"rnn\",\n \"architecture\": {\"n_devices\": %d, \"n_groups\": %d, \"n_types\": %d, "
-               "\"emb\": %d, \"hidden\": %d, \"squash_c\": %s, \"squash_tau\": %s},\n \"vocabulary\": [",
+               "\"emb\": %d, \"hidden\": %d, \"squash_c\": %s, \"squash_tau\": %s},\n",
             a->n_devices, a->n_groups, a->n_types, a->emb, a->hidden, util_fmt_double(b1, a->squash_c),
             util_fmt_double(b2, a->squash_tau));
-    for (int i = 0; i < net->vocab.n; i++) {
-        if (i)
-            fputs(", ", f);
-        util_json_string(f, net->vocab.names[i]);
-    }
-    fputs("],\n", f);
+    policy_io_write_vocab(f, &net->vocab);
 }
 
 int rnn_policy_save(const RnnNet *net, const TrainState *ts, const char *path, Err *e)
@@ -63,32 +58,6 @@ static int read_arch(const JDoc *d, RnnArch *a, Err *e)
     return 0;
 }
 
-static int read_vocab(const JDoc *d, int n_types, RnnVocab *v, Err *e)
-{
-    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(d->root, "vocabulary");
-    v->n = 0;
-    v->names = NULL;
-    if (!cJSON_IsArray(arr))
-        return jdoc_err(d, e, arr ? "vocabulary" : "", "%s",
-                        arr ? "expected an array of op type names" : "missing \"vocabulary\"");
-    if (cJSON_GetArraySize(arr) != n_types)
-        return jdoc_err(d, e, "vocabulary", "expected %d names (architecture.n_types), got %d", n_types,
-                        cJSON_GetArraySize(arr));
-    v->names = xnew_array((size_t)(n_types ? n_types : 1), sizeof *v->names);
-    int k = 0;
-    for (const cJSON *c = arr->child; c; c = c->next, k++) {
-        char f[48];
-        snprintf(f, sizeof f, "vocabulary[%d]", k);
-        if (!cJSON_IsString(c))
-            return jdoc_err(d, e, f, "expected a string");
-        if (k && strcmp(v->names[k - 1], c->valuestring) >= 0)
-            return jdoc_err(d, e, f, "expected the names sorted and distinct (\"%s\" follows \"%s\")",
-                            c->valuestring, v->names[k - 1]);
-        v->names[v->n++] = xstrdup(c->valuestring);
-    }
-    return 0;
-}
-
 RnnNet *rnn_policy_load_text(const char *path, const char *text, size_t len, TrainState *ts, Err *e)
 {
     if (ts)
@@ -102,7 +71,7 @@ RnnNet *rnn_policy_load_text(const char *path, const char *text, size_t len, Tra
     RnnVocab v = {0, NULL};
     RnnArch a;
     if (jdoc_check_header(&d, "placeto-policy", e) != 0 || policy_io_check_agent(&d, "rnn", e) != 0 ||
-        read_arch(&d, &a, e) != 0 || read_vocab(&d, a.n_types, &v, e) != 0)
+        read_arch(&d, &a, e) != 0 || policy_io_read_vocab(&d, a.n_types, &v, e) != 0)
         goto fail;
     size_t need = rnn_param_count(&a);
     if (need > len / 2) {
@@ -142,31 +111,21 @@ fail:
 
 int rnn_policy_peek(const char *path, int *n_devices, int *n_groups, int *n_trained, Err *e)
 {
-    size_t len;
-    char *text = util_read_file(path, &len, e);
-    if (!text)
-        return -1;
     JDoc d;
-    int rc = -1;
-    if (jdoc_parse(&d, path, text, len, e) != 0) {
-        free(text);
-        return -1;
-    }
-    const cJSON *ag = cJSON_GetObjectItemCaseSensitive(d.root, "agent");
+    char *text;
+    int rc = policy_io_peek(path, "rnn", &d, &text, e);
+    if (rc != 1)
+        return rc;
     RnnArch a;
-    if (!cJSON_IsObject(d.root) || !cJSON_IsString(ag) || strcmp(ag->valuestring, "rnn") != 0)
-        rc = 0; /* not an rnn policy: its own loader says what is wrong */
-    else if (read_arch(&d, &a, e) == 0) {
-        rc = 1;
+    if (read_arch(&d, &a, e) != 0) {
+        rc = -1;
+    } else {
         if (n_devices)
             *n_devices = a.n_devices;
         if (n_groups)
             *n_groups = a.n_groups;
-        if (n_trained) {
-            const cJSON *tr = cJSON_GetObjectItemCaseSensitive(d.root, "training");
-            const cJSON *best = cJSON_IsObject(tr) ? cJSON_GetObjectItemCaseSensitive(tr, "best") : NULL;
-            *n_trained = cJSON_IsArray(best) ? cJSON_GetArraySize(best) : 0;
-        }
+        if (n_trained)
+            *n_trained = policy_io_peek_trained(&d);
     }
     jdoc_done(&d);
     free(text);

@@ -1,0 +1,149 @@
+/* gdp_io: the GDP placer's policy file (gdp_io.h).
+ *
+ *   {"format": "placeto-policy", "version": 1, "agent": "gdp",
+ *    "architecture": {"n_devices", "n_types", "hidden", "heads", "gnn_layers", "blocks", "segment",
+ *                     "superposition"},
+ *    "vocabulary": [op type names, sorted bytewise, n_types of them],
+ *    "parameters": [...], "training": {...}, "log": {...}}   (as policy_io.c)
+ *
+ * In "training", "episodes" counts updates, Adam's step epochs, and
+ * "baseline" is empty. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gdp_io.h"
+#include "jdoc.h"
+#include "policy_io.h"
+
+static void gdp_head(FILE *f, const void *ud)
+{
+    const GdpNet *net = ud;
+    const GdpArch *a = &net->arch;
+    fprintf(f, " \"agent\": \"gdp\",\n \"architecture\": {\"n_devices\": %d, \"n_types\": %d, \"hidden\": %d, "
+               "\"heads\": %d, \"gnn_layers\": %d, \"blocks\": %d, \"segment\": %d, \"superposition\": %s},\n",
+            a->n_devices, a->n_types, a->hidden, a->heads, a->gnn_layers, a->blocks, a->segment,
+            a->superposition ? "true" : "false");
+    policy_io_write_vocab(f, &net->vocab);
+}
+
+int gdp_policy_save(const GdpNet *net, const TrainState *ts, const char *path, Err *e)
+{
+    return policy_io_write(path, &net->p, ts, gdp_head, net, e);
+}
+
+static int read_arch(const JDoc *d, GdpArch *a, Err *e)
+{
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(d->root, "architecture");
+    if (!cJSON_IsObject(o))
+        return jdoc_err(d, e, o ? "architecture" : "", "%s", o ? "expected an object" : "missing \"architecture\"");
+    int64_t nd, nt, hid, heads, gl, bl, seg;
+    memset(a, 0, sizeof *a);
+    if (jget_int(d, o, "n_devices", "architecture.n_devices", 1, 1, GDP_MAX_DEVICES, &nd, e) < 0 ||
+        jget_int(d, o, "n_types", "architecture.n_types", 1, 0, 1 << 20, &nt, e) < 0 ||
+        jget_int(d, o, "hidden", "architecture.hidden", 1, 1, 4096, &hid, e) < 0 ||
+        jget_int(d, o, "heads", "architecture.heads", 1, 1, 4096, &heads, e) < 0 ||
+        jget_int(d, o, "gnn_layers", "architecture.gnn_layers", 1, 1, GDP_MAX_LAYERS, &gl, e) < 0 ||
+        jget_int(d, o, "blocks", "architecture.blocks", 1, 1, GDP_MAX_LAYERS, &bl, e) < 0 ||
+        jget_int(d, o, "segment", "architecture.segment", 1, 1, 1 << 24, &seg, e) < 0)
+        return -1;
+    const cJSON *sp = cJSON_GetObjectItemCaseSensitive(o, "superposition");
+    if (!cJSON_IsBool(sp))
+        return jdoc_err(d, e, sp ? "architecture.superposition" : "architecture", "%s",
+                        sp ? "expected true or false" : "missing \"superposition\"");
+    if (hid % heads)
+        return jdoc_err(d, e, "architecture.hidden", "expected a multiple of heads (%lld), got %lld",
+                        (long long)heads, (long long)hid);
+    a->n_devices = (int)nd;
+    a->n_types = (int)nt;
+    a->hidden = (int)hid;
+    a->heads = (int)heads;
+    a->gnn_layers = (int)gl;
+    a->blocks = (int)bl;
+    a->segment = (int)seg;
+    a->superposition = cJSON_IsTrue(sp);
+    return 0;
+}
+
+GdpNet *gdp_policy_load_text(const char *path, const char *text, size_t len, TrainState *ts, Err *e)
+{
+    if (ts)
+        train_state_init(ts, 3e-4, 0.01, 0);
+    JDoc d;
+    if (jdoc_parse(&d, path, text, len, e) != 0)
+        return NULL;
+    GdpNet *net = NULL;
+    TrainState tmp;
+    train_state_init(&tmp, 3e-4, 0.01, 0);
+    RnnVocab v = {0, NULL};
+    GdpArch a;
+    if (jdoc_check_header(&d, "placeto-policy", e) != 0 || policy_io_check_agent(&d, "gdp", e) != 0 ||
+        read_arch(&d, &a, e) != 0 || policy_io_read_vocab(&d, a.n_types, &v, e) != 0)
+        goto fail;
+    size_t need = gdp_param_count(&a);
+    if (need > len / 2) {
+        jdoc_err(&d, e, "architecture", "%zu weights: more than this %zu-byte file can hold", need, len);
+        goto fail;
+    }
+    if (!(net = gdp_new(&a, &v, 0, e))) {
+        char why[sizeof e->msg];
+        snprintf(why, sizeof why, "%s", e ? e->msg : "");
+        jdoc_err(&d, e, "architecture", "%s", why);
+        goto fail;
+    }
+    if (policy_io_read(&d, &net->p, a.n_devices, &tmp, e) != 0)
+        goto fail;
+    if (tmp.n_base != 0) {
+        jdoc_err(&d, e, "training.baseline", "expected [] (gdp training keeps no baseline)");
+        goto fail;
+    }
+    rnn_vocab_done(&v);
+    jdoc_done(&d);
+    if (ts) {
+        train_state_done(ts);
+        *ts = tmp;
+    } else {
+        train_state_done(&tmp);
+    }
+    return net;
+fail:
+    gdp_free(net);
+    rnn_vocab_done(&v);
+    train_state_done(&tmp);
+    jdoc_done(&d);
+    return NULL;
+}
+
+GdpNet *gdp_policy_load(const char *path, TrainState *ts, Err *e)
+{
+    size_t len;
+    char *text = util_read_file(path, &len, e);
+    if (!text) {
+        if (ts)
+            train_state_init(ts, 3e-4, 0.01, 0);
+        return NULL;
+    }
+    GdpNet *net = gdp_policy_load_text(path, text, len, ts, e);
+    free(text);
+    return net;
+}
+
+int gdp_policy_peek(const char *path, int *n_devices, int *n_trained, Err *e)
+{
+    JDoc d;
+    char *text;
+    int rc = policy_io_peek(path, "gdp", &d, &text, e);
+    if (rc != 1)
+        return rc;
+    GdpArch a;
+    if (read_arch(&d, &a, e) != 0) {
+        rc = -1;
+    } else {
+        if (n_devices)
+            *n_devices = a.n_devices;
+        if (n_trained)
+            *n_trained = policy_io_peek_trained(&d);
+    }
+    jdoc_done(&d);
+    free(text);
+    return rc;
+}

@@ -1,0 +1,333 @@
+/* gdp_train: PPO for the GDP placer (gdp_train.h). */
+#include "gdp_train.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ppo.h"
+
+void gdp_train_config_default(GdpTrainConfig *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->lr = 3e-4;
+    cfg->entropy = 0.01;
+    cfg->clip = 1.0;
+    cfg->clip_ratio = 0.2;
+    cfg->oom_penalty = 2.0;
+    cfg->samples = 16;
+    cfg->epochs = 4;
+    cfg->batch_graphs = 1;
+    cfg->threads = 1;
+    cfg->greedy_every = 10;
+    cfg->seed = 1;
+}
+
+/* One sample of an update: its placement, simulation and gradients. */
+typedef struct GSlot {
+    GdpWork *w;
+    Sim **sim; /* per training graph, made when first needed */
+    Rng rng;
+    int gi; /* its graph */
+    int *place, *op;
+    double *lp_old, *lp, *ent, *adv, *wt;
+    float *grad;
+    double score, makespan_us, reward, loss;
+} GSlot;
+
+typedef struct GGraph {
+    const Graph *g;
+    const Grouping *gr;
+    GdpInput *in;
+} GGraph;
+
+struct GdpTrainer {
+    GdpNet *net;
+    TrainState *ts;
+    GdpTrainConfig cfg;
+    EpisodeConfig env; /* for episode_score: seconds plus the OOM penalty */
+    GGraph *graphs;
+    int n_graphs;
+    const Cluster *c;
+    int K, B, S, T; /* samples per graph, graphs per update, slots (K B), threads */
+    int epoch;      /* of the phase in progress */
+    GSlot *slots;
+};
+
+GdpTrainer *gdp_train_new(GdpNet *net, TrainState *ts, const GdpTrainConfig *cfg, const TrainGraph *graphs,
+                          int n_graphs, const Cluster *c, Err *e)
+{
+    if (net->arch.n_devices != c->n_devices) {
+        err_set(e, "the gdp policy is for %d devices but the cluster has %d", net->arch.n_devices, c->n_devices);
+        return NULL;
+    }
+    if (n_graphs < 1) {
+        err_set(e, "no graph to train on");
+        return NULL;
+    }
+    if (cfg->samples < 1 || cfg->samples > GDP_TRAIN_MAX_SAMPLES || cfg->threads < 1 ||
+        cfg->threads > GDP_TRAIN_MAX_SAMPLES || cfg->batch_graphs < 1 || cfg->batch_graphs > GDP_TRAIN_MAX_BATCH ||
+        cfg->epochs < 1 || cfg->epochs > GDP_TRAIN_MAX_EPOCHS || !(cfg->clip_ratio > 0)) {
+        err_set(e, "gdp training: samples and threads must be in [1, %d], graphs per update in [1, %d], epochs in "
+                   "[1, %d] and the clip ratio above 0; got %d, %d, %d, %d, %g",
+                GDP_TRAIN_MAX_SAMPLES, GDP_TRAIN_MAX_BATCH, GDP_TRAIN_MAX_EPOCHS, cfg->samples, cfg->threads,
+                cfg->batch_graphs, cfg->epochs, cfg->clip_ratio);
+        return NULL;
+    }
+    GGraph *gg = xnew_array((size_t)n_graphs, sizeof *gg);
+    int maxg = 0, maxn = 0;
+    for (int i = 0; i < n_graphs; i++) {
+        gg[i].g = graphs[i].g;
+        gg[i].gr = graphs[i].gr;
+        if (!(gg[i].in = gdp_input_new(graphs[i].g, graphs[i].gr, &net->vocab, e))) {
+            for (int j = 0; j < i; j++)
+                gdp_input_free(gg[j].in);
+            free(gg);
+            return NULL;
+        }
+        if (graphs[i].gr->n_groups > maxg)
+            maxg = graphs[i].gr->n_groups;
+        if (graphs[i].g->n_nodes > maxn)
+            maxn = graphs[i].g->n_nodes;
+    }
+    GdpTrainer *t = xcalloc(1, sizeof *t);
+    t->net = net;
+    t->ts = ts;
+    t->cfg = *cfg;
+    episode_config_default(&t->env);
+    t->env.oom_penalty = cfg->oom_penalty;
+    t->env.log_runtime = 0;
+    t->graphs = gg;
+    t->n_graphs = n_graphs;
+    t->c = c;
+    t->K = cfg->samples;
+    t->B = cfg->batch_graphs;
+    t->S = t->K * t->B;
+    t->T = cfg->threads < t->S ? cfg->threads : t->S;
+    t->slots = xnew_array((size_t)t->S, sizeof *t->slots);
+    size_t G = (size_t)maxg;
+    for (int s = 0; s < t->S; s++) {
+        GSlot *sl = &t->slots[s];
+        sl->w = gdp_work_new(&net->arch, maxg);
+        sl->sim = xnew_array((size_t)n_graphs, sizeof *sl->sim);
+        for (int i = 0; i < n_graphs; i++)
+            sl->sim[i] = NULL;
+        sl->place = xnew_array(G, sizeof *sl->place);
+        sl->op = xnew_array((size_t)maxn, sizeof *sl->op);
+        sl->lp_old = xnew_array(G, sizeof *sl->lp_old);
+        sl->lp = xnew_array(G, sizeof *sl->lp);
+        sl->ent = xnew_array(G, sizeof *sl->ent);
+        sl->adv = xnew_array(G, sizeof *sl->adv);
+        sl->wt = xnew_array(G, sizeof *sl->wt);
+        sl->grad = t->S > 1 ? xnew_array(net->p.n, sizeof *sl->grad) : NULL; /* one sample: p.g itself */
+    }
+    train_best_verify(ts, &t->env, graphs, n_graphs, c);
+    for (int i = 0; i < n_graphs; i++) /* present even before the first update */
+        train_best_for(ts, graphs[i].g->name, graphs[i].g->checksum, graphs[i].gr->n_groups);
+    return t;
+}
+
+void gdp_train_free(GdpTrainer *t)
+{
+    if (!t)
+        return;
+    for (int s = 0; s < t->S; s++) {
+        GSlot *sl = &t->slots[s];
+        gdp_work_free(sl->w);
+        for (int i = 0; i < t->n_graphs; i++)
+            sim_free(sl->sim[i]);
+        free(sl->sim);
+        free(sl->place);
+        free(sl->op);
+        free(sl->lp_old);
+        free(sl->lp);
+        free(sl->ent);
+        free(sl->adv);
+        free(sl->wt);
+        free(sl->grad);
+    }
+    free(t->slots);
+    for (int i = 0; i < t->n_graphs; i++)
+        gdp_input_free(t->graphs[i].in);
+    free(t->graphs);
+    free(t);
+}
+
+/* Simulates sl's placement of its graph; returns the score. */
+static double simulate(GdpTrainer *t, GSlot *sl)
+{
+    const GGraph *gg = &t->graphs[sl->gi];
+    if (!sl->sim[sl->gi])
+        sl->sim[sl->gi] = sim_new(gg->g, t->c);
+    group_expand(gg->gr, sl->place, sl->op);
+    const SimResult *r = sim_run(sl->sim[sl->gi], sl->op);
+    sl->makespan_us = r->makespan_us;
+    return episode_score(&t->env, t->c, r);
+}
+
+/* A greedy placement of graph gi with the current weights, simulated (slot 0's buffers). */
+static void greedy_probe(GdpTrainer *t, int gi, TrainBest *b)
+{
+    GSlot *sl = &t->slots[0];
+    sl->gi = gi;
+    gdp_forward(t->net, t->graphs[gi].in, sl->w, GDP_GREEDY, NULL, sl->place, NULL, NULL);
+    double score = simulate(t, sl);
+    t->ts->simulations++;
+    if (score < b->score) {
+        b->score = score;
+        b->runtime_us = sl->makespan_us;
+        memcpy(b->group_device, sl->place, (size_t)t->graphs[gi].gr->n_groups * sizeof *b->group_device);
+        b->found_after = t->ts->simulations;
+    }
+}
+
+/* Phase 0: sample s's placement and simulation; phase 1: its surrogate and
+ * gradient in epoch t->epoch. */
+static void slot_run(GdpTrainer *t, int s, int phase)
+{
+    GSlot *sl = &t->slots[s];
+    const GGraph *gg = &t->graphs[sl->gi];
+    int G = gg->gr->n_groups;
+    if (phase == 0) {
+        gdp_forward(t->net, gg->in, sl->w, GDP_SAMPLE, &sl->rng, sl->place, sl->lp_old, sl->ent);
+        sl->score = simulate(t, sl);
+        return;
+    }
+    if (t->epoch == 0) /* the weights have not moved since the sampling forward, which w still holds */
+        memcpy(sl->lp, sl->lp_old, (size_t)G * sizeof *sl->lp);
+    else
+        gdp_forward(t->net, gg->in, sl->w, GDP_SCORE, NULL, sl->place, sl->lp, sl->ent);
+    double L = ppo_surrogate(G, sl->lp, sl->lp_old, sl->adv, t->cfg.clip_ratio, sl->wt, NULL), H = 0;
+    for (int v = 0; v < G; v++) {
+        sl->wt[v] /= t->S;
+        H += sl->ent[v];
+    }
+    double beta = t->cfg.entropy;
+    sl->loss = (L - beta * H / G) / t->S;
+    float *grad = sl->grad ? sl->grad : t->net->p.g;
+    memset(grad, 0, t->net->p.n * sizeof *grad);
+    gdp_backward(t->net, gg->in, sl->w, sl->wt, -beta / ((double)t->S * G), grad);
+}
+
+typedef struct GJob {
+    GdpTrainer *t;
+    int first, phase;
+} GJob;
+
+static void *job_run(void *arg)
+{
+    GJob *j = arg;
+    for (int s = j->first; s < j->t->S; s += j->t->T)
+        slot_run(j->t, s, j->phase);
+    return NULL;
+}
+
+/* Runs a phase over the samples on T threads: thread j takes samples j,
+ * j + T, ...; every sample's result is its own, so the result does not
+ * depend on T. */
+static void run_phase(GdpTrainer *t, int phase)
+{
+    GJob jobs[GDP_TRAIN_MAX_SAMPLES];
+    pthread_t th[GDP_TRAIN_MAX_SAMPLES];
+    int started[GDP_TRAIN_MAX_SAMPLES];
+    for (int j = 0; j < t->T; j++) {
+        jobs[j] = (GJob){t, j, phase};
+        started[j] = j > 0 && pthread_create(&th[j], NULL, job_run, &jobs[j]) == 0;
+    }
+    job_run(&jobs[0]);
+    for (int j = 1; j < t->T; j++) {
+        if (started[j])
+            pthread_join(th[j], NULL);
+        else
+            job_run(&jobs[j]); /* no thread: run it here, same result */
+    }
+}
+
+int64_t gdp_train_run(GdpTrainer *t, int64_t n, TrainCallback cb, void *ud, volatile int *stop)
+{
+    TrainState *ts = t->ts;
+    NnParams *p = &t->net->p;
+    int K = t->K, S = t->S;
+    int64_t done = 0;
+    double r[GDP_TRAIN_MAX_SAMPLES], adv[GDP_TRAIN_MAX_SAMPLES];
+    while (done < n && !(stop && *stop)) {
+        for (int b = 0; b < t->B; b++) {
+            int gi = t->n_graphs > 1 ? (int)rng_below(&ts->rng, (uint64_t)t->n_graphs) : 0;
+            for (int k = 0; k < K; k++)
+                t->slots[b * K + k].gi = gi;
+        }
+        for (int s = 0; s < S; s++) /* each sample's stream, in order */
+            rng_seed(&t->slots[s].rng, rng_next(&ts->rng));
+        run_phase(t, 0);
+        double mean_r = 0, best_us = INFINITY, last_us = 0;
+        for (int s = 0; s < S; s++) {
+            GSlot *sl = &t->slots[s];
+            const GGraph *gg = &t->graphs[sl->gi];
+            int G = gg->gr->n_groups;
+            TrainBest *b = train_best_for(ts, gg->g->name, gg->g->checksum, G);
+            ts->simulations++;
+            last_us = sl->makespan_us;
+            if (sl->makespan_us < best_us)
+                best_us = sl->makespan_us;
+            if (sl->score < b->score) {
+                b->score = sl->score;
+                b->runtime_us = sl->makespan_us;
+                memcpy(b->group_device, sl->place, (size_t)G * sizeof *b->group_device);
+                b->found_after = ts->simulations;
+            }
+            sl->reward = -sqrt(sl->score > 0 ? sl->score : 0);
+            mean_r += sl->reward / S;
+        }
+        for (int b = 0; b < t->B; b++) { /* advantages within each graph's K samples */
+            for (int k = 0; k < K; k++)
+                r[k] = t->slots[b * K + k].reward;
+            ppo_advantages(K, r, adv);
+            for (int k = 0; k < K; k++) {
+                GSlot *sl = &t->slots[b * K + k];
+                for (int v = 0; v < t->graphs[sl->gi].gr->n_groups; v++)
+                    sl->adv[v] = adv[k];
+            }
+        }
+        double loss = 0, norm = 0;
+        for (t->epoch = 0; t->epoch < t->cfg.epochs; t->epoch++) {
+            run_phase(t, 1);
+            if (S > 1) { /* the samples' gradients summed in sample order */
+                memset(p->g, 0, p->n * sizeof *p->g);
+                for (int s = 0; s < S; s++) {
+                    const float *gs = t->slots[s].grad;
+                    for (size_t i = 0; i < p->n; i++)
+                        p->g[i] += gs[i];
+                }
+            }
+            for (int s = 0; s < S; s++)
+                loss += t->slots[s].loss / t->cfg.epochs;
+            norm = nn_clip_grad(p->g, p->n, t->cfg.clip);
+            ts->adam.lr = t->cfg.lr;
+            nn_adam_step(&ts->adam, p);
+        }
+        ts->episodes++;
+        ts->entropy = t->cfg.entropy;
+        done++;
+        int g0 = t->slots[0].gi;
+        const GGraph *gg = &t->graphs[g0];
+        TrainBest *b0 = train_best_for(ts, gg->g->name, gg->g->checksum, gg->gr->n_groups);
+        if (t->cfg.greedy_every > 0 && ts->episodes % t->cfg.greedy_every == 0)
+            greedy_probe(t, g0, b0);
+        if (cb) {
+            TrainReport rep;
+            rep.episode = ts->episodes;
+            rep.graph = g0;
+            rep.runtime_us = best_us;
+            rep.final_runtime_us = last_us;
+            rep.ret = mean_r;
+            rep.loss = loss;
+            rep.grad_norm = norm;
+            rep.best_runtime_us = b0->runtime_us;
+            rep.simulations = ts->simulations;
+            rep.entropy = t->cfg.entropy;
+            cb(&rep, ud);
+        }
+    }
+    return done;
+}

@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# `placeto train --agent gdp`: the GDP placer trains with PPO through the
+# train command: progress lines, --json lines, the learning curve, a policy
+# file with "agent": "gdp"; deterministic per seed; 5 updates = 3, then 2
+# more from the file, byte for byte; --threads gives the same bytes; a
+# family; place and compare with a gdp policy (rows gdp and gdp-trained),
+# on a training graph and zero-shot on another, and fine-tuning a family's
+# policy on a new graph; the other agents' trainers refuse a gdp policy and
+# the gdp trainer theirs; bad values and the other agents' options are
+# usage errors, and no file is written on errors. Prints "gdp: N passed, M failed".
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/cli/lib_cli.sh
+. tests/cli/lib_cli.sh
+
+g=graphs/toy/crown.json
+small=(--agent gdp --hidden 8 --samples-per-update 4 --epochs 2 --seed 3)
+
+run train "$g" "${small[@]}" --episodes 5 -o "$tmp/a.json" --curve "$tmp/a.csv"
+if expect_rc "train --agent gdp" 0; then
+    if grep -q "episode 5/5  toy_crown  best" "$tmp/err" && [ ! -s "$tmp/out" ]; then pass; else
+        fail "gdp progress" "no plain progress line"; fi
+    pycheck "gdp policy file" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["format"] == "placeto-policy" and d["version"] == 1 and d["agent"] == "gdp", d.get("agent")
+a = d["architecture"]
+assert a["n_devices"] == 2 and a["hidden"] == 8 and a["heads"] == 4 and a["superposition"] is True, a
+assert a["gnn_layers"] == 2 and a["blocks"] == 1 and a["segment"] == 256, a
+assert a["n_types"] == len(d["vocabulary"]) and d["vocabulary"] == sorted(d["vocabulary"])
+t = d["training"]
+assert t["episodes"] == 5 and t["adam"]["step"] == 10 and t["simulations"] == 20, (t["episodes"], t["simulations"])
+assert t["baseline"] == []
+assert d["log"]["episodes"] == 5 and d["log"]["best_runtime_us"] > 0
+' "$tmp/a.json"
+    pycheck "gdp curve" '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert [int(r["episode"]) for r in rows] == list(range(1, 6)), [r["episode"] for r in rows]
+best = [float(r["best_runtime_us"]) for r in rows]
+assert best == sorted(best, reverse=True), "best runtime went up"
+assert all(float(r["return"]) < 0 for r in rows)
+' "$tmp/a.csv"
+fi
+
+run train "$g" "${small[@]}" --episodes 5 -o "$tmp/b.json"
+if expect_rc "gdp again" 0; then
+    if cmp -s "$tmp/a.json" "$tmp/b.json"; then pass; else fail "gdp deterministic" "policy files differ"; fi
+fi
+
+# resume: 5 straight = 3 + 2 resumed
+run train "$g" "${small[@]}" --episodes 3 -o "$tmp/r.json"
+expect_rc "gdp 3" 0 && pass
+run train "$g" --agent gdp --samples-per-update 4 --epochs 2 --episodes 2 --resume "$tmp/r.json"
+if expect_rc "gdp --resume" 0; then
+    if cmp -s "$tmp/a.json" "$tmp/r.json"; then pass; else fail "gdp resume bit-exact" "3 + 2 resumed differs from 5"; fi
+fi
+
+# --threads: the samples in parallel, the same bytes as on one thread
+run train "$g" "${small[@]}" --episodes 5 --threads 2 -o "$tmp/t2.json"
+if expect_rc "gdp --threads 2" 0; then
+    if cmp -s "$tmp/a.json" "$tmp/t2.json"; then pass; else fail "gdp threads" "2 threads differ from 1"; fi
+fi
+
+# --greedy-every K: a greedy placement simulated after every K-th update
+run train "$g" "${small[@]}" --episodes 3 --greedy-every 1 --json -o "$tmp/gr.json"
+if expect_rc "gdp --greedy-every" 0; then
+    pycheck "gdp greedy simulations" '
+import json, sys
+s = [json.loads(l) for l in open(sys.argv[1])][-1]
+assert s["episodes"] == 3 and s["placements_simulated"] == 15, s
+' "$tmp/out"
+fi
+
+# --json: one line per update (5 < 20) and a summary
+run train "$g" "${small[@]}" --episodes 5 --json -o "$tmp/j.json"
+if expect_rc "gdp --json" 0; then
+    pycheck "gdp json lines" '
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert [l["episode"] for l in lines[:-1]] == [1, 2, 3, 4, 5], lines
+assert lines[-2]["placements_simulated"] == 20
+s = lines[-1]
+assert s["episodes"] == 5 and s["placements_simulated"] == 20 and s["graphs"][0]["graph"] == "toy_crown", s
+' "$tmp/out"
+fi
+
+# place and compare with a gdp policy: a greedy placement (+ K samples); the
+# best placement training found is the row gdp-trained
+run place "$g" --policy "$tmp/a.json" --samples 3 --json
+if expect_rc "place gdp policy" 0; then
+    pycheck "place gdp json" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["method"] == "gdp" and d["placements"] == 4 and d["runtime_us"] > 0, d
+assert len(d["placement"]["ops"]) == 18
+' "$tmp/out"
+fi
+run place "$g" --policy "$tmp/a.json"
+if expect_rc "place gdp text" 0; then
+    if grep -q "with gdp: runtime" "$tmp/out"; then pass; else fail "place gdp text" "no gdp row"; fi
+fi
+run compare "$g" --policy "$tmp/a.json" --methods single,heft --json
+if expect_rc "compare gdp policy" 0; then
+    pycheck "compare gdp rows" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = [r["method"] for r in d["methods"]]
+assert "gdp" in names and "gdp-trained" in names, names
+' "$tmp/out"
+fi
+run place "$g" --policy "$tmp/a.json" --start heuristic
+if expect_rc "gdp --start heuristic" 1; then
+    if grep -q "does not apply" "$tmp/err"; then pass; else fail "gdp --start" "no clear message"; fi
+fi
+run place "$g" --policy "$tmp/a.json" --devices 3
+if expect_rc "gdp policy on another device count" 1; then
+    if grep -q "the policy is for 2 devices" "$tmp/err"; then pass; else fail "gdp devices" "$(flat "$tmp/err")"; fi
+fi
+
+# a family: each update draws a graph; each keeps its own best
+run train "$g" graphs/toy/chain.json "${small[@]}" --episodes 6 --batch-graphs 2 --json -o "$tmp/fam.json"
+if expect_rc "gdp family" 0; then
+    pycheck "gdp family policy" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["agent"] == "gdp"
+names = sorted(b["graph"] for b in d["training"]["best"])
+assert names == ["toy_chain", "toy_crown"], names
+assert d["training"]["simulations"] == 6 * 2 * 4, d["training"]["simulations"]
+' "$tmp/fam.json"
+fi
+run place graphs/toy/chain.json --policy "$tmp/fam.json"
+expect_rc "gdp family policy places a member" 0 && pass
+# zero-shot: a graph the policy never saw, in its default grouping
+run compare graphs/toy/diamond.json --policy "$tmp/fam.json" --methods single --json
+if expect_rc "gdp family policy zero-shot" 0; then
+    want=$(./placeto info graphs/toy/diamond.json | awk '/^groups/{print $2}')
+    pycheck "gdp zero-shot rows" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["groups"] == int(sys.argv[2]), (d["groups"], sys.argv[2])
+names = [r["method"] for r in d["methods"]]
+assert "gdp" in names and "gdp-trained" not in names, names
+' "$tmp/out" "$want"
+fi
+# fine-tuning the family's policy on the new graph
+run train graphs/toy/diamond.json --agent gdp --samples-per-update 4 --epochs 2 --episodes 2 --resume "$tmp/fam.json" -o "$tmp/ft.json"
+if expect_rc "gdp fine-tune" 0; then
+    pycheck "gdp fine-tuned policy" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = sorted(b["graph"] for b in d["training"]["best"])
+assert names == ["toy_chain", "toy_crown", "toy_diamond"], names
+assert d["training"]["episodes"] == 8, d["training"]["episodes"]
+' "$tmp/ft.json"
+fi
+
+# each agent's policy where another one is needed
+run train "$g" --episodes 1 --resume "$tmp/a.json" -o "$tmp/x.json"
+if expect_rc "train placeto on gdp policy" 1; then
+    if grep -q "train --agent gdp" "$tmp/err"; then pass; else fail "placeto resume gdp" "$(flat "$tmp/err")"; fi
+fi
+run train "$g" --agent rnn --episodes 1 --resume "$tmp/a.json" -o "$tmp/x.json"
+if expect_rc "train rnn on gdp policy" 1; then
+    if grep -q "a gdp policy, not an rnn policy" "$tmp/err"; then pass; else fail "rnn resume gdp" "$(flat "$tmp/err")"; fi
+fi
+run train "$g" --agent gdp --episodes 1 --resume graphs/policies/inception_v3_2.json -o "$tmp/x.json"
+if expect_rc "gdp on a placeto policy" 1; then
+    if grep -q "a Placeto policy, not a gdp policy" "$tmp/err"; then pass; else fail "gdp resume placeto" "$(flat "$tmp/err")"; fi
+fi
+
+usage_error "gdp threads" train "$g" --agent gdp --threads 65 -o "$tmp/x.json"
+usage_error "gdp samples 65" train "$g" --agent gdp --samples-per-update 65 -o "$tmp/x.json"
+usage_error "gdp samples 0" train "$g" --agent gdp --samples-per-update 0 -o "$tmp/x.json"
+usage_error "gdp epochs 0" train "$g" --agent gdp --epochs 0 -o "$tmp/x.json"
+usage_error "gdp batch 17" train "$g" --agent gdp --batch-graphs 17 -o "$tmp/x.json"
+usage_error "gdp clip ratio 0" train "$g" --agent gdp --clip-ratio 0 -o "$tmp/x.json"
+usage_error "gdp hidden 10" train "$g" --agent gdp --hidden 10 -o "$tmp/x.json"
+usage_error "gdp hidden resume" train "$g" --agent gdp --hidden 16 --resume "$tmp/a.json"
+usage_error "gdp placeto option" train "$g" --agent gdp --gamma 1 -o "$tmp/x.json"
+usage_error "gdp rnn option" train "$g" --agent gdp --squash 2 -o "$tmp/x.json"
+usage_error "gdp temperature" train "$g" --agent gdp --temperature 2 -o "$tmp/x.json"
+usage_error "gdp greedy-every -1" train "$g" --agent gdp --greedy-every -1 -o "$tmp/x.json"
+usage_error "rnn gdp option" train "$g" --agent rnn --epochs 2 -o "$tmp/x.json"
+usage_error "epochs without gdp" train "$g" --epochs 2 -o "$tmp/x.json"
+usage_error "clip-ratio without gdp" train "$g" --clip-ratio 0.1 -o "$tmp/x.json"
+usage_error "batch-graphs without gdp" train "$g" --batch-graphs 2 -o "$tmp/x.json"
+[ ! -e "$tmp/x.json" ] && pass || fail "no file on errors" "x.json was written"
+
+echo "gdp: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,349 @@
+/* Training the GDP placer with PPO (core/agent/gdp_train.h) and its policy
+ * file (gdp_io.h): on toy_chain grouped into 4 groups on 2 devices, where
+ * every split pays a transfer and so the two one-device placements are the
+ * best, a hundred updates make them far more likely; a run is deterministic
+ * per seed and gives the same bits on 1, 2 or K threads; N + M updates in
+ * one run and N, save, load, M give byte-identical files; save -> load ->
+ * save is byte-identical; the file names its agent and each agent's loader
+ * refuses the others' files; a bad gdp file is refused with the field
+ * named; a policy trained on one graph places (and fine-tunes on) another
+ * whose op types it has partly never seen. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gdp_io.h"
+#include "gdp_place.h"
+#include "gdp_train.h"
+#include "policy_io.h"
+#include "problem.h"
+#include "rnn_io.h"
+#include "test.h"
+#include "testutil.h"
+
+typedef struct Fix {
+    Problem pb;
+    RnnVocab voc;
+} Fix;
+
+static int fix_new(Fix *f, const char *path, int groups)
+{
+    memset(f, 0, sizeof *f);
+    ProblemSpec s = {0};
+    s.graph_path = path;
+    s.n_devices = 2;
+    s.groups = groups;
+    Err e = {{0}};
+    REQUIRE_OR(problem_load(&f->pb, &s, &e) == 0, -1, "problem_load: %s", e.msg);
+    const Graph *gs[1] = {f->pb.g};
+    rnn_vocab_build(&f->voc, gs, 1);
+    return 0;
+}
+
+static void fix_done(Fix *f)
+{
+    rnn_vocab_done(&f->voc);
+    problem_free(&f->pb);
+}
+
+static GdpNet *tiny_net(const Fix *f, uint64_t seed)
+{
+    GdpArch a;
+    gdp_arch_default(&a, f->pb.c->n_devices, f->voc.n);
+    a.hidden = 8;
+    a.heads = 2;
+    a.segment = 3; /* the memory is crossed */
+    Err e = {{0}};
+    GdpNet *net = gdp_new(&a, &f->voc, seed, &e);
+    CHECK_MSG(net != NULL, "gdp_new: %s", e.msg);
+    return net;
+}
+
+/* P(every group on one device), exactly: the groups are independent given
+ * the graph, so it is pi(all 0) + pi(all 1). */
+static double p_one_device(const GdpNet *net, const Fix *f)
+{
+    Err e = {{0}};
+    GdpInput *in = gdp_input_new(f->pb.g, f->pb.gr, &net->vocab, &e);
+    GdpWork *w = gdp_work_new(&net->arch, f->pb.gr->n_groups);
+    int G = f->pb.gr->n_groups, place[64];
+    double p = 0;
+    for (int d = 0; d < 2 && in && G <= 64; d++) {
+        for (int k = 0; k < G; k++)
+            place[k] = d;
+        p += exp(gdp_forward(net, in, w, GDP_SCORE, NULL, place, NULL, NULL));
+    }
+    gdp_work_free(w);
+    gdp_input_free(in);
+    return p;
+}
+
+static int64_t train(GdpNet *net, TrainState *ts, const GdpTrainConfig *cfg, const Fix *f, int64_t n)
+{
+    Err e = {{0}};
+    GdpTrainer *t = gdp_train_new(net, ts, cfg, &(TrainGraph){f->pb.g, f->pb.gr, NULL}, 1, f->pb.c, &e);
+    CHECK_MSG(t != NULL, "gdp_train_new: %s", e.msg);
+    if (!t)
+        return 0;
+    int64_t ran = gdp_train_run(t, n, NULL, NULL, NULL);
+    gdp_train_free(t);
+    return ran;
+}
+
+TEST(gdp_train_learns_the_best_placement)
+{
+    Fix f;
+    if (fix_new(&f, "graphs/toy/chain.json", 4) != 0)
+        return;
+    REQUIRE_MSG(f.pb.gr->n_groups >= 3 && f.pb.gr->n_groups <= 8, "chain grouped into %d groups", f.pb.gr->n_groups);
+    GdpNet *net = tiny_net(&f, 3);
+    REQUIRE(net);
+    GdpTrainConfig cfg;
+    gdp_train_config_default(&cfg);
+    cfg.lr = 0.01;
+    TrainState ts;
+    train_state_init(&ts, cfg.lr, cfg.entropy, 5);
+    double before = p_one_device(net, &f);
+    CHECK_INT(train(net, &ts, &cfg, &f, 60), 60);
+    double after = p_one_device(net, &f);
+    CHECK_MSG(after > 2 * before && after > 0.5, "P(one device) %.4f before, %.4f after 60 updates", before, after);
+    CHECK_INT(ts.episodes, 60);
+    CHECK_INT(ts.adam.step, 240); /* 4 epochs per update */
+    CHECK_INT(ts.simulations, 60 * 16 + 6); /* and a greedy placement after every 10th update */
+    REQUIRE(ts.n_best == 1);
+    int *op = calloc((size_t)f.pb.g->n_nodes, sizeof *op); /* every op on device 0 */
+    double one = op ? sim_run(f.pb.sim, op)->makespan_us : 0;
+    free(op);
+    CHECK_MSG(ts.best[0].runtime_us <= one, "best %.1f us, one device %.1f us", ts.best[0].runtime_us, one);
+    train_state_done(&ts);
+    gdp_free(net);
+    fix_done(&f);
+}
+
+/* n1 updates, save (with state), load, n2 more, save to path. */
+static int run_split(const Fix *f, int n1, int n2, int samples, int threads, const char *mid, const char *path)
+{
+    GdpTrainConfig cfg;
+    gdp_train_config_default(&cfg);
+    cfg.samples = samples;
+    cfg.threads = threads;
+    cfg.epochs = 2;
+    cfg.lr = 0.003;
+    cfg.greedy_every = 2; /* the greedy placement's period crosses the resume */
+    TrainState ts;
+    train_state_init(&ts, cfg.lr, cfg.entropy, 9);
+    GdpNet *net = tiny_net(f, 4);
+    Err e = {{0}};
+    int ok = net != NULL;
+    if (ok)
+        train(net, &ts, &cfg, f, n1);
+    if (ok && n2 > 0) {
+        ok = gdp_policy_save(net, &ts, mid, &e) == 0;
+        CHECK_MSG(ok, "save: %s", e.msg);
+        gdp_free(net);
+        train_state_done(&ts);
+        net = ok ? gdp_policy_load(mid, &ts, &e) : NULL;
+        CHECK_MSG(net != NULL, "load: %s", e.msg);
+        ok = net != NULL;
+        if (ok)
+            train(net, &ts, &cfg, f, n2);
+    }
+    if (ok) {
+        ok = gdp_policy_save(net, &ts, path, &e) == 0;
+        CHECK_MSG(ok, "save: %s", e.msg);
+    }
+    gdp_free(net);
+    train_state_done(&ts);
+    return ok ? 0 : -1;
+}
+
+TEST(gdp_train_resume_is_bit_exact)
+{
+    Fix f;
+    TmpDir td;
+    if (fix_new(&f, "graphs/toy/chain.json", 4) != 0)
+        return;
+    REQUIRE_MSG(tmp_open(&td, "placeto_gdp_train"), "mkdtemp failed");
+    char a[128], b[128], m[128], c[128];
+    tmp_file(a, sizeof a, &td, "a.json");
+    tmp_file(b, sizeof b, &td, "b.json");
+    tmp_file(c, sizeof c, &td, "c.json");
+    tmp_file(m, sizeof m, &td, "mid.json");
+    for (int samples = 1; samples <= 3; samples += 2) {
+        if (run_split(&f, 5, 0, samples, 1, m, a) == 0 && run_split(&f, 2, 3, samples, 1, m, b) == 0)
+            CHECK_MSG(same_file_bytes(a, b), "K=%d: 5 updates differ from 2 + resume + 3", samples);
+        /* determinism: the same run twice; and on K threads the same bits */
+        if (run_split(&f, 5, 0, samples, 1, m, c) == 0)
+            CHECK(same_file_bytes(a, c));
+        if (samples > 1 && run_split(&f, 5, 0, samples, samples, m, c) == 0)
+            CHECK_MSG(same_file_bytes(a, c), "K=%d: %d threads differ from 1", samples, samples);
+        if (samples > 1 && run_split(&f, 5, 0, samples, 2, m, c) == 0)
+            CHECK_MSG(same_file_bytes(a, c), "K=%d: 2 threads differ from 1", samples);
+    }
+    /* load -> save is byte-identical */
+    TrainState ts;
+    Err e = {{0}};
+    GdpNet *net = gdp_policy_load(a, &ts, &e);
+    CHECK_MSG(net != NULL, "%s", e.msg);
+    if (net) {
+        CHECK(gdp_policy_save(net, &ts, c, &e) == 0);
+        CHECK(same_file_bytes(a, c));
+        CHECK_INT(ts.episodes, 5);
+        CHECK_INT(ts.adam.step, 10);
+        CHECK_INT(ts.simulations, 15 + 2); /* 5 updates of 3 samples, greedy after updates 2 and 4 */
+    }
+    train_state_done(&ts);
+    gdp_free(net);
+    tmp_close(&td);
+    fix_done(&f);
+}
+
+TEST(gdp_policy_file_names_its_agent)
+{
+    Fix f;
+    TmpDir td;
+    if (fix_new(&f, "graphs/toy/chain.json", 4) != 0)
+        return;
+    REQUIRE_MSG(tmp_open(&td, "placeto_gdp_io"), "mkdtemp failed");
+    char p[128];
+    tmp_file(p, sizeof p, &td, "gdp.json");
+    GdpNet *net = tiny_net(&f, 1);
+    Err e = {{0}};
+    if (net && gdp_policy_save(net, NULL, p, &e) == 0) {
+        size_t len;
+        char *text = read_all(p, &len);
+        CHECK(text && strstr(text, "\"agent\": \"gdp\""));
+        CHECK(text && strstr(text, "\"superposition\": true"));
+        free(text);
+        Err pe = {{0}}, re = {{0}};
+        CHECK(policy_load(p, NULL, &pe) == NULL);
+        CHECK_STR_CONTAINS(pe.msg, "a gdp policy");
+        CHECK_STR_CONTAINS(pe.msg, "train --agent gdp");
+        TrainState rts;
+        CHECK(rnn_policy_load(p, &rts, &re) == NULL);
+        CHECK_STR_CONTAINS(re.msg, "a gdp policy, not an rnn policy");
+        train_state_done(&rts);
+        int nd = 0, nt = -1;
+        CHECK_INT(gdp_policy_peek(p, &nd, &nt, &e), 1);
+        CHECK_INT(nd, 2);
+        CHECK_INT(nt, 0);
+        CHECK_INT(rnn_policy_peek(p, NULL, NULL, NULL, &e), 0);
+        TrainState ts;
+        GdpNet *back = gdp_policy_load(p, &ts, &e);
+        CHECK_MSG(back != NULL, "%s", e.msg);
+        if (back) {
+            CHECK(memcmp(&back->arch, &net->arch, sizeof net->arch) == 0);
+            CHECK_INT(back->p.n, net->p.n);
+            CHECK(memcmp(back->p.w, net->p.w, net->p.n * sizeof *net->p.w) == 0);
+            CHECK_INT(back->vocab.n, net->vocab.n);
+        }
+        train_state_done(&ts);
+        gdp_free(back);
+    } else {
+        CHECK_MSG(0, "save: %s", e.msg);
+    }
+    /* the other agents' files: the gdp loader refuses them */
+    const char *old = "graphs/policies/inception_v3_2.json";
+    TrainState ts;
+    Err ge = {{0}};
+    CHECK(gdp_policy_load(old, &ts, &ge) == NULL);
+    CHECK_STR_CONTAINS(ge.msg, "a Placeto policy, not a gdp policy");
+    train_state_done(&ts);
+    CHECK_INT(gdp_policy_peek(old, NULL, NULL, &ge), 0);
+    gdp_free(net);
+    tmp_close(&td);
+    fix_done(&f);
+}
+
+/* A bad gdp policy file is refused with the field named, nothing loaded. */
+TEST(gdp_policy_file_errors)
+{
+    Fix f;
+    TmpDir td;
+    if (fix_new(&f, "graphs/toy/chain.json", 4) != 0)
+        return;
+    REQUIRE_MSG(tmp_open(&td, "placeto_gdp_bad"), "mkdtemp failed");
+    char p[128];
+    tmp_file(p, sizeof p, &td, "gdp.json");
+    GdpNet *net = tiny_net(&f, 1);
+    TrainState ts;
+    train_state_init(&ts, 3e-4, 0.01, 1);
+    Err e = {{0}};
+    size_t len = 0;
+    char *good = NULL;
+    if (net && gdp_policy_save(net, &ts, p, &e) == 0)
+        good = read_all(p, &len);
+    CHECK_MSG(good != NULL, "%s", e.msg);
+    static const struct { const char *old, *rep, *want; } bad[] = {
+        {"\"agent\": \"gdp\"", "\"agent\": \"gnn\"", "agent: expected \"placeto\", \"rnn\" or \"gdp\""},
+        {"\"hidden\": 8", "\"hidden\": 7", "architecture.hidden: expected a multiple of heads"},
+        {"\"n_devices\": 2", "\"n_devices\": 0", "architecture.n_devices"},
+        {"\"blocks\": 1", "\"blocks\": 9", "architecture.blocks"},
+        {"\"superposition\": true", "\"superposition\": 1", "architecture.superposition: expected true or false"},
+        {"\"n_types\": ", "\"n_types\": 1", "vocabulary: expected"},
+        {"\"vocabulary\": [", "\"vocabulary\": [\"zzz\", ", "vocabulary"},
+        {"\"baseline\": []", "\"baseline\": [[1]]", "training.baseline: expected []"},
+        {"\"shape\": [", "\"shape\": [9", "parameters[0].shape"},
+    };
+    for (size_t k = 0; good && k < sizeof bad / sizeof *bad; k++) {
+        char *t = text_subst(good, bad[k].old, bad[k].rep, 1);
+        CHECK_MSG(t != NULL, "no \"%s\" in the file", bad[k].old);
+        if (!t)
+            continue;
+        Err be = {{0}};
+        TrainState bts;
+        GdpNet *q = gdp_policy_load_text("bad.json", t, strlen(t), &bts, &be);
+        CHECK_MSG(q == NULL, "case %zu loaded", k);
+        CHECK_MSG(strstr(be.msg, bad[k].want) != NULL, "case %zu: \"%s\" lacks \"%s\"", k, be.msg, bad[k].want);
+        gdp_free(q);
+        train_state_done(&bts);
+        free(t);
+    }
+    if (good) { /* the unmodified text loads */
+        Err ge = {{0}};
+        TrainState gts;
+        GdpNet *q = gdp_policy_load_text("good.json", good, len, &gts, &ge);
+        CHECK_MSG(q != NULL, "%s", ge.msg);
+        gdp_free(q);
+        train_state_done(&gts);
+    }
+    free(good);
+    train_state_done(&ts);
+    gdp_free(net);
+    tmp_close(&td);
+    fix_done(&f);
+}
+
+/* The inductive network: trained on the chain, it places and fine-tunes on
+ * the crown (op types outside its vocabulary count as "other"). */
+TEST(gdp_train_fine_tunes_on_another_graph)
+{
+    Fix f, h;
+    if (fix_new(&f, "graphs/toy/chain.json", 4) != 0)
+        return;
+    if (fix_new(&h, "graphs/toy/crown.json", 0) != 0) {
+        fix_done(&f);
+        return;
+    }
+    GdpNet *net = tiny_net(&f, 2);
+    REQUIRE(net);
+    GdpTrainConfig cfg;
+    gdp_train_config_default(&cfg);
+    cfg.samples = 4;
+    TrainState ts;
+    train_state_init(&ts, cfg.lr, cfg.entropy, 5);
+    CHECK_INT(train(net, &ts, &cfg, &f, 2), 2);
+    int *gd = calloc((size_t)h.pb.gr->n_groups, sizeof *gd);
+    double rt = 0;
+    Err e = {{0}};
+    CHECK_INT(gdp_place(net, h.pb.g, h.pb.gr, h.pb.c, 3, 1, gd, &rt, &e), 4);
+    CHECK(rt > 0);
+    CHECK_INT(train(net, &ts, &cfg, &h, 2), 2);
+    CHECK_INT(ts.n_best, 2);
+    CHECK(ts.n_best == 2 && isfinite(ts.best[1].runtime_us));
+    free(gd);
+    train_state_done(&ts);
+    gdp_free(net);
+    fix_done(&h);
+    fix_done(&f);
+}

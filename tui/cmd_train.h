@@ -1,0 +1,62 @@
+/* cmd_train.h: what `train`'s runners share (cmd_train.c: Placeto's, the
+ * shared loop and helpers; cmd_train_agents.c: the learned placers rnn and
+ * gdp). Internal to the train command. */
+#ifndef PLACETO_CMD_TRAIN_H
+#define PLACETO_CMD_TRAIN_H
+
+#include <stdio.h>
+
+#include "cli.h"
+#include "train.h"
+
+typedef struct Progress {
+    int tty, json;
+    int64_t first, total; /* episode numbers of this run: first+1 .. first+total */
+    double t0;
+    double recent[TRAIN_BASELINE_WINDOW];
+    int n_recent;
+    int64_t every;
+    const TrainGraph *graphs;
+    int n_graphs;
+    FILE *curve;
+    double last_draw;
+} Progress;
+
+/* The part of `train` every agent shares: the learning curve (written to
+ * curve_path when --curve asks, committed at the end, removed on failure),
+ * the progress, runs of episodes (updates, for rnn and gdp) up to each
+ * checkpoint, each checkpoint saved, and the summary. */
+typedef struct TrainLoop {
+    int64_t (*run)(void *trainer, int64_t n, Progress *pr);
+    int (*save)(void *policy, const TrainState *ts, const char *out, Err *e);
+    void *trainer, *policy;
+    const char *unit; /* "episode" or "update" */
+} TrainLoop;
+
+int train_cli_loop(const TrainLoop *l, Progress *pr, TrainState *ts, int64_t every, const char *out,
+                   const char *curve_path, Err *e);
+/* The TrainCallback of every trainer: progress, --json lines, the curve (ud: a Progress). */
+void train_cli_on_episode(const TrainReport *r, void *ud);
+/* Set by Ctrl-C or SIGTERM: the trainers' stop flag. */
+extern volatile int train_cli_stop;
+
+/* The graph files of the positional arguments, directories expanded into
+ * their .json files, sorted. */
+char **train_cli_paths(const CliArgs *a, int *count, Err *e);
+/* Loads the training graphs onto the one cluster of spec (with each one's
+ * policy graph when policy_graphs): distinct names, since the policy file
+ * keeps each graph's best placement by name. */
+int train_cli_load_graphs(ProblemSpec *spec, char **paths, int n, Problem *pb, TrainGraph *tg, int policy_graphs,
+                          Err *e);
+void train_cli_free_graphs(Problem *pb, TrainGraph *tg, int n);
+
+/* Option lists (NULL-ended): the Placeto trainer's own, those of both
+ * learned placers, rnn's own and gdp's own. */
+extern const char *const train_cli_placeto_only[], *const train_cli_learned[], *const train_cli_rnn_only[],
+    *const train_cli_gdp_only[];
+
+/* train --agent rnn and --agent gdp (cmd_train_agents.c). */
+int train_cli_rnn(const CliCmd *cmd, const CliArgs *a);
+int train_cli_gdp(const CliCmd *cmd, const CliArgs *a);
+
+#endif
