@@ -23,6 +23,11 @@ screenshots/table1_curves.png.
     /usr/bin/python3 bench/table1.py [./placeto] [--budget N] [--jobs J] [--hidden H] [--only GRAPH:D] [--keep]
                                      [--rnn-args "ARGS"] [--tag NAME] [--seed S]
 
+--add-agent gdp trains the GDP placer (`--agent gdp`, its defaults: 16
+placements per update, 4 PPO epochs, a greedy decode every 10 updates) on
+every case of tests/results/table1.json with the same budget and adds its
+column to that table and curve (with --keep its policies are written to
+graphs/policies/gdp_GRAPH_D.json).
 --seeds summarises tests/results/table1.json (seed 1) and every
 tests/results/table1_seedS.json (runs with --seed S --tag seedS) into
 tests/results/table1_seeds.md: per case and agent, the best runtime and
@@ -43,7 +48,8 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROG, BUDGET, JOBS, HIDDEN, ONLY, KEEP = "./placeto", 10000, os.cpu_count() or 1, 64, None, False
-RNN_ARGS, TAG, PLOT_ONLY, SEED, SEEDS = [], None, False, 1, False
+RNN_ARGS, TAG, PLOT_ONLY, SEED, SEEDS, ADD = [], None, False, 1, False, None
+GDP_K, GDP_GREEDY = 16, 10
 CASES = [("inception_v3", 2), ("inception_v3", 4), ("nasnet", 2), ("nasnet", 4), ("nmt", 2), ("nmt", 4)]
 HEURISTICS = "single,random,round-robin,expert,m-topo,m-etf,heft,metis,scotch"
 GREEDY_EVERY = 50
@@ -80,6 +86,10 @@ while args:
         TAG = v
     elif k == "--seed":
         SEED = int(v)
+    elif k == "--add-agent":
+        if v != "gdp":
+            sys.exit("table1.py: --add-agent: expected gdp, got %s" % v)
+        ADD = v
     else:
         sys.exit("table1.py: unknown option %s" % k)
 if ONLY:
@@ -113,6 +123,11 @@ def train(job):
         pol = "graphs/policies/rnn_%s_%d.json" % (g, d) if KEEP else os.path.join(tmp, "p.json")
         cmd = ["train", graph, "--agent", "rnn", "--devices", d, "--hidden", HIDDEN, "--episodes", updates,
                "--greedy-every", GREEDY_EVERY, "--seed", SEED, "-o", pol] + RNN_ARGS
+    elif agent == "gdp":
+        updates = BUDGET * GDP_GREEDY // (GDP_K * GDP_GREEDY + 1)
+        pol = "graphs/policies/gdp_%s_%d.json" % (g, d) if KEEP else os.path.join(tmp, "p.json")
+        cmd = ["train", graph, "--agent", "gdp", "--devices", d, "--hidden", HIDDEN, "--episodes", updates, "--seed",
+               SEED, "-o", pol]
     else:
         pol = os.path.join(tmp, "p.json")
         cmd = ["train", graph, "--devices", d, "--episodes", max(1, BUDGET // groups), "--seed", SEED, "-o", pol]
@@ -170,6 +185,30 @@ def main():
         plot(rows)
 
 
+def add_agent():
+    path = os.path.join(ROOT, "tests/results/table1.json")
+    with open(path) as fh:
+        doc = json.load(fh)
+    global BUDGET, HIDDEN
+    BUDGET, HIDDEN = doc["budget"], doc["hidden"]
+    rows = [r for r in doc["rows"] if not ONLY or (r["path"], r["devices"]) == ONLY]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=JOBS) as pool:
+        done = list(pool.map(train, [(r["path"], r["devices"], ADD, r["groups"]) for r in rows]))
+    for r, t in zip(rows, done):
+        r[ADD] = t
+    with open(path + ".tmp", "w") as fh:
+        json.dump(doc, fh, indent=1)
+        fh.write("\n")
+    os.replace(path + ".tmp", path)
+    text = markdown(doc["rows"])
+    with open(os.path.join(ROOT, "tests/results/table1.md.tmp"), "w") as fh:
+        fh.write(text)
+    os.replace(os.path.join(ROOT, "tests/results/table1.md.tmp"), os.path.join(ROOT, "tests/results/table1.md"))
+    print(text)
+    if shutil.which("gnuplot"):
+        plot(doc["rows"])
+
+
 def common(r):
     """Placements each agent took to come within 1 % of the weaker agent's
     best (a level both reach): (rnn, placeto)."""
@@ -179,17 +218,20 @@ def common(r):
 
 def markdown(rows):
     b = "{:,}".format(BUDGET).replace(",", " ")
+    gdp = all("gdp" in r for r in rows)
     lines = ["Simulated runtime in seconds (and as a multiple of the lower bound); lower is better. Both agents "
              "train from scratch with the same budget, %s placements simulated. *best* is the best placement "
              "found within the budget, *to 1 %%* the placements simulated when the agent first came within 1 %% "
              "of its own best, *time* the wall time of the training run on one core; *policy* is the trained "
              "policy's own greedy placement. *RNN-based*: `--agent rnn`, h = %d. *to the common level*: the "
              "placements each agent simulated before coming within 1 %% of the weaker agent's best (a level both "
-             "reach), RNN-based / Placeto, and their ratio. OOM: a device over its memory." % (b, HIDDEN),
+             "reach), RNN-based / Placeto, and their ratio. *GDP*: `--agent gdp` with its defaults (16 placements per "
+             "update, 4 PPO epochs) and the same h. OOM: a device over its memory." % (b, HIDDEN),
              "",
              "| graph | devices | single | expert | Scotch | best heuristic | RNN-based: best, to 1 %, time | policy "
-             "| Placeto: best, to 1 %, time | policy | to the common level: RNN / Placeto (ratio) |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| Placeto: best, to 1 %, time | policy | to the common level: RNN / Placeto (ratio) |" +
+             (" GDP: best, to 1 %, time | policy |" if gdp else ""),
+             "|---|---|---|---|---|---|---|---|---|---|---|" + ("---|---|" if gdp else "")]
     for r in rows:
         lb = r["lower_bound_us"]
         x = lambda us: "%.3f (%.2f)" % (us / 1e6, us / lb)
@@ -202,7 +244,7 @@ def markdown(rows):
         lines.append("| %s | %d | %s | %s | %s | %s %s | %s | %s | %s | %s | %s / %s (%s) |" % (
             r["graph"], r["devices"], xo(r["single"]), xo(r["expert"]), xo(r["scotch"]), r["best_heuristic"],
             x(r["best_heuristic_us"]), cell(rn), x(rn["policy_us"]), cell(pl), x(pl["policy_us"]), n(cr), n(cp),
-            ratio))
+            ratio) + (" %s | %s |" % (cell(r["gdp"]), x(r["gdp"]["policy_us"])) if gdp else ""))
     return "\n".join(lines) + "\n"
 
 
@@ -212,7 +254,8 @@ def plot(rows):
     for i, r in enumerate(rows):
         lb = r["lower_bound_us"]
         files = []
-        for agent in ("placeto", "rnn"):
+        agents = ("placeto", "rnn", "gdp") if "gdp" in r else ("placeto", "rnn")
+        for agent in agents:
             fn = os.path.join(tmp, "%d_%s.dat" % (i, agent))
             with open(fn, "w") as f:
                 for p, us in r[agent]["curve"]:
@@ -220,9 +263,10 @@ def plot(rows):
             files.append(fn)
         parts.append("""set title '%s, %d devices'
 plot '%s' using 1:2 with steps lw 2 title 'Placeto', '%s' using 1:2 with steps lw 2 title 'RNN-based', \\
-     %.6f with lines dt 2 lw 2 title 'best heuristic (%s)', %.6f with lines dt 3 lw 2 title 'one device'
-""" % (r["graph"], r["devices"], files[0], files[1], r["best_heuristic_us"] / lb, r["best_heuristic"],
-       r["single"]["runtime_us"] / lb))
+%s     %.6f with lines dt 2 lw 2 title 'best heuristic (%s)', %.6f with lines dt 3 lw 2 title 'one device'
+""" % (r["graph"], r["devices"], files[0], files[1],
+       "     '%s' using 1:2 with steps lw 2 title 'GDP', \\\n" % files[2] if len(files) > 2 else "",
+       r["best_heuristic_us"] / lb, r["best_heuristic"], r["single"]["runtime_us"] / lb))
     png = os.path.join(ROOT, "screenshots/table1_curves.png")
     script = """set terminal pngcairo noenhanced size 1200,1200 font 'DejaVu Sans,10'
 set output '%s.tmp'
@@ -273,6 +317,8 @@ def seeds_summary():
 
 if SEEDS:
     seeds_summary()
+elif ADD:
+    add_agent()
 elif PLOT_ONLY:
     with open(os.path.join(ROOT, "tests/results/table1.json")) as fh:
         saved = json.load(fh)
