@@ -3,7 +3,7 @@
 # time (default 2), and keeps each run's JSON log (progress lines and the
 # summary with its wall time) in tests/results/train/. One thread per run,
 # so each run is deterministic: the same command gives the same policy file.
-#   bash graphs/policies/train.sh [JOBS] [single|families|general|rnn|all]
+#   bash graphs/policies/train.sh [JOBS] [single|families|general|rnn|gdp|all]
 set -eu
 cd "$(dirname "$0")/../.."
 jobs=${1:-2}
@@ -55,6 +55,21 @@ if [ "$what" = rnn ] || [ "$what" = all ]; then
   for f in enas-cifar10 enas-ptb nmt; do
     list=$(ls graphs/families/$f/*.json | sort | head -24 | tr '\n' ' ')
     cmds+=("./placeto train $list--agent rnn --devices 2 --hidden 64 --group-capacity 200 --episodes 5000 --seed 1 -o graphs/policies/rnn_family_$f.json --json > $log/rnn_family_$f.jsonl")
+  done
+fi
+if [ "$what" = gdp ] || [ "$what" = all ]; then
+  # GDP (--agent gdp, h = 64, its PPO defaults: 16 placements per update, a
+  # greedy placement every 10): per graph 621 updates (10 000 placements,
+  # the runs of bench/table1.py --add-agent gdp --keep); per family 312
+  # updates on graphs 00-23 (about 5 000 placements, bench/rnn_families.py
+  # --train-gdp)
+  for spec in inception_v3:2 inception_v3:4 nasnet:2 nasnet:4 nmt:2 nmt:4; do
+    IFS=: read -r g d <<< "$spec"
+    cmds+=("./placeto train graphs/$g.json --agent gdp --devices $d --hidden 64 --episodes 621 --seed 1 -o graphs/policies/gdp_${g}_$d.json --json > $log/gdp_${g}_$d.jsonl")
+  done
+  for f in enas-cifar10 enas-ptb nmt; do
+    list=$(ls graphs/families/$f/*.json | sort | head -24 | tr '\n' ' ')
+    cmds+=("./placeto train $list--agent gdp --devices 2 --hidden 64 --episodes 312 --seed 1 -o graphs/policies/gdp_family_$f.json --json > $log/gdp_family_$f.jsonl")
   done
 fi
 printf '%s\n' "${cmds[@]}" | xargs -P "$jobs" -I{} sh -c '{}'
