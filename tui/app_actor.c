@@ -94,7 +94,7 @@ int app_actor_load(App *a, const AppActorKind *kind, const char *path, const cha
         return -1;
     p->kind = kind;
     if (heads > 0) /* the heads' mean: one row over the groups, as the RNN's */
-        snprintf(p->why, sizeof p->why, "why: attention, %d-head mean (+ placed, . not yet)", heads);
+        snprintf(p->why, sizeof p->why, "why: attention, %d-head mean (+ placed)", heads);
     else
         snprintf(p->why, sizeof p->why, "why: attention (+ decoded, . not yet)");
     if (nd != a->data.pb.c->n_devices)
