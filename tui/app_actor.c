@@ -4,6 +4,7 @@
  * adapters to its core functions; the app calls them through
  * a->policy.kind and never asks which kind it holds (but for the tour's
  * RNN stage, app_is_rnn). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
