@@ -57,31 +57,10 @@ void app_out_path(const App *a, const char *suffix, char *buf, size_t n)
     snprintf(buf, n, "%.*s%s%s", dir, ep, a->files.stem, suffix);
 }
 
-int app_rnn_refuse(App *a, const char *what)
-{
-    if (!app_is_rnn(a))
-        return 0;
-    app_msg(a, GS_WARN, "%s does not apply to an rnn policy: %s decodes every group once, in order, from "
-            "device 0", what, a->policy.path ? a->policy.path : "it");
-    return 1;
-}
-
-/* Loads the RNN placer's policy from text (path's content). */
-static int load_rnn(App *a, const char *path, const char *text, size_t len, Err *e)
-{
-    AppPolicy *p = &a->policy;
-    if (!(p->rnn = rnn_policy_load_text(path, text, len, NULL, e)))
-        return -1;
-    if (p->rnn->arch.n_devices != a->data.pb.c->n_devices)
-        return err_set(e, "%s: the rnn policy is for %d devices but the cluster has %d (use --devices %d)", path,
-                       p->rnn->arch.n_devices, a->data.pb.c->n_devices, p->rnn->arch.n_devices);
-    return 0;
-}
-
 /* Loads the policy at path, or makes an untrained one (seed 1) without a
  * path; with a resumed episode's configuration cfg, the policy must read the
  * features that episode gives (an untrained one is built for them). An rnn
- * policy file loads the RNN placer (app_is_rnn). */
+ * or gdp policy file loads that placer (app_is_actor, app_actor.c). */
 static int load_policy(App *a, const char *path, const EpisodeConfig *cfg, Err *e)
 {
     AppPolicy *p = &a->policy;
@@ -91,16 +70,17 @@ static int load_policy(App *a, const char *path, const EpisodeConfig *cfg, Err *
         p->pol = policy_new(&arch, 1, e);
         return p->pol ? 0 : -1;
     }
-    int agent = rnn_policy_peek(path, NULL, NULL, NULL, e);
-    if (agent < 0)
+    int rc;
+    const AppActorKind *kind = app_actor_kind_of(path, &rc, e);
+    if (rc < 0)
         return -1;
     size_t len;
     char *text = util_read_file(path, &len, e);
     if (!text)
         return -1;
     p->checksum = util_hash64(text, len, 0);
-    if (agent == 1) {
-        int rc = load_rnn(a, path, text, len, e);
+    if (kind) {
+        rc = app_actor_load(a, kind, path, text, len, e);
         free(text);
         if (rc != 0)
             return -1;
@@ -124,26 +104,6 @@ static int load_policy(App *a, const char *path, const EpisodeConfig *cfg, Err *
     return 0;
 }
 
-/* With an rnn policy: its actor on the loaded grouping; with ep (a resumed
- * episode), the episode must be one an rnn policy steps. */
-static int load_actor(App *a, const Episode *ep, const char *episode_path, Err *e)
-{
-    AppPolicy *p = &a->policy;
-    if (!p->rnn)
-        return 0;
-    if (ep && rnn_episode_check(ep, p->rnn, e) != 0) {
-        char what[4200];
-        snprintf(what, sizeof what, "%s: cannot be stepped by the rnn policy %s", episode_path, p->path);
-        err_prefix(e, what);
-        return -1;
-    }
-    if (!(p->actor = rnn_actor_new(p->rnn, a->data.pb.g, a->data.pb.gr, e))) {
-        err_prefix(e, p->path);
-        return -1;
-    }
-    return 0;
-}
-
 /* What every way of loading shares once graph, cluster, grouping, policy and
  * episode exist. */
 static void finish_load(App *a)
@@ -164,7 +124,7 @@ static void finish_load(App *a)
     free(host);
     if (a->policy.pol)
         a->policy.work = policy_work_new(&a->policy.pol->arch, d->pg);
-    if (a->policy.rnn)
+    if (app_is_actor(a))
         a->cache.attention = xnew_array((size_t)n, sizeof *a->cache.attention);
     d->lower_bound_us = bound_lower(d->pb.g, d->pb.c);
     int *dev = xnew_array((size_t)d->pb.g->n_nodes, sizeof *dev);
@@ -213,7 +173,7 @@ App *app_new(const AppOptions *o, Err *e)
         a->data.pg = f.pg;
         a->data.ep = f.ep;
         const char *pp = o->policy_path ? o->policy_path : f.policy_path;
-        if (load_policy(a, pp, &f.ep->cfg, e) != 0 || load_actor(a, f.ep, load_path, e) != 0 ||
+        if (load_policy(a, pp, &f.ep->cfg, e) != 0 || app_actor_attach(a, f.ep, load_path, e) != 0 ||
             (!o->policy_path && f.policy_path && a->policy.checksum != f.policy_checksum &&
              err_set(e, "%s: the policy file %s changed since the episode was saved (checksum %016llx, expected %016llx)",
                      load_path, f.policy_path, (unsigned long long)a->policy.checksum,
@@ -251,11 +211,11 @@ App *app_new(const AppOptions *o, Err *e)
     }
     if (load_policy(a, o->policy_path, NULL, e) != 0)
         goto fail;
-    if (load_actor(a, NULL, NULL, e) != 0)
+    if (app_actor_attach(a, NULL, NULL, e) != 0)
         goto fail;
     EpisodeConfig cfg;
-    if (a->policy.rnn) {
-        rnn_episode_config(&cfg);
+    if (app_is_actor(a)) {
+        a->policy.kind->config(&cfg);
     } else {
         episode_config_default(&cfg);
         episode_config_features(&cfg, &a->policy.pol->arch);
@@ -265,9 +225,10 @@ App *app_new(const AppOptions *o, Err *e)
     if (o->episode_path)
         a->files.episode = xstrdup(o->episode_path);
     finish_load(a);
-    if (a->policy.rnn)
-        app_msg(a, GS_NONE, "%s: %d groups on %d devices, the rnn policy decodes them in order from device 0; "
-                "space steps, ? shows every key", a->data.pb.g->name, a->data.pb.gr->n_groups, a->data.pb.c->n_devices);
+    if (app_is_actor(a))
+        app_msg(a, GS_NONE, "%s: %d groups on %d devices, the %s policy %s; space steps, ? shows every key",
+                a->data.pb.g->name, a->data.pb.gr->n_groups, a->data.pb.c->n_devices, a->policy.kind->name,
+                a->policy.kind->start);
     else
         app_msg(a, GS_NONE, "%s: %d groups on %d devices; space steps, ? shows every key", a->data.pb.g->name,
                 a->data.pb.gr->n_groups, a->data.pb.c->n_devices);
@@ -316,8 +277,7 @@ void app_free(App *a)
     tl_free(a->cache.tl);
     free(a->cache.feats);
     free(a->cache.attention);
-    rnn_actor_free(a->policy.actor);
-    rnn_free(a->policy.rnn);
+    app_actor_free(&a->policy);
     dag_free(d->dag_all);
     dag_free(d->dag_fold);
     policy_work_free(a->policy.work);
@@ -361,16 +321,16 @@ static void pick_feature_groups(const App *a, int cur, int *out)
         out[n++] = -1;
 }
 
-/* The rnn policy's probabilities for the current step and its attention
- * over the groups, the largest weights first. */
-static void update_rnn_view(App *a)
+/* The actor's probabilities for the current step and its attention over
+ * the groups, the largest weights first. */
+static void update_actor_view(App *a)
 {
     AppCache *c = &a->cache;
     const Episode *ep = a->data.ep;
     int n = ep->n_groups;
     for (int k = 0; k < APP_ATTENTION_ROWS; k++)
         c->attn_top[k] = -1;
-    const float *att = NULL, *p = rnn_actor_probs(a->policy.actor, ep, &att);
+    const float *att = NULL, *p = app_actor_probs(a, &att);
     if (!p) {
         memset(c->attention, 0, (size_t)n * sizeof *c->attention);
         return;
@@ -389,7 +349,7 @@ static void update_rnn_view(App *a)
 }
 
 /* The policy's probabilities for the current node, and the feature rows of
- * the groups the tour shows (Placeto's; an rnn policy reads no state). */
+ * the groups the tour shows (Placeto's; an actor reads no state). */
 static void update_policy_view(App *a)
 {
     AppCache *c = &a->cache;
@@ -398,8 +358,8 @@ static void update_policy_view(App *a)
     c->node = cur;
     for (int k = 0; k < APP_FEATURE_ROWS; k++)
         c->feat_group[k] = -1;
-    if (a->policy.rnn) {
-        update_rnn_view(a);
+    if (app_is_actor(a)) {
+        update_actor_view(a);
         return;
     }
     if (cur < 0)
@@ -520,7 +480,8 @@ static void add_learned(App *a, const char *path, const char *label)
         }
         for (int k = 0; k < n; k++) {
             int trained = rows[k].method && (strcmp(rows[k].method, "placeto-trained") == 0 ||
-                                              strcmp(rows[k].method, "rnn-trained") == 0);
+                                              strcmp(rows[k].method, "rnn-trained") == 0 ||
+                                              strcmp(rows[k].method, "gdp-trained") == 0);
             if (trained && start) { /* listed once, with the first start */
                 place_run_free(&rows[k]);
                 continue;

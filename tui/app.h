@@ -10,7 +10,8 @@
  * a const App onto a Grid.
  *
  * The model's files: app.c (loading, the derived cache, messages, files,
- * baselines), app_episode.c (stepping, overrides, undo and redo, running,
+ * baselines), app_actor.c (the learned single-pass placers: rnn, gdp),
+ * app_episode.c (stepping, overrides, undo and redo, running,
  * replay), app_view.c (selection, panes, zoom and pan, the timeline window,
  * the dialogs' state), app_train.c (background training) and demo.c (the
  * guided tour).
@@ -31,6 +32,7 @@
 #include "timeline.h"
 #include "place_run.h"
 #include "policy_io.h"
+#include "gdp_episode.h"
 #include "rnn_episode.h"
 #include "train.h"
 
@@ -92,14 +94,40 @@ typedef struct AppData {
     double single_us;         /* every op on the fastest device */
 } AppData;
 
-/* The policy that steps the episode: a Placeto policy (pol and work), or
- * an RNN placer's (rnn and actor; pol NULL), whose episodes decode the
- * groups once in topological order (rnn_episode.h). */
+/* A learned placer that steps an episode once over the groups in
+ * topological order from device 0 (an "actor": rnn_episode.h,
+ * gdp_episode.h), as opposed to Placeto's policy: its name, the texts the
+ * explorer shows, and its functions on an opaque net and actor. The kinds
+ * are app_actor.c's; the app dispatches through them, never on the name. */
+typedef enum AppAgent { APP_AGENT_PLACETO, APP_AGENT_RNN, APP_AGENT_GDP } AppAgent;
+typedef struct AppActorKind {
+    AppAgent agent;
+    const char *name;         /* "rnn": the policy file's agent */
+    const char *a_name;       /* "an rnn" */
+    const char *does;         /* "decodes every group once, in order, from device 0" */
+    const char *start;        /* the start message: "decodes them in order from device 0" */
+    const char *attends;      /* 'a': "the groups the rnn decoder attends to most at this step" */
+    const char *reads[2];     /* the tour's feature rows: what it reads instead of Placeto's features */
+    void *(*load)(const char *path, const char *text, size_t len, int *n_devices, int *heads, Err *e);
+    void (*net_free)(void *net);
+    int (*check)(const Episode *ep, const void *net, Err *e);
+    void *(*actor_new)(const void *net, const Graph *g, const Grouping *gr, Err *e);
+    void (*actor_free)(void *actor);
+    void (*config)(EpisodeConfig *cfg);
+    const float *(*probs)(void *actor, const Episode *ep, const float **attention);
+    const EpisodeStep *(*step)(Episode *ep, void *actor, int greedy);
+} AppActorKind;
+
+/* The policy that steps the episode: a Placeto policy (pol and work), or a
+ * learned single-pass placer's (kind, net and actor; pol NULL), whose
+ * episodes visit the groups once in topological order. */
 typedef struct AppPolicy {
     Policy *pol;
     PolicyWork *work;
-    RnnNet *rnn;
-    RnnActor *actor;
+    const AppActorKind *kind; /* NULL: Placeto's policy */
+    void *net;                /* the kind's network (RnnNet, GdpNet) */
+    void *actor;              /* its actor on the loaded graph (RnnActor, GdpActor) */
+    char why[80];             /* the Policy pane's attention heading */
     char *path;               /* its file; NULL: untrained (seeded) */
     uint64_t checksum;        /* of the file, recorded in saved episodes */
 } AppPolicy;
@@ -115,7 +143,7 @@ typedef struct AppCache {
     int feat_group[APP_FEATURE_ROWS]; /* node, up to two parents, two children, one group on
                                  another device (-1: none) */
     float *feats;             /* their feature rows: APP_FEATURE_ROWS x the episode's n_features */
-    /* an rnn policy: the attention weights of the current step over the groups
+    /* an actor (rnn, gdp): the attention weights of the current step over the groups
        (n_groups; NULL for Placeto) and the groups with the largest, largest
        first (ties: the lower index; -1: none) */
     float *attention;
@@ -255,11 +283,34 @@ typedef struct App {
 
 /* ---- loading, the cache, messages, files, baselines (app.c) ---- */
 
-/* 1 when an RNN placer's policy steps the episode. */
-static inline int app_is_rnn(const App *a) { return a->policy.rnn != NULL; }
-/* With an rnn policy: says that what (an action of Placeto's alone) does
- * not apply, and returns 1; else 0. */
-int app_rnn_refuse(App *a, const char *what);
+/* 1 when a learned single-pass placer (rnn, gdp) steps the episode. */
+static inline int app_is_actor(const App *a) { return a->policy.kind != NULL; }
+/* 1 when the RNN placer's policy steps the episode. */
+static inline int app_is_rnn(const App *a) { return a->policy.kind && a->policy.kind->agent == APP_AGENT_RNN; }
+
+/* ---- the actors (app_actor.c) ---- */
+
+/* The kind of the policy file at path: NULL for a Placeto policy (*e
+ * clear) or when it cannot be read (-1 in *rc with e set; else 0). */
+const AppActorKind *app_actor_kind_of(const char *path, int *rc, Err *e);
+/* Loads kind's network from text (path's content) into a->policy; its
+ * device count must be the cluster's. 0, or -1 with e set. */
+int app_actor_load(App *a, const AppActorKind *kind, const char *path, const char *text, size_t len, Err *e);
+/* With an actor policy: its actor on the loaded grouping; with ep (a
+ * resumed episode from episode_path), the episode must be one the actor
+ * steps. 0 (also for Placeto), or -1 with e set. */
+int app_actor_attach(App *a, const Episode *ep, const char *episode_path, Err *e);
+void app_actor_free(AppPolicy *p);
+/* The actor's probabilities for the current step (NULL when the episode is
+ * done) and its attention over the groups. */
+const float *app_actor_probs(App *a, const float **attention);
+/* One step of the actor on the episode. */
+const EpisodeStep *app_actor_step(App *a);
+/* With an actor policy: says that what (an action of Placeto's alone) does
+ * not apply, and returns 1; else 0. app_actor_refuse_training: the same for
+ * background training, naming the command that trains one. */
+int app_actor_refuse(App *a, const char *what);
+int app_actor_refuse_training(App *a);
 
 /* Loads graph, cluster, policy and episode (or resumes or replays one).
  * Returns NULL with e set. */

@@ -41,12 +41,12 @@ void app_entry_text(const App *a, const EpisodeStep *s, int compact, char *buf, 
         snprintf(buf, n, "%s moved %s from %s to %s%s", who, name, from, to, why);
 }
 
-/* One step of the episode's agent: the Placeto policy, or the rnn
- * policy's decoder. */
+/* One step of the episode's agent: the Placeto policy, or the actor (rnn,
+ * gdp). */
 static const EpisodeStep *agent_step(App *a)
 {
-    if (a->policy.rnn)
-        return rnn_episode_step(a->data.ep, a->policy.actor, a->run.greedy);
+    if (app_is_actor(a))
+        return app_actor_step(a);
     return episode_step_policy(a->data.ep, a->policy.pol, a->policy.work, a->run.greedy, NULL);
 }
 
@@ -254,7 +254,7 @@ void app_redo(App *a)
 
 void app_start_from(App *a, int k)
 {
-    if (k < 0 || k >= a->base.n || app_rnn_refuse(a, "starting from a baseline's placement"))
+    if (k < 0 || k >= a->base.n || app_actor_refuse(a, "starting from a baseline's placement"))
         return;
     EpisodeInit init = a->data.ep->cfg.init;
     a->data.ep->cfg.init = EPISODE_INIT_GIVEN; /* kept: the episode file records this start */

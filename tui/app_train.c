@@ -51,7 +51,7 @@ int app_train_start(App *a, int64_t episodes)
 {
     AppTrain *t = &a->train;
     const AppData *d = &a->data;
-    if (t->running || app_rnn_refuse(a, "background training (placeto train --agent rnn trains one)"))
+    if (t->running || app_actor_refuse_training(a))
         return -1;
     Err e = {{0}};
     if (!(t->pol = policy_copy(a->policy.pol)))

@@ -160,9 +160,9 @@ void app_fold(App *a, int on)
 void app_show_sets(App *a, int on)
 {
     a->view.show_sets = on;
-    if (app_is_rnn(a))
-        app_msg(a, GS_NONE, on ? "showing the groups the rnn decoder attends to most at this step (the Policy pane "
-                                 "lists them)" : "attention hidden");
+    if (app_is_actor(a))
+        app_msg(a, GS_NONE, on ? "showing %s (the Policy pane lists them)" : "attention hidden",
+                a->policy.kind->attends);
     else
         app_msg(a, GS_NONE, on ? "showing the ancestors, descendants and parallel groups the policy pools over"
                                : "sets hidden");

@@ -78,7 +78,9 @@ const CliCmd cmd_explore = {
     "Step through Placeto episodes: watch the policy place groups, inspect, override, undo,\n"
     "save and resume, compare with the baselines, train, and export DOT renders and traces.\n"
     "With an RNN placer's policy (train --agent rnn) its decoder places one group per step,\n"
-    "in order from device 0, its attention shown as the why. ? inside shows every key.",
+    "in order from device 0, its attention shown as the why; with a GDP policy (train --agent\n"
+    "gdp) one forward pass gives every group's distribution, applied one group per step in\n"
+    "the same order, its attention (heads averaged) as the why. ? inside shows every key.",
     "Headless key scripts: single characters stand for themselves; names: space enter esc tab\n"
     "btab up down left right pgup pgdn bs; tick (a timer tick while running); wait (until\n"
     "background training ends); resize:WxH; click:X,Y. Any other word is typed letter by letter.\n"

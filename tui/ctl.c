@@ -134,7 +134,7 @@ static int act_baselines(App *a, int arg)
 static int act_start_from(App *a, int arg)
 {
     (void)arg;
-    if (app_rnn_refuse(a, "starting from a baseline's placement"))
+    if (app_actor_refuse(a, "starting from a baseline's placement"))
         return CTL_REDRAW;
     if (!a->base.ran)
         app_run_baselines(a);
@@ -147,7 +147,7 @@ static int act_train(App *a, int arg)
     (void)arg;
     if (a->train.running)
         app_train_stop(a);
-    else if (!app_rnn_refuse(a, "background training (placeto train --agent rnn trains one)"))
+    else if (!app_actor_refuse_training(a))
         app_dialog_open(a, DLG_TRAIN, "50");
     return CTL_REDRAW;
 }
@@ -318,7 +318,7 @@ static const Binding bindings[] = {
     {{"PgUp PgDn", "scroll the graph", 1}, act_pan, {{TERM_KEY_PGUP, PAN_UP}, {TERM_KEY_PGDN, PAN_DOWN}}, 0, 0},
     {{"Z", "graph zoom: full labels / compact", 1}, act_zoom, {{'Z', 0}}, 0, 0},
     {{"v", "graph: a training graph folded / every group", 1}, act_fold, {{'v', 0}}, 0, 0},
-    {{"a", "show the policy's why: the sets it pools over (rnn: its attention)", 1}, act_sets, {{'a', 0}}, 0, 0},
+    {{"a", "show the policy's why: the sets it pools over (rnn, gdp: their attention)", 1}, act_sets, {{'a', 0}}, 0, 0},
     {{"< >", "timeline zoom out / in", 1}, act_tl_zoom, {{'<', -1}, {'>', 1}}, 0, 0},
     {{"[ ]", "timeline pan", 1}, act_tl_pan, {{'[', -1}, {']', 1}}, 0, 0},
     {{"=", "timeline: the whole run", 1}, act_tl_whole, {{'=', 0}}, 0, 0},

@@ -53,12 +53,12 @@ static void draw_graph(const App *a, Grid *g, GridRect r, AppGeom *geom)
     char extra[128];
     snprintf(extra, sizeof extra, "%d groups%s%s%s", n, vw->fold ? ", folded (<: backward)" : "",
              vw->zoom == DAG_COMPACT ? ", compact" : "",
-             !vw->show_sets ? "" : app_is_rnn(a) ? ", attention" : ", sets");
+             !vw->show_sets ? "" : app_is_actor(a) ? ", attention" : ", sets");
     GridRect in = frame(a, g, r, PANE_GRAPH, extra);
     if (in.w <= 0 || in.h <= 0)
         return;
     uint8_t *style = xnew_array((size_t)n, 1), *crit = xnew_array((size_t)n, 1);
-    if (app_is_rnn(a)) { /* groups the decoder has not reached are dimmed; 'a': its attention */
+    if (app_is_actor(a)) { /* groups the actor has not reached are dimmed; 'a': its attention */
         for (int j = 0; j < n; j++)
             if (d->ep->visits[j] == 0)
                 style[j] = GS_DIM;
@@ -167,8 +167,8 @@ static void draw_policy(const App *a, Grid *g, GridRect r)
             widget_bar(g, in.x, y, in.w, c->probs[d], 1.0, lab, txt);
         }
     }
-    if (app_is_rnn(a) && cur >= 0 && y < in.y + in.h - 1) { /* why: where the decoder looked */
-        grid_text_fit(g, in.x, y++, "why: attention (+ decoded, . not yet)", in.w, GS_LABEL);
+    if (app_is_actor(a) && cur >= 0 && y < in.y + in.h - 1) { /* why: where the actor looked */
+        grid_text_fit(g, in.x, y++, a->policy.why, in.w, GS_LABEL);
         for (int k = 0; k < APP_ATTENTION_ROWS && c->attn_top[k] >= 0 && y < in.y + in.h - 1; k++, y++) {
             int j = c->attn_top[k];
             snprintf(buf, sizeof buf, "%5.1f%% %c %s", 100.0 * c->attention[j],
@@ -311,12 +311,14 @@ static void status_text(const App *a, char *line, size_t n)
 {
     const AppData *d = &a->data;
     const Episode *ep = d->ep;
-    char b1[32], b2[32], b3[32];
+    char b1[32], b2[32], b3[32], who[32];
+    snprintf(who, sizeof who, "%s policy", app_is_actor(a) ? a->policy.kind->name : a->policy.path ? "trained"
+                                                                                                 : "untrained");
     snprintf(line, n, " placeto%s  %s on %s | episode %llu step %d/%d | runtime %s | best %s | bound %s | %s%s%s%s",
              a->replay.active ? " replay" : a->tour.active ? " tour" : "", d->pb.g->name, d->pb.c->name,
              (unsigned long long)ep->seed, ep->cursor, ep->n_order, util_fmt_time(b1, ep->runtime_us),
              util_fmt_time(b2, ep->best_runtime_us), util_fmt_time(b3, d->lower_bound_us),
-             app_is_rnn(a) ? "rnn policy" : a->policy.path ? "trained policy" : "untrained policy",
+             who,
              a->run.running ? " | running" : "",
              a->train.running ? " | training" : "", a->run.dirty ? " | unsaved" : "");
 }
@@ -396,9 +398,9 @@ static void draw_message(const App *a, Grid *g)
 static int feature_lines(const App *a, char lines[][200], int max)
 {
     const AppCache *c = &a->cache;
-    if (app_is_rnn(a)) {
-        snprintf(lines[0], 200, "(these feature rows are Placeto's and do not apply to the rnn policy: it reads");
-        snprintf(lines[1], 200, " each group's op types, edges and output size once, and the devices it decoded)");
+    if (app_is_actor(a)) {
+        snprintf(lines[0], 200, "%s", a->policy.kind->reads[0]);
+        snprintf(lines[1], 200, "%s", a->policy.kind->reads[1]);
         return 2;
     }
     if (c->node < 0)
@@ -529,7 +531,7 @@ static void draw_panes(const App *a, Grid *g, GridRect area, AppGeom *geom)
     draw_pane(a, g, PANE_TIMELINE, (GridRect){left.x, left.y + left.h - tl_h, left.w, tl_h}, geom);
     /* the right column: a focused pane that does not fit takes the last slot */
     int x = left.w, y = area.y, h_left = area.h;
-    int why = app_is_rnn(a) ? 1 + APP_ATTENTION_ROWS : 0; /* the rnn policy's attention list */
+    int why = app_is_actor(a) ? 1 + APP_ATTENTION_ROWS : 0; /* the actor's attention list */
     int want[4] = {(nd + 4 > 12 ? 12 : nd + 4) + why, nd + 2 > 10 ? 10 : nd + 2, 7, 8};
     AppPane order[4] = {PANE_POLICY, PANE_DEVICES, PANE_HISTORY, PANE_INSPECTOR};
     int shown = 0, hs[4] = {0, 0, 0, 0};

@@ -1,0 +1,128 @@
+/* gdp_episode: an Episode stepped by the GDP placer (see gdp_episode.h). */
+#include "gdp_episode.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "rnn_episode.h"
+
+void gdp_episode_config(EpisodeConfig *cfg)
+{
+    rnn_episode_config(cfg); /* the same episode: one topological pass from device 0 */
+}
+
+int gdp_episode_check(const Episode *ep, const GdpNet *net, Err *e)
+{
+    const EpisodeConfig *c = &ep->cfg;
+    if (net->arch.n_devices != ep->n_devices)
+        return err_set(e, "the gdp policy is for %d devices but the cluster has %d", net->arch.n_devices,
+                       ep->n_devices);
+    if (c->passes != 1)
+        return err_set(e, "a gdp episode makes one pass over the groups, the configuration has %d", c->passes);
+    if (c->random_order)
+        return err_set(e, "a gdp episode visits the groups in topological order, the configuration is random");
+    if (c->init != EPISODE_INIT_DEVICE0)
+        return err_set(e, "a gdp episode starts from everything on device 0, the configuration starts elsewhere");
+    if (c->accept_improving)
+        return err_set(e, "a gdp episode keeps every choice of the network, the configuration keeps only improving "
+                          "ones");
+    return 0;
+}
+
+GdpActor *gdp_actor_new(const GdpNet *net, const Graph *g, const Grouping *gr, Err *e)
+{
+    GdpInput *in = gdp_input_new(g, gr, &net->vocab, e);
+    if (!in)
+        return NULL;
+    GdpActor *ac = xcalloc(1, sizeof *ac);
+    ac->net = net;
+    ac->in = in;
+    ac->G = in->G;
+    ac->w = gdp_work_new(&net->arch, ac->G);
+    ac->place = xnew_array((size_t)ac->G, sizeof *ac->place);
+    ac->attention = xnew_array((size_t)ac->G, sizeof *ac->attention);
+    return ac;
+}
+
+void gdp_actor_free(GdpActor *ac)
+{
+    if (!ac)
+        return;
+    gdp_work_free(ac->w);
+    gdp_input_free(ac->in);
+    free(ac->place);
+    free(ac->attention);
+    free(ac);
+}
+
+void gdp_actor_reset(GdpActor *ac)
+{
+    ac->valid = 0;
+}
+
+/* The one forward pass (the distributions do not depend on the placement). */
+static void ensure_forward(GdpActor *ac)
+{
+    if (ac->valid)
+        return;
+    gdp_forward(ac->net, ac->in, ac->w, GDP_GREEDY, NULL, ac->place, NULL, NULL);
+    ac->valid = 1;
+    ac->passes_run++;
+}
+
+/* Group v's attention row in the last block, averaged over the heads, over
+ * every group. */
+static void attention_row(GdpActor *ac, int v)
+{
+    int H = ac->net->arch.heads, block = ac->net->arch.blocks - 1;
+    memset(ac->attention, 0, (size_t)ac->G * sizeof *ac->attention);
+    for (int h = 0; h < H; h++) {
+        int first = 0, n = 0;
+        const float *row = gdp_work_attention(ac->w, block, h, v, &first, &n);
+        for (int k = 0; k < n; k++)
+            ac->attention[first + k] += row[k];
+    }
+    for (int k = 0; k < ac->G; k++)
+        ac->attention[k] /= (float)H;
+}
+
+const float *gdp_actor_probs(GdpActor *ac, const Episode *ep, const float **attention)
+{
+    int v = episode_current(ep);
+    if (v < 0 || v >= ac->G)
+        return NULL;
+    ensure_forward(ac);
+    if (attention) {
+        attention_row(ac, v);
+        *attention = ac->attention;
+    }
+    return gdp_work_probs(ac->w, v);
+}
+
+const EpisodeStep *gdp_episode_step(Episode *ep, GdpActor *ac, int greedy)
+{
+    int v = episode_current(ep);
+    if (v < 0 || v >= ac->G)
+        return NULL;
+    ensure_forward(ac);
+    const float *p = gdp_work_probs(ac->w, v);
+    int n = ac->net->arch.n_devices, a;
+    Rng before = ep->rng;
+    if (greedy) { /* the first argmax, as GDP_GREEDY */
+        a = 0;
+        for (int i = 1; i < n; i++)
+            if (p[i] > p[a])
+                a = i;
+    } else { /* one uniform, as GDP_SAMPLE */
+        double r = rng_uniform(&ep->rng), acc = 0;
+        a = n - 1;
+        for (int i = 0; i < n; i++) {
+            acc += (double)p[i];
+            if (r < acc) {
+                a = i;
+                break;
+            }
+        }
+    }
+    return episode_step_choice(ep, a, p, greedy, &before);
+}
