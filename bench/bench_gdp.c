@@ -5,7 +5,9 @@
  * (h = 128, 4 heads, 2 GraphSAGE layers, one block, segments of 256 rows
  * with a memory of the previous segment) on 4 default devices: the time
  * of a sampled forward pass (one placement), of its backward pass, of the
- * placement's simulation, and the peak resident memory of the process. */
+ * placement's simulation, of one PPO update (train_update: K samples and
+ * E epochs, smaller than training's defaults so that the benchmark stays
+ * short), and the peak resident memory of the process. */
 #include "bench_gdp.h"
 
 #include <stdio.h>
@@ -14,6 +16,7 @@
 
 #include "cluster.h"
 #include "gdp.h"
+#include "gdp_train.h"
 #include "gen.h"
 #include "sim.h"
 
@@ -57,11 +60,34 @@ void bench_gdp_scale(int n_ops)
         t0 = util_now();
         sim_run(sim, op);
         double t_sim = util_now() - t0;
+        /* one PPO update: K = 2 placements, E = 1 epoch */
+        double t_upd = -1;
+        if (n_ops <= 50000) {
+            GdpTrainConfig cfg;
+            gdp_train_config_default(&cfg);
+            cfg.samples = 2;
+            cfg.epochs = 1;
+            cfg.greedy_every = 0;
+            TrainState ts;
+            train_state_init(&ts, cfg.lr, cfg.entropy, cfg.seed);
+            TrainGraph tg = {g, gr, NULL};
+            GdpTrainer *t = gdp_train_new(net, &ts, &cfg, &tg, 1, c, &e);
+            if (t) {
+                t0 = util_now();
+                gdp_train_run(t, 1, NULL, NULL, NULL);
+                t_upd = util_now() - t0;
+            }
+            gdp_train_free(t);
+            train_state_done(&ts);
+        }
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
+        char upd[64] = "";
+        if (t_upd >= 0)
+            snprintf(upd, sizeof upd, ", a PPO update of 2 placements and 1 epoch %.1f s", t_upd);
         printf("gdp         %d ops, %d groups (one per op), %zu weights: a placement (forward) %.2f s, its backward "
-               "%.2f s, its simulation %.3f s; peak memory %.0f MB\n",
-               g->n_nodes, G, net->p.n, t_fwd, t_bwd, t_sim, (double)ru.ru_maxrss / 1024.0);
+               "%.2f s, its simulation %.3f s%s; peak memory %.0f MB\n",
+               g->n_nodes, G, net->p.n, t_fwd, t_bwd, t_sim, upd, (double)ru.ru_maxrss / 1024.0);
         sim_free(sim);
         cluster_free(c);
         free(wt);
