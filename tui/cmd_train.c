@@ -55,6 +55,11 @@ static const CliOpt train_opts[] = {
     {"epochs", 0, "E", "--agent gdp: PPO passes (one Adam step each) per update, 1-64 (default 4)"},
     {"clip-ratio", 0, "X", "--agent gdp: PPO's clip range epsilon (default 0.2)"},
     {"batch-graphs", 0, "B", "--agent gdp: graphs drawn per update, 1-16 (default 1)"},
+    {"heads", 0, "H", "--agent gdp: attention heads of a new policy, dividing --hidden (default 4)"},
+    {"gnn-layers", 0, "L", "--agent gdp: GraphSAGE layers of a new policy, 1-8 (default 2)"},
+    {"blocks", 0, "L", "--agent gdp: attention blocks of a new policy, 1-8 (default 1)"},
+    {"segment", 0, "S", "--agent gdp: rows per attention segment of a new policy (default 256)"},
+    {"no-superposition", 0, NULL, "--agent gdp: a new policy without the per-graph conditioning"},
     {0},
 };
 
@@ -381,7 +386,8 @@ const char *const train_cli_placeto_only[] = {
 };
 const char *const train_cli_learned[] = {"samples-per-update", "hidden", "greedy-every", NULL};
 const char *const train_cli_rnn_only[] = {"squash", "noise", "group-capacity", NULL};
-const char *const train_cli_gdp_only[] = {"epochs", "clip-ratio", "batch-graphs", NULL};
+const char *const train_cli_gdp_only[] = {"epochs", "clip-ratio", "batch-graphs", "heads", "gnn-layers", "blocks",
+                                          "segment", "no-superposition", NULL};
 
 /* Loads the training graphs onto the one cluster of spec (with each one's
  * policy graph when policy_graphs): distinct names, since the policy file

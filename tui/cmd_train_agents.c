@@ -223,7 +223,8 @@ int train_cli_rnn(const CliCmd *cmd, const CliArgs *a)
 
 typedef struct GdpOpts {
     GdpTrainConfig cfg;
-    long hidden;
+    long hidden, heads, gnn_layers, blocks, segment;
+    int superposition;
 } GdpOpts;
 
 static int gdp_options(const CliCmd *cmd, const CliArgs *a, void *opts, uint64_t seed)
@@ -236,6 +237,10 @@ static int gdp_options(const CliCmd *cmd, const CliArgs *a, void *opts, uint64_t
     if (cli_int(cmd, a, "threads", 1, GDP_TRAIN_MAX_SAMPLES, 1, &threads) ||
         cli_int(cmd, a, "samples-per-update", 1, GDP_TRAIN_MAX_SAMPLES, cfg->samples, &samples) ||
         cli_int(cmd, a, "hidden", 4, 4096, 128, &o->hidden) ||
+        cli_int(cmd, a, "heads", 1, 256, 4, &o->heads) ||
+        cli_int(cmd, a, "gnn-layers", 1, GDP_MAX_LAYERS, 2, &o->gnn_layers) ||
+        cli_int(cmd, a, "blocks", 1, GDP_MAX_LAYERS, 1, &o->blocks) ||
+        cli_int(cmd, a, "segment", 1, 1L << 20, 256, &o->segment) ||
         cli_int(cmd, a, "greedy-every", 0, 1L << 40, cfg->greedy_every, &greedy) ||
         cli_int(cmd, a, "epochs", 1, GDP_TRAIN_MAX_EPOCHS, cfg->epochs, &epochs) ||
         cli_int(cmd, a, "batch-graphs", 1, GDP_TRAIN_MAX_BATCH, cfg->batch_graphs, &batch) ||
@@ -245,8 +250,10 @@ static int gdp_options(const CliCmd *cmd, const CliArgs *a, void *opts, uint64_t
         cli_double(cmd, a, "clip-ratio", 1e-6, 10, cfg->clip_ratio, &cfg->clip_ratio) ||
         cli_double(cmd, a, "oom-penalty", 0, 1e9, cfg->oom_penalty, &cfg->oom_penalty))
         return EXIT_USAGE;
-    if (o->hidden % 4)
-        return cli_usage_error(cmd, "--hidden: expected a multiple of 4 (the attention heads), got %ld", o->hidden);
+    if (o->hidden % o->heads)
+        return cli_usage_error(cmd, "--hidden: expected a multiple of the %ld attention heads (--heads), got %ld",
+                               o->heads, o->hidden);
+    o->superposition = !cli_get(cmd, a, "no-superposition");
     cfg->samples = (int)samples;
     cfg->threads = (int)threads;
     cfg->greedy_every = greedy;
@@ -279,6 +286,11 @@ static void *gdp_create(const void *opts, const Problem *pb, int n, const Cluste
     GdpArch arch;
     gdp_arch_default(&arch, c->n_devices, voc.n);
     arch.hidden = (int)o->hidden;
+    arch.heads = (int)o->heads;
+    arch.gnn_layers = (int)o->gnn_layers;
+    arch.blocks = (int)o->blocks;
+    arch.segment = (int)o->segment;
+    arch.superposition = o->superposition;
     GdpNet *net = gdp_new(&arch, &voc, o->cfg.seed, e);
     rnn_vocab_done(&voc);
     return net;
@@ -301,7 +313,7 @@ static int gdp_save(void *p, const TrainState *ts, const char *out, Err *e) { re
 int train_cli_gdp(const CliCmd *cmd, const CliArgs *a)
 {
     static const char *const temperature[] = {"temperature", NULL};
-    static const char *const shape[] = {"hidden", NULL};
+    static const char *const shape[] = {"hidden", "heads", "gnn-layers", "blocks", "segment", "no-superposition", NULL};
     GdpOpts o;
     LearnedAgent ag = {"gdp", POLICY_MAX_GROUPS, {train_cli_placeto_only, train_cli_rnn_only, temperature}, shape,
                        &o, gdp_options, gdp_state, gdp_load, gdp_create, gdp_trainer, gdp_trainer_free,

@@ -170,6 +170,21 @@ if expect_rc "gdp on a placeto policy" 1; then
     if grep -q "a Placeto policy, not a gdp policy" "$tmp/err"; then pass; else fail "gdp resume placeto" "$(flat "$tmp/err")"; fi
 fi
 
+# the architecture options of a new policy, recorded in its file
+run train "$g" --agent gdp --hidden 12 --heads 3 --gnn-layers 1 --blocks 2 --segment 4 --no-superposition \
+    --samples-per-update 2 --epochs 1 --episodes 2 -o "$tmp/arch.json"
+if expect_rc "gdp architecture options" 0; then
+    pycheck "gdp architecture in the file" '
+import json, sys
+a = json.load(open(sys.argv[1]))["architecture"]
+assert (a["hidden"], a["heads"], a["gnn_layers"], a["blocks"], a["segment"], a["superposition"]) == \
+    (12, 3, 1, 2, 4, False), a
+' "$tmp/arch.json"
+fi
+usage_error "gdp hidden not a multiple of heads" train "$g" --agent gdp --hidden 10 --heads 3 -o "$tmp/x.json"
+usage_error "gdp blocks 9" train "$g" --agent gdp --blocks 9 -o "$tmp/x.json"
+usage_error "gdp heads with resume" train "$g" --agent gdp --heads 2 --resume "$tmp/arch.json" -o "$tmp/x.json"
+usage_error "heads on placeto" train "$g" --heads 2 -o "$tmp/x.json"
 usage_error "gdp threads" train "$g" --agent gdp --threads 65 -o "$tmp/x.json"
 usage_error "gdp samples 65" train "$g" --agent gdp --samples-per-update 65 -o "$tmp/x.json"
 usage_error "gdp samples 0" train "$g" --agent gdp --samples-per-update 0 -o "$tmp/x.json"
