@@ -1,7 +1,11 @@
-/* libFuzzer target: the policy loader (policy_load_text) with and without a
- * training state to fill. */
+/* libFuzzer target: the policy loaders of the three agents (Placeto's
+ * policy_load_text, the RNN placer's rnn_policy_load_text and GDP's
+ * gdp_policy_load_text), each with and without a training state to fill:
+ * every input either loads or fails with a message. */
 #include "fuzz.h"
+#include "gdp_io.h"
 #include "policy_io.h"
+#include "rnn_io.h"
 #include "train.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -16,6 +20,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     train_state_done(&ts);
     pol = policy_load_text("fuzz.json", text, size, NULL, &e);
     policy_free(pol);
+    Err er = {{0}};
+    RnnNet *rn = rnn_policy_load_text("fuzz.json", text, size, &ts, &er);
+    if (!rn && !er.msg[0])
+        fuzz_fail("rnn_policy_load_text failed without a message");
+    rnn_free(rn);
+    train_state_done(&ts);
+    rnn_free(rnn_policy_load_text("fuzz.json", text, size, NULL, &er));
+    Err eg = {{0}};
+    GdpNet *gn = gdp_policy_load_text("fuzz.json", text, size, &ts, &eg);
+    if (!gn && !eg.msg[0])
+        fuzz_fail("gdp_policy_load_text failed without a message");
+    gdp_free(gn);
+    train_state_done(&ts);
+    gdp_free(gdp_policy_load_text("fuzz.json", text, size, NULL, &eg));
     free(text);
     return 0;
 }
