@@ -4,10 +4,11 @@
 # the pass/fail counters.
 prog=${PLACETO_PROG:-./placeto}
 wrap=${PLACETO_WRAP:-}
-# seconds a run may take: 20, and 120 under valgrind (some 20 s runs there
-# train on inception_v3 or record the whole tour)
+# seconds a run may take: 20, and 300 under valgrind (some 20 s runs there
+# train on inception_v3, or walk the whole tour, which loads four policies
+# and places graphs with each)
 run_limit=20
-case "$wrap" in *valgrind*) run_limit=120 ;; esac
+case "$wrap" in *valgrind*) run_limit=300 ;; esac
 py=/usr/bin/python3
 [ -x "$py" ] || py=python3
 tmp=$(mktemp -d)
