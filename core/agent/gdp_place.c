@@ -8,6 +8,19 @@
 #include "episode.h"
 #include "gdp_io.h"
 
+/* A decode of the network for policy_place_decodes. */
+typedef struct GdpDecode {
+    const GdpNet *net;
+    const GdpInput *in;
+    GdpWork *w;
+} GdpDecode;
+
+static void decode(void *ctx, int greedy, Rng *rng, int *place)
+{
+    GdpDecode *d = ctx;
+    gdp_forward(d->net, d->in, d->w, greedy ? GDP_GREEDY : GDP_SAMPLE, rng, place, NULL, NULL);
+}
+
 int64_t gdp_place(const GdpNet *net, const Graph *g, const Grouping *gr, const Cluster *c, int samples,
                   uint64_t seed, int *group_device, double *runtime_us, Err *e)
 {
@@ -17,32 +30,11 @@ int64_t gdp_place(const GdpNet *net, const Graph *g, const Grouping *gr, const C
     GdpInput *in = gdp_input_new(g, gr, &net->vocab, e);
     if (!in)
         return -1;
-    GdpWork *w = gdp_work_new(&net->arch, gr->n_groups);
-    Sim *sim = sim_new(g, c);
-    EpisodeConfig env;
-    episode_config_default(&env);
-    int *place = xnew_array((size_t)gr->n_groups, sizeof *place);
-    int *op = xnew_array((size_t)g->n_nodes, sizeof *op);
-    Rng rng;
-    rng_seed(&rng, seed);
-    double best = INFINITY;
-    for (int k = 0; k <= samples; k++) {
-        gdp_forward(net, in, w, k == 0 ? GDP_GREEDY : GDP_SAMPLE, &rng, place, NULL, NULL);
-        group_expand(gr, place, op);
-        const SimResult *r = sim_run(sim, op);
-        double score = episode_score(&env, c, r);
-        if (score < best) {
-            best = score;
-            *runtime_us = r->makespan_us;
-            memcpy(group_device, place, (size_t)gr->n_groups * sizeof *group_device);
-        }
-    }
-    free(op);
-    free(place);
-    sim_free(sim);
-    gdp_work_free(w);
+    GdpDecode d = {net, in, gdp_work_new(&net->arch, gr->n_groups)};
+    int64_t sims = policy_place_decodes(decode, &d, g, gr, c, samples, seed, group_device, runtime_us);
+    gdp_work_free(d.w);
     gdp_input_free(in);
-    return 1 + (int64_t)samples;
+    return sims;
 }
 
 int gdp_place_runs(const Problem *p, const char *path, int samples, uint64_t seed, PolicyStart start,
@@ -65,14 +57,7 @@ int gdp_place_runs(const Problem *p, const char *path, int samples, uint64_t see
         n = -1;
         goto done;
     }
-    double seconds = util_now() - t0;
-    const TrainBest *b = train_best_find(&ts, p->g, p->gr->n_groups);
-    if (b && isfinite(b->runtime_us)) {
-        place_run_groups(p, "gdp-trained", b->group_device, NAN, &rows[n]);
-        rows[n++].placements = b->found_after;
-    }
-    place_run_groups(p, "gdp", gd, seconds, &rows[n]);
-    rows[n++].placements = sims;
+    n = policy_place_decoded_rows(p, "gdp", "gdp-trained", &ts, gd, sims, util_now() - t0, rows);
 done:
     free(gd);
     gdp_free(net);

@@ -2,9 +2,10 @@
 #include "gdp_train.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "par.h"
 
 #include "ppo.h"
 
@@ -210,38 +211,23 @@ static void slot_run(GdpTrainer *t, int s, int phase)
     gdp_backward(t->net, gg->in, sl->w, sl->wt, -beta / ((double)t->S * G), grad);
 }
 
-typedef struct GJob {
+typedef struct PhaseCtx {
     GdpTrainer *t;
-    int first, phase;
-} GJob;
+    int phase;
+} PhaseCtx;
 
-static void *job_run(void *arg)
+static void phase_item(void *ctx, int k)
 {
-    GJob *j = arg;
-    for (int s = j->first; s < j->t->S; s += j->t->T)
-        slot_run(j->t, s, j->phase);
-    return NULL;
+    PhaseCtx *c = ctx;
+    slot_run(c->t, k, c->phase);
 }
 
-/* Runs a phase over the samples on T threads: thread j takes samples j,
- * j + T, ...; every sample's result is its own, so the result does not
- * depend on T. */
+/* Runs a phase over the samples on T threads (par_for): every sample's
+ * result is its own, so the result does not depend on T. */
 static void run_phase(GdpTrainer *t, int phase)
 {
-    GJob jobs[GDP_TRAIN_MAX_SAMPLES];
-    pthread_t th[GDP_TRAIN_MAX_SAMPLES];
-    int started[GDP_TRAIN_MAX_SAMPLES];
-    for (int j = 0; j < t->T; j++) {
-        jobs[j] = (GJob){t, j, phase};
-        started[j] = j > 0 && pthread_create(&th[j], NULL, job_run, &jobs[j]) == 0;
-    }
-    job_run(&jobs[0]);
-    for (int j = 1; j < t->T; j++) {
-        if (started[j])
-            pthread_join(th[j], NULL);
-        else
-            job_run(&jobs[j]); /* no thread: run it here, same result */
-    }
+    PhaseCtx c = {t, phase};
+    par_for(t->S, t->T, phase_item, &c);
 }
 
 int64_t gdp_train_run(GdpTrainer *t, int64_t n, TrainCallback cb, void *ud, volatile int *stop)

@@ -2,6 +2,7 @@
 #include "policy_place.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,5 +104,47 @@ done:
     free(gd);
     policy_free(pol);
     train_state_done(&ts);
+    return n;
+}
+
+int64_t policy_place_decodes(PolicyDecode decode, void *ctx, const Graph *g, const Grouping *gr,
+                             const Cluster *c, int samples, uint64_t seed, int *group_device, double *runtime_us)
+{
+    Sim *sim = sim_new(g, c);
+    EpisodeConfig env;
+    episode_config_default(&env);
+    int *place = xnew_array((size_t)gr->n_groups, sizeof *place);
+    int *op = xnew_array((size_t)g->n_nodes, sizeof *op);
+    Rng rng;
+    rng_seed(&rng, seed);
+    double best = INFINITY;
+    for (int k = 0; k <= samples; k++) {
+        decode(ctx, k == 0, &rng, place);
+        group_expand(gr, place, op);
+        const SimResult *r = sim_run(sim, op);
+        double score = episode_score(&env, c, r);
+        if (score < best) {
+            best = score;
+            *runtime_us = r->makespan_us;
+            memcpy(group_device, place, (size_t)gr->n_groups * sizeof *group_device);
+        }
+    }
+    free(op);
+    free(place);
+    sim_free(sim);
+    return 1 + (int64_t)samples;
+}
+
+int policy_place_decoded_rows(const Problem *p, const char *name, const char *trained, const TrainState *ts,
+                              const int *gd, int64_t sims, double seconds, PlaceRun rows[2])
+{
+    int n = 0;
+    const TrainBest *b = train_best_find(ts, p->g, p->gr->n_groups);
+    if (b && isfinite(b->runtime_us)) {
+        place_run_groups(p, trained, b->group_device, NAN, &rows[n]);
+        rows[n++].placements = b->found_after;
+    }
+    place_run_groups(p, name, gd, seconds, &rows[n]);
+    rows[n++].placements = sims;
     return n;
 }

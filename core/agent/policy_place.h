@@ -10,6 +10,7 @@
 #include "episode.h"
 #include "policy.h"
 #include "place_run.h"
+#include "train.h"
 #include "util.h"
 
 /* Zero-shot placement with a trained policy: one greedy episode, then
@@ -42,5 +43,25 @@ typedef enum PolicyStart {
  * (rnn_place_runs). */
 int policy_place_runs(const Problem *p, const char *path, int samples, uint64_t seed, PolicyStart start,
                       PlaceRun rows[2], const char **start_name, Err *e);
+
+/* --- one-shot placers (the RNN-based placer, GDP) ------------------------ */
+
+/* Writes one placement of the caller's network (ctx) to place: its greedy
+ * one when greedy, else a sample drawn from rng. */
+typedef void (*PolicyDecode)(void *ctx, int greedy, Rng *rng, int *place);
+
+/* The best (lowest score: runtime plus the OOM penalty) of one greedy
+ * decode and `samples` sampled ones (from a stream seeded with seed), each
+ * simulated: to group_device and *runtime_us. Returns 1 + samples, the
+ * placements simulated. */
+int64_t policy_place_decodes(PolicyDecode decode, void *ctx, const Graph *g, const Grouping *gr,
+                             const Cluster *c, int samples, uint64_t seed, int *group_device, double *runtime_us);
+
+/* The rows of a one-shot policy on p: `trained` ("rnn-trained") when ts
+ * holds a best placement of this graph and grouping, then `name` ("rnn")
+ * with the placement gd found with sims simulations in seconds. The names
+ * are kept, not copied: string literals. Returns the rows written (1 or 2). */
+int policy_place_decoded_rows(const Problem *p, const char *name, const char *trained, const TrainState *ts,
+                              const int *gd, int64_t sims, double seconds, PlaceRun rows[2]);
 
 #endif

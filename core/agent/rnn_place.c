@@ -8,6 +8,19 @@
 #include "episode.h"
 #include "rnn_io.h"
 
+/* A decode of the network for policy_place_decodes. */
+typedef struct RnnDecode {
+    const RnnNet *net;
+    const RnnInput *in;
+    RnnWork *w;
+} RnnDecode;
+
+static void decode(void *ctx, int greedy, Rng *rng, int *place)
+{
+    RnnDecode *d = ctx;
+    rnn_forward(d->net, d->in, d->w, greedy ? RNN_GREEDY : RNN_SAMPLE, rng, place, NULL, NULL);
+}
+
 int64_t rnn_place(const RnnNet *net, const Graph *g, const Grouping *gr, const Cluster *c, int samples,
                   uint64_t seed, int *group_device, double *runtime_us, Err *e)
 {
@@ -17,32 +30,11 @@ int64_t rnn_place(const RnnNet *net, const Graph *g, const Grouping *gr, const C
     RnnInput *in = rnn_input_new(g, gr, &net->vocab, net->arch.n_groups, e);
     if (!in)
         return -1;
-    RnnWork *w = rnn_work_new(&net->arch);
-    Sim *sim = sim_new(g, c);
-    EpisodeConfig env;
-    episode_config_default(&env);
-    int *place = xnew_array((size_t)gr->n_groups, sizeof *place);
-    int *op = xnew_array((size_t)g->n_nodes, sizeof *op);
-    Rng rng;
-    rng_seed(&rng, seed);
-    double best = INFINITY;
-    for (int k = 0; k <= samples; k++) {
-        rnn_forward(net, in, w, k == 0 ? RNN_GREEDY : RNN_SAMPLE, &rng, place, NULL, NULL);
-        group_expand(gr, place, op);
-        const SimResult *r = sim_run(sim, op);
-        double score = episode_score(&env, c, r);
-        if (score < best) {
-            best = score;
-            *runtime_us = r->makespan_us;
-            memcpy(group_device, place, (size_t)gr->n_groups * sizeof *group_device);
-        }
-    }
-    free(op);
-    free(place);
-    sim_free(sim);
-    rnn_work_free(w);
+    RnnDecode d = {net, in, rnn_work_new(&net->arch)};
+    int64_t sims = policy_place_decodes(decode, &d, g, gr, c, samples, seed, group_device, runtime_us);
+    rnn_work_free(d.w);
     rnn_input_free(in);
-    return 1 + (int64_t)samples;
+    return sims;
 }
 
 int rnn_place_runs(const Problem *p, const char *path, int samples, uint64_t seed, PolicyStart start,
@@ -65,14 +57,7 @@ int rnn_place_runs(const Problem *p, const char *path, int samples, uint64_t see
         n = -1;
         goto done;
     }
-    double seconds = util_now() - t0;
-    const TrainBest *b = train_best_find(&ts, p->g, p->gr->n_groups);
-    if (b && isfinite(b->runtime_us)) {
-        place_run_groups(p, "rnn-trained", b->group_device, NAN, &rows[n]);
-        rows[n++].placements = b->found_after;
-    }
-    place_run_groups(p, "rnn", gd, seconds, &rows[n]);
-    rows[n++].placements = sims;
+    n = policy_place_decoded_rows(p, "rnn", "rnn-trained", &ts, gd, sims, util_now() - t0, rows);
 done:
     free(gd);
     rnn_free(net);

@@ -2,9 +2,10 @@
 #include "rnn_train.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "par.h"
 
 void rnn_train_config_default(RnnTrainConfig *cfg)
 {
@@ -230,38 +231,23 @@ static void slot_run(RnnTrainer *t, int k, int phase)
     }
 }
 
-typedef struct RJob {
+typedef struct PhaseCtx {
     RnnTrainer *t;
-    int first, phase;
-} RJob;
+    int phase;
+} PhaseCtx;
 
-static void *job_run(void *arg)
+static void phase_item(void *ctx, int k)
 {
-    RJob *j = arg;
-    for (int k = j->first; k < j->t->K; k += j->t->T)
-        slot_run(j->t, k, j->phase);
-    return NULL;
+    PhaseCtx *c = ctx;
+    slot_run(c->t, k, c->phase);
 }
 
-/* Runs a phase over the K samples on T threads: thread j takes samples j,
- * j + T, ...; every sample's result is its own, so the result does not
- * depend on T. */
+/* Runs a phase over the samples on T threads (par_for): every sample's
+ * result is its own, so the result does not depend on T. */
 static void run_phase(RnnTrainer *t, int phase)
 {
-    RJob jobs[RNN_TRAIN_MAX_SAMPLES];
-    pthread_t th[RNN_TRAIN_MAX_SAMPLES];
-    int started[RNN_TRAIN_MAX_SAMPLES];
-    for (int j = 0; j < t->T; j++) {
-        jobs[j] = (RJob){t, j, phase};
-        started[j] = j > 0 && pthread_create(&th[j], NULL, job_run, &jobs[j]) == 0;
-    }
-    job_run(&jobs[0]);
-    for (int j = 1; j < t->T; j++) {
-        if (started[j])
-            pthread_join(th[j], NULL);
-        else
-            job_run(&jobs[j]); /* no thread: run it here, same result */
-    }
+    PhaseCtx c = {t, phase};
+    par_for(t->K, t->T, phase_item, &c);
 }
 
 int64_t rnn_train_run(RnnTrainer *t, int64_t n, TrainCallback cb, void *ud, volatile int *stop)
