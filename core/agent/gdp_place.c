@@ -37,30 +37,19 @@ int64_t gdp_place(const GdpNet *net, const Graph *g, const Grouping *gr, const C
     return sims;
 }
 
+static void *load(const char *path, TrainState *ts, Err *e) { return gdp_policy_load(path, ts, e); }
+static int64_t place(const void *net, const Graph *g, const Grouping *gr, const Cluster *c, int samples,
+                     uint64_t seed, int *group_device, double *runtime_us, Err *e)
+{
+    return gdp_place(net, g, gr, c, samples, seed, group_device, runtime_us, e);
+}
+static void net_free(void *net) { gdp_free(net); }
+
 int gdp_place_runs(const Problem *p, const char *path, int samples, uint64_t seed, PolicyStart start,
                    PlaceRun rows[2], Err *e)
 {
     if (start != POLICY_START_DEFAULT)
         return err_set(e, "%s: a gdp policy places every group at once: --start heuristic does not apply", path);
-    TrainState ts;
-    GdpNet *net = gdp_policy_load(path, &ts, e);
-    if (!net) {
-        train_state_done(&ts);
-        return -1;
-    }
-    int *gd = xnew_array((size_t)p->gr->n_groups, sizeof *gd);
-    double rt = 0, t0 = util_now();
-    int n = 0;
-    int64_t sims = gdp_place(net, p->g, p->gr, p->c, samples, seed, gd, &rt, e);
-    if (sims < 0) {
-        err_prefix(e, path);
-        n = -1;
-        goto done;
-    }
-    n = policy_place_decoded_rows(p, "gdp", "gdp-trained", &ts, gd, sims, util_now() - t0, rows);
-done:
-    free(gd);
-    gdp_free(net);
-    train_state_done(&ts);
-    return n;
+    static const PolicyOneShot agent = {"gdp", "gdp-trained", load, place, net_free};
+    return policy_place_oneshot_runs(p, path, &agent, samples, seed, rows, e);
 }

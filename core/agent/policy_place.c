@@ -135,16 +135,35 @@ int64_t policy_place_decodes(PolicyDecode decode, void *ctx, const Graph *g, con
     return 1 + (int64_t)samples;
 }
 
-int policy_place_decoded_rows(const Problem *p, const char *name, const char *trained, const TrainState *ts,
-                              const int *gd, int64_t sims, double seconds, PlaceRun rows[2])
+int policy_place_oneshot_runs(const Problem *p, const char *path, const PolicyOneShot *a, int samples,
+                              uint64_t seed, PlaceRun rows[2], Err *e)
 {
+    TrainState ts;
+    void *net = a->load(path, &ts, e);
+    if (!net) {
+        train_state_done(&ts);
+        return -1;
+    }
+    int *gd = xnew_array((size_t)p->gr->n_groups, sizeof *gd);
+    double rt = 0, t0 = util_now();
     int n = 0;
-    const TrainBest *b = train_best_find(ts, p->g, p->gr->n_groups);
+    int64_t sims = a->place(net, p->g, p->gr, p->c, samples, seed, gd, &rt, e);
+    if (sims < 0) {
+        err_prefix(e, path);
+        n = -1;
+        goto done;
+    }
+    double seconds = util_now() - t0;
+    const TrainBest *b = train_best_find(&ts, p->g, p->gr->n_groups);
     if (b && isfinite(b->runtime_us)) {
-        place_run_groups(p, trained, b->group_device, NAN, &rows[n]);
+        place_run_groups(p, a->trained, b->group_device, NAN, &rows[n]);
         rows[n++].placements = b->found_after;
     }
-    place_run_groups(p, name, gd, seconds, &rows[n]);
+    place_run_groups(p, a->name, gd, seconds, &rows[n]);
     rows[n++].placements = sims;
+done:
+    free(gd);
+    a->free(net);
+    train_state_done(&ts);
     return n;
 }

@@ -57,11 +57,21 @@ typedef void (*PolicyDecode)(void *ctx, int greedy, Rng *rng, int *place);
 int64_t policy_place_decodes(PolicyDecode decode, void *ctx, const Graph *g, const Grouping *gr,
                              const Cluster *c, int samples, uint64_t seed, int *group_device, double *runtime_us);
 
-/* The rows of a one-shot policy on p: `trained` ("rnn-trained") when ts
- * holds a best placement of this graph and grouping, then `name` ("rnn")
- * with the placement gd found with sims simulations in seconds. The names
- * are kept, not copied: string literals. Returns the rows written (1 or 2). */
-int policy_place_decoded_rows(const Problem *p, const char *name, const char *trained, const TrainState *ts,
-                              const int *gd, int64_t sims, double seconds, PlaceRun rows[2]);
+/* A one-shot placer's policy file: its row names ("rnn", "rnn-trained";
+ * string literals, kept), its loader, its placer (as rnn_place) and free. */
+typedef struct PolicyOneShot {
+    const char *name, *trained;
+    void *(*load)(const char *path, TrainState *ts, Err *e);
+    int64_t (*place)(const void *net, const Graph *g, const Grouping *gr, const Cluster *c, int samples,
+                     uint64_t seed, int *group_device, double *runtime_us, Err *e);
+    void (*free)(void *net);
+} PolicyOneShot;
+
+/* The rows of the one-shot policy file at path on p, as policy_place_runs:
+ * `trained` when its training state holds a best placement of this graph
+ * and grouping, then `name` (a greedy decode and `samples` sampled ones).
+ * Returns the rows written (1 or 2), or -1 with e set. */
+int policy_place_oneshot_runs(const Problem *p, const char *path, const PolicyOneShot *a, int samples,
+                              uint64_t seed, PlaceRun rows[2], Err *e);
 
 #endif

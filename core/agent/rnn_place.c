@@ -37,30 +37,19 @@ int64_t rnn_place(const RnnNet *net, const Graph *g, const Grouping *gr, const C
     return sims;
 }
 
+static void *load(const char *path, TrainState *ts, Err *e) { return rnn_policy_load(path, ts, e); }
+static int64_t place(const void *net, const Graph *g, const Grouping *gr, const Cluster *c, int samples,
+                     uint64_t seed, int *group_device, double *runtime_us, Err *e)
+{
+    return rnn_place(net, g, gr, c, samples, seed, group_device, runtime_us, e);
+}
+static void net_free(void *net) { rnn_free(net); }
+
 int rnn_place_runs(const Problem *p, const char *path, int samples, uint64_t seed, PolicyStart start,
                    PlaceRun rows[2], Err *e)
 {
     if (start != POLICY_START_DEFAULT)
         return err_set(e, "%s: an rnn policy decodes a whole placement: --start heuristic does not apply", path);
-    TrainState ts;
-    RnnNet *net = rnn_policy_load(path, &ts, e);
-    if (!net) {
-        train_state_done(&ts);
-        return -1;
-    }
-    int *gd = xnew_array((size_t)p->gr->n_groups, sizeof *gd);
-    double rt = 0, t0 = util_now();
-    int n = 0;
-    int64_t sims = rnn_place(net, p->g, p->gr, p->c, samples, seed, gd, &rt, e);
-    if (sims < 0) {
-        err_prefix(e, path);
-        n = -1;
-        goto done;
-    }
-    n = policy_place_decoded_rows(p, "rnn", "rnn-trained", &ts, gd, sims, util_now() - t0, rows);
-done:
-    free(gd);
-    rnn_free(net);
-    train_state_done(&ts);
-    return n;
+    static const PolicyOneShot agent = {"rnn", "rnn-trained", load, place, net_free};
+    return policy_place_oneshot_runs(p, path, &agent, samples, seed, rows, e);
 }
