@@ -11,10 +11,8 @@
 
 #include "bound.h"
 #include "export.h"
-#include "gdp_io.h"
 #include "place.h"
 #include "policy_place.h"
-#include "rnn_io.h"
 
 void app_msg(App *a, int style, const char *fmt, ...)
 {
@@ -467,8 +465,7 @@ static void add_learned(App *a, const char *path, const char *label)
 {
     AppBaselines *b = &a->base;
     Err pe = {{0}};
-    int starts = rnn_policy_peek(path, NULL, NULL, NULL, &pe) == 1 || gdp_policy_peek(path, NULL, NULL, &pe) == 1
-                     ? 1 : 2; /* an rnn or gdp placement starts from nothing */
+    int starts = policy_agent_peek(path, &pe) > POLICY_AGENT_PLACETO ? 1 : 2; /* a one-shot placer starts from nothing */
     for (int start = 0; start < starts && b->n_learned + 2 <= 8; start++) {
         PlaceRun rows[2];
         Err e = {{0}};

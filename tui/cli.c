@@ -3,6 +3,7 @@
 
 #include "policy_io.h"
 #include "gdp_io.h"
+#include "hsdag_io.h"
 #include "rnn_io.h"
 
 #include <errno.h>
@@ -343,6 +344,8 @@ int cli_policy_shape(const CliCmd *cmd, const CliArgs *a, const char *policy_pat
         *groups = rnn_groups;
     if (agent == 0 && (agent = gdp_policy_peek(policy_path, &want, NULL, e)) < 0)
         return -1; /* a gdp policy: its device count; the default grouping (it places any) */
+    if (agent == 0 && (agent = hsdag_policy_peek(policy_path, &want, NULL, e)) < 0)
+        return -1; /* an hsdag policy: the same */
     if (cli_get(cmd, a, "cluster"))
         return 0;
     if (agent == 0) {

@@ -18,7 +18,7 @@
 #include "train.h"
 
 static const CliOpt train_opts[] = {
-    {"agent", 0, "A", "placeto (default), rnn (the RNN-based placer) or gdp (the GDP placer, PPO); for rnn and gdp an episode is one update"},
+    {"agent", 0, "A", "placeto (default), rnn (the RNN-based placer), gdp (the GDP placer, PPO) or hsdag (the HSDAG grouper-placer); for rnn, gdp and hsdag an episode is one update"},
     {"episodes", 'e', "K", "episodes to run (default 200)"},
     {"output", 'o', "POLICY", "policy file to write (default: the --resume file, else policy.json)"},
     {"resume", 'r', "POLICY", "continue from a policy file and its training state"},
@@ -29,7 +29,7 @@ static const CliOpt train_opts[] = {
     {"entropy", 0, "B", "entropy weight beta (default 0.01; paper 1.0)"},
     {"entropy-decay", 0, "K", "beta falls linearly to 0 over K episodes (default: constant)"},
     {"clip", 0, "X", "global gradient-norm clip (default 1.25)"},
-    {"gamma", 0, "X", "discount of the returns (default 0: each step's own reward; paper 1)"},
+    {"gamma", 0, "X", "discount of the returns (default 0: each step's own reward; paper 1; hsdag 0.95)"},
     {"normalize", 0, NULL, "scale each episode's advantages to unit standard deviation"},
     {"temperature", 0, "T", "train the policy softmax(logits / T): sampling sharper (T < 1) or flatter (default 1)"},
     {"passes", 0, "P", "walks over the groups per episode (default 1)"},
@@ -40,15 +40,15 @@ static const CliOpt train_opts[] = {
     {"relative-reward", 0, NULL, "the same as --reward relative"},
     {"accept", 0, "A", "improving (default: undo, after its reward, every move that makes the placement slower) or all (paper)"},
     {"accept-improving", 0, NULL, "the same as --accept improving"},
-    {"features", 0, "SET", "extended (default: + critical path, load, memory, neighbours) or paper"},
+    {"features", 0, "SET", "extended (default: + critical path, load, memory, neighbours) or paper; hsdag: faithful (default), parity (+ per-device cost) or a list of type,shape,id,struct,cost"},
     {"oom-penalty", 0, "X", "seconds per GB over a device's memory (default 2)"},
     {"mem-feature", 0, NULL, "add the peak-memory feature column"},
     {"curve", 0, "CSV", "write the learning curve, one row per episode"},
     {"checkpoint-every", 0, "K", "write the policy every K episodes (default 50)"},
     {"json", 0, NULL, "JSON lines on stdout: progress reports and a final summary"},
     {"samples-per-update", 0, "K", "--agent rnn, gdp: placements sampled per update (and graph, gdp), 1-64 (default rnn 1, gdp 16)"},
-    {"hidden", 0, "H", "--agent rnn, gdp: width of a new policy (default rnn 256, the LSTM's, even; gdp 128)"},
-    {"greedy-every", 0, "K", "--agent rnn, gdp: also simulate a greedy placement after every K-th update (default rnn 50, gdp 10; 0: never)"},
+    {"hidden", 0, "H", "--agent rnn, gdp, hsdag: width of a new policy (default rnn 256, the LSTM's, even; gdp and hsdag 128)"},
+    {"greedy-every", 0, "K", "--agent rnn, gdp, hsdag: also simulate a greedy placement after every K-th update (default rnn 50, gdp 10, hsdag 5; 0: never)"},
     {"squash", 0, "C", "--agent rnn: a new policy's logits are C tanh(logits / T), T the --temperature (default 1)"},
     {"noise", 0, "X", "--agent rnn: logits noise (times their RMS) in the first 750 updates (default 0.5; 0: none)"},
     {"group-capacity", 0, "G", "--agent rnn: groups a new policy can place (default: the most of its training graphs)"},
@@ -60,6 +60,12 @@ static const CliOpt train_opts[] = {
     {"blocks", 0, "L", "--agent gdp: attention blocks of a new policy, 1-8 (default 1)"},
     {"segment", 0, "S", "--agent gdp: rows per attention segment of a new policy (default 256)"},
     {"no-superposition", 0, NULL, "--agent gdp: a new policy without the per-graph conditioning"},
+    {"steps", 0, "T", "--agent hsdag: placements per episode, the state carried between them (default 20)"},
+    {"episodes-per-update", 0, "E", "--agent hsdag: episodes per update, 1-64 (default 1)"},
+    {"baseline", 0, "B", "--agent hsdag: none (default, the reference's) or ema (a moving average of the returns)"},
+    {"oom", 0, "M", "--agent hsdag: faithful (default: an OOM placement is a failing run, 1e10 s) or graded (+ --oom-penalty)"},
+    {"allow-single", 0, NULL, "--agent hsdag: do not forbid one-device placements (default: forbidden, 1e10 s)"},
+    {"min-clusters", 0, "N", "--agent hsdag: a new policy's parse keeps at least N clusters (default 2 x devices)"},
     {0},
 };
 
@@ -83,7 +89,12 @@ const CliCmd cmd_train = {
     "update (--batch-graphs B graphs drawn, K placements of each, then --epochs E passes, one Adam\n"
     "step each); defaults K 16, E 4, clip ratio 0.2, lr 3e-4, entropy 0.01, clip 1. Its policy places\n"
     "any graph on its device count: --resume FAMILY.json on a new graph fine-tunes it.\n"
-    "example: placeto train graphs/families/nmt --agent gdp --episodes 300 -o gdp.json",
+    "example: placeto train graphs/families/nmt --agent gdp --episodes 300 -o gdp.json\n"
+    "With --agent hsdag, the HSDAG grouper-placer trains with REINFORCE: each episode is one update of\n"
+    "--episodes-per-update E episodes of --steps T placements (the state carried between them), reward\n"
+    "1/runtime, return discounted by --gamma; defaults T 20, E 1, gamma 0.95, lr 1e-3, no baseline, no\n"
+    "clip; one-device and OOM placements count as failing runs (--allow-single, --oom graded).\n"
+    "example: placeto train graphs/inference/resnet50.json --agent hsdag --cluster graphs/clusters/cpu_gpu1.json -o hsdag.json",
     train_opts, run_train,
 };
 
@@ -381,13 +392,16 @@ static int parse_init(const char *s, EpisodeInit *out)
 /* The options of the Placeto trainer that --agent rnn and gdp refuse, and
  * those Placeto refuses. */
 const char *const train_cli_placeto_only[] = {
-    "preset", "entropy-decay", "gamma", "normalize", "passes", "init", "random-order", "reward",
-    "log-runtime", "relative-reward", "accept", "accept-improving", "features", "mem-feature", NULL,
+    "preset", "entropy-decay", "normalize", "passes", "init", "random-order", "reward",
+    "log-runtime", "relative-reward", "accept", "accept-improving", "mem-feature", NULL,
 };
-const char *const train_cli_learned[] = {"samples-per-update", "hidden", "greedy-every", NULL};
+const char *const train_cli_placeto_hsdag[] = {"gamma", "features", NULL};
+const char *const train_cli_learned[] = {"samples-per-update", "hidden", "greedy-every", NULL}; /* hsdag: not the first */
 const char *const train_cli_rnn_only[] = {"squash", "noise", "group-capacity", NULL};
 const char *const train_cli_gdp_only[] = {"epochs", "clip-ratio", "batch-graphs", "heads", "gnn-layers", "blocks",
                                           "segment", "no-superposition", NULL};
+const char *const train_cli_hsdag_only[] = {"steps", "episodes-per-update", "baseline", "oom", "allow-single",
+                                            "min-clusters", NULL};
 
 /* Loads the training graphs onto the one cluster of spec (with each one's
  * policy graph when policy_graphs): distinct names, since the policy file
@@ -420,15 +434,18 @@ static int run_train(int argc, char **argv)
     if (stop)
         return rc;
     const char *agent = cli_get(cmd, &a, "agent");
-    if (agent && strcmp(agent, "placeto") != 0 && strcmp(agent, "rnn") != 0 && strcmp(agent, "gdp") != 0)
-        return cli_usage_error(cmd, "--agent: expected placeto, rnn or gdp, got '%s'", agent);
+    if (agent && strcmp(agent, "placeto") != 0 && strcmp(agent, "rnn") != 0 && strcmp(agent, "gdp") != 0 &&
+        strcmp(agent, "hsdag") != 0)
+        return cli_usage_error(cmd, "--agent: expected placeto, rnn, gdp or hsdag, got '%s'", agent);
     if (agent && strcmp(agent, "rnn") == 0)
         return train_cli_rnn(cmd, &a);
     if (agent && strcmp(agent, "gdp") == 0)
         return train_cli_gdp(cmd, &a);
-    const char *const *lists[] = {train_cli_learned, train_cli_rnn_only, train_cli_gdp_only};
-    const char *whom[] = {"--agent rnn and gdp", "--agent rnn", "--agent gdp"};
-    for (int l = 0; l < 3; l++)
+    if (agent && strcmp(agent, "hsdag") == 0)
+        return train_cli_hsdag(cmd, &a);
+    const char *const *lists[] = {train_cli_learned, train_cli_rnn_only, train_cli_gdp_only, train_cli_hsdag_only};
+    const char *whom[] = {"--agent rnn, gdp or hsdag", "--agent rnn", "--agent gdp", "--agent hsdag"};
+    for (int l = 0; l < 4; l++)
         for (int k = 0; lists[l][k]; k++)
             if (cli_get(cmd, &a, lists[l][k]))
                 return cli_usage_error(cmd, "--%s applies to %s", lists[l][k], whom[l]);

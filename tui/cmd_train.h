@@ -50,13 +50,15 @@ int train_cli_load_graphs(ProblemSpec *spec, char **paths, int n, Problem *pb, T
                           Err *e);
 void train_cli_free_graphs(Problem *pb, TrainGraph *tg, int n);
 
-/* Option lists (NULL-ended): the Placeto trainer's own, those of both
- * learned placers, rnn's own and gdp's own. */
-extern const char *const train_cli_placeto_only[], *const train_cli_learned[], *const train_cli_rnn_only[],
-    *const train_cli_gdp_only[];
+/* Option lists (NULL-ended): the Placeto trainer's own, those Placeto
+ * shares with hsdag only (--gamma, --features), those of the rnn and gdp
+ * placers, rnn's own, gdp's own and hsdag's own. */
+extern const char *const train_cli_placeto_only[], *const train_cli_placeto_hsdag[], *const train_cli_learned[],
+    *const train_cli_rnn_only[], *const train_cli_gdp_only[], *const train_cli_hsdag_only[];
 
 /* train --agent rnn and --agent gdp (cmd_train_agents.c). */
 int train_cli_rnn(const CliCmd *cmd, const CliArgs *a);
 int train_cli_gdp(const CliCmd *cmd, const CliArgs *a);
+int train_cli_hsdag(const CliCmd *cmd, const CliArgs *a);
 
 #endif

@@ -1,4 +1,4 @@
-/* train --agent rnn and --agent gdp: the learned placers that place a whole
+/* train --agent rnn, gdp and hsdag: the learned placers that place a whole
  * graph per sample, trained on one graph or a family through one runner
  * (learned_run) that differs per agent only in its options, its policy file
  * and its trainer (LearnedAgent). */
@@ -8,13 +8,15 @@
 #include "cmd_train.h"
 #include "gdp_io.h"
 #include "gdp_train.h"
+#include "hsdag_io.h"
+#include "hsdag_train.h"
 #include "rnn_io.h"
 #include "rnn_train.h"
 
 typedef struct LearnedAgent {
     const char *name;
     long max_groups;
-    const char *const *refused[3]; /* option lists this agent refuses, NULL-ended */
+    const char *const *refused[4]; /* option lists this agent refuses, NULL-ended */
     const char *const *shape;      /* options setting a new policy's architecture: refused with --resume */
     void *opts;                    /* the agent's options, filled by options() */
     int (*options)(const CliCmd *cmd, const CliArgs *a, void *opts, uint64_t seed);
@@ -47,7 +49,7 @@ static int build_vocab(RnnVocab *v, const Problem *pb, int n)
 
 static int learned_run(const CliCmd *cmd, const CliArgs *a, const LearnedAgent *ag)
 {
-    for (int l = 0; l < 3 && ag->refused[l]; l++)
+    for (int l = 0; l < 4 && ag->refused[l]; l++)
         for (int k = 0; ag->refused[l][k]; k++)
             if (cli_get(cmd, a, ag->refused[l][k]))
                 return cli_usage_error(cmd, "--%s does not apply to --agent %s", ag->refused[l][k], ag->name);
@@ -213,7 +215,7 @@ int train_cli_rnn(const CliCmd *cmd, const CliArgs *a)
 {
     static const char *const shape[] = {"hidden", "squash", "temperature", "group-capacity", NULL};
     RnnOpts o;
-    LearnedAgent ag = {"rnn", RNN_MAX_GROUPS, {train_cli_placeto_only, train_cli_gdp_only, NULL}, shape, &o,
+    LearnedAgent ag = {"rnn", RNN_MAX_GROUPS, {train_cli_placeto_only, train_cli_placeto_hsdag, train_cli_gdp_only, train_cli_hsdag_only}, shape, &o,
                        rnn_options, rnn_state, rnn_load, rnn_create, rnn_trainer, rnn_trainer_free, rnn_net_free,
                        rnn_run, rnn_save};
     return learned_run(cmd, a, &ag);
@@ -312,11 +314,117 @@ static int gdp_save(void *p, const TrainState *ts, const char *out, Err *e) { re
 
 int train_cli_gdp(const CliCmd *cmd, const CliArgs *a)
 {
-    static const char *const temperature[] = {"temperature", NULL};
+    static const char *const temperature[] = {"temperature", "steps", "episodes-per-update", "baseline", "oom",
+                                              "allow-single", "min-clusters", NULL};
     static const char *const shape[] = {"hidden", "heads", "gnn-layers", "blocks", "segment", "no-superposition", NULL};
     GdpOpts o;
-    LearnedAgent ag = {"gdp", POLICY_MAX_GROUPS, {train_cli_placeto_only, train_cli_rnn_only, temperature}, shape,
+    LearnedAgent ag = {"gdp", POLICY_MAX_GROUPS, {train_cli_placeto_only, train_cli_placeto_hsdag, train_cli_rnn_only, temperature}, shape,
                        &o, gdp_options, gdp_state, gdp_load, gdp_create, gdp_trainer, gdp_trainer_free,
                        gdp_net_free, gdp_run, gdp_save};
+    return learned_run(cmd, a, &ag);
+}
+
+/* --- hsdag (hsdag_train.h) ------------------------------------------------------ */
+
+typedef struct HsdagOpts {
+    HsdagTrainConfig cfg;
+    long hidden, min_clusters;
+    int features;
+} HsdagOpts;
+
+static int hsdag_options(const CliCmd *cmd, const CliArgs *a, void *opts, uint64_t seed)
+{
+    HsdagOpts *o = opts;
+    HsdagTrainConfig *cfg = &o->cfg;
+    long threads, steps, eps, greedy;
+    hsdag_train_config_default(cfg);
+    cfg->seed = seed;
+    if (cli_int(cmd, a, "threads", 1, HSDAG_TRAIN_MAX_EPISODES, 1, &threads) ||
+        cli_int(cmd, a, "steps", 1, HSDAG_TRAIN_MAX_STEPS, cfg->steps, &steps) ||
+        cli_int(cmd, a, "episodes-per-update", 1, HSDAG_TRAIN_MAX_EPISODES, cfg->episodes, &eps) ||
+        cli_int(cmd, a, "hidden", 2, 4096, 128, &o->hidden) ||
+        cli_int(cmd, a, "min-clusters", 0, 1L << 20, 0, &o->min_clusters) ||
+        cli_int(cmd, a, "greedy-every", 0, 1L << 40, cfg->greedy_every, &greedy) ||
+        cli_double(cmd, a, "lr", 0, 10, cfg->lr, &cfg->lr) ||
+        cli_double(cmd, a, "gamma", 0, 1, cfg->gamma, &cfg->gamma) ||
+        cli_double(cmd, a, "clip", 0, 1e9, cfg->clip, &cfg->clip) ||
+        cli_double(cmd, a, "oom-penalty", 0, 1e9, cfg->oom_penalty, &cfg->oom_penalty))
+        return EXIT_USAGE;
+    const char *f = cli_get(cmd, a, "features"), *b = cli_get(cmd, a, "baseline"), *oom = cli_get(cmd, a, "oom");
+    o->features = f ? hsdag_features_parse(f) : HSDAG_F_FAITHFUL;
+    if (!o->features)
+        return cli_usage_error(cmd, "--features: expected faithful, parity or a comma list of type, shape, id, struct "
+                                    "and cost, got '%s'", f);
+    if (b && strcmp(b, "none") != 0 && strcmp(b, "ema") != 0)
+        return cli_usage_error(cmd, "--baseline: expected none or ema, got '%s'", b);
+    if (oom && strcmp(oom, "faithful") != 0 && strcmp(oom, "graded") != 0)
+        return cli_usage_error(cmd, "--oom: expected faithful or graded, got '%s'", oom);
+    cfg->baseline = b && strcmp(b, "ema") == 0;
+    cfg->oom_graded = oom && strcmp(oom, "graded") == 0;
+    cfg->allow_single = cli_get(cmd, a, "allow-single") != NULL;
+    cfg->threads = (int)threads;
+    cfg->steps = (int)steps;
+    cfg->episodes = (int)eps;
+    cfg->greedy_every = greedy;
+    return 0;
+}
+
+static void hsdag_state(TrainState *ts, const void *opts)
+{
+    const HsdagOpts *o = opts;
+    train_state_init(ts, o->cfg.lr, 0, o->cfg.seed);
+}
+
+static void *hsdag_load(const char *path, TrainState *ts, int *n_devices, int *n_groups, Err *e)
+{
+    HsdagNet *net = hsdag_policy_load(path, ts, e);
+    if (net) {
+        *n_devices = net->arch.n_devices;
+        *n_groups = 0; /* inductive: each graph its default grouping */
+    }
+    return net;
+}
+
+static void *hsdag_create(const void *opts, const Problem *pb, int n, const Cluster *c, Err *e)
+{
+    const HsdagOpts *o = opts;
+    RnnVocab voc;
+    build_vocab(&voc, pb, n);
+    HsdagArch arch;
+    hsdag_arch_default(&arch, c->n_devices, voc.n);
+    arch.hidden = (int)o->hidden;
+    arch.features = o->features;
+    if (o->min_clusters > 0)
+        arch.min_clusters = (int)o->min_clusters;
+    HsdagNet *net = hsdag_new(&arch, &voc, o->cfg.seed, e);
+    rnn_vocab_done(&voc);
+    return net;
+}
+
+static void *hsdag_trainer(void *net, TrainState *ts, const void *opts, const TrainGraph *tg, int n, const Cluster *c,
+                           Err *e)
+{
+    return hsdag_train_new(net, ts, &((const HsdagOpts *)opts)->cfg, tg, n, c, e);
+}
+
+static void hsdag_trainer_free(void *t) { hsdag_train_free(t); }
+static void hsdag_net_free(void *net) { hsdag_free(net); }
+static int64_t hsdag_run(void *t, int64_t n, Progress *pr)
+{
+    return hsdag_train_run(t, n, train_cli_on_episode, pr, &train_cli_stop);
+}
+static int hsdag_save(void *p, const TrainState *ts, const char *out, Err *e)
+{
+    return hsdag_policy_save(p, ts, out, e);
+}
+
+int train_cli_hsdag(const CliCmd *cmd, const CliArgs *a)
+{
+    static const char *const other[] = {"temperature", "samples-per-update", "entropy", NULL};
+    static const char *const shape[] = {"hidden", "features", "min-clusters", NULL};
+    HsdagOpts o;
+    LearnedAgent ag = {"hsdag", POLICY_MAX_GROUPS, {train_cli_placeto_only, train_cli_rnn_only, train_cli_gdp_only, other},
+                       shape, &o, hsdag_options, hsdag_state, hsdag_load, hsdag_create, hsdag_trainer,
+                       hsdag_trainer_free, hsdag_net_free, hsdag_run, hsdag_save};
     return learned_run(cmd, a, &ag);
 }

@@ -8,6 +8,8 @@
 
 #include "gdp_io.h"
 #include "gdp_place.h"
+#include "hsdag_io.h"
+#include "hsdag_place.h"
 #include "policy_io.h"
 #include "rnn_io.h"
 #include "rnn_place.h"
@@ -53,18 +55,33 @@ int64_t policy_place(const Policy *pol, const Graph *g, const Grouping *gr, cons
     return sims;
 }
 
+int policy_agent_peek(const char *path, Err *e)
+{
+    int r = rnn_policy_peek(path, NULL, NULL, NULL, e);
+    if (r != 0)
+        return r < 0 ? -1 : POLICY_AGENT_RNN;
+    if ((r = gdp_policy_peek(path, NULL, NULL, e)) != 0)
+        return r < 0 ? -1 : POLICY_AGENT_GDP;
+    if ((r = hsdag_policy_peek(path, NULL, NULL, e)) != 0)
+        return r < 0 ? -1 : POLICY_AGENT_HSDAG;
+    return POLICY_AGENT_PLACETO;
+}
+
 int policy_place_runs(const Problem *p, const char *path, int samples, uint64_t seed, PolicyStart start,
                       PlaceRun rows[2], const char **start_name, Err *e)
 {
-    int agent = rnn_policy_peek(path, NULL, NULL, NULL, e);
-    if (agent < 0)
+    switch (policy_agent_peek(path, e)) {
+    case -1:
         return -1;
-    if (agent == 1)
+    case POLICY_AGENT_RNN:
         return rnn_place_runs(p, path, samples, seed, start, rows, e);
-    if ((agent = gdp_policy_peek(path, NULL, NULL, e)) < 0)
-        return -1;
-    if (agent == 1)
+    case POLICY_AGENT_GDP:
         return gdp_place_runs(p, path, samples, seed, start, rows, e);
+    case POLICY_AGENT_HSDAG:
+        return hsdag_place_runs(p, path, samples, seed, start, rows, e);
+    default:
+        break;
+    }
     TrainState ts;
     Policy *pol = policy_load(path, &ts, e);
     if (!pol)

@@ -13,6 +13,14 @@
 #include "train.h"
 #include "util.h"
 
+/* The agent a policy file is for. */
+typedef enum PolicyAgent { POLICY_AGENT_PLACETO, POLICY_AGENT_RNN, POLICY_AGENT_GDP, POLICY_AGENT_HSDAG } PolicyAgent;
+
+/* The agent of the policy file at path (its "agent" field; none: Placeto's),
+ * or -1 with e set when it cannot be read or a comparator's architecture is
+ * bad. Reads the file once per comparator tried. */
+int policy_agent_peek(const char *path, Err *e);
+
 /* Zero-shot placement with a trained policy: one greedy episode, then
  * `samples` sampled ones (seeds seed + 1, ...), all from init_device (per
  * group) when it is not NULL, else from cfg's initial placement; the best
@@ -39,8 +47,8 @@ typedef enum PolicyStart {
  * episodes simulated (the heuristics' placements included). The name of
  * the heuristic a refinement started from goes to *start_name when it is
  * not NULL. Fills rows[0..n) and returns n (1 or 2), or -1 with e set.
- * An rnn policy file gives the rows "rnn-trained" and "rnn" instead
- * (rnn_place_runs). */
+ * An rnn, gdp or hsdag policy file gives its own rows instead
+ * (rnn_place_runs, gdp_place_runs, hsdag_place_runs). */
 int policy_place_runs(const Problem *p, const char *path, int samples, uint64_t seed, PolicyStart start,
                       PlaceRun rows[2], const char **start_name, Err *e);
 

@@ -1,0 +1,226 @@
+#!/usr/bin/python3
+"""HSDAG's table on this project's simulator (the README's "Results: HSDAG,
+learned grouping, on CPU + GPU inference"): for the inference graphs of
+inception_v3, resnet50 and BERT-base on one CPU and one GPU
+(graphs/clusters/cpu_gpu1.json), CPU-only, GPU-only, the best heuristic,
+Placeto, the RNN-based placer and HSDAG, the three agents trained from
+scratch with the same budget of placements simulated, over SEEDS seeds.
+Per agent: the best runtime found (mean over the seeds, and the best
+seed's), the latency reduction over CPU-only (the paper's measure:
+1 - runtime / CPU-only), the placements simulated when the best was first
+found, and the wall time. HSDAG is also read at 500 placements (its own
+setting: 25 episodes of 20 steps).
+
+Then the feature ablation: HSDAG with each feature family left out
+(type, shape, id, struct) and with the cost family added (parity), same
+budget and seeds.
+
+Writes tests/results/hsdag.{json,md}.
+
+    /usr/bin/python3 bench/hsdag_table.py [./placeto] [--budget N] [--seeds S] [--jobs J] [--only GRAPH]
+                                          [--cluster FILE] [--tag NAME] [--no-ablation] [--keep]
+
+--keep writes the first seed's HSDAG policies to graphs/policies/hsdag_GRAPH.json.
+"""
+import concurrent.futures
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PROG, BUDGET, SEEDS, JOBS, ONLY, TAG, ABLATION, KEEP = "./placeto", 5000, 3, os.cpu_count() or 1, None, None, True, False
+CLUSTER = "graphs/clusters/cpu_gpu1.json"
+GRAPHS = ["inception_v3", "resnet50", "bert_base"]
+HSDAG_STEPS, HSDAG_GREEDY, RNN_GREEDY, RNN_HIDDEN = 20, 5, 50, 64
+FAMILIES = ["type", "shape", "id", "struct"]
+VARIANTS = [("faithful", "type,shape,id,struct")] + \
+           [("no " + f, ",".join(x for x in FAMILIES if x != f)) for f in FAMILIES] + \
+           [("parity (+cost)", "type,shape,id,struct,cost")]
+
+args = sys.argv[1:]
+if args and not args[0].startswith("--"):
+    PROG = args.pop(0)
+while args:
+    k = args.pop(0)
+    if k == "--no-ablation":
+        ABLATION = False
+        continue
+    if k == "--keep":
+        KEEP = True
+        continue
+    if not args:
+        sys.exit("hsdag_table.py: %s needs a value" % k)
+    v = args.pop(0)
+    if k == "--budget":
+        BUDGET = int(v)
+    elif k == "--seeds":
+        SEEDS = int(v)
+    elif k == "--jobs":
+        JOBS = int(v)
+    elif k == "--only":
+        ONLY = v
+    elif k == "--cluster":
+        CLUSTER = v
+    elif k == "--tag":
+        TAG = v
+    else:
+        sys.exit("hsdag_table.py: unknown option %s" % k)
+if ONLY:
+    GRAPHS = [ONLY]
+
+
+def run(*a):
+    r = subprocess.run([PROG] + [str(x) for x in a], cwd=ROOT, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError("%s %s: %s" % (PROG, " ".join(str(x) for x in a), r.stderr.strip()))
+    return r.stdout
+
+
+def best_within(points, budget):
+    """The best runtime among the curve's points up to `budget` placements."""
+    v = [us for p, us in points if p <= budget]
+    return min(v) if v else None
+
+
+def train(job):
+    """One agent (or HSDAG variant) trained on one graph for about BUDGET placements."""
+    g, agent, groups, seed, feats = job
+    graph = "graphs/inference/%s.json" % g
+    tmp = tempfile.mkdtemp()
+    curve = os.path.join(tmp, "c.csv")
+    pol = os.path.join(tmp, "p.json")
+    if agent == "hsdag":
+        # an update simulates HSDAG_STEPS placements, plus a greedy one every HSDAG_GREEDY updates
+        updates = max(1, BUDGET * HSDAG_GREEDY // (HSDAG_STEPS * HSDAG_GREEDY + 1))
+        if KEEP and seed == 1 and feats == VARIANTS[0][1]:
+            pol = "graphs/policies/hsdag_%s.json" % g
+        cmd = ["train", graph, "--agent", "hsdag", "--cluster", CLUSTER, "--episodes", updates, "--features", feats,
+               "--greedy-every", HSDAG_GREEDY, "--seed", seed, "-o", pol]
+    elif agent == "rnn":
+        updates = BUDGET * RNN_GREEDY // (RNN_GREEDY + 1)
+        cmd = ["train", graph, "--agent", "rnn", "--cluster", CLUSTER, "--hidden", RNN_HIDDEN, "--episodes", updates,
+               "--greedy-every", RNN_GREEDY, "--seed", seed, "-o", pol]
+    else:
+        cmd = ["train", graph, "--cluster", CLUSTER, "--episodes", max(1, BUDGET // groups), "--seed", seed,
+               "-o", pol]
+    summary = json.loads(run(*(cmd + ["--curve", curve, "--json"])).strip().splitlines()[-1])
+    with open(curve) as f:
+        rows = list(csv.DictReader(f))
+    points = [(int(r["placements_simulated"]), float(r["best_runtime_us"])) for r in rows]
+    best = min(p[1] for p in points)
+    found = next(p for p, us in points if us <= best)
+    shutil.rmtree(tmp)
+    shown = ["placeto"] + [str(x) for x in cmd]
+    if not pol.startswith("graphs/"):
+        shown[shown.index("-o") + 1] = "POLICY.json"
+    return {"graph": g, "agent": agent, "seed": seed, "features": feats, "command": " ".join(shown), "best_us": best,
+            "found_after": found, "at500_us": best_within(points, 500), "placements": summary["placements_simulated"],
+            "seconds": summary["seconds"]}
+
+
+def single_rows(ref):
+    """CPU-only and GPU-only: the compare rows that put everything on the cluster's CPU and on its GPU."""
+    m = {x["method"]: x for x in ref["methods"]}
+    return m["cpu-only"], m["gpu-only"]
+
+
+def main():
+    with concurrent.futures.ThreadPoolExecutor(max_workers=JOBS) as pool:
+        refs = list(pool.map(lambda g: json.loads(run("compare", "graphs/inference/%s.json" % g, "--cluster", CLUSTER,
+                                                      "--no-policy", "--json")), GRAPHS))
+        groups = {g: r["groups"] for g, r in zip(GRAPHS, refs)}
+        jobs = [(g, "rnn", groups[g], s, "") for g in GRAPHS for s in range(1, SEEDS + 1)]
+        jobs += [(g, "hsdag", groups[g], s, feats) for g in GRAPHS for s in range(1, SEEDS + 1)
+                 for _, feats in (VARIANTS if ABLATION else VARIANTS[:1])]
+        jobs += [(g, "placeto", groups[g], s, "") for g in GRAPHS for s in range(1, SEEDS + 1)]
+        trains = list(pool.map(train, jobs))
+    rows = []
+    for g, ref in zip(GRAPHS, refs):
+        cpu, gpu = single_rows(ref)
+        ok = [m for m in ref["methods"] if not m["oom"] and m["method"] not in ("cpu-only", "gpu-only")]
+        heur = min(ok, key=lambda m: m["runtime_us"])
+        row = {"graph": ref["graph"], "path": g, "groups": ref["groups"], "lower_bound_us": ref["lower_bound_us"],
+               "cpu_only_us": cpu["runtime_us"], "gpu_only_us": gpu["runtime_us"], "gpu_only_oom": gpu["oom"],
+               "best_heuristic": heur["method"], "best_heuristic_us": heur["runtime_us"],
+               "methods": {m["method"]: m["runtime_us"] for m in ref["methods"]}, "runs": []}
+        row["runs"] = [t for t in trains if t["graph"] == g]
+        rows.append(row)
+    doc = {"budget": BUDGET, "seeds": SEEDS, "cluster": CLUSTER, "rows": rows,
+           "variants": [list(v) for v in VARIANTS]}
+    out = os.path.join(ROOT, "tests/results")
+    os.makedirs(out, exist_ok=True)
+    name = "hsdag_" + TAG if TAG else "hsdag" if not ONLY else "hsdag_" + ONLY
+    write(os.path.join(out, name + ".json"), json.dumps(doc, indent=1) + "\n")
+    md = markdown(doc)
+    write(os.path.join(out, name + ".md"), md)
+    print(md)
+
+
+def write(path, text):
+    with open(path + ".tmp", "w") as f:
+        f.write(text)
+    os.replace(path + ".tmp", path)
+
+
+def runs_of(row, agent, feats=""):
+    return [t for t in row["runs"] if t["agent"] == agent and (agent != "hsdag" or t["features"] == feats)]
+
+
+def mean(v):
+    v = [x for x in v if x is not None]
+    return sum(v) / len(v) if v else None
+
+
+def markdown(doc):
+    b = "{:,}".format(doc["budget"]).replace(",", " ")
+    lines = ["Simulated inference latency in ms on %s; lower is better. *reduction* is 1 − latency / CPU-only "
+             "(the paper's measure). Each agent trains from scratch with the same budget, %s placements simulated, "
+             "%d seeds: *mean* is the mean over the seeds of the best placement found, *best* the best seed's, "
+             "*found* the placements simulated when the best seed's best was first found, *time* the mean wall time "
+             "of a training run on one core. HSDAG at 500 placements is its own setting (25 episodes of 20 steps)."
+             % (doc["cluster"], b, doc["seeds"]), "",
+             "| graph | groups | CPU-only | GPU-only | best heuristic | Placeto: mean, best (reduction), found, time "
+             "| RNN-based: mean, best (reduction), found, time | HSDAG: mean, best (reduction), found, time "
+             "| HSDAG at 500 |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    ms = lambda us: "%.2f" % (us / 1e3)
+    n = lambda v: "{:,}".format(v).replace(",", " ")
+    for r in doc["rows"]:
+        cpu = r["cpu_only_us"]
+        red = lambda us: "%.1f %%" % (100 * (1 - us / cpu))
+
+        def cell(rs):
+            if not rs:
+                return "–"
+            best = min(rs, key=lambda t: t["best_us"])
+            return "%s, %s (%s), %s, %.0f s" % (ms(mean([t["best_us"] for t in rs])), ms(best["best_us"]),
+                                                red(best["best_us"]), n(best["found_after"]),
+                                                mean([t["seconds"] for t in rs]))
+        h500 = mean([t["at500_us"] for t in runs_of(r, "hsdag", VARIANTS[0][1])])
+        lines.append("| %s | %d | %s | %s%s (%s) | %s %s (%s) | %s | %s | %s | %s |" % (
+            r["graph"], r["groups"], ms(cpu), ms(r["gpu_only_us"]), " OOM" if r["gpu_only_oom"] else "",
+            red(r["gpu_only_us"]), r["best_heuristic"], ms(r["best_heuristic_us"]), red(r["best_heuristic_us"]),
+            cell(runs_of(r, "placeto")), cell(runs_of(r, "rnn")), cell(runs_of(r, "hsdag", VARIANTS[0][1])),
+            "–" if h500 is None else "%s (%s)" % (ms(h500), red(h500))))
+    variants = [v for v in doc["variants"] if any(runs_of(r, "hsdag", v[1]) for r in doc["rows"])]
+    if len(variants) > 1:
+        lines += ["", "Feature ablation: HSDAG's mean best latency in ms over the seeds (same budget), and its change "
+                  "against the faithful set.", "",
+                  "| graph | " + " | ".join(v[0] for v in variants) + " |",
+                  "|---|" + "---|" * len(variants)]
+        for r in doc["rows"]:
+            base = mean([t["best_us"] for t in runs_of(r, "hsdag", variants[0][1])])
+            cells = []
+            for v in variants:
+                m = mean([t["best_us"] for t in runs_of(r, "hsdag", v[1])])
+                cells.append(ms(m) if v is variants[0] else "%s (%+.1f %%)" % (ms(m), 100 * (m / base - 1)))
+            lines.append("| %s | %s |" % (r["graph"], " | ".join(cells)))
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,50 @@
+/* hsdag_place: placing a graph with a trained HSDAG placer (hsdag_place.h). */
+#include "hsdag_place.h"
+
+#include "hsdag_io.h"
+
+/* A decode of the network for policy_place_decodes. */
+typedef struct HsdagDecode {
+    const HsdagNet *net;
+    const HsdagInput *in;
+    HsdagWork *w;
+} HsdagDecode;
+
+static void decode(void *ctx, int greedy, Rng *rng, int *place)
+{
+    HsdagDecode *d = ctx;
+    hsdag_forward(d->net, d->in, d->in->xf, d->w, greedy ? HSDAG_GREEDY : HSDAG_SAMPLE, rng, place, NULL);
+}
+
+int64_t hsdag_place(const HsdagNet *net, const Graph *g, const Grouping *gr, const Cluster *c, int samples,
+                    uint64_t seed, int *group_device, double *runtime_us, Err *e)
+{
+    if (net->arch.n_devices != c->n_devices)
+        return err_set(e, "the hsdag policy is for %d devices but the cluster has %d", net->arch.n_devices,
+                       c->n_devices);
+    HsdagInput *in = hsdag_input_new(net, g, gr, c, e);
+    if (!in)
+        return -1;
+    HsdagDecode d = {net, in, hsdag_work_new(&net->arch, in)};
+    int64_t sims = policy_place_decodes(decode, &d, g, gr, c, samples, seed, group_device, runtime_us);
+    hsdag_work_free(d.w);
+    hsdag_input_free(in);
+    return sims;
+}
+
+static void *load(const char *path, TrainState *ts, Err *e) { return hsdag_policy_load(path, ts, e); }
+static int64_t place(const void *net, const Graph *g, const Grouping *gr, const Cluster *c, int samples,
+                     uint64_t seed, int *group_device, double *runtime_us, Err *e)
+{
+    return hsdag_place(net, g, gr, c, samples, seed, group_device, runtime_us, e);
+}
+static void net_free(void *net) { hsdag_free(net); }
+
+int hsdag_place_runs(const Problem *p, const char *path, int samples, uint64_t seed, PolicyStart start,
+                     PlaceRun rows[2], Err *e)
+{
+    if (start != POLICY_START_DEFAULT)
+        return err_set(e, "%s: an hsdag policy places every group at once: --start heuristic does not apply", path);
+    static const PolicyOneShot agent = {"hsdag", "hsdag-trained", load, place, net_free};
+    return policy_place_oneshot_runs(p, path, &agent, samples, seed, rows, e);
+}

@@ -1,0 +1,29 @@
+/* hsdag_place: a trained HSDAG placer's policy as a placement method
+ * (`place --policy`, `compare --policy` with an hsdag policy file): one
+ * greedy placement, then `samples` sampled ones, each a forward pass from
+ * the graph's base features (an episode's first step); the best placement
+ * seen wins (lowest score: runtime plus Placeto's OOM penalty). The network
+ * is inductive: it places any graph on its device count (op types outside
+ * its vocabulary count as "other"). */
+#ifndef PLACETO_HSDAG_PLACE_H
+#define PLACETO_HSDAG_PLACE_H
+
+#include "hsdag.h"
+#include "place_run.h"
+#include "policy_place.h"
+
+/* Places and simulates 1 + samples placements of g (grouped by gr, on c;
+ * the net's device count must match c's); the sampled ones draw from a
+ * stream seeded with seed. Writes the best to group_device and its runtime
+ * to *runtime_us; returns the placements simulated, or -1 with e set. */
+int64_t hsdag_place(const HsdagNet *net, const Graph *g, const Grouping *gr, const Cluster *c, int samples,
+                    uint64_t seed, int *group_device, double *runtime_us, Err *e);
+
+/* The rows of an hsdag policy file on p, as policy_place_runs:
+ * "hsdag-trained" (the best placement its training found on this graph and
+ * grouping, when there is one) then "hsdag" (hsdag_place). start must be
+ * POLICY_START_DEFAULT. */
+int hsdag_place_runs(const Problem *p, const char *path, int samples, uint64_t seed, PolicyStart start,
+                     PlaceRun rows[2], Err *e);
+
+#endif
