@@ -64,86 +64,34 @@ static int read_arch(const JDoc *d, GdpArch *a, Err *e)
     return 0;
 }
 
+_Static_assert(sizeof(GdpArch) <= POLICY_IO_ARCH_MAX, "POLICY_IO_ARCH_MAX too small");
+
+static int read_arch_v(const JDoc *d, void *a, Err *e) { return read_arch(d, a, e); }
+static int n_devices(const void *a) { return ((const GdpArch *)a)->n_devices; }
+static int n_types(const void *a) { return ((const GdpArch *)a)->n_types; }
+static size_t param_count(const void *a) { return gdp_param_count(a); }
+static void *create(const void *a, const RnnVocab *v, Err *e) { return gdp_new(a, v, 0, e); }
+static NnParams *params(void *net) { return &((GdpNet *)net)->p; }
+static void net_free(void *net) { gdp_free(net); }
+
+static const PolicyIoKind kind = {"gdp", read_arch_v, n_devices, n_types, param_count, create, params, net_free,
+                                  3e-4, 0.01, NULL, NULL};
+
 GdpNet *gdp_policy_load_text(const char *path, const char *text, size_t len, TrainState *ts, Err *e)
 {
-    if (ts)
-        train_state_init(ts, 3e-4, 0.01, 0);
-    JDoc d;
-    if (jdoc_parse(&d, path, text, len, e) != 0)
-        return NULL;
-    GdpNet *net = NULL;
-    TrainState tmp;
-    train_state_init(&tmp, 3e-4, 0.01, 0);
-    RnnVocab v = {0, NULL};
-    GdpArch a;
-    if (jdoc_check_header(&d, "placeto-policy", e) != 0 || policy_io_check_agent(&d, "gdp", e) != 0 ||
-        read_arch(&d, &a, e) != 0 || policy_io_read_vocab(&d, a.n_types, &v, e) != 0)
-        goto fail;
-    size_t need = gdp_param_count(&a);
-    if (need > len / 2) {
-        jdoc_err(&d, e, "architecture", "%zu weights: more than this %zu-byte file can hold", need, len);
-        goto fail;
-    }
-    if (!(net = gdp_new(&a, &v, 0, e))) {
-        char why[sizeof e->msg];
-        snprintf(why, sizeof why, "%s", e ? e->msg : "");
-        jdoc_err(&d, e, "architecture", "%s", why);
-        goto fail;
-    }
-    if (policy_io_read(&d, &net->p, a.n_devices, &tmp, e) != 0)
-        goto fail;
-    if (tmp.n_base != 0) {
-        jdoc_err(&d, e, "training.baseline", "expected [] (gdp training keeps no baseline)");
-        goto fail;
-    }
-    rnn_vocab_done(&v);
-    jdoc_done(&d);
-    if (ts) {
-        train_state_done(ts);
-        *ts = tmp;
-    } else {
-        train_state_done(&tmp);
-    }
-    return net;
-fail:
-    gdp_free(net);
-    rnn_vocab_done(&v);
-    train_state_done(&tmp);
-    jdoc_done(&d);
-    return NULL;
+    return policy_io_load_kind(&kind, path, text, len, ts, e);
 }
 
 GdpNet *gdp_policy_load(const char *path, TrainState *ts, Err *e)
 {
-    size_t len;
-    char *text = util_read_file(path, &len, e);
-    if (!text) {
-        if (ts)
-            train_state_init(ts, 3e-4, 0.01, 0);
-        return NULL;
-    }
-    GdpNet *net = gdp_policy_load_text(path, text, len, ts, e);
-    free(text);
-    return net;
+    return policy_io_load_kind_file(&kind, path, ts, e);
 }
 
 int gdp_policy_peek(const char *path, int *n_devices, int *n_trained, Err *e)
 {
-    JDoc d;
-    char *text;
-    int rc = policy_io_peek(path, "gdp", &d, &text, e);
-    if (rc != 1)
-        return rc;
     GdpArch a;
-    if (read_arch(&d, &a, e) != 0) {
-        rc = -1;
-    } else {
-        if (n_devices)
-            *n_devices = a.n_devices;
-        if (n_trained)
-            *n_trained = policy_io_peek_trained(&d);
-    }
-    jdoc_done(&d);
-    free(text);
+    int rc = policy_io_peek_kind(&kind, path, &a, n_trained, e);
+    if (rc == 1 && n_devices)
+        *n_devices = a.n_devices;
     return rc;
 }

@@ -62,86 +62,42 @@ static int read_arch(const JDoc *d, HsdagArch *a, Err *e)
     return 0;
 }
 
+_Static_assert(sizeof(HsdagArch) <= POLICY_IO_ARCH_MAX, "POLICY_IO_ARCH_MAX too small");
+
+static int read_arch_v(const JDoc *d, void *a, Err *e) { return read_arch(d, a, e); }
+static int n_devices(const void *a) { return ((const HsdagArch *)a)->n_devices; }
+static int n_types(const void *a) { return ((const HsdagArch *)a)->n_types; }
+static size_t param_count(const void *a) { return hsdag_param_count(a); }
+static void *create(const void *a, const RnnVocab *v, Err *e) { return hsdag_new(a, v, 0, e); }
+static NnParams *params(void *net) { return &((HsdagNet *)net)->p; }
+static void net_free(void *net) { hsdag_free(net); }
+
+static int check_state(const JDoc *d, TrainState *ts, Err *e)
+{
+    if (ts->n_base > 1 || (ts->n_base == 1 && ts->base_len[0] < 1))
+        return jdoc_err(d, e, "training.baseline", "expected [] or [[b, ...]], the moving average of each training "
+                                                   "graph");
+    return 0;
+}
+
+static const PolicyIoKind kind = {"hsdag", read_arch_v, n_devices, n_types, param_count, create, params, net_free,
+                                  1e-3, 0, NULL, check_state};
+
 HsdagNet *hsdag_policy_load_text(const char *path, const char *text, size_t len, TrainState *ts, Err *e)
 {
-    if (ts)
-        train_state_init(ts, 1e-3, 0, 0);
-    JDoc d;
-    if (jdoc_parse(&d, path, text, len, e) != 0)
-        return NULL;
-    HsdagNet *net = NULL;
-    TrainState tmp;
-    train_state_init(&tmp, 1e-3, 0, 0);
-    RnnVocab v = {0, NULL};
-    HsdagArch a;
-    if (jdoc_check_header(&d, "placeto-policy", e) != 0 || policy_io_check_agent(&d, "hsdag", e) != 0 ||
-        read_arch(&d, &a, e) != 0 || policy_io_read_vocab(&d, a.n_types, &v, e) != 0)
-        goto fail;
-    size_t need = hsdag_param_count(&a);
-    if (need > len / 2) {
-        jdoc_err(&d, e, "architecture", "%zu weights: more than this %zu-byte file can hold", need, len);
-        goto fail;
-    }
-    if (!(net = hsdag_new(&a, &v, 0, e))) {
-        char why[sizeof e->msg];
-        snprintf(why, sizeof why, "%s", e ? e->msg : "");
-        jdoc_err(&d, e, "architecture", "%s", why);
-        goto fail;
-    }
-    if (policy_io_read(&d, &net->p, a.n_devices, &tmp, e) != 0)
-        goto fail;
-    if (tmp.n_base > 1 || (tmp.n_base == 1 && tmp.base_len[0] < 1)) {
-        jdoc_err(&d, e, "training.baseline", "expected [] or [[b, ...]], the moving average of each training graph");
-        goto fail;
-    }
-    rnn_vocab_done(&v);
-    jdoc_done(&d);
-    if (ts) {
-        train_state_done(ts);
-        *ts = tmp;
-    } else {
-        train_state_done(&tmp);
-    }
-    return net;
-fail:
-    hsdag_free(net);
-    rnn_vocab_done(&v);
-    train_state_done(&tmp);
-    jdoc_done(&d);
-    return NULL;
+    return policy_io_load_kind(&kind, path, text, len, ts, e);
 }
 
 HsdagNet *hsdag_policy_load(const char *path, TrainState *ts, Err *e)
 {
-    size_t len;
-    char *text = util_read_file(path, &len, e);
-    if (!text) {
-        if (ts)
-            train_state_init(ts, 1e-3, 0, 0);
-        return NULL;
-    }
-    HsdagNet *net = hsdag_policy_load_text(path, text, len, ts, e);
-    free(text);
-    return net;
+    return policy_io_load_kind_file(&kind, path, ts, e);
 }
 
 int hsdag_policy_peek(const char *path, int *n_devices, int *n_trained, Err *e)
 {
-    JDoc d;
-    char *text;
-    int rc = policy_io_peek(path, "hsdag", &d, &text, e);
-    if (rc != 1)
-        return rc;
     HsdagArch a;
-    if (read_arch(&d, &a, e) != 0) {
-        rc = -1;
-    } else {
-        if (n_devices)
-            *n_devices = a.n_devices;
-        if (n_trained)
-            *n_trained = policy_io_peek_trained(&d);
-    }
-    jdoc_done(&d);
-    free(text);
+    int rc = policy_io_peek_kind(&kind, path, &a, n_trained, e);
+    if (rc == 1 && n_devices)
+        *n_devices = a.n_devices;
     return rc;
 }

@@ -23,6 +23,7 @@
 #include <float.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -603,6 +604,95 @@ int policy_io_peek_trained(const JDoc *d)
     const cJSON *tr = cJSON_GetObjectItemCaseSensitive(d->root, "training");
     const cJSON *best = cJSON_IsObject(tr) ? cJSON_GetObjectItemCaseSensitive(tr, "best") : NULL;
     return cJSON_IsArray(best) ? cJSON_GetArraySize(best) : 0;
+}
+
+static void kind_state_init(const PolicyIoKind *k, TrainState *ts)
+{
+    train_state_init(ts, k->lr, k->entropy, 0);
+    if (k->fresh)
+        k->fresh(ts);
+}
+
+void *policy_io_load_kind(const PolicyIoKind *k, const char *path, const char *text, size_t len, TrainState *ts,
+                          Err *e)
+{
+    if (ts)
+        kind_state_init(k, ts);
+    JDoc d;
+    if (jdoc_parse(&d, path, text, len, e) != 0)
+        return NULL;
+    void *net = NULL;
+    TrainState tmp; /* what the file holds */
+    train_state_init(&tmp, k->lr, k->entropy, 0);
+    RnnVocab v = {0, NULL};
+    _Alignas(max_align_t) unsigned char arch[POLICY_IO_ARCH_MAX];
+    if (jdoc_check_header(&d, "placeto-policy", e) != 0 || policy_io_check_agent(&d, k->agent, e) != 0 ||
+        k->read_arch(&d, arch, e) != 0 || policy_io_read_vocab(&d, k->n_types(arch), &v, e) != 0)
+        goto fail;
+    size_t need = k->param_count(arch);
+    if (need > len / 2) {
+        jdoc_err(&d, e, "architecture", "%zu weights: more than this %zu-byte file can hold", need, len);
+        goto fail;
+    }
+    if (!(net = k->create(arch, &v, e))) {
+        char why[sizeof e->msg];
+        snprintf(why, sizeof why, "%s", e ? e->msg : "");
+        jdoc_err(&d, e, "architecture", "%s", why);
+        goto fail;
+    }
+    if (policy_io_read(&d, k->params(net), k->n_devices(arch), &tmp, e) != 0)
+        goto fail;
+    if (k->check_state ? k->check_state(&d, &tmp, e) != 0 : tmp.n_base != 0) {
+        if (!k->check_state)
+            jdoc_err(&d, e, "training.baseline", "expected [] (%s training keeps no baseline)", k->agent);
+        goto fail;
+    }
+    rnn_vocab_done(&v);
+    jdoc_done(&d);
+    if (ts) {
+        train_state_done(ts);
+        *ts = tmp;
+    } else {
+        train_state_done(&tmp);
+    }
+    return net;
+fail:
+    if (net)
+        k->free(net);
+    rnn_vocab_done(&v);
+    train_state_done(&tmp);
+    jdoc_done(&d);
+    return NULL;
+}
+
+void *policy_io_load_kind_file(const PolicyIoKind *k, const char *path, TrainState *ts, Err *e)
+{
+    size_t len;
+    char *text = util_read_file(path, &len, e);
+    if (!text) {
+        if (ts)
+            kind_state_init(k, ts);
+        return NULL;
+    }
+    void *net = policy_io_load_kind(k, path, text, len, ts, e);
+    free(text);
+    return net;
+}
+
+int policy_io_peek_kind(const PolicyIoKind *k, const char *path, void *arch, int *n_trained, Err *e)
+{
+    JDoc d;
+    char *text;
+    int rc = policy_io_peek(path, k->agent, &d, &text, e);
+    if (rc != 1)
+        return rc;
+    if (k->read_arch(&d, arch, e) != 0)
+        rc = -1;
+    else if (n_trained)
+        *n_trained = policy_io_peek_trained(&d);
+    jdoc_done(&d);
+    free(text);
+    return rc;
 }
 
 Policy *policy_load_text(const char *path, const char *text, size_t len, TrainState *ts, Err *e)

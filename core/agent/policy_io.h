@@ -51,4 +51,39 @@ int policy_io_peek(const char *path, const char *agent, JDoc *d, char **text, Er
 /* The number of graphs with a best placement in d's training state. */
 int policy_io_peek_trained(const JDoc *d);
 
+/* A comparator's policy file (rnn_io, gdp_io, hsdag_io): what differs per
+ * agent; the loaders below do the rest (header, agent, architecture,
+ * vocabulary, size check, weights, training state). */
+#define POLICY_IO_ARCH_MAX 128 /* bytes of an architecture struct */
+typedef struct PolicyIoKind {
+    const char *agent;
+    /* reads "architecture" into arch (at most POLICY_IO_ARCH_MAX bytes) */
+    int (*read_arch)(const JDoc *d, void *arch, Err *e);
+    int (*n_devices)(const void *arch);
+    int (*n_types)(const void *arch);
+    size_t (*param_count)(const void *arch);
+    /* a network of arch with vocabulary v (its weights to be read) */
+    void *(*create)(const void *arch, const RnnVocab *v, Err *e);
+    NnParams *(*params)(void *net);
+    void (*free)(void *net);
+    /* a fresh training state: train_state_init with lr and entropy, then
+     * fresh (when not NULL) */
+    double lr, entropy;
+    void (*fresh)(TrainState *ts);
+    /* checks the training state read (its baseline), completing an absent
+     * one; NULL: the file must hold no baseline */
+    int (*check_state)(const JDoc *d, TrainState *ts, Err *e);
+} PolicyIoKind;
+
+/* The network of the kind's policy file (text of len bytes, named path),
+ * or NULL with e set; ts (when not NULL) is initialised and filled from the
+ * file's training state when it has one. */
+void *policy_io_load_kind(const PolicyIoKind *k, const char *path, const char *text, size_t len, TrainState *ts,
+                          Err *e);
+void *policy_io_load_kind_file(const PolicyIoKind *k, const char *path, TrainState *ts, Err *e);
+/* As policy_io_peek, for the kind's agent: 1 with its architecture read
+ * into arch and the number of trained graphs (when not NULL), 0 when path
+ * holds another agent's file, -1 with e set. */
+int policy_io_peek_kind(const PolicyIoKind *k, const char *path, void *arch, int *n_trained, Err *e);
+
 #endif

@@ -58,90 +58,49 @@ static int read_arch(const JDoc *d, RnnArch *a, Err *e)
     return 0;
 }
 
+_Static_assert(sizeof(RnnArch) <= POLICY_IO_ARCH_MAX, "POLICY_IO_ARCH_MAX too small");
+
+static int read_arch_v(const JDoc *d, void *a, Err *e) { return read_arch(d, a, e); }
+static int n_devices(const void *a) { return ((const RnnArch *)a)->n_devices; }
+static int n_types(const void *a) { return ((const RnnArch *)a)->n_types; }
+static size_t param_count(const void *a) { return rnn_param_count(a); }
+static void *create(const void *a, const RnnVocab *v, Err *e) { return rnn_new(a, v, 0, e); }
+static NnParams *params(void *net) { return &((RnnNet *)net)->p; }
+static void net_free(void *net) { rnn_free(net); }
+static void fresh(TrainState *ts) { rnn_train_set_baseline(ts, 0, 1, RNN_BASELINE_START); }
+
+static int check_state(const JDoc *d, TrainState *ts, Err *e)
+{
+    if (ts->n_base > 1 || (ts->n_base == 1 && ts->base_len[0] < 1))
+        return jdoc_err(d, e, "training.baseline", "expected [[b, ...]], the moving-average baseline of each "
+                                                   "training graph");
+    if (ts->n_base == 0) /* no training state: a fresh baseline */
+        fresh(ts);
+    return 0;
+}
+
+static const PolicyIoKind kind = {"rnn", read_arch_v, n_devices, n_types, param_count, create, params, net_free,
+                                  0.1, 0, fresh, check_state};
+
 RnnNet *rnn_policy_load_text(const char *path, const char *text, size_t len, TrainState *ts, Err *e)
 {
-    if (ts)
-        rnn_train_state_init(ts, 0.1, 0, 0);
-    JDoc d;
-    if (jdoc_parse(&d, path, text, len, e) != 0)
-        return NULL;
-    RnnNet *net = NULL;
-    TrainState tmp;
-    train_state_init(&tmp, 0.1, 0, 0);
-    RnnVocab v = {0, NULL};
-    RnnArch a;
-    if (jdoc_check_header(&d, "placeto-policy", e) != 0 || policy_io_check_agent(&d, "rnn", e) != 0 ||
-        read_arch(&d, &a, e) != 0 || policy_io_read_vocab(&d, a.n_types, &v, e) != 0)
-        goto fail;
-    size_t need = rnn_param_count(&a);
-    if (need > len / 2) {
-        jdoc_err(&d, e, "architecture", "%zu weights: more than this %zu-byte file can hold", need, len);
-        goto fail;
-    }
-    if (!(net = rnn_new(&a, &v, 0, e))) {
-        char why[sizeof e->msg];
-        snprintf(why, sizeof why, "%s", e ? e->msg : "");
-        jdoc_err(&d, e, "architecture", "%s", why);
-        goto fail;
-    }
-    if (policy_io_read(&d, &net->p, a.n_devices, &tmp, e) != 0)
-        goto fail;
-    if (tmp.n_base > 1 || (tmp.n_base == 1 && tmp.base_len[0] < 1)) {
-        jdoc_err(&d, e, "training.baseline", "expected [[b, ...]], the moving-average baseline of each training graph");
-        goto fail;
-    }
-    if (tmp.n_base == 0) /* no training state: a fresh baseline */
-        rnn_train_set_baseline(&tmp, 0, 1, RNN_BASELINE_START);
-    rnn_vocab_done(&v);
-    jdoc_done(&d);
-    if (ts) {
-        train_state_done(ts);
-        *ts = tmp;
-    } else {
-        train_state_done(&tmp);
-    }
-    return net;
-fail:
-    rnn_free(net);
-    rnn_vocab_done(&v);
-    train_state_done(&tmp);
-    jdoc_done(&d);
-    return NULL;
+    return policy_io_load_kind(&kind, path, text, len, ts, e);
 }
 
 int rnn_policy_peek(const char *path, int *n_devices, int *n_groups, int *n_trained, Err *e)
 {
-    JDoc d;
-    char *text;
-    int rc = policy_io_peek(path, "rnn", &d, &text, e);
-    if (rc != 1)
-        return rc;
     RnnArch a;
-    if (read_arch(&d, &a, e) != 0) {
-        rc = -1;
-    } else {
+    int rc = policy_io_peek_kind(&kind, path, &a, n_trained, e);
+    if (rc == 1) {
         if (n_devices)
             *n_devices = a.n_devices;
         if (n_groups)
             *n_groups = a.n_groups;
-        if (n_trained)
-            *n_trained = policy_io_peek_trained(&d);
     }
-    jdoc_done(&d);
-    free(text);
     return rc;
 }
 
 RnnNet *rnn_policy_load(const char *path, TrainState *ts, Err *e)
 {
-    size_t len;
-    char *text = util_read_file(path, &len, e);
-    if (!text) {
-        if (ts)
-            rnn_train_state_init(ts, 0.1, 0, 0);
-        return NULL;
-    }
-    RnnNet *net = rnn_policy_load_text(path, text, len, ts, e);
-    free(text);
-    return net;
+    return policy_io_load_kind_file(&kind, path, ts, e);
 }
