@@ -520,6 +520,7 @@ static const struct {
     {"placeto", "a Placeto policy", "train without --agent"},
     {"rnn", "an rnn policy", "train --agent rnn"},
     {"gdp", "a gdp policy", "train --agent gdp"},
+    {"hsdag", "an hsdag policy", "train --agent hsdag"},
 };
 
 int policy_io_check_agent(const JDoc *d, const char *want, Err *e)
@@ -535,7 +536,7 @@ int policy_io_check_agent(const JDoc *d, const char *want, Err *e)
             need = k;
     }
     if (have < 0)
-        return jdoc_err(d, e, "agent", "expected \"placeto\", \"rnn\" or \"gdp\", got \"%s\"", agent);
+        return jdoc_err(d, e, "agent", "expected \"placeto\", \"rnn\", \"gdp\" or \"hsdag\", got \"%s\"", agent);
     if (have == need)
         return 0;
     return jdoc_err(d, e, "agent", "%s, not %s (%s; place and compare read every agent's policy)",

@@ -275,7 +275,7 @@ TEST(gdp_policy_file_errors)
         good = read_all(p, &len);
     CHECK_MSG(good != NULL, "%s", e.msg);
     static const struct { const char *old, *rep, *want; } bad[] = {
-        {"\"agent\": \"gdp\"", "\"agent\": \"gnn\"", "agent: expected \"placeto\", \"rnn\" or \"gdp\""},
+        {"\"agent\": \"gdp\"", "\"agent\": \"gnn\"", "agent: expected \"placeto\", \"rnn\", \"gdp\" or \"hsdag\""},
         {"\"hidden\": 8", "\"hidden\": 7", "architecture.hidden: expected a multiple of heads"},
         {"\"n_devices\": 2", "\"n_devices\": 0", "architecture.n_devices"},
         {"\"blocks\": 1", "\"blocks\": 9", "architecture.blocks"},

@@ -283,7 +283,7 @@ TEST(rnn_policy_file_errors)
         good = read_all(p, &len);
     CHECK_MSG(good != NULL, "%s", e.msg);
     static const struct { const char *old, *rep, *want; } bad[] = {
-        {"\"agent\": \"rnn\"", "\"agent\": \"gnn\"", "agent: expected \"placeto\", \"rnn\" or \"gdp\""},
+        {"\"agent\": \"rnn\"", "\"agent\": \"gnn\"", "agent: expected \"placeto\", \"rnn\", \"gdp\" or \"hsdag\""},
         {"\"hidden\": 16", "\"hidden\": 15", "architecture.hidden: expected an even number"},
         {"\"n_devices\": 2", "\"n_devices\": 0", "architecture.n_devices"},
         {"\"n_types\": ", "\"n_types\": 1", "vocabulary: expected"},

@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# `placeto train --agent hsdag`: the HSDAG grouper-placer trains with
+# REINFORCE through the train command: progress lines, --json lines, the
+# learning curve, a policy file with "agent": "hsdag"; deterministic per
+# seed; 5 updates = 3, then 2 more from the file, byte for byte; --threads
+# gives the same bytes; a family; the feature families, the baseline, OOM
+# and one-device options; place and compare with an hsdag policy (rows hsdag
+# and hsdag-trained), on a training graph and zero-shot on another; the
+# other agents' trainers refuse an hsdag policy and the hsdag trainer
+# theirs; bad values and the other agents' options are usage errors, and no
+# file is written on errors. Prints "hsdag: N passed, M failed".
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/cli/lib_cli.sh
+. tests/cli/lib_cli.sh
+
+g=graphs/toy/crown.json
+small=(--agent hsdag --hidden 8 --steps 4 --seed 3)
+
+run train "$g" "${small[@]}" --episodes 5 -o "$tmp/a.json" --curve "$tmp/a.csv"
+if expect_rc "train --agent hsdag" 0; then
+    if grep -q "episode 5/5  toy_crown  best" "$tmp/err" && [ ! -s "$tmp/out" ]; then pass; else
+        fail "hsdag progress" "no plain progress line"; fi
+    pycheck "hsdag policy file" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["format"] == "placeto-policy" and d["version"] == 1 and d["agent"] == "hsdag", d.get("agent")
+a = d["architecture"]
+assert a["n_devices"] == 2 and a["hidden"] == 8 and a["features"] == "type,shape,id,struct", a
+assert a["min_clusters"] == 4, a
+assert a["n_types"] == len(d["vocabulary"]) and d["vocabulary"] == sorted(d["vocabulary"])
+t = d["training"]
+# 5 updates of one 4-step episode, and a greedy placement after update 5
+assert t["episodes"] == 5 and t["adam"]["step"] == 5 and t["simulations"] == 21, (t["episodes"], t["simulations"])
+assert t["baseline"] == []
+assert d["log"]["episodes"] == 5 and d["log"]["best_runtime_us"] > 0
+' "$tmp/a.json"
+    pycheck "hsdag curve" '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert [int(r["episode"]) for r in rows] == list(range(1, 6)), [r["episode"] for r in rows]
+best = [float(r["best_runtime_us"]) for r in rows]
+assert best == sorted(best, reverse=True), "best runtime went up"
+assert all(float(r["return"]) > 0 for r in rows)
+' "$tmp/a.csv"
+fi
+
+run train "$g" "${small[@]}" --episodes 5 -o "$tmp/b.json"
+if expect_rc "hsdag again" 0; then
+    if cmp -s "$tmp/a.json" "$tmp/b.json"; then pass; else fail "hsdag deterministic" "policy files differ"; fi
+fi
+
+# resume: 5 straight = 3 + 2 resumed
+run train "$g" "${small[@]}" --episodes 3 -o "$tmp/r.json"
+expect_rc "hsdag 3" 0 && pass
+run train "$g" --agent hsdag --steps 4 --episodes 2 --resume "$tmp/r.json"
+if expect_rc "hsdag --resume" 0; then
+    if cmp -s "$tmp/a.json" "$tmp/r.json"; then pass; else fail "hsdag resume bit-exact" "3 + 2 resumed differs from 5"; fi
+fi
+
+# --threads: the backward passes in parallel, the same bytes as on one thread
+run train "$g" "${small[@]}" --episodes 5 --threads 2 -o "$tmp/t2.json"
+if expect_rc "hsdag --threads 2" 0; then
+    if cmp -s "$tmp/a.json" "$tmp/t2.json"; then pass; else fail "hsdag threads" "2 threads differ from 1"; fi
+fi
+# several episodes per update, with the moving-average baseline, on 1 and 2 threads
+run train "$g" "${small[@]}" --episodes 3 --episodes-per-update 3 --baseline ema -o "$tmp/e1.json"
+expect_rc "hsdag episodes-per-update" 0 && pass
+run train "$g" "${small[@]}" --episodes 3 --episodes-per-update 3 --baseline ema --threads 2 -o "$tmp/e2.json"
+if expect_rc "hsdag episodes-per-update threads" 0; then
+    if cmp -s "$tmp/e1.json" "$tmp/e2.json"; then pass; else fail "hsdag E threads" "2 threads differ from 1"; fi
+    pycheck "hsdag baseline in the file" '
+import json, sys
+t = json.load(open(sys.argv[1]))["training"]
+assert len(t["baseline"]) == 1 and len(t["baseline"][0]) == 1 and t["baseline"][0][0] > 0, t["baseline"]
+assert t["simulations"] == 3 * 3 * 4, t["simulations"]
+' "$tmp/e1.json"
+fi
+
+# --json: one line per update and a summary
+run train "$g" "${small[@]}" --episodes 5 --greedy-every 0 --json -o "$tmp/j.json"
+if expect_rc "hsdag --json" 0; then
+    pycheck "hsdag json lines" '
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert [l["episode"] for l in lines[:-1]] == [1, 2, 3, 4, 5], lines
+s = lines[-1]
+assert s["episodes"] == 5 and s["placements_simulated"] == 20 and s["graphs"][0]["graph"] == "toy_crown", s
+' "$tmp/out"
+fi
+
+# the feature families: a list, parity, and what the file records
+run train "$g" "${small[@]}" --episodes 1 --features parity -o "$tmp/par.json"
+if expect_rc "hsdag --features parity" 0; then
+    pycheck "hsdag parity features" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["architecture"]["features"] == "type,shape,id,struct,cost", d["architecture"]
+' "$tmp/par.json"
+fi
+run train "$g" "${small[@]}" --episodes 1 --features id,struct --min-clusters 3 -o "$tmp/abl.json"
+if expect_rc "hsdag --features id,struct" 0; then
+    pycheck "hsdag ablated features" '
+import json, sys
+a = json.load(open(sys.argv[1]))["architecture"]
+assert a["features"] == "id,struct" and a["min_clusters"] == 3, a
+' "$tmp/abl.json"
+fi
+run train "$g" "${small[@]}" --episodes 2 --oom graded --allow-single --gamma 0.5 --clip 1 -o "$tmp/o.json"
+expect_rc "hsdag --oom graded --allow-single" 0 && pass
+
+# place and compare with an hsdag policy
+run place "$g" --policy "$tmp/a.json" --samples 3 --json
+if expect_rc "place hsdag policy" 0; then
+    pycheck "place hsdag json" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["method"] == "hsdag" and d["placements"] == 4 and d["runtime_us"] > 0, d
+assert len(d["placement"]["ops"]) == 18
+' "$tmp/out"
+fi
+run compare "$g" --policy "$tmp/a.json" --methods single,heft --json
+if expect_rc "compare hsdag policy" 0; then
+    pycheck "compare hsdag rows" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = [r["method"] for r in d["methods"]]
+assert "hsdag" in names and "hsdag-trained" in names, names
+' "$tmp/out"
+fi
+run place "$g" --policy "$tmp/a.json" --start heuristic
+if expect_rc "hsdag --start heuristic" 1; then
+    if grep -q "does not apply" "$tmp/err"; then pass; else fail "hsdag --start" "no clear message"; fi
+fi
+run place "$g" --policy "$tmp/a.json" --devices 3
+if expect_rc "hsdag policy on another device count" 1; then
+    if grep -q "the policy is for 2 devices" "$tmp/err"; then pass; else fail "hsdag devices" "$(flat "$tmp/err")"; fi
+fi
+
+# a family: each episode draws a graph; each keeps its own best
+run train "$g" graphs/toy/chain.json "${small[@]}" --episodes 4 --episodes-per-update 2 --json -o "$tmp/fam.json"
+if expect_rc "hsdag family" 0; then
+    pycheck "hsdag family policy" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = sorted(b["graph"] for b in d["training"]["best"])
+assert names == ["toy_chain", "toy_crown"], names
+assert d["training"]["simulations"] == 4 * 2 * 4, d["training"]["simulations"]
+' "$tmp/fam.json"
+fi
+run compare graphs/toy/diamond.json --policy "$tmp/fam.json" --methods single --json
+if expect_rc "hsdag family policy zero-shot" 0; then
+    pycheck "hsdag zero-shot rows" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = [r["method"] for r in d["methods"]]
+assert "hsdag" in names and "hsdag-trained" not in names, names
+' "$tmp/out"
+fi
+
+# each agent's policy where another one is needed
+run train "$g" --episodes 1 --resume "$tmp/a.json" -o "$tmp/x.json"
+if expect_rc "train placeto on hsdag policy" 1; then
+    if grep -q "train --agent hsdag" "$tmp/err"; then pass; else fail "placeto resume hsdag" "$(flat "$tmp/err")"; fi
+fi
+run train "$g" --agent gdp --episodes 1 --resume "$tmp/a.json" -o "$tmp/x.json"
+if expect_rc "train gdp on hsdag policy" 1; then
+    if grep -q "an hsdag policy, not a gdp policy" "$tmp/err"; then pass; else fail "gdp resume hsdag" "$(flat "$tmp/err")"; fi
+fi
+run train "$g" --agent hsdag --episodes 1 --resume graphs/policies/inception_v3_2.json -o "$tmp/x.json"
+if expect_rc "hsdag on a placeto policy" 1; then
+    if grep -q "a Placeto policy, not an hsdag policy" "$tmp/err"; then pass; else fail "hsdag resume placeto" "$(flat "$tmp/err")"; fi
+fi
+
+usage_error "hsdag features unknown" train "$g" --agent hsdag --features type,colour -o "$tmp/x.json"
+usage_error "hsdag features with resume" train "$g" --agent hsdag --features parity --resume "$tmp/a.json" -o "$tmp/x.json"
+usage_error "hsdag baseline" train "$g" --agent hsdag --baseline mean -o "$tmp/x.json"
+usage_error "hsdag oom" train "$g" --agent hsdag --oom soft -o "$tmp/x.json"
+usage_error "hsdag steps 0" train "$g" --agent hsdag --steps 0 -o "$tmp/x.json"
+usage_error "hsdag episodes-per-update 65" train "$g" --agent hsdag --episodes-per-update 65 -o "$tmp/x.json"
+usage_error "hsdag gamma 2" train "$g" --agent hsdag --gamma 2 -o "$tmp/x.json"
+usage_error "hsdag samples-per-update" train "$g" --agent hsdag --samples-per-update 2 -o "$tmp/x.json"
+usage_error "hsdag entropy" train "$g" --agent hsdag --entropy 0.1 -o "$tmp/x.json"
+usage_error "hsdag gdp option" train "$g" --agent hsdag --epochs 2 -o "$tmp/x.json"
+usage_error "hsdag rnn option" train "$g" --agent hsdag --squash 2 -o "$tmp/x.json"
+usage_error "hsdag placeto option" train "$g" --agent hsdag --init best -o "$tmp/x.json"
+usage_error "gdp hsdag option" train "$g" --agent gdp --steps 3 -o "$tmp/x.json"
+usage_error "rnn hsdag option" train "$g" --agent rnn --baseline ema -o "$tmp/x.json"
+usage_error "rnn gamma" train "$g" --agent rnn --gamma 0.5 -o "$tmp/x.json"
+usage_error "steps without hsdag" train "$g" --steps 3 -o "$tmp/x.json"
+usage_error "unknown agent" train "$g" --agent hsdog -o "$tmp/x.json"
+[ ! -e "$tmp/x.json" ] && pass || fail "no file on errors" "x.json was written"
+
+echo "hsdag: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
