@@ -1,6 +1,6 @@
 /* gdp: the GDP placer's inputs and parameters, and its forward and
  * backward passes instantiated from gdp_impl.h in float (the production
- * path) and double (the gradient check). docs/agent.md, "The GDP placer's
+ * path) and double (the gradient check). docs/comparators.md, "The GDP placer's
  * network", gives the choices made here. */
 #include "gdp.h"
 

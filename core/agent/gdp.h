@@ -1,7 +1,7 @@
 /* gdp: the network of GDP (Zhou et al. 2019, "GDP: Generalized Device
  * Placement for Dataflow Graphs"): a single-shot placer giving every group
  * of a Grouping its own distribution over devices from one forward pass
- * (docs/agent.md, "The GDP placer's network").
+ * (docs/comparators.md, "The GDP placer's network").
  *
  *   input row v   x_v = [op-type shares (T + 1, the last "other"),
  *                        log1p(bytes_v) / max, cost_v / max,

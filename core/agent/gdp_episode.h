@@ -1,5 +1,5 @@
 /* gdp_episode: an Episode stepped by the GDP placer (gdp.h), for the
- * explorer (docs/agent.md, "The GDP placer in the explorer").
+ * explorer (docs/comparators.md, "The GDP placer in the explorer").
  *
  * A GDP episode visits the groups once in topological (index) order from
  * everything on device 0 (gdp_episode_config, the RNN episode's

@@ -1,4 +1,4 @@
-/* gdp_train: PPO training of the GDP placer (gdp.h; docs/agent.md,
+/* gdp_train: PPO training of the GDP placer (gdp.h; docs/comparators.md,
  * "Training the GDP placer") on one graph or a family.
  *
  * An update draws B graphs (batch_graphs; with replacement, from the state's

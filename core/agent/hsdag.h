@@ -2,7 +2,7 @@
  * Structure-Aware Representations of Dependent Tasks"-style grouper-placer):
  * it embeds the group graph, learns a grouping of the groups into clusters
  * (a graph-parsing pooling that picks its own number of clusters), and
- * places each cluster with a softmax over devices (docs/agent.md, "The
+ * places each cluster with a softmax over devices (docs/comparators.md, "The
  * HSDAG placer's network").
  *
  *   input row v   x_v = the enabled feature families, in this order:

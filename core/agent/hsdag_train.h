@@ -1,4 +1,4 @@
-/* hsdag_train: REINFORCE training of the HSDAG placer (hsdag.h; docs/agent.md,
+/* hsdag_train: REINFORCE training of the HSDAG placer (hsdag.h; docs/comparators.md,
  * "Training the HSDAG placer") on one graph or a family.
  *
  * An update runs E episodes (episodes; each on a graph drawn from the

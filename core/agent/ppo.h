@@ -1,6 +1,6 @@
 /* ppo: the clipped surrogate of proximal policy optimisation (Schulman et
  * al. 2017) for placements, shared by the learned placers that train with
- * PPO (GDP, docs/agent.md). A placement is a one-step episode, so each
+ * PPO (GDP, docs/comparators.md). A placement is a one-step episode, so each
  * sampled placement has one advantage; its decisions (one device per node)
  * share it.
  *

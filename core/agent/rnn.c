@@ -1,6 +1,6 @@
 /* rnn: the RNN placer's vocabulary, inputs and parameters, and its forward
  * and backward passes instantiated from rnn_impl.h in float (the production
- * path) and double (the gradient check). docs/agent.md, "The RNN-based
+ * path) and double (the gradient check). docs/comparators.md, "The RNN-based
  * placer", gives the choices made here. */
 #include "rnn.h"
 

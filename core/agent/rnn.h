@@ -1,6 +1,6 @@
 /* rnn: the network of the RNN-based placer (Mirhoseini et al., ICML 2017;
  * shapes after the hierarchical planner's public controller), placing every
- * group of a Grouping in one autoregressive decode (docs/agent.md, "The
+ * group of a Grouping in one autoregressive decode (docs/comparators.md, "The
  * RNN-based placer").
  *
  *   input row k   x_k = [mean type embedding of the group's ops (e),

@@ -1,5 +1,5 @@
 /* rnn_episode: an Episode stepped by the RNN placer's decoder (rnn.h), for
- * the explorer (docs/agent.md, "The RNN placer in the explorer").
+ * the explorer (docs/comparators.md, "The RNN placer in the explorer").
  *
  * An RNN episode visits the groups once in topological (index) order from
  * everything on device 0 (rnn_episode_config): step t is the decoder's

@@ -1,5 +1,5 @@
 /* rnn_train: REINFORCE training of the RNN-based placer (rnn.h;
- * docs/agent.md, "Training the RNN-based placer") on one graph.
+ * docs/comparators.md, "Training the RNN-based placer") on one graph.
  *
  * An update samples K placements (one decode each, sample k from its own
  * stream seeded by the k-th draw of the state's RNG), simulates each, and
