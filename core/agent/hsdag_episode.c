@@ -1,0 +1,150 @@
+/* hsdag_episode: an Episode stepped by the HSDAG placer (see hsdag_episode.h). */
+#include "hsdag_episode.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "rnn_episode.h"
+
+void hsdag_episode_config(EpisodeConfig *cfg)
+{
+    rnn_episode_config(cfg); /* the same episode: one topological pass from device 0 */
+}
+
+int hsdag_episode_check(const Episode *ep, const HsdagNet *net, Err *e)
+{
+    const EpisodeConfig *c = &ep->cfg;
+    if (net->arch.n_devices != ep->n_devices)
+        return err_set(e, "the hsdag policy is for %d devices but the cluster has %d", net->arch.n_devices,
+                       ep->n_devices);
+    if (c->passes != 1)
+        return err_set(e, "an hsdag episode makes one pass over the groups, the configuration has %d", c->passes);
+    if (c->random_order)
+        return err_set(e, "an hsdag episode visits the groups in topological order, the configuration is random");
+    if (c->init != EPISODE_INIT_DEVICE0)
+        return err_set(e, "an hsdag episode starts from everything on device 0, the configuration starts elsewhere");
+    if (c->accept_improving)
+        return err_set(e, "an hsdag episode keeps every choice of the network, the configuration keeps only "
+                          "improving ones");
+    return 0;
+}
+
+HsdagActor *hsdag_actor_new(const HsdagNet *net, const Graph *g, const Grouping *gr, const Cluster *c, Err *e)
+{
+    HsdagInput *in = hsdag_input_new(net, g, gr, c, e);
+    if (!in)
+        return NULL;
+    HsdagActor *ac = xcalloc(1, sizeof *ac);
+    ac->net = net;
+    ac->in = in;
+    ac->G = in->G;
+    ac->w = hsdag_work_new(&net->arch, in);
+    size_t G = (size_t)ac->G;
+    ac->place = xnew_array(G, sizeof *ac->place);
+    ac->cluster = xnew_array(G, sizeof *ac->cluster);
+    ac->first = xnew_array(G, sizeof *ac->first);
+    ac->size = xnew_array(G, sizeof *ac->size);
+    ac->members = xnew_array(G, sizeof *ac->members);
+    return ac;
+}
+
+void hsdag_actor_free(HsdagActor *ac)
+{
+    if (!ac)
+        return;
+    hsdag_work_free(ac->w);
+    hsdag_input_free(ac->in);
+    free(ac->place);
+    free(ac->cluster);
+    free(ac->first);
+    free(ac->size);
+    free(ac->members);
+    free(ac);
+}
+
+void hsdag_actor_ensure(HsdagActor *ac)
+{
+    if (ac->valid)
+        return;
+    hsdag_forward(ac->net, ac->in, ac->in->xf, ac->w, HSDAG_GREEDY, NULL, ac->place, NULL);
+    const int *cl = hsdag_work_clusters(ac->w, &ac->n_clusters);
+    memcpy(ac->cluster, cl, (size_t)ac->G * sizeof *ac->cluster);
+    for (int k = 0; k < ac->n_clusters; k++) {
+        ac->first[k] = -1;
+        ac->size[k] = 0;
+    }
+    for (int v = 0; v < ac->G; v++) {
+        int k = ac->cluster[v];
+        if (ac->first[k] < 0)
+            ac->first[k] = v;
+        ac->size[k]++;
+    }
+    ac->valid = 1;
+    ac->passes_run++;
+}
+
+const float *hsdag_actor_probs(HsdagActor *ac, const Episode *ep, const float **members)
+{
+    int v = episode_current(ep);
+    if (v < 0 || v >= ac->G)
+        return NULL;
+    hsdag_actor_ensure(ac);
+    int k = ac->cluster[v];
+    if (members) {
+        for (int u = 0; u < ac->G; u++)
+            ac->members[u] = ac->cluster[u] == k ? 1.0f / (float)ac->size[k] : 0.0f;
+        *members = ac->members;
+    }
+    return hsdag_work_probs(ac->w, k);
+}
+
+const EpisodeStep *hsdag_episode_step(Episode *ep, HsdagActor *ac, int greedy)
+{
+    int v = episode_current(ep);
+    if (v < 0 || v >= ac->G)
+        return NULL;
+    hsdag_actor_ensure(ac);
+    int k = ac->cluster[v], n = ac->net->arch.n_devices, a;
+    const float *p = hsdag_work_probs(ac->w, k);
+    Rng before = ep->rng;
+    if (ac->first[k] != v) { /* the cluster's device, where its first group is now */
+        a = ep->group_device[ac->first[k]];
+    } else if (greedy) { /* the first argmax, as HSDAG_GREEDY */
+        a = 0;
+        for (int i = 1; i < n; i++)
+            if (p[i] > p[a])
+                a = i;
+    } else { /* one uniform, as HSDAG_SAMPLE */
+        double r = rng_uniform(&ep->rng), acc = 0;
+        a = n - 1;
+        for (int i = 0; i < n; i++) {
+            acc += (double)p[i];
+            if (r < acc) {
+                a = i;
+                break;
+            }
+        }
+    }
+    return episode_step_choice(ep, a, p, greedy, &before);
+}
+
+void hsdag_grouping_stats(const Grouping *gr, const int *cluster, int n, HsdagGroupingStats *s)
+{
+    int G = gr->n_groups;
+    s->n_clusters = cluster ? n : G;
+    s->cut_bytes = 0;
+    for (int u = 0; u < G; u++)
+        for (int j = gr->succ_off[u]; j < gr->succ_off[u + 1]; j++)
+            if (!cluster || cluster[u] != cluster[gr->succ[j]])
+                s->cut_bytes += gr->succ_bytes[j];
+    double *cost = xcalloc((size_t)s->n_clusters, sizeof *cost), total = 0, most = 0;
+    for (int v = 0; v < G; v++) {
+        cost[cluster ? cluster[v] : v] += gr->cost_us[v];
+        total += gr->cost_us[v];
+    }
+    for (int k = 0; k < s->n_clusters; k++)
+        if (cost[k] > most)
+            most = cost[k];
+    s->balance = total > 0 ? most / (total / s->n_clusters) : 1;
+    free(cost);
+}
