@@ -2,8 +2,9 @@
 """Convert an ONNX model into a placeto-graph JSON file (inference graph).
 
 usage: /usr/bin/python3 graphs/import/onnx_graph.py MODEL.onnx -o OUT.json
-           [--device k80|p100|v100] [--batch N] [--dim NAME=VALUE ...]
-           [--shape INPUT=D1,D2,... ...] [--name NAME] [-q]
+           [--device k80|p100|v100|xeon] [--kind-costs KIND=DEVICE[,...]]
+           [--batch N] [--dim NAME=VALUE ...] [--shape INPUT=D1,D2,... ...]
+           [--name NAME] [-q]
        (installed: placeto-import-onnx MODEL.onnx -o OUT.json [options])
 
 Needs the onnx Python package (Debian: python3-onnx; tested with 1.12). Weights
@@ -103,6 +104,10 @@ Cost model (graphs/import/roofline.py, device --device, default k80)
         + 2 x seq_len x batch x D x G x H with a bias
   Every other op is memory-bound: FLOPs = 0, cost from bytes_moved.
   Inputs and variables cost 0.
+  --kind-costs KIND=DEVICE[,KIND=DEVICE...] (e.g. cpu=xeon) also writes each
+  node's cost on device model DEVICE (the same FLOPs and bytes) as
+  cost_us_by_kind {KIND: cost}, which placeto uses on cluster devices of that
+  kind; inputs and variables get 0.
 
 Devices (roofline.DEVICES)
 %(devices)s
@@ -130,6 +135,10 @@ Progress, summary and the inference notice (stderr)
   faster than one device, before transfers) and that placement studies use
   a training graph, which the PyTorch path (torch_graph.py,
   placeto-import-torch) makes: forward, backward and update of one step.
+  The graph is the same kind as torch_graph.py --inference makes (the
+  forward pass alone, weights as variables colocated with their first
+  reader); ONNX exporters in eval mode fold BatchNorm into the preceding
+  convolution, so such a graph has fewer ops.
 
 Exit status 0 on success, 1 on an error (message "onnx_graph.py: ..." on
 stderr), 2 on a usage error.
@@ -723,7 +732,8 @@ def infer_with_metadata(model, kinds, meta):
 
 
 class Converter:
-    def __init__(self, graph, kinds, meta, info, device):
+    def __init__(self, graph, kinds, meta, info, device, kind_devices=()):
+        self.kind_devices = list(kind_devices)   # --kind-costs: [(device kind, device model)]
         self.g = graph
         self.kinds = kinds
         self.meta = meta
@@ -768,8 +778,8 @@ class Converter:
             return 0
         return b
 
-    def new_node(self, name, op, cost, outs):
-        self.nodes.append({"name": name, "op": op, "cost_us": cost, "output_bytes": outs})
+    def new_node(self, name, op, cost, outs, by_kind=None):
+        self.nodes.append({"name": name, "op": op, "cost_us": cost, "output_bytes": outs, "by_kind": by_kind})
         return len(self.nodes) - 1
 
     def source(self, tensor):
@@ -778,7 +788,8 @@ class Converter:
             kind, name, nb = self.source_spec[tensor]
             if nb is None:
                 nb = self.tensor_bytes(tensor)
-            self.source_of[tensor] = self.new_node(name, kind, 0.0, [nb])
+            self.source_of[tensor] = self.new_node(name, kind, 0.0, [nb],
+                                                   {k: 0.0 for k, _ in self.kind_devices} or None)
             self.sources.append(self.source_of[tensor])
         return self.source_of[tensor]
 
@@ -839,9 +850,9 @@ class Converter:
                 if i not in distinct:
                     distinct.append(i)
             moved = sum(self.tensor_bytes(i) for i in distinct) + sum(out_bytes)
-            cost = roofline.cost_us(self.device, flops, moved)
+            cost, by_kind = roofline.costs(self.device, self.kind_devices, flops, moved)
             name = node.name if node.name else "%s_%d" % (t, index)
-            idx = self.new_node(name, t.lower(), cost, out_bytes)
+            idx = self.new_node(name, t.lower(), cost, out_bytes, by_kind)
             self.ops.append(idx)
             readers = list(ins)
             if t in ("If", "Loop", "Scan"):
@@ -890,8 +901,10 @@ class Converter:
         nodes = []
         for old in order:
             n = self.nodes[old]
-            nodes.append({"name": names[old], "op": n["op"], "cost_us": n["cost_us"],
-                          "output_bytes": n["output_bytes"]})
+            nodes.append({"name": names[old], "op": n["op"], "cost_us": n["cost_us"]})
+            if n["by_kind"] is not None:
+                nodes[-1]["cost_us_by_kind"] = n["by_kind"]
+            nodes[-1]["output_bytes"] = n["output_bytes"]
             if old in key:
                 nodes[-1]["colocate"] = key[old]
         self.ncolocated = sum(1 for i in key if self.nodes[i]["op"] == "variable")
@@ -960,7 +973,8 @@ def inference_notice(nodes, edges):
     return ("notice: this is an inference graph (an ONNX model holds the forward pass: no backward pass, no "
             "optimizer update); its critical path is %.1f%% of the total cost, so %s. Placement studies use "
             "training graphs: import the PyTorch model with torch_graph.py (placeto-import-torch) for the "
-            "whole training step (forward, backward, update)" % (100 * share, bound))
+            "whole training step (forward, backward, update), or with --inference for this same kind of graph"
+            % (100 * share, bound))
 
 
 def main(argv):
@@ -972,6 +986,9 @@ def main(argv):
                     help="the placeto-graph file to write (- for stdout)")
     ap.add_argument("--device", default=roofline.DEFAULT_DEVICE, choices=sorted(roofline.DEVICES),
                     help="device model of the roofline costs (default %s)" % roofline.DEFAULT_DEVICE)
+    ap.add_argument("--kind-costs", metavar="KIND=DEVICE[,...]",
+                    help="also write cost_us_by_kind: each node's roofline cost on device model DEVICE for "
+                    "cluster devices of kind KIND (e.g. cpu=xeon)")
     ap.add_argument("--batch", type=int, default=None, metavar="N",
                     help="the batch size: the FIRST dimension of every graph input, when symbolic, 0 or "
                     "missing (default 1); other symbolic dimensions are --dim's")
@@ -986,6 +1003,10 @@ def main(argv):
     a = ap.parse_args(argv[1:])
     if a.batch is not None and a.batch < 1:
         ap.error("--batch must be >= 1")
+    try:
+        kind_devices = roofline.parse_kind_costs(a.kind_costs) if a.kind_costs is not None else []
+    except ValueError as e:
+        ap.error(str(e))
     try:
         dims = {k: int(v) for k, v in parse_assignments(a.dim, "--dim").items()}
     except ValueError:
@@ -1029,7 +1050,7 @@ def main(argv):
         except Exception as e:
             die("%s: shape inference failed: %s" % (a.model, str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__))
         progress.phase("converting and costing (roofline model of %s)" % a.device)
-        conv = Converter(g, kinds, meta, info, a.device)
+        conv = Converter(g, kinds, meta, info, a.device, kind_devices)
         nodes, edges = conv.run()
     except Error as e:
         die("%s: %s" % (a.model, e))
@@ -1048,10 +1069,11 @@ def main(argv):
     producer = ("%s %s" % (model.producer_name, model.producer_version)).strip() or "unknown"
     folded = ", ".join("%s %d" % (k, v) for k, v in sorted(conv.folded.items()))
     name = a.name if a.name else os.path.splitext(os.path.basename(a.model))[0]
-    source = ("onnx_graph.py from %s (producer %s, %s); roofline model of %s: %s; batch %d; onnx %s; "
+    source = ("onnx_graph.py from %s (producer %s, %s); roofline model of %s: %s%s; batch %d; onnx %s; "
               "python %s; input dims set: %s; folded %d view/shape ops%s; %d weights colocated with the op "
               "that reads them first; command: %s" % (
                   a.model, producer, ", ".join(opsets) or "no opset", a.device, roofline.DEVICES[a.device][0],
+                  roofline.describe_kind_costs(kind_devices),
                   a.batch or 1, onnx.__version__, sys.version.split()[0], ", ".join(notes) if notes else "none",
                   conv.nfolded, " (%s)" % folded if folded else "", conv.ncolocated,
                   summary.command_line(argv, "placeto-import-onnx")))
