@@ -66,7 +66,10 @@ const CliCmd cmd_compare = {
     "this graph, 'placeto-trained' with the best placement its training found. Without --policy\n"
     "and --methods the policy is 'auto' (see 'placeto place --help'), when one is bundled for the\n"
     "device count.\n"
+    "On a cluster with devices of more than one kind, 'single' comes with one row per kind,\n"
+    "'KIND-only' (e.g. 'cpu-only', 'gpu-only'): every op on that kind's fastest device.\n"
     "example: placeto compare graphs/nmt.json --devices 4\n"
+    "example: placeto compare graphs/inference/resnet50.json --cluster graphs/clusters/cpu_gpu1.json\n"
     "example: placeto compare graphs/inception_v3.json --devices 2 --policy graphs/policies/inception_v3_2.json",
     compare_opts, run_compare,
 };
@@ -375,11 +378,13 @@ static int run_compare(int argc, char **argv)
         problem_free(&pb);
         return have == -1 ? EXIT_USAGE : EXIT_FAIL;
     }
-    PlaceRun *rows = xnew_array((size_t)n_chosen + 2, sizeof *rows);
-    int n = 0, ok = 1;
+    PlaceRun *rows = xnew_array((size_t)n_chosen + 2 + (size_t)pb.c->n_devices, sizeof *rows);
+    int n = 0, ok = 1, with_single = 0;
     while (ok && n < n_chosen)
         if ((ok = place_run(&pb, chosen[n], seed, budget, &rows[n], &e) == 0))
-            n++;
+            with_single |= strcmp(chosen[n++]->name, "single") == 0;
+    if (ok && with_single) /* with `single`: a row per device kind on a heterogeneous cluster */
+        n += place_run_kinds(&pb, rows + n);
     if (ok && policy) {
         int k = policy_place_runs(&pb, policy, (int)samples, seed, start, rows + n, NULL, &e);
         ok = k >= 0;

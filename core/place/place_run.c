@@ -2,6 +2,7 @@
 #include "place_run.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,8 +58,40 @@ void place_run_groups(const Problem *p, const char *name, const int *group_devic
     score(p, out);
 }
 
+int place_run_kinds(const Problem *p, PlaceRun *rows)
+{
+    const Cluster *c = p->c;
+    int n = 0;
+    for (int d = 0; d < c->n_devices; d++) {
+        int first = 1, best = d;
+        for (int k = 0; k < d; k++) /* a kind's row comes with its first device */
+            if (strcmp(c->devices[k].kind, c->devices[d].kind) == 0)
+                first = 0;
+        if (!first)
+            continue;
+        for (int k = d + 1; k < c->n_devices; k++)
+            if (strcmp(c->devices[k].kind, c->devices[d].kind) == 0 && c->devices[k].speed > c->devices[best].speed)
+                best = k;
+        int *gd = xnew_array((size_t)p->gr->n_groups, sizeof *gd);
+        for (int k = 0; k < p->gr->n_groups; k++)
+            gd[k] = best;
+        size_t len = strlen(c->devices[d].kind) + sizeof "-only";
+        char *name = xmalloc_array(len, 1);
+        snprintf(name, len, "%s-only", c->devices[d].kind);
+        place_run_groups(p, name, gd, 0.0, &rows[n]);
+        rows[n++].owned_name = name;
+        free(gd);
+    }
+    if (n == 1) { /* one kind: the row would repeat `single` */
+        place_run_free(&rows[0]);
+        n = 0;
+    }
+    return n;
+}
+
 void place_run_free(PlaceRun *r)
 {
+    free(r->owned_name);
     free(r->peak_memory_bytes);
     free(r->op_device);
     free(r->group_device);

@@ -21,6 +21,7 @@ typedef struct PlaceRun {
     int *op_device;              /* per op */
     int *group_device;           /* per group (each group's first op's device) */
     int64_t placements;          /* placements the method simulated (a search's budget spent; 0 otherwise) */
+    char *owned_name;            /* when not NULL: method points here, and place_run_free frees it */
 } PlaceRun;
 
 /* Runs m on p (which needs its grouping and simulator) with seed, and for
@@ -32,6 +33,14 @@ int place_run(const Problem *p, const PlaceMethod *m, uint64_t seed, int64_t bud
  * row `name`, taking `seconds`. */
 void place_run_groups(const Problem *p, const char *name, const int *group_device, double seconds,
                       PlaceRun *out);
+/* The single-kind rows of a heterogeneous cluster: when p's cluster has
+ * devices of more than one kind, one row per kind (in order of the kind's
+ * first device) named "KIND-only" ("cpu-only", "gpu-only"), with every op on
+ * that kind's fastest device (largest speed, the first on ties; each op
+ * costs its cost_us_by_kind[KIND] there when the node has it). rows needs
+ * room for p->c->n_devices rows. Returns the rows written (0 on a cluster of
+ * one kind). */
+int place_run_kinds(const Problem *p, PlaceRun *rows);
 void place_run_free(PlaceRun *r);
 /* Sorts rows by runtime, ties by method name. */
 void place_run_sort(PlaceRun *rows, int n);

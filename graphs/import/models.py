@@ -1,7 +1,10 @@
 """Model definitions for torch_graph.py: torchvision classifiers, a GNMT-style
-translation model, NASNet-A, and the generated families (ENAS convolutional
-and recurrent cells, NMT variants). Each entry makes (module returning the
-loss, example inputs, input names, description)."""
+translation model, NASNet-A, a BERT-base encoder, and the generated families
+(ENAS convolutional and recurrent cells, NMT variants). Each entry makes
+(module returning the loss, example inputs, input names, description); with
+--inference, (the network without its loss, its inputs, their names,
+description) through Spec.make_inference."""
+import math
 import random
 
 import torch
@@ -22,6 +25,97 @@ class Classify(nn.Module):
 
 def image_inputs(batch, size, classes=1000):
     return [torch.randn(batch, 3, size, size), torch.randint(0, classes, (batch,))], ["data", "labels"]
+
+
+# ---- BERT-base (Devlin et al., 2019), from torch.nn pieces ----
+
+class BertLayer(nn.Module):
+    """One post-norm transformer encoder layer as in BERT: multi-head
+    self-attention (separate query, key and value projections, scaled dot
+    product, softmax, output projection), residual and LayerNorm, then the
+    GELU feed-forward network, residual and LayerNorm. Dropout 0.1 (off in
+    eval mode)."""
+
+    def __init__(self, hidden, heads, ffn):
+        super().__init__()
+        self.heads = heads
+        self.query, self.key, self.value = nn.Linear(hidden, hidden), nn.Linear(hidden, hidden), nn.Linear(hidden, hidden)
+        self.attn_out = nn.Linear(hidden, hidden)
+        self.attn_norm = nn.LayerNorm(hidden, eps=1e-12)
+        self.ffn_in = nn.Linear(hidden, ffn)
+        self.ffn_out = nn.Linear(ffn, hidden)
+        self.ffn_norm = nn.LayerNorm(hidden, eps=1e-12)
+        self.drop = nn.Dropout(0.1)
+
+    def forward(self, x):
+        b, s, h = x.shape
+        d = h // self.heads
+
+        def split(t):   # batch x heads x sequence x head size
+            return t.view(b, s, self.heads, d).transpose(1, 2)
+        q, k, v = split(self.query(x)), split(self.key(x)), split(self.value(x))
+        scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(d)
+        ctx = torch.matmul(self.drop(F.softmax(scores, -1)), v).transpose(1, 2).reshape(b, s, h)
+        x = self.attn_norm(x + self.drop(self.attn_out(ctx)))
+        return self.ffn_norm(x + self.drop(self.ffn_out(F.gelu(self.ffn_in(x)))))
+
+
+class BertEncoder(nn.Module):
+    """BERT's embeddings (word, position and token type, summed, LayerNorm)
+    and its encoder: tokens [batch, sequence] -> hidden states [batch,
+    sequence, hidden]. Every sequence is one segment with no padding, so
+    there is no attention mask (BERT adds zeros then) and the token type is
+    0 everywhere."""
+
+    def __init__(self, vocab=30522, hidden=768, layers=12, heads=12, ffn=3072, max_positions=512):
+        super().__init__()
+        self.word = nn.Embedding(vocab, hidden)
+        self.position = nn.Embedding(max_positions, hidden)
+        self.token_type = nn.Embedding(2, hidden)
+        self.emb_norm = nn.LayerNorm(hidden, eps=1e-12)
+        self.drop = nn.Dropout(0.1)
+        self.layers = nn.ModuleList([BertLayer(hidden, heads, ffn) for _ in range(layers)])
+
+    def forward(self, tokens):
+        s = tokens.shape[1]
+        positions = torch.arange(s, device=tokens.device).unsqueeze(0)
+        x = self.word(tokens) + self.position(positions) + self.token_type(torch.zeros_like(tokens))
+        x = self.drop(self.emb_norm(x))
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+class BertClassifier(nn.Module):
+    """The encoder, BERT's pooler (dense + tanh on the first token) and a
+    classifier: the training graph's network (sequence classification)."""
+
+    def __init__(self, classes=2):
+        super().__init__()
+        self.encoder = BertEncoder()
+        self.pooler = nn.Linear(768, 768)
+        self.classifier = nn.Linear(768, classes)
+
+    def forward(self, tokens):
+        return self.classifier(torch.tanh(self.pooler(self.encoder(tokens)[:, 0])))
+
+
+BERT_SEQ = 128
+BERT_ABOUT = ("BERT-base encoder (Devlin et al. 2019; torch.nn pieces, random weights): vocabulary 30522, "
+              "12 layers, hidden 768, 12 heads, feed-forward 3072, sequence %d" % BERT_SEQ)
+
+
+def bert_make(b, seed):
+    torch.manual_seed(seed)
+    m = Classify(BertClassifier(2))
+    inputs = [torch.randint(0, 30522, (b, BERT_SEQ)), torch.randint(0, 2, (b,))]
+    return m, inputs, ["tokens", "labels"], BERT_ABOUT + ", pooler and a 2-class classifier"
+
+
+def bert_infer(b, seed):
+    torch.manual_seed(seed)
+    return BertEncoder(), [torch.randint(0, 30522, (b, BERT_SEQ))], ["tokens"], \
+        BERT_ABOUT + ": embeddings and encoder, output the last hidden states"
 
 
 # ---- GNMT-style sequence to sequence with attention ----
@@ -257,12 +351,30 @@ class ENASRNN(nn.Module):
         return loss / self.steps
 
 
+# the default batch of a zoo model's --inference graph, unless its Spec sets
+# another (bert_base: 1, one request of 128 tokens; see torch_graph.py --help)
+INFERENCE_BATCH = 8
+
+
 class Spec:
-    def __init__(self, batch, make, name=None):
+    """A zoo entry: its training batch, the maker of its training step, its
+    name, and for --inference its forward-only maker (None: the network of a
+    Classify, fed the images alone; internal: the loss is computed inside the
+    model's forward, so there is no forward-only form)."""
+
+    def __init__(self, batch, make, name=None, infer=None, internal_loss=False, infer_batch=INFERENCE_BATCH):
         self.batch, self._make, self._name = batch, make, name
+        self._infer, self.internal_loss, self.infer_batch = infer, internal_loss, infer_batch
 
     def make(self, batch, seed):
         return self._make(batch, seed)
+
+    def make_inference(self, batch, seed):
+        """(network, inputs, input names, description) of the forward pass alone."""
+        if self._infer is not None:
+            return self._infer(batch, seed)
+        model, inputs, names, about = self._make(batch, seed)
+        return model.net, inputs[:1], names[:1], about
 
     def name(self, batch, seed):
         return self._name(batch, seed) if callable(self._name) else self._name
@@ -341,9 +453,10 @@ MODELS = {
                                   init_weights=False),
     "vgg16": torchvision_spec("vgg16", 224, 64, "Simonyan and Zisserman 2015"),
     "mobilenet_v2": torchvision_spec("mobilenet_v2", 224, 64, "Sandler et al. 2018"),
-    "nmt": Spec(128, nmt_make, "nmt"),
+    "bert_base": Spec(32, bert_make, "bert_base", infer=bert_infer, infer_batch=1),
+    "nmt": Spec(128, nmt_make, "nmt", internal_loss=True),
     "nasnet": Spec(64, nasnet_make, "nasnet"),
     "enas_cifar10": Spec(32, enas_cifar_make, lambda b, s: "enas_cifar10_%02d" % s),
-    "enas_ptb": Spec(32, enas_ptb_make, lambda b, s: "enas_ptb_%02d" % s),
-    "nmt_variant": Spec(64, nmt_variant_make, lambda b, s: "nmt_variant_%02d" % s),
+    "enas_ptb": Spec(32, enas_ptb_make, lambda b, s: "enas_ptb_%02d" % s, internal_loss=True),
+    "nmt_variant": Spec(64, nmt_variant_make, lambda b, s: "nmt_variant_%02d" % s, internal_loss=True),
 }

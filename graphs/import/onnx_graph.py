@@ -2,8 +2,9 @@
 """Convert an ONNX model into a placeto-graph JSON file (inference graph).
 
 usage: /usr/bin/python3 graphs/import/onnx_graph.py MODEL.onnx -o OUT.json
-           [--device k80|p100|v100] [--batch N] [--dim NAME=VALUE ...]
-           [--shape INPUT=D1,D2,... ...] [--name NAME] [-q]
+           [--device k80|p100|v100|xeon] [--kind-costs KIND=DEVICE[,...]]
+           [--batch N] [--dim NAME=VALUE ...] [--shape INPUT=D1,D2,... ...]
+           [--name NAME] [-q]
        (installed: placeto-import-onnx MODEL.onnx -o OUT.json [options])
 
 Needs the onnx Python package (Debian: python3-onnx; tested with 1.12). Weights
@@ -103,6 +104,10 @@ Cost model (graphs/import/roofline.py, device --device, default k80)
         + 2 x seq_len x batch x D x G x H with a bias
   Every other op is memory-bound: FLOPs = 0, cost from bytes_moved.
   Inputs and variables cost 0.
+  --kind-costs KIND=DEVICE[,KIND=DEVICE...] (e.g. cpu=xeon) also writes each
+  node's cost on device model DEVICE (the same FLOPs and bytes) as
+  cost_us_by_kind {KIND: cost}, which placeto uses on cluster devices of that
+  kind; inputs and variables get 0.
 
 Devices (roofline.DEVICES)
 %(devices)s
@@ -130,6 +135,10 @@ Progress, summary and the inference notice (stderr)
   faster than one device, before transfers) and that placement studies use
   a training graph, which the PyTorch path (torch_graph.py,
   placeto-import-torch) makes: forward, backward and update of one step.
+  The graph is the same kind as torch_graph.py --inference makes (the
+  forward pass alone, weights as variables colocated with their first
+  reader); ONNX exporters in eval mode fold BatchNorm into the preceding
+  convolution, so such a graph has fewer ops.
 
 Exit status 0 on success, 1 on an error (message "onnx_graph.py: ..." on
 stderr), 2 on a usage error.
@@ -145,6 +154,7 @@ START = time.monotonic()
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import roofline  # noqa: E402
+from onnx_shapes import attr, infer_with_metadata, numel  # noqa: E402
 import summary  # noqa: E402
 
 PROG = "onnx_graph.py"
@@ -192,35 +202,12 @@ def die(msg):
     sys.exit(1)
 
 
-def numel(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
-
-
 def nbytes(shape, elem):
     size = ELEM_BYTES.get(elem)
     if shape is None or size is None:
         return None
     n = numel(shape) * size
     return int(n + 0.5) if isinstance(n, float) else n
-
-
-def type_shape(tp):
-    """(elem_type, shape or None) of a TypeProto; shape None unless every dim is known."""
-    if not tp.HasField("tensor_type"):
-        return None, None
-    tt = tp.tensor_type
-    if not tt.HasField("shape"):
-        return tt.elem_type, None
-    dims = []
-    for d in tt.shape.dim:
-        if d.HasField("dim_value") and d.dim_value >= 0:
-            dims.append(int(d.dim_value))
-        else:
-            return tt.elem_type, None
-    return tt.elem_type, dims
 
 
 def parse_assignments(items, what):
@@ -352,14 +339,6 @@ def einsum_flops(eq, shapes):
         for c, s in zip(letters, shape):
             sizes[c] = max(sizes.get(c, 1), s)
     return (2.0 if len(terms) > 1 else 1.0) * numel(sizes.values())
-
-
-def attr(node, name, default=None):
-    import onnx
-    for a in node.attribute:
-        if a.name == name:
-            return onnx.helper.get_attribute_value(a)
-    return default
 
 
 def op_flops(node, in_shapes, out_shapes):
@@ -514,216 +493,9 @@ def plan_folding(g):
 
 
 # --------------------------------------------------------------------------
-# Evaluation of shape metadata (the values of Shape/Gather/Concat/... chains),
-# so that shape inference knows e.g. the target shape of a Reshape even where
-# onnx's own data propagation stops.
-
-MAX_META_ELEMS = 4096
-
-
-def np_dtype(elem):
-    import onnx
-    if hasattr(onnx.helper, "tensor_dtype_to_np_dtype"):
-        return onnx.helper.tensor_dtype_to_np_dtype(elem)
-    return onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[elem]
-
-
-def eval_meta_node(node, vals, info):
-    """Output values (a list of numpy arrays) of a metadata node, or None if unknown."""
-    import numpy as np
-    import onnx
-    from onnx import numpy_helper
-    t = node.op_type
-    a = {x.name: onnx.helper.get_attribute_value(x) for x in node.attribute}
-    if t in ("Shape", "Size"):
-        shape = info.get(node.input[0], (None, None))[1]
-        if shape is None:
-            return None
-        if t == "Size":
-            return [np.array(numel(shape), dtype=np.int64)]
-        r = len(shape)
-        start, end = a.get("start", 0), a.get("end", r)
-        start = max(0, min(r, start + r if start < 0 else start))
-        end = max(0, min(r, end + r if end < 0 else end))
-        return [np.array(shape[start:end], dtype=np.int64)]
-    if t == "Constant":
-        if "value" in a:
-            return [numpy_helper.to_array(a["value"])]
-        if "value_int" in a:
-            return [np.array(a["value_int"], dtype=np.int64)]
-        if "value_ints" in a:
-            return [np.array(list(a["value_ints"]), dtype=np.int64)]
-        if "value_float" in a:
-            return [np.array(a["value_float"], dtype=np.float32)]
-        if "value_floats" in a:
-            return [np.array(list(a["value_floats"]), dtype=np.float32)]
-        return None
-    x = []
-    for i in node.input:
-        if not i:
-            x.append(None)
-        elif i in vals:
-            x.append(vals[i])
-        else:
-            return None
-    if t == "Identity":
-        return [x[0]]
-    if t == "Reshape":
-        shape = [int(s) for s in x[1]]
-        if not a.get("allowzero", 0):
-            shape = [x[0].shape[k] if s == 0 and k < x[0].ndim else s for k, s in enumerate(shape)]
-        return [x[0].reshape(shape)]
-    if t == "Flatten":
-        ax = a.get("axis", 1)
-        ax = ax + x[0].ndim if ax < 0 else ax
-        return [x[0].reshape((numel(x[0].shape[:ax]), -1))]
-    if t in ("Squeeze", "Unsqueeze"):
-        axes = a.get("axes")
-        if axes is None and len(x) > 1 and x[1] is not None:
-            axes = [int(v) for v in x[1]]
-        if t == "Squeeze":
-            if axes is None:
-                return [np.squeeze(x[0])]
-            return [np.squeeze(x[0], axis=tuple(v + x[0].ndim if v < 0 else v for v in axes))]
-        r = x[0].ndim + len(axes)
-        y = x[0]
-        for v in sorted(v + r if v < 0 else v for v in axes):
-            y = np.expand_dims(y, v)
-        return [y]
-    if t == "Gather":
-        return [np.take(x[0], x[1].astype(np.int64), axis=a.get("axis", 0))]
-    if t == "Concat":
-        return [np.concatenate([v for v in x if v is not None], axis=a["axis"])]
-    if t == "Cast":
-        return [x[0].astype(np_dtype(a["to"]))]
-    if t == "Slice":
-        if "starts" in a:                       # opset < 10
-            starts, ends, axes, steps = a["starts"], a["ends"], a.get("axes"), None
-        else:
-            starts, ends = list(x[1]), list(x[2])
-            axes = list(x[3]) if len(x) > 3 and x[3] is not None else None
-            steps = list(x[4]) if len(x) > 4 and x[4] is not None else None
-        axes = list(range(len(starts))) if axes is None else axes
-        steps = [1] * len(starts) if steps is None else steps
-        sl = [slice(None)] * x[0].ndim
-        for s, e, ax, st in zip(starts, ends, axes, steps):
-            sl[int(ax)] = slice(int(max(min(s, 2 ** 62), -2 ** 62)), int(max(min(e, 2 ** 62), -2 ** 62)), int(st))
-        return [x[0][tuple(sl)]]
-    if t in ("Add", "Sub", "Mul", "Min", "Max", "Equal", "Less", "Greater"):
-        f = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Min": np.minimum, "Max": np.maximum,
-             "Equal": np.equal, "Less": np.less, "Greater": np.greater}[t]
-        y = x[0]
-        for v in x[1:]:
-            y = f(y, v)
-        return [np.asarray(y) if t in ("Equal", "Less", "Greater") else np.asarray(y).astype(x[0].dtype)]
-    if t == "Div":
-        if np.issubdtype(x[0].dtype, np.integer):
-            return [np.trunc(x[0] / x[1]).astype(x[0].dtype)]
-        return [np.asarray(x[0] / x[1]).astype(x[0].dtype)]
-    if t == "Mod":
-        return [np.fmod(x[0], x[1]) if a.get("fmod", 0) else np.mod(x[0], x[1])]
-    if t in ("Neg", "Abs", "Floor", "Ceil", "Not"):
-        f = {"Neg": np.negative, "Abs": np.abs, "Floor": np.floor, "Ceil": np.ceil, "Not": np.logical_not}[t]
-        return [np.asarray(f(x[0]))]
-    if t == "Where":
-        return [np.where(x[0], x[1], x[2])]
-    if t == "ReduceProd":
-        axes = a.get("axes")
-        if axes is None and len(x) > 1 and x[1] is not None:
-            axes = [int(v) for v in x[1]]
-        keep = bool(a.get("keepdims", 1))
-        return [np.asarray(np.prod(x[0], axis=None if not axes else tuple(axes), keepdims=keep)).astype(x[0].dtype)]
-    return None
-
-
-def evaluate_meta(g, meta, info, vals):
-    """Add the values of metadata tensors computable now to vals; returns how many were added."""
-    added = 0
-    for node in g.node:
-        outs = [o for o in node.output if o]
-        if not outs or all(o in vals for o in outs) or not all(o in meta for o in outs):
-            continue
-        try:
-            res = eval_meta_node(node, vals, info)
-        except Exception:
-            res = None
-        if res is None:
-            continue
-        for o, v in zip(node.output, res):
-            if o and v is not None and v.size <= MAX_META_ELEMS:
-                vals[o] = v
-                added += 1
-    return added
-
-
-def infer(model):
-    import onnx.shape_inference
-    try:
-        return onnx.shape_inference.infer_shapes(model, check_type=False, strict_mode=False, data_prop=True)
-    except Exception:
-        return onnx.shape_inference.infer_shapes(model, check_type=False, strict_mode=False)
-
-
-def collect_info(model):
-    g = model.graph
-    info = {}
-    for vi in list(g.value_info) + list(g.input) + list(g.output):
-        et, shape = type_shape(vi.type)
-        if vi.name not in info or info[vi.name][1] is None:
-            info[vi.name] = (et, shape)
-    for t in g.initializer:
-        info[t.name] = (t.data_type, [int(d) for d in t.dims])
-    for st in g.sparse_initializer:
-        info[st.values.name] = (st.values.data_type, [int(d) for d in st.dims])
-    return info
-
-
-def infer_with_metadata(model, kinds, meta):
-    """Shape inference, repeated with the computed metadata tensors as initializers
-    until no new value is found. Returns the tensor information (name -> (elem, shape))."""
-    import onnx
-    from onnx import numpy_helper
-    g = model.graph
-    info = collect_info(infer(model))
-    vals = {}
-    for t in g.initializer:
-        if t.name in meta:
-            try:
-                vals[t.name] = numpy_helper.to_array(t)
-            except Exception:
-                pass
-    init_names = {t.name for t in g.initializer}
-    while True:     # ends: every round adds at least one value of a finite set
-        if evaluate_meta(g, meta, info, vals) == 0:
-            break
-        work = onnx.ModelProto()
-        work.CopyFrom(model)
-        wg = work.graph
-        del wg.node[:]
-        needed = set()
-        for node, kind in zip(g.node, kinds):
-            outs = [o for o in node.output if o]
-            if kind == "meta" or (kind == "view" and outs and all(o in meta for o in outs)):
-                if outs and all(o in vals for o in outs):
-                    continue
-            wg.node.add().CopyFrom(node)
-            needed.update(i for i in node.input if i)
-        outputs = {o.name for o in wg.output}
-        for name in sorted(set(vals) - init_names):
-            if name in needed or name in outputs:
-                wg.initializer.append(numpy_helper.from_array(vals[name], name))
-                if work.ir_version < 4:
-                    wg.input.append(onnx.helper.make_tensor_value_info(
-                        name, wg.initializer[-1].data_type, list(vals[name].shape)))
-        info = collect_info(infer(work))
-    for name, v in vals.items():
-        if name not in info or info[name][1] is None:
-            info[name] = (numpy_helper.from_array(v).data_type, list(v.shape))
-    return info
-
-
 class Converter:
-    def __init__(self, graph, kinds, meta, info, device):
+    def __init__(self, graph, kinds, meta, info, device, kind_devices=()):
+        self.kind_devices = list(kind_devices)   # --kind-costs: [(device kind, device model)]
         self.g = graph
         self.kinds = kinds
         self.meta = meta
@@ -768,8 +540,8 @@ class Converter:
             return 0
         return b
 
-    def new_node(self, name, op, cost, outs):
-        self.nodes.append({"name": name, "op": op, "cost_us": cost, "output_bytes": outs})
+    def new_node(self, name, op, cost, outs, by_kind=None):
+        self.nodes.append({"name": name, "op": op, "cost_us": cost, "output_bytes": outs, "by_kind": by_kind})
         return len(self.nodes) - 1
 
     def source(self, tensor):
@@ -778,7 +550,8 @@ class Converter:
             kind, name, nb = self.source_spec[tensor]
             if nb is None:
                 nb = self.tensor_bytes(tensor)
-            self.source_of[tensor] = self.new_node(name, kind, 0.0, [nb])
+            self.source_of[tensor] = self.new_node(name, kind, 0.0, [nb],
+                                                   {k: 0.0 for k, _ in self.kind_devices} or None)
             self.sources.append(self.source_of[tensor])
         return self.source_of[tensor]
 
@@ -839,9 +612,9 @@ class Converter:
                 if i not in distinct:
                     distinct.append(i)
             moved = sum(self.tensor_bytes(i) for i in distinct) + sum(out_bytes)
-            cost = roofline.cost_us(self.device, flops, moved)
+            cost, by_kind = roofline.costs(self.device, self.kind_devices, flops, moved)
             name = node.name if node.name else "%s_%d" % (t, index)
-            idx = self.new_node(name, t.lower(), cost, out_bytes)
+            idx = self.new_node(name, t.lower(), cost, out_bytes, by_kind)
             self.ops.append(idx)
             readers = list(ins)
             if t in ("If", "Loop", "Scan"):
@@ -890,8 +663,10 @@ class Converter:
         nodes = []
         for old in order:
             n = self.nodes[old]
-            nodes.append({"name": names[old], "op": n["op"], "cost_us": n["cost_us"],
-                          "output_bytes": n["output_bytes"]})
+            nodes.append({"name": names[old], "op": n["op"], "cost_us": n["cost_us"]})
+            if n["by_kind"] is not None:
+                nodes[-1]["cost_us_by_kind"] = n["by_kind"]
+            nodes[-1]["output_bytes"] = n["output_bytes"]
             if old in key:
                 nodes[-1]["colocate"] = key[old]
         self.ncolocated = sum(1 for i in key if self.nodes[i]["op"] == "variable")
@@ -960,7 +735,8 @@ def inference_notice(nodes, edges):
     return ("notice: this is an inference graph (an ONNX model holds the forward pass: no backward pass, no "
             "optimizer update); its critical path is %.1f%% of the total cost, so %s. Placement studies use "
             "training graphs: import the PyTorch model with torch_graph.py (placeto-import-torch) for the "
-            "whole training step (forward, backward, update)" % (100 * share, bound))
+            "whole training step (forward, backward, update), or with --inference for this same kind of graph"
+            % (100 * share, bound))
 
 
 def main(argv):
@@ -972,6 +748,9 @@ def main(argv):
                     help="the placeto-graph file to write (- for stdout)")
     ap.add_argument("--device", default=roofline.DEFAULT_DEVICE, choices=sorted(roofline.DEVICES),
                     help="device model of the roofline costs (default %s)" % roofline.DEFAULT_DEVICE)
+    ap.add_argument("--kind-costs", metavar="KIND=DEVICE[,...]",
+                    help="also write cost_us_by_kind: each node's roofline cost on device model DEVICE for "
+                    "cluster devices of kind KIND (e.g. cpu=xeon)")
     ap.add_argument("--batch", type=int, default=None, metavar="N",
                     help="the batch size: the FIRST dimension of every graph input, when symbolic, 0 or "
                     "missing (default 1); other symbolic dimensions are --dim's")
@@ -986,6 +765,10 @@ def main(argv):
     a = ap.parse_args(argv[1:])
     if a.batch is not None and a.batch < 1:
         ap.error("--batch must be >= 1")
+    try:
+        kind_devices = roofline.parse_kind_costs(a.kind_costs) if a.kind_costs is not None else []
+    except ValueError as e:
+        ap.error(str(e))
     try:
         dims = {k: int(v) for k, v in parse_assignments(a.dim, "--dim").items()}
     except ValueError:
@@ -1029,7 +812,7 @@ def main(argv):
         except Exception as e:
             die("%s: shape inference failed: %s" % (a.model, str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__))
         progress.phase("converting and costing (roofline model of %s)" % a.device)
-        conv = Converter(g, kinds, meta, info, a.device)
+        conv = Converter(g, kinds, meta, info, a.device, kind_devices)
         nodes, edges = conv.run()
     except Error as e:
         die("%s: %s" % (a.model, e))
@@ -1048,10 +831,11 @@ def main(argv):
     producer = ("%s %s" % (model.producer_name, model.producer_version)).strip() or "unknown"
     folded = ", ".join("%s %d" % (k, v) for k, v in sorted(conv.folded.items()))
     name = a.name if a.name else os.path.splitext(os.path.basename(a.model))[0]
-    source = ("onnx_graph.py from %s (producer %s, %s); roofline model of %s: %s; batch %d; onnx %s; "
+    source = ("onnx_graph.py from %s (producer %s, %s); roofline model of %s: %s%s; batch %d; onnx %s; "
               "python %s; input dims set: %s; folded %d view/shape ops%s; %d weights colocated with the op "
               "that reads them first; command: %s" % (
                   a.model, producer, ", ".join(opsets) or "no opset", a.device, roofline.DEVICES[a.device][0],
+                  roofline.describe_kind_costs(kind_devices),
                   a.batch or 1, onnx.__version__, sys.version.split()[0], ", ".join(notes) if notes else "none",
                   conv.nfolded, " (%s)" % folded if folded else "", conv.ncolocated,
                   summary.command_line(argv, "placeto-import-onnx")))

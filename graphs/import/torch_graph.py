@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""torch_graph.py: the whole training step of a PyTorch model as a placeto graph.
+"""torch_graph.py: the whole training step of a PyTorch model (or, with
+--inference, its forward pass alone) as a placeto graph.
 
 usage: /usr/bin/python3 graphs/import/torch_graph.py MODEL [options] -o OUT.json
        (installed: placeto-import-torch MODEL [options] -o OUT.json)
@@ -83,6 +84,35 @@ SGD-with-momentum update is added for every parameter. Then:
     that produces its gradient share the parameter's name as colocate key;
     parameters whose gradients come out of one op share one key. Buffers
     (BatchNorm statistics) are variables too; inputs are "input" ops.
+
+Inference (--inference)
+  The forward pass alone, as an inference server runs it: the network in
+  eval mode (BatchNorm reads its running statistics, dropout is off), traced
+  with make_fx under no_grad into one aten-level FX graph (the same ops as
+  the training step's forward, with the same folding and costs). No loss,
+  no backward op, no gradient, no momentum buffer and no update; the zoo's
+  classifiers and torchvision:NAME lose their loss and labels input, and
+  --module runs the module itself (no --loss). Parameters and buffers are
+  still "variable" ops, the graph's weights; each shares a colocation key
+  with the op that reads it first (that op's name), as onnx_graph.py does, so
+  a weight lands in its consumer's group. The default batch is 8 (bert_base:
+  1, one request of 128 tokens): HSDAG (Duan et al., NeurIPS 2024), whose
+  CPU + GPU setting this follows, measures single-request latency, but at
+  batch 1 a CNN's convolutions are launch-bound on both devices;
+  batch 8 keeps them compute-bound, so that the CPU/GPU cost ratio differs
+  by op kind. The zoo models that compute their loss inside their forward
+  (nmt, nmt_variant, enas_ptb) have no inference form.
+
+Per-kind costs (--kind-costs KIND=DEVICE[,KIND=DEVICE...])
+  Every node also gets cost_us_by_kind {KIND: cost}: its roofline cost
+  (same FLOPs and bytes) on device model DEVICE, which placeto uses on
+  cluster devices of that kind instead of cost_us / speed. --kind-costs
+  cpu=xeon adds the CPU costs of the Xeon model in roofline.py (one socket
+  of a Xeon Gold 6148); inputs and variables get 0. Not with --measure-cpu.
+  --export-onnx OUT.onnx (with --inference) also writes the same network and
+  inputs as an ONNX model (torch.onnx.export, opset 17, batch dimension
+  symbolic), for onnx_graph.py: graphs/import/make_inference.sh check
+  compares the two paths.
 
 Op names: forward ops keep the FX names ("convolution_3"), backward ops get
 "grad/" in front, variables the parameter's name ("layer1.0.conv1.weight").
@@ -199,12 +229,15 @@ class Builder:
         self.index = {}
         self.edges = []
 
-    def node(self, name, op, cost, out_bytes, colocate=None):
+    def node(self, name, op, cost, out_bytes, colocate=None, by_kind=None):
         base, k = name, 2
         while name in self.index:
             name = "%s~%d" % (base, k)
             k += 1
-        nd = {"name": name, "op": op, "cost_us": cost, "output_bytes": out_bytes}
+        nd = {"name": name, "op": op, "cost_us": cost}
+        if by_kind is not None:
+            nd["cost_us_by_kind"] = by_kind
+        nd["output_bytes"] = out_bytes
         if colocate:
             nd["colocate"] = colocate
         self.index[name] = nd
@@ -231,8 +264,10 @@ def tensor_args(node):
     return out
 
 
-def convert(b, gm, prefix, values, device, timings):
-    """Adds the call_function nodes of one FX graph; values maps FX node -> value."""
+def convert(b, gm, prefix, values, device, kinds, timings):
+    """Adds the call_function nodes of one FX graph; values maps FX node -> value;
+    kinds: [(device kind, device model)] of --kind-costs (roofline costs, also
+    with timings)."""
     folded = set()
     for n in gm.graph.nodes:
         if n.op != "call_function":
@@ -254,11 +289,10 @@ def convert(b, gm, prefix, values, device, timings):
         outs = metas(n)
         out_bytes = [meta_bytes(m) for m in outs] or [0]
         moved = sum(out_bytes) + sum(meta_bytes(m) for a in args for m in metas(a)[:1])
+        cost, by_kind = roofline.costs(device, kinds, flops_of(op, n), moved)
         if timings is not None:
             cost = round(timings.get(n, 0.0), 3)
-        else:
-            cost = roofline.cost_us(device, flops_of(op, n), moved)
-        name = b.node(prefix + n.name, op, cost, out_bytes)
+        name = b.node(prefix + n.name, op, cost, out_bytes, by_kind=by_kind)
         seen = set()
         for a in args:
             v = values.get(a)
@@ -310,12 +344,102 @@ def capture(model, inputs, keep_examples):
     return got["fw"], got["bw"]
 
 
+def capture_inference(net, inputs, keep_examples):
+    """The forward FX graph of net(*inputs) in eval mode with no autograd:
+    parameters, buffers and inputs are its placeholders, in that order. With
+    keep_examples, a copy of the example inputs too (for --measure-cpu)."""
+    import torch
+    from torch.fx.experimental.proxy_tensor import make_fx
+    from torch.fx.passes.shape_prop import ShapeProp
+    try:
+        from torch.func import functional_call
+    except ImportError:   # torch < 2.0
+        from torch.nn.utils.stateless import functional_call
+    pnames = [n for n, _ in net.named_parameters()]
+    bnames = [n for n, _ in net.named_buffers()]
+    n_state = len(pnames) + len(bnames)
+
+    def forward(*args):
+        state = dict(zip(pnames + bnames, args[:n_state]))
+        with torch.no_grad():
+            return functional_call(net, state, tuple(args[n_state:]))
+    example = ([p.detach() for _, p in net.named_parameters()] + [b for _, b in net.named_buffers()]
+               + list(inputs))
+    gm = make_fx(forward)(*example)
+    ShapeProp(gm).propagate(*example)
+    return gm, ([e.detach().clone() for e in example] if keep_examples else None)
+
+
+def zero_kinds(kinds):
+    """cost_us_by_kind of an op that costs nothing (a variable or an input)."""
+    return {k: 0.0 for k, _ in kinds} if kinds else None
+
+
+def colocate_weights(b):
+    """Inference: each variable shares a colocation key, the name of the op that
+    reads it first (in graph order), with that op, as onnx_graph.py does; so a
+    weight that costs nothing goes to its consumer's group."""
+    order = {nd["name"]: i for i, nd in enumerate(b.nodes)}
+    first = {}
+    for e in b.edges:
+        src = b.index[e["src"]]
+        if src["op"] == "variable" and (e["src"] not in first or order[e["dst"]] < order[first[e["src"]]]):
+            first[e["src"]] = e["dst"]
+    for var, reader in first.items():
+        b.index[var]["colocate"] = reader
+        b.index[reader]["colocate"] = reader
+
+
+def build_inference(net, inputs, input_names, device, kinds, measure_cpu, repeats, progress):
+    """The forward pass alone: no loss, no backward, no update. Parameters and
+    buffers are "variable" ops, the inputs "input" ops."""
+    import torch
+    torch.manual_seed(0)
+    net.eval()
+    progress.phase("tracing the forward pass (inference, eval mode, on this CPU)")
+    gm, example = capture_inference(net, inputs, measure_cpu)
+    progress.phase("timing %d traced ops on this CPU (median of %d runs each)" % (count_ops(gm), repeats)
+                   if measure_cpu else "costing %d traced ops (roofline model of %s%s)"
+                   % (count_ops(gm), device, "".join(", %s for %s" % (d, k) for k, d in kinds)))
+    state = [n for n, _ in net.named_parameters()] + [n for n, _ in net.named_buffers()]
+    ph = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    if len(ph) != len(state) + len(inputs):
+        die("unexpected forward inputs: %d placeholders for %d parameters and buffers, %d inputs"
+            % (len(ph), len(state), len(inputs)))
+    b = Builder()
+    values = {}
+    for k, p in enumerate(ph):
+        name, kind = (state[k], "variable") if k < len(state) else (input_names[k - len(state)], "input")
+        values[p] = (b.node(name, kind, 0.0, [meta_bytes(m) for m in metas(p)] or [0], by_kind=zero_kinds(kinds)), 0)
+    convert(b, gm, "", values, device, kinds, time_ops(gm, example, repeats) if measure_cpu else None)
+    return b
+
+
+def export_onnx(net, inputs, input_names, path):
+    """The --inference network and inputs as an ONNX file (eval mode; the first
+    dimension of every input symbolic, "batch"), through a temporary file."""
+    import torch
+    import warnings
+    net.eval()
+    tmp = "%s.tmp.%d" % (path, os.getpid())
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(net, tuple(inputs), tmp, input_names=list(input_names), output_names=["output"],
+                              opset_version=17, do_constant_folding=True,
+                              dynamic_axes={n: {0: "batch"} for n in input_names})
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
 def count_ops(gm):
     return sum(1 for n in gm.graph.nodes if n.op == "call_function" and n.target is not operator.getitem
                and aten_name(n.target) not in VIEW_OPS)
 
 
-def build(model, inputs, input_names, device, measure_cpu, repeats, progress):
+def build(model, inputs, input_names, device, kinds, measure_cpu, repeats, progress):
     import torch
     torch.manual_seed(0)
     progress.phase("tracing forward and backward (one training step on this CPU)")
@@ -339,10 +463,10 @@ def build(model, inputs, input_names, device, measure_cpu, repeats, progress):
             name, kind = buffers[k - len(params)][0], "variable"
         else:
             name, kind = input_names[k - len(params) - len(buffers)], "input"
-        v = (b.node(name, kind, 0.0, [meta_bytes(m) for m in metas(ph)] or [0]), 0)
+        v = (b.node(name, kind, 0.0, [meta_bytes(m) for m in metas(ph)] or [0], by_kind=zero_kinds(kinds)), 0)
         values[ph] = v
         primal_value.append(v)
-    convert(b, fg, "", values, device, time_ops(fg, fex, repeats) if measure_cpu else None)
+    convert(b, fg, "", values, device, kinds, time_ops(fg, fex, repeats) if measure_cpu else None)
     fout = [n for n in fg.graph.nodes if n.op == "output"][0].args[0]
     bph = [n for n in bg.graph.nodes if n.op == "placeholder"]
     tangents = [n for n in bph if n.name.startswith("tangents")]
@@ -353,11 +477,12 @@ def build(model, inputs, input_names, device, measure_cpu, repeats, progress):
         bvalues[ph] = values.get(src) if hasattr(src, "op") else None
     for k, t in enumerate(tangents):  # d loss / d loss = 1
         loss_v = values.get(fout[k])
-        name = b.node("grad/ones_like_%d" % k, "ones_like", roofline.cost_us(device, 0, meta_bytes(metas(t)[0])),
-                      [meta_bytes(m) for m in metas(t)] or [0])
+        cost, by_kind = roofline.costs(device, kinds, 0, meta_bytes(metas(t)[0]))
+        name = b.node("grad/ones_like_%d" % k, "ones_like", cost, [meta_bytes(m) for m in metas(t)] or [0],
+                      by_kind=by_kind)
         b.edge(loss_v, name)
         bvalues[t] = (name, 0)
-    convert(b, bg, "grad/", bvalues, device, time_ops(bg, bex, repeats) if measure_cpu else None)
+    convert(b, bg, "grad/", bvalues, device, kinds, time_ops(bg, bex, repeats) if measure_cpu else None)
     bout = [n for n in bg.graph.nodes if n.op == "output"][0].args[0]
     # colocation: a parameter, its momentum, its update and its gradient's producer
     key_of_op = {}
@@ -379,10 +504,10 @@ def build(model, inputs, input_names, device, measure_cpu, repeats, progress):
         g = bout[k]
         nbytes = roofline.tensor_bytes(list(p.shape), str(p.dtype))
         by_name[pname]["colocate"] = key
-        mom = b.node(pname + "/momentum", "variable", 0.0, [nbytes], colocate=key)
+        mom = b.node(pname + "/momentum", "variable", 0.0, [nbytes], colocate=key, by_kind=zero_kinds(kinds))
         # momentum update reads and writes parameter, momentum and gradient
-        up = b.node(pname + "/update", "apply_momentum", roofline.cost_us(device, 3.0 * roofline.numel(p.shape),
-                    5 * nbytes), [0], colocate=key)
+        cost, by_kind = roofline.costs(device, kinds, 3.0 * roofline.numel(p.shape), 5 * nbytes)
+        up = b.node(pname + "/update", "apply_momentum", cost, [0], colocate=key, by_kind=by_kind)
         b.edge(primal_value[k], up)
         b.edge((mom, 0), up)
         b.edge(bvalues[g], up)
@@ -455,6 +580,23 @@ def check_options(args, ap):
         for opt, val in (("--input", args.input), ("--dim", args.dim), ("--loss", args.loss)):
             if val:
                 ap.error("%s: only with --module (--model takes its own inputs and loss)" % opt)
+    if args.inference and zoo and models.MODELS[args.model].internal_loss:
+        ap.error("--inference: the zoo model %s computes its training loss inside its forward, so it has no "
+                 "forward-only graph (--inference takes the other zoo models, torchvision:NAME and --module)"
+                 % args.model)
+    if args.export_onnx and not args.inference:
+        ap.error("--export-onnx: only with --inference (ONNX holds the forward pass)")
+    if args.inference and args.loss:
+        ap.error("--loss: not with --inference (an inference graph has no loss)")
+    if args.kind_costs is not None:
+        if args.measure_cpu:
+            ap.error("--kind-costs: not with --measure-cpu (the per-kind costs are roofline costs)")
+        try:
+            args.kinds = roofline.parse_kind_costs(args.kind_costs)
+        except ValueError as e:
+            ap.error(str(e))
+    else:
+        args.kinds = []
     if args.image_size is not None and (zoo or args.module):
         ap.error("--image-size: only with --model torchvision:NAME (--module takes --input shapes)")
     if args.image_size is not None and args.image_size < 1:
@@ -471,18 +613,28 @@ def check_options(args, ap):
 
 
 def make_model(args, parsed):
-    """(module, inputs, input names, description, graph name, batch) of the model asked for."""
+    """(module, inputs, input names, description, graph name, batch) of the model asked for:
+    with --inference the network alone (no loss) and its own inputs."""
     import models
     import torch_models as tm
     if args.model is not None and not args.model.startswith("torchvision:"):
         spec = models.MODELS[args.model]
+        if args.inference:
+            batch = args.batch or spec.infer_batch
+            net, inputs, names, about = spec.make_inference(batch, args.seed)
+            return net, inputs, names, about, spec.name(batch, args.seed), batch
         batch = args.batch or spec.batch
         model, inputs, names, about = spec.make(batch, args.seed)
         return model, inputs, names, about, spec.name(batch, args.seed), batch
-    batch = args.batch or 32
+    batch = args.batch or (models.INFERENCE_BATCH if args.inference else 32)
     if args.model is not None:
-        return tm.torchvision_model(args.model[len("torchvision:"):], batch, args.image_size) + (batch,)
-    return tm.user_model(args.module, batch, *parsed) + (batch,)
+        model, inputs, names, about, name = tm.torchvision_model(args.model[len("torchvision:"):], batch,
+                                                                 args.image_size)
+        if args.inference:   # the network without its loss, fed its own input alone
+            return model.net, inputs[:model.n_inputs], names[:model.n_inputs], \
+                about.rsplit(", cross-entropy", 1)[0], name, batch
+        return model, inputs, names, about, name, batch
+    return tm.user_model(args.module, batch, *parsed, inference=args.inference) + (batch,)
 
 
 def main():
@@ -515,9 +667,19 @@ def main():
                     help="seed of the weights, inputs and generated architectures (ENAS cells, NMT variants)")
     ap.add_argument("--device", default=roofline.DEFAULT_DEVICE, choices=sorted(roofline.DEVICES),
                     help="device model of the roofline costs (default: k80)")
+    ap.add_argument("--inference", action="store_true",
+                    help="the forward pass alone in eval mode (no loss, backward or update): parameters are "
+                    "variables colocated with the op that reads them first; default batch %d (bert_base: 1)"
+                    % models.INFERENCE_BATCH)
+    ap.add_argument("--kind-costs", metavar="KIND=DEVICE[,...]",
+                    help="also write cost_us_by_kind: each node's roofline cost on device model DEVICE for "
+                    "cluster devices of kind KIND (e.g. cpu=xeon; devices: %s)" % ", ".join(sorted(roofline.DEVICES)))
+    ap.add_argument("--export-onnx", metavar="OUT.onnx",
+                    help="with --inference: also export the same network and inputs with torch.onnx.export "
+                    "(opset 17, eval mode, symbolic batch) for onnx_graph.py")
     ap.add_argument("--measure-cpu", action="store_true", help="time every op on this machine's CPU instead")
     ap.add_argument("--repeats", type=int, default=3, help="runs per op with --measure-cpu (median)")
-    ap.add_argument("--name", help="graph name (default: the model's, or the module file's)")
+    ap.add_argument("--name", help="graph name (default: the model's, or the module file's; + \"_inference\" with --inference)")
     ap.add_argument("-q", "--quiet", action="store_true", help="no progress lines (the summary stays)")
     ap.add_argument("-o", "--output", metavar="OUT.json", help="output file, or - for stdout")
     args = ap.parse_args()
@@ -551,19 +713,38 @@ def main():
     except torch_models.Error as e:
         die(e)
     try:
-        b = build(model, inputs, input_names, args.device, args.measure_cpu, args.repeats, progress)
+        if args.inference:
+            b = build_inference(model, inputs, input_names, args.device, args.kinds, args.measure_cpu, args.repeats,
+                                progress)
+        else:
+            b = build(model, inputs, input_names, args.device, args.kinds, args.measure_cpu, args.repeats, progress)
     except Exception as e:
-        die("%s: tracing the training step failed: %s" % (what, torch_models.first_line(e)))
+        die("%s: tracing the %s failed: %s" % (what, "forward pass" if args.inference else "training step",
+                                                torch_models.first_line(e)))
     drop_unused(b)
+    if args.inference:
+        colocate_weights(b)
+    if args.export_onnx:
+        progress.phase("exporting the network to %s (torch.onnx.export, opset 17)" % args.export_onnx)
+        try:
+            export_onnx(model, inputs, input_names, args.export_onnx)
+        except Exception as e:
+            die("%s: exporting to ONNX failed: %s" % (args.export_onnx, torch_models.first_line(e)))
     cost = ("measured on this CPU (%s, median of %d runs per op)" % (platform.processor() or platform.machine(),
                                                                      args.repeats)
             if args.measure_cpu else "roofline model of %s" % roofline.DEVICES[args.device][0])
-    source = ("torch_graph.py: one training step (forward, loss, backward, SGD-momentum update) of %s, "
-              "batch %d, captured with functorch aot_module; costs: %s; %s; command: %s"
-              % (about, batch, cost, describe_versions(), summary.command_line(sys.argv, "placeto-import-torch")))
+    if args.inference:
+        what_step = ("torch_graph.py: inference, the forward pass alone (eval mode; no loss, backward or update) of "
+                     "%s, batch %d, traced with make_fx" % (about, batch))
+    else:
+        what_step = ("torch_graph.py: one training step (forward, loss, backward, SGD-momentum update) of %s, "
+                     "batch %d, captured with functorch aot_module" % (about, batch))
+    source = ("%s; costs: %s%s; %s; command: %s"
+              % (what_step, cost, roofline.describe_kind_costs(args.kinds), describe_versions(),
+                 summary.command_line(sys.argv, "placeto-import-torch")))
     progress.phase("writing %s" % ("to stdout" if args.output == "-" else args.output))
     try:
-        write(b, args.name or name, source, args.output, tag_layers=args.model in ("nmt", "nmt_variant"))
+        write(b, args.name or (name + "_inference" if args.inference else name), source, args.output, tag_layers=args.model in ("nmt", "nmt_variant"))
     except OSError as e:
         die("%s: cannot write: %s" % (args.output, e.strerror or e))
     progress.say(summary.summary(args.output, b.nodes, b.edges, "this CPU" if args.measure_cpu else args.device,

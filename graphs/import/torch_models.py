@@ -358,8 +358,9 @@ def load_factory(spec):
     return getattr(module, factory), path, factory
 
 
-def user_model(spec, batch, input_specs, dims, loss):
-    """(module, inputs, names, description, graph name) of --module FILE:FACTORY."""
+def user_model(spec, batch, input_specs, dims, loss, inference=False):
+    """(module, inputs, names, description, graph name) of --module FILE:FACTORY;
+    with inference, the module itself (no loss) in eval mode."""
     make, path, factory = load_factory(spec)
     where = "%s:%s" % (os.path.basename(path), factory)
     if not callable(make):
@@ -375,7 +376,7 @@ def user_model(spec, batch, input_specs, dims, loss):
                          "(one example's shape; --batch N is put in front)" % spec)
     inputs = [s.make(batch, dims) for s in input_specs]
     names = [s.name for s in input_specs]
-    net.train()
+    net.train(not inference)
     with torch.no_grad():
         try:
             out = net(*inputs)
@@ -386,8 +387,11 @@ def user_model(spec, batch, input_specs, dims, loss):
     if tensor is None:
         raise Error("--module %s: the forward pass returned a %s with no tensor in it"
                     % (spec, type(out).__name__))
+    stem = re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
+    if inference:
+        return net, inputs, names, "module %s (%s), inputs %s" % (where, type(net).__name__,
+                                                                 describe_inputs(names, inputs)), stem
     kind, classes = loss
     kind, extra, extra_names, loss_about = loss_inputs(kind, classes, tensor, "--module %s" % spec)
     about = "module %s (%s), inputs %s, %s" % (where, type(net).__name__, describe_inputs(names, inputs), loss_about)
-    return WithLoss(net, kind, len(inputs)), inputs + extra, names + extra_names, about, \
-        re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
+    return WithLoss(net, kind, len(inputs)), inputs + extra, names + extra_names, about, stem

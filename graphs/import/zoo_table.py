@@ -57,7 +57,8 @@ def main():
           "| 1 device: runtime (ms) | 1 device: peak memory (GB) |")
     print("|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
-        for path in sorted(glob.glob("graphs/*.json")) + sorted(glob.glob("graphs/toy/*.json")):
+        for path in sorted(glob.glob("graphs/*.json")) + sorted(glob.glob("graphs/inference/*.json")) + \
+                sorted(glob.glob("graphs/toy/*.json")):
             print(row("`%s`" % os.path.relpath(path, "graphs"), measure(path, tmp)))
         for fam in sorted(glob.glob("graphs/families/*")):
             infos = [measure(p, tmp) for p in sorted(glob.glob(fam + "/*.json"))]

@@ -9,8 +9,10 @@
 # summary's critical path share against placeto's, the inference notice,
 # --quiet, determinism, --batch (the first dimension only) against --dim
 # (a model with a symbolic "seq": an error without --dim, fine with it),
-# --help and errors. Skipped (0 passed, 0 failed) when python3-onnx is not
-# installed.
+# --help and errors; --kind-costs cpu=xeon: cost_us_by_kind.cpu of the Conv
+# and the Relu against the Xeon roofline computed here by hand, 0 for inputs
+# and weights, none without the option, a bad value refused. Skipped (0
+# passed, 0 failed) when python3-onnx is not installed.
 #
 # Runs the program as `$PLACETO_WRAP $PLACETO_PROG ...` (see tests/run.sh;
 # defaults ./placeto and no wrapper), each run under a 20 s timeout. Prints
@@ -318,6 +320,32 @@ else fail "--shape" "expected exit 0 and relu output 80 bytes"; fi
 
 imp "$model" -o "$tmp/x.json" --batch 0
 if [ "$rc" -eq 2 ]; then pass; else fail "--batch 0" "exit status $rc, expected 2"; fi
+
+# --kind-costs cpu=xeon: the CPU roofline by hand (one Xeon Gold 6148 socket: 1.024 TFLOP/s, 70.4 GB/s, 4 us)
+imp "$model" -o "$tmp/kind.json" --batch 8 --kind-costs cpu=xeon -q
+if [ "$rc" -eq 0 ]; then
+    check "--kind-costs cpu=xeon" '
+import json, sys
+g = json.load(open(sys.argv[1])); plain = json.load(open(sys.argv[2]))
+n = {x["name"]: x for x in g["nodes"]}
+assert [{k: v for k, v in x.items() if k != "cost_us_by_kind"} for x in g["nodes"]] == plain["nodes"], "other fields changed"
+assert not any("cost_us_by_kind" in x for x in plain["nodes"]), "cost_us_by_kind without --kind-costs"
+assert all(x["cost_us_by_kind"] == {"cpu": 0.0} for x in g["nodes"] if x["op"] in ("input", "variable"))
+out = 8 * 16 * 32 * 32
+flops = 2.0 * out * 3 * 9 + out                      # the Conv, + its bias
+moved = 4 * (8 * 3 * 32 * 32 + 16 * 3 * 3 * 3 + 16 + out)
+want = round(4.0 + max(flops / 1.024e12, moved / 70.4e9) * 1e6, 3)
+assert n["conv"]["cost_us_by_kind"]["cpu"] == want == 12.869, (n["conv"], want)
+relu = round(4.0 + 8 * out / 70.4e9 * 1e6, 3)           # reads and writes the conv output
+assert n["Relu_1"]["cost_us_by_kind"]["cpu"] == relu == 18.895, (n["Relu_1"], relu)
+assert "cost_us_by_kind: \"cpu\" from the roofline model of one socket of an Intel Xeon Gold 6148" in g["source"]
+' "$tmp/kind.json" "$out"
+else
+    fail "--kind-costs cpu=xeon" "exit status $rc"
+fi
+imp "$model" -o "$tmp/x.json" --kind-costs cpu
+if [ "$rc" -eq 2 ] && grep -q "^onnx_graph.py: error: --kind-costs cpu: expected KIND=DEVICE" "$tmp/err"; then pass
+else fail "--kind-costs cpu" "exit status $rc, expected 2 and a message naming --kind-costs"; fi
 
 echo "onnx: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -2,7 +2,12 @@
 # The placement methods through `placeto place` and `placeto compare`: every
 # method gives a complete, valid placement file that `simulate` accepts with
 # the same runtime; compare --json lists every method with the lower bound
-# below all runtimes; usage errors. Prints "place: N passed, M failed".
+# below all runtimes; usage errors. The inference graphs on CPU + GPU: the
+# bundled graphs/inference/ graphs load and give every node a CPU cost, the
+# heterogeneous cluster presets load, and compare on cpu_gpu1.json has the
+# cpu-only and gpu-only rows, equal to simulate with everything on that
+# device and to the sum of the costs plus the gap after each op (none on a
+# cluster of one kind). Prints "place: N passed, M failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/cli/lib_cli.sh
@@ -67,6 +72,72 @@ assert rows["heft"]["placements"] == 0
 ' "$tmp/out"
 usage_error "compare --budget 0" compare "$graph" --budget 0
 usage_error "place --budget x" place "$graph" --method anneal --budget x
+
+# ------------------------------------------------ inference graphs on CPU + GPU
+for f in graphs/clusters/cpu_gpu.json graphs/clusters/cpu_gpu1.json; do
+    run place "$graph" --method single --cluster "$f" --json
+    expect_rc "cluster $f loads" 0 && pycheck "cluster $f: a cpu and gpu devices" '
+import json, sys
+c = json.load(open(sys.argv[1]))
+kinds = [d["kind"] for d in c["devices"]]
+assert kinds[0] == "cpu" and set(kinds[1:]) == {"gpu"}, kinds
+assert "cost_us_by_kind" in c["description"], "the description does not say where the CPU cost comes from"
+' "$f"
+done
+for m in inception_v3 resnet50 bert_base; do
+    g=graphs/inference/$m.json
+    run info "$g" --json
+    expect_rc "info $g" 0 && pycheck "info $g: every node with a CPU cost, no backward op" '
+import json, sys
+info = json.load(open(sys.argv[1])); g = json.load(open(sys.argv[2]))
+assert info["ops"] == len(g["nodes"]) and info["ops"] > 300, (info["ops"], len(g["nodes"]))
+assert all("cpu" in n.get("cost_us_by_kind", {}) for n in g["nodes"]), "a node without cost_us_by_kind.cpu"
+bad = [n["name"] for n in g["nodes"] if n["name"].startswith("grad/") or "/update" in n["name"]
+       or "/momentum" in n["name"] or n["op"] in ("apply_momentum", "ones_like")]
+assert not bad, "backward or update ops: %s" % bad[:5]
+assert "--inference --kind-costs cpu=xeon -o graphs/inference/" in g["source"], g["source"][-200:]
+' "$tmp/out" "$g"
+    run compare "$g" --cluster graphs/clusters/cpu_gpu1.json --methods single,heft,metis --json
+    expect_rc "compare $g on cpu_gpu1" 0 || continue
+    cp "$tmp/out" "$tmp/cmp.json"
+    for d in 0 1; do
+        "$py" -c 'import json, sys
+g = json.load(open(sys.argv[1]))
+json.dump({"format": "placeto-placement", "version": 1, "devices": 2, "ops": {n["name"]: int(sys.argv[2]) for n in g["nodes"]}},
+          open(sys.argv[3], "w"))' "$g" "$d" "$tmp/all$d.json"
+        run simulate "$g" --cluster graphs/clusters/cpu_gpu1.json --placement "$tmp/all$d.json" --json
+        expect_rc "simulate $g all on device $d" 0 && cp "$tmp/out" "$tmp/sim$d.json"
+    done
+    pycheck "compare $g on cpu_gpu1: cpu-only and gpu-only rows" '
+import json, sys
+d = json.load(open(sys.argv[1])); s0 = json.load(open(sys.argv[2])); s1 = json.load(open(sys.argv[3]))
+g = json.load(open(sys.argv[4]))
+rows = {m["method"]: m for m in d["methods"]}
+assert set(rows) == {"single", "heft", "metis", "cpu-only", "gpu-only"}, sorted(rows)
+assert rows["gpu-only"]["runtime_us"] == s1["makespan_us"], (rows["gpu-only"]["runtime_us"], s1["makespan_us"])
+assert rows["cpu-only"]["runtime_us"] == s0["makespan_us"], (rows["cpu-only"]["runtime_us"], s0["makespan_us"])
+assert rows["gpu-only"]["runtime_us"] == rows["single"]["runtime_us"] == d["single_us"]
+assert rows["cpu-only"]["peak_memory_bytes"][1] == 0 and rows["gpu-only"]["peak_memory_bytes"][0] == 0
+# one device: the ops back to back, each followed by the 5.7 us gap when it costs anything
+for name, key in (("gpu-only", None), ("cpu-only", "cpu")):
+    costs = [n["cost_us_by_kind"][key] if key else n["cost_us"] for n in g["nodes"]]
+    want = sum(costs) + 5.7 * sum(1 for c in costs if c > 0)
+    assert abs(rows[name]["runtime_us"] - want) < 1e-6 * want, (name, rows[name]["runtime_us"], want)
+assert rows["cpu-only"]["runtime_us"] > 2 * rows["gpu-only"]["runtime_us"], "the CPU is not slower"
+' "$tmp/cmp.json" "$tmp/sim0.json" "$tmp/sim1.json" "$g"
+done
+run compare graphs/inference/resnet50.json --cluster graphs/clusters/cpu_gpu1.json --methods single
+expect_rc "compare (text) on cpu_gpu1" 0 && pycheck "compare (text): cpu-only and gpu-only rows with their runtimes" '
+import re, sys
+t = open(sys.argv[1]).read()
+rows = dict(re.findall(r"^(\S+) +([0-9.]+ ms) ", t, re.M))
+assert rows.get("gpu-only") == "38.050 ms" and rows.get("cpu-only") == "92.724 ms", (rows, t)
+' "$tmp/out"
+run compare "$graph" --devices 2 --methods single --json
+expect_rc "compare, one device kind" 0 && pycheck "compare, one device kind: no KIND-only rows" '
+import json, sys
+assert [m["method"] for m in json.load(open(sys.argv[1]))["methods"]] == ["single"]
+' "$tmp/out"
 
 echo "place: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -16,7 +16,14 @@
 #      failing forward pass, an output that is not a loss, an unknown
 #      torchvision name (exit 1 or 2, a message naming the problem);
 #   4. --help tells --batch (the first dimension) from --dim (the named
-#      ones); --list-models.
+#      ones); --list-models;
+#   5. --inference --kind-costs cpu=xeon on a module of one convolution and
+#      a relu: no loss, backward or update op, the weights colocated with
+#      their reader, cost_us and cost_us_by_kind.cpu of the convolution
+#      (compute-bound) and the relu (memory-bound) against the two rooflines
+#      computed here by hand, determinism, the usage errors (--inference on
+#      a zoo model whose loss is inside its forward, --loss with --inference,
+#      an unknown device model, --export-onnx without --inference).
 # Skipped (0 passed, 0 failed) when python3-torch or python3-torchvision is
 # not installed. Prints one line per failure and finally
 # "torch: N passed, M failed".
@@ -258,6 +265,71 @@ then pass; else fail "--help: --batch and --dim" "the options' help does not tel
 imp --list-models
 if [ "$rc" -eq 0 ] && grep -q 'mobilenet_v3_small' "$tmp/out" && grep -q 'inception_v3' "$tmp/out"; then pass
 else fail "--list-models" "exit status $rc or no torchvision and zoo names"; fi
+
+# ------------------------------------------------ 5. --inference and --kind-costs cpu=xeon
+cat > "$mod/conv_model.py" <<'EOF'
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class ConvRelu(nn.Module):
+    """One 3x3 convolution, 16 -> 32 channels with bias, and a relu."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(16, 32, 3, padding=1)
+
+    def forward(self, x):
+        return F.relu(self.conv(x))
+
+
+def make():
+    return ConvRelu()
+EOF
+in=$mod
+imp --module conv_model.py:make --input x=16,32,32 --batch 4 --inference --kind-costs cpu=xeon -q -o inf.json
+if [ "$rc" -eq 0 ] && [ -s "$mod/inf.json" ]; then pass; else fail "--inference --kind-costs" "exit status $rc or no output file"; fi
+check "--inference graph: forward only, CPU and GPU rooflines by hand" '
+import json, sys
+g = json.load(open(sys.argv[1]))
+n = {x["name"]: x for x in g["nodes"]}
+ops = sorted(x["op"] for x in g["nodes"])
+assert ops == ["convolution", "input", "relu", "variable", "variable"], ops
+assert not [x for x in g["nodes"] if x["name"].startswith("grad/") or "/update" in x["name"] or "/momentum" in x["name"]]
+assert g["name"] == "conv_model_inference", g["name"]
+for s in ("inference, the forward pass alone", "batch 4", "cost_us_by_kind: \"cpu\" from the roofline model of one socket "
+          "of an Intel Xeon Gold 6148", "--inference --kind-costs cpu=xeon"):
+    assert s in g["source"], "source lacks %r" % s
+assert n["conv.weight"]["colocate"] == n["conv.bias"]["colocate"] == n["convolution"]["colocate"] == "convolution"
+assert all(x["cost_us_by_kind"] == {"cpu": 0.0} for x in g["nodes"] if x["op"] in ("input", "variable"))
+# the convolution: [4, 32, 32, 32] out; 2 x out elements x 16 input channels x 9 taps; bytes: x, weight, bias, out
+out = 4 * 32 * 32 * 32
+flops = 2.0 * out * 16 * 9
+moved = 4 * (4 * 16 * 32 * 32 + 32 * 16 * 9 + 32 + out)
+gpu = round(10.0 + max(flops / 2.8e12, moved / 160e9) * 1e6, 3)      # one K80 die
+cpu = round(4.0 + max(flops / 1.024e12, moved / 70.4e9) * 1e6, 3)    # one Xeon Gold 6148 socket
+assert flops / 1.024e12 > moved / 70.4e9 and flops / 2.8e12 > moved / 160e9, "the test conv is not compute-bound"
+c = n["convolution"]
+assert (c["cost_us"], c["cost_us_by_kind"]["cpu"]) == (gpu, cpu), (c, gpu, cpu)
+assert (gpu, cpu) == (23.482, 40.864), (gpu, cpu)
+# the relu reads and writes the conv output: memory-bound
+r = n["relu"]
+assert (r["cost_us"], r["cost_us_by_kind"]["cpu"]) == (round(10 + 8 * out / 160e9 * 1e6, 3), round(4 + 8 * out / 70.4e9 * 1e6, 3)), r
+assert (r["cost_us"], r["cost_us_by_kind"]["cpu"]) == (16.554, 18.895), r
+' "$mod/inf.json"
+cp "$mod/inf.json" "$tmp/inf.first"
+imp --module conv_model.py:make --input x=16,32,32 --batch 4 --inference --kind-costs cpu=xeon -q -o inf.json
+if [ "$rc" -eq 0 ] && cmp -s "$mod/inf.json" "$tmp/inf.first"; then pass; else fail "--inference determinism" "a second import differs (or failed)"; fi
+error "--inference on nmt" 2 "--inference: the zoo model nmt computes its training loss inside its forward" \
+    --model nmt --inference -o e.json
+error "--loss with --inference" 2 "--loss: not with --inference" \
+    --module conv_model.py:make --input x=16,8,8 --inference --loss sum -o e.json
+error "unknown --kind-costs device" 2 "--kind-costs cpu=i486: unknown device model 'i486'" \
+    --module conv_model.py:make --input x=16,8,8 --inference --kind-costs cpu=i486 -o e.json
+error "--export-onnx without --inference" 2 "--export-onnx: only with --inference" \
+    --module conv_model.py:make --input x=16,8,8 --loss sum --export-onnx e.onnx -o e.json
+if [ ! -e "$mod/e.json" ]; then pass; else fail "errors write nothing" "e.json was written"; fi
+in=$repo
 
 echo "torch: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
