@@ -454,3 +454,359 @@ TEST(hsdag_gradient_check)
     CHECK_INT(n_tensors, 38);
     CHECK_MSG(n_seen == n_tensors, "only %d of %d tensors had a gradient to check", n_seen, n_tensors);
 }
+
+/* --- float against double, BLAS against the plain loops ------------------------------ */
+
+TEST(hsdag_float_matches_double)
+{
+    HFix f;
+    HCase k = {60, 20, 60, 3, 16, HSDAG_F_PARITY, 0, 0, 7};
+    if (hfix_new(&f, &k) == 0) {
+        HsdagNet *net = f.net;
+        const NnParams *P = &net->p;
+        int G = f.in->G, F = f.in->F, n = k.n;
+        double *wd = XMALLOC(double, P->n), *gd = XNEW(double, P->n), *od = XMALLOC(double, (size_t)G * (size_t)F);
+        float *gf = XNEW(float, P->n), *of = XMALLOC(float, (size_t)G * (size_t)F);
+        int *place = XMALLOC(int, G), *pd = XMALLOC(int, G);
+        for (size_t i = 0; i < P->n; i++)
+            wd[i] = P->w[i];
+        for (int blas = 0; blas < 2; blas++) {
+            net->blas = blas;
+            HsdagWork *w = hsdag_work_new(&net->arch, f.in);
+            HsdagWorkD *w2 = hsdag_work_new_d(&net->arch, f.in);
+            Rng r;
+            rng_seed(&r, 5);
+            double lf = hsdag_forward(net, f.in, f.in->xf, w, HSDAG_SAMPLE, &r, place, of);
+            memcpy(pd, place, (size_t)G * sizeof *pd);
+            double ld = hsdag_forward_d(net, wd, f.in, f.in->xd, w2, HSDAG_SCORE, NULL, pd, od);
+            CHECK_MSG(fabs(lf - ld) <= 1e-4 * fmax(1, fabs(ld)), "blas %d: log pi %.9g (float), %.9g (double)", blas,
+                      lf, ld);
+            CHECK(memcmp(pd, place, (size_t)G * sizeof *pd) == 0);
+            for (size_t i = 0; i < (size_t)G * (size_t)F; i++)
+                CHECK_MSG(fabs(of[i] - od[i]) <= 1e-4 * fmax(1, fabs(od[i])), "blas %d: out[%zu] %.9g, %.9g", blas,
+                          i, (double)of[i], od[i]);
+            /* the probabilities: moving cluster c to device d moves log pi by
+             * log p_c(d) - log p_c(a_c), in float and in double */
+            int nc;
+            const int *cl = hsdag_work_clusters(w, &nc);
+            CHECK(nc >= 2 * n && nc < G);
+            for (int c = 0; c < nc; c++) {
+                const float *p = hsdag_work_probs(w, c);
+                int ac = -1;
+                for (int v = 0; v < G; v++)
+                    ac = cl[v] == c ? place[v] : ac;
+                for (int d = 0; d < n; d++) {
+                    for (int v = 0; v < G; v++)
+                        pd[v] = cl[v] == c ? d : place[v];
+                    double moved = hsdag_forward_d(net, wd, f.in, f.in->xd, w2, HSDAG_SCORE, NULL, pd, NULL) - ld;
+                    double want = log((double)p[d]) - log((double)p[ac]);
+                    CHECK_MSG(fabs(moved - want) <= 1e-4, "blas %d: cluster %d device %d: %.9g (double), %.9g (float)",
+                              blas, c, d, moved, want);
+                }
+            }
+            memcpy(pd, place, (size_t)G * sizeof *pd);
+            hsdag_forward_d(net, wd, f.in, f.in->xd, w2, HSDAG_SCORE, NULL, pd, NULL);
+            memset(gf, 0, P->n * sizeof *gf);
+            memset(gd, 0, P->n * sizeof *gd);
+            hsdag_backward(net, f.in, f.in->xf, w, 0.7, gf);
+            hsdag_backward_d(net, wd, f.in, f.in->xd, w2, 0.7, gd);
+            double gmax = 0;
+            for (size_t i = 0; i < P->n; i++)
+                gmax = fmax(gmax, fabs(gd[i]));
+            int off = 0;
+            for (size_t i = 0; i < P->n; i++)
+                off += !(fabs(gf[i] - gd[i]) <= 1e-3 * gmax);
+            CHECK_MSG(off == 0 && gmax > 0, "blas %d: %d gradient entries differ from double", blas, off);
+            hsdag_work_free(w);
+            hsdag_work_free_d(w2);
+        }
+        free(wd);
+        free(gd);
+        free(od);
+        free(gf);
+        free(of);
+        free(place);
+        free(pd);
+    }
+    hfix_done(&f);
+}
+
+/* Narrow layers (h, F, n at most 16) run on the vector kernels with BLAS
+ * on or off: the same bits. */
+TEST(hsdag_blas_plain_same_bits)
+{
+    HFix f;
+    HCase k = {50, 16, 50, 3, 8, HSDAG_F_PARITY, 0, 1, 11};
+    k.n = 2;
+    if (hfix_new(&f, &k) == 0) {
+        HsdagNet *net = f.net;
+        int G = f.in->G, F = f.in->F;
+        CHECK(F <= 16);
+        size_t np = net->p.n;
+        float *g[2], *o[2];
+        int *pl[2], nc[2];
+        double lp[2];
+        float pr[2][64];
+        for (int blas = 0; blas < 2; blas++) {
+            net->blas = blas;
+            g[blas] = XNEW(float, np);
+            o[blas] = XNEW(float, (size_t)G * (size_t)F);
+            pl[blas] = XMALLOC(int, G);
+            HsdagWork *w = hsdag_work_new(&net->arch, f.in);
+            Rng r;
+            rng_seed(&r, 9);
+            lp[blas] = hsdag_forward(net, f.in, f.in->xf, w, HSDAG_SAMPLE, &r, pl[blas], o[blas]);
+            hsdag_backward(net, f.in, f.in->xf, w, -0.4, g[blas]);
+            hsdag_work_clusters(w, &nc[blas]);
+            for (int c = 0; c < nc[blas] && c < 32; c++)
+                memcpy(pr[blas] + 2 * c, hsdag_work_probs(w, c), 2 * sizeof(float));
+            hsdag_work_free(w);
+        }
+        CHECK_EXACT(lp[0], lp[1]);
+        CHECK(nc[0] == nc[1]);
+        CHECK(memcmp(pl[0], pl[1], (size_t)G * sizeof(int)) == 0);
+        CHECK(memcmp(o[0], o[1], (size_t)G * (size_t)F * sizeof(float)) == 0);
+        CHECK(memcmp(pr[0], pr[1], 2 * (size_t)(nc[0] < 32 ? nc[0] : 32) * sizeof(float)) == 0);
+        int differ = 0;
+        for (size_t i = 0; i < np; i++)
+            differ += memcmp(&g[0][i], &g[1][i], sizeof(float)) != 0;
+        CHECK_MSG(differ == 0, "%d gradient entries differ between BLAS and the plain loops", differ);
+        for (int b = 0; b < 2; b++) {
+            free(g[b]);
+            free(o[b]);
+            free(pl[b]);
+        }
+    }
+    hfix_done(&f);
+}
+
+/* --- sampling ----------------------------------------------------------------------------- */
+
+TEST(hsdag_sampling)
+{
+    HFix f;
+    HCase k = {60, 24, 60, 4, 16, HSDAG_F_FAITHFUL, 0, 0, 13};
+    if (hfix_new(&f, &k) == 0) {
+        HsdagNet *net = f.net;
+        int G = f.in->G, F = f.in->F, n = k.n;
+        int *a = XMALLOC(int, G), *b = XMALLOC(int, G);
+        float *out = XMALLOC(float, (size_t)G * (size_t)F);
+        HsdagWork *w = hsdag_work_new(&net->arch, f.in);
+        Rng r1, r2;
+        rng_seed(&r1, 77);
+        rng_seed(&r2, 77);
+        double la = hsdag_forward(net, f.in, f.in->xf, w, HSDAG_SAMPLE, &r1, a, NULL);
+        double lb = hsdag_forward(net, f.in, f.in->xf, w, HSDAG_SAMPLE, &r2, b, NULL);
+        CHECK_EXACT(la, lb);
+        CHECK(memcmp(a, b, (size_t)G * sizeof *a) == 0);
+        CHECK(rng_next(&r1) == rng_next(&r2));
+        /* scoring the sampled placement gives its log pi */
+        memcpy(b, a, (size_t)G * sizeof *b);
+        CHECK_EXACT(hsdag_forward(net, f.in, f.in->xf, w, HSDAG_SCORE, NULL, b, NULL), la);
+        CHECK(memcmp(a, b, (size_t)G * sizeof *a) == 0);
+        int differs = 0;
+        for (uint64_t s = 1; s <= 6 && !differs; s++) {
+            rng_seed(&r1, 77 + s);
+            hsdag_forward(net, f.in, f.in->xf, w, HSDAG_SAMPLE, &r1, b, NULL);
+            differs = memcmp(a, b, (size_t)G * sizeof *a) != 0;
+        }
+        CHECK_MSG(differs, "six other seeds gave the same placement");
+        /* greedy: the first argmax of every cluster, for all its groups */
+        double lg = hsdag_forward(net, f.in, f.in->xf, w, HSDAG_GREEDY, NULL, a, out), sum = 0;
+        int nc;
+        const int *cl = hsdag_work_clusters(w, &nc);
+        CHECK(nc >= 2 * n && nc <= G);
+        for (int v = 0, top = -1; v < G; v++) {
+            CHECK(cl[v] >= 0 && cl[v] < nc && cl[v] <= top + 1); /* numbered by their first groups */
+            top = cl[v] > top ? cl[v] : top;
+            const float *p = hsdag_work_probs(w, cl[v]);
+            int first = 0;
+            for (int d = 1; d < n; d++)
+                first = p[d] > p[first] ? d : first;
+            CHECK_INT(a[v], first);
+            for (int u = 0; u < v; u++)
+                if (cl[u] == cl[v])
+                    CHECK(memcmp(out + (size_t)u * (size_t)F, out + (size_t)v * (size_t)F, (size_t)F * sizeof *out) ==
+                          0);
+        }
+        for (int c = 0; c < nc; c++) {
+            const float *p = hsdag_work_probs(w, c);
+            float psum = 0;
+            int first = -1;
+            for (int v = 0; v < G && first < 0; v++)
+                first = cl[v] == c ? v : -1;
+            CHECK(first >= 0 && (c == 0 || first > 0));
+            for (int d = 0; d < n; d++)
+                psum += p[d];
+            CHECK_NEAR(psum, 1, 1e-5);
+            sum += log((double)p[a[first]]);
+            CHECK(hsdag_work_sigma(w, c) > 0);
+        }
+        CHECK_NEAR(lg, sum, 1e-5 * fmax(1, fabs(lg)));
+        CHECK(lg >= la - 1e-9);
+        hsdag_work_free(w);
+        free(a);
+        free(b);
+        free(out);
+    }
+    hfix_done(&f);
+}
+
+/* --- architecture ---------------------------------------------------------------------- */
+
+TEST(hsdag_arch_and_params)
+{
+    HsdagArch a;
+    hsdag_arch_default(&a, 3, 10);
+    CHECK(a.hidden == 128 && a.features == HSDAG_F_FAITHFUL && a.min_clusters == 6);
+    CHECK_INT(hsdag_n_inputs(&a), 11 + 1 + 1 + 2);
+    a.features = HSDAG_F_PARITY;
+    size_t h = 128, F = 18, n = 3;
+    CHECK_INT(hsdag_n_inputs(&a), (int)F);
+    /* in1, in2 (+ norms), gcn1, gcn2, norm, edge1 (+ norm), edge2, gcn3, norm, pool, out1, out2, cls1, cls2 */
+    size_t want = (F * h + 3 * h) + (h * h + 3 * h) + 2 * (h * h + h) + 2 * h + (h * h + 3 * h) + (h + 1) +
+                  (h * h + h) + 2 * h + 2 * (h * h + 2 * h) + (h * h + h) + (h * F + F) + (F * h + h) + (h * n + n);
+    CHECK_INT(hsdag_param_count(&a), want);
+    char buf[64];
+    hsdag_features_name(HSDAG_F_PARITY, buf, sizeof buf);
+    CHECK(strcmp(buf, "type,shape,id,struct,cost") == 0);
+    hsdag_features_name(HSDAG_F_ID | HSDAG_F_COST, buf, sizeof buf);
+    CHECK(strcmp(buf, "id,cost") == 0);
+    CHECK_INT(hsdag_features_parse("faithful"), HSDAG_F_FAITHFUL);
+    CHECK_INT(hsdag_features_parse("parity"), HSDAG_F_PARITY);
+    CHECK_INT(hsdag_features_parse("cost,type"), HSDAG_F_COST | HSDAG_F_TYPE);
+    const char *bad_names[] = {"", "typ", "type,", "type,,id", "shape,bogus"};
+    for (size_t i = 0; i < sizeof bad_names / sizeof *bad_names; i++)
+        CHECK_MSG(hsdag_features_parse(bad_names[i]) == 0, "\"%s\" parsed", bad_names[i]);
+    RnnVocab voc = {0, NULL};
+    Err e = {{0}};
+    HsdagArch bad[5];
+    for (int i = 0; i < 5; i++)
+        hsdag_arch_default(&bad[i], 2, 0);
+    bad[0].n_devices = 0;
+    bad[1].features = 0;
+    bad[2].min_clusters = 0;
+    bad[3].n_types = 1; /* not the vocabulary's size */
+    bad[4].features = 64;
+    for (int i = 0; i < 5; i++) {
+        HsdagNet *net = hsdag_new(&bad[i], &voc, 1, &e);
+        CHECK_MSG(net == NULL && strncmp(e.msg, "hsdag: ", 7) == 0, "arch %d accepted (%s)", i, e.msg);
+        hsdag_free(net);
+    }
+    /* names, sizes and the start: gains 1, biases 0, matrices Glorot */
+    hsdag_arch_default(&a, 2, 0);
+    a.hidden = 4;
+    a.features = HSDAG_F_ID;
+    HsdagNet *net = hsdag_new(&a, &voc, 3, &e);
+    REQUIRE_MSG(net != NULL, "%s", e.msg);
+    CHECK_INT(net->p.n, hsdag_param_count(&a));
+    const NnTensor *t = net->p.t;
+    CHECK(strcmp(t[net->i1W].name, "in1.W") == 0 && t[net->i1W].rows == 1 && t[net->i1W].cols == 4);
+    CHECK(strcmp(t[net->pog].name, "pool.post.ln.g") == 0 && strcmp(t[net->c2b].name, "cls2.b") == 0);
+    CHECK(t[net->e2W].rows == 4 && t[net->e2W].cols == 1 && t[net->e2b].rows == 1 && t[net->e2b].cols == 1);
+    for (int k = 0; k < net->p.n_tensors; k++) {
+        const float *x = net->p.w + t[k].off;
+        int gain = strstr(t[k].name, ".ln.g") != NULL, bias = !gain && (strstr(t[k].name, ".b") != NULL);
+        float lim = (float)sqrt(6.0 / (t[k].rows + t[k].cols)), mx = 0;
+        for (int i = 0; i < t[k].rows * t[k].cols; i++) {
+            CHECK(gain ? x[i] == 1 : bias ? x[i] == 0 : fabsf(x[i]) <= lim);
+            mx = fmaxf(mx, fabsf(x[i]));
+        }
+        CHECK_MSG(gain || bias || mx > 0, "tensor %s starts at 0", t[k].name);
+        CHECK_INT(k, nn_params_find(&net->p, t[k].name));
+    }
+    hsdag_free(net);
+}
+
+/* --- the fixed-seed reference ------------------------------------------------------------ */
+
+TEST(hsdag_reference)
+{
+    Err e = {{0}};
+    Graph *g = graph_load("graphs/resnet18.json", &e);
+    REQUIRE_MSG(g != NULL, "%s", e.msg);
+    Grouping *gr = group_build(g, 30, &e);
+    Cluster *c = cluster_load("graphs/clusters/cpu_gpu.json", &e);
+    REQUIRE_MSG(gr != NULL && c != NULL, "%s", e.msg);
+    RnnVocab voc;
+    const Graph *gs[1] = {g};
+    rnn_vocab_build(&voc, gs, 1);
+    HsdagArch a;
+    hsdag_arch_default(&a, c->n_devices, voc.n);
+    a.hidden = 16;
+    a.features = HSDAG_F_PARITY;
+    HsdagNet *net = hsdag_new(&a, &voc, 42, &e);
+    HsdagInput *in = net ? hsdag_input_new(net, g, gr, c, &e) : NULL;
+    REQUIRE_MSG(in != NULL, "%s", e.msg);
+    net->blas = 0; /* the plain double loops: the same numbers on every machine */
+    int G = in->G, nt = net->p.n_tensors;
+    const NnParams *P = &net->p;
+    double *wd = XMALLOC(double, P->n), *grad = XNEW(double, P->n), out[3], feat = 0;
+    double *cls = XMALLOC(double, 2 * (size_t)G), *gsel = XMALLOC(double, 2 * (size_t)nt);
+    int *place = XMALLOC(int, G);
+    for (size_t i = 0; i < P->n; i++)
+        wd[i] = P->w[i];
+    for (size_t i = 0; i < (size_t)G * (size_t)in->F; i++)
+        feat += in->xd[i] * (double)(i % 7 + 1);
+    HsdagWorkD *w = hsdag_work_new_d(&a, in);
+    HsdagWork *wf = hsdag_work_new(&a, in);
+    Rng r;
+    rng_seed(&r, 7);
+    out[0] = hsdag_forward_d(net, wd, in, in->xd, w, HSDAG_GREEDY, NULL, place, NULL);
+    for (int v = 0; v < G; v++)
+        cls[G + v] = place[v];
+    out[1] = hsdag_forward_d(net, wd, in, in->xd, w, HSDAG_SAMPLE, &r, place, NULL);
+    hsdag_backward_d(net, wd, in, in->xd, w, 1.5, grad);
+    /* the clusters of the float path (the double one gives the same: the same log pi) */
+    double lf = hsdag_forward(net, in, in->xf, wf, HSDAG_GREEDY, NULL, place, NULL);
+    CHECK_NEAR(lf, out[0], 1e-4 * fmax(1, fabs(out[0])));
+    int nc;
+    const int *cl = hsdag_work_clusters(wf, &nc);
+    out[2] = nc;
+    for (int v = 0; v < G; v++)
+        cls[v] = cl[v];
+    /* per tensor: its first entry and its norm */
+    for (int k = 0; k < nt; k++) {
+        const NnTensor *t = &P->t[k];
+        double s = 0;
+        for (size_t i = 0; i < (size_t)t->rows * (size_t)t->cols; i++)
+            s += grad[t->off + i] * grad[t->off + i];
+        gsel[2 * k] = grad[t->off];
+        gsel[2 * k + 1] = sqrt(s);
+    }
+    if (getenv("PLACETO_UPDATE_REFERENCE")) {
+        FILE *fp = fopen(REF_PATH, "w");
+        CHECK(fp != NULL);
+        if (fp) {
+            fputs("{\n", fp);
+            gradref_write_array(fp, "features_weighted_sum", &feat, 1, 0);
+            gradref_write_array(fp, "log_pi_greedy_sampled_n_clusters", out, 3, 0);
+            gradref_write_array(fp, "clusters_greedy_placement", cls, 2 * G, 0);
+            gradref_write_array(fp, "grad_first_norm", gsel, 2 * nt, 1);
+            fputs("}\n", fp);
+            fclose(fp);
+        }
+    } else {
+        cJSON *root = gradref_load(REF_PATH);
+        if (root) {
+            gradref_check_array(root, REF_PATH, "features_weighted_sum", &feat, 1, 1e-6, 1e-3);
+            gradref_check_array(root, REF_PATH, "log_pi_greedy_sampled_n_clusters", out, 3, 1e-6, 1e-3);
+            gradref_check_array(root, REF_PATH, "clusters_greedy_placement", cls, 2 * G, 1e-6, 1e-3);
+            gradref_check_array(root, REF_PATH, "grad_first_norm", gsel, 2 * nt, 1e-6, 1e-3);
+        }
+        cJSON_Delete(root);
+    }
+    hsdag_work_free_d(w);
+    hsdag_work_free(wf);
+    free(wd);
+    free(grad);
+    free(cls);
+    free(gsel);
+    free(place);
+    hsdag_input_free(in);
+    hsdag_free(net);
+    rnn_vocab_done(&voc);
+    cluster_free(c);
+    group_free(gr);
+    graph_free(g);
+}
