@@ -117,10 +117,7 @@ GdpNet *gdp_new(const GdpArch *a, const RnnVocab *vocab, uint64_t seed, Err *e)
     GdpNet *net = xcalloc(1, sizeof *net);
     net->arch = *a;
     net->blas = nn_default_blas();
-    net->vocab.n = vocab->n;
-    net->vocab.names = XMALLOC(char *, vocab->n ? vocab->n : 1);
-    for (int i = 0; i < vocab->n; i++)
-        net->vocab.names[i] = xstrdup(vocab->names[i]);
+    rnn_vocab_copy(&net->vocab, vocab);
     declare_tensors(&net->p, a, net);
     nn_params_alloc(&net->p);
     nn_params_glorot(&net->p, seed);

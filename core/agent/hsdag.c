@@ -83,54 +83,44 @@ int hsdag_features_parse(const char *s)
 
 /* --- parameters ------------------------------------------------------------- */
 
+/* Registers name.W (rows x cols) when W is not NULL, name.b (1 x cols)
+ * when b is not NULL, name.ln.g and name.ln.b (1 x cols) when g is not NULL. */
+static void layer(NnParams *p, const char *name, int rows, int cols, int *W, int *b, int *g, int *c)
+{
+    char buf[NN_NAME_MAX];
+    const char *suffix[4] = {"W", "b", "ln.g", "ln.b"};
+    int *idx[4] = {W, b, g, c};
+    for (int k = 0; k < 4; k++)
+        if (idx[k]) {
+            snprintf(buf, sizeof buf, "%s.%s", name, suffix[k]);
+            *idx[k] = nn_params_add(p, buf, k ? 1 : rows, cols);
+        }
+}
+
 /* Registers the tensors in the order of HsdagNet's index fields. */
-static void declare_tensors(NnParams *p, const HsdagArch *a, HsdagNet *net)
+static void declare_tensors(NnParams *p, const HsdagArch *a, HsdagNet *t)
 {
     int F = hsdag_n_inputs(a), h = a->hidden, n = a->n_devices;
     nn_params_init(p);
-#define T(field, name, rows, cols) net->field = nn_params_add(p, name, rows, cols)
-    T(i1W, "in1.W", F, h);
-    T(i1b, "in1.b", 1, h);
-    T(i1g, "in1.ln.g", 1, h);
-    T(i1c, "in1.ln.b", 1, h);
-    T(i2W, "in2.W", h, h);
-    T(i2b, "in2.b", 1, h);
-    T(i2g, "in2.ln.g", 1, h);
-    T(i2c, "in2.ln.b", 1, h);
-    T(g1W, "gcn1.W", h, h);
-    T(g1b, "gcn1.b", 1, h);
-    T(g2W, "gcn2.W", h, h);
-    T(g2b, "gcn2.b", 1, h);
-    T(n1g, "gnn1.ln.g", 1, h);
-    T(n1c, "gnn1.ln.b", 1, h);
-    T(e1W, "edge1.W", h, h);
-    T(e1b, "edge1.b", 1, h);
-    T(e1g, "edge1.ln.g", 1, h);
-    T(e1c, "edge1.ln.b", 1, h);
-    T(e2W, "edge2.W", h, 1);
-    T(e2b, "edge2.b", 1, 1);
-    T(g3W, "gcn3.W", h, h);
-    T(g3b, "gcn3.b", 1, h);
-    T(n2g, "gnn2.ln.g", 1, h);
-    T(n2c, "gnn2.ln.b", 1, h);
-    T(prW, "pool.pre.W", h, h);
-    T(prg, "pool.pre.ln.g", 1, h);
-    T(prc, "pool.pre.ln.b", 1, h);
-    T(poW, "pool.post.W", h, h);
-    T(pog, "pool.post.ln.g", 1, h);
-    T(poc, "pool.post.ln.b", 1, h);
-    T(o1W, "out1.W", h, h);
-    T(o1b, "out1.b", 1, h);
-    T(o2W, "out2.W", h, F);
-    T(o2b, "out2.b", 1, F);
-    T(c1W, "cls1.W", F, h);
-    T(c1b, "cls1.b", 1, h);
-    T(c2W, "cls2.W", h, n);
-    T(c2b, "cls2.b", 1, n);
-#undef T
+    layer(p, "in1", F, h, &t->i1W, &t->i1b, &t->i1g, &t->i1c);
+    layer(p, "in2", h, h, &t->i2W, &t->i2b, &t->i2g, &t->i2c);
+    layer(p, "gcn1", h, h, &t->g1W, &t->g1b, NULL, NULL);
+    layer(p, "gcn2", h, h, &t->g2W, &t->g2b, NULL, NULL);
+    layer(p, "gnn1", h, h, NULL, NULL, &t->n1g, &t->n1c);
+    layer(p, "edge1", h, h, &t->e1W, &t->e1b, &t->e1g, &t->e1c);
+    layer(p, "edge2", h, 1, &t->e2W, &t->e2b, NULL, NULL);
+    layer(p, "gcn3", h, h, &t->g3W, &t->g3b, NULL, NULL);
+    layer(p, "gnn2", h, h, NULL, NULL, &t->n2g, &t->n2c);
+    layer(p, "pool.pre", h, h, &t->prW, NULL, &t->prg, &t->prc);
+    layer(p, "pool.post", h, h, &t->poW, NULL, &t->pog, &t->poc);
+    layer(p, "out1", h, h, &t->o1W, &t->o1b, NULL, NULL);
+    layer(p, "out2", h, F, &t->o2W, &t->o2b, NULL, NULL);
+    layer(p, "cls1", F, h, &t->c1W, &t->c1b, NULL, NULL);
+    layer(p, "cls2", h, n, &t->c2W, &t->c2b, NULL, NULL);
 }
 
-static int arch_ok(const HsdagArch *a, Err *e)
+/* a is valid, and vocab (NULL: not checked) is its vocabulary. */
+static int arch_ok(const HsdagArch *a, const RnnVocab *vocab, Err *e)
 {
     if (a->n_devices < 1 || a->n_devices > HSDAG_MAX_DEVICES) {
         err_set(e, "hsdag: n_devices must be in [1, %d], got %d", HSDAG_MAX_DEVICES, a->n_devices);
@@ -143,37 +133,33 @@ static int arch_ok(const HsdagArch *a, Err *e)
                 N_FAMILIES, a->hidden, a->features, a->min_clusters);
         return 0;
     }
+    if (vocab && a->n_types != vocab->n) {
+        err_set(e, "hsdag: n_types %d is not the vocabulary's size %d", a->n_types, vocab->n);
+        return 0;
+    }
     return 1;
 }
 
 size_t hsdag_param_count(const HsdagArch *a)
 {
-    HsdagNet tmp;
-    memset(&tmp, 0, sizeof tmp);
-    declare_tensors(&tmp.p, a, &tmp);
-    size_t n = tmp.p.n;
-    nn_params_done(&tmp.p);
+    HsdagNet *tmp = xcalloc(1, sizeof *tmp);
+    declare_tensors(&tmp->p, a, tmp);
+    size_t n = tmp->p.n;
+    hsdag_free(tmp);
     return n;
 }
 
 HsdagNet *hsdag_new(const HsdagArch *a, const RnnVocab *vocab, uint64_t seed, Err *e)
 {
-    if (!arch_ok(a, e))
+    if (!arch_ok(a, vocab, e))
         return NULL;
-    if (a->n_types != vocab->n) {
-        err_set(e, "hsdag: n_types %d is not the vocabulary's size %d", a->n_types, vocab->n);
-        return NULL;
-    }
     HsdagNet *net = xcalloc(1, sizeof *net);
-    net->arch = *a;
-    net->blas = nn_default_blas();
-    net->vocab.n = vocab->n;
-    net->vocab.names = XMALLOC(char *, vocab->n ? vocab->n : 1);
-    for (int i = 0; i < vocab->n; i++)
-        net->vocab.names[i] = xstrdup(vocab->names[i]);
     declare_tensors(&net->p, a, net);
     nn_params_alloc(&net->p);
     nn_params_glorot(&net->p, seed);
+    net->arch = *a;
+    net->blas = nn_default_blas();
+    rnn_vocab_copy(&net->vocab, vocab);
     /* a matrix of one row (the input layer of a one-column family, or
      * h = 1) is not a bias: Glorot too, from its own stream */
     int mats[] = {net->i1W, net->i2W, net->g1W, net->g2W, net->e1W, net->e2W, net->g3W,
@@ -462,7 +448,7 @@ void hsdag_input_free(HsdagInput *in)
 static void check_arch(const HsdagArch *a, const HsdagInput *in)
 {
     Err e = {{0}};
-    if (!arch_ok(a, &e))
+    if (!arch_ok(a, NULL, &e))
         util_die("%s", e.msg);
     if (in->G < 1 || in->F != hsdag_n_inputs(a))
         util_die("hsdag: a work space for an input of %d groups and %d features, the network takes %d", in->G,

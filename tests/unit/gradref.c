@@ -47,6 +47,17 @@ int gradref_check_tensor(const char *label, const char *name, const double *a, c
     return 1;
 }
 
+size_t gradref_float_off(const float *gf, const double *gd, size_t n, double rel)
+{
+    double gmax = 0;
+    for (size_t i = 0; i < n; i++)
+        gmax = fmax(gmax, fabs(gd[i]));
+    size_t off = 0;
+    for (size_t i = 0; i < n; i++)
+        off += !(fabs(gf[i] - gd[i]) <= rel * gmax);
+    return gmax > 0 ? off : n + 1;
+}
+
 void gradref_write_array(FILE *f, const char *name, const double *x, int n, int last)
 {
     fprintf(f, "  \"%s\": [", name);

@@ -19,6 +19,9 @@ double gradref_compare(const double *a, const double *num, size_t m, double floo
  * gradient to check (0: all below the floor). */
 int gradref_check_tensor(const char *label, const char *name, const double *a, const double *nu, size_t m,
                          double floor, double tol);
+/* The entries of the float gradient gf farther than rel * max |gd| from
+ * the double one gd (n entries); n + 1 when gd is all zero. */
+size_t gradref_float_off(const float *gf, const double *gd, size_t n, double rel);
 
 /* Writes `  "name": [x0, x1, ...]` (and a comma unless last) with 9 digits. */
 void gradref_write_array(FILE *f, const char *name, const double *x, int n, int last);
