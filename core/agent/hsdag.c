@@ -413,37 +413,27 @@ void hsdag_input_free(HsdagInput *in)
 
 /* --- forward and backward, float and double ----------------------------------- */
 
+/* What differs by type, named by the kernel suffix S (hsdag_impl.h). */
+#define WORK_f HsdagWork
+#define WORK_d HsdagWorkD
+#define EXP_f expf
+#define EXP_d exp
+#define AVAL_f(in) ((in)->a_valf)
+#define AVAL_d(in) ((in)->a_val)
+#define PAD_f(x) nn_pad(x)
+#define PAD_d(x) (x)
+
 #define R float
 #define S f
-#define WORK HsdagWork
-#define FN(x) NN_CAT(hf_, x)
-#define EXP expf
-#define AVAL(in) ((in)->a_valf)
-#define PAD(x) nn_pad(x)
 #include "hsdag_impl.h"
 #undef R
 #undef S
-#undef WORK
-#undef FN
-#undef EXP
-#undef AVAL
-#undef PAD
-
+/* the gradient check's */
 #define R double
 #define S d
-#define WORK HsdagWorkD
-#define FN(x) NN_CAT(hd_, x)
-#define EXP exp
-#define AVAL(in) ((in)->a_val)
-#define PAD(x) (x)
 #include "hsdag_impl.h"
 #undef R
 #undef S
-#undef WORK
-#undef FN
-#undef EXP
-#undef AVAL
-#undef PAD
 
 static void check_arch(const HsdagArch *a, const HsdagInput *in)
 {

@@ -1,11 +1,11 @@
 /* hsdag_impl: the text of the HSDAG network's forward and backward passes,
- * included by hsdag.c once per real type with R (the type), S (the kernel
- * suffix of nn.h), WORK (the work-space struct), FN(name) (the function
- * name for this type), EXP (libm of that type), AVAL(in) (the input's
- * adjacency values of that type) and PAD(width) (the row stride of an
+ * included by hsdag.c once per real type with R (the type) and S (the
+ * kernel suffix of nn.h: f or d) defined, and by suffix: WORK_S (the work
+ * space struct), EXP_S (libm's exp of that type), AVAL_S(in) (the input's
+ * adjacency values of that type) and PAD_S(width) (the row stride of an
  * array of that width: nn_pad for float, so that the vector kernels take
- * the narrow layers, the width itself for double) defined. Not a public
- * header.
+ * the narrow layers, the width itself for double). Functions are named
+ * hf_* and hd_*. Not a public header.
  *
  * Shapes (G groups, E undirected edges, Q = E + G scored pairs: the edges,
  * then the self-loops of groups 0 .. G-1; C <= G clusters; F inputs, h
@@ -23,6 +23,12 @@
  * logarithms lp (C x n). The parse: cl (the cluster of every group), the
  * clusters' members (mem_off, mem: CSR in group order) and first groups,
  * sigma (C). */
+
+#define WORK NN_CAT(WORK_, S)
+#define FN(x) NN_CAT(NN_CAT(h, S), NN_CAT(_, x))
+#define EXP NN_CAT(EXP_, S)
+#define AVAL(in) NN_CAT(AVAL_, S)(in)
+#define PAD(x) NN_CAT(PAD_, S)(x)
 
 struct WORK {
     int G, E;              /* the capacity: groups and undirected edges */
@@ -444,3 +450,8 @@ static void FN(backward)(const HsdagNet *net, const R *W, const HsdagInput *in, 
 
 #undef WT
 #undef GT
+#undef WORK
+#undef FN
+#undef EXP
+#undef AVAL
+#undef PAD
