@@ -117,10 +117,7 @@ GdpNet *gdp_new(const GdpArch *a, const RnnVocab *vocab, uint64_t seed, Err *e)
     GdpNet *net = xcalloc(1, sizeof *net);
     net->arch = *a;
     net->blas = nn_default_blas();
-    net->vocab.n = vocab->n;
-    net->vocab.names = XMALLOC(char *, vocab->n ? vocab->n : 1);
-    for (int i = 0; i < vocab->n; i++)
-        net->vocab.names[i] = xstrdup(vocab->names[i]);
+    rnn_vocab_copy(&net->vocab, vocab);
     declare_tensors(&net->p, a, net);
     nn_params_alloc(&net->p);
     nn_params_glorot(&net->p, seed);
@@ -340,13 +337,13 @@ const float *gdp_work_attention(const GdpWork *w, int block, int head, int v, in
 void gdp_layer_norm_d(int n, int h, const double *x, const double *gamma, const double *b, double *y,
                       double *xhat, double *sigma)
 {
-    gd_layer_norm(n, h, x, gamma, b, y, xhat, sigma);
+    nn_layer_norm_d(n, h, h, GDP_LN_EPS, x, gamma, b, y, xhat, sigma);
 }
 
 void gdp_layer_norm_bwd_d(int n, int h, const double *dy, const double *gamma, const double *xhat,
                           const double *sigma, double *dx, double *dgamma, double *dbeta)
 {
-    gd_layer_norm_bwd(n, h, dy, gamma, xhat, sigma, dx, dgamma, dbeta);
+    nn_layer_norm_bwd_d(n, h, h, dy, gamma, xhat, sigma, dx, dgamma, dbeta);
 }
 
 void gdp_max_aggregate_d(int G, int h, const int *nb_off, const int *nb, const double *P, double *M, int *arg)

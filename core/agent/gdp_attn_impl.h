@@ -71,13 +71,15 @@ static void FN(block_fwd)(const GdpNet *net, const R *W, struct WORK *w, int l)
     /* X <- LN(X + O W_o) */
     memcpy(w->z, xb, gh * sizeof(R));
     NN_CAT(nn_gemm_, S)(blas, 0, 0, G, h, h, 1, o, h, W + t[bt->Wo].off, h, 1, w->z, h);
-    FN(layer_norm)(G, h, w->z, W + t[bt->g1].off, W + t[bt->c1].off, w->y1[l], w->xh1[l], w->sg1[l]);
+    NN_CAT(nn_layer_norm_, S)(G, h, h, (R)GDP_LN_EPS, w->z, W + t[bt->g1].off, W + t[bt->c1].off, w->y1[l],
+                              w->xh1[l], w->sg1[l]);
     /* X <- LN(X + ReLU(X W_1 + b_1) W_2 + b_2) */
     FN(lin)(blas, G, h, 4 * h, w->y1[l], h, W + t[bt->W1].off, W + t[bt->b1].off, 1, w->f1[l], 4 * h);
     FN(lin)(blas, G, 4 * h, h, w->f1[l], 4 * h, W + t[bt->W2].off, W + t[bt->b2].off, 0, w->z, h);
     for (size_t i = 0; i < gh; i++)
         w->z[i] += w->y1[l][i];
-    FN(layer_norm)(G, h, w->z, W + t[bt->g2].off, W + t[bt->c2].off, w->y2[l], w->xh2[l], w->sg2[l]);
+    NN_CAT(nn_layer_norm_, S)(G, h, h, (R)GDP_LN_EPS, w->z, W + t[bt->g2].off, W + t[bt->c2].off, w->y2[l],
+                              w->xh2[l], w->sg2[l]);
 }
 
 /* w->dX holds the gradient of block l's output; leaves that of its input
@@ -92,8 +94,8 @@ static void FN(block_bwd)(const GdpNet *net, const R *W, struct WORK *w, int l, 
     const R *xb = w->xb[l], *q = w->q[l], *k = w->k[l], *v = w->v[l];
     const R *km = w->frozen && G > Sg ? w->km[l] : k, *vm = w->frozen && G > Sg ? w->vm[l] : v;
     /* second norm and the feed-forward layer */
-    FN(layer_norm_bwd)(G, h, w->dX, W + t[bt->g2].off, w->xh2[l], w->sg2[l], w->dZ, grad + t[bt->g2].off,
-                       grad + t[bt->c2].off);
+    NN_CAT(nn_layer_norm_bwd_, S)(G, h, h, w->dX, W + t[bt->g2].off, w->xh2[l], w->sg2[l], w->dZ,
+                                  grad + t[bt->g2].off, grad + t[bt->c2].off);
     memcpy(w->dY1, w->dZ, gh * sizeof(R));
     FN(lin_bwd_w)(blas, G, 4 * h, h, w->f1[l], 4 * h, w->dZ, h, grad + t[bt->W2].off, grad + t[bt->b2].off);
     NN_CAT(nn_gemm_, S)(blas, 0, 1, G, 4 * h, h, 1, w->dZ, h, W + t[bt->W2].off, h, 0, w->dF, 4 * h);
@@ -101,8 +103,8 @@ static void FN(block_bwd)(const GdpNet *net, const R *W, struct WORK *w, int l, 
     FN(lin_bwd_w)(blas, G, h, 4 * h, w->y1[l], h, w->dF, 4 * h, grad + t[bt->W1].off, grad + t[bt->b1].off);
     NN_CAT(nn_gemm_, S)(blas, 0, 1, G, h, 4 * h, 1, w->dF, 4 * h, W + t[bt->W1].off, 4 * h, 1, w->dY1, h);
     /* first norm and the output projection */
-    FN(layer_norm_bwd)(G, h, w->dY1, W + t[bt->g1].off, w->xh1[l], w->sg1[l], w->dZ, grad + t[bt->g1].off,
-                       grad + t[bt->c1].off);
+    NN_CAT(nn_layer_norm_bwd_, S)(G, h, h, w->dY1, W + t[bt->g1].off, w->xh1[l], w->sg1[l], w->dZ,
+                                  grad + t[bt->g1].off, grad + t[bt->c1].off);
     memcpy(w->dXb, w->dZ, gh * sizeof(R));
     FN(lin_bwd_w)(blas, G, h, h, w->o[l], h, w->dZ, h, grad + t[bt->Wo].off, NULL);
     NN_CAT(nn_gemm_, S)(blas, 0, 1, G, h, h, 1, w->dZ, h, W + t[bt->Wo].off, h, 0, w->dO, h);

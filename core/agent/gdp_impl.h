@@ -184,48 +184,6 @@ static void FN(relu_bwd)(int n, int m, const R *Y, int ldy, R *dX, int lddx)
     }
 }
 
-static void FN(layer_norm)(int n, int h, const R *x, const R *gamma, const R *b, R *y, R *xhat, R *sig)
-{
-    for (int i = 0; i < n; i++) {
-        const R *xi = x + (size_t)i * (size_t)h;
-        R *yi = y + (size_t)i * (size_t)h, *xh = xhat + (size_t)i * (size_t)h;
-        R mu = 0, var = 0;
-        for (int c = 0; c < h; c++)
-            mu += xi[c];
-        mu /= (R)h;
-        for (int c = 0; c < h; c++)
-            var += (xi[c] - mu) * (xi[c] - mu);
-        var /= (R)h;
-        R s = SQRT(var + (R)GDP_LN_EPS);
-        sig[i] = s;
-        for (int c = 0; c < h; c++) {
-            xh[c] = (xi[c] - mu) / s;
-            yi[c] = gamma[c] * xh[c] + b[c];
-        }
-    }
-}
-
-static void FN(layer_norm_bwd)(int n, int h, const R *dy, const R *gamma, const R *xhat, const R *sig, R *dx,
-                               R *dgamma, R *dbeta)
-{
-    for (int i = 0; i < n; i++) {
-        const R *dyi = dy + (size_t)i * (size_t)h, *xh = xhat + (size_t)i * (size_t)h;
-        R *dxi = dx + (size_t)i * (size_t)h;
-        R mg = 0, mgx = 0;
-        for (int c = 0; c < h; c++) {
-            R g = dyi[c] * gamma[c];
-            mg += g;
-            mgx += g * xh[c];
-            dgamma[c] += dyi[c] * xh[c];
-            dbeta[c] += dyi[c];
-        }
-        mg /= (R)h;
-        mgx /= (R)h;
-        for (int c = 0; c < h; c++)
-            dxi[c] = (dyi[c] * gamma[c] - mg - xh[c] * mgx) / sig[i];
-    }
-}
-
 /* M[v] (row stride ldm) = element-wise max of P[u] over v's neighbours. */
 static void FN(max_agg)(int G, int h, const int *nb_off, const int *nb, const R *P, R *M, int ldm, int *arg)
 {

@@ -24,7 +24,10 @@
  *                 reach out); the clusters are the components the kept edges
  *                 join, merged in decreasing score order and never below
  *                 min_clusters clusters (a floor). Clusters are numbered by
- *                 their first group. Integer work: no gradient.
+ *                 their first group. Integer work: no gradient. Ties: at
+ *                 equal scores a node prefers an edge to its self-loop and
+ *                 the lower edge index (edges numbered as HsdagInput's
+ *                 eu/ev), and merges take equal scores in edge order.
  *   GNN 2         X2 = LN(H0 + ReLU(A H0 W_g3 + b_g3))
  *   pooling       Yp = LN(X2 + X2 W_pre); z_c = sum over v in c of Yp_v;
  *                 Z_c = LN(z_c + z_c W_post) * sigma_c, sigma_c the sum of the
@@ -130,9 +133,18 @@ typedef struct HsdagInput {
 HsdagInput *hsdag_input_new(const HsdagNet *net, const Graph *g, const Grouping *gr, const Cluster *c, Err *e);
 void hsdag_input_free(HsdagInput *in);
 
-/* The structural features alone, on the group graph (edges followed in
- * their direction for the fractal dimension; closeness on the undirected
- * graph, Wasserman-Faust normalised for disconnected graphs). */
+/* The structural features alone, on the group graph. Fractal dimension of
+ * v: breadth-first distances from v along the edges' direction; for every
+ * radius r = 1 .. the largest distance, N(r) = the nodes within r (v
+ * included); the least-squares slope of log N(r) on log r, 0 with fewer
+ * than two radii. Closeness of v on the undirected graph, Wasserman-Faust
+ * normalised for disconnected graphs: (m / (G - 1)) (m / the sum of the
+ * distances to the m nodes v reaches), 0 when m = 0 (G = 1 included).
+ * The other columns: type shares = counts / the group's op count (unknown
+ * types in the last, "other", column); shape = log1p(bytes) / the largest;
+ * cost on device d = the sum of cluster_op_cost over the group's ops (the
+ * group's reference cost on every device when c is NULL) / the largest
+ * over groups and devices. */
 void hsdag_fractal_dimension(const Grouping *gr, double *out);
 void hsdag_closeness(const Grouping *gr, double *out);
 
@@ -177,5 +189,11 @@ void hsdag_backward_d(const HsdagNet *net, const double *wd, const HsdagInput *i
  * then see a fixed clustering, as the gradient does); on = 0 returns to
  * the ordinary forward. */
 void hsdag_work_freeze_parse_d(HsdagWorkD *w, int on);
+
+/* The parse alone (its test): the clusters of in's groups for the scores
+ * score[E + G] (in's undirected edges in order, then the self-loops of
+ * groups 0 .. G-1) and the floor min_clusters, written to cluster[G];
+ * returns the number of clusters. */
+int hsdag_parse_d(const HsdagInput *in, const double *score, int min_clusters, int *cluster);
 
 #endif

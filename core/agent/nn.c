@@ -116,24 +116,28 @@ static void blas_dgemm(const enum CBLAS_ORDER o, const enum CBLAS_TRANSPOSE ta, 
 #define GEMM blas_sgemm
 #define EXP expf
 #define LOG logf
+#define SQRT sqrtf
 #include "nn_impl.h"
 #undef R
 #undef S
 #undef GEMM
 #undef EXP
 #undef LOG
+#undef SQRT
 
 #define R double
 #define S d
 #define GEMM blas_dgemm
 #define EXP exp
 #define LOG log
+#define SQRT sqrt
 #include "nn_impl.h"
 #undef R
 #undef S
 #undef GEMM
 #undef EXP
 #undef LOG
+#undef SQRT
 
 void nn_dense_fwd_f(int blas, int n, int in, int out, const float *X, int ldx, const float *W, const float *b,
                     int relu, float *Y, int ldy)

@@ -52,7 +52,15 @@
     /* Y[i] = the sum of the rows X[idx[q]], q in off[i] .. off[i+1), in order (rows of ld) */  \
     void nn_rows_gather_##S(int n, const int *off, const int *idx, const R *X, int ld, R *Y);  \
     /* Y[idx[q]] += X[i] for i and q in order (rows of ld) */                                   \
-    void nn_rows_scatter_##S(int n, const int *off, const int *idx, const R *X, int ld, R *Y);
+    void nn_rows_scatter_##S(int n, const int *off, const int *idx, const R *X, int ld, R *Y);  \
+    /* Layer norm of n rows of width h (x, y, xhat rows of stride ld; y may be x):             \
+     * y = gamma (x - mu) / sigma + b, sigma = sqrt(var + eps); keeps xhat and sigma (n) */    \
+    void nn_layer_norm_##S(int n, int h, int ld, R eps, const R *x, const R *gamma, const R *b, \
+                           R *y, R *xhat, R *sig);                                             \
+    /* Its backward: dx = (g - mean g - xhat mean(g xhat)) / sigma for g = dy gamma (dx        \
+     * overwritten, may be dy), dgamma += sum dy xhat, dbeta += sum dy */                      \
+    void nn_layer_norm_bwd_##S(int n, int h, int ld, const R *dy, const R *gamma, const R *xhat, \
+                               const R *sig, R *dx, R *dgamma, R *dbeta);
 
 NN_DECLARE(float, f)
 NN_DECLARE(double, d)

@@ -1,6 +1,6 @@
 /* nn_impl: the text of the kernels of nn.h, included by nn.c once per real
  * type with R (the type), S (the suffix), GEMM (the cblas routine) and EXP,
- * LOG (the libm functions of that type) defined. Not a public header. */
+ * LOG, SQRT (the libm functions of that type) defined. Not a public header. */
 
 void NN_CAT(nn_gemm_, S)(int blas, int tA, int tB, int M, int N, int K, R alpha, const R *A,
                          int lda, const R *B, int ldb, R beta, R *C, int ldc)
@@ -198,5 +198,48 @@ void NN_CAT(nn_entropy_grad_, S)(const R *p, int n, R eps, R scale, R *dz)
     for (int j = 0; j < n; j++) {
         R hj = -LOG(p[j] + eps) - p[j] / (p[j] + eps);
         dz[j] += scale * p[j] * (hj - mean);
+    }
+}
+
+void NN_CAT(nn_layer_norm_, S)(int n, int h, int ld, R eps, const R *x, const R *gamma, const R *b, R *y, R *xhat,
+                               R *sig)
+{
+    for (int i = 0; i < n; i++) {
+        const R *xi = x + (size_t)i * (size_t)ld;
+        R *yi = y + (size_t)i * (size_t)ld, *xh = xhat + (size_t)i * (size_t)ld;
+        R mu = 0, var = 0;
+        for (int c = 0; c < h; c++)
+            mu += xi[c];
+        mu /= (R)h;
+        for (int c = 0; c < h; c++)
+            var += (xi[c] - mu) * (xi[c] - mu);
+        var /= (R)h;
+        R s = SQRT(var + eps);
+        sig[i] = s;
+        for (int c = 0; c < h; c++) {
+            xh[c] = (xi[c] - mu) / s;
+            yi[c] = gamma[c] * xh[c] + b[c];
+        }
+    }
+}
+
+void NN_CAT(nn_layer_norm_bwd_, S)(int n, int h, int ld, const R *dy, const R *gamma, const R *xhat, const R *sig,
+                                   R *dx, R *dgamma, R *dbeta)
+{
+    for (int i = 0; i < n; i++) {
+        const R *dyi = dy + (size_t)i * (size_t)ld, *xh = xhat + (size_t)i * (size_t)ld;
+        R *dxi = dx + (size_t)i * (size_t)ld;
+        R mg = 0, mgx = 0;
+        for (int c = 0; c < h; c++) {
+            R g = dyi[c] * gamma[c];
+            mg += g;
+            mgx += g * xh[c];
+            dgamma[c] += dyi[c] * xh[c];
+            dbeta[c] += dyi[c];
+        }
+        mg /= (R)h;
+        mgx /= (R)h;
+        for (int c = 0; c < h; c++)
+            dxi[c] = (dyi[c] * gamma[c] - mg - xh[c] * mgx) / sig[i];
     }
 }

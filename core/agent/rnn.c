@@ -71,7 +71,7 @@ int rnn_vocab_find(const RnnVocab *v, const char *s)
     return v->n;
 }
 
-static void vocab_copy(RnnVocab *dst, const RnnVocab *src)
+void rnn_vocab_copy(RnnVocab *dst, const RnnVocab *src)
 {
     dst->n = src->n;
     dst->names = XMALLOC(char *, src->n ? src->n : 1);
@@ -140,7 +140,7 @@ RnnNet *rnn_new(const RnnArch *a, const RnnVocab *vocab, uint64_t seed, Err *e)
     RnnNet *net = xcalloc(1, sizeof *net);
     net->arch = *a;
     net->blas = nn_default_blas();
-    vocab_copy(&net->vocab, vocab);
+    rnn_vocab_copy(&net->vocab, vocab);
     declare_tensors(&net->p, a);
     if (net->p.n_tensors != RT_COUNT)
         util_die("rnn: %d tensors registered, expected %d", net->p.n_tensors, RT_COUNT);

@@ -49,6 +49,8 @@ typedef struct RnnVocab {
 
 void rnn_vocab_build(RnnVocab *v, const Graph *const *graphs, int n_graphs);
 void rnn_vocab_done(RnnVocab *v);
+/* dst = a copy of src (its own strings). */
+void rnn_vocab_copy(RnnVocab *dst, const RnnVocab *src);
 /* The embedding row of op type s: its index, or v->n when unknown. */
 int rnn_vocab_find(const RnnVocab *v, const char *s);
 

@@ -22,6 +22,7 @@
 
 #include "gdp.h"
 #include "gen.h"
+#include "gradref.h"
 #include "test.h"
 
 #define REF_PATH "tests/data/gdp_reference.json"
@@ -171,51 +172,6 @@ TEST(gdp_inputs)
     gfix_done(&f);
 }
 
-/* --- the checker ------------------------------------------------------------------- */
-
-/* The largest relative error (with an absolute floor) between analytic a[]
- * and numeric num[] over m entries, and where. */
-static double compare(const double *a, const double *num, size_t m, double floor, size_t *at)
-{
-    double worst = 0;
-    for (size_t i = 0; i < m; i++) {
-        double err = fabs(a[i] - num[i]) / fmax(floor, fabs(a[i]) + fabs(num[i]));
-        if (err > worst) {
-            worst = err;
-            *at = i;
-        }
-    }
-    return worst;
-}
-
-/* Compares one tensor's analytic and numeric gradients and shows that the
- * comparison rejects one entry scaled by 1.01 and one sign-flipped; returns
- * 1 when the tensor had a gradient to check (0: all below the floor). */
-static int check_tensor(const char *label, const char *name, const double *a, const double *nu, size_t m,
-                        double floor)
-{
-    size_t at = 0, big = 0;
-    double worst = compare(a, nu, m, floor, &at);
-    CHECK_MSG(worst < GRAD_TOL, "%s: tensor %s: relative error %.3g at entry %zu (analytic %.12g, numeric %.12g)",
-              label, name, worst, at, a[at], nu[at]);
-    for (size_t i = 1; i < m; i++)
-        if (fabs(a[i]) > fabs(a[big]))
-            big = i;
-    if (fabs(a[big]) < 10 * floor)
-        return 0;
-    double *mut = XMALLOC(double, m);
-    for (int kind = 0; kind < 2; kind++) {
-        memcpy(mut, a, m * sizeof *mut);
-        mut[big] = kind ? -mut[big] : 1.01 * mut[big];
-        size_t at2 = 0, at3 = 0;
-        double e2 = compare(mut, nu, m, floor, &at2), e3 = compare(mut + big, nu + big, 1, floor, &at3);
-        CHECK_MSG(e2 >= GRAD_TOL && e3 >= GRAD_TOL, "%s: tensor %s: the checker passes a gradient with entry %zu %s",
-                  label, name, big, kind ? "sign-flipped" : "scaled by 1.01");
-    }
-    free(mut);
-    return 1;
-}
-
 /* --- the kernels alone ------------------------------------------------------------- */
 
 TEST(gdp_layer_norm_gradient)
@@ -252,9 +208,9 @@ TEST(gdp_layer_norm_gradient)
             vars[k][i] = v0;
             nums[k][i] = (J[0] - J[1]) / (2 * hs);
         }
-    CHECK(check_tensor("layer norm", "x", dx, nx, N * Hd, GRAD_FLOOR));
-    CHECK(check_tensor("layer norm", "gamma", dg, ng, Hd, GRAD_FLOOR));
-    CHECK(check_tensor("layer norm", "beta", db, nb, Hd, GRAD_FLOOR));
+    CHECK(gradref_check_tensor("layer norm", "x", dx, nx, N * Hd, GRAD_FLOOR, GRAD_TOL));
+    CHECK(gradref_check_tensor("layer norm", "gamma", dg, ng, Hd, GRAD_FLOOR, GRAD_TOL));
+    CHECK(gradref_check_tensor("layer norm", "beta", db, nb, Hd, GRAD_FLOOR, GRAD_TOL));
     /* every row of x-hat has mean 0 and variance var / (var + eps) */
     gdp_layer_norm_d(N, Hd, x, gam, b, y, xh, sg);
     for (int i = 0; i < N; i++) {
@@ -302,7 +258,7 @@ TEST(gdp_max_aggregate_gradient)
         P[i] = v0;
         num[i] = (J[0] - J[1]) / (2 * hs);
     }
-    CHECK(check_tensor("max aggregate", "P", dP, num, G * Hd, GRAD_FLOOR));
+    CHECK(gradref_check_tensor("max aggregate", "P", dP, num, G * Hd, GRAD_FLOOR, GRAD_TOL));
     /* ties: the first neighbour in the list takes the gradient */
     for (int c = 0; c < Hd; c++)
         P[1 * Hd + c] = P[2 * Hd + c] = 2;
@@ -381,7 +337,7 @@ static void grad_check(const char *label, const GdpNet *net, const GdpInput *in,
     for (int k = 0; k < P->n_tensors; k++) {
         const NnTensor *t = &P->t[k];
         size_t m = (size_t)t->rows * (size_t)t->cols;
-        if (check_tensor(label, t->name, grad + t->off, num + t->off, m, floor)) {
+        if (gradref_check_tensor(label, t->name, grad + t->off, num + t->off, m, floor, GRAD_TOL)) {
             int known = 0;
             for (int j = 0; j < *n_names; j++)
                 known |= strcmp(names[j], t->name) == 0;
@@ -524,13 +480,8 @@ TEST(gdp_float_matches_double)
                 memset(gd, 0, P->n * sizeof *gd);
                 gdp_backward(net, f.in, w, wt, 0.05, gf);
                 gdp_backward_d(net, wd, f.in, w2, wt, 0.05, gd);
-                double gmax = 0;
-                for (size_t i = 0; i < P->n; i++)
-                    gmax = fmax(gmax, fabs(gd[i]));
-                int off = 0;
-                for (size_t i = 0; i < P->n; i++)
-                    off += !(fabs(gf[i] - gd[i]) <= 1e-3 * gmax);
-                CHECK_MSG(off == 0 && gmax > 0, "blas %d: %d gradient entries differ from double", blas, off);
+                size_t off = gradref_float_off(gf, gd, P->n, 1e-3);
+                CHECK_MSG(off == 0, "blas %d: %zu gradient entries differ from double", blas, off);
                 gdp_work_free(w);
                 gdp_work_free_d(w2);
             }
@@ -626,25 +577,6 @@ TEST(gdp_sampling)
 
 /* --- the fixed-seed reference ------------------------------------------------------------ */
 
-static void write_array(FILE *f, const char *name, const double *x, int n, int last)
-{
-    fprintf(f, "  \"%s\": [", name);
-    for (int i = 0; i < n; i++)
-        fprintf(f, "%s%.9g", i ? ", " : "", x[i]);
-    fprintf(f, "]%s\n", last ? "" : ",");
-}
-
-static void check_array(const cJSON *root, const char *name, const double *x, int n)
-{
-    const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, name);
-    REQUIRE_MSG(cJSON_IsArray(a) && cJSON_GetArraySize(a) == n, "%s: expected %d numbers in %s", name, n, REF_PATH);
-    for (int i = 0; i < n; i++) {
-        double want = cJSON_GetArrayItem(a, i)->valuedouble;
-        CHECK_MSG(fabs(x[i] - want) <= 1e-4 * fmax(1e-3, fabs(want)), "%s[%d] = %.9g, reference %.9g", name, i, x[i],
-                  want);
-    }
-}
-
 TEST(gdp_reference)
 {
     GFix f;
@@ -681,28 +613,22 @@ TEST(gdp_reference)
                 CHECK(fp != NULL);
                 if (fp) {
                     fputs("{\n", fp);
-                    write_array(fp, "log_pi_greedy_sampled", out, 2, 0);
-                    write_array(fp, "log_p_greedy_sampled", lp, 2 * G, 0);
-                    write_array(fp, "placements_greedy_sampled", gplace, 2 * G, 0);
-                    write_array(fp, "grad_norms", norms, nt, 1);
+                    gradref_write_array(fp, "log_pi_greedy_sampled", out, 2, 0);
+                    gradref_write_array(fp, "log_p_greedy_sampled", lp, 2 * G, 0);
+                    gradref_write_array(fp, "placements_greedy_sampled", gplace, 2 * G, 0);
+                    gradref_write_array(fp, "grad_norms", norms, nt, 1);
                     fputs("}\n", fp);
                     fclose(fp);
                 }
             } else {
-                Err e = {{0}};
-                size_t len;
-                char *text = util_read_file(REF_PATH, &len, &e);
-                CHECK_MSG(text != NULL, "%s", e.msg);
-                cJSON *root = text ? cJSON_Parse(text) : NULL;
-                CHECK_MSG(root != NULL, "%s: not JSON", REF_PATH);
+                cJSON *root = gradref_load(REF_PATH);
                 if (root) {
-                    check_array(root, "log_pi_greedy_sampled", out, 2);
-                    check_array(root, "log_p_greedy_sampled", lp, 2 * G);
-                    check_array(root, "placements_greedy_sampled", gplace, 2 * G);
-                    check_array(root, "grad_norms", norms, nt);
+                    gradref_check_array(root, REF_PATH, "log_pi_greedy_sampled", out, 2, 1e-4, 1e-3);
+                    gradref_check_array(root, REF_PATH, "log_p_greedy_sampled", lp, 2 * G, 1e-4, 1e-3);
+                    gradref_check_array(root, REF_PATH, "placements_greedy_sampled", gplace, 2 * G, 1e-4, 1e-3);
+                    gradref_check_array(root, REF_PATH, "grad_norms", norms, nt, 1e-4, 1e-3);
                 }
                 cJSON_Delete(root);
-                free(text);
             }
             gdp_work_free(w);
             free(place);

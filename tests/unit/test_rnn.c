@@ -15,6 +15,7 @@
 #include <cJSON.h>
 
 #include "gen.h"
+#include "gradref.h"
 #include "rnn.h"
 #include "test.h"
 
@@ -133,21 +134,6 @@ static double objective(GProb *p)
 #define GRAD_TOL 1e-5
 #define GRAD_FLOOR 1e-4
 
-/* The checker: the largest relative error (with an absolute floor) between
- * analytic a[] and numeric num[] over m entries, and where. */
-static double compare(const double *a, const double *num, size_t m, double floor, size_t *at)
-{
-    double worst = 0;
-    for (size_t i = 0; i < m; i++) {
-        double err = fabs(a[i] - num[i]) / fmax(floor, fabs(a[i]) + fabs(num[i]));
-        if (err > worst) {
-            worst = err;
-            *at = i;
-        }
-    }
-    return worst;
-}
-
 /* Checks every entry of every tensor of net on in for the placement that
  * a sample of seed gives; returns the number of tensors failing (or whose
  * mutants pass). */
@@ -188,7 +174,7 @@ static int grad_check(const char *label, const RnnNet *net, const RnnInput *in, 
         const NnTensor *t = &P->t[k];
         size_t m = (size_t)t->rows * (size_t)t->cols, at = 0, big = 0;
         const double *a = grad + t->off, *nu = num + t->off;
-        double worst = compare(a, nu, m, floor, &at);
+        double worst = gradref_compare(a, nu, m, floor, &at);
         if (worst >= GRAD_TOL) {
             bad++;
             CHECK_MSG(0, "%s: tensor %s [%dx%d]: relative error %.3g at entry %zu (analytic %.12g, numeric %.12g)",
@@ -207,7 +193,8 @@ static int grad_check(const char *label, const RnnNet *net, const RnnInput *in, 
             memcpy(mut, a, m * sizeof *mut);
             mut[big] = kind ? -mut[big] : 1.01 * mut[big];
             size_t at2 = 0, at3 = 0;
-            double e2 = compare(mut, nu, m, floor, &at2), e3 = compare(mut + big, nu + big, 1, floor, &at3);
+            double e2 = gradref_compare(mut, nu, m, floor, &at2);
+            double e3 = gradref_compare(mut + big, nu + big, 1, floor, &at3);
             if (!(e2 >= GRAD_TOL && e3 >= GRAD_TOL)) {
                 bad++;
                 CHECK_MSG(0, "%s: tensor %s: the checker passes a gradient with entry %zu %s", label, t->name, big,
@@ -294,13 +281,8 @@ TEST(rnn_float_matches_double)
                 memset(gd, 0, P->n * sizeof *gd);
                 rnn_backward(net, f.in, w, wt, 0.05, gf);
                 rnn_backward_d(net, wd, f.in, w2, wt, 0.05, gd);
-                double gmax = 0;
-                for (size_t i = 0; i < P->n; i++)
-                    gmax = fmax(gmax, fabs(gd[i]));
-                int off = 0;
-                for (size_t i = 0; i < P->n; i++)
-                    off += !(fabs(gf[i] - gd[i]) <= 1e-3 * gmax);
-                CHECK_MSG(off == 0 && gmax > 0, "blas %d: %d gradient entries differ from double", blas, off);
+                size_t off = gradref_float_off(gf, gd, P->n, 1e-3);
+                CHECK_MSG(off == 0, "blas %d: %zu gradient entries differ from double", blas, off);
                 rnn_work_free(w);
                 rnn_work_free_d(w2);
             }
