@@ -34,7 +34,7 @@ double hsdag_reward_runtime(const HsdagTrainConfig *cfg, const Cluster *c, const
         if (one)
             return HSDAG_FORBIDDEN_S;
     }
-    if (r->oom && !cfg->oom_graded)
+    if (r->any_oom && !cfg->oom_graded)
         return HSDAG_FORBIDDEN_S;
     return score;
 }

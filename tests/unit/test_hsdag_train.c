@@ -102,7 +102,7 @@ TEST(hsdag_reward_forbids_one_device_and_oom)
     CHECK_NEAR(hsdag_reward_runtime(&cfg, NULL, &r, 2.0, one, 1), 2.0, 0); /* one group: nothing to split */
     cfg.allow_single = 1;
     CHECK_NEAR(hsdag_reward_runtime(&cfg, NULL, &r, 2.0, one, 3), 2.0, 0);
-    r.oom = 1;
+    r.any_oom = 1;
     CHECK_NEAR(hsdag_reward_runtime(&cfg, NULL, &r, 5.0, split, 3), HSDAG_FORBIDDEN_S, 0);
     cfg.oom_graded = 1; /* Placeto's penalty, already in the score */
     CHECK_NEAR(hsdag_reward_runtime(&cfg, NULL, &r, 5.0, split, 3), 5.0, 0);
