@@ -12,7 +12,8 @@ found, and the wall time. HSDAG is also read at 500 placements (its own
 setting: 25 episodes of 20 steps).
 
 Then the feature ablation: HSDAG with each feature family left out
-(type, shape, id, struct) and with the cost family added (parity), same
+(type, shape, id, struct), with the cost family added (parity), with the
+moving-average baseline and with one-device placements allowed, same
 budget and seeds.
 
 Writes tests/results/hsdag.{json,md}.
@@ -37,9 +38,13 @@ CLUSTER = "graphs/clusters/cpu_gpu1.json"
 GRAPHS = ["inception_v3", "resnet50", "bert_base"]
 HSDAG_STEPS, HSDAG_GREEDY, RNN_GREEDY, RNN_HIDDEN = 20, 5, 50, 64
 FAMILIES = ["type", "shape", "id", "struct"]
-VARIANTS = [("faithful", "type,shape,id,struct")] + \
-           [("no " + f, ",".join(x for x in FAMILIES if x != f)) for f in FAMILIES] + \
-           [("parity (+cost)", "type,shape,id,struct,cost")]
+FAITHFUL = "type,shape,id,struct"
+# (name, --features, other options): the faithful method, each feature family left out, the cost family
+# added, and the two variants of the training recipe
+VARIANTS = [("faithful", FAITHFUL, "")] + \
+           [("no " + f, ",".join(x for x in FAMILIES if x != f), "") for f in FAMILIES] + \
+           [("parity (+cost)", FAITHFUL + ",cost", ""), ("ema baseline", FAITHFUL, "--baseline ema"),
+            ("one device allowed", FAITHFUL, "--allow-single")]
 
 args = sys.argv[1:]
 if args and not args[0].startswith("--"):
@@ -88,7 +93,7 @@ def best_within(points, budget):
 
 def train(job):
     """One agent (or HSDAG variant) trained on one graph for about BUDGET placements."""
-    g, agent, groups, seed, feats = job
+    g, agent, groups, seed, variant = job
     graph = "graphs/inference/%s.json" % g
     tmp = tempfile.mkdtemp()
     curve = os.path.join(tmp, "c.csv")
@@ -96,10 +101,11 @@ def train(job):
     if agent == "hsdag":
         # an update simulates HSDAG_STEPS placements, plus a greedy one every HSDAG_GREEDY updates
         updates = max(1, BUDGET * HSDAG_GREEDY // (HSDAG_STEPS * HSDAG_GREEDY + 1))
-        if KEEP and seed == 1 and feats == VARIANTS[0][1]:
+        _, feats, extra = VARIANTS[variant]
+        if KEEP and seed == 1 and variant == 0:
             pol = "graphs/policies/hsdag_%s.json" % g
         cmd = ["train", graph, "--agent", "hsdag", "--cluster", CLUSTER, "--episodes", updates, "--features", feats,
-               "--greedy-every", HSDAG_GREEDY, "--seed", seed, "-o", pol]
+               "--greedy-every", HSDAG_GREEDY, "--seed", seed, "-o", pol] + extra.split()
     elif agent == "rnn":
         updates = BUDGET * RNN_GREEDY // (RNN_GREEDY + 1)
         cmd = ["train", graph, "--agent", "rnn", "--cluster", CLUSTER, "--hidden", RNN_HIDDEN, "--episodes", updates,
@@ -117,7 +123,7 @@ def train(job):
     shown = ["placeto"] + [str(x) for x in cmd]
     if not pol.startswith("graphs/"):
         shown[shown.index("-o") + 1] = "POLICY.json"
-    return {"graph": g, "agent": agent, "seed": seed, "features": feats, "command": " ".join(shown), "best_us": best,
+    return {"graph": g, "agent": agent, "seed": seed, "variant": variant, "command": " ".join(shown), "best_us": best,
             "found_after": found, "at500_us": best_within(points, 500), "placements": summary["placements_simulated"],
             "seconds": summary["seconds"]}
 
@@ -133,10 +139,10 @@ def main():
         refs = list(pool.map(lambda g: json.loads(run("compare", "graphs/inference/%s.json" % g, "--cluster", CLUSTER,
                                                       "--no-policy", "--json")), GRAPHS))
         groups = {g: r["groups"] for g, r in zip(GRAPHS, refs)}
-        jobs = [(g, "rnn", groups[g], s, "") for g in GRAPHS for s in range(1, SEEDS + 1)]
-        jobs += [(g, "hsdag", groups[g], s, feats) for g in GRAPHS for s in range(1, SEEDS + 1)
-                 for _, feats in (VARIANTS if ABLATION else VARIANTS[:1])]
-        jobs += [(g, "placeto", groups[g], s, "") for g in GRAPHS for s in range(1, SEEDS + 1)]
+        jobs = [(g, "rnn", groups[g], s, 0) for g in GRAPHS for s in range(1, SEEDS + 1)]
+        jobs += [(g, "hsdag", groups[g], s, v) for g in GRAPHS for s in range(1, SEEDS + 1)
+                 for v in range(len(VARIANTS) if ABLATION else 1)]
+        jobs += [(g, "placeto", groups[g], s, 0) for g in GRAPHS for s in range(1, SEEDS + 1)]
         trains = list(pool.map(train, jobs))
     rows = []
     for g, ref in zip(GRAPHS, refs):
@@ -166,8 +172,8 @@ def write(path, text):
     os.replace(path + ".tmp", path)
 
 
-def runs_of(row, agent, feats=""):
-    return [t for t in row["runs"] if t["agent"] == agent and (agent != "hsdag" or t["features"] == feats)]
+def runs_of(row, agent, variant=0):
+    return [t for t in row["runs"] if t["agent"] == agent and (agent != "hsdag" or t["variant"] == variant)]
 
 
 def mean(v):
@@ -200,24 +206,25 @@ def markdown(doc):
             return "%s, %s (%s), %s, %.0f s" % (ms(mean([t["best_us"] for t in rs])), ms(best["best_us"]),
                                                 red(best["best_us"]), n(best["found_after"]),
                                                 mean([t["seconds"] for t in rs]))
-        h500 = mean([t["at500_us"] for t in runs_of(r, "hsdag", VARIANTS[0][1])])
+        h500 = mean([t["at500_us"] for t in runs_of(r, "hsdag")])
         lines.append("| %s | %d | %s | %s%s (%s) | %s %s (%s) | %s | %s | %s | %s |" % (
             r["graph"], r["groups"], ms(cpu), ms(r["gpu_only_us"]), " OOM" if r["gpu_only_oom"] else "",
             red(r["gpu_only_us"]), r["best_heuristic"], ms(r["best_heuristic_us"]), red(r["best_heuristic_us"]),
-            cell(runs_of(r, "placeto")), cell(runs_of(r, "rnn")), cell(runs_of(r, "hsdag", VARIANTS[0][1])),
+            cell(runs_of(r, "placeto")), cell(runs_of(r, "rnn")), cell(runs_of(r, "hsdag")),
             "–" if h500 is None else "%s (%s)" % (ms(h500), red(h500))))
-    variants = [v for v in doc["variants"] if any(runs_of(r, "hsdag", v[1]) for r in doc["rows"])]
+    variants = [i for i in range(len(doc["variants"])) if any(runs_of(r, "hsdag", i) for r in doc["rows"])]
     if len(variants) > 1:
-        lines += ["", "Feature ablation: HSDAG's mean best latency in ms over the seeds (same budget), and its change "
-                  "against the faithful set.", "",
-                  "| graph | " + " | ".join(v[0] for v in variants) + " |",
+        lines += ["", "Feature ablation and variants: HSDAG's mean best latency in ms over the seeds (same budget), "
+                  "and its change against the faithful method (features type, shape, id, struct; no baseline; "
+                  "one-device placements forbidden).", "",
+                  "| graph | " + " | ".join(doc["variants"][i][0] for i in variants) + " |",
                   "|---|" + "---|" * len(variants)]
         for r in doc["rows"]:
-            base = mean([t["best_us"] for t in runs_of(r, "hsdag", variants[0][1])])
+            base = mean([t["best_us"] for t in runs_of(r, "hsdag", 0)])
             cells = []
-            for v in variants:
-                m = mean([t["best_us"] for t in runs_of(r, "hsdag", v[1])])
-                cells.append(ms(m) if v is variants[0] else "%s (%+.1f %%)" % (ms(m), 100 * (m / base - 1)))
+            for i in variants:
+                m = mean([t["best_us"] for t in runs_of(r, "hsdag", i)])
+                cells.append(ms(m) if i == 0 else "%s (%+.1f %%)" % (ms(m), 100 * (m / base - 1)))
             lines.append("| %s | %s |" % (r["graph"], " | ".join(cells)))
     return "\n".join(lines) + "\n"
 
