@@ -1,7 +1,7 @@
-/* hsdag: the network of HSDAG (Duan et al., NeurIPS 2024, "Learning
- * Structure-Aware Representations of Dependent Tasks"-style grouper-placer):
- * it embeds the group graph, learns a grouping of the groups into clusters
- * (a graph-parsing pooling that picks its own number of clusters), and
+/* hsdag: the network of HSDAG (Duan et al., NeurIPS 2024, arXiv
+ * 2405.14185), a grouper-placer for heterogeneous machines: it embeds the
+ * group graph, learns a grouping of the groups into clusters (a
+ * graph-parsing pooling that picks its own number of clusters), and
  * places each cluster with a softmax over devices (docs/comparators.md, "The
  * HSDAG placer's network").
  *

@@ -3,7 +3,7 @@
 # time (default 2), and keeps each run's JSON log (progress lines and the
 # summary with its wall time) in tests/results/train/. One thread per run,
 # so each run is deterministic: the same command gives the same policy file.
-#   bash graphs/policies/train.sh [JOBS] [single|families|general|rnn|gdp|all]
+#   bash graphs/policies/train.sh [JOBS] [single|families|general|rnn|gdp|hsdag|all]
 set -eu
 cd "$(dirname "$0")/../.."
 jobs=${1:-2}
@@ -70,6 +70,15 @@ if [ "$what" = gdp ] || [ "$what" = all ]; then
   for f in enas-cifar10 enas-ptb nmt; do
     list=$(ls graphs/families/$f/*.json | sort | head -24 | tr '\n' ' ')
     cmds+=("./placeto train $list--agent gdp --devices 2 --hidden 64 --episodes 312 --seed 1 -o graphs/policies/gdp_family_$f.json --json > $log/gdp_family_$f.jsonl")
+  done
+fi
+if [ "$what" = hsdag ] || [ "$what" = all ]; then
+  # HSDAG (--agent hsdag, its reference settings: 20-step episodes, no
+  # baseline, one-device placements forbidden) on the inference graphs on
+  # one CPU and one GPU, 247 updates (about 5 000 placements: the first
+  # seed's runs of bench/hsdag_table.py --keep)
+  for g in inception_v3 resnet50 bert_base; do
+    cmds+=("./placeto train graphs/inference/$g.json --agent hsdag --cluster graphs/clusters/cpu_gpu1.json --episodes 247 --features type,shape,id,struct --greedy-every 5 --seed 1 -o graphs/policies/hsdag_$g.json --json > $log/hsdag_$g.jsonl")
   done
 fi
 printf '%s\n' "${cmds[@]}" | xargs -P "$jobs" -I{} sh -c '{}'
