@@ -22,6 +22,8 @@ Writes tests/results/hsdag.{json,md}.
                                           [--cluster FILE] [--tag NAME] [--no-ablation] [--keep]
 
 --keep writes the first seed's HSDAG policies to graphs/policies/hsdag_GRAPH.json.
+--add-variant NAME runs one more variant (by its name in VARIANTS) on every
+graph and seed of tests/results/hsdag.json and adds its runs there.
 """
 import concurrent.futures
 import csv
@@ -35,6 +37,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROG, BUDGET, SEEDS, JOBS, ONLY, TAG, ABLATION, KEEP = "./placeto", 5000, 3, os.cpu_count() or 1, None, None, True, False
 CLUSTER = "graphs/clusters/cpu_gpu1.json"
+ADD_VARIANT = None
 GRAPHS = ["inception_v3", "resnet50", "bert_base"]
 HSDAG_STEPS, HSDAG_GREEDY, RNN_GREEDY, RNN_HIDDEN = 20, 5, 50, 64
 FAMILIES = ["type", "shape", "id", "struct"]
@@ -44,7 +47,8 @@ FAITHFUL = "type,shape,id,struct"
 VARIANTS = [("faithful", FAITHFUL, "")] + \
            [("no " + f, ",".join(x for x in FAMILIES if x != f), "") for f in FAMILIES] + \
            [("parity (+cost)", FAITHFUL + ",cost", ""), ("ema baseline", FAITHFUL, "--baseline ema"),
-            ("one device allowed", FAITHFUL, "--allow-single")]
+            ("one device allowed", FAITHFUL, "--allow-single"),
+            ("no learned grouping", FAITHFUL, "--min-clusters 1000000")]
 
 args = sys.argv[1:]
 if args and not args[0].startswith("--"):
@@ -60,7 +64,9 @@ while args:
     if not args:
         sys.exit("hsdag_table.py: %s needs a value" % k)
     v = args.pop(0)
-    if k == "--budget":
+    if k == "--add-variant":
+        ADD_VARIANT = v
+    elif k == "--budget":
         BUDGET = int(v)
     elif k == "--seeds":
         SEEDS = int(v)
@@ -166,6 +172,29 @@ def main():
     print(md)
 
 
+def add_variant():
+    path = os.path.join(ROOT, "tests/results/hsdag.json")
+    with open(path) as f:
+        doc = json.load(f)
+    global BUDGET, CLUSTER
+    BUDGET, CLUSTER = doc["budget"], doc["cluster"]
+    names = [v[0] for v in VARIANTS]
+    if ADD_VARIANT not in names:
+        sys.exit("hsdag_table.py: --add-variant: expected one of %s" % ", ".join(names))
+    v = names.index(ADD_VARIANT)
+    doc["variants"] = [list(x) for x in VARIANTS]
+    jobs = [(r["path"], "hsdag", r["groups"], s, v) for r in doc["rows"] for s in range(1, doc["seeds"] + 1)]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=JOBS) as pool:
+        done = list(pool.map(train, jobs))
+    for r in doc["rows"]:
+        r["runs"] = [t for t in r["runs"] if not (t["agent"] == "hsdag" and t["variant"] == v)]
+        r["runs"] += [t for t in done if t["graph"] == r["path"]]
+    write(path, json.dumps(doc, indent=1) + "\n")
+    md = markdown(doc)
+    write(os.path.join(ROOT, "tests/results/hsdag.md"), md)
+    print(md)
+
+
 def write(path, text):
     with open(path + ".tmp", "w") as f:
         f.write(text)
@@ -230,4 +259,4 @@ def markdown(doc):
 
 
 if __name__ == "__main__":
-    main()
+    add_variant() if ADD_VARIANT else main()
