@@ -233,6 +233,28 @@ void app_tl_by_group(App *a, int on)
     app_msg(a, GS_NONE, on ? "timeline: ops coloured by group" : "timeline: ops coloured by device");
 }
 
+void app_graph_by_cluster(App *a, int on)
+{
+    const Grouping *gr = a->data.pb.gr;
+    if (!a->cache.cluster) {
+        app_msg(a, GS_WARN, "graph colours by learned cluster apply to an hsdag policy only (this is %s policy)",
+                app_is_actor(a) ? a->policy.kind->a_name : "a placeto");
+        return;
+    }
+    a->view.by_cluster = on;
+    if (!on) {
+        app_msg(a, GS_NONE, "graph: groups coloured by device");
+        return;
+    }
+    HsdagGroupingStats learned, fixed;
+    hsdag_grouping_stats(gr, a->cache.cluster, a->cache.n_clusters, &learned);
+    hsdag_grouping_stats(gr, NULL, 0, &fixed);
+    char b1[32], b2[32];
+    app_msg(a, GS_NONE, "learned: %d clusters of %d groups; cut %s (fixed groups: %s); cost balance %.1f (fixed: %.1f)",
+            learned.n_clusters, gr->n_groups, util_fmt_bytes(b1, (double)learned.cut_bytes),
+            util_fmt_bytes(b2, (double)fixed.cut_bytes), learned.balance, fixed.balance);
+}
+
 /* ------------------------------------------------------------------ */
 /* The dialogs' state                                                  */
 
