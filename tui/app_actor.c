@@ -109,8 +109,8 @@ static int hsdag_clusters(void *actor, const int **cluster)
 
 static const AppActorKind hsdag_kind = {
     APP_AGENT_HSDAG, "hsdag", "an hsdag",
-    "places each learned cluster once: one forward pass gives the clusters and their distributions, applied in "
-    "order from device 0; a cluster's later groups follow its first",
+    "places each learned cluster once, in order from device 0: one forward pass gives the clusters and their "
+    "distributions",
     "gives the learned clusters their distributions in one forward pass, applied in order from device 0 (a "
     "cluster's later groups follow its first)",
     "the groups of the current group's learned cluster (they all go where its first group goes)",

@@ -160,9 +160,10 @@ void app_fold(App *a, int on)
 void app_show_sets(App *a, int on)
 {
     a->view.show_sets = on;
-    if (app_is_actor(a))
-        app_msg(a, GS_NONE, on ? "showing %s (the Policy pane lists them)" : "attention hidden",
-                a->policy.kind->attends);
+    if (app_is_actor(a) && on)
+        app_msg(a, GS_NONE, "showing %s (the Policy pane lists them)", a->policy.kind->attends);
+    else if (app_is_actor(a))
+        app_msg(a, GS_NONE, "%s hidden", a->policy.kind->set_why ? "the learned cluster" : "attention");
     else
         app_msg(a, GS_NONE, on ? "showing the ancestors, descendants and parallel groups the policy pools over"
                                : "sets hidden");

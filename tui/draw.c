@@ -56,7 +56,10 @@ static void draw_graph(const App *a, Grid *g, GridRect r, AppGeom *geom)
         snprintf(clusters, sizeof clusters, ", %d learned clusters", a->cache.n_clusters);
     snprintf(extra, sizeof extra, "%d groups%s%s%s%s", n, clusters, vw->fold ? ", folded (<: backward)" : "",
              vw->zoom == DAG_COMPACT ? ", compact" : "",
-             !vw->show_sets ? "" : app_is_actor(a) ? ", attention" : ", sets");
+             !vw->show_sets        ? ""
+             : !app_is_actor(a)      ? ", sets"
+             : a->policy.kind->set_why ? ", learned cluster"
+                                     : ", attention");
     GridRect in = frame(a, g, r, PANE_GRAPH, extra);
     if (in.w <= 0 || in.h <= 0)
         return;
