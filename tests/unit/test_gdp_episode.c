@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "actor_refusals.h"
 #include "gdp_episode.h"
 #include "gen.h"
 #include "test.h"
@@ -219,6 +220,8 @@ TEST(gdp_episode_cache)
     gfix_done(&f);
 }
 
+static int gdp_check(const Episode *ep, const void *net, Err *e) { return gdp_episode_check(ep, net, e); }
+
 TEST(gdp_episode_refused)
 {
     GFix f;
@@ -227,31 +230,7 @@ TEST(gdp_episode_refused)
         return;
     }
     Err e = {{0}};
-    EpisodeConfig cfg;
-    episode_config_default(&cfg); /* Placeto's: a random start */
-    Episode *ep = episode_new(f.g, f.gr, f.c, NULL, &cfg, 1, NULL, &e);
-    REQUIRE(ep != NULL);
-    CHECK(gdp_episode_check(ep, f.net, &e) == -1 && strstr(e.msg, "device 0"));
-    episode_free(ep);
-    gdp_episode_config(&cfg);
-    cfg.passes = 2;
-    ep = episode_new(f.g, f.gr, f.c, NULL, &cfg, 1, NULL, &e);
-    REQUIRE(ep != NULL);
-    CHECK(gdp_episode_check(ep, f.net, &e) == -1 && strstr(e.msg, "one pass"));
-    episode_free(ep);
-    gdp_episode_config(&cfg);
-    cfg.random_order = 1;
-    ep = episode_new(f.g, f.gr, f.c, NULL, &cfg, 1, NULL, &e);
-    REQUIRE(ep != NULL);
-    CHECK(gdp_episode_check(ep, f.net, &e) == -1 && strstr(e.msg, "topological"));
-    episode_free(ep);
-    Cluster *c3 = cluster_default(3);
-    gdp_episode_config(&cfg);
-    ep = episode_new(f.g, f.gr, c3, NULL, &cfg, 1, NULL, &e);
-    REQUIRE(ep != NULL);
-    CHECK(gdp_episode_check(ep, f.net, &e) == -1 && strstr(e.msg, "2 devices"));
-    episode_free(ep);
-    cluster_free(c3);
+    check_actor_refusals(f.g, f.gr, 2, gdp_episode_config, gdp_check, f.net);
     /* inductive: a larger graph than the one it was built for is placed */
     Graph *big = gen_random_dag(200, 2.0, 8);
     Grouping *gr = group_build(big, 40, &e);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "actor_refusals.h"
 #include "gen.h"
 #include "hsdag_episode.h"
 #include "test.h"
@@ -224,45 +225,13 @@ TEST(hsdag_episode_undo_redo)
     hefix_done(&f);
 }
 
+static int hsdag_check(const Episode *ep, const void *net, Err *e) { return hsdag_episode_check(ep, net, e); }
+
 TEST(hsdag_episode_refused)
 {
     HeFix f;
-    if (hefix_new(&f, 40, 8, 2, 5) != 0) {
-        hefix_done(&f);
-        return;
-    }
-    Err e = {{0}};
-    EpisodeConfig cfg;
-    episode_config_default(&cfg); /* Placeto's: a random start */
-    Episode *ep = episode_new(f.g, f.gr, f.c, NULL, &cfg, 1, NULL, &e);
-    REQUIRE(ep != NULL);
-    CHECK(hsdag_episode_check(ep, f.net, &e) == -1 && strstr(e.msg, "device 0"));
-    episode_free(ep);
-    hsdag_episode_config(&cfg);
-    cfg.passes = 2;
-    ep = episode_new(f.g, f.gr, f.c, NULL, &cfg, 1, NULL, &e);
-    REQUIRE(ep != NULL);
-    CHECK(hsdag_episode_check(ep, f.net, &e) == -1 && strstr(e.msg, "one pass"));
-    episode_free(ep);
-    hsdag_episode_config(&cfg);
-    cfg.random_order = 1;
-    ep = episode_new(f.g, f.gr, f.c, NULL, &cfg, 1, NULL, &e);
-    REQUIRE(ep != NULL);
-    CHECK(hsdag_episode_check(ep, f.net, &e) == -1 && strstr(e.msg, "topological"));
-    episode_free(ep);
-    hsdag_episode_config(&cfg);
-    cfg.accept_improving = 1;
-    ep = episode_new(f.g, f.gr, f.c, NULL, &cfg, 1, NULL, &e);
-    REQUIRE(ep != NULL);
-    CHECK(hsdag_episode_check(ep, f.net, &e) == -1 && strstr(e.msg, "improving"));
-    episode_free(ep);
-    Cluster *c3 = cluster_default(3);
-    hsdag_episode_config(&cfg);
-    ep = episode_new(f.g, f.gr, c3, NULL, &cfg, 1, NULL, &e);
-    REQUIRE(ep != NULL);
-    CHECK(hsdag_episode_check(ep, f.net, &e) == -1 && strstr(e.msg, "2 devices"));
-    episode_free(ep);
-    cluster_free(c3);
+    if (hefix_new(&f, 40, 8, 2, 5) == 0)
+        check_actor_refusals(f.g, f.gr, 2, hsdag_episode_config, hsdag_check, f.net);
     hefix_done(&f);
 }
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "actor_refusals.h"
 #include "gen.h"
 #include "rnn_episode.h"
 #include "test.h"
@@ -203,6 +204,8 @@ TEST(rnn_episode_cache)
     efix_done(&f);
 }
 
+static int rnn_check(const Episode *ep, const void *net, Err *e) { return rnn_episode_check(ep, net, e); }
+
 TEST(rnn_episode_refused)
 {
     EFix f;
@@ -211,25 +214,7 @@ TEST(rnn_episode_refused)
         return;
     }
     Err e = {{0}};
-    EpisodeConfig cfg;
-    episode_config_default(&cfg); /* Placeto's: a random start */
-    Episode *ep = episode_new(f.g, f.gr, f.c, NULL, &cfg, 1, NULL, &e);
-    REQUIRE(ep != NULL);
-    CHECK(rnn_episode_check(ep, f.net, &e) == -1 && strstr(e.msg, "device 0"));
-    episode_free(ep);
-    rnn_episode_config(&cfg);
-    cfg.passes = 2;
-    ep = episode_new(f.g, f.gr, f.c, NULL, &cfg, 1, NULL, &e);
-    REQUIRE(ep != NULL);
-    CHECK(rnn_episode_check(ep, f.net, &e) == -1 && strstr(e.msg, "one pass"));
-    episode_free(ep);
-    Cluster *c3 = cluster_default(3);
-    rnn_episode_config(&cfg);
-    ep = episode_new(f.g, f.gr, c3, NULL, &cfg, 1, NULL, &e);
-    REQUIRE(ep != NULL);
-    CHECK(rnn_episode_check(ep, f.net, &e) == -1 && strstr(e.msg, "2 devices"));
-    episode_free(ep);
-    cluster_free(c3);
+    check_actor_refusals(f.g, f.gr, 2, rnn_episode_config, rnn_check, f.net);
     /* a graph of more groups than the net places */
     Graph *big = gen_random_dag(200, 2.0, 8);
     Grouping *gr = group_build(big, 40, &e);

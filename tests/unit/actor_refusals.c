@@ -1,0 +1,48 @@
+/* actor_refusals: see actor_refusals.h. */
+#include "actor_refusals.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "test.h"
+
+/* An episode of cfg on gr over c: check's message contains want (NULL: accepted). */
+static void refused(const Graph *g, const Grouping *gr, const Cluster *c, const EpisodeConfig *cfg, ActorCheck check,
+                    const void *net, const char *want)
+{
+    Err e = {{0}};
+    Episode *ep = episode_new(g, gr, c, NULL, cfg, 1, NULL, &e);
+    REQUIRE_MSG(ep != NULL, "episode_new: %s", e.msg);
+    int rc = check(ep, net, &e);
+    if (!want)
+        CHECK_MSG(rc == 0, "refused: %s", e.msg);
+    else
+        CHECK_MSG(rc == -1 && strstr(e.msg, want), "'%s' expected, got %d: %s", want, rc, e.msg);
+    episode_free(ep);
+}
+
+void check_actor_refusals(const Graph *g, const Grouping *gr, int n_devices, void (*config)(EpisodeConfig *),
+                          ActorCheck check, const void *net)
+{
+    Cluster *c = cluster_default(n_devices), *other = cluster_default(n_devices + 1);
+    EpisodeConfig cfg;
+    config(&cfg);
+    refused(g, gr, c, &cfg, check, net, NULL);
+    episode_config_default(&cfg);
+    refused(g, gr, c, &cfg, check, net, "device 0");
+    config(&cfg);
+    cfg.passes = 2;
+    refused(g, gr, c, &cfg, check, net, "one pass");
+    config(&cfg);
+    cfg.random_order = 1;
+    refused(g, gr, c, &cfg, check, net, "topological");
+    config(&cfg);
+    cfg.accept_improving = 1;
+    refused(g, gr, c, &cfg, check, net, "improving");
+    config(&cfg);
+    char devices[32];
+    snprintf(devices, sizeof devices, "%d devices", n_devices);
+    refused(g, gr, other, &cfg, check, net, devices);
+    cluster_free(other);
+    cluster_free(c);
+}
