@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "actor_refusals.h"
+#include "actor_test.h"
 #include "gdp_episode.h"
 #include "gen.h"
 #include "test.h"

@@ -7,16 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "actor_refusals.h"
-#include "gen.h"
+#include "actor_test.h"
 #include "hsdag_episode.h"
 #include "test.h"
 
 typedef struct HeFix {
-    Graph *g;
-    Grouping *gr;
-    Cluster *c;
-    RnnVocab voc;
+    ActorGraph b; /* g, gr, c, voc */
     HsdagNet *net;
     Episode *ep;
     HsdagActor *ac;
@@ -26,24 +22,20 @@ static int hefix_new(HeFix *f, int n_ops, int target, int n_dev, uint64_t seed)
 {
     Err e = {{0}};
     memset(f, 0, sizeof *f);
-    f->g = gen_random_dag(n_ops, 2.0, seed);
-    f->gr = group_build(f->g, target, &e);
-    REQUIRE_OR(f->gr != NULL, -1, "group_build: %s", e.msg);
-    f->c = cluster_default(n_dev);
-    const Graph *gs[1] = {f->g};
-    rnn_vocab_build(&f->voc, gs, 1);
+    if (actor_graph_new(&f->b, n_ops, target, n_dev, seed) != 0)
+        return -1;
     HsdagArch a;
-    hsdag_arch_default(&a, n_dev, f->voc.n);
+    hsdag_arch_default(&a, n_dev, f->b.voc.n);
     a.hidden = 8;
     a.features = HSDAG_F_PARITY; /* the cost family too: the actor reads the cluster */
-    f->net = hsdag_new(&a, &f->voc, seed + 7, &e);
+    f->net = hsdag_new(&a, &f->b.voc, seed + 7, &e);
     REQUIRE_OR(f->net != NULL, -1, "hsdag_new: %s", e.msg);
     f->net->blas = 0;
     EpisodeConfig cfg;
     hsdag_episode_config(&cfg);
-    f->ep = episode_new(f->g, f->gr, f->c, NULL, &cfg, 5, NULL, &e);
+    f->ep = episode_new(f->b.g, f->b.gr, f->b.c, NULL, &cfg, 5, NULL, &e);
     REQUIRE_OR(f->ep != NULL, -1, "episode_new: %s", e.msg);
-    f->ac = hsdag_actor_new(f->net, f->g, f->gr, f->c, &e);
+    f->ac = hsdag_actor_new(f->net, f->b.g, f->b.gr, f->b.c, &e);
     REQUIRE_OR(f->ac != NULL, -1, "hsdag_actor_new: %s", e.msg);
     return 0;
 }
@@ -53,10 +45,7 @@ static void hefix_done(HeFix *f)
     hsdag_actor_free(f->ac);
     episode_free(f->ep);
     hsdag_free(f->net);
-    rnn_vocab_done(&f->voc);
-    cluster_free(f->c);
-    group_free(f->gr);
-    graph_free(f->g);
+    actor_graph_done(&f->b);
 }
 
 /* A cluster with at least two groups: its first group in *first and a later
@@ -92,12 +81,12 @@ TEST(hsdag_episode_is_forward)
     }
     Err e = {{0}};
     CHECK_MSG(hsdag_episode_check(f.ep, f.net, &e) == 0, "%s", e.msg);
-    int G = f.gr->n_groups;
+    int G = f.b.gr->n_groups;
     REQUIRE(G > 6);
     for (int k = 0; k < G; k++)
         CHECK_INT(f.ep->group_device[k], 0); /* from everything on device 0 */
     CHECK_INT(f.ac->passes_run, 0);          /* the pass runs on the first request */
-    HsdagInput *in = hsdag_input_new(f.net, f.g, f.gr, f.c, &e);
+    HsdagInput *in = hsdag_input_new(f.net, f.b.g, f.b.gr, f.b.c, &e);
     REQUIRE_MSG(in != NULL, "%s", e.msg);
     HsdagWork *w = hsdag_work_new(&f.net->arch, in);
     int *place = xnew_array((size_t)G, sizeof *place);
@@ -198,7 +187,7 @@ TEST(hsdag_episode_undo_redo)
         return;
     }
     Episode *ep = f.ep;
-    int G = f.gr->n_groups;
+    int G = f.b.gr->n_groups;
     int *whole = xnew_array((size_t)G, sizeof *whole);
     while (hsdag_episode_step(ep, f.ac, 0))
         ;
@@ -231,7 +220,7 @@ TEST(hsdag_episode_refused)
 {
     HeFix f;
     if (hefix_new(&f, 40, 8, 2, 5) == 0)
-        check_actor_refusals(f.g, f.gr, 2, hsdag_episode_config, hsdag_check, f.net);
+        check_actor_refusals(f.b.g, f.b.gr, 2, hsdag_episode_config, hsdag_check, f.net);
     hefix_done(&f);
 }
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "actor_refusals.h"
+#include "actor_test.h"
 #include "gen.h"
 #include "rnn_episode.h"
 #include "test.h"

@@ -1,9 +1,25 @@
-/* actor_refusals: the episodes a learned single-pass placer (the RNN placer,
- * GDP, HSDAG) must refuse to step, checked alike for each of them. */
-#ifndef PLACETO_ACTOR_REFUSALS_H
-#define PLACETO_ACTOR_REFUSALS_H
+/* actor_test: what the tests of the learned single-pass placers' episodes
+ * (the RNN placer, GDP, HSDAG) share: a random graph to place, and the
+ * episodes each of them must refuse to step. */
+#ifndef PLACETO_ACTOR_TEST_H
+#define PLACETO_ACTOR_TEST_H
 
 #include "episode.h"
+#include "rnn.h"
+
+/* A random DAG of n_ops ops grouped to target groups, n_dev default
+ * devices and the op-type vocabulary of the graph. */
+typedef struct ActorGraph {
+    Graph *g;
+    Grouping *gr;
+    Cluster *c;
+    RnnVocab voc;
+} ActorGraph;
+
+/* 0, or -1 with a test failure recorded; actor_graph_done frees what was
+ * built either way. */
+int actor_graph_new(ActorGraph *b, int n_ops, int target, int n_dev, uint64_t seed);
+void actor_graph_done(ActorGraph *b);
 
 /* A placer's episode check on its net (rnn_episode_check and the like). */
 typedef int (*ActorCheck)(const Episode *ep, const void *net, Err *e);

@@ -1,10 +1,32 @@
-/* actor_refusals: see actor_refusals.h. */
-#include "actor_refusals.h"
+/* actor_test: see actor_test.h. */
+#include "actor_test.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "gen.h"
 #include "test.h"
+
+int actor_graph_new(ActorGraph *b, int n_ops, int target, int n_dev, uint64_t seed)
+{
+    Err e = {{0}};
+    memset(b, 0, sizeof *b);
+    b->g = gen_random_dag(n_ops, 2.0, seed);
+    b->gr = group_build(b->g, target, &e);
+    REQUIRE_OR(b->gr != NULL, -1, "group_build: %s", e.msg);
+    b->c = cluster_default(n_dev);
+    const Graph *gs[1] = {b->g};
+    rnn_vocab_build(&b->voc, gs, 1);
+    return 0;
+}
+
+void actor_graph_done(ActorGraph *b)
+{
+    rnn_vocab_done(&b->voc);
+    cluster_free(b->c);
+    group_free(b->gr);
+    graph_free(b->g);
+}
 
 /* An episode of cfg on gr over c: check's message contains want (NULL: accepted). */
 static void refused(const Graph *g, const Grouping *gr, const Cluster *c, const EpisodeConfig *cfg, ActorCheck check,
