@@ -224,6 +224,7 @@ $(BUILD)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(LIBLAY) $(LIBCORE)
 update-golden: $(UNIT) $(PROG)
 	@PLACETO_UPDATE_GOLDEN=1 ./$(UNIT) golden_
 	@PLACETO_UPDATE_GOLDEN=1 PLACETO_PROG=./$(PROG) bash tests/cli/cli_explore.sh > /dev/null
+	@PLACETO_UPDATE_GOLDEN=1 PLACETO_PROG=./$(PROG) bash tests/cli/cli_explore_hsdag.sh > /dev/null
 	@PLACETO_UPDATE_GOLDEN=1 PLACETO_PROG=./$(PROG) bash tests/cli/cli_export.sh > /dev/null
 	@git status --short tests/data/golden 2>/dev/null || true
 

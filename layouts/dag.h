@@ -137,6 +137,10 @@ typedef struct DagView {
     const uint8_t *critical;
     int digits;                /* compact view: device digits instead of dots (the
                                   current and selected nodes keep their mark) */
+    /* per node: a palette index: an unstyled node is GS_GROUP in that colour
+     * (e.g. the learned cluster it belongs to) instead of its device's; NULL:
+     * coloured by device. The device tag and digit stay. */
+    const int *colour;
 } DagView;
 
 /* Draws the view onto g inside v->dst over what is there (clear it first
@@ -173,9 +177,9 @@ enum { DAG_MAP_MIN_W = 8, DAG_MAP_MIN_H = 4 }; /* a map's least size (or the can
 void dag_map_fit(const DagLayout *L, int zoom, int max_w, int max_h, int *w, int *h);
 /* Draws the whole canvas of v's zoom level scaled into dst: every node (a
  * folded one too) one cell at its box's centre, a device digit or dot in
- * its device's pen (the current and selected nodes marked in their styles,
- * on top), and the cells of v's viewport (v->x, v->y, v->dst.w x v->dst.h)
- * shaded. dst is cleared first; nothing outside it is touched. */
+ * its device's pen or its colour (the current and selected nodes marked in
+ * their styles, on top), and the cells of v's viewport (v->x, v->y,
+ * v->dst.w x v->dst.h) shaded. dst is cleared first; nothing outside it is touched. */
 void dag_render_map(const DagLayout *L, const DagView *v, GridRect dst, Grid *g);
 
 /* ---- folding a training graph (dag_fold.c) ---- */

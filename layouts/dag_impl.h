@@ -20,6 +20,10 @@ void dag_place_x_bk(const DagLayout *L, DagGeom *G, int zoom);
  * whose x is placed. */
 void dag_route(const DagLayout *L, DagGeom *G, int zoom);
 
+/* The pen of node u without a style of its own (DagView): its colour
+ * (GS_GROUP), else its device's (GS_DEVICE), else GS_NODE. */
+int dag_plain_pen(const DagView *v, int u);
+
 /* dag.c: the pipeline of dag_layout() with n_sat[v] nodes to be folded
  * beside real vertex v (widening it by the geometry's wext; NULL: none). */
 DagLayout *dag_layout_sat(int n, const int *succ_off, const int *succ, const int *n_sat, const DagOptions *o);

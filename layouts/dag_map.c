@@ -1,6 +1,6 @@
 /* dag_map: the minimap of a layout (dag.h): the whole canvas scaled into a
- * small rectangle, every node one cell in its device's colour, the viewport
- * shaded. */
+ * small rectangle, every node one cell in its device's colour (or the
+ * view's colour), the viewport shaded. */
 #include "dag_impl.h"
 
 void dag_map_fit(const DagLayout *L, int zoom, int max_w, int max_h, int *w, int *h)
@@ -40,8 +40,7 @@ static void put_node(const DagLayout *L, const DagView *v, GridRect dst, Grid *g
     if (mark)
         grid_put(g, x, y, GRID_DOT_MARKED, st);
     else
-        grid_put(g, x, y, v->digits && dev >= 0 ? (uint32_t)('0' + dev % 10) : GRID_DOT,
-                 dev >= 0 ? GRID_PEN(GS_DEVICE, dev) : GS_NODE);
+        grid_put(g, x, y, v->digits && dev >= 0 ? (uint32_t)('0' + dev % 10) : GRID_DOT, dag_plain_pen(v, u));
 }
 
 void dag_render_map(const DagLayout *L, const DagView *v, GridRect dst, Grid *g)

@@ -19,12 +19,18 @@ typedef struct Ctx {
     GridRect vis; /* visible canvas cells */
 } Ctx;
 
+int dag_plain_pen(const DagView *v, int u)
+{
+    int dev = v->device ? v->device[u] : -1;
+    if (v->colour)
+        return GRID_PEN(GS_GROUP, v->colour[u]);
+    return dev >= 0 ? GRID_PEN(GS_DEVICE, dev) : GS_NODE;
+}
+
 static int node_pen(const DagView *v, int u)
 {
     int st = v->style ? v->style[u] : 0, dev = v->device ? v->device[u] : -1;
-    if (!st)
-        st = dev >= 0 ? GS_DEVICE : GS_NODE;
-    return GRID_PEN(st, dev >= 0 ? dev : 0);
+    return st ? GRID_PEN(st, dev >= 0 ? dev : 0) : dag_plain_pen(v, u);
 }
 
 static int edge_class(const Ctx *c, int e)

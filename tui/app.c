@@ -320,12 +320,16 @@ static void pick_feature_groups(const App *a, int cur, int *out)
 }
 
 /* The actor's probabilities for the current step and its attention over
- * the groups, the largest weights first. */
+ * the groups, the largest weights first (a set_why kind: the heading counts
+ * the set); its learned clusters. */
 static void update_actor_view(App *a)
 {
     AppCache *c = &a->cache;
+    const AppActorKind *kind = a->policy.kind;
     const Episode *ep = a->data.ep;
-    int n = ep->n_groups;
+    int n = ep->n_groups, in_set = 0;
+    if (kind->clusters)
+        c->n_clusters = kind->clusters(a->policy.actor, &c->cluster);
     for (int k = 0; k < APP_ATTENTION_ROWS; k++)
         c->attn_top[k] = -1;
     const float *att = NULL, *p = app_actor_probs(a, &att);
@@ -335,7 +339,14 @@ static void update_actor_view(App *a)
     }
     memcpy(c->probs, p, (size_t)ep->n_devices * sizeof *c->probs);
     memcpy(c->attention, att, (size_t)n * sizeof *c->attention);
-    for (int k = 0; k < n; k++) { /* insertion into the short list */
+    for (int k = 0; k < n; k++)
+        in_set += att[k] > 0;
+    if (kind->set_why)
+        snprintf(a->policy.why, sizeof a->policy.why, "why: %s (%d group%s)", kind->set_why, in_set,
+                 in_set == 1 ? "" : "s");
+    for (int k = 0; k < n; k++) { /* insertion into the short list (a set: its members alone) */
+        if (kind->set_why && att[k] <= 0)
+            continue;
         int j = APP_ATTENTION_ROWS;
         while (j > 0 && (c->attn_top[j - 1] < 0 || att[k] > att[c->attn_top[j - 1]]))
             j--;

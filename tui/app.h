@@ -10,7 +10,8 @@
  * a const App onto a Grid.
  *
  * The model's files: app.c (loading, the derived cache, messages, files,
- * baselines), app_actor.c (the learned single-pass placers: rnn, gdp),
+ * baselines), app_actor.c (the learned single-pass placers: rnn, gdp,
+ * hsdag),
  * app_episode.c (stepping, overrides, undo and redo, running,
  * replay), app_view.c (selection, panes, zoom and pan, the timeline window,
  * the dialogs' state), app_train.c (background training) and demo.c (the
@@ -33,6 +34,7 @@
 #include "place_run.h"
 #include "policy_io.h"
 #include "gdp_episode.h"
+#include "hsdag_episode.h"
 #include "rnn_episode.h"
 #include "train.h"
 
@@ -96,10 +98,10 @@ typedef struct AppData {
 
 /* A learned placer that steps an episode once over the groups in
  * topological order from device 0 (an "actor": rnn_episode.h,
- * gdp_episode.h), as opposed to Placeto's policy: its name, the texts the
+ * gdp_episode.h, hsdag_episode.h), as opposed to Placeto's policy: its name, the texts the
  * explorer shows, and its functions on an opaque net and actor. The kinds
  * are app_actor.c's; the app dispatches through them, never on the name. */
-typedef enum AppAgent { APP_AGENT_PLACETO, APP_AGENT_RNN, APP_AGENT_GDP } AppAgent;
+typedef enum AppAgent { APP_AGENT_PLACETO, APP_AGENT_RNN, APP_AGENT_GDP, APP_AGENT_HSDAG } AppAgent;
 typedef struct AppActorKind {
     AppAgent agent;
     const char *name;         /* "rnn": the policy file's agent */
@@ -108,14 +110,21 @@ typedef struct AppActorKind {
     const char *start;        /* the start message: "decodes them in order from device 0" */
     const char *attends;      /* 'a': "the groups the rnn decoder attends to most at this step" */
     const char *reads[2];     /* the tour's feature rows: what it reads instead of Placeto's features */
+    /* NULL: the why row is attention weights (the pane lists the largest, 'a'
+       highlights them); else it marks a set of groups equally, named here
+       ("its learned cluster": the heading counts them, 'a' highlights them all) */
+    const char *set_why;
     void *(*load)(const char *path, const char *text, size_t len, int *n_devices, int *heads, Err *e);
     void (*net_free)(void *net);
     int (*check)(const Episode *ep, const void *net, Err *e);
-    void *(*actor_new)(const void *net, const Graph *g, const Grouping *gr, Err *e);
+    void *(*actor_new)(const void *net, const Graph *g, const Grouping *gr, const Cluster *c, Err *e);
     void (*actor_free)(void *actor);
     void (*config)(EpisodeConfig *cfg);
     const float *(*probs)(void *actor, const Episode *ep, const float **attention);
     const EpisodeStep *(*step)(Episode *ep, void *actor, int greedy);
+    /* NULL, or the learned clusters of the groups: their count, and the
+       cluster of every group in *cluster (valid while the actor lives) */
+    int (*clusters)(void *actor, const int **cluster);
 } AppActorKind;
 
 /* The policy that steps the episode: a Placeto policy (pol and work), or a
@@ -125,9 +134,9 @@ typedef struct AppPolicy {
     Policy *pol;
     PolicyWork *work;
     const AppActorKind *kind; /* NULL: Placeto's policy */
-    void *net;                /* the kind's network (RnnNet, GdpNet) */
-    void *actor;              /* its actor on the loaded graph (RnnActor, GdpActor) */
-    char why[80];             /* the Policy pane's attention heading */
+    void *net;                /* the kind's network (RnnNet, GdpNet, HsdagNet) */
+    void *actor;              /* its actor on the loaded graph (RnnActor, GdpActor, HsdagActor) */
+    char why[80];             /* the Policy pane's attention heading (a set_why kind: per step) */
     char *path;               /* its file; NULL: untrained (seeded) */
     uint64_t checksum;        /* of the file, recorded in saved episodes */
 } AppPolicy;
@@ -143,11 +152,15 @@ typedef struct AppCache {
     int feat_group[APP_FEATURE_ROWS]; /* node, up to two parents, two children, one group on
                                  another device (-1: none) */
     float *feats;             /* their feature rows: APP_FEATURE_ROWS x the episode's n_features */
-    /* an actor (rnn, gdp): the attention weights of the current step over the groups
-       (n_groups; NULL for Placeto) and the groups with the largest, largest
-       first (ties: the lower index; -1: none) */
+    /* an actor (rnn, gdp, hsdag): the attention weights of the current step over the
+       groups (n_groups; NULL for Placeto; hsdag: its cluster's groups) and the
+       groups with the largest, largest first (ties: the lower index; -1: none) */
     float *attention;
     int attn_top[APP_ATTENTION_ROWS];
+    /* a kind with learned clusters (hsdag): the cluster of every group (the
+       actor's) and their count; NULL and 0 otherwise */
+    const int *cluster;
+    int n_clusters;
 } AppCache;
 
 /* What is shown and how. */
@@ -163,6 +176,7 @@ typedef struct AppView {
     int maximized;            /* a pane shown alone, or -1 */
     double tl_t0, tl_t1;      /* timeline window (µs); t1 <= t0 means the whole run */
     int tl_by_group;          /* timeline ops coloured by group, not device */
+    int by_cluster;           /* graph nodes coloured by learned cluster (an hsdag policy), not device */
 } AppView;
 
 /* Stepping on a timer, and the unsaved mark. */
@@ -283,7 +297,7 @@ typedef struct App {
 
 /* ---- loading, the cache, messages, files, baselines (app.c) ---- */
 
-/* 1 when a learned single-pass placer (rnn, gdp) steps the episode. */
+/* 1 when a learned single-pass placer (rnn, gdp, hsdag) steps the episode. */
 static inline int app_is_actor(const App *a) { return a->policy.kind != NULL; }
 /* 1 when the RNN placer's policy steps the episode. */
 static inline int app_is_rnn(const App *a) { return a->policy.kind && a->policy.kind->agent == APP_AGENT_RNN; }
@@ -427,6 +441,10 @@ void app_tl_zoom(App *a, double factor);
 void app_tl_pan(App *a, double fraction);
 void app_tl_whole(App *a);
 void app_tl_by_group(App *a, int on);
+/* The graph's nodes coloured by learned cluster (on; an hsdag policy only:
+ * otherwise a message says so and nothing changes) or by device; the
+ * message compares the learned clusters with Placeto's fixed groups. */
+void app_graph_by_cluster(App *a, int on);
 /* Dialogs: open one (input: the prompt's initial text, may be NULL), close
  * it, type a character into its prompt or erase the last one, highlight a
  * menu row (kept in range). */

@@ -1,6 +1,6 @@
 /* app_actor: the learned single-pass placers the explorer steps besides
- * Placeto's policy (app.h, AppActorKind): the RNN placer (rnn_episode.h)
- * and GDP (gdp_episode.h). Each kind is a table of its texts and of thin
+ * Placeto's policy (app.h, AppActorKind): the RNN placer (rnn_episode.h),
+ * GDP (gdp_episode.h) and HSDAG (hsdag_episode.h). Each kind is a table of its texts and of thin
  * adapters to its core functions; the app calls them through
  * a->policy.kind and never asks which kind it holds (but for the tour's
  * RNN stage, app_is_rnn). */
@@ -10,6 +10,8 @@
 
 #include "app.h"
 #include "gdp_io.h"
+#include "hsdag_io.h"
+#include "policy_place.h"
 #include "rnn_io.h"
 
 /* ---- the RNN placer ---- */
@@ -25,8 +27,9 @@ static void *rnn_load(const char *path, const char *text, size_t len, int *n_dev
 }
 static void rnn_net_free(void *net) { rnn_free(net); }
 static int rnn_check(const Episode *ep, const void *net, Err *e) { return rnn_episode_check(ep, net, e); }
-static void *rnn_new_actor(const void *net, const Graph *g, const Grouping *gr, Err *e)
+static void *rnn_new_actor(const void *net, const Graph *g, const Grouping *gr, const Cluster *c, Err *e)
 {
+    (void)c;
     return rnn_actor_new(net, g, gr, e);
 }
 static void rnn_free_actor(void *ac) { rnn_actor_free(ac); }
@@ -38,7 +41,8 @@ static const AppActorKind rnn_kind = {
     "decodes them in order from device 0", "the groups the rnn decoder attends to most at this step",
     {"(these feature rows are Placeto's and do not apply to the rnn policy: it reads",
      " each group's op types, edges and output size once, and the devices it decoded)"},
-    rnn_load, rnn_net_free, rnn_check, rnn_new_actor, rnn_free_actor, rnn_episode_config, rnn_probs, rnn_step};
+    NULL, rnn_load, rnn_net_free, rnn_check, rnn_new_actor, rnn_free_actor, rnn_episode_config, rnn_probs, rnn_step,
+    NULL};
 
 /* ---- GDP ---- */
 
@@ -53,8 +57,9 @@ static void *gdp_load(const char *path, const char *text, size_t len, int *n_dev
 }
 static void gdp_net_free(void *net) { gdp_free(net); }
 static int gdp_check(const Episode *ep, const void *net, Err *e) { return gdp_episode_check(ep, net, e); }
-static void *gdp_new_actor(const void *net, const Graph *g, const Grouping *gr, Err *e)
+static void *gdp_new_actor(const void *net, const Graph *g, const Grouping *gr, const Cluster *c, Err *e)
 {
+    (void)c;
     return gdp_actor_new(net, g, gr, e);
 }
 static void gdp_free_actor(void *ac) { gdp_actor_free(ac); }
@@ -68,23 +73,70 @@ static const AppActorKind gdp_kind = {
     "the groups the gdp network's attention weighs most for the current group",
     {"(these feature rows are Placeto's and do not apply to the gdp policy: it reads each",
      " group's op types, size, cost and edges once, never the devices: one pass places all)"},
-    gdp_load, gdp_net_free, gdp_check, gdp_new_actor, gdp_free_actor, gdp_episode_config, gdp_probs, gdp_step};
+    NULL, gdp_load, gdp_net_free, gdp_check, gdp_new_actor, gdp_free_actor, gdp_episode_config, gdp_probs, gdp_step,
+    NULL};
+
+/* ---- HSDAG ---- */
+
+static void *hsdag_load(const char *path, const char *text, size_t len, int *n_devices, int *heads, Err *e)
+{
+    HsdagNet *net = hsdag_policy_load_text(path, text, len, NULL, e);
+    if (net) {
+        *n_devices = net->arch.n_devices;
+        *heads = 0;
+    }
+    return net;
+}
+static void hsdag_net_free(void *net) { hsdag_free(net); }
+static int hsdag_check(const Episode *ep, const void *net, Err *e) { return hsdag_episode_check(ep, net, e); }
+static void *hsdag_new_actor(const void *net, const Graph *g, const Grouping *gr, const Cluster *c, Err *e)
+{
+    return hsdag_actor_new(net, g, gr, c, e);
+}
+static void hsdag_free_actor(void *ac) { hsdag_actor_free(ac); }
+static const float *hsdag_probs(void *ac, const Episode *ep, const float **members)
+{
+    return hsdag_actor_probs(ac, ep, members);
+}
+static const EpisodeStep *hsdag_step(Episode *ep, void *ac, int greedy) { return hsdag_episode_step(ep, ac, greedy); }
+static int hsdag_clusters(void *actor, const int **cluster)
+{
+    HsdagActor *ac = actor;
+    hsdag_actor_ensure(ac);
+    *cluster = ac->cluster;
+    return ac->n_clusters;
+}
+
+static const AppActorKind hsdag_kind = {
+    APP_AGENT_HSDAG, "hsdag", "an hsdag",
+    "places each learned cluster once, in order from device 0: one forward pass gives the clusters and their "
+    "distributions",
+    "gives the learned clusters their distributions in one forward pass, applied in order from device 0 (a "
+    "cluster's later groups follow its first)",
+    "the groups of the current group's learned cluster (they all go where its first group goes)",
+    {"(these feature rows are Placeto's and do not apply to the hsdag policy: it reads each group's",
+     " op types, size, structure and cost once, never the devices: one pass clusters and places all)"},
+    "its learned cluster", hsdag_load, hsdag_net_free, hsdag_check, hsdag_new_actor, hsdag_free_actor,
+    hsdag_episode_config, hsdag_probs, hsdag_step, hsdag_clusters};
 
 /* ---- the dispatch ---- */
 
 const AppActorKind *app_actor_kind_of(const char *path, int *rc, Err *e)
 {
     *rc = 0;
-    int r = rnn_policy_peek(path, NULL, NULL, NULL, e);
-    if (r == 1)
-        return &rnn_kind;
-    if (r == 0)
-        r = gdp_policy_peek(path, NULL, NULL, e);
-    if (r == 1)
-        return &gdp_kind;
-    if (r < 0)
+    switch (policy_agent_peek(path, e)) {
+    case -1:
         *rc = -1;
-    return NULL;
+        return NULL;
+    case POLICY_AGENT_RNN:
+        return &rnn_kind;
+    case POLICY_AGENT_GDP:
+        return &gdp_kind;
+    case POLICY_AGENT_HSDAG:
+        return &hsdag_kind;
+    default:
+        return NULL;
+    }
 }
 
 int app_actor_load(App *a, const AppActorKind *kind, const char *path, const char *text, size_t len, Err *e)
@@ -115,7 +167,7 @@ int app_actor_attach(App *a, const Episode *ep, const char *episode_path, Err *e
         err_prefix(e, what);
         return -1;
     }
-    if (!(p->actor = p->kind->actor_new(p->net, a->data.pb.g, a->data.pb.gr, e))) {
+    if (!(p->actor = p->kind->actor_new(p->net, a->data.pb.g, a->data.pb.gr, a->data.pb.c, e))) {
         err_prefix(e, p->path);
         return -1;
     }

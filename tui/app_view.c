@@ -160,9 +160,10 @@ void app_fold(App *a, int on)
 void app_show_sets(App *a, int on)
 {
     a->view.show_sets = on;
-    if (app_is_actor(a))
-        app_msg(a, GS_NONE, on ? "showing %s (the Policy pane lists them)" : "attention hidden",
-                a->policy.kind->attends);
+    if (app_is_actor(a) && on)
+        app_msg(a, GS_NONE, "showing %s (the Policy pane lists them)", a->policy.kind->attends);
+    else if (app_is_actor(a))
+        app_msg(a, GS_NONE, "%s hidden", a->policy.kind->set_why ? "the learned cluster" : "attention");
     else
         app_msg(a, GS_NONE, on ? "showing the ancestors, descendants and parallel groups the policy pools over"
                                : "sets hidden");
@@ -231,6 +232,28 @@ void app_tl_by_group(App *a, int on)
     tl_pin(a);
     a->view.tl_by_group = on;
     app_msg(a, GS_NONE, on ? "timeline: ops coloured by group" : "timeline: ops coloured by device");
+}
+
+void app_graph_by_cluster(App *a, int on)
+{
+    const Grouping *gr = a->data.pb.gr;
+    if (!a->cache.cluster) {
+        app_msg(a, GS_WARN, "graph colours by learned cluster apply to an hsdag policy only (this is %s policy)",
+                app_is_actor(a) ? a->policy.kind->a_name : "a placeto");
+        return;
+    }
+    a->view.by_cluster = on;
+    if (!on) {
+        app_msg(a, GS_NONE, "graph: groups coloured by device");
+        return;
+    }
+    HsdagGroupingStats learned, fixed;
+    hsdag_grouping_stats(gr, a->cache.cluster, a->cache.n_clusters, &learned);
+    hsdag_grouping_stats(gr, NULL, 0, &fixed);
+    char b1[32], b2[32];
+    app_msg(a, GS_NONE, "learned: %d clusters of %d groups; cut %s (fixed groups: %s); cost balance %.1f (fixed: %.1f)",
+            learned.n_clusters, gr->n_groups, util_fmt_bytes(b1, (double)learned.cut_bytes),
+            util_fmt_bytes(b2, (double)fixed.cut_bytes), learned.balance, fixed.balance);
 }
 
 /* ------------------------------------------------------------------ */

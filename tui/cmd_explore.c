@@ -80,7 +80,9 @@ const CliCmd cmd_explore = {
     "With an RNN placer's policy (train --agent rnn) its decoder places one group per step,\n"
     "in order from device 0, its attention shown as the why; with a GDP policy (train --agent\n"
     "gdp) one forward pass gives every group's distribution, applied one group per step in\n"
-    "the same order, its attention (heads averaged) as the why. ? inside shows every key.",
+    "the same order, its attention (heads averaged) as the why; with an HSDAG policy (train\n"
+    "--agent hsdag) one pass gives the learned clusters, each placed at its first group and\n"
+    "followed by the rest, the cluster as the why (C colours the graph by it). ? shows every key.",
     "Headless key scripts: single characters stand for themselves; names: space enter esc tab\n"
     "btab up down left right pgup pgdn bs; tick (a timer tick while running); wait (until\n"
     "background training ends); resize:WxH; click:X,Y. Any other word is typed letter by letter.\n"

@@ -230,6 +230,13 @@ static int act_tl_colours(App *a, int arg)
     return CTL_REDRAW;
 }
 
+static int act_graph_colours(App *a, int arg)
+{
+    (void)arg;
+    app_graph_by_cluster(a, !a->view.by_cluster);
+    return CTL_REDRAW;
+}
+
 /* arg: +1 the next pane, -1 the previous one */
 static int act_focus(App *a, int arg)
 {
@@ -318,7 +325,10 @@ static const Binding bindings[] = {
     {{"PgUp PgDn", "scroll the graph", 1}, act_pan, {{TERM_KEY_PGUP, PAN_UP}, {TERM_KEY_PGDN, PAN_DOWN}}, 0, 0},
     {{"Z", "graph zoom: full labels / compact", 1}, act_zoom, {{'Z', 0}}, 0, 0},
     {{"v", "graph: a training graph folded / every group", 1}, act_fold, {{'v', 0}}, 0, 0},
-    {{"a", "show the policy's why: the sets it pools over (rnn, gdp: their attention)", 1}, act_sets, {{'a', 0}}, 0, 0},
+    {{"a", "show the policy's why: the sets it pools over (rnn, gdp: their attention; hsdag: the learned cluster)",
+      1}, act_sets, {{'a', 0}}, 0, 0},
+    {{"C", "graph colours: by device / by learned cluster (an hsdag policy), compared with the fixed groups", 1},
+     act_graph_colours, {{'C', 0}}, 0, 0},
     {{"< >", "timeline zoom out / in", 1}, act_tl_zoom, {{'<', -1}, {'>', 1}}, 0, 0},
     {{"[ ]", "timeline pan", 1}, act_tl_pan, {{'[', -1}, {']', 1}}, 0, 0},
     {{"=", "timeline: the whole run", 1}, act_tl_whole, {{'=', 0}}, 0, 0},

@@ -50,22 +50,31 @@ static void draw_graph(const App *a, Grid *g, GridRect r, AppGeom *geom)
     const AppData *d = &a->data;
     const AppView *vw = &a->view;
     int n = d->pb.gr->n_groups, cur = episode_current(d->ep);
-    char extra[128];
-    snprintf(extra, sizeof extra, "%d groups%s%s%s", n, vw->fold ? ", folded (<: backward)" : "",
+    int by_cluster = vw->by_cluster && a->cache.cluster;
+    char extra[160], clusters[48] = "";
+    if (by_cluster)
+        snprintf(clusters, sizeof clusters, ", %d learned clusters", a->cache.n_clusters);
+    snprintf(extra, sizeof extra, "%d groups%s%s%s%s", n, clusters, vw->fold ? ", folded (<: backward)" : "",
              vw->zoom == DAG_COMPACT ? ", compact" : "",
-             !vw->show_sets ? "" : app_is_actor(a) ? ", attention" : ", sets");
+             !vw->show_sets        ? ""
+             : !app_is_actor(a)      ? ", sets"
+             : a->policy.kind->set_why ? ", learned cluster"
+                                     : ", attention");
     GridRect in = frame(a, g, r, PANE_GRAPH, extra);
     if (in.w <= 0 || in.h <= 0)
         return;
     uint8_t *style = xnew_array((size_t)n, 1), *crit = xnew_array((size_t)n, 1);
-    if (app_is_actor(a)) { /* groups the actor has not reached are dimmed; 'a': its attention */
-        for (int j = 0; j < n; j++)
+    if (app_is_actor(a)) { /* groups the actor has not reached are dimmed (not in their clusters' colours);
+                              'a': its attention, or the whole set its why marks */
+        for (int j = 0; j < n && !by_cluster; j++)
             if (d->ep->visits[j] == 0)
                 style[j] = GS_DIM;
-        if (vw->show_sets && cur >= 0)
-            for (int k = 0; k < APP_ATTENTION_ROWS; k++)
-                if (a->cache.attn_top[k] >= 0)
-                    style[a->cache.attn_top[k]] = GS_EDGE_HI;
+        for (int j = 0; j < n && vw->show_sets && cur >= 0 && a->policy.kind->set_why; j++)
+            if (a->cache.attention[j] > 0)
+                style[j] = GS_EDGE_HI;
+        for (int k = 0; k < APP_ATTENTION_ROWS && vw->show_sets && cur >= 0; k++)
+            if (a->cache.attn_top[k] >= 0)
+                style[a->cache.attn_top[k]] = GS_EDGE_HI;
     } else if (vw->show_sets && cur >= 0)
         for (int j = 0; j < n; j++)
             style[j] = policy_graph_is_anc(d->pg, cur, j)    ? GS_ANCESTOR
@@ -88,7 +97,7 @@ static void draw_graph(const App *a, Grid *g, GridRect r, AppGeom *geom)
             x = -(room - cw) / 2;
     }
     DagView v = {vw->zoom, x, y, in, (const char *const *)d->labels, d->ep->group_device, style, crit,
-                 d->pb.c->n_devices <= 10};
+                 d->pb.c->n_devices <= 10, by_cluster ? a->cache.cluster : NULL};
     dag_render(d->dag, &v, g);
     if (mr.w > 0) { /* where the view is, and every group's device */
         grid_fill(g, mr, ' ', GS_NONE); /* the box's lines must not merge with the edges under it */

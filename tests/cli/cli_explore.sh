@@ -18,10 +18,10 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/cli/lib_cli.sh
 
 g=graphs/toy/crown.json
-absprog=$(cd "$(dirname "$prog")" && pwd)/$(basename "$prog")
-absg=$(pwd)/$g
+# shellcheck source=tests/cli/lib_explore.sh
+. tests/cli/lib_explore.sh
 
-# explore KEYS [OPTIONS...]: a headless run on the toy crown, in $tmp
+# explore KEYS [OPTIONS...]: a headless run on the toy crown with the default policy, in $tmp
 explore() {
     local keys=$1
     shift
@@ -30,36 +30,6 @@ explore() {
     (cd "$tmp" && timeout 20 $wrap "$absprog" explore "$absg" --headless --keys "$keys" "$@") \
         > "$tmp/out" 2> "$tmp/err" < /dev/null
     rc=$?
-}
-
-# has NAME PATTERN...: the last screen shows every pattern (fixed strings)
-has() {
-    local name=$1 p
-    shift
-    expect_rc "$name" 0 || return
-    # the status line (the first two rows) and the message (the last three)
-    # wrap: they are also searched joined
-    { cat "$tmp/out"; echo; head -n 2 "$tmp/out" | tr '\n' ' '; echo; tail -n 3 "$tmp/out" | tr '\n' ' '; } \
-        > "$tmp/out.joined"
-    for p in "$@"; do
-        if ! grep -qF -- "$p" "$tmp/out.joined"; then fail "$name" "the screen lacks '$p'"; return; fi
-    done
-    pass
-}
-
-# golden NAME: the whole last screen equals tests/data/golden/explore_NAME.txt
-golden() {
-    local name=$1 file=tests/data/golden/explore_$1.txt
-    expect_rc "golden $name" 0 || return
-    if [ "${PLACETO_UPDATE_GOLDEN:-}" = 1 ]; then
-        cp "$tmp/out" "$file" && echo "wrote $file" && pass
-    elif [ ! -f "$file" ]; then
-        fail "golden $name" "no $file (PLACETO_UPDATE_GOLDEN=1 writes it)"
-    elif cmp -s "$file" "$tmp/out"; then
-        pass
-    else
-        fail "golden $name" "the screen differs from $file: $(diff "$file" "$tmp/out" | head -c 600)"
-    fi
 }
 
 # whole screens, 100x30: the start screen; three steps, an override and the

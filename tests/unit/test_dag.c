@@ -149,7 +149,7 @@ static void check_glyph_paths(const DagLayout *L, int zoom)
 {
     const DagGeom *G = &L->geom[zoom];
     Grid *g = grid_new(G->width, G->height);
-    DagView v = {zoom, 0, 0, {0, 0, G->width, G->height}, NULL, NULL, NULL, NULL, 0};
+    DagView v = {zoom, 0, 0, {0, 0, G->width, G->height}, NULL, NULL, NULL, NULL, 0, NULL};
     dag_render(L, &v, g);
     int n = G->width * G->height, *stack = XMALLOC(int, n);
     char *seen = XMALLOC(char, n);
@@ -257,7 +257,7 @@ TEST(dag_layout_is_deterministic)
         Grid *ra = grid_new(100, 50), *rb = grid_new(100, 50);
         int x, y;
         dag_center_on(a, z, c.n / 2, 100, 50, &x, &y);
-        DagView v = {z, x, y, {0, 0, 100, 50}, NULL, NULL, NULL, NULL, 0};
+        DagView v = {z, x, y, {0, 0, 100, 50}, NULL, NULL, NULL, NULL, 0, NULL};
         dag_render(a, &v, ra);
         dag_render(b, &v, rb);
         char *ta = grid_to_text(ra, GRID_UNICODE), *tb = grid_to_text(rb, GRID_UNICODE);
@@ -286,13 +286,13 @@ TEST(dag_node_at_and_center_on)
             CHECK_INT(dag_node_at(L, z, r.x - 1, r.y), -1); /* the blank column before it */
             int x, y;
             dag_center_on(L, z, u, 21, 9, &x, &y);
-            DagView v = {z, x, y, {3, 2, 21, 9}, NULL, NULL, NULL, NULL, 0};
+            DagView v = {z, x, y, {3, 2, 21, 9}, NULL, NULL, NULL, NULL, 0, NULL};
             /* the node is under the view's middle cell unless the view was clamped */
             if (x > 0 && y > 0 && x < L->geom[z].width - 21 && y < L->geom[z].height - 9)
                 CHECK_INT(dag_node_at_view(L, &v, 3 + 10, 2 + 4), u);
             CHECK(x >= 0 && y >= 0);
         }
-    DagView v = {DAG_FULL, 0, 0, {0, 0, 5, 5}, NULL, NULL, NULL, NULL, 0};
+    DagView v = {DAG_FULL, 0, 0, {0, 0, 5, 5}, NULL, NULL, NULL, NULL, 0, NULL};
     CHECK_INT(dag_node_at_view(L, &v, 7, 1), -1); /* outside the view */
     CHECK_INT(dag_node_at(L, DAG_FULL, -5, -5), -1);
     dag_free(L);
@@ -305,7 +305,7 @@ TEST(dag_degenerate_inputs)
     DagLayout *L = dag_layout(0, NULL, NULL, NULL);
     CHECK(L->n == 0 && L->n_layers == 0 && L->geom[DAG_FULL].width == 0);
     Grid *g = grid_new(10, 3);
-    DagView v = {DAG_FULL, 0, 0, {0, 0, 10, 3}, NULL, NULL, NULL, NULL, 0};
+    DagView v = {DAG_FULL, 0, 0, {0, 0, 10, 3}, NULL, NULL, NULL, NULL, 0, NULL};
     dag_render(L, &v, g);
     dag_free(L);
     L = dag_layout(3, NULL, NULL, NULL); /* no edges: one layer */
@@ -335,7 +335,7 @@ TEST(dag_render_styles_and_clipping)
     const DagGeom *G = &L->geom[DAG_FULL];
     Grid *g = grid_new(G->width + 4, G->height + 2);
     grid_fill(g, (GridRect){0, 0, g->w, g->h}, '*', GS_NONE);
-    DagView v = {DAG_FULL, 0, 0, {2, 1, G->width, G->height}, labels, dev, style, crit, 0};
+    DagView v = {DAG_FULL, 0, 0, {2, 1, G->width, G->height}, labels, dev, style, crit, 0, NULL};
     dag_render(L, &v, g);
     char *t = grid_to_text(g, GRID_ASCII);
     CHECK_STR_CONTAINS(t, "|first      d0|");
@@ -350,6 +350,17 @@ TEST(dag_render_styles_and_clipping)
     CHECK_INT(grid_at(g, 2 + r1.x, 1 + r1.y)->device, 1);
     /* 0 -> 2 joins two critical nodes; the arrow into 1 belongs to the current node */
     CHECK_INT(grid_at(g, 2 + r1.x + r1.w / 2, r1.y)->style, GS_EDGE_HI);
+    /* a colour per node: the unstyled nodes in GS_GROUP (the text stays), the styled as they were */
+    int colour[3] = {7, 8, 9};
+    v.colour = colour;
+    dag_render(L, &v, g);
+    CHECK_INT(grid_at(g, 2 + r0.x, 1 + r0.y)->style, GS_GROUP);
+    CHECK_INT(grid_at(g, 2 + r0.x, 1 + r0.y)->device, 7);
+    CHECK_INT(grid_at(g, 2 + r1.x, 1 + r1.y)->style, GS_CURRENT);
+    char *tc = grid_to_text(g, GRID_ASCII);
+    CHECK_STR_CONTAINS(tc, "|first      d0|");
+    free(tc);
+    v.colour = NULL;
     int crit_cells = 0;
     for (int i = 0; i < g->w * g->h; i++)
         crit_cells += g->cells[i].style == GS_CRITICAL;

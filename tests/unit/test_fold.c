@@ -210,7 +210,7 @@ TEST(fold_map_shows_the_viewport_and_devices)
         dag_map_fit(f.fold, DAG_FULL, 20, 30, &w, &h);
         CHECK(w >= DAG_MAP_MIN_W && w <= 20 && h == 30);
         Grid *g = grid_new(w, h);
-        DagView v = {DAG_FULL, 0, 0, {0, 0, 60, 40}, NULL, dev, NULL, NULL, 1};
+        DagView v = {DAG_FULL, 0, 0, {0, 0, 60, 40}, NULL, dev, NULL, NULL, 1, NULL};
         dag_render_map(f.fold, &v, (GridRect){0, 0, w, h}, g);
         int shaded = 0, digits[3] = {0, 0, 0};
         for (int y = 0; y < h; y++)

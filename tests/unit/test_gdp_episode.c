@@ -8,15 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "actor_test.h"
 #include "gdp_episode.h"
 #include "gen.h"
 #include "test.h"
 
 typedef struct GFix {
-    Graph *g;
-    Grouping *gr;
-    Cluster *c;
-    RnnVocab voc;
+    ActorGraph b; /* g, gr, c, voc */
     GdpNet *net;
     Episode *ep;
     GdpActor *ac;
@@ -26,26 +24,22 @@ static int gfix_new(GFix *f, int n_ops, int target, int n_dev, uint64_t seed)
 {
     Err e = {{0}};
     memset(f, 0, sizeof *f);
-    f->g = gen_random_dag(n_ops, 2.0, seed);
-    f->gr = group_build(f->g, target, &e);
-    REQUIRE_OR(f->gr != NULL, -1, "group_build: %s", e.msg);
-    f->c = cluster_default(n_dev);
-    const Graph *gs[1] = {f->g};
-    rnn_vocab_build(&f->voc, gs, 1);
+    if (actor_graph_new(&f->b, n_ops, target, n_dev, seed) != 0)
+        return -1;
     GdpArch a;
-    gdp_arch_default(&a, n_dev, f->voc.n);
+    gdp_arch_default(&a, n_dev, f->b.voc.n);
     a.hidden = 8;
     a.heads = 2;
     a.blocks = 2;
     a.segment = 5; /* several segments: the rows see a memory */
-    f->net = gdp_new(&a, &f->voc, seed + 7, &e);
+    f->net = gdp_new(&a, &f->b.voc, seed + 7, &e);
     REQUIRE_OR(f->net != NULL, -1, "gdp_new: %s", e.msg);
     f->net->blas = 0;
     EpisodeConfig cfg;
     gdp_episode_config(&cfg);
-    f->ep = episode_new(f->g, f->gr, f->c, NULL, &cfg, 5, NULL, &e);
+    f->ep = episode_new(f->b.g, f->b.gr, f->b.c, NULL, &cfg, 5, NULL, &e);
     REQUIRE_OR(f->ep != NULL, -1, "episode_new: %s", e.msg);
-    f->ac = gdp_actor_new(f->net, f->g, f->gr, &e);
+    f->ac = gdp_actor_new(f->net, f->b.g, f->b.gr, &e);
     REQUIRE_OR(f->ac != NULL, -1, "gdp_actor_new: %s", e.msg);
     return 0;
 }
@@ -55,17 +49,14 @@ static void gfix_done(GFix *f)
     gdp_actor_free(f->ac);
     episode_free(f->ep);
     gdp_free(f->net);
-    rnn_vocab_done(&f->voc);
-    cluster_free(f->c);
-    group_free(f->gr);
-    graph_free(f->g);
+    actor_graph_done(&f->b);
 }
 
 /* A fresh actor's answer for ep's current group equals ac's, byte for byte. */
 static void check_fresh(const GFix *f, const Episode *ep, GdpActor *ac, const char *what)
 {
     Err e = {{0}};
-    GdpActor *fresh = gdp_actor_new(f->net, f->g, f->gr, &e);
+    GdpActor *fresh = gdp_actor_new(f->net, f->b.g, f->b.gr, &e);
     REQUIRE_MSG(fresh != NULL, "%s", e.msg);
     const float *att = NULL, *fatt = NULL;
     const float *p = gdp_actor_probs(ac, ep, &att), *fp = gdp_actor_probs(fresh, ep, &fatt);
@@ -89,12 +80,12 @@ TEST(gdp_episode_greedy_is_forward)
     }
     Err e = {{0}};
     CHECK_MSG(gdp_episode_check(f.ep, f.net, &e) == 0, "%s", e.msg);
-    int G = f.gr->n_groups;
+    int G = f.b.gr->n_groups;
     REQUIRE(G > 5);
     for (int k = 0; k < G; k++)
         CHECK_INT(f.ep->group_device[k], 0); /* from everything on device 0 */
     GdpWork *w = gdp_work_new(&f.net->arch, G);
-    GdpInput *in = gdp_input_new(f.g, f.gr, &f.net->vocab, &e);
+    GdpInput *in = gdp_input_new(f.b.g, f.b.gr, &f.net->vocab, &e);
     REQUIRE(in != NULL);
     int *place = xnew_array((size_t)G, sizeof *place);
     gdp_forward(f.net, in, w, GDP_GREEDY, NULL, place, NULL, NULL);
@@ -161,7 +152,7 @@ TEST(gdp_episode_cache)
         return;
     }
     Episode *ep = f.ep;
-    int G = f.gr->n_groups;
+    int G = f.b.gr->n_groups;
     REQUIRE(G >= 8);
     Err e = {{0}};
     check_fresh(&f, ep, f.ac, "start");
@@ -200,7 +191,7 @@ TEST(gdp_episode_cache)
     s = gdp_episode_step(ep, f.ac, 0);
     CHECK_INT(s->new_device, dev);
     /* another episode on the same actor */
-    Episode *other = episode_new(f.g, f.gr, f.c, NULL, &ep->cfg, 9, NULL, &e);
+    Episode *other = episode_new(f.b.g, f.b.gr, f.b.c, NULL, &ep->cfg, 9, NULL, &e);
     REQUIRE(other != NULL);
     check_fresh(&f, other, f.ac, "another episode");
     for (int k = 0; k < 3; k++)
@@ -219,6 +210,8 @@ TEST(gdp_episode_cache)
     gfix_done(&f);
 }
 
+static int gdp_check(const Episode *ep, const void *net, Err *e) { return gdp_episode_check(ep, net, e); }
+
 TEST(gdp_episode_refused)
 {
     GFix f;
@@ -227,31 +220,7 @@ TEST(gdp_episode_refused)
         return;
     }
     Err e = {{0}};
-    EpisodeConfig cfg;
-    episode_config_default(&cfg); /* Placeto's: a random start */
-    Episode *ep = episode_new(f.g, f.gr, f.c, NULL, &cfg, 1, NULL, &e);
-    REQUIRE(ep != NULL);
-    CHECK(gdp_episode_check(ep, f.net, &e) == -1 && strstr(e.msg, "device 0"));
-    episode_free(ep);
-    gdp_episode_config(&cfg);
-    cfg.passes = 2;
-    ep = episode_new(f.g, f.gr, f.c, NULL, &cfg, 1, NULL, &e);
-    REQUIRE(ep != NULL);
-    CHECK(gdp_episode_check(ep, f.net, &e) == -1 && strstr(e.msg, "one pass"));
-    episode_free(ep);
-    gdp_episode_config(&cfg);
-    cfg.random_order = 1;
-    ep = episode_new(f.g, f.gr, f.c, NULL, &cfg, 1, NULL, &e);
-    REQUIRE(ep != NULL);
-    CHECK(gdp_episode_check(ep, f.net, &e) == -1 && strstr(e.msg, "topological"));
-    episode_free(ep);
-    Cluster *c3 = cluster_default(3);
-    gdp_episode_config(&cfg);
-    ep = episode_new(f.g, f.gr, c3, NULL, &cfg, 1, NULL, &e);
-    REQUIRE(ep != NULL);
-    CHECK(gdp_episode_check(ep, f.net, &e) == -1 && strstr(e.msg, "2 devices"));
-    episode_free(ep);
-    cluster_free(c3);
+    check_actor_refusals(f.b.g, f.b.gr, 2, gdp_episode_config, gdp_check, f.net);
     /* inductive: a larger graph than the one it was built for is placed */
     Graph *big = gen_random_dag(200, 2.0, 8);
     Grouping *gr = group_build(big, 40, &e);

@@ -120,7 +120,7 @@ static void dag_golden(const Case *c, const DagLayout *L, const char *name, int 
     if (center >= 0 && current)
         style[center] = GS_CURRENT;
     Grid *g = grid_new(VIEW_W, VIEW_H);
-    DagView v = {zoom, x, y, {0, 0, VIEW_W, VIEW_H}, (const char *const *)c->labels, c->dev, style, NULL, 1};
+    DagView v = {zoom, x, y, {0, 0, VIEW_W, VIEW_H}, (const char *const *)c->labels, c->dev, style, NULL, 1, NULL};
     dag_render(L, &v, g);
     char *text = grid_to_text(g, GRID_ASCII), head[200];
     snprintf(head, sizeof head, "# %s: %d groups, %s%s view %dx%d at (%d, %d) of a %dx%d canvas%s\n", c->g->name, n,
@@ -154,7 +154,7 @@ static void map_golden(const Case *c, const char *name)
         int zoom = k % 2, w, h, x, y;
         dag_map_fit(L, zoom, MW, MH, &w, &h);
         dag_center_on(L, zoom, mid, VIEW_W, VIEW_H, &x, &y);
-        DagView v = {zoom, x, y, {0, 0, VIEW_W, VIEW_H}, NULL, c->dev, style, NULL, 1};
+        DagView v = {zoom, x, y, {0, 0, VIEW_W, VIEW_H}, NULL, c->dev, style, NULL, 1, NULL};
         dag_render_map(L, &v, (GridRect){k * (MW + 2), 0, w, h}, g);
         sb_printf(&b, "# map %d: %dx%d of a %dx%d canvas\n", k, w, h, L->geom[zoom].width, L->geom[zoom].height);
     }

@@ -10,15 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "actor_test.h"
 #include "gen.h"
 #include "rnn_episode.h"
 #include "test.h"
 
 typedef struct EFix {
-    Graph *g;
-    Grouping *gr;
-    Cluster *c;
-    RnnVocab voc;
+    ActorGraph b; /* g, gr, c, voc */
     RnnNet *net;
     Episode *ep;
     RnnActor *ac;
@@ -28,23 +26,19 @@ static int efix_new(EFix *f, int n_ops, int target, int n_dev, uint64_t seed)
 {
     Err e = {{0}};
     memset(f, 0, sizeof *f);
-    f->g = gen_random_dag(n_ops, 2.0, seed);
-    f->gr = group_build(f->g, target, &e);
-    REQUIRE_OR(f->gr != NULL, -1, "group_build: %s", e.msg);
-    f->c = cluster_default(n_dev);
-    const Graph *gs[1] = {f->g};
-    rnn_vocab_build(&f->voc, gs, 1);
+    if (actor_graph_new(&f->b, n_ops, target, n_dev, seed) != 0)
+        return -1;
     RnnArch a;
-    rnn_arch_default(&a, n_dev, f->gr->n_groups, f->voc.n);
+    rnn_arch_default(&a, n_dev, f->b.gr->n_groups, f->b.voc.n);
     a.hidden = 16;
     a.emb = 4;
-    f->net = rnn_new(&a, &f->voc, seed + 7, &e);
+    f->net = rnn_new(&a, &f->b.voc, seed + 7, &e);
     REQUIRE_OR(f->net != NULL, -1, "rnn_new: %s", e.msg);
     EpisodeConfig cfg;
     rnn_episode_config(&cfg);
-    f->ep = episode_new(f->g, f->gr, f->c, NULL, &cfg, 5, NULL, &e);
+    f->ep = episode_new(f->b.g, f->b.gr, f->b.c, NULL, &cfg, 5, NULL, &e);
     REQUIRE_OR(f->ep != NULL, -1, "episode_new: %s", e.msg);
-    f->ac = rnn_actor_new(f->net, f->g, f->gr, &e);
+    f->ac = rnn_actor_new(f->net, f->b.g, f->b.gr, &e);
     REQUIRE_OR(f->ac != NULL, -1, "rnn_actor_new: %s", e.msg);
     return 0;
 }
@@ -54,17 +48,14 @@ static void efix_done(EFix *f)
     rnn_actor_free(f->ac);
     episode_free(f->ep);
     rnn_free(f->net);
-    rnn_vocab_done(&f->voc);
-    cluster_free(f->c);
-    group_free(f->gr);
-    graph_free(f->g);
+    actor_graph_done(&f->b);
 }
 
 /* The decode from scratch of ep's current step: a fresh actor's answer. */
 static void check_fresh(const EFix *f, const Episode *ep, RnnActor *ac, const char *what)
 {
     Err e = {{0}};
-    RnnActor *fresh = rnn_actor_new(f->net, f->g, f->gr, &e);
+    RnnActor *fresh = rnn_actor_new(f->net, f->b.g, f->b.gr, &e);
     REQUIRE_MSG(fresh != NULL, "%s", e.msg);
     const float *att = NULL, *fatt = NULL;
     const float *p = rnn_actor_probs(ac, ep, &att), *fp = rnn_actor_probs(fresh, ep, &fatt);
@@ -88,11 +79,11 @@ TEST(rnn_episode_greedy_is_forward)
     }
     Err e = {{0}};
     CHECK_MSG(rnn_episode_check(f.ep, f.net, &e) == 0, "%s", e.msg);
-    int G = f.gr->n_groups;
+    int G = f.b.gr->n_groups;
     for (int k = 0; k < G; k++)
         CHECK_INT(f.ep->group_device[k], 0); /* from everything on device 0 */
     RnnWork *w = rnn_work_new(&f.net->arch);
-    RnnInput *in = rnn_input_new(f.g, f.gr, &f.net->vocab, f.net->arch.n_groups, &e);
+    RnnInput *in = rnn_input_new(f.b.g, f.b.gr, &f.net->vocab, f.net->arch.n_groups, &e);
     REQUIRE(in != NULL);
     int *place = xnew_array((size_t)G, sizeof *place);
     rnn_forward(f.net, in, w, RNN_GREEDY, NULL, place, NULL, NULL);
@@ -135,7 +126,7 @@ TEST(rnn_episode_cache)
         return;
     }
     Episode *ep = f.ep;
-    int G = f.gr->n_groups;
+    int G = f.b.gr->n_groups;
     REQUIRE(G >= 8);
     Err e = {{0}};
     check_fresh(&f, ep, f.ac, "start");
@@ -151,7 +142,7 @@ TEST(rnn_episode_cache)
     CHECK_INT(f.ac->steps_run - before, ep->cursor - g + 1);
     /* the decoder conditioned: the teacher-forced decode of the placement so far */
     RnnWork *w = rnn_work_new(&f.net->arch);
-    RnnInput *in = rnn_input_new(f.g, f.gr, &f.net->vocab, f.net->arch.n_groups, &e);
+    RnnInput *in = rnn_input_new(f.b.g, f.b.gr, &f.net->vocab, f.net->arch.n_groups, &e);
     REQUIRE(in != NULL);
     int *place = xnew_array((size_t)G, sizeof *place);
     memcpy(place, ep->group_device, (size_t)G * sizeof *place);
@@ -186,7 +177,7 @@ TEST(rnn_episode_cache)
     s = rnn_episode_step(ep, f.ac, 1);
     CHECK_INT(s->new_device, dev);
     /* another episode on the same actor: the cache follows the placement */
-    Episode *other = episode_new(f.g, f.gr, f.c, NULL, &ep->cfg, 9, NULL, &e);
+    Episode *other = episode_new(f.b.g, f.b.gr, f.b.c, NULL, &ep->cfg, 9, NULL, &e);
     REQUIRE(other != NULL);
     check_fresh(&f, other, f.ac, "another episode");
     for (int k = 0; k < 3; k++)
@@ -203,6 +194,8 @@ TEST(rnn_episode_cache)
     efix_done(&f);
 }
 
+static int rnn_check(const Episode *ep, const void *net, Err *e) { return rnn_episode_check(ep, net, e); }
+
 TEST(rnn_episode_refused)
 {
     EFix f;
@@ -211,25 +204,7 @@ TEST(rnn_episode_refused)
         return;
     }
     Err e = {{0}};
-    EpisodeConfig cfg;
-    episode_config_default(&cfg); /* Placeto's: a random start */
-    Episode *ep = episode_new(f.g, f.gr, f.c, NULL, &cfg, 1, NULL, &e);
-    REQUIRE(ep != NULL);
-    CHECK(rnn_episode_check(ep, f.net, &e) == -1 && strstr(e.msg, "device 0"));
-    episode_free(ep);
-    rnn_episode_config(&cfg);
-    cfg.passes = 2;
-    ep = episode_new(f.g, f.gr, f.c, NULL, &cfg, 1, NULL, &e);
-    REQUIRE(ep != NULL);
-    CHECK(rnn_episode_check(ep, f.net, &e) == -1 && strstr(e.msg, "one pass"));
-    episode_free(ep);
-    Cluster *c3 = cluster_default(3);
-    rnn_episode_config(&cfg);
-    ep = episode_new(f.g, f.gr, c3, NULL, &cfg, 1, NULL, &e);
-    REQUIRE(ep != NULL);
-    CHECK(rnn_episode_check(ep, f.net, &e) == -1 && strstr(e.msg, "2 devices"));
-    episode_free(ep);
-    cluster_free(c3);
+    check_actor_refusals(f.b.g, f.b.gr, 2, rnn_episode_config, rnn_check, f.net);
     /* a graph of more groups than the net places */
     Graph *big = gen_random_dag(200, 2.0, 8);
     Grouping *gr = group_build(big, 40, &e);
