@@ -76,6 +76,15 @@ wait_for "Tour 1/13"
 tm send-keys -t s Space Space Space Space
 shot demo "Tour 5/13"
 
+# an HSDAG episode on Inception-V3's inference graph on one CPU and one GPU, its
+# learned clusters coloured as groups (C) and compared with the fixed ones
+start explore "$(pwd)/graphs/inference/inception_v3.json" --cluster "$(pwd)/graphs/clusters/cpu_gpu1.json" \
+    --policy "$(pwd)/graphs/policies/hsdag_inception_v3.json"
+wait_for "Timeline"
+for _ in $(seq 40); do tm send-keys -t s Space; done
+tm send-keys -t s C
+shot hsdag_clusters "learned clusters"
+
 # the DOT export of ResNet-18's HEFT placement on 2 devices, drawn by gvc
 "$prog" place graphs/resnet18.json --method heft --devices 2 -o "$work/resnet18_heft.json" > /dev/null 2>&1
 "$prog" export graphs/resnet18.json --placement "$work/resnet18_heft.json" --png screenshots/export_resnet18.png

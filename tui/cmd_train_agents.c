@@ -329,7 +329,7 @@ int train_cli_gdp(const CliCmd *cmd, const CliArgs *a)
 typedef struct HsdagOpts {
     HsdagTrainConfig cfg;
     long hidden, min_clusters;
-    int features;
+    int features, steps_given;
 } HsdagOpts;
 
 static int hsdag_options(const CliCmd *cmd, const CliArgs *a, void *opts, uint64_t seed)
@@ -362,6 +362,7 @@ static int hsdag_options(const CliCmd *cmd, const CliArgs *a, void *opts, uint64
     cfg->baseline = b && strcmp(b, "ema") == 0;
     cfg->oom_graded = oom && strcmp(oom, "graded") == 0;
     cfg->allow_single = cli_get(cmd, a, "allow-single") != NULL;
+    o->steps_given = cli_get(cmd, a, "steps") != NULL;
     cfg->threads = (int)threads;
     cfg->steps = (int)steps;
     cfg->episodes = (int)eps;
@@ -394,6 +395,7 @@ static void *hsdag_create(const void *opts, const Problem *pb, int n, const Clus
     hsdag_arch_default(&arch, c->n_devices, voc.n);
     arch.hidden = (int)o->hidden;
     arch.features = o->features;
+    arch.steps = o->cfg.steps;
     if (o->min_clusters > 0)
         arch.min_clusters = (int)o->min_clusters;
     HsdagNet *net = hsdag_new(&arch, &voc, o->cfg.seed, e);
@@ -404,7 +406,11 @@ static void *hsdag_create(const void *opts, const Problem *pb, int n, const Clus
 static void *hsdag_trainer(void *net, TrainState *ts, const void *opts, const TrainGraph *tg, int n, const Cluster *c,
                            Err *e)
 {
-    return hsdag_train_new(net, ts, &((const HsdagOpts *)opts)->cfg, tg, n, c, e);
+    const HsdagOpts *o = opts;
+    HsdagTrainConfig cfg = o->cfg;
+    if (!o->steps_given) /* a resumed policy goes on with its own episode length */
+        cfg.steps = ((const HsdagNet *)net)->arch.steps;
+    return hsdag_train_new(net, ts, &cfg, tg, n, c, e);
 }
 
 static void hsdag_trainer_free(void *t) { hsdag_train_free(t); }

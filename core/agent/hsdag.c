@@ -29,6 +29,7 @@ void hsdag_arch_default(HsdagArch *a, int n_devices, int n_types)
     a->hidden = 128;
     a->features = HSDAG_F_FAITHFUL;
     a->min_clusters = 2 * n_devices;
+    a->steps = 20;
 }
 
 /* The width of family k (the bit 1 << k) of a. */

@@ -62,6 +62,7 @@
 
 #define HSDAG_MAX_DEVICES 64
 #define HSDAG_LN_EPS 1e-5
+#define HSDAG_MAX_STEPS 1000 /* episode length */
 
 /* Feature families (HsdagArch.features, a mask). */
 enum {
@@ -80,9 +81,11 @@ typedef struct HsdagArch {
     int hidden;      /* h */
     int features;    /* mask of HSDAG_F_*, not 0 */
     int min_clusters; /* the parse never leaves fewer clusters than this (>= 1; default 2n) */
+    int steps;        /* the episode length T it was trained with (default 20): placing uses the
+                         state after T - 1 steps (hsdag_place_state), the one the return weighs most */
 } HsdagArch;
 
-/* Defaults: h = 128, features HSDAG_F_FAITHFUL, min_clusters 2n. */
+/* Defaults: h = 128, features HSDAG_F_FAITHFUL, min_clusters 2n, steps 20. */
 void hsdag_arch_default(HsdagArch *a, int n_devices, int n_types);
 /* F: the input width of the enabled families. */
 int hsdag_n_inputs(const HsdagArch *a);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hsdag_place.h"
 #include "rnn_episode.h"
 
 void hsdag_episode_config(EpisodeConfig *cfg)
@@ -45,6 +46,7 @@ HsdagActor *hsdag_actor_new(const HsdagNet *net, const Graph *g, const Grouping 
     ac->first = xnew_array(G, sizeof *ac->first);
     ac->size = xnew_array(G, sizeof *ac->size);
     ac->members = xnew_array(G, sizeof *ac->members);
+    ac->x = xnew_array(G * (size_t)in->F, sizeof *ac->x);
     return ac;
 }
 
@@ -59,6 +61,7 @@ void hsdag_actor_free(HsdagActor *ac)
     free(ac->first);
     free(ac->size);
     free(ac->members);
+    free(ac->x);
     free(ac);
 }
 
@@ -66,7 +69,8 @@ void hsdag_actor_ensure(HsdagActor *ac)
 {
     if (ac->valid)
         return;
-    hsdag_forward(ac->net, ac->in, ac->in->xf, ac->w, HSDAG_GREEDY, NULL, ac->place, NULL);
+    hsdag_place_state(ac->net, ac->in, ac->w, ac->x);
+    hsdag_forward(ac->net, ac->in, ac->x, ac->w, HSDAG_GREEDY, NULL, ac->place, NULL);
     const int *cl = hsdag_work_clusters(ac->w, &ac->n_clusters);
     memcpy(ac->cluster, cl, (size_t)ac->G * sizeof *ac->cluster);
     for (int k = 0; k < ac->n_clusters; k++) {

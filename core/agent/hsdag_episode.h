@@ -3,8 +3,9 @@
  *
  * An HSDAG episode visits the groups once in topological (index) order from
  * everything on device 0 (the RNN episode's configuration). One forward
- * pass from the graph's base features (a training episode's first step)
- * gives the learned clusters and each cluster's distribution; it does not
+ * pass on the state of a training episode's last step (hsdag_place_state:
+ * the state every episode reaches, the one the return weighs most) gives
+ * the learned clusters and each cluster's distribution; it does not
  * depend on the placement, so overrides, undo and redo never call for
  * another pass. Step t, on group t of cluster c:
  *   - when t is c's first group, its device is drawn from c's distribution
@@ -35,6 +36,7 @@ typedef struct HsdagActor {
     int *size;          /* per cluster: its groups */
     int n_clusters;
     float *members;     /* G: 1 / size for the groups of the current group's cluster, else 0 */
+    float *x;           /* G x F: the state of the pass (hsdag_place_state) */
     int valid;          /* 1: w holds the forward pass */
     int64_t passes_run; /* forward passes computed so far */
 } HsdagActor;

@@ -2,7 +2,7 @@
  *
  *   {"format": "placeto-policy", "version": 1, "agent": "hsdag",
  *    "architecture": {"n_devices", "n_types", "hidden", "features": "type,shape,id,struct",
- *                     "min_clusters"},
+ *                     "min_clusters", "steps"},
  *    "vocabulary": [op type names, sorted bytewise, n_types of them],
  *    "parameters": [...], "training": {...}, "log": {...}}   (as policy_io.c)
  *
@@ -23,8 +23,8 @@ static void hsdag_head(FILE *f, const void *ud)
     char feats[128];
     hsdag_features_name(a->features, feats, sizeof feats);
     fprintf(f, " \"agent\": \"hsdag\",\n \"architecture\": {\"n_devices\": %d, \"n_types\": %d, \"hidden\": %d, "
-               "\"features\": \"%s\", \"min_clusters\": %d},\n",
-            a->n_devices, a->n_types, a->hidden, feats, a->min_clusters);
+               "\"features\": \"%s\", \"min_clusters\": %d, \"steps\": %d},\n",
+            a->n_devices, a->n_types, a->hidden, feats, a->min_clusters, a->steps);
     policy_io_write_vocab(f, &net->vocab);
 }
 
@@ -38,12 +38,13 @@ static int read_arch(const JDoc *d, HsdagArch *a, Err *e)
     const cJSON *o = cJSON_GetObjectItemCaseSensitive(d->root, "architecture");
     if (!cJSON_IsObject(o))
         return jdoc_err(d, e, o ? "architecture" : "", "%s", o ? "expected an object" : "missing \"architecture\"");
-    int64_t nd, nt, hid, minc;
+    int64_t nd, nt, hid, minc, steps;
     memset(a, 0, sizeof *a);
     if (jget_int(d, o, "n_devices", "architecture.n_devices", 1, 1, HSDAG_MAX_DEVICES, &nd, e) < 0 ||
         jget_int(d, o, "n_types", "architecture.n_types", 1, 0, 1 << 20, &nt, e) < 0 ||
         jget_int(d, o, "hidden", "architecture.hidden", 1, 1, 4096, &hid, e) < 0 ||
-        jget_int(d, o, "min_clusters", "architecture.min_clusters", 1, 1, 1 << 24, &minc, e) < 0)
+        jget_int(d, o, "min_clusters", "architecture.min_clusters", 1, 1, 1 << 24, &minc, e) < 0 ||
+        jget_int(d, o, "steps", "architecture.steps", 1, 1, HSDAG_MAX_STEPS, &steps, e) < 0)
         return -1;
     const cJSON *fe = cJSON_GetObjectItemCaseSensitive(o, "features");
     if (!cJSON_IsString(fe))
@@ -59,6 +60,7 @@ static int read_arch(const JDoc *d, HsdagArch *a, Err *e)
     a->hidden = (int)hid;
     a->features = mask;
     a->min_clusters = (int)minc;
+    a->steps = (int)steps;
     return 0;
 }
 

@@ -1,7 +1,7 @@
 /* hsdag_place: a trained HSDAG placer's policy as a placement method
  * (`place --policy`, `compare --policy` with an hsdag policy file): one
- * greedy placement, then `samples` sampled ones, each a forward pass from
- * the graph's base features (an episode's first step); the best placement
+ * greedy placement, then `samples` sampled ones, each a forward pass on the
+ * state of an episode's last step (hsdag_place_state); the best placement
  * seen wins (lowest score: runtime plus Placeto's OOM penalty). The network
  * is inductive: it places any graph on its device count (op types outside
  * its vocabulary count as "other"). */
@@ -11,6 +11,14 @@
 #include "hsdag.h"
 #include "place_run.h"
 #include "policy_place.h"
+
+/* The feature rows of the last step of an episode of net->arch.steps steps
+ * on in (G x F, to x): x_0 = in->xf, x_{t+1} = x_t + O_t. The states do not
+ * depend on the placements sampled (O_t comes from the clusters' pooled
+ * embeddings), so every episode of the same weights goes through the same
+ * states; the last is the one the training return weighs most. Runs
+ * steps - 1 forward passes on w. */
+void hsdag_place_state(const HsdagNet *net, const HsdagInput *in, HsdagWork *w, float *x);
 
 /* Places and simulates 1 + samples placements of g (grouped by gr, on c;
  * the net's device count must match c's); the sampled ones draw from a

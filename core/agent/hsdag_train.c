@@ -115,6 +115,7 @@ HsdagTrainer *hsdag_train_new(HsdagNet *net, TrainState *ts, const HsdagTrainCon
     }
     HsdagTrainer *t = xcalloc(1, sizeof *t);
     t->net = net;
+    net->arch.steps = cfg->steps; /* the policy file keeps it for placing */
     t->ts = ts;
     t->cfg = *cfg;
     episode_config_default(&t->env);

@@ -27,7 +27,8 @@
  * greedy_every-th update one greedy placement of the update's first graph
  * from x_0 is simulated as well (counted).
  *
- * The training state is a TrainState (train.h): Adam's step, the update
+ * The trainer records T in net->arch.steps (placing uses the state after
+ * T - 1 steps). The training state is a TrainState (train.h): Adam's step, the update
  * count ("episodes"), the RNG, the best placement per graph, the simulation
  * count, and with baseline 1 the per-graph moving averages (the baseline
  * window, as rnn_train_baseline keeps them). The episodes' rollouts and the
@@ -41,7 +42,7 @@
 #include "train.h"
 
 #define HSDAG_TRAIN_MAX_EPISODES 64 /* E and the threads */
-#define HSDAG_TRAIN_MAX_STEPS 1000
+#define HSDAG_TRAIN_MAX_STEPS HSDAG_MAX_STEPS
 #define HSDAG_FORBIDDEN_S 1e10
 
 typedef struct HsdagTrainConfig {

@@ -27,7 +27,7 @@ d = json.load(open(sys.argv[1]))
 assert d["format"] == "placeto-policy" and d["version"] == 1 and d["agent"] == "hsdag", d.get("agent")
 a = d["architecture"]
 assert a["n_devices"] == 2 and a["hidden"] == 8 and a["features"] == "type,shape,id,struct", a
-assert a["min_clusters"] == 4, a
+assert a["min_clusters"] == 4 and a["steps"] == 4, a
 assert a["n_types"] == len(d["vocabulary"]) and d["vocabulary"] == sorted(d["vocabulary"])
 t = d["training"]
 # 5 updates of one 4-step episode, and a greedy placement after update 5
@@ -53,7 +53,7 @@ fi
 # resume: 5 straight = 3 + 2 resumed
 run train "$g" "${small[@]}" --episodes 3 -o "$tmp/r.json"
 expect_rc "hsdag 3" 0 && pass
-run train "$g" --agent hsdag --steps 4 --episodes 2 --resume "$tmp/r.json"
+run train "$g" --agent hsdag --episodes 2 --resume "$tmp/r.json" # its 4 steps from the file
 if expect_rc "hsdag --resume" 0; then
     if cmp -s "$tmp/a.json" "$tmp/r.json"; then pass; else fail "hsdag resume bit-exact" "3 + 2 resumed differs from 5"; fi
 fi

@@ -9,6 +9,7 @@
 
 #include "actor_test.h"
 #include "hsdag_episode.h"
+#include "hsdag_place.h"
 #include "test.h"
 
 typedef struct HeFix {
@@ -90,8 +91,11 @@ TEST(hsdag_episode_is_forward)
     REQUIRE_MSG(in != NULL, "%s", e.msg);
     HsdagWork *w = hsdag_work_new(&f.net->arch, in);
     int *place = xnew_array((size_t)G, sizeof *place);
+    /* the pass is on the state of an episode's last step (arch.steps - 1 passes from the base rows) */
+    float *x = xnew_array((size_t)G * (size_t)in->F, sizeof *x);
+    hsdag_place_state(f.net, in, w, x);
     /* greedy: HSDAG_GREEDY's placement; each entry keeps its cluster's probabilities */
-    hsdag_forward(f.net, in, in->xf, w, HSDAG_GREEDY, NULL, place, NULL);
+    hsdag_forward(f.net, in, x, w, HSDAG_GREEDY, NULL, place, NULL);
     int n_cl = 0;
     const int *cl = hsdag_work_clusters(w, &n_cl);
     int steps = 0;
@@ -115,7 +119,7 @@ TEST(hsdag_episode_is_forward)
         episode_reset(f.ep, seed, NULL);
         Rng r;
         rng_seed(&r, seed);
-        hsdag_forward(f.net, in, in->xf, w, HSDAG_SAMPLE, &r, place, NULL);
+        hsdag_forward(f.net, in, x, w, HSDAG_SAMPLE, &r, place, NULL);
         while (hsdag_episode_step(f.ep, f.ac, 0))
             ;
         for (int k = 0; k < G; k++)
@@ -134,6 +138,7 @@ TEST(hsdag_episode_is_forward)
         CHECK(mem[v] == (f.ac->cluster[v] == kc ? 1.0f / (float)f.ac->size[kc] : 0.0f));
     CHECK_INT(f.ac->passes_run, 1); /* one forward pass for every episode */
     free(place);
+    free(x);
     hsdag_work_free(w);
     hsdag_input_free(in);
     hefix_done(&f);

@@ -310,6 +310,7 @@ TEST(hsdag_policy_file_errors)
         {"\"features\": \"type,shape,id,struct\"", "\"features\": \"type,colour\"", "architecture.features: expected"},
         {"\"features\": \"type,shape,id,struct\"", "\"features\": 3", "architecture.features: expected a string"},
         {"\"min_clusters\": 4", "\"min_clusters\": 0", "architecture.min_clusters"},
+        {"\"steps\": 20", "\"steps\": 0", "architecture.steps"},
         {"\"n_types\": ", "\"n_types\": 1", "vocabulary: expected"},
         {"\"baseline\": []", "\"baseline\": [[1], [2]]", "training.baseline: expected [] or [[b, ...]]"},
         {"\"shape\": [", "\"shape\": [9", "parameters[0].shape"},
