@@ -265,10 +265,17 @@ tour-cast: all
 	@./$(PROG) demo --headless --size 120x36 --keys '$(TOUR_KEYS)' --record screenshots/tour.cast --record-step 6 > /dev/null
 	@echo "screenshots/tour.cast"
 
+# the communication figures of `make bench PARTS=mpi` (bench/mpi_ping.c)
+MPI_PING := $(BUILD)/mpi-ping
+$(MPI_PING): bench/mpi_ping.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(WARN) $(OPT) $(CFLAGS) $(MPI_CFLAGS) -o $@ $< $(MPI_LIBS)
+
 # make bench PARTS="sim agent" runs only those parts (bench/bench.sh lists them)
 bench: $(NEED_DEPS)
-	@$(MAKE) --no-print-directory all $(BENCH)
-	@bash bench/bench.sh ./$(PROG) $(BENCH) $(PARTS)
+	@$(MAKE) --no-print-directory all $(BENCH) $(if $(MPI_OK),$(MPI_PING))
+	@MPI_PING=$(MPI_PING) bash bench/bench.sh ./$(PROG) $(BENCH) $(PARTS)
 
 clean:
 	rm -rf build build-asan build-ubsan build-fuzz $(PROG) $(MPI_PROG)
