@@ -30,13 +30,15 @@ LDLIBS   = $(PKG_LIBS) -lmetis -lscotch -lscotcherr -lm -lpthread
 # its own layer and the layers below it only, so an include that points up
 # or sideways does not compile (and `make check-layers` names it):
 #   core (util, jdoc) <- core/model <- core/sim <- core/place <- core/agent
-#   <- layouts <- tui; tests and bench see everything.
-LAYERS     := core core/model core/sim core/place core/agent layouts tui
+#   <- layouts <- tui; tests and bench see everything. core/mpi (dist.h's
+#   MPI backend, placeto-mpi only) sits on core/agent.
+LAYERS     := core core/model core/sim core/place core/agent core/mpi layouts tui
 INC_core        := -Icore
 INC_core/model  := $(INC_core) -Icore/model
 INC_core/sim    := $(INC_core/model) -Icore/sim
 INC_core/place  := $(INC_core/sim) -Icore/place
 INC_core/agent  := $(INC_core/place) -Icore/agent
+INC_core/mpi    := $(INC_core/agent)
 INC_layouts     := $(INC_core/agent) -Ilayouts
 INC_tui         := $(INC_layouts) -Itui
 INC_tests       := $(INC_tui) -Itests/unit
@@ -67,9 +69,25 @@ PROG     ?= placeto
 UNIT     := $(BUILD)/unit
 BENCH    := $(BUILD)/placeto-bench
 
+# placeto-mpi: the same program with dist.h's MPI backend (core/mpi, Open
+# MPI from libopenmpi-dev: pkg-config ompi-c, else mpicc's flags), for
+# `mpirun -np R placeto-mpi train ...`. Built by `make mpi`, and by `make`
+# when MPI is installed; the plain program links no MPI library (its
+# dist_serial.o is the archive member the MPI object displaces).
+MPI_PROG   := $(PROG)-mpi
+MPI_OK     := $(shell (pkg-config --exists ompi-c || command -v mpicc) >/dev/null 2>&1 && echo yes)
+MPI_CFLAGS  = $(shell pkg-config --cflags ompi-c 2>/dev/null || mpicc --showme:compile)
+MPI_LIBS    = $(shell pkg-config --libs ompi-c 2>/dev/null || mpicc --showme:link)
+MPI_OBJ    := $(BUILD)/core/mpi/dist_mpi.o
+
 .PHONY: all deps deps-run run test unit install uninstall man FORCE check-layers asan ubsan valgrind fuzz fuzz-build bench clean update-golden screenshots tour-cast
 
-all: check-layers $(PROG) $(BUILD)/placeto.1
+all: check-layers $(PROG) $(BUILD)/placeto.1 $(if $(MPI_OK),$(MPI_PROG))
+
+mpi: $(if $(MPI_OK),$(MPI_PROG),mpi-missing)
+mpi-missing:
+	@echo "make mpi: no MPI found (pkg-config ompi-c, mpicc): sudo apt-get install libopenmpi-dev openmpi-bin" >&2
+	@exit 1
 
 # Debian packages: installed by tests/deps.sh; run and install call `make
 # deps-run` (what building and running needs), test, bench and the
@@ -129,6 +147,11 @@ $(LIBLAY): $(LAY_OBJ)
 $(PROG): $(TUI_OBJ) $(LIBLAY) $(LIBCORE)
 	@echo "  LINK    $@"
 	@$(CC) $(OPT) $(SAN) -o $@ $(TUI_OBJ) $(LIBLAY) $(LIBCORE) $(TUI_LIBS) $(LDLIBS)
+
+$(MPI_OBJ): ALL_CFLAGS += $(MPI_CFLAGS)
+$(MPI_PROG): $(MPI_OBJ) $(TUI_OBJ) $(LIBLAY) $(LIBCORE)
+	@echo "  LINK    $@"
+	@$(CC) $(OPT) $(SAN) -o $@ $(MPI_OBJ) $(TUI_OBJ) $(LIBLAY) $(LIBCORE) $(TUI_LIBS) $(LDLIBS) $(MPI_LIBS)
 
 # The man page, written by the program from the tables of its --help (and
 # the explorer's key table): `man -l build/placeto.1`.
@@ -243,10 +266,17 @@ tour-cast: all
 	@./$(PROG) demo --headless --size 120x36 --keys '$(TOUR_KEYS)' --record screenshots/tour.cast --record-step 6 > /dev/null
 	@echo "screenshots/tour.cast"
 
+# the communication figures of `make bench PARTS=mpi` (bench/mpi_ping.c)
+MPI_PING := $(BUILD)/mpi-ping
+$(MPI_PING): bench/mpi_ping.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(WARN) $(OPT) $(CFLAGS) $(MPI_CFLAGS) -o $@ $< $(MPI_LIBS)
+
 # make bench PARTS="sim agent" runs only those parts (bench/bench.sh lists them)
 bench: $(NEED_DEPS)
-	@$(MAKE) --no-print-directory all $(BENCH)
-	@bash bench/bench.sh ./$(PROG) $(BENCH) $(PARTS)
+	@$(MAKE) --no-print-directory all $(BENCH) $(if $(MPI_OK),$(MPI_PING))
+	@MPI_PING=$(MPI_PING) bash bench/bench.sh ./$(PROG) $(BENCH) $(PARTS)
 
 clean:
-	rm -rf build build-asan build-ubsan build-fuzz $(PROG)
+	rm -rf build build-asan build-ubsan build-fuzz $(PROG) $(MPI_PROG)

@@ -2,13 +2,14 @@
 # make check-layers: the dependency rule of the source tree. Layers, lowest
 # first:
 #   core (util, jdoc) <- core/model <- core/sim <- core/place <- core/agent
-#   <- layouts <- tui
+#   <- layouts <- tui, and core/mpi (the MPI backend of core/agent's dist.h)
+#   on core/agent
 # A file may include ("x.h") headers of its own folder and of the layers
 # below it, never one above it or beside it; core/ and layouts/ never include
 # curses. tests/ and bench/ may include anything. Prints every offending
 # include as FILE:LINE and exits 1 when there is one.
 cd "$(dirname "$0")/.." || exit 1
-layers=(core core/model core/sim core/place core/agent layouts tui)
+layers=(core core/model core/sim core/place core/agent core/mpi layouts tui)
 rank() { local i; for i in "${!layers[@]}"; do [ "${layers[$i]}" = "$1" ] && { echo "$i"; return; }; done; echo -1; }
 # where each header lives
 declare -A home

@@ -12,8 +12,10 @@ set -u
 run_pkgs=(build-essential pkg-config libncurses-dev libgraphviz-dev libcjson-dev
           libopenblas-dev libmetis-dev libscotch-dev graphviz)
 # the command-line tests run Python checks, valgrind, tmux, man (the man
-# page), and the importers' tests import ONNX and PyTorch models
-test_pkgs=(python3 valgrind tmux man-db python3-onnx python3-torch python3-torchvision)
+# page), the importers' tests import ONNX and PyTorch models, and the MPI
+# tests build and run placeto-mpi under mpirun
+test_pkgs=(python3 valgrind tmux man-db python3-onnx python3-torch python3-torchvision
+           libopenmpi-dev openmpi-bin)
 check=0 set=all
 for a in "$@"; do
   case $a in

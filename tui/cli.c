@@ -1,5 +1,6 @@
 /* cli: see cli.h. */
 #include "cli.h"
+#include "dist.h"
 
 #include "policy_io.h"
 #include "gdp_io.h"
@@ -43,8 +44,12 @@ void cli_help(const CliCmd *cmd, FILE *f)
         fprintf(f, "\n%s\n", cmd->details);
 }
 
+/* Under mpirun every rank meets the same usage errors, and the errors of
+ * one rank reach rank 0 (dist_agree): rank 0 alone prints them. */
 int cli_usage_error(const CliCmd *cmd, const char *fmt, ...)
 {
+    if (dist_rank() > 0)
+        return EXIT_USAGE;
     va_list ap;
     va_start(ap, fmt);
     fprintf(stderr, "placeto: %s: ", cmd->name);
@@ -56,6 +61,8 @@ int cli_usage_error(const CliCmd *cmd, const char *fmt, ...)
 
 int cli_fail(const Err *e)
 {
+    if (dist_rank() > 0)
+        return EXIT_FAIL;
     fprintf(stderr, "placeto: %s\n", e->msg);
     return EXIT_FAIL;
 }

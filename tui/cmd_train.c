@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "cmd_train.h"
+#include "dist.h"
 #include "jwrite.h"
 #include "place.h"
 #include "policy_io.h"
@@ -203,6 +204,8 @@ static void csv_field(FILE *f, const char *s)
 void train_cli_on_episode(const TrainReport *r, void *ud)
 {
     Progress *p = ud;
+    if (p->quiet)
+        return;
     p->recent[p->n_recent % TRAIN_BASELINE_WINDOW] = r->ret;
     p->n_recent++;
     int m = p->n_recent < TRAIN_BASELINE_WINDOW ? p->n_recent : TRAIN_BASELINE_WINDOW;
@@ -319,17 +322,51 @@ static void catch_signals(const char *curve_tmp)
 }
 
 
+int train_cli_abort(Err *e)
+{
+    dist_agree(1, e);
+    return cli_fail(e);
+}
+
+int train_cli_begin(int failed, const Problem *pb, int n, const TrainState *ts, Err *e)
+{
+    if (dist_agree(failed, e) != 0)
+        return -1;
+    /* the same files and state on every rank (a host with other files at
+     * the same paths would train something else): their checksums hashed */
+    uint64_t h = 1469598103934665603ULL;
+    uint64_t words[] = {(uint64_t)n, (uint64_t)ts->episodes, (uint64_t)ts->adam.step, (uint64_t)ts->simulations};
+    for (size_t k = 0; k < sizeof words / sizeof words[0]; k++)
+        h = (h ^ words[k]) * 1099511628211ULL;
+    for (int i = 0; i < n; i++)
+        h = (h ^ pb[i].g->checksum) * 1099511628211ULL;
+    if (dist_same(h) != 0)
+        return err_set(e, "the ranks disagree on the graph files or the resumed policy: every host needs the same "
+                          "files at the same paths");
+    return 0;
+}
+
 int train_cli_loop(const TrainLoop *l, Progress *pr, TrainState *ts, int64_t every, const char *out,
                       const char *curve_path, Err *e)
 {
     AtomicFile af = {0};
+    pr->quiet = dist_rank() > 0; /* rank 0 alone prints and writes */
+    if (pr->quiet)
+        curve_path = NULL;
+    int failed = 0;
     if (curve_path) {
         if (util_atomic_open(&af, curve_path, e) != 0) { /* the same temporaries as every save */
             err_prefix(e, "cannot write the learning curve");
-            return -1;
+            failed = 1;
+        } else {
+            pr->curve = af.f;
+            fputs("episode,graph,runtime_us,best_runtime_us,return,loss,entropy,placements_simulated\n", pr->curve);
         }
-        pr->curve = af.f;
-        fputs("episode,graph,runtime_us,best_runtime_us,return,loss,entropy,placements_simulated\n", pr->curve);
+    }
+    if (dist_agree(failed, e) != 0) {
+        if (pr->curve)
+            util_atomic_abort(&af);
+        return -1;
     }
     pr->tty = isatty(2);
     pr->every = pr->total >= 20 ? pr->total / 20 : 1;
@@ -344,7 +381,8 @@ int train_cli_loop(const TrainLoop *l, Progress *pr, TrainState *ts, int64_t eve
         double t0 = util_now();
         ran += l->run(l->trainer, chunk, pr);
         ts->seconds += util_now() - t0;
-        rc = l->save(l->policy, ts, out, e);
+        rc = pr->quiet ? 0 : l->save(l->policy, ts, out, e);
+        rc = dist_agree(rc != 0, e); /* a failed save stops every rank */
     }
     curve_tmp_path = NULL;
     if (rc != 0) {
@@ -352,6 +390,8 @@ int train_cli_loop(const TrainLoop *l, Progress *pr, TrainState *ts, int64_t eve
             util_atomic_abort(&af);
         return -1;
     }
+    if (pr->quiet)
+        return 0;
     if (got_signal)
         fprintf(stderr, "\nplaceto: interrupted after %s %lld; saved %s\n", l->unit, (long long)ts->episodes, out);
     if (curve_path && util_atomic_commit(&af, e) != 0) {
@@ -526,11 +566,11 @@ static int run_train(int argc, char **argv)
     Err e = {{0}};
     int policy_devices; /* --resume: the policy fixes the device count when --devices and --cluster do not */
     if (cli_policy_devices(cmd, &a, resume, &policy_devices, &e))
-        return cli_fail(&e);
+        return train_cli_abort(&e);
     int n_graphs = 0;
     char **paths = train_cli_paths(&a, &n_graphs, &e);
     if (!paths)
-        return cli_fail(&e);
+        return train_cli_abort(&e);
     Cluster *c = cli_cluster(cmd, &a, policy_devices ? policy_devices : 2, &e);
     TrainGraph *tg = xnew_array((size_t)n_graphs, sizeof *tg);
     Problem *pb = xnew_array((size_t)n_graphs, sizeof *pb);
@@ -539,6 +579,7 @@ static int run_train(int argc, char **argv)
     train_state_init(&ts, cfg.lr, cfg.entropy, cfg.seed);
     Trainer *t = NULL;
     rc = EXIT_FAIL;
+    int begun = 0; /* train_cli_begin called */
     if (!c)
         goto done;
     spec.cluster = c; /* every graph on the one cluster */
@@ -573,10 +614,14 @@ static int run_train(int argc, char **argv)
     }
     if ((init_method || init_heuristic) && train_seed_from_method(&ts, init_method, pb, n_graphs, &cfg, &e) != 0)
         goto done;
+    begun = 1;
+    if (train_cli_begin(0, pb, n_graphs, &ts, &e) != 0)
+        goto done;
     Progress pr = {0};
     pr.json = cli_get(cmd, &a, "json") != NULL;
     pr.first = ts.episodes;
-    pr.total = (episodes + cfg.threads - 1) / cfg.threads * cfg.threads;
+    long W = cfg.threads * dist_size(); /* episodes per round */
+    pr.total = (episodes + W - 1) / W * W;
     pr.graphs = tg;
     pr.n_graphs = n_graphs;
     TrainLoop loop = {run_placeto, save_placeto, t, pol, "episode"};
@@ -584,6 +629,8 @@ static int run_train(int argc, char **argv)
         goto done;
     rc = EXIT_OK;
 done:
+    if (!begun)
+        dist_agree(1, &e);
     train_free(t);
     policy_free(pol);
     train_state_done(&ts);

@@ -11,6 +11,7 @@
 
 typedef struct Progress {
     int tty, json;
+    int quiet; /* a rank other than 0 of a distributed run: no output */
     int64_t first, total; /* episode numbers of this run: first+1 .. first+total */
     double t0;
     double recent[TRAIN_BASELINE_WINDOW];
@@ -35,6 +36,15 @@ typedef struct TrainLoop {
 
 int train_cli_loop(const TrainLoop *l, Progress *pr, TrainState *ts, int64_t every, const char *out,
                    const char *curve_path, Err *e);
+/* The ranks of a distributed run (dist.h) agree before training: 0 when
+ * every rank's set-up succeeded (failed 0) and all train on the same graph
+ * files and resumed state; otherwise -1 on every rank with the message of
+ * the first failing rank in e. A rank whose set-up fails before it gets
+ * here calls train_cli_abort instead. One rank: nothing to agree. */
+int train_cli_begin(int failed, const Problem *pb, int n, const TrainState *ts, Err *e);
+/* A set-up failure before train_cli_begin: tells the other ranks, then the
+ * message (rank 0 only) and EXIT_FAIL. */
+int train_cli_abort(Err *e);
 /* The TrainCallback of every trainer: progress, --json lines, the curve (ud: a Progress). */
 void train_cli_on_episode(const TrainReport *r, void *ud);
 /* Set by Ctrl-C or SIGTERM: the trainers' stop flag. */

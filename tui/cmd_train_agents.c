@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cmd_train.h"
+#include "dist.h"
 #include "gdp_io.h"
 #include "gdp_train.h"
 #include "hsdag_io.h"
@@ -75,6 +76,7 @@ static int learned_run(const CliCmd *cmd, const CliArgs *a, const LearnedAgent *
     char **paths = NULL;
     Problem *pb = NULL;
     TrainGraph *tg = NULL;
+    int begun = 0; /* train_cli_begin called */
     if (resume) {
         train_state_done(&ts);
         if (!(net = ag->load(resume, &ts, &n_devices, &n_groups, &e)))
@@ -105,6 +107,9 @@ static int learned_run(const CliCmd *cmd, const CliArgs *a, const LearnedAgent *
         err_prefix(&e, resume ? resume : "policy");
         goto done;
     }
+    begun = 1;
+    if (train_cli_begin(0, pb, n_graphs, &ts, &e) != 0)
+        goto done;
     Progress pr = {0};
     pr.json = cli_get(cmd, a, "json") != NULL;
     pr.first = ts.episodes;
@@ -116,6 +121,8 @@ static int learned_run(const CliCmd *cmd, const CliArgs *a, const LearnedAgent *
         goto done;
     rc = EXIT_OK;
 done:
+    if (!begun)
+        dist_agree(1, &e);
     if (t)
         ag->trainer_free(t);
     if (net)

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "dist.h"
 #include "meta.h"
 #include "nn.h"
 #include "sim.h"
@@ -98,14 +99,40 @@ static void check_stdout(void)
 
 static int dispatch(int argc, char **argv);
 
+/* placeto-mpi (the same program with dist.h's MPI backend): `train` alone,
+ * one process per rank under mpirun; rank 0 prints. */
+static int dispatch_mpi(int argc, char **argv)
+{
+    if (argc >= 2 && strcmp(argv[1], "train") == 0) {
+        nn_blas_init();
+        return cmd_train.run(argc - 1, argv + 1);
+    }
+    if (argc == 2 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)) {
+        if (dist_rank() == 0)
+            printf("placeto-mpi %s (%d ranks)\n", meta_version(), dist_size());
+        return EXIT_OK;
+    }
+    if (dist_rank() == 0)
+        fprintf(stderr, "placeto-mpi: runs `train` only (mpirun -np R placeto-mpi train GRAPH... [OPTIONS]); "
+                        "use placeto for the other commands\n");
+    return EXIT_USAGE;
+}
+
 int main(int argc, char **argv)
 {
+    dist_init(&argc, &argv);
     reserve_std_fds();
     visible_streams();
     signal(SIGXFSZ, SIG_IGN); /* past a file-size limit a write fails (EFBIG) and is reported */
     atexit(check_stdout);
     setlocale(LC_ALL, "");
     setlocale(LC_NUMERIC, "C");
+    if (dist_enabled()) {
+        int rc = dispatch_mpi(argc, argv);
+        fflush(stdout);
+        dist_finalize();
+        return rc;
+    }
     /* the version, the man page and completion words: before BLAS is opened */
     if (argc == 2 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)) {
         printf("placeto %s\n", meta_version());

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist.h"
 #include "par.h"
 
 #include "ppo.h"
@@ -216,18 +217,40 @@ typedef struct PhaseCtx {
     int phase;
 } PhaseCtx;
 
-static void phase_item(void *ctx, int k)
+static void phase_item(void *ctx, int k, int thread)
 {
+    (void)thread;
     PhaseCtx *c = ctx;
     slot_run(c->t, k, c->phase);
 }
 
-/* Runs a phase over the samples on T threads (par_for): every sample's
- * result is its own, so the result does not depend on T. */
+/* What the other ranks need of sample s: its placement, log-probabilities
+ * and simulation (phase 0), its loss and gradient (phase 1). */
+static void phase_io(void *ctx, int s, DistBuf *b)
+{
+    PhaseCtx *c = ctx;
+    GdpTrainer *t = c->t;
+    GSlot *sl = &t->slots[s];
+    size_t G = (size_t)t->graphs[sl->gi].gr->n_groups;
+    if (c->phase == 0) {
+        dist_io(b, sl->place, G * sizeof *sl->place);
+        dist_io(b, sl->lp_old, G * sizeof *sl->lp_old);
+        dist_io(b, &sl->score, sizeof sl->score);
+        dist_io(b, &sl->makespan_us, sizeof sl->makespan_us);
+    } else {
+        dist_io(b, &sl->loss, sizeof sl->loss);
+        dist_io(b, sl->grad ? sl->grad : t->net->p.g, t->net->p.n * sizeof *sl->grad);
+    }
+}
+
+/* Runs a phase over this rank's samples on T threads (par_for_rank; every
+ * sample's result is its own, so the result does not depend on T), then
+ * gives every rank every sample's results (dist_share). */
 static void run_phase(GdpTrainer *t, int phase)
 {
     PhaseCtx c = {t, phase};
-    par_for(t->S, t->T, phase_item, &c);
+    par_for_rank(t->S, t->T, phase_item, &c);
+    dist_share(t->S, phase_io, &c);
 }
 
 int64_t gdp_train_run(GdpTrainer *t, int64_t n, TrainCallback cb, void *ud, volatile int *stop)
@@ -237,7 +260,7 @@ int64_t gdp_train_run(GdpTrainer *t, int64_t n, TrainCallback cb, void *ud, vola
     int K = t->K, S = t->S;
     int64_t done = 0;
     double r[GDP_TRAIN_MAX_SAMPLES], adv[GDP_TRAIN_MAX_SAMPLES];
-    while (done < n && !(stop && *stop)) {
+    while (done < n && !dist_any(stop && *stop)) {
         for (int b = 0; b < t->B; b++) {
             int gi = t->n_graphs > 1 ? (int)rng_below(&ts->rng, (uint64_t)t->n_graphs) : 0;
             for (int k = 0; k < K; k++)

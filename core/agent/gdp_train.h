@@ -28,7 +28,9 @@
  * samples' forwards, simulations and backwards run on up to `threads`
  * threads, each sample with its own work space and gradient, summed in
  * sample order: a run is deterministic per seed and gives the same bits
- * for every thread count. */
+ * for every thread count. Under MPI (dist.h) each rank runs its block of
+ * the samples and receives the others' results: the same bits for every
+ * rank count. */
 #ifndef PLACETO_GDP_TRAIN_H
 #define PLACETO_GDP_TRAIN_H
 

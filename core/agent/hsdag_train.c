@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist.h"
 #include "par.h"
 #include "rnn_train.h"
 
@@ -217,11 +218,10 @@ typedef struct Ctx {
     HsdagTrainer *t;
 } Ctx;
 
-/* Episode k's rollout (thread k % W: par_for's assignment). */
-static void rollout(void *ctx, int k)
+/* Episode k's rollout on thread j. */
+static void rollout(void *ctx, int k, int j)
 {
     HsdagTrainer *t = ((Ctx *)ctx)->t;
-    int j = k % t->W;
     HEpisode *ep = &t->eps[k];
     const HGraph *hg = &t->graphs[ep->gi];
     int G = hg->in->G, F = hg->in->F;
@@ -238,11 +238,27 @@ static void rollout(void *ctx, int k)
     }
 }
 
-/* Item i = k T + s: the gradient of episode k's step s (thread i % W). */
-static void backward(void *ctx, int i)
+/* What the other ranks need of episode k: the states, placements and
+ * simulations of its steps. */
+static void rollout_io(void *ctx, int k, DistBuf *b)
 {
     HsdagTrainer *t = ((Ctx *)ctx)->t;
-    int k = i / t->T, s = i % t->T, j = i % t->W;
+    HEpisode *ep = &t->eps[k];
+    const HsdagInput *in = t->graphs[ep->gi].in;
+    size_t T = (size_t)t->T;
+    dist_io(b, ep->x, T * (size_t)in->G * (size_t)in->F * sizeof *ep->x);
+    dist_io(b, ep->place, T * (size_t)in->G * sizeof *ep->place);
+    dist_io(b, ep->rt, T * sizeof *ep->rt);
+    dist_io(b, ep->us, T * sizeof *ep->us);
+    dist_io(b, ep->score, T * sizeof *ep->score);
+    dist_io(b, ep->lp, T * sizeof *ep->lp);
+}
+
+/* Item i = k T + s: the gradient of episode k's step s, on thread j. */
+static void backward(void *ctx, int i, int j)
+{
+    HsdagTrainer *t = ((Ctx *)ctx)->t;
+    int k = i / t->T, s = i % t->T;
     HEpisode *ep = &t->eps[k];
     const HGraph *hg = &t->graphs[ep->gi];
     size_t GF = (size_t)hg->in->G * (size_t)hg->in->F;
@@ -258,6 +274,13 @@ static void backward(void *ctx, int i)
     hsdag_forward(t->net, hg->in, x, w, HSDAG_SCORE, NULL, place, NULL);
     /* the loss -(R - b) sum_t log pi_t, averaged over the E episodes */
     hsdag_backward(t->net, hg->in, x, w, -adv / t->E, grad);
+}
+
+static void backward_io(void *ctx, int i, DistBuf *b)
+{
+    HsdagTrainer *t = ((Ctx *)ctx)->t;
+    NnParams *p = &t->net->p;
+    dist_io(b, t->grads ? t->grads + (size_t)i * p->n : p->g, p->n * sizeof *p->g);
 }
 
 /* A greedy placement of graph gi from x_0 with the current weights, simulated. */
@@ -283,12 +306,13 @@ int64_t hsdag_train_run(HsdagTrainer *t, int64_t n, TrainCallback cb, void *ud, 
     int E = t->E, T = t->T;
     int64_t done = 0;
     Ctx ctx = {t};
-    while (done < n && !(stop && *stop)) {
+    while (done < n && !dist_any(stop && *stop)) {
         for (int k = 0; k < E; k++)
             t->eps[k].gi = t->n_graphs > 1 ? (int)rng_below(&ts->rng, (uint64_t)t->n_graphs) : 0;
         for (int k = 0; k < E; k++) /* each episode's stream, in order */
             rng_seed(&t->eps[k].rng, rng_next(&ts->rng));
-        par_for(E, t->W, rollout, &ctx);
+        par_for_rank(E, t->W, rollout, &ctx); /* this rank's episodes, then every rank all of them */
+        dist_share(E, rollout_io, &ctx);
         double best_us = INFINITY, last_us = 0, mean_ret = 0, loss = 0;
         for (int k = 0; k < E; k++) { /* bests, returns and baselines in episode order */
             HEpisode *ep = &t->eps[k];
@@ -326,7 +350,8 @@ int64_t hsdag_train_run(HsdagTrainer *t, int64_t n, TrainCallback cb, void *ud, 
             mean_ret += R / E;
             loss += ep->loss / E;
         }
-        par_for(E * T, t->W, backward, &ctx);
+        par_for_rank(E * T, t->W, backward, &ctx);
+        dist_share(E * T, backward_io, &ctx);
         if (t->grads) { /* the steps' gradients summed in (episode, step) order */
             memset(p->g, 0, p->n * sizeof *p->g);
             for (int i = 0; i < E * T; i++) {

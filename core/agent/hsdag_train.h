@@ -34,7 +34,10 @@
  * window, as rnn_train_baseline keeps them). The episodes' rollouts and the
  * steps' backward passes run on up to `threads` threads, each result its
  * own and summed in a fixed order: a run is deterministic per seed and gives
- * the same bits for every thread count. */
+ * the same bits for every thread count. Under MPI (dist.h) each rank runs
+ * its block of the episodes and of the steps, and receives the others'
+ * results (states, placements, gradients): the same bits for every rank
+ * count. */
 #ifndef PLACETO_HSDAG_TRAIN_H
 #define PLACETO_HSDAG_TRAIN_H
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist.h"
 #include "par.h"
 
 void rnn_train_config_default(RnnTrainConfig *cfg)
@@ -236,18 +237,39 @@ typedef struct PhaseCtx {
     int phase;
 } PhaseCtx;
 
-static void phase_item(void *ctx, int k)
+static void phase_item(void *ctx, int k, int thread)
 {
+    (void)thread;
     PhaseCtx *c = ctx;
     slot_run(c->t, k, c->phase);
 }
 
-/* Runs a phase over the samples on T threads (par_for): every sample's
- * result is its own, so the result does not depend on T. */
+/* What the other ranks need of sample k: its decode and simulation (phase
+ * 0), its gradient (phase 1). */
+static void phase_io(void *ctx, int k, DistBuf *b)
+{
+    PhaseCtx *c = ctx;
+    RSlot *sl = &c->t->slots[k];
+    if (c->phase == 0) {
+        dist_io(b, &sl->lp, sizeof sl->lp);
+        dist_io(b, &sl->H, sizeof sl->H);
+        dist_io(b, &sl->score, sizeof sl->score);
+        dist_io(b, &sl->makespan_us, sizeof sl->makespan_us);
+        dist_io(b, &sl->oom, sizeof sl->oom);
+        dist_io(b, sl->place, (size_t)c->t->graphs[c->t->cur].gr->n_groups * sizeof *sl->place);
+    } else {
+        dist_io(b, sl->grad ? sl->grad : c->t->net->p.g, c->t->net->p.n * sizeof *sl->grad);
+    }
+}
+
+/* Runs a phase over this rank's samples on T threads (par_for_rank; every
+ * sample's result is its own, so the result does not depend on T), then
+ * gives every rank every sample's results (dist_share). */
 static void run_phase(RnnTrainer *t, int phase)
 {
     PhaseCtx c = {t, phase};
-    par_for(t->K, t->T, phase_item, &c);
+    par_for_rank(t->K, t->T, phase_item, &c);
+    dist_share(t->K, phase_io, &c);
 }
 
 int64_t rnn_train_run(RnnTrainer *t, int64_t n, TrainCallback cb, void *ud, volatile int *stop)
@@ -256,7 +278,7 @@ int64_t rnn_train_run(RnnTrainer *t, int64_t n, TrainCallback cb, void *ud, vola
     NnParams *p = &t->net->p;
     int K = t->K;
     int64_t done = 0;
-    while (done < n && !(stop && *stop)) {
+    while (done < n && !dist_any(stop && *stop)) {
         t->beta = t->cfg.entropy;
         t->cur = t->n_graphs > 1 ? (int)rng_below(&ts->rng, (uint64_t)t->n_graphs) : 0;
         const RGraph *rg = &t->graphs[t->cur];

@@ -27,7 +27,8 @@
  * gradients run on up to `threads` threads, each sample with its own work
  * space and gradient; the gradients are summed in sample order, so a run
  * is deterministic per seed and gives the same bits for every thread
- * count. */
+ * count. Under MPI (dist.h) each rank runs its block of the samples and
+ * receives the others' results: the same bits for every rank count. */
 #ifndef PLACETO_RNN_TRAIN_H
 #define PLACETO_RNN_TRAIN_H
 

@@ -7,13 +7,22 @@
  * recorded) and applied one after another, one Adam update per episode.
  * Everything random comes from the TrainState's RNG in episode order, so a
  * run is deterministic for a given seed and thread count, and T = 1 is the
- * plain sequential algorithm. */
+ * plain sequential algorithm.
+ *
+ * With R ranks (dist.h) a round has W = R T episodes: rank r rolls out and
+ * differentiates episodes [r T, (r + 1) T) on its T threads, exactly as a
+ * W-thread process does them, and every rank receives every episode's
+ * returns, best placement and gradient (dist_share), so that all ranks
+ * apply the same round in the same order: the weights depend on W, not on
+ * how it is split into ranks and threads. */
 #include "train.h"
 
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "dist.h"
 
 #define ENTROPY_EPS 1e-3f
 
@@ -125,6 +134,10 @@ typedef struct Slot {
     int len, cap_len;
     float *grad;
     double loss;
+    /* the episode's outcome, on every rank (the owner's Episode is only on its rank) */
+    double best_score, best_runtime_us, runtime_us;
+    int64_t best_at, simulations;
+    int *best_device; /* the largest grouping's size */
 } Slot;
 
 struct Trainer {
@@ -134,7 +147,8 @@ struct Trainer {
     const TrainGraph *graphs;
     int n_graphs;
     const Cluster *c;
-    int T;
+    int T, W;   /* threads of this rank; episodes of a round (T times the ranks) */
+    int lo, hi; /* this rank's episodes of a round */
     Slot *slots;
 };
 
@@ -196,11 +210,18 @@ Trainer *train_new(Policy *pol, TrainState *ts, const TrainConfig *cfg, const Tr
     t->n_graphs = n_graphs;
     t->c = c;
     t->T = cfg->threads;
-    t->slots = xnew_array((size_t)t->T, sizeof *t->slots);
-    for (int s = 0; s < t->T; s++) {
+    t->W = t->T * dist_size();
+    dist_span(t->W, &t->lo, &t->hi);
+    int maxg = 1;
+    for (int i = 0; i < n_graphs; i++)
+        if (graphs[i].gr->n_groups > maxg)
+            maxg = graphs[i].gr->n_groups;
+    t->slots = xnew_array((size_t)t->W, sizeof *t->slots);
+    for (int s = 0; s < t->W; s++) {
         t->slots[s].eps = xnew_array((size_t)n_graphs, sizeof *t->slots[s].eps);
         t->slots[s].works = xnew_array((size_t)n_graphs, sizeof *t->slots[s].works);
         t->slots[s].grad = xnew_array(pol->p.n, sizeof *t->slots[s].grad);
+        t->slots[s].best_device = xnew_array((size_t)maxg, sizeof *t->slots[s].best_device);
     }
     ts->adam.lr = cfg->lr;
     return t;
@@ -210,7 +231,7 @@ void train_free(Trainer *t)
 {
     if (!t)
         return;
-    for (int s = 0; s < t->T; s++) {
+    for (int s = 0; s < t->W; s++) {
         Slot *sl = &t->slots[s];
         for (int i = 0; i < t->n_graphs; i++) {
             episode_free(sl->eps[i]);
@@ -225,6 +246,7 @@ void train_free(Trainer *t)
         free(sl->ret);
         free(sl->adv);
         free(sl->grad);
+        free(sl->best_device);
     }
     free(t->slots);
     free(t);
@@ -244,15 +266,11 @@ static Episode *slot_episode(Trainer *t, Slot *sl, int gi)
     return sl->eps[gi];
 }
 
-/* Rolls out one episode with sampling, recording what the update needs. */
-static void rollout(Trainer *t, Slot *sl)
+/* Room for len steps in sl's per-step arrays. */
+static void slot_reserve(Slot *sl, int len)
 {
-    Episode *ep = sl->eps[sl->gi];
-    PolicyWork *w = sl->works[sl->gi];
-    episode_reset(ep, sl->seed, sl->init);
-    size_t nf = (size_t)ep->n_groups * (size_t)ep->n_features;
-    if (sl->cap_len < ep->n_order) {
-        sl->cap_len = ep->n_order;
+    if (sl->cap_len < len) {
+        sl->cap_len = len;
         size_t L = (size_t)sl->cap_len;
         sl->v = xrealloc_array(sl->v, L, sizeof *sl->v);
         sl->act = xrealloc_array(sl->act, L, sizeof *sl->act);
@@ -260,6 +278,16 @@ static void rollout(Trainer *t, Slot *sl)
         sl->ret = xrealloc_array(sl->ret, L, sizeof *sl->ret);
         sl->adv = xrealloc_array(sl->adv, L, sizeof *sl->adv);
     }
+}
+
+/* Rolls out one episode with sampling, recording what the update needs. */
+static void rollout(Trainer *t, Slot *sl)
+{
+    Episode *ep = sl->eps[sl->gi];
+    PolicyWork *w = sl->works[sl->gi];
+    episode_reset(ep, sl->seed, sl->init);
+    size_t nf = (size_t)ep->n_groups * (size_t)ep->n_features;
+    slot_reserve(sl, ep->n_order);
     if (sl->cap_feats < (size_t)ep->n_order * nf) {
         sl->cap_feats = (size_t)ep->n_order * nf;
         sl->feats = xrealloc_array(sl->feats, sl->cap_feats, sizeof *sl->feats);
@@ -278,6 +306,12 @@ static void rollout(Trainer *t, Slot *sl)
         acc = sl->rew[k] + t->cfg.gamma * acc;
         sl->ret[k] = acc;
     }
+    sl->best_score = ep->best_score;
+    sl->best_runtime_us = ep->best_runtime_us;
+    sl->runtime_us = ep->runtime_us;
+    sl->best_at = ep->best_at;
+    sl->simulations = ep->simulations;
+    memcpy(sl->best_device, ep->best_device, (size_t)ep->n_groups * sizeof *sl->best_device);
 }
 
 /* The episode's gradient of -(R_t - b_t) log pi(a_t) - beta H(pi) summed
@@ -329,28 +363,57 @@ static void *job_run(void *arg)
     return NULL;
 }
 
-static void run_phase(Trainer *t, int count, int phase)
+/* What the other ranks need of episode s: its returns and outcome (phase
+ * 0), its loss and gradient (phase 1). */
+static void slot_io(void *ctx, int s, DistBuf *b)
+{
+    const Job *j = ctx;
+    Trainer *t = j->t;
+    Slot *sl = &t->slots[s];
+    if (j->phase == 1) {
+        dist_io(b, &sl->loss, sizeof sl->loss);
+        dist_io(b, sl->grad, t->pol->p.n * sizeof *sl->grad);
+        return;
+    }
+    dist_io(b, &sl->len, sizeof sl->len);
+    if (b->reading)
+        slot_reserve(sl, sl->len);
+    dist_io(b, sl->ret, (size_t)sl->len * sizeof *sl->ret);
+    dist_io(b, &sl->best_score, sizeof sl->best_score);
+    dist_io(b, &sl->best_runtime_us, sizeof sl->best_runtime_us);
+    dist_io(b, &sl->runtime_us, sizeof sl->runtime_us);
+    dist_io(b, &sl->best_at, sizeof sl->best_at);
+    dist_io(b, &sl->simulations, sizeof sl->simulations);
+    dist_io(b, sl->best_device, (size_t)t->graphs[sl->gi].gr->n_groups * sizeof *sl->best_device);
+}
+
+/* Runs a phase on this rank's episodes, one thread each, then gives every
+ * rank every episode's results. */
+static void run_phase(Trainer *t, int phase)
 {
     Job jobs[256];
     pthread_t th[256];
     int started[256];
+    int lo = t->lo, count = t->hi - t->lo;
     for (int s = 0; s < count; s++) {
-        jobs[s] = (Job){t, &t->slots[s], phase};
+        jobs[s] = (Job){t, &t->slots[lo + s], phase};
         started[s] = 0;
     }
+    Job share = {t, NULL, phase};
     if (count == 1) {
         job_run(&jobs[0]);
-        return;
+    } else {
+        for (int s = 1; s < count; s++)
+            started[s] = pthread_create(&th[s], NULL, job_run, &jobs[s]) == 0;
+        job_run(&jobs[0]);
+        for (int s = 1; s < count; s++) {
+            if (started[s])
+                pthread_join(th[s], NULL);
+            else
+                job_run(&jobs[s]); /* no thread: run it here, same result */
+        }
     }
-    for (int s = 1; s < count; s++)
-        started[s] = pthread_create(&th[s], NULL, job_run, &jobs[s]) == 0;
-    job_run(&jobs[0]);
-    for (int s = 1; s < count; s++) {
-        if (started[s])
-            pthread_join(th[s], NULL);
-        else
-            job_run(&jobs[s]); /* no thread: run it here, same result */
-    }
+    dist_share(t->W, slot_io, &share);
 }
 
 static double beta_at(const TrainConfig *cfg, int64_t episode)
@@ -405,14 +468,15 @@ int64_t train_run(Trainer *t, int64_t n_episodes, TrainCallback cb, void *ud, vo
 {
     TrainState *ts = t->ts;
     int64_t done = 0;
-    while (done < n_episodes && !(stop && *stop)) {
-        int T = t->T;
+    while (done < n_episodes && !dist_any(stop && *stop)) {
+        int T = t->W;
         for (int s = 0; s < T; s++) {
             Slot *sl = &t->slots[s];
             sl->gi = t->n_graphs > 1 ? (int)rng_below(&ts->rng, (uint64_t)t->n_graphs) : 0;
             sl->seed = rng_next(&ts->rng);
             sl->beta = beta_at(&t->cfg, ts->episodes + s);
-            slot_episode(t, sl, sl->gi);
+            if (s >= t->lo && s < t->hi)
+                slot_episode(t, sl, sl->gi);
             sl->init = NULL;
             if (t->cfg.env.init == EPISODE_INIT_GIVEN) {
                 const Graph *g = t->graphs[sl->gi].g;
@@ -421,28 +485,28 @@ int64_t train_run(Trainer *t, int64_t n_episodes, TrainCallback cb, void *ud, vo
                     sl->init = b->group_device;
             }
         }
-        run_phase(t, T, 0);
+        run_phase(t, 0);
         for (int s = 0; s < T; s++) {
             baseline(ts, &t->slots[s]);
             if (t->cfg.normalize_adv)
                 normalize(&t->slots[s]);
         }
-        run_phase(t, T, 1);
+        run_phase(t, 1);
         for (int s = 0; s < T; s++) {
             Slot *sl = &t->slots[s];
-            Episode *ep = sl->eps[sl->gi];
+            int G = t->graphs[sl->gi].gr->n_groups;
             memcpy(t->pol->p.g, sl->grad, t->pol->p.n * sizeof *sl->grad);
             double norm = nn_clip_grad(t->pol->p.g, t->pol->p.n, t->cfg.clip);
             nn_adam_step(&ts->adam, &t->pol->p);
             const Graph *g = t->graphs[sl->gi].g;
-            TrainBest *b = train_best_for(ts, g->name, g->checksum, ep->n_groups);
-            if (ep->best_score < b->score) {
-                b->score = ep->best_score;
-                b->runtime_us = ep->best_runtime_us;
-                memcpy(b->group_device, ep->best_device, (size_t)ep->n_groups * sizeof *b->group_device);
-                b->found_after = ts->simulations + ep->best_at;
+            TrainBest *b = train_best_for(ts, g->name, g->checksum, G);
+            if (sl->best_score < b->score) {
+                b->score = sl->best_score;
+                b->runtime_us = sl->best_runtime_us;
+                memcpy(b->group_device, sl->best_device, (size_t)G * sizeof *b->group_device);
+                b->found_after = ts->simulations + sl->best_at;
             }
-            ts->simulations += ep->simulations;
+            ts->simulations += sl->simulations;
             ts->episodes++;
             ts->entropy = sl->beta;
             done++;
@@ -450,8 +514,8 @@ int64_t train_run(Trainer *t, int64_t n_episodes, TrainCallback cb, void *ud, vo
                 TrainReport r;
                 r.episode = ts->episodes;
                 r.graph = sl->gi;
-                r.runtime_us = ep->best_runtime_us;
-                r.final_runtime_us = ep->runtime_us;
+                r.runtime_us = sl->best_runtime_us;
+                r.final_runtime_us = sl->runtime_us;
                 r.ret = sl->len > 0 ? sl->ret[0] : 0;
                 r.loss = sl->loss;
                 r.grad_norm = norm;

@@ -63,7 +63,8 @@ typedef struct TrainConfig {
     double gamma;         /* discount of the returns (1: the reference's undiscounted sum) */
     int normalize_adv;    /* divide each episode's advantages by their standard deviation */
     double temperature;   /* the policy trained is softmax(logits / temperature) (1) */
-    int threads;          /* rollouts in parallel; results depend on it, deterministically */
+    int threads;          /* rollouts in parallel (per rank); results depend on it times the ranks,
+                             deterministically */
     uint64_t seed;
 } TrainConfig;
 
@@ -113,9 +114,10 @@ Trainer *train_new(Policy *pol, TrainState *ts, const TrainConfig *cfg, const Tr
 void train_best_verify(TrainState *ts, const EpisodeConfig *env, const TrainGraph *graphs, int n_graphs,
                        const Cluster *c);
 void train_free(Trainer *t);
-/* Runs n_episodes more episodes (rounded up to a multiple of the thread
- * count), calling cb after each one in episode order. A nonzero *stop (set by
- * another thread or a signal handler) ends the run after the current round.
+/* Runs n_episodes more episodes (rounded up to a multiple of the round, the
+ * thread count times the ranks, dist.h), calling cb after each one in
+ * episode order (on every rank). A nonzero *stop (set by another thread or
+ * a signal handler, on any rank) ends the run after the current round.
  * Returns the episodes run. */
 int64_t train_run(Trainer *t, int64_t n_episodes, TrainCallback cb, void *ud, volatile int *stop);
 

@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# `mpirun -np R placeto-mpi train ...`: data-parallel training on localhost.
+# For every learned agent (placeto, rnn, gdp, hsdag) the policy file of R
+# ranks x T threads is byte-identical to the plain program's with R T
+# threads (one graph and a family); inception_v3 trains on 2 ranks; a
+# checkpoint resumes on another rank count with the bytes of an
+# uninterrupted run; a rank killed mid-run ends the job within seconds
+# with the last checkpoint intact (and resumable); a graph one rank cannot
+# read ends every rank with that file's error, printed once; rank 0 alone
+# prints; the plain program links no MPI and refuses to run as several
+# ranks. MPI missing is a failure (tests/deps.sh installs it). The MPI runs
+# are not wrapped in valgrind (Open MPI's own start-up is not valgrind-clean),
+# and under `make asan` LeakSanitizer is off in this script (Open MPI's
+# plug-ins leave blocks that LeakSanitizer cannot even name, as they are
+# unloaded at MPI_Finalize); AddressSanitizer and UBSan still check every
+# run, and the other scripts check the trainers' leaks in the plain program.
+# Prints "mpi: N passed, M failed".
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/cli/lib_cli.sh
+. tests/cli/lib_cli.sh
+
+mprog=${prog}-mpi
+mpi_limit=60
+mpirun_flags=(--oversubscribe)
+[ "$(id -u)" -eq 0 ] && mpirun_flags+=(--allow-run-as-root)
+export OMPI_MCA_btl_base_warn_component_unused=0
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+
+# mrun R ARGS...: placeto-mpi ARGS on R ranks; rc, cmd, $tmp/out, $tmp/err like run
+mrun() {
+    local r=$1
+    shift
+    cmd="mpirun -np $r $mprog $*"
+    timeout "$mpi_limit" mpirun "${mpirun_flags[@]}" -np "$r" "$mprog" "$@" > "$tmp/out" 2> "$tmp/err" < /dev/null
+    rc=$?
+}
+
+# plain T ARGS...: the plain program with T threads (no wrapper: the
+# reference bytes, not a test of the plain program)
+plain() {
+    local t=$1
+    shift
+    cmd="$prog $* --threads $t"
+    timeout "$mpi_limit" "$prog" "$@" --threads "$t" > "$tmp/out" 2> "$tmp/err" < /dev/null
+    rc=$?
+}
+
+if ! command -v mpirun > /dev/null || [ ! -x "$mprog" ]; then
+    cmd="mpirun / $mprog"; rc=1
+    : > "$tmp/out"; : > "$tmp/err"
+    fail "mpi available" "mpirun or $mprog missing (make deps; make mpi)"
+    echo "mpi: $passed passed, $failed failed"
+    exit 1
+fi
+
+# the plain program: no libmpi, trains without mpirun
+cmd="ldd $prog"; rc=0; ldd "$prog" > "$tmp/out" 2>&1; : > "$tmp/err"
+if grep -q libmpi "$tmp/out"; then fail "plain has no MPI" "libmpi linked"; else pass; fi
+run train graphs/toy/crown.json --episodes 2 -o "$tmp/plain.json"
+expect_rc "plain train" 0 && pass
+
+g=graphs/toy/crown.json
+fam=(graphs/toy/crown.json graphs/toy/chain.json graphs/toy/diamond.json)
+declare -A agent_opts=(
+    [placeto]="--episodes 8"
+    [rnn]="--agent rnn --hidden 8 --samples-per-update 4 --episodes 4 --greedy-every 2"
+    [gdp]="--agent gdp --hidden 8 --heads 2 --samples-per-update 3 --batch-graphs 2 --episodes 3 --greedy-every 2"
+    [hsdag]="--agent hsdag --hidden 8 --steps 3 --episodes-per-update 3 --episodes 3 --greedy-every 2 --baseline ema"
+)
+
+# same NAME R T GRAPHS... -- OPTS...: R ranks x T threads == the plain program with R T threads
+same() {
+    local name=$1 r=$2 t=$3
+    shift 3
+    plain $((r * t)) train "$@" -o "$tmp/ref.json"
+    expect_rc "$name (plain, $((r * t)) threads)" 0 || return
+    mrun "$r" train "$@" --threads "$t" -o "$tmp/mpi.json"
+    expect_rc "$name ($r ranks x $t threads)" 0 || return
+    if cmp -s "$tmp/ref.json" "$tmp/mpi.json"; then pass; else fail "$name" "$r x $t ranks differ from $((r * t)) threads"; fi
+}
+
+for a in placeto rnn gdp hsdag; do
+    # shellcheck disable=SC2086  # the options are words
+    same "$a 2x1 = 1x2" 2 1 "$g" ${agent_opts[$a]} --seed 3
+    # shellcheck disable=SC2086
+    same "$a 2x2 = 1x4" 2 2 "$g" ${agent_opts[$a]} --seed 4
+    # shellcheck disable=SC2086
+    same "$a family 2x1 = 1x2" 2 1 "${fam[@]}" ${agent_opts[$a]} --seed 5
+done
+# three ranks: blocks of unequal sizes (4 samples over 3 ranks)
+same "rnn 3x1 = 1x3" 3 1 "$g" --agent rnn --hidden 8 --samples-per-update 4 --episodes 3 --seed 6
+
+# rank 0 alone prints: one progress line per episode, one summary
+mrun 2 train "$g" --episodes 4 -o "$tmp/quiet.json"
+if expect_rc "progress" 0; then
+    n=$(grep -c "^episode 4/4" "$tmp/err"); s=$(grep -c "^placeto: 4 episodes" "$tmp/err")
+    if [ "$n" = 1 ] && [ "$s" = 1 ]; then pass; else fail "rank 0 prints" "$n final progress lines, $s summaries"; fi
+fi
+
+# inception_v3 on 2 ranks: a couple of updates, Placeto and a comparator
+inc=graphs/inception_v3.json
+same "inception_v3 placeto 2x1" 2 1 "$inc" --episodes 2 --seed 7
+same "inception_v3 gdp 2x1" 2 1 "$inc" --agent gdp --hidden 16 --samples-per-update 4 --epochs 1 --episodes 1 --seed 7
+
+# resume on another rank count: 6 episodes on 2 ranks, 4 more on 1 rank x 2
+# threads == 10 uninterrupted (the round has 2 episodes either way)
+mrun 2 train "$g" --episodes 6 --seed 8 -o "$tmp/r6.json"
+if expect_rc "resume: first part" 0; then
+    mrun 1 train "$g" --episodes 4 --threads 2 --resume "$tmp/r6.json" -o "$tmp/r10.json"
+    if expect_rc "resume: second part" 0; then
+        plain 2 train "$g" --episodes 10 --seed 8 -o "$tmp/u10.json"
+        if cmp -s "$tmp/r10.json" "$tmp/u10.json"; then pass; else fail "resume 2 ranks -> 1" "differs from 10 uninterrupted"; fi
+    fi
+fi
+mrun 1 train "$g" ${agent_opts[rnn]} --seed 9 -o "$tmp/n4.json"
+if expect_rc "resume rnn: first part" 0; then
+    mrun 2 train "$g" --agent rnn --samples-per-update 4 --greedy-every 2 --episodes 3 --threads 2 \
+        --resume "$tmp/n4.json" -o "$tmp/n7.json"
+    if expect_rc "resume rnn: second part" 0; then
+        plain 1 train "$g" --agent rnn --hidden 8 --samples-per-update 4 --episodes 7 --greedy-every 2 --seed 9 \
+            -o "$tmp/u7.json"
+        if cmp -s "$tmp/n7.json" "$tmp/u7.json"; then pass; else fail "resume rnn 1 rank -> 2" "differs from 7 uninterrupted"; fi
+    fi
+fi
+
+# a rank killed mid-run (kill -9 rank 1 of a long run that checkpoints
+# every 2 episodes): the job ends within seconds with mpirun's or our
+# message, the policy file is the last whole checkpoint, and resuming it on
+# 1 rank x 2 threads gives the bytes of an uninterrupted 1 x 2 run
+rm -f "$tmp/k.json"
+cmd="mpirun -np 2 $mprog train $inc --episodes 2000 --checkpoint-every 2 -o $tmp/k.json; kill -9 rank 1"
+timeout "$mpi_limit" mpirun "${mpirun_flags[@]}" -np 2 "$mprog" train "$inc" --episodes 2000 --checkpoint-every 2 \
+    --seed 10 -o "$tmp/k.json" > "$tmp/out" 2> "$tmp/err" < /dev/null &
+job=$!
+for _ in $(seq 1 300); do [ -s "$tmp/k.json" ] && break; sleep 0.1; done
+sleep 0.5
+victim=""
+for p in $(pgrep -f "placeto-mpi train $inc .*$tmp/k.json"); do
+    tr '\0' '\n' < "/proc/$p/environ" 2> /dev/null | grep -qx OMPI_COMM_WORLD_RANK=1 && victim=$p
+done
+if [ -z "$victim" ]; then
+    kill "$job" 2> /dev/null; wait "$job"; rc=$?
+    fail "killed rank" "no rank 1 process found (checkpoint written: $([ -s "$tmp/k.json" ] && echo yes || echo no))"
+else
+    t0=$(date +%s)
+    kill -9 "$victim"
+    wait "$job"; rc=$?
+    took=$(($(date +%s) - t0))
+    if [ "$rc" -eq 124 ]; then fail "killed rank" "the job hung ($mpi_limit s)"
+    elif [ "$took" -gt 10 ]; then fail "killed rank" "the job took $took s to end"
+    elif [ "$rc" -eq 0 ]; then fail "killed rank" "exit status 0"
+    elif ! grep -qE "rank 1 .*(signal 9|Killed)|placeto: rank [0-9]+: " "$tmp/err"; then fail "killed rank" "no message naming the dead rank"
+    else pass; fi
+    pycheck "killed rank: checkpoint intact" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = d["training"]
+assert t["episodes"] >= 2 and t["episodes"] % 2 == 0, t["episodes"]
+open(sys.argv[2], "w").write(str(t["episodes"]))
+' "$tmp/k.json" "$tmp/k.episodes"
+    if [ -s "$tmp/k.episodes" ]; then
+        done_eps=$(cat "$tmp/k.episodes")
+        mrun 1 train "$inc" --threads 2 --episodes 4 --resume "$tmp/k.json" -o "$tmp/k2.json"
+        if expect_rc "killed rank: resume on 1 rank" 0; then
+            plain 2 train "$inc" --episodes $((done_eps + 4)) --seed 10 -o "$tmp/ku.json"
+            if cmp -s "$tmp/k2.json" "$tmp/ku.json"; then pass; else
+                fail "killed rank: resume" "differs from $((done_eps + 4)) uninterrupted episodes"; fi
+        fi
+    fi
+fi
+
+# a graph a rank cannot read: every rank exits with that file's error,
+# printed once (by rank 0), on every rank, or on rank 1 alone (mpirun's
+# MPMD form gives rank 1 other arguments)
+missing=$tmp/no_such_graph.json
+# once NAME: exit status 1, the file's error exactly once
+once() {
+    expect_rc "$1" 1 || return
+    local n
+    n=$(grep -c "placeto: $missing: cannot open" "$tmp/err")
+    if [ "$n" = 1 ]; then pass; else fail "$1" "the error printed $n times"; fi
+}
+mrun 2 train "$missing" --episodes 2 -o "$tmp/x.json"
+once "missing graph on every rank"
+cmd="mpirun -np 1 $mprog train $g : -np 1 $mprog train $missing"
+timeout "$mpi_limit" mpirun "${mpirun_flags[@]}" -np 1 "$mprog" train "$g" --episodes 2 -o "$tmp/x.json" : \
+    -np 1 "$mprog" train "$missing" --episodes 2 -o "$tmp/x.json" > "$tmp/out" 2> "$tmp/err" < /dev/null
+rc=$?
+once "missing graph on rank 1"
+cmd="mpirun -np 1 $mprog train --agent gdp $missing : -np 1 $mprog train --agent gdp $g"
+timeout "$mpi_limit" mpirun "${mpirun_flags[@]}" -np 1 "$mprog" train "$missing" --agent gdp --episodes 2 \
+    -o "$tmp/x.json" : -np 1 "$mprog" train "$g" --agent gdp --episodes 2 -o "$tmp/x.json" > "$tmp/out" 2> "$tmp/err" < /dev/null
+rc=$?
+once "gdp: missing graph on rank 0"
+# other files at the same path on another host: refused, not trained
+cmd="mpirun -np 1 $mprog train $g : -np 1 $mprog train graphs/toy/chain.json"
+timeout "$mpi_limit" mpirun "${mpirun_flags[@]}" -np 1 "$mprog" train "$g" --episodes 2 -o "$tmp/x.json" : \
+    -np 1 "$mprog" train graphs/toy/chain.json --episodes 2 -o "$tmp/x.json" > "$tmp/out" 2> "$tmp/err" < /dev/null
+rc=$?
+if expect_rc "ranks on other files" 1; then
+    if grep -q "ranks disagree on the graph files" "$tmp/err"; then pass; else fail "ranks on other files" "no message"; fi
+fi
+
+# placeto-mpi runs train only; the plain program refuses to be several ranks
+mrun 2 info "$g"
+if expect_rc "placeto-mpi info" 2; then
+    if [ "$(grep -c "runs \`train\` only" "$tmp/err")" = 1 ]; then pass; else fail "placeto-mpi info" "no single message"; fi
+fi
+cmd="mpirun -np 2 $prog train $g"
+timeout "$mpi_limit" mpirun "${mpirun_flags[@]}" -np 2 "$prog" train "$g" -o "$tmp/x.json" > "$tmp/out" 2> "$tmp/err" < /dev/null
+rc=$?
+if expect_rc "plain under mpirun" 2; then
+    if grep -q "run placeto-mpi" "$tmp/err"; then pass; else fail "plain under mpirun" "no message"; fi
+fi
+
+echo "mpi: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
