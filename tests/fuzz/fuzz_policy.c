@@ -1,9 +1,11 @@
-/* libFuzzer target: the policy loaders of the three agents (Placeto's
- * policy_load_text, the RNN placer's rnn_policy_load_text and GDP's
- * gdp_policy_load_text), each with and without a training state to fill:
+/* libFuzzer target: the policy loaders of the four agents (Placeto's
+ * policy_load_text, the RNN placer's rnn_policy_load_text, GDP's
+ * gdp_policy_load_text and HSDAG's hsdag_policy_load_text), each with and
+ * without a training state to fill:
  * every input either loads or fails with a message. */
 #include "fuzz.h"
 #include "gdp_io.h"
+#include "hsdag_io.h"
 #include "policy_io.h"
 #include "rnn_io.h"
 #include "train.h"
@@ -34,6 +36,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gdp_free(gn);
     train_state_done(&ts);
     gdp_free(gdp_policy_load_text("fuzz.json", text, size, NULL, &eg));
+    Err eh = {{0}};
+    HsdagNet *hn = hsdag_policy_load_text("fuzz.json", text, size, &ts, &eh);
+    if (!hn && !eh.msg[0])
+        fuzz_fail("hsdag_policy_load_text failed without a message");
+    hsdag_free(hn);
+    train_state_done(&ts);
+    hsdag_free(hsdag_policy_load_text("fuzz.json", text, size, NULL, &eh));
     free(text);
     return 0;
 }
