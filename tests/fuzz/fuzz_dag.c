@@ -128,7 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (G->width < 0 || G->height < 0)
             fuzz_fail("zoom %d: canvas %d x %d", zoom, G->width, G->height);
         DagView v = {zoom, vx, vy, {dx, dy, gw - dx / 2, gh - dy / 2}, (flags & 4) ? (const char *const *)labels : NULL,
-                     device, style, crit, (flags >> 3) & 1};
+                     device, style, crit, (flags >> 3) & 1, (flags & 16) ? device : NULL}; /* palette indices too */
         grid_clear(g);
         dag_render(L, &v, g);
         if (g->clip.x != 0 || g->clip.y != 0 || g->clip.w != gw || g->clip.h != gh)
