@@ -202,7 +202,7 @@ $(UNIT): $(TEST_OBJ) $(UNIT_TUI) $(LIBLAY) $(LIBCORE)
 # the benchmark drives the explorer's App headless: the explorer without the
 # commands, main and the curses backend
 BENCH_TUI := $(filter-out $(BUILD)/tui/main.o $(BUILD)/tui/term.o $(BUILD)/tui/cmd_%.o,$(TUI_OBJ))
-$(BENCH): $(BUILD)/bench/bench.o $(BUILD)/bench/bench_sim.o $(BUILD)/bench/bench_gdp.o $(BUILD)/tests/unit/testutil.o $(BUILD)/tests/unit/gen.o $(BENCH_TUI) $(LIBLAY) $(LIBCORE)
+$(BENCH): $(BUILD)/bench/bench.o $(BUILD)/bench/bench_sim.o $(BUILD)/bench/bench_gdp.o $(BUILD)/bench/bench_hsdag.o $(BUILD)/tests/unit/testutil.o $(BUILD)/tests/unit/gen.o $(BENCH_TUI) $(LIBLAY) $(LIBCORE)
 	@echo "  LINK    $@"
 	@$(CC) $(OPT) $(SAN) -o $@ $^ $(LDLIBS)
 

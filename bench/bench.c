@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "bench_gdp.h"
+#include "bench_hsdag.h"
 #include "bench_sim.h"
 #include "bound.h"
 #include "dag.h"
@@ -243,7 +244,7 @@ static double layout_seconds(int n, const int *off, const int *succ, int *vert, 
         DagLayout *L = dag_layout(n, off, succ, NULL);
         const DagGeom *G = &L->geom[DAG_FULL];
         Grid *g = grid_new(G->width, G->height);
-        DagView v = {DAG_FULL, 0, 0, {0, 0, G->width, G->height}, NULL, NULL, NULL, NULL, 0};
+        DagView v = {DAG_FULL, 0, 0, {0, 0, G->width, G->height}, NULL, NULL, NULL, NULL, 0, NULL};
         dag_render(L, &v, g);
         t[k] = util_now() - t0;
         *vert = L->n_vert;
@@ -471,7 +472,7 @@ static void bench_extreme(void)
 }
 
 /* build/placeto-bench [--sim-dir DIR] [PART...]: the parts named (explorer,
- * agent, gaps, sim, inc, group, layout, extreme, gdp), or all of them. With --sim-dir,
+ * agent, gaps, sim, inc, group, layout, extreme, gdp, hsdag), or all of them. With --sim-dir,
  * the simulator's table goes to DIR for bench/bench_sim.py (bench_sim.h). */
 static int want(int argc, char **argv, const char *part)
 {
@@ -534,5 +535,7 @@ int main(int argc, char **argv)
         bench_gdp_scale(50000);
         bench_gdp_scale(100000);
     }
+    if (want(argc, argv, "hsdag"))
+        bench_hsdag();
     return 0;
 }
