@@ -371,20 +371,8 @@ int64_t hsdag_train_run(HsdagTrainer *t, int64_t n, TrainCallback cb, void *ud, 
         TrainBest *b0 = train_best_for(ts, hg->g->name, hg->g->checksum, hg->gr->n_groups);
         if (t->cfg.greedy_every > 0 && ts->episodes % t->cfg.greedy_every == 0)
             greedy_probe(t, g0, b0);
-        if (cb) {
-            TrainReport rep;
-            rep.episode = ts->episodes;
-            rep.graph = g0;
-            rep.runtime_us = best_us;
-            rep.final_runtime_us = last_us;
-            rep.ret = mean_ret;
-            rep.loss = loss;
-            rep.grad_norm = norm;
-            rep.best_runtime_us = b0->runtime_us;
-            rep.simulations = ts->simulations;
-            rep.entropy = 0;
-            cb(&rep, ud);
-        }
+        if (cb)
+            cb(&(TrainReport){ts->episodes, g0, best_us, last_us, mean_ret, loss, norm, b0->runtime_us, ts->simulations, 0}, ud);
     }
     return done;
 }

@@ -331,20 +331,9 @@ int64_t rnn_train_run(RnnTrainer *t, int64_t n, TrainCallback cb, void *ud, vola
         done++;
         if (t->cfg.greedy_every > 0 && ts->episodes % t->cfg.greedy_every == 0)
             greedy_probe(t, b);
-        if (cb) {
-            TrainReport rep;
-            rep.episode = ts->episodes;
-            rep.graph = t->cur;
-            rep.runtime_us = best_us;
-            rep.final_runtime_us = last_us;
-            rep.ret = -cost;
-            rep.loss = loss;
-            rep.grad_norm = norm;
-            rep.best_runtime_us = b->runtime_us;
-            rep.simulations = ts->simulations;
-            rep.entropy = t->beta;
-            cb(&rep, ud);
-        }
+        if (cb)
+            cb(&(TrainReport){ts->episodes, t->cur, best_us, last_us, -cost, loss, norm, b->runtime_us,
+                              ts->simulations, t->beta}, ud);
     }
     return done;
 }
