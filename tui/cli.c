@@ -262,14 +262,16 @@ int cli_problem(const CliCmd *cmd, const CliArgs *a, const char *graph_path, lon
 {
     memset(s, 0, sizeof *s);
     long groups = 0, sd = 0, devs = 0;
-    if (cli_int(cmd, a, "groups", 1, max_groups, 0, &groups) ||
+    const char *gs = cli_get(cmd, a, "groups");
+    int chains = gs && strcmp(gs, "chains") == 0; /* HSDAG's coarsening instead of a count */
+    if ((!chains && cli_int(cmd, a, "groups", 1, max_groups, 0, &groups)) ||
         (seed && cli_int(cmd, a, "seed", 0, 1L << 62, seed_default, &sd)) ||
         cli_int(cmd, a, "devices", 1, CLUSTER_MAX_DEVICES, 0, &devs))
         return EXIT_USAGE;
     s->graph_path = graph_path;
     s->cluster_path = cli_get(cmd, a, "cluster");
     s->n_devices = (int)devs;
-    s->groups = (int)groups;
+    s->groups = chains ? GROUP_CHAINS : (int)groups;
     if (seed)
         *seed = (uint64_t)sd;
     return 0;

@@ -75,7 +75,7 @@ int cli_double(const CliCmd *cmd, const CliArgs *a, const char *name, double min
  * reads them. cli_parse refuses --cluster with --devices. */
 #define CLI_OPT_CLUSTER {"cluster", 'c', "FILE", "cluster file (instead of --devices)"}
 #define CLI_OPT_DEVICES {"devices", 'n', "N", "N default devices: /GPU:0.., the Placeto simulator's parameters (default: a given policy's or placement's count, else 2)"}
-#define CLI_OPT_GROUPS {"groups", 'g', "G", "target group count (default: by graph size)"}
+#define CLI_OPT_GROUPS {"groups", 'g', "G", "target group count (default: by graph size), or chains: HSDAG's coarsening"}
 #define CLI_OPT_SEED(def) {"seed", 's', "S", "seed of everything random (default " def ")"}
 #define CLI_PROBLEM_OPTS(seed_default) CLI_OPT_CLUSTER, CLI_OPT_DEVICES, CLI_OPT_GROUPS, CLI_OPT_SEED(seed_default)
 

@@ -85,7 +85,10 @@ static void print_text(const Graph *g, const Grouping *gr, double cp, const int 
     }
     printf("ops            %d\n", g->n_nodes);
     printf("edges          %d\n", g->n_edges);
-    printf("groups         %d (target %d), %d group edges\n", gr->n_groups, gr->target, gr->n_edges);
+    if (gr->target == GROUP_CHAINS)
+        printf("groups         %d (HSDAG's chain coarsening), %d group edges\n", gr->n_groups, gr->n_edges);
+    else
+        printf("groups         %d (target %d), %d group edges\n", gr->n_groups, gr->target, gr->n_edges);
     printf("total cost     %s\n", util_fmt_time(b1, total));
     printf("output bytes   %s\n", util_fmt_bytes(b1, (double)bytes));
     printf("critical path  %s over %d ops (%.1f%% of the total cost)\n", util_fmt_time(b1, cp), path_len,

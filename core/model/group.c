@@ -340,6 +340,32 @@ static int merge_chains(const Graph *g, UF *u, int count, int target, double cap
     return count;
 }
 
+/* GROUP_CHAINS: in a topological order of the groups of step 1, a group
+ * whose ops feed exactly one other group s, s being fed by no group but
+ * this one, merges with s (a chain a -> b -> c becomes one group in one
+ * sweep). Merging an edge into a node with no other predecessor cannot
+ * close a cycle. Pinned groups stay alone. */
+static void merge_unique_chains(const Graph *g, UF *u)
+{
+    Quot q; /* its edges are distinct, between distinct groups */
+    quot_build(&q, g, u);
+    int *order = XMALLOC(int, q.m);
+    quot_topo(&q, 0, order);
+    for (int k = 0; k < q.m; k++) {
+        int v = order[k];
+        if (q.soff[v + 1] - q.soff[v] != 1)
+            continue;
+        int s = q.succ[q.soff[v]];
+        if (q.poff[s + 1] - q.poff[s] != 1)
+            continue;
+        int rv = uf_find(u, q.root[v]), rs = uf_find(u, q.root[s]);
+        if (rv != rs && !u->pinned[rv] && !u->pinned[rs])
+            uf_union(u, rv, rs);
+    }
+    free(order);
+    quot_free(&q);
+}
+
 typedef struct Cand {
     double cost;
     int pos;
@@ -587,9 +613,9 @@ static void finalize(Grouping *gr, const Graph *g, UF *u)
 
 Grouping *group_build(const Graph *g, int target, Err *e)
 {
-    int n = g->n_nodes;
+    int n = g->n_nodes, chains = target == GROUP_CHAINS;
     if (target <= 0)
-        target = group_default_target(g);
+        target = chains ? n : group_default_target(g);
     UF u;
     u.parent = XMALLOC(int, n);
     u.pinned = XNEW(int, n);
@@ -607,13 +633,15 @@ Grouping *group_build(const Graph *g, int target, Err *e)
         int count = 0;
         for (int i = 0; i < n; i++)
             count += uf_find(&u, i) == i;
-        if (count > target) {
+        if (chains) {
+            merge_unique_chains(g, &u);
+        } else if (count > target) {
             /* chains may grow up to an even share of the total cost */
             count = merge_chains(g, &u, count, target, total / target);
             count = merge_neighbours(g, &u, count, target, 2 * total / target);
         }
         gr = xcalloc(1, sizeof *gr);
-        gr->target = target;
+        gr->target = chains ? GROUP_CHAINS : target;
         gr->held = held;
         held = NULL;
         finalize(gr, g, &u);

@@ -38,12 +38,19 @@ typedef struct Grouping {
     int *pred_off, *pred;
 } Grouping;
 
+/* group_build's target for HSDAG's coarsening instead of a count: after
+ * step (1), a topological sweep merges a group with its unique successor
+ * group when that successor's unique predecessor group is this one (the
+ * chains of the reference code's merge_operations), and nothing else. */
+#define GROUP_CHAINS (-2)
+
 /* The default target for a graph: every op its own group up to 200 ops, else
  * n/10 clamped to [100, 200]. */
 int group_default_target(const Graph *g);
 
 /* Groups g down to at most target groups where that is reachable (pinned
- * groups never merge with others). target <= 0 means the default. Fails only
+ * groups never merge with others). target GROUP_CHAINS: HSDAG's coarsening
+ * (above); other targets <= 0 mean the default. Fails only
  * when two pinned groups depend on each other both ways. */
 Grouping *group_build(const Graph *g, int target, Err *e);
 void group_free(Grouping *gr);

@@ -24,7 +24,7 @@ int problem_load(Problem *p, const ProblemSpec *s, Err *e)
     }
     if (p->pl && placement_check_cluster(p->pl, p->c, s->placement_path, e) != 0)
         return -1;
-    if (s->groups >= 0 && !(p->gr = group_build(p->g, s->groups, e))) {
+    if ((s->groups >= 0 || s->groups == GROUP_CHAINS) && !(p->gr = group_build(p->g, s->groups, e))) {
         err_prefix(e, s->graph_path);
         return -1;
     }

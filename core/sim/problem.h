@@ -23,7 +23,8 @@ typedef struct ProblemSpec {
     int n_devices;              /* without cluster_path: the count (<= 0: the
                                  * placement's, else 2) */
     Cluster *cluster;           /* instead of both: a cluster the caller owns (borrowed) */
-    int groups;                 /* target group count; 0: by graph size; -1: no grouping */
+    int groups;                 /* target group count; 0: by graph size; -1: no grouping;
+                                   GROUP_CHAINS: HSDAG's coarsening */
     const char *placement_path; /* also read a placement (checked against the cluster) */
     int no_sim;                 /* 1: no simulator */
 } ProblemSpec;

@@ -109,6 +109,31 @@ fi
 run train "$g" "${small[@]}" --episodes 2 --oom graded --allow-single --gamma 0.5 --clip 1 -o "$tmp/o.json"
 expect_rc "hsdag --oom graded --allow-single" 0 && pass
 
+# HSDAG's own coarsening: --groups chains (every command that groups takes it)
+run info "$g" --groups chains
+if expect_rc "info --groups chains" 0; then
+    if grep -q "^groups *8 (HSDAG's chain coarsening)" "$tmp/out"; then pass; else fail "chains groups" "$(flat "$tmp/out")"; fi
+fi
+run train "$g" "${small[@]}" --episodes 2 --groups chains -o "$tmp/ch.json" --json
+if expect_rc "hsdag --groups chains" 0; then
+    pycheck "hsdag on the coarsened graph" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+b = d["training"]["best"]
+assert len(b) == 1 and b[0]["n_groups"] == 8 and len(b[0]["group_device"]) == 8, b
+' "$tmp/ch.json"
+fi
+run compare "$g" --groups chains --policy "$tmp/ch.json" --methods single --json
+if expect_rc "compare --groups chains with the policy" 0; then
+    pycheck "compare chains rows" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = [r["method"] for r in d["methods"]]
+assert d["groups"] == 8 and "hsdag" in names and "hsdag-trained" in names, (d["groups"], names)
+' "$tmp/out"
+fi
+usage_error "groups chainz" info "$g" --groups chainz
+
 # place and compare with an hsdag policy
 run place "$g" --policy "$tmp/a.json" --samples 3 --json
 if expect_rc "place hsdag policy" 0; then

@@ -118,7 +118,7 @@ static void decorate(Graph *g, uint64_t seed, int keys, int pins)
 TEST(group_invariants_with_colocation_and_pins)
 {
     static const int sizes[] = {2, 9, 40, 200, 800, 2000};
-    static const int targets[] = {0, 1, 5, 30, 150};
+    static const int targets[] = {0, 1, 5, 30, 150, GROUP_CHAINS};
     static const int variants[3][2] = {{1, 0}, {0, 1}, {1, 1}}; /* keys?, pins? */
     static const char *const p0[] = {"P0", NULL}, *const p0_p2[] = {"P0", "P2", NULL};
     int cases = 0;
@@ -141,7 +141,7 @@ TEST(group_invariants_with_colocation_and_pins)
                 }
                 graph_free(g);
             }
-    CHECK(cases == 6 * 3 * 3 * 5);
+    CHECK(cases == 6 * 3 * 3 * 6);
 }
 
 TEST(group_invariants_training_graphs)
@@ -152,6 +152,7 @@ TEST(group_invariants_training_graphs)
         CHECK_INT(g->n_nodes, sizes[si]);
         for (int target = 0; target <= 40; target += 20)
             grouping_holds(g, target, NULL, g->name);
+        grouping_holds(g, GROUP_CHAINS, NULL, g->name); /* training graphs with parameters held */
         graph_free(g);
     }
 }
@@ -457,4 +458,61 @@ TEST(group_neighbour_merging_is_balanced)
         group_free(gr);
         graph_free(g);
     }
+}
+
+/* HSDAG's coarsening (GROUP_CHAINS) is a fixpoint: no group of the result
+ * has a unique successor group whose unique predecessor group it is
+ * (pinned groups aside), on the group graph built independently of the
+ * sweep; checked with every grouping invariant on random DAGs. */
+static int chains_fixpoint(const Grouping *gr, const char *what)
+{
+    for (int k = 0; k < gr->n_groups; k++) {
+        if (gr->succ_off[k + 1] - gr->succ_off[k] != 1 || gr->pinned[k])
+            continue;
+        int s = gr->succ[gr->succ_off[k]];
+        if (gr->pred_off[s + 1] - gr->pred_off[s] == 1 && !gr->pinned[s]) {
+            CHECK_MSG(0, "%s: group %d's only successor %d has no other predecessor, yet they were not merged",
+                      what, k, s);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+TEST(group_chains_is_hsdags_coarsening)
+{
+    static const struct { const char *path; int groups; } hand[] = {
+        {"graphs/toy/chain.json", 1},   /* one chain: one group */
+        {"graphs/toy/diamond.json", 4}, /* src has two successors, sink two predecessors: nothing merges */
+        /* the crown: the source feeds six branches (no merge), each branch's ops chain into one group
+           (6), and the concat's only successor is the sink, whose only predecessor it is (1): 8 */
+        {"graphs/toy/crown.json", 8},
+    };
+    for (size_t k = 0; k < sizeof hand / sizeof *hand; k++) {
+        Err e = {{0}};
+        Graph *g = graph_load(hand[k].path, &e);
+        REQUIRE_MSG(g != NULL, "%s", e.msg);
+        Grouping *gr = group_build(g, GROUP_CHAINS, &e);
+        REQUIRE_MSG(gr != NULL, "%s", e.msg);
+        CHECK_MSG(gr->n_groups == hand[k].groups, "%s: %d groups, expected %d", hand[k].path, gr->n_groups,
+                  hand[k].groups);
+        check_grouping(g, gr, GROUP_CHAINS, hand[k].path);
+        chains_fixpoint(gr, hand[k].path);
+        group_free(gr);
+        graph_free(g);
+    }
+    for (int n = 1; n <= 2000; n = n * 3 + 1)
+        for (int di = 0; di < 3; di++) {
+            Graph *g = gen_random_dag(n, 0.5 + di, 7 + (uint64_t)n);
+            char what[96];
+            snprintf(what, sizeof what, "%s deg %.1f chains", g->name, 0.5 + di);
+            Err e = {{0}};
+            Grouping *gr = group_build(g, GROUP_CHAINS, &e);
+            CHECK_MSG(gr != NULL, "%s: %s", what, e.msg);
+            int ok = gr && check_grouping(g, gr, GROUP_CHAINS, what) && chains_fixpoint(gr, what);
+            group_free(gr);
+            graph_free(g);
+            if (!ok)
+                return;
+        }
 }
