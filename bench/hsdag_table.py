@@ -48,7 +48,8 @@ VARIANTS = [("faithful", FAITHFUL, "")] + \
            [("no " + f, ",".join(x for x in FAMILIES if x != f), "") for f in FAMILIES] + \
            [("parity (+cost)", FAITHFUL + ",cost", ""), ("ema baseline", FAITHFUL, "--baseline ema"),
             ("one device allowed", FAITHFUL, "--allow-single"),
-            ("no learned grouping", FAITHFUL, "--min-clusters 1000000")]
+            ("no learned grouping", FAITHFUL, "--min-clusters 1000000"),
+            ("chain coarsening", FAITHFUL, "--groups chains")]
 
 args = sys.argv[1:]
 if args and not args[0].startswith("--"):
