@@ -13,20 +13,7 @@ void gdp_episode_config(EpisodeConfig *cfg)
 
 int gdp_episode_check(const Episode *ep, const GdpNet *net, Err *e)
 {
-    const EpisodeConfig *c = &ep->cfg;
-    if (net->arch.n_devices != ep->n_devices)
-        return err_set(e, "the gdp policy is for %d devices but the cluster has %d", net->arch.n_devices,
-                       ep->n_devices);
-    if (c->passes != 1)
-        return err_set(e, "a gdp episode makes one pass over the groups, the configuration has %d", c->passes);
-    if (c->random_order)
-        return err_set(e, "a gdp episode visits the groups in topological order, the configuration is random");
-    if (c->init != EPISODE_INIT_DEVICE0)
-        return err_set(e, "a gdp episode starts from everything on device 0, the configuration starts elsewhere");
-    if (c->accept_improving)
-        return err_set(e, "a gdp episode keeps every choice of the network, the configuration keeps only improving "
-                          "ones");
-    return 0;
+    return episode_check_one_pass(ep, "a", "gdp", net->arch.n_devices, e);
 }
 
 GdpActor *gdp_actor_new(const GdpNet *net, const Graph *g, const Grouping *gr, Err *e)

@@ -14,20 +14,7 @@ void hsdag_episode_config(EpisodeConfig *cfg)
 
 int hsdag_episode_check(const Episode *ep, const HsdagNet *net, Err *e)
 {
-    const EpisodeConfig *c = &ep->cfg;
-    if (net->arch.n_devices != ep->n_devices)
-        return err_set(e, "the hsdag policy is for %d devices but the cluster has %d", net->arch.n_devices,
-                       ep->n_devices);
-    if (c->passes != 1)
-        return err_set(e, "an hsdag episode makes one pass over the groups, the configuration has %d", c->passes);
-    if (c->random_order)
-        return err_set(e, "an hsdag episode visits the groups in topological order, the configuration is random");
-    if (c->init != EPISODE_INIT_DEVICE0)
-        return err_set(e, "an hsdag episode starts from everything on device 0, the configuration starts elsewhere");
-    if (c->accept_improving)
-        return err_set(e, "an hsdag episode keeps every choice of the network, the configuration keeps only "
-                          "improving ones");
-    return 0;
+    return episode_check_one_pass(ep, "an", "hsdag", net->arch.n_devices, e);
 }
 
 HsdagActor *hsdag_actor_new(const HsdagNet *net, const Graph *g, const Grouping *gr, const Cluster *c, Err *e)

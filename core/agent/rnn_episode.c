@@ -11,23 +11,33 @@ void rnn_episode_config(EpisodeConfig *cfg)
     cfg->init = EPISODE_INIT_DEVICE0;
 }
 
-int rnn_episode_check(const Episode *ep, const RnnNet *net, Err *e)
+int episode_check_one_pass(const Episode *ep, const char *article, const char *agent, int n_devices, Err *e)
 {
     const EpisodeConfig *c = &ep->cfg;
-    if (net->arch.n_devices != ep->n_devices)
-        return err_set(e, "the rnn policy is for %d devices but the cluster has %d", net->arch.n_devices,
-                       ep->n_devices);
+    if (n_devices != ep->n_devices)
+        return err_set(e, "the %s policy is for %d devices but the cluster has %d", agent, n_devices, ep->n_devices);
+    if (c->passes != 1)
+        return err_set(e, "%s %s episode makes one pass over the groups, the configuration has %d", article, agent,
+                       c->passes);
+    if (c->random_order)
+        return err_set(e, "%s %s episode visits the groups in topological order, the configuration is random",
+                       article, agent);
+    if (c->init != EPISODE_INIT_DEVICE0)
+        return err_set(e, "%s %s episode starts from everything on device 0, the configuration starts elsewhere",
+                       article, agent);
+    if (c->accept_improving)
+        return err_set(e, "%s %s episode keeps every choice of the network, the configuration keeps only improving "
+                          "ones", article, agent);
+    return 0;
+}
+
+int rnn_episode_check(const Episode *ep, const RnnNet *net, Err *e)
+{
+    if (episode_check_one_pass(ep, "an", "rnn", net->arch.n_devices, e) != 0)
+        return -1;
     if (ep->n_groups > net->arch.n_groups)
         return err_set(e, "the rnn policy places at most %d groups but the episode has %d", net->arch.n_groups,
                        ep->n_groups);
-    if (c->passes != 1)
-        return err_set(e, "an rnn episode makes one pass over the groups, the configuration has %d", c->passes);
-    if (c->random_order)
-        return err_set(e, "an rnn episode visits the groups in topological order, the configuration is random");
-    if (c->init != EPISODE_INIT_DEVICE0)
-        return err_set(e, "an rnn episode starts from everything on device 0, the configuration starts elsewhere");
-    if (c->accept_improving)
-        return err_set(e, "an rnn episode keeps every decoder choice, the configuration keeps only improving ones");
     return 0;
 }
 

@@ -38,6 +38,11 @@ void rnn_episode_config(EpisodeConfig *cfg);
  * net's device count, at most its group capacity); else -1 with e set,
  * naming what differs. */
 int rnn_episode_check(const Episode *ep, const RnnNet *net, Err *e);
+/* The part every one-shot placer's check shares (rnn, gdp, hsdag): 0 when
+ * ep is on n_devices devices and configured as rnn_episode_config (one
+ * topological pass from device 0, every choice kept); else -1 with e set,
+ * naming what differs, with agent ("rnn") and its article ("an"). */
+int episode_check_one_pass(const Episode *ep, const char *article, const char *agent, int n_devices, Err *e);
 
 /* An actor for net on graph g grouped by gr (runs the encoders once).
  * NULL with e set when the grouping has more groups than the net places. */
