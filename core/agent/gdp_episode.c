@@ -93,23 +93,7 @@ const EpisodeStep *gdp_episode_step(Episode *ep, GdpActor *ac, int greedy)
         return NULL;
     ensure_forward(ac);
     const float *p = gdp_work_probs(ac->w, v);
-    int n = ac->net->arch.n_devices, a;
     Rng before = ep->rng;
-    if (greedy) { /* the first argmax, as GDP_GREEDY */
-        a = 0;
-        for (int i = 1; i < n; i++)
-            if (p[i] > p[a])
-                a = i;
-    } else { /* one uniform, as GDP_SAMPLE */
-        double r = rng_uniform(&ep->rng), acc = 0;
-        a = n - 1;
-        for (int i = 0; i < n; i++) {
-            acc += (double)p[i];
-            if (r < acc) {
-                a = i;
-                break;
-            }
-        }
-    }
+    int a = episode_draw_one_shot(ep, p, ac->net->arch.n_devices, greedy); /* as GDP_GREEDY / GDP_SAMPLE */
     return episode_step_choice(ep, a, p, greedy, &before);
 }

@@ -98,24 +98,10 @@ const EpisodeStep *hsdag_episode_step(Episode *ep, HsdagActor *ac, int greedy)
     int k = ac->cluster[v], n = ac->net->arch.n_devices, a;
     const float *p = hsdag_work_probs(ac->w, k);
     Rng before = ep->rng;
-    if (ac->first[k] != v) { /* the cluster's device, where its first group is now */
+    if (ac->first[k] != v) /* the cluster's device, where its first group is now */
         a = ep->group_device[ac->first[k]];
-    } else if (greedy) { /* the first argmax, as HSDAG_GREEDY */
-        a = 0;
-        for (int i = 1; i < n; i++)
-            if (p[i] > p[a])
-                a = i;
-    } else { /* one uniform, as HSDAG_SAMPLE */
-        double r = rng_uniform(&ep->rng), acc = 0;
-        a = n - 1;
-        for (int i = 0; i < n; i++) {
-            acc += (double)p[i];
-            if (r < acc) {
-                a = i;
-                break;
-            }
-        }
-    }
+    else /* as HSDAG_GREEDY / HSDAG_SAMPLE */
+        a = episode_draw_one_shot(ep, p, n, greedy);
     return episode_step_choice(ep, a, p, greedy, &before);
 }
 

@@ -31,6 +31,24 @@ int episode_check_one_pass(const Episode *ep, const char *article, const char *a
     return 0;
 }
 
+int episode_draw_one_shot(Episode *ep, const float *p, int n, int greedy)
+{
+    int a = 0;
+    if (greedy) {
+        for (int i = 1; i < n; i++)
+            if (p[i] > p[a])
+                a = i;
+        return a;
+    }
+    double r = rng_uniform(&ep->rng), acc = 0;
+    for (int i = 0; i < n; i++) {
+        acc += (double)p[i];
+        if (r < acc)
+            return i;
+    }
+    return n - 1;
+}
+
 int rnn_episode_check(const Episode *ep, const RnnNet *net, Err *e)
 {
     if (episode_check_one_pass(ep, "an", "rnn", net->arch.n_devices, e) != 0)

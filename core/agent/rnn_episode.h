@@ -43,6 +43,11 @@ int rnn_episode_check(const Episode *ep, const RnnNet *net, Err *e);
  * topological pass from device 0, every choice kept); else -1 with e set,
  * naming what differs, with agent ("rnn") and its article ("an"). */
 int episode_check_one_pass(const Episode *ep, const char *article, const char *agent, int n_devices, Err *e);
+/* The device a non-autoregressive placer's step takes from p (n values):
+ * the first argmax with greedy, else one uniform from ep's RNG against the
+ * running sum (n - 1 when rounding leaves it past the sum), as the gdp and
+ * hsdag forward passes sample. */
+int episode_draw_one_shot(Episode *ep, const float *p, int n, int greedy);
 
 /* An actor for net on graph g grouped by gr (runs the encoders once).
  * NULL with e set when the grouping has more groups than the net places. */
