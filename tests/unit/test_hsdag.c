@@ -220,7 +220,7 @@ TEST(hsdag_parse_hand_scores)
     /* the chain a0 -> a1 -> ... -> a6 and a0 -> a2: undirected edges
      * e0 (0,1), e1 (0,2), e2 (1,2), e3 (2,3), e4 (3,4), e5 (4,5), e6 (5,6) */
     Graph *g = graph_new("chain");
-    char nm[8];
+    char nm[16];
     for (int i = 0; i < 7; i++) {
         snprintf(nm, sizeof nm, "a%d", i);
         graph_add_node(g, nm, "Conv", 1, NULL, 0);

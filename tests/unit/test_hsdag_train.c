@@ -22,6 +22,7 @@
 #include "rnn_io.h"
 #include "test.h"
 #include "testutil.h"
+#include "text_cases.h"
 
 typedef struct Fix {
     Problem pb;

@@ -18,6 +18,7 @@
 #include "rnn_train.h"
 #include "test.h"
 #include "testutil.h"
+#include "text_cases.h"
 
 typedef struct Fix {
     Problem pb;

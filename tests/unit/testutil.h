@@ -28,15 +28,6 @@ int same_file_bytes(const char *p1, const char *p2);
 /* text with the nth (from 1) occurrence of old replaced by rep; NULL when
  * there is no such occurrence. */
 char *text_subst(const char *text, const char *old, const char *rep, int nth);
-/* A bad variant: good's first `old` replaced by `rep` must fail to load with
- * an error containing `want`. */
-typedef struct TextCase {
-    const char *old, *rep, *want;
-} TextCase;
-/* Checks every case with load (1 when the text loaded: it frees what it
- * loaded; 0 with e set when it did not), then that good itself loads. */
-void check_text_cases(const char *good, size_t len, const TextCase *cases, size_t n,
-                      int (*load)(const char *name, const char *text, size_t len, Err *e));
 /* Removes the first '@' from s, the marker of where a bad file's error must
  * point; returns 1 with its offset in *at, or 0 when s has none. */
 int take_marker(char *s, size_t *at);
