@@ -52,7 +52,8 @@ const CliCmd cmd_place = {
     "the best heuristic's placement ('placeto-refine', never worse than that heuristic).\n"
     "example: placeto place graphs/inception_v3.json --method heft --devices 4 -o p.json\n"
     "example: placeto place graphs/nmt.json --policy graphs/policies/nmt_4.json --devices 4\n"
-    "example: placeto place my_model.json --policy auto --devices 4",
+    "example: placeto place my_model.json --policy auto --devices 4\n"
+    "example: placeto place graphs/inference/bert_base.json --cluster graphs/clusters/cpu_gpu1.json --method cpu-only",
     place_opts, run_place,
 };
 
@@ -67,7 +68,8 @@ const CliCmd cmd_compare = {
     "and --methods the policy is 'auto' (see 'placeto place --help'), when one is bundled for the\n"
     "device count.\n"
     "On a cluster with devices of more than one kind, 'single' comes with one row per kind,\n"
-    "'KIND-only' (e.g. 'cpu-only', 'gpu-only'): every op on that kind's fastest device.\n"
+    "'KIND-only' (e.g. 'cpu-only', 'gpu-only'): every op on that kind's fastest device; --methods\n"
+    "and 'place --method' take these names too, on any cluster with a device of that kind.\n"
     "example: placeto compare graphs/nmt.json --devices 4\n"
     "example: placeto compare graphs/inference/resnet50.json --cluster graphs/clusters/cpu_gpu1.json\n"
     "example: placeto compare graphs/inception_v3.json --devices 2 --policy graphs/policies/inception_v3_2.json",
@@ -142,6 +144,19 @@ static void method_list(FILE *f)
     fputs("methods:\n", f);
     for (int k = 0; k < n; k++)
         fprintf(f, "  %-12s %s\n", m[k].name, m[k].help);
+    fprintf(f, "  %-12s %s\n", "KIND-only", "every op on the fastest device of that kind (cpu-only, gpu-only)");
+}
+
+/* The KIND of a method named "KIND-only", or NULL. */
+static const char *only_kind(const char *name)
+{
+    static char kind[64];
+    size_t len = strlen(name), suf = sizeof "-only" - 1;
+    if (len <= suf || len - suf >= sizeof kind || strcmp(name + len - suf, "-only") != 0)
+        return NULL;
+    memcpy(kind, name, len - suf);
+    kind[len - suf] = '\0';
+    return kind;
 }
 
 static int run_place(int argc, char **argv)
@@ -159,7 +174,8 @@ static int run_place(int argc, char **argv)
     if (cli_int(&cmd_place, &a, "samples", 0, 1000000, 0, &samples))
         return EXIT_USAGE;
     const PlaceMethod *m = policy ? NULL : place_find(name);
-    if (!policy && !m) {
+    const char *kind = policy || m ? NULL : only_kind(name);
+    if (!policy && !m && !kind) {
         cli_usage_error(&cmd_place, "unknown method '%s'", name);
         method_list(stderr);
         return EXIT_USAGE;
@@ -186,6 +202,8 @@ static int run_place(int argc, char **argv)
     if (policy) { /* the zero-shot row is the last */
         if ((n = policy_place_runs(&pb, policy, (int)samples, seed, start, rows, &start_name, &e)) > 0)
             row = &rows[n - 1];
+    } else if (kind) {
+        n = place_run_kind(&pb, kind, row, &e) == 0 ? 1 : -1;
     } else {
         n = place_run(&pb, m, seed, budget, row, &e) == 0 ? 1 : -1;
     }
@@ -236,17 +254,31 @@ static int run_place(int argc, char **argv)
     return rc;
 }
 
-/* The methods named by --methods (default: all), checked before any work.
- * Returns their count, or -1 after a usage error. */
-static int chosen_methods(const CliArgs *a, const PlaceMethod ***out)
+/* A method of --methods: a placer, or the row "KIND-only" (kind set). */
+typedef struct Chosen {
+    const PlaceMethod *m;
+    char *kind;
+} Chosen;
+
+static void chosen_free(Chosen *c, int n)
+{
+    for (int k = 0; k < n; k++)
+        free(c[k].kind);
+    free(c);
+}
+
+/* The methods named by --methods (default: all), checked before any work
+ * (a KIND-only row's kind is checked on the cluster, once loaded). Returns
+ * their count, or -1 after a usage error. */
+static int chosen_methods(const CliArgs *a, Chosen **out)
 {
     int n_all, n = 0;
     const PlaceMethod *all = place_methods(&n_all);
-    const PlaceMethod **chosen = xnew_array((size_t)n_all * 4, sizeof *chosen);
+    Chosen *chosen = xnew_array((size_t)n_all * 4, sizeof *chosen);
     const char *list = cli_get(&cmd_compare, a, "methods");
     if (!list) {
         for (int k = 0; k < n_all; k++)
-            chosen[n++] = &all[k];
+            chosen[n++].m = &all[k];
     } else {
         for (const char *p = list;; p++) /* every item named: no empty one (",heft", "heft,,m-etf", ",,,") */
             if ((*p == ',' || !*p) && (p == list || p[-1] == ',')) {
@@ -260,14 +292,16 @@ static int chosen_methods(const CliArgs *a, const PlaceMethod ***out)
         char *copy = xstrdup(list), *save = NULL;
         for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
             const PlaceMethod *m = place_find(tok);
-            if (!m || n == n_all * 4) {
-                cli_usage_error(&cmd_compare, m ? "too many methods ('%s')" : "unknown method '%s'", tok);
+            const char *kind = m ? NULL : only_kind(tok);
+            if ((!m && !kind) || n == n_all * 4) {
+                cli_usage_error(&cmd_compare, m || kind ? "too many methods ('%s')" : "unknown method '%s'", tok);
                 method_list(stderr);
                 free(copy);
-                free(chosen);
+                chosen_free(chosen, n);
                 return -1;
             }
-            chosen[n++] = m;
+            chosen[n].m = m;
+            chosen[n++].kind = kind ? xstrdup(kind) : NULL;
         }
         free(copy);
     }
@@ -347,7 +381,7 @@ static int run_compare(int argc, char **argv)
     int stop, rc = cli_parse_graph(&cmd_compare, argc, argv, &a, method_list, &stop);
     if (stop)
         return rc;
-    const PlaceMethod **chosen;
+    Chosen *chosen;
     long samples;
     int n_chosen = chosen_methods(&a, &chosen);
     if (n_chosen < 0)
@@ -358,7 +392,7 @@ static int run_compare(int argc, char **argv)
     int64_t budget;
     if ((rc = load(&cmd_compare, &a, &pb, &seed, &budget, &e)) != EXIT_OK ||
         (rc = cli_int(&cmd_compare, &a, "samples", 0, 1000000, 0, &samples)) != EXIT_OK) {
-        free(chosen);
+        chosen_free(chosen, n_chosen);
         problem_free(&pb);
         return rc == EXIT_USAGE ? rc : cli_fail(&e);
     }
@@ -368,23 +402,37 @@ static int run_compare(int argc, char **argv)
     /* the bundled policy's rows come with the default methods, not with a chosen list */
     int implicit = !cli_get(&cmd_compare, &a, "no-policy") && !cli_get(&cmd_compare, &a, "methods");
     if (cli_get(&cmd_compare, &a, "no-policy") && cli_get(&cmd_compare, &a, "policy")) {
-        free(chosen);
+        chosen_free(chosen, n_chosen);
         problem_free(&pb);
         return cli_usage_error(&cmd_compare, "give --policy or --no-policy, not both");
     }
     int have = resolve_policy(&cmd_compare, &a, &pb, implicit, pbuf, sizeof pbuf, &policy, &start);
     if (have < 0) {
-        free(chosen);
+        chosen_free(chosen, n_chosen);
         problem_free(&pb);
         return have == -1 ? EXIT_USAGE : EXIT_FAIL;
     }
     PlaceRun *rows = xnew_array((size_t)n_chosen + 2 + (size_t)pb.c->n_devices, sizeof *rows);
     int n = 0, ok = 1, with_single = 0;
-    while (ok && n < n_chosen)
-        if ((ok = place_run(&pb, chosen[n], seed, budget, &rows[n], &e) == 0))
-            with_single |= strcmp(chosen[n++]->name, "single") == 0;
-    if (ok && with_single) /* with `single`: a row per device kind on a heterogeneous cluster */
-        n += place_run_kinds(&pb, rows + n);
+    while (ok && n < n_chosen) {
+        const Chosen *ch = &chosen[n];
+        ok = (ch->kind ? place_run_kind(&pb, ch->kind, &rows[n], &e) : place_run(&pb, ch->m, seed, budget, &rows[n], &e)) == 0;
+        if (ok)
+            with_single |= strcmp(rows[n++].method, "single") == 0;
+    }
+    if (ok && with_single) { /* with `single`: a row per device kind on a heterogeneous cluster, unless named */
+        int k = place_run_kinds(&pb, rows + n), kept = n;
+        for (int i = n; i < n + k; i++) {
+            int named = 0;
+            for (int j = 0; j < n; j++)
+                named |= strcmp(rows[j].method, rows[i].method) == 0;
+            if (named)
+                place_run_free(&rows[i]);
+            else
+                rows[kept++] = rows[i];
+        }
+        n = kept;
+    }
     if (ok && policy) {
         int k = policy_place_runs(&pb, policy, (int)samples, seed, start, rows + n, NULL, &e);
         ok = k >= 0;
@@ -410,7 +458,7 @@ static int run_compare(int argc, char **argv)
     for (int k = 0; k < n; k++)
         place_run_free(&rows[k]);
     free(rows);
-    free(chosen);
+    chosen_free(chosen, n_chosen);
     problem_free(&pb);
     return rc;
 }

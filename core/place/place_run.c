@@ -58,29 +58,50 @@ void place_run_groups(const Problem *p, const char *name, const int *group_devic
     score(p, out);
 }
 
+int place_run_kind(const Problem *p, const char *kind, PlaceRun *out, Err *e)
+{
+    const Cluster *c = p->c;
+    int best = -1;
+    for (int d = 0; d < c->n_devices; d++) /* the kind's fastest device, the first on ties */
+        if (strcmp(c->devices[d].kind, kind) == 0 && (best < 0 || c->devices[d].speed > c->devices[best].speed))
+            best = d;
+    if (best < 0) {
+        char kinds[256] = "";
+        size_t used = 0;
+        for (int d = 0; d < c->n_devices && used < sizeof kinds; d++) {
+            int seen = 0;
+            for (int k = 0; k < d; k++)
+                seen |= strcmp(c->devices[k].kind, c->devices[d].kind) == 0;
+            if (!seen)
+                used += (size_t)snprintf(kinds + used, sizeof kinds - used, "%s'%s'", used ? ", " : "",
+                                         c->devices[d].kind);
+        }
+        return err_set(e, "%s-only: cluster '%s' has no device of kind '%s' (its kinds: %s)", kind, c->name, kind,
+                       kinds);
+    }
+    int *gd = xnew_array((size_t)p->gr->n_groups, sizeof *gd);
+    for (int k = 0; k < p->gr->n_groups; k++)
+        gd[k] = best;
+    size_t len = strlen(kind) + sizeof "-only";
+    char *name = xmalloc_array(len, 1);
+    snprintf(name, len, "%s-only", kind);
+    place_run_groups(p, name, gd, 0.0, out);
+    out->owned_name = name;
+    free(gd);
+    return 0;
+}
+
 int place_run_kinds(const Problem *p, PlaceRun *rows)
 {
     const Cluster *c = p->c;
     int n = 0;
     for (int d = 0; d < c->n_devices; d++) {
-        int first = 1, best = d;
+        int first = 1;
         for (int k = 0; k < d; k++) /* a kind's row comes with its first device */
             if (strcmp(c->devices[k].kind, c->devices[d].kind) == 0)
                 first = 0;
-        if (!first)
-            continue;
-        for (int k = d + 1; k < c->n_devices; k++)
-            if (strcmp(c->devices[k].kind, c->devices[d].kind) == 0 && c->devices[k].speed > c->devices[best].speed)
-                best = k;
-        int *gd = xnew_array((size_t)p->gr->n_groups, sizeof *gd);
-        for (int k = 0; k < p->gr->n_groups; k++)
-            gd[k] = best;
-        size_t len = strlen(c->devices[d].kind) + sizeof "-only";
-        char *name = xmalloc_array(len, 1);
-        snprintf(name, len, "%s-only", c->devices[d].kind);
-        place_run_groups(p, name, gd, 0.0, &rows[n]);
-        rows[n++].owned_name = name;
-        free(gd);
+        if (first && place_run_kind(p, c->devices[d].kind, &rows[n], NULL) == 0)
+            n++;
     }
     if (n == 1) { /* one kind: the row would repeat `single` */
         place_run_free(&rows[0]);

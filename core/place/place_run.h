@@ -41,6 +41,10 @@ void place_run_groups(const Problem *p, const char *name, const int *group_devic
  * room for p->c->n_devices rows. Returns the rows written (0 on a cluster of
  * one kind). */
 int place_run_kinds(const Problem *p, PlaceRun *rows);
+/* The row "KIND-only" of one kind (as above, on any cluster): 0 with out
+ * filled, or -1 with e naming the cluster's kinds when it has no device of
+ * that kind. */
+int place_run_kind(const Problem *p, const char *kind, PlaceRun *out, Err *e);
 void place_run_free(PlaceRun *r);
 /* Sorts rows by runtime, ties by method name. */
 void place_run_sort(PlaceRun *rows, int n);

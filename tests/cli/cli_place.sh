@@ -7,7 +7,8 @@
 # heterogeneous cluster presets load, and compare on cpu_gpu1.json has the
 # cpu-only and gpu-only rows, equal to simulate with everything on that
 # device and to the sum of the costs plus the gap after each op (none on a
-# cluster of one kind). Prints "place: N passed, M failed".
+# cluster of one kind); KIND-only is a method of place and compare too, and
+# a kind the cluster lacks is an error naming its kinds. Prints "place: N passed, M failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/cli/lib_cli.sh
@@ -133,6 +134,32 @@ t = open(sys.argv[1]).read()
 rows = dict(re.findall(r"^(\S+) +([0-9.]+ ms) ", t, re.M))
 assert rows.get("gpu-only") == "38.050 ms" and rows.get("cpu-only") == "92.724 ms", (rows, t)
 ' "$tmp/out"
+# KIND-only as a method of place and compare: the same row, on any cluster
+c1=graphs/clusters/cpu_gpu1.json
+run place graphs/inference/resnet50.json --cluster "$c1" --method cpu-only -o "$tmp/cpu.json" --json
+expect_rc "place --method cpu-only" 0 && pycheck "place --method cpu-only: every op on the CPU, the compare row's runtime" '
+import json, sys
+d = json.load(open(sys.argv[1])); p = json.load(open(sys.argv[2]))
+assert d["method"] == "cpu-only" and abs(d["runtime_us"] - 92724) < 1, d["runtime_us"]
+assert set(p["ops"].values()) == {0} and d["placement"]["ops"] == p["ops"]
+' "$tmp/out" "$tmp/cpu.json"
+run compare graphs/inference/resnet50.json --cluster "$c1" --methods single,cpu-only,heft --json
+expect_rc "compare --methods single,cpu-only" 0 && pycheck "compare --methods single,cpu-only: each row once" '
+import json, sys
+rows = [m["method"] for m in json.load(open(sys.argv[1]))["methods"]]
+assert sorted(rows) == ["cpu-only", "gpu-only", "heft", "single"], rows
+' "$tmp/out"
+run compare graphs/inference/resnet50.json --cluster "$c1" --methods gpu-only --json
+expect_rc "compare --methods gpu-only" 0 && pycheck "compare --methods gpu-only: that row alone" '
+import json, sys
+rows = [(m["method"], m["runtime_us"]) for m in json.load(open(sys.argv[1]))["methods"]]
+assert len(rows) == 1 and rows[0][0] == "gpu-only" and abs(rows[0][1] - 38050) < 1, rows
+' "$tmp/out"
+run place graphs/inference/resnet50.json --cluster "$c1" --method tpu-only
+expect_rc "place --method tpu-only" 1 && {
+    grep -q "tpu-only: cluster '1x CPU + 1x K80' has no device of kind 'tpu' (its kinds: 'cpu', 'gpu')" "$tmp/err" &&
+        pass || fail "place --method tpu-only" "the error does not name the cluster and its kinds"; }
+usage_error "place --method -only" place "$graph" --method -only
 run compare "$graph" --devices 2 --methods single --json
 expect_rc "compare, one device kind" 0 && pycheck "compare, one device kind: no KIND-only rows" '
 import json, sys
