@@ -106,10 +106,12 @@ static const char *volatile curve_tmp_path; /* removed when a second signal ends
 
 /* The first signal asks training to stop after its episode and save; a
  * second one ends the program at once (an episode on a large graph takes a
- * minute): the policy file holds the last checkpoint, written whole. */
+ * minute): the policy file holds the last checkpoint, written whole.
+ * SIGUSR1 does the same: under mpirun it is the graceful stop, since mpirun
+ * forwards it to every rank, whereas on SIGINT or SIGTERM it kills the ranks
+ * a few seconds later, whether or not they have saved. */
 static void on_signal(int sig)
 {
-    (void)sig;
     if (got_signal) {
         static const char msg[] = "\nplaceto: interrupted again: stopped now; the policy file holds the last checkpoint\n";
         ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
@@ -118,7 +120,7 @@ static void on_signal(int sig)
             unlink(curve_tmp_path);
         _exit(130);
     }
-    got_signal = 1;
+    got_signal = sig;
     train_cli_stop = 1;
 }
 
@@ -310,7 +312,7 @@ static void print_summary(const Progress *pr, const TrainState *ts, const char *
     }
 }
 
-/* Ctrl-C and SIGTERM stop training after its episode (on_signal). */
+/* Ctrl-C, SIGTERM and SIGUSR1 stop training after its episode (on_signal). */
 static void catch_signals(const char *curve_tmp)
 {
     struct sigaction sa;
@@ -319,6 +321,7 @@ static void catch_signals(const char *curve_tmp)
     curve_tmp_path = curve_tmp;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGUSR1, &sa, NULL);
 }
 
 
@@ -373,8 +376,8 @@ int train_cli_loop(const TrainLoop *l, Progress *pr, TrainState *ts, int64_t eve
     pr->t0 = util_now();
     catch_signals(curve_path ? af.tmp : NULL);
     int64_t ran = 0;
-    int rc = 0;
-    while (ran < pr->total && !train_cli_stop && rc == 0) {
+    int rc = 0, stopped = 0;
+    while (ran < pr->total && !stopped && rc == 0) {
         int64_t chunk = every - (ts->episodes % every);
         if (chunk > pr->total - ran)
             chunk = pr->total - ran;
@@ -383,6 +386,9 @@ int train_cli_loop(const TrainLoop *l, Progress *pr, TrainState *ts, int64_t eve
         ts->seconds += util_now() - t0;
         rc = pr->quiet ? 0 : l->save(l->policy, ts, out, e);
         rc = dist_agree(rc != 0, e); /* a failed save stops every rank */
+        /* agreed: a rank whose signal came after the run's last check
+         * stops here with the others, not one chunk later */
+        stopped = dist_any(train_cli_stop);
     }
     curve_tmp_path = NULL;
     if (rc != 0) {
@@ -392,8 +398,11 @@ int train_cli_loop(const TrainLoop *l, Progress *pr, TrainState *ts, int64_t eve
     }
     if (pr->quiet)
         return 0;
-    if (got_signal)
-        fprintf(stderr, "\nplaceto: interrupted after %s %lld; saved %s\n", l->unit, (long long)ts->episodes, out);
+    if (stopped)
+        fprintf(stderr, "\nplaceto: %s after %s %lld; saved %s\n",
+                got_signal == SIGUSR1 ? "stopped (SIGUSR1)" : got_signal == SIGTERM ? "stopped (SIGTERM)"
+                : got_signal ? "interrupted" : "stopped with the other ranks",
+                l->unit, (long long)ts->episodes, out);
     if (curve_path && util_atomic_commit(&af, e) != 0) {
         err_prefix(e, "cannot write the learning curve");
         return -1; /* the policy is saved; the command still fails */

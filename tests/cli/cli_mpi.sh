@@ -170,6 +170,64 @@ open(sys.argv[2], "w").write(str(t["episodes"]))
     fi
 fi
 
+# the graceful stop under mpirun: SIGUSR1 to mpirun (which forwards it to
+# every rank; on SIGINT/SIGTERM it kills them) stops every rank after the
+# same update; rank 0 saves, says so, and the job exits 0; resuming the file
+# on 1 rank x 2 threads gives the bytes of an uninterrupted 1 x 2 run. A
+# SIGUSR1 to rank 1 alone stops the others with it.
+# stop_run NAME TARGET: a long 2-rank run, SIGUSR1 to TARGET (mpirun, or rank1) after 1 s
+stop_run() {
+    rm -f "$tmp/s.json"
+    cmd="mpirun -np 2 $mprog train $g --episodes 100000000 --checkpoint-every 100000000 -o $tmp/s.json; SIGUSR1 to $2"
+    timeout "$mpi_limit" mpirun "${mpirun_flags[@]}" -np 2 "$mprog" train "$g" --episodes 100000000 \
+        --checkpoint-every 100000000 --seed 11 -o "$tmp/s.json" > "$tmp/out" 2> "$tmp/err" < /dev/null &
+    local job=$! target="" p
+    for _ in $(seq 1 100); do
+        [ "$(pgrep -f "placeto-mpi train $g .*$tmp/s.json" | wc -l)" -ge 2 ] && break
+        sleep 0.1
+    done
+    sleep 1
+    if [ "$2" = mpirun ]; then
+        target=$(pgrep -P "$job" mpirun)
+    else
+        for p in $(pgrep -f "placeto-mpi train $g .*$tmp/s.json"); do
+            tr '\0' '\n' < "/proc/$p/environ" 2> /dev/null | grep -qx OMPI_COMM_WORLD_RANK=1 && target=$p
+        done
+    fi
+    if [ -z "$target" ]; then
+        kill "$job" 2> /dev/null; wait "$job"; rc=$?
+        fail "$1" "no $2 process found"
+        return 1
+    fi
+    kill -USR1 "$target"
+    wait "$job"; rc=$?
+    expect_rc "$1" 0
+}
+if stop_run "SIGUSR1 to mpirun" mpirun; then
+    if grep -qE "^placeto: stopped \(SIGUSR1\) after episode [0-9]+; saved $tmp/s.json" "$tmp/err"; then pass; else
+        fail "SIGUSR1 to mpirun" "no 'stopped (SIGUSR1) after episode N; saved' line"; fi
+    pycheck "SIGUSR1 to mpirun: the file holds the episodes of the stop" '
+import json, re, sys
+n = int(re.search(r"stopped \(SIGUSR1\) after episode (\d+)", open(sys.argv[2]).read()).group(1))
+t = json.load(open(sys.argv[1]))["training"]
+assert t["episodes"] == n and n % 2 == 0 and 0 < n < 100000000, (t["episodes"], n)
+open(sys.argv[3], "w").write(str(n))
+' "$tmp/s.json" "$tmp/err" "$tmp/s.episodes"
+    if [ -s "$tmp/s.episodes" ]; then
+        done_eps=$(cat "$tmp/s.episodes")
+        mrun 1 train "$g" --threads 2 --episodes 4 --resume "$tmp/s.json" -o "$tmp/s2.json"
+        if expect_rc "SIGUSR1: resume on 1 rank" 0; then
+            plain 2 train "$g" --episodes $((done_eps + 4)) --checkpoint-every 100000000 --seed 11 -o "$tmp/su.json"
+            if cmp -s "$tmp/s2.json" "$tmp/su.json"; then pass; else
+                fail "SIGUSR1: resume" "differs from $((done_eps + 4)) uninterrupted episodes"; fi
+        fi
+    fi
+fi
+if stop_run "SIGUSR1 to rank 1" rank1; then
+    if grep -qE "^placeto: stopped with the other ranks after episode [0-9]+; saved $tmp/s.json" "$tmp/err"; then pass
+    else fail "SIGUSR1 to rank 1" "rank 0 does not say it stopped with the other ranks"; fi
+fi
+
 # a graph a rank cannot read: every rank exits with that file's error,
 # printed once (by rank 0), on every rank, or on rank 1 alone (mpirun's
 # MPMD form gives rank 1 other arguments)
