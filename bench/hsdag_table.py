@@ -26,6 +26,9 @@ graphs/policies/hsdag_GRAPH.json (the bundled ones; with --no-ablation that
 variant still runs, for its first seed only).
 --add-variant NAME runs one more variant (by its name in VARIANTS) on every
 graph and seed of tests/results/hsdag.json and adds its runs there.
+--sweep B1,B2,... trains Placeto, HSDAG and HSDAG with the moving-average
+baseline at each budget (SEEDS seeds) against the best heuristic at that
+budget, into tests/results/hsdag_budget.{json,md}.
 --refresh-refs recomputes that file's reference columns (CPU-only, GPU-only,
 the best heuristic) and keeps its training runs. The local searches (anneal,
 ils) get the agents' budget of placements simulated, as the agents do.
@@ -44,6 +47,7 @@ PROG, BUDGET, SEEDS, JOBS, ONLY, TAG, ABLATION, KEEP = "./placeto", 5000, 3, os.
 CLUSTER = "graphs/clusters/cpu_gpu1.json"
 ADD_VARIANT = None
 REFRESH = False
+SWEEP = None
 KEEP_VARIANT = "ema baseline"  # the bundled policies' (the faithful recipe's can end all on the CPU)
 GRAPHS = ["inception_v3", "resnet50", "bert_base"]
 HSDAG_STEPS, HSDAG_GREEDY, RNN_GREEDY, RNN_HIDDEN = 20, 5, 50, 64
@@ -89,6 +93,8 @@ while args:
         CLUSTER = v
     elif k == "--tag":
         TAG = v
+    elif k == "--sweep":
+        SWEEP = [int(x) for x in v.split(",")]
     else:
         sys.exit("hsdag_table.py: unknown option %s" % k)
 if ONLY:
@@ -110,25 +116,26 @@ def best_within(points, budget):
 
 def train(job):
     """One agent (or HSDAG variant) trained on one graph for about BUDGET placements."""
-    g, agent, groups, seed, variant = job
+    g, agent, groups, seed, variant = job[:5]
+    budget = job[5] if len(job) > 5 else BUDGET
     graph = "graphs/inference/%s.json" % g
     tmp = tempfile.mkdtemp()
     curve = os.path.join(tmp, "c.csv")
     pol = os.path.join(tmp, "p.json")
     if agent == "hsdag":
         # an update simulates HSDAG_STEPS placements, plus a greedy one every HSDAG_GREEDY updates
-        updates = max(1, BUDGET * HSDAG_GREEDY // (HSDAG_STEPS * HSDAG_GREEDY + 1))
+        updates = max(1, budget * HSDAG_GREEDY // (HSDAG_STEPS * HSDAG_GREEDY + 1))
         _, feats, extra = VARIANTS[variant]
         if KEEP and seed == 1 and VARIANTS[variant][0] == KEEP_VARIANT:
             pol = "graphs/policies/hsdag_%s.json" % g
         cmd = ["train", graph, "--agent", "hsdag", "--cluster", CLUSTER, "--episodes", updates, "--features", feats,
                "--greedy-every", HSDAG_GREEDY, "--seed", seed, "-o", pol] + extra.split()
     elif agent == "rnn":
-        updates = BUDGET * RNN_GREEDY // (RNN_GREEDY + 1)
+        updates = budget * RNN_GREEDY // (RNN_GREEDY + 1)
         cmd = ["train", graph, "--agent", "rnn", "--cluster", CLUSTER, "--hidden", RNN_HIDDEN, "--episodes", updates,
                "--greedy-every", RNN_GREEDY, "--seed", seed, "-o", pol]
     else:
-        cmd = ["train", graph, "--cluster", CLUSTER, "--episodes", max(1, BUDGET // groups), "--seed", seed,
+        cmd = ["train", graph, "--cluster", CLUSTER, "--episodes", max(1, budget // groups), "--seed", seed,
                "-o", pol]
     summary = json.loads(run(*(cmd + ["--curve", curve, "--json"])).strip().splitlines()[-1])
     with open(curve) as f:
@@ -140,15 +147,53 @@ def train(job):
     shown = ["placeto"] + [str(x) for x in cmd]
     if not pol.startswith("graphs/"):
         shown[shown.index("-o") + 1] = "POLICY.json"
-    return {"graph": g, "agent": agent, "seed": seed, "variant": variant, "command": " ".join(shown), "best_us": best,
+    return {"graph": g, "agent": agent, "seed": seed, "variant": variant, "budget": budget,
+            "command": " ".join(shown), "best_us": best,
             "found_after": found, "at500_us": best_within(points, 500), "placements": summary["placements_simulated"],
             "seconds": summary["seconds"]}
 
 
-def compare(g):
+def compare(g, budget=None):
     """Every heuristic on graph g, the local searches (anneal, ils) with the agents' budget of placements."""
-    return json.loads(run("compare", "graphs/inference/%s.json" % g, "--cluster", CLUSTER, "--budget", BUDGET,
-                          "--no-policy", "--json"))
+    return json.loads(run("compare", "graphs/inference/%s.json" % g, "--cluster", CLUSTER, "--budget",
+                          budget or BUDGET, "--no-policy", "--json"))
+
+
+def sweep():
+    """--sweep B1,B2,...: Placeto, HSDAG and HSDAG with the moving-average baseline at each budget (the RNN
+    placer, 45 s per 5 000 placements, is left out), against the best heuristic with the same budget."""
+    ema = [v[0] for v in VARIANTS].index("ema baseline")
+    with concurrent.futures.ThreadPoolExecutor(max_workers=JOBS) as pool:
+        refs = {(g, b): r for (g, b), r in zip([(g, b) for g in GRAPHS for b in SWEEP],
+                                                pool.map(lambda x: compare(*x), [(g, b) for g in GRAPHS for b in SWEEP]))}
+        groups = {g: refs[(g, SWEEP[0])]["groups"] for g in GRAPHS}
+        jobs = [(g, a, groups[g], s, v, b) for b in SWEEP for g in GRAPHS for s in range(1, SEEDS + 1)
+                for a, v in (("placeto", 0), ("hsdag", 0), ("hsdag", ema))]
+        trains = list(pool.map(train, sorted(jobs, key=lambda j: -j[5])))  # the longest first
+    rows = []
+    for g in GRAPHS:
+        for b in SWEEP:
+            row = dict(ref_fields(refs[(g, b)]), path=g, budget=b)
+            row["runs"] = [t for t in trains if t["graph"] == g and t["budget"] == b]
+            rows.append(row)
+    doc = {"budgets": SWEEP, "seeds": SEEDS, "cluster": CLUSTER, "rows": rows, "variants": [list(v) for v in VARIANTS]}
+    write(os.path.join(ROOT, "tests/results/hsdag_budget.json"), json.dumps(doc, indent=1) + "\n")
+    ms = lambda us: "%.2f" % (us / 1e3)
+    lines = ["Simulated inference latency in ms on %s by budget of placements simulated, %d seeds: the mean over "
+             "the seeds of the best placement found, then the best seed's; the best heuristic with the same budget "
+             "for its local searches." % (CLUSTER, SEEDS), "",
+             "| graph | budget | GPU-only | best heuristic | Placeto: mean, best | HSDAG: mean, best "
+             "| HSDAG, ema baseline: mean, best | HSDAG time |", "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        def cell(rs):
+            return "%s, %s" % (ms(mean([t["best_us"] for t in rs])), ms(min(t["best_us"] for t in rs)))
+        lines.append("| %s | %s | %s | %s %s | %s | %s | %s | %.0f s |" % (
+            r["graph"], "{:,}".format(r["budget"]).replace(",", " "), ms(r["gpu_only_us"]), r["best_heuristic"],
+            ms(r["best_heuristic_us"]), cell(runs_of(r, "placeto")), cell(runs_of(r, "hsdag", 0)),
+            cell(runs_of(r, "hsdag", ema)), mean([t["seconds"] for t in runs_of(r, "hsdag", 0)])))
+    md = "\n".join(lines) + "\n"
+    write(os.path.join(ROOT, "tests/results/hsdag_budget.md"), md)
+    print(md)
 
 
 def ref_fields(ref):
@@ -297,4 +342,4 @@ def markdown(doc):
 
 
 if __name__ == "__main__":
-    add_variant() if ADD_VARIANT else refresh_refs() if REFRESH else main()
+    add_variant() if ADD_VARIANT else refresh_refs() if REFRESH else sweep() if SWEEP else main()

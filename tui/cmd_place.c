@@ -416,7 +416,8 @@ static int run_compare(int argc, char **argv)
     int n = 0, ok = 1, with_single = 0;
     while (ok && n < n_chosen) {
         const Chosen *ch = &chosen[n];
-        ok = (ch->kind ? place_run_kind(&pb, ch->kind, &rows[n], &e) : place_run(&pb, ch->m, seed, budget, &rows[n], &e)) == 0;
+        ok = (ch->kind ? place_run_kind(&pb, ch->kind, &rows[n], &e)
+                       : place_run(&pb, ch->m, seed, budget, &rows[n], &e)) == 0;
         if (ok)
             with_single |= strcmp(rows[n++].method, "single") == 0;
     }

@@ -174,13 +174,8 @@ assert d["ops"] == 100000 and 100 <= d["groups"] <= 200, d
     "$prog" train "$tmp/big.json" --devices 4 --groups 200 --episodes 100 --resume "$tmp/big_policy.json" \
         -o "$tmp/big_policy.json" > /dev/null 2> "$tmp/err" < /dev/null &
     pid=$!
-    # until the program catches SIGINT (SigCgt bit 1; a background job of a
-    # script starts with SIGINT ignored), and training has begun
-    for _ in $(seq 600); do
-        cgt=$(awk '/^SigCgt/ {print $2}' "/proc/$pid/status" 2> /dev/null)
-        [ -n "$cgt" ] && (( (16#$cgt >> 1) & 1 )) && break
-        sleep 0.1
-    done
+    # until the program catches SIGINT, and training has begun
+    wait_catching "$pid" 2
     # the second Ctrl-C comes soon after the first: an episode of this graph
     # takes about a second, and the first Ctrl-C lets it finish
     sleep 1

@@ -59,6 +59,21 @@ cmd="ldd $prog"; rc=0; ldd "$prog" > "$tmp/out" 2>&1; : > "$tmp/err"
 if grep -q libmpi "$tmp/out"; then fail "plain has no MPI" "libmpi linked"; else pass; fi
 run train graphs/toy/crown.json --episodes 2 -o "$tmp/plain.json"
 expect_rc "plain train" 0 && pass
+# SIGUSR1 is a graceful stop for the plain program too: saved, exit 0
+cmd="placeto train crown --episodes 100000000 (SIGUSR1)"
+"$prog" train graphs/toy/crown.json --episodes 100000000 --checkpoint-every 100000000 -o "$tmp/usr1.json" \
+    > /dev/null 2> "$tmp/err" < /dev/null &
+pid=$!
+wait_catching "$pid" 10 # SIGUSR1
+sleep 0.3
+kill -USR1 "$pid"
+wait "$pid"; rc=$?
+: > "$tmp/out"
+if expect_rc "plain train, SIGUSR1" 0; then
+    if grep -qE "^placeto: stopped \(SIGUSR1\) after episode [0-9]+; saved $tmp/usr1.json" "$tmp/err" &&
+       "$prog" place graphs/toy/crown.json --policy "$tmp/usr1.json" > /dev/null 2>&1; then pass
+    else fail "plain train, SIGUSR1" "no 'stopped (SIGUSR1)' line, or the saved policy does not load"; fi
+fi
 
 g=graphs/toy/crown.json
 fam=(graphs/toy/crown.json graphs/toy/chain.json graphs/toy/diamond.json)

@@ -38,6 +38,19 @@ run() {
     rc=$?
 }
 
+# wait_catching PID SIG: until process PID catches signal number SIG (bit SIG
+# - 1 of its SigCgt mask; a background job of a script starts with SIGINT
+# ignored), 60 s at most
+wait_catching() {
+    local cgt
+    for _ in $(seq 600); do
+        cgt=$(awk '/^SigCgt/ {print $2}' "/proc/$1/status" 2> /dev/null)
+        [ -n "$cgt" ] && (( (16#$cgt >> ($2 - 1)) & 1 )) && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
 pass() { passed=$((passed + 1)); }
 fail() { # name reason
     echo "FAIL $1: $2; command: $cmd; rc=$rc; stdout: $(flat "$tmp/out"); stderr: $(flat "$tmp/err")"
