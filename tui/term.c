@@ -86,8 +86,15 @@ static size_t g_reset_len;
 static int g_atexit_done;
 
 static const int quit_sigs[] = {SIGINT, SIGTERM, SIGHUP};
-static const int fatal_sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGQUIT};
-enum { N_QUIT = 3, N_FATAL = 6 };
+/* faults, then the signals whose default action ends the program (kill
+ * -USR1, an alarm, a CPU-time limit): the terminal is restored and the
+ * signal goes on to its default action. Those of the second kind that were
+ * ignored on entry stay ignored. SIGPIPE and SIGXFSZ are not here: main()
+ * ignores SIGXFSZ, and SIGPIPE comes from a write to a pipe, not a terminal. */
+static const int fatal_sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS,
+                                 SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU};
+enum { N_QUIT = 3, N_FATAL = 14, N_FAULTS = 7 };
+_Static_assert(sizeof fatal_sigs / sizeof fatal_sigs[0] == N_FATAL, "fatal_sigs and N_FATAL disagree");
 static struct sigaction old_quit[N_QUIT], old_fatal[N_FATAL], old_winch;
 static int quit_caught[N_QUIT];
 
@@ -196,8 +203,11 @@ static void install_handlers(void)
             sigaction(quit_sigs[k], &sa, NULL);
     }
     sa.sa_handler = on_fatal;
-    for (int k = 0; k < N_FATAL; k++)
-        sigaction(fatal_sigs[k], &sa, &old_fatal[k]);
+    for (int k = 0; k < N_FATAL; k++) {
+        sigaction(fatal_sigs[k], NULL, &old_fatal[k]);
+        if (k < N_FAULTS || (old_fatal[k].sa_flags & SA_SIGINFO) || old_fatal[k].sa_handler != SIG_IGN)
+            sigaction(fatal_sigs[k], &sa, NULL);
+    }
     sigaction(SIGWINCH, NULL, &old_winch); /* ncurses' handler, from newterm */
     sa.sa_sigaction = on_winch;
     sa.sa_flags = SA_SIGINFO;

@@ -2,7 +2,8 @@
 # End to end: the real explorer in a real terminal (tmux, on a private
 # server). Start it, step, override, undo, save, export DOT and a trace, quit;
 # resume the saved episode; resize; a SIGTERM autosaves and restores the
-# terminal. Checks the captured screen and the files. Prints
+# terminal, as SIGINT and SIGHUP do; a fault (SIGSEGV) and the signals that
+# end a program by default (SIGUSR1, SIGALRM) restore it too. Checks the captured screen and the files. Prints
 # "tmux: N passed, M failed" (skips, passing nothing, when tmux is missing).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -94,8 +95,9 @@ else
     fail "terminal restored" "alternate screen or hidden cursor left: $(tm display -p -t e2e '#{alternate_on} #{cursor_flag}')"
 fi
 
-# SIGINT, SIGHUP and a fatal signal (SIGSEGV) also leave the terminal restored
-for sig in INT HUP SEGV; do
+# SIGINT, SIGHUP, a fatal signal (SIGSEGV) and the signals whose default is
+# to end the program (SIGUSR1, SIGALRM) also leave the terminal restored
+for sig in INT HUP SEGV USR1 ALRM; do
     start "$g" --devices 2
     check "start for SIG$sig" "toy_crown on 2x K80"
     tm send-keys -t e2e Space
