@@ -20,17 +20,20 @@ Writes tests/results/hsdag.{json,md}.
 
     /usr/bin/python3 bench/hsdag_table.py [./placeto] [--budget N] [--seeds S] [--jobs J] [--only GRAPH]
                                           [--cluster FILE] [--tag NAME] [--no-ablation] [--keep]
+    /usr/bin/python3 bench/hsdag_table.py [./placeto] --sweep B1,B2,... [--seeds S] [--jobs J] [--only GRAPH]
+    /usr/bin/python3 bench/hsdag_table.py [./placeto] --add-variant NAME | --refresh-refs [--jobs J]
 
 --keep writes the first seed's HSDAG policies of the "ema baseline" variant to
 graphs/policies/hsdag_GRAPH.json (the bundled ones; with --no-ablation that
 variant still runs, for its first seed only).
 --add-variant NAME runs one more variant (by its name in VARIANTS) on every
 graph and seed of tests/results/hsdag.json and adds its runs there.
+--refresh-refs recomputes the reference columns of tests/results/hsdag.json
+(CPU-only, GPU-only, the best heuristic) and keeps its training runs.
 --sweep B1,B2,... trains Placeto, HSDAG and HSDAG with the moving-average
 baseline at each budget (SEEDS seeds) against the best heuristic at that
-budget, into tests/results/hsdag_budget.{json,md}.
---refresh-refs recomputes that file's reference columns (CPU-only, GPU-only,
-the best heuristic) and keeps its training runs. The local searches (anneal,
+budget, into tests/results/hsdag_budget.{json,md} (hsdag_budget_GRAPH with
+--only, hsdag_budget_TAG with --tag). The local searches (anneal,
 ils) get the agents' budget of placements simulated, as the agents do.
 """
 import concurrent.futures
@@ -99,6 +102,8 @@ while args:
         sys.exit("hsdag_table.py: unknown option %s" % k)
 if ONLY:
     GRAPHS = [ONLY]
+if SWEEP and KEEP:
+    sys.exit("hsdag_table.py: --keep writes the bundled policies of the main table, not of --sweep")
 
 
 def run(*a):
@@ -177,7 +182,8 @@ def sweep():
             row["runs"] = [t for t in trains if t["graph"] == g and t["budget"] == b]
             rows.append(row)
     doc = {"budgets": SWEEP, "seeds": SEEDS, "cluster": CLUSTER, "rows": rows, "variants": [list(v) for v in VARIANTS]}
-    write(os.path.join(ROOT, "tests/results/hsdag_budget.json"), json.dumps(doc, indent=1) + "\n")
+    name = "hsdag_budget" + ("_" + TAG if TAG else "_" + ONLY if ONLY else "")
+    write(os.path.join(ROOT, "tests/results", name + ".json"), json.dumps(doc, indent=1) + "\n")
     ms = lambda us: "%.2f" % (us / 1e3)
     lines = ["Simulated inference latency in ms on %s by budget of placements simulated, %d seeds: the mean over "
              "the seeds of the best placement found, then the best seed's; the best heuristic with the same budget "
@@ -192,7 +198,7 @@ def sweep():
             ms(r["best_heuristic_us"]), cell(runs_of(r, "placeto")), cell(runs_of(r, "hsdag", 0)),
             cell(runs_of(r, "hsdag", ema)), mean([t["seconds"] for t in runs_of(r, "hsdag", 0)])))
     md = "\n".join(lines) + "\n"
-    write(os.path.join(ROOT, "tests/results/hsdag_budget.md"), md)
+    write(os.path.join(ROOT, "tests/results", name + ".md"), md)
     print(md)
 
 

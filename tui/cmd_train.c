@@ -312,16 +312,22 @@ static void print_summary(const Progress *pr, const TrainState *ts, const char *
     }
 }
 
-/* Ctrl-C, SIGTERM and SIGUSR1 stop training after its episode (on_signal). */
-static void catch_signals(const char *curve_tmp)
+/* Ctrl-C, SIGTERM and SIGUSR1 stop training after its episode (on_signal);
+ * with usr1_only, SIGUSR1 alone: from the start of the command, so that a
+ * SIGUSR1 forwarded by mpirun while the ranks load their graphs stops them
+ * after the first update instead of killing them, while Ctrl-C during the
+ * set-up still ends the program at once. */
+static void catch_signals(const char *curve_tmp, int usr1_only)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     curve_tmp_path = curve_tmp;
+    sigaction(SIGUSR1, &sa, NULL);
+    if (usr1_only)
+        return;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGUSR1, &sa, NULL);
 }
 
 
@@ -374,7 +380,7 @@ int train_cli_loop(const TrainLoop *l, Progress *pr, TrainState *ts, int64_t eve
     pr->tty = isatty(2);
     pr->every = pr->total >= 20 ? pr->total / 20 : 1;
     pr->t0 = util_now();
-    catch_signals(curve_path ? af.tmp : NULL);
+    catch_signals(curve_path ? af.tmp : NULL, 0);
     int64_t ran = 0;
     int rc = 0, stopped = 0;
     while (ran < pr->total && !stopped && rc == 0) {
@@ -482,6 +488,7 @@ static int run_train(int argc, char **argv)
     int stop, rc = cli_parse_graphs(cmd, argc, argv, &a, 1, (int)(sizeof a.pos / sizeof a.pos[0]), NULL, &stop);
     if (stop)
         return rc;
+    catch_signals(NULL, 1);
     const char *agent = cli_get(cmd, &a, "agent");
     if (agent && strcmp(agent, "placeto") != 0 && strcmp(agent, "rnn") != 0 && strcmp(agent, "gdp") != 0 &&
         strcmp(agent, "hsdag") != 0)

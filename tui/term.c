@@ -86,14 +86,17 @@ static size_t g_reset_len;
 static int g_atexit_done;
 
 static const int quit_sigs[] = {SIGINT, SIGTERM, SIGHUP};
-/* faults, then the signals whose default action ends the program (kill
- * -USR1, an alarm, a CPU-time limit): the terminal is restored and the
- * signal goes on to its default action. Those of the second kind that were
- * ignored on entry stay ignored. SIGPIPE and SIGXFSZ are not here: main()
- * ignores SIGXFSZ, and SIGPIPE comes from a write to a pipe, not a terminal. */
-static const int fatal_sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS,
-                                 SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU};
-enum { N_QUIT = 3, N_FATAL = 14, N_FAULTS = 7 };
+/* faults, then signals that end a program by default (kill -USR1, an
+ * alarm, a CPU-time limit): the terminal is restored and the signal goes on
+ * to the disposition it had (a sanitizer's handler for a fault; the default
+ * action). Those of the second kind are caught only when their disposition
+ * on entry is the default: an ignored one stays ignored, and a handler
+ * installed before (a profiler's SIGPROF) keeps the signal. SIGPIPE and
+ * SIGXFSZ are not here: main() ignores SIGXFSZ, and SIGPIPE comes from a
+ * write to a pipe, not a terminal. */
+static const int fatal_sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGQUIT, SIGTRAP,
+                                 SIGSYS, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU};
+enum { N_QUIT = 3, N_FATAL = 14, N_FAULTS = 5 };
 _Static_assert(sizeof fatal_sigs / sizeof fatal_sigs[0] == N_FATAL, "fatal_sigs and N_FATAL disagree");
 static struct sigaction old_quit[N_QUIT], old_fatal[N_FATAL], old_winch;
 static int quit_caught[N_QUIT];
@@ -135,6 +138,7 @@ static void on_winch(int sig, siginfo_t *info, void *ctx)
  * are delivered when this handler returns, faults recur on the instruction. */
 static void on_fatal(int sig)
 {
+    int saved = errno; /* a fault's chained handler may return */
     if (g_active) {
         g_active = 0;
         ssize_t r = write(STDOUT_FILENO, g_reset, g_reset_len);
@@ -150,6 +154,7 @@ static void on_fatal(int sig)
             next = old_fatal[k];
     sigaction(sig, &next, NULL);
     raise(sig);
+    errno = saved;
 }
 
 /* The fail hook and the atexit hook: outside signal context endwin() is fine. */
@@ -205,7 +210,7 @@ static void install_handlers(void)
     sa.sa_handler = on_fatal;
     for (int k = 0; k < N_FATAL; k++) {
         sigaction(fatal_sigs[k], NULL, &old_fatal[k]);
-        if (k < N_FAULTS || (old_fatal[k].sa_flags & SA_SIGINFO) || old_fatal[k].sa_handler != SIG_IGN)
+        if (k < N_FAULTS || (!(old_fatal[k].sa_flags & SA_SIGINFO) && old_fatal[k].sa_handler == SIG_DFL))
             sigaction(fatal_sigs[k], &sa, NULL);
     }
     sigaction(SIGWINCH, NULL, &old_winch); /* ncurses' handler, from newterm */

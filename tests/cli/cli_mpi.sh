@@ -64,10 +64,14 @@ cmd="placeto train crown --episodes 100000000 (SIGUSR1)"
 "$prog" train graphs/toy/crown.json --episodes 100000000 --checkpoint-every 100000000 -o "$tmp/usr1.json" \
     > /dev/null 2> "$tmp/err" < /dev/null &
 pid=$!
-wait_catching "$pid" 10 # SIGUSR1
-sleep 0.3
-kill -USR1 "$pid"
+( sleep "$mpi_limit"; kill -KILL "$pid" ) 2> /dev/null & # a stop that fails must not hang the suite
+watchdog=$!
+if wait_catching "$pid" "$(kill -l USR1)"; then
+    sleep 0.3
+    kill -USR1 "$pid"
+fi
 wait "$pid"; rc=$?
+kill "$watchdog" 2> /dev/null; wait "$watchdog" 2> /dev/null
 : > "$tmp/out"
 if expect_rc "plain train, SIGUSR1" 0; then
     if grep -qE "^placeto: stopped \(SIGUSR1\) after episode [0-9]+; saved $tmp/usr1.json" "$tmp/err" &&
@@ -196,16 +200,24 @@ stop_run() {
     cmd="mpirun -np 2 $mprog train $g --episodes 100000000 --checkpoint-every 100000000 -o $tmp/s.json; SIGUSR1 to $2"
     timeout "$mpi_limit" mpirun "${mpirun_flags[@]}" -np 2 "$mprog" train "$g" --episodes 100000000 \
         --checkpoint-every 100000000 --seed 11 -o "$tmp/s.json" > "$tmp/out" 2> "$tmp/err" < /dev/null &
-    local job=$! target="" p
-    for _ in $(seq 1 100); do
-        [ "$(pgrep -f "placeto-mpi train $g .*$tmp/s.json" | wc -l)" -ge 2 ] && break
+    local job=$! target="" p ranks=()
+    # the two ranks (the processes with a rank in their environment, not
+    # timeout or mpirun, whose command lines match too), until both catch
+    # SIGUSR1, and a moment of training
+    for _ in $(seq 1 300); do
+        ranks=()
+        for p in $(pgrep -f "placeto-mpi train $g .*$tmp/s.json"); do
+            tr '\0' '\n' < "/proc/$p/environ" 2> /dev/null | grep -q '^OMPI_COMM_WORLD_RANK=' && ranks+=("$p")
+        done
+        [ "${#ranks[@]}" -ge 2 ] && break
         sleep 0.1
     done
-    sleep 1
+    for p in "${ranks[@]}"; do wait_catching "$p" "$(kill -l USR1)"; done
+    sleep 0.5
     if [ "$2" = mpirun ]; then
         target=$(pgrep -P "$job" mpirun)
     else
-        for p in $(pgrep -f "placeto-mpi train $g .*$tmp/s.json"); do
+        for p in "${ranks[@]}"; do
             tr '\0' '\n' < "/proc/$p/environ" 2> /dev/null | grep -qx OMPI_COMM_WORLD_RANK=1 && target=$p
         done
     fi
@@ -225,7 +237,7 @@ if stop_run "SIGUSR1 to mpirun" mpirun; then
 import json, re, sys
 n = int(re.search(r"stopped \(SIGUSR1\) after episode (\d+)", open(sys.argv[2]).read()).group(1))
 t = json.load(open(sys.argv[1]))["training"]
-assert t["episodes"] == n and n % 2 == 0 and 0 < n < 100000000, (t["episodes"], n)
+assert t["episodes"] == n and n % 2 == 0 and 0 <= n < 100000000, (t["episodes"], n)
 open(sys.argv[3], "w").write(str(n))
 ' "$tmp/s.json" "$tmp/err" "$tmp/s.episodes"
     if [ -s "$tmp/s.episodes" ]; then
