@@ -26,8 +26,9 @@ Writes tests/results/hsdag.{json,md}.
 --keep writes the first seed's HSDAG policies of the "ema baseline" variant to
 graphs/policies/hsdag_GRAPH.json (the bundled ones; with --no-ablation that
 variant still runs, for its first seed only).
---add-variant NAME runs one more variant (by its name in VARIANTS) on every
-graph and seed of tests/results/hsdag.json and adds its runs there.
+--add-variant NAME runs one more variant (by its name in VARIANTS, or
+"placeto NAME" for PLACETO_VARIANTS) on every graph and seed of
+tests/results/hsdag.json and adds its runs there (replacing its old ones).
 --refresh-refs recomputes the reference columns of tests/results/hsdag.json
 (CPU-only, GPU-only, the best heuristic) and keeps its training runs.
 --sweep B1,B2,... trains Placeto, HSDAG and HSDAG with the moving-average
@@ -64,6 +65,9 @@ VARIANTS = [("faithful", FAITHFUL, "")] + \
             ("one device allowed", FAITHFUL, "--allow-single"),
             ("no learned grouping", FAITHFUL, "--min-clusters 1000000"),
             ("chain coarsening", FAITHFUL, "--groups chains")]
+# Placeto's runs: its defaults (every episode starts with everything on device 0, the CPU here), and every
+# episode starting from everything on the fastest device, the GPU-only placement (--init single)
+PLACETO_VARIANTS = [("defaults", ""), ("from GPU-only", "--init single")]
 
 args = sys.argv[1:]
 if args and not args[0].startswith("--"):
@@ -141,7 +145,7 @@ def train(job):
                "--greedy-every", RNN_GREEDY, "--seed", seed, "-o", pol]
     else:
         cmd = ["train", graph, "--cluster", CLUSTER, "--episodes", max(1, budget // groups), "--seed", seed,
-               "-o", pol]
+               "-o", pol] + PLACETO_VARIANTS[variant][1].split()
     summary = json.loads(run(*(cmd + ["--curve", curve, "--json"])).strip().splitlines()[-1])
     with open(curve) as f:
         rows = list(csv.DictReader(f))
@@ -241,7 +245,8 @@ def main():
         if KEEP and not ABLATION:
             keep = [v[0] for v in VARIANTS].index(KEEP_VARIANT)
             jobs += [(g, "hsdag", groups[g], 1, keep) for g in GRAPHS]
-        jobs += [(g, "placeto", groups[g], s, 0) for g in GRAPHS for s in range(1, SEEDS + 1)]
+        jobs += [(g, "placeto", groups[g], s, v) for g in GRAPHS for s in range(1, SEEDS + 1)
+                 for v in range(len(PLACETO_VARIANTS))]
         trains = list(pool.map(train, jobs))
     rows = []
     for g, ref in zip(GRAPHS, refs):
@@ -250,7 +255,7 @@ def main():
         row["runs"] = [t for t in trains if t["graph"] == g and (ABLATION or t["variant"] == 0)]
         rows.append(row)
     doc = {"budget": BUDGET, "seeds": SEEDS, "cluster": CLUSTER, "rows": rows,
-           "variants": [list(v) for v in VARIANTS]}
+           "variants": [list(v) for v in VARIANTS], "placeto_variants": [list(v) for v in PLACETO_VARIANTS]}
     out = os.path.join(ROOT, "tests/results")
     os.makedirs(out, exist_ok=True)
     name = "hsdag_" + TAG if TAG else "hsdag" if not ONLY else "hsdag_" + ONLY
@@ -266,16 +271,18 @@ def add_variant():
         doc = json.load(f)
     global BUDGET, CLUSTER
     BUDGET, CLUSTER = doc["budget"], doc["cluster"]
-    names = [v[0] for v in VARIANTS]
+    names = [v[0] for v in VARIANTS] + ["placeto " + v[0] for v in PLACETO_VARIANTS]
     if ADD_VARIANT not in names:
         sys.exit("hsdag_table.py: --add-variant: expected one of %s" % ", ".join(names))
-    v = names.index(ADD_VARIANT)
+    agent, v = ("hsdag", names.index(ADD_VARIANT)) if names.index(ADD_VARIANT) < len(VARIANTS) else \
+        ("placeto", names.index(ADD_VARIANT) - len(VARIANTS))
     doc["variants"] = [list(x) for x in VARIANTS]
-    jobs = [(r["path"], "hsdag", r["groups"], s, v) for r in doc["rows"] for s in range(1, doc["seeds"] + 1)]
+    doc["placeto_variants"] = [list(x) for x in PLACETO_VARIANTS]
+    jobs = [(r["path"], agent, r["groups"], s, v) for r in doc["rows"] for s in range(1, doc["seeds"] + 1)]
     with concurrent.futures.ThreadPoolExecutor(max_workers=JOBS) as pool:
         done = list(pool.map(train, jobs))
     for r in doc["rows"]:
-        r["runs"] = [t for t in r["runs"] if not (t["agent"] == "hsdag" and t["variant"] == v)]
+        r["runs"] = [t for t in r["runs"] if not (t["agent"] == agent and t["variant"] == v)]
         r["runs"] += [t for t in done if t["graph"] == r["path"]]
     write(path, json.dumps(doc, indent=1) + "\n")
     md = markdown(doc)
@@ -290,7 +297,8 @@ def write(path, text):
 
 
 def runs_of(row, agent, variant=0):
-    return [t for t in row["runs"] if t["agent"] == agent and (agent != "hsdag" or t["variant"] == variant)]
+    """The runs of an agent (hsdag and placeto: of one of their variants)."""
+    return [t for t in row["runs"] if t["agent"] == agent and (agent == "rnn" or t["variant"] == variant)]
 
 
 def mean(v):
@@ -311,6 +319,13 @@ def markdown(doc):
              "| RNN-based: mean, best (reduction), found, time | HSDAG: mean, best (reduction), found, time "
              "| HSDAG at 500 |",
              "|---|---|---|---|---|---|---|---|---|"]
+    gpu_start = any(runs_of(r, "placeto", 1) for r in doc["rows"])
+    if gpu_start:
+        lines[0] += (" *Placeto from GPU-only* starts every episode from everything on the GPU (`--init single`) "
+                     "instead of its default, everything on device 0 (the CPU).")
+        lines[2] = lines[2].replace("| RNN-based", "| Placeto from GPU-only: mean, best (reduction), found, time "
+                                    "| RNN-based")
+        lines[3] += "---|"
     ms = lambda us: "%.2f" % (us / 1e3)
     n = lambda v: "{:,}".format(v).replace(",", " ")
     for r in doc["rows"]:
@@ -325,10 +340,11 @@ def markdown(doc):
                                                 red(best["best_us"]), n(best["found_after"]),
                                                 mean([t["seconds"] for t in rs]))
         h500 = mean([t["at500_us"] for t in runs_of(r, "hsdag")])
-        lines.append("| %s | %d | %s | %s%s (%s) | %s %s (%s) | %s | %s | %s | %s |" % (
+        lines.append("| %s | %d | %s | %s%s (%s) | %s %s (%s) | %s | %s%s | %s | %s |" % (
             r["graph"], r["groups"], ms(cpu), ms(r["gpu_only_us"]), " OOM" if r["gpu_only_oom"] else "",
             red(r["gpu_only_us"]), r["best_heuristic"], ms(r["best_heuristic_us"]), red(r["best_heuristic_us"]),
-            cell(runs_of(r, "placeto")), cell(runs_of(r, "rnn")), cell(runs_of(r, "hsdag")),
+            cell(runs_of(r, "placeto")), cell(runs_of(r, "placeto", 1)) + " | " if gpu_start else "",
+            cell(runs_of(r, "rnn")), cell(runs_of(r, "hsdag")),
             "–" if h500 is None else "%s (%s)" % (ms(h500), red(h500))))
     variants = [i for i in range(len(doc["variants"])) if any(runs_of(r, "hsdag", i) for r in doc["rows"])]
     if len(variants) > 1:
