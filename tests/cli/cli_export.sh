@@ -15,18 +15,7 @@ c3=graphs/placements/crown_3way.json
 resnet=graphs/resnet18.json
 
 # golden NAME FILE: FILE equals tests/data/golden/export_NAME.dot
-golden() {
-    local name=$1 f=$2 file=tests/data/golden/export_$1.dot
-    if [ "${PLACETO_UPDATE_GOLDEN:-}" = 1 ]; then
-        cp "$f" "$file" && echo "wrote $file" && pass
-    elif [ ! -f "$file" ]; then
-        fail "golden $name" "no $file (PLACETO_UPDATE_GOLDEN=1 writes it)"
-    elif cmp -s "$file" "$f"; then
-        pass
-    else
-        fail "golden $name" "the DOT differs from $file: $(diff "$file" "$f" | head -c 600)"
-    fi
-}
+golden() { golden_file "$1" "tests/data/golden/export_$1.dot" "$2" "the DOT"; }
 
 # ---------------------------------------------------------------- goldens
 run export "$diamond" --placement "$dsplit" --dot "$tmp/diamond.dot"

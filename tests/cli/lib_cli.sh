@@ -51,6 +51,20 @@ wait_catching() {
     return 1
 }
 
+# golden_file NAME GOLDEN OUT WHAT: OUT equals the golden file GOLDEN
+# (PLACETO_UPDATE_GOLDEN=1 writes it); WHAT names OUT in the failure
+golden_file() {
+    if [ "${PLACETO_UPDATE_GOLDEN:-}" = 1 ]; then
+        cp "$3" "$2" && echo "wrote $2" && pass
+    elif [ ! -f "$2" ]; then
+        fail "golden $1" "no $2 (PLACETO_UPDATE_GOLDEN=1 writes it)"
+    elif cmp -s "$2" "$3"; then
+        pass
+    else
+        fail "golden $1" "$4 differs from $2: $(diff "$2" "$3" | head -c 600)"
+    fi
+}
+
 pass() { passed=$((passed + 1)); }
 fail() { # name reason
     echo "FAIL $1: $2; command: $cmd; rc=$rc; stdout: $(flat "$tmp/out"); stderr: $(flat "$tmp/err")"

@@ -49,17 +49,8 @@ same() {
 # golden NAME: the whole last screen equals tests/data/golden/explore_NAME.txt
 # (PLACETO_UPDATE_GOLDEN=1 writes it)
 golden() {
-    local name=$1 file=tests/data/golden/explore_$1.txt
-    expect_rc "golden $name" 0 || return
-    if [ "${PLACETO_UPDATE_GOLDEN:-}" = 1 ]; then
-        cp "$tmp/out" "$file" && echo "wrote $file" && pass
-    elif [ ! -f "$file" ]; then
-        fail "golden $name" "no $file (PLACETO_UPDATE_GOLDEN=1 writes it)"
-    elif cmp -s "$file" "$tmp/out"; then
-        pass
-    else
-        fail "golden $name" "the screen differs from $file: $(diff "$file" "$tmp/out" | head -c 600)"
-    fi
+    expect_rc "golden $1" 0 || return
+    golden_file "$1" "tests/data/golden/explore_$1.txt" "$tmp/out" "the screen"
 }
 
 # the Policy pane's probability rows (the device bars)
