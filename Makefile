@@ -1,9 +1,9 @@
 # placeto — build, test, install and benchmark. `make run` and `make test`
-# install any missing Debian packages first (`make deps`, tests/deps.sh: the
+# install any missing Debian packages first (`make deps`, mk/deps.sh: the
 # run set for `make run`, the run and test sets for the rest).
 
 # The release; `placeto --version` adds `git describe` when built from a
-# checkout (both passed to tui/cmd_meta.c alone as -D).
+# checkout (both passed to tui/cli/cmd_meta.c alone as -D).
 VERSION  := 0.4.0
 GIT_DESC := $(shell git describe --always --dirty 2>/dev/null)
 
@@ -30,18 +30,25 @@ LDLIBS   = $(PKG_LIBS) -lmetis -lscotch -lscotcherr -lm -lpthread
 # its own layer and the layers below it only, so an include that points up
 # or sideways does not compile (and `make check-layers` names it):
 #   core (util, jdoc) <- core/model <- core/sim <- core/place <- core/agent
-#   <- layouts <- tui; tests and bench see everything. core/mpi (dist.h's
-#   MPI backend, placeto-mpi only) sits on core/agent.
-LAYERS     := core core/model core/sim core/place core/agent core/mpi layouts tui
+#   <- core/agents/NAME (one folder per learned placer, each seeing core/agent
+#   and itself only: no agent includes a sibling) <- core/agents (the
+#   registry, agents.c) <- layouts <- tui/explorer <- tui/cli; tests and bench
+#   see everything. core/mpi (dist.h's MPI backend, placeto-mpi only) sits on
+#   core/agent.
+AGENTS     := $(notdir $(patsubst %/,%,$(wildcard core/agents/*/)))
+LAYERS     := core core/model core/sim core/place core/agent $(AGENTS:%=core/agents/%) core/agents core/mpi layouts tui/explorer tui/cli
 INC_core        := -Icore
 INC_core/model  := $(INC_core) -Icore/model
 INC_core/sim    := $(INC_core/model) -Icore/sim
 INC_core/place  := $(INC_core/sim) -Icore/place
 INC_core/agent  := $(INC_core/place) -Icore/agent
+$(foreach a,$(AGENTS),$(eval INC_core/agents/$(a) := $(INC_core/agent) -Icore/agents/$(a)))
+INC_core/agents := $(INC_core/agent)
 INC_core/mpi    := $(INC_core/agent)
 INC_layouts     := $(INC_core/agent) -Ilayouts
-INC_tui         := $(INC_layouts) -Itui
-INC_tests       := $(INC_tui) -Itests/unit
+INC_tui/explorer := $(INC_layouts) $(AGENTS:%=-Icore/agents/%) -Itui/explorer
+INC_tui/cli     := $(INC_tui/explorer) -Itui/cli
+INC_tests       := $(INC_tui/cli) $(AGENTS:%=-Icore/agents/%) -Itests/unit
 layer_of = $(if $(filter tests/% bench/%,$(1)),tests,$(patsubst %/,%,$(dir $(1))))
 ALL_CFLAGS = $(WARN) $(OPT) $(SAN) $(CFLAGS) -D_POSIX_C_SOURCE=200809L $(PKG_CFLAGS) -MMD -MP
 
@@ -55,9 +62,9 @@ ifeq ($(word 1,$(STAMP_WORDS)),$(VERSION))
 GIT_DESC := $(word 2,$(STAMP_WORDS))
 endif
 endif
-CORE_SRC := $(wildcard core/*.c core/model/*.c core/sim/*.c core/place/*.c core/agent/*.c)
+CORE_SRC := $(wildcard core/*.c core/model/*.c core/sim/*.c core/place/*.c core/agent/*.c core/agents/*.c core/agents/*/*.c)
 LAY_SRC  := $(wildcard layouts/*.c)
-TUI_SRC  := $(wildcard tui/*.c)
+TUI_SRC  := $(wildcard tui/explorer/*.c tui/cli/*.c)
 TEST_SRC := $(wildcard tests/unit/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 LAY_OBJ  := $(LAY_SRC:%.c=$(BUILD)/%.o)
@@ -89,46 +96,46 @@ mpi-missing:
 	@echo "make mpi: no MPI found (pkg-config ompi-c, mpicc): sudo apt-get install libopenmpi-dev openmpi-bin" >&2
 	@exit 1
 
-# Debian packages: installed by tests/deps.sh; run and install call `make
+# Debian packages: installed by mk/deps.sh; run and install call `make
 # deps-run` (what building and running needs), test, bench and the
 # sanitizer runs `make deps` (that and what the tests need), each only when
 # a package is missing.
 deps:
-	@bash tests/deps.sh
+	@bash mk/deps.sh
 
 deps-run:
-	@bash tests/deps.sh run
+	@bash mk/deps.sh run
 
-NEED_DEPS := $(shell bash tests/deps.sh --check >/dev/null 2>&1 || echo deps)
-NEED_RUN_DEPS := $(shell bash tests/deps.sh --check run >/dev/null 2>&1 || echo deps-run)
+NEED_DEPS := $(shell bash mk/deps.sh --check >/dev/null 2>&1 || echo deps)
+NEED_RUN_DEPS := $(shell bash mk/deps.sh --check run >/dev/null 2>&1 || echo deps-run)
 
 run: $(NEED_RUN_DEPS)
 	@$(MAKE) --no-print-directory all
 	./$(PROG)
 
 test: $(NEED_DEPS)
-	@$(MAKE) --no-print-directory all $(UNIT)
-	@bash tests/run.sh ./$(PROG) $(UNIT)
+	@$(MAKE) --no-print-directory all $(UNIT) $(COIN)
+	@PLACETO_COIN=$(COIN) bash tests/run.sh ./$(PROG) $(UNIT)
 
 # The dependency rule, checked on the sources: every #include "x.h" must
 # name a header of the file's own layer or one below it, and core/ and
 # layouts/ never include curses.
 check-layers:
-	@bash tests/check_layers.sh
+	@bash mk/check_layers.sh
 
 # The network's element-wise loops run millions of times per training run:
 # let the compiler vectorise them (a branchy ReLU costs more than the GEMMs).
-$(BUILD)/core/agent/nn.o $(BUILD)/core/agent/nn_vec.o $(BUILD)/core/agent/policy.o: OPT += -O3
+$(BUILD)/core/agent/nn.o $(BUILD)/core/agent/nn_vec.o $(BUILD)/core/agents/placeto/policy.o: OPT += -O3
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(ALL_CFLAGS) $(INC_$(call layer_of,$<)) $(if $(filter tui/% tests/% bench/%,$<),$(TUI_CFLAGS)) \
-	  $(if $(filter tui/cmd_meta.c,$<),$(VERSION_DEFS)) -c $< -o $@
+	  $(if $(filter tui/cli/cmd_meta.c,$<),$(VERSION_DEFS)) -c $< -o $@
 
 # the version's object is rebuilt when the version or the checkout changes
 VERSION_DEFS := -DPLACETO_VERSION='"$(VERSION)"' -DPLACETO_GIT='"$(GIT_DESC)"'
-$(BUILD)/tui/cmd_meta.o: $(BUILD)/version.stamp
+$(BUILD)/tui/cli/cmd_meta.o: $(BUILD)/version.stamp
 $(BUILD)/version.stamp: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(VERSION) $(GIT_DESC)' | cmp -s - $@ || echo '$(VERSION) $(GIT_DESC)' > $@
@@ -194,14 +201,22 @@ uninstall:
 	rm -rf '$(DESTDIR)$(DATADIR)'
 
 # the unit tests also cover the recordings' writer (no curses in these files)
-UNIT_TUI := $(BUILD)/tui/record.o $(BUILD)/tui/term_ansi.o $(BUILD)/tui/theme.o
+UNIT_TUI := $(BUILD)/tui/explorer/record.o $(BUILD)/tui/explorer/term_ansi.o $(BUILD)/tui/explorer/theme.o
 $(UNIT): $(TEST_OBJ) $(UNIT_TUI) $(LIBLAY) $(LIBCORE)
 	@echo "  LINK    $@"
 	@$(CC) $(OPT) $(SAN) -o $@ $(TEST_OBJ) $(UNIT_TUI) $(LIBLAY) $(LIBCORE) $(LDLIBS)
 
+# The test build of the program with one more agent, the test-only "coin"
+# placer (tests/agent/coin_agent.c registers itself): tests/cli/cli_agents.sh
+# shows the registry alone drives place, compare, train and the explorer.
+COIN := $(BUILD)/placeto-coin
+$(COIN): $(BUILD)/tests/agent/coin_agent.o $(TUI_OBJ) $(LIBLAY) $(LIBCORE)
+	@echo "  LINK    $@"
+	@$(CC) $(OPT) $(SAN) -o $@ $(BUILD)/tests/agent/coin_agent.o $(TUI_OBJ) $(LIBLAY) $(LIBCORE) $(TUI_LIBS) $(LDLIBS)
+
 # the benchmark drives the explorer's App headless: the explorer without the
 # commands, main and the curses backend
-BENCH_TUI := $(filter-out $(BUILD)/tui/main.o $(BUILD)/tui/term.o $(BUILD)/tui/cmd_%.o,$(TUI_OBJ))
+BENCH_TUI := $(filter-out $(BUILD)/tui/cli/% $(BUILD)/tui/explorer/term.o,$(TUI_OBJ))
 $(BENCH): $(BUILD)/bench/bench.o $(BUILD)/bench/bench_sim.o $(BUILD)/bench/bench_gdp.o $(BUILD)/bench/bench_hsdag.o $(BUILD)/tests/unit/testutil.o $(BUILD)/tests/unit/gen.o $(BENCH_TUI) $(LIBLAY) $(LIBCORE)
 	@echo "  LINK    $@"
 	@$(CC) $(OPT) $(SAN) -o $@ $^ $(LDLIBS)
@@ -216,8 +231,8 @@ ubsan: $(NEED_DEPS)
 	  SAN="-fsanitize=undefined -fno-sanitize-recover=all" test
 
 valgrind: $(NEED_DEPS)
-	@$(MAKE) --no-print-directory all $(UNIT)
-	@VALGRIND=1 bash tests/run.sh ./$(PROG) $(UNIT)
+	@$(MAKE) --no-print-directory all $(UNIT) $(COIN)
+	@VALGRIND=1 PLACETO_COIN=$(COIN) bash tests/run.sh ./$(PROG) $(UNIT)
 
 # libFuzzer targets (tests/fuzz/fuzz_*.c): the loaders and the DAG layout,
 # built with clang, ASan and UBSan in build-fuzz/ (core and layouts compiled
@@ -254,7 +269,7 @@ update-golden: $(UNIT) $(PROG)
 # PNG and SVG screenshots of the real program (tmux, rsvg-convert), and the
 # tour as an asciinema recording (screenshots/tour.cast)
 screenshots: deps
-	@bash tests/deps.sh screenshots
+	@bash mk/deps.sh screenshots
 	@$(MAKE) --no-print-directory all
 	@bash screenshots/make.sh
 	@$(MAKE) --no-print-directory tour-cast

@@ -3,7 +3,7 @@
 # learn", from scratch, in one command (several hours on 2 cores):
 #   bash bench/agent_all.sh [JOBS] [FRESH_DIR]
 # 1. trains every bundled policy (graphs/policies/train.sh, JOBS at a time);
-# 2. the tables of the bundled policies (tests/agent_results.py: per graph,
+# 2. the tables of the bundled policies (bench/agent_results.py: per graph,
 #    generalization, general policies);
 # 3. every method at an equal budget of 50 000 placements, the learning-curve
 #    PNG, and the local searches at 200 000 (bench/agent_budget.py);
@@ -16,7 +16,7 @@ jobs=${1:-2}
 fresh=${2:-$(mktemp -d)}
 py=/usr/bin/python3
 bash graphs/policies/train.sh "$jobs" all
-"$py" tests/agent_results.py ./placeto
+"$py" bench/agent_results.py ./placeto
 "$py" bench/agent_budget.py ./placeto --jobs "$jobs"
 "$py" bench/agent_budget.py ./placeto --long 200000 --jobs "$jobs"
 "$py" bench/learn_study.py ./placeto --jobs "$jobs"

@@ -20,7 +20,7 @@ The searches' "placements to within 1 %" come from runs with budgets of
 and independent; the smallest that reaches within 1 % of the BUDGET run's
 result is reported). The policies' come from their learning curve.
 
-Writes tests/results/agent_budget.{json,md} and, with gnuplot,
+Writes bench/results/agent_budget.{json,md} and, with gnuplot,
 screenshots/learning_inception_v3.png (best runtime by placements simulated
 on inception_v3, 2 devices, Placeto against anneal and ils).
 
@@ -154,7 +154,7 @@ def main():
                 row["placeto_" + t["mode"]] = t
         rows.append(row)
     doc = {"budget": BUDGET, "rows": rows}
-    out = os.path.join(ROOT, "tests/results")
+    out = os.path.join(ROOT, "bench/results")
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "agent_budget.json.tmp"), "w") as f:
         json.dump(doc, f, indent=1)
@@ -172,7 +172,7 @@ def main():
 
 def long_searches():
     """anneal and ils with LONG placements, merged into the last run's rows."""
-    path = os.path.join(ROOT, "tests/results/agent_budget.json")
+    path = os.path.join(ROOT, "bench/results/agent_budget.json")
     with open(path) as f:
         doc = json.load(f)
     jobs = [(r["path"], r["devices"], m, LONG) for r in doc["rows"] for m in ("anneal", "ils")]
@@ -263,7 +263,7 @@ plot '%s' using 1:2 with steps lw 2 title 'Placeto from device 0 (tuned defaults
 if LONG:
     doc = long_searches()
     md = markdown(doc["rows"])
-    with open(os.path.join(ROOT, "tests/results/agent_budget.md"), "w") as f:
+    with open(os.path.join(ROOT, "bench/results/agent_budget.md"), "w") as f:
         f.write(md)
     print(md)
 else:

@@ -34,7 +34,7 @@ if [ ${#rest[@]} -gt 0 ]; then
   "$bench" "${rest[@]}"
 fi
 
-# Every placement method on every bundled graph (tests/results/compare.*).
+# Every placement method on every bundled graph (bench/results/compare.*).
 if want compare && [ -n "$py" ]; then
   echo
   echo "== placeto compare on every bundled graph, 2/4/8 devices"

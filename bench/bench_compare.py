@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """make bench, part 2: `placeto compare --json` on every bundled graph for 2, 4
 and 8 default devices, the local searches (anneal, ils) with the default
-budget of 20 000 placements simulated. Writes tests/results/compare.json
-(every row) and tests/results/compare.md (the markdown table in the README).
+budget of 20 000 placements simulated. Writes bench/results/compare.json
+(every row) and bench/results/compare.md (the markdown table in the README).
 Runs one compare per core at a time; the rows do not depend on that.
 
   /usr/bin/python3 bench/bench_compare.py [./placeto]
@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 PROG = sys.argv[1] if len(sys.argv) > 1 else "./placeto"
-OUT = "tests/results"
+OUT = "bench/results"
 
 
 def main():
@@ -25,7 +25,7 @@ def main():
 
     def compare(job):
         g, n = job
-        # the baselines alone: the Placeto rows are the agent tables' (tests/agent_results.py)
+        # the baselines alone: the Placeto rows are the agent tables' (bench/agent_results.py)
         r = subprocess.run([PROG, "compare", g, "--devices", str(n), "--json", "--no-policy"], check=True,
                            capture_output=True, text=True)
         d = json.loads(r.stdout)

@@ -31,8 +31,8 @@ void bench_gdp_scale(int n_ops)
         return;
     }
     const Graph *gs[1] = {g};
-    RnnVocab v;
-    rnn_vocab_build(&v, gs, 1);
+    OpVocab v;
+    vocab_build(&v, gs, 1);
     GdpArch a;
     gdp_arch_default(&a, 4, v.n);
     GdpNet *net = gdp_new(&a, &v, 1, &e);
@@ -97,7 +97,7 @@ void bench_gdp_scale(int n_ops)
     }
     gdp_input_free(in);
     gdp_free(net);
-    rnn_vocab_done(&v);
+    vocab_done(&v);
     group_free(gr);
     graph_free(g);
 }

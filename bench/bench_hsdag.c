@@ -40,10 +40,10 @@ static void time_passes(HsdagNet *net, const HsdagInput *in, HsdagWork *w, int *
     *bwd = (util_now() - t0) / reps;
 }
 
-static HsdagNet *new_net(const Graph *g, int n_devices, RnnVocab *v, Err *e)
+static HsdagNet *new_net(const Graph *g, int n_devices, OpVocab *v, Err *e)
 {
     const Graph *gs[1] = {g};
-    rnn_vocab_build(v, gs, 1);
+    vocab_build(v, gs, 1);
     HsdagArch a;
     hsdag_arch_default(&a, n_devices, v->n);
     return hsdag_new(&a, v, 1, e);
@@ -55,7 +55,7 @@ static void bench_inference(void)
     Graph *g = graph_load("graphs/inference/inception_v3.json", &e);
     Cluster *c = g ? cluster_load("graphs/clusters/cpu_gpu1.json", &e) : NULL;
     Grouping *gr = c ? group_build(g, 0, &e) : NULL;
-    RnnVocab v = {0, NULL};
+    OpVocab v = {0, NULL};
     HsdagNet *net = gr ? new_net(g, c->n_devices, &v, &e) : NULL;
     HsdagInput *in = net ? hsdag_input_new(net, g, gr, c, &e) : NULL;
     if (!in) {
@@ -111,7 +111,7 @@ static void bench_inference(void)
     }
     hsdag_input_free(in);
     hsdag_free(net);
-    rnn_vocab_done(&v);
+    vocab_done(&v);
     group_free(gr);
     cluster_free(c);
     graph_free(g);
@@ -122,7 +122,7 @@ static void bench_scale(int n_ops)
     Err e = {{0}};
     Graph *g = gen_random_dag(n_ops, 2.0, 3);
     Grouping *gr = group_build(g, n_ops, &e);
-    RnnVocab v = {0, NULL};
+    OpVocab v = {0, NULL};
     HsdagNet *net = gr ? new_net(g, 2, &v, &e) : NULL;
     double t0 = util_now();
     HsdagInput *in = net ? hsdag_input_new(net, g, gr, NULL, &e) : NULL;
@@ -145,7 +145,7 @@ static void bench_scale(int n_ops)
     }
     hsdag_input_free(in);
     hsdag_free(net);
-    rnn_vocab_done(&v);
+    vocab_done(&v);
     group_free(gr);
     graph_free(g);
 }

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "episode.h"
+#include "placeto_episode.h"
 #include "group.h"
 #include "place.h"
 #include "placement.h"

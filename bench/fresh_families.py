@@ -5,7 +5,7 @@ to them; needs Debian's python3-torch), and places each with the family's
 bundled policy and with the general policy (greedy and 8 sampled episodes,
 no training, from the start each was trained from), and with the general
 policy from the best heuristic's placement (what --policy auto does), next
-to one device and the best heuristic. Writes tests/results/fresh.{json,md}.
+to one device and the best heuristic. Writes bench/results/fresh.{json,md}.
 
     /usr/bin/python3 bench/fresh_families.py [./placeto] [--seeds FIRST COUNT] [--dir DIR]
 
@@ -74,11 +74,11 @@ def main():
                          "single_us": d["single_us"], "best_heuristic": best["method"],
                          "best_heuristic_us": best["runtime_us"], "zero_shot_us": by["placeto"]["runtime_us"],
                          "general_us": g_own, "general_refine_us": g_ref})
-    os.makedirs("tests/results", exist_ok=True)
-    with open("tests/results/fresh.json.tmp", "w") as f:
+    os.makedirs("bench/results", exist_ok=True)
+    with open("bench/results/fresh.json.tmp", "w") as f:
         json.dump(rows, f, indent=1)
         f.write("\n")
-    os.replace("tests/results/fresh.json.tmp", "tests/results/fresh.json")
+    os.replace("bench/results/fresh.json.tmp", "bench/results/fresh.json")
     md = ["Family members generated with importer seeds %d–%d (never bundled, never trained on), 2 default "
           "devices; means over the %d members of runtime / lower bound." % (FIRST, FIRST + COUNT - 1, COUNT), "",
           "| family | single | best heuristic | family policy zero-shot | general policy zero-shot | general policy "
@@ -91,7 +91,7 @@ def main():
         md.append("| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %d of %d |" % (
             fam, mean("single_us"), mean("best_heuristic_us"), mean("zero_shot_us"), mean("general_us"),
             mean("general_refine_us"), worse, len(rs)))
-    with open("tests/results/fresh.md", "w") as f:
+    with open("bench/results/fresh.md", "w") as f:
         f.write("\n".join(md) + "\n")
     print("\n".join(md))
 

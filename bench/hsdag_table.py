@@ -16,7 +16,7 @@ Then the feature ablation: HSDAG with each feature family left out
 moving-average baseline and with one-device placements allowed, same
 budget and seeds.
 
-Writes tests/results/hsdag.{json,md}.
+Writes bench/results/hsdag.{json,md}.
 
     /usr/bin/python3 bench/hsdag_table.py [./placeto] [--budget N] [--seeds S] [--jobs J] [--only GRAPH]
                                           [--cluster FILE] [--tag NAME] [--no-ablation] [--keep]
@@ -28,12 +28,12 @@ graphs/policies/hsdag_GRAPH.json (the bundled ones; with --no-ablation that
 variant still runs, for its first seed only).
 --add-variant NAME runs one more variant (by its name in VARIANTS, or
 "placeto NAME" for PLACETO_VARIANTS) on every graph and seed of
-tests/results/hsdag.json and adds its runs there (replacing its old ones).
---refresh-refs recomputes the reference columns of tests/results/hsdag.json
+bench/results/hsdag.json and adds its runs there (replacing its old ones).
+--refresh-refs recomputes the reference columns of bench/results/hsdag.json
 (CPU-only, GPU-only, the best heuristic) and keeps its training runs.
 --sweep B1,B2,... trains Placeto, HSDAG and HSDAG with the moving-average
 baseline at each budget (SEEDS seeds) against the best heuristic at that
-budget, into tests/results/hsdag_budget.{json,md} (hsdag_budget_GRAPH with
+budget, into bench/results/hsdag_budget.{json,md} (hsdag_budget_GRAPH with
 --only, hsdag_budget_TAG with --tag). The local searches (anneal,
 ils) get the agents' budget of placements simulated, as the agents do.
 """
@@ -187,7 +187,7 @@ def sweep():
             rows.append(row)
     doc = {"budgets": SWEEP, "seeds": SEEDS, "cluster": CLUSTER, "rows": rows, "variants": [list(v) for v in VARIANTS]}
     name = "hsdag_budget" + ("_" + TAG if TAG else "_" + ONLY if ONLY else "")
-    write(os.path.join(ROOT, "tests/results", name + ".json"), json.dumps(doc, indent=1) + "\n")
+    write(os.path.join(ROOT, "bench/results", name + ".json"), json.dumps(doc, indent=1) + "\n")
     ms = lambda us: "%.2f" % (us / 1e3)
     lines = ["Simulated inference latency in ms on %s by budget of placements simulated, %d seeds: the mean over "
              "the seeds of the best placement found, then the best seed's; the best heuristic with the same budget "
@@ -202,7 +202,7 @@ def sweep():
             ms(r["best_heuristic_us"]), cell(runs_of(r, "placeto")), cell(runs_of(r, "hsdag", 0)),
             cell(runs_of(r, "hsdag", ema)), mean([t["seconds"] for t in runs_of(r, "hsdag", 0)])))
     md = "\n".join(lines) + "\n"
-    write(os.path.join(ROOT, "tests/results", name + ".md"), md)
+    write(os.path.join(ROOT, "bench/results", name + ".md"), md)
     print(md)
 
 
@@ -220,9 +220,9 @@ def ref_fields(ref):
 
 
 def refresh_refs():
-    """--refresh-refs: the reference columns of tests/results/hsdag.json again (compare at the file's
+    """--refresh-refs: the reference columns of bench/results/hsdag.json again (compare at the file's
     budget), keeping its training runs."""
-    path = os.path.join(ROOT, "tests/results/hsdag.json")
+    path = os.path.join(ROOT, "bench/results/hsdag.json")
     with open(path) as f:
         doc = json.load(f)
     global BUDGET, CLUSTER
@@ -231,7 +231,7 @@ def refresh_refs():
         r.update(ref_fields(compare(r["path"])))
     write(path, json.dumps(doc, indent=1) + "\n")
     md = markdown(doc)
-    write(os.path.join(ROOT, "tests/results/hsdag.md"), md)
+    write(os.path.join(ROOT, "bench/results/hsdag.md"), md)
     print(md)
 
 
@@ -256,7 +256,7 @@ def main():
         rows.append(row)
     doc = {"budget": BUDGET, "seeds": SEEDS, "cluster": CLUSTER, "rows": rows,
            "variants": [list(v) for v in VARIANTS], "placeto_variants": [list(v) for v in PLACETO_VARIANTS]}
-    out = os.path.join(ROOT, "tests/results")
+    out = os.path.join(ROOT, "bench/results")
     os.makedirs(out, exist_ok=True)
     name = "hsdag_" + TAG if TAG else "hsdag" if not ONLY else "hsdag_" + ONLY
     write(os.path.join(out, name + ".json"), json.dumps(doc, indent=1) + "\n")
@@ -266,7 +266,7 @@ def main():
 
 
 def add_variant():
-    path = os.path.join(ROOT, "tests/results/hsdag.json")
+    path = os.path.join(ROOT, "bench/results/hsdag.json")
     with open(path) as f:
         doc = json.load(f)
     global BUDGET, CLUSTER
@@ -286,7 +286,7 @@ def add_variant():
         r["runs"] += [t for t in done if t["graph"] == r["path"]]
     write(path, json.dumps(doc, indent=1) + "\n")
     md = markdown(doc)
-    write(os.path.join(ROOT, "tests/results/hsdag.md"), md)
+    write(os.path.join(ROOT, "bench/results/hsdag.md"), md)
     print(md)
 
 

@@ -15,13 +15,13 @@ happened to see is not what the trained policy does:
 The configurations, on one graph (default inception_v3, 2 devices): the
 paper's reference settings and the variations the earlier study tried
 (--paper-variations; their rows without the refine column are in
-tests/results/learn_study.json), then the tuned preset with each of its
+bench/results/learn_study.json), then the tuned preset with each of its
 changes undone one at a time, and what else was tried on top of it. The
 same comparison on the other graphs, device counts and two family graphs,
 at an equal budget of placements, is bench/agent_budget.py.
 
 Every row is one command (kept in the JSON) and deterministic for its seed.
-Writes tests/results/learn_study_configs.{json,md}.
+Writes bench/results/learn_study_configs.{json,md}.
 
     /usr/bin/python3 bench/learn_study.py [./placeto] [--graph G] [--devices N] [--episodes K] [--jobs J]
                                           [--paper-variations 1] [--only NAME,...]
@@ -31,10 +31,10 @@ Writes tests/results/learn_study_configs.{json,md}.
 a second seed) on the other graphs and device counts the study covers
 (inception_v3 on 4 devices, NASNet and NMT on 2 and 4, a graph of the
 enas-ptb and of the nmt family), 150 episodes each unless --episodes says
-otherwise; writes tests/results/learn_study_across.{json,md}.
+otherwise; writes bench/results/learn_study_across.{json,md}.
 
 --only runs the configurations whose names contain one of the words given
-and keeps the other rows of tests/results/learn_study_configs.json.
+and keeps the other rows of bench/results/learn_study_configs.json.
 """
 import concurrent.futures
 import json
@@ -159,7 +159,7 @@ def reference(graph, devices):
 
 
 def write(name, doc, md):
-    out = "tests/results"
+    out = "bench/results"
     os.makedirs(out, exist_ok=True)
     for ext, text in (("json", json.dumps(doc, indent=1) + "\n"), ("md", "\n".join(md) + "\n")):
         path = os.path.join(out, "%s.%s" % (name, ext))
@@ -175,7 +175,7 @@ def part_configs():
     configs = CONFIGS + (PAPER_VARIATIONS if VARIATIONS else []) + TUNED_CONFIGS
     old = {}
     if ONLY:  # run the configurations named ONLY, keep the other rows from the last run
-        with open("tests/results/learn_study_configs.json") as f:
+        with open("bench/results/learn_study_configs.json") as f:
             old = {x["name"]: x for x in json.load(f)["rows"]}
     todo = [(n, GRAPH, DEVICES, o) for n, o in configs if not ONLY or any(w in n for w in ONLY)]
     with concurrent.futures.ThreadPoolExecutor(max_workers=JOBS) as pool:

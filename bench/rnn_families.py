@@ -10,10 +10,10 @@ best heuristic. An agent whose family policies are missing is left out.
 With --train the RNN family policies are trained first (U updates of one
 placement), with --train-gdp the GDP ones (about the same number of
 placements: U / 16 updates of 16); the commands are in
-tests/results/rnn_families.json and graphs/policies/train.sh; the files are
+bench/results/rnn_families.json and graphs/policies/train.sh; the files are
 graphs/policies/rnn_family_FAMILY.json and gdp_family_FAMILY.json.
 
-Writes tests/results/rnn_families.{json,md}.
+Writes bench/results/rnn_families.{json,md}.
 
     /usr/bin/python3 bench/rnn_families.py [./placeto] [--train] [--train-gdp] [--updates U] [--jobs J]
 """
@@ -104,7 +104,7 @@ def held_out(job):
 def main():
     seconds = {}
     jobs = [(f, "rnn") for f in FAMILIES if TRAIN] + [(f, "gdp") for f in FAMILIES if TRAIN_GDP]
-    old = os.path.join(ROOT, "tests/results/rnn_families.json")
+    old = os.path.join(ROOT, "bench/results/rnn_families.json")
     if os.path.exists(old):
         with open(old) as fh:
             seconds = json.load(fh).get("train_seconds", {})
@@ -117,7 +117,7 @@ def main():
     doc = {"updates": UPDATES, "train_seconds": seconds,
            "commands": {"%s %s" % (a, f): "placeto " + " ".join(str(x) for x in train_cmd(f, a))
                         for f in FAMILIES for a in ("rnn", "gdp")}, "rows": rows}
-    out = os.path.join(ROOT, "tests/results")
+    out = os.path.join(ROOT, "bench/results")
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "rnn_families.json.tmp"), "w") as fh:
         json.dump(doc, fh, indent=1)

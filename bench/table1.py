@@ -10,14 +10,14 @@ agents (best runtime so far against placements simulated) in one PNG.
 
 The RNN runs are the bundled RNN policies' training runs: with --keep they
 are written to graphs/policies/rnn_GRAPH_D.json (the command of each row is
-in tests/results/table1.json). Placeto trains with its defaults (tuned
+in bench/results/table1.json). Placeto trains with its defaults (tuned
 preset, from device 0) for the episodes that simulate about BUDGET
 placements (an episode simulates one placement per group); the RNN placer
 with the public code's settings and h = HIDDEN, one sampled placement per
 update and a greedy decode every 50 updates (both counted), for the updates
 that simulate about BUDGET placements.
 
-Writes tests/results/table1.{json,md} and, with gnuplot,
+Writes bench/results/table1.{json,md} and, with gnuplot,
 screenshots/table1_curves.png.
 
     /usr/bin/python3 bench/table1.py [./placeto] [--budget N] [--jobs J] [--hidden H] [--only GRAPH:D] [--keep]
@@ -25,16 +25,16 @@ screenshots/table1_curves.png.
 
 --add-agent gdp trains the GDP placer (`--agent gdp`, its defaults: 16
 placements per update, 4 PPO epochs, a greedy decode every 10 updates) on
-every case of tests/results/table1.json with the same budget and adds its
+every case of bench/results/table1.json with the same budget and adds its
 column to that table and curve (with --keep its policies are written to
 graphs/policies/gdp_GRAPH_D.json).
---seeds summarises tests/results/table1.json (seed 1) and every
-tests/results/table1_seedS.json (runs with --seed S --tag seedS) into
-tests/results/table1_seeds.md: per case and agent, the best runtime and
+--seeds summarises bench/results/table1.json (seed 1) and every
+bench/results/table1_seedS.json (runs with --seed S --tag seedS) into
+bench/results/table1_seeds.md: per case and agent, the best runtime and
 the placements to within 1 % of it, seed by seed, and their mean.
---plot redraws the PNG (and the table) from tests/results/table1.json
+--plot redraws the PNG (and the table) from bench/results/table1.json
 without training. --rnn-args adds options to every RNN run (a variant: "--lr 0.01",
-"--samples-per-update 8"); --tag NAME writes tests/results/table1_NAME.*
+"--samples-per-update 8"); --tag NAME writes bench/results/table1_NAME.*
 instead (and no PNG).
 """
 import concurrent.futures
@@ -169,7 +169,7 @@ def main():
                 row[t["agent"]] = t
         rows.append(row)
     doc = {"budget": BUDGET, "hidden": HIDDEN, "seed": SEED, "rnn_args": " ".join(RNN_ARGS), "rows": rows}
-    out = os.path.join(ROOT, "tests/results")
+    out = os.path.join(ROOT, "bench/results")
     os.makedirs(out, exist_ok=True)
     name = "table1_" + TAG if TAG else "table1" if not ONLY else "table1_%s_%d" % ONLY
     with open(os.path.join(out, name + ".json.tmp"), "w") as f:
@@ -186,7 +186,7 @@ def main():
 
 
 def add_agent():
-    path = os.path.join(ROOT, "tests/results/table1.json")
+    path = os.path.join(ROOT, "bench/results/table1.json")
     with open(path) as fh:
         doc = json.load(fh)
     global BUDGET, HIDDEN
@@ -201,9 +201,9 @@ def add_agent():
         fh.write("\n")
     os.replace(path + ".tmp", path)
     text = markdown(doc["rows"])
-    with open(os.path.join(ROOT, "tests/results/table1.md.tmp"), "w") as fh:
+    with open(os.path.join(ROOT, "bench/results/table1.md.tmp"), "w") as fh:
         fh.write(text)
-    os.replace(os.path.join(ROOT, "tests/results/table1.md.tmp"), os.path.join(ROOT, "tests/results/table1.md"))
+    os.replace(os.path.join(ROOT, "bench/results/table1.md.tmp"), os.path.join(ROOT, "bench/results/table1.md"))
     print(text)
     if shutil.which("gnuplot"):
         plot(doc["rows"])
@@ -286,8 +286,8 @@ set grid
 
 def seeds_summary():
     import glob
-    runs = [json.load(open(os.path.join(ROOT, "tests/results/table1.json")))]
-    for fn in sorted(glob.glob(os.path.join(ROOT, "tests/results/table1_seed*.json"))):
+    runs = [json.load(open(os.path.join(ROOT, "bench/results/table1.json")))]
+    for fn in sorted(glob.glob(os.path.join(ROOT, "bench/results/table1_seed*.json"))):
         runs.append(json.load(open(fn)))
     seeds = [r.get("seed", 1) for r in runs]
     lines = ["Best runtime (× the lower bound) and placements to within 1 %% of it, per seed (%s), and the mean of "
@@ -309,9 +309,9 @@ def seeds_summary():
             r0["graph"], r0["devices"], cells[0], means[0] / lb, cells[1], means[1] / lb,
             100 * (1 - means[1] / means[0])))
     text = "\n".join(lines) + "\n"
-    with open(os.path.join(ROOT, "tests/results/table1_seeds.md.tmp"), "w") as fh:
+    with open(os.path.join(ROOT, "bench/results/table1_seeds.md.tmp"), "w") as fh:
         fh.write(text)
-    os.replace(os.path.join(ROOT, "tests/results/table1_seeds.md.tmp"), os.path.join(ROOT, "tests/results/table1_seeds.md"))
+    os.replace(os.path.join(ROOT, "bench/results/table1_seeds.md.tmp"), os.path.join(ROOT, "bench/results/table1_seeds.md"))
     print(text)
 
 
@@ -320,13 +320,13 @@ if SEEDS:
 elif ADD:
     add_agent()
 elif PLOT_ONLY:
-    with open(os.path.join(ROOT, "tests/results/table1.json")) as fh:
+    with open(os.path.join(ROOT, "bench/results/table1.json")) as fh:
         saved = json.load(fh)
     BUDGET, HIDDEN = saved["budget"], saved["hidden"]
     text = markdown(saved["rows"])
-    with open(os.path.join(ROOT, "tests/results/table1.md.tmp"), "w") as fh:
+    with open(os.path.join(ROOT, "bench/results/table1.md.tmp"), "w") as fh:
         fh.write(text)
-    os.replace(os.path.join(ROOT, "tests/results/table1.md.tmp"), os.path.join(ROOT, "tests/results/table1.md"))
+    os.replace(os.path.join(ROOT, "bench/results/table1.md.tmp"), os.path.join(ROOT, "bench/results/table1.md"))
     print(text)
     plot(saved["rows"])
 else:

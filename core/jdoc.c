@@ -278,6 +278,7 @@ static void *cjson_malloc(size_t n) { return util_try_malloc(n); }
 int jdoc_parse(JDoc *d, const char *path, const char *text, size_t len, Err *e)
 {
     memset(d, 0, sizeof *d);
+    util_trace_read("parse", path);
     d->path = path;
     d->text = text;
     d->len = len;

@@ -103,6 +103,10 @@ void util_die(const char *fmt, ...)
 
 /* Reads a whole file, NUL-terminated. Returns NULL with e set on failure. */
 char *util_read_file(const char *path, size_t *len, Err *e);
+/* With PLACETO_TRACE_READS set (not "0"), prints "placeto: trace: WHAT
+ * PATH" to stderr: every file util_read_file reads ("read") and every JSON
+ * text jdoc_parse parses ("parse"), so that a test can count them. */
+void util_trace_read(const char *what, const char *path);
 
 /* Paths kept inside a saved file: util_path_relative_to gives path (an
  * existing file) relative to the directory of file (which need not exist

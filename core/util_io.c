@@ -13,8 +13,20 @@
 #include <time.h>
 #include <unistd.h>
 
+void util_trace_read(const char *what, const char *path)
+{
+    static int on = -1;
+    if (on < 0) {
+        const char *v = getenv("PLACETO_TRACE_READS");
+        on = v && v[0] && strcmp(v, "0") != 0;
+    }
+    if (on)
+        fprintf(stderr, "placeto: trace: %s %s\n", what, path);
+}
+
 char *util_read_file(const char *path, size_t *len, Err *e)
 {
+    util_trace_read("read", path);
     FILE *f = fopen(path, "rb");
     if (!f) {
         err_set(e, "%s: cannot open: %s", path, strerror(errno));

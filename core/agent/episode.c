@@ -1,4 +1,4 @@
-/* episode: the Placeto MDP and the episode API (see episode.h). */
+/* episode: the MDP and the episode API (see episode.h). */
 #include "episode.h"
 
 #include <math.h>
@@ -17,29 +17,6 @@ void episode_config_default(EpisodeConfig *cfg)
     cfg->extended_features = 0;
     cfg->relative_reward = 0;
     cfg->accept_improving = 0;
-}
-
-void episode_config_features(EpisodeConfig *cfg, const PolicyArch *a)
-{
-    cfg->mem_feature = a->mem_feature;
-    cfg->extended_features = a->extended;
-    cfg->accept_improving = a->accept_improving;
-    if (cfg->init == EPISODE_INIT_RANDOM_FIXED || cfg->init == EPISODE_INIT_DEVICE0)
-        cfg->init = a->start_device0 ? EPISODE_INIT_DEVICE0 : EPISODE_INIT_RANDOM_FIXED;
-}
-
-int episode_check_policy(const EpisodeConfig *cfg, const PolicyArch *a, int n_devices, Err *e)
-{
-    if (a->n_devices != n_devices)
-        return err_set(e, "the policy is for %d devices but the cluster has %d", a->n_devices, n_devices);
-    if (a->mem_feature != (cfg->mem_feature ? 1 : 0))
-        return err_set(e, "the policy was built %s the memory feature", a->mem_feature ? "with" : "without");
-    if (a->extended != (cfg->extended_features ? 1 : 0))
-        return err_set(e, "the policy was built %s the extended features", a->extended ? "with" : "without");
-    if (a->n_features != policy_n_features(n_devices, a->mem_feature, a->extended))
-        return err_set(e, "the policy reads %d features, the episode gives %d", a->n_features,
-                       policy_n_features(n_devices, a->mem_feature, a->extended));
-    return 0;
 }
 
 /* The static data of the extended features: bottom levels and the
@@ -358,21 +335,6 @@ static double episode_reward(const Episode *ep, double before, double after)
     return r;
 }
 
-/* The device for probabilities p given a uniform draw u in [0, 1). */
-static int sample_device(const float *p, int n, double u)
-{
-    double acc = 0;
-    for (int d = 0; d < n; d++) {
-        acc += p[d];
-        if (u < acc)
-            return d;
-    }
-    for (int d = n - 1; d >= 0; d--) /* rounding left u past the sum */
-        if (p[d] > 0)
-            return d;
-    return n - 1;
-}
-
 /* accept_improving: simulates the moved placement on the spare simulator
  * and keeps it unless its score is worse; a rejected move is undone and the
  * state before it restored without simulating again. The move's own
@@ -443,36 +405,6 @@ const EpisodeStep *episode_step_choice(Episode *ep, int device, const float *pro
     s.reward = episode_reward(ep, before, after);
     s.runtime_us = ep->runtime_us;
     return episode_push(ep, &s, probs);
-}
-
-const EpisodeStep *episode_step_policy(Episode *ep, const Policy *pol, PolicyWork *w, int greedy,
-                                   float *feats_out)
-{
-    int v = episode_current(ep), nd = ep->n_devices;
-    if (v < 0)
-        return NULL;
-    float *feats = feats_out ? feats_out : ep->feats;
-    float probs[POLICY_MAX_DEVICES];
-    episode_features(ep, v, feats);
-    if (ep->temperature != 1.0) {
-        float logits[POLICY_MAX_DEVICES];
-        policy_forward(pol, ep->pg, w, feats, v, logits, NULL);
-        for (int d = 0; d < nd; d++)
-            logits[d] = (float)(logits[d] / ep->temperature);
-        nn_softmax_f(logits, nd, probs, NULL);
-    } else {
-        policy_forward(pol, ep->pg, w, feats, v, NULL, probs);
-    }
-    Rng before = ep->rng;
-    int a = 0;
-    if (greedy) {
-        for (int d = 1; d < nd; d++)
-            if (probs[d] > probs[a])
-                a = d;
-    } else {
-        a = sample_device(probs, nd, rng_uniform(&ep->rng));
-    }
-    return episode_step_choice(ep, a, probs, greedy, &before);
 }
 
 const EpisodeStep *episode_override(Episode *ep, int group, int device, Err *e)

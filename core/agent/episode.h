@@ -1,5 +1,6 @@
 /* episode: the Placeto MDP over the simulator (docs/agent.md, "MDP"), and
- * the episode API that the trainer and the explorer both step.
+ * the episode API that every agent's explorer actor, Placeto's trainer and
+ * the explorer step (Placeto's policy step: placeto_episode.h).
  *
  * An Episode walks the groups in its visit order (topological by default,
  * `passes` times). A policy step takes the group under the cursor, asks the
@@ -22,7 +23,7 @@
 #include "cluster.h"
 #include "graph.h"
 #include "group.h"
-#include "policy.h"
+#include "policy_graph.h"
 #include "problem.h"
 #include "sim.h"
 #include "util.h"
@@ -49,14 +50,6 @@ typedef struct EpisodeConfig {
 } EpisodeConfig;
 
 void episode_config_default(EpisodeConfig *cfg);
-/* Sets the feature options of cfg to those policy architecture a was built
- * with, its accept_improving to the policy's, and a fixed start (random or
- * device 0) to the one it was trained from. */
-void episode_config_features(EpisodeConfig *cfg, const PolicyArch *a);
-/* 0 when policy architecture a reads the features cfg produces for n_devices
- * devices; else -1 with e set, saying which option differs. */
-int episode_check_policy(const EpisodeConfig *cfg, const PolicyArch *a, int n_devices, Err *e);
-
 typedef enum EpisodeActor { EPISODE_ACTOR_POLICY = 0, EPISODE_ACTOR_USER = 1 } EpisodeActor;
 
 /* One history entry. */
@@ -146,14 +139,8 @@ static inline int episode_current(const Episode *ep)
  * (docs/agent.md, "Features"). */
 void episode_features(const Episode *ep, int v, float *out);
 
-/* One policy step on the current node (the episode must not be done): fills
- * feats_out (when not NULL) with the features the policy saw, samples with
- * the episode's RNG (or takes the argmax), applies and simulates. Returns the
- * new history entry (owned by the episode, valid until the next change). */
-const EpisodeStep *episode_step_policy(Episode *ep, const Policy *pol, PolicyWork *w, int greedy,
-                                   float *feats_out);
-/* The policy step at the cursor with a device the caller chose (another
- * agent, such as the RNN placer's decoder, rnn_episode.h): probs (n_devices
+/* The policy step at the cursor with a device the caller chose (every
+ * other agent, such as the RNN placer's decoder, rnn_episode.h): probs (n_devices
  * values, or NULL) are kept with the entry, rng_before is the episode's RNG
  * before the choice drew from it (the entry's rng_after is its state now).
  * Applies, simulates and advances as episode_step_policy does; NULL when the

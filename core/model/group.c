@@ -694,3 +694,24 @@ void group_collapse(const Grouping *gr, const int *op_device, int *group_device)
     for (int k = 0; k < gr->n_groups; k++)
         group_device[k] = op_device[gr->members[gr->member_off[k]]];
 }
+
+void group_cluster_stats(const Grouping *gr, const int *cluster, int n, GroupClusterStats *s)
+{
+    int G = gr->n_groups;
+    s->n_clusters = cluster ? n : G;
+    s->cut_bytes = 0;
+    for (int u = 0; u < G; u++)
+        for (int j = gr->succ_off[u]; j < gr->succ_off[u + 1]; j++)
+            if (!cluster || cluster[u] != cluster[gr->succ[j]])
+                s->cut_bytes += gr->succ_bytes[j];
+    double *cost = xcalloc((size_t)s->n_clusters, sizeof *cost), total = 0, most = 0;
+    for (int v = 0; v < G; v++) {
+        cost[cluster ? cluster[v] : v] += gr->cost_us[v];
+        total += gr->cost_us[v];
+    }
+    for (int k = 0; k < s->n_clusters; k++)
+        if (cost[k] > most)
+            most = cost[k];
+    s->balance = total > 0 ? most / (total / s->n_clusters) : 1;
+    free(cost);
+}

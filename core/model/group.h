@@ -62,4 +62,16 @@ void group_expand(const Grouping *gr, const int *group_device, int *op_device);
  * is its first op's. */
 void group_collapse(const Grouping *gr, const int *op_device, int *group_device);
 
+/* Statistics of a clustering of gr's groups into n clusters (cluster[v] per
+ * group): the clusters, the bytes of the group-graph edges between
+ * clusters, and the cost balance (the largest cluster's cost over the mean
+ * cluster cost, reference costs). With cluster NULL, the groups
+ * themselves (every group its own cluster). */
+typedef struct GroupClusterStats {
+    int n_clusters;
+    int64_t cut_bytes;
+    double balance;
+} GroupClusterStats;
+void group_cluster_stats(const Grouping *gr, const int *cluster, int n, GroupClusterStats *s);
+
 #endif

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Trains every bundled policy with the commands the README lists, JOBS at a
 # time (default 2), and keeps each run's JSON log (progress lines and the
-# summary with its wall time) in tests/results/train/. One thread per run,
+# summary with its wall time) in bench/results/train/. One thread per run,
 # so each run is deterministic: the same command gives the same policy file.
 #   bash graphs/policies/train.sh [JOBS] [single|families|general|rnn|gdp|hsdag|all]
 set -eu
 cd "$(dirname "$0")/../.."
 jobs=${1:-2}
 what=${2:-all}
-log=tests/results/train
+log=bench/results/train
 mkdir -p "$log" graphs/policies
 cmds=()
 if [ "$what" = single ] || [ "$what" = all ]; then

@@ -8,7 +8,7 @@
 # with the last checkpoint intact (and resumable); a graph one rank cannot
 # read ends every rank with that file's error, printed once; rank 0 alone
 # prints; the plain program links no MPI and refuses to run as several
-# ranks. MPI missing is a failure (tests/deps.sh installs it). The MPI runs
+# ranks. MPI missing is a failure (mk/deps.sh installs it). The MPI runs
 # are not wrapped in valgrind (Open MPI's own start-up is not valgrind-clean),
 # and under `make asan` LeakSanitizer is off in this script (Open MPI's
 # plug-ins leave blocks that LeakSanitizer cannot even name, as they are

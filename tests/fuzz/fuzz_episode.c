@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "episode.h"
+#include "placeto_episode.h"
 #include "fuzz.h"
 
 static char tmp_path[64];

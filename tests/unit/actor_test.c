@@ -16,13 +16,13 @@ int actor_graph_new(ActorGraph *b, int n_ops, int target, int n_dev, uint64_t se
     REQUIRE_OR(b->gr != NULL, -1, "group_build: %s", e.msg);
     b->c = cluster_default(n_dev);
     const Graph *gs[1] = {b->g};
-    rnn_vocab_build(&b->voc, gs, 1);
+    vocab_build(&b->voc, gs, 1);
     return 0;
 }
 
 void actor_graph_done(ActorGraph *b)
 {
-    rnn_vocab_done(&b->voc);
+    vocab_done(&b->voc);
     cluster_free(b->c);
     group_free(b->gr);
     graph_free(b->g);

@@ -4,7 +4,7 @@
 #ifndef PLACETO_ACTOR_TEST_H
 #define PLACETO_ACTOR_TEST_H
 
-#include "episode.h"
+#include "placeto_episode.h"
 #include "rnn.h"
 
 /* A random DAG of n_ops ops grouped to target groups, n_dev default
@@ -13,7 +13,7 @@ typedef struct ActorGraph {
     Graph *g;
     Grouping *gr;
     Cluster *c;
-    RnnVocab voc;
+    OpVocab voc;
 } ActorGraph;
 
 /* 0, or -1 with a test failure recorded; actor_graph_done frees what was

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "episode.h"
+#include "placeto_episode.h"
 #include "gen.h"
 #include "sim.h"
 #include "test.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "episode.h"
+#include "placeto_episode.h"
 #include "gen.h"
 #include "policy_fixture.h"
 #include "sim.h"

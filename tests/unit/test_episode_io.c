@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "episode.h"
+#include "placeto_episode.h"
 #include "nn.h"
 #include "train.h"
 #include "gen.h"

@@ -34,7 +34,7 @@
 typedef struct GFix {
     Graph *g, *vg;
     Grouping *gr;
-    RnnVocab voc;
+    OpVocab voc;
     GdpInput *in;
 } GFix;
 
@@ -47,7 +47,7 @@ static int gfix_new(GFix *f, int n_ops, int target, uint64_t seed, int vocab_ops
     f->gr = group_build(f->g, target, &e);
     REQUIRE_OR(f->gr != NULL, -1, "group_build: %s", e.msg);
     const Graph *gs[1] = {f->vg};
-    rnn_vocab_build(&f->voc, gs, 1);
+    vocab_build(&f->voc, gs, 1);
     f->in = gdp_input_new(f->g, f->gr, &f->voc, &e);
     REQUIRE_OR(f->in != NULL, -1, "gdp_input_new: %s", e.msg);
     return 0;
@@ -56,7 +56,7 @@ static int gfix_new(GFix *f, int n_ops, int target, uint64_t seed, int vocab_ops
 static void gfix_done(GFix *f)
 {
     gdp_input_free(f->in);
-    rnn_vocab_done(&f->voc);
+    vocab_done(&f->voc);
     group_free(f->gr);
     graph_free(f->g);
     graph_free(f->vg);
@@ -105,9 +105,9 @@ TEST(gdp_inputs)
     graph_add_node(vg, "x", "Conv", 1, NULL, 0);
     graph_add_node(vg, "y", "Add", 1, NULL, 0);
     REQUIRE_MSG(graph_finish(vg, &e) == 0, "%s", e.msg);
-    RnnVocab voc;
+    OpVocab voc;
     const Graph *gs[1] = {vg};
-    rnn_vocab_build(&voc, gs, 1);
+    vocab_build(&voc, gs, 1);
     Grouping *gr = group_build(g, 5, &e);
     REQUIRE_MSG(gr != NULL, "%s", e.msg);
     GdpInput *in = gdp_input_new(g, gr, &voc, &e);
@@ -145,7 +145,7 @@ TEST(gdp_inputs)
     }
     gdp_input_free(in);
     group_free(gr);
-    rnn_vocab_done(&voc);
+    vocab_done(&voc);
     graph_free(vg);
     graph_free(g);
     /* groups of several ops: shares are count / ops, the rest "other" */
@@ -162,7 +162,7 @@ TEST(gdp_inputs)
             other += x[T] > 0;
             int nops = f.gr->member_off[k + 1] - f.gr->member_off[k], cnt = 0;
             for (int q = f.gr->member_off[k]; q < f.gr->member_off[k + 1]; q++)
-                cnt += rnn_vocab_find(&f.voc, f.g->nodes[f.gr->members[q]].op) == T;
+                cnt += vocab_find(&f.voc, f.g->nodes[f.gr->members[q]].op) == T;
             CHECK_NEAR(x[T], (double)cnt / nops, 1e-12);
             for (int c = T + 1; c < F; c++)
                 CHECK(x[c] >= 0 && x[c] <= 1);

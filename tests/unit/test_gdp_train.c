@@ -24,7 +24,7 @@
 
 typedef struct Fix {
     Problem pb;
-    RnnVocab voc;
+    OpVocab voc;
 } Fix;
 
 static int fix_new(Fix *f, const char *path, int groups)
@@ -37,13 +37,13 @@ static int fix_new(Fix *f, const char *path, int groups)
     Err e = {{0}};
     REQUIRE_OR(problem_load(&f->pb, &s, &e) == 0, -1, "problem_load: %s", e.msg);
     const Graph *gs[1] = {f->pb.g};
-    rnn_vocab_build(&f->voc, gs, 1);
+    vocab_build(&f->voc, gs, 1);
     return 0;
 }
 
 static void fix_done(Fix *f)
 {
-    rnn_vocab_done(&f->voc);
+    vocab_done(&f->voc);
     problem_free(&f->pb);
 }
 

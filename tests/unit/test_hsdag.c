@@ -45,7 +45,7 @@ typedef struct HFix {
     Graph *g, *vg;
     Grouping *gr;
     Cluster *c;
-    RnnVocab voc;
+    OpVocab voc;
     HsdagNet *net;
     HsdagInput *in;
 } HFix;
@@ -59,7 +59,7 @@ static int hfix_new(HFix *f, const HCase *k)
     f->gr = group_build(f->g, k->target, &e);
     REQUIRE_OR(f->gr != NULL, -1, "group_build: %s", e.msg);
     const Graph *gs[1] = {f->vg};
-    rnn_vocab_build(&f->voc, gs, 1);
+    vocab_build(&f->voc, gs, 1);
     if (k->mixed) {
         f->c = cluster_load_text("mixed.json", MIXED2, strlen(MIXED2), &e);
         REQUIRE_OR(f->c != NULL, -1, "cluster: %s", e.msg);
@@ -81,7 +81,7 @@ static void hfix_done(HFix *f)
     hsdag_input_free(f->in);
     hsdag_free(f->net);
     cluster_free(f->c);
-    rnn_vocab_done(&f->voc);
+    vocab_done(&f->voc);
     group_free(f->gr);
     graph_free(f->g);
     graph_free(f->vg);
@@ -153,7 +153,7 @@ TEST(hsdag_structural_features)
                   want_cc[i]);
     }
     /* the features and A through an input: vocabulary {Add, Conv} */
-    RnnVocab voc = {2, (char *[]){"Add", "Conv"}}; /* sorted, as rnn_vocab_build leaves it */
+    OpVocab voc = {2, (char *[]){"Add", "Conv"}}; /* sorted, as vocab_build leaves it */
     Cluster *c = cluster_load_text("mixed.json", MIXED2, strlen(MIXED2), &e);
     for (int with_cluster = 0; with_cluster < 2 && c; with_cluster++) {
         HsdagArch a;
@@ -236,7 +236,7 @@ TEST(hsdag_parse_hand_scores)
         snprintf(nm, sizeof nm, "a%d", i);
         CHECK_INT(group_find(gr, nm), i);
     }
-    RnnVocab voc = {0, NULL};
+    OpVocab voc = {0, NULL};
     HsdagArch a;
     hsdag_arch_default(&a, 2, 0);
     a.hidden = 4;
@@ -666,7 +666,7 @@ TEST(hsdag_arch_and_params)
     const char *bad_names[] = {"", "typ", "type,", "type,,id", "shape,bogus"};
     for (size_t i = 0; i < sizeof bad_names / sizeof *bad_names; i++)
         CHECK_MSG(hsdag_features_parse(bad_names[i]) == 0, "\"%s\" parsed", bad_names[i]);
-    RnnVocab voc = {0, NULL};
+    OpVocab voc = {0, NULL};
     Err e = {{0}};
     HsdagArch bad[5];
     for (int i = 0; i < 5; i++)
@@ -716,9 +716,9 @@ TEST(hsdag_reference)
     Grouping *gr = group_build(g, 30, &e);
     Cluster *c = cluster_load("graphs/clusters/cpu_gpu.json", &e);
     REQUIRE_MSG(gr != NULL && c != NULL, "%s", e.msg);
-    RnnVocab voc;
+    OpVocab voc;
     const Graph *gs[1] = {g};
-    rnn_vocab_build(&voc, gs, 1);
+    vocab_build(&voc, gs, 1);
     HsdagArch a;
     hsdag_arch_default(&a, c->n_devices, voc.n);
     a.hidden = 16;
@@ -793,7 +793,7 @@ TEST(hsdag_reference)
     free(place);
     hsdag_input_free(in);
     hsdag_free(net);
-    rnn_vocab_done(&voc);
+    vocab_done(&voc);
     cluster_free(c);
     group_free(gr);
     graph_free(g);

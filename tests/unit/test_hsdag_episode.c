@@ -3,7 +3,7 @@
  * (sampled from the same RNG, or greedy); a cluster's later groups follow
  * where its first group is, an override of the first included; undo and
  * redo give the same placements; the actor runs one forward pass; episodes
- * HSDAG cannot step are refused; hsdag_grouping_stats on a hand-made case. */
+ * HSDAG cannot step are refused; group_cluster_stats on a hand-made case. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -236,7 +236,7 @@ TEST(hsdag_episode_refused)
  * 1210 B; the largest cost 40 over the mean 100 / 4 = 25: 1.6.
  * Clusters {a, b} and {c, d}: a->c and b->c are cut, 1100 B; costs 30 and
  * 70, the mean 50: 1.4. One cluster: nothing cut, balance 1. */
-TEST(hsdag_grouping_stats_by_hand)
+TEST(group_cluster_stats_by_hand)
 {
     Graph *g = graph_new("stats");
     const char *names[4] = {"a", "b", "c", "d"};
@@ -254,17 +254,17 @@ TEST(hsdag_grouping_stats_by_hand)
     REQUIRE_MSG(gr != NULL && gr->n_groups == 4, "%s", e.msg);
     for (int i = 0; i < 4; i++)
         CHECK_INT(group_find(gr, names[i]), i);
-    HsdagGroupingStats s;
-    hsdag_grouping_stats(gr, NULL, 0, &s);
+    GroupClusterStats s;
+    group_cluster_stats(gr, NULL, 0, &s);
     CHECK_INT(s.n_clusters, 4);
     CHECK_INT(s.cut_bytes, 1210);
     CHECK_NEAR(s.balance, 1.6, 1e-12);
     static const int two[4] = {0, 0, 1, 1}, one[4] = {0, 0, 0, 0};
-    hsdag_grouping_stats(gr, two, 2, &s);
+    group_cluster_stats(gr, two, 2, &s);
     CHECK_INT(s.n_clusters, 2);
     CHECK_INT(s.cut_bytes, 1100);
     CHECK_NEAR(s.balance, 1.4, 1e-12);
-    hsdag_grouping_stats(gr, one, 1, &s);
+    group_cluster_stats(gr, one, 1, &s);
     CHECK_INT(s.n_clusters, 1);
     CHECK_INT(s.cut_bytes, 0);
     CHECK_NEAR(s.balance, 1.0, 1e-12);

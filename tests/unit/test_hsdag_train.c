@@ -26,7 +26,7 @@
 
 typedef struct Fix {
     Problem pb;
-    RnnVocab voc;
+    OpVocab voc;
 } Fix;
 
 static int fix_new(Fix *f, const char *path, int groups)
@@ -39,13 +39,13 @@ static int fix_new(Fix *f, const char *path, int groups)
     Err e = {{0}};
     REQUIRE_OR(problem_load(&f->pb, &s, &e) == 0, -1, "problem_load: %s", e.msg);
     const Graph *gs[1] = {f->pb.g};
-    rnn_vocab_build(&f->voc, gs, 1);
+    vocab_build(&f->voc, gs, 1);
     return 0;
 }
 
 static void fix_done(Fix *f)
 {
-    rnn_vocab_done(&f->voc);
+    vocab_done(&f->voc);
     problem_free(&f->pb);
 }
 
@@ -256,7 +256,7 @@ TEST(hsdag_policy_file_names_its_agent)
         CHECK_INT(hsdag_policy_peek(p, &nd, &nt, &e), 1);
         CHECK_INT(nd, 2);
         CHECK_INT(nt, 0);
-        CHECK_INT(policy_agent_peek(p, &e), POLICY_AGENT_HSDAG);
+        CHECK_STR(agent_name_of(p), "hsdag");
         CHECK_INT(gdp_policy_peek(p, NULL, NULL, &e), 0);
         TrainState ts;
         HsdagNet *back = hsdag_policy_load(p, &ts, &e);
@@ -279,7 +279,7 @@ TEST(hsdag_policy_file_names_its_agent)
     CHECK_STR_CONTAINS(he.msg, "a Placeto policy, not an hsdag policy");
     train_state_done(&ts);
     CHECK_INT(hsdag_policy_peek(old, NULL, NULL, &he), 0);
-    CHECK_INT(policy_agent_peek(old, &he), POLICY_AGENT_PLACETO);
+    CHECK_STR(agent_name_of(old), "placeto");
     hsdag_free(net);
     tmp_close(&td);
     fix_done(&f);

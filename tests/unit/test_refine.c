@@ -1,13 +1,13 @@
 /* Refining a start with a policy: policy_place from a given placement keeps
  * the start among the candidates, so an untrained policy never makes the
  * best heuristic's placement worse; policy_place_runs with
- * POLICY_START_HEURISTIC names its row "placeto-refine" and counts the
+ * AGENT_START_HEURISTIC names its row "placeto-refine" and counts the
  * heuristics' placements with the episodes'. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "episode.h"
+#include "placeto_episode.h"
 #include "gen.h"
 #include "place.h"
 #include "place_run.h"
@@ -15,6 +15,7 @@
 #include "policy_io.h"
 #include "policy_place.h"
 #include "problem.h"
+#include "agent.h"
 #include "test.h"
 #include "testutil.h"
 
@@ -141,21 +142,21 @@ static void want_rows(const Problem *p, const Policy *pol, int samples, uint64_t
     free(init);
 }
 
-static void check_runs_row(const Problem *p, const Policy *pol, const char *path, PolicyStart start)
+static void check_runs_row(const Problem *p, const Policy *pol, const char *path, AgentStart start)
 {
     PlaceRun rows[2];
     const char *name = NULL;
     Err e = {{0}};
-    int k = policy_place_runs(p, path, 1, 7, start, rows, &name, &e);
+    int k = agent_place_file(path, p, &(AgentPlaceOpts){1, 7, start}, rows, &name, &e);
     REQUIRE_MSG(k == 1, "%d rows: %s", k, e.msg);
     Want w;
-    want_rows(p, pol, 1, 7, start == POLICY_START_HEURISTIC, &w);
-    const char *want_name = start == POLICY_START_HEURISTIC ? "placeto-refine" : "placeto";
+    want_rows(p, pol, 1, 7, start == AGENT_START_HEURISTIC, &w);
+    const char *want_name = start == AGENT_START_HEURISTIC ? "placeto-refine" : "placeto";
     CHECK_MSG(strcmp(rows[0].method, want_name) == 0, "row %s, expected %s", rows[0].method, want_name);
     CHECK_INT(rows[0].placements, w.placements);
     CHECK_EXACT(rows[0].runtime_us, w.runtime_us);
     CHECK(memcmp(rows[0].group_device, w.gd, (size_t)p->gr->n_groups * sizeof *w.gd) == 0);
-    if (start == POLICY_START_HEURISTIC) {
+    if (start == AGENT_START_HEURISTIC) {
         CHECK(name && w.start_name && strcmp(name, w.start_name) == 0);
         CHECK(place_score(p->c, sim_run(p->sim, rows[0].op_device)) <= w.start_score);
     }
@@ -177,8 +178,8 @@ TEST(policy_place_runs_refine_row)
     Policy *pol = new_policy(&a, 4);
     if (pol && problem_load(&p, &s, &e) == 0) {
         CHECK_MSG(policy_save(pol, NULL, path, &e) == 0, "%s", e.msg);
-        check_runs_row(&p, pol, path, POLICY_START_HEURISTIC);
-        check_runs_row(&p, pol, path, POLICY_START_DEFAULT);
+        check_runs_row(&p, pol, path, AGENT_START_HEURISTIC);
+        check_runs_row(&p, pol, path, AGENT_START_DEFAULT);
         problem_free(&p);
     }
     CHECK_MSG(!e.msg[0], "%s", e.msg);

@@ -26,7 +26,7 @@
 typedef struct RFix {
     Graph *g, *vg;
     Grouping *gr;
-    RnnVocab voc;
+    OpVocab voc;
     RnnInput *in;
 } RFix;
 
@@ -39,7 +39,7 @@ static int rfix_new(RFix *f, int n_ops, int target, uint64_t seed, int vocab_ops
     f->gr = group_build(f->g, target, &e);
     REQUIRE_OR(f->gr != NULL, -1, "group_build: %s", e.msg);
     const Graph *gs[1] = {f->vg};
-    rnn_vocab_build(&f->voc, gs, 1);
+    vocab_build(&f->voc, gs, 1);
     f->in = rnn_input_new(f->g, f->gr, &f->voc, f->gr->n_groups, &e);
     REQUIRE_OR(f->in != NULL, -1, "rnn_input_new: %s", e.msg);
     return 0;
@@ -48,7 +48,7 @@ static int rfix_new(RFix *f, int n_ops, int target, uint64_t seed, int vocab_ops
 static void rfix_done(RFix *f)
 {
     rnn_input_free(f->in);
-    rnn_vocab_done(&f->voc);
+    vocab_done(&f->voc);
     group_free(f->gr);
     graph_free(f->g);
     graph_free(f->vg);
@@ -66,15 +66,15 @@ static RnnNet *small_net(const RFix *f, int n, int h, int e, uint64_t seed)
     return net;
 }
 
-TEST(rnn_vocab_and_input)
+TEST(vocab_and_input)
 {
     RFix f;
     if (rfix_new(&f, 40, 8, 3, 40) == 0) {
         for (int i = 1; i < f.voc.n; i++)
             CHECK(strcmp(f.voc.names[i - 1], f.voc.names[i]) < 0);
         for (int i = 0; i < f.voc.n; i++)
-            CHECK_INT(rnn_vocab_find(&f.voc, f.voc.names[i]), i);
-        CHECK_INT(rnn_vocab_find(&f.voc, "no such op type"), f.voc.n);
+            CHECK_INT(vocab_find(&f.voc, f.voc.names[i]), i);
+        CHECK_INT(vocab_find(&f.voc, "no such op type"), f.voc.n);
         const RnnInput *in = f.in;
         CHECK_INT(in->G, f.gr->n_groups);
         CHECK_INT(in->nf, 2 * in->G + 2);

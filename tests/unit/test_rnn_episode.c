@@ -35,7 +35,7 @@ static int efix_new(EFix *f, int n_ops, int target, int n_dev, uint64_t seed)
     f->net = rnn_new(&a, &f->b.voc, seed + 7, &e);
     REQUIRE_OR(f->net != NULL, -1, "rnn_new: %s", e.msg);
     EpisodeConfig cfg;
-    rnn_episode_config(&cfg);
+    oneshot_episode_config(&cfg);
     f->ep = episode_new(f->b.g, f->b.gr, f->b.c, NULL, &cfg, 5, NULL, &e);
     REQUIRE_OR(f->ep != NULL, -1, "episode_new: %s", e.msg);
     f->ac = rnn_actor_new(f->net, f->b.g, f->b.gr, &e);
@@ -204,7 +204,7 @@ TEST(rnn_episode_refused)
         return;
     }
     Err e = {{0}};
-    check_actor_refusals(f.b.g, f.b.gr, 2, rnn_episode_config, rnn_check, f.net);
+    check_actor_refusals(f.b.g, f.b.gr, 2, oneshot_episode_config, rnn_check, f.net);
     /* a graph of more groups than the net places */
     Graph *big = gen_random_dag(200, 2.0, 8);
     Grouping *gr = group_build(big, 40, &e);

@@ -22,7 +22,7 @@
 typedef struct FFix {
     Graph *g;
     Grouping *gr;
-    RnnVocab voc;
+    OpVocab voc;
 } FFix;
 
 static int ffix_new(FFix *f, int n_ops, int target, uint64_t seed)
@@ -33,13 +33,13 @@ static int ffix_new(FFix *f, int n_ops, int target, uint64_t seed)
     f->gr = group_build(f->g, target, &e);
     REQUIRE_OR(f->gr != NULL, -1, "group_build: %s", e.msg);
     const Graph *gs[1] = {f->g};
-    rnn_vocab_build(&f->voc, gs, 1);
+    vocab_build(&f->voc, gs, 1);
     return 0;
 }
 
 static void ffix_done(FFix *f)
 {
-    rnn_vocab_done(&f->voc);
+    vocab_done(&f->voc);
     group_free(f->gr);
     graph_free(f->g);
 }
@@ -208,7 +208,7 @@ TEST(rnn_logits_noise)
 typedef struct TFix {
     Problem pb[2];
     TrainGraph tg[2];
-    RnnVocab voc;
+    OpVocab voc;
 } TFix;
 
 static int tfix_new(TFix *f)
@@ -224,13 +224,13 @@ static int tfix_new(TFix *f)
         f->tg[i] = (TrainGraph){f->pb[i].g, f->pb[i].gr, NULL};
     }
     const Graph *gs[2] = {f->pb[0].g, f->pb[1].g};
-    rnn_vocab_build(&f->voc, gs, 2);
+    vocab_build(&f->voc, gs, 2);
     return 0;
 }
 
 static void tfix_done(TFix *f)
 {
-    rnn_vocab_done(&f->voc);
+    vocab_done(&f->voc);
     for (int i = 0; i < 2; i++)
         problem_free(&f->pb[i]);
 }
@@ -259,7 +259,7 @@ static int train_both(TFix *f, int n, int K, int T, const char *path, int draws[
     if (t) {
         CHECK(rnn_train_run(t, n, NULL, NULL, NULL) == n);
         for (int i = 0; i < 2; i++) /* drawn: its baseline moved off the start */
-            draws[i] = rnn_train_baseline(&ts, i) != RNN_BASELINE_START;
+            draws[i] = train_state_baseline(&ts, i) != RNN_BASELINE_START;
         CHECK_INT(ts.n_best, 2);
         CHECK_INT(ts.n_base, 1);
         CHECK_INT(ts.base_len[0], 2);
@@ -301,7 +301,7 @@ TEST(rnn_train_on_a_family)
             for (int i = 0; i < 2; i++) {
                 const TrainBest *bst = train_best_find(&ts, f.pb[i].g, f.pb[i].gr->n_groups);
                 CHECK(bst != NULL && isfinite(bst->runtime_us));
-                CHECK(rnn_train_baseline(&ts, i) < RNN_BASELINE_START);
+                CHECK(train_state_baseline(&ts, i) < RNN_BASELINE_START);
             }
         }
         rnn_free(net);

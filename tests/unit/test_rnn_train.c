@@ -22,7 +22,7 @@
 
 typedef struct Fix {
     Problem pb;
-    RnnVocab voc;
+    OpVocab voc;
 } Fix;
 
 static int fix_new(Fix *f, int groups)
@@ -35,13 +35,13 @@ static int fix_new(Fix *f, int groups)
     Err e = {{0}};
     REQUIRE_OR(problem_load(&f->pb, &s, &e) == 0, -1, "problem_load: %s", e.msg);
     const Graph *gs[1] = {f->pb.g};
-    rnn_vocab_build(&f->voc, gs, 1);
+    vocab_build(&f->voc, gs, 1);
     return 0;
 }
 
 static void fix_done(Fix *f)
 {
-    rnn_vocab_done(&f->voc);
+    vocab_done(&f->voc);
     problem_free(&f->pb);
 }
 
@@ -109,7 +109,7 @@ TEST(rnn_train_learns_the_best_placement)
     TrainState ts;
     rnn_train_state_init(&ts, cfg.lr, cfg.entropy, 5);
     double e0, e1, before = p_one_device(net, &f, &e0);
-    rnn_train_set_baseline(&ts, 0, 1, sqrt(2e-3)); /* near the costs: no phase where every sample is reinforced */
+    train_state_set_baseline(&ts, 0, 1, sqrt(2e-3)); /* near the costs: no phase where every sample is reinforced */
     CHECK_INT(train(net, &ts, &cfg, &f, 300), 300);
     double after = p_one_device(net, &f, &e1);
     CHECK_MSG(after > 2 * before && after > 0.3 && e1 < e0,
@@ -122,7 +122,7 @@ TEST(rnn_train_learns_the_best_placement)
     double one = op ? sim_run(f.pb.sim, op)->makespan_us : 0;
     free(op);
     CHECK_MSG(ts.best[0].runtime_us <= one, "best %.1f us, one device %.1f us", ts.best[0].runtime_us, one);
-    CHECK(fabs(rnn_train_baseline(&ts, 0) - sqrt(ts.best[0].runtime_us / 1e6)) < 0.01);
+    CHECK(fabs(train_state_baseline(&ts, 0) - sqrt(ts.best[0].runtime_us / 1e6)) < 0.01);
     train_state_done(&ts);
     rnn_free(net);
     fix_done(&f);
@@ -242,7 +242,7 @@ TEST(rnn_policy_file_names_its_agent)
             CHECK_INT(back->p.n, net->p.n);
             CHECK(memcmp(back->p.w, net->p.w, net->p.n * sizeof *net->p.w) == 0);
             CHECK_INT(back->vocab.n, net->vocab.n);
-            CHECK(rnn_train_baseline(&ts, 0) == RNN_BASELINE_START);
+            CHECK(train_state_baseline(&ts, 0) == RNN_BASELINE_START);
         }
         train_state_done(&ts);
         rnn_free(back);

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cluster.h"
-#include "episode.h"
+#include "placeto_episode.h"
 #include "gen.h"
 #include "graph.h"
 #include "group.h"

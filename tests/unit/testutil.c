@@ -1,6 +1,8 @@
 /* testutil: see testutil.h. */
 #include "testutil.h"
 
+#include "agent.h"
+
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,4 +110,15 @@ void error_at(char *buf, size_t n, const char *path, const char *text, size_t at
     int line, col;
     util_line_col(text, at, &line, &col);
     snprintf(buf, n, "%s:%d:%d: %s", path, line, col, msg);
+}
+
+const char *agent_name_of(const char *path)
+{
+    AgentFile f;
+    Err e = {{0}};
+    if (agent_file_open(path, &f, &e) != 0)
+        return "(error)";
+    const char *name = f.kind->name;
+    agent_file_done(&f);
+    return name;
 }

@@ -35,4 +35,8 @@ int take_marker(char *s, size_t *at);
  * path: "PATH:LINE:COL: msg". */
 void error_at(char *buf, size_t n, const char *path, const char *text, size_t at, const char *msg);
 
+/* The agent a policy file names (agent_file_open: "placeto" when absent),
+ * or "(error)" when it cannot be read. */
+const char *agent_name_of(const char *path);
+
 #endif

@@ -1,0 +1,76 @@
+/* gdp_train: PPO training of the GDP placer (gdp.h; docs/comparators.md,
+ * "Training the GDP placer") on one graph or a family.
+ *
+ * An update draws B graphs (batch_graphs; with replacement, from the state's
+ * RNG; on one graph always that one) and samples K placements of each (one
+ * forward each, sample s = b K + k from its own stream seeded by the s-th
+ * draw of the state's RNG after the graph draws). Each is simulated; its
+ * reward is r = -sqrt(score), the score being the runtime in seconds plus
+ * Placeto's OOM penalty (seconds per GB over a device's memory:
+ * episode_score with seconds). The advantages are ppo_advantages over the
+ * K rewards of the same graph; log pi_old of every node is kept. Then E
+ * epochs of full-batch passes: each sample's forward is recomputed in
+ * GDP_SCORE mode (the first epoch reuses the sampling forward: the weights
+ * have not moved), ppo_surrogate per node (clip ratio eps) gives the
+ * weights, and the loss
+ *   (1/(K B)) sum_s [ L_s - beta (1/G_s) sum_v H_v ]
+ * (L_s the per-node clipped surrogate, a mean over the G_s nodes, so the
+ * entropy is a per-node mean as well) is differentiated; the gradients are
+ * summed in sample order, clipped to global norm `clip`, and one Adam step
+ * (lr) is taken per epoch.
+ *
+ * After every greedy_every-th update one greedy placement of the update's
+ * first graph is simulated as well (counted; it may become the best).
+ *
+ * The training state is a TrainState (train.h): Adam's step (one per
+ * epoch), the update count ("episodes"), the RNG, beta ("entropy"), the
+ * best placement per graph, the simulation count; no baseline. The
+ * samples' forwards, simulations and backwards run on up to `threads`
+ * threads, each sample with its own work space and gradient, summed in
+ * sample order: a run is deterministic per seed and gives the same bits
+ * for every thread count. Under MPI (dist.h) each rank runs its block of
+ * the samples and receives the others' results: the same bits for every
+ * rank count. */
+#ifndef PLACETO_GDP_TRAIN_H
+#define PLACETO_GDP_TRAIN_H
+
+#include "gdp.h"
+#include "train_state.h"
+
+#define GDP_TRAIN_MAX_SAMPLES 64 /* K and the threads */
+#define GDP_TRAIN_MAX_BATCH 16   /* B */
+#define GDP_TRAIN_MAX_EPOCHS 64
+
+typedef struct GdpTrainConfig {
+    double lr;          /* Adam learning rate (3e-4) */
+    double entropy;     /* entropy weight beta (0.01) */
+    double clip;        /* global gradient norm (1.0) */
+    double clip_ratio;  /* PPO's epsilon (0.2) */
+    double oom_penalty; /* seconds per GB over a device's memory (2, Placeto's) */
+    int samples;        /* placements per graph and update, K (16) */
+    int epochs;         /* full-batch passes per update, E (4) */
+    int batch_graphs;   /* graphs per update, B (1) */
+    int threads;        /* samples run on this many threads (1) */
+    int64_t greedy_every; /* after every this many updates, one greedy placement is simulated (10; 0: never) */
+    uint64_t seed;
+} GdpTrainConfig;
+
+void gdp_train_config_default(GdpTrainConfig *cfg);
+
+typedef struct GdpTrainer GdpTrainer;
+
+/* A trainer of net (borrowed) on the n_graphs graphs (their g and gr; pg
+ * unused), on c (all borrowed): the net's device count must match c's. ts
+ * carries the state to resume from (a resumed best is simulated again,
+ * train_best_verify), or a fresh train_state_init. */
+GdpTrainer *gdp_train_new(GdpNet *net, TrainState *ts, const GdpTrainConfig *cfg, const TrainGraph *graphs,
+                          int n_graphs, const Cluster *c, Err *e);
+void gdp_train_free(GdpTrainer *t);
+/* Runs n more updates, calling cb after each (graph: the update's first
+ * graph; runtime_us the best of its samples; ret the mean reward of the
+ * update's samples; loss the mean over the epochs; grad_norm the last
+ * epoch's, before clipping). A nonzero *stop ends the run after the current
+ * update. Returns the updates run. */
+int64_t gdp_train_run(GdpTrainer *t, int64_t n, TrainCallback cb, void *ud, volatile int *stop);
+
+#endif

@@ -1,0 +1,168 @@
+/* hsdag_agent: HSDAG as a registered agent (agent.h). */
+#include <string.h>
+
+#include "agent.h"
+#include "hsdag_episode.h"
+#include "hsdag_io.h"
+#include "hsdag_place.h"
+#include "hsdag_train.h"
+#include "oneshot.h"
+
+static void *load(const AgentFile *f, TrainState *ts, Err *e) { return hsdag_policy_load_doc(&f->doc, ts, e); }
+static int save(const void *net, const TrainState *ts, const char *path, Err *e)
+{
+    return hsdag_policy_save(net, ts, path, e);
+}
+static void net_free(void *net) { hsdag_free(net); }
+static void info(const void *net, AgentInfo *out)
+{
+    const HsdagNet *n = net;
+    *out = (AgentInfo){n->arch.n_devices, 0, 0};
+}
+static int64_t place(const void *net, const Graph *g, const Grouping *gr, const Cluster *c, int samples,
+                     uint64_t seed, int *group_device, double *runtime_us, Err *e)
+{
+    return hsdag_place(net, g, gr, c, samples, seed, group_device, runtime_us, e);
+}
+
+static int check(const Episode *ep, const void *net, Err *e) { return hsdag_episode_check(ep, net, e); }
+static void *actor_new(const void *net, const Graph *g, const Grouping *gr, const Cluster *c, Err *e)
+{
+    return hsdag_actor_new(net, g, gr, c, e);
+}
+static void actor_free(void *ac) { hsdag_actor_free(ac); }
+static const float *probs(void *ac, const Episode *ep, const float **members)
+{
+    return hsdag_actor_probs(ac, ep, members);
+}
+static const EpisodeStep *step(Episode *ep, void *ac, int greedy) { return hsdag_episode_step(ep, ac, greedy); }
+static int clusters(void *actor, const int **cluster)
+{
+    HsdagActor *ac = actor;
+    hsdag_actor_ensure(ac);
+    *cluster = ac->cluster;
+    return ac->n_clusters;
+}
+
+static const AgentActorOps actor = {
+    "places each learned cluster once, in order from device 0: one forward pass gives the clusters and their "
+    "distributions",
+    "gives the learned clusters their distributions in one forward pass, applied in order from device 0 (a "
+    "cluster's later groups follow its first)",
+    "the groups of the current group's learned cluster (they all go where its first group goes)",
+    {"(these feature rows are Placeto's and do not apply to the hsdag policy: it reads each group's",
+     " op types, size, structure and cost once, never the devices: one pass clusters and places all)"},
+    "its learned cluster", check, actor_new, actor_free, oneshot_episode_config, probs, step, clusters};
+
+/* ---- training ---- */
+
+static const AgentOpt train_opts[] = {
+    {"threads", 't', "T", "episodes in parallel (default 1); the same result for every T"},
+    {"lr", 0, "X", "Adam learning rate (default 1e-3)"},
+    {"gamma", 0, "X", "discount of the returns (default 0.95)"},
+    {"clip", 0, "X", "global gradient-norm clip (default 0: none)"},
+    {"oom-penalty", 0, "X", "seconds per GB over a device's memory, with --oom graded (default 2)"},
+    {"hidden", 0, "H", "width of a new policy (default 128)"},
+    {"greedy-every", 0, "K", "also simulate a greedy placement after every K-th update (default 5; 0: never)"},
+    {"features", 0, "SET", "faithful (default), parity (+ per-device cost) or a list of type,shape,id,struct,cost"},
+    {"steps", 0, "T", "placements per episode, the state carried between them (default 20)"},
+    {"episodes-per-update", 0, "E", "episodes per update, 1-64 (default 1)"},
+    {"baseline", 0, "B", "none (default, the reference's) or ema (a moving average of the returns)"},
+    {"oom", 0, "M", "faithful (default: an OOM placement is a failing run, 1e10 s) or graded (+ --oom-penalty)"},
+    {"allow-single", 0, NULL, "do not forbid one-device placements (default: forbidden, 1e10 s)"},
+    {"min-clusters", 0, "N", "a new policy's parse keeps at least N clusters (default 2 x devices)"},
+    {0},
+};
+static const char *const shape[] = {"hidden", "features", "min-clusters", NULL};
+
+typedef struct HsdagOpts {
+    HsdagTrainConfig cfg;
+    long hidden, min_clusters;
+    int features, steps_given;
+} HsdagOpts;
+
+static int hsdag_options(const AgentArgs *a, uint64_t seed, void *opts, Err *e)
+{
+    HsdagOpts *o = opts;
+    HsdagTrainConfig *cfg = &o->cfg;
+    long threads, steps, eps, greedy;
+    hsdag_train_config_default(cfg);
+    cfg->seed = seed;
+    if (agent_arg_int(a, "threads", 1, HSDAG_TRAIN_MAX_EPISODES, 1, &threads, e) ||
+        agent_arg_int(a, "steps", 1, HSDAG_TRAIN_MAX_STEPS, cfg->steps, &steps, e) ||
+        agent_arg_int(a, "episodes-per-update", 1, HSDAG_TRAIN_MAX_EPISODES, cfg->episodes, &eps, e) ||
+        agent_arg_int(a, "hidden", 2, 4096, 128, &o->hidden, e) ||
+        agent_arg_int(a, "min-clusters", 0, 1L << 20, 0, &o->min_clusters, e) ||
+        agent_arg_int(a, "greedy-every", 0, 1L << 40, cfg->greedy_every, &greedy, e) ||
+        agent_arg_double(a, "lr", 0, 10, cfg->lr, &cfg->lr, e) ||
+        agent_arg_double(a, "gamma", 0, 1, cfg->gamma, &cfg->gamma, e) ||
+        agent_arg_double(a, "clip", 0, 1e9, cfg->clip, &cfg->clip, e) ||
+        agent_arg_double(a, "oom-penalty", 0, 1e9, cfg->oom_penalty, &cfg->oom_penalty, e))
+        return -1;
+    const char *f = agent_arg(a, "features"), *b = agent_arg(a, "baseline"), *oom = agent_arg(a, "oom");
+    o->features = f ? hsdag_features_parse(f) : HSDAG_F_FAITHFUL;
+    if (!o->features)
+        return err_set(e, "--features: expected faithful, parity or a comma list of type, shape, id, struct "
+                                    "and cost, got '%s'", f);
+    if (b && strcmp(b, "none") != 0 && strcmp(b, "ema") != 0)
+        return err_set(e, "--baseline: expected none or ema, got '%s'", b);
+    if (oom && strcmp(oom, "faithful") != 0 && strcmp(oom, "graded") != 0)
+        return err_set(e, "--oom: expected faithful or graded, got '%s'", oom);
+    cfg->baseline = b && strcmp(b, "ema") == 0;
+    cfg->oom_graded = oom && strcmp(oom, "graded") == 0;
+    cfg->allow_single = agent_arg(a, "allow-single") != NULL;
+    o->steps_given = agent_arg(a, "steps") != NULL;
+    cfg->threads = (int)threads;
+    cfg->steps = (int)steps;
+    cfg->episodes = (int)eps;
+    cfg->greedy_every = greedy;
+    return 0;
+}
+
+static void hsdag_state(TrainState *ts, const void *opts)
+{
+    const HsdagOpts *o = opts;
+    train_state_init(ts, o->cfg.lr, 0, o->cfg.seed);
+}
+
+static void *hsdag_create(const void *opts, const Problem *pb, int n, const Cluster *c, Err *e)
+{
+    const HsdagOpts *o = opts;
+    OpVocab voc;
+    vocab_build_problems(&voc, pb, n);
+    HsdagArch arch;
+    hsdag_arch_default(&arch, c->n_devices, voc.n);
+    arch.hidden = (int)o->hidden;
+    arch.features = o->features;
+    arch.steps = o->cfg.steps;
+    if (o->min_clusters > 0)
+        arch.min_clusters = (int)o->min_clusters;
+    HsdagNet *net = hsdag_new(&arch, &voc, o->cfg.seed, e);
+    vocab_done(&voc);
+    return net;
+}
+
+static void *hsdag_trainer(void *net, TrainState *ts, const void *opts, const TrainGraph *tg, int n, const Cluster *c,
+                           Err *e)
+{
+    const HsdagOpts *o = opts;
+    HsdagTrainConfig cfg = o->cfg;
+    if (!o->steps_given) /* a resumed policy goes on with its own episode length */
+        cfg.steps = ((const HsdagNet *)net)->arch.steps;
+    return hsdag_train_new(net, ts, &cfg, tg, n, c, e);
+}
+
+static void hsdag_trainer_free(void *t) { hsdag_train_free(t); }
+static int64_t run(void *t, int64_t n, TrainCallback cb, void *ud, volatile int *stop)
+{
+    return hsdag_train_run(t, n, cb, ud, stop);
+}
+
+const AgentKind agent_hsdag = {
+    "hsdag", "an hsdag", "HSDAG, the hierarchical grouper-placer (Zhang et al. 2023)",
+    {load, save, net_free, info},
+    {oneshot_place_runs, "hsdag-trained", 0, place},
+    {"update", POLICY_MAX_GROUPS, train_opts, shape, sizeof(HsdagOpts), hsdag_options, hsdag_state, hsdag_create, NULL, 0, hsdag_trainer,
+     run, hsdag_trainer_free},
+    &actor,
+};

@@ -1,0 +1,83 @@
+/* policy: the Placeto policy network (docs/agent.md, "Network"): a node
+ * transform, k rounds of message passing over the group graph in both
+ * directions, pooling over the current node's ancestors, descendants and
+ * parallel nodes, and a head that gives one logit per device.
+ *
+ * A Policy owns its parameters (NnParams: weights, gradients, Adam moments in
+ * one allocation) and its architecture. A PolicyGraph is the static part of
+ * one group graph (parents, children, ancestor and descendant bit sets); a
+ * PolicyWork is the scratch of one forward/backward pass on one graph, kept
+ * between the two. Forward and backward exist in float (BLAS, the production
+ * path) and in double (policy_*_d: the gradient check); the double functions
+ * read the float weights converted by the caller.
+ *
+ * Thread safety: forward and backward only read the Policy's weights; each
+ * thread needs its own PolicyWork and its own gradient array. */
+#ifndef PLACETO_POLICY_H
+#define PLACETO_POLICY_H
+
+#include <stdint.h>
+
+#include "group.h"
+#include "nn.h"
+#include "policy_graph.h"
+#include "util.h"
+
+typedef struct PolicyArch {
+    int n_devices;
+    int mem_feature; /* 1: an extra column with the group's peak memory share */
+    int extended;    /* 1: the extended feature columns (3 + n_devices more) */
+    int start_device0; /* the start it was trained from and places from zero-shot:
+                          1 every group on device 0, 0 the fixed random placement */
+    int accept_improving; /* trained (and placing) with moves that hurt undone */
+    int n_features;  /* F = 5 + n_devices (+ 1) (+ 3 + n_devices) */
+    int d;           /* hidden size, = F by default */
+    int rounds;      /* message-passing rounds k (default 8) */
+} PolicyArch;
+
+typedef struct Policy {
+    PolicyArch arch;
+    NnParams p;
+    int blas; /* 1: BLAS kernels; 0: their plain-loop twins (tests) */
+} Policy;
+
+/* The default architecture for n_devices. */
+void policy_arch_default(PolicyArch *a, int n_devices);
+/* The default architecture, with the peak-memory feature column when
+ * mem_feature is 1 and the extended columns when extended is 1; the hidden
+ * size is the feature count (capped at POLICY_EXT_HIDDEN_MAX when extended). */
+void policy_arch_for(PolicyArch *a, int n_devices, int mem_feature, int extended);
+/* A new policy with Glorot-uniform weights drawn from seed. Returns NULL with
+ * e set when the architecture is out of range. */
+Policy *policy_new(const PolicyArch *a, uint64_t seed, Err *e);
+void policy_free(Policy *pol);
+/* The number of weights of an architecture that policy_new accepts (one of
+ * the four arrays it allocates), without allocating them. */
+size_t policy_param_count(const PolicyArch *a);
+
+typedef struct PolicyWork PolicyWork;
+PolicyWork *policy_work_new(const PolicyArch *a, const PolicyGraph *pg);
+void policy_work_free(PolicyWork *w);
+
+/* Forward pass for current node v with features feats[n x F]: fills
+ * logits[n_devices] and probs[n_devices] (either may be NULL) and keeps what
+ * the backward pass needs in w. */
+void policy_forward(const Policy *pol, const PolicyGraph *pg, PolicyWork *w, const float *feats,
+                    int v, float *logits, float *probs);
+/* Backward pass of the last forward on w: accumulates dL/dparams into grad
+ * (NnParams layout, p.n floats) for dlogits = dL/dlogits. */
+void policy_backward(const Policy *pol, const PolicyGraph *pg, PolicyWork *w,
+                     const float *dlogits, float *grad);
+
+/* Double-precision twins for the gradient check: weights wd[p.n] (converted
+ * from the float ones or perturbed), features in double. The work space is a
+ * separate type so that the float path stays lean. */
+typedef struct PolicyWorkD PolicyWorkD;
+PolicyWorkD *policy_work_new_d(const PolicyArch *a, const PolicyGraph *pg);
+void policy_work_free_d(PolicyWorkD *w);
+void policy_forward_d(const Policy *pol, const double *wd, const PolicyGraph *pg, PolicyWorkD *w,
+                      const double *feats, int v, double *logits);
+void policy_backward_d(const Policy *pol, const double *wd, const PolicyGraph *pg, PolicyWorkD *w,
+                       const double *dlogits, double *grad);
+
+#endif

@@ -1,0 +1,94 @@
+/* policy_place: placing a graph with a trained policy (see policy_place.h). */
+#include "policy_place.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "placeto_episode.h"
+
+int64_t policy_place(const Policy *pol, const Graph *g, const Grouping *gr, const Cluster *c,
+                     const EpisodeConfig *cfg, int samples, uint64_t seed, const int *init_device,
+                     int *group_device, double *runtime_us, Err *e)
+{
+    EpisodeConfig given = *cfg;
+    if (init_device) {
+        given.init = EPISODE_INIT_GIVEN;
+        cfg = &given;
+    }
+    if (episode_check_policy(cfg, &pol->arch, c->n_devices, e) != 0)
+        return -1;
+    PolicyGraph *pg = policy_graph_new(gr, e);
+    if (!pg)
+        return -1;
+    Episode *ep = episode_new(g, gr, c, pg, cfg, seed, init_device, e);
+    if (!ep) {
+        policy_graph_free(pg);
+        return -1;
+    }
+    PolicyWork *w = policy_work_new(&pol->arch, pg);
+    double best = INFINITY;
+    int64_t sims = 0;
+    for (int k = 0; k <= samples; k++) {
+        if (k > 0)
+            episode_reset(ep, seed + (uint64_t)k, init_device);
+        while (!episode_done(ep))
+            episode_step_policy(ep, pol, w, k == 0, NULL);
+        sims += ep->simulations;
+        if (ep->best_score < best) {
+            best = ep->best_score;
+            *runtime_us = ep->best_runtime_us;
+            memcpy(group_device, ep->best_device, (size_t)gr->n_groups * sizeof *group_device);
+        }
+    }
+    policy_work_free(w);
+    episode_free(ep);
+    policy_graph_free(pg);
+    return sims;
+}
+
+int placeto_place_runs(const AgentKind *k, const Problem *p, const char *path, const void *net,
+                       const TrainState *ts, const AgentPlaceOpts *o, PlaceRun rows[2], const char **start_name,
+                       Err *e)
+{
+    (void)k;
+    const Policy *pol = net;
+    AgentStart start = o->start;
+    int samples = o->samples;
+    uint64_t seed = o->seed;
+    EpisodeConfig cfg;
+    episode_config_default(&cfg);
+    episode_config_features(&cfg, &pol->arch);
+    int *gd = xnew_array((size_t)p->gr->n_groups, sizeof *gd), *init = NULL;
+    double rt = 0, t0 = util_now();
+    int n = 0;
+    int64_t pre = 0;
+    if (start == AGENT_START_HEURISTIC) {
+        PlaceCtx ctx = {p->g, p->gr, p->c, seed, 0, NULL};
+        double score;
+        const char *name;
+        init = xnew_array((size_t)p->gr->n_groups, sizeof *init);
+        pre = place_best_heuristic(&ctx, init, &score, &name);
+        if (start_name)
+            *start_name = name;
+    }
+    int64_t sims = policy_place(pol, p->g, p->gr, p->c, &cfg, samples, seed, init, gd, &rt, e);
+    if (sims < 0) {
+        err_prefix(e, path);
+        n = -1;
+        goto done;
+    }
+    double seconds = util_now() - t0;
+    const TrainBest *b = ts ? train_best_find(ts, p->g, p->gr->n_groups) : NULL;
+    if (b && isfinite(b->runtime_us) && pol->arch.n_devices == p->c->n_devices) {
+        place_run_groups(p, "placeto-trained", b->group_device, NAN, &rows[n]);
+        rows[n++].placements = b->found_after; /* what training had simulated when it found it */
+    }
+    place_run_groups(p, start == AGENT_START_HEURISTIC ? "placeto-refine" : "placeto", gd, seconds, &rows[n]);
+    rows[n++].placements = pre + sims;
+done:
+    free(init);
+    free(gd);
+    return n;
+}

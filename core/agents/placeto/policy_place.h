@@ -1,0 +1,41 @@
+/* policy_place: a trained Placeto policy as a placement method: zero-shot
+ * placement of a graph (one greedy episode and optional sampled ones), and
+ * the rows `place --policy` and `compare --policy` report. Implemented in
+ * policy_place.c. */
+#ifndef PLACETO_POLICY_PLACE_H
+#define PLACETO_POLICY_PLACE_H
+
+#include <stdint.h>
+
+#include "agent.h"
+#include "episode.h"
+#include "policy.h"
+#include "place_run.h"
+#include "train_state.h"
+#include "util.h"
+
+/* Zero-shot placement with a trained policy: one greedy episode, then
+ * `samples` sampled ones (seeds seed + 1, ...), all from init_device (per
+ * group) when it is not NULL, else from cfg's initial placement; the best
+ * placement seen (lowest score, the start included) goes to group_device
+ * (n_groups entries) and its runtime to *runtime_us. Returns the placements
+ * simulated, or -1 with e set on a device-count or feature mismatch. */
+int64_t policy_place(const Policy *pol, const Graph *g, const Grouping *gr, const Cluster *c,
+                     const EpisodeConfig *cfg, int samples, uint64_t seed, const int *init_device,
+                     int *group_device, double *runtime_us, Err *e);
+
+/* Placeto's rows of a comparison on p (its place.runs, agent.h) with the
+ * loaded policy net (a Policy) of the file at path and its training state
+ * ts (NULL: none): "placeto-trained" first when ts holds a best placement
+ * of this very graph and grouping (its time is NAN: it came from training),
+ * then "placeto" or "placeto-refine" (zero-shot with o->samples sampled
+ * episodes from o->start). Their `placements`: what training had simulated
+ * when it found the trained placement, and what the zero-shot episodes
+ * simulated (the heuristics' placements included). The name of the
+ * heuristic a refinement started from goes to *start_name when it is not
+ * NULL. Fills rows[0..n) and returns n (1 or 2), or -1 with e set. */
+int placeto_place_runs(const AgentKind *k, const Problem *p, const char *path, const void *net,
+                       const TrainState *ts, const AgentPlaceOpts *o, PlaceRun rows[2], const char **start_name,
+                       Err *e);
+
+#endif

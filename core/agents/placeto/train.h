@@ -1,0 +1,65 @@
+/* train: REINFORCE training of the Placeto policy (docs/agent.md,
+ * "Training") on one graph or a family. The policy file is policy_io.h; the
+ * training state every trainer keeps is train_state.h. */
+#ifndef PLACETO_TRAIN_H
+#define PLACETO_TRAIN_H
+
+#include <stdint.h>
+
+#include "episode.h"
+#include "place_run.h"
+#include "nn.h"
+#include "policy.h"
+#include "train_state.h"
+#include "util.h"
+
+/* --- training -------------------------------------------------------- */
+
+typedef struct TrainConfig {
+    EpisodeConfig env;
+    double lr;            /* Adam learning rate (1e-3) */
+    double entropy;       /* initial entropy weight beta (1.0) */
+    int64_t entropy_decay; /* episodes over which beta falls linearly to 0 (0: constant) */
+    double clip;          /* global gradient norm (1.25) */
+    double gamma;         /* discount of the returns (1: the reference's undiscounted sum) */
+    int normalize_adv;    /* divide each episode's advantages by their standard deviation */
+    double temperature;   /* the policy trained is softmax(logits / temperature) (1) */
+    int threads;          /* rollouts in parallel (per rank); results depend on it times the ranks,
+                             deterministically */
+    uint64_t seed;
+} TrainConfig;
+
+/* The paper's reference settings (`train --preset paper`). */
+void train_config_default(TrainConfig *cfg);
+/* The tuned settings (`train`'s default, docs/agent.md "Presets"): the
+ * paper's, then the extended features, every episode from device 0,
+ * relative rewards, only the moves that do not hurt kept, gamma 0 and
+ * entropy 0.01. */
+void train_config_tuned(TrainConfig *cfg);
+
+typedef struct Trainer Trainer;
+
+/* A trainer over graphs[0..n_graphs) (borrowed; all on cluster c, whose
+ * device count must match the policy's). ts (borrowed) carries the state to
+ * resume from, or a fresh train_state_init. Fails on a device-count or
+ * feature mismatch. */
+Trainer *train_new(Policy *pol, TrainState *ts, const TrainConfig *cfg, const TrainGraph *graphs,
+                   int n_graphs, const Cluster *c, Err *e);
+void train_free(Trainer *t);
+/* Runs n_episodes more episodes (rounded up to a multiple of the round, the
+ * thread count times the ranks, dist.h), calling cb after each one in
+ * episode order (on every rank). A nonzero *stop (set by another thread or
+ * a signal handler, on any rank) ends the run after the current round.
+ * Returns the episodes run. */
+int64_t train_run(Trainer *t, int64_t n_episodes, TrainCallback cb, void *ud, volatile int *stop);
+
+/* --init METHOD: method m's placement of each problem (seeded with
+ * cfg->seed) becomes that graph's best so far in ts, unless training
+ * already found a better one, so that every episode starts from it or from
+ * what training finds beyond it. m NULL (--init heuristic): the best
+ * heuristic's placement of each problem (place_best_heuristic). */
+int train_seed_from_method(TrainState *ts, const PlaceMethod *m, const Problem *problems, int n,
+                           const TrainConfig *cfg, Err *e);
+
+
+#endif

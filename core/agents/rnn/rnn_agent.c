@@ -1,0 +1,139 @@
+/* rnn_agent: the RNN-based placer as a registered agent (agent.h). */
+#include <string.h>
+
+#include "agent.h"
+#include "oneshot.h"
+#include "rnn_episode.h"
+#include "rnn_io.h"
+#include "rnn_place.h"
+#include "rnn_train.h"
+
+static void *load(const AgentFile *f, TrainState *ts, Err *e) { return rnn_policy_load_doc(&f->doc, ts, e); }
+static int save(const void *net, const TrainState *ts, const char *path, Err *e)
+{
+    return rnn_policy_save(net, ts, path, e);
+}
+static void net_free(void *net) { rnn_free(net); }
+static void info(const void *net, AgentInfo *out)
+{
+    const RnnNet *n = net;
+    *out = (AgentInfo){n->arch.n_devices, n->arch.n_groups, 0};
+}
+static int64_t place(const void *net, const Graph *g, const Grouping *gr, const Cluster *c, int samples,
+                     uint64_t seed, int *group_device, double *runtime_us, Err *e)
+{
+    return rnn_place(net, g, gr, c, samples, seed, group_device, runtime_us, e);
+}
+
+static int check(const Episode *ep, const void *net, Err *e) { return rnn_episode_check(ep, net, e); }
+static void *actor_new(const void *net, const Graph *g, const Grouping *gr, const Cluster *c, Err *e)
+{
+    (void)c;
+    return rnn_actor_new(net, g, gr, e);
+}
+static void actor_free(void *ac) { rnn_actor_free(ac); }
+static const float *probs(void *ac, const Episode *ep, const float **att) { return rnn_actor_probs(ac, ep, att); }
+static const EpisodeStep *step(Episode *ep, void *ac, int greedy) { return rnn_episode_step(ep, ac, greedy); }
+
+static const AgentActorOps actor = {
+    "decodes every group once, in order, from device 0",
+    "decodes them in order from device 0",
+    "the groups the rnn decoder attends to most at this step",
+    {"(these feature rows are Placeto's and do not apply to the rnn policy: it reads",
+     " each group's op types, edges and output size once, and the devices it decoded)"},
+    NULL, check, actor_new, actor_free, oneshot_episode_config, probs, step, NULL};
+
+/* ---- training ---- */
+
+static const AgentOpt train_opts[] = {
+    {"threads", 't', "T", "samples decoded in parallel (default 1); the same result for every T"},
+    {"lr", 0, "X", "Adam learning rate (default 0.1)"},
+    {"entropy", 0, "B", "entropy weight (default 0)"},
+    {"clip", 0, "X", "global gradient-norm clip (default 1)"},
+    {"temperature", 0, "T", "a new policy's logits are divided by T inside the squash (default 1)"},
+    {"oom-penalty", 0, "X", "seconds per GB over a device's memory (default 2)"},
+    {"samples-per-update", 0, "K", "placements sampled per update, 1-64 (default 1)"},
+    {"hidden", 0, "H", "width of a new policy's LSTMs, even (default 256)"},
+    {"greedy-every", 0, "K", "also simulate a greedy placement after every K-th update (default 50; 0: never)"},
+    {"squash", 0, "C", "a new policy's logits are C tanh(logits / T), T the --temperature (default 1)"},
+    {"noise", 0, "X", "logits noise (times their RMS) in the first 750 updates (default 0.5; 0: none)"},
+    {"group-capacity", 0, "G", "groups a new policy can place (default: the most of its training graphs)"},
+    {0},
+};
+static const char *const shape[] = {"hidden", "squash", "temperature", "group-capacity", NULL};
+
+typedef struct RnnOpts {
+    RnnTrainConfig cfg;
+    long hidden, cap;
+    double squash, tau;
+} RnnOpts;
+
+static int rnn_options(const AgentArgs *a, uint64_t seed, void *opts, Err *e)
+{
+    RnnOpts *o = opts;
+    RnnTrainConfig *cfg = &o->cfg;
+    long threads, samples, greedy;
+    rnn_train_config_default(cfg);
+    cfg->seed = seed;
+    if (agent_arg_int(a, "threads", 1, RNN_TRAIN_MAX_SAMPLES, 1, &threads, e) ||
+        agent_arg_int(a, "samples-per-update", 1, RNN_TRAIN_MAX_SAMPLES, 1, &samples, e) ||
+        agent_arg_int(a, "hidden", 2, 4096, 256, &o->hidden, e) ||
+        agent_arg_int(a, "greedy-every", 0, 1L << 40, 50, &greedy, e) ||
+        agent_arg_int(a, "group-capacity", 1, RNN_MAX_GROUPS, 0, &o->cap, e) ||
+        agent_arg_double(a, "lr", 0, 10, cfg->lr, &cfg->lr, e) ||
+        agent_arg_double(a, "entropy", 0, 1e6, cfg->entropy, &cfg->entropy, e) ||
+        agent_arg_double(a, "clip", 1e-9, 1e9, cfg->clip, &cfg->clip, e) ||
+        agent_arg_double(a, "squash", 1e-3, 1e3, 1, &o->squash, e) ||
+        agent_arg_double(a, "temperature", 1e-3, 1e3, 1, &o->tau, e) ||
+        agent_arg_double(a, "noise", 0, 100, cfg->noise, &cfg->noise, e) ||
+        agent_arg_double(a, "oom-penalty", 0, 1e9, cfg->oom_penalty, &cfg->oom_penalty, e))
+        return -1;
+    if (o->hidden % 2)
+        return err_set(e, "--hidden: expected an even number, got %ld", o->hidden);
+    cfg->samples = (int)samples;
+    cfg->threads = (int)threads;
+    cfg->greedy_every = greedy;
+    return 0;
+}
+
+static void rnn_state(TrainState *ts, const void *opts)
+{
+    const RnnOpts *o = opts;
+    rnn_train_state_init(ts, o->cfg.lr, o->cfg.entropy, o->cfg.seed);
+}
+
+static void *rnn_create(const void *opts, const Problem *pb, int n, const Cluster *c, Err *e)
+{
+    const RnnOpts *o = opts;
+    OpVocab voc;
+    int most = vocab_build_problems(&voc, pb, n);
+    RnnArch arch;
+    rnn_arch_default(&arch, c->n_devices, o->cap ? (int)o->cap : most, voc.n);
+    arch.hidden = (int)o->hidden;
+    arch.squash_c = o->squash;
+    arch.squash_tau = o->tau;
+    RnnNet *net = rnn_new(&arch, &voc, o->cfg.seed, e);
+    vocab_done(&voc);
+    return net;
+}
+
+static void *rnn_trainer(void *net, TrainState *ts, const void *opts, const TrainGraph *tg, int n, const Cluster *c,
+                         Err *e)
+{
+    return rnn_train_new(net, ts, &((const RnnOpts *)opts)->cfg, tg, n, c, e);
+}
+
+static void rnn_trainer_free(void *t) { rnn_train_free(t); }
+static int64_t run(void *t, int64_t n, TrainCallback cb, void *ud, volatile int *stop)
+{
+    return rnn_train_run(t, n, cb, ud, stop);
+}
+
+const AgentKind agent_rnn = {
+    "rnn", "an rnn", "the RNN-based placer (Mirhoseini et al. 2017)",
+    {load, save, net_free, info},
+    {oneshot_place_runs, "rnn-trained", 0, place},
+    {"update", RNN_MAX_GROUPS, train_opts, shape, sizeof(RnnOpts), rnn_options, rnn_state, rnn_create, NULL, 0, rnn_trainer,
+     run, rnn_trainer_free},
+    &actor,
+};

@@ -1,0 +1,111 @@
+/* rnn_io: the RNN placer's policy file (rnn_io.h).
+ *
+ *   {"format": "placeto-policy", "version": 1, "agent": "rnn",
+ *    "architecture": {"n_devices", "n_groups", "n_types", "emb", "hidden", "squash_c", "squash_tau"},
+ *    "vocabulary": [op type names, sorted bytewise, n_types of them],
+ *    "parameters": [...], "training": {...}, "log": {...}}   (as policy_io.c)
+ *
+ * In "training", "episodes" counts updates and "baseline" is [[b]], the
+ * moving-average baseline. */
+#include <float.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jdoc.h"
+#include "policy_file.h"
+#include "rnn_io.h"
+#include "rnn_train.h"
+
+static void rnn_head(FILE *f, const void *ud)
+{
+    const RnnNet *net = ud;
+    const RnnArch *a = &net->arch;
+    char b1[32], b2[32];
+    fprintf(f, " \"agent\": \"rnn\",\n \"architecture\": {\"n_devices\": %d, \"n_groups\": %d, \"n_types\": %d, "
+               "\"emb\": %d, \"hidden\": %d, \"squash_c\": %s, \"squash_tau\": %s},\n",
+            a->n_devices, a->n_groups, a->n_types, a->emb, a->hidden, util_fmt_double(b1, a->squash_c),
+            util_fmt_double(b2, a->squash_tau));
+    policy_file_write_vocab(f, &net->vocab);
+}
+
+int rnn_policy_save(const RnnNet *net, const TrainState *ts, const char *path, Err *e)
+{
+    return policy_file_write(path, &net->p, ts, rnn_head, net, e);
+}
+
+static int read_arch(const JDoc *d, RnnArch *a, Err *e)
+{
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(d->root, "architecture");
+    if (!cJSON_IsObject(o))
+        return jdoc_err(d, e, o ? "architecture" : "", "%s", o ? "expected an object" : "missing \"architecture\"");
+    int64_t nd, ng, nt, emb, hid;
+    memset(a, 0, sizeof *a);
+    if (jget_int(d, o, "n_devices", "architecture.n_devices", 1, 1, RNN_MAX_DEVICES, &nd, e) < 0 ||
+        jget_int(d, o, "n_groups", "architecture.n_groups", 1, 1, RNN_MAX_GROUPS, &ng, e) < 0 ||
+        jget_int(d, o, "n_types", "architecture.n_types", 1, 0, 1 << 20, &nt, e) < 0 ||
+        jget_int(d, o, "emb", "architecture.emb", 1, 1, 1024, &emb, e) < 0 ||
+        jget_int(d, o, "hidden", "architecture.hidden", 1, 2, 4096, &hid, e) < 0 ||
+        jget_number(d, o, "squash_c", "architecture.squash_c", 1, DBL_MIN, 1e9, &a->squash_c, e) < 0 ||
+        jget_number(d, o, "squash_tau", "architecture.squash_tau", 1, DBL_MIN, 1e9, &a->squash_tau, e) < 0)
+        return -1;
+    if (hid % 2)
+        return jdoc_err(d, e, "architecture.hidden", "expected an even number, got %lld", (long long)hid);
+    a->n_devices = (int)nd;
+    a->n_groups = (int)ng;
+    a->n_types = (int)nt;
+    a->emb = (int)emb;
+    a->hidden = (int)hid;
+    return 0;
+}
+
+_Static_assert(sizeof(RnnArch) <= POLICY_FILE_ARCH_MAX, "POLICY_FILE_ARCH_MAX too small");
+
+static int read_arch_v(const JDoc *d, void *a, Err *e) { return read_arch(d, a, e); }
+static int n_devices(const void *a) { return ((const RnnArch *)a)->n_devices; }
+static int n_types(const void *a) { return ((const RnnArch *)a)->n_types; }
+static size_t param_count(const void *a) { return rnn_param_count(a); }
+static void *create(const void *a, const OpVocab *v, Err *e) { return rnn_new(a, v, 0, e); }
+static NnParams *params(void *net) { return &((RnnNet *)net)->p; }
+static void net_free(void *net) { rnn_free(net); }
+static void fresh(TrainState *ts) { train_state_set_baseline(ts, 0, 1, RNN_BASELINE_START); }
+
+static int check_state(const JDoc *d, TrainState *ts, Err *e)
+{
+    if (ts->n_base > 1 || (ts->n_base == 1 && ts->base_len[0] < 1))
+        return jdoc_err(d, e, "training.baseline", "expected [[b, ...]], the moving-average baseline of each "
+                                                   "training graph");
+    if (ts->n_base == 0) /* no training state: a fresh baseline */
+        fresh(ts);
+    return 0;
+}
+
+static const PolicyFileKind kind = {"rnn", read_arch_v, n_devices, n_types, param_count, create, params, net_free,
+                                  0.1, 0, fresh, check_state};
+
+RnnNet *rnn_policy_load_text(const char *path, const char *text, size_t len, TrainState *ts, Err *e)
+{
+    return policy_file_load_kind(&kind, path, text, len, ts, e);
+}
+
+int rnn_policy_peek(const char *path, int *n_devices, int *n_groups, int *n_trained, Err *e)
+{
+    RnnArch a;
+    int rc = policy_file_peek_kind(&kind, path, &a, n_trained, e);
+    if (rc == 1) {
+        if (n_devices)
+            *n_devices = a.n_devices;
+        if (n_groups)
+            *n_groups = a.n_groups;
+    }
+    return rc;
+}
+
+RnnNet *rnn_policy_load(const char *path, TrainState *ts, Err *e)
+{
+    return policy_file_load_kind_file(&kind, path, ts, e);
+}
+
+RnnNet *rnn_policy_load_doc(const JDoc *d, TrainState *ts, Err *e)
+{
+    return policy_file_load_doc(&kind, d, ts, e);
+}

@@ -1,0 +1,317 @@
+/* rnn_train: REINFORCE for the RNN-based placer (rnn_train.h). */
+#include "rnn_train.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dist.h"
+#include "par.h"
+
+void rnn_train_config_default(RnnTrainConfig *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->lr = 0.1;
+    cfg->entropy = 0;
+    cfg->clip = 1.0;
+    cfg->oom_penalty = 2.0;
+    cfg->samples = 1;
+    cfg->threads = 1;
+    cfg->greedy_every = 50;
+    cfg->decay_start = 400;
+    cfg->decay_every = 50;
+    cfg->decay_rate = 0.95;
+    cfg->noise = 0.5;
+    cfg->noise_updates = 750;
+    cfg->drop_failing_after = 1000;
+    cfg->seed = 1;
+}
+
+double rnn_train_lr(const RnnTrainConfig *cfg, int64_t u)
+{
+    if (u < cfg->decay_start || cfg->decay_every <= 0)
+        return cfg->lr;
+    return cfg->lr * pow(cfg->decay_rate, (double)((u - cfg->decay_start) / cfg->decay_every));
+}
+
+/* The moving averages, one per training graph, are the one baseline
+ * window of the training state (graph i's at index i). */
+void rnn_train_state_init(TrainState *ts, double lr, double entropy, uint64_t seed)
+{
+    train_state_init(ts, lr, entropy, seed);
+    train_state_set_baseline(ts, 0, 1, RNN_BASELINE_START);
+}
+
+/* One sample of an update: its decode, simulation and gradient. */
+typedef struct RSlot {
+    RnnWork *w;
+    Sim **sim; /* per training graph */
+    Rng rng;
+    int *place, *op;
+    double *logp, *ent, *wt;
+    float *grad;
+    double lp, H, score, makespan_us;
+    int oom, dropped;
+} RSlot;
+
+/* A training graph and its decoder input. */
+typedef struct RGraph {
+    const Graph *g;
+    const Grouping *gr;
+    RnnInput *in;
+} RGraph;
+
+struct RnnTrainer {
+    RnnNet *net;
+    TrainState *ts;
+    RnnTrainConfig cfg;
+    EpisodeConfig env; /* for episode_score: seconds plus the OOM penalty */
+    RGraph *graphs;
+    int n_graphs, cur; /* cur: the graph of the update in progress */
+    const Cluster *c;
+    int K, T;
+    RSlot *slots;
+    double beta;
+};
+
+RnnTrainer *rnn_train_new(RnnNet *net, TrainState *ts, const RnnTrainConfig *cfg, const TrainGraph *graphs,
+                          int n_graphs, const Cluster *c, Err *e)
+{
+    if (net->arch.n_devices != c->n_devices) {
+        err_set(e, "the rnn policy is for %d devices but the cluster has %d", net->arch.n_devices, c->n_devices);
+        return NULL;
+    }
+    if (n_graphs < 1) {
+        err_set(e, "no graph to train on");
+        return NULL;
+    }
+    if (cfg->samples < 1 || cfg->samples > RNN_TRAIN_MAX_SAMPLES) {
+        err_set(e, "samples per update must be in [1, %d], got %d", RNN_TRAIN_MAX_SAMPLES, cfg->samples);
+        return NULL;
+    }
+    if (cfg->threads < 1 || cfg->threads > RNN_TRAIN_MAX_SAMPLES) {
+        err_set(e, "threads must be in [1, %d], got %d", RNN_TRAIN_MAX_SAMPLES, cfg->threads);
+        return NULL;
+    }
+    RGraph *rg = xnew_array((size_t)n_graphs, sizeof *rg);
+    int maxg = 0, maxn = 0;
+    for (int i = 0; i < n_graphs; i++) {
+        rg[i].g = graphs[i].g;
+        rg[i].gr = graphs[i].gr;
+        if (!(rg[i].in = rnn_input_new(graphs[i].g, graphs[i].gr, &net->vocab, net->arch.n_groups, e))) {
+            for (int j = 0; j < i; j++)
+                rnn_input_free(rg[j].in);
+            free(rg);
+            return NULL;
+        }
+        if (graphs[i].gr->n_groups > maxg)
+            maxg = graphs[i].gr->n_groups;
+        if (graphs[i].g->n_nodes > maxn)
+            maxn = graphs[i].g->n_nodes;
+    }
+    RnnTrainer *t = xcalloc(1, sizeof *t);
+    t->net = net;
+    t->ts = ts;
+    t->cfg = *cfg;
+    episode_config_default(&t->env);
+    t->env.oom_penalty = cfg->oom_penalty;
+    t->env.log_runtime = 0;
+    t->graphs = rg;
+    t->n_graphs = n_graphs;
+    t->c = c;
+    t->K = cfg->samples;
+    t->T = cfg->threads < cfg->samples ? cfg->threads : cfg->samples;
+    t->slots = xnew_array((size_t)t->K, sizeof *t->slots);
+    size_t G = (size_t)maxg;
+    for (int k = 0; k < t->K; k++) {
+        RSlot *sl = &t->slots[k];
+        sl->w = rnn_work_new(&net->arch);
+        sl->sim = xnew_array((size_t)n_graphs, sizeof *sl->sim);
+        for (int i = 0; i < n_graphs; i++)
+            sl->sim[i] = sim_new(graphs[i].g, c);
+        sl->place = xnew_array(G, sizeof *sl->place);
+        sl->op = xnew_array((size_t)maxn, sizeof *sl->op);
+        sl->logp = xnew_array(G, sizeof *sl->logp);
+        sl->ent = xnew_array(G, sizeof *sl->ent);
+        sl->wt = xnew_array(G, sizeof *sl->wt);
+        sl->grad = t->K > 1 ? xnew_array(net->p.n, sizeof *sl->grad) : NULL; /* K = 1: p.g itself */
+    }
+    train_state_set_baseline(ts, 0, n_graphs, train_state_baseline(ts, 0));
+    train_best_verify(ts, &t->env, graphs, n_graphs, c);
+    for (int i = 0; i < n_graphs; i++) /* present even before the first update */
+        train_best_for(ts, graphs[i].g->name, graphs[i].g->checksum, graphs[i].gr->n_groups);
+    return t;
+}
+
+void rnn_train_free(RnnTrainer *t)
+{
+    if (!t)
+        return;
+    for (int k = 0; k < t->K; k++) {
+        RSlot *sl = &t->slots[k];
+        rnn_work_free(sl->w);
+        for (int i = 0; i < t->n_graphs; i++)
+            sim_free(sl->sim[i]);
+        free(sl->sim);
+        free(sl->place);
+        free(sl->op);
+        free(sl->logp);
+        free(sl->ent);
+        free(sl->wt);
+        free(sl->grad);
+    }
+    free(t->slots);
+    for (int i = 0; i < t->n_graphs; i++)
+        rnn_input_free(t->graphs[i].in);
+    free(t->graphs);
+    free(t);
+}
+
+/* A greedy decode of the current weights on graph cur, simulated (slot 0's buffers). */
+static void greedy_probe(RnnTrainer *t, TrainBest *b)
+{
+    RSlot *sl = &t->slots[0];
+    const RGraph *rg = &t->graphs[t->cur];
+    rnn_forward(t->net, rg->in, sl->w, RNN_GREEDY, NULL, sl->place, NULL, NULL);
+    group_expand(rg->gr, sl->place, sl->op);
+    const SimResult *r = sim_run(sl->sim[t->cur], sl->op);
+    double score = episode_score(&t->env, t->c, r);
+    t->ts->simulations++;
+    if (score < b->score) {
+        b->score = score;
+        b->runtime_us = r->makespan_us;
+        memcpy(b->group_device, sl->place, (size_t)rg->gr->n_groups * sizeof *b->group_device);
+        b->found_after = t->ts->simulations;
+    }
+}
+
+/* Phase 0: sample k's decode and simulation; phase 1: its gradient. */
+static void slot_run(RnnTrainer *t, int k, int phase)
+{
+    RSlot *sl = &t->slots[k];
+    const RGraph *rg = &t->graphs[t->cur];
+    int G = rg->gr->n_groups;
+    if (phase == 0) {
+        rnn_work_set_noise(sl->w, t->ts->episodes < t->cfg.noise_updates ? t->cfg.noise : 0);
+        sl->lp = rnn_forward(t->net, rg->in, sl->w, RNN_SAMPLE, &sl->rng, sl->place, sl->logp, sl->ent);
+        group_expand(rg->gr, sl->place, sl->op);
+        const SimResult *r = sim_run(sl->sim[t->cur], sl->op);
+        sl->score = episode_score(&t->env, t->c, r);
+        sl->makespan_us = r->makespan_us;
+        sl->oom = r->any_oom;
+        sl->H = 0;
+        for (int s = 0; s < G; s++)
+            sl->H += sl->ent[s];
+    } else {
+        float *grad = sl->grad ? sl->grad : t->net->p.g;
+        memset(grad, 0, t->net->p.n * sizeof *grad);
+        if (!sl->dropped)
+            rnn_backward(t->net, rg->in, sl->w, sl->wt, -t->beta / t->K, grad);
+    }
+}
+
+typedef struct PhaseCtx {
+    RnnTrainer *t;
+    int phase;
+} PhaseCtx;
+
+static void phase_item(void *ctx, int k, int thread)
+{
+    (void)thread;
+    PhaseCtx *c = ctx;
+    slot_run(c->t, k, c->phase);
+}
+
+/* What the other ranks need of sample k: its decode and simulation (phase
+ * 0), its gradient (phase 1). */
+static void phase_io(void *ctx, int k, DistBuf *b)
+{
+    PhaseCtx *c = ctx;
+    RSlot *sl = &c->t->slots[k];
+    if (c->phase == 0) {
+        dist_io(b, &sl->lp, sizeof sl->lp);
+        dist_io(b, &sl->H, sizeof sl->H);
+        dist_io(b, &sl->score, sizeof sl->score);
+        dist_io(b, &sl->makespan_us, sizeof sl->makespan_us);
+        dist_io(b, &sl->oom, sizeof sl->oom);
+        dist_io(b, sl->place, (size_t)c->t->graphs[c->t->cur].gr->n_groups * sizeof *sl->place);
+    } else {
+        dist_io(b, sl->grad ? sl->grad : c->t->net->p.g, c->t->net->p.n * sizeof *sl->grad);
+    }
+}
+
+/* Runs a phase over this rank's samples on T threads (par_for_rank; every
+ * sample's result is its own, so the result does not depend on T), then
+ * gives every rank every sample's results (dist_share). */
+static void run_phase(RnnTrainer *t, int phase)
+{
+    PhaseCtx c = {t, phase};
+    par_for_rank(t->K, t->T, phase_item, &c);
+    dist_share(t->K, phase_io, &c);
+}
+
+int64_t rnn_train_run(RnnTrainer *t, int64_t n, TrainCallback cb, void *ud, volatile int *stop)
+{
+    TrainState *ts = t->ts;
+    NnParams *p = &t->net->p;
+    int K = t->K;
+    int64_t done = 0;
+    while (done < n && !dist_any(stop && *stop)) {
+        t->beta = t->cfg.entropy;
+        t->cur = t->n_graphs > 1 ? (int)rng_below(&ts->rng, (uint64_t)t->n_graphs) : 0;
+        const RGraph *rg = &t->graphs[t->cur];
+        int G = rg->gr->n_groups;
+        int drop = t->cfg.drop_failing_after > 0 && ts->episodes >= t->cfg.drop_failing_after;
+        double loss = 0, cost = 0, best_us = INFINITY, last_us = 0;
+        TrainBest *b = train_best_for(ts, rg->g->name, rg->g->checksum, G);
+        for (int k = 0; k < K; k++) /* each sample's stream, in order */
+            rng_seed(&t->slots[k].rng, rng_next(&ts->rng));
+        run_phase(t, 0);
+        for (int k = 0; k < K; k++) {
+            RSlot *sl = &t->slots[k];
+            double R = sqrt(sl->score > 0 ? sl->score : 0);
+            ts->simulations++;
+            last_us = sl->makespan_us;
+            if (sl->makespan_us < best_us)
+                best_us = sl->makespan_us;
+            if (sl->score < b->score) {
+                b->score = sl->score;
+                b->runtime_us = sl->makespan_us;
+                memcpy(b->group_device, sl->place, (size_t)G * sizeof *b->group_device);
+                b->found_after = ts->simulations;
+            }
+            cost += R / K;
+            /* late in training, an out-of-memory sample leaves the loss and the baseline */
+            sl->dropped = drop && sl->oom;
+            if (sl->dropped)
+                continue;
+            double base = train_state_baseline(ts, t->cur), adv = R - base;
+            train_state_set_baseline(ts, t->cur, t->n_graphs, 0.9 * base + 0.1 * R);
+            /* minimise adv log pi - beta H: J of rnn_backward with w = adv / K and -beta / K */
+            for (int s = 0; s < G; s++)
+                sl->wt[s] = adv / K;
+            loss += (adv * sl->lp - t->beta * sl->H) / K;
+        }
+        run_phase(t, 1);
+        if (K > 1) { /* the samples' gradients summed in sample order */
+            memset(p->g, 0, p->n * sizeof *p->g);
+            for (int k = 0; k < K; k++) {
+                const float *gk = t->slots[k].grad;
+                for (size_t i = 0; i < p->n; i++)
+                    p->g[i] += gk[i];
+            }
+        }
+        double norm = nn_clip_grad(p->g, p->n, t->cfg.clip);
+        ts->adam.lr = rnn_train_lr(&t->cfg, ts->episodes);
+        nn_adam_step(&ts->adam, p);
+        ts->episodes++;
+        ts->entropy = t->beta;
+        done++;
+        if (t->cfg.greedy_every > 0 && ts->episodes % t->cfg.greedy_every == 0)
+            greedy_probe(t, b);
+        if (cb)
+            cb(&(TrainReport){ts->episodes, t->cur, best_us, last_us, -cost, loss, norm, b->runtime_us,
+                              ts->simulations, t->beta}, ud);
+    }
+    return done;
+}

@@ -1,0 +1,84 @@
+/* rnn_train: REINFORCE training of the RNN-based placer (rnn.h;
+ * docs/comparators.md, "Training the RNN-based placer") on one graph.
+ *
+ * An update samples K placements (one decode each, sample k from its own
+ * stream seeded by the k-th draw of the state's RNG), simulates each, and
+ * takes the cost R = sqrt(score), the
+ * score being the runtime in seconds plus Placeto's OOM penalty (seconds
+ * per GB over a device's memory: episode_score with seconds, not logs).
+ * Each sample, in order, reads the moving-average baseline b and then
+ * updates it: adv = R - b, b <- 0.9 b + 0.1 R (b starts at 10). The loss
+ * (1/K) sum_k [adv_k log pi(P_k) - beta sum_t H_t] is minimised: a
+ * placement cheaper than the baseline becomes more likely. The gradient is
+ * clipped to global norm `clip`, then one Adam step with the learning rate
+ * lr, times 0.95 every 50 updates from update 400 on (staircase). As in
+ * the public code, sampled decodes add noise to the logits during the
+ * first 750 updates (rnn_work_set_noise), and from update 1000 on a sample
+ * that runs out of memory leaves the loss and the baseline.
+ *
+ * After every greedy_every-th update one greedy decode is simulated as
+ * well (counted among the simulations; it may become the best placement;
+ * it does not touch the baseline or the gradient).
+ *
+ * The training state is a TrainState (train.h): Adam's step, the update
+ * count (its "episodes"), the RNG, beta ("entropy"), the best placement,
+ * the simulation count; its baseline window holds one "episode" of one
+ * value, the moving average b. The K samples' decodes, simulations and
+ * gradients run on up to `threads` threads, each sample with its own work
+ * space and gradient; the gradients are summed in sample order, so a run
+ * is deterministic per seed and gives the same bits for every thread
+ * count. Under MPI (dist.h) each rank runs its block of the samples and
+ * receives the others' results: the same bits for every rank count. */
+#ifndef PLACETO_RNN_TRAIN_H
+#define PLACETO_RNN_TRAIN_H
+
+#include "rnn.h"
+#include "train_state.h"
+
+#define RNN_BASELINE_START TRAIN_BASELINE_START
+#define RNN_TRAIN_MAX_SAMPLES 64
+
+typedef struct RnnTrainConfig {
+    double lr;          /* Adam learning rate (0.1) */
+    double entropy;     /* entropy weight beta (0) */
+    double clip;        /* global gradient norm (1.0) */
+    double oom_penalty; /* seconds per GB over a device's memory (2, Placeto's) */
+    int samples;        /* placements per update, K (1) */
+    int threads;        /* the K samples decoded, simulated and differentiated on this many threads (1) */
+    int64_t greedy_every; /* after every this many updates, one greedy decode is simulated too (50; 0: never) */
+    int64_t decay_start, decay_every; /* staircase: lr * decay_rate^floor((u - start) / every) from start */
+    double decay_rate;
+    double noise;          /* logits noise of sampled decodes, times the logits' RMS (0.5) ... */
+    int64_t noise_updates; /* ... during the first this many updates (750) */
+    int64_t drop_failing_after; /* from this update on, out-of-memory samples leave the loss and the
+                                   baseline (1000; 0: never) */
+    uint64_t seed;
+} RnnTrainConfig;
+
+void rnn_train_config_default(RnnTrainConfig *cfg);
+/* The learning rate of update u (0-based). */
+double rnn_train_lr(const RnnTrainConfig *cfg, int64_t u);
+
+/* A fresh training state: train_state_init with the baseline at 10. */
+void rnn_train_state_init(TrainState *ts, double lr, double entropy, uint64_t seed);
+/* The moving-average baseline of training graph `graph` (of n_graphs). */
+double train_state_baseline(const TrainState *ts, int graph);
+void train_state_set_baseline(TrainState *ts, int graph, int n_graphs, double b);
+
+typedef struct RnnTrainer RnnTrainer;
+
+/* A trainer of net (borrowed) on the n_graphs graphs (their g and gr; pg
+ * unused), on c (all borrowed): the net's device count must match and no
+ * graph may have more groups than its capacity. With several graphs each
+ * update draws one from the state's RNG, and each graph has its own
+ * moving-average baseline. ts carries the state to resume from (a resumed
+ * best is simulated again, train_best_verify). */
+RnnTrainer *rnn_train_new(RnnNet *net, TrainState *ts, const RnnTrainConfig *cfg, const TrainGraph *graphs,
+                          int n_graphs, const Cluster *c, Err *e);
+void rnn_train_free(RnnTrainer *t);
+/* Runs n more updates, calling cb after each (graph: the update's graph;
+ * ret is minus the mean cost R of the update's samples). A nonzero *stop ends the run
+ * after the current update. Returns the updates run. */
+int64_t rnn_train_run(RnnTrainer *t, int64_t n, TrainCallback cb, void *ud, volatile int *stop);
+
+#endif

@@ -1,0 +1,20 @@
+/* data: the bundled data (graphs, clusters, placements, policies) of an
+ * installed or built program, for the commands and the explorer.
+ * Implemented in data.c. */
+#ifndef PLACETO_DATA_H
+#define PLACETO_DATA_H
+
+#include <stddef.h>
+
+/* The bundled data directory: $PLACETO_DATA when set, else graphs/ beside
+ * the executable or one directory up, else PREFIX/share/placeto for an
+ * executable installed as PREFIX/bin/placeto (`make install`), else
+ * graphs/ in the working directory; writes "DIR/rel" into buf. */
+const char *data_path(char *buf, size_t n, const char *rel);
+/* The bundled policy for a graph file on n_devices devices: the graph's own
+ * (policies/STEM_D.json, STEM the file's name without .json), else the
+ * general one (policies/general_D.json), into buf; NULL when neither
+ * exists. */
+const char *data_auto_policy(const char *graph_path, int n_devices, char *buf, size_t n);
+
+#endif

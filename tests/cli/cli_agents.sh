@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# The agent contract (core/agent/agent.h): every command reads and parses a
+# policy file once; `train --agent A --help` lists A's options alone; the
+# registry alone drives place, compare, train and the explorer (the test
+# build placeto-coin has one more agent, tests/agent/coin_agent.c, that no
+# file of tui/ names); make check-layers refuses an agent that includes a
+# sibling's header.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/cli/lib_cli.sh
+coin=${PLACETO_COIN:-build/placeto-coin}
+
+# count WHAT PATH: lines "placeto: trace: WHAT PATH" of the last run's stderr
+count() { grep -cxF "placeto: trace: $1 $2" "$tmp/err"; }
+# once NAME PATH: the last run read and parsed PATH exactly once
+once() {
+    local r p
+    r=$(count read "$2") p=$(count parse "$2")
+    if [ "$r" = 1 ] && [ "$p" = 1 ]; then pass; else fail "$1" "$2 read $r and parsed $p times, expected once each"; fi
+}
+
+export PLACETO_TRACE_READS=1
+pol=graphs/policies/inception_v3_2.json
+run compare graphs/inception_v3.json --policy "$pol"
+expect_rc "compare --policy (placeto)" 0 && once "compare --policy (placeto)" "$pol"
+run place graphs/inception_v3.json --policy "$pol" -o "$tmp/p.json"
+expect_rc "place --policy (placeto)" 0 && once "place --policy (placeto)" "$pol"
+for a in rnn gdp; do
+    pol=graphs/policies/${a}_nasnet_2.json
+    run compare graphs/nasnet.json --policy "$pol"
+    expect_rc "compare --policy ($a)" 0 && once "compare --policy ($a)" "$pol"
+done
+pol=graphs/policies/hsdag_resnet50.json
+run compare graphs/inference/resnet50.json --cluster graphs/clusters/cpu_gpu1.json --policy "$pol"
+expect_rc "compare --policy (hsdag)" 0 && once "compare --policy (hsdag)" "$pol"
+pol=graphs/policies/rnn_nasnet_2.json
+run explore graphs/nasnet.json --policy "$pol" --headless --keys 'space space' --dump "$tmp/screen.txt"
+expect_rc "explore --policy (rnn)" 0 && once "explore --policy (rnn)" "$pol"
+# the graph is read once too
+run place graphs/resnet18.json --method metis -o "$tmp/m.json"
+expect_rc "place --method" 0 && once "place --method: the graph" graphs/resnet18.json
+unset PLACETO_TRACE_READS
+
+# train --agent A --help: the shared options and A's own, no other agent's
+run train --agent gdp --help
+if expect_rc "train --agent gdp --help" 0; then
+    if grep -q -- '--epochs' "$tmp/out" && grep -q -- '--episodes' "$tmp/out" && ! grep -q -- '--squash' "$tmp/out" &&
+        ! grep -q -- '--preset' "$tmp/out" && ! grep -q -- '--steps' "$tmp/out"; then pass
+    else fail "train --agent gdp --help" "expected --episodes and --epochs, not --squash, --preset or --steps"; fi
+fi
+run train --agent placeto --help
+if expect_rc "train --agent placeto --help" 0; then
+    if grep -q -- '--preset' "$tmp/out" && ! grep -q -- '--epochs' "$tmp/out"; then pass
+    else fail "train --agent placeto --help" "expected --preset, not --epochs"; fi
+fi
+run train graphs/toy/crown.json --agent rnn --epochs 2
+expect_rc "train --agent rnn --epochs" 2 && { grep -q -- "--epochs does not apply to --agent rnn" "$tmp/err" && pass ||
+    fail "train --agent rnn --epochs" "expected the refusal to name the option and the agent"; }
+run train graphs/toy/crown.json --epochs 2
+expect_rc "train --epochs (placeto)" 2 && { grep -q -- "--epochs applies to --agent gdp" "$tmp/err" && pass ||
+    fail "train --epochs (placeto)" "expected 'applies to --agent gdp'"; }
+
+# the test-only agent: registered in placeto-coin alone, driven by the registry
+if [ -x "$coin" ]; then
+    prog_main=$prog
+    prog=$coin
+    g=graphs/resnet18.json
+    run train "$g" --agent coin --episodes 40 -o "$tmp/coin.json"
+    expect_rc "coin: train" 0 && { grep -q '"agent": "coin"' "$tmp/coin.json" && pass || fail "coin: train" "no coin policy written"; }
+    run train --agent coin --help
+    expect_rc "coin: train --help" 0 && { grep -q -- '--lr' "$tmp/out" && ! grep -q -- '--epochs' "$tmp/out" && pass ||
+        fail "coin: train --help" "expected its own --lr, no --epochs"; }
+    run train --help
+    expect_rc "coin: train --help lists it" 0 && { grep -q -- 'coin' "$tmp/out" && pass ||
+        fail "coin: train --help lists it" "the --agent help does not list coin"; }
+    run place "$g" --policy "$tmp/coin.json" -o "$tmp/coin_place.json" --json
+    expect_rc "coin: place" 0 && { grep -q '"runtime_us"' "$tmp/out" && pass || fail "coin: place" "no placement reported"; }
+    run compare "$g" --policy "$tmp/coin.json"
+    expect_rc "coin: compare" 0 && { grep -qE '^coin ' "$tmp/out" && grep -qE '^coin-trained ' "$tmp/out" && pass ||
+        fail "coin: compare" "expected the rows coin and coin-trained"; }
+    run explore "$g" --policy "$tmp/coin.json" --headless --keys 'space space space' --dump "$tmp/coin_screen.txt"
+    expect_rc "coin: explore" 0 && { grep -q 'coin policy' "$tmp/coin_screen.txt" && pass ||
+        fail "coin: explore" "the screen does not name the coin policy"; }
+    run train "$g" --agent coin --episodes 10 --resume "$tmp/coin.json" -o "$tmp/coin2.json"
+    expect_rc "coin: train --resume" 0 && pass
+    prog=$prog_main
+    # the plain program has no such agent: a clear error naming the field
+    run place "$g" --policy "$tmp/coin.json"
+    expect_rc "placeto: a coin policy" 1 && { grep -q 'agent: expected "placeto", "rnn", "gdp" or "hsdag", got "coin"' "$tmp/err" && pass ||
+        fail "placeto: a coin policy" "expected the agent field's error"; }
+else
+    fail "coin" "no $coin (make test builds it)"
+fi
+
+# check-layers: an agent including a sibling's header is refused
+mkdir -p "$tmp/tree"
+cp -r core layouts tui mk "$tmp/tree/"
+sed -i '0,/#include "gdp.h"/s//#include "gdp.h"\n#include "rnn.h"/' "$tmp/tree/core/agents/gdp/gdp.c"
+cmd="bash mk/check_layers.sh (gdp.c includes rnn.h)"
+out=$(bash "$tmp/tree/mk/check_layers.sh" 2>&1); rc=$?
+if [ $rc -ne 0 ] && echo "$out" | grep -q 'gdp.c:.*includes core/agents/rnn/rnn.h: an agent includes no sibling'; then pass
+else fail "check-layers sibling" "expected a refusal naming gdp.c and rnn.h, got rc=$rc: $out"; fi
+cp core/agents/gdp/gdp.c "$tmp/tree/core/agents/gdp/gdp.c"
+sed -i 's/#include "app.h"/#include "app.h"\n#include "rnn_io.h"/' "$tmp/tree/tui/explorer/app_actor.c"
+cmd="bash mk/check_layers.sh (app_actor.c includes rnn_io.h)"
+out=$(bash "$tmp/tree/mk/check_layers.sh" 2>&1); rc=$?
+if [ $rc -ne 0 ] && echo "$out" | grep -q 'app_actor.c:.*through the registry'; then pass
+else fail "check-layers tui" "expected a refusal of tui/ naming an agent's header, got rc=$rc: $out"; fi
+
+echo "agents: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,105 @@
+/* cli: command-line parsing shared by the subcommands (cli.c), the options
+ * that name a placement problem, and the commands' tables (cmd_info.c,
+ * cmd_sim.c for simulate and export, cmd_place.c for place and compare,
+ * cmd_train.c, cmd_explore.c for explore and demo; docs/cli.md). Errors are
+ * printed as "placeto: FILE:LINE:COL: message"; exit status 0 ok, 1
+ * failure, 2 usage. */
+#ifndef PLACETO_CLI_H
+#define PLACETO_CLI_H
+
+#include "cluster.h"
+#include "graph.h"
+#include "group.h"
+#include "placement.h"
+#include "problem.h"
+
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+
+/* One option of a command: long name (without --), optional short letter,
+ * the argument's name (NULL for a flag) and the help text. An argument name
+ * in brackets ("[SECONDS]") makes the value optional: the next argument is
+ * taken only when it is a number (or --opt=VALUE), and the option alone
+ * reads as "". Values are given as "--opt VALUE", "--opt=VALUE", "-o VALUE"
+ * or "-oVALUE". */
+typedef struct CliOpt {
+    const char *name;
+    char short_name;
+    const char *arg;
+    const char *help;
+} CliOpt;
+
+typedef struct CliCmd {
+    const char *name;
+    const char *brief;    /* a few words for the command list */
+    const char *usage;    /* after "placeto NAME " */
+    const char *summary;  /* one line */
+    const char *details;  /* paragraphs after the options, or NULL */
+    const CliOpt *opts;   /* terminated by {0} */
+    int (*run)(int argc, char **argv);
+} CliCmd;
+
+/* Parsed arguments: values[i] for opts[i] (flags get "1"), positionals. */
+#define CLI_MAX_OPTS 64 /* options per command (opt_count dies beyond) */
+typedef struct CliArgs {
+    const char *values[CLI_MAX_OPTS];
+    const char *pos[256];
+    int n_pos;
+} CliArgs;
+
+/* Parses argv[1..] (argv[0] is the command name). Prints help and returns 1 for
+ * --help; returns 2 (after an error message) on a usage error; 0 otherwise. */
+int cli_parse(const CliCmd *cmd, int argc, char **argv, CliArgs *a);
+/* cli_parse for the commands that take exactly one GRAPH. Returns 0 to go
+ * on; otherwise returns the exit status (EXIT_OK after --help, whose text
+ * extra_help may extend, EXIT_USAGE after a usage error) with *stop set. */
+int cli_parse_graph(const CliCmd *cmd, int argc, char **argv, CliArgs *a, void (*extra_help)(FILE *), int *stop);
+/* The same for commands that take min to max GRAPHs (max 0: none). */
+int cli_parse_graphs(const CliCmd *cmd, int argc, char **argv, CliArgs *a, int min, int max,
+                     void (*extra_help)(FILE *), int *stop);
+const char *cli_get(const CliCmd *cmd, const CliArgs *a, const char *name);
+void cli_help(const CliCmd *cmd, FILE *f);
+int cli_usage_error(const CliCmd *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Prints "placeto: msg" to stderr and returns EXIT_FAIL. */
+int cli_fail(const Err *e);
+/* Parses an integer option in [min, max]; usage error otherwise. */
+int cli_int(const CliCmd *cmd, const CliArgs *a, const char *name, long min, long max, long def, long *out);
+
+/* Parses a number option in [min, max]; usage error otherwise. */
+int cli_double(const CliCmd *cmd, const CliArgs *a, const char *name, double min, double max, double def,
+               double *out);
+
+/* The options that name a placement problem, one table fragment for every
+ * command that takes them: CLI_PROBLEM_OPTS("0") in a CliOpt table gives
+ * --cluster, --devices, --groups and --seed (default "0"); cli_problem()
+ * reads them. cli_parse refuses --cluster with --devices. */
+#define CLI_OPT_CLUSTER {"cluster", 'c', "FILE", "cluster file (instead of --devices)"}
+#define CLI_OPT_DEVICES {"devices", 'n', "N", "N default devices: /GPU:0.., the Placeto simulator's parameters (default: a given policy's or placement's count, else 2)"}
+#define CLI_OPT_GROUPS {"groups", 'g', "G", "target group count (default: by graph size), or chains: HSDAG's coarsening"}
+#define CLI_OPT_SEED(def) {"seed", 's', "S", "seed of everything random (default " def ")"}
+#define CLI_PROBLEM_OPTS(seed_default) CLI_OPT_CLUSTER, CLI_OPT_DEVICES, CLI_OPT_GROUPS, CLI_OPT_SEED(seed_default)
+
+/* Reads --cluster/--devices/--groups (1..max_groups) into s for graph_path
+ * (everything else in s zero) and --seed (default seed_default) into
+ * *seed. Returns 0, or EXIT_USAGE after a usage error. */
+int cli_problem(const CliCmd *cmd, const CliArgs *a, const char *graph_path, long max_groups, long seed_default,
+                ProblemSpec *s, uint64_t *seed);
+/* The cluster from --cluster FILE, else --devices N, else fallback_devices
+ * default devices. Returns NULL with e set. */
+Cluster *cli_cluster(const CliCmd *cmd, const CliArgs *a, int fallback_devices, Err *e);
+/* --devices defaulting to a policy's device count: when policy_path names a
+ * policy file (not NULL or "auto") and no --cluster is given, *n is the
+ * count the policy was built for, and an explicit --devices N that differs
+ * is an error naming both. Returns 0 (*n = 0 when the policy fixes
+ * nothing), or -1 with e set (an unreadable or invalid policy, a
+ * conflicting --devices: exit status 1). */
+int cli_policy_devices(const CliCmd *cmd, const CliArgs *a, const char *policy_path, int *n, Err *e);
+/* The same, and *groups the group count of an rnn policy trained on one
+ * graph (its network read that grouping); 0 for a family's rnn policy
+ * (each graph its default grouping, up to the policy's capacity), a
+ * Placeto one or none. */
+int cli_policy_shape(const CliCmd *cmd, const CliArgs *a, const char *policy_path, int *n, int *groups, Err *e);
+
+extern const CliCmd cmd_info, cmd_simulate, cmd_export, cmd_place, cmd_compare, cmd_train, cmd_explore, cmd_demo;
+
+#endif

@@ -1,0 +1,460 @@
+/* explore: the explorer's commands (explore, demo) and their two runners,
+ * the input side of the controller: the interactive one reads the terminal
+ * (term.c) and the headless one a key script (tests, screenshots; screen
+ * dumps out). Both hand every key, click and tick to the controller (ctl.h)
+ * and draw the same frames; only where input comes from and where frames
+ * go differ. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "cli.h"
+#include "data.h"
+#include "ctl.h"
+#include "record.h"
+#include "term.h"
+
+/* The terminal and headless options of explore and demo. */
+#define SCREEN_OPTS                                                                                  \
+    {"ascii", 0, NULL, "ASCII glyphs only"},                                                         \
+    {"no-color", 0, NULL, "no colours (also with NO_COLOR set)"},                                    \
+    {"headless", 0, NULL, "no terminal: run --keys and dump the screen (tests, screenshots)"},       \
+    {"keys", 'k', "SCRIPT", "headless: keys separated by spaces (see placeto explore --help)"},      \
+    {"size", 0, "WxH", "headless: screen size (default 100x30)"},                                    \
+    {"dump", 0, "FILE", "headless: write the last screen (- for stdout, the default)"},              \
+    {"frames", 0, "FILE", "headless: write every screen, one per key"},                              \
+    {"unicode", 0, NULL, "headless: dump with Unicode glyphs instead of ASCII"}
+
+/* Recording a session (record.h). */
+#define RECORD_OPTS                                                                                  \
+    {"record", 0, "FILE", "write the session as an asciinema v2 recording (FILE.cast)"},             \
+    {"record-step", 0, "SECONDS", "headless: the recording's time between key steps (default 1)"}
+
+static const CliOpt explore_opts[] = {
+    {"policy", 'p', "POLICY", "trained policy (default: the graph's bundled one, else the general one for the device count)"},
+    {"resume", 'r', "EPISODE", "resume a saved episode (graph, cluster and policy come from it)"},
+    {"replay", 0, "EPISODE", "replay a saved episode forwards and backwards (for lectures)"},
+    CLI_PROBLEM_OPTS("1"),
+    {"save", 'o', "EPISODE", "where s saves the episode (default: GRAPH.episode.json)"},
+    {"greedy", 0, NULL, "start in greedy mode (argmax) instead of sampling"},
+    RECORD_OPTS,
+    SCREEN_OPTS,
+    {0},
+};
+
+static int run_explore(int argc, char **argv);
+static int run_demo(int argc, char **argv);
+
+static const CliOpt demo_opts[] = {
+    {"policy", 'p', "POLICY", "the trained policy (default: the graph's bundled one, else the general one)"},
+    CLI_OPT_DEVICES,
+    {"auto", 0, "[SECONDS]", "advance every SECONDS seconds (default 7) instead of waiting for a key"},
+    RECORD_OPTS,
+    SCREEN_OPTS,
+    {0},
+};
+
+const CliCmd cmd_demo = {
+    "demo", "a guided tour of Placeto in the explorer", "[GRAPH] [--policy P] [--devices N] [--auto [SECONDS]]",
+    "A guided tour inside the explorer: the graph and its groups, the simulator, the state, message\n"
+    "passing, the sets the policy pools over, the probabilities, the reward, an override by hand,\n"
+    "the baselines, generalization to a graph the policy never saw, and the RNN-based placer\n"
+    "beside Placeto. space: next; Left: back; q: leave.\n"
+    "Without GRAPH the tour runs on the bundled ResNet-18 with its policy on 2 devices.",
+    "--auto takes the next argument as SECONDS only when it is a number.\n"
+    "example: placeto demo\n"
+    "example: placeto demo --auto 3\n"
+    "example: placeto demo graphs/inception_v3.json --devices 4\n"
+    "example: placeto demo --headless --keys 'space space' --record tour.cast",
+    demo_opts, run_demo,
+};
+
+const CliCmd cmd_explore = {
+    "explore", "the ncurses explorer (the default command)",
+    "[GRAPH] [--policy P] [--resume EPISODE] [--devices N | --cluster F]",
+    "Step through Placeto episodes: watch the policy place groups, inspect, override, undo,\n"
+    "save and resume, compare with the baselines, train, and export DOT renders and traces.\n"
+    "With an RNN placer's policy (train --agent rnn) its decoder places one group per step,\n"
+    "in order from device 0, its attention shown as the why; with a GDP policy (train --agent\n"
+    "gdp) one forward pass gives every group's distribution, applied one group per step in\n"
+    "the same order, its attention (heads averaged) as the why; with an HSDAG policy (train\n"
+    "--agent hsdag) one pass gives the learned clusters, each placed at its first group and\n"
+    "followed by the rest, the cluster as the why (C colours the graph by it). ? shows every key.",
+    "Headless key scripts: single characters stand for themselves; names: space enter esc tab\n"
+    "btab up down left right pgup pgdn bs; tick (a timer tick while running); wait (until\n"
+    "background training ends); resize:WxH; click:X,Y. Any other word is typed letter by letter.\n"
+    "example: placeto explore graphs/inception_v3.json --policy graphs/policies/inception_v3_2.json\n"
+    "example: placeto explore --replay inception_v3.episode.json\n"
+    "example: placeto explore graphs/toy/crown.json --headless --keys 'space space 1 u' --size 80x24\n"
+    "example: placeto explore graphs/toy/crown.json --record crown.cast   (asciinema v2; headless:\n"
+    "         one --record-step per key, so the same script gives the same file)",
+    explore_opts, run_explore,
+};
+
+/* ------------------------------------------------------------------ */
+/* Headless                                                            */
+
+static int token_key(const char *t, int *key)
+{
+    static const struct { const char *name; int key; } names[] = {
+        {"space", ' '}, {"enter", TERM_KEY_ENTER}, {"esc", TERM_KEY_ESC}, {"tab", TERM_KEY_TAB},
+        {"btab", TERM_KEY_BTAB}, {"up", TERM_KEY_UP}, {"down", TERM_KEY_DOWN}, {"left", TERM_KEY_LEFT},
+        {"right", TERM_KEY_RIGHT}, {"pgup", TERM_KEY_PGUP}, {"pgdn", TERM_KEY_PGDN}, {"bs", TERM_KEY_BACKSPACE},
+        {"f1", TERM_KEY_F1}, {"home", TERM_KEY_HOME}, {"end", TERM_KEY_END},
+    };
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (strcmp(t, names[k].name) == 0) {
+            *key = names[k].key;
+            return 1;
+        }
+    if (t[0] && !t[1]) {
+        *key = (unsigned char)t[0];
+        return 1;
+    }
+    return 0;
+}
+
+static void dump(FILE *f, const Grid *g, GridGlyphs glyphs)
+{
+    char *text = grid_to_text(g, glyphs);
+    fputs(text, f);
+    free(text);
+}
+
+/* Opens --record's file for a w x h screen: in a headless run (interactive
+ * 0) in 256 colours (none with --no-color or NO_COLOR), Unicode unless
+ * --ascii, dated SOURCE_DATE_EPOCH (else 0) so that the file depends on the
+ * key script alone; on a terminal as the terminal draws, dated now. */
+static Recorder *open_recording(const CliCmd *cmd, const CliArgs *args, const char *path, int w, int h,
+                                const Term *t, GridGlyphs glyphs, Err *e)
+{
+    RecordInfo info = {0};
+    char title[64];
+    snprintf(title, sizeof title, "placeto %s", cmd->name);
+    info.width = w;
+    info.height = h;
+    info.title = title;
+    if (t) {
+        info.colors = term_colors(t);
+        info.glyphs = term_glyphs(t);
+        info.timestamp = (long long)time(NULL);
+        info.term = getenv("TERM");
+        info.shell = getenv("SHELL");
+    } else {
+        const char *nc = getenv("NO_COLOR"), *epoch = getenv("SOURCE_DATE_EPOCH");
+        info.colors = cli_get(cmd, args, "no-color") || (nc && nc[0]) ? 0 : 256;
+        info.glyphs = cli_get(cmd, args, "ascii") ? GRID_ASCII : glyphs;
+        info.timestamp = epoch ? strtoll(epoch, NULL, 10) : 0;
+    }
+    Recorder *r = record_open(path, &info, e);
+    if (!r)
+        err_prefix(e, "--record");
+    return r;
+}
+
+/* CTL_RELOAD: the App is replaced by another (the tour opening a new graph).
+ * Returns 0, or -1 with e set (the old App is gone either way). */
+static int reload(App **ap, Err *e)
+{
+    App *a = *ap;
+    AppOptions o = a->tour.next;
+    char graph[4096], policy[4096];
+    snprintf(graph, sizeof graph, "%s", o.graph_path ? o.graph_path : "");
+    snprintf(policy, sizeof policy, "%s", o.policy_path ? o.policy_path : "");
+    o.graph_path = graph;
+    o.policy_path = o.policy_path ? policy : NULL;
+    app_free(a);
+    *ap = app_new(&o, e);
+    return *ap ? 0 : -1;
+}
+
+static int headless(App **ap, const CliCmd *cmd, const CliArgs *args, const char *rc_path, double rc_step, Err *e)
+{
+    App *a = *ap;
+    int w = 100, h = 30;
+    const char *size = cli_get(cmd, args, "size");
+    if (size && (sscanf(size, "%dx%d", &w, &h) != 2 || w < 1 || h < 1 || w > 1000 || h > 500))
+        return cli_usage_error(cmd, "--size: expected WxH such as 100x30, got '%s'", size);
+    const char *keys = cli_get(cmd, args, "keys");
+    for (const char *p = keys ? strstr(keys, "resize:") : NULL; p; p = strstr(p + 7, "resize:")) {
+        int rw, rh, used = 0;
+        if (p != keys && p[-1] != ' ') /* inside a word: typed letter by letter */
+            continue;
+        if (sscanf(p + 7, "%dx%d%n", &rw, &rh, &used) != 2 ||
+            (p[7 + used] && p[7 + used] != ' ') || rw < 1 || rh < 1 || rw > 1000 || rh > 500)
+            return cli_usage_error(cmd, "--keys: resize:WxH expects a size from 1x1 to 1000x500 (as --size), got '%.*s'",
+                                   (int)strcspn(p, " "), p);
+    }
+    GridGlyphs glyphs = cli_get(cmd, args, "unicode") ? GRID_UNICODE : GRID_ASCII;
+    const char *frames_path = cli_get(cmd, args, "frames"), *dump_path = cli_get(cmd, args, "dump");
+    FILE *frames = NULL;
+    if (frames_path && !(frames = fopen(frames_path, "w"))) {
+        err_set(e, "%s: cannot write the frames", frames_path);
+        return EXIT_FAIL;
+    }
+    Recorder *rec = NULL;
+    if (rc_path && !(rec = open_recording(cmd, args, rc_path, w, h, 0, GRID_UNICODE, e))) {
+        if (frames)
+            fclose(frames);
+        return EXIT_FAIL;
+    }
+    Grid *g = grid_new(w, h);
+    AppGeom geom;
+    ctl_frame(a, g, &geom);
+    record_frame(rec, g, 0);
+    int n_frame = 0, n_step = 0, quit = 0;
+    char *script = xstrdup(cli_get(cmd, args, "keys") ? cli_get(cmd, args, "keys") : "");
+    char *save = NULL;
+    for (char *tok = strtok_r(script, " ", &save); tok && !quit; tok = strtok_r(NULL, " ", &save)) {
+        int r = CTL_NOTHING, key, x, y;
+        if (strncmp(tok, "resize:", 7) == 0 && sscanf(tok + 7, "%dx%d", &x, &y) == 2 && x > 0 && y > 0) {
+            grid_resize(g, x, y);
+            r = CTL_REDRAW;
+        } else if (strncmp(tok, "click:", 6) == 0 && sscanf(tok + 6, "%d,%d", &x, &y) == 2) {
+            r = ctl_click(a, &geom, x, y, 1);
+        } else if (strcmp(tok, "tick") == 0) {
+            r = ctl_tick(a, util_now());
+        } else if (strcmp(tok, "wait") == 0) {
+            while (a->train.running) {
+                usleep(20000);
+                r |= ctl_tick(a, util_now());
+            }
+        } else if (token_key(tok, &key)) {
+            r = ctl_key(a, key);
+        } else {
+            for (const char *p = tok; *p && !(r & CTL_QUIT); p++)
+                r |= ctl_key(a, (unsigned char)*p);
+        }
+        quit = r & CTL_QUIT;
+        if ((r & CTL_RELOAD) && reload(ap, e) != 0) {
+            free(script);
+            grid_free(g);
+            if (frames)
+                fclose(frames);
+            record_abort(rec);
+            return EXIT_FAIL;
+        }
+        a = *ap;
+        ctl_frame(a, g, &geom);
+        if (r & CTL_REPAINT)
+            record_invalidate(rec);
+        record_frame(rec, g, ++n_step * rc_step); /* synthetic time: one step per key */
+        if (frames) {
+            fprintf(frames, "--- frame %d: %s ---\n", ++n_frame, tok);
+            dump(frames, g, glyphs);
+        }
+    }
+    free(script);
+    int rc = EXIT_OK;
+    if (rec && record_close(rec, n_step * rc_step, e) != 0)
+        rc = EXIT_FAIL;
+    if (frames && (ferror(frames) | (fclose(frames) != 0))) {
+        err_set(e, "%s: cannot write the frames", frames_path);
+        rc = EXIT_FAIL;
+    }
+    if (!dump_path || strcmp(dump_path, "-") == 0) {
+        dump(stdout, g, glyphs);
+    } else {
+        FILE *f = fopen(dump_path, "w");
+        if (!f) {
+            err_set(e, "%s: cannot write the screen dump", dump_path);
+            rc = EXIT_FAIL;
+        } else {
+            dump(f, g, glyphs);
+            if (fclose(f) != 0) {
+                err_set(e, "%s: cannot write the screen dump", dump_path);
+                rc = EXIT_FAIL;
+            }
+        }
+    }
+    grid_free(g);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Interactive                                                         */
+
+static int interactive(App **ap, const CliCmd *cmd, const CliArgs *args, const char *rc_path, Err *e)
+{
+    App *a = *ap;
+    TermOptions o = {0};
+    o.ascii = cli_get(cmd, args, "ascii") != NULL;
+    o.no_color = cli_get(cmd, args, "no-color") != NULL;
+    o.mouse = 1;
+    Term *t = term_open(&o, e);
+    if (!t)
+        return EXIT_FAIL;
+    int w, h;
+    term_size(t, &w, &h);
+    Recorder *rec = NULL;
+    if (rc_path && !(rec = open_recording(cmd, args, rc_path, w, h, t, GRID_UNICODE, e))) {
+        term_close(t);
+        return EXIT_FAIL;
+    }
+    double t0 = util_now();
+    Grid *g = grid_new(w, h);
+    AppGeom geom;
+    int redraw = 1;
+    for (;;) {
+        if (redraw) {
+            ctl_frame(a, g, &geom);
+            term_draw(t, g);
+            record_frame(rec, g, util_now() - t0);
+            redraw = 0;
+        }
+        TermEvent ev;
+        int r = CTL_NOTHING;
+        switch (term_next(t, ctl_timeout_ms(a), &ev)) {
+        case TERM_KEY:
+            r = ctl_key(a, ev.key);
+            break;
+        case TERM_MOUSE:
+            r = ctl_click(a, &geom, ev.x, ev.y, ev.button);
+            break;
+        case TERM_RESIZE:
+            term_size(t, &w, &h);
+            grid_resize(g, w, h);
+            r = CTL_REDRAW;
+            break;
+        case TERM_SIGNAL:
+            app_autosave(a);
+            r = CTL_QUIT;
+            break;
+        case TERM_TIMEOUT:
+        default:
+            r = ctl_tick(a, util_now());
+            break;
+        }
+        if (r & CTL_QUIT)
+            break;
+        if ((r & CTL_RELOAD) && reload(ap, e) != 0) {
+            term_close(t);
+            grid_free(g);
+            record_abort(rec);
+            return EXIT_FAIL;
+        }
+        a = *ap;
+        if (r & CTL_REPAINT) {
+            term_invalidate(t);
+            record_invalidate(rec);
+        }
+        redraw |= r & CTL_REDRAW;
+    }
+    term_close(t);
+    grid_free(g);
+    if (a->msg.text[0] && a->msg.style == GS_ERROR)
+        fprintf(stderr, "placeto: %s\n", a->msg.text);
+    if (rec && record_close(rec, util_now() - t0, e) != 0)
+        return EXIT_FAIL;
+    return EXIT_OK;
+}
+
+/* Opens the App and runs it headless or on the terminal. */
+static int run_app(const CliCmd *cmd, const CliArgs *args, const AppOptions *o)
+{
+    const char *rc_path = cli_get(cmd, args, "record");
+    int is_headless = cli_get(cmd, args, "headless") != NULL;
+    double rc_step;
+    if (cli_double(cmd, args, "record-step", 0.001, 3600, 1, &rc_step))
+        return EXIT_USAGE;
+    if (cli_get(cmd, args, "record-step") && (!rc_path || !is_headless))
+        return cli_usage_error(cmd, "--record-step goes with --record and --headless (a terminal session is timed as it runs)");
+    if (rc_path && !rc_path[0])
+        return cli_usage_error(cmd, "--record: expected a file name");
+    Err e = {{0}};
+    App *a = app_new(o, &e);
+    if (!a)
+        return cli_fail(&e);
+    int rc = is_headless ? headless(&a, cmd, args, rc_path, rc_step, &e) : interactive(&a, cmd, args, rc_path, &e);
+    app_free(a);
+    return rc == EXIT_FAIL ? cli_fail(&e) : rc;
+}
+
+static int run_explore(int argc, char **argv)
+{
+    const CliCmd *cmd = &cmd_explore;
+    CliArgs args;
+    int stop, rc = cli_parse_graphs(cmd, argc, argv, &args, 0, 1, NULL, &stop);
+    if (stop)
+        return rc;
+    ProblemSpec spec;
+    AppOptions o = {0};
+    long devices;
+    if (cli_problem(cmd, &args, NULL, POLICY_MAX_GROUPS, 1, &spec, &o.seed) ||
+        cli_int(cmd, &args, "devices", 1, POLICY_MAX_DEVICES, 0, &devices)) /* the policy's limit */
+        return EXIT_USAGE;
+    char graph_buf[4096], policy_buf[4096];
+    o.resume_path = cli_get(cmd, &args, "resume");
+    o.replay_path = cli_get(cmd, &args, "replay");
+    if ((o.resume_path || o.replay_path) && args.n_pos)
+        return cli_usage_error(cmd, "--resume and --replay take the graph from the episode file; give no GRAPH");
+    if (o.resume_path && o.replay_path)
+        return cli_usage_error(cmd, "give --resume or --replay, not both");
+    if (o.resume_path || o.replay_path) /* the episode file fixes these: giving them would be ignored */
+        for (const char *const *k = (const char *const[]){"devices", "cluster", "groups", "seed", "save", NULL}; *k; k++)
+            if (cli_get(cmd, &args, *k) && !(strcmp(*k, "save") == 0 && o.resume_path))
+                return cli_usage_error(cmd, "--%s cannot be used with --%s: the episode file fixes it", *k,
+                                       o.resume_path ? "resume" : "replay");
+    o.graph_path = args.n_pos ? args.pos[0] : data_path(graph_buf, sizeof graph_buf, "resnet18.json");
+    o.policy_path = cli_get(cmd, &args, "policy");
+    o.cluster_path = spec.cluster_path;
+    o.episode_path = cli_get(cmd, &args, "save");
+    o.n_devices = spec.n_devices;
+    o.groups = spec.groups;
+    o.greedy = cli_get(cmd, &args, "greedy") != NULL;
+    if (!o.resume_path && !o.replay_path) {
+        int policy_devices, rnn_groups; /* a policy fixes the device count when --devices and --cluster do not */
+        Err e = {{0}};
+        if (cli_policy_shape(cmd, &args, o.policy_path, &policy_devices, &rnn_groups, &e))
+            return cli_fail(&e);
+        if (policy_devices)
+            o.n_devices = policy_devices;
+        if (rnn_groups && !cli_get(cmd, &args, "groups")) /* an rnn network reads the grouping it was trained on */
+            o.groups = rnn_groups;
+        if (!o.policy_path && !o.cluster_path)
+            o.policy_path = data_auto_policy(o.graph_path, o.n_devices ? o.n_devices : 2, policy_buf, sizeof policy_buf);
+    }
+    if (!o.n_devices)
+        o.n_devices = 2;
+    return run_app(cmd, &args, &o);
+}
+
+static int run_demo(int argc, char **argv)
+{
+    const CliCmd *cmd = &cmd_demo;
+    CliArgs args;
+    int stop, rc = cli_parse_graphs(cmd, argc, argv, &args, 0, 1, NULL, &stop);
+    if (stop)
+        return rc;
+    AppOptions o = {0};
+    long devices;
+    double seconds = 0;
+    const char *secs = cli_get(cmd, &args, "auto");
+    if (cli_int(cmd, &args, "devices", 1, POLICY_MAX_DEVICES, 0, &devices) ||
+        (secs && secs[0] && cli_double(cmd, &args, "auto", 0.5, 3600, 7, &seconds)))
+        return EXIT_USAGE;
+    char graph_buf[4096], policy_buf[4096];
+    o.demo_own_graph = args.n_pos > 0; /* the tour stays on the user's graph */
+    o.graph_path = args.n_pos ? args.pos[0] : data_path(graph_buf, sizeof graph_buf, "resnet18.json");
+    o.policy_path = cli_get(cmd, &args, "policy");
+    o.n_devices = (int)devices;
+    int policy_devices, rnn_groups;
+    Err e = {{0}};
+    if (cli_policy_shape(cmd, &args, o.policy_path, &policy_devices, &rnn_groups, &e))
+        return cli_fail(&e);
+    if (policy_devices)
+        o.n_devices = policy_devices;
+    o.groups = rnn_groups; /* 0: the default grouping */
+    if (!o.n_devices)
+        o.n_devices = 2;
+    if (!o.policy_path)
+        o.policy_path = data_auto_policy(o.graph_path, o.n_devices, policy_buf, sizeof policy_buf);
+    o.seed = 1;
+    o.demo = secs ? 2 : 1;
+    o.demo_seconds = seconds; /* 0: the default (7 s) */
+    return run_app(cmd, &args, &o);
+}

@@ -1,0 +1,476 @@
+/* place and compare: run the placement methods (core/place/place.h) on a
+ * graph through the one runner (place_run.h) and report them. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bound.h"
+#include "cli.h"
+#include "jwrite.h"
+#include "place.h"
+#include "agent.h"
+#include "data.h"
+#include "place_run.h"
+
+/* --budget: what the local searches may spend (both commands). */
+#define CLI_OPT_BUDGET                                                                          \
+    {"budget", 'b', "K", "placements anneal and ils may simulate, their start included (default 20000)"}
+
+static const CliOpt place_opts[] = {
+    {"method", 'm', "M", "placement method (see below)"},
+    {"policy", 'p', "POLICY", "place with a trained policy (Placeto zero-shot, or rnn); 'auto': the bundled one"},
+    {"samples", 0, "K", "with --policy: K sampled episodes after the greedy one (default 0)"},
+    {"start", 0, "S", "with --policy: start from 'random' (the fixed random placement) or 'heuristic'"},
+    {"output", 'o', "FILE", "write the placement (ops form)"},
+    CLI_OPT_BUDGET,
+    CLI_PROBLEM_OPTS("0"),
+    {"json", 0, NULL, "machine-readable result on stdout"},
+    {0},
+};
+
+static const CliOpt compare_opts[] = {
+    {"methods", 'm', "LIST", "comma-separated methods (default: all)"},
+    {"policy", 'p', "POLICY", "Placeto rows from a trained policy (default without --methods: 'auto', the bundled one)"},
+    {"no-policy", 0, NULL, "no Placeto rows"},
+    {"samples", 0, "K", "with --policy: K sampled episodes after the greedy one (default 0)"},
+    {"start", 0, "S", "with --policy: start from 'random' (the fixed random placement) or 'heuristic'"},
+    CLI_OPT_BUDGET,
+    CLI_PROBLEM_OPTS("0"),
+    {"json", 0, NULL, "machine-readable result on stdout"},
+    {0},
+};
+
+static int run_place(int argc, char **argv);
+static int run_compare(int argc, char **argv);
+
+const CliCmd cmd_place = {
+    "place", "make a placement with a baseline method", "GRAPH --method M [-o P] [--devices N | --cluster F]",
+    "Make a placement of GRAPH with a baseline method and report its simulated runtime.",
+    "methods: see 'placeto compare --help'. With --policy the method is 'placeto': one greedy\n"
+    "episode of the policy (and K sampled ones with --samples K); the best placement seen wins.\n"
+    "--policy auto takes the graph's bundled policy (graphs/policies/NAME_D.json for a graph\n"
+    "file NAME.json on D devices) or else the general one (general_D.json), and starts from\n"
+    "the best heuristic's placement ('placeto-refine', never worse than that heuristic).\n"
+    "example: placeto place graphs/inception_v3.json --method heft --devices 4 -o p.json\n"
+    "example: placeto place graphs/nmt.json --policy graphs/policies/nmt_4.json --devices 4\n"
+    "example: placeto place my_model.json --policy auto --devices 4\n"
+    "example: placeto place graphs/inference/bert_base.json --cluster graphs/clusters/cpu_gpu1.json --method cpu-only",
+    place_opts, run_place,
+};
+
+const CliCmd cmd_compare = {
+    "compare", "every method side by side on the simulator", "GRAPH [--methods LIST] [--devices N | --cluster F] [--json]",
+    "Run every placement method on GRAPH and compare them on the simulator: runtime, speed-up\n"
+    "over a single device, ratio to the lower bound, peak memory, OOM, time taken.",
+    "Placeto rows: 'placeto' (a policy placing the graph zero-shot from the fixed random start:\n"
+    "one greedy episode, K sampled ones with --samples K), or 'placeto-refine' (the same from the\n"
+    "best heuristic's placement, with --start heuristic), and, when the policy was trained on\n"
+    "this graph, 'placeto-trained' with the best placement its training found. Without --policy\n"
+    "and --methods the policy is 'auto' (see 'placeto place --help'), when one is bundled for the\n"
+    "device count.\n"
+    "On a cluster with devices of more than one kind, 'single' comes with one row per kind,\n"
+    "'KIND-only' (e.g. 'cpu-only', 'gpu-only'): every op on that kind's fastest device; --methods\n"
+    "and 'place --method' take these names too, on any cluster with a device of that kind.\n"
+    "example: placeto compare graphs/nmt.json --devices 4\n"
+    "example: placeto compare graphs/inference/resnet50.json --cluster graphs/clusters/cpu_gpu1.json\n"
+    "example: placeto compare graphs/inception_v3.json --devices 2 --policy graphs/policies/inception_v3_2.json",
+    compare_opts, run_compare,
+};
+
+/* The rows of the policy file at path (read once per command:
+ * agent_policy_cached, as cli_policy_shape read it). */
+static int cli_policy_runs(const char *path, const Problem *pb, const AgentPlaceOpts *o, PlaceRun rows[2],
+                           const char **start_name, Err *e)
+{
+    const TrainState *ts;
+    const AgentPolicy *p = agent_policy_cached(path, &ts, e);
+    return p ? agent_place_runs(p, ts, pb, o, rows, start_name, e) : -1;
+}
+
+/* The policy file and start of --policy/--start: 'auto' (or nothing, when
+ * implicit) looks for the graph file's own bundled policy, then the general
+ * one for the device count, and starts from the best heuristic. Returns 1
+ * with *path set (into buf), 0 when there is no policy to use, -1 after a
+ * usage error or -2 after a failure (both printed). */
+static int resolve_policy(const CliCmd *cmd, const CliArgs *a, const Problem *p, int implicit, char *buf,
+                          size_t n, const char **path, AgentStart *start)
+{
+    const char *pol = cli_get(cmd, a, "policy"), *st = cli_get(cmd, a, "start");
+    if (st && strcmp(st, "random") != 0 && strcmp(st, "heuristic") != 0) {
+        cli_usage_error(cmd, "--start: expected random or heuristic, got '%s'", st);
+        return -1;
+    }
+    if (st && !pol && !implicit) {
+        cli_usage_error(cmd, "--start needs --policy");
+        return -1;
+    }
+    if (cli_get(cmd, a, "samples") && !pol && !implicit) {
+        cli_usage_error(cmd, "--samples needs --policy (the sampled episodes are the policy's)");
+        return -1;
+    }
+    int is_auto = (!pol && implicit) || (pol && strcmp(pol, "auto") == 0);
+    *start = st ? (strcmp(st, "heuristic") == 0 ? AGENT_START_HEURISTIC : AGENT_START_DEFAULT)
+                : (is_auto ? AGENT_START_HEURISTIC : AGENT_START_DEFAULT);
+    if (!pol && !implicit)
+        return 0;
+    if (!is_auto) {
+        *path = pol;
+        return 1;
+    }
+    *path = data_auto_policy(p->g->path, p->c->n_devices, buf, n);
+    if (!*path && pol) {
+        Err e;
+        err_set(&e, "--policy auto: no bundled policy for %d devices (graphs/policies/general_%d.json)",
+                p->c->n_devices, p->c->n_devices);
+        cli_fail(&e);
+        return -2;
+    }
+    return *path ? 1 : 0;
+}
+
+/* The problem both commands place: graph, cluster, grouping, simulator. */
+static int load(const CliCmd *cmd, const CliArgs *a, Problem *p, uint64_t *seed, int64_t *budget, Err *e)
+{
+    ProblemSpec spec;
+    long b;
+    memset(p, 0, sizeof *p);
+    if (cli_problem(cmd, a, a->pos[0], 1L << 30, 0, &spec, seed) ||
+        cli_int(cmd, a, "budget", 1, 1L << 40, PLACE_DEFAULT_BUDGET, &b))
+        return EXIT_USAGE;
+    *budget = b;
+    int policy_devices, rnn_groups; /* a policy file fixes the device count when --devices and --cluster do not */
+    if (cli_policy_shape(cmd, a, cli_get(cmd, a, "policy"), &policy_devices, &rnn_groups, e))
+        return EXIT_FAIL;
+    if (policy_devices)
+        spec.n_devices = policy_devices;
+    if (rnn_groups && !cli_get(cmd, a, "groups")) /* an rnn network reads the grouping it was trained on */
+        spec.groups = rnn_groups;
+    return problem_load(p, &spec, e) == 0 ? EXIT_OK : EXIT_FAIL;
+}
+
+static void method_list(FILE *f)
+{
+    int n;
+    const PlaceMethod *m = place_methods(&n);
+    fputs("methods:\n", f);
+    for (int k = 0; k < n; k++)
+        fprintf(f, "  %-12s %s\n", m[k].name, m[k].help);
+    fprintf(f, "  %-12s %s\n", "KIND-only", "every op on the fastest device of that kind (cpu-only, gpu-only)");
+}
+
+/* The KIND of a method named "KIND-only", or NULL. */
+static const char *only_kind(const char *name)
+{
+    static char kind[64];
+    size_t len = strlen(name), suf = sizeof "-only" - 1;
+    if (len <= suf || len - suf >= sizeof kind || strcmp(name + len - suf, "-only") != 0)
+        return NULL;
+    memcpy(kind, name, len - suf);
+    kind[len - suf] = '\0';
+    return kind;
+}
+
+static int run_place(int argc, char **argv)
+{
+    CliArgs a;
+    int stop, rc = cli_parse_graph(&cmd_place, argc, argv, &a, method_list, &stop);
+    if (stop)
+        return rc;
+    const char *name = cli_get(&cmd_place, &a, "method"), *policy = cli_get(&cmd_place, &a, "policy");
+    long samples;
+    if (!name && !policy)
+        return cli_usage_error(&cmd_place, "missing --method M or --policy POLICY");
+    if (name && policy)
+        return cli_usage_error(&cmd_place, "give --method or --policy, not both");
+    if (cli_int(&cmd_place, &a, "samples", 0, 1000000, 0, &samples))
+        return EXIT_USAGE;
+    const PlaceMethod *m = policy ? NULL : place_find(name);
+    const char *kind = policy || m ? NULL : only_kind(name);
+    if (!policy && !m && !kind) {
+        cli_usage_error(&cmd_place, "unknown method '%s'", name);
+        method_list(stderr);
+        return EXIT_USAGE;
+    }
+    Err e = {{0}};
+    Problem pb;
+    uint64_t seed;
+    int64_t budget;
+    if ((rc = load(&cmd_place, &a, &pb, &seed, &budget, &e)) != EXIT_OK) {
+        problem_free(&pb);
+        return rc == EXIT_USAGE ? rc : cli_fail(&e);
+    }
+    PlaceRun rows[2] = {{0}}, *row = &rows[0];
+    int n = 0;
+    const char *out = cli_get(&cmd_place, &a, "output");
+    char pbuf[4096];
+    AgentStart start = AGENT_START_DEFAULT;
+    int have = resolve_policy(&cmd_place, &a, &pb, 0, pbuf, sizeof pbuf, &policy, &start);
+    if (have < 0) {
+        problem_free(&pb);
+        return have == -1 ? EXIT_USAGE : EXIT_FAIL;
+    }
+    const char *start_name = NULL;
+    if (policy) { /* the zero-shot row is the last */
+        if ((n = cli_policy_runs(policy, &pb, &(AgentPlaceOpts){(int)samples, seed, start}, rows, &start_name, &e)) > 0)
+            row = &rows[n - 1];
+    } else if (kind) {
+        n = place_run_kind(&pb, kind, row, &e) == 0 ? 1 : -1;
+    } else {
+        n = place_run(&pb, m, seed, budget, row, &e) == 0 ? 1 : -1;
+    }
+    Placement p = {pb.g->n_nodes, pb.c->n_devices, row->op_device, NULL};
+    if (n < 0 || (out && placement_write(&p, pb.g, pb.c, out, &e) != 0)) {
+        rc = cli_fail(&e);
+    } else if (cli_get(&cmd_place, &a, "json")) {
+        JWriter w;
+        jw_init(&w, stdout);
+        jw_object(&w);
+        jw_key(&w, "method");
+        jw_string(&w, row->method);
+        jw_key(&w, "runtime_us");
+        jw_number(&w, row->runtime_us);
+        jw_key(&w, "oom");
+        jw_bool(&w, row->oom);
+        jw_key(&w, "seconds");
+        jw_number(&w, row->seconds);
+        jw_key(&w, "placements");
+        jw_int(&w, row->placements);
+        if (policy) {
+            jw_key(&w, "policy");
+            jw_string(&w, policy);
+        }
+        if (start_name) {
+            jw_key(&w, "start"); /* the heuristic a refinement started from */
+            jw_string(&w, start_name);
+        }
+        jw_break(&w);
+        jw_key(&w, "placement"); /* the placeto-placement file, as written with -o */
+        placement_print(&p, pb.g, pb.c, jw_value_stream(&w));
+        jw_finish(&w);
+    } else {
+        char b1[32];
+        double lb = bound_lower(pb.g, pb.c);
+        printf("%s on %s with %s: runtime %s (%.3fx the lower bound)%s\n", pb.g->name, pb.c->name, row->method,
+               util_fmt_time(b1, row->runtime_us), lb > 0 ? row->runtime_us / lb : 0.0,
+               row->oom ? ", OUT OF MEMORY" : "");
+        if (policy)
+            printf("policy %s%s%s%s\n", policy, start_name ? ", starting from " : "", start_name ? start_name : "",
+                   start_name ? "'s placement" : "");
+        if (out)
+            fprintf(stderr, "placeto: wrote placement %s\n", out);
+    }
+    for (int k = 0; k < n; k++)
+        place_run_free(&rows[k]);
+    problem_free(&pb);
+    return rc;
+}
+
+/* A method of --methods: a placer, or the row "KIND-only" (kind set). */
+typedef struct Chosen {
+    const PlaceMethod *m;
+    char *kind;
+} Chosen;
+
+static void chosen_free(Chosen *c, int n)
+{
+    for (int k = 0; k < n; k++)
+        free(c[k].kind);
+    free(c);
+}
+
+/* The methods named by --methods (default: all), checked before any work
+ * (a KIND-only row's kind is checked on the cluster, once loaded). Returns
+ * their count, or -1 after a usage error. */
+static int chosen_methods(const CliArgs *a, Chosen **out)
+{
+    int n_all, n = 0;
+    const PlaceMethod *all = place_methods(&n_all);
+    Chosen *chosen = xnew_array((size_t)n_all * 4, sizeof *chosen);
+    const char *list = cli_get(&cmd_compare, a, "methods");
+    if (!list) {
+        for (int k = 0; k < n_all; k++)
+            chosen[n++].m = &all[k];
+    } else {
+        for (const char *p = list;; p++) /* every item named: no empty one (",heft", "heft,,m-etf", ",,,") */
+            if ((*p == ',' || !*p) && (p == list || p[-1] == ',')) {
+                cli_usage_error(&cmd_compare, "--methods: expected a comma-separated list of methods, got '%s' "
+                                              "(an empty item)", list);
+                free(chosen);
+                return -1;
+            } else if (!*p) {
+                break;
+            }
+        char *copy = xstrdup(list), *save = NULL;
+        for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+            const PlaceMethod *m = place_find(tok);
+            const char *kind = m ? NULL : only_kind(tok);
+            if ((!m && !kind) || n == n_all * 4) {
+                cli_usage_error(&cmd_compare, m || kind ? "too many methods ('%s')" : "unknown method '%s'", tok);
+                method_list(stderr);
+                free(copy);
+                chosen_free(chosen, n);
+                return -1;
+            }
+            chosen[n].m = m;
+            chosen[n++].kind = kind ? xstrdup(kind) : NULL;
+        }
+        free(copy);
+    }
+    *out = chosen;
+    return n;
+}
+
+static void print_compare_json(const Problem *pb, const PlaceRun *rows, int n, double lb, double single)
+{
+    JWriter w;
+    jw_init(&w, stdout);
+    jw_object(&w);
+    jw_key(&w, "graph");
+    jw_string(&w, pb->g->name);
+    jw_key(&w, "devices");
+    jw_int(&w, pb->c->n_devices);
+    jw_key(&w, "cluster");
+    jw_string(&w, pb->c->name);
+    jw_key(&w, "groups");
+    jw_int(&w, pb->gr->n_groups);
+    jw_key(&w, "lower_bound_us");
+    jw_number(&w, lb);
+    jw_key(&w, "single_us");
+    jw_number(&w, single);
+    jw_break(&w);
+    jw_key(&w, "methods");
+    jw_array(&w);
+    for (int k = 0; k < n; k++) {
+        jw_break(&w);
+        jw_object(&w);
+        jw_key(&w, "method");
+        jw_string(&w, rows[k].method);
+        jw_key(&w, "runtime_us");
+        jw_number(&w, rows[k].runtime_us);
+        jw_key(&w, "peak_memory_bytes");
+        jw_array(&w);
+        for (int d = 0; d < pb->c->n_devices; d++)
+            jw_int(&w, rows[k].peak_memory_bytes[d]);
+        jw_end(&w);
+        jw_key(&w, "oom");
+        jw_bool(&w, rows[k].oom);
+        jw_key(&w, "seconds");
+        jw_number(&w, rows[k].seconds); /* NAN (from training) is null */
+        jw_key(&w, "placements");
+        jw_int(&w, rows[k].placements);
+        jw_end(&w);
+    }
+    jw_finish(&w);
+}
+
+static void print_compare_table(const Problem *pb, const PlaceRun *rows, int n, double lb, double single)
+{
+    char b1[32], b2[32];
+    printf("%s on %s, %d groups\n", pb->g->name, pb->c->name, pb->gr->n_groups);
+    printf("%-15s %12s %9s %9s %12s %5s %10s\n", "method", "runtime", "speed-up", "vs bound", "peak memory", "OOM",
+           "time");
+    for (int k = 0; k < n; k++) {
+        int64_t peak = 0;
+        for (int d = 0; d < pb->c->n_devices; d++)
+            if (rows[k].peak_memory_bytes[d] > peak)
+                peak = rows[k].peak_memory_bytes[d];
+        char tbuf[32];
+        if (isnan(rows[k].seconds))
+            snprintf(tbuf, sizeof tbuf, "training");
+        else
+            snprintf(tbuf, sizeof tbuf, "%.3fs", rows[k].seconds);
+        printf("%-15s %12s %8.3fx %8.3fx %12s %5s %10s\n", rows[k].method, util_fmt_time(b1, rows[k].runtime_us),
+               rows[k].runtime_us > 0 ? single / rows[k].runtime_us : 0.0, lb > 0 ? rows[k].runtime_us / lb : 0.0,
+               util_fmt_bytes(b2, (double)peak), rows[k].oom ? "yes" : "no", tbuf);
+    }
+    printf("%-15s %12s %8.3fx %8.3fx\n", "lower bound", util_fmt_time(b1, lb), lb > 0 ? single / lb : 0.0, 1.0);
+}
+
+static int run_compare(int argc, char **argv)
+{
+    CliArgs a;
+    int stop, rc = cli_parse_graph(&cmd_compare, argc, argv, &a, method_list, &stop);
+    if (stop)
+        return rc;
+    Chosen *chosen;
+    long samples;
+    int n_chosen = chosen_methods(&a, &chosen);
+    if (n_chosen < 0)
+        return EXIT_USAGE;
+    Err e = {{0}};
+    Problem pb;
+    uint64_t seed;
+    int64_t budget;
+    if ((rc = load(&cmd_compare, &a, &pb, &seed, &budget, &e)) != EXIT_OK ||
+        (rc = cli_int(&cmd_compare, &a, "samples", 0, 1000000, 0, &samples)) != EXIT_OK) {
+        chosen_free(chosen, n_chosen);
+        problem_free(&pb);
+        return rc == EXIT_USAGE ? rc : cli_fail(&e);
+    }
+    const char *policy = NULL;
+    char pbuf[4096];
+    AgentStart start = AGENT_START_DEFAULT;
+    /* the bundled policy's rows come with the default methods, not with a chosen list */
+    int implicit = !cli_get(&cmd_compare, &a, "no-policy") && !cli_get(&cmd_compare, &a, "methods");
+    if (cli_get(&cmd_compare, &a, "no-policy") && cli_get(&cmd_compare, &a, "policy")) {
+        chosen_free(chosen, n_chosen);
+        problem_free(&pb);
+        return cli_usage_error(&cmd_compare, "give --policy or --no-policy, not both");
+    }
+    int have = resolve_policy(&cmd_compare, &a, &pb, implicit, pbuf, sizeof pbuf, &policy, &start);
+    if (have < 0) {
+        chosen_free(chosen, n_chosen);
+        problem_free(&pb);
+        return have == -1 ? EXIT_USAGE : EXIT_FAIL;
+    }
+    PlaceRun *rows = xnew_array((size_t)n_chosen + 2 + (size_t)pb.c->n_devices, sizeof *rows);
+    int n = 0, ok = 1, with_single = 0;
+    while (ok && n < n_chosen) {
+        const Chosen *ch = &chosen[n];
+        ok = (ch->kind ? place_run_kind(&pb, ch->kind, &rows[n], &e)
+                       : place_run(&pb, ch->m, seed, budget, &rows[n], &e)) == 0;
+        if (ok)
+            with_single |= strcmp(rows[n++].method, "single") == 0;
+    }
+    if (ok && with_single) { /* with `single`: a row per device kind on a heterogeneous cluster, unless named */
+        int k = place_run_kinds(&pb, rows + n), kept = n;
+        for (int i = n; i < n + k; i++) {
+            int named = 0;
+            for (int j = 0; j < n; j++)
+                named |= strcmp(rows[j].method, rows[i].method) == 0;
+            if (named)
+                place_run_free(&rows[i]);
+            else
+                rows[kept++] = rows[i];
+        }
+        n = kept;
+    }
+    if (ok && policy) {
+        int k = cli_policy_runs(policy, &pb, &(AgentPlaceOpts){(int)samples, seed, start}, rows + n, NULL, &e);
+        ok = k >= 0;
+        n += ok ? k : 0;
+    }
+    if (ok) {
+        /* the speed-up is over everything on the fastest device */
+        PlaceRun ref;
+        double single = 0;
+        Err ignored;
+        if (place_run(&pb, place_find("single"), seed, 0, &ref, &ignored) == 0)
+            single = ref.runtime_us;
+        place_run_free(&ref);
+        place_run_sort(rows, n);
+        double lb = bound_lower(pb.g, pb.c);
+        if (cli_get(&cmd_compare, &a, "json"))
+            print_compare_json(&pb, rows, n, lb, single);
+        else
+            print_compare_table(&pb, rows, n, lb, single);
+    } else {
+        rc = cli_fail(&e);
+    }
+    for (int k = 0; k < n; k++)
+        place_run_free(&rows[k]);
+    free(rows);
+    chosen_free(chosen, n_chosen);
+    problem_free(&pb);
+    return rc;
+}

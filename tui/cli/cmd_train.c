@@ -1,0 +1,715 @@
+/* train: REINFORCE training of the Placeto policy on one graph or a family,
+ * with a progress bar (plain lines when stderr is not a terminal), a
+ * learning-curve CSV and checkpoints that resume bit-exactly. */
+#include <errno.h>
+#include <dirent.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cmd_train.h"
+#include "agent.h"
+#include "dist.h"
+#include "jwrite.h"
+#include "place.h"
+#include "placeto_episode.h"
+#include "policy_io.h"
+#include "train.h"
+
+/* The options of `train`: the shared ones, then every registered agent's
+ * own (agent.h, AgentTrainOps.opts), each name once (train_cli_init). */
+static const CliOpt shared_opts[] = {
+    {"agent", 0, "A", NULL}, /* the help lists the registry (train_cli_init) */
+    {"episodes", 'e', "K", "episodes to run (updates for the one-shot agents; default 200)"},
+    {"output", 'o', "POLICY", "policy file to write (default: the --resume file, else policy.json)"},
+    {"resume", 'r', "POLICY", "continue from a policy file and its training state"},
+    CLI_PROBLEM_OPTS("1"),
+    {"curve", 0, "CSV", "write the learning curve, one row per episode"},
+    {"checkpoint-every", 0, "K", "write the policy every K episodes (default 50)"},
+    {"json", 0, NULL, "JSON lines on stdout: progress reports and a final summary"},
+    {0},
+};
+static CliOpt train_opts[CLI_MAX_OPTS + 1];
+static char agent_help[512];
+
+static int n_shared(void)
+{
+    int n = 0;
+    while (shared_opts[n].name)
+        n++;
+    return n;
+}
+
+static int has_opt(const CliOpt *opts, int n, const char *name)
+{
+    for (int k = 0; k < n; k++)
+        if (strcmp(opts[k].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+void train_cli_init(void)
+{
+    if (train_opts[0].name)
+        return;
+    int n = n_shared();
+    memcpy(train_opts, shared_opts, (size_t)n * sizeof *train_opts);
+    size_t at = (size_t)snprintf(agent_help, sizeof agent_help, "the learned placer to train:");
+    for (int i = 0; i < agent_count(); i++) {
+        const AgentKind *k = agent_at(i);
+        at += (size_t)snprintf(agent_help + at, at < sizeof agent_help ? sizeof agent_help - at : 0, " %s%s%s", k->name,
+                               i == 0 ? " (default)" : "", i + 1 < agent_count() ? "," : "");
+        for (const AgentOpt *o = k->train.opts; o && o->name; o++)
+            if (!has_opt(train_opts, n, o->name)) {
+                if (n >= CLI_MAX_OPTS)
+                    util_die("train: more than %d options", CLI_MAX_OPTS);
+                train_opts[n++] = (CliOpt){o->name, o->short_name, o->arg, o->help};
+            }
+    }
+    if (at < sizeof agent_help)
+        snprintf(agent_help + at, sizeof agent_help - at, "; `train --agent A --help` lists A's options");
+    train_opts[0].help = agent_help;
+    train_opts[n] = (CliOpt){0};
+}
+
+/* The options of agent k alone: the shared ones and its table. */
+static void agent_opts(const AgentKind *k, CliOpt *out)
+{
+    int n = n_shared();
+    memcpy(out, train_opts, (size_t)n * sizeof *out);
+    for (const AgentOpt *o = k->train.opts; o && o->name && n < CLI_MAX_OPTS; o++)
+        out[n++] = (CliOpt){o->name, o->short_name, o->arg, o->help};
+    out[n] = (CliOpt){0};
+}
+
+static int agent_has(const AgentKind *k, const char *name)
+{
+    for (const AgentOpt *o = k->train.opts; o && o->name; o++)
+        if (strcmp(o->name, name) == 0)
+            return 1;
+    return 0;
+}
+
+const char *train_cli_refused(const CliCmd *cmd, const CliArgs *a, const AgentKind *k)
+{
+    for (int j = n_shared(); train_opts[j].name; j++)
+        if (cli_get(cmd, a, train_opts[j].name) && !agent_has(k, train_opts[j].name))
+            return train_opts[j].name;
+    return NULL;
+}
+
+/* "--agent rnn, gdp or hsdag": the agents whose trainers take option name. */
+static void whose(const char *name, char *buf, size_t n)
+{
+    int count = 0, total = 0;
+    for (int i = 0; i < agent_count(); i++)
+        total += agent_has(agent_at(i), name);
+    size_t at = (size_t)snprintf(buf, n, "--agent");
+    for (int i = 0; i < agent_count() && at < n; i++)
+        if (agent_has(agent_at(i), name)) {
+            count++;
+            at += (size_t)snprintf(buf + at, n - at, "%s%s", count == 1 ? " " : count == total ? " or " : ", ",
+                                   agent_at(i)->name);
+        }
+}
+
+static int run_train(int argc, char **argv);
+
+const CliCmd cmd_train = {
+    "train", "train the Placeto agent (one graph or a family)",
+    "GRAPH... [--episodes K] [-o POLICY] [--resume POLICY] [--devices N | --cluster F]",
+    "Train the Placeto policy with REINFORCE on one graph, or on a family: several graphs or a\n"
+    "directory of them (each episode draws one). Writes the policy with its training state.",
+    "The progress line shows episode, best runtime, mean return (last 10 episodes), episodes\n"
+    "per second and the time left. Ctrl-C stops after the current round and saves.\n"
+    "example: placeto train graphs/inception_v3.json --devices 2 --episodes 300 -o p.json\n"
+    "example: placeto train graphs/families/nmt --episodes 2000 --threads 2 -o nmt.json\n"
+    "With --agent rnn, the RNN-based placer trains on one graph or a family (each update draws one):\n"
+    "each episode is one update (K sampled placements, --samples-per-update, on --threads threads:\n"
+    "the same result for every T); defaults lr 0.1, entropy 0, clip 1, squash 1, temperature 1;\n"
+    "the Placeto-only options are refused.\n"
+    "example: placeto train graphs/inception_v3.json --agent rnn --episodes 500 -o rnn.json\n"
+    "With --agent gdp, the GDP placer trains with PPO on one graph or a family: each episode is one\n"
+    "update (--batch-graphs B graphs drawn, K placements of each, then --epochs E passes, one Adam\n"
+    "step each); defaults K 16, E 4, clip ratio 0.2, lr 3e-4, entropy 0.01, clip 1. Its policy places\n"
+    "any graph on its device count: --resume FAMILY.json on a new graph fine-tunes it.\n"
+    "example: placeto train graphs/families/nmt --agent gdp --episodes 300 -o gdp.json\n"
+    "With --agent hsdag, the HSDAG grouper-placer trains with REINFORCE: each episode is one update of\n"
+    "--episodes-per-update E episodes of --steps T placements (the state carried between them), reward\n"
+    "1/runtime, return discounted by --gamma; defaults T 20, E 1, gamma 0.95, lr 1e-3, no baseline, no\n"
+    "clip; one-device and OOM placements count as failing runs (--allow-single, --oom graded).\n"
+    "example: placeto train graphs/inference/resnet50.json --agent hsdag --cluster graphs/clusters/cpu_gpu1.json -o hsdag.json",
+    train_opts, run_train,
+};
+
+static volatile sig_atomic_t got_signal;
+volatile int train_cli_stop;
+
+static const char *volatile curve_tmp_path; /* removed when a second signal ends the run */
+
+/* The first signal asks training to stop after its episode and save; a
+ * second one ends the program at once (an episode on a large graph takes a
+ * minute): the policy file holds the last checkpoint, written whole.
+ * SIGUSR1 does the same: under mpirun it is the graceful stop, since mpirun
+ * forwards it to every rank, whereas on SIGINT or SIGTERM it kills the ranks
+ * a few seconds later, whether or not they have saved. */
+static void on_signal(int sig)
+{
+    if (got_signal) {
+        static const char msg[] = "\nplaceto: interrupted again: stopped now; the policy file holds the last checkpoint\n";
+        ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
+        (void)w;
+        if (curve_tmp_path)
+            unlink(curve_tmp_path);
+        _exit(130);
+    }
+    got_signal = sig;
+    train_cli_stop = 1;
+}
+
+static int cmp_str(const void *x, const void *y)
+{
+    return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* Expands directories into their .json files, sorted. */
+char **train_cli_paths(const CliArgs *a, int *count, Err *e)
+{
+    char **out = NULL;
+    size_t n = 0, cap = 0;
+    for (int i = 0; i < a->n_pos; i++) {
+        struct stat st;
+        if (stat(a->pos[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+            DIR *d = opendir(a->pos[i]);
+            if (!d) {
+                err_set(e, "%s: cannot read the directory", a->pos[i]);
+                goto fail;
+            }
+            size_t first = n;
+            struct dirent *de;
+            while ((de = readdir(d))) {
+                size_t len = strlen(de->d_name);
+                if (len < 6 || strcmp(de->d_name + len - 5, ".json") != 0)
+                    continue;
+                xgrow((void **)&out, &cap, n + 1, sizeof *out);
+                size_t sz = strlen(a->pos[i]) + len + 2;
+                out[n] = xmalloc(sz);
+                snprintf(out[n++], sz, "%s/%s", a->pos[i], de->d_name);
+            }
+            closedir(d);
+            if (n == first) {
+                err_set(e, "%s: no .json graphs in the directory", a->pos[i]);
+                goto fail;
+            }
+            qsort(out + first, n - first, sizeof *out, cmp_str);
+        } else {
+            xgrow((void **)&out, &cap, n + 1, sizeof *out);
+            out[n++] = xstrdup(a->pos[i]);
+        }
+    }
+    *count = (int)n;
+    return out;
+fail:
+    for (size_t k = 0; k < n; k++)
+        free(out[k]);
+    free(out);
+    return NULL;
+}
+
+
+static void fmt_eta(char *buf, size_t n, double s)
+{
+    if (!(s >= 0) || s > 1e7)
+        snprintf(buf, n, "--");
+    else if (s >= 3600)
+        snprintf(buf, n, "%dh%02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
+    else if (s >= 60)
+        snprintf(buf, n, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
+    else
+        snprintf(buf, n, "%.0fs", s);
+}
+
+/* A CSV field (RFC 4180): quoted, with quotes doubled, when it holds a
+ * comma, a quote or a line break. */
+static void csv_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+void train_cli_on_episode(const TrainReport *r, void *ud)
+{
+    Progress *p = ud;
+    if (p->quiet)
+        return;
+    p->recent[p->n_recent % TRAIN_BASELINE_WINDOW] = r->ret;
+    p->n_recent++;
+    int m = p->n_recent < TRAIN_BASELINE_WINDOW ? p->n_recent : TRAIN_BASELINE_WINDOW;
+    double mean = 0;
+    for (int k = 0; k < m; k++)
+        mean += p->recent[k];
+    mean /= m;
+    char b1[32], b2[32], b3[32];
+    if (p->curve) {
+        fprintf(p->curve, "%lld,", (long long)r->episode);
+        csv_field(p->curve, p->graphs[r->graph].g->name);
+        fprintf(p->curve, ",%s,%s,%.9g,%.9g,%.6g,%lld\n", util_fmt_double(b1, r->runtime_us),
+                util_fmt_double(b2, r->best_runtime_us), r->ret, r->loss, r->entropy,
+                (long long)r->simulations);
+    }
+    int64_t done = r->episode - p->first;
+    double el = util_now() - p->t0, rate = el > 0 ? (double)done / el : 0;
+    double eta = rate > 0 ? (double)(p->total - done) / rate : -1;
+    int last = done >= p->total;
+    const char *gname = p->graphs[r->graph].g->name;
+    if (p->json) {
+        if (done % p->every == 0 || last) {
+            JWriter w;
+            jw_init(&w, stdout);
+            jw_object(&w);
+            jw_key(&w, "episode");
+            jw_int(&w, r->episode);
+            jw_key(&w, "graph");
+            jw_string(&w, gname);
+            jw_key(&w, "runtime_us");
+            jw_number(&w, r->runtime_us);
+            jw_key(&w, "best_runtime_us");
+            jw_number(&w, r->best_runtime_us);
+            jw_key(&w, "mean_return");
+            jw_number(&w, mean);
+            jw_key(&w, "placements_simulated");
+            jw_int(&w, r->simulations);
+            jw_key(&w, "episodes_per_second");
+            jw_number(&w, rate);
+            jw_finish(&w);
+        }
+        return;
+    }
+    fmt_eta(b3, sizeof b3, eta);
+    if (p->tty) {
+        double now = util_now();
+        if (!last && now - p->last_draw < 0.1)
+            return;
+        p->last_draw = now;
+        int width = 24, fill = (int)((double)width * (double)done / (double)(p->total ? p->total : 1));
+        char bar[64];
+        for (int k = 0; k < width; k++)
+            bar[k] = k < fill ? '#' : '.';
+        bar[width] = '\0';
+        fprintf(stderr, "\r[%s] ep %lld/%lld  %s best %s  mean return %+.4g  %.2f ep/s  ETA %s \033[K",
+                bar, (long long)r->episode, (long long)(p->first + p->total), p->n_graphs > 1 ? gname : "",
+                util_fmt_time(b1, r->best_runtime_us), mean, rate, b3);
+        if (last)
+            fputc('\n', stderr);
+    } else if (done % p->every == 0 || last) {
+        fprintf(stderr, "episode %lld/%lld  %s  best %s  mean return %+.4g  %.2f ep/s  ETA %s\n",
+                (long long)r->episode, (long long)(p->first + p->total), gname,
+                util_fmt_time(b1, r->best_runtime_us), mean, rate, b3);
+    }
+}
+
+/* The closing JSON line or text lines. */
+static void print_summary(const Progress *pr, const TrainState *ts, const char *out)
+{
+    char b1[32];
+    if (pr->json) {
+        JWriter w;
+        jw_init(&w, stdout);
+        jw_object(&w);
+        jw_key(&w, "episodes");
+        jw_int(&w, ts->episodes);
+        jw_key(&w, "best_runtime_us");
+        jw_number(&w, ts->best[0].runtime_us);
+        jw_key(&w, "placements_simulated");
+        jw_int(&w, ts->simulations);
+        jw_key(&w, "seconds");
+        jw_number(&w, util_now() - pr->t0);
+        jw_key(&w, "graphs");
+        jw_array(&w);
+        for (int i = 0; i < ts->n_best; i++) {
+            jw_object(&w);
+            jw_key(&w, "graph");
+            jw_string(&w, ts->best[i].graph);
+            jw_key(&w, "best_runtime_us");
+            jw_number(&w, ts->best[i].runtime_us);
+            jw_key(&w, "found_after");
+            jw_int(&w, ts->best[i].found_after);
+            jw_end(&w);
+        }
+        jw_finish(&w);
+    } else {
+        for (int i = 0; i < ts->n_best; i++)
+            fprintf(stderr, "%s: best %s after %lld placements\n", ts->best[i].graph,
+                    util_fmt_time(b1, ts->best[i].runtime_us), (long long)ts->best[i].found_after);
+        fprintf(stderr, "placeto: %lld episodes in %.1f s; wrote %s\n", (long long)(ts->episodes - pr->first),
+                util_now() - pr->t0, out);
+    }
+}
+
+/* Ctrl-C, SIGTERM and SIGUSR1 stop training after its episode (on_signal);
+ * with usr1_only, SIGUSR1 alone: from the start of the command, so that a
+ * SIGUSR1 forwarded by mpirun while the ranks load their graphs stops them
+ * after the first update instead of killing them, while Ctrl-C during the
+ * set-up still ends the program at once. */
+static void catch_signals(const char *curve_tmp, int usr1_only)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    curve_tmp_path = curve_tmp;
+    sigaction(SIGUSR1, &sa, NULL);
+    if (usr1_only)
+        return;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+
+int train_cli_abort(Err *e)
+{
+    dist_agree(1, e);
+    return cli_fail(e);
+}
+
+int train_cli_begin(int failed, const Problem *pb, int n, const TrainState *ts, Err *e)
+{
+    if (dist_agree(failed, e) != 0)
+        return -1;
+    /* the same files and state on every rank (a host with other files at
+     * the same paths would train something else): their checksums hashed */
+    uint64_t h = 1469598103934665603ULL;
+    uint64_t words[] = {(uint64_t)n, (uint64_t)ts->episodes, (uint64_t)ts->adam.step, (uint64_t)ts->simulations};
+    for (size_t k = 0; k < sizeof words / sizeof words[0]; k++)
+        h = (h ^ words[k]) * 1099511628211ULL;
+    for (int i = 0; i < n; i++)
+        h = (h ^ pb[i].g->checksum) * 1099511628211ULL;
+    if (dist_same(h) != 0)
+        return err_set(e, "the ranks disagree on the graph files or the resumed policy: every host needs the same "
+                          "files at the same paths");
+    return 0;
+}
+
+int train_cli_loop(const TrainLoop *l, Progress *pr, TrainState *ts, int64_t every, const char *out,
+                      const char *curve_path, Err *e)
+{
+    AtomicFile af = {0};
+    pr->quiet = dist_rank() > 0; /* rank 0 alone prints and writes */
+    if (pr->quiet)
+        curve_path = NULL;
+    int failed = 0;
+    if (curve_path) {
+        if (util_atomic_open(&af, curve_path, e) != 0) { /* the same temporaries as every save */
+            err_prefix(e, "cannot write the learning curve");
+            failed = 1;
+        } else {
+            pr->curve = af.f;
+            fputs("episode,graph,runtime_us,best_runtime_us,return,loss,entropy,placements_simulated\n", pr->curve);
+        }
+    }
+    if (dist_agree(failed, e) != 0) {
+        if (pr->curve)
+            util_atomic_abort(&af);
+        return -1;
+    }
+    pr->tty = isatty(2);
+    pr->every = pr->total >= 20 ? pr->total / 20 : 1;
+    pr->t0 = util_now();
+    catch_signals(curve_path ? af.tmp : NULL, 0);
+    int64_t ran = 0;
+    int rc = 0, stopped = 0;
+    while (ran < pr->total && !stopped && rc == 0) {
+        int64_t chunk = every - (ts->episodes % every);
+        if (chunk > pr->total - ran)
+            chunk = pr->total - ran;
+        double t0 = util_now();
+        ran += l->run(l->trainer, chunk, train_cli_on_episode, pr, &train_cli_stop);
+        ts->seconds += util_now() - t0;
+        rc = pr->quiet ? 0 : l->save(l->policy, ts, out, e);
+        rc = dist_agree(rc != 0, e); /* a failed save stops every rank */
+        /* agreed: a rank whose signal came after the run's last check
+         * stops here with the others, not one chunk later */
+        stopped = dist_any(train_cli_stop);
+    }
+    curve_tmp_path = NULL;
+    if (rc != 0) {
+        if (curve_path)
+            util_atomic_abort(&af);
+        return -1;
+    }
+    if (pr->quiet)
+        return 0;
+    if (stopped)
+        fprintf(stderr, "\nplaceto: %s after %s %lld; saved %s\n",
+                got_signal == SIGUSR1 ? "stopped (SIGUSR1)" : got_signal == SIGTERM ? "stopped (SIGTERM)"
+                : got_signal ? "interrupted" : "stopped with the other ranks",
+                l->unit, (long long)ts->episodes, out);
+    if (curve_path && util_atomic_commit(&af, e) != 0) {
+        err_prefix(e, "cannot write the learning curve");
+        return -1; /* the policy is saved; the command still fails */
+    }
+    print_summary(pr, ts, out);
+    return 0;
+}
+
+static int64_t run_placeto(void *t, int64_t n, TrainCallback cb, void *ud, volatile int *stop)
+{
+    return train_run(t, n, cb, ud, stop);
+}
+
+void train_cli_free_graphs(Problem *pb, TrainGraph *tg, int n)
+{
+    for (int i = 0; i < n; i++) {
+        policy_graph_free(tg[i].pg);
+        problem_free(&pb[i]);
+    }
+    free(tg);
+    free(pb);
+}
+
+static int parse_init(const char *s, EpisodeInit *out)
+{
+    static const struct { const char *name; EpisodeInit v; } modes[] = {
+        {"random-fixed", EPISODE_INIT_RANDOM_FIXED}, {"device0", EPISODE_INIT_DEVICE0},
+        {"random-each", EPISODE_INIT_RANDOM_EACH}, {"best", EPISODE_INIT_GIVEN},
+    };
+    for (size_t k = 0; k < sizeof modes / sizeof modes[0]; k++)
+        if (strcmp(s, modes[k].name) == 0) {
+            *out = modes[k].v;
+            return 0;
+        }
+    return -1;
+}
+
+/* Loads the training graphs onto the one cluster of spec (with each one's
+ * policy graph when policy_graphs): distinct names, since the policy file
+ * keeps each graph's best placement by name. */
+int train_cli_load_graphs(ProblemSpec *spec, char **paths, int n, Problem *pb, TrainGraph *tg, int policy_graphs,
+                       Err *e)
+{
+    for (int i = 0; i < n; i++) {
+        spec->graph_path = paths[i];
+        if (problem_load(&pb[i], spec, e) != 0)
+            return -1;
+        tg[i] = (TrainGraph){pb[i].g, pb[i].gr, NULL};
+        if (policy_graphs && !(tg[i].pg = policy_graph_new(tg[i].gr, e))) {
+            err_prefix(e, paths[i]);
+            return -1;
+        }
+        for (int j = 0; j < i; j++)
+            if (strcmp(pb[j].g->name, pb[i].g->name) == 0)
+                return err_set(e, "%s: graph \"%s\" has the name of %s; the policy keeps each graph's best placement "
+                               "by name, so training graphs need different names", paths[i], pb[i].g->name, paths[j]);
+    }
+    return 0;
+}
+
+static int run_train(int argc, char **argv)
+{
+    const CliCmd *cmd = &cmd_train;
+    train_cli_init();
+    /* `train --agent A --help`: the shared options and A's alone */
+    const char *want = NULL;
+    int help = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            help = 1;
+        else if (strcmp(argv[i], "--agent") == 0 && i + 1 < argc)
+            want = argv[i + 1];
+        else if (strncmp(argv[i], "--agent=", 8) == 0)
+            want = argv[i] + 8;
+    }
+    if (help && want && agent_find(want)) {
+        static CliOpt mine[CLI_MAX_OPTS + 1];
+        agent_opts(agent_find(want), mine);
+        CliCmd one = *cmd;
+        one.opts = mine;
+        char summary[512];
+        snprintf(summary, sizeof summary, "Train %s on one graph, or on a family: several graphs or a directory of\n"
+                 "them. Writes the policy with its training state.", agent_find(want)->title);
+        one.summary = summary;
+        one.details = NULL;
+        cli_help(&one, stdout);
+        return EXIT_OK;
+    }
+    CliArgs a;
+    int stop, rc = cli_parse_graphs(cmd, argc, argv, &a, 1, (int)(sizeof a.pos / sizeof a.pos[0]), NULL, &stop);
+    if (stop)
+        return rc;
+    catch_signals(NULL, 1);
+    const char *agent = cli_get(cmd, &a, "agent");
+    const AgentKind *kind = agent ? agent_find(agent) : agent_at(0);
+    if (!kind)
+        return cli_usage_error(cmd, "--agent: expected %s, got '%s'", agent_names(), agent);
+    if (kind->train.configure)
+        return train_cli_agent(cmd, &a, kind);
+    const char *refused = train_cli_refused(cmd, &a, kind);
+    if (refused) {
+        char who[256];
+        whose(refused, who, sizeof who);
+        return cli_usage_error(cmd, "--%s applies to %s", refused, who);
+    }
+    long episodes, threads, decay, passes, every;
+    TrainConfig cfg;
+    const char *preset = cli_get(cmd, &a, "preset");
+    if (preset && strcmp(preset, "tuned") != 0 && strcmp(preset, "paper") != 0)
+        return cli_usage_error(cmd, "--preset: expected tuned or paper, got '%s'", preset);
+    int paper = preset && strcmp(preset, "paper") == 0;
+    if (paper)
+        train_config_default(&cfg);
+    else
+        train_config_tuned(&cfg);
+    ProblemSpec spec;
+    if (cli_problem(cmd, &a, NULL, POLICY_MAX_GROUPS, 1, &spec, &cfg.seed) ||
+        cli_int(cmd, &a, "episodes", 1, 100000000, 200, &episodes) ||
+        cli_int(cmd, &a, "threads", 1, 256, 1, &threads) ||
+        cli_int(cmd, &a, "entropy-decay", 0, 1L << 40, 0, &decay) ||
+        cli_int(cmd, &a, "passes", 1, 1000, 1, &passes) ||
+        cli_int(cmd, &a, "checkpoint-every", 1, 1L << 40, 50, &every) ||
+        cli_double(cmd, &a, "lr", 0, 10, 1e-3, &cfg.lr) ||
+        cli_double(cmd, &a, "entropy", 0, 1e6, cfg.entropy, &cfg.entropy) ||
+        cli_double(cmd, &a, "clip", 1e-9, 1e9, 1.25, &cfg.clip) ||
+        cli_double(cmd, &a, "gamma", 0, 1, cfg.gamma, &cfg.gamma) ||
+        cli_double(cmd, &a, "temperature", 0.01, 100, 1.0, &cfg.temperature) ||
+        cli_double(cmd, &a, "oom-penalty", 0, 1e9, 2.0, &cfg.env.oom_penalty))
+        return EXIT_USAGE;
+    const char *init = cli_get(cmd, &a, "init");
+    const PlaceMethod *init_method = NULL;
+    int init_heuristic = init && strcmp(init, "heuristic") == 0;
+    if (init_heuristic) {
+        cfg.env.init = EPISODE_INIT_GIVEN;
+    } else if (init && parse_init(init, &cfg.env.init) != 0) {
+        if (!(init_method = place_find(init)))
+            return cli_usage_error(cmd, "--init: expected random-fixed, device0, random-each, best, heuristic or a "
+                                        "placement method, got '%s'", init);
+        cfg.env.init = EPISODE_INIT_GIVEN;
+    }
+    cfg.entropy_decay = decay;
+    cfg.threads = (int)threads;
+    cfg.env.passes = (int)passes;
+    cfg.env.random_order = cli_get(cmd, &a, "random-order") != NULL;
+    const char *reward = cli_get(cmd, &a, "reward");
+    if (reward && strcmp(reward, "relative") != 0 && strcmp(reward, "seconds") != 0 && strcmp(reward, "log") != 0)
+        return cli_usage_error(cmd, "--reward: expected relative, seconds or log, got '%s'", reward);
+    if (reward && cli_get(cmd, &a, "log-runtime") && strcmp(reward, "log") != 0)
+        return cli_usage_error(cmd, "--log-runtime contradicts --reward %s", reward);
+    if (cli_get(cmd, &a, "relative-reward") && (cli_get(cmd, &a, "log-runtime") || (reward && strcmp(reward, "relative") != 0)))
+        return cli_usage_error(cmd, "--relative-reward contradicts --%s", cli_get(cmd, &a, "log-runtime") ? "log-runtime" : "reward");
+    if (cli_get(cmd, &a, "log-runtime"))
+        reward = "log";
+    if (cli_get(cmd, &a, "relative-reward"))
+        reward = "relative";
+    if (reward) {
+        cfg.env.log_runtime = strcmp(reward, "log") == 0;
+        cfg.env.relative_reward = strcmp(reward, "relative") == 0;
+    }
+    cfg.env.mem_feature = cli_get(cmd, &a, "mem-feature") != NULL;
+    const char *accept = cli_get(cmd, &a, "accept");
+    if (accept && strcmp(accept, "improving") != 0 && strcmp(accept, "all") != 0)
+        return cli_usage_error(cmd, "--accept: expected improving or all, got '%s'", accept);
+    if (accept && strcmp(accept, "all") == 0 && cli_get(cmd, &a, "accept-improving"))
+        return cli_usage_error(cmd, "--accept-improving contradicts --accept all");
+    if (accept)
+        cfg.env.accept_improving = strcmp(accept, "improving") == 0;
+    else if (cli_get(cmd, &a, "accept-improving"))
+        cfg.env.accept_improving = 1;
+    const char *fset = cli_get(cmd, &a, "features");
+    if (fset && strcmp(fset, "paper") != 0 && strcmp(fset, "extended") != 0)
+        return cli_usage_error(cmd, "--features: expected paper or extended, got '%s'", fset);
+    if (fset)
+        cfg.env.extended_features = strcmp(fset, "extended") == 0;
+    cfg.normalize_adv = cli_get(cmd, &a, "normalize") != NULL;
+    const char *resume = cli_get(cmd, &a, "resume"), *out = cli_get(cmd, &a, "output");
+    if (!out)
+        out = resume ? resume : "policy.json";
+
+    Err e = {{0}};
+    int policy_devices; /* --resume: the policy fixes the device count when --devices and --cluster do not */
+    if (cli_policy_devices(cmd, &a, resume, &policy_devices, &e))
+        return train_cli_abort(&e);
+    int n_graphs = 0;
+    char **paths = train_cli_paths(&a, &n_graphs, &e);
+    if (!paths)
+        return train_cli_abort(&e);
+    Cluster *c = cli_cluster(cmd, &a, policy_devices ? policy_devices : 2, &e);
+    TrainGraph *tg = xnew_array((size_t)n_graphs, sizeof *tg);
+    Problem *pb = xnew_array((size_t)n_graphs, sizeof *pb);
+    Policy *pol = NULL;
+    TrainState ts;
+    train_state_init(&ts, cfg.lr, cfg.entropy, cfg.seed);
+    Trainer *t = NULL;
+    rc = EXIT_FAIL;
+    int begun = 0; /* train_cli_begin called */
+    if (!c)
+        goto done;
+    spec.cluster = c; /* every graph on the one cluster */
+    if (train_cli_load_graphs(&spec, paths, n_graphs, pb, tg, 1, &e) != 0)
+        goto done;
+    if (resume) {
+        train_state_done(&ts);
+        if (!(pol = policy_load(resume, &ts, &e)))
+            goto done;
+        if (!fset && !cfg.env.mem_feature) /* the features the policy was built with */
+            episode_config_features(&cfg.env, &pol->arch);
+        if (!accept && !cli_get(cmd, &a, "accept-improving")) /* as the policy was trained */
+            cfg.env.accept_improving = pol->arch.accept_improving;
+        pol->arch.accept_improving = cfg.env.accept_improving; /* how it now places */
+        if (!init) /* the start the policy was trained from */
+            cfg.env.init = pol->arch.start_device0 ? EPISODE_INIT_DEVICE0 : EPISODE_INIT_RANDOM_FIXED;
+        if (ts.adam.step == 0 && ts.episodes == 0) { /* no training state in the file */
+            train_state_done(&ts);
+            train_state_init(&ts, cfg.lr, cfg.entropy, cfg.seed);
+        }
+    } else {
+        PolicyArch arch;
+        policy_arch_for(&arch, c->n_devices, cfg.env.mem_feature, cfg.env.extended_features);
+        arch.start_device0 = cfg.env.init == EPISODE_INIT_DEVICE0;
+        arch.accept_improving = cfg.env.accept_improving;
+        if (!(pol = policy_new(&arch, cfg.seed, &e)))
+            goto done;
+    }
+    if (!(t = train_new(pol, &ts, &cfg, tg, n_graphs, c, &e))) {
+        err_prefix(&e, resume ? resume : "policy");
+        goto done;
+    }
+    if ((init_method || init_heuristic) && train_seed_from_method(&ts, init_method, pb, n_graphs, &cfg, &e) != 0)
+        goto done;
+    begun = 1;
+    if (train_cli_begin(0, pb, n_graphs, &ts, &e) != 0)
+        goto done;
+    Progress pr = {0};
+    pr.json = cli_get(cmd, &a, "json") != NULL;
+    pr.first = ts.episodes;
+    long W = cfg.threads * dist_size(); /* episodes per round */
+    pr.total = (episodes + W - 1) / W * W;
+    pr.graphs = tg;
+    pr.n_graphs = n_graphs;
+    TrainLoop loop = {run_placeto, kind->file.save, t, pol, kind->train.unit};
+    if (train_cli_loop(&loop, &pr, &ts, every, out, cli_get(cmd, &a, "curve"), &e) != 0)
+        goto done;
+    rc = EXIT_OK;
+done:
+    if (!begun)
+        dist_agree(1, &e);
+    train_free(t);
+    policy_free(pol);
+    train_state_done(&ts);
+    train_cli_free_graphs(pb, tg, n_graphs);
+    cluster_free(c);
+    for (int i = 0; i < n_graphs; i++)
+        free(paths[i]);
+    free(paths);
+    return rc == EXIT_OK ? rc : cli_fail(&e);
+}

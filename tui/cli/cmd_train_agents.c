@@ -1,0 +1,131 @@
+/* train --agent NAME: every registered agent that fills agent.h's training
+ * table is trained here, through one runner (train_cli_agent) that knows no
+ * agent: its options, configuration, network, trainer and policy file come
+ * from the AgentKind. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+#include "cmd_train.h"
+#include "dist.h"
+
+typedef struct ArgsCtx {
+    const CliCmd *cmd;
+    const CliArgs *a;
+} ArgsCtx;
+
+static const char *args_get(void *ctx, const char *name)
+{
+    const ArgsCtx *x = ctx;
+    return cli_get(x->cmd, x->a, name);
+}
+
+int train_cli_agent(const CliCmd *cmd, const CliArgs *a, const AgentKind *k)
+{
+    const AgentTrainOps *ag = &k->train;
+    const char *refused = train_cli_refused(cmd, a, k);
+    if (refused)
+        return cli_usage_error(cmd, "--%s does not apply to --agent %s", refused, k->name);
+    long episodes, every;
+    uint64_t seed;
+    ProblemSpec spec;
+    if (cli_problem(cmd, a, a->pos[0], ag->max_groups, 1, &spec, &seed) ||
+        cli_int(cmd, a, "episodes", 1, 100000000, 200, &episodes) ||
+        cli_int(cmd, a, "checkpoint-every", 1, 1L << 40, 50, &every))
+        return EXIT_USAGE;
+    Err e = {{0}};
+    void *cfg = xcalloc(1, ag->config_size ? ag->config_size : 1);
+    ArgsCtx ctx = {cmd, a};
+    AgentArgs args = {args_get, &ctx};
+    if (ag->configure(&args, seed, cfg, &e) != 0) {
+        free(cfg);
+        return cli_usage_error(cmd, "%s", e.msg);
+    }
+    for (int s = 0; ag->shape && ag->shape[s]; s++)
+        if (cli_get(cmd, a, ag->shape[s]) && cli_get(cmd, a, "resume")) {
+            free(cfg);
+            return cli_usage_error(cmd, "--%s sets a new policy's architecture; --resume keeps the file's", ag->shape[s]);
+        }
+    const char *resume = cli_get(cmd, a, "resume"), *out = cli_get(cmd, a, "output");
+    if (!out)
+        out = resume ? resume : "policy.json";
+    TrainState ts;
+    ag->state_init(&ts, cfg);
+    void *net = NULL, *t = NULL;
+    Cluster *c = NULL;
+    int n_graphs = 0, rc = EXIT_FAIL, n_devices = 0, n_groups = 0;
+    char **paths = NULL;
+    Problem *pb = NULL;
+    TrainGraph *tg = NULL;
+    int begun = 0; /* train_cli_begin called */
+    if (resume) {
+        train_state_done(&ts);
+        AgentPolicy rp;
+        if (agent_policy_open(resume, &rp, &ts, &e) != 0)
+            goto done;
+        if (rp.kind != k) {
+            err_set(&e, "%s: %s policy, not %s policy (--agent %s)", resume, rp.kind->a_name, k->a_name, k->name);
+            agent_policy_close(&rp);
+            goto done;
+        }
+        net = rp.net;
+        rp.net = NULL; /* ours now */
+        n_devices = rp.info.n_devices;
+        n_groups = rp.info.n_groups;
+        agent_policy_close(&rp);
+        const char *devs = cli_get(cmd, a, "devices");
+        if (devs && strtol(devs, NULL, 10) != n_devices) {
+            err_set(&e, "%s: the policy is for %d devices but the cluster has %s (--devices %s; leave it out to use %d)",
+                    resume, n_devices, devs, devs, n_devices);
+            goto done;
+        }
+        if (ts.adam.step == 0 && ts.episodes == 0) { /* no training state in the file */
+            train_state_done(&ts);
+            ag->state_init(&ts, cfg);
+        }
+    }
+    if (!(paths = train_cli_paths(a, &n_graphs, &e)) || !(c = cli_cluster(cmd, a, net ? n_devices : 2, &e)))
+        goto done;
+    spec.cluster = c;
+    if (resume && n_graphs == 1 && !cli_get(cmd, a, "groups") && n_groups > 0 && n_groups <= ag->max_groups)
+        spec.groups = n_groups; /* one graph: the grouping the policy was trained on */
+    tg = xnew_array((size_t)n_graphs, sizeof *tg);
+    pb = xnew_array((size_t)n_graphs, sizeof *pb);
+    if (train_cli_load_graphs(&spec, paths, n_graphs, pb, tg, ag->policy_graphs, &e) != 0)
+        goto done;
+    if (!net && !(net = ag->create(cfg, pb, n_graphs, c, &e)))
+        goto done;
+    if (!(t = ag->trainer_new(net, &ts, cfg, tg, n_graphs, c, &e))) {
+        err_prefix(&e, resume ? resume : "policy");
+        goto done;
+    }
+    begun = 1;
+    if (train_cli_begin(0, pb, n_graphs, &ts, &e) != 0)
+        goto done;
+    Progress pr = {0};
+    pr.json = cli_get(cmd, a, "json") != NULL;
+    pr.first = ts.episodes;
+    pr.total = episodes;
+    pr.graphs = tg;
+    pr.n_graphs = n_graphs;
+    TrainLoop loop = {ag->run, k->file.save, t, net, ag->unit};
+    if (train_cli_loop(&loop, &pr, &ts, every, out, cli_get(cmd, a, "curve"), &e) != 0)
+        goto done;
+    rc = EXIT_OK;
+done:
+    if (!begun)
+        dist_agree(1, &e);
+    if (t)
+        ag->trainer_free(t);
+    if (net)
+        k->file.free(net);
+    free(cfg);
+    train_state_done(&ts);
+    if (tg)
+        train_cli_free_graphs(pb, tg, n_graphs);
+    cluster_free(c);
+    for (int i = 0; i < n_graphs; i++)
+        free(paths[i]);
+    free(paths);
+    return rc == EXIT_OK ? rc : cli_fail(&e);
+}

@@ -1,0 +1,549 @@
+/* app: the explorer's model (see app.h): loading and freeing, the cache
+ * derived from the episode and the policy, the message line, saving and
+ * exports, and the baselines. */
+#include "app.h"
+#include "data.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bound.h"
+#include "export.h"
+#include "place.h"
+#include "policy_place.h"
+
+void app_msg(App *a, int style, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(a->msg.text, sizeof a->msg.text, fmt, ap);
+    va_end(ap);
+    a->msg.style = style;
+}
+
+/* ------------------------------------------------------------------ */
+/* Loading                                                             */
+
+/* The stem of the graph file's name: no directory, no ".json", only letters,
+ * digits, '.', '-' and '_' (others become '_'), never starting with '.'; so
+ * a file's name, never its content, chooses where the explorer writes. */
+static char *file_stem(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t n = strlen(base);
+    if (n > 5 && strcmp(base + n - 5, ".json") == 0)
+        n -= 5;
+    char *s = xmalloc(n + 8);
+    size_t k = 0;
+    if (n == 0 || base[0] == '.')
+        k = (size_t)snprintf(s, 8, "graph");
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)base[i];
+        s[k++] = (isalnum(c) || c == '.' || c == '-' || c == '_') ? (char)c : '_';
+    }
+    s[k] = 0;
+    return s;
+}
+
+void app_out_path(const App *a, const char *suffix, char *buf, size_t n)
+{
+    const char *ep = a->files.episode, *slash = strrchr(ep, '/');
+    int dir = slash ? (int)(slash - ep + 1) : 0;
+    snprintf(buf, n, "%.*s%s%s", dir, ep, a->files.stem, suffix);
+}
+
+/* Loads the policy at path, or makes an untrained one (seed 1) without a
+ * path; with a resumed episode's configuration cfg, the policy must read the
+ * features that episode gives (an untrained one is built for them). An rnn
+ * or gdp policy file loads that placer (app_is_actor, app_actor.c). */
+static int load_policy(App *a, const char *path, const EpisodeConfig *cfg, Err *e)
+{
+    AppPolicy *p = &a->policy;
+    if (!path) {
+        PolicyArch arch;
+        policy_arch_for(&arch, a->data.pb.c->n_devices, cfg ? cfg->mem_feature : 0, cfg ? cfg->extended_features : 0);
+        p->pol = policy_new(&arch, 1, e);
+        return p->pol ? 0 : -1;
+    }
+    AgentPolicy ap; /* read and parsed once: the command line's look at it is the same */
+    if (agent_policy_take(path, &ap, e) != 0)
+        return -1;
+    p->checksum = ap.checksum;
+    if (ap.kind->actor) {
+        int rc = app_actor_load(a, &ap, e);
+        agent_policy_close(&ap);
+        if (rc != 0)
+            return -1;
+        p->path = xstrdup(path);
+        return 0;
+    }
+    if (strcmp(ap.kind->name, "placeto") != 0) {
+        err_set(e, "%s: the explorer steps Placeto's policy and the agents with an explorer actor; %s policy has "
+                   "none", path, ap.kind->a_name);
+        agent_policy_close(&ap);
+        return -1;
+    }
+    p->pol = ap.net;
+    ap.net = NULL; /* ours */
+    agent_policy_close(&ap);
+    if (p->pol->arch.n_devices != a->data.pb.c->n_devices) {
+        err_set(e, "%s: the policy is for %d devices but the cluster has %d (use --devices %d)", path,
+                p->pol->arch.n_devices, a->data.pb.c->n_devices, p->pol->arch.n_devices);
+        return -1;
+    }
+    if (cfg && episode_check_policy(cfg, &p->pol->arch, a->data.pb.c->n_devices, e) != 0) {
+        err_prefix(e, path);
+        return -1;
+    }
+    p->path = xstrdup(path);
+    return 0;
+}
+
+/* What every way of loading shares once graph, cluster, grouping, policy and
+ * episode exist. */
+static void finish_load(App *a)
+{
+    AppData *d = &a->data;
+    int n = d->pb.gr->n_groups;
+    d->labels = xnew_array((size_t)n, sizeof *d->labels);
+    for (int k = 0; k < n; k++)
+        d->labels[k] = dag_short_label(d->pb.gr->names[k]);
+    d->dag = d->dag_all = dag_layout(n, d->pb.gr->succ_off, d->pb.gr->succ, NULL);
+    int *host = xnew_array((size_t)n + 1, sizeof *host);
+    DagOptions fold_opt; /* the forward pass alone is narrow: room for longer labels */
+    dag_options_default(&fold_opt);
+    fold_opt.label_width = DAG_FOLD_LABEL_WIDTH;
+    if (dag_fold_training(d->pb.g, d->pb.gr, host) > 0)
+        d->dag = d->dag_fold = dag_layout_folded(n, d->pb.gr->succ_off, d->pb.gr->succ, host, &fold_opt);
+    a->view.fold = d->dag_fold != NULL;
+    free(host);
+    if (a->policy.pol)
+        a->policy.work = policy_work_new(&a->policy.pol->arch, d->pg);
+    if (app_is_actor(a))
+        a->cache.attention = xnew_array((size_t)n, sizeof *a->cache.attention);
+    d->lower_bound_us = bound_lower(d->pb.g, d->pb.c);
+    int *dev = xnew_array((size_t)d->pb.g->n_nodes, sizeof *dev);
+    int fast = place_fastest_device(d->pb.c);
+    for (int i = 0; i < d->pb.g->n_nodes; i++)
+        dev[i] = fast;
+    d->single_us = sim_makespan(d->pb.sim, dev);
+    free(dev);
+    a->cache.feats = xnew_array(APP_FEATURE_ROWS * (size_t)d->ep->n_features, sizeof *a->cache.feats);
+    app_cache_update(a);
+    a->view.zoom = DAG_FULL;
+    a->view.follow = 1;
+    a->view.maximized = -1;
+    a->run.speed = 10;
+    a->view.selected = episode_current(d->ep) >= 0 ? episode_current(d->ep) : 0;
+    if (!a->files.stem)
+        a->files.stem = file_stem(d->pb.g->path ? d->pb.g->path : "graph");
+    if (!a->files.episode) {
+        size_t n_ep = strlen(a->files.stem) + 16;
+        a->files.episode = xmalloc(n_ep);
+        snprintf(a->files.episode, n_ep, "%s.episode.json", a->files.stem);
+    }
+    size_t m = strlen(a->files.episode) + 16;
+    a->files.autosave = xmalloc(m);
+    snprintf(a->files.autosave, m, "%s.autosave", a->files.episode);
+    pthread_mutex_init(&a->train.lock, NULL);
+    a->train.lock_ready = 1;
+    a->run.last_autosave = util_now();
+}
+
+App *app_new(const AppOptions *o, Err *e)
+{
+    App *a = xcalloc(1, sizeof *a);
+    a->run.greedy = o->greedy;
+    a->tour.stage = -1;
+    for (int k = 0; k < APP_TOUR_MAX_STAGES; k++)
+        a->tour.hist_at[k] = -1;
+    const char *load_path = o->resume_path ? o->resume_path : o->replay_path;
+    if (load_path) {
+        EpisodeFile f;
+        if (episode_load(load_path, &f, e) != 0) {
+            free(a);
+            return NULL;
+        }
+        a->data.pb = f.pb;
+        a->data.pg = f.pg;
+        a->data.ep = f.ep;
+        const char *pp = o->policy_path ? o->policy_path : f.policy_path;
+        if (load_policy(a, pp, &f.ep->cfg, e) != 0 || app_actor_attach(a, f.ep, load_path, e) != 0 ||
+            (!o->policy_path && f.policy_path && a->policy.checksum != f.policy_checksum &&
+             err_set(e, "%s: the policy file %s changed since the episode was saved (checksum %016llx, expected %016llx)",
+                     load_path, f.policy_path, (unsigned long long)a->policy.checksum,
+                     (unsigned long long)f.policy_checksum) < 0)) {
+            free(f.policy_path);
+            a->data.ep = NULL;
+            episode_free(f.ep);
+            app_free(a);
+            return NULL;
+        }
+        free(f.policy_path);
+        a->files.episode = xstrdup(load_path);
+        if (o->replay_path) {
+            while (episode_undo(a->data.ep) == 0)
+                ;
+            a->replay.active = 1;
+        }
+        finish_load(a);
+        if (a->replay.active) {
+            a->run.dirty = 0;
+            app_msg(a, GS_GOOD, "replaying %s: %d steps; space/Right forwards, Left/u backwards, Home/End, r plays",
+                    load_path, a->data.ep->n_redo);
+        } else {
+            app_msg(a, GS_GOOD, "resumed %s: step %d of %d", load_path, a->data.ep->cursor, a->data.ep->n_order);
+        }
+        return a;
+    }
+    ProblemSpec spec = {.graph_path = o->graph_path, .cluster_path = o->cluster_path, .n_devices = o->n_devices,
+                        .groups = o->groups};
+    if (problem_load(&a->data.pb, &spec, e) != 0)
+        goto fail;
+    if (!(a->data.pg = policy_graph_new(a->data.pb.gr, e))) {
+        err_prefix(e, o->graph_path);
+        goto fail;
+    }
+    if (load_policy(a, o->policy_path, NULL, e) != 0)
+        goto fail;
+    if (app_actor_attach(a, NULL, NULL, e) != 0)
+        goto fail;
+    EpisodeConfig cfg;
+    if (app_is_actor(a)) {
+        a->policy.kind->actor->config(&cfg);
+    } else {
+        episode_config_default(&cfg);
+        episode_config_features(&cfg, &a->policy.pol->arch);
+    }
+    if (!(a->data.ep = episode_new(a->data.pb.g, a->data.pb.gr, a->data.pb.c, a->data.pg, &cfg, o->seed, NULL, e)))
+        goto fail;
+    if (o->episode_path)
+        a->files.episode = xstrdup(o->episode_path);
+    finish_load(a);
+    if (app_is_actor(a))
+        app_msg(a, GS_NONE, "%s: %d groups on %d devices, the %s policy %s; space steps, ? shows every key",
+                a->data.pb.g->name, a->data.pb.gr->n_groups, a->data.pb.c->n_devices, a->policy.kind->name,
+                a->policy.kind->actor->start);
+    else
+        app_msg(a, GS_NONE, "%s: %d groups on %d devices; space steps, ? shows every key", a->data.pb.g->name,
+                a->data.pb.gr->n_groups, a->data.pb.c->n_devices);
+    if (o->demo) {
+        a->tour.autoplay = o->demo == 2;
+        a->tour.seconds = o->demo_seconds > 0 ? o->demo_seconds : 7.0;
+        a->tour.own_graph = o->demo_own_graph;
+        a->tour.held_out = o->demo_held_out;
+        a->tour.rnn_app = o->demo_rnn;
+        app_tour_enter(a, o->demo_stage);
+    }
+    return a;
+fail:
+    app_free(a);
+    return NULL;
+}
+
+static void free_baselines(App *a)
+{
+    for (int k = 0; k < a->base.n; k++)
+        place_run_free(&a->base.rows[k]);
+    free(a->base.rows);
+    a->base.rows = NULL;
+    a->base.n = 0;
+}
+
+void app_free(App *a)
+{
+    if (!a)
+        return;
+    AppTrain *t = &a->train;
+    app_train_stop(a);
+    if (t->ts_ready)
+        train_state_done(&t->ts);
+    free(t->curve);
+    free(t->ret);
+    free(t->shown_curve);
+    free(t->shown_ret);
+    if (t->lock_ready)
+        pthread_mutex_destroy(&t->lock);
+    free_baselines(a);
+    AppData *d = &a->data;
+    for (int k = 0; d->labels && k < d->pb.gr->n_groups; k++)
+        free(d->labels[k]);
+    free(d->labels);
+    tl_free(a->cache.tl);
+    free(a->cache.feats);
+    free(a->cache.attention);
+    app_actor_free(&a->policy);
+    dag_free(d->dag_all);
+    dag_free(d->dag_fold);
+    policy_work_free(a->policy.work);
+    episode_free(d->ep);
+    app_episodes_free(a);
+    policy_free(a->policy.pol);
+    policy_graph_free(d->pg);
+    problem_free(&d->pb);
+    free(a->policy.path);
+    free(a->files.episode);
+    free(a->files.autosave);
+    free(a->files.stem);
+    free(a);
+}
+
+/* ------------------------------------------------------------------ */
+/* The cache                                                           */
+
+/* The groups whose feature rows the tour shows: the current node, up to two
+ * parents and two children, and the first group on another device. */
+static void pick_feature_groups(const App *a, int cur, int *out)
+{
+    const Grouping *gr = a->data.pb.gr;
+    const int *dev = a->data.ep->group_device;
+    int n = 0;
+    out[n++] = cur;
+    for (int j = gr->pred_off[cur]; j < gr->pred_off[cur + 1] && j < gr->pred_off[cur] + 2; j++)
+        out[n++] = gr->pred[j];
+    for (int j = gr->succ_off[cur]; j < gr->succ_off[cur + 1] && j < gr->succ_off[cur] + 2; j++)
+        out[n++] = gr->succ[j];
+    for (int k = 0; k < gr->n_groups && n < APP_FEATURE_ROWS; k++)
+        if (dev[k] != dev[cur]) {
+            int seen = 0;
+            for (int j = 0; j < n; j++)
+                seen |= out[j] == k;
+            if (!seen)
+                out[n++] = k;
+            break;
+        }
+    while (n < APP_FEATURE_ROWS)
+        out[n++] = -1;
+}
+
+/* The actor's probabilities for the current step and its attention over
+ * the groups, the largest weights first (a set_why kind: the heading counts
+ * the set); its learned clusters. */
+static void update_actor_view(App *a)
+{
+    AppCache *c = &a->cache;
+    const AgentActorOps *kind = a->policy.kind->actor;
+    const Episode *ep = a->data.ep;
+    int n = ep->n_groups, in_set = 0;
+    if (kind->clusters)
+        c->n_clusters = kind->clusters(a->policy.actor, &c->cluster);
+    for (int k = 0; k < APP_ATTENTION_ROWS; k++)
+        c->attn_top[k] = -1;
+    const float *att = NULL, *p = app_actor_probs(a, &att);
+    if (!p) {
+        memset(c->attention, 0, (size_t)n * sizeof *c->attention);
+        return;
+    }
+    memcpy(c->probs, p, (size_t)ep->n_devices * sizeof *c->probs);
+    if (!att) { /* an agent that attends to no group */
+        memset(c->attention, 0, (size_t)n * sizeof *c->attention);
+        return;
+    }
+    memcpy(c->attention, att, (size_t)n * sizeof *c->attention);
+    for (int k = 0; k < n; k++)
+        in_set += att[k] > 0;
+    if (kind->set_why)
+        snprintf(a->policy.why, sizeof a->policy.why, "why: %s (%d group%s)", kind->set_why, in_set,
+                 in_set == 1 ? "" : "s");
+    for (int k = 0; k < n; k++) { /* insertion into the short list (a set: its members alone) */
+        if (kind->set_why && att[k] <= 0)
+            continue;
+        int j = APP_ATTENTION_ROWS;
+        while (j > 0 && (c->attn_top[j - 1] < 0 || att[k] > att[c->attn_top[j - 1]]))
+            j--;
+        if (j >= APP_ATTENTION_ROWS)
+            continue;
+        memmove(c->attn_top + j + 1, c->attn_top + j, (size_t)(APP_ATTENTION_ROWS - 1 - j) * sizeof *c->attn_top);
+        c->attn_top[j] = k;
+    }
+}
+
+/* The policy's probabilities for the current node, and the feature rows of
+ * the groups the tour shows (Placeto's; an actor reads no state). */
+static void update_policy_view(App *a)
+{
+    AppCache *c = &a->cache;
+    Episode *ep = a->data.ep;
+    int cur = episode_current(ep);
+    c->node = cur;
+    for (int k = 0; k < APP_FEATURE_ROWS; k++)
+        c->feat_group[k] = -1;
+    if (app_is_actor(a)) {
+        update_actor_view(a);
+        return;
+    }
+    if (cur < 0)
+        return;
+    episode_features(ep, cur, ep->feats);
+    policy_forward(a->policy.pol, a->data.pg, a->policy.work, ep->feats, cur, NULL, c->probs);
+    pick_feature_groups(a, cur, c->feat_group);
+    size_t F = (size_t)ep->n_features;
+    for (int k = 0; k < APP_FEATURE_ROWS; k++)
+        if (c->feat_group[k] >= 0)
+            memcpy(c->feats + (size_t)k * F, ep->feats + (size_t)c->feat_group[k] * F, F * sizeof *c->feats);
+}
+
+void app_cache_update(App *a)
+{
+    tl_free(a->cache.tl);
+    a->cache.tl = tl_new(a->data.pb.g, a->data.pb.c, a->data.ep->result);
+    update_policy_view(a);
+}
+
+void app_changed(App *a)
+{
+    app_cache_update(a);
+    a->run.dirty = 1;
+    int cur = episode_current(a->data.ep);
+    if (a->view.follow && cur >= 0)
+        a->view.selected = cur;
+}
+
+/* ------------------------------------------------------------------ */
+/* Files                                                               */
+
+int app_save(App *a, const char *path)
+{
+    Err e = {{0}};
+    if (episode_save(a->data.ep, a->policy.path, a->policy.checksum, path, &e) != 0) {
+        app_msg(a, GS_ERROR, "not saved: %s (the episode is still here)", e.msg);
+        return -1;
+    }
+    if (strcmp(path, a->files.episode) == 0) {
+        a->run.dirty = 0;
+        remove(a->files.autosave);
+    }
+    app_msg(a, GS_GOOD, "saved %s (step %d, %d history entries)", path, a->data.ep->cursor, a->data.ep->n_hist);
+    return 0;
+}
+
+void app_autosave(App *a)
+{
+    a->run.last_autosave = util_now();
+    if (!a->run.dirty)
+        return;
+    Err e = {{0}};
+    if (episode_save(a->data.ep, a->policy.path, a->policy.checksum, a->files.autosave, &e) == 0)
+        app_msg(a, GS_DIM, "autosaved %s", a->files.autosave);
+    else
+        app_msg(a, GS_ERROR, "autosave failed: %s", e.msg);
+}
+
+int app_export(App *a, AppExport what)
+{
+    const AppData *d = &a->data;
+    Err e = {{0}};
+    char path[4096];
+    int rc;
+    if (what == APP_EXPORT_DOT) {
+        app_out_path(a, ".placement.dot", path, sizeof path);
+        rc = export_dot(path, d->pb.g, d->pb.gr, d->pb.c, d->ep->op_device, &e);
+    } else {
+        app_out_path(a, ".trace.json", path, sizeof path);
+        rc = export_trace(path, d->pb.g, d->pb.c, d->ep->result, &e);
+    }
+    if (rc != 0)
+        app_msg(a, GS_ERROR, "export failed: %s", e.msg);
+    else
+        app_msg(a, GS_GOOD, "wrote %s (%s)", path,
+                what == APP_EXPORT_DOT ? "render with dot -Tsvg" : "open in ui.perfetto.dev");
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* The baselines                                                       */
+
+/* Baselines: every method on the episode's cluster, sorted by runtime. */
+void app_run_baselines(App *a)
+{
+    free_baselines(a);
+    a->base.n_learned = 0;
+    int n;
+    const PlaceMethod *m = place_methods(&n);
+    a->base.rows = xnew_array((size_t)n, sizeof *a->base.rows);
+    int64_t budget = APP_SEARCH_WORK / (a->data.pb.g->n_nodes > 0 ? a->data.pb.g->n_nodes : 1);
+    a->base.budget = budget < 100 ? 100 : budget > APP_SEARCH_BUDGET ? APP_SEARCH_BUDGET : budget;
+    for (int k = 0; k < n; k++) {
+        Err e = {{0}};
+        if (place_run(&a->data.pb, &m[k], a->data.ep->seed, a->base.budget, &a->base.rows[a->base.n], &e) == 0)
+            a->base.n++; /* a method that fails is left out */
+    }
+    place_run_sort(a->base.rows, a->base.n);
+    a->base.ran = 1;
+}
+
+/* Adds the rows of the policy at path (named label) from both starts. */
+static void add_learned(App *a, const char *path, const char *label)
+{
+    AppBaselines *b = &a->base;
+    Err pe = {{0}};
+    const AgentPolicy *ap = agent_policy_cached(path, NULL, &pe);
+    int starts = ap && ap->kind->place.refine ? 2 : 1; /* a one-shot placer starts from nothing */
+    for (int start = 0; start < starts && b->n_learned + 2 <= 8; start++) {
+        PlaceRun rows[2];
+        Err e = {{0}};
+        AgentPlaceOpts po = {8, a->data.ep->seed, start ? AGENT_START_HEURISTIC : AGENT_START_DEFAULT};
+        int n = agent_place_file(path, &a->data.pb, &po, rows, NULL, &e);
+        if (n < 0) {
+            app_msg(a, GS_WARN, "%s left out: %s", label, e.msg);
+            return;
+        }
+        for (int k = 0; k < n; k++) {
+            int trained = rows[k].method && ap && strcmp(rows[k].method, ap->kind->place.trained_row) == 0;
+            if (trained && start) { /* listed once, with the first start */
+                place_run_free(&rows[k]);
+                continue;
+            }
+            char *name = b->learned_names[b->n_learned++];
+            snprintf(name, 64, "%s %s", label, trained ? "(trained)" : start ? "refine" : "zero-shot");
+            rows[k].method = name;
+            b->rows = XRENEW(b->rows, b->n + 1);
+            b->rows[b->n++] = rows[k];
+        }
+    }
+}
+
+/* The bundled policy file rel (under the data directory) when it exists. */
+
+/* "placeto NAME": NAME the file's name without directory and ".json". */
+static void policy_label(const char *path, char *buf, size_t n)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t len = strlen(base);
+    if (len > 5 && strcmp(base + len - 5, ".json") == 0)
+        len -= 5;
+    snprintf(buf, n, "placeto %.*s", (int)(len > 40 ? 40 : len), base);
+}
+
+void app_run_learned(App *a)
+{
+    if (!a->base.ran || a->base.n_learned)
+        app_run_baselines(a);
+    int nd = a->data.pb.c->n_devices;
+    const char *mine = a->policy.path;
+    char label[64], mine_label[64] = "", path[4096], rel[512];
+    if (mine) {
+        policy_label(mine, mine_label, sizeof mine_label);
+        add_learned(a, mine, mine_label);
+    }
+    for (int k = 0; k < 2; k++) { /* the graph's own bundled policy, the general one */
+        if (k == 0)
+            snprintf(rel, sizeof rel, "policies/%.400s_%d.json", a->files.stem, nd);
+        else
+            snprintf(rel, sizeof rel, "policies/general_%d.json", nd);
+        data_path(path, sizeof path, rel);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        fclose(f);
+        policy_label(path, label, sizeof label);
+        if (strcmp(label, mine_label) != 0)
+            add_learned(a, path, label);
+    }
+    place_run_sort(a->base.rows, a->base.n);
+}

@@ -1,0 +1,590 @@
+/* draw: the explorer's view (see draw.h): the screen as a pure function of
+ * a const App, drawn onto a Grid: a status line, the panes (graph, timeline,
+ * policy, devices, history, inspector) in a layout that adapts to the size,
+ * the message line, the open dialog (dialogs.c) and the tour's caption on
+ * top. The terminal backend copies the grid to the screen; the headless
+ * runner dumps it as text. */
+#include "draw.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dialogs.h"
+#include "widgets.h"
+
+enum { MIN_W = 60, MIN_H = 16 };
+
+static const char *const pane_title[PANE_COUNT] = {"Graph", "Timeline", "Policy", "Devices", "History",
+                                                   "Inspector"};
+
+/* A pane's frame and title; returns the inside. */
+static GridRect frame(const App *a, Grid *g, GridRect r, AppPane p, const char *extra)
+{
+    grid_box(g, r, GS_BORDER);
+    char t[160];
+    snprintf(t, sizeof t, " %s%s%s ", pane_title[p], extra ? " " : "", extra ? extra : "");
+    grid_text_fit(g, r.x + 2, r.y, t, r.w - 4, a->view.focus == p ? GS_CURSOR : GS_TITLE);
+    return (GridRect){r.x + 1, r.y + 1, r.w - 2, r.h - 2};
+}
+
+/* ------------------------------------------------------------------ */
+/* Graph                                                               */
+
+/* The minimap's box in the graph pane's top-right corner when the canvas
+ * is well larger than the pane (w = 0: none). */
+static GridRect map_box(const DagLayout *L, int zoom, GridRect in)
+{
+    const DagGeom *G = &L->geom[zoom];
+    GridRect none = {in.x + in.w, in.y, 0, 0};
+    if ((G->width <= in.w + in.w / 4 && G->height <= in.h + in.h / 4) || in.w < 40 || in.h < 8)
+        return none;
+    int w, h;
+    dag_map_fit(L, zoom, in.w / 5, in.h - 2, &w, &h);
+    return (GridRect){in.x + in.w - w - 2, in.y, w + 2, h + 2};
+}
+
+static void draw_graph(const App *a, Grid *g, GridRect r, AppGeom *geom)
+{
+    const AppData *d = &a->data;
+    const AppView *vw = &a->view;
+    int n = d->pb.gr->n_groups, cur = episode_current(d->ep);
+    int by_cluster = vw->by_cluster && a->cache.cluster;
+    char extra[160], clusters[48] = "";
+    if (by_cluster)
+        snprintf(clusters, sizeof clusters, ", %d learned clusters", a->cache.n_clusters);
+    snprintf(extra, sizeof extra, "%d groups%s%s%s%s", n, clusters, vw->fold ? ", folded (<: backward)" : "",
+             vw->zoom == DAG_COMPACT ? ", compact" : "",
+             !vw->show_sets        ? ""
+             : !app_is_actor(a)      ? ", sets"
+             : a->policy.kind->actor->set_why ? ", learned cluster"
+                                     : ", attention");
+    GridRect in = frame(a, g, r, PANE_GRAPH, extra);
+    if (in.w <= 0 || in.h <= 0)
+        return;
+    uint8_t *style = xnew_array((size_t)n, 1), *crit = xnew_array((size_t)n, 1);
+    if (app_is_actor(a)) { /* groups the actor has not reached are dimmed (not in their clusters' colours);
+                              'a': its attention, or the whole set its why marks */
+        for (int j = 0; j < n && !by_cluster; j++)
+            if (d->ep->visits[j] == 0)
+                style[j] = GS_DIM;
+        for (int j = 0; j < n && vw->show_sets && cur >= 0 && a->policy.kind->actor->set_why; j++)
+            if (a->cache.attention[j] > 0)
+                style[j] = GS_EDGE_HI;
+        for (int k = 0; k < APP_ATTENTION_ROWS && vw->show_sets && cur >= 0; k++)
+            if (a->cache.attn_top[k] >= 0)
+                style[a->cache.attn_top[k]] = GS_EDGE_HI;
+    } else if (vw->show_sets && cur >= 0)
+        for (int j = 0; j < n; j++)
+            style[j] = policy_graph_is_anc(d->pg, cur, j)    ? GS_ANCESTOR
+                       : policy_graph_is_desc(d->pg, cur, j) ? GS_DESCENDANT
+                       : j != cur                           ? GS_PARALLEL
+                                                            : 0;
+    for (int i = 0; i < d->pb.g->n_nodes; i++)
+        if (a->cache.tl->op_crit[i])
+            crit[d->pb.gr->op_group[i]] = 1;
+    if (vw->selected >= 0)
+        style[vw->selected] = GS_SELECTED;
+    if (cur >= 0)
+        style[cur] = GS_CURRENT;
+    GridRect mr = map_box(d->dag, vw->zoom, in);
+    int x = vw->x, y = vw->y, cw = d->dag->geom[vw->zoom].width;
+    int room = mr.w > 0 && cw <= mr.x - in.x - 1 ? mr.x - in.x - 1 : in.w; /* beside the map when it fits */
+    if (vw->follow || a->dialog.kind == DLG_SEARCH) { /* the selection in the middle, a narrow graph centred */
+        dag_center_on(d->dag, vw->zoom, vw->selected, room, in.h, &x, &y);
+        if (cw < room)
+            x = -(room - cw) / 2;
+    }
+    DagView v = {vw->zoom, x, y, in, (const char *const *)d->labels, d->ep->group_device, style, crit,
+                 d->pb.c->n_devices <= 10, by_cluster ? a->cache.cluster : NULL};
+    dag_render(d->dag, &v, g);
+    if (mr.w > 0) { /* where the view is, and every group's device */
+        grid_fill(g, mr, ' ', GS_NONE); /* the box's lines must not merge with the edges under it */
+        grid_box(g, mr, GS_BORDER);
+        grid_text_fit(g, mr.x + 1, mr.y, "map", mr.w - 2, GS_TITLE);
+        dag_render_map(d->dag, &v, (GridRect){mr.x + 1, mr.y + 1, mr.w - 2, mr.h - 2}, g);
+    }
+    if (geom) {
+        geom->have_dag = 1;
+        geom->dag = v;
+        if (mr.w > 0) {
+            geom->map = (GridRect){mr.x + 1, mr.y + 1, mr.w - 2, mr.h - 2};
+            geom->canvas_w = cw;
+            geom->canvas_h = d->dag->geom[vw->zoom].height;
+        }
+        geom->dag.style = NULL; /* the arrays die with this frame */
+        geom->dag.critical = NULL;
+    }
+    free(style);
+    free(crit);
+}
+
+/* ------------------------------------------------------------------ */
+/* Timeline                                                            */
+
+static void draw_timeline(const App *a, Grid *g, GridRect r, AppGeom *geom)
+{
+    const Episode *ep = a->data.ep;
+    char extra[96], t1[32];
+    snprintf(extra, sizeof extra, "runtime %s%s", util_fmt_time(t1, ep->runtime_us), ep->oom ? ", OUT OF MEMORY" : "");
+    GridRect in = frame(a, g, r, PANE_TIMELINE, extra);
+    if (in.w <= 0 || in.h <= 0)
+        return;
+    TlView v = tl_view_default(a->cache.tl, in);
+    if (a->view.tl_t1 > a->view.tl_t0) {
+        v.t0 = a->view.tl_t0;
+        v.t1 = a->view.tl_t1;
+    }
+    v.op_group = a->data.pb.gr->op_group;
+    v.selected_group = a->view.selected;
+    v.by_group = a->view.tl_by_group;
+    v.group_names = (const char *const *)a->data.labels;
+    tl_render(a->cache.tl, &v, g);
+    if (geom) {
+        geom->have_tl = 1;
+        geom->tl = v;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Policy                                                              */
+
+static void draw_policy(const App *a, Grid *g, GridRect r)
+{
+    const Episode *ep = a->data.ep;
+    const AppCache *c = &a->cache;
+    int cur = c->node, nd = a->data.pb.c->n_devices;
+    GridRect in = frame(a, g, r, PANE_POLICY, a->run.greedy ? "greedy" : "sampling");
+    if (in.w <= 0 || in.h <= 0)
+        return;
+    char buf[512], b1[32], b2[32];
+    int y = in.y;
+    if (cur < 0) {
+        grid_text_fit(g, in.x, y++, "episode complete: n for a new one", in.w, GS_DIM);
+    } else {
+        snprintf(buf, sizeof buf, "step %d/%d: %s", ep->cursor + 1, ep->n_order, a->data.pb.gr->names[cur]);
+        grid_text_fit(g, in.x, y++, buf, in.w, GS_CURRENT);
+        int best = 0;
+        for (int d = 1; d < nd; d++)
+            if (c->probs[d] > c->probs[best])
+                best = d;
+        for (int d = 0; d < nd && y < in.y + in.h - 1; d++, y++) {
+            char lab[16], txt[16];
+            snprintf(lab, sizeof lab, "%c%d", d == ep->group_device[cur] ? '*' : ' ', d);
+            snprintf(txt, sizeof txt, "%5.1f%% %s", 100.0 * c->probs[d], d == best ? "<" : " ");
+            widget_bar(g, in.x, y, in.w, c->probs[d], 1.0, lab, txt);
+        }
+    }
+    if (app_is_actor(a) && cur >= 0 && y < in.y + in.h - 1) { /* why: where the actor looked */
+        grid_text_fit(g, in.x, y++, a->policy.why, in.w, GS_LABEL);
+        for (int k = 0; k < APP_ATTENTION_ROWS && c->attn_top[k] >= 0 && y < in.y + in.h - 1; k++, y++) {
+            int j = c->attn_top[k];
+            snprintf(buf, sizeof buf, "%5.1f%% %c %s", 100.0 * c->attention[j],
+                     j == cur ? '>' : ep->visits[j] ? '+' : '.', a->data.pb.gr->names[j]);
+            grid_text_fit(g, in.x, y, buf, in.w, j == cur ? GS_CURRENT : GS_NONE);
+        }
+    }
+    if (ep->n_hist > 0 && y < in.y + in.h) {
+        const EpisodeStep *s = &ep->hist[ep->n_hist - 1];
+        char what[320];
+        app_entry_text(a, s, 1, what, sizeof what);
+        snprintf(buf, sizeof buf, "last: %s, reward %+.4f s, %s -> %s", what, s->reward,
+                 util_fmt_time(b1, s->runtime_us + s->reward * 1e6), util_fmt_time(b2, s->runtime_us));
+        grid_text_fit(g, in.x, y++, buf, in.w, s->reward > 0 ? GS_GOOD : s->reward < 0 ? GS_WARN : GS_DIM);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Devices                                                             */
+
+static void draw_devices(const App *a, Grid *g, GridRect r)
+{
+    const AppData *dt = &a->data;
+    const SimResult *res = dt->ep->result;
+    GridRect in = frame(a, g, r, PANE_DEVICES, "memory");
+    if (in.w <= 0 || in.h <= 0)
+        return;
+    int nd = dt->pb.c->n_devices;
+    int *count = xnew_array((size_t)nd, sizeof *count);
+    for (int k = 0; k < dt->pb.gr->n_groups; k++)
+        count[dt->ep->group_device[k]]++;
+    for (int d = 0; d < nd && d < in.h; d++) {
+        char lab[40], txt[64], b1[32], b2[32];
+        double util = res->makespan_us > 0 ? 100.0 * res->busy_us[d] / res->makespan_us : 0.0;
+        double cap = (double)dt->pb.c->devices[d].memory_bytes;
+        if (in.w >= 40) {
+            snprintf(lab, sizeof lab, "%d %3d grp %3.0f%%", d, count[d], util);
+            snprintf(txt, sizeof txt, "%s/%s%s", util_fmt_bytes(b1, (double)res->peak_memory_bytes[d]),
+                     util_fmt_bytes(b2, cap), res->oom[d] ? " OOM" : "");
+        } else { /* narrow: utilisation and peak memory only */
+            snprintf(lab, sizeof lab, "%d %3.0f%%", d, util);
+            snprintf(txt, sizeof txt, "%s%s", util_fmt_bytes(b1, (double)res->peak_memory_bytes[d]),
+                     res->oom[d] ? " OOM" : "");
+        }
+        widget_bar(g, in.x, in.y + d, in.w, (double)res->peak_memory_bytes[d], cap, lab, txt);
+    }
+    free(count);
+}
+
+/* ------------------------------------------------------------------ */
+/* History                                                             */
+
+static void draw_history(const App *a, Grid *g, GridRect r)
+{
+    const Episode *ep = a->data.ep;
+    int total = ep->n_hist + ep->n_redo;
+    char extra[64];
+    snprintf(extra, sizeof extra, "%d steps%s", ep->n_hist, ep->n_redo ? ", redo available" : "");
+    GridRect in = frame(a, g, r, PANE_HISTORY, extra);
+    if (in.w <= 0 || in.h <= 0)
+        return;
+    int y = in.y;
+    /* runtime after every entry, the start first */
+    double *rt = xmalloc_array((size_t)ep->n_hist + 2, sizeof *rt);
+    rt[0] = ep->init_runtime_us;
+    for (int k = 0; k < ep->n_hist; k++)
+        rt[k + 1] = ep->hist[k].runtime_us;
+    grid_text(g, in.x, y, "runtime", GS_LABEL);
+    widget_sparkline(g, in.x + 8, y++, in.w - 8, rt, ep->n_hist + 1, 0, 0, GS_SPARK);
+    free(rt);
+    const AppTrain *t = &a->train;
+    if (t->n_shown > 0 && y < in.y + in.h) {
+        char lab[96], b1[32];
+        snprintf(lab, sizeof lab, "training %lld/%lld, best %s%s", (long long)t->shown_ran, (long long)t->target,
+                 util_fmt_time(b1, t->shown_curve[t->n_shown - 1]), t->running ? "" : " (done)");
+        grid_text_fit(g, in.x, y++, lab, in.w, GS_LABEL);
+        if (y < in.y + in.h)
+            widget_sparkline(g, in.x, y++, in.w, t->shown_ret, t->n_shown, 0, 0, GS_SPARK);
+    } else if (t->running && y < in.y + in.h) {
+        grid_text_fit(g, in.x, y++, "training: first episode...", in.w, GS_DIM);
+    }
+    int rows = in.y + in.h - y;
+    if (rows <= 0)
+        return;
+    for (int k = total - rows > 0 ? total - rows : 0; k < total && y < in.y + in.h; k++, y++) { /* the end */
+        const EpisodeStep *s = &ep->hist[k];
+        char line[400], what[320], b1[32];
+        app_entry_text(a, s, 1, what, sizeof what);
+        snprintf(line, sizeof line, "%4d %9s %s", k + 1, util_fmt_time(b1, s->runtime_us), what);
+        int style = k >= ep->n_hist ? GS_DIM : s->actor == EPISODE_ACTOR_USER ? GS_SELECTED : GS_NONE;
+        grid_text_fit(g, in.x, y, line, in.w, style);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Inspector                                                           */
+
+static void draw_inspector(const App *a, Grid *g, GridRect r)
+{
+    const AppData *dt = &a->data;
+    int k = a->view.selected;
+    const Grouping *gr = dt->pb.gr;
+    GridRect in = frame(a, g, r, PANE_INSPECTOR, gr->names[k]);
+    if (in.w <= 0 || in.h <= 0)
+        return;
+    char line[512], b1[32], b2[32], b3[32];
+    int y = in.y, end = in.y + in.h;
+    int d = dt->ep->group_device[k], n_ops = gr->member_off[k + 1] - gr->member_off[k];
+    double start = dt->ep->group_start[k];
+    snprintf(line, sizeof line, "group %d on %s: %d ops, %s, %s out, starts %s", k, dt->pb.c->devices[d].name, n_ops,
+             util_fmt_time(b1, gr->cost_us[k]), util_fmt_bytes(b2, (double)gr->bytes[k]),
+             util_fmt_time(b3, start));
+    grid_text_fit(g, in.x, y++, line, in.w, GS_LABEL);
+    if (y < end) {
+        size_t len = (size_t)snprintf(line, sizeof line, "in:");
+        for (int j = gr->pred_off[k]; j < gr->pred_off[k + 1] && len < sizeof line - 64; j++)
+            len += (size_t)snprintf(line + len, sizeof line - len, " %s", gr->names[gr->pred[j]]);
+        grid_text_fit(g, in.x, y++, line, in.w, GS_DIM);
+    }
+    if (y < end) {
+        size_t len = (size_t)snprintf(line, sizeof line, "out:");
+        for (int j = gr->succ_off[k]; j < gr->succ_off[k + 1] && len < sizeof line - 64; j++)
+            len += (size_t)snprintf(line + len, sizeof line - len, " %s", gr->names[gr->succ[j]]);
+        grid_text_fit(g, in.x, y++, line, in.w, GS_DIM);
+    }
+    for (int j = gr->member_off[k]; j < gr->member_off[k + 1] && y < end; j++, y++) {
+        int op = gr->members[j];
+        const GraphNode *nd = &dt->pb.g->nodes[op];
+        snprintf(line, sizeof line, "%-24s %-14s %10s %10s", nd->name, nd->op, util_fmt_time(b1, nd->cost_us),
+                 util_fmt_bytes(b2, (double)graph_node_bytes(dt->pb.g, op)));
+        grid_text_fit(g, in.x, y, line, in.w, gr->held[op] ? GS_DIM : GS_NONE);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Status and message lines                                            */
+
+/* The status line's text. */
+static void status_text(const App *a, char *line, size_t n)
+{
+    const AppData *d = &a->data;
+    const Episode *ep = d->ep;
+    char b1[32], b2[32], b3[32], who[32];
+    snprintf(who, sizeof who, "%s policy", app_is_actor(a) ? a->policy.kind->name : a->policy.path ? "trained"
+                                                                                                 : "untrained");
+    snprintf(line, n, " placeto%s  %s on %s | episode %llu step %d/%d | runtime %s | best %s | bound %s | %s%s%s%s",
+             a->replay.active ? " replay" : a->tour.active ? " tour" : "", d->pb.g->name, d->pb.c->name,
+             (unsigned long long)ep->seed, ep->cursor, ep->n_order, util_fmt_time(b1, ep->runtime_us),
+             util_fmt_time(b2, ep->best_runtime_us), util_fmt_time(b3, d->lower_bound_us),
+             who,
+             a->run.running ? " | running" : "",
+             a->train.running ? " | training" : "", a->run.dirty ? " | unsaved" : "");
+}
+
+/* Rows the status line (at most 2) and the message (at most 3) take at the
+ * grid's width: what does not fit on one row wraps. */
+/* The status line for width cells: its " | " fields kept whole, a field
+ * that does not fit going to the next row. */
+static void status_wrapped(const App *a, int width, char *out, size_t n)
+{
+    char line[512];
+    status_text(a, line, sizeof line);
+    size_t o = 0;
+    int used = 0;
+    for (char *p = line; *p && o + 1 < n;) {
+        char *sep = strstr(p, " | ");
+        size_t len = sep ? (size_t)(sep - p) : strlen(p);
+        char field[512];
+        snprintf(field, sizeof field, "%.*s", (int)len, p);
+        int w = grid_text_width(field);
+        if (p != line) { /* the separator, or a new row */
+            if (used + 3 + w > width) {
+                o += (size_t)snprintf(out + o, n - o, "\n");
+                used = 0;
+            } else {
+                o += (size_t)snprintf(out + o, n - o, " | ");
+                used += 3;
+            }
+        }
+        if (o < n)
+            o += (size_t)snprintf(out + o, n - o, "%s", field);
+        used += w;
+        p += len + (sep ? 3 : 0);
+        if (o >= n)
+            o = n - 1;
+    }
+    out[o] = '\0';
+}
+
+static int status_rows(const App *a, const Grid *g)
+{
+    char line[600];
+    status_wrapped(a, g->w, line, sizeof line);
+    int n = widget_wrap(line, g->w, NULL, NULL, 0);
+    return n > 2 ? 2 : n;
+}
+
+static int message_rows(const App *a, const Grid *g)
+{
+    int n = a->msg.text[0] ? widget_wrap(a->msg.text, g->w, NULL, NULL, 0) : 1;
+    return n > 3 ? 3 : n;
+}
+
+static void draw_status(const App *a, Grid *g)
+{
+    char line[600];
+    status_wrapped(a, g->w, line, sizeof line);
+    int rows = status_rows(a, g);
+    grid_fill(g, (GridRect){0, 0, g->w, rows}, ' ', GS_STATUS);
+    widget_text_wrapped(g, (GridRect){0, 0, g->w, rows}, line, 0, GS_STATUS);
+}
+
+static void draw_message(const App *a, Grid *g)
+{
+    int rows = message_rows(a, g);
+    GridRect r = {0, g->h - rows, g->w, rows};
+    grid_fill(g, r, ' ', GS_NONE);
+    widget_text_wrapped(g, r, a->msg.text, 0, a->msg.style);
+}
+
+/* ------------------------------------------------------------------ */
+/* The tour's caption                                                  */
+
+/* The feature table of the groups the model picked (AppCache): the
+ * paper's columns, the device one-hot and, with the extended features,
+ * critical path, load and memory. */
+static int feature_lines(const App *a, char lines[][200], int max)
+{
+    const AppCache *c = &a->cache;
+    if (app_is_actor(a)) {
+        snprintf(lines[0], 200, "%s", a->policy.kind->actor->reads[0]);
+        snprintf(lines[1], 200, "%s", a->policy.kind->actor->reads[1]);
+        return 2;
+    }
+    if (c->node < 0)
+        return 0;
+    const Episode *ep = a->data.ep;
+    int F = ep->n_features, nd = a->data.pb.c->n_devices, ext = ep->cfg.extended_features;
+    int xo = policy_ext_offset(nd, ep->cfg.mem_feature);
+    snprintf(lines[0], 200, "%-16s %-8s %5s %5s %4s %3s %6s %-7s%s", "group", "is", "cost", "bytes", "vis", "cur",
+             "start", "device", ext ? "  crit  load   mem" : "");
+    int n = 1;
+    static const char *const role[APP_FEATURE_ROWS] = {"current", "parent", "parent", "child", "child", "other"};
+    for (int k = 0; k < APP_FEATURE_ROWS && n < max; k++) {
+        if (c->feat_group[k] < 0)
+            continue;
+        const float *r = c->feats + (size_t)k * (size_t)F;
+        const char *is = role[k];
+        char dev[64] = "", x[64] = "";
+        size_t len = 0;
+        for (int d = 0; d < nd && len < sizeof dev - 4; d++)
+            len += (size_t)snprintf(dev + len, sizeof dev - len, "%s%.0f", d ? " " : "", r[POLICY_F_DEVICE + d]);
+        if (ext)
+            snprintf(x, sizeof x, "  %4.2f %5.2f %5.2f", r[xo + POLICY_FX_CRIT], r[xo + POLICY_FX_LOAD],
+                     r[xo + POLICY_FX_MEM]);
+        snprintf(lines[n++], 200, "%-16.16s %-8s %5.3f %5.3f %4.0f %3.0f %6.3f [%s]%s",
+                 a->data.pb.gr->names[c->feat_group[k]], is, r[POLICY_F_COST], r[POLICY_F_BYTES],
+                 r[POLICY_F_VISITS], r[POLICY_F_CURRENT], r[POLICY_F_START], dev, x);
+    }
+    return n;
+}
+
+/* The zero-shot runtime against the best baseline and one device. */
+static int zero_shot_line(const App *a, char lines[][200])
+{
+    double best = INFINITY;
+    const char *bm = "";
+    for (int k = 0; k < a->base.n; k++)
+        if (!a->base.rows[k].oom && a->base.rows[k].runtime_us < best) {
+            best = a->base.rows[k].runtime_us;
+            bm = a->base.rows[k].method;
+        }
+    char b1[32], b2[32], b3[32];
+    snprintf(lines[0], 200, "zero-shot Placeto: %s   best baseline (%s): %s   one device: %s",
+             util_fmt_time(b1, a->data.ep->best_runtime_us), bm, util_fmt_time(b2, best),
+             util_fmt_time(b3, a->data.single_us));
+    return 1;
+}
+
+static void draw_tour(const App *a, Grid *g)
+{
+    int n_stages;
+    const AppTourStage *s = app_tour_stage(a->tour.stage, &n_stages);
+    if (!a->tour.active || !s)
+        return;
+    char extra[APP_FEATURE_ROWS + 1][200], tbuf[1024];
+    int n_extra = s->extra == TOUR_FEATURES ? feature_lines(a, extra, APP_FEATURE_ROWS + 1) :
+                  s->extra == TOUR_ZERO_SHOT ? zero_shot_line(a, extra) : 0;
+    const char *text = app_tour_text(a, a->tour.stage, tbuf, sizeof tbuf);
+    int w = g->w - 4 < 100 ? g->w - 4 : 100;
+    /* the text wraps to the box; the feature table (78 columns with the extended features) fits
+       from 82 columns up */
+    int lines = widget_wrap(text, w - 4, NULL, NULL, 0);
+    int h = lines + n_extra + 2, room = g->h - 2;
+    if (h > room)
+        h = room;
+    /* at the top when the stage shows something at the bottom or in the middle */
+    GridRect r = {(g->w - w) / 2, s->top ? 1 : g->h - h - 1, w, h};
+    if (r.y < 1)
+        r.y = 1;
+    grid_fill(g, r, ' ', GS_NONE);
+    grid_box(g, r, GS_BORDER);
+    char title[160];
+    snprintf(title, sizeof title, " Tour %d/%d: %s ", a->tour.stage + 1, n_stages, s->title);
+    grid_text_fit(g, r.x + 2, r.y, title, r.w - 4, GS_TITLE);
+    GridRect in = {r.x + 2, r.y + 1, r.w - 4, r.h - 2};
+    int used = widget_text_wrapped(g, in, text, 0, GS_NONE);
+    int y = in.y + (used < in.h ? used : in.h);
+    for (int k = 0; k < n_extra && y < in.y + in.h; k++)
+        grid_text_fit(g, in.x, y++, extra[k], in.w, k == 0 && s->extra == TOUR_FEATURES ? GS_LABEL : GS_GOOD);
+    grid_text_fit(g, r.x + 2, r.y + r.h - 1,
+                  a->tour.autoplay ? " advancing on its own; Left goes back, q leaves the tour " :
+                                     " space: next   Left/p: back   q: leave the tour ",
+                  r.w - 4, GS_KEY);
+}
+
+/* ------------------------------------------------------------------ */
+/* Layout                                                              */
+
+static void draw_pane(const App *a, Grid *g, AppPane p, GridRect r, AppGeom *geom)
+{
+    if (r.w < 4 || r.h < 3)
+        return;
+    switch (p) {
+    case PANE_GRAPH: draw_graph(a, g, r, geom); break;
+    case PANE_TIMELINE: draw_timeline(a, g, r, geom); break;
+    case PANE_POLICY: draw_policy(a, g, r); break;
+    case PANE_DEVICES: draw_devices(a, g, r); break;
+    case PANE_HISTORY: draw_history(a, g, r); break;
+    case PANE_INSPECTOR: draw_inspector(a, g, r); break;
+    default: break;
+    }
+}
+
+static void draw_too_small(Grid *g)
+{
+    char line[128];
+    int y = g->h / 2 - 2 > 0 ? g->h / 2 - 2 : 0;
+    grid_text_fit(g, 0, y++, "too small:", g->w, GS_WARN);
+    snprintf(line, sizeof line, "%dx%d", g->w, g->h);
+    grid_text_fit(g, 0, y++, line, g->w, GS_WARN);
+    snprintf(line, sizeof line, "needs %dx%d", MIN_W, MIN_H);
+    grid_text_fit(g, 0, y++, line, g->w, GS_NONE);
+    grid_text_fit(g, 0, y, "q quits", g->w, GS_DIM);
+}
+
+/* Every pane: graph over timeline on the left; policy, devices, history and
+ * inspector down the right column, as room allows. */
+static void draw_panes(const App *a, Grid *g, GridRect area, AppGeom *geom)
+{
+    int nd = a->data.pb.c->n_devices;
+    int right = g->w >= 120 ? g->w * 36 / 100 : g->w >= 100 ? 40 : 30;
+    GridRect left = {0, area.y, area.w - right, area.h};
+    int tl_h = 2 + TL_AXIS_ROWS + TL_LANE_ROWS * nd;
+    if (tl_h > left.h * 45 / 100)
+        tl_h = left.h * 45 / 100;
+    if (tl_h < 6)
+        tl_h = 6;
+    draw_pane(a, g, PANE_GRAPH, (GridRect){left.x, left.y, left.w, left.h - tl_h}, geom);
+    draw_pane(a, g, PANE_TIMELINE, (GridRect){left.x, left.y + left.h - tl_h, left.w, tl_h}, geom);
+    /* the right column: a focused pane that does not fit takes the last slot */
+    int x = left.w, y = area.y, h_left = area.h;
+    int why = app_is_actor(a) ? 1 + APP_ATTENTION_ROWS : 0; /* the actor's attention list */
+    int want[4] = {(nd + 4 > 12 ? 12 : nd + 4) + why, nd + 2 > 10 ? 10 : nd + 2, 7, 8};
+    AppPane order[4] = {PANE_POLICY, PANE_DEVICES, PANE_HISTORY, PANE_INSPECTOR};
+    int shown = 0, hs[4] = {0, 0, 0, 0};
+    for (int k = 0; k < 4 && h_left >= want[k]; k++) {
+        hs[k] = want[k];
+        h_left -= want[k];
+        shown++;
+    }
+    if (shown > 0)
+        hs[shown - 1] += h_left; /* the last shown pane takes the rest */
+    int focus_slot = -1;
+    for (int k = 0; k < 4; k++)
+        if (order[k] == a->view.focus)
+            focus_slot = k;
+    if (focus_slot >= shown && shown > 0)
+        order[shown - 1] = a->view.focus;
+    for (int k = 0; k < shown; k++) {
+        draw_pane(a, g, order[k], (GridRect){x, y, right, hs[k]}, geom);
+        y += hs[k];
+    }
+}
+
+void app_draw(const App *a, Grid *g, AppGeom *geom)
+{
+    grid_clear(g);
+    if (geom)
+        memset(geom, 0, sizeof *geom);
+    if (g->w < MIN_W || g->h < MIN_H) {
+        draw_too_small(g);
+        return;
+    }
+    draw_status(a, g);
+    int top = status_rows(a, g);
+    GridRect area = {0, top, g->w, g->h - top - message_rows(a, g)};
+    if (a->view.maximized >= 0)
+        draw_pane(a, g, (AppPane)a->view.maximized, area, geom);
+    else
+        draw_panes(a, g, area, geom);
+    draw_message(a, g);
+    const DialogDef *dlg = dialog_def(a->dialog.kind);
+    if (dlg) {
+        int scroll = dlg->draw(a, g);
+        if (geom)
+            geom->dialog_scroll = scroll;
+    }
+    draw_tour(a, g);
+}
