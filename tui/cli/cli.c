@@ -222,37 +222,34 @@ const char *cli_get(const CliCmd *cmd, const CliArgs *a, const char *name)
     return NULL;
 }
 
+static const char *args_get(void *ctx, const char *name)
+{
+    const CliArgsCtx *x = ctx;
+    return cli_get(x->cmd, x->a, name);
+}
+
+AgentArgs cli_agent_args(const CliCmd *cmd, const CliArgs *a, CliArgsCtx *ctx)
+{
+    ctx->cmd = cmd;
+    ctx->a = a;
+    return (AgentArgs){args_get, ctx};
+}
+
 int cli_double(const CliCmd *cmd, const CliArgs *a, const char *name, double min, double max, double def,
                double *out)
 {
-    const char *s = cli_get(cmd, a, name);
-    if (!s) {
-        *out = def;
-        return 0;
-    }
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end || errno || !(v >= min && v <= max))
-        return cli_usage_error(cmd, "--%s: expected a number from %g to %g, got '%s'", name, min, max, s);
-    *out = v;
-    return 0;
+    CliArgsCtx ctx;
+    AgentArgs args = cli_agent_args(cmd, a, &ctx);
+    Err e = {{0}};
+    return agent_arg_double(&args, name, min, max, def, out, &e) ? cli_usage_error(cmd, "%s", e.msg) : 0;
 }
 
 int cli_int(const CliCmd *cmd, const CliArgs *a, const char *name, long min, long max, long def, long *out)
 {
-    const char *s = cli_get(cmd, a, name);
-    if (!s) {
-        *out = def;
-        return 0;
-    }
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end || errno || v < min || v > max)
-        return cli_usage_error(cmd, "--%s: expected an integer from %ld to %ld, got '%s'", name, min, max, s);
-    *out = v;
-    return 0;
+    CliArgsCtx ctx;
+    AgentArgs args = cli_agent_args(cmd, a, &ctx);
+    Err e = {{0}};
+    return agent_arg_int(&args, name, min, max, def, out, &e) ? cli_usage_error(cmd, "%s", e.msg) : 0;
 }
 
 int cli_problem(const CliCmd *cmd, const CliArgs *a, const char *graph_path, long max_groups, long seed_default,

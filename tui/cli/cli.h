@@ -7,6 +7,7 @@
 #ifndef PLACETO_CLI_H
 #define PLACETO_CLI_H
 
+#include "agent.h"
 #include "cluster.h"
 #include "graph.h"
 #include "group.h"
@@ -62,6 +63,14 @@ int cli_usage_error(const CliCmd *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Prints "placeto: msg" to stderr and returns EXIT_FAIL. */
 int cli_fail(const Err *e);
+/* The options of cmd as agent.h's AgentArgs (ctx: its storage), for the
+ * readers an agent's trainer configures itself with. */
+typedef struct CliArgsCtx {
+    const CliCmd *cmd;
+    const CliArgs *a;
+} CliArgsCtx;
+AgentArgs cli_agent_args(const CliCmd *cmd, const CliArgs *a, CliArgsCtx *ctx);
+
 /* Parses an integer option in [min, max]; usage error otherwise. */
 int cli_int(const CliCmd *cmd, const CliArgs *a, const char *name, long min, long max, long def, long *out);
 

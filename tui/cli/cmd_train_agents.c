@@ -9,17 +9,6 @@
 #include "cmd_train.h"
 #include "dist.h"
 
-typedef struct ArgsCtx {
-    const CliCmd *cmd;
-    const CliArgs *a;
-} ArgsCtx;
-
-static const char *args_get(void *ctx, const char *name)
-{
-    const ArgsCtx *x = ctx;
-    return cli_get(x->cmd, x->a, name);
-}
-
 int train_cli_agent(const CliCmd *cmd, const CliArgs *a, const AgentKind *k)
 {
     const AgentTrainOps *ag = &k->train;
@@ -35,8 +24,8 @@ int train_cli_agent(const CliCmd *cmd, const CliArgs *a, const AgentKind *k)
         return EXIT_USAGE;
     Err e = {{0}};
     void *cfg = xcalloc(1, ag->config_size ? ag->config_size : 1);
-    ArgsCtx ctx = {cmd, a};
-    AgentArgs args = {args_get, &ctx};
+    CliArgsCtx ctx;
+    AgentArgs args = cli_agent_args(cmd, a, &ctx);
     if (ag->configure(&args, seed, cfg, &e) != 0) {
         free(cfg);
         return cli_usage_error(cmd, "%s", e.msg);
