@@ -49,7 +49,7 @@ INC_layouts     := $(INC_core/agent) -Ilayouts
 INC_tui/explorer := $(INC_layouts) $(AGENTS:%=-Icore/agents/%) -Itui/explorer
 INC_tui/cli     := $(INC_tui/explorer) -Itui/cli
 INC_tests       := $(INC_tui/cli) $(AGENTS:%=-Icore/agents/%) -Itests/unit
-layer_of = $(if $(filter tests/% bench/%,$(1)),tests,$(patsubst %/,%,$(dir $(1))))
+layer_of = $(if $(filter tests/% bench/% mk/%,$(1)),tests,$(patsubst %/,%,$(dir $(1))))
 ALL_CFLAGS = $(WARN) $(OPT) $(SAN) $(CFLAGS) -D_POSIX_C_SOURCE=200809L $(PKG_CFLAGS) -MMD -MP
 
 BUILD    ?= build
@@ -87,7 +87,7 @@ MPI_CFLAGS  = $(shell pkg-config --cflags ompi-c 2>/dev/null || mpicc --showme:c
 MPI_LIBS    = $(shell pkg-config --libs ompi-c 2>/dev/null || mpicc --showme:link)
 MPI_OBJ    := $(BUILD)/core/mpi/dist_mpi.o
 
-.PHONY: all deps deps-run run test unit install uninstall man FORCE check-layers asan ubsan valgrind fuzz fuzz-build bench clean update-golden screenshots tour-cast
+.PHONY: strip-policies all deps deps-run run test unit install uninstall man FORCE check-layers asan ubsan valgrind fuzz fuzz-build bench clean update-golden screenshots tour-cast
 
 all: check-layers $(PROG) $(BUILD)/placeto.1 $(if $(MPI_OK),$(MPI_PROG))
 
@@ -213,6 +213,15 @@ COIN := $(BUILD)/placeto-coin
 $(COIN): $(BUILD)/tests/agent/coin_agent.o $(TUI_OBJ) $(LIBLAY) $(LIBCORE)
 	@echo "  LINK    $@"
 	@$(CC) $(OPT) $(SAN) -o $@ $(BUILD)/tests/agent/coin_agent.o $(TUI_OBJ) $(LIBLAY) $(LIBCORE) $(TUI_LIBS) $(LDLIBS)
+
+# Rewrites the bundled policies without their optimizer state (mk/policy_strip.c).
+STRIP := $(BUILD)/placeto-strip
+$(STRIP): $(BUILD)/mk/policy_strip.o $(LIBCORE)
+	@echo "  LINK    $@"
+	@$(CC) $(OPT) $(SAN) -o $@ $^ $(LDLIBS)
+strip-policies: $(STRIP)
+	@./$(STRIP) graphs/policies/*.json
+	@du -sb graphs/policies
 
 # the benchmark drives the explorer's App headless: the explorer without the
 # commands, main and the curses backend

@@ -1,6 +1,7 @@
 /* agent: the registry's look-ups, the policy file read once, and the
  * trainers' option readers (agent.h). The list itself is agents.c's. */
 #include "agent.h"
+#include "policy_file.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -127,6 +128,17 @@ int agent_policy_open(const char *path, AgentPolicy *p, TrainState *ts, Err *e)
     }
     p->kind->file.info(p->net, &p->info);
     p->path = xstrdup(path);
+    return 0;
+}
+
+int agent_policy_resume(const char *path, AgentPolicy *p, TrainState *ts, Err *e)
+{
+    if (agent_policy_open(path, p, ts, e) != 0)
+        return -1;
+    if (policy_file_read_checkpoint(path, p->kind->file.params(p->net), ts, e) < 0) {
+        agent_policy_close(p);
+        return -1;
+    }
     return 0;
 }
 

@@ -57,6 +57,8 @@ typedef struct AgentFileOps {
     int (*save)(const void *net, const TrainState *ts, const char *path, Err *e);
     void (*free)(void *net);
     void (*info)(const void *net, AgentInfo *out);
+    /* The network's weights and Adam moments (the checkpoint's). */
+    NnParams *(*params)(void *net);
 } AgentFileOps;
 
 /* --- placing --------------------------------------------------------------- */
@@ -220,6 +222,10 @@ typedef struct AgentPolicy {
     char *path;
 } AgentPolicy;
 int agent_policy_open(const char *path, AgentPolicy *p, TrainState *ts, Err *e);
+/* agent_policy_open, and the training checkpoint beside the file into ts
+ * (policy_file_read_checkpoint; ts->has_optimizer tells whether there was
+ * one): what `train --resume` continues from. */
+int agent_policy_resume(const char *path, AgentPolicy *p, TrainState *ts, Err *e);
 void agent_policy_close(AgentPolicy *p);
 
 /* The policy file at path loaded once per process (agent_policy_open on

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "jdoc.h"
 #include "agent.h"
@@ -84,17 +85,20 @@ static void write_moments(FILE *f, const NnParams *p, const float *x)
     fputc(']', f);
 }
 
-static void write_training(FILE *f, const NnParams *p, const TrainState *ts)
+/* The optimizer's part of the training state (the checkpoint's "training"):
+ * Adam's settings, step and moments, the RNG, the entropy weight and the
+ * baselines. */
+static void write_optimizer(FILE *f, const NnParams *p, const TrainState *ts)
 {
     char b1[32], b2[32], b3[32], b4[32];
     const NnAdam *a = &ts->adam;
-    fprintf(f, ",\n \"training\": {\n  \"adam\": {\"lr\": %s, \"beta1\": %s, \"beta2\": %s, \"eps\": %s, \"step\": %" PRId64 ",\n   \"m\": ",
+    fprintf(f, " \"training\": {\n  \"adam\": {\"lr\": %s, \"beta1\": %s, \"beta2\": %s, \"eps\": %s, \"step\": %" PRId64 ",\n   \"m\": ",
             util_fmt_double(b1, a->lr), util_fmt_double(b2, a->beta1), util_fmt_double(b3, a->beta2),
             util_fmt_double(b4, a->eps), a->step);
     write_moments(f, p, p->m);
     fputs(",\n   \"v\": ", f);
     write_moments(f, p, p->v);
-    fprintf(f, "},\n  \"episodes\": %" PRId64 ", \"rng\": [", ts->episodes);
+    fputs("},\n  \"rng\": [", f);
     for (int i = 0; i < 4; i++) {
         if (i)
             fputs(", ", f);
@@ -107,7 +111,15 @@ static void write_training(FILE *f, const NnParams *p, const TrainState *ts)
             fprintf(f, k ? ", %s" : "%s", util_fmt_double(b1, ts->base_ret[i][k]));
         fputc(']', f);
     }
-    fputs("],\n  \"best\": [", f);
+    fputs("]}}\n", f);
+}
+
+/* The policy file's part of the training state: the counters and the best
+ * placement per graph (what `place` and `compare` report), and the log. */
+static void write_progress(FILE *f, const TrainState *ts)
+{
+    char b1[32], b2[32];
+    fprintf(f, ",\n \"training\": {\n  \"episodes\": %" PRId64 ",\n  \"best\": [", ts->episodes);
     for (int i = 0; i < ts->n_best; i++) {
         const TrainBest *bt = &ts->best[i];
         fputs(i ? ",\n   {\"graph\": " : "\n   {\"graph\": ", f);
@@ -128,6 +140,31 @@ static void write_training(FILE *f, const NnParams *p, const TrainState *ts)
             best = ts->best[i].runtime_us;
     fprintf(f, " \"log\": {\"episodes\": %" PRId64 ", \"best_runtime_us\": %s, \"placements_simulated\": %" PRId64 "}",
             ts->episodes, fmt_inf_null(b1, best), ts->simulations);
+}
+
+void policy_file_checkpoint_path(char *buf, size_t n, const char *path)
+{
+    size_t len = strlen(path);
+    if (len > 5 && strcmp(path + len - 5, ".json") == 0)
+        len -= 5;
+    snprintf(buf, n, "%.*s.ckpt.json", (int)len, path);
+}
+
+/* The checksum that ties a checkpoint to the weights it was saved with. */
+static uint64_t weights_checksum(const NnParams *p) { return util_hash64(p->w, p->n * sizeof *p->w, 0); }
+
+static int write_checkpoint(const char *path, const NnParams *p, const TrainState *ts, Err *e)
+{
+    char ck[4200];
+    policy_file_checkpoint_path(ck, sizeof ck, path);
+    AtomicFile af;
+    if (util_atomic_open(&af, ck, e) != 0)
+        return -1;
+    fputs("{\"format\": \"placeto-checkpoint\", \"version\": 1,\n \"weights\": ", af.f);
+    util_json_hex64(af.f, weights_checksum(p));
+    fputs(",\n", af.f);
+    write_optimizer(af.f, p, ts);
+    return util_atomic_commit(&af, e);
 }
 
 int policy_file_write(const char *path, const NnParams *p, const TrainState *ts,
@@ -152,8 +189,14 @@ int policy_file_write(const char *path, const NnParams *p, const TrainState *ts,
     }
     fputc(']', f);
     if (ts)
-        write_training(f, p, ts);
+        write_progress(f, ts);
     fputs("}\n", f);
+    /* the checkpoint first: a policy file never names weights newer than
+     * the checkpoint beside it holds (a stale one is refused by checksum) */
+    if (ts && write_checkpoint(path, p, ts, e) != 0) {
+        util_atomic_abort(&af);
+        return -1;
+    }
     return util_atomic_commit(&af, e);
 }
 
@@ -349,12 +392,12 @@ static int read_best(const JDoc *d, const cJSON *v, const char *base, int n_devi
     return 0;
 }
 
-static int read_training(const JDoc *d, const cJSON *tr, NnParams *p, int n_devices, TrainState *ts,
-                         Err *e)
+/* The optimizer's state from tr (a checkpoint's "training", or an earlier
+ * policy file's, which kept it): Adam, the RNG, the entropy weight and the
+ * baselines. */
+static int read_optimizer(const JDoc *d, const cJSON *tr, NnParams *p, TrainState *ts, Err *e)
 {
     const char *B = "training";
-    if (!cJSON_IsObject(tr))
-        return jdoc_err(d, e, B, "expected an object (the training state)");
     const cJSON *adam = policy_file_member(d, tr, "adam", B, cJSON_IsObject,
                                "an object {\"lr\", \"beta1\", \"beta2\", \"eps\", \"step\", \"m\", \"v\"}", e);
     if (!adam)
@@ -371,8 +414,6 @@ static int read_training(const JDoc *d, const cJSON *tr, NnParams *p, int n_devi
                         "expected a number below 1");
     if (read_moments(d, adam, "m", p, p->m, -INFINITY, e) != 0 ||
         read_moments(d, adam, "v", p, p->v, 0, e) != 0)
-        return -1;
-    if (jget_int(d, tr, "episodes", "training.episodes", 1, 0, PIO_MAX_COUNT, &ts->episodes, e) < 0)
         return -1;
     const cJSON *rng = policy_file_member(d, tr, "rng", B, cJSON_IsArray, "an array of 4 hex strings", e);
     if (!rng)
@@ -417,6 +458,24 @@ static int read_training(const JDoc *d, const cJSON *tr, NnParams *p, int n_devi
                 return -1;
         }
     }
+    ts->has_optimizer = 1;
+    return 0;
+}
+
+/* The policy file's "training": the counters and the best placements, and
+ * (a file written before the checkpoint had a file of its own) the
+ * optimizer's state too. */
+static int read_training(const JDoc *d, const cJSON *tr, NnParams *p, int n_devices, TrainState *ts,
+                         Err *e)
+{
+    const char *B = "training";
+    if (!cJSON_IsObject(tr))
+        return jdoc_err(d, e, B, "expected an object (the training state)");
+    if (cJSON_GetObjectItemCaseSensitive(tr, "adam") && read_optimizer(d, tr, p, ts, e) != 0)
+        return -1;
+    if (jget_int(d, tr, "episodes", "training.episodes", 1, 0, PIO_MAX_COUNT, &ts->episodes, e) < 0)
+        return -1;
+    int k;
     const cJSON *best = policy_file_member(d, tr, "best", B, cJSON_IsArray, "an array of the best placements per graph", e);
     if (!best)
         return -1;
@@ -439,6 +498,49 @@ int policy_file_read(const JDoc *d, NnParams *p, int n_devices, TrainState *ts, 
         return -1;
     const cJSON *tr = cJSON_GetObjectItemCaseSensitive(d->root, "training");
     return tr ? read_training(d, tr, p, n_devices, ts, e) : 0;
+}
+
+int policy_file_read_checkpoint(const char *policy_path, NnParams *p, TrainState *ts, Err *e)
+{
+    char ck[4200];
+    policy_file_checkpoint_path(ck, sizeof ck, policy_path);
+    if (access(ck, F_OK) != 0)
+        return 0;
+    size_t len;
+    char *text = util_read_file(ck, &len, e);
+    if (!text)
+        return -1;
+    JDoc d;
+    int rc = -1;
+    if (jdoc_parse(&d, ck, text, len, e) != 0) {
+        free(text);
+        return -1;
+    }
+    uint64_t w;
+    const cJSON *wv = jdoc_check_header(&d, "placeto-checkpoint", e) == 0
+                          ? policy_file_member(&d, d.root, "weights", "", NULL, "a hex string", e)
+                          : NULL;
+    if (!wv || jcheck_hex64(&d, wv, "weights", &w, e) != 0)
+        goto done;
+    if (w != weights_checksum(p)) {
+        jdoc_err(&d, e, "weights", "the checkpoint is for other weights than %s (a later save of one of them "
+                 "failed, or the files come from different runs)", policy_path);
+        goto done;
+    }
+    const cJSON *tr = policy_file_member(&d, d.root, "training", "", cJSON_IsObject, "an object (the optimizer's state)", e);
+    if (!tr)
+        goto done;
+    /* the checkpoint's baselines replace the policy file's defaults */
+    for (int i = 0; i < ts->n_base && i < TRAIN_BASELINE_WINDOW; i++) {
+        free(ts->base_ret[i]);
+        ts->base_ret[i] = NULL;
+    }
+    ts->n_base = 0;
+    rc = read_optimizer(&d, tr, p, ts, e) == 0 ? 1 : -1;
+done:
+    jdoc_done(&d);
+    free(text);
+    return rc;
 }
 
 /* The agents a policy file can name, and how to train each. */
@@ -603,6 +705,10 @@ void *policy_file_load_kind_file(const PolicyFileKind *k, const char *path, Trai
     }
     void *net = policy_file_load_kind(k, path, text, len, ts, e);
     free(text);
+    if (net && ts && policy_file_read_checkpoint(path, k->params(net), ts, e) < 0) {
+        k->free(net);
+        return NULL;
+    }
     return net;
 }
 

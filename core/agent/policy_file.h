@@ -36,6 +36,19 @@ int policy_file_write(const char *path, const NnParams *p, const TrainState *ts,
 int policy_file_read(const JDoc *d, NnParams *p, int n_devices, TrainState *ts, Err *e);
 int policy_file_check_agent(const JDoc *d, const char *want, Err *e);
 
+/* The training checkpoint beside the policy file at path: path without its
+ * ".json", then ".ckpt.json" ("p.json": "p.ckpt.json"). policy_file_write
+ * writes it (Adam's settings, step and moments, the RNG, the entropy
+ * weight and the baselines, with the checksum of the weights they belong
+ * to) whenever it writes a training state; the policy file itself keeps the
+ * counters and the best placements. */
+void policy_file_checkpoint_path(char *buf, size_t n, const char *path);
+/* Reads the checkpoint beside the policy file at policy_path into ts (and
+ * p's Adam moments): 1 when read (ts->has_optimizer set), 0 when there is
+ * none, -1 with e set when it cannot be read, is malformed or belongs to
+ * other weights than p's. `train --resume` alone calls it. */
+int policy_file_read_checkpoint(const char *policy_path, NnParams *p, TrainState *ts, Err *e);
+
 /* The op-type vocabulary of the learned placers' files (rnn, gdp):
  * " \"vocabulary\": [names],\n", and its reader (n_types names, sorted
  * bytewise and distinct; v is initialised by the call and owned by the
@@ -82,6 +95,8 @@ void *policy_file_load_kind(const PolicyFileKind *k, const char *path, const cha
 /* The same from the parsed document d (its text's length d->len bounds the
  * architecture's size). */
 void *policy_file_load_doc(const PolicyFileKind *k, const JDoc *d, TrainState *ts, Err *e);
+/* The same from the file at path; with ts, the checkpoint beside it too
+ * (policy_file_read_checkpoint), as `train --resume` reads them. */
 void *policy_file_load_kind_file(const PolicyFileKind *k, const char *path, TrainState *ts, Err *e);
 /* As policy_file_peek, for the kind's agent: 1 with its architecture read
  * into arch and the number of trained graphs (when not NULL), 0 when path

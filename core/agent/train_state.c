@@ -30,6 +30,19 @@ void train_state_done(TrainState *ts)
     memset(ts, 0, sizeof *ts);
 }
 
+void train_state_keep_progress(TrainState *fresh, TrainState *ts)
+{
+    fresh->best = ts->best;
+    fresh->n_best = ts->n_best;
+    fresh->episodes = ts->episodes;
+    fresh->simulations = ts->simulations;
+    fresh->seconds = ts->seconds;
+    ts->best = NULL;
+    ts->n_best = 0;
+    train_state_done(ts);
+    *ts = *fresh;
+}
+
 static void best_fresh(TrainBest *b, uint64_t checksum, int n_groups)
 {
     b->checksum = checksum;

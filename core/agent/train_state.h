@@ -41,10 +41,15 @@ typedef struct TrainState {
     int n_best;
     int64_t simulations;  /* placements simulated */
     double seconds;       /* wall time spent training (not part of determinism) */
+    int has_optimizer;    /* Adam's moments and step, the RNG, the entropy weight and the baselines
+                             came from a file (a checkpoint, or an earlier policy file) */
 } TrainState;
 
 void train_state_init(TrainState *ts, double lr, double entropy, uint64_t seed);
 void train_state_done(TrainState *ts);
+/* ts becomes fresh (a new training state: its optimizer, RNG, entropy and
+ * baselines), keeping ts's counters and best placements; fresh is consumed. */
+void train_state_keep_progress(TrainState *fresh, TrainState *ts);
 /* The entry of ts->best for graph name, created (runtime +inf) if absent. */
 TrainBest *train_best_for(TrainState *ts, const char *graph, uint64_t checksum, int n_groups);
 /* The entry of ts->best for graph g (same name and file checksum) grouped

@@ -283,7 +283,7 @@ TEST(gdp_policy_file_errors)
     size_t len = 0;
     char *good = NULL;
     if (net && gdp_policy_save(net, &ts, p, &e) == 0)
-        good = read_all(p, &len);
+        good = policy_text_with_checkpoint(p, &len);
     CHECK_MSG(good != NULL, "%s", e.msg);
     static const TextCase bad[] = {
         {"\"agent\": \"gdp\"", "\"agent\": \"gnn\"", "agent: expected \"placeto\", \"rnn\", \"gdp\" or \"hsdag\""},

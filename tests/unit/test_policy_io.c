@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "policy_file.h"
 #include "test.h"
 #include "testutil.h"
 #include "policy_io.h"
@@ -245,15 +246,55 @@ TEST(policy_io_without_training_state)
         }
         train_state_done(&ts);
         policy_free(q);
-        /* loading without a TrainState reads the moments all the same */
+        /* with a training state: the moments live in the checkpoint beside
+         * the file, which a load with a TrainState reads (train --resume) and
+         * one without never opens (place, compare, explore) */
         TrainState full;
         fill_state(&full, 4);
         CHECK_MSG(policy_save(pol, &full, p1, &e) == 0, "%s", e.msg);
+        char ck[256];
+        policy_file_checkpoint_path(ck, sizeof ck, p1);
+        CHECK(strstr(ck, "a.ckpt.json") != NULL);
+        text = read_all(p1, &len);
+        CHECK(text && strstr(text, "\"training\"") && !strstr(text, "\"adam\"") && !strstr(text, "\"rng\""));
+        free(text);
         q = policy_load(p1, NULL, &e);
         CHECK_MSG(q != NULL, "%s", e.msg);
         if (q)
-            CHECK(same_policy(pol, q, 1));
+            CHECK(same_policy(pol, q, 0) && q->p.m[0] == 0);
         policy_free(q);
+        TrainState back;
+        q = policy_load(p1, &back, &e);
+        CHECK_MSG(q != NULL, "%s", e.msg);
+        if (q) {
+            CHECK(same_policy(pol, q, 1));
+            CHECK(back.has_optimizer);
+            CHECK(back.adam.step == full.adam.step && back.n_base == full.n_base && back.n_best == full.n_best);
+            CHECK(memcmp(&back.rng, &full.rng, sizeof back.rng) == 0);
+        }
+        policy_free(q);
+        train_state_done(&back);
+        /* no checkpoint: the counters and best placements, a fresh optimizer */
+        CHECK(rename(ck, p2) == 0);
+        q = policy_load(p1, &back, &e);
+        CHECK_MSG(q != NULL, "%s", e.msg);
+        CHECK(!back.has_optimizer && back.n_best == full.n_best && back.episodes == full.episodes &&
+              back.adam.step == 0 && back.n_base == 0);
+        policy_free(q);
+        train_state_done(&back);
+        /* a checkpoint of other weights is refused, naming both files */
+        CHECK(rename(p2, ck) == 0);
+        Policy *other = small_policy(4, 0, 0, -1, 22);
+        if (other) {
+            CHECK_MSG(policy_save(other, NULL, p1, &e) == 0, "%s", e.msg);
+            q = policy_load(p1, &back, &e);
+            CHECK(q == NULL);
+            CHECK_STR_CONTAINS(e.msg, "a.ckpt.json");
+            CHECK_STR_CONTAINS(e.msg, "weights: the checkpoint is for other weights than");
+            policy_free(q);
+            train_state_done(&back);
+            policy_free(other);
+        }
         train_state_done(&full);
         policy_free(pol);
     }
@@ -477,7 +518,7 @@ static void expect_missing_tensor(const char *good, size_t len)
 static void expect_truncated_policies_fail(const char *good, size_t len)
 {
     Err be = {{0}};
-    for (size_t cut = 1; cut < len; cut += len / 7) {
+    for (size_t cut = 1; cut + 1 < len; cut += len / 7) { /* (the last byte is the final newline) */
         Policy *q = policy_load_text("p.json", good, cut, NULL, &be);
         CHECK_MSG(q == NULL, "loaded a file cut at %zu", cut);
         policy_free(q);
@@ -502,7 +543,7 @@ TEST(policy_io_errors_name_field_and_position)
     size_t len = 0;
     char *good = NULL;
     if (pol && policy_save(pol, &ts, p1, &e) == 0)
-        good = read_all(p1, &len);
+        good = policy_text_with_checkpoint(p1, &len);
     CHECK_MSG(good != NULL, "%s", e.msg);
     for (size_t k = 0; good && k < sizeof policy_bad_fields / sizeof *policy_bad_fields; k++)
         expect_bad_field(good, k);

@@ -291,7 +291,7 @@ TEST(rnn_policy_file_errors)
     size_t len = 0;
     char *good = NULL;
     if (net && rnn_policy_save(net, &ts, p, &e) == 0)
-        good = read_all(p, &len);
+        good = policy_text_with_checkpoint(p, &len);
     CHECK_MSG(good != NULL, "%s", e.msg);
     static const TextCase bad[] = {
         {"\"agent\": \"rnn\"", "\"agent\": \"gnn\"", "agent: expected \"placeto\", \"rnn\", \"gdp\" or \"hsdag\""},

@@ -2,6 +2,7 @@
 #include "testutil.h"
 
 #include "agent.h"
+#include "policy_file.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -122,3 +123,34 @@ const char *agent_name_of(const char *path)
     agent_file_done(&f);
     return name;
 }
+
+/* The policy file at path as a file written before the checkpoint had a
+ * file of its own: its checkpoint's optimizer state inside its "training"
+ * (the reader still takes those). */
+char *policy_text_with_checkpoint(const char *path, size_t *len)
+{
+    char ck[4200];
+    policy_file_checkpoint_path(ck, sizeof ck, path);
+    size_t pl, cl;
+    char *pol = read_all(path, &pl), *cp = read_all(ck, &cl);
+    char *out = NULL;
+    const char *tr = pol ? strstr(pol, "\"training\": {") : NULL, *opt = cp ? strstr(cp, "\"training\": {") : NULL;
+    if (tr && opt) {
+        tr += strlen("\"training\": {");
+        opt += strlen("\"training\": {");
+        const char *end = strrchr(opt, '}'); /* the checkpoint's closing brace, then the training's */
+        while (end > opt && *--end != '}')
+            ;
+        size_t a = (size_t)(tr - pol), b = (size_t)(end - opt);
+        out = xmalloc(pl + b + 4);
+        memcpy(out, pol, a);
+        memcpy(out + a, opt, b);
+        out[a + b] = ',';
+        strcpy(out + a + b + 1, tr);
+        *len = strlen(out);
+    }
+    free(pol);
+    free(cp);
+    return out;
+}
+

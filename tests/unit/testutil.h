@@ -39,4 +39,10 @@ void error_at(char *buf, size_t n, const char *path, const char *text, size_t at
  * or "(error)" when it cannot be read. */
 const char *agent_name_of(const char *path);
 
+/* The policy file at path (written with a training state) as a file written
+ * before the checkpoint had a file of its own: the checkpoint's optimizer
+ * state inside its "training" (the reader still takes those); its length
+ * in *len. NULL when either file cannot be read. */
+char *policy_text_with_checkpoint(const char *path, size_t *len);
+
 #endif

@@ -17,6 +17,7 @@
 #include "jwrite.h"
 #include "place.h"
 #include "placeto_episode.h"
+#include "policy_file.h"
 #include "policy_io.h"
 #include "train.h"
 
@@ -469,6 +470,17 @@ static int64_t run_placeto(void *t, int64_t n, TrainCallback cb, void *ud, volat
     return train_run(t, n, cb, ud, stop);
 }
 
+void train_cli_fresh_optimizer(const char *resume, TrainState *fresh, TrainState *ts)
+{
+    if (ts->episodes > 0 && dist_rank() == 0) {
+        char ck[4200];
+        policy_file_checkpoint_path(ck, sizeof ck, resume);
+        fprintf(stderr, "placeto: %s has no checkpoint (%s): training goes on from its weights with a fresh "
+                        "optimizer state\n", resume, ck);
+    }
+    train_state_keep_progress(fresh, ts);
+}
+
 void train_cli_free_graphs(Problem *pb, TrainGraph *tg, int n)
 {
     for (int i = 0; i < n; i++) {
@@ -668,9 +680,10 @@ static int run_train(int argc, char **argv)
         pol->arch.accept_improving = cfg.env.accept_improving; /* how it now places */
         if (!init) /* the start the policy was trained from */
             cfg.env.init = pol->arch.start_device0 ? EPISODE_INIT_DEVICE0 : EPISODE_INIT_RANDOM_FIXED;
-        if (ts.adam.step == 0 && ts.episodes == 0) { /* no training state in the file */
-            train_state_done(&ts);
-            train_state_init(&ts, cfg.lr, cfg.entropy, cfg.seed);
+        if (!ts.has_optimizer) { /* no checkpoint: a fresh optimizer on the trained weights */
+            TrainState fresh;
+            train_state_init(&fresh, cfg.lr, cfg.entropy, cfg.seed);
+            train_cli_fresh_optimizer(resume, &fresh, &ts);
         }
     } else {
         PolicyArch arch;

@@ -46,6 +46,10 @@ int train_cli_begin(int failed, const Problem *pb, int n, const TrainState *ts, 
 /* A set-up failure before train_cli_begin: tells the other ranks, then the
  * message (rank 0 only) and EXIT_FAIL. */
 int train_cli_abort(Err *e);
+/* --resume of a policy file without its checkpoint: ts (what the file held)
+ * becomes fresh (a new optimizer state) with ts's counters and best
+ * placements; a note says so when the policy had been trained. */
+void train_cli_fresh_optimizer(const char *resume, TrainState *fresh, TrainState *ts);
 /* The TrainCallback of every trainer: progress, --json lines, the curve (ud: a Progress). */
 void train_cli_on_episode(const TrainReport *r, void *ud);
 /* Set by Ctrl-C or SIGTERM: the trainers' stop flag. */

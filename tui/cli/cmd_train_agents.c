@@ -50,7 +50,7 @@ int train_cli_agent(const CliCmd *cmd, const CliArgs *a, const AgentKind *k)
     if (resume) {
         train_state_done(&ts);
         AgentPolicy rp;
-        if (agent_policy_open(resume, &rp, &ts, &e) != 0)
+        if (agent_policy_resume(resume, &rp, &ts, &e) != 0)
             goto done;
         if (rp.kind != k) {
             err_set(&e, "%s: %s policy, not %s policy (--agent %s)", resume, rp.kind->a_name, k->a_name, k->name);
@@ -68,9 +68,10 @@ int train_cli_agent(const CliCmd *cmd, const CliArgs *a, const AgentKind *k)
                     resume, n_devices, devs, devs, n_devices);
             goto done;
         }
-        if (ts.adam.step == 0 && ts.episodes == 0) { /* no training state in the file */
-            train_state_done(&ts);
-            ag->state_init(&ts, cfg);
+        if (!ts.has_optimizer) { /* no checkpoint: a fresh optimizer on the trained weights */
+            TrainState fresh;
+            ag->state_init(&fresh, cfg);
+            train_cli_fresh_optimizer(resume, &fresh, &ts);
         }
     }
     if (!(paths = train_cli_paths(a, &n_graphs, &e)) || !(c = cli_cluster(cmd, a, net ? n_devices : 2, &e)))

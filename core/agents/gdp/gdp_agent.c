@@ -19,6 +19,7 @@ static void info(const void *net, AgentInfo *out)
     const GdpNet *n = net;
     *out = (AgentInfo){n->arch.n_devices, 0, n->arch.heads};
 }
+static NnParams *params(void *net) { return &((GdpNet *)net)->p; }
 static int64_t place(const void *net, const Graph *g, const Grouping *gr, const Cluster *c, int samples,
                      uint64_t seed, int *group_device, double *runtime_us, Err *e)
 {
@@ -145,7 +146,7 @@ static int64_t run(void *t, int64_t n, TrainCallback cb, void *ud, volatile int 
 
 const AgentKind agent_gdp = {
     "gdp", "a gdp", "GDP, the graph placer trained with PPO (Zhou et al. 2019)",
-    {load, save, net_free, info},
+    {load, save, net_free, info, params},
     {oneshot_place_runs, "gdp-trained", 0, place},
     {"update", POLICY_MAX_GROUPS, train_opts, shape, sizeof(GdpOpts), gdp_options, gdp_state, gdp_create, NULL, 0, gdp_trainer,
      run, gdp_trainer_free},

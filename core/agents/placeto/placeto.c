@@ -43,11 +43,12 @@ static const AgentOpt train_opts[] = {
     {"mem-feature", 0, NULL, "add the peak-memory feature column"},
     {0},
 };
+static NnParams *params(void *net) { return &((Policy *)net)->p; }
 
 const AgentKind agent_placeto = {
     "placeto", "a Placeto", "Placeto, the graph-embedding placer that improves a placement step by step "
                             "(Addanki et al. 2019)",
-    {load, save, net_free, info},
+    {load, save, net_free, info, params},
     {placeto_place_runs, "placeto-trained", 1, NULL},
     {"episode", POLICY_MAX_GROUPS, train_opts, NULL, 0, NULL, NULL, NULL, NULL, 1, NULL, NULL, NULL},
     NULL,

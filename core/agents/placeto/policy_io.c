@@ -129,5 +129,9 @@ Policy *policy_load(const char *path, TrainState *ts, Err *e)
         return NULL;
     Policy *pol = policy_load_text(path, text, len, ts, e);
     free(text);
+    if (pol && ts && policy_file_read_checkpoint(path, &pol->p, ts, e) < 0) {
+        policy_free(pol);
+        return NULL;
+    }
     return pol;
 }

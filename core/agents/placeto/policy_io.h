@@ -21,6 +21,8 @@ int policy_save(const Policy *pol, const TrainState *ts, const char *path, Err *
  * the file has a training state, else leaves it initialised empty. Returns
  * NULL with e set ("FILE:LINE:COL: field: message") on any error; an rnn
  * policy is such an error. */
+/* policy_load, with ts, also reads the training checkpoint beside the file
+ * (policy_file_read_checkpoint): what `train --resume` continues from. */
 Policy *policy_load(const char *path, TrainState *ts, Err *e);
 Policy *policy_load_text(const char *path, const char *text, size_t len, TrainState *ts, Err *e);
 /* The same from a parsed document (agent_file_open's). */
