@@ -46,7 +46,7 @@ $(foreach a,$(AGENTS),$(eval INC_core/agents/$(a) := $(INC_core/agent) -Icore/ag
 INC_core/agents := $(INC_core/agent)
 INC_core/mpi    := $(INC_core/agent)
 INC_layouts     := $(INC_core/agent) -Ilayouts
-INC_tui/explorer := $(INC_layouts) $(AGENTS:%=-Icore/agents/%) -Itui/explorer
+INC_tui/explorer := $(INC_layouts) -Icore/agents/placeto -Itui/explorer
 INC_tui/cli     := $(INC_tui/explorer) -Itui/cli
 INC_tests       := $(INC_tui/cli) $(AGENTS:%=-Icore/agents/%) -Itests/unit
 layer_of = $(if $(filter tests/% bench/% mk/%,$(1)),tests,$(patsubst %/,%,$(dir $(1))))

@@ -130,9 +130,11 @@ typedef struct AgentTrainOps {
     void (*state_init)(TrainState *ts, const void *cfg);
     /* A new network for the training problems pb[0..n) on cluster c. */
     void *(*create)(const void *cfg, const Problem *pb, int n, const Cluster *c, Err *e);
-    /* Checks a resumed network against cfg (its architecture options:
-     * the features Placeto's episodes give); NULL: nothing to check. */
-    int (*check_resume)(const void *net, const void *cfg, Err *e);
+    /* After --resume: cfg takes what the resumed network was built and
+     * trained with where the options leave it open (Placeto: its features,
+     * its acceptance rule and its start), and the network what cfg now asks
+     * of it; NULL: nothing to adapt. */
+    void (*resumed)(void *net, void *cfg, const AgentArgs *a);
     /* Whether the training graphs need their PolicyGraph (Placeto's). */
     int policy_graphs;
     void *(*trainer_new)(void *net, TrainState *ts, const void *cfg, const TrainGraph *tg, int n,
@@ -141,6 +143,13 @@ typedef struct AgentTrainOps {
      * *stop ends the run early. Returns the episodes (updates) run. */
     int64_t (*run)(void *trainer, int64_t n, TrainCallback cb, void *ud, volatile int *stop);
     void (*trainer_free)(void *trainer);
+    /* NULL, or what the training state needs from the problems before the
+     * first episode (Placeto's --init: a method's placement of each graph as
+     * its best so far). 0, or -1 with e set. */
+    int (*prepare)(TrainState *ts, const void *cfg, const Problem *pb, int n, Err *e);
+    /* NULL, or the episodes of one round on one rank (Placeto: its threads):
+     * a run's episodes are rounded up to whole rounds of every rank */
+    long (*round)(const void *cfg);
 } AgentTrainOps;
 
 /* --- the explorer's actor (optional) --------------------------------------- */

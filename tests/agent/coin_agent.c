@@ -279,7 +279,7 @@ const AgentKind agent_coin = {
     {load, save, coin_free, info, params},
     {oneshot_place_runs, "coin-trained", 0, place},
     {"update", 20000, train_opts, NULL, sizeof(CoinCfg), configure, state_init, coin_create, NULL, 0, trainer_new, run,
-     trainer_free},
+     trainer_free, NULL, NULL},
     &actor,
 };
 

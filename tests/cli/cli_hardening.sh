@@ -81,12 +81,13 @@ cmd="train with a full disk"
 ( trap '' XFSZ; ulimit -f 8; exec "$prog" train graphs/toy/crown.json --episodes 1 -o "$tmp/full.json" ) \
     > "$tmp/out" 2> "$tmp/err"
 rc=$?
-if [ "$rc" -eq 1 ] && grep -q "placeto: .*full.json" "$tmp/err" && [ ! -e "$tmp/full.json" ]; then
+if [ "$rc" -eq 1 ] && grep -qE "placeto: .*full(\.ckpt)?\.json" "$tmp/err" && [ ! -e "$tmp/full.json" ] &&
+    [ ! -e "$tmp/full.ckpt.json" ]; then
     pass
 else
     fail "full disk" "expected exit 1, a message naming the file and no file left"
 fi
-if ls "$tmp"/full.json.tmp.* > /dev/null 2>&1; then fail "full disk" "a temporary file was left behind"; else pass; fi
+if ls "$tmp"/full.json.tmp.* "$tmp"/full.ckpt.json.tmp.* > /dev/null 2>&1; then fail "full disk" "a temporary file was left behind"; else pass; fi
 cmd="explorer save with a full disk"
 ( trap '' XFSZ; ulimit -f 8; cd "$tmp" && exec "$absprog" explore "$OLDPWD/graphs/inception_v3.json" --headless \
     --keys "space space s" --save big.json ) > "$tmp/out" 2> "$tmp/err"

@@ -30,9 +30,10 @@ assert a["n_devices"] == 2 and a["hidden"] == 8 and a["features"] == "type,shape
 assert a["min_clusters"] == 4 and a["steps"] == 4, a
 assert a["n_types"] == len(d["vocabulary"]) and d["vocabulary"] == sorted(d["vocabulary"])
 t = d["training"]
+k = json.load(open(sys.argv[1][:-5] + ".ckpt.json"))["training"]  # the checkpoint beside it
 # 5 updates of one 4-step episode, and a greedy placement after update 5
-assert t["episodes"] == 5 and t["adam"]["step"] == 5 and t["simulations"] == 21, (t["episodes"], t["simulations"])
-assert t["baseline"] == []
+assert t["episodes"] == 5 and k["adam"]["step"] == 5 and t["simulations"] == 21, (t["episodes"], t["simulations"])
+assert k["baseline"] == [] and "baseline" not in t
 assert d["log"]["episodes"] == 5 and d["log"]["best_runtime_us"] > 0
 ' "$tmp/a.json"
     pycheck "hsdag curve" '
@@ -72,7 +73,8 @@ if expect_rc "hsdag episodes-per-update threads" 0; then
     pycheck "hsdag baseline in the file" '
 import json, sys
 t = json.load(open(sys.argv[1]))["training"]
-assert len(t["baseline"]) == 1 and len(t["baseline"][0]) == 1 and t["baseline"][0][0] > 0, t["baseline"]
+k = json.load(open(sys.argv[1][:-5] + ".ckpt.json"))["training"]
+assert len(k["baseline"]) == 1 and len(k["baseline"][0]) == 1 and k["baseline"][0][0] > 0, k["baseline"]
 assert t["simulations"] == 3 * 3 * 4, t["simulations"]
 ' "$tmp/e1.json"
 fi

@@ -26,8 +26,9 @@ a = d["architecture"]
 assert a["n_devices"] == 2 and a["n_groups"] == 18 and a["hidden"] == 16, a
 assert a["n_types"] == len(d["vocabulary"]) and d["vocabulary"] == sorted(d["vocabulary"])
 t = d["training"]
-assert t["episodes"] == 5 and t["adam"]["step"] == 5 and t["simulations"] == 5, t["episodes"]
-assert len(t["baseline"]) == 1 and len(t["baseline"][0]) == 1
+k = json.load(open(sys.argv[1][:-5] + ".ckpt.json"))["training"]  # the checkpoint beside it
+assert t["episodes"] == 5 and k["adam"]["step"] == 5 and t["simulations"] == 5, t["episodes"]
+assert len(k["baseline"]) == 1 and len(k["baseline"][0]) == 1
 assert d["log"]["episodes"] == 5 and d["log"]["best_runtime_us"] > 0
 ' "$tmp/a.json"
     pycheck "rnn curve" '
@@ -129,7 +130,8 @@ d = json.load(open(sys.argv[1]))
 assert d["agent"] == "rnn"
 names = sorted(b["graph"] for b in d["training"]["best"])
 assert names == ["toy_chain", "toy_crown"], names
-assert len(d["training"]["baseline"]) == 1 and len(d["training"]["baseline"][0]) == 2, d["training"]["baseline"]
+k = json.load(open(sys.argv[1][:-5] + ".ckpt.json"))["training"]
+assert len(k["baseline"]) == 1 and len(k["baseline"][0]) == 2, k["baseline"]
 ' "$tmp/fam.json"
 fi
 run train graphs/toy --agent rnn --hidden 8 --episodes 4 --group-capacity 40 -o "$tmp/dir.json"

@@ -27,7 +27,8 @@ assert a["n_devices"] == 2 and a["n_features"] == 12 and a["rounds"] == 8, a
 assert a.get("extended") == 1 and a.get("start") == "device0" and a.get("accept") == "improving", a
 assert len(d["parameters"]) == 52, len(d["parameters"])
 t = d["training"]
-assert t["episodes"] == 6 and t["adam"]["step"] == 6, (t["episodes"], t["adam"]["step"])
+k = json.load(open(sys.argv[1][:-5] + ".ckpt.json"))["training"]  # the checkpoint beside it
+assert t["episodes"] == 6 and k["adam"]["step"] == 6, (t["episodes"], k["adam"]["step"])
 assert d["log"]["episodes"] == 6
 ' "$tmp/a.json"
     pycheck "train curve" '
@@ -54,9 +55,32 @@ fi
 run train "$g" --episodes 10 --seed 3 -o "$tmp/ten.json"
 expect_rc "train 10" 0 && pass
 cp "$tmp/a.json" "$tmp/six.json"
+cp "$tmp/a.ckpt.json" "$tmp/six.ckpt.json" # the checkpoint travels with its policy
 run train "$g" --episodes 4 --resume "$tmp/six.json"
 if expect_rc "train --resume" 0; then
-    if cmp -s "$tmp/ten.json" "$tmp/six.json"; then pass; else fail "resume bit-exact" "6 + 4 resumed differs from 10"; fi
+    if cmp -s "$tmp/ten.json" "$tmp/six.json" && cmp -s "$tmp/ten.ckpt.json" "$tmp/six.ckpt.json"; then pass
+    else fail "resume bit-exact" "6 + 4 resumed differs from 10"; fi
+fi
+# without its checkpoint: the weights go on with a fresh optimizer, and a note says so
+cp "$tmp/a.json" "$tmp/bare.json"
+run train "$g" --episodes 2 --resume "$tmp/bare.json"
+if expect_rc "train --resume without a checkpoint" 0; then
+    if grep -q "bare.json has no checkpoint (.*bare.ckpt.json): training goes on from its weights with a fresh optimizer state" "$tmp/err" &&
+        [ -f "$tmp/bare.ckpt.json" ] && ! cmp -s "$tmp/bare.json" "$tmp/ten.json"; then pass
+    else fail "resume without a checkpoint" "expected the note and a new checkpoint"; fi
+fi
+# a checkpoint of other weights is refused, naming it
+cp "$tmp/c.json" "$tmp/mixed.json"
+cp "$tmp/a.ckpt.json" "$tmp/mixed.ckpt.json"
+run train "$g" --episodes 2 --resume "$tmp/mixed.json"
+if expect_rc "train --resume with another run's checkpoint" 1; then
+    if grep -q "mixed.ckpt.json:.*weights: the checkpoint is for other weights than" "$tmp/err"; then pass
+    else fail "stale checkpoint" "expected the checkpoint's weights field named"; fi
+fi
+# place and compare never open the checkpoint
+PLACETO_TRACE_READS=1 run compare "$g" --policy "$tmp/ten.json"
+if expect_rc "compare a trained policy" 0; then
+    if ! grep -q "ckpt" "$tmp/err"; then pass; else fail "compare reads no checkpoint" "$(grep ckpt "$tmp/err")"; fi
 fi
 
 # threads: deterministic for a given count

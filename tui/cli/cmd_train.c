@@ -16,10 +16,7 @@
 #include "dist.h"
 #include "jwrite.h"
 #include "place.h"
-#include "placeto_episode.h"
 #include "policy_file.h"
-#include "policy_io.h"
-#include "train.h"
 
 /* The options of `train`: the shared ones, then every registered agent's
  * own (agent.h, AgentTrainOps.opts), each name once (train_cli_init). */
@@ -104,7 +101,7 @@ const char *train_cli_refused(const CliCmd *cmd, const CliArgs *a, const AgentKi
 }
 
 /* "--agent rnn, gdp or hsdag": the agents whose trainers take option name. */
-static void whose(const char *name, char *buf, size_t n)
+void train_cli_whose(const char *name, char *buf, size_t n)
 {
     int count = 0, total = 0;
     for (int i = 0; i < agent_count(); i++)
@@ -465,10 +462,6 @@ int train_cli_loop(const TrainLoop *l, Progress *pr, TrainState *ts, int64_t eve
     return 0;
 }
 
-static int64_t run_placeto(void *t, int64_t n, TrainCallback cb, void *ud, volatile int *stop)
-{
-    return train_run(t, n, cb, ud, stop);
-}
 
 void train_cli_fresh_optimizer(const char *resume, TrainState *fresh, TrainState *ts)
 {
@@ -491,19 +484,6 @@ void train_cli_free_graphs(Problem *pb, TrainGraph *tg, int n)
     free(pb);
 }
 
-static int parse_init(const char *s, EpisodeInit *out)
-{
-    static const struct { const char *name; EpisodeInit v; } modes[] = {
-        {"random-fixed", EPISODE_INIT_RANDOM_FIXED}, {"device0", EPISODE_INIT_DEVICE0},
-        {"random-each", EPISODE_INIT_RANDOM_EACH}, {"best", EPISODE_INIT_GIVEN},
-    };
-    for (size_t k = 0; k < sizeof modes / sizeof modes[0]; k++)
-        if (strcmp(s, modes[k].name) == 0) {
-            *out = modes[k].v;
-            return 0;
-        }
-    return -1;
-}
 
 /* Loads the training graphs onto the one cluster of spec (with each one's
  * policy graph when policy_graphs): distinct names, since the policy file
@@ -565,164 +545,5 @@ static int run_train(int argc, char **argv)
     const AgentKind *kind = agent ? agent_find(agent) : agent_at(0);
     if (!kind)
         return cli_usage_error(cmd, "--agent: expected %s, got '%s'", agent_names(), agent);
-    if (kind->train.configure)
-        return train_cli_agent(cmd, &a, kind);
-    const char *refused = train_cli_refused(cmd, &a, kind);
-    if (refused) {
-        char who[256];
-        whose(refused, who, sizeof who);
-        return cli_usage_error(cmd, "--%s applies to %s", refused, who);
-    }
-    long episodes, threads, decay, passes, every;
-    TrainConfig cfg;
-    const char *preset = cli_get(cmd, &a, "preset");
-    if (preset && strcmp(preset, "tuned") != 0 && strcmp(preset, "paper") != 0)
-        return cli_usage_error(cmd, "--preset: expected tuned or paper, got '%s'", preset);
-    int paper = preset && strcmp(preset, "paper") == 0;
-    if (paper)
-        train_config_default(&cfg);
-    else
-        train_config_tuned(&cfg);
-    ProblemSpec spec;
-    if (cli_problem(cmd, &a, NULL, POLICY_MAX_GROUPS, 1, &spec, &cfg.seed) ||
-        cli_int(cmd, &a, "episodes", 1, 100000000, 200, &episodes) ||
-        cli_int(cmd, &a, "threads", 1, 256, 1, &threads) ||
-        cli_int(cmd, &a, "entropy-decay", 0, 1L << 40, 0, &decay) ||
-        cli_int(cmd, &a, "passes", 1, 1000, 1, &passes) ||
-        cli_int(cmd, &a, "checkpoint-every", 1, 1L << 40, 50, &every) ||
-        cli_double(cmd, &a, "lr", 0, 10, 1e-3, &cfg.lr) ||
-        cli_double(cmd, &a, "entropy", 0, 1e6, cfg.entropy, &cfg.entropy) ||
-        cli_double(cmd, &a, "clip", 1e-9, 1e9, 1.25, &cfg.clip) ||
-        cli_double(cmd, &a, "gamma", 0, 1, cfg.gamma, &cfg.gamma) ||
-        cli_double(cmd, &a, "temperature", 0.01, 100, 1.0, &cfg.temperature) ||
-        cli_double(cmd, &a, "oom-penalty", 0, 1e9, 2.0, &cfg.env.oom_penalty))
-        return EXIT_USAGE;
-    const char *init = cli_get(cmd, &a, "init");
-    const PlaceMethod *init_method = NULL;
-    int init_heuristic = init && strcmp(init, "heuristic") == 0;
-    if (init_heuristic) {
-        cfg.env.init = EPISODE_INIT_GIVEN;
-    } else if (init && parse_init(init, &cfg.env.init) != 0) {
-        if (!(init_method = place_find(init)))
-            return cli_usage_error(cmd, "--init: expected random-fixed, device0, random-each, best, heuristic or a "
-                                        "placement method, got '%s'", init);
-        cfg.env.init = EPISODE_INIT_GIVEN;
-    }
-    cfg.entropy_decay = decay;
-    cfg.threads = (int)threads;
-    cfg.env.passes = (int)passes;
-    cfg.env.random_order = cli_get(cmd, &a, "random-order") != NULL;
-    const char *reward = cli_get(cmd, &a, "reward");
-    if (reward && strcmp(reward, "relative") != 0 && strcmp(reward, "seconds") != 0 && strcmp(reward, "log") != 0)
-        return cli_usage_error(cmd, "--reward: expected relative, seconds or log, got '%s'", reward);
-    if (reward && cli_get(cmd, &a, "log-runtime") && strcmp(reward, "log") != 0)
-        return cli_usage_error(cmd, "--log-runtime contradicts --reward %s", reward);
-    if (cli_get(cmd, &a, "relative-reward") && (cli_get(cmd, &a, "log-runtime") || (reward && strcmp(reward, "relative") != 0)))
-        return cli_usage_error(cmd, "--relative-reward contradicts --%s", cli_get(cmd, &a, "log-runtime") ? "log-runtime" : "reward");
-    if (cli_get(cmd, &a, "log-runtime"))
-        reward = "log";
-    if (cli_get(cmd, &a, "relative-reward"))
-        reward = "relative";
-    if (reward) {
-        cfg.env.log_runtime = strcmp(reward, "log") == 0;
-        cfg.env.relative_reward = strcmp(reward, "relative") == 0;
-    }
-    cfg.env.mem_feature = cli_get(cmd, &a, "mem-feature") != NULL;
-    const char *accept = cli_get(cmd, &a, "accept");
-    if (accept && strcmp(accept, "improving") != 0 && strcmp(accept, "all") != 0)
-        return cli_usage_error(cmd, "--accept: expected improving or all, got '%s'", accept);
-    if (accept && strcmp(accept, "all") == 0 && cli_get(cmd, &a, "accept-improving"))
-        return cli_usage_error(cmd, "--accept-improving contradicts --accept all");
-    if (accept)
-        cfg.env.accept_improving = strcmp(accept, "improving") == 0;
-    else if (cli_get(cmd, &a, "accept-improving"))
-        cfg.env.accept_improving = 1;
-    const char *fset = cli_get(cmd, &a, "features");
-    if (fset && strcmp(fset, "paper") != 0 && strcmp(fset, "extended") != 0)
-        return cli_usage_error(cmd, "--features: expected paper or extended, got '%s'", fset);
-    if (fset)
-        cfg.env.extended_features = strcmp(fset, "extended") == 0;
-    cfg.normalize_adv = cli_get(cmd, &a, "normalize") != NULL;
-    const char *resume = cli_get(cmd, &a, "resume"), *out = cli_get(cmd, &a, "output");
-    if (!out)
-        out = resume ? resume : "policy.json";
-
-    Err e = {{0}};
-    int policy_devices; /* --resume: the policy fixes the device count when --devices and --cluster do not */
-    if (cli_policy_devices(cmd, &a, resume, &policy_devices, &e))
-        return train_cli_abort(&e);
-    int n_graphs = 0;
-    char **paths = train_cli_paths(&a, &n_graphs, &e);
-    if (!paths)
-        return train_cli_abort(&e);
-    Cluster *c = cli_cluster(cmd, &a, policy_devices ? policy_devices : 2, &e);
-    TrainGraph *tg = xnew_array((size_t)n_graphs, sizeof *tg);
-    Problem *pb = xnew_array((size_t)n_graphs, sizeof *pb);
-    Policy *pol = NULL;
-    TrainState ts;
-    train_state_init(&ts, cfg.lr, cfg.entropy, cfg.seed);
-    Trainer *t = NULL;
-    rc = EXIT_FAIL;
-    int begun = 0; /* train_cli_begin called */
-    if (!c)
-        goto done;
-    spec.cluster = c; /* every graph on the one cluster */
-    if (train_cli_load_graphs(&spec, paths, n_graphs, pb, tg, 1, &e) != 0)
-        goto done;
-    if (resume) {
-        train_state_done(&ts);
-        if (!(pol = policy_load(resume, &ts, &e)))
-            goto done;
-        if (!fset && !cfg.env.mem_feature) /* the features the policy was built with */
-            episode_config_features(&cfg.env, &pol->arch);
-        if (!accept && !cli_get(cmd, &a, "accept-improving")) /* as the policy was trained */
-            cfg.env.accept_improving = pol->arch.accept_improving;
-        pol->arch.accept_improving = cfg.env.accept_improving; /* how it now places */
-        if (!init) /* the start the policy was trained from */
-            cfg.env.init = pol->arch.start_device0 ? EPISODE_INIT_DEVICE0 : EPISODE_INIT_RANDOM_FIXED;
-        if (!ts.has_optimizer) { /* no checkpoint: a fresh optimizer on the trained weights */
-            TrainState fresh;
-            train_state_init(&fresh, cfg.lr, cfg.entropy, cfg.seed);
-            train_cli_fresh_optimizer(resume, &fresh, &ts);
-        }
-    } else {
-        PolicyArch arch;
-        policy_arch_for(&arch, c->n_devices, cfg.env.mem_feature, cfg.env.extended_features);
-        arch.start_device0 = cfg.env.init == EPISODE_INIT_DEVICE0;
-        arch.accept_improving = cfg.env.accept_improving;
-        if (!(pol = policy_new(&arch, cfg.seed, &e)))
-            goto done;
-    }
-    if (!(t = train_new(pol, &ts, &cfg, tg, n_graphs, c, &e))) {
-        err_prefix(&e, resume ? resume : "policy");
-        goto done;
-    }
-    if ((init_method || init_heuristic) && train_seed_from_method(&ts, init_method, pb, n_graphs, &cfg, &e) != 0)
-        goto done;
-    begun = 1;
-    if (train_cli_begin(0, pb, n_graphs, &ts, &e) != 0)
-        goto done;
-    Progress pr = {0};
-    pr.json = cli_get(cmd, &a, "json") != NULL;
-    pr.first = ts.episodes;
-    long W = cfg.threads * dist_size(); /* episodes per round */
-    pr.total = (episodes + W - 1) / W * W;
-    pr.graphs = tg;
-    pr.n_graphs = n_graphs;
-    TrainLoop loop = {run_placeto, kind->file.save, t, pol, kind->train.unit};
-    if (train_cli_loop(&loop, &pr, &ts, every, out, cli_get(cmd, &a, "curve"), &e) != 0)
-        goto done;
-    rc = EXIT_OK;
-done:
-    if (!begun)
-        dist_agree(1, &e);
-    train_free(t);
-    policy_free(pol);
-    train_state_done(&ts);
-    train_cli_free_graphs(pb, tg, n_graphs);
-    cluster_free(c);
-    for (int i = 0; i < n_graphs; i++)
-        free(paths[i]);
-    free(paths);
-    return rc == EXIT_OK ? rc : cli_fail(&e);
+    return train_cli_agent(cmd, &a, kind);
 }

@@ -70,7 +70,9 @@ void train_cli_free_graphs(Problem *pb, TrainGraph *tg, int n);
 void train_cli_init(void);
 /* The first option given that agent k's trainer does not take, or NULL. */
 const char *train_cli_refused(const CliCmd *cmd, const CliArgs *a, const AgentKind *k);
-/* train --agent NAME for an agent that fills the training table. */
+/* "--agent rnn, gdp or hsdag": the agents whose trainers take option name. */
+void train_cli_whose(const char *name, char *buf, size_t n);
+/* train [--agent NAME]: the one runner of every agent's trainer. */
 int train_cli_agent(const CliCmd *cmd, const CliArgs *a, const AgentKind *k);
 
 #endif

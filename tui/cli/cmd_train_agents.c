@@ -1,7 +1,6 @@
-/* train --agent NAME: every registered agent that fills agent.h's training
- * table is trained here, through one runner (train_cli_agent) that knows no
- * agent: its options, configuration, network, trainer and policy file come
- * from the AgentKind. */
+/* train [--agent NAME]: every registered agent is trained here, through one
+ * runner (train_cli_agent) that knows no agent: its options, configuration,
+ * network, trainer and policy file come from its AgentKind (agent.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,8 +12,13 @@ int train_cli_agent(const CliCmd *cmd, const CliArgs *a, const AgentKind *k)
 {
     const AgentTrainOps *ag = &k->train;
     const char *refused = train_cli_refused(cmd, a, k);
-    if (refused)
+    if (refused && cli_get(cmd, a, "agent"))
         return cli_usage_error(cmd, "--%s does not apply to --agent %s", refused, k->name);
+    if (refused) { /* the default agent: say whose option it is */
+        char who[256];
+        train_cli_whose(refused, who, sizeof who);
+        return cli_usage_error(cmd, "--%s applies to %s", refused, who);
+    }
     long episodes, every;
     uint64_t seed;
     ProblemSpec spec;
@@ -53,12 +57,15 @@ int train_cli_agent(const CliCmd *cmd, const CliArgs *a, const AgentKind *k)
         if (agent_policy_resume(resume, &rp, &ts, &e) != 0)
             goto done;
         if (rp.kind != k) {
-            err_set(&e, "%s: %s policy, not %s policy (--agent %s)", resume, rp.kind->a_name, k->a_name, k->name);
+            err_set(&e, "%s: %s policy, not %s policy (train --agent %s trains it)", resume, rp.kind->a_name,
+                    k->a_name, rp.kind->name);
             agent_policy_close(&rp);
             goto done;
         }
         net = rp.net;
         rp.net = NULL; /* ours now */
+        if (ag->resumed)
+            ag->resumed(net, cfg, &args);
         n_devices = rp.info.n_devices;
         n_groups = rp.info.n_groups;
         agent_policy_close(&rp);
@@ -89,13 +96,16 @@ int train_cli_agent(const CliCmd *cmd, const CliArgs *a, const AgentKind *k)
         err_prefix(&e, resume ? resume : "policy");
         goto done;
     }
+    if (ag->prepare && ag->prepare(&ts, cfg, pb, n_graphs, &e) != 0)
+        goto done;
     begun = 1;
     if (train_cli_begin(0, pb, n_graphs, &ts, &e) != 0)
         goto done;
     Progress pr = {0};
     pr.json = cli_get(cmd, a, "json") != NULL;
     pr.first = ts.episodes;
-    pr.total = episodes;
+    long W = ag->round ? ag->round(cfg) * dist_size() : 1; /* episodes per round */
+    pr.total = (episodes + W - 1) / W * W;
     pr.graphs = tg;
     pr.n_graphs = n_graphs;
     TrainLoop loop = {ag->run, k->file.save, t, net, ag->unit};

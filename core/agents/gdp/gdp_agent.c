@@ -149,6 +149,6 @@ const AgentKind agent_gdp = {
     {load, save, net_free, info, params},
     {oneshot_place_runs, "gdp-trained", 0, place},
     {"update", POLICY_MAX_GROUPS, train_opts, shape, sizeof(GdpOpts), gdp_options, gdp_state, gdp_create, NULL, 0, gdp_trainer,
-     run, gdp_trainer_free},
+     run, gdp_trainer_free, NULL, NULL},
     &actor,
 };

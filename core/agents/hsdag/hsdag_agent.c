@@ -164,6 +164,6 @@ const AgentKind agent_hsdag = {
     {load, save, net_free, info, params},
     {oneshot_place_runs, "hsdag-trained", 0, place},
     {"update", POLICY_MAX_GROUPS, train_opts, shape, sizeof(HsdagOpts), hsdag_options, hsdag_state, hsdag_create, NULL, 0, hsdag_trainer,
-     run, hsdag_trainer_free},
+     run, hsdag_trainer_free, NULL, NULL},
     &actor,
 };

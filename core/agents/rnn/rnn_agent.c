@@ -135,6 +135,6 @@ const AgentKind agent_rnn = {
     {load, save, net_free, info, params},
     {oneshot_place_runs, "rnn-trained", 0, place},
     {"update", RNN_MAX_GROUPS, train_opts, shape, sizeof(RnnOpts), rnn_options, rnn_state, rnn_create, NULL, 0, rnn_trainer,
-     run, rnn_trainer_free},
+     run, rnn_trainer_free, NULL, NULL},
     &actor,
 };
