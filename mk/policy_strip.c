@@ -3,7 +3,7 @@
  * agent, any format this version reads) with its training state and written
  * back: the weights, the counters and the best placement per graph stay in
  * the policy file; the optimizer state (Adam's moments, the RNG, the
- * baselines) would go to the checkpoint beside it, which is then removed,
+ * baselines) goes to the checkpoint beside it, which is then removed,
  * so that `place`, `compare` and `explore` read what they use and a
  * bundled policy resumed with `train --resume` starts a fresh optimizer. */
 #include <stdio.h>
@@ -26,14 +26,10 @@ int main(int argc, char **argv)
         TrainState ts;
         char ck[4200];
         policy_file_checkpoint_path(ck, sizeof ck, argv[i]);
-        FILE *f = fopen(ck, "r");
-        int had = f != NULL; /* a checkpoint of its own stays */
-        if (f)
-            fclose(f);
         if (agent_policy_open(argv[i], &p, &ts, &e) != 0 || p.kind->file.save(p.net, &ts, argv[i], &e) != 0) {
             fprintf(stderr, "placeto-strip: %s\n", e.msg);
             rc = 1;
-        } else if (!had && remove(ck) != 0) {
+        } else if (remove(ck) != 0) {
             fprintf(stderr, "placeto-strip: cannot remove %s\n", ck);
             rc = 1;
         }
