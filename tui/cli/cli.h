@@ -22,12 +22,7 @@ enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
  * taken only when it is a number (or --opt=VALUE), and the option alone
  * reads as "". Values are given as "--opt VALUE", "--opt=VALUE", "-o VALUE"
  * or "-oVALUE". */
-typedef struct CliOpt {
-    const char *name;
-    char short_name;
-    const char *arg;
-    const char *help;
-} CliOpt;
+typedef AgentOpt CliOpt; /* the agents' trainers declare their options alike (agent.h) */
 
 typedef struct CliCmd {
     const char *name;

@@ -65,7 +65,7 @@ void train_cli_init(void)
             if (!has_opt(train_opts, n, o->name)) {
                 if (n >= CLI_MAX_OPTS)
                     util_die("train: more than %d options", CLI_MAX_OPTS);
-                train_opts[n++] = (CliOpt){o->name, o->short_name, o->arg, o->help};
+                train_opts[n++] = *o;
             }
     }
     if (at < sizeof agent_help)
@@ -80,7 +80,7 @@ static void agent_opts(const AgentKind *k, CliOpt *out)
     int n = n_shared();
     memcpy(out, train_opts, (size_t)n * sizeof *out);
     for (const AgentOpt *o = k->train.opts; o && o->name && n < CLI_MAX_OPTS; o++)
-        out[n++] = (CliOpt){o->name, o->short_name, o->arg, o->help};
+        out[n++] = *o;
     out[n] = (CliOpt){0};
 }
 
