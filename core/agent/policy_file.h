@@ -49,7 +49,7 @@ void policy_file_checkpoint_path(char *buf, size_t n, const char *path);
  * other weights than p's. `train --resume` alone calls it. */
 int policy_file_read_checkpoint(const char *policy_path, NnParams *p, TrainState *ts, Err *e);
 
-/* The op-type vocabulary of the learned placers' files (rnn, gdp):
+/* The op-type vocabulary of the learned placers' files (rnn, gdp, hsdag):
  * " \"vocabulary\": [names],\n", and its reader (n_types names, sorted
  * bytewise and distinct; v is initialised by the call and owned by the
  * caller, also on failure). */

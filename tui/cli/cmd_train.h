@@ -26,7 +26,7 @@ typedef struct Progress {
 
 /* The part of `train` every agent shares: the learning curve (written to
  * curve_path when --curve asks, committed at the end, removed on failure),
- * the progress, runs of episodes (updates, for rnn and gdp) up to each
+ * the progress, runs of episodes (updates, for the one-shot agents) up to each
  * checkpoint, each checkpoint saved, and the summary. */
 typedef struct TrainLoop {
     int64_t (*run)(void *trainer, int64_t n, TrainCallback cb, void *ud, volatile int *stop);

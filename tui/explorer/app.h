@@ -121,7 +121,7 @@ typedef struct AppCache {
     int feat_group[APP_FEATURE_ROWS]; /* node, up to two parents, two children, one group on
                                  another device (-1: none) */
     float *feats;             /* their feature rows: APP_FEATURE_ROWS x the episode's n_features */
-    /* an actor (rnn, gdp, hsdag): the attention weights of the current step over the
+    /* an actor (an agent with an explorer actor table): the attention weights of the current step over the
        groups (n_groups; NULL for Placeto; hsdag: its cluster's groups) and the
        groups with the largest, largest first (ties: the lower index; -1: none) */
     float *attention;
@@ -266,7 +266,7 @@ typedef struct App {
 
 /* ---- loading, the cache, messages, files, baselines (app.c) ---- */
 
-/* 1 when a learned single-pass placer (rnn, gdp, hsdag) steps the episode. */
+/* 1 when a learned single-pass placer (an agent's explorer actor, agent.h) steps the episode. */
 static inline int app_is_actor(const App *a) { return a->policy.kind != NULL; }
 /* 1 when the RNN placer's policy steps the episode. */
 static inline int app_is_rnn(const App *a) { return a->policy.kind && strcmp(a->policy.kind->name, "rnn") == 0; }
