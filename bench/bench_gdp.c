@@ -47,7 +47,7 @@ void bench_gdp_scale(int n_ops)
         Rng r;
         rng_seed(&r, 1);
         double t0 = util_now();
-        gdp_forward(net, in, w, RNN_SAMPLE, &r, place, NULL, NULL);
+        gdp_forward(net, in, w, GDP_SAMPLE, &r, place, NULL, NULL);
         double t_fwd = util_now() - t0;
         for (int i = 0; i < G; i++)
             wt[i] = 1.0 / G;
