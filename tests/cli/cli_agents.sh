@@ -20,17 +20,17 @@ once() {
 
 export PLACETO_TRACE_READS=1
 pol=graphs/policies/inception_v3_2.json
-run compare graphs/inception_v3.json --policy "$pol"
+run compare graphs/inception_v3.json --policy "$pol" --methods single
 expect_rc "compare --policy (placeto)" 0 && once "compare --policy (placeto)" "$pol"
 run place graphs/inception_v3.json --policy "$pol" -o "$tmp/p.json"
 expect_rc "place --policy (placeto)" 0 && once "place --policy (placeto)" "$pol"
 for a in rnn gdp; do
     pol=graphs/policies/${a}_nasnet_2.json
-    run compare graphs/nasnet.json --policy "$pol"
+    run compare graphs/nasnet.json --policy "$pol" --methods single
     expect_rc "compare --policy ($a)" 0 && once "compare --policy ($a)" "$pol"
 done
 pol=graphs/policies/hsdag_resnet50.json
-run compare graphs/inference/resnet50.json --cluster graphs/clusters/cpu_gpu1.json --policy "$pol"
+run compare graphs/inference/resnet50.json --cluster graphs/clusters/cpu_gpu1.json --policy "$pol" --methods single
 expect_rc "compare --policy (hsdag)" 0 && once "compare --policy (hsdag)" "$pol"
 pol=graphs/policies/rnn_nasnet_2.json
 run explore graphs/nasnet.json --policy "$pol" --headless --keys 'space space' --dump "$tmp/screen.txt"
@@ -74,7 +74,7 @@ if [ -x "$coin" ]; then
         fail "coin: train --help lists it" "the --agent help does not list coin"; }
     run place "$g" --policy "$tmp/coin.json" -o "$tmp/coin_place.json" --json
     expect_rc "coin: place" 0 && { grep -q '"runtime_us"' "$tmp/out" && pass || fail "coin: place" "no placement reported"; }
-    run compare "$g" --policy "$tmp/coin.json"
+    run compare "$g" --policy "$tmp/coin.json" --methods single
     expect_rc "coin: compare" 0 && { grep -qE '^coin ' "$tmp/out" && grep -qE '^coin-trained ' "$tmp/out" && pass ||
         fail "coin: compare" "expected the rows coin and coin-trained"; }
     run explore "$g" --policy "$tmp/coin.json" --headless --keys 'space space space' --dump "$tmp/coin_screen.txt"
