@@ -215,6 +215,28 @@ int agent_place_file(const char *path, const Problem *pb, const AgentPlaceOpts *
     return n;
 }
 
+int agent_place_untrained(const AgentPolicy *p, const Problem *pb, const AgentPlaceOpts *o, PlaceRun *row, Err *e)
+{
+    AgentPolicy u = *p;
+    if (!(u.net = p->kind->file.untrained(p->net, o->seed, e)))
+        return -1;
+    PlaceRun rows[2];
+    int n = agent_place_runs(&u, NULL, pb, o, rows, NULL, e); /* no training state: the zero-shot row alone */
+    p->kind->file.free(u.net);
+    if (n < 0)
+        return -1;
+    for (int k = 0; k + 1 < n; k++)
+        place_run_free(&rows[k]);
+    *row = rows[n - 1];
+    size_t len = strlen(row->method) + sizeof "-untrained";
+    char *name = xmalloc(len);
+    snprintf(name, len, "%s-untrained", row->method);
+    free(row->owned_name);
+    row->owned_name = name;
+    row->method = name;
+    return 0;
+}
+
 int agent_place_runs(const AgentPolicy *p, const TrainState *ts, const Problem *pb, const AgentPlaceOpts *o,
                      PlaceRun rows[2], const char **start_name, Err *e)
 {

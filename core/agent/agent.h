@@ -59,6 +59,10 @@ typedef struct AgentFileOps {
     void (*info)(const void *net, AgentInfo *out);
     /* The network's weights and Adam moments (the checkpoint's). */
     NnParams *(*params)(void *net);
+    /* The control: a network of net's architecture (and vocabulary) with
+     * the weights a new training run starts from with seed, never
+     * updated. NULL with e set. */
+    void *(*untrained)(const void *net, uint64_t seed, Err *e);
 } AgentFileOps;
 
 /* --- placing --------------------------------------------------------------- */
@@ -253,6 +257,13 @@ int agent_policy_take(const char *path, AgentPolicy *p, Err *e);
 /* agent_place_runs with the policy file at path, opened for the call. */
 int agent_place_file(const char *path, const Problem *pb, const AgentPlaceOpts *o, PlaceRun rows[2],
                      const char **start_name, Err *e);
+
+/* The untrained control of the loaded policy p: the same architecture
+ * with the weights training starts from with o->seed (file.untrained),
+ * placing by the same procedure and budget as p's zero-shot row (o). Fills
+ * row with that row named "ROW-untrained" ("placeto-untrained",
+ * "rnn-untrained", ...); 0, or -1 with e set. */
+int agent_place_untrained(const AgentPolicy *p, const Problem *pb, const AgentPlaceOpts *o, PlaceRun *row, Err *e);
 
 /* The rows of kind's place.runs for the loaded policy. */
 int agent_place_runs(const AgentPolicy *p, const TrainState *ts, const Problem *pb, const AgentPlaceOpts *o,

@@ -97,6 +97,12 @@ static int check_state(const JDoc *d, TrainState *ts, Err *e)
 static const PolicyFileKind file_kind = {"coin", read_arch, n_devices, n_types, param_count, create, params,
                                          coin_free, 0.1, 0, NULL, check_state};
 
+/* untrained: every logit 0, the uniform distribution */
+static void *untrained(const void *net, uint64_t seed, Err *e)
+{
+    (void)seed;
+    return coin_new(((const CoinNet *)net)->n_devices, e);
+}
 static void *load(const AgentFile *f, TrainState *ts, Err *e) { return policy_file_load_doc(&file_kind, &f->doc, ts, e); }
 static void info(const void *net, AgentInfo *out) { *out = (AgentInfo){((const CoinNet *)net)->n_devices, 0, 0}; }
 
@@ -276,7 +282,7 @@ static const AgentActorOps actor = {
 
 const AgentKind agent_coin = {
     "coin", "a coin", "a test-only placer: one learned distribution over the devices",
-    {load, save, coin_free, info, params},
+    {load, save, coin_free, info, params, untrained},
     {oneshot_place_runs, "coin-trained", 0, place},
     {"update", 20000, train_opts, NULL, sizeof(CoinCfg), configure, state_init, coin_create, NULL, 0, trainer_new, run,
      trainer_free, NULL, NULL},

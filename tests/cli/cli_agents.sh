@@ -91,6 +91,41 @@ else
     fail "coin" "no $coin (make test builds it)"
 fi
 
+# the untrained control: the same architecture with the weights training
+# starts from (--seed), placing by the same procedure; it is the network
+# `train --episodes 1 --lr 0` leaves, row for row
+g=graphs/toy/crown.json
+run train "$g" --episodes 1 --lr 0 --seed 1 -o "$tmp/u.json"
+expect_rc "control: train --lr 0" 0 && pass
+run train "$g" --episodes 20 --seed 1 -o "$tmp/t.json"
+expect_rc "control: train" 0 && pass
+run compare "$g" --policy "$tmp/u.json" --methods single --seed 1 --json
+cp "$tmp/out" "$tmp/u_cmp.json"
+run compare "$g" --policy "$tmp/t.json" --methods single --seed 1 --untrained --json
+if expect_rc "compare --untrained" 0; then
+    cp "$tmp/out" "$tmp/t_cmp.json"
+    pycheck "control is train --lr 0's network" '
+import json, sys
+u = {r["method"]: r for r in json.load(open(sys.argv[1]))["methods"]}
+t = {r["method"]: r for r in json.load(open(sys.argv[2]))["methods"]}
+assert "placeto-untrained" in t and "placeto" in t, sorted(t)
+assert t["placeto-untrained"]["runtime_us"] == u["placeto"]["runtime_us"], (t["placeto-untrained"], u["placeto"])
+assert t["placeto-untrained"]["placements"] == t["placeto"]["placements"], "not the same budget"
+' "$tmp/u_cmp.json" "$tmp/t_cmp.json"
+    run compare "$g" --policy "$tmp/t.json" --methods single --seed 1 --untrained --json
+    if cmp -s "$tmp/out" "$tmp/t_cmp.json" || diff <(grep -v seconds "$tmp/out") <(grep -v seconds "$tmp/t_cmp.json") > /dev/null; then pass
+    else fail "control deterministic" "two runs differ"; fi
+fi
+for pol in graphs/policies/rnn_nasnet_2.json graphs/policies/gdp_nasnet_2.json; do
+    a=$(basename "$pol" | cut -d_ -f1)
+    run compare graphs/nasnet.json --policy "$pol" --methods single --untrained
+    expect_rc "compare --untrained ($a)" 0 && { grep -qE "^$a-untrained " "$tmp/out" && pass ||
+        fail "compare --untrained ($a)" "no $a-untrained row"; }
+done
+run compare "$g" --methods single --untrained
+expect_rc "compare --untrained without a policy" 2 && { grep -q -- "--untrained needs a policy" "$tmp/err" && pass ||
+    fail "--untrained without a policy" "expected the usage error"; }
+
 # check-layers: an agent including a sibling's header is refused
 mkdir -p "$tmp/tree"
 cp -r core layouts tui mk "$tmp/tree/"

@@ -34,6 +34,7 @@ static const CliOpt compare_opts[] = {
     {"no-policy", 0, NULL, "no Placeto rows"},
     {"samples", 0, "K", "with --policy: K sampled episodes after the greedy one (default 0)"},
     {"start", 0, "S", "with --policy: start from 'random' (the fixed random placement) or 'heuristic'"},
+    {"untrained", 0, NULL, "with --policy: also the control, the same network untrained (the weights training starts from with --seed), placing by the same procedure"},
     CLI_OPT_BUDGET,
     CLI_PROBLEM_OPTS("0"),
     {"json", 0, NULL, "machine-readable result on stdout"},
@@ -367,7 +368,11 @@ static void print_compare_table(const Problem *pb, const PlaceRun *rows, int n, 
 {
     char b1[32], b2[32];
     printf("%s on %s, %d groups\n", pb->g->name, pb->c->name, pb->gr->n_groups);
-    printf("%-15s %12s %9s %9s %12s %5s %10s\n", "method", "runtime", "speed-up", "vs bound", "peak memory", "OOM",
+    int w = 15; /* the method column: 15, or the longest name ("placeto-refine-untrained") */
+    for (int k = 0; k < n; k++)
+        if ((int)strlen(rows[k].method) > w)
+            w = (int)strlen(rows[k].method);
+    printf("%-*s %12s %9s %9s %12s %5s %10s\n", w, "method", "runtime", "speed-up", "vs bound", "peak memory", "OOM",
            "time");
     for (int k = 0; k < n; k++) {
         int64_t peak = 0;
@@ -379,11 +384,11 @@ static void print_compare_table(const Problem *pb, const PlaceRun *rows, int n, 
             snprintf(tbuf, sizeof tbuf, "training");
         else
             snprintf(tbuf, sizeof tbuf, "%.3fs", rows[k].seconds);
-        printf("%-15s %12s %8.3fx %8.3fx %12s %5s %10s\n", rows[k].method, util_fmt_time(b1, rows[k].runtime_us),
+        printf("%-*s %12s %8.3fx %8.3fx %12s %5s %10s\n", w, rows[k].method, util_fmt_time(b1, rows[k].runtime_us),
                rows[k].runtime_us > 0 ? single / rows[k].runtime_us : 0.0, lb > 0 ? rows[k].runtime_us / lb : 0.0,
                util_fmt_bytes(b2, (double)peak), rows[k].oom ? "yes" : "no", tbuf);
     }
-    printf("%-15s %12s %8.3fx %8.3fx\n", "lower bound", util_fmt_time(b1, lb), lb > 0 ? single / lb : 0.0, 1.0);
+    printf("%-*s %12s %8.3fx %8.3fx\n", w, "lower bound", util_fmt_time(b1, lb), lb > 0 ? single / lb : 0.0, 1.0);
 }
 
 static int run_compare(int argc, char **argv)
@@ -423,7 +428,12 @@ static int run_compare(int argc, char **argv)
         problem_free(&pb);
         return have == -1 ? EXIT_USAGE : EXIT_FAIL;
     }
-    PlaceRun *rows = xnew_array((size_t)n_chosen + 2 + (size_t)pb.c->n_devices, sizeof *rows);
+    if (cli_get(&cmd_compare, &a, "untrained") && !policy) {
+        chosen_free(chosen, n_chosen);
+        problem_free(&pb);
+        return cli_usage_error(&cmd_compare, "--untrained needs a policy (--policy P, or the bundled one)");
+    }
+    PlaceRun *rows = xnew_array((size_t)n_chosen + 3 + (size_t)pb.c->n_devices, sizeof *rows);
     int n = 0, ok = 1, with_single = 0;
     while (ok && n < n_chosen) {
         const Chosen *ch = &chosen[n];
@@ -449,6 +459,11 @@ static int run_compare(int argc, char **argv)
         int k = cli_policy_runs(policy, &pb, &(AgentPlaceOpts){(int)samples, seed, start}, rows + n, NULL, &e);
         ok = k >= 0;
         n += ok ? k : 0;
+    }
+    if (ok && policy && cli_get(&cmd_compare, &a, "untrained")) {
+        const AgentPolicy *ap = agent_policy_cached(policy, NULL, &e);
+        ok = ap && agent_place_untrained(ap, &pb, &(AgentPlaceOpts){(int)samples, seed, start}, &rows[n], &e) == 0;
+        n += ok;
     }
     if (ok) {
         /* the speed-up is over everything on the fastest device */

@@ -20,6 +20,11 @@ static void info(const void *net, AgentInfo *out)
     *out = (AgentInfo){n->arch.n_devices, 0, n->arch.heads};
 }
 static NnParams *params(void *net) { return &((GdpNet *)net)->p; }
+static void *untrained(const void *net, uint64_t seed, Err *e)
+{
+    const GdpNet *n = net;
+    return gdp_new(&n->arch, &n->vocab, seed, e);
+}
 static int64_t place(const void *net, const Graph *g, const Grouping *gr, const Cluster *c, int samples,
                      uint64_t seed, int *group_device, double *runtime_us, Err *e)
 {
@@ -146,7 +151,7 @@ static int64_t run(void *t, int64_t n, TrainCallback cb, void *ud, volatile int 
 
 const AgentKind agent_gdp = {
     "gdp", "a gdp", "GDP, the graph placer trained with PPO (Zhou et al. 2019)",
-    {load, save, net_free, info, params},
+    {load, save, net_free, info, params, untrained},
     {oneshot_place_runs, "gdp-trained", 0, place},
     {"update", POLICY_MAX_GROUPS, train_opts, shape, sizeof(GdpOpts), gdp_options, gdp_state, gdp_create, NULL, 0, gdp_trainer,
      run, gdp_trainer_free, NULL, NULL},

@@ -20,6 +20,11 @@ static void info(const void *net, AgentInfo *out)
     *out = (AgentInfo){n->arch.n_devices, 0, 0};
 }
 static NnParams *params(void *net) { return &((HsdagNet *)net)->p; }
+static void *untrained(const void *net, uint64_t seed, Err *e)
+{
+    const HsdagNet *n = net;
+    return hsdag_new(&n->arch, &n->vocab, seed, e);
+}
 static int64_t place(const void *net, const Graph *g, const Grouping *gr, const Cluster *c, int samples,
                      uint64_t seed, int *group_device, double *runtime_us, Err *e)
 {
@@ -161,7 +166,7 @@ static int64_t run(void *t, int64_t n, TrainCallback cb, void *ud, volatile int 
 
 const AgentKind agent_hsdag = {
     "hsdag", "an hsdag", "HSDAG, the hierarchical grouper-placer (Zhang et al. 2023)",
-    {load, save, net_free, info, params},
+    {load, save, net_free, info, params, untrained},
     {oneshot_place_runs, "hsdag-trained", 0, place},
     {"update", POLICY_MAX_GROUPS, train_opts, shape, sizeof(HsdagOpts), hsdag_options, hsdag_state, hsdag_create, NULL, 0, hsdag_trainer,
      run, hsdag_trainer_free, NULL, NULL},

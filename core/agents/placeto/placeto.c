@@ -49,6 +49,7 @@ static const AgentOpt train_opts[] = {
     {0},
 };
 static NnParams *params(void *net) { return &((Policy *)net)->p; }
+static void *untrained(const void *net, uint64_t seed, Err *e) { return policy_new(&((const Policy *)net)->arch, seed, e); }
 
 /* The configuration `train` gives Placeto's trainer. */
 typedef struct PlacetoCfg {
@@ -202,7 +203,7 @@ static long round_size(const void *config) { return ((const PlacetoCfg *)config)
 const AgentKind agent_placeto = {
     "placeto", "a Placeto", "Placeto, the graph-embedding placer that improves a placement step by step "
                             "(Addanki et al. 2019)",
-    {load, save, net_free, info, params},
+    {load, save, net_free, info, params, untrained},
     {placeto_place_runs, "placeto-trained", 1, NULL},
     {"episode", POLICY_MAX_GROUPS, train_opts, NULL, sizeof(PlacetoCfg), configure, state_init, create, resumed, 1,
      trainer_new, run, trainer_free, prepare, round_size},

@@ -20,6 +20,11 @@ static void info(const void *net, AgentInfo *out)
     *out = (AgentInfo){n->arch.n_devices, n->arch.n_groups, 0};
 }
 static NnParams *params(void *net) { return &((RnnNet *)net)->p; }
+static void *untrained(const void *net, uint64_t seed, Err *e)
+{
+    const RnnNet *n = net;
+    return rnn_new(&n->arch, &n->vocab, seed, e);
+}
 static int64_t place(const void *net, const Graph *g, const Grouping *gr, const Cluster *c, int samples,
                      uint64_t seed, int *group_device, double *runtime_us, Err *e)
 {
@@ -132,7 +137,7 @@ static int64_t run(void *t, int64_t n, TrainCallback cb, void *ud, volatile int 
 
 const AgentKind agent_rnn = {
     "rnn", "an rnn", "the RNN-based placer (Mirhoseini et al. 2017)",
-    {load, save, net_free, info, params},
+    {load, save, net_free, info, params, untrained},
     {oneshot_place_runs, "rnn-trained", 0, place},
     {"update", RNN_MAX_GROUPS, train_opts, shape, sizeof(RnnOpts), rnn_options, rnn_state, rnn_create, NULL, 0, rnn_trainer,
      run, rnn_trainer_free, NULL, NULL},

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The untrained control beside every bundled paper-case policy: for each
+# agent's policy (placeto, rnn, gdp) on inception_v3, nasnet and nmt with 2
+# and 4 devices, `compare --policy P --untrained --samples 8` (one greedy and
+# 8 sampled episodes or decodes, from the agent's own start) gives the
+# policy's zero-shot row and the same network untrained, placing by the same
+# procedure and budget. Writes bench/results/untrained.{json,md}.
+#   bash bench/untrained_control.sh [./placeto]
+set -eu
+cd "$(dirname "$0")/.."
+prog=${1:-./placeto}
+out=bench/results/untrained
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+rows=()
+for g in inception_v3 nasnet nmt; do
+    for d in 2 4; do
+        for a in placeto rnn gdp; do
+            pol=graphs/policies/${g}_$d.json
+            [ "$a" = placeto ] || pol=graphs/policies/${a}_${g}_$d.json
+            [ -f "$pol" ] || continue
+            "$prog" compare "graphs/$g.json" --policy "$pol" --methods single --samples 8 --untrained --seed 1 --json \
+                > "$tmp/$a-$g-$d.json"
+            rows+=("$a $g $d $tmp/$a-$g-$d.json")
+        done
+    done
+done
+/usr/bin/python3 - "$out" "$prog" "${rows[@]}" <<'PY'
+import json, sys
+out, prog, rows = sys.argv[1], sys.argv[2], sys.argv[3:]
+res = []
+for r in rows:
+    a, g, d, path = r.split(" ", 3)
+    doc = json.load(open(path))
+    m = {x["method"]: x for x in doc["methods"]}
+    lb = doc["lower_bound_us"]
+    t, u = m[a], m[a + "-untrained"]
+    res.append({"agent": a, "graph": g, "devices": int(d), "trained_us": t["runtime_us"], "untrained_us": u["runtime_us"],
+                "placements": t["placements"], "lower_bound_us": lb, "trained_oom": t["oom"], "untrained_oom": u["oom"]})
+json.dump({"command": "bash bench/untrained_control.sh", "rows": res}, open(out + ".json", "w"), indent=1)
+with open(out + ".md", "w") as f:
+    f.write("# The untrained control of the bundled policies\n\n")
+    f.write("`bash bench/untrained_control.sh` (`compare GRAPH --policy P --methods single --samples 8 --untrained --seed 1`):\n"
+            "each bundled paper-case policy placing zero-shot (one greedy and 8 sampled episodes or decodes) against the\n"
+            "same network untrained (the weights training starts from, seed 1), by the same procedure and budget.\n"
+            "Runtime / lower bound; ratio < 1: training helped.\n\n")
+    f.write("| agent | graph | devices | placements | trained | untrained | trained / untrained |\n|---|---|---|---|---|---|---|\n")
+    for r in res:
+        tr, un = r["trained_us"] / r["lower_bound_us"], r["untrained_us"] / r["lower_bound_us"]
+        f.write("| %s | %s | %d | %d | %.3f%s | %.3f%s | %.3f |\n" % (r["agent"], r["graph"], r["devices"], r["placements"], tr,
+                " (OOM)" if r["trained_oom"] else "", un, " (OOM)" if r["untrained_oom"] else "", r["trained_us"] / r["untrained_us"]))
+    for a in ("placeto", "rnn", "gdp"):
+        rs = [r for r in res if r["agent"] == a]
+        if rs:
+            import math
+            gm = math.exp(sum(math.log(r["trained_us"] / r["untrained_us"]) for r in rs) / len(rs))
+            f.write("\n%s: geometric mean trained / untrained over %d cases: %.3f" % (a, len(rs), gm))
+    f.write("\n")
+print(open(out + ".md").read())
+PY
