@@ -4,9 +4,12 @@
 # and 4 devices, `compare --policy P --untrained --samples 8` (one greedy and
 # 8 sampled episodes or decodes, from the agent's own start) gives the
 # policy's zero-shot row and the same network untrained, placing by the same
-# procedure and budget. Writes bench/results/untrained.{json,md}.
+# procedure and budget. Writes bench/results/untrained.{json,md}. The
+# network kernels are the plain loops (PLACETO_KERNELS=plain), so that every
+# figure is the same on another CPU.
 #   bash bench/untrained_control.sh [./placeto]
 set -eu
+export PLACETO_KERNELS=plain
 cd "$(dirname "$0")/.."
 prog=${1:-./placeto}
 out=bench/results/untrained
@@ -40,7 +43,7 @@ for r in rows:
 json.dump({"command": "bash bench/untrained_control.sh", "rows": res}, open(out + ".json", "w"), indent=1)
 with open(out + ".md", "w") as f:
     f.write("# The untrained control of the bundled policies\n\n")
-    f.write("`bash bench/untrained_control.sh` (`compare GRAPH --policy P --methods single --samples 8 --untrained --seed 1`):\n"
+    f.write("`bash bench/untrained_control.sh` (`PLACETO_KERNELS=plain placeto compare GRAPH --policy P --methods single --samples 8 --untrained --seed 1`):\n"
             "each bundled paper-case policy placing zero-shot (one greedy and 8 sampled episodes or decodes) against the\n"
             "same network untrained (the weights training starts from, seed 1), by the same procedure and budget.\n"
             "Runtime / lower bound; ratio < 1: training helped.\n\n")
