@@ -3,7 +3,9 @@
 family with importer seeds past the bundled 32 (so nothing can have been tuned
 to them; needs Debian's python3-torch), and places each with the family's
 bundled policy and with the general policy (greedy and 8 sampled episodes,
-no training, from the start each was trained from), and with the general
+no training, from the start each was trained from), the family policy's
+untrained control (the same network with the weights training starts from,
+by the same procedure: compare --untrained), and with the general
 policy from the best heuristic's placement (what --policy auto does), next
 to one device and the best heuristic. Writes bench/results/fresh.{json,md}.
 
@@ -59,7 +61,7 @@ def main():
         for s in range(FIRST, FIRST + COUNT):
             path = os.path.join(tmp, "%s_%d.json" % (model, s))
             r = subprocess.run([PROG, "compare", path, "--devices", "2", "--json", "--methods", HEURISTICS,
-                                "--policy", "graphs/policies/family_%s.json" % fam, "--samples", "8"],
+                                "--policy", "graphs/policies/family_%s.json" % fam, "--samples", "8", "--untrained"],
                                check=True, capture_output=True, text=True)
             d = json.loads(r.stdout)
             by = {m["method"]: m for m in d["methods"]}
@@ -68,11 +70,12 @@ def main():
                 [PROG, "place", path, "--devices", "2", "--json", "--policy", general, "--samples", "8"] + extra,
                 check=True, capture_output=True, text=True).stdout)["runtime_us"]
                 for extra in ([], ["--start", "heuristic"]))
-            heur = [m for m in d["methods"] if not m["method"].startswith("placeto")]
+            heur = [m for m in d["methods"] if not m["method"].startswith("placeto")]  # (and not the control)
             best = min(heur, key=lambda m: (m["oom"], m["runtime_us"]))
             rows.append({"family": fam, "seed": s, "graph": d["graph"], "lower_bound_us": d["lower_bound_us"],
                          "single_us": d["single_us"], "best_heuristic": best["method"],
                          "best_heuristic_us": best["runtime_us"], "zero_shot_us": by["placeto"]["runtime_us"],
+                         "untrained_us": by["placeto-untrained"]["runtime_us"],
                          "general_us": g_own, "general_refine_us": g_ref})
     os.makedirs("bench/results", exist_ok=True)
     with open("bench/results/fresh.json.tmp", "w") as f:
@@ -81,16 +84,16 @@ def main():
     os.replace("bench/results/fresh.json.tmp", "bench/results/fresh.json")
     md = ["Family members generated with importer seeds %d–%d (never bundled, never trained on), 2 default "
           "devices; means over the %d members of runtime / lower bound." % (FIRST, FIRST + COUNT - 1, COUNT), "",
-          "| family | single | best heuristic | family policy zero-shot | general policy zero-shot | general policy "
-          "refining the best heuristic | family zero-shot worse than one device |",
-          "|---|---|---|---|---|---|---|"]
+          "| family | single | best heuristic | family policy zero-shot | its untrained control | general policy "
+          "zero-shot | general policy refining the best heuristic | family zero-shot worse than one device |",
+          "|---|---|---|---|---|---|---|---|"]
     for fam, _ in FAMILIES:
         rs = [r for r in rows if r["family"] == fam]
         mean = lambda k: sum(r[k] / r["lower_bound_us"] for r in rs) / len(rs)
         worse = sum(r["zero_shot_us"] > r["single_us"] for r in rs)
-        md.append("| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %d of %d |" % (
-            fam, mean("single_us"), mean("best_heuristic_us"), mean("zero_shot_us"), mean("general_us"),
-            mean("general_refine_us"), worse, len(rs)))
+        md.append("| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %d of %d |" % (
+            fam, mean("single_us"), mean("best_heuristic_us"), mean("zero_shot_us"), mean("untrained_us"),
+            mean("general_us"), mean("general_refine_us"), worse, len(rs)))
     with open("bench/results/fresh.md", "w") as f:
         f.write("\n".join(md) + "\n")
     print("\n".join(md))
