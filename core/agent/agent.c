@@ -101,13 +101,6 @@ void agent_file_done(AgentFile *f)
     memset(f, 0, sizeof *f);
 }
 
-int agent_file_trained(const AgentFile *f)
-{
-    const cJSON *tr = cJSON_IsObject(f->doc.root) ? cJSON_GetObjectItemCaseSensitive(f->doc.root, "training") : NULL;
-    const cJSON *best = cJSON_IsObject(tr) ? cJSON_GetObjectItemCaseSensitive(tr, "best") : NULL;
-    return cJSON_IsArray(best) ? cJSON_GetArraySize(best) : 0;
-}
-
 int agent_policy_open(const char *path, AgentPolicy *p, TrainState *ts, Err *e)
 {
     memset(p, 0, sizeof *p);
@@ -120,7 +113,7 @@ int agent_policy_open(const char *path, AgentPolicy *p, TrainState *ts, Err *e)
     p->kind = f.kind;
     p->checksum = util_hash64(f.text, f.len, 0);
     p->net = f.kind->file.load(&f, ts, e);
-    p->n_trained = agent_file_trained(&f);
+    p->n_trained = policy_file_peek_trained(&f.doc);
     agent_file_done(&f);
     if (!p->net) {
         memset(p, 0, sizeof *p);

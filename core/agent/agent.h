@@ -220,8 +220,6 @@ void agent_register(const AgentKind *k);
  * agent. */
 int agent_file_open(const char *path, AgentFile *f, Err *e);
 void agent_file_done(AgentFile *f);
-/* The number of graphs with a best placement in f's training state. */
-int agent_file_trained(const AgentFile *f);
 
 /* A policy file's network, loaded once: agent_policy_open reads, parses
  * and loads (ts when not NULL gets the training state); agent_policy_close

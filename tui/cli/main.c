@@ -128,6 +128,7 @@ int main(int argc, char **argv)
     visible_streams();
     signal(SIGXFSZ, SIG_IGN); /* past a file-size limit a write fails (EFBIG) and is reported */
     atexit(check_stdout);
+    atexit(agent_policy_cache_clear); /* the policies the commands loaded once */
     setlocale(LC_ALL, "");
     setlocale(LC_NUMERIC, "C");
     if (dist_enabled()) {

@@ -258,11 +258,9 @@ static void ask_reload(App *a, int where, int stage)
     t->next.demo_rnn = where == TO_RNN;
     if (where == TO_RNN) { /* the network reads the grouping it was trained on */
         Err e = {{0}};
-        AgentPolicy p;
-        if (agent_policy_open(t->next_path[1], &p, NULL, &e) == 0) {
-            t->next.groups = p.info.n_groups;
-            agent_policy_close(&p);
-        }
+        const AgentPolicy *p = agent_policy_cached(t->next_path[1], NULL, &e); /* the reload takes it */
+        if (p)
+            t->next.groups = p->info.n_groups;
     }
 }
 
