@@ -27,6 +27,8 @@ typedef struct Search {
     int *best;          /* per group: the best placement seen */
     double best_score;
     const char *start;  /* the method whose placement started the search */
+    double *group_bytes; /* per group: its ops' output bytes */
+    double *dev_bytes;   /* per device: evaluate's workspace */
     Rng rng;
 } Search;
 
@@ -41,11 +43,22 @@ double place_score(const Cluster *c, const SimResult *r)
     return r->makespan_us + OOM_PENALTY_US_PER_BYTE * over;
 }
 
-/* Simulates the per-group placement gd (one placement of the budget). */
+/* Simulates the per-group placement gd (one placement of the budget). A
+ * device's peak memory is at most the bytes of the outputs placed on it;
+ * when that fits on every device, the score is the makespan and the
+ * simulator's makespan-only path gives it (the same number, faster). */
 static double evaluate(Search *s, const int *gd)
 {
     group_expand(s->ctx->gr, gd, s->op);
     s->used++;
+    memset(s->dev_bytes, 0, (size_t)s->nd * sizeof *s->dev_bytes);
+    for (int k = 0; k < s->n; k++)
+        s->dev_bytes[gd[k]] += s->group_bytes[k];
+    int fits = 1;
+    for (int d = 0; d < s->nd && fits; d++)
+        fits = s->dev_bytes[d] <= (double)s->ctx->c->devices[d].memory_bytes;
+    if (fits)
+        return sim_makespan(s->sim, s->op);
     return place_score(s->ctx->c, sim_run(s->sim, s->op));
 }
 
@@ -70,6 +83,20 @@ static void search_init(Search *s, const PlaceCtx *ctx)
     s->best = XNEW(int, s->n);
     s->best_score = INFINITY;
     rng_seed(&s->rng, ctx->seed);
+    s->group_bytes = XNEW(double, s->n);
+    s->dev_bytes = XNEW(double, s->nd);
+    for (int i = 0; i < ctx->g->n_nodes; i++)
+        s->group_bytes[ctx->gr->op_group[i]] += (double)graph_node_bytes(ctx->g, i);
+}
+
+static void search_free(Search *s)
+{
+    sim_free(s->sim);
+    free(s->op);
+    free(s->cur);
+    free(s->best);
+    free(s->group_bytes);
+    free(s->dev_bytes);
 }
 
 /* Writes the best placement and the count, frees the workspace. */
@@ -78,10 +105,7 @@ static void search_done(Search *s, int *op_device)
     group_expand(s->ctx->gr, s->best, op_device);
     if (s->ctx->simulated)
         *s->ctx->simulated = s->used;
-    sim_free(s->sim);
-    free(s->op);
-    free(s->cur);
-    free(s->best);
+    search_free(s);
 }
 
 /* Every heuristic's placement (not the searches'), simulated while the
@@ -137,10 +161,7 @@ int64_t place_best_heuristic(const PlaceCtx *ctx, int *group_device, double *sco
     *score = s.best_score;
     *name = s.start;
     int64_t used = s.used;
-    sim_free(s.sim);
-    free(s.op);
-    free(s.cur);
-    free(s.best);
+    search_free(&s);
     return used;
 }
 

@@ -175,3 +175,46 @@ TEST(place_best_heuristic_is_the_best_non_search_method)
     check_best_heuristic("graphs/toy/crown.json", 3, 5);
     check_best_heuristic("graphs/resnet18.json", 4, 1);
 }
+
+/* The searches score a placement by the makespan alone (the simulator's
+ * makespan-only path) when the output bytes placed on each device fit in
+ * its memory: that needs a device's peak memory to be at most those bytes,
+ * and the makespan-only path to give the full run's makespan. Checked on
+ * random placements of graphs that run out of memory and that do not. */
+TEST(place_search_memory_bound_behind_its_fast_path)
+{
+    const char *graphs[] = {"graphs/inception_v3.json", "graphs/nmt.json", "graphs/toy/crown.json"};
+    Rng rng;
+    rng_seed(&rng, 3);
+    for (int gi = 0; gi < 3; gi++) {
+        Problem p;
+        Err e = {{0}};
+        ProblemSpec s = {.graph_path = graphs[gi], .n_devices = 3};
+        REQUIRE_MSG(problem_load(&p, &s, &e) == 0, "%s", e.msg);
+        int n = p.g->n_nodes, G = p.gr->n_groups, fitting = 0;
+        int *gd = malloc((size_t)G * sizeof *gd), *op = malloc((size_t)n * sizeof *op);
+        for (int t = 0; t < 40; t++) {
+            int skew = (int)rng_below(&rng, 4); /* 0: uniform; more: mostly device 0 */
+            for (int k = 0; k < G; k++)
+                gd[k] = rng_below(&rng, 4) < (uint64_t)skew ? 0 : (int)rng_below(&rng, 3);
+            group_expand(p.gr, gd, op);
+            double bytes[3] = {0, 0, 0};
+            for (int i = 0; i < n; i++)
+                bytes[op[i]] += (double)graph_node_bytes(p.g, i);
+            const SimResult *r = sim_run(p.sim, op);
+            double full = r->makespan_us;
+            int fits = 1;
+            for (int d = 0; d < 3; d++) {
+                CHECK_MSG((double)r->peak_memory_bytes[d] <= bytes[d], "%s: device %d peaks above its bytes",
+                          graphs[gi], d);
+                fits &= bytes[d] <= (double)p.c->devices[d].memory_bytes;
+            }
+            fitting += fits;
+            CHECK_EXACT(sim_makespan(p.sim, op), full);
+        }
+        CHECK_MSG(fitting > 0 || gi == 1, "%s: no random placement took the fast path", graphs[gi]);
+        free(gd);
+        free(op);
+        problem_free(&p);
+    }
+}
