@@ -59,6 +59,19 @@ int64_t place_best_heuristic(const PlaceCtx *ctx, int *group_device, double *sco
  * over a device's memory (the agent's default out-of-memory penalty). */
 double place_score(const Cluster *c, const SimResult *r);
 
+/* The searches' scorer of per-group placements, for a search built
+ * elsewhere (the learned search): place_eval gives place_score of the
+ * placement, through the simulator's makespan-only path when the output
+ * bytes on each device fit in its memory (the same number, faster);
+ * place_eval_full the full result of a placement (for its times; the same
+ * placement, not another one simulated). Counts nothing: the caller counts
+ * its budget. */
+typedef struct PlaceEval PlaceEval;
+PlaceEval *place_eval_new(const Graph *g, const Grouping *gr, const Cluster *c);
+double place_eval(PlaceEval *pe, const int *group_device);
+const SimResult *place_eval_full(PlaceEval *pe, const int *group_device);
+void place_eval_free(PlaceEval *pe);
+
 /* Shared helpers for methods. */
 /* (group_expand and group_collapse, group.h, turn per-group choices into
  * per-op ones and back.) */

@@ -16,19 +16,75 @@
 
 #define OOM_PENALTY_US_PER_BYTE 2e-3 /* 2 s per GB, as the agent's default */
 
+struct PlaceEval {
+    const Grouping *gr;
+    const Cluster *c;
+    Sim *sim;
+    int n, nd;           /* groups, devices */
+    int *op;             /* per op: the placement being simulated */
+    double *group_bytes; /* per group: its ops' output bytes */
+    double *dev_bytes;   /* per device: the workspace */
+};
+
+PlaceEval *place_eval_new(const Graph *g, const Grouping *gr, const Cluster *c)
+{
+    PlaceEval *pe = xcalloc(1, sizeof *pe);
+    pe->gr = gr;
+    pe->c = c;
+    pe->n = gr->n_groups;
+    pe->nd = c->n_devices;
+    pe->sim = sim_new(g, c);
+    pe->op = XMALLOC(int, g->n_nodes);
+    pe->group_bytes = XNEW(double, pe->n);
+    pe->dev_bytes = XNEW(double, pe->nd);
+    for (int i = 0; i < g->n_nodes; i++)
+        pe->group_bytes[gr->op_group[i]] += (double)graph_node_bytes(g, i);
+    return pe;
+}
+
+void place_eval_free(PlaceEval *pe)
+{
+    if (!pe)
+        return;
+    sim_free(pe->sim);
+    free(pe->op);
+    free(pe->group_bytes);
+    free(pe->dev_bytes);
+    free(pe);
+}
+
+/* A device's peak memory is at most the bytes of the outputs placed on it;
+ * when that fits on every device, the score is the makespan. */
+double place_eval(PlaceEval *pe, const int *gd)
+{
+    group_expand(pe->gr, gd, pe->op);
+    memset(pe->dev_bytes, 0, (size_t)pe->nd * sizeof *pe->dev_bytes);
+    for (int k = 0; k < pe->n; k++)
+        pe->dev_bytes[gd[k]] += pe->group_bytes[k];
+    int fits = 1;
+    for (int d = 0; d < pe->nd && fits; d++)
+        fits = pe->dev_bytes[d] <= (double)pe->c->devices[d].memory_bytes;
+    if (fits)
+        return sim_makespan(pe->sim, pe->op);
+    return place_score(pe->c, sim_run(pe->sim, pe->op));
+}
+
+const SimResult *place_eval_full(PlaceEval *pe, const int *gd)
+{
+    group_expand(pe->gr, gd, pe->op);
+    return sim_run(pe->sim, pe->op);
+}
+
 typedef struct Search {
     const PlaceCtx *ctx;
-    Sim *sim;
+    PlaceEval *pe;
     int n, nd;          /* groups, devices */
     int64_t budget, used;
-    int *op;            /* per op: the placement being simulated */
     int *cur;           /* per group: the current placement */
     double cur_score;
     int *best;          /* per group: the best placement seen */
     double best_score;
     const char *start;  /* the method whose placement started the search */
-    double *group_bytes; /* per group: its ops' output bytes */
-    double *dev_bytes;   /* per device: evaluate's workspace */
     Rng rng;
 } Search;
 
@@ -43,23 +99,11 @@ double place_score(const Cluster *c, const SimResult *r)
     return r->makespan_us + OOM_PENALTY_US_PER_BYTE * over;
 }
 
-/* Simulates the per-group placement gd (one placement of the budget). A
- * device's peak memory is at most the bytes of the outputs placed on it;
- * when that fits on every device, the score is the makespan and the
- * simulator's makespan-only path gives it (the same number, faster). */
+/* Scores the per-group placement gd (one placement of the budget). */
 static double evaluate(Search *s, const int *gd)
 {
-    group_expand(s->ctx->gr, gd, s->op);
     s->used++;
-    memset(s->dev_bytes, 0, (size_t)s->nd * sizeof *s->dev_bytes);
-    for (int k = 0; k < s->n; k++)
-        s->dev_bytes[gd[k]] += s->group_bytes[k];
-    int fits = 1;
-    for (int d = 0; d < s->nd && fits; d++)
-        fits = s->dev_bytes[d] <= (double)s->ctx->c->devices[d].memory_bytes;
-    if (fits)
-        return sim_makespan(s->sim, s->op);
-    return place_score(s->ctx->c, sim_run(s->sim, s->op));
+    return place_eval(s->pe, gd);
 }
 
 static void note(Search *s, const int *gd, double score)
@@ -77,26 +121,18 @@ static void search_init(Search *s, const PlaceCtx *ctx)
     s->n = ctx->gr->n_groups;
     s->nd = ctx->c->n_devices;
     s->budget = ctx->budget > 0 ? ctx->budget : PLACE_DEFAULT_BUDGET;
-    s->sim = sim_new(ctx->g, ctx->c);
-    s->op = XMALLOC(int, ctx->g->n_nodes);
+    s->pe = place_eval_new(ctx->g, ctx->gr, ctx->c);
     s->cur = XNEW(int, s->n);
     s->best = XNEW(int, s->n);
     s->best_score = INFINITY;
     rng_seed(&s->rng, ctx->seed);
-    s->group_bytes = XNEW(double, s->n);
-    s->dev_bytes = XNEW(double, s->nd);
-    for (int i = 0; i < ctx->g->n_nodes; i++)
-        s->group_bytes[ctx->gr->op_group[i]] += (double)graph_node_bytes(ctx->g, i);
 }
 
 static void search_free(Search *s)
 {
-    sim_free(s->sim);
-    free(s->op);
+    place_eval_free(s->pe);
     free(s->cur);
     free(s->best);
-    free(s->group_bytes);
-    free(s->dev_bytes);
 }
 
 /* Writes the best placement and the count, frees the workspace. */
