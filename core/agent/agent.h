@@ -43,7 +43,7 @@ typedef struct AgentFile {
 
 /* What a network says of itself. */
 typedef struct AgentInfo {
-    int n_devices;
+    int n_devices; /* 0: any device count (the learned search) */
     int n_groups;  /* the grouping a one-graph policy's network reads (0: any, each graph its own) */
     int heads;     /* attention heads the explorer averages (0: one attention, or none) */
 } AgentInfo;
@@ -78,6 +78,7 @@ typedef struct AgentPlaceOpts {
     int samples;    /* sampled episodes or decodes besides the greedy one */
     uint64_t seed;
     AgentStart start;
+    int64_t budget; /* placements a searching agent may simulate (lsearch; 0: its default) */
 } AgentPlaceOpts;
 
 typedef struct AgentPlaceOps {

@@ -339,19 +339,13 @@ static double episode_reward(const Episode *ep, double before, double after)
  * and keeps it unless its score is worse; a rejected move is undone and the
  * state before it restored without simulating again. The move's own
  * simulation is counted either way; s->new_device tells which happened.
- * Returns the candidate's score. */
+ * Returns the candidate's score. (A no-op never comes here: move.) */
 static double try_move(Episode *ep, EpisodeStep *s)
 {
     size_t n = (size_t)ep->n_groups;
     double runtime = ep->runtime_us, score = ep->score;
     int oom = ep->oom;
     const SimResult *result = ep->result;
-    if (s->new_device == s->old_device) {
-        /* the same placement: simulated (and counted) on the simulator that
-         * holds it, which has nothing to run again; kept */
-        simulate(ep, 1);
-        return ep->score;
-    }
     memcpy(ep->save_start, ep->group_start, n * sizeof *ep->save_start);
     memcpy(ep->save_peak, ep->group_peak, n * sizeof *ep->save_peak);
     Sim *cur = ep->sim;
@@ -372,6 +366,21 @@ static double try_move(Episode *ep, EpisodeStep *s)
     memcpy(ep->group_peak, ep->save_peak, n * sizeof *ep->group_peak);
     ep->score = score;
     return candidate;
+}
+
+/* The placement after step s (its group already on s->new_device) and its
+ * score: a no-op (the group's own device) is the placement as it was, with
+ * its score, and simulates nothing (no placement of the budget spent: its
+ * reward is 0 whatever the settings); a move is simulated (try_move under
+ * accept_improving). */
+static double move(Episode *ep, EpisodeStep *s)
+{
+    if (s->new_device == s->old_device)
+        return ep->score;
+    if (ep->sim_spare)
+        return try_move(ep, s);
+    simulate(ep, 1);
+    return ep->score;
 }
 
 const EpisodeStep *episode_step_choice(Episode *ep, int device, const float *probs, int greedy,
@@ -395,14 +404,7 @@ const EpisodeStep *episode_step_choice(Episode *ep, int device, const float *pro
     ep->group_device[v] = device;
     ep->visits[v]++;
     ep->cursor++;
-    double after;
-    if (ep->sim_spare) {
-        after = try_move(ep, &s);
-    } else {
-        simulate(ep, 1);
-        after = ep->score;
-    }
-    s.reward = episode_reward(ep, before, after);
+    s.reward = episode_reward(ep, before, move(ep, &s));
     s.runtime_us = ep->runtime_us;
     return episode_push(ep, &s, probs);
 }
@@ -432,7 +434,8 @@ const EpisodeStep *episode_override(Episode *ep, int group, int device, Err *e)
         ep->cursor++;
         ep->visits[group]++;
     }
-    simulate(ep, 1);
+    if (s.new_device != s.old_device) /* a no-op simulates nothing */
+        simulate(ep, 1);
     s.runtime_us = ep->runtime_us;
     s.reward = episode_reward(ep, before, ep->score);
     return episode_push(ep, &s, NULL);

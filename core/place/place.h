@@ -55,6 +55,9 @@ int place_is_search(const PlaceMethod *m);
  * gives a device out of range is passed over, and with none every group
  * goes to device 0 (*name "device0"). Returns the placements simulated. */
 int64_t place_best_heuristic(const PlaceCtx *ctx, int *group_device, double *score, const char **name);
+/* The same within ctx->budget placements (0: PLACE_DEFAULT_BUDGET), as
+ * anneal and ils start: the heuristics in order while the budget lasts. */
+int64_t place_search_start(const PlaceCtx *ctx, int *group_device, double *score, const char **name);
 /* How the searches score a placement: the runtime (µs) plus 2 s per GB
  * over a device's memory (the agent's default out-of-memory penalty). */
 double place_score(const Cluster *c, const SimResult *r);

@@ -189,6 +189,12 @@ int64_t place_best_heuristic(const PlaceCtx *ctx, int *group_device, double *sco
 {
     PlaceCtx c = *ctx;
     c.budget = INT64_MAX;
+    return place_search_start(&c, group_device, score, name);
+}
+
+int64_t place_search_start(const PlaceCtx *ctx, int *group_device, double *score, const char **name)
+{
+    PlaceCtx c = *ctx;
     c.simulated = NULL;
     Search s;
     search_init(&s, &c);

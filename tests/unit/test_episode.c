@@ -3,7 +3,7 @@
  * move the cursor; undo restores placement, cursor, visits and RNG so that
  * stepping again repeats the step; redo replays; a new action drops the redo
  * entries; rewards add up to the runtime change; the best placement is the
- * lowest runtime seen. */
+ * lowest runtime seen; a no-op proposal simulates nothing. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,11 +107,21 @@ TEST(episode_steps_walk_the_order_and_rewards_add_up)
         return;
     Episode *ep = f.ep;
     double start = ep->score, sum = 0;
-    int steps = 0;
+    int steps = 0, moves = 0;
     while (!episode_done(ep)) {
-        int v = episode_current(ep);
+        int v = episode_current(ep), old = ep->group_device[v];
+        int64_t sims = ep->simulations;
+        double before = ep->score;
         CHECK_INT(v, steps); /* topological order: group ids */
         const EpisodeStep *s = episode_step_policy(ep, f.pol, f.w, 0, NULL);
+        /* the no-op rule: a proposal of the group's own device simulates
+           nothing (no placement counted) and is rewarded 0 */
+        if (s->proposed == old) {
+            CHECK(ep->simulations == sims && s->reward == 0 && ep->score == before);
+        } else {
+            CHECK(ep->simulations == sims + 1);
+            moves++;
+        }
         CHECK(s->group == v && s->actor == EPISODE_ACTOR_POLICY && s->probs);
         double ps = 0;
         for (int d = 0; d < 2; d++)
@@ -127,7 +137,8 @@ TEST(episode_steps_walk_the_order_and_rewards_add_up)
     CHECK_NEAR(sum, start - ep->score, 1e-12);
     CHECK_EXACT(ep->runtime_us, fresh_runtime(&f));
     CHECK(ep->best_runtime_us <= ep->runtime_us && ep->best_runtime_us <= ep->init_runtime_us);
-    CHECK_INT((int)ep->simulations, steps + 1);
+    CHECK_INT((int)ep->simulations, moves + 1);
+    CHECK_MSG(moves > 0 && moves < steps, "%d moves in %d steps: both kinds of proposal should occur", moves, steps);
     CHECK(episode_step_policy(ep, f.pol, f.w, 0, NULL) == NULL);
     fix_done(&f);
 }

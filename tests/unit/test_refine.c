@@ -147,7 +147,7 @@ static void check_runs_row(const Problem *p, const Policy *pol, const char *path
     PlaceRun rows[2];
     const char *name = NULL;
     Err e = {{0}};
-    int k = agent_place_file(path, p, &(AgentPlaceOpts){1, 7, start}, rows, &name, &e);
+    int k = agent_place_file(path, p, &(AgentPlaceOpts){1, 7, start, 0}, rows, &name, &e);
     REQUIRE_MSG(k == 1, "%d rows: %s", k, e.msg);
     Want w;
     want_rows(p, pol, 1, 7, start == AGENT_START_HEURISTIC, &w);

@@ -162,7 +162,7 @@ TEST(policy_place_runs_gives_trained_and_zero_shot_rows)
     Err e = {{0}};
     REQUIRE(problem_load(&p, &s, &e) == 0);
     PlaceRun rows[2];
-    int n = agent_place_file("graphs/policies/resnet18_2.json", &p, &(AgentPlaceOpts){0, 0, AGENT_START_DEFAULT}, rows, NULL, &e);
+    int n = agent_place_file("graphs/policies/resnet18_2.json", &p, &(AgentPlaceOpts){0, 0, AGENT_START_DEFAULT, 0}, rows, NULL, &e);
     CHECK_MSG(n >= 1, "%s", e.msg);
     if (n >= 1) {
         CHECK(strcmp(rows[n - 1].method, "placeto") == 0);
@@ -178,7 +178,7 @@ TEST(policy_place_runs_gives_trained_and_zero_shot_rows)
     Problem p3;
     ProblemSpec s3 = {.graph_path = "graphs/resnet18.json", .n_devices = 3};
     REQUIRE(problem_load(&p3, &s3, &e) == 0);
-    CHECK(agent_place_file("graphs/policies/resnet18_2.json", &p3, &(AgentPlaceOpts){0, 0, AGENT_START_DEFAULT}, rows, NULL, &e) == -1);
+    CHECK(agent_place_file("graphs/policies/resnet18_2.json", &p3, &(AgentPlaceOpts){0, 0, AGENT_START_DEFAULT, 0}, rows, NULL, &e) == -1);
     CHECK_MSG(strstr(e.msg, "resnet18_2.json") && strstr(e.msg, "2 devices"), "%s", e.msg);
     problem_free(&p3);
     problem_free(&p);

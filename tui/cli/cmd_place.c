@@ -212,7 +212,7 @@ static int run_place(int argc, char **argv)
     }
     const char *start_name = NULL;
     if (policy) { /* the zero-shot row is the last */
-        if ((n = cli_policy_runs(policy, &pb, &(AgentPlaceOpts){(int)samples, seed, start}, rows, &start_name, &e)) > 0)
+        if ((n = cli_policy_runs(policy, &pb, &(AgentPlaceOpts){(int)samples, seed, start, budget}, rows, &start_name, &e)) > 0)
             row = &rows[n - 1];
     } else if (kind) {
         n = place_run_kind(&pb, kind, row, &e) == 0 ? 1 : -1;
@@ -456,13 +456,13 @@ static int run_compare(int argc, char **argv)
         n = kept;
     }
     if (ok && policy) {
-        int k = cli_policy_runs(policy, &pb, &(AgentPlaceOpts){(int)samples, seed, start}, rows + n, NULL, &e);
+        int k = cli_policy_runs(policy, &pb, &(AgentPlaceOpts){(int)samples, seed, start, budget}, rows + n, NULL, &e);
         ok = k >= 0;
         n += ok ? k : 0;
     }
     if (ok && policy && cli_get(&cmd_compare, &a, "untrained")) {
         const AgentPolicy *ap = agent_policy_cached(policy, NULL, &e);
-        ok = ap && agent_place_untrained(ap, &pb, &(AgentPlaceOpts){(int)samples, seed, start}, &rows[n], &e) == 0;
+        ok = ap && agent_place_untrained(ap, &pb, &(AgentPlaceOpts){(int)samples, seed, start, budget}, &rows[n], &e) == 0;
         n += ok;
     }
     if (ok) {

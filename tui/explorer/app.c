@@ -486,7 +486,7 @@ static void add_learned(App *a, const char *path, const char *label)
     for (int start = 0; start < starts && b->n_learned + 2 <= 8; start++) {
         PlaceRun rows[2];
         Err e = {{0}};
-        AgentPlaceOpts po = {8, a->data.ep->seed, start ? AGENT_START_HEURISTIC : AGENT_START_DEFAULT};
+        AgentPlaceOpts po = {8, a->data.ep->seed, start ? AGENT_START_HEURISTIC : AGENT_START_DEFAULT, 0};
         int n = agent_place_file(path, &a->data.pb, &po, rows, NULL, &e);
         if (n < 0) {
             app_msg(a, GS_WARN, "%s left out: %s", label, e.msg);

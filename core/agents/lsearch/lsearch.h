@@ -1,0 +1,94 @@
+/* lsearch: the learned local search (docs/agent.md, "The learned local
+ * search"). An iterated first-improvement local search over single-group
+ * moves, started from the best heuristic's placement, in which a small
+ * network orders the moves: every move (group k to device d) not yet tried
+ * at the current placement is scored by an MLP of twelve features of k, d
+ * and the current placement's simulation (critical path, lateness, cost,
+ * the transfers the move saves and adds, device loads and memory), and the
+ * next move tried is drawn from the softmax of those scores. An improving
+ * move is kept and every move becomes untried again; at a local optimum
+ * (every move tried) a kick of max(2, groups / 20) uniform moves restarts
+ * from the best placement, as `ils` does. Every placement simulated counts
+ * against the budget; the start's heuristics included. With all scores
+ * equal it is uniform first-improvement ILS.
+ *
+ * Training is REINFORCE on each proposal: its reward is the improvement it
+ * made (as a fraction of the start's score; 0 when it did not improve),
+ * against a moving-average baseline scaled by a moving standard deviation:
+ * the network learns which moves pay per placement simulated. The network
+ * reads no device count and no op types: one policy places any graph on
+ * any cluster. */
+#ifndef PLACETO_LSEARCH_H
+#define PLACETO_LSEARCH_H
+
+#include <stdint.h>
+
+#include "cluster.h"
+#include "graph.h"
+#include "group.h"
+#include "nn.h"
+#include "util.h"
+
+#define LS_FEATURES 12
+#define LS_HIDDEN_MAX 256
+
+typedef struct LsNet {
+    int hidden;
+    NnParams p; /* "w1" [LS_FEATURES x hidden], "b1" [1 x hidden], "w2" [hidden x 1] */
+} LsNet;
+
+/* A network of `hidden` units (1..LS_HIDDEN_MAX), weights zero; NULL with e set. */
+LsNet *ls_net_new(int hidden, Err *e);
+void ls_net_free(void *net);
+/* The weights a new training run starts from with seed (Glorot). */
+void ls_net_init(LsNet *net, uint64_t seed);
+
+/* The score of one move with features phi (LS_FEATURES), its hidden
+ * activations into hid (hidden). */
+double ls_score(const LsNet *net, const float *phi, float *hid);
+/* Adds to net->p.g, times scale, the gradient of -adv log p[chosen], where
+ * p is the softmax of the scores of the moves j with p[j] > 0 (the others
+ * left out), move j having features phi[j * LS_FEATURES ..] and hidden
+ * activations hid[j * hidden ..]. */
+void ls_policy_grad(LsNet *net, const float *phi, const float *hid, const double *p, int M, int chosen, double adv,
+                    double scale);
+
+/* What a learning search does after each proposal (NULL: only search).
+ * The gradient of -adv log p(move) is added to net->p.g, divided by
+ * `every`; each `every` proposals, the gradient is clipped to `clip` and
+ * one Adam step taken. mean and var are the reward's moving statistics
+ * (kept across searches by the caller). */
+typedef struct LsLearn {
+    NnAdam *adam;
+    double clip;
+    int every;
+    double mean, var;
+    int pending;      /* proposals in the gradient so far */
+    int64_t updates;  /* Adam steps taken */
+    double last_norm; /* the last update's gradient norm, before clipping */
+} LsLearn;
+
+typedef struct LsResult {
+    int64_t used;          /* placements simulated, the start's included */
+    double start_score;    /* the start's score (place_score) */
+    double best_score;
+    double best_runtime_us;
+    int64_t found_after;   /* placements simulated when the best was found */
+    int64_t accepted;      /* improving moves kept */
+    int64_t kicks;
+    const char *start;     /* the heuristic whose placement started it ("given" for a caller's start) */
+} LsResult;
+
+/* A learned search on g grouped by gr on c within `budget` placements
+ * simulated, seeded with seed, with net scoring the moves (net NULL: every
+ * score 0, uniform). start (per group) is where it starts, with its score
+ * start_score already simulated and counted by the caller (start_used
+ * placements); NULL: the best heuristic's placement (place_best_heuristic,
+ * its placements counted). best_gd (per group) receives the best
+ * placement. With learn, net's weights are trained as it goes (net is then
+ * not const in effect: the caller's learner owns it). */
+void ls_search(LsNet *net, const Graph *g, const Grouping *gr, const Cluster *c, int64_t budget, uint64_t seed,
+               const int *start, double start_score, int64_t start_used, int *best_gd, LsResult *res,
+               LsLearn *learn);
+
+#endif

@@ -1,0 +1,303 @@
+/* lsearch_agent: the learned local search as a registered agent (agent.h;
+ * the search itself: lsearch.h). Its rows of `place` and `compare` are
+ * "lsearch" (a search of --budget placements from the best heuristic,
+ * never worse than it) and, for a graph it trained on, "lsearch-trained";
+ * `train --agent lsearch` runs one search per episode on a drawn training
+ * graph, learning as it goes. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+#include "lsearch.h"
+#include "policy_file.h"
+
+#define LS_DEFAULT_HIDDEN 16
+#define LS_DEFAULT_PLACE_BUDGET 1000 /* place/compare give their --budget; this when none */
+
+/* ---- the policy file: {"agent": "lsearch", "architecture": {"features", "hidden", "n_devices"}} ----
+ * n_devices is the training cluster's (its best placements'); the network
+ * itself places on any device count. */
+
+typedef struct LsArch {
+    int hidden, n_devices;
+} LsArch;
+
+typedef struct LsPolicy {
+    LsNet *net;
+    int n_devices; /* of the training cluster */
+} LsPolicy;
+
+static LsPolicy *policy_new(int hidden, int n_devices, Err *e)
+{
+    LsNet *net = ls_net_new(hidden, e);
+    if (!net)
+        return NULL;
+    LsPolicy *p = xcalloc(1, sizeof *p);
+    p->net = net;
+    p->n_devices = n_devices;
+    return p;
+}
+
+static void policy_free(void *pol)
+{
+    LsPolicy *p = pol;
+    if (!p)
+        return;
+    ls_net_free(p->net);
+    free(p);
+}
+
+static void head(FILE *f, const void *ud)
+{
+    const LsPolicy *p = ud;
+    fprintf(f, " \"agent\": \"lsearch\",\n \"architecture\": {\"features\": %d, \"hidden\": %d, \"n_devices\": %d},\n",
+            LS_FEATURES, p->net->hidden, p->n_devices);
+    OpVocab none = {0, NULL};
+    policy_file_write_vocab(f, &none);
+}
+
+static int save(const void *pol, const TrainState *ts, const char *path, Err *e)
+{
+    return policy_file_write(path, &((const LsPolicy *)pol)->net->p, ts, head, pol, e);
+}
+
+static int read_arch(const JDoc *d, void *arch, Err *e)
+{
+    const cJSON *o = policy_file_member(d, d->root, "architecture", "", cJSON_IsObject,
+                                        "an object {\"features\", \"hidden\", \"n_devices\"}", e);
+    int64_t f, h, nd;
+    if (!o || jget_int(d, o, "features", "architecture.features", 1, LS_FEATURES, LS_FEATURES, &f, e) < 0 ||
+        jget_int(d, o, "hidden", "architecture.hidden", 1, 1, LS_HIDDEN_MAX, &h, e) < 0 ||
+        jget_int(d, o, "n_devices", "architecture.n_devices", 1, 1, 1 << 16, &nd, e) < 0)
+        return -1;
+    *(LsArch *)arch = (LsArch){(int)h, (int)nd};
+    return 0;
+}
+static int arch_devices(const void *arch) { return ((const LsArch *)arch)->n_devices; }
+static int n_types(const void *arch)
+{
+    (void)arch;
+    return 0;
+}
+static size_t param_count(const void *arch)
+{
+    size_t h = (size_t)((const LsArch *)arch)->hidden;
+    return (LS_FEATURES + 2) * h;
+}
+static void *create_arch(const void *arch, const OpVocab *v, Err *e)
+{
+    (void)v;
+    const LsArch *a = arch;
+    return policy_new(a->hidden, a->n_devices, e);
+}
+static NnParams *params(void *pol) { return &((LsPolicy *)pol)->net->p; }
+
+/* The training state's one baseline row: the reward's moving mean and variance. */
+static void fresh_state(TrainState *ts)
+{
+    double stats[2] = {0, 1};
+    for (int i = 0; i < 2; i++)
+        train_state_set_baseline(ts, i, 2, stats[i]);
+}
+static int check_state(const JDoc *d, TrainState *ts, Err *e)
+{
+    if (ts->n_base == 0) {
+        fresh_state(ts);
+        return 0;
+    }
+    if (ts->n_base != 1 || ts->base_len[0] != 2 || !(ts->base_ret[0][1] >= 0))
+        return jdoc_err(d, e, "training.baseline", "expected [[mean, variance]], the rewards' moving statistics");
+    return 0;
+}
+static const PolicyFileKind file_kind = {"lsearch", read_arch, arch_devices, n_types, param_count, create_arch, params,
+                                         policy_free, 0.01, 0, fresh_state, check_state};
+
+static void *load(const AgentFile *f, TrainState *ts, Err *e) { return policy_file_load_doc(&file_kind, &f->doc, ts, e); }
+static void info(const void *pol, AgentInfo *out)
+{
+    (void)pol;
+    *out = (AgentInfo){0, 0, 0}; /* any device count, any grouping */
+}
+static void *untrained(const void *pol, uint64_t seed, Err *e)
+{
+    const LsPolicy *p = pol;
+    LsPolicy *u = policy_new(p->net->hidden, p->n_devices, e);
+    if (u)
+        ls_net_init(u->net, seed);
+    return u;
+}
+
+/* ---- placing ---- */
+
+static int runs(const AgentKind *k, const Problem *p, const char *path, const void *pol, const TrainState *ts,
+                const AgentPlaceOpts *o, PlaceRun rows[2], const char **start_name, Err *e)
+{
+    (void)path, (void)e;
+    const LsPolicy *lp = pol;
+    int n = 0, G = p->gr->n_groups;
+    const TrainBest *b = ts ? train_best_find(ts, p->g, G) : NULL;
+    int fits = b && isfinite(b->runtime_us);
+    for (int i = 0; fits && i < G; i++)
+        fits = b->group_device[i] < p->c->n_devices;
+    if (fits) {
+        place_run_groups(p, k->place.trained_row, b->group_device, NAN, &rows[n]);
+        rows[n++].placements = b->found_after;
+    }
+    int *gd = xnew_array((size_t)G, sizeof *gd);
+    LsResult res;
+    double t0 = util_now();
+    ls_search(lp->net, p->g, p->gr, p->c, o->budget > 0 ? o->budget : LS_DEFAULT_PLACE_BUDGET, o->seed, NULL, 0, 0,
+              gd, &res, NULL);
+    place_run_groups(p, k->name, gd, util_now() - t0, &rows[n]);
+    rows[n++].placements = res.used;
+    if (start_name)
+        *start_name = res.start;
+    free(gd);
+    return n;
+}
+
+/* ---- training: one learning search per episode ---- */
+
+typedef struct LsCfg {
+    double lr, clip;
+    long hidden, budget, every;
+    uint64_t seed;
+} LsCfg;
+
+static const AgentOpt train_opts[] = {
+    {"lr", 0, "X", "Adam learning rate (default 0.01)"},
+    {"clip", 0, "X", "global gradient-norm clip (default 1)"},
+    {"hidden", 0, "H", "width of a new policy's scorer, 1-256 (default 16)"},
+    {"search-budget", 0, "K", "placements each training search simulates, its start included (default 500)"},
+    {"update-every", 0, "K", "moves tried per Adam step, 1-4096 (default 32)"},
+    {0},
+};
+static const char *const shape[] = {"hidden", NULL};
+
+static int configure(const AgentArgs *a, uint64_t seed, void *cfg, Err *e)
+{
+    LsCfg *c = cfg;
+    c->seed = seed;
+    if (agent_arg_double(a, "lr", 0, 10, 0.01, &c->lr, e) || agent_arg_double(a, "clip", 0, 1e9, 1, &c->clip, e) ||
+        agent_arg_int(a, "hidden", 1, LS_HIDDEN_MAX, LS_DEFAULT_HIDDEN, &c->hidden, e) ||
+        agent_arg_int(a, "search-budget", 2, 1L << 30, 500, &c->budget, e) ||
+        agent_arg_int(a, "update-every", 1, 4096, 32, &c->every, e))
+        return -1;
+    return 0;
+}
+static void state_init(TrainState *ts, const void *cfg)
+{
+    const LsCfg *c = cfg;
+    train_state_init(ts, c->lr, 0, c->seed);
+    fresh_state(ts);
+}
+static void *create(const void *cfg, const Problem *pb, int n, const Cluster *c, Err *e)
+{
+    (void)pb, (void)n;
+    const LsCfg *k = cfg;
+    LsPolicy *p = policy_new((int)k->hidden, c->n_devices, e);
+    if (p)
+        ls_net_init(p->net, k->seed);
+    return p;
+}
+
+typedef struct Trainer {
+    LsPolicy *pol;
+    TrainState *ts;
+    LsCfg cfg;
+    const TrainGraph *tg;
+    int n;
+    const Cluster *c;
+    int **start;      /* per graph: the best heuristic's placement (NULL until first drawn) */
+    double *start_score;
+    int64_t *start_used;
+} Trainer;
+
+static void *trainer_new(void *pol, TrainState *ts, const void *cfg, const TrainGraph *tg, int n, const Cluster *c,
+                         Err *e)
+{
+    (void)e;
+    Trainer *t = xcalloc(1, sizeof *t);
+    *t = (Trainer){pol, ts, *(const LsCfg *)cfg, tg, n, c, NULL, NULL, NULL};
+    t->ts->adam.lr = t->cfg.lr;
+    t->start = xnew_array((size_t)n, sizeof *t->start);
+    t->start_score = xnew_array((size_t)n, sizeof *t->start_score);
+    t->start_used = xnew_array((size_t)n, sizeof *t->start_used);
+    EpisodeConfig env;
+    episode_config_default(&env);
+    train_best_verify(ts, &env, tg, n, c);
+    return t;
+}
+
+static int64_t run(void *trainer, int64_t n_eps, TrainCallback cb, void *ud, volatile int *stop)
+{
+    Trainer *t = trainer;
+    TrainState *ts = t->ts;
+    int64_t done = 0;
+    for (; done < n_eps && !(stop && *stop); done++) {
+        int gi = t->n > 1 ? (int)(rng_next(&ts->rng) % (uint64_t)t->n) : 0;
+        uint64_t seed = rng_next(&ts->rng);
+        const TrainGraph *tg = &t->tg[gi];
+        int G = tg->gr->n_groups;
+        int64_t sims = 0;
+        if (!t->start[gi]) { /* the heuristics once per graph; counted once */
+            t->start[gi] = xnew_array((size_t)G, sizeof *t->start[gi]);
+            const char *name;
+            PlaceCtx ctx = {tg->g, tg->gr, t->c, seed, 0, NULL};
+            t->start_used[gi] = place_best_heuristic(&ctx, t->start[gi], &t->start_score[gi], &name);
+            sims += t->start_used[gi];
+        }
+        LsLearn learn = {&ts->adam, t->cfg.clip, (int)t->cfg.every, train_state_baseline(ts, 0),
+                         train_state_baseline(ts, 1), 0, 0, 0};
+        int *gd = xnew_array((size_t)G, sizeof *gd);
+        LsResult res;
+        nn_params_zero_grad(&t->pol->net->p);
+        ls_search(t->pol->net, tg->g, tg->gr, t->c, t->cfg.budget, seed, t->start[gi], t->start_score[gi],
+                  t->start_used[gi], gd, &res, &learn);
+        if (learn.pending > 0) { /* the episode's last proposals: one more step */
+            learn.last_norm = nn_clip_grad(t->pol->net->p.g, t->pol->net->p.n, t->cfg.clip);
+            nn_adam_step(&ts->adam, &t->pol->net->p);
+        }
+        train_state_set_baseline(ts, 0, 2, learn.mean);
+        train_state_set_baseline(ts, 1, 2, learn.var);
+        sims += res.used - t->start_used[gi];
+        ts->simulations += sims;
+        TrainBest *b = train_best_for(ts, tg->g->name, tg->g->checksum, G);
+        if (res.best_score < b->score) {
+            b->score = res.best_score;
+            b->runtime_us = res.best_runtime_us;
+            memcpy(b->group_device, gd, (size_t)G * sizeof *gd);
+            b->found_after = ts->simulations - (res.used - res.found_after);
+        }
+        ts->episodes++;
+        if (cb) {
+            double gain = (res.start_score - res.best_score) / res.start_score;
+            TrainReport rep = {ts->episodes, gi, res.best_runtime_us, res.best_runtime_us, gain, 0, learn.last_norm,
+                               b->runtime_us, ts->simulations, 0};
+            cb(&rep, ud);
+        }
+        free(gd);
+    }
+    return done;
+}
+
+static void trainer_free(void *trainer)
+{
+    Trainer *t = trainer;
+    for (int i = 0; i < t->n; i++)
+        free(t->start[i]);
+    free(t->start);
+    free(t->start_score);
+    free(t->start_used);
+    free(t);
+}
+
+const AgentKind agent_lsearch = {
+    "lsearch", "an lsearch", "the learned local search: iterated local search whose moves a trained scorer orders",
+    {load, save, policy_free, info, params, untrained},
+    {runs, "lsearch-trained", 0, NULL},
+    {"episode", POLICY_MAX_GROUPS, train_opts, shape, sizeof(LsCfg), configure, state_init, create, NULL, 0,
+     trainer_new, run, trainer_free, NULL, NULL},
+    NULL,
+};
