@@ -110,7 +110,11 @@ u = {r["method"]: r for r in json.load(open(sys.argv[1]))["methods"]}
 t = {r["method"]: r for r in json.load(open(sys.argv[2]))["methods"]}
 assert "placeto-untrained" in t and "placeto" in t, sorted(t)
 assert t["placeto-untrained"]["runtime_us"] == u["placeto"]["runtime_us"], (t["placeto-untrained"], u["placeto"])
-assert t["placeto-untrained"]["placements"] == t["placeto"]["placements"], "not the same budget"
+# the same procedure (one greedy episode from the same start): the placements
+# are the moves each network proposed (a no-op simulates nothing), and the
+# control's are the lr-0 network's exactly
+assert t["placeto-untrained"]["placements"] == u["placeto"]["placements"], "not the same procedure"
+assert 1 <= t["placeto"]["placements"] <= 1 + json.load(open(sys.argv[2]))["groups"], t["placeto"]
 ' "$tmp/u_cmp.json" "$tmp/t_cmp.json"
     run compare "$g" --policy "$tmp/t.json" --methods single --seed 1 --untrained --json
     if cmp -s "$tmp/out" "$tmp/t_cmp.json" || diff <(grep -v seconds "$tmp/out") <(grep -v seconds "$tmp/t_cmp.json") > /dev/null; then pass

@@ -14,7 +14,7 @@
 
 /* --budget: what the local searches may spend (both commands). */
 #define CLI_OPT_BUDGET                                                                          \
-    {"budget", 'b', "K", "placements anneal and ils may simulate, their start included (default 20000)"}
+    {"budget", 'b', "K", "placements anneal, ils and an lsearch policy may simulate, their start included (default 20000)"}
 
 static const CliOpt place_opts[] = {
     {"method", 'm', "M", "placement method (see below)"},

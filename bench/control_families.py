@@ -1,0 +1,123 @@
+#!/usr/bin/python3
+"""Every family policy against its untrained control and against ILS at its
+own budget, zero-shot on graphs it never trained on: the held-out members
+(24-31) of enas-cifar10, enas-ptb and nmt and, with --fresh DIR, freshly
+generated members (new importer seeds, never tuned on). Per agent and
+graph:
+
+  trained    `compare GRAPH --policy P --untrained --samples 8`: the policy's
+             zero-shot row (one greedy and 8 sampled episodes or decodes
+             from its own start; the learned search: --budget placements);
+  untrained  the same network with the weights its training starts from,
+             by the same procedure and budget (the control);
+  ils        `place GRAPH --method ils --budget K` with K the placements the
+             trained row simulated (at least the heuristics').
+
+Runtimes / lower bound, averaged per set; the agents are Placeto's, the RNN
+placer's and GDP's bundled family policies, and an lsearch policy (--lsearch
+P, at --lsearch-budget placements). The network kernels are the plain loops
+(PLACETO_KERNELS=plain), so the table is the same on another CPU. Writes
+bench/results/control_families.{json,md}.
+
+    /usr/bin/python3 bench/control_families.py [./placeto] [--fresh DIR] [--lsearch P] [--lsearch-budget B]
+"""
+import concurrent.futures
+import json
+import math
+import os
+import subprocess
+import sys
+
+os.environ["PLACETO_KERNELS"] = "plain"
+PROG = "./placeto"
+FRESH, LSEARCH, LS_BUDGET = None, None, 200
+FAMILIES = [("enas-cifar10", "enas_cifar10"), ("enas-ptb", "enas_ptb"), ("nmt", "nmt_variant")]
+args = sys.argv[1:]
+if args and not args[0].startswith("--"):
+    PROG = args.pop(0)
+while args:
+    k = args.pop(0)
+    if not args:
+        sys.exit("control_families.py: %s needs a value" % k)
+    v = args.pop(0)
+    if k == "--fresh":
+        FRESH = v
+    elif k == "--lsearch":
+        LSEARCH = v
+    elif k == "--lsearch-budget":
+        LS_BUDGET = int(v)
+    else:
+        sys.exit("control_families.py: unknown option %s" % k)
+
+
+def policies(fam):
+    ps = [("placeto", "graphs/policies/family_%s.json" % fam), ("rnn", "graphs/policies/rnn_family_%s.json" % fam),
+          ("gdp", "graphs/policies/gdp_family_%s.json" % fam)]
+    if LSEARCH:
+        ps.append(("lsearch", LSEARCH))
+    return ps
+
+
+def run(job):
+    agent, policy, path = job
+    cmd = [PROG, "compare", path, "--devices", "2", "--policy", policy, "--untrained", "--samples", "8",
+           "--methods", "single", "--seed", "1", "--json"]
+    if agent == "lsearch":
+        cmd += ["--budget", str(LS_BUDGET)]
+    d = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+    m = {x["method"]: x for x in d["methods"]}
+    t, u = m[agent], m[agent + "-untrained"]
+    budget = max(t["placements"], 9)
+    ils = json.loads(subprocess.run([PROG, "place", path, "--devices", "2", "--method", "ils", "--budget", str(budget),
+                                     "--seed", "1", "--json"], check=True, capture_output=True, text=True).stdout)
+    lb = d["lower_bound_us"]
+    return job, {"trained": t["runtime_us"] / lb, "untrained": u["runtime_us"] / lb, "ils": ils["runtime_us"] / lb,
+                 "placements": t["placements"], "trained_oom": t["oom"], "untrained_oom": u["oom"]}
+
+
+def main():
+    sets = []
+    for fam, m in FAMILIES:
+        sets.append(("held-out", fam, ["graphs/families/%s/%s_%02d.json" % (fam, m, i) for i in range(24, 32)]))
+        if FRESH:
+            fs = sorted(os.path.join(FRESH, f) for f in os.listdir(FRESH) if f.startswith(m + "_") and f.endswith(".json"))
+            if fs:
+                sets.append(("fresh", fam, fs))
+    jobs = [(a, p, g) for _, fam, gs in sets for a, p in policies(fam) for g in gs]
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as ex:
+        res = dict(ex.map(run, jobs))
+    rows = []
+    for kind, fam, gs in sets:
+        for a, p in policies(fam):
+            rs = [res[(a, p, g)] for g in gs]
+            row = {"set": kind, "family": fam, "agent": a, "policy": p, "graphs": len(gs)}
+            for k in ("trained", "untrained", "ils", "placements"):
+                row[k] = sum(r[k] for r in rs) / len(rs)
+            row["gain"] = 1 - math.exp(sum(math.log(r["trained"] / r["untrained"]) for r in rs) / len(rs))
+            row["beats_control"] = sum(r["trained"] < r["untrained"] for r in rs)
+            row["per_graph"] = {g: res[(a, p, g)] for g in gs}
+            rows.append(row)
+    doc = {"command": "/usr/bin/python3 bench/control_families.py%s%s" % (
+        " --fresh DIR" if FRESH else "", " --lsearch %s --lsearch-budget %d" % (LSEARCH, LS_BUDGET) if LSEARCH else ""),
+        "kernels": "plain", "rows": rows}
+    with open("bench/results/control_families.json", "w") as f:
+        json.dump(doc, f, indent=1)
+    md = ["# Every family policy against its untrained control, zero-shot", "",
+          "`%s` (2 devices; runtime / lower bound, mean over each set's graphs; *gain*: 1 − the geometric mean of "
+          "trained / untrained, > 0 when training helped; *ils*: ILS given the trained row's placements)." % doc["command"],
+          "", "| set | family | agent | placements | trained | untrained | gain | graphs better than control | ils at that budget |",
+          "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        md.append("| %s | %s | %s | %.0f | %.3f | %.3f | %+.1f %% | %d of %d | %.3f |" % (
+            r["set"], r["family"], r["agent"], r["placements"], r["trained"], r["untrained"], 100 * r["gain"],
+            r["beats_control"], r["graphs"], r["ils"]))
+    md.append("")
+    for a in sorted({r["agent"] for r in rows}):
+        rs = [r for r in rows if r["agent"] == a]
+        md.append("%s: mean gain over the %d sets %+.1f %%  " % (a, len(rs), 100 * sum(r["gain"] for r in rs) / len(rs)))
+    with open("bench/results/control_families.md", "w") as f:
+        f.write("\n".join(md) + "\n")
+    print("\n".join(md))
+
+
+main()
