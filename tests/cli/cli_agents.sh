@@ -112,7 +112,7 @@ assert "placeto-untrained" in t and "placeto" in t, sorted(t)
 assert t["placeto-untrained"]["runtime_us"] == u["placeto"]["runtime_us"], (t["placeto-untrained"], u["placeto"])
 # the same procedure (one greedy episode from the same start): the placements
 # are the moves each network proposed (a no-op simulates nothing), and the
-# control's are the lr-0 network's exactly
+# control has those of the lr-0 network exactly
 assert t["placeto-untrained"]["placements"] == u["placeto"]["placements"], "not the same procedure"
 assert 1 <= t["placeto"]["placements"] <= 1 + json.load(open(sys.argv[2]))["groups"], t["placeto"]
 ' "$tmp/u_cmp.json" "$tmp/t_cmp.json"
