@@ -12,9 +12,13 @@ averaged per family; with the BLAS kernels pinned (PLACETO_KERNELS=plain)
 the table is the same on any CPU. Writes bench/results/learned_search.{json,md}.
 
     PLACETO_KERNELS=plain /usr/bin/python3 bench/learned_search.py [./placeto] [--devices N] [--episodes K]
-        [--budgets 200,1000,10000] [--seeds 3] [--fresh DIR] [--policy P] [--held 24-31] [--tag T]
+        [--budgets 200,1000,2000,10000] [--seeds 2] [--fresh DIR] [--policy P] [--held 24-31] [--tag T]
+        [--train-opts "--search-budget 2000 ..."]
 
---policy P evaluates an existing lsearch policy instead of training one.
+--policy P evaluates an existing lsearch policy instead of training one (it
+places on any device count: --devices 4 with a policy trained on 2 is a
+zero-shot test on a new cluster too); --train-opts adds options to the
+training command.
 """
 import concurrent.futures
 import json
@@ -23,7 +27,8 @@ import subprocess
 import sys
 
 PROG = "./placeto"
-DEVICES, EPISODES, BUDGETS, SEEDS, FRESH, POLICY, HELD, TAG = 2, 600, [200, 1000, 10000], 3, None, None, (24, 31), ""
+DEVICES, EPISODES, BUDGETS, SEEDS, FRESH, POLICY, HELD, TAG = 2, 600, [200, 1000, 2000, 10000], 2, None, None, (24, 31), ""
+TRAIN_OPTS = []
 FAMILIES = [("enas-cifar10", "enas_cifar10"), ("enas-ptb", "enas_ptb"), ("nmt", "nmt_variant")]
 ROWS = ["lsearch", "lsearch-untrained", "ils", "anneal"]
 args = sys.argv[1:]
@@ -51,6 +56,8 @@ while args:
         HELD = (int(a), int(b))
     elif k == "--tag":
         TAG = v
+    elif k == "--train-opts":
+        TRAIN_OPTS = v.split()
     else:
         sys.exit("learned_search.py: unknown option %s" % k)
 JOBS = os.cpu_count() or 1
@@ -60,9 +67,9 @@ def train():
     out = "bench/results/learned_search%s_%d.policy.json" % (TAG, DEVICES)
     paths = ["graphs/families/%s/%s_%02d.json" % (d, m, i) for d, m in FAMILIES for i in range(24)]
     cmd = [PROG, "train"] + paths + ["--agent", "lsearch", "--devices", str(DEVICES), "--episodes", str(EPISODES),
-                                     "-o", out, "--checkpoint-every", "100000"]
+                                     "-o", out, "--checkpoint-every", "100000"] + TRAIN_OPTS
     subprocess.run(cmd, check=True, capture_output=True)
-    shown = [PROG, "train"] + ["graphs/families/%s/%s_{00..23}.json" % f for f in FAMILIES] + cmd[2 + len(paths):]
+    shown = ["./placeto", "train"] + ["graphs/families/%s/%s_{00..23}.json" % f for f in FAMILIES] + cmd[2 + len(paths):]
     return out, " ".join(shown)
 
 

@@ -337,3 +337,57 @@ TEST(gdp_train_fine_tunes_on_another_graph)
     fix_done(&h);
     fix_done(&f);
 }
+
+/* Imitation (gdp_train.h): the first `imitate` updates raise the expert's
+ * likelihood, with no sampling simulated besides the expert's own search
+ * (counted once) and the greedy probes; the expert's placement, its device
+ * labels in order of first use (group 0 on device 0), is the best
+ * placement recorded; deterministic per seed; PPO takes over after. */
+TEST(gdp_train_imitates_the_expert_then_ppo)
+{
+    Fix f;
+    REQUIRE(fix_new(&f, "graphs/families/enas-ptb/enas_ptb_00.json", 24) == 0);
+    int G = f.pb.gr->n_groups;
+    GdpTrainConfig cfg;
+    gdp_train_config_default(&cfg);
+    cfg.imitate = 40;
+    cfg.expert_budget = 300;
+    cfg.greedy_every = 0;
+    cfg.lr = 1e-3;
+    GdpNet *a = tiny_net(&f, 5), *b = tiny_net(&f, 5);
+    REQUIRE(a && b);
+    Err e = {{0}};
+    GdpInput *in = gdp_input_new(f.pb.g, f.pb.gr, &a->vocab, &e);
+    GdpWork *w = gdp_work_new(&a->arch, G);
+    TrainState ts, ts2;
+    train_state_init(&ts, cfg.lr, cfg.entropy, 1);
+    train_state_init(&ts2, cfg.lr, cfg.entropy, 1);
+    CHECK_INT((int)train(a, &ts, &cfg, &f, 40), 40);
+    CHECK_MSG(ts.simulations == 300, "%lld simulations: the expert's 300 alone", (long long)ts.simulations);
+    const TrainBest *best = train_best_find(&ts, f.pb.g, G);
+    REQUIRE(best && isfinite(best->runtime_us));
+    int *expert = malloc((size_t)G * sizeof *expert);
+    memcpy(expert, best->group_device, (size_t)G * sizeof *expert);
+    CHECK_MSG(expert[0] == 0, "the expert's labels are not in order of first use");
+    GdpNet *fresh = tiny_net(&f, 5);
+    double before = gdp_forward(fresh, in, w, GDP_SCORE, NULL, expert, NULL, NULL);
+    double after = gdp_forward(a, in, w, GDP_SCORE, NULL, expert, NULL, NULL);
+    CHECK_MSG(after > before + 2, "log-likelihood of the expert %g -> %g over %d groups", before, after, G);
+    /* the same run again: the same weights */
+    train(b, &ts2, &cfg, &f, 40);
+    CHECK(memcmp(a->p.w, b->p.w, a->p.n * sizeof *a->p.w) == 0);
+    /* then PPO: sampled placements simulated */
+    int64_t sims = ts.simulations;
+    CHECK_INT((int)train(a, &ts, &cfg, &f, 2), 2);
+    CHECK_MSG(ts.simulations == sims + 2 * cfg.samples, "PPO after imitation: %lld simulations",
+              (long long)(ts.simulations - sims));
+    free(expert);
+    gdp_work_free(w);
+    gdp_input_free(in);
+    gdp_free(fresh);
+    gdp_free(a);
+    gdp_free(b);
+    train_state_done(&ts);
+    train_state_done(&ts2);
+    fix_done(&f);
+}

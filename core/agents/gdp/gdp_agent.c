@@ -68,6 +68,8 @@ static const AgentOpt train_opts[] = {
     {"blocks", 0, "L", "attention blocks of a new policy, 1-8 (default 1)"},
     {"segment", 0, "S", "rows per attention segment of a new policy (default 256)"},
     {"no-superposition", 0, NULL, "a new policy without the per-graph conditioning"},
+    {"imitate", 0, "K", "the first K updates imitate an expert search's placements, then PPO (default 0)"},
+    {"expert-budget", 0, "K", "placements of the expert's ils search per training graph (default 2000)"},
     {0},
 };
 static const char *const shape[] = {"hidden", "heads", "gnn-layers", "blocks", "segment", "no-superposition", NULL};
@@ -82,7 +84,7 @@ static int gdp_options(const AgentArgs *a, uint64_t seed, void *opts, Err *e)
 {
     GdpOpts *o = opts;
     GdpTrainConfig *cfg = &o->cfg;
-    long threads, samples, greedy, epochs, batch;
+    long threads, samples, greedy, epochs, batch, imitate, expert;
     gdp_train_config_default(cfg);
     cfg->seed = seed;
     if (agent_arg_int(a, "threads", 1, GDP_TRAIN_MAX_SAMPLES, 1, &threads, e) ||
@@ -95,6 +97,8 @@ static int gdp_options(const AgentArgs *a, uint64_t seed, void *opts, Err *e)
         agent_arg_int(a, "greedy-every", 0, 1L << 40, cfg->greedy_every, &greedy, e) ||
         agent_arg_int(a, "epochs", 1, GDP_TRAIN_MAX_EPOCHS, cfg->epochs, &epochs, e) ||
         agent_arg_int(a, "batch-graphs", 1, GDP_TRAIN_MAX_BATCH, cfg->batch_graphs, &batch, e) ||
+        agent_arg_int(a, "imitate", 0, 1L << 40, 0, &imitate, e) ||
+        agent_arg_int(a, "expert-budget", 1, 1L << 30, cfg->expert_budget, &expert, e) ||
         agent_arg_double(a, "lr", 0, 10, cfg->lr, &cfg->lr, e) ||
         agent_arg_double(a, "entropy", 0, 1e6, cfg->entropy, &cfg->entropy, e) ||
         agent_arg_double(a, "clip", 1e-9, 1e9, cfg->clip, &cfg->clip, e) ||
@@ -110,6 +114,8 @@ static int gdp_options(const AgentArgs *a, uint64_t seed, void *opts, Err *e)
     cfg->greedy_every = greedy;
     cfg->epochs = (int)epochs;
     cfg->batch_graphs = (int)batch;
+    cfg->imitate = imitate;
+    cfg->expert_budget = expert;
     return 0;
 }
 

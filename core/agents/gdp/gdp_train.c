@@ -7,6 +7,7 @@
 
 #include "dist.h"
 #include "par.h"
+#include "place.h"
 
 #include "ppo.h"
 
@@ -23,6 +24,7 @@ void gdp_train_config_default(GdpTrainConfig *cfg)
     cfg->batch_graphs = 1;
     cfg->threads = 1;
     cfg->greedy_every = 10;
+    cfg->expert_budget = 2000;
     cfg->seed = 1;
 }
 
@@ -55,6 +57,8 @@ struct GdpTrainer {
     int K, B, S, T; /* samples per graph, graphs per update, slots (K B), threads */
     int epoch;      /* of the phase in progress */
     GSlot *slots;
+    int **expert;   /* per graph: the expert placement (imitation), made when first needed */
+    int identical;  /* the cluster's devices are interchangeable */
 };
 
 GdpTrainer *gdp_train_new(GdpNet *net, TrainState *ts, const GdpTrainConfig *cfg, const TrainGraph *graphs,
@@ -124,6 +128,13 @@ GdpTrainer *gdp_train_new(GdpNet *net, TrainState *ts, const GdpTrainConfig *cfg
         sl->wt = xnew_array(G, sizeof *sl->wt);
         sl->grad = t->S > 1 ? xnew_array(net->p.n, sizeof *sl->grad) : NULL; /* one sample: p.g itself */
     }
+    t->expert = xnew_array((size_t)n_graphs, sizeof *t->expert);
+    t->identical = 1;
+    for (int d = 1; d < c->n_devices; d++) {
+        const Device *a = &c->devices[0], *b = &c->devices[d];
+        t->identical &= a->speed == b->speed && a->memory_bytes == b->memory_bytes &&
+                        (a->kind && b->kind ? strcmp(a->kind, b->kind) == 0 : a->kind == b->kind);
+    }
     train_best_verify(ts, &t->env, graphs, n_graphs, c);
     for (int i = 0; i < n_graphs; i++) /* present even before the first update */
         train_best_for(ts, graphs[i].g->name, graphs[i].g->checksum, graphs[i].gr->n_groups);
@@ -150,8 +161,11 @@ void gdp_train_free(GdpTrainer *t)
         free(sl->grad);
     }
     free(t->slots);
-    for (int i = 0; i < t->n_graphs; i++)
+    for (int i = 0; i < t->n_graphs; i++) {
         gdp_input_free(t->graphs[i].in);
+        free(t->expert[i]);
+    }
+    free(t->expert);
     free(t->graphs);
     free(t);
 }
@@ -253,6 +267,74 @@ static void run_phase(GdpTrainer *t, int phase)
     dist_share(t->S, phase_io, &c);
 }
 
+/* The expert placement of graph gi (gdp_train.h, imitation), made once. */
+static const int *expert_of(GdpTrainer *t, int gi)
+{
+    if (t->expert[gi])
+        return t->expert[gi];
+    const GGraph *gg = &t->graphs[gi];
+    int G = gg->gr->n_groups, *op = xnew_array((size_t)gg->g->n_nodes, sizeof *op);
+    int *gd = t->expert[gi] = xnew_array((size_t)G, sizeof *gd);
+    int64_t used = 0;
+    PlaceCtx ctx = {gg->g, gg->gr, t->c, t->cfg.seed * 1000003u + (uint64_t)gi, t->cfg.expert_budget, &used};
+    Err e = {{0}};
+    if (place_find("ils")->fn(&ctx, op, &e) != 0) /* ils cannot fail: every group on device 0 at worst */
+        memset(op, 0, (size_t)gg->g->n_nodes * sizeof *op);
+    group_collapse(gg->gr, op, gd);
+    if (t->identical) { /* devices in order of first use */
+        int map[GDP_MAX_DEVICES], next = 0;
+        for (int d = 0; d < t->c->n_devices; d++)
+            map[d] = -1;
+        for (int v = 0; v < G; v++) {
+            if (map[gd[v]] < 0)
+                map[gd[v]] = next++;
+            gd[v] = map[gd[v]];
+        }
+    }
+    t->ts->simulations += used;
+    GSlot *sl = &t->slots[0];
+    sl->gi = gi;
+    memcpy(sl->place, gd, (size_t)G * sizeof *gd);
+    double score = simulate(t, sl); /* the expert's placement, simulated again (not counted: the search did) */
+    TrainBest *b = train_best_for(t->ts, gg->g->name, gg->g->checksum, G);
+    if (score < b->score) {
+        b->score = score;
+        b->runtime_us = sl->makespan_us;
+        memcpy(b->group_device, gd, (size_t)G * sizeof *gd);
+        b->found_after = t->ts->simulations;
+    }
+    free(op);
+    return gd;
+}
+
+/* One imitation update: B graphs drawn, the expert's log-likelihood. */
+static void imitate(GdpTrainer *t, double *loss, double *norm, int *g0)
+{
+    TrainState *ts = t->ts;
+    NnParams *p = &t->net->p;
+    memset(p->g, 0, p->n * sizeof *p->g);
+    *loss = 0;
+    for (int b = 0; b < t->B; b++) {
+        int gi = t->n_graphs > 1 ? (int)rng_below(&ts->rng, (uint64_t)t->n_graphs) : 0;
+        if (b == 0)
+            *g0 = gi;
+        const int *target = expert_of(t, gi);
+        GSlot *sl = &t->slots[0];
+        const GGraph *gg = &t->graphs[gi];
+        int G = gg->gr->n_groups;
+        memcpy(sl->place, target, (size_t)G * sizeof *target);
+        gdp_forward(t->net, gg->in, sl->w, GDP_SCORE, NULL, sl->place, sl->lp, NULL);
+        for (int v = 0; v < G; v++) {
+            *loss -= sl->lp[v] / ((double)G * t->B);
+            sl->wt[v] = -1.0 / ((double)G * t->B);
+        }
+        gdp_backward(t->net, gg->in, sl->w, sl->wt, 0, p->g);
+    }
+    *norm = nn_clip_grad(p->g, p->n, t->cfg.clip);
+    ts->adam.lr = t->cfg.lr;
+    nn_adam_step(&ts->adam, p);
+}
+
 int64_t gdp_train_run(GdpTrainer *t, int64_t n, TrainCallback cb, void *ud, volatile int *stop)
 {
     TrainState *ts = t->ts;
@@ -261,6 +343,21 @@ int64_t gdp_train_run(GdpTrainer *t, int64_t n, TrainCallback cb, void *ud, vola
     int64_t done = 0;
     double r[GDP_TRAIN_MAX_SAMPLES], adv[GDP_TRAIN_MAX_SAMPLES];
     while (done < n && !dist_any(stop && *stop)) {
+        if (ts->episodes < t->cfg.imitate) {
+            double loss, norm;
+            int g0 = 0;
+            imitate(t, &loss, &norm, &g0);
+            ts->episodes++;
+            done++;
+            const GGraph *gg = &t->graphs[g0];
+            TrainBest *b0 = train_best_for(ts, gg->g->name, gg->g->checksum, gg->gr->n_groups);
+            if (t->cfg.greedy_every > 0 && ts->episodes % t->cfg.greedy_every == 0)
+                greedy_probe(t, g0, b0);
+            if (cb)
+                cb(&(TrainReport){ts->episodes, g0, b0->runtime_us, b0->runtime_us, -loss, loss, norm, b0->runtime_us,
+                                  ts->simulations, 0}, ud);
+            continue;
+        }
         for (int b = 0; b < t->B; b++) {
             int gi = t->n_graphs > 1 ? (int)rng_below(&ts->rng, (uint64_t)t->n_graphs) : 0;
             for (int k = 0; k < K; k++)

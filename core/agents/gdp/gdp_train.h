@@ -30,7 +30,20 @@
  * sample order: a run is deterministic per seed and gives the same bits
  * for every thread count. Under MPI (dist.h) each rank runs its block of
  * the samples and receives the others' results: the same bits for every
- * rank count. */
+ * rank count.
+ *
+ * Imitation (expert iteration's first half, cfg->imitate > 0): while the
+ * update count is below cfg->imitate, an update is supervised instead: the
+ * expert placement of each of the B graphs drawn is an `ils` search of
+ * cfg->expert_budget placements from the best heuristic (seeded with the
+ * training seed and the graph's index; run once per graph when first drawn,
+ * its placements counted as simulations and its result a best placement
+ * of that graph); on a cluster of identical devices its device labels are
+ * renumbered in order of first use over the groups (group 0 on device 0),
+ * since any permutation of them is the same placement. The loss is
+ * -(1/(G B)) sum_v log p_v(expert_v), no entropy term; one Adam step per
+ * update (lr, clip). PPO (as above) takes over from update cfg->imitate
+ * on: the RL fine-tuning. */
 #ifndef PLACETO_GDP_TRAIN_H
 #define PLACETO_GDP_TRAIN_H
 
@@ -52,6 +65,8 @@ typedef struct GdpTrainConfig {
     int batch_graphs;   /* graphs per update, B (1) */
     int threads;        /* samples run on this many threads (1) */
     int64_t greedy_every; /* after every this many updates, one greedy placement is simulated (10; 0: never) */
+    int64_t imitate;    /* the first this many updates imitate an expert instead (0: none) */
+    int64_t expert_budget; /* placements of the expert's search per graph (2000) */
     uint64_t seed;
 } GdpTrainConfig;
 
