@@ -212,6 +212,7 @@ typedef struct Trainer {
     int **start;      /* per graph: the best heuristic's placement (NULL until first drawn) */
     double *start_score;
     int64_t *start_used;
+    EpisodeConfig env; /* the training state's scores (train_best_verify's) */
 } Trainer;
 
 static void *trainer_new(void *pol, TrainState *ts, const void *cfg, const TrainGraph *tg, int n, const Cluster *c,
@@ -219,14 +220,13 @@ static void *trainer_new(void *pol, TrainState *ts, const void *cfg, const Train
 {
     (void)e;
     Trainer *t = xcalloc(1, sizeof *t);
-    *t = (Trainer){pol, ts, *(const LsCfg *)cfg, tg, n, c, NULL, NULL, NULL};
+    *t = (Trainer){pol, ts, *(const LsCfg *)cfg, tg, n, c, NULL, NULL, NULL, {0}};
     t->ts->adam.lr = t->cfg.lr;
     t->start = xnew_array((size_t)n, sizeof *t->start);
     t->start_score = xnew_array((size_t)n, sizeof *t->start_score);
     t->start_used = xnew_array((size_t)n, sizeof *t->start_used);
-    EpisodeConfig env;
-    episode_config_default(&env);
-    train_best_verify(ts, &env, tg, n, c);
+    episode_config_default(&t->env);
+    train_best_verify(ts, &t->env, tg, n, c);
     return t;
 }
 
@@ -241,12 +241,14 @@ static int64_t run(void *trainer, int64_t n_eps, TrainCallback cb, void *ud, vol
         const TrainGraph *tg = &t->tg[gi];
         int G = tg->gr->n_groups;
         int64_t sims = 0;
-        if (!t->start[gi]) { /* the heuristics once per graph; counted once */
+        TrainBest *b = train_best_for(ts, tg->g->name, tg->g->checksum, G);
+        if (!t->start[gi]) { /* the heuristics once per graph (seeded by its index, so a resumed run has the same) */
             t->start[gi] = xnew_array((size_t)G, sizeof *t->start[gi]);
             const char *name;
-            PlaceCtx ctx = {tg->g, tg->gr, t->c, seed, 0, NULL};
+            PlaceCtx ctx = {tg->g, tg->gr, t->c, t->cfg.seed * 1000003u + (uint64_t)gi, 0, NULL};
             t->start_used[gi] = place_best_heuristic(&ctx, t->start[gi], &t->start_score[gi], &name);
-            sims += t->start_used[gi];
+            if (!isfinite(b->runtime_us)) /* counted the first time the training ever draws the graph */
+                sims += t->start_used[gi];
         }
         LsLearn learn = {&ts->adam, t->cfg.clip, (int)t->cfg.every, train_state_baseline(ts, 0),
                          train_state_baseline(ts, 1), 0, 0, 0};
@@ -263,9 +265,15 @@ static int64_t run(void *trainer, int64_t n_eps, TrainCallback cb, void *ud, vol
         train_state_set_baseline(ts, 1, 2, learn.var);
         sims += res.used - t->start_used[gi];
         ts->simulations += sims;
-        TrainBest *b = train_best_for(ts, tg->g->name, tg->g->checksum, G);
-        if (res.best_score < b->score) {
-            b->score = res.best_score;
+        /* the episode's best, scored as the training state keeps them (the same placement again) */
+        int *op = xnew_array((size_t)tg->g->n_nodes, sizeof *op);
+        Sim *sim = sim_new(tg->g, t->c);
+        group_expand(tg->gr, gd, op);
+        double score = episode_score(&t->env, t->c, sim_run(sim, op));
+        sim_free(sim);
+        free(op);
+        if (score < b->score) {
+            b->score = score;
             b->runtime_us = res.best_runtime_us;
             memcpy(b->group_device, gd, (size_t)G * sizeof *gd);
             b->found_after = ts->simulations - (res.used - res.found_after);

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# `placeto train --agent lsearch` and its policy (the learned local search,
+# docs/agent.md): the policy file names its agent; training is
+# deterministic per seed and 3 + 2 episodes resumed give the bytes of 5;
+# place and compare with the policy spend exactly --budget placements
+# (rows lsearch, lsearch-trained and, with --untrained, lsearch-untrained),
+# are never worse than the best heuristic, place on another device count
+# and another graph than trained on, and repeat themselves; the other
+# agents' options are usage errors, and the explorer refuses the policy
+# with a message. Prints "lsearch: N passed, M failed".
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/cli/lib_cli.sh
+. tests/cli/lib_cli.sh
+
+g=graphs/families/enas-ptb/enas_ptb_00.json
+small=(--agent lsearch --hidden 6 --search-budget 60 --seed 3)
+
+run train "$g" graphs/toy/crown.json "${small[@]}" --episodes 5 -o "$tmp/a.json"
+if expect_rc "train --agent lsearch" 0; then
+    pycheck "lsearch policy file" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["format"] == "placeto-policy" and d["agent"] == "lsearch", d.get("agent")
+assert d["architecture"] == {"features": 12, "hidden": 6, "n_devices": 2}, d["architecture"]
+assert [p["name"] for p in d["parameters"]] == ["w1", "b1", "w2"]
+assert [p["shape"] for p in d["parameters"]] == [[12, 6], [1, 6], [6, 1]]
+t = d["training"]
+assert t["episodes"] == 5 and len(t["best"]) == 2 and t["simulations"] > 0, t
+k = json.load(open(sys.argv[2]))  # the checkpoint: the rewards statistics
+b = k["training"]["baseline"]
+assert len(b) == 1 and len(b[0]) == 2 and b[0][1] > 0, b
+' "$tmp/a.json" "$tmp/a.ckpt.json"
+fi
+run train "$g" graphs/toy/crown.json "${small[@]}" --episodes 5 -o "$tmp/b.json"
+expect_rc "train again" 0 && { cmp -s "$tmp/a.json" "$tmp/b.json" && pass || fail "lsearch deterministic" "two runs differ"; }
+run train "$g" graphs/toy/crown.json "${small[@]}" --episodes 3 -o "$tmp/c.json"
+expect_rc "train 3" 0
+run train "$g" graphs/toy/crown.json --agent lsearch --search-budget 60 --seed 3 --episodes 2 --resume "$tmp/c.json" -o "$tmp/c.json"
+expect_rc "train 2 more" 0 && { cmp -s "$tmp/a.json" "$tmp/c.json" && pass ||
+    fail "lsearch resume" "3 + 2 episodes differ from 5"; }
+
+# placing: exactly the budget, never worse than the best heuristic
+heur=single,random,round-robin,expert,m-topo,m-etf,heft,metis,scotch
+for budget in 5 40 300; do
+    run compare "$g" --policy "$tmp/a.json" --untrained --methods "$heur" --budget $budget --seed 2 --json
+    if expect_rc "compare --budget $budget" 0; then
+        pycheck "lsearch budget $budget" '
+import json, sys
+d = json.load(open(sys.argv[1])); b = int(sys.argv[2])
+m = {r["method"]: r for r in d["methods"]}
+assert m["lsearch"]["placements"] == b and m["lsearch-untrained"]["placements"] == b, (m["lsearch"], b)
+assert "lsearch-trained" in m, sorted(m)
+heur = min(r["runtime_us"] for k, r in m.items() if not k.startswith("lsearch"))
+if b >= 9:
+    assert m["lsearch"]["runtime_us"] <= heur and m["lsearch-untrained"]["runtime_us"] <= heur, (m["lsearch"], heur)
+' "$tmp/out" $budget
+    fi
+done
+run place "$g" --policy "$tmp/a.json" --budget 120 --seed 4 --json
+cp "$tmp/out" "$tmp/p1.json"
+run place "$g" --policy "$tmp/a.json" --budget 120 --seed 4 --json
+expect_rc "place --policy lsearch" 0 && {
+    diff <(grep -v seconds "$tmp/p1.json") <(grep -v seconds "$tmp/out") > /dev/null && pass ||
+        fail "lsearch place repeats" "two runs differ"; }
+# any device count and any graph
+run place graphs/families/nmt/nmt_variant_30.json --policy "$tmp/a.json" --devices 4 --budget 50 --json
+if expect_rc "place on 4 devices, an unseen graph" 0; then
+    pycheck "lsearch on 4 devices" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["method"] == "lsearch" and d["placements"] == 50, d
+assert max(d["placement"]["ops"].values()) if isinstance(d["placement"]["ops"], dict) else True
+' "$tmp/out"
+fi
+
+# usage errors: the other agents' options, bad values
+run train "$g" --agent lsearch --epochs 2 -o "$tmp/x.json"
+expect_rc "lsearch --epochs" 2
+run train "$g" --agent lsearch --search-budget 1 -o "$tmp/x.json"
+expect_rc "lsearch --search-budget 1" 2
+[ ! -e "$tmp/x.json" ] && pass || fail "no file on usage errors" "x.json written"
+run train "$g" --agent lsearch --help
+expect_rc "train --agent lsearch --help" 0 && {
+    grep -q -- "--search-budget" "$tmp/out" && ! grep -q -- "--epochs" "$tmp/out" && pass ||
+        fail "lsearch help" "its options alone expected"; }
+# the explorer has no actor for it: a clear refusal
+run explore "$g" --policy "$tmp/a.json" --headless --keys 'q' --dump "$tmp/s.txt"
+expect_rc "explore --policy lsearch" 1 && {
+    grep -q "lsearch policy has none" "$tmp/err" && pass || fail "explore lsearch message" "$(flat "$tmp/err")"; }
+
+echo "lsearch: $passed passed, $failed failed"
+[ "$failed" = 0 ]
