@@ -28,27 +28,15 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchargs  # noqa: E402
+
 os.environ["PLACETO_KERNELS"] = "plain"
-PROG = "./placeto"
 FRESH, LSEARCH, LS_BUDGET = None, None, 200
 FAMILIES = [("enas-cifar10", "enas_cifar10"), ("enas-ptb", "enas_ptb"), ("nmt", "nmt_variant")]
-args = sys.argv[1:]
-if args and not args[0].startswith("--"):
-    PROG = args.pop(0)
-while args:
-    k = args.pop(0)
-    if not args:
-        sys.exit("control_families.py: %s needs a value" % k)
-    v = args.pop(0)
-    if k == "--fresh":
-        FRESH = v
-    elif k == "--lsearch":
-        LSEARCH = v
-    elif k == "--lsearch-budget":
-        LS_BUDGET = int(v)
-    else:
-        sys.exit("control_families.py: unknown option %s" % k)
-
+PROG, OPT = benchargs.options("control_families.py", ["fresh", "lsearch", "lsearch-budget"])
+FRESH, LSEARCH = OPT.get("fresh"), OPT.get("lsearch")
+LS_BUDGET = int(OPT.get("lsearch-budget", LS_BUDGET))
 
 def policies(fam):
     ps = [("placeto", "graphs/policies/family_%s.json" % fam), ("rnn", "graphs/policies/rnn_family_%s.json" % fam),
@@ -72,7 +60,7 @@ def run(job):
                                      "--seed", "1", "--json"], check=True, capture_output=True, text=True).stdout)
     lb = d["lower_bound_us"]
     return job, {"trained": t["runtime_us"] / lb, "untrained": u["runtime_us"] / lb, "ils": ils["runtime_us"] / lb,
-                 "placements": t["placements"], "trained_oom": t["oom"], "untrained_oom": u["oom"]}
+                 "placements": t["placements"], "untrained_placements": u["placements"], "trained_oom": t["oom"], "untrained_oom": u["oom"]}
 
 
 def main():
@@ -91,7 +79,7 @@ def main():
         for a, p in policies(fam):
             rs = [res[(a, p, g)] for g in gs]
             row = {"set": kind, "family": fam, "agent": a, "policy": p, "graphs": len(gs)}
-            for k in ("trained", "untrained", "ils", "placements"):
+            for k in ("trained", "untrained", "ils", "placements", "untrained_placements"):
                 row[k] = sum(r[k] for r in rs) / len(rs)
             row["gain"] = 1 - math.exp(sum(math.log(r["trained"] / r["untrained"]) for r in rs) / len(rs))
             row["beats_control"] = sum(r["trained"] < r["untrained"] for r in rs)
@@ -105,11 +93,11 @@ def main():
     md = ["# Every family policy against its untrained control, zero-shot", "",
           "`%s` (2 devices; runtime / lower bound, mean over each set's graphs; *gain*: 1 − the geometric mean of "
           "trained / untrained, > 0 when training helped; *ils*: ILS given the trained row's placements)." % doc["command"],
-          "", "| set | family | agent | placements | trained | untrained | gain | graphs better than control | ils at that budget |",
+          "", "| set | family | agent | placements (trained / untrained) | trained | untrained | gain | graphs better than control | ils at the trained budget |",
           "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        md.append("| %s | %s | %s | %.0f | %.3f | %.3f | %+.1f %% | %d of %d | %.3f |" % (
-            r["set"], r["family"], r["agent"], r["placements"], r["trained"], r["untrained"], 100 * r["gain"],
+        md.append("| %s | %s | %s | %.0f / %.0f | %.3f | %.3f | %+.1f %% | %d of %d | %.3f |" % (
+            r["set"], r["family"], r["agent"], r["placements"], r["untrained_placements"], r["trained"], r["untrained"], 100 * r["gain"],
             r["beats_control"], r["graphs"], r["ils"]))
     md.append("")
     for a in sorted({r["agent"] for r in rows}):

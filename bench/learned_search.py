@@ -26,40 +26,20 @@ import os
 import subprocess
 import sys
 
-PROG = "./placeto"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchargs  # noqa: E402
+
 DEVICES, EPISODES, BUDGETS, SEEDS, FRESH, POLICY, HELD, TAG = 2, 600, [200, 1000, 2000, 10000], 2, None, None, (24, 31), ""
 TRAIN_OPTS = []
 FAMILIES = [("enas-cifar10", "enas_cifar10"), ("enas-ptb", "enas_ptb"), ("nmt", "nmt_variant")]
 ROWS = ["lsearch", "lsearch-untrained", "ils", "anneal"]
-args = sys.argv[1:]
-if args and not args[0].startswith("--"):
-    PROG = args.pop(0)
-while args:
-    k = args.pop(0)
-    if not args:
-        sys.exit("learned_search.py: %s needs a value" % k)
-    v = args.pop(0)
-    if k == "--devices":
-        DEVICES = int(v)
-    elif k == "--episodes":
-        EPISODES = int(v)
-    elif k == "--budgets":
-        BUDGETS = [int(x) for x in v.split(",")]
-    elif k == "--seeds":
-        SEEDS = int(v)
-    elif k == "--fresh":
-        FRESH = v
-    elif k == "--policy":
-        POLICY = v
-    elif k == "--held":
-        a, b = v.split("-")
-        HELD = (int(a), int(b))
-    elif k == "--tag":
-        TAG = v
-    elif k == "--train-opts":
-        TRAIN_OPTS = v.split()
-    else:
-        sys.exit("learned_search.py: unknown option %s" % k)
+PROG, OPT = benchargs.options("learned_search.py", ["devices", "episodes", "budgets", "seeds", "fresh", "policy",
+                                                    "held", "tag", "train-opts"])
+DEVICES, EPISODES = int(OPT.get("devices", DEVICES)), int(OPT.get("episodes", EPISODES))
+BUDGETS = [int(x) for x in OPT["budgets"].split(",")] if "budgets" in OPT else BUDGETS
+SEEDS, FRESH, POLICY, TAG = int(OPT.get("seeds", SEEDS)), OPT.get("fresh"), OPT.get("policy"), OPT.get("tag", TAG)
+HELD = tuple(int(x) for x in OPT["held"].split("-")) if "held" in OPT else HELD
+TRAIN_OPTS = OPT["train-opts"].split() if "train-opts" in OPT else []
 JOBS = os.cpu_count() or 1
 
 

@@ -21,27 +21,16 @@ import json
 import os
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchargs  # noqa: E402
 import tempfile
 
 os.environ["PLACETO_KERNELS"] = "plain"
-PROG = "./placeto"
 GRAPH, EPISODES, ONLY = "graphs/inception_v3.json", 100, []
-args = sys.argv[1:]
-if args and not args[0].startswith("--"):
-    PROG = args.pop(0)
-while args:
-    k = args.pop(0)
-    if not args:
-        sys.exit("placeto_why.py: %s needs a value" % k)
-    v = args.pop(0)
-    if k == "--graph":
-        GRAPH = v
-    elif k == "--episodes":
-        EPISODES = int(v)
-    elif k == "--only":
-        ONLY = v.split(",")
-    else:
-        sys.exit("placeto_why.py: unknown option %s" % k)
+PROG, OPT = benchargs.options("placeto_why.py", ["graph", "episodes", "only"])
+GRAPH, EPISODES = OPT.get("graph", GRAPH), int(OPT.get("episodes", EPISODES))
+ONLY = OPT["only"].split(",") if "only" in OPT else []
 
 # name, devices, train options
 CONFIGS = [

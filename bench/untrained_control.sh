@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The untrained control beside every bundled paper-case policy: for each
 # agent's policy (placeto, rnn, gdp) on inception_v3, nasnet and nmt with 2
-# and 4 devices, `compare --policy P --untrained --samples 8` (one greedy and
+# and 4 devices, and HSDAG's on its CPU + GPU inference graphs, `compare --policy P --untrained --samples 8` (one greedy and
 # 8 sampled episodes or decodes, from the agent's own start) gives the
 # policy's zero-shot row and the same network untrained, placing by the same
 # procedure and budget. Writes bench/results/untrained.{json,md}. The
@@ -28,6 +28,13 @@ for g in inception_v3 nasnet nmt; do
         done
     done
 done
+# HSDAG's bundled policies: CPU + GPU inference graphs (its paper's setting)
+for g in bert_base inception_v3 resnet50; do
+    pol=graphs/policies/hsdag_$g.json
+    "$prog" compare "graphs/inference/$g.json" --cluster graphs/clusters/cpu_gpu1.json --policy "$pol" --methods single \
+        --samples 8 --untrained --seed 1 --json > "$tmp/hsdag-$g-cg.json"
+    rows+=("hsdag $g cpu+gpu $tmp/hsdag-$g-cg.json")
+done
 /usr/bin/python3 - "$out" "$prog" "${rows[@]}" <<'PY'
 import json, sys
 out, prog, rows = sys.argv[1], sys.argv[2], sys.argv[3:]
@@ -38,7 +45,7 @@ for r in rows:
     m = {x["method"]: x for x in doc["methods"]}
     lb = doc["lower_bound_us"]
     t, u = m[a], m[a + "-untrained"]
-    res.append({"agent": a, "graph": g, "devices": int(d), "trained_us": t["runtime_us"], "untrained_us": u["runtime_us"],
+    res.append({"agent": a, "graph": g, "devices": d if not d.isdigit() else int(d), "trained_us": t["runtime_us"], "untrained_us": u["runtime_us"],
                 "placements": t["placements"], "lower_bound_us": lb, "trained_oom": t["oom"], "untrained_oom": u["oom"]})
 json.dump({"command": "bash bench/untrained_control.sh", "rows": res}, open(out + ".json", "w"), indent=1)
 with open(out + ".md", "w") as f:
@@ -50,9 +57,9 @@ with open(out + ".md", "w") as f:
     f.write("| agent | graph | devices | placements | trained | untrained | trained / untrained |\n|---|---|---|---|---|---|---|\n")
     for r in res:
         tr, un = r["trained_us"] / r["lower_bound_us"], r["untrained_us"] / r["lower_bound_us"]
-        f.write("| %s | %s | %d | %d | %.3f%s | %.3f%s | %.3f |\n" % (r["agent"], r["graph"], r["devices"], r["placements"], tr,
+        f.write("| %s | %s | %s | %d | %.3f%s | %.3f%s | %.3f |\n" % (r["agent"], r["graph"], r["devices"], r["placements"], tr,
                 " (OOM)" if r["trained_oom"] else "", un, " (OOM)" if r["untrained_oom"] else "", r["trained_us"] / r["untrained_us"]))
-    for a in ("placeto", "rnn", "gdp"):
+    for a in ("placeto", "rnn", "gdp", "hsdag"):
         rs = [r for r in res if r["agent"] == a]
         if rs:
             import math

@@ -84,4 +84,12 @@ if [ "$what" = hsdag ] || [ "$what" = all ]; then
     cmds+=("./placeto train graphs/inference/$g.json --agent hsdag --cluster graphs/clusters/cpu_gpu1.json --episodes 247 --features type,shape,id,struct --greedy-every 5 --seed 1 --baseline ema -o graphs/policies/hsdag_$g.json --json > $log/hsdag_$g.jsonl")
   done
 fi
+if [ "$what" = lsearch ] || [ "$what" = all ]; then
+  # the learned local search (--agent lsearch, its defaults: 500-placement
+  # searches, hidden 16) on graphs 00-23 of the three families, 2 devices,
+  # 600 episodes: bench/learned_search.py's training run; it places any
+  # graph on any device count
+  list=$(for f in enas-cifar10 enas-ptb nmt; do ls graphs/families/$f/*.json | sort | head -24; done | tr '\n' ' ')
+  cmds+=("./placeto train $list--agent lsearch --devices 2 --episodes 600 --checkpoint-every 100000 -o graphs/policies/lsearch.json --json > $log/lsearch.jsonl")
+fi
 printf '%s\n' "${cmds[@]}" | xargs -P "$jobs" -I{} sh -c '{}'
