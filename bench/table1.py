@@ -32,6 +32,14 @@ graphs/policies/gdp_GRAPH_D.json).
 bench/results/table1_seedS.json (runs with --seed S --tag seedS) into
 bench/results/table1_seeds.md: per case and agent, the best runtime and
 the placements to within 1 % of it, seed by seed, and their mean.
+--controls sets each agent's Table 1 policy beside its untrained control
+(the same network with the weights its training started from: compare
+--untrained), both greedy, without training anything but Placeto's runs
+again (the commands in bench/results/table1.json, seconds each; its
+policies are not kept): the RNN and GDP columns' policies are the bundled
+graphs/policies/rnn_GRAPH_D.json and gdp_GRAPH_D.json. Writes
+bench/results/table1_controls.{json,md}; the plain kernels
+(PLACETO_KERNELS=plain), so the table is the same on another CPU.
 --plot redraws the PNG (and the table) from bench/results/table1.json
 without training. --rnn-args adds options to every RNN run (a variant: "--lr 0.01",
 "--samples-per-update 8"); --tag NAME writes bench/results/table1_NAME.*
@@ -48,7 +56,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROG, BUDGET, JOBS, HIDDEN, ONLY, KEEP = "./placeto", 10000, os.cpu_count() or 1, 64, None, False
-RNN_ARGS, TAG, PLOT_ONLY, SEED, SEEDS, ADD = [], None, False, 1, False, None
+RNN_ARGS, TAG, PLOT_ONLY, SEED, SEEDS, ADD, CONTROLS = [], None, False, 1, False, None, False
 GDP_K, GDP_GREEDY = 16, 10
 CASES = [("inception_v3", 2), ("inception_v3", 4), ("nasnet", 2), ("nasnet", 4), ("nmt", 2), ("nmt", 4)]
 HEURISTICS = "single,random,round-robin,expert,m-topo,m-etf,heft,metis,scotch"
@@ -67,6 +75,9 @@ while args:
         continue
     if k == "--seeds":
         SEEDS = True
+        continue
+    if k == "--controls":
+        CONTROLS = True
         continue
     if not args:
         sys.exit("table1.py: %s needs a value" % k)
@@ -315,8 +326,63 @@ def seeds_summary():
     print(text)
 
 
+def controls():
+    os.environ["PLACETO_KERNELS"] = "plain"
+    with open(os.path.join(ROOT, "bench/results/table1.json")) as fh:
+        saved = json.load(fh)
+
+    def one(job):
+        row, agent = job
+        g, d = row["path"], row["devices"]
+        tmp = tempfile.mkdtemp()
+        if agent == "placeto":
+            pol = os.path.join(tmp, "p.json")
+            cmd = row["placeto"]["command"].split()[1:]
+            cmd[cmd.index("POLICY.json")] = pol
+            run(*cmd)
+        else:
+            pol = "graphs/policies/%s_%s_%d.json" % (agent, g, d)
+        doc = json.loads(run("compare", "graphs/%s.json" % g, "--devices", d, "--policy", pol, "--untrained",
+                             "--methods", "single", "--seed", SEED, "--json"))
+        shutil.rmtree(tmp)
+        m = {x["method"]: x for x in doc["methods"]}
+        lb = doc["lower_bound_us"]
+        return {"graph": g, "devices": d, "agent": agent, "trained": m[agent]["runtime_us"] / lb,
+                "untrained": m[agent + "-untrained"]["runtime_us"] / lb, "trained_oom": m[agent]["oom"],
+                "untrained_oom": m[agent + "-untrained"]["oom"],
+                "policy": "Table 1's run (retrained: its command)" if agent == "placeto" else pol}
+    jobs = [(r, a) for r in saved["rows"] for a in ("placeto", "rnn", "gdp")]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=JOBS) as pool:
+        res = list(pool.map(one, jobs))
+    with open(os.path.join(ROOT, "bench/results/table1_controls.json"), "w") as fh:
+        json.dump({"command": "/usr/bin/python3 bench/table1.py --controls", "kernels": "plain", "rows": res}, fh,
+                  indent=1)
+    md = ["# Table 1's policies against their untrained controls", "",
+          "`/usr/bin/python3 bench/table1.py --controls` (the plain kernels): each agent's Table 1 policy, greedy "
+          "from its own start, against the same network with the weights its training started from (`compare "
+          "--policy P --untrained`), greedy too. Runtime / lower bound; ratio < 1: training helped. Placeto's "
+          "policies are its Table 1 commands run again on this version, whose greedy placements need not be the "
+          "ones in bench/results/table1.json (made on an earlier one).", "",
+          "| graph | devices | agent | trained | untrained | trained / untrained |", "|---|---|---|---|---|---|"]
+    for r in res:
+        md.append("| %s | %d | %s | %.3f%s | %.3f%s | %.3f |" % (
+            r["graph"], r["devices"], r["agent"], r["trained"], " (OOM)" if r["trained_oom"] else "", r["untrained"],
+            " (OOM)" if r["untrained_oom"] else "", r["trained"] / r["untrained"]))
+    md.append("")
+    import math
+    for a in ("placeto", "rnn", "gdp"):
+        rs = [r for r in res if r["agent"] == a]
+        md.append("%s: geometric mean trained / untrained %.3f  " % (
+            a, math.exp(sum(math.log(r["trained"] / r["untrained"]) for r in rs) / len(rs))))
+    with open(os.path.join(ROOT, "bench/results/table1_controls.md"), "w") as fh:
+        fh.write("\n".join(md) + "\n")
+    print("\n".join(md))
+
+
 if SEEDS:
     seeds_summary()
+elif CONTROLS:
+    controls()
 elif ADD:
     add_agent()
 elif PLOT_ONLY:
