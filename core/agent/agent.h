@@ -43,9 +43,10 @@ typedef struct AgentFile {
 
 /* What a network says of itself. */
 typedef struct AgentInfo {
-    int n_devices; /* 0: any device count (the learned search) */
+    int n_devices;   /* the devices it was trained on (the default cluster's count) */
     int n_groups;  /* the grouping a one-graph policy's network reads (0: any, each graph its own) */
     int heads;     /* attention heads the explorer averages (0: one attention, or none) */
+    int any_devices; /* 1: it places on any device count (the learned search); 0: on n_devices only */
 } AgentInfo;
 
 typedef struct AgentFileOps {

@@ -104,7 +104,7 @@ static void *untrained(const void *net, uint64_t seed, Err *e)
     return coin_new(((const CoinNet *)net)->n_devices, e);
 }
 static void *load(const AgentFile *f, TrainState *ts, Err *e) { return policy_file_load_doc(&file_kind, &f->doc, ts, e); }
-static void info(const void *net, AgentInfo *out) { *out = (AgentInfo){((const CoinNet *)net)->n_devices, 0, 0}; }
+static void info(const void *net, AgentInfo *out) { *out = (AgentInfo){((const CoinNet *)net)->n_devices, 0, 0, 0}; }
 
 /* ---- placing ---- */
 

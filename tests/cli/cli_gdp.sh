@@ -204,5 +204,16 @@ usage_error "clip-ratio without gdp" train "$g" --clip-ratio 0.1 -o "$tmp/x.json
 usage_error "batch-graphs without gdp" train "$g" --batch-graphs 2 -o "$tmp/x.json"
 [ ! -e "$tmp/x.json" ] && pass || fail "no file on errors" "x.json was written"
 
+# imitation then PPO (--imitate): 5 updates = 3, then 2 more resumed, byte for byte
+imit=(--agent gdp --hidden 8 --samples-per-update 4 --epochs 2 --seed 3 --imitate 3 --expert-budget 50)
+run train "$g" "${imit[@]}" --episodes 5 -o "$tmp/i5.json"
+expect_rc "train --imitate" 0
+run train "$g" "${imit[@]}" --episodes 3 -o "$tmp/i3.json"
+run train "$g" --agent gdp --samples-per-update 4 --epochs 2 --seed 3 --imitate 3 --expert-budget 50 --episodes 2 \
+    --resume "$tmp/i3.json" -o "$tmp/i3.json"
+if expect_rc "train --imitate, resumed" 0; then
+    if cmp -s "$tmp/i5.json" "$tmp/i3.json"; then pass; else fail "gdp --imitate resume bit-exact" "3 + 2 differs from 5"; fi
+fi
+
 echo "gdp: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -14,7 +14,7 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/cli/lib_cli.sh
 
 g=graphs/families/enas-ptb/enas_ptb_00.json
-small=(--agent lsearch --hidden 6 --search-budget 60 --seed 3)
+small=(--agent lsearch --hidden 6 --search-budget 100 --seed 3)
 
 run train "$g" graphs/toy/crown.json "${small[@]}" --episodes 5 -o "$tmp/a.json"
 if expect_rc "train --agent lsearch" 0; then
@@ -36,9 +36,22 @@ run train "$g" graphs/toy/crown.json "${small[@]}" --episodes 5 -o "$tmp/b.json"
 expect_rc "train again" 0 && { cmp -s "$tmp/a.json" "$tmp/b.json" && pass || fail "lsearch deterministic" "two runs differ"; }
 run train "$g" graphs/toy/crown.json "${small[@]}" --episodes 3 -o "$tmp/c.json"
 expect_rc "train 3" 0
-run train "$g" graphs/toy/crown.json --agent lsearch --search-budget 60 --seed 3 --episodes 2 --resume "$tmp/c.json" -o "$tmp/c.json"
+run train "$g" graphs/toy/crown.json --agent lsearch --search-budget 100 --seed 3 --episodes 2 --resume "$tmp/c.json" -o "$tmp/c.json"
 expect_rc "train 2 more" 0 && { cmp -s "$tmp/a.json" "$tmp/c.json" && pass ||
     fail "lsearch resume" "3 + 2 episodes differ from 5"; }
+
+# another device count: a resume defaults to the file's, and --devices N
+# retrains on N with a file that records N (and loads)
+run train "$g" "${small[@]}" --devices 4 --episodes 2 -o "$tmp/d4.json"
+expect_rc "train on 4 devices" 0
+run train "$g" --agent lsearch --search-budget 100 --seed 3 --episodes 1 --resume "$tmp/d4.json" -o "$tmp/d4b.json"
+expect_rc "resume: the file's device count" 0 && {
+    grep -q '"n_devices": 4' "$tmp/d4b.json" && pass || fail "resume keeps 4 devices" "$(grep -o '"n_devices": [0-9]*' "$tmp/d4b.json")"; }
+run train "$g" --agent lsearch --search-budget 100 --seed 3 --episodes 1 --resume "$tmp/d4.json" --devices 8 -o "$tmp/d8.json"
+expect_rc "resume on 8 devices" 0
+run info "$g" --policy "$tmp/d8.json"
+run place "$g" --policy "$tmp/d8.json" --budget 20 --devices 8
+expect_rc "the 8-device file loads" 0
 
 # placing: exactly the budget, never worse than the best heuristic
 heur=single,random,round-robin,expert,m-topo,m-etf,heft,metis,scotch

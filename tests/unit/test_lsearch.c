@@ -110,6 +110,7 @@ static double score_of(const Problem *p, const int *gd)
 
 TEST(lsearch_spends_its_budget_and_is_never_worse_than_its_start)
 {
+    Err e = {{0}};
     Fix f;
     REQUIRE(fix_new(&f, "graphs/families/enas-ptb/enas_ptb_24.json", 3) == 0);
     int G = f.p.gr->n_groups, *a = malloc((size_t)G * sizeof *a), *b = malloc((size_t)G * sizeof *b);
@@ -122,8 +123,8 @@ TEST(lsearch_spends_its_budget_and_is_never_worse_than_its_start)
     for (int k = 0; k < 2; k++)
         for (int64_t budget = 1; budget <= 400; budget = budget * 5 + 3) {
             LsResult r1, r2;
-            ls_search(nets[k], f.p.g, f.p.gr, f.p.c, budget, 9, NULL, 0, 0, a, &r1, NULL);
-            ls_search(nets[k], f.p.g, f.p.gr, f.p.c, budget, 9, NULL, 0, 0, b, &r2, NULL);
+            ls_search(nets[k], f.p.g, f.p.gr, f.p.c, budget, 9, NULL, 0, 0, a, &r1, NULL, &e);
+            ls_search(nets[k], f.p.g, f.p.gr, f.p.c, budget, 9, NULL, 0, 0, b, &r2, NULL, &e);
             CHECK_MSG(r1.used == budget, "budget %lld: %lld placements simulated", (long long)budget,
                       (long long)r1.used);
             CHECK(memcmp(a, b, (size_t)G * sizeof *a) == 0 && r1.best_score == r2.best_score);
@@ -136,9 +137,9 @@ TEST(lsearch_spends_its_budget_and_is_never_worse_than_its_start)
         }
     /* a caller's start: its placements counted as given */
     LsResult r;
-    ls_search(f.net, f.p.g, f.p.gr, f.p.c, 250, 4, h, hs, 17, a, &r, NULL);
+    ls_search(f.net, f.p.g, f.p.gr, f.p.c, 250, 4, h, hs, 17, a, &r, NULL, &e);
     CHECK(r.used == 250 && strcmp(r.start, "given") == 0 && r.best_score <= hs);
-    ls_search(f.net, f.p.g, f.p.gr, f.p.c, 10, 4, h, hs, 17, a, &r, NULL);
+    ls_search(f.net, f.p.g, f.p.gr, f.p.c, 10, 4, h, hs, 17, a, &r, NULL, &e);
     CHECK_MSG(r.used == 17 && memcmp(a, h, (size_t)G * sizeof *a) == 0, "a spent budget searches nothing");
     free(a);
     free(b);
@@ -148,12 +149,13 @@ TEST(lsearch_spends_its_budget_and_is_never_worse_than_its_start)
 
 TEST(lsearch_improves_on_its_start_and_the_network_matters)
 {
+    Err e = {{0}};
     Fix f;
     REQUIRE(fix_new(&f, "graphs/families/enas-cifar10/enas_cifar10_24.json", 2) == 0);
     int G = f.p.gr->n_groups, *a = malloc((size_t)G * sizeof *a), *b = malloc((size_t)G * sizeof *b);
     LsResult ru, rn;
-    ls_search(NULL, f.p.g, f.p.gr, f.p.c, 300, 2, NULL, 0, 0, a, &ru, NULL);
-    ls_search(f.net, f.p.g, f.p.gr, f.p.c, 300, 2, NULL, 0, 0, b, &rn, NULL);
+    ls_search(NULL, f.p.g, f.p.gr, f.p.c, 300, 2, NULL, 0, 0, a, &ru, NULL, &e);
+    ls_search(f.net, f.p.g, f.p.gr, f.p.c, 300, 2, NULL, 0, 0, b, &rn, NULL, &e);
     CHECK_MSG(ru.best_score < ru.start_score && rn.best_score < rn.start_score && ru.accepted > 0 && rn.accepted > 0,
               "no improvement in 300 placements");
     CHECK_MSG(memcmp(a, b, (size_t)G * sizeof *a) != 0, "the scorer's order made no difference");
@@ -182,7 +184,7 @@ TEST(lsearch_learning_changes_the_weights_deterministically)
         nn_adam_init(&adam, 0.01);
         LsLearn l = {&adam, 1, 16, 0, 1, 0, 0, 0};
         nn_params_zero_grad(&nets[k]->p);
-        ls_search(nets[k], f.p.g, f.p.gr, f.p.c, 300, 5, NULL, 0, 0, gd, &r[k], &l);
+        ls_search(nets[k], f.p.g, f.p.gr, f.p.c, 300, 5, NULL, 0, 0, gd, &r[k], &l, &e);
         updates[k] = l.updates;
     }
     CHECK_MSG(updates[0] >= 300 / 16 - 2 && updates[0] == updates[1], "%lld Adam steps", (long long)updates[0]);

@@ -46,7 +46,7 @@ int train_cli_agent(const CliCmd *cmd, const CliArgs *a, const AgentKind *k)
     ag->state_init(&ts, cfg);
     void *net = NULL, *t = NULL;
     Cluster *c = NULL;
-    int n_graphs = 0, rc = EXIT_FAIL, n_devices = 0, n_groups = 0;
+    int n_graphs = 0, rc = EXIT_FAIL, n_devices = 0, n_groups = 0, any_devices = 0;
     char **paths = NULL;
     Problem *pb = NULL;
     TrainGraph *tg = NULL;
@@ -67,10 +67,11 @@ int train_cli_agent(const CliCmd *cmd, const CliArgs *a, const AgentKind *k)
         if (ag->resumed)
             ag->resumed(net, cfg, &args);
         n_devices = rp.info.n_devices;
+        any_devices = rp.info.any_devices;
         n_groups = rp.info.n_groups;
         agent_policy_close(&rp);
         const char *devs = cli_get(cmd, a, "devices");
-        if (devs && n_devices > 0 && strtol(devs, NULL, 10) != n_devices) {
+        if (devs && !any_devices && strtol(devs, NULL, 10) != n_devices) {
             err_set(&e, "%s: the policy is for %d devices but the cluster has %s (--devices %s; leave it out to use %d)",
                     resume, n_devices, devs, devs, n_devices);
             goto done;
@@ -81,7 +82,7 @@ int train_cli_agent(const CliCmd *cmd, const CliArgs *a, const AgentKind *k)
             train_cli_fresh_optimizer(resume, &fresh, &ts);
         }
     }
-    if (!(paths = train_cli_paths(a, &n_graphs, &e)) || !(c = cli_cluster(cmd, a, net && n_devices > 0 ? n_devices : 2, &e)))
+    if (!(paths = train_cli_paths(a, &n_graphs, &e)) || !(c = cli_cluster(cmd, a, net ? n_devices : 2, &e)))
         goto done;
     spec.cluster = c;
     if (resume && n_graphs == 1 && !cli_get(cmd, a, "groups") && n_groups > 0 && n_groups <= ag->max_groups)

@@ -17,7 +17,7 @@ static void net_free(void *net) { gdp_free(net); }
 static void info(const void *net, AgentInfo *out)
 {
     const GdpNet *n = net;
-    *out = (AgentInfo){n->arch.n_devices, 0, n->arch.heads};
+    *out = (AgentInfo){n->arch.n_devices, 0, n->arch.heads, 0};
 }
 static NnParams *params(void *net) { return &((GdpNet *)net)->p; }
 static void *untrained(const void *net, uint64_t seed, Err *e)

@@ -291,12 +291,13 @@ static const int *expert_of(GdpTrainer *t, int gi)
             gd[v] = map[gd[v]];
         }
     }
-    t->ts->simulations += used;
+    TrainBest *b = train_best_for(t->ts, gg->g->name, gg->g->checksum, G);
+    if (!isfinite(b->runtime_us)) /* counted once in a training's history: a resumed run has its best already */
+        t->ts->simulations += used;
     GSlot *sl = &t->slots[0];
     sl->gi = gi;
     memcpy(sl->place, gd, (size_t)G * sizeof *gd);
     double score = simulate(t, sl); /* the expert's placement, simulated again (not counted: the search did) */
-    TrainBest *b = train_best_for(t->ts, gg->g->name, gg->g->checksum, G);
     if (score < b->score) {
         b->score = score;
         b->runtime_us = sl->makespan_us;

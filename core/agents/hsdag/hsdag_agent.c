@@ -17,7 +17,7 @@ static void net_free(void *net) { hsdag_free(net); }
 static void info(const void *net, AgentInfo *out)
 {
     const HsdagNet *n = net;
-    *out = (AgentInfo){n->arch.n_devices, 0, 0};
+    *out = (AgentInfo){n->arch.n_devices, 0, 0, 0};
 }
 static NnParams *params(void *net) { return &((HsdagNet *)net)->p; }
 static void *untrained(const void *net, uint64_t seed, Err *e)

@@ -10,10 +10,11 @@
  * (every move tried) a kick of max(2, groups / 20) uniform moves restarts
  * from the best placement, as `ils` does. Every placement simulated counts
  * against the budget; the start's heuristics included. With all scores
- * equal it is uniform first-improvement ILS.
+ * equal it is uniform first-improvement ILS: a group whose move was kept
+ * is not tried again in that pass, as ils's scan goes on to the next.
  *
  * Training is REINFORCE on each proposal: its reward is the improvement it
- * made (as a fraction of the start's score; 0 when it did not improve),
+ * made (as a percentage of the start's score; 0 when it did not improve),
  * against a moving-average baseline scaled by a moving standard deviation:
  * the network learns which moves pay per placement simulated. The network
  * reads no device count and no op types: one policy places any graph on
@@ -31,6 +32,7 @@
 
 #define LS_FEATURES 12
 #define LS_HIDDEN_MAX 256
+#define LS_MAX_MOVES (1 << 24) /* groups x (devices - 1) a search scores */
 
 typedef struct LsNet {
     int hidden;
@@ -86,9 +88,10 @@ typedef struct LsResult {
  * placements); NULL: the best heuristic's placement (place_best_heuristic,
  * its placements counted). best_gd (per group) receives the best
  * placement. With learn, net's weights are trained as it goes (net is then
- * not const in effect: the caller's learner owns it). */
-void ls_search(LsNet *net, const Graph *g, const Grouping *gr, const Cluster *c, int64_t budget, uint64_t seed,
-               const int *start, double start_score, int64_t start_used, int *best_gd, LsResult *res,
-               LsLearn *learn);
+ * not const in effect: the caller's learner owns it). 0, or -1 with e set
+ * when the graph and cluster have more than LS_MAX_MOVES moves. */
+int ls_search(LsNet *net, const Graph *g, const Grouping *gr, const Cluster *c, int64_t budget, uint64_t seed,
+              const int *start, double start_score, int64_t start_used, int *best_gd, LsResult *res, LsLearn *learn,
+              Err *e);
 
 #endif

@@ -116,8 +116,8 @@ static const PolicyFileKind file_kind = {"lsearch", read_arch, arch_devices, n_t
 static void *load(const AgentFile *f, TrainState *ts, Err *e) { return policy_file_load_doc(&file_kind, &f->doc, ts, e); }
 static void info(const void *pol, AgentInfo *out)
 {
-    (void)pol;
-    *out = (AgentInfo){0, 0, 0}; /* any device count, any grouping */
+    /* any device count (its training cluster's the default), any grouping */
+    *out = (AgentInfo){((const LsPolicy *)pol)->n_devices, 0, 0, 1};
 }
 static void *untrained(const void *pol, uint64_t seed, Err *e)
 {
@@ -133,7 +133,6 @@ static void *untrained(const void *pol, uint64_t seed, Err *e)
 static int runs(const AgentKind *k, const Problem *p, const char *path, const void *pol, const TrainState *ts,
                 const AgentPlaceOpts *o, PlaceRun rows[2], const char **start_name, Err *e)
 {
-    (void)path, (void)e;
     const LsPolicy *lp = pol;
     int n = 0, G = p->gr->n_groups;
     const TrainBest *b = ts ? train_best_find(ts, p->g, G) : NULL;
@@ -147,8 +146,14 @@ static int runs(const AgentKind *k, const Problem *p, const char *path, const vo
     int *gd = xnew_array((size_t)G, sizeof *gd);
     LsResult res;
     double t0 = util_now();
-    ls_search(lp->net, p->g, p->gr, p->c, o->budget > 0 ? o->budget : LS_DEFAULT_PLACE_BUDGET, o->seed, NULL, 0, 0,
-              gd, &res, NULL);
+    if (ls_search(lp->net, p->g, p->gr, p->c, o->budget > 0 ? o->budget : LS_DEFAULT_PLACE_BUDGET, o->seed, NULL, 0,
+                  0, gd, &res, NULL, e) != 0) {
+        err_prefix(e, path);
+        for (int r = 0; r < n; r++)
+            place_run_free(&rows[r]);
+        free(gd);
+        return -1;
+    }
     place_run_groups(p, k->name, gd, util_now() - t0, &rows[n]);
     rows[n++].placements = res.used;
     if (start_name)
@@ -169,7 +174,7 @@ static const AgentOpt train_opts[] = {
     {"lr", 0, "X", "Adam learning rate (default 0.01)"},
     {"clip", 0, "X", "global gradient-norm clip (default 1)"},
     {"hidden", 0, "H", "width of a new policy's scorer, 1-256 (default 16)"},
-    {"search-budget", 0, "K", "placements each training search simulates, its start included (default 500)"},
+    {"search-budget", 0, "K", "placements each training search simulates, its start's heuristics included, 100 or more (default 500)"},
     {"update-every", 0, "K", "moves tried per Adam step, 1-4096 (default 32)"},
     {0},
 };
@@ -181,7 +186,7 @@ static int configure(const AgentArgs *a, uint64_t seed, void *cfg, Err *e)
     c->seed = seed;
     if (agent_arg_double(a, "lr", 0, 10, 0.01, &c->lr, e) || agent_arg_double(a, "clip", 0, 1e9, 1, &c->clip, e) ||
         agent_arg_int(a, "hidden", 1, LS_HIDDEN_MAX, LS_DEFAULT_HIDDEN, &c->hidden, e) ||
-        agent_arg_int(a, "search-budget", 2, 1L << 30, 500, &c->budget, e) ||
+        agent_arg_int(a, "search-budget", 100, 1L << 30, 500, &c->budget, e) ||
         agent_arg_int(a, "update-every", 1, 4096, 32, &c->every, e))
         return -1;
     return 0;
@@ -218,7 +223,13 @@ typedef struct Trainer {
 static void *trainer_new(void *pol, TrainState *ts, const void *cfg, const TrainGraph *tg, int n, const Cluster *c,
                          Err *e)
 {
-    (void)e;
+    for (int i = 0; i < n; i++)
+        if ((int64_t)tg[i].gr->n_groups * (c->n_devices - 1) > LS_MAX_MOVES) {
+            err_set(e, "%s: the learned search scores at most %d moves (groups x (devices - 1)); it has %d groups on "
+                       "%d devices", tg[i].g->name, LS_MAX_MOVES, tg[i].gr->n_groups, c->n_devices);
+            return NULL;
+        }
+    ((LsPolicy *)pol)->n_devices = c->n_devices; /* its best placements are this cluster's */
     Trainer *t = xcalloc(1, sizeof *t);
     *t = (Trainer){pol, ts, *(const LsCfg *)cfg, tg, n, c, NULL, NULL, NULL, {0}};
     t->ts->adam.lr = t->cfg.lr;
@@ -256,7 +267,7 @@ static int64_t run(void *trainer, int64_t n_eps, TrainCallback cb, void *ud, vol
         LsResult res;
         nn_params_zero_grad(&t->pol->net->p);
         ls_search(t->pol->net, tg->g, tg->gr, t->c, t->cfg.budget, seed, t->start[gi], t->start_score[gi],
-                  t->start_used[gi], gd, &res, &learn);
+                  t->start_used[gi], gd, &res, &learn, NULL); /* cannot fail: trainer_new checked the graphs */
         if (learn.pending > 0) { /* the episode's last proposals: one more step */
             learn.last_norm = nn_clip_grad(t->pol->net->p.g, t->pol->net->p.n, t->cfg.clip);
             nn_adam_step(&ts->adam, &t->pol->net->p);
@@ -280,7 +291,7 @@ static int64_t run(void *trainer, int64_t n_eps, TrainCallback cb, void *ud, vol
         }
         ts->episodes++;
         if (cb) {
-            double gain = (res.start_score - res.best_score) / res.start_score;
+            double gain = res.start_score > 0 ? (res.start_score - res.best_score) / res.start_score : 0;
             TrainReport rep = {ts->episodes, gi, res.best_runtime_us, res.best_runtime_us, gain, 0, learn.last_norm,
                                b->runtime_us, ts->simulations, 0};
             cb(&rep, ud);

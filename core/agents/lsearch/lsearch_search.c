@@ -226,10 +226,14 @@ static void note(Ls *s, double score, LsResult *res)
     }
 }
 
-void ls_search(LsNet *net, const Graph *g, const Grouping *gr, const Cluster *c, int64_t budget, uint64_t seed,
-               const int *start, double start_score, int64_t start_used, int *best_gd, LsResult *res,
-               LsLearn *learn)
+int ls_search(LsNet *net, const Graph *g, const Grouping *gr, const Cluster *c, int64_t budget, uint64_t seed,
+              const int *start, double start_score, int64_t start_used, int *best_gd, LsResult *res, LsLearn *learn,
+              Err *e)
 {
+    int64_t moves = (int64_t)gr->n_groups * (c->n_devices - 1);
+    if (moves > LS_MAX_MOVES)
+        return err_set(e, "the learned search scores at most %d moves (groups x (devices - 1)); %s has %d groups on "
+                          "%d devices: %lld", LS_MAX_MOVES, g->name, gr->n_groups, c->n_devices, (long long)moves);
     Ls s = {0};
     s.net = net;
     s.g = g;
@@ -313,6 +317,11 @@ void ls_search(LsNet *net, const Graph *g, const Grouping *gr, const Cluster *c,
                 rescore(&s);
         s.tried[j] = 1; /* kept or not, not again in this pass (as ils's scan) */
         s.untried--;
+        for (int x = k * (nd - 1); better && x < (k + 1) * (nd - 1); x++)
+            if (!s.tried[x]) { /* k's moves are relative to its device: none of them again in this pass */
+                s.tried[x] = 1;
+                s.untried--;
+            }
         if (better) {
             s.cur_score = score;
             s.moved = 1;
@@ -343,4 +352,5 @@ done:
     free(s.score);
     free(s.p);
     free(s.tried);
+    return 0;
 }

@@ -20,7 +20,7 @@ static void net_free(void *net) { policy_free(net); }
 static void info(const void *net, AgentInfo *out)
 {
     const Policy *p = net;
-    *out = (AgentInfo){p->arch.n_devices, 0, 0};
+    *out = (AgentInfo){p->arch.n_devices, 0, 0, 0};
 }
 
 /* ---- training (train.h) ---- */

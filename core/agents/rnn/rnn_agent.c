@@ -17,7 +17,7 @@ static void net_free(void *net) { rnn_free(net); }
 static void info(const void *net, AgentInfo *out)
 {
     const RnnNet *n = net;
-    *out = (AgentInfo){n->arch.n_devices, n->arch.n_groups, 0};
+    *out = (AgentInfo){n->arch.n_devices, n->arch.n_groups, 0, 0};
 }
 static NnParams *params(void *net) { return &((RnnNet *)net)->p; }
 static void *untrained(const void *net, uint64_t seed, Err *e)
