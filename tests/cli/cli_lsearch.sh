@@ -83,9 +83,12 @@ if expect_rc "place on 4 devices, an unseen graph" 0; then
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["method"] == "lsearch" and d["placements"] == 50, d
-assert max(d["placement"]["ops"].values()) if isinstance(d["placement"]["ops"], dict) else True
+assert d["placement"]["devices"] == 4 or len(d["placement"]["devices"]) == 4, d["placement"]["devices"]
 ' "$tmp/out"
 fi
+run compare graphs/families/nmt/nmt_variant_30.json --policy "$tmp/a.json" --devices 3 --methods single --budget 20 --json
+expect_rc "compare on 3 devices" 0 && { grep -q '"devices": 3' "$tmp/out" && pass ||
+    fail "lsearch --devices 3 honoured" "$(head -c 200 "$tmp/out")"; }
 
 # usage errors: the other agents' options, bad values
 run train "$g" --agent lsearch --epochs 2 -o "$tmp/x.json"

@@ -302,7 +302,11 @@ int cli_policy_shape(const CliCmd *cmd, const CliArgs *a, const char *policy_pat
         return 0;
     int want = p->info.n_devices;
     const char *devs = cli_get(cmd, a, "devices");
-    if (devs && !p->info.any_devices && strtol(devs, NULL, 10) != want) /* checked by cli_parse */
+    if (devs && p->info.any_devices) { /* it places on any device count: the one asked for */
+        *n = (int)strtol(devs, NULL, 10); /* checked by cli_parse */
+        return 0;
+    }
+    if (devs && strtol(devs, NULL, 10) != want) /* checked by cli_parse */
         return err_set(e, "%s: the policy is for %d devices but the cluster has %s (--devices %s; leave it out to use %d)",
                        policy_path, want, devs, devs, want);
     *n = want;
