@@ -49,7 +49,6 @@ expect_rc "resume: the file's device count" 0 && {
     grep -q '"n_devices": 4' "$tmp/d4b.json" && pass || fail "resume keeps 4 devices" "$(grep -o '"n_devices": [0-9]*' "$tmp/d4b.json")"; }
 run train "$g" --agent lsearch --search-budget 100 --seed 3 --episodes 1 --resume "$tmp/d4.json" --devices 8 -o "$tmp/d8.json"
 expect_rc "resume on 8 devices" 0
-run info "$g" --policy "$tmp/d8.json"
 run place "$g" --policy "$tmp/d8.json" --budget 20 --devices 8
 expect_rc "the 8-device file loads" 0
 
