@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The untrained control beside every bundled paper-case policy: for each
 # agent's policy (placeto, rnn, gdp) on inception_v3, nasnet and nmt with 2
-# and 4 devices, and HSDAG's on its CPU + GPU inference graphs, `compare --policy P --untrained --samples 8` (one greedy and
+# and 4 devices, HSDAG's on its CPU + GPU inference graphs, and the general
+# policies from the best heuristic (what --policy auto does) on the bundled
+# models without a policy of their own, `compare --policy P --untrained --samples 8` (one greedy and
 # 8 sampled episodes or decodes, from the agent's own start) gives the
 # policy's zero-shot row and the same network untrained, placing by the same
 # procedure and budget. Writes bench/results/untrained.{json,md}. The
@@ -35,6 +37,15 @@ for g in bert_base inception_v3 resnet50; do
         --samples 8 --untrained --seed 1 --json > "$tmp/hsdag-$g-cg.json"
     rows+=("hsdag $g cpu+gpu $tmp/hsdag-$g-cg.json")
 done
+# what --policy auto does on a graph without its own policy: the general
+# policy from the best heuristic's placement (row placeto-refine)
+for g in googlenet mobilenet_v2 resnet50 vgg16; do
+    for d in 2 4; do
+        "$prog" compare "graphs/$g.json" --devices $d --policy graphs/policies/general_$d.json --start heuristic \
+            --methods single --samples 8 --untrained --seed 1 --json > "$tmp/auto-$g-$d.json"
+        rows+=("placeto-refine $g $d $tmp/auto-$g-$d.json")
+    done
+done
 /usr/bin/python3 - "$out" "$prog" "${rows[@]}" <<'PY'
 import json, sys
 out, prog, rows = sys.argv[1], sys.argv[2], sys.argv[3:]
@@ -53,13 +64,15 @@ with open(out + ".md", "w") as f:
     f.write("`bash bench/untrained_control.sh` (`PLACETO_KERNELS=plain placeto compare GRAPH --policy P --methods single --samples 8 --untrained --seed 1`):\n"
             "each bundled paper-case policy placing zero-shot (one greedy and 8 sampled episodes or decodes) against the\n"
             "same network untrained (the weights training starts from, seed 1), by the same procedure and budget.\n"
+            "*placeto-refine*: what `--policy auto` does on a bundled model without its own policy, the general policy\n"
+            "(trained on every bundled model and the families' graphs 00-23) from the best heuristic's placement.\n"
             "Runtime / lower bound; ratio < 1: training helped.\n\n")
     f.write("| agent | graph | devices | placements | trained | untrained | trained / untrained |\n|---|---|---|---|---|---|---|\n")
     for r in res:
         tr, un = r["trained_us"] / r["lower_bound_us"], r["untrained_us"] / r["lower_bound_us"]
         f.write("| %s | %s | %s | %d | %.3f%s | %.3f%s | %.3f |\n" % (r["agent"], r["graph"], r["devices"], r["placements"], tr,
                 " (OOM)" if r["trained_oom"] else "", un, " (OOM)" if r["untrained_oom"] else "", r["trained_us"] / r["untrained_us"]))
-    for a in ("placeto", "rnn", "gdp", "hsdag"):
+    for a in ("placeto", "rnn", "gdp", "hsdag", "placeto-refine"):
         rs = [r for r in res if r["agent"] == a]
         if rs:
             import math
