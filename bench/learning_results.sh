@@ -34,3 +34,4 @@ rm -f bench/results/learned_search_2.policy.ckpt.json
 $py bench/learned_search.py "$prog" --devices 4 --policy graphs/policies/lsearch.json --fresh "$fresh"
 $py bench/search_budget.py "$prog"
 $py bench/control_families.py "$prog" --fresh "$fresh" --lsearch graphs/policies/lsearch.json --lsearch-budget 200
+$py bench/headline.py
