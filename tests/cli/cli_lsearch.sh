@@ -89,6 +89,28 @@ run compare graphs/families/nmt/nmt_variant_30.json --policy "$tmp/a.json" --dev
 expect_rc "compare on 3 devices" 0 && { grep -q '"devices": 3' "$tmp/out" && pass ||
     fail "lsearch --devices 3 honoured" "$(head -c 200 "$tmp/out")"; }
 
+# a bad policy file is refused with the field named, and nothing placed
+bad_file() { # NAME SED-EXPRESSION WANT
+    sed -e "$2" "$tmp/a.json" > "$tmp/bad.json"
+    run place "$g" --policy "$tmp/bad.json" --budget 20 -o "$tmp/bad_out.json"
+    if expect_rc "bad lsearch file: $1" 1; then
+        grep -q -- "$3" "$tmp/err" && [ ! -e "$tmp/bad_out.json" ] && pass || fail "bad lsearch file: $1" "$(flat "$tmp/err")"
+    fi
+}
+bad_file features 's/"features": 12/"features": 11/' "architecture.features"
+bad_file hidden 's/"hidden": 6/"hidden": 0/' "architecture.hidden"
+bad_file devices 's/"n_devices": 2/"n_devices": 0/' "architecture.n_devices"
+bad_file shape 's/"shape": \[12, 6\]/"shape": [12, 7]/' "parameters"
+# and a checkpoint whose baseline is not [[mean, variance]]
+cp "$tmp/a.json" "$tmp/r.json"
+python3 -c '
+import json, sys
+k = json.load(open(sys.argv[1])); k["training"]["baseline"] = [[0.5]]; json.dump(k, open(sys.argv[2], "w"))
+' "$tmp/a.ckpt.json" "$tmp/r.ckpt.json"
+run train "$g" --agent lsearch --search-budget 100 --episodes 1 --resume "$tmp/r.json" -o "$tmp/r2.json"
+expect_rc "bad lsearch checkpoint" 1 && { grep -q "training.baseline" "$tmp/err" && pass ||
+    fail "bad lsearch checkpoint" "$(flat "$tmp/err")"; }
+
 # usage errors: the other agents' options, bad values
 run train "$g" --agent lsearch --epochs 2 -o "$tmp/x.json"
 expect_rc "lsearch --epochs" 2

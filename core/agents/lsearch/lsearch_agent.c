@@ -229,6 +229,12 @@ static void *trainer_new(void *pol, TrainState *ts, const void *cfg, const Train
                        "%d devices", tg[i].g->name, LS_MAX_MOVES, tg[i].gr->n_groups, c->n_devices);
             return NULL;
         }
+    if (ts->n_base != 1 || ts->base_len[0] != 2 || !(ts->base_ret[0][1] >= 0) || !isfinite(ts->base_ret[0][0])) {
+        /* the policy file's is checked on loading (check_state); this is the checkpoint's, which replaced it */
+        err_set(e, "training.baseline (in the checkpoint beside it): expected [[mean, variance]], the rewards' "
+                   "moving statistics, the variance at least 0");
+        return NULL;
+    }
     ((LsPolicy *)pol)->n_devices = c->n_devices; /* its best placements are this cluster's */
     Trainer *t = xcalloc(1, sizeof *t);
     *t = (Trainer){pol, ts, *(const LsCfg *)cfg, tg, n, c, NULL, NULL, NULL, {0}};
