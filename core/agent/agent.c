@@ -4,6 +4,7 @@
 #include "policy_file.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,6 +229,19 @@ int agent_place_untrained(const AgentPolicy *p, const Problem *pb, const AgentPl
     row->owned_name = name;
     row->method = name;
     return 0;
+}
+
+int agent_trained_row(const TrainState *ts, const Problem *p, const char *name, PlaceRun *row)
+{
+    const TrainBest *b = ts ? train_best_find(ts, p->g, p->gr->n_groups) : NULL;
+    if (!b || !isfinite(b->runtime_us))
+        return 0;
+    for (int k = 0; k < b->n_groups; k++)
+        if (b->group_device[k] < 0 || b->group_device[k] >= p->c->n_devices)
+            return 0;
+    place_run_groups(p, name, b->group_device, NAN, row);
+    row->placements = b->found_after;
+    return 1;
 }
 
 int agent_place_runs(const AgentPolicy *p, const TrainState *ts, const Problem *pb, const AgentPlaceOpts *o,

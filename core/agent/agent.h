@@ -265,6 +265,12 @@ int agent_place_file(const char *path, const Problem *pb, const AgentPlaceOpts *
  * "rnn-untrained", ...); 0, or -1 with e set. */
 int agent_place_untrained(const AgentPolicy *p, const Problem *pb, const AgentPlaceOpts *o, PlaceRun *row, Err *e);
 
+/* The row `name` ("NAME-trained") of the best placement ts (when not NULL)
+ * holds for p's graph and grouping, when it has one on p's cluster (every
+ * device in range): placements are what training had simulated when it
+ * found it, its time NAN. 1 with row filled, else 0. Every agent's runs. */
+int agent_trained_row(const TrainState *ts, const Problem *p, const char *name, PlaceRun *row);
+
 /* The rows of kind's place.runs for the loaded policy. */
 int agent_place_runs(const AgentPolicy *p, const TrainState *ts, const Problem *pb, const AgentPlaceOpts *o,
                      PlaceRun rows[2], const char **start_name, Err *e);

@@ -81,11 +81,7 @@ int oneshot_place_runs(const AgentKind *k, const Problem *p, const char *path, c
         return -1;
     }
     double seconds = util_now() - t0;
-    const TrainBest *b = ts ? train_best_find(ts, p->g, p->gr->n_groups) : NULL;
-    if (b && isfinite(b->runtime_us)) {
-        place_run_groups(p, k->place.trained_row, b->group_device, NAN, &rows[n]);
-        rows[n++].placements = b->found_after;
-    }
+    n += agent_trained_row(ts, p, k->place.trained_row, &rows[n]);
     place_run_groups(p, k->name, gd, seconds, &rows[n]);
     rows[n++].placements = sims;
     free(gd);

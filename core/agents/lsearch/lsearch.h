@@ -70,6 +70,11 @@ typedef struct LsLearn {
     double last_norm; /* the last update's gradient norm, before clipping */
 } LsLearn;
 
+/* One update of the learner: the gradient so far clipped, an Adam step,
+ * the gradient zeroed (a learning search calls it every `every`
+ * proposals; its caller, for the proposals left at the end). */
+void ls_learn_update(LsNet *net, LsLearn *l);
+
 typedef struct LsResult {
     int64_t used;          /* placements simulated, the start's included */
     double start_score;    /* the start's score (place_score) */

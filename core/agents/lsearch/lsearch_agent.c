@@ -134,15 +134,7 @@ static int runs(const AgentKind *k, const Problem *p, const char *path, const vo
                 const AgentPlaceOpts *o, PlaceRun rows[2], const char **start_name, Err *e)
 {
     const LsPolicy *lp = pol;
-    int n = 0, G = p->gr->n_groups;
-    const TrainBest *b = ts ? train_best_find(ts, p->g, G) : NULL;
-    int fits = b && isfinite(b->runtime_us);
-    for (int i = 0; fits && i < G; i++)
-        fits = b->group_device[i] < p->c->n_devices;
-    if (fits) {
-        place_run_groups(p, k->place.trained_row, b->group_device, NAN, &rows[n]);
-        rows[n++].placements = b->found_after;
-    }
+    int G = p->gr->n_groups, n = agent_trained_row(ts, p, k->place.trained_row, &rows[0]);
     int *gd = xnew_array((size_t)G, sizeof *gd);
     LsResult res;
     double t0 = util_now();
@@ -207,6 +199,14 @@ static void *create(const void *cfg, const Problem *pb, int n, const Cluster *c,
     return p;
 }
 
+/* What the trainer keeps of a training graph once it was first drawn. */
+typedef struct TrainerGraph {
+    int *start;         /* the best heuristic's placement (NULL until the graph is first drawn) */
+    double start_score;
+    int64_t start_used; /* the placements the heuristics simulated */
+    Sim *sim;           /* scores the episodes' best placements */
+} TrainerGraph;
+
 typedef struct Trainer {
     LsPolicy *pol;
     TrainState *ts;
@@ -214,9 +214,8 @@ typedef struct Trainer {
     const TrainGraph *tg;
     int n;
     const Cluster *c;
-    int **start;      /* per graph: the best heuristic's placement (NULL until first drawn) */
-    double *start_score;
-    int64_t *start_used;
+    TrainerGraph *g;  /* per graph */
+    int *op;          /* per op of the largest graph: the workspace of an episode's best */
     EpisodeConfig env; /* the training state's scores (train_best_verify's) */
 } Trainer;
 
@@ -237,11 +236,13 @@ static void *trainer_new(void *pol, TrainState *ts, const void *cfg, const Train
     }
     ((LsPolicy *)pol)->n_devices = c->n_devices; /* its best placements are this cluster's */
     Trainer *t = xcalloc(1, sizeof *t);
-    *t = (Trainer){pol, ts, *(const LsCfg *)cfg, tg, n, c, NULL, NULL, NULL, {0}};
+    *t = (Trainer){pol, ts, *(const LsCfg *)cfg, tg, n, c, NULL, NULL, {0}};
     t->ts->adam.lr = t->cfg.lr;
-    t->start = xnew_array((size_t)n, sizeof *t->start);
-    t->start_score = xnew_array((size_t)n, sizeof *t->start_score);
-    t->start_used = xnew_array((size_t)n, sizeof *t->start_used);
+    t->g = xnew_array((size_t)n, sizeof *t->g);
+    int max_ops = 1;
+    for (int i = 0; i < n; i++)
+        max_ops = tg[i].g->n_nodes > max_ops ? tg[i].g->n_nodes : max_ops;
+    t->op = xnew_array((size_t)max_ops, sizeof *t->op);
     episode_config_default(&t->env);
     train_best_verify(ts, &t->env, tg, n, c);
     return t;
@@ -259,36 +260,32 @@ static int64_t run(void *trainer, int64_t n_eps, TrainCallback cb, void *ud, vol
         int G = tg->gr->n_groups;
         int64_t sims = 0;
         TrainBest *b = train_best_for(ts, tg->g->name, tg->g->checksum, G);
-        if (!t->start[gi]) { /* the heuristics once per graph (seeded by its index, so a resumed run has the same) */
-            t->start[gi] = xnew_array((size_t)G, sizeof *t->start[gi]);
+        TrainerGraph *tgs = &t->g[gi];
+        if (!tgs->start) { /* the heuristics once per graph (seeded by its index, so a resumed run has the same) */
+            tgs->start = xnew_array((size_t)G, sizeof *tgs->start);
+            tgs->sim = sim_new(tg->g, t->c);
             const char *name;
             PlaceCtx ctx = {tg->g, tg->gr, t->c, t->cfg.seed * 1000003u + (uint64_t)gi, 0, NULL};
-            t->start_used[gi] = place_best_heuristic(&ctx, t->start[gi], &t->start_score[gi], &name);
+            tgs->start_used = place_best_heuristic(&ctx, tgs->start, &tgs->start_score, &name);
             if (!isfinite(b->runtime_us)) /* counted the first time the training ever draws the graph */
-                sims += t->start_used[gi];
+                sims += tgs->start_used;
         }
         LsLearn learn = {&ts->adam, t->cfg.clip, (int)t->cfg.every, train_state_baseline(ts, 0),
                          train_state_baseline(ts, 1), 0, 0, 0};
         int *gd = xnew_array((size_t)G, sizeof *gd);
         LsResult res;
         nn_params_zero_grad(&t->pol->net->p);
-        ls_search(t->pol->net, tg->g, tg->gr, t->c, t->cfg.budget, seed, t->start[gi], t->start_score[gi],
-                  t->start_used[gi], gd, &res, &learn, NULL); /* cannot fail: trainer_new checked the graphs */
-        if (learn.pending > 0) { /* the episode's last proposals: one more step */
-            learn.last_norm = nn_clip_grad(t->pol->net->p.g, t->pol->net->p.n, t->cfg.clip);
-            nn_adam_step(&ts->adam, &t->pol->net->p);
-        }
+        ls_search(t->pol->net, tg->g, tg->gr, t->c, t->cfg.budget, seed, tgs->start, tgs->start_score,
+                  tgs->start_used, gd, &res, &learn, NULL); /* cannot fail: trainer_new checked the graphs */
+        if (learn.pending > 0) /* the episode's last proposals: one more step */
+            ls_learn_update(t->pol->net, &learn);
         train_state_set_baseline(ts, 0, 2, learn.mean);
         train_state_set_baseline(ts, 1, 2, learn.var);
-        sims += res.used - t->start_used[gi];
+        sims += res.used - tgs->start_used;
         ts->simulations += sims;
         /* the episode's best, scored as the training state keeps them (the same placement again) */
-        int *op = xnew_array((size_t)tg->g->n_nodes, sizeof *op);
-        Sim *sim = sim_new(tg->g, t->c);
-        group_expand(tg->gr, gd, op);
-        double score = episode_score(&t->env, t->c, sim_run(sim, op));
-        sim_free(sim);
-        free(op);
+        group_expand(tg->gr, gd, t->op);
+        double score = episode_score(&t->env, t->c, sim_run(tgs->sim, t->op));
         if (score < b->score) {
             b->score = score;
             b->runtime_us = res.best_runtime_us;
@@ -310,11 +307,12 @@ static int64_t run(void *trainer, int64_t n_eps, TrainCallback cb, void *ud, vol
 static void trainer_free(void *trainer)
 {
     Trainer *t = trainer;
-    for (int i = 0; i < t->n; i++)
-        free(t->start[i]);
-    free(t->start);
-    free(t->start_score);
-    free(t->start_used);
+    for (int i = 0; i < t->n; i++) {
+        free(t->g[i].start);
+        sim_free(t->g[i].sim);
+    }
+    free(t->g);
+    free(t->op);
     free(t);
 }
 

@@ -198,6 +198,15 @@ void ls_policy_grad(LsNet *net, const float *phi, const float *hid, const double
     }
 }
 
+void ls_learn_update(LsNet *net, LsLearn *l)
+{
+    l->last_norm = nn_clip_grad(net->p.g, net->p.n, l->clip);
+    nn_adam_step(l->adam, &net->p);
+    nn_params_zero_grad(&net->p);
+    l->pending = 0;
+    l->updates++;
+}
+
 /* After each proposal with reward r: the gradient, and an update every
  * learn->every proposals. Returns 1 when the weights changed. */
 static int learn_step(Ls *s, LsLearn *l, int chosen, double r)
@@ -209,11 +218,7 @@ static int learn_step(Ls *s, LsLearn *l, int chosen, double r)
     l->var = 0.99 * (l->var + 0.01 * dlt * dlt);
     if (++l->pending < l->every)
         return 0;
-    l->last_norm = nn_clip_grad(s->net->p.g, s->net->p.n, l->clip);
-    nn_adam_step(l->adam, &s->net->p);
-    nn_params_zero_grad(&s->net->p);
-    l->pending = 0;
-    l->updates++;
+    ls_learn_update(s->net, l);
     return 1;
 }
 

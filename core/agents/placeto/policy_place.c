@@ -80,11 +80,8 @@ int placeto_place_runs(const AgentKind *k, const Problem *p, const char *path, c
         goto done;
     }
     double seconds = util_now() - t0;
-    const TrainBest *b = ts ? train_best_find(ts, p->g, p->gr->n_groups) : NULL;
-    if (b && isfinite(b->runtime_us) && pol->arch.n_devices == p->c->n_devices) {
-        place_run_groups(p, "placeto-trained", b->group_device, NAN, &rows[n]);
-        rows[n++].placements = b->found_after; /* what training had simulated when it found it */
-    }
+    if (pol->arch.n_devices == p->c->n_devices)
+        n += agent_trained_row(ts, p, "placeto-trained", &rows[n]);
     place_run_groups(p, start == AGENT_START_HEURISTIC ? "placeto-refine" : "placeto", gd, seconds, &rows[n]);
     rows[n++].placements = pre + sims;
 done:
