@@ -7,7 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-const char *data_auto_policy(const char *graph_path, int n_devices, char *buf, size_t n)
+/* The graph's own bundled policy (policies/STEM_D.json) into buf, or NULL. */
+static const char *own_policy(const char *graph_path, int n_devices, char *buf, size_t n)
 {
     const char *base = graph_path ? strrchr(graph_path, '/') : NULL;
     base = base ? base + 1 : graph_path ? graph_path : "";
@@ -20,8 +21,26 @@ const char *data_auto_policy(const char *graph_path, int n_devices, char *buf, s
         if (access(data_path(buf, n, rel), R_OK) == 0)
             return buf;
     }
-    snprintf(rel, sizeof rel, "policies/general_%d.json", n_devices);
+    return NULL;
+}
+
+static const char *bundled(const char *rel, char *buf, size_t n)
+{
     return access(data_path(buf, n, rel), R_OK) == 0 ? buf : NULL;
+}
+
+const char *data_auto_policy(const char *graph_path, int n_devices, char *buf, size_t n)
+{
+    char rel[64];
+    snprintf(rel, sizeof rel, "policies/general_%d.json", n_devices);
+    const char *p = own_policy(graph_path, n_devices, buf, n);
+    return p ? p : bundled(rel, buf, n);
+}
+
+const char *data_auto_place_policy(const char *graph_path, int n_devices, char *buf, size_t n)
+{
+    const char *p = own_policy(graph_path, n_devices, buf, n);
+    return p ? p : bundled("policies/lsearch.json", buf, n) ? buf : data_auto_policy(graph_path, n_devices, buf, n);
 }
 
 const char *data_path(char *buf, size_t n, const char *rel)

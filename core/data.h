@@ -16,5 +16,10 @@ const char *data_path(char *buf, size_t n, const char *rel);
  * general one (policies/general_D.json), into buf; NULL when neither
  * exists. */
 const char *data_auto_policy(const char *graph_path, int n_devices, char *buf, size_t n);
+/* What `place` and `compare` take for --policy auto (the explorer, which
+ * steps Placeto's episodes, takes data_auto_policy's): the graph's own
+ * bundled policy, else the learned local search (policies/lsearch.json,
+ * which places any graph on any device count), else the general one. */
+const char *data_auto_place_policy(const char *graph_path, int n_devices, char *buf, size_t n);
 
 #endif

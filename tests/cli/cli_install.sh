@@ -84,7 +84,7 @@ if mk "make install" install DESTDIR="$dest"; then
     irun "$elsewhere" "$bin" compare "$data/toy/diamond.json" --cluster "$data/clusters/k80x2.json"
     if expect_rc "installed compare" 0; then
         has "installed compare: heft" "$tmp/out" "heft"
-        has "installed compare: the bundled policy" "$tmp/out" "placeto-refine"
+        has "installed compare: the bundled learned search" "$tmp/out" "lsearch"
     fi
     irun "$elsewhere" "$bin" place "$data/resnet18.json" --policy auto
     if expect_rc "installed place --policy auto" 0; then
@@ -100,7 +100,7 @@ if mk "make install" install DESTDIR="$dest"; then
     expect_rc "a copy without its data" 1 && has "a copy without its data: the message" "$tmp/err" "graphs/resnet18.json"
     PLACETO_DATA=$data irun "$elsewhere" "$tmp/lonely/placeto" place "$data/toy/crown.json" --policy auto
     if expect_rc "PLACETO_DATA" 0; then
-        has "PLACETO_DATA: its general policy" "$tmp/out" "$data/policies/general_2.json"
+        has "PLACETO_DATA: its learned search" "$tmp/out" "$data/policies/lsearch.json"
     fi
     PLACETO_DATA=$data irun "$elsewhere" "$tmp/lonely/placeto" explore --headless --keys 'space'
     expect_rc "PLACETO_DATA explore" 0 && has "PLACETO_DATA explore" "$tmp/out" "resnet18"

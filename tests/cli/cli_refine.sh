@@ -2,9 +2,9 @@
 # Refining the best heuristic's placement with a policy: `place --policy P
 # --start heuristic` gives the row placeto-refine, never slower than any
 # heuristic (every method but the searches anneal and ils); --policy auto
-# takes the graph's bundled policy (graphs/policies/NAME_D.json) or fails
-# naming the general one it looked for; usage errors of --start, --policy
-# and --no-policy. Prints "refine: N passed, M failed".
+# takes the graph's bundled policy (graphs/policies/NAME_D.json), else the
+# learned search (lsearch.json), else the general one, or fails naming
+# them; usage errors of --start, --policy and --no-policy. Prints "refine: N passed, M failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/cli/lib_cli.sh
@@ -18,7 +18,7 @@ never_slower() {
     pycheck "$1" '
 import json, sys
 p = json.load(open(sys.argv[1]))
-assert p["method"] == "placeto-refine", p["method"]
+assert p["method"] in ("placeto-refine", "lsearch"), p["method"]
 heur = {m["method"]: m["runtime_us"] for m in json.load(open(sys.argv[2]))["methods"]
         if m["method"] not in ("anneal", "ils")}
 assert "heft" in heur and not any(m.startswith("placeto") for m in heur), sorted(heur)
@@ -51,18 +51,24 @@ usage_error "place --start without --policy" place "$g" --method heft --start he
 if grep -q -- "--start" "$tmp/err"; then pass; else fail "place --start without --policy" "the message does not name --start"; fi
 usage_error "compare --policy --no-policy" compare "$g" --policy "$tmp/pol.json" --no-policy
 
-# --policy auto: nothing bundled for 3 devices is a failure naming the file
-run place "$g" --policy auto --devices 3
+# --policy auto: nothing bundled (an empty $PLACETO_DATA) is a failure naming the files
+mkdir -p "$tmp/empty/policies"
+PLACETO_DATA=$tmp/empty run place "$g" --policy auto --devices 3
 expect_rc "place --policy auto, none bundled" 1 && pass
-if grep -q "general_3.json" "$tmp/err"; then pass; else fail "place --policy auto, none bundled" "general_3.json not named"; fi
+if grep -q "lsearch.json or general_3.json" "$tmp/err"; then pass; else fail "place --policy auto, none bundled" "lsearch.json and general_3.json not named"; fi
 
 # which file auto takes, told by the error of a broken one in $PLACETO_DATA:
-# the general policy, and the graph's own (crown_2.json) before it
+# the general policy, the learned search (lsearch.json) before it, and the
+# graph's own (crown_2.json) before both
 mkdir -p "$tmp/data/policies"
 echo '{"format": "placeto-policy"}' > "$tmp/data/policies/general_2.json"
 PLACETO_DATA=$tmp/data run place "$g" --policy auto
 expect_rc "--policy auto takes general_2.json" 1 && pass
 if grep -q "$tmp/data/policies/general_2.json" "$tmp/err"; then pass; else fail "--policy auto takes general_2.json" "not named"; fi
+cp "$tmp/data/policies/general_2.json" "$tmp/data/policies/lsearch.json"
+PLACETO_DATA=$tmp/data run place "$g" --policy auto
+expect_rc "--policy auto takes lsearch.json" 1 && pass
+if grep -q "$tmp/data/policies/lsearch.json" "$tmp/err"; then pass; else fail "--policy auto takes lsearch.json" "not named"; fi
 cp "$tmp/data/policies/general_2.json" "$tmp/data/policies/crown_2.json"
 PLACETO_DATA=$tmp/data run place "$g" --policy auto
 expect_rc "--policy auto takes crown_2.json" 1 && pass
@@ -70,6 +76,24 @@ if grep -q "$tmp/data/policies/crown_2.json" "$tmp/err"; then pass; else fail "-
 cp "$tmp/pol.json" "$tmp/data/policies/crown_2.json"
 PLACETO_DATA=$tmp/data run place "$g" --policy auto --json
 expect_rc "--policy auto with a good crown_2.json" 0 && never_slower "--policy auto never slower than a heuristic" "$tmp/out" "$tmp/heur.json"
+
+# --budget B: a Placeto policy's zero-shot rows (and the control's) simulate
+# exactly B placements: sampled episodes after the greedy one until it is
+# spent; from the best heuristic, the heuristics' placements count (a
+# budget they use up leaves the best of them)
+for spec in random:37 random:3 heuristic:37 heuristic:5; do
+    st=${spec%:*} b=${spec#*:}
+    run compare "$g" --policy "$tmp/pol.json" --untrained --start "$st" --budget "$b" --methods heft --json
+    expect_rc "compare --budget $b --start $st" 0 && pycheck "Placeto rows at --budget $b, --start $st: $b placements" '
+import json, sys
+rows = {m["method"]: m for m in json.load(open(sys.argv[1]))["methods"]}
+name = "placeto-refine" if sys.argv[3] == "heuristic" else "placeto"
+for r in (name, name + "-untrained"):
+    assert rows[r]["placements"] == int(sys.argv[2]), (r, rows[r]["placements"])
+if sys.argv[3] == "heuristic":
+    assert rows[name]["runtime_us"] <= rows["heft"]["runtime_us"]
+' "$tmp/out" "$b" "$st"
+done
 
 # compare with a --methods list runs just those methods: no Placeto row
 run compare graphs/resnet18.json --devices 2 --methods heft,metis --json
@@ -98,7 +122,7 @@ assert a["runtime_us"] == b["runtime_us"] and a["placements"] == b["placements"]
 assert a["placement"] == b["placement"]
 ' "$tmp/auto.json" "$tmp/out"
 fi
-run compare "$r" --devices 2 --json --budget 50
+run compare "$r" --devices 2 --json --policy auto --methods heft
 expect_rc "compare resnet18" 0 && pycheck "--policy auto refines, never slower than heft" '
 import json, sys
 p = json.load(open(sys.argv[1]))
@@ -108,27 +132,35 @@ assert p["runtime_us"] <= m["heft"], (p["runtime_us"], m["heft"])
 assert m.get("placeto-refine") == p["runtime_us"], m  # compare uses the bundled policy too
 ' "$tmp/auto.json" "$tmp/out"
 
-# the bundled general policies: on graphs without a policy of their own
-# (toy graphs, a held-out family member, googlenet on 4 devices), --policy
-# auto takes general_D.json, says which heuristic it started from, and is
-# never slower than any heuristic
+# the bundled learned search: on graphs without a policy of their own (toy
+# graphs, held-out family members, googlenet on 4 devices, 3 devices, for
+# which no Placeto policy is bundled), --policy auto takes lsearch.json at
+# its default 1 000 placements from the best heuristic, says which one, and
+# is never slower than any heuristic
 for spec in graphs/toy/crown.json:2 graphs/toy/crown.json:4 graphs/toy/diamond.json:2 \
-            graphs/families/nmt/nmt_variant_30.json:2 graphs/googlenet.json:4; do
+            graphs/families/nmt/nmt_variant_30.json:2 graphs/families/enas-ptb/enas_ptb_27.json:3 graphs/googlenet.json:4; do
     gg=${spec%:*} dd=${spec#*:}
-    [ -f "graphs/policies/general_$dd.json" ] || continue
     run compare "$gg" --devices "$dd" --no-policy --json --methods single,random,round-robin,expert,m-topo,m-etf,heft,metis,scotch
     cp "$tmp/out" "$tmp/heur.json"
     run place "$gg" --devices "$dd" --policy auto --json
-    if expect_rc "general_$dd on $gg" 0; then
-        never_slower "general_$dd on $gg: never slower than a heuristic" "$tmp/out" "$tmp/heur.json"
-        pycheck "general_$dd on $gg: named, with its start" '
+    if expect_rc "auto on $gg, $dd devices" 0; then
+        never_slower "auto on $gg, $dd devices: never slower than a heuristic" "$tmp/out" "$tmp/heur.json"
+        pycheck "auto on $gg, $dd devices: lsearch.json, 1000 placements, with its start" '
 import json, sys
 p = json.load(open(sys.argv[1]))
-assert p["policy"].endswith("graphs/policies/general_%s.json" % sys.argv[2]), p["policy"]
+assert p["policy"].endswith("graphs/policies/lsearch.json"), p["policy"]
+assert p["method"] == "lsearch", p["method"]
+assert p["placements"] == 1000, p["placements"]
 assert p["start"] in ("single", "random", "round-robin", "expert", "m-topo", "m-etf", "heft", "metis", "scotch"), p
-' "$tmp/out" "$dd"
+' "$tmp/out"
     fi
 done
+# --budget sets what it spends
+run place graphs/toy/crown.json --policy auto --budget 40 --json
+expect_rc "auto --budget 40" 0 && pycheck "auto --budget 40: 40 placements" '
+import json, sys
+assert json.load(open(sys.argv[1]))["placements"] == 40
+' "$tmp/out"
 
 echo "refine: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -92,7 +92,7 @@ static int check_refine(uint64_t seed, int nd, int ext)
         episode_config_default(&cfg);
         episode_config_features(&cfg, &a);
         Err e = {{0}};
-        int64_t sims = policy_place(pol, f.g, f.gr, c, &cfg, 2, seed, start, out, &rt, &e);
+        int64_t sims = policy_place(pol, f.g, f.gr, c, &cfg, 2, 0, seed, start, out, &rt, &e);
         CHECK_MSG(sims > 0, "%s", e.msg);
         double s0 = default_score(&f, c, start, NULL), s1 = default_score(&f, c, out, &got_rt);
         CHECK_MSG(s1 <= s0, "seed %d, %d devices: %.9g is worse than the start's %.9g", (int)seed, nd, s1, s0);
@@ -136,7 +136,7 @@ static void want_rows(const Problem *p, const Policy *pol, int samples, uint64_t
     episode_config_features(&cfg, &pol->arch);
     w->gd = XMALLOC(int, n);
     Err e = {{0}};
-    int64_t sims = policy_place(pol, p->g, p->gr, p->c, &cfg, samples, seed, init, w->gd, &w->runtime_us, &e);
+    int64_t sims = policy_place(pol, p->g, p->gr, p->c, &cfg, samples, 0, seed, init, w->gd, &w->runtime_us, &e);
     CHECK_MSG(sims > 0, "%s", e.msg);
     w->placements += sims;
     free(init);
@@ -200,7 +200,7 @@ TEST(policy_place_refuses_a_feature_mismatch)
         int *out = XMALLOC(int, f.gr->n_groups);
         double rt;
         Err e = {{0}};
-        CHECK(policy_place(pol, f.g, f.gr, c, &cfg, 0, 1, NULL, out, &rt, &e) == -1);
+        CHECK(policy_place(pol, f.g, f.gr, c, &cfg, 0, 0, 1, NULL, out, &rt, &e) == -1);
         CHECK_STR_CONTAINS(e.msg, "extended features");
         free(out);
     }

@@ -14,7 +14,7 @@
 
 /* --budget: what the local searches may spend (both commands). */
 #define CLI_OPT_BUDGET                                                                          \
-    {"budget", 'b', "K", "placements anneal, ils and an lsearch policy may simulate, their start included (default 20000)"}
+    {"budget", 'b', "K", "placements anneal and ils (default 20000) and a Placeto or lsearch policy's zero-shot row may simulate, their start included"}
 
 static const CliOpt place_opts[] = {
     {"method", 'm', "M", "placement method (see below)"},
@@ -118,13 +118,19 @@ static int resolve_policy(const CliCmd *cmd, const CliArgs *a, const Problem *p,
         *path = pol;
         return 1;
     }
-    *path = data_auto_policy(p->g->path, p->c->n_devices, buf, n);
+    *path = data_auto_place_policy(p->g->path, p->c->n_devices, buf, n);
     if (!*path && pol) {
         Err e;
-        err_set(&e, "--policy auto: no bundled policy for %d devices (graphs/policies/general_%d.json)",
+        err_set(&e, "--policy auto: no bundled policy for %d devices (graphs/policies/lsearch.json or general_%d.json)",
                 p->c->n_devices, p->c->n_devices);
         cli_fail(&e);
         return -2;
+    }
+    if (*path && !st) { /* auto's start: the best heuristic's, for an agent that refines one (lsearch starts there itself) */
+        Err e = {{0}};
+        const AgentPolicy *ap = agent_policy_cached(*path, NULL, &e);
+        if (ap && !ap->kind->place.refine)
+            *start = AGENT_START_DEFAULT; /* a broken file is reported when it is placed */
     }
     return *path ? 1 : 0;
 }
@@ -211,8 +217,9 @@ static int run_place(int argc, char **argv)
         return have == -1 ? EXIT_USAGE : EXIT_FAIL;
     }
     const char *start_name = NULL;
+    int64_t agent_budget = cli_get(&cmd_place, &a, "budget") ? budget : 0; /* none: each agent's own procedure */
     if (policy) { /* the zero-shot row is the last */
-        if ((n = cli_policy_runs(policy, &pb, &(AgentPlaceOpts){(int)samples, seed, start, budget}, rows, &start_name, &e)) > 0)
+        if ((n = cli_policy_runs(policy, &pb, &(AgentPlaceOpts){(int)samples, seed, start, agent_budget}, rows, &start_name, &e)) > 0)
             row = &rows[n - 1];
     } else if (kind) {
         n = place_run_kind(&pb, kind, row, &e) == 0 ? 1 : -1;
@@ -455,14 +462,15 @@ static int run_compare(int argc, char **argv)
         }
         n = kept;
     }
+    int64_t agent_budget = cli_get(&cmd_compare, &a, "budget") ? budget : 0; /* none: each agent's own procedure */
     if (ok && policy) {
-        int k = cli_policy_runs(policy, &pb, &(AgentPlaceOpts){(int)samples, seed, start, budget}, rows + n, NULL, &e);
+        int k = cli_policy_runs(policy, &pb, &(AgentPlaceOpts){(int)samples, seed, start, agent_budget}, rows + n, NULL, &e);
         ok = k >= 0;
         n += ok ? k : 0;
     }
     if (ok && policy && cli_get(&cmd_compare, &a, "untrained")) {
         const AgentPolicy *ap = agent_policy_cached(policy, NULL, &e);
-        ok = ap && agent_place_untrained(ap, &pb, &(AgentPlaceOpts){(int)samples, seed, start, budget}, &rows[n], &e) == 0;
+        ok = ap && agent_place_untrained(ap, &pb, &(AgentPlaceOpts){(int)samples, seed, start, agent_budget}, &rows[n], &e) == 0;
         n += ok;
     }
     if (ok) {

@@ -9,7 +9,7 @@
 #include "placeto_episode.h"
 
 int64_t policy_place(const Policy *pol, const Graph *g, const Grouping *gr, const Cluster *c,
-                     const EpisodeConfig *cfg, int samples, uint64_t seed, const int *init_device,
+                     const EpisodeConfig *cfg, int samples, int64_t budget, uint64_t seed, const int *init_device,
                      int *group_device, double *runtime_us, Err *e)
 {
     EpisodeConfig given = *cfg;
@@ -30,10 +30,13 @@ int64_t policy_place(const Policy *pol, const Graph *g, const Grouping *gr, cons
     PolicyWork *w = policy_work_new(&pol->arch, pg);
     double best = INFINITY;
     int64_t sims = 0;
-    for (int k = 0; k <= samples; k++) {
+    /* with a budget: sampled episodes after the greedy one until it is spent,
+     * the last one stopped where it runs out (every episode's start is one
+     * of its placements) */
+    for (int k = 0; budget > 0 ? sims < budget : k <= samples; k++) {
         if (k > 0)
             episode_reset(ep, seed + (uint64_t)k, init_device);
-        while (!episode_done(ep))
+        while (!episode_done(ep) && (budget <= 0 || sims + ep->simulations < budget))
             episode_step_policy(ep, pol, w, k == 0, NULL);
         sims += ep->simulations;
         if (ep->best_score < best) {
@@ -63,17 +66,24 @@ int placeto_place_runs(const AgentKind *k, const Problem *p, const char *path, c
     int *gd = xnew_array((size_t)p->gr->n_groups, sizeof *gd), *init = NULL;
     double rt = 0, t0 = util_now();
     int n = 0;
-    int64_t pre = 0;
+    int64_t pre = 0, sims;
     if (start == AGENT_START_HEURISTIC) {
-        PlaceCtx ctx = {p->g, p->gr, p->c, seed, 0, NULL};
+        PlaceCtx ctx = {p->g, p->gr, p->c, seed, o->budget, NULL};
         double score;
         const char *name;
         init = xnew_array((size_t)p->gr->n_groups, sizeof *init);
-        pre = place_best_heuristic(&ctx, init, &score, &name);
+        pre = o->budget > 0 ? place_search_start(&ctx, init, &score, &name)
+                            : place_best_heuristic(&ctx, init, &score, &name);
         if (start_name)
             *start_name = name;
     }
-    int64_t sims = policy_place(pol, p->g, p->gr, p->c, &cfg, samples, seed, init, gd, &rt, e);
+    if (o->budget > 0 && pre >= o->budget) { /* the budget went on the heuristics: the best of them */
+        memcpy(gd, init, (size_t)p->gr->n_groups * sizeof *gd);
+        sims = 0;
+    } else {
+        sims = policy_place(pol, p->g, p->gr, p->c, &cfg, samples, o->budget > 0 ? o->budget - pre : 0, seed, init,
+                            gd, &rt, e);
+    }
     if (sims < 0) {
         err_prefix(e, path);
         n = -1;

@@ -15,13 +15,15 @@
 #include "util.h"
 
 /* Zero-shot placement with a trained policy: one greedy episode, then
- * `samples` sampled ones (seeds seed + 1, ...), all from init_device (per
+ * `samples` sampled ones (seeds seed + 1, ...) or, when budget > 0, as many
+ * sampled ones as exactly `budget` placements simulated allow (the last
+ * one stopped where the budget runs out), all from init_device (per
  * group) when it is not NULL, else from cfg's initial placement; the best
  * placement seen (lowest score, the start included) goes to group_device
  * (n_groups entries) and its runtime to *runtime_us. Returns the placements
  * simulated, or -1 with e set on a device-count or feature mismatch. */
 int64_t policy_place(const Policy *pol, const Graph *g, const Grouping *gr, const Cluster *c,
-                     const EpisodeConfig *cfg, int samples, uint64_t seed, const int *init_device,
+                     const EpisodeConfig *cfg, int samples, int64_t budget, uint64_t seed, const int *init_device,
                      int *group_device, double *runtime_us, Err *e);
 
 /* Placeto's rows of a comparison on p (its place.runs, agent.h) with the

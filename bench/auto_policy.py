@@ -1,0 +1,98 @@
+#!/usr/bin/python3
+"""What `--policy auto` gives a user on graphs it never saw, before and
+after it took the learned local search: `place GRAPH --policy auto` with
+this program (auto: the graph's own bundled policy, else lsearch.json at
+its default 1 000 placements) against the previous choice, the general
+Placeto policy from the best heuristic (`--policy graphs/policies/general_D.json
+--start heuristic`, its default one greedy episode), ILS given exactly the
+placements each of them simulated, and the best heuristic. Held-out
+family members 24-31 and, with --fresh DIR, freshly generated ones (new
+importer seeds, never tuned on); 2 and 4 devices. Runtimes as multiples
+of each graph's lower bound, averaged per set. The kernels are pinned
+(PLACETO_KERNELS=plain), so the table is the same on any CPU. Writes
+bench/results/auto_policy.{json,md}.
+
+    /usr/bin/python3 bench/auto_policy.py [./placeto] [--fresh DIR] [--devices 2,4]
+"""
+import concurrent.futures
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchargs  # noqa: E402
+
+os.environ["PLACETO_KERNELS"] = "plain"
+FAMILIES = [("enas-cifar10", "enas_cifar10"), ("enas-ptb", "enas_ptb"), ("nmt", "nmt_variant")]
+PROG, OPT = benchargs.options("auto_policy.py", ["fresh", "devices"])
+FRESH = OPT.get("fresh")
+DEVICES = [int(x) for x in OPT.get("devices", "2,4").split(",")]
+HEURISTICS = "single,random,round-robin,expert,m-topo,m-etf,heft,metis,scotch"
+
+
+def place(args):
+    r = subprocess.run([PROG, "place"] + args + ["--json"], check=True, capture_output=True, text=True)
+    return json.loads(r.stdout)
+
+
+def run(job):
+    path, nd = job
+    d = ["--devices", str(nd)]
+    new = place([path, "--policy", "auto"] + d)
+    old = place([path, "--policy", "graphs/policies/general_%d.json" % nd, "--start", "heuristic"] + d)
+    heur = json.loads(subprocess.run([PROG, "compare", path, "--methods", HEURISTICS, "--json"] + d, check=True,
+                                     capture_output=True, text=True).stdout)
+    lb = heur["lower_bound_us"]
+    best = min(m["runtime_us"] for m in heur["methods"])
+    out = {"heuristic": best / lb, "policy": os.path.basename(new["policy"])}
+    for name, r in (("auto", new), ("old_auto", old)):
+        ils = place([path, "--method", "ils", "--budget", str(max(r["placements"], 1))] + d)
+        out[name] = r["runtime_us"] / lb
+        out[name + "_placements"] = r["placements"]
+        out[name + "_ils"] = ils["runtime_us"] / lb
+    return job, out
+
+
+def main():
+    sets = []
+    for fam, m in FAMILIES:
+        sets.append(("held-out", fam, ["graphs/families/%s/%s_%02d.json" % (fam, m, i) for i in range(24, 32)]))
+        if FRESH:
+            fs = sorted(os.path.join(FRESH, f) for f in os.listdir(FRESH) if f.startswith(m + "_") and f.endswith(".json"))
+            if fs:
+                sets.append(("fresh", fam, fs))
+    jobs = [(g, nd) for nd in DEVICES for _, _, gs in sets for g in gs]
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as ex:
+        res = dict(ex.map(run, jobs))
+    rows = []
+    for nd in DEVICES:
+        for kind, fam, gs in sets:
+            rs = [res[(g, nd)] for g in gs]
+            mean = lambda k: sum(r[k] for r in rs) / len(rs)  # noqa: E731
+            rows.append({"devices": nd, "set": kind, "family": fam, "graphs": len(rs),
+                         "policies": sorted(set(r["policy"] for r in rs)),
+                         **{k: mean(k) for k in ("heuristic", "auto", "auto_placements", "auto_ils", "old_auto",
+                                                  "old_auto_placements", "old_auto_ils")},
+                         "auto_beats_old": sum(r["auto"] < r["old_auto"] for r in rs),
+                         "auto_beats_ils": sum(r["auto"] < r["auto_ils"] for r in rs)})
+    os.makedirs("bench/results", exist_ok=True)
+    with open("bench/results/auto_policy.json", "w") as f:
+        json.dump(rows, f, indent=1)
+    with open("bench/results/auto_policy.md", "w") as f:
+        f.write("# `--policy auto` on graphs it never saw: the learned local search against the general Placeto policy\n\n")
+        f.write("`/usr/bin/python3 bench/auto_policy.py%s` (runtime / lower bound, mean over each set's graphs; "
+                "*placements*: simulated, the heuristics' included; *ils*: ILS given the same placements).\n\n"
+                % (" --fresh DIR" if FRESH else ""))
+        f.write("| devices | set | family | graphs | best heuristic | auto (lsearch) | placements | ils at those | "
+                "graphs auto < ils | previous auto (general Placeto policy) | placements | ils at those | graphs auto < previous |\n")
+        f.write("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+        for r in rows:
+            f.write("| %d | %s | %s | %d | %.3f | %.3f | %.0f | %.3f | %d of %d | %.3f | %.0f | %.3f | %d of %d |\n" % (
+                r["devices"], r["set"], r["family"], r["graphs"], r["heuristic"], r["auto"], r["auto_placements"],
+                r["auto_ils"], r["auto_beats_ils"], r["graphs"], r["old_auto"], r["old_auto_placements"],
+                r["old_auto_ils"], r["auto_beats_old"], r["graphs"]))
+    print(open("bench/results/auto_policy.md").read())
+
+
+main()
