@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The untrained control beside every bundled paper-case policy: for each
 # agent's policy (placeto, rnn, gdp) on inception_v3, nasnet and nmt with 2
-# and 4 devices, HSDAG's on its CPU + GPU inference graphs, and the general
-# policies from the best heuristic (what --policy auto does) on the bundled
-# models without a policy of their own, `compare --policy P --untrained --samples 8` (one greedy and
+# and 4 devices, HSDAG's on its CPU + GPU inference graphs, and on the
+# bundled models without a policy of their own what --policy auto takes
+# there (the learned search, lsearch.json, 1 000 placements) and what it
+# took before (the general Placeto policies from the best heuristic), `compare --policy P --untrained --samples 8` (one greedy and
 # 8 sampled episodes or decodes, from the agent's own start) gives the
 # policy's zero-shot row and the same network untrained, placing by the same
 # procedure and budget. Writes bench/results/untrained.{json,md}. The
@@ -37,10 +38,14 @@ for g in bert_base inception_v3 resnet50; do
         --samples 8 --untrained --seed 1 --json > "$tmp/hsdag-$g-cg.json"
     rows+=("hsdag $g cpu+gpu $tmp/hsdag-$g-cg.json")
 done
-# what --policy auto does on a graph without its own policy: the general
-# policy from the best heuristic's placement (row placeto-refine)
+# what --policy auto does on a graph without its own policy: the learned
+# search (row lsearch); what it did before: the general policy from the
+# best heuristic's placement (row placeto-refine)
 for g in googlenet mobilenet_v2 resnet50 vgg16; do
     for d in 2 4; do
+        "$prog" compare "graphs/$g.json" --devices $d --policy graphs/policies/lsearch.json --budget 1000 \
+            --methods single --untrained --seed 1 --json > "$tmp/lsearch-$g-$d.json"
+        rows+=("lsearch $g $d $tmp/lsearch-$g-$d.json")
         "$prog" compare "graphs/$g.json" --devices $d --policy graphs/policies/general_$d.json --start heuristic \
             --methods single --samples 8 --untrained --seed 1 --json > "$tmp/auto-$g-$d.json"
         rows+=("placeto-refine $g $d $tmp/auto-$g-$d.json")
@@ -64,7 +69,9 @@ with open(out + ".md", "w") as f:
     f.write("`bash bench/untrained_control.sh` (`PLACETO_KERNELS=plain placeto compare GRAPH --policy P --methods single --samples 8 --untrained --seed 1`):\n"
             "each bundled paper-case policy placing zero-shot (one greedy and 8 sampled episodes or decodes) against the\n"
             "same network untrained (the weights training starts from, seed 1), by the same procedure and budget.\n"
-            "*placeto-refine*: what `--policy auto` does on a bundled model without its own policy, the general policy\n"
+            "*lsearch*: what `--policy auto` does on a bundled model without its own policy, the learned local search\n"
+            "(1 000 placements from the best heuristic's; trained on the families' graphs 00-23, 2 devices);\n"
+            "*placeto-refine*: what it did before, the general Placeto policy\n"
             "(trained on every bundled model and the families' graphs 00-23) from the best heuristic's placement.\n"
             "Runtime / lower bound; ratio < 1: training helped.\n\n")
     f.write("| agent | graph | devices | placements | trained | untrained | trained / untrained |\n|---|---|---|---|---|---|---|\n")

@@ -15,7 +15,7 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/cli/lib_cli.sh
 
 graph=graphs/toy/crown.json
-run compare "$graph" --devices 3 --json
+run compare "$graph" --devices 3 --no-policy --json
 expect_rc "compare --json" 0 && pycheck "compare --json" '
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -65,8 +65,8 @@ expect_rc "compare --budget" 0 && pycheck "compare: the searches at least as goo
 import json, sys
 d = json.load(open(sys.argv[1]))
 rows = {m["method"]: m for m in d["methods"]}
-best = min(m["runtime_us"] for k, m in rows.items() if k not in ("anneal", "ils") and not m["oom"])
-for s in ("anneal", "ils"):
+best = min(m["runtime_us"] for k, m in rows.items() if k not in ("anneal", "ils", "lsearch") and not m["oom"])
+for s in ("anneal", "ils", "lsearch"):  # lsearch: the auto row, the learned search, at the same budget
     assert rows[s]["runtime_us"] <= best, (s, rows[s]["runtime_us"], best)
     assert rows[s]["placements"] == 300, (s, rows[s]["placements"])
 assert rows["heft"]["placements"] == 0

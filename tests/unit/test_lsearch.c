@@ -18,10 +18,10 @@
 /* J = adv log softmax(scores over the moves with mask[j])[chosen] */
 static double objective(const LsNet *net, const float *phi, const uint8_t *mask, int M, int chosen, double adv)
 {
-    float hid[LS_HIDDEN_MAX];
+    float hid[SCORER_HIDDEN_MAX];
     double hi = -INFINITY, s[16];
     for (int j = 0; j < M; j++) {
-        s[j] = ls_score(net, &phi[j * LS_FEATURES], hid);
+        s[j] = scorer_score(net, &phi[j * LS_FEATURES], hid);
         if (mask[j] && s[j] > hi)
             hi = s[j];
     }
@@ -34,9 +34,9 @@ static double objective(const LsNet *net, const float *phi, const uint8_t *mask,
 TEST(lsearch_gradient_matches_central_differences)
 {
     Err e = {{0}};
-    LsNet *net = ls_net_new(5, &e);
+    LsNet *net = scorer_new(LS_FEATURES, 5, &e);
     REQUIRE_MSG(net != NULL, "%s", e.msg);
-    ls_net_init(net, 11);
+    scorer_init(net, 11);
     enum { M = 7 };
     float phi[M * LS_FEATURES], hid[M * 5];
     uint8_t mask[M] = {1, 1, 0, 1, 1, 0, 1};
@@ -46,7 +46,7 @@ TEST(lsearch_gradient_matches_central_differences)
         phi[i] = (float)(2 * rng_uniform(&rng) - 1);
     double score[M], hi = -INFINITY, sum = 0, p[M];
     for (int j = 0; j < M; j++) {
-        score[j] = ls_score(net, &phi[j * LS_FEATURES], &hid[j * 5]);
+        score[j] = scorer_score(net, &phi[j * LS_FEATURES], &hid[j * 5]);
         hi = mask[j] && score[j] > hi ? score[j] : hi;
     }
     for (int j = 0; j < M; j++)
@@ -56,7 +56,7 @@ TEST(lsearch_gradient_matches_central_differences)
     int chosen = 3;
     double adv = 1.7;
     nn_params_zero_grad(&net->p);
-    ls_policy_grad(net, phi, hid, p, M, chosen, adv, 1.0);
+    scorer_policy_grad(net, phi, hid, p, M, chosen, adv, 1.0);
     /* the gradient is of the loss -J; the weights are floats: differences of 1e-3 */
     int bad = 0, bad_scaled = 0;
     for (size_t i = 0; i < net->p.n; i++) {
@@ -73,7 +73,7 @@ TEST(lsearch_gradient_matches_central_differences)
     }
     CHECK_MSG(bad == 0, "%d of %zu weights' gradients differ from central differences", bad, net->p.n);
     CHECK_MSG(bad_scaled == 0, "the check accepted a gradient 5 %% off on %d weights", bad_scaled);
-    ls_net_free(net);
+    scorer_free(net);
 }
 
 typedef struct Fix {
@@ -86,15 +86,15 @@ static int fix_new(Fix *f, const char *graph, int devices)
     Err e = {{0}};
     ProblemSpec s = {.graph_path = graph, .n_devices = devices};
     REQUIRE_OR(problem_load(&f->p, &s, &e) == 0, -1, "%s", e.msg);
-    f->net = ls_net_new(8, &e);
+    f->net = scorer_new(LS_FEATURES, 8, &e);
     REQUIRE_OR(f->net != NULL, -1, "%s", e.msg);
-    ls_net_init(f->net, 3);
+    scorer_init(f->net, 3);
     return 0;
 }
 
 static void fix_done(Fix *f)
 {
-    ls_net_free(f->net);
+    scorer_free(f->net);
     problem_free(&f->p);
 }
 
@@ -169,9 +169,9 @@ TEST(lsearch_learning_changes_the_weights_deterministically)
     Fix f;
     REQUIRE(fix_new(&f, "graphs/families/enas-cifar10/enas_cifar10_00.json", 2) == 0);
     Err e = {{0}};
-    LsNet *twin = ls_net_new(8, &e);
+    LsNet *twin = scorer_new(LS_FEATURES, 8, &e);
     REQUIRE(twin != NULL);
-    ls_net_init(twin, 3);
+    scorer_init(twin, 3);
     REQUIRE(memcmp(twin->p.w, f.net->p.w, f.net->p.n * sizeof *twin->p.w) == 0);
     float *before = malloc(f.net->p.n * sizeof *before);
     memcpy(before, f.net->p.w, f.net->p.n * sizeof *before);
@@ -193,6 +193,6 @@ TEST(lsearch_learning_changes_the_weights_deterministically)
     CHECK_EXACT(r[0].best_score, r[1].best_score);
     free(before);
     free(gd);
-    ls_net_free(twin);
+    scorer_free(twin);
     fix_done(&f);
 }

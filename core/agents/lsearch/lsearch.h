@@ -28,32 +28,14 @@
 #include "graph.h"
 #include "group.h"
 #include "nn.h"
+#include "scorer.h"
 #include "util.h"
 
 #define LS_FEATURES 12
-#define LS_HIDDEN_MAX 256
 #define LS_MAX_MOVES (1 << 24) /* groups x (devices - 1) a search scores */
 
-typedef struct LsNet {
-    int hidden;
-    NnParams p; /* "w1" [LS_FEATURES x hidden], "b1" [1 x hidden], "w2" [hidden x 1] */
-} LsNet;
-
-/* A network of `hidden` units (1..LS_HIDDEN_MAX), weights zero; NULL with e set. */
-LsNet *ls_net_new(int hidden, Err *e);
-void ls_net_free(void *net);
-/* The weights a new training run starts from with seed (Glorot). */
-void ls_net_init(LsNet *net, uint64_t seed);
-
-/* The score of one move with features phi (LS_FEATURES), its hidden
- * activations into hid (hidden). */
-double ls_score(const LsNet *net, const float *phi, float *hid);
-/* Adds to net->p.g, times scale, the gradient of -adv log p[chosen], where
- * p is the softmax of the scores of the moves j with p[j] > 0 (the others
- * left out), move j having features phi[j * LS_FEATURES ..] and hidden
- * activations hid[j * hidden ..]. */
-void ls_policy_grad(LsNet *net, const float *phi, const float *hid, const double *p, int M, int chosen, double adv,
-                    double scale);
+/* The scorer (scorer.h) of LS_FEATURES inputs ranks the moves. */
+typedef Scorer LsNet;
 
 /* What a learning search does after each proposal (NULL: only search).
  * The gradient of -adv log p(move) is added to net->p.g, divided by

@@ -30,7 +30,7 @@ typedef struct LsPolicy {
 
 static LsPolicy *policy_new(int hidden, int n_devices, Err *e)
 {
-    LsNet *net = ls_net_new(hidden, e);
+    LsNet *net = scorer_new(LS_FEATURES, hidden, e);
     if (!net)
         return NULL;
     LsPolicy *p = xcalloc(1, sizeof *p);
@@ -44,7 +44,7 @@ static void policy_free(void *pol)
     LsPolicy *p = pol;
     if (!p)
         return;
-    ls_net_free(p->net);
+    scorer_free(p->net);
     free(p);
 }
 
@@ -68,7 +68,7 @@ static int read_arch(const JDoc *d, void *arch, Err *e)
                                         "an object {\"features\", \"hidden\", \"n_devices\"}", e);
     int64_t f, h, nd;
     if (!o || jget_int(d, o, "features", "architecture.features", 1, LS_FEATURES, LS_FEATURES, &f, e) < 0 ||
-        jget_int(d, o, "hidden", "architecture.hidden", 1, 1, LS_HIDDEN_MAX, &h, e) < 0 ||
+        jget_int(d, o, "hidden", "architecture.hidden", 1, 1, SCORER_HIDDEN_MAX, &h, e) < 0 ||
         jget_int(d, o, "n_devices", "architecture.n_devices", 1, 1, 1 << 16, &nd, e) < 0)
         return -1;
     *(LsArch *)arch = (LsArch){(int)h, (int)nd};
@@ -124,7 +124,7 @@ static void *untrained(const void *pol, uint64_t seed, Err *e)
     const LsPolicy *p = pol;
     LsPolicy *u = policy_new(p->net->hidden, p->n_devices, e);
     if (u)
-        ls_net_init(u->net, seed);
+        scorer_init(u->net, seed);
     return u;
 }
 
@@ -177,7 +177,7 @@ static int configure(const AgentArgs *a, uint64_t seed, void *cfg, Err *e)
     LsCfg *c = cfg;
     c->seed = seed;
     if (agent_arg_double(a, "lr", 0, 10, 0.01, &c->lr, e) || agent_arg_double(a, "clip", 0, 1e9, 1, &c->clip, e) ||
-        agent_arg_int(a, "hidden", 1, LS_HIDDEN_MAX, LS_DEFAULT_HIDDEN, &c->hidden, e) ||
+        agent_arg_int(a, "hidden", 1, SCORER_HIDDEN_MAX, LS_DEFAULT_HIDDEN, &c->hidden, e) ||
         agent_arg_int(a, "search-budget", 100, 1L << 30, 500, &c->budget, e) ||
         agent_arg_int(a, "update-every", 1, 4096, 32, &c->every, e))
         return -1;
@@ -195,7 +195,7 @@ static void *create(const void *cfg, const Problem *pb, int n, const Cluster *c,
     const LsCfg *k = cfg;
     LsPolicy *p = policy_new((int)k->hidden, c->n_devices, e);
     if (p)
-        ls_net_init(p->net, k->seed);
+        scorer_init(p->net, k->seed);
     return p;
 }
 

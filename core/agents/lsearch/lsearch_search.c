@@ -10,33 +10,6 @@
 #include "sample.h"
 #include "sim.h"
 
-LsNet *ls_net_new(int hidden, Err *e)
-{
-    if (hidden < 1 || hidden > LS_HIDDEN_MAX) {
-        err_set(e, "lsearch: hidden must be 1 to %d, got %d", LS_HIDDEN_MAX, hidden);
-        return NULL;
-    }
-    LsNet *net = xcalloc(1, sizeof *net);
-    net->hidden = hidden;
-    nn_params_init(&net->p);
-    nn_params_add(&net->p, "w1", LS_FEATURES, hidden);
-    nn_params_add(&net->p, "b1", 1, hidden);
-    nn_params_add(&net->p, "w2", hidden, 1);
-    nn_params_alloc(&net->p);
-    return net;
-}
-
-void ls_net_free(void *net)
-{
-    LsNet *n = net;
-    if (!n)
-        return;
-    nn_params_done(&n->p);
-    free(n);
-}
-
-void ls_net_init(LsNet *net, uint64_t seed) { nn_params_glorot(&net->p, seed); }
-
 /* sign(x) log(1 + |x|): the ratios that can be large (transfers, speeds) */
 static float slog(double x) { return (float)(x < 0 ? -log1p(-x) : log1p(x)); }
 
@@ -71,21 +44,6 @@ static int move_device(const Ls *s, int j)
 {
     int k = j / (s->nd - 1), e = j % (s->nd - 1);
     return e < s->cur[k] ? e : e + 1;
-}
-
-double ls_score(const LsNet *net, const float *phi, float *hid)
-{
-    int H = net->hidden;
-    const float *w1 = net->p.w, *b1 = w1 + LS_FEATURES * H, *w2 = b1 + H;
-    double s = 0;
-    for (int h = 0; h < H; h++) {
-        double a = b1[h];
-        for (int f = 0; f < LS_FEATURES; f++)
-            a += (double)phi[f] * w1[f * H + h];
-        hid[h] = (float)tanh(a);
-        s += (double)hid[h] * w2[h];
-    }
-    return s;
 }
 
 /* Every move untried: a new pass. */
@@ -146,7 +104,7 @@ static void refresh(Ls *s)
         f[9] = (float)(r->busy_us[d] / m);
         f[10] = (float)(after < 2 ? after : 2);
         f[11] = (float)(now < 2 ? now : 2);
-        s->score[j] = s->net ? ls_score(s->net, f, &s->hid[(size_t)j * (size_t)H]) : 0;
+        s->score[j] = s->net ? scorer_score(s->net, f, &s->hid[(size_t)j * (size_t)H]) : 0;
     }
 }
 
@@ -155,7 +113,7 @@ static void rescore(Ls *s)
 {
     int H = s->net->hidden;
     for (int j = 0; j < s->M; j++)
-        s->score[j] = ls_score(s->net, &s->phi[(size_t)j * LS_FEATURES], &s->hid[(size_t)j * (size_t)H]);
+        s->score[j] = scorer_score(s->net, &s->phi[(size_t)j * LS_FEATURES], &s->hid[(size_t)j * (size_t)H]);
 }
 
 /* The softmax of the untried moves' scores into s->p (0 for the tried),
@@ -175,29 +133,6 @@ static int draw(Ls *s)
     return sample_draw_d(s->p, s->M, rng_uniform(&s->rng));
 }
 
-void ls_policy_grad(LsNet *net, const float *phi, const float *hid, const double *p, int M, int chosen, double adv,
-                    double scale)
-{
-    int H = net->hidden;
-    float *g1 = net->p.g, *gb = g1 + LS_FEATURES * H, *g2 = gb + H;
-    const float *w2 = net->p.w + LS_FEATURES * H + H;
-    for (int j = 0; j < M; j++) {
-        if (p[j] == 0)
-            continue;
-        double cj = -adv * ((j == chosen) - p[j]) * scale; /* dL/dscore_j */
-        if (fabs(cj) < 1e-12)
-            continue;
-        const float *f = &phi[(size_t)j * LS_FEATURES], *h = &hid[(size_t)j * (size_t)H];
-        for (int u = 0; u < H; u++) {
-            g2[u] += (float)(cj * h[u]);
-            double d = cj * w2[u] * (1 - (double)h[u] * h[u]);
-            gb[u] += (float)d;
-            for (int q = 0; q < LS_FEATURES; q++)
-                g1[q * H + u] += (float)(d * f[q]);
-        }
-    }
-}
-
 void ls_learn_update(LsNet *net, LsLearn *l)
 {
     l->last_norm = nn_clip_grad(net->p.g, net->p.n, l->clip);
@@ -212,7 +147,7 @@ void ls_learn_update(LsNet *net, LsLearn *l)
 static int learn_step(Ls *s, LsLearn *l, int chosen, double r)
 {
     double sd = sqrt(l->var) + 1e-6;
-    ls_policy_grad(s->net, s->phi, s->hid, s->p, s->M, chosen, (r - l->mean) / sd, 1.0 / l->every);
+    scorer_policy_grad(s->net, s->phi, s->hid, s->p, s->M, chosen, (r - l->mean) / sd, 1.0 / l->every);
     double dlt = r - l->mean;
     l->mean += 0.01 * dlt;
     l->var = 0.99 * (l->var + 0.01 * dlt * dlt);
