@@ -2,7 +2,10 @@
 #include "scorer.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+
+#include "policy_file.h"
 
 Scorer *scorer_new(int features, int hidden, Err *e)
 {
@@ -68,4 +71,96 @@ void scorer_policy_grad(Scorer *s, const float *phi, const float *hid, const dou
                 g1[q * H + u] += (float)(d * f[q]);
         }
     }
+}
+
+ScorerPolicy *scorer_policy_new(const char *agent, const ScorerArch *a, Err *e)
+{
+    Scorer *net = scorer_new(a->features, a->hidden, e);
+    if (!net)
+        return NULL;
+    ScorerPolicy *p = xcalloc(1, sizeof *p);
+    *p = (ScorerPolicy){agent, net, a->n_devices};
+    return p;
+}
+
+void scorer_policy_free(void *pol)
+{
+    ScorerPolicy *p = pol;
+    if (!p)
+        return;
+    scorer_free(p->net);
+    free(p);
+}
+
+static void head(FILE *f, const void *ud)
+{
+    const ScorerPolicy *p = ud;
+    fprintf(f, " \"agent\": \"%s\",\n \"architecture\": {\"features\": %d, \"hidden\": %d, \"n_devices\": %d},\n",
+            p->agent, p->net->features, p->net->hidden, p->n_devices);
+    OpVocab none = {0, NULL};
+    policy_file_write_vocab(f, &none);
+}
+
+int scorer_policy_save(const void *pol, const TrainState *ts, const char *path, Err *e)
+{
+    return policy_file_write(path, &((const ScorerPolicy *)pol)->net->p, ts, head, pol, e);
+}
+
+int scorer_read_arch(const JDoc *d, void *arch, int features, Err *e)
+{
+    const cJSON *o = policy_file_member(d, d->root, "architecture", "", cJSON_IsObject,
+                                        "an object {\"features\", \"hidden\", \"n_devices\"}", e);
+    int64_t f, h, nd;
+    if (!o || jget_int(d, o, "features", "architecture.features", 1, features, features, &f, e) < 0 ||
+        jget_int(d, o, "hidden", "architecture.hidden", 1, 1, SCORER_HIDDEN_MAX, &h, e) < 0 ||
+        jget_int(d, o, "n_devices", "architecture.n_devices", 1, 1, 1 << 16, &nd, e) < 0)
+        return -1;
+    *(ScorerArch *)arch = (ScorerArch){(int)f, (int)h, (int)nd};
+    return 0;
+}
+
+int scorer_arch_devices(const void *arch) { return ((const ScorerArch *)arch)->n_devices; }
+int scorer_arch_types(const void *arch)
+{
+    (void)arch;
+    return 0;
+}
+size_t scorer_arch_params(const void *arch)
+{
+    const ScorerArch *a = arch;
+    return (size_t)(a->features + 2) * (size_t)a->hidden;
+}
+NnParams *scorer_policy_params(void *pol) { return &((ScorerPolicy *)pol)->net->p; }
+
+void scorer_policy_info(const void *pol, AgentInfo *out)
+{
+    *out = (AgentInfo){((const ScorerPolicy *)pol)->n_devices, 0, 0, 1};
+}
+
+void *scorer_policy_untrained(const void *pol, uint64_t seed, Err *e)
+{
+    const ScorerPolicy *p = pol;
+    ScorerArch a = {p->net->features, p->net->hidden, p->n_devices};
+    ScorerPolicy *u = scorer_policy_new(p->agent, &a, e);
+    if (u)
+        scorer_init(u->net, seed);
+    return u;
+}
+
+int scorer_configure(const AgentArgs *a, uint64_t seed, ScorerCfg *c, Err *e)
+{
+    c->seed = seed;
+    return agent_arg_double(a, "lr", 0, 10, 0.01, &c->lr, e) || agent_arg_double(a, "clip", 0, 1e9, 1, &c->clip, e) ||
+                   agent_arg_int(a, "hidden", 1, SCORER_HIDDEN_MAX, SCORER_DEFAULT_HIDDEN, &c->hidden, e)
+               ? -1
+               : 0;
+}
+
+ScorerPolicy *scorer_policy_create(const char *agent, int features, const ScorerCfg *c, const Cluster *cl, Err *e)
+{
+    ScorerArch a = {features, (int)c->hidden, cl->n_devices};
+    ScorerPolicy *p = scorer_policy_new(agent, &a, e);
+    if (p)
+        scorer_init(p->net, c->seed);
+    return p;
 }

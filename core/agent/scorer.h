@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "agent.h"
+#include "jdoc.h"
 #include "nn.h"
 #include "util.h"
 
@@ -35,5 +37,52 @@ double scorer_score(const Scorer *s, const float *phi, float *hid);
  * hidden activations hid[j * hidden ..]. */
 void scorer_policy_grad(Scorer *s, const float *phi, const float *hid, const double *p, int M, int chosen, double adv,
                         double scale);
+
+/* ---- a scorer as a policy (lsearch's, lsched's) ----
+ * The file: {"agent": NAME, "architecture": {"features", "hidden",
+ * "n_devices"}, "vocabulary": [], parameters w1, b1, w2}; n_devices is
+ * the training cluster's (its best placements'), the network itself places
+ * on any device count. */
+typedef struct ScorerArch {
+    int features, hidden, n_devices;
+} ScorerArch;
+
+typedef struct ScorerPolicy {
+    const char *agent; /* the file's "agent" (a string literal) */
+    Scorer *net;
+    int n_devices;     /* of the training cluster */
+} ScorerPolicy;
+
+ScorerPolicy *scorer_policy_new(const char *agent, const ScorerArch *a, Err *e);
+void scorer_policy_free(void *pol);
+int scorer_policy_save(const void *pol, const TrainState *ts, const char *path, Err *e);
+/* Reads "architecture" with exactly `features` features into arch (a
+ * ScorerArch); -1 with e set naming the field. */
+int scorer_read_arch(const JDoc *d, void *arch, int features, Err *e);
+int scorer_arch_devices(const void *arch);
+int scorer_arch_types(const void *arch);
+size_t scorer_arch_params(const void *arch);
+NnParams *scorer_policy_params(void *pol);
+/* Any device count (the training cluster's the default), any grouping. */
+void scorer_policy_info(const void *pol, AgentInfo *out);
+/* The control: the same architecture with the weights training starts from. */
+void *scorer_policy_untrained(const void *pol, uint64_t seed, Err *e);
+
+/* ---- a scorer's trainer: the options every one takes ---- */
+#define SCORER_DEFAULT_HIDDEN 16
+#define SCORER_TRAIN_OPTS                                                           \
+    {"lr", 0, "X", "Adam learning rate (default 0.01)"},                            \
+        {"clip", 0, "X", "global gradient-norm clip (default 1)"},                  \
+        {"hidden", 0, "H", "width of a new policy's scorer, 1-256 (default 16)"}
+typedef struct ScorerCfg {
+    double lr, clip;
+    long hidden;
+    uint64_t seed;
+} ScorerCfg;
+/* Reads --lr, --clip and --hidden into c, with seed; -1 with e set. */
+int scorer_configure(const AgentArgs *a, uint64_t seed, ScorerCfg *c, Err *e);
+/* A new policy of c's width and `features` inputs for cluster cl, with the
+ * weights of c's seed; NULL with e set. */
+ScorerPolicy *scorer_policy_create(const char *agent, int features, const ScorerCfg *c, const Cluster *cl, Err *e);
 
 #endif

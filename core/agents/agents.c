@@ -4,7 +4,7 @@
  * explorer find it through agent_find and agent_at. */
 #include "agent.h"
 
-extern const AgentKind agent_placeto, agent_rnn, agent_gdp, agent_hsdag, agent_lsearch;
+extern const AgentKind agent_placeto, agent_rnn, agent_gdp, agent_hsdag, agent_lsearch, agent_lsched;
 
-const AgentKind *const agent_list[] = {&agent_placeto, &agent_rnn, &agent_gdp, &agent_hsdag, &agent_lsearch};
+const AgentKind *const agent_list[] = {&agent_placeto, &agent_rnn, &agent_gdp, &agent_hsdag, &agent_lsearch, &agent_lsched};
 const int agent_list_count = (int)(sizeof agent_list / sizeof agent_list[0]);

@@ -3,7 +3,7 @@
 # time (default 2), and keeps each run's JSON log (progress lines and the
 # summary with its wall time) in bench/results/train/. One thread per run,
 # so each run is deterministic: the same command gives the same policy file.
-#   bash graphs/policies/train.sh [JOBS] [single|families|general|rnn|gdp|hsdag|all]
+#   bash graphs/policies/train.sh [JOBS] [single|families|general|rnn|gdp|hsdag|lsearch|lsched|all]
 set -eu
 cd "$(dirname "$0")/../.."
 jobs=${1:-2}
@@ -91,5 +91,16 @@ if [ "$what" = lsearch ] || [ "$what" = all ]; then
   # graph on any device count
   list=$(for f in enas-cifar10 enas-ptb nmt; do ls graphs/families/$f/*.json | sort | head -24; done | tr '\n' ' ')
   cmds+=("./placeto train $list--agent lsearch --devices 2 --episodes 600 --checkpoint-every 100000 -o graphs/policies/lsearch.json --json > $log/lsearch.jsonl")
+fi
+if [ "$what" = lsched ] || [ "$what" = all ]; then
+  # the one-shot policy, the learned list scheduler (--agent lsched), on
+  # graphs 00-23 of the three families, one per device count (each places
+  # any count, best the one it trained on): 30 000 episodes of 8 decodes at
+  # --lr 0.003, the setting a validation split (trained on 00-19, measured
+  # on 20-23) chose; bench/oneshot.py measures them
+  list=$(for f in enas-cifar10 enas-ptb nmt; do ls graphs/families/$f/*.json | sort | head -24; done | tr '\n' ' ')
+  for d in 2 4; do
+    cmds+=("./placeto train $list--agent lsched --devices $d --episodes 30000 --lr 0.003 --checkpoint-every 100000 -o graphs/policies/lsched_$d.json --json > $log/lsched_$d.jsonl")
+  done
 fi
 printf '%s\n' "${cmds[@]}" | xargs -P "$jobs" -I{} sh -c '{}'

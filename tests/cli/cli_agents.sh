@@ -85,7 +85,7 @@ if [ -x "$coin" ]; then
     prog=$prog_main
     # the plain program has no such agent: a clear error naming the field
     run place "$g" --policy "$tmp/coin.json"
-    expect_rc "placeto: a coin policy" 1 && { grep -q 'agent: expected "placeto", "rnn", "gdp", "hsdag" or "lsearch", got "coin"' "$tmp/err" && pass ||
+    expect_rc "placeto: a coin policy" 1 && { grep -q 'agent: expected "placeto", "rnn", "gdp", "hsdag", "lsearch" or "lsched", got "coin"' "$tmp/err" && pass ||
         fail "placeto: a coin policy" "expected the agent field's error"; }
 else
     fail "coin" "no $coin (make test builds it)"

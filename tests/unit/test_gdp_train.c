@@ -286,7 +286,7 @@ TEST(gdp_policy_file_errors)
         good = policy_text_with_checkpoint(p, &len);
     CHECK_MSG(good != NULL, "%s", e.msg);
     static const TextCase bad[] = {
-        {"\"agent\": \"gdp\"", "\"agent\": \"gnn\"", "agent: expected \"placeto\", \"rnn\", \"gdp\", \"hsdag\" or \"lsearch\""},
+        {"\"agent\": \"gdp\"", "\"agent\": \"gnn\"", "agent: expected \"placeto\", \"rnn\", \"gdp\", \"hsdag\", \"lsearch\" or \"lsched\""},
         {"\"hidden\": 8", "\"hidden\": 7", "architecture.hidden: expected a multiple of heads"},
         {"\"n_devices\": 2", "\"n_devices\": 0", "architecture.n_devices"},
         {"\"blocks\": 1", "\"blocks\": 9", "architecture.blocks"},

@@ -315,7 +315,7 @@ TEST(hsdag_policy_file_errors)
         good = policy_text_with_checkpoint(p, &len);
     CHECK_MSG(good != NULL, "%s", e.msg);
     static const TextCase bad[] = {
-        {"\"agent\": \"hsdag\"", "\"agent\": \"hsdg\"", "agent: expected \"placeto\", \"rnn\", \"gdp\", \"hsdag\" or \"lsearch\""},
+        {"\"agent\": \"hsdag\"", "\"agent\": \"hsdg\"", "agent: expected \"placeto\", \"rnn\", \"gdp\", \"hsdag\", \"lsearch\" or \"lsched\""},
         {"\"hidden\": 8", "\"hidden\": 0", "architecture.hidden"},
         {"\"n_devices\": 2", "\"n_devices\": 0", "architecture.n_devices"},
         {"\"features\": \"type,shape,id,struct\"", "\"features\": \"type,colour\"", "architecture.features: expected"},

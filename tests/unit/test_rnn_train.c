@@ -294,7 +294,7 @@ TEST(rnn_policy_file_errors)
         good = policy_text_with_checkpoint(p, &len);
     CHECK_MSG(good != NULL, "%s", e.msg);
     static const TextCase bad[] = {
-        {"\"agent\": \"rnn\"", "\"agent\": \"gnn\"", "agent: expected \"placeto\", \"rnn\", \"gdp\", \"hsdag\" or \"lsearch\""},
+        {"\"agent\": \"rnn\"", "\"agent\": \"gnn\"", "agent: expected \"placeto\", \"rnn\", \"gdp\", \"hsdag\", \"lsearch\" or \"lsched\""},
         {"\"hidden\": 16", "\"hidden\": 15", "architecture.hidden: expected an even number"},
         {"\"n_devices\": 2", "\"n_devices\": 0", "architecture.n_devices"},
         {"\"n_types\": ", "\"n_types\": 1", "vocabulary: expected"},

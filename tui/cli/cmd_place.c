@@ -14,7 +14,7 @@
 
 /* --budget: what the local searches may spend (both commands). */
 #define CLI_OPT_BUDGET                                                                          \
-    {"budget", 'b', "K", "placements anneal and ils (default 20000) and a Placeto or lsearch policy's zero-shot row may simulate, their start included"}
+    {"budget", 'b', "K", "placements anneal and ils (default 20000) and a policy's zero-shot row (Placeto, lsearch, lsched) may simulate, their start included"}
 
 static const CliOpt place_opts[] = {
     {"method", 'm', "M", "placement method (see below)"},

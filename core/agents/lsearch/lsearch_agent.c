@@ -12,86 +12,18 @@
 #include "lsearch.h"
 #include "policy_file.h"
 
-#define LS_DEFAULT_HIDDEN 16
 #define LS_DEFAULT_PLACE_BUDGET 1000 /* place/compare give their --budget; this when none */
 
-/* ---- the policy file: {"agent": "lsearch", "architecture": {"features", "hidden", "n_devices"}} ----
- * n_devices is the training cluster's (its best placements'); the network
- * itself places on any device count. */
+/* ---- the policy file: a scorer's (scorer.h), {"agent": "lsearch", ...} ---- */
 
-typedef struct LsArch {
-    int hidden, n_devices;
-} LsArch;
+typedef ScorerPolicy LsPolicy;
 
-typedef struct LsPolicy {
-    LsNet *net;
-    int n_devices; /* of the training cluster */
-} LsPolicy;
-
-static LsPolicy *policy_new(int hidden, int n_devices, Err *e)
-{
-    LsNet *net = scorer_new(LS_FEATURES, hidden, e);
-    if (!net)
-        return NULL;
-    LsPolicy *p = xcalloc(1, sizeof *p);
-    p->net = net;
-    p->n_devices = n_devices;
-    return p;
-}
-
-static void policy_free(void *pol)
-{
-    LsPolicy *p = pol;
-    if (!p)
-        return;
-    scorer_free(p->net);
-    free(p);
-}
-
-static void head(FILE *f, const void *ud)
-{
-    const LsPolicy *p = ud;
-    fprintf(f, " \"agent\": \"lsearch\",\n \"architecture\": {\"features\": %d, \"hidden\": %d, \"n_devices\": %d},\n",
-            LS_FEATURES, p->net->hidden, p->n_devices);
-    OpVocab none = {0, NULL};
-    policy_file_write_vocab(f, &none);
-}
-
-static int save(const void *pol, const TrainState *ts, const char *path, Err *e)
-{
-    return policy_file_write(path, &((const LsPolicy *)pol)->net->p, ts, head, pol, e);
-}
-
-static int read_arch(const JDoc *d, void *arch, Err *e)
-{
-    const cJSON *o = policy_file_member(d, d->root, "architecture", "", cJSON_IsObject,
-                                        "an object {\"features\", \"hidden\", \"n_devices\"}", e);
-    int64_t f, h, nd;
-    if (!o || jget_int(d, o, "features", "architecture.features", 1, LS_FEATURES, LS_FEATURES, &f, e) < 0 ||
-        jget_int(d, o, "hidden", "architecture.hidden", 1, 1, SCORER_HIDDEN_MAX, &h, e) < 0 ||
-        jget_int(d, o, "n_devices", "architecture.n_devices", 1, 1, 1 << 16, &nd, e) < 0)
-        return -1;
-    *(LsArch *)arch = (LsArch){(int)h, (int)nd};
-    return 0;
-}
-static int arch_devices(const void *arch) { return ((const LsArch *)arch)->n_devices; }
-static int n_types(const void *arch)
-{
-    (void)arch;
-    return 0;
-}
-static size_t param_count(const void *arch)
-{
-    size_t h = (size_t)((const LsArch *)arch)->hidden;
-    return (LS_FEATURES + 2) * h;
-}
+static int read_arch(const JDoc *d, void *arch, Err *e) { return scorer_read_arch(d, arch, LS_FEATURES, e); }
 static void *create_arch(const void *arch, const OpVocab *v, Err *e)
 {
     (void)v;
-    const LsArch *a = arch;
-    return policy_new(a->hidden, a->n_devices, e);
+    return scorer_policy_new("lsearch", arch, e);
 }
-static NnParams *params(void *pol) { return &((LsPolicy *)pol)->net->p; }
 
 /* The training state's one baseline row: the reward's moving mean and variance. */
 static void fresh_state(TrainState *ts)
@@ -110,24 +42,11 @@ static int check_state(const JDoc *d, TrainState *ts, Err *e)
         return jdoc_err(d, e, "training.baseline", "expected [[mean, variance]], the rewards' moving statistics");
     return 0;
 }
-static const PolicyFileKind file_kind = {"lsearch", read_arch, arch_devices, n_types, param_count, create_arch, params,
-                                         policy_free, 0.01, 0, fresh_state, check_state};
+static const PolicyFileKind file_kind = {"lsearch", read_arch, scorer_arch_devices, scorer_arch_types,
+                                         scorer_arch_params, create_arch, scorer_policy_params, scorer_policy_free,
+                                         0.01, 0, fresh_state, check_state};
 
 static void *load(const AgentFile *f, TrainState *ts, Err *e) { return policy_file_load_doc(&file_kind, &f->doc, ts, e); }
-static void info(const void *pol, AgentInfo *out)
-{
-    /* any device count (its training cluster's the default), any grouping */
-    *out = (AgentInfo){((const LsPolicy *)pol)->n_devices, 0, 0, 1};
-}
-static void *untrained(const void *pol, uint64_t seed, Err *e)
-{
-    const LsPolicy *p = pol;
-    LsPolicy *u = policy_new(p->net->hidden, p->n_devices, e);
-    if (u)
-        scorer_init(u->net, seed);
-    return u;
-}
-
 /* ---- placing ---- */
 
 static int runs(const AgentKind *k, const Problem *p, const char *path, const void *pol, const TrainState *ts,
@@ -157,15 +76,12 @@ static int runs(const AgentKind *k, const Problem *p, const char *path, const vo
 /* ---- training: one learning search per episode ---- */
 
 typedef struct LsCfg {
-    double lr, clip;
-    long hidden, budget, every;
-    uint64_t seed;
+    ScorerCfg s;
+    long budget, every;
 } LsCfg;
 
 static const AgentOpt train_opts[] = {
-    {"lr", 0, "X", "Adam learning rate (default 0.01)"},
-    {"clip", 0, "X", "global gradient-norm clip (default 1)"},
-    {"hidden", 0, "H", "width of a new policy's scorer, 1-256 (default 16)"},
+    SCORER_TRAIN_OPTS,
     {"search-budget", 0, "K", "placements each training search simulates, its start's heuristics included, 100 or more (default 500)"},
     {"update-every", 0, "K", "moves tried per Adam step, 1-4096 (default 32)"},
     {0},
@@ -175,10 +91,7 @@ static const char *const shape[] = {"hidden", NULL};
 static int configure(const AgentArgs *a, uint64_t seed, void *cfg, Err *e)
 {
     LsCfg *c = cfg;
-    c->seed = seed;
-    if (agent_arg_double(a, "lr", 0, 10, 0.01, &c->lr, e) || agent_arg_double(a, "clip", 0, 1e9, 1, &c->clip, e) ||
-        agent_arg_int(a, "hidden", 1, SCORER_HIDDEN_MAX, LS_DEFAULT_HIDDEN, &c->hidden, e) ||
-        agent_arg_int(a, "search-budget", 100, 1L << 30, 500, &c->budget, e) ||
+    if (scorer_configure(a, seed, &c->s, e) || agent_arg_int(a, "search-budget", 100, 1L << 30, 500, &c->budget, e) ||
         agent_arg_int(a, "update-every", 1, 4096, 32, &c->every, e))
         return -1;
     return 0;
@@ -186,17 +99,13 @@ static int configure(const AgentArgs *a, uint64_t seed, void *cfg, Err *e)
 static void state_init(TrainState *ts, const void *cfg)
 {
     const LsCfg *c = cfg;
-    train_state_init(ts, c->lr, 0, c->seed);
+    train_state_init(ts, c->s.lr, 0, c->s.seed);
     fresh_state(ts);
 }
 static void *create(const void *cfg, const Problem *pb, int n, const Cluster *c, Err *e)
 {
     (void)pb, (void)n;
-    const LsCfg *k = cfg;
-    LsPolicy *p = policy_new((int)k->hidden, c->n_devices, e);
-    if (p)
-        scorer_init(p->net, k->seed);
-    return p;
+    return scorer_policy_create("lsearch", LS_FEATURES, &((const LsCfg *)cfg)->s, c, e);
 }
 
 /* What the trainer keeps of a training graph once it was first drawn. */
@@ -237,7 +146,7 @@ static void *trainer_new(void *pol, TrainState *ts, const void *cfg, const Train
     ((LsPolicy *)pol)->n_devices = c->n_devices; /* its best placements are this cluster's */
     Trainer *t = xcalloc(1, sizeof *t);
     *t = (Trainer){pol, ts, *(const LsCfg *)cfg, tg, n, c, NULL, NULL, {0}};
-    t->ts->adam.lr = t->cfg.lr;
+    t->ts->adam.lr = t->cfg.s.lr;
     t->g = xnew_array((size_t)n, sizeof *t->g);
     int max_ops = 1;
     for (int i = 0; i < n; i++)
@@ -265,12 +174,12 @@ static int64_t run(void *trainer, int64_t n_eps, TrainCallback cb, void *ud, vol
             tgs->start = xnew_array((size_t)G, sizeof *tgs->start);
             tgs->sim = sim_new(tg->g, t->c);
             const char *name;
-            PlaceCtx ctx = {tg->g, tg->gr, t->c, t->cfg.seed * 1000003u + (uint64_t)gi, 0, NULL};
+            PlaceCtx ctx = {tg->g, tg->gr, t->c, t->cfg.s.seed * 1000003u + (uint64_t)gi, 0, NULL};
             tgs->start_used = place_best_heuristic(&ctx, tgs->start, &tgs->start_score, &name);
             if (!isfinite(b->runtime_us)) /* counted the first time the training ever draws the graph */
                 sims += tgs->start_used;
         }
-        LsLearn learn = {&ts->adam, t->cfg.clip, (int)t->cfg.every, train_state_baseline(ts, 0),
+        LsLearn learn = {&ts->adam, t->cfg.s.clip, (int)t->cfg.every, train_state_baseline(ts, 0),
                          train_state_baseline(ts, 1), 0, 0, 0};
         int *gd = xnew_array((size_t)G, sizeof *gd);
         LsResult res;
@@ -318,7 +227,7 @@ static void trainer_free(void *trainer)
 
 const AgentKind agent_lsearch = {
     "lsearch", "an lsearch", "the learned local search: iterated local search whose moves a trained scorer orders",
-    {load, save, policy_free, info, params, untrained},
+    {load, scorer_policy_save, scorer_policy_free, scorer_policy_info, scorer_policy_params, scorer_policy_untrained},
     {runs, "lsearch-trained", 0, NULL},
     {"episode", POLICY_MAX_GROUPS, train_opts, shape, sizeof(LsCfg), configure, state_init, create, NULL, 0,
      trainer_new, run, trainer_free, NULL, NULL},

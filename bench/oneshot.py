@@ -1,0 +1,104 @@
+#!/usr/bin/python3
+"""The one-shot policy (the learned list scheduler, lsched) at its default
+budget of 20 placements against what a user would pick instead: the best
+heuristic (the 9 heuristics are 9 of its 20 placements), ILS given the same
+20 placements and given 200, and the same network untrained (the control,
+`compare --untrained`, same procedure and budget). Held-out family members
+24-31 and, with --fresh DIR, freshly generated ones (new importer seeds,
+never tuned on); 2 and 4 devices.
+Runtimes as multiples of each graph's lower bound, averaged per set. The
+kernels are pinned (PLACETO_KERNELS=plain), so the table is the same on any
+CPU. Writes bench/results/oneshot.{json,md}.
+
+    /usr/bin/python3 bench/oneshot.py [./placeto] [--policy P] [--fresh DIR] [--devices 2,4]
+
+The policy on D devices is graphs/policies/lsched_D.json (trained on D
+devices), or P for every device count.
+"""
+import concurrent.futures
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchargs  # noqa: E402
+
+os.environ["PLACETO_KERNELS"] = "plain"
+FAMILIES = [("enas-cifar10", "enas_cifar10"), ("enas-ptb", "enas_ptb"), ("nmt", "nmt_variant")]
+PROG, OPT = benchargs.options("oneshot.py", ["policy", "fresh", "devices"])
+POLICY = OPT.get("policy")
+FRESH = OPT.get("fresh")
+DEVICES = [int(x) for x in OPT.get("devices", "2,4").split(",")]
+HEURISTICS = "single,random,round-robin,expert,m-topo,m-etf,heft,metis,scotch"
+
+
+def policy(nd):
+    return POLICY or "graphs/policies/lsched_%d.json" % nd
+
+
+def js(args):
+    return json.loads(subprocess.run([PROG] + args + ["--json"], check=True, capture_output=True, text=True).stdout)
+
+
+def run(job):
+    path, nd = job
+    d = ["--devices", str(nd), "--seed", "1"]
+    c = js(["compare", path, "--methods", HEURISTICS, "--policy", policy(nd), "--untrained"] + d)
+    m = {r["method"]: r for r in c["methods"]}
+    lb = c["lower_bound_us"]
+    heur = min(r["runtime_us"] for k, r in m.items() if not k.startswith("lsched"))
+    out = {"heuristic": heur / lb, "lsched": m["lsched"]["runtime_us"] / lb,
+           "untrained": m["lsched-untrained"]["runtime_us"] / lb, "placements": m["lsched"]["placements"],
+           "seconds": m["lsched"]["seconds"]}
+    for b in (20, 200):
+        out["ils%d" % b] = js(["place", path, "--method", "ils", "--budget", str(b)] + d)["runtime_us"] / lb
+    return job, out
+
+
+def main():
+    sets = []
+    for fam, mm in FAMILIES:
+        sets.append(("held-out", fam, ["graphs/families/%s/%s_%02d.json" % (fam, mm, i) for i in range(24, 32)]))
+        if FRESH:
+            fs = sorted(os.path.join(FRESH, f) for f in os.listdir(FRESH) if f.startswith(mm + "_") and f.endswith(".json"))
+            if fs:
+                sets.append(("fresh", fam, fs))
+    jobs = [(g, nd) for nd in DEVICES for _, _, gs in sets for g in gs]
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as ex:
+        res = dict(ex.map(run, jobs))
+    rows = []
+    for nd in DEVICES:
+        for kind, fam, gs in sets:
+            rs = [res[(g, nd)] for g in gs]
+            row = {"devices": nd, "set": kind, "family": fam, "graphs": len(rs)}
+            for k in ("heuristic", "lsched", "untrained", "ils20", "ils200", "placements", "seconds"):
+                row[k] = sum(r[k] for r in rs) / len(rs)
+            row["max_seconds"] = max(r["seconds"] for r in rs)
+            row["beats_ils200"] = sum(r["lsched"] < r["ils200"] for r in rs)
+            row["beats_control"] = sum(r["lsched"] < r["untrained"] for r in rs)
+            row["worse_than_heuristic"] = sum(r["lsched"] > r["heuristic"] for r in rs)
+            rows.append(row)
+    os.makedirs("bench/results", exist_ok=True)
+    with open("bench/results/oneshot.json", "w") as f:
+        json.dump({"policies": {nd: policy(nd) for nd in DEVICES}, "rows": rows}, f, indent=1)
+    md = ["# The one-shot policy (lsched, 20 placements) against the best heuristic, ILS and its untrained control", "",
+          "`/usr/bin/python3 bench/oneshot.py%s` with `%s` (runtime / lower bound, mean over each set's graphs; "
+          "each cell from `compare GRAPH --methods HEURISTICS --policy P --untrained --seed 1` and "
+          "`place GRAPH --method ils --budget B --seed 1`)." % (" --fresh DIR" if FRESH else "",
+                                                                  ", ".join(policy(nd) for nd in DEVICES)), "",
+          "| devices | set | family | graphs | best heuristic | lsched (20) | untrained (20) | ils (20) | ils (200) | "
+          "lsched vs ils (200) | graphs lsched < ils (200) | graphs lsched < control | seconds (mean, max) |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        md.append("| %d | %s | %s | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %+.1f %% | %d of %d | %d of %d | %.3f, %.3f |" % (
+            r["devices"], r["set"], r["family"], r["graphs"], r["heuristic"], r["lsched"], r["untrained"], r["ils20"],
+            r["ils200"], 100 * (1 - r["lsched"] / r["ils200"]), r["beats_ils200"], r["graphs"], r["beats_control"],
+            r["graphs"], r["seconds"], r["max_seconds"]))
+    worse = sum(r["worse_than_heuristic"] for r in rows)
+    md += ["", "Graphs where lsched is worse than the best heuristic: %d (its fallback makes it never worse)." % worse]
+    open("bench/results/oneshot.md", "w").write("\n".join(md) + "\n")
+    print("\n".join(md))
+
+
+main()
