@@ -24,7 +24,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchargs  # noqa: E402
 
 os.environ["PLACETO_KERNELS"] = "plain"
-FAMILIES = [("enas-cifar10", "enas_cifar10"), ("enas-ptb", "enas_ptb"), ("nmt", "nmt_variant")]
 PROG, OPT = benchargs.options("auto_policy.py", ["fresh", "devices"])
 FRESH = OPT.get("fresh")
 DEVICES = [int(x) for x in OPT.get("devices", "2,4").split(",")]
@@ -55,13 +54,7 @@ def run(job):
 
 
 def main():
-    sets = []
-    for fam, m in FAMILIES:
-        sets.append(("held-out", fam, ["graphs/families/%s/%s_%02d.json" % (fam, m, i) for i in range(24, 32)]))
-        if FRESH:
-            fs = sorted(os.path.join(FRESH, f) for f in os.listdir(FRESH) if f.startswith(m + "_") and f.endswith(".json"))
-            if fs:
-                sets.append(("fresh", fam, fs))
+    sets = benchargs.family_sets(FRESH)
     jobs = [(g, nd) for nd in DEVICES for _, _, gs in sets for g in gs]
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as ex:
         res = dict(ex.map(run, jobs))

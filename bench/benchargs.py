@@ -1,7 +1,9 @@
 """The results scripts' command line: an optional program path first, then
 `--name value` pairs. options(script, known) returns (program, {name:
 value}) for the names in known (without their dashes); anything else, or
-a name without a value, exits with a message naming the script."""
+a name without a value, exits with a message naming the script.
+family_sets(fresh) gives the families' evaluation sets."""
+import os
 import sys
 
 
@@ -19,3 +21,21 @@ def options(script, known, argv=None):
             sys.exit("%s: %s needs a value" % (script, k))
         got[k[2:]] = args.pop(0)
     return prog, got
+
+
+FAMILIES = [("enas-cifar10", "enas_cifar10"), ("enas-ptb", "enas_ptb"), ("nmt", "nmt_variant")]
+
+
+def family_sets(fresh=None, held=(24, 31)):
+    """The evaluation sets of the three families: [(kind, family, paths)],
+    each family's held-out members (graphs 24-31) and, with fresh (a
+    directory of freshly generated members, new importer seeds), those."""
+    sets = []
+    for fam, m in FAMILIES:
+        sets.append(("held-out", fam, ["graphs/families/%s/%s_%02d.json" % (fam, m, i)
+                                       for i in range(held[0], held[1] + 1)]))
+        if fresh:
+            fs = sorted(os.path.join(fresh, f) for f in os.listdir(fresh) if f.startswith(m + "_") and f.endswith(".json"))
+            if fs:
+                sets.append(("fresh", fam, fs))
+    return sets

@@ -14,12 +14,13 @@ graph:
              trained row simulated (at least the heuristics').
 
 Runtimes / lower bound, averaged per set; the agents are Placeto's, the RNN
-placer's and GDP's bundled family policies, and an lsearch policy (--lsearch
-P, at --lsearch-budget placements). The network kernels are the plain loops
+placer's and GDP's bundled family policies, an lsearch policy (--lsearch
+P, at --lsearch-budget placements) and a one-shot lsched policy (--lsched
+P, at its default 20 placements). The network kernels are the plain loops
 (PLACETO_KERNELS=plain), so the table is the same on another CPU. Writes
 bench/results/control_families.{json,md}.
 
-    /usr/bin/python3 bench/control_families.py [./placeto] [--fresh DIR] [--lsearch P] [--lsearch-budget B]
+    /usr/bin/python3 bench/control_families.py [./placeto] [--fresh DIR] [--lsearch P] [--lsearch-budget B] [--lsched P]
 """
 import concurrent.futures
 import json
@@ -33,9 +34,8 @@ import benchargs  # noqa: E402
 
 os.environ["PLACETO_KERNELS"] = "plain"
 FRESH, LSEARCH, LS_BUDGET = None, None, 200
-FAMILIES = [("enas-cifar10", "enas_cifar10"), ("enas-ptb", "enas_ptb"), ("nmt", "nmt_variant")]
-PROG, OPT = benchargs.options("control_families.py", ["fresh", "lsearch", "lsearch-budget"])
-FRESH, LSEARCH = OPT.get("fresh"), OPT.get("lsearch")
+PROG, OPT = benchargs.options("control_families.py", ["fresh", "lsearch", "lsearch-budget", "lsched"])
+FRESH, LSEARCH, LSCHED = OPT.get("fresh"), OPT.get("lsearch"), OPT.get("lsched")
 LS_BUDGET = int(OPT.get("lsearch-budget", LS_BUDGET))
 
 def policies(fam):
@@ -43,6 +43,8 @@ def policies(fam):
           ("gdp", "graphs/policies/gdp_family_%s.json" % fam)]
     if LSEARCH:
         ps.append(("lsearch", LSEARCH))
+    if LSCHED:
+        ps.append(("lsched", LSCHED))
     return ps
 
 
@@ -64,13 +66,7 @@ def run(job):
 
 
 def main():
-    sets = []
-    for fam, m in FAMILIES:
-        sets.append(("held-out", fam, ["graphs/families/%s/%s_%02d.json" % (fam, m, i) for i in range(24, 32)]))
-        if FRESH:
-            fs = sorted(os.path.join(FRESH, f) for f in os.listdir(FRESH) if f.startswith(m + "_") and f.endswith(".json"))
-            if fs:
-                sets.append(("fresh", fam, fs))
+    sets = benchargs.family_sets(FRESH)
     jobs = [(a, p, g) for _, fam, gs in sets for a, p in policies(fam) for g in gs]
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as ex:
         res = dict(ex.map(run, jobs))
@@ -85,8 +81,9 @@ def main():
             row["beats_control"] = sum(r["trained"] < r["untrained"] for r in rs)
             row["per_graph"] = {g: res[(a, p, g)] for g in gs}
             rows.append(row)
-    doc = {"command": "/usr/bin/python3 bench/control_families.py%s%s" % (
-        " --fresh DIR" if FRESH else "", " --lsearch %s --lsearch-budget %d" % (LSEARCH, LS_BUDGET) if LSEARCH else ""),
+    doc = {"command": "/usr/bin/python3 bench/control_families.py%s%s%s" % (
+        " --fresh DIR" if FRESH else "", " --lsearch %s --lsearch-budget %d" % (LSEARCH, LS_BUDGET) if LSEARCH else "",
+        " --lsched %s" % LSCHED if LSCHED else ""),
         "kernels": "plain", "rows": rows}
     with open("bench/results/control_families.json", "w") as f:
         json.dump(doc, f, indent=1)

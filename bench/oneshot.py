@@ -25,7 +25,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchargs  # noqa: E402
 
 os.environ["PLACETO_KERNELS"] = "plain"
-FAMILIES = [("enas-cifar10", "enas_cifar10"), ("enas-ptb", "enas_ptb"), ("nmt", "nmt_variant")]
 PROG, OPT = benchargs.options("oneshot.py", ["policy", "fresh", "devices"])
 POLICY = OPT.get("policy")
 FRESH = OPT.get("fresh")
@@ -57,13 +56,7 @@ def run(job):
 
 
 def main():
-    sets = []
-    for fam, mm in FAMILIES:
-        sets.append(("held-out", fam, ["graphs/families/%s/%s_%02d.json" % (fam, mm, i) for i in range(24, 32)]))
-        if FRESH:
-            fs = sorted(os.path.join(FRESH, f) for f in os.listdir(FRESH) if f.startswith(mm + "_") and f.endswith(".json"))
-            if fs:
-                sets.append(("fresh", fam, fs))
+    sets = benchargs.family_sets(FRESH)
     jobs = [(g, nd) for nd in DEVICES for _, _, gs in sets for g in gs]
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as ex:
         res = dict(ex.map(run, jobs))

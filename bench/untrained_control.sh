@@ -79,7 +79,7 @@ with open(out + ".md", "w") as f:
         tr, un = r["trained_us"] / r["lower_bound_us"], r["untrained_us"] / r["lower_bound_us"]
         f.write("| %s | %s | %s | %d | %.3f%s | %.3f%s | %.3f |\n" % (r["agent"], r["graph"], r["devices"], r["placements"], tr,
                 " (OOM)" if r["trained_oom"] else "", un, " (OOM)" if r["untrained_oom"] else "", r["trained_us"] / r["untrained_us"]))
-    for a in ("placeto", "rnn", "gdp", "hsdag", "placeto-refine"):
+    for a in ("placeto", "rnn", "gdp", "hsdag", "lsearch", "placeto-refine"):
         rs = [r for r in res if r["agent"] == a]
         if rs:
             import math
