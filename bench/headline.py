@@ -4,8 +4,11 @@ made (no simulation here): the placements simulated to come within 5 % of
 a 50 000-placement ILS run, and the quality at 100, 1 000 and 10 000
 placements.
 
-  the searches (lsearch, its untrained control, ils, anneal): from
-      bench/results/search_budget.json (runs at a grid of budgets);
+  the searches (lsearch, its untrained control, ils, anneal) and the
+      zero-shot placers given each budget (the one-shot policy lsched and
+      Placeto's general policy from the best heuristic, placeto-refine, each
+      with its control): from bench/results/search_budget.json (runs at a
+      grid of budgets);
   the learned placers trained from scratch (Placeto, the RNN placer, GDP):
       from the best-so-far curves of their Table 1 runs in
       bench/results/table1.json (10 000 placements each; made on an earlier
@@ -41,7 +44,8 @@ def main():
     sb, t1 = load("search_budget.json"), load("table1.json")
     ref = {(r["graph"], r["devices"]): r for r in sb["rows"]}
     lines = ["# Placements to come within 5 % of a 50 000-placement search", "",
-             "`/usr/bin/python3 bench/headline.py`, from bench/results/search_budget.json (the searches, mean of "
+             "`/usr/bin/python3 bench/headline.py`, from bench/results/search_budget.json (the searches and the "
+             "zero-shot placers at each budget, mean of "
              "seeds 1-%d, the first budget of the grid %s within 5 %%) and bench/results/table1.json (the learned "
              "placers' Table 1 training runs from scratch, 10 000 placements, seed 1: the first point of the "
              "best-so-far curve within 5 %%; Placeto's counts there include its no-op proposals, made before they "
@@ -54,7 +58,10 @@ def main():
         if not r:
             continue
         lb, target = r["lower_bound_us"], 1.05 * r["reference_us"]
-        for m in ("lsearch", "lsearch-untrained", "ils", "anneal"):
+        for m in ("lsearch", "lsearch-untrained", "ils", "anneal", "lsched", "lsched-untrained", "placeto-refine",
+                  "placeto-refine-untrained"):
+            if m not in r:
+                continue
             x = r[m]
             lines.append("| %s | %d | %.3f | %s | %s | %.3f | %.3f | %.3f |" % (
                 g, d, r["reference_us"] / lb, m, x["to_5pct"] or "—", x["quality"]["100"], x["quality"]["1000"],
