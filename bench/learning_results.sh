@@ -13,7 +13,7 @@
 #   - the one-shot policy at 20 placements (oneshot.py).
 # FRESH is a directory of freshly generated family members (importer seeds
 # never bundled; generated here when missing, about a minute each):
-#   bash bench/learning_results.sh [./placeto] [FRESH]     # about 12 min on 2 cores, once generated
+#   bash bench/learning_results.sh [./placeto] [FRESH]     # about 18 min on 2 cores, once generated
 set -eu
 export PLACETO_KERNELS=plain
 cd "$(dirname "$0")/.."
