@@ -64,10 +64,12 @@ VARIANTS = [("faithful", FAITHFUL, "")] + \
            [("parity (+cost)", FAITHFUL + ",cost", ""), ("ema baseline", FAITHFUL, "--baseline ema"),
             ("one device allowed", FAITHFUL, "--allow-single"),
             ("no learned grouping", FAITHFUL, "--min-clusters 1000000"),
-            ("chain coarsening", FAITHFUL, "--groups chains")]
-# Placeto's runs: its defaults (every episode starts with everything on device 0, the CPU here), and every
-# episode starting from everything on the fastest device, the GPU-only placement (--init single)
-PLACETO_VARIANTS = [("defaults", ""), ("from GPU-only", "--init single")]
+            ("chain coarsening", FAITHFUL, "--groups chains"),
+            ("untrained control", FAITHFUL, "--lr 0")]
+# Placeto's runs: its defaults (every episode starts with everything on device 0, the CPU here), every
+# episode starting from everything on the fastest device, the GPU-only placement (--init single), and the
+# untrained control (the same network never updated: --lr 0). HSDAG's "untrained control" likewise.
+PLACETO_VARIANTS = [("defaults", ""), ("from GPU-only", "--init single"), ("untrained control", "--lr 0")]
 
 args = sys.argv[1:]
 if args and not args[0].startswith("--"):
@@ -359,6 +361,21 @@ def markdown(doc):
             for i in variants:
                 m = mean([t["best_us"] for t in runs_of(r, "hsdag", i)])
                 cells.append(ms(m) if i == 0 else "%s (%+.1f %%)" % (ms(m), 100 * (m / base - 1)))
+            lines.append("| %s | %s |" % (r["graph"], " | ".join(cells)))
+    controls = [(agent, v, names.index("untrained control")) for agent, names in
+                (("placeto", [x[0] for x in doc.get("placeto_variants", [])]), ("hsdag", [x[0] for x in doc["variants"]]))
+                if "untrained control" in names for v in (0,)]
+    if controls and all(runs_of(r, a, c) for r in doc["rows"] for a, _, c in controls):
+        lines += ["", "Each agent against its untrained control: the same network never updated (`--lr 0`), trained "
+                  "with the same budget and seeds, so that it samples as many placements from its initial weights; "
+                  "mean best latency in ms over the seeds, trained / untrained (< 1: training helped).", "",
+                  "| graph | " + " | ".join("%s: trained, untrained, ratio" % a for a, _, _ in controls) + " |",
+                  "|---|" + "---|" * len(controls)]
+        for r in doc["rows"]:
+            cells = []
+            for a, v, c in controls:
+                t, u = mean([x["best_us"] for x in runs_of(r, a, v)]), mean([x["best_us"] for x in runs_of(r, a, c)])
+                cells.append("%s, %s, %.3f" % (ms(t), ms(u), t / u))
             lines.append("| %s | %s |" % (r["graph"], " | ".join(cells)))
     return "\n".join(lines) + "\n"
 
