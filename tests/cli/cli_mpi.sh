@@ -2,7 +2,8 @@
 # `mpirun -np R placeto-mpi train ...`: data-parallel training on localhost.
 # For every learned agent (placeto, rnn, gdp, hsdag) the policy file of R
 # ranks x T threads is byte-identical to the plain program's with R T
-# threads (one graph and a family); inception_v3 trains on 2 ranks; a
+# threads (one graph and a family), and lsearch's and lsched's on 2 ranks
+# to the plain program's; inception_v3 trains on 2 ranks; a
 # checkpoint resumes on another rank count with the bytes of an
 # uninterrupted run; a rank killed mid-run ends the job within seconds
 # with the last checkpoint intact (and resumable); a graph one rank cannot
@@ -106,6 +107,21 @@ for a in placeto rnn gdp hsdag; do
     same "$a 2x2 = 1x4" 2 2 "$g" ${agent_opts[$a]} --seed 4
     # shellcheck disable=SC2086
     same "$a family 2x1 = 1x2" 2 1 "${fam[@]}" ${agent_opts[$a]} --seed 5
+done
+# the learned search and the one-shot policy take no --threads: R ranks
+# give the plain program's bytes (every rank runs the same episodes; rank 0
+# writes)
+for spec in "lsearch:--agent lsearch --hidden 4 --search-budget 100 --episodes 3" \
+            "lsched:--agent lsched --hidden 4 --decodes 3 --episodes 6"; do
+    a=${spec%%:*} opts=${spec#*:}
+    # shellcheck disable=SC2086  # the options are words
+    { cmd="$prog train ${fam[*]} $opts --seed 3"; timeout "$mpi_limit" "$prog" train "${fam[@]}" $opts --seed 3 \
+        -o "$tmp/ref.json" > "$tmp/out" 2> "$tmp/err" < /dev/null; rc=$?; }
+    expect_rc "$a family (plain)" 0 || continue
+    # shellcheck disable=SC2086
+    mrun 2 train "${fam[@]}" $opts --seed 3 -o "$tmp/mpi.json"
+    expect_rc "$a family (2 ranks)" 0 && { cmp -s "$tmp/ref.json" "$tmp/mpi.json" && pass ||
+        fail "$a family 2 ranks" "the policy differs from the plain program's"; }
 done
 # three ranks: blocks of unequal sizes (4 samples over 3 ranks)
 same "rnn 3x1 = 1x3" 3 1 "$g" --agent rnn --hidden 8 --samples-per-update 4 --episodes 3 --seed 6
