@@ -10,6 +10,7 @@
 
 #include "bench_gdp.h"
 #include "bench_hsdag.h"
+#include "bench_lsched.h"
 #include "bench_sim.h"
 #include "bound.h"
 #include "dag.h"
@@ -502,6 +503,8 @@ int main(int argc, char **argv)
         bench_agent("graphs/inception_v3.json", 2);
         bench_agent("graphs/inception_v3.json", 4);
     }
+    if (want(argc, argv, "lsched"))
+        bench_lsched();
     if (want(argc, argv, "gaps"))
         bench_gaps();
     if (want(argc, argv, "sim"))
