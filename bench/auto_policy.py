@@ -14,7 +14,6 @@ bench/results/auto_policy.{json,md}.
 
     /usr/bin/python3 bench/auto_policy.py [./placeto] [--fresh DIR] [--devices 2,4]
 """
-import concurrent.futures
 import json
 import os
 import subprocess
@@ -54,21 +53,15 @@ def run(job):
 
 
 def main():
-    sets = benchargs.family_sets(FRESH)
-    jobs = [(g, nd) for nd in DEVICES for _, _, gs in sets for g in gs]
-    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as ex:
-        res = dict(ex.map(run, jobs))
     rows = []
-    for nd in DEVICES:
-        for kind, fam, gs in sets:
-            rs = [res[(g, nd)] for g in gs]
-            mean = lambda k: sum(r[k] for r in rs) / len(rs)  # noqa: E731
-            rows.append({"devices": nd, "set": kind, "family": fam, "graphs": len(rs),
-                         "policies": sorted(set(r["policy"] for r in rs)),
-                         **{k: mean(k) for k in ("heuristic", "auto", "auto_placements", "auto_ils", "old_auto",
-                                                  "old_auto_placements", "old_auto_ils")},
-                         "auto_beats_old": sum(r["auto"] < r["old_auto"] for r in rs),
-                         "auto_beats_ils": sum(r["auto"] < r["auto_ils"] for r in rs)})
+    for nd, kind, fam, rs in benchargs.per_set(run, benchargs.family_sets(FRESH), DEVICES):
+        mean = lambda k: sum(r[k] for r in rs) / len(rs)  # noqa: E731
+        rows.append({"devices": nd, "set": kind, "family": fam, "graphs": len(rs),
+                     "policies": sorted(set(r["policy"] for r in rs)),
+                     **{k: mean(k) for k in ("heuristic", "auto", "auto_placements", "auto_ils", "old_auto",
+                                              "old_auto_placements", "old_auto_ils")},
+                     "auto_beats_old": sum(r["auto"] < r["old_auto"] for r in rs),
+                     "auto_beats_ils": sum(r["auto"] < r["auto_ils"] for r in rs)})
     os.makedirs("bench/results", exist_ok=True)
     with open("bench/results/auto_policy.json", "w") as f:
         json.dump(rows, f, indent=1)

@@ -39,3 +39,14 @@ def family_sets(fresh=None, held=(24, 31)):
             if fs:
                 sets.append(("fresh", fam, fs))
     return sets
+
+
+def per_set(run, sets, devices):
+    """run((graph, devices)) -> ((graph, devices), result) on every graph of
+    every set and device count, in parallel (one job a core): [(devices,
+    kind, family, [result per graph])] in the order of devices and sets."""
+    import concurrent.futures
+    jobs = [(g, nd) for nd in devices for _, _, gs in sets for g in gs]
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as ex:
+        res = dict(ex.map(run, jobs))
+    return [(nd, kind, fam, [res[(g, nd)] for g in gs]) for nd in devices for kind, fam, gs in sets]

@@ -15,7 +15,6 @@ CPU. Writes bench/results/oneshot.{json,md}.
 The policy on D devices is graphs/policies/lsched_D.json (trained on D
 devices), or P for every device count.
 """
-import concurrent.futures
 import json
 import os
 import subprocess
@@ -56,22 +55,16 @@ def run(job):
 
 
 def main():
-    sets = benchargs.family_sets(FRESH)
-    jobs = [(g, nd) for nd in DEVICES for _, _, gs in sets for g in gs]
-    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as ex:
-        res = dict(ex.map(run, jobs))
     rows = []
-    for nd in DEVICES:
-        for kind, fam, gs in sets:
-            rs = [res[(g, nd)] for g in gs]
-            row = {"devices": nd, "set": kind, "family": fam, "graphs": len(rs)}
-            for k in ("heuristic", "lsched", "untrained", "ils20", "ils200", "placements", "seconds"):
-                row[k] = sum(r[k] for r in rs) / len(rs)
-            row["max_seconds"] = max(r["seconds"] for r in rs)
-            row["beats_ils200"] = sum(r["lsched"] < r["ils200"] for r in rs)
-            row["beats_control"] = sum(r["lsched"] < r["untrained"] for r in rs)
-            row["worse_than_heuristic"] = sum(r["lsched"] > r["heuristic"] for r in rs)
-            rows.append(row)
+    for nd, kind, fam, rs in benchargs.per_set(run, benchargs.family_sets(FRESH), DEVICES):
+        row = {"devices": nd, "set": kind, "family": fam, "graphs": len(rs)}
+        for k in ("heuristic", "lsched", "untrained", "ils20", "ils200", "placements", "seconds"):
+            row[k] = sum(r[k] for r in rs) / len(rs)
+        row["max_seconds"] = max(r["seconds"] for r in rs)
+        row["beats_ils200"] = sum(r["lsched"] < r["ils200"] for r in rs)
+        row["beats_control"] = sum(r["lsched"] < r["untrained"] for r in rs)
+        row["worse_than_heuristic"] = sum(r["lsched"] > r["heuristic"] for r in rs)
+        rows.append(row)
     os.makedirs("bench/results", exist_ok=True)
     with open("bench/results/oneshot.json", "w") as f:
         json.dump({"policies": {nd: policy(nd) for nd in DEVICES}, "rows": rows}, f, indent=1)
