@@ -16,11 +16,14 @@ graph:
 Runtimes / lower bound, averaged per set; the agents are Placeto's, the RNN
 placer's and GDP's bundled family policies, an lsearch policy (--lsearch
 P, at --lsearch-budget placements) and a one-shot lsched policy (--lsched
-P, at its default 20 placements). The network kernels are the plain loops
+P, at its default 20 placements); with --placeto-budget B also Placeto's
+family policy and its control both spending exactly B placements (row
+placeto@B). The network kernels are the plain loops
 (PLACETO_KERNELS=plain), so the table is the same on another CPU. Writes
 bench/results/control_families.{json,md}.
 
     /usr/bin/python3 bench/control_families.py [./placeto] [--fresh DIR] [--lsearch P] [--lsearch-budget B] [--lsched P]
+        [--placeto-budget B]
 """
 import concurrent.futures
 import json
@@ -34,8 +37,9 @@ import benchargs  # noqa: E402
 
 os.environ["PLACETO_KERNELS"] = "plain"
 FRESH, LSEARCH, LS_BUDGET = None, None, 200
-PROG, OPT = benchargs.options("control_families.py", ["fresh", "lsearch", "lsearch-budget", "lsched"])
+PROG, OPT = benchargs.options("control_families.py", ["fresh", "lsearch", "lsearch-budget", "lsched", "placeto-budget"])
 FRESH, LSEARCH, LSCHED = OPT.get("fresh"), OPT.get("lsearch"), OPT.get("lsched")
+PLACETO_BUDGET = int(OPT["placeto-budget"]) if "placeto-budget" in OPT else None
 LS_BUDGET = int(OPT.get("lsearch-budget", LS_BUDGET))
 
 def policies(fam):
@@ -45,18 +49,23 @@ def policies(fam):
         ps.append(("lsearch", LSEARCH))
     if LSCHED:
         ps.append(("lsched", LSCHED))
+    if PLACETO_BUDGET:  # the family policy and its control at one equal budget of placements
+        ps.append(("placeto@%d" % PLACETO_BUDGET, "graphs/policies/family_%s.json" % fam))
     return ps
 
 
 def run(job):
     agent, policy, path = job
+    row = agent.split("@")[0]
     cmd = [PROG, "compare", path, "--devices", "2", "--policy", policy, "--untrained", "--samples", "8",
            "--methods", "single", "--seed", "1", "--json"]
     if agent == "lsearch":
         cmd += ["--budget", str(LS_BUDGET)]
+    if "@" in agent:
+        cmd += ["--budget", agent.split("@")[1]]
     d = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
     m = {x["method"]: x for x in d["methods"]}
-    t, u = m[agent], m[agent + "-untrained"]
+    t, u = m[row], m[row + "-untrained"]
     budget = max(t["placements"], 9)
     ils = json.loads(subprocess.run([PROG, "place", path, "--devices", "2", "--method", "ils", "--budget", str(budget),
                                      "--seed", "1", "--json"], check=True, capture_output=True, text=True).stdout)
@@ -81,9 +90,9 @@ def main():
             row["beats_control"] = sum(r["trained"] < r["untrained"] for r in rs)
             row["per_graph"] = {g: res[(a, p, g)] for g in gs}
             rows.append(row)
-    doc = {"command": "/usr/bin/python3 bench/control_families.py%s%s%s" % (
+    doc = {"command": "/usr/bin/python3 bench/control_families.py%s%s%s%s" % (
         " --fresh DIR" if FRESH else "", " --lsearch %s --lsearch-budget %d" % (LSEARCH, LS_BUDGET) if LSEARCH else "",
-        " --lsched %s" % LSCHED if LSCHED else ""),
+        " --lsched %s" % LSCHED if LSCHED else "", " --placeto-budget %d" % PLACETO_BUDGET if PLACETO_BUDGET else ""),
         "kernels": "plain", "rows": rows}
     with open("bench/results/control_families.json", "w") as f:
         json.dump(doc, f, indent=1)

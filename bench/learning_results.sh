@@ -36,7 +36,7 @@ rm -f bench/results/learned_search_2.policy.ckpt.json
 $py bench/learned_search.py "$prog" --devices 4 --policy graphs/policies/lsearch.json --fresh "$fresh"
 $py bench/search_budget.py "$prog"
 $py bench/control_families.py "$prog" --fresh "$fresh" --lsearch graphs/policies/lsearch.json --lsearch-budget 200 \
-    --lsched graphs/policies/lsched_2.json
+    --lsched graphs/policies/lsched_2.json --placeto-budget 500
 $py bench/auto_policy.py "$prog" --fresh "$fresh"
 $py bench/oneshot.py "$prog" --fresh "$fresh"
 $py bench/headline.py
