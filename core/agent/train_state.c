@@ -134,3 +134,14 @@ void train_best_verify(TrainState *ts, const EpisodeConfig *env, const TrainGrap
         sim_free(sim);
     }
 }
+
+int train_best_offer(TrainBest *b, double score, double runtime_us, const int *group_device, int64_t found_after)
+{
+    if (!(score < b->score))
+        return 0;
+    b->score = score;
+    b->runtime_us = runtime_us;
+    memcpy(b->group_device, group_device, (size_t)b->n_groups * sizeof *b->group_device);
+    b->found_after = found_after;
+    return 1;
+}

@@ -52,6 +52,10 @@ void train_state_done(TrainState *ts);
 void train_state_keep_progress(TrainState *fresh, TrainState *ts);
 /* The entry of ts->best for graph name, created (runtime +inf) if absent. */
 TrainBest *train_best_for(TrainState *ts, const char *graph, uint64_t checksum, int n_groups);
+/* Keeps the placement group_device (b->n_groups groups) with its score,
+ * runtime and the simulations done when it was found as b's best when it
+ * scores lower than b's; returns 1 when it did. */
+int train_best_offer(TrainBest *b, double score, double runtime_us, const int *group_device, int64_t found_after);
 /* The entry of ts->best for graph g (same name and file checksum) grouped
  * into n_groups groups, or NULL. */
 const TrainBest *train_best_find(const TrainState *ts, const Graph *g, int n_groups);

@@ -190,12 +190,7 @@ static void greedy_probe(GdpTrainer *t, int gi, TrainBest *b)
     gdp_forward(t->net, t->graphs[gi].in, sl->w, GDP_GREEDY, NULL, sl->place, NULL, NULL);
     double score = simulate(t, sl);
     t->ts->simulations++;
-    if (score < b->score) {
-        b->score = score;
-        b->runtime_us = sl->makespan_us;
-        memcpy(b->group_device, sl->place, (size_t)t->graphs[gi].gr->n_groups * sizeof *b->group_device);
-        b->found_after = t->ts->simulations;
-    }
+    train_best_offer(b, score, sl->makespan_us, sl->place, t->ts->simulations);
 }
 
 /* Phase 0: sample s's placement and simulation; phase 1: its surrogate and
@@ -298,12 +293,7 @@ static const int *expert_of(GdpTrainer *t, int gi)
     sl->gi = gi;
     memcpy(sl->place, gd, (size_t)G * sizeof *gd);
     double score = simulate(t, sl); /* the expert's placement, simulated again (not counted: the search did) */
-    if (score < b->score) {
-        b->score = score;
-        b->runtime_us = sl->makespan_us;
-        memcpy(b->group_device, gd, (size_t)G * sizeof *gd);
-        b->found_after = t->ts->simulations;
-    }
+    train_best_offer(b, score, sl->makespan_us, gd, t->ts->simulations);
     free(op);
     return gd;
 }
@@ -377,12 +367,7 @@ int64_t gdp_train_run(GdpTrainer *t, int64_t n, TrainCallback cb, void *ud, vola
             last_us = sl->makespan_us;
             if (sl->makespan_us < best_us)
                 best_us = sl->makespan_us;
-            if (sl->score < b->score) {
-                b->score = sl->score;
-                b->runtime_us = sl->makespan_us;
-                memcpy(b->group_device, sl->place, (size_t)G * sizeof *b->group_device);
-                b->found_after = ts->simulations;
-            }
+            train_best_offer(b, sl->score, sl->makespan_us, sl->place, ts->simulations);
             sl->reward = -sqrt(sl->score > 0 ? sl->score : 0);
             mean_r += sl->reward / S;
         }

@@ -291,12 +291,7 @@ static void greedy_probe(HsdagTrainer *t, int gi, TrainBest *b)
     hsdag_forward(t->net, hg->in, hg->in->xf, work_for(t, 0, gi), HSDAG_GREEDY, NULL, place, NULL);
     double us, rt, score = simulate(t, 0, gi, place, &us, &rt);
     t->ts->simulations++;
-    if (score < b->score) {
-        b->score = score;
-        b->runtime_us = us;
-        memcpy(b->group_device, place, (size_t)hg->gr->n_groups * sizeof *b->group_device);
-        b->found_after = t->ts->simulations;
-    }
+    train_best_offer(b, score, us, place, t->ts->simulations);
 }
 
 int64_t hsdag_train_run(HsdagTrainer *t, int64_t n, TrainCallback cb, void *ud, volatile int *stop)
@@ -322,12 +317,7 @@ int64_t hsdag_train_run(HsdagTrainer *t, int64_t n, TrainCallback cb, void *ud, 
             double R = 0, sum_lp = 0;
             for (int s = 0; s < T; s++) {
                 ts->simulations++;
-                if (ep->score[s] < b->score) {
-                    b->score = ep->score[s];
-                    b->runtime_us = ep->us[s];
-                    memcpy(b->group_device, ep->place + (size_t)s * (size_t)G, (size_t)G * sizeof *b->group_device);
-                    b->found_after = ts->simulations;
-                }
+                train_best_offer(b, ep->score[s], ep->us[s], ep->place + (size_t)s * (size_t)G, ts->simulations);
                 if (ep->us[s] < best_us)
                     best_us = ep->us[s];
                 last_us = ep->us[s];

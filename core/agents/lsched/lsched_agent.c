@@ -183,12 +183,7 @@ static int64_t run(void *trainer, int64_t n_eps, TrainCallback cb, void *ud, vol
         int *bgd = &t->gd[(size_t)best * (size_t)G];
         const SimResult *r = lsc_full(tgs->lg, bgd);
         double rt = r->makespan_us, score = episode_score(&t->env, t->c, r);
-        if (score < b->score) {
-            b->score = score;
-            b->runtime_us = rt;
-            memcpy(b->group_device, bgd, (size_t)G * sizeof *bgd);
-            b->found_after = ts->simulations - (K - 1 - best);
-        }
+        train_best_offer(b, score, rt, bgd, ts->simulations - (K - 1 - best));
         ts->episodes++;
         if (cb) {
             double gain = tgs->start_score > 0 ? (tgs->start_score - t->score[best]) / tgs->start_score : 0;

@@ -195,12 +195,7 @@ static int64_t run(void *trainer, int64_t n_eps, TrainCallback cb, void *ud, vol
         /* the episode's best, scored as the training state keeps them (the same placement again) */
         group_expand(tg->gr, gd, t->op);
         double score = episode_score(&t->env, t->c, sim_run(tgs->sim, t->op));
-        if (score < b->score) {
-            b->score = score;
-            b->runtime_us = res.best_runtime_us;
-            memcpy(b->group_device, gd, (size_t)G * sizeof *gd);
-            b->found_after = ts->simulations - (res.used - res.found_after);
-        }
+        train_best_offer(b, score, res.best_runtime_us, gd, ts->simulations - (res.used - res.found_after));
         ts->episodes++;
         if (cb) {
             double gain = res.start_score > 0 ? (res.start_score - res.best_score) / res.start_score : 0;

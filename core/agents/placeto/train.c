@@ -407,12 +407,7 @@ int64_t train_run(Trainer *t, int64_t n_episodes, TrainCallback cb, void *ud, vo
             nn_adam_step(&ts->adam, &t->pol->p);
             const Graph *g = t->graphs[sl->gi].g;
             TrainBest *b = train_best_for(ts, g->name, g->checksum, G);
-            if (sl->best_score < b->score) {
-                b->score = sl->best_score;
-                b->runtime_us = sl->best_runtime_us;
-                memcpy(b->group_device, sl->best_device, (size_t)G * sizeof *b->group_device);
-                b->found_after = ts->simulations + sl->best_at;
-            }
+            train_best_offer(b, sl->best_score, sl->best_runtime_us, sl->best_device, ts->simulations + sl->best_at);
             ts->simulations += sl->simulations;
             ts->episodes++;
             ts->entropy = sl->beta;
@@ -456,12 +451,7 @@ int train_seed_from_method(TrainState *ts, const PlaceMethod *m, const Problem *
         }
         TrainBest *b = train_best_for(ts, p->g->name, p->g->checksum, p->gr->n_groups);
         double score = episode_score(&cfg->env, p->c, sim_run(p->sim, run.op_device));
-        if (score < b->score) {
-            b->score = score;
-            b->runtime_us = run.runtime_us;
-            memcpy(b->group_device, run.group_device, (size_t)p->gr->n_groups * sizeof *b->group_device);
-            b->found_after = 0;
-        }
+        train_best_offer(b, score, run.runtime_us, run.group_device, 0);
         place_run_free(&run);
     }
     return 0;

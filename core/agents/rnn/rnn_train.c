@@ -177,12 +177,7 @@ static void greedy_probe(RnnTrainer *t, TrainBest *b)
     const SimResult *r = sim_run(sl->sim[t->cur], sl->op);
     double score = episode_score(&t->env, t->c, r);
     t->ts->simulations++;
-    if (score < b->score) {
-        b->score = score;
-        b->runtime_us = r->makespan_us;
-        memcpy(b->group_device, sl->place, (size_t)rg->gr->n_groups * sizeof *b->group_device);
-        b->found_after = t->ts->simulations;
-    }
+    train_best_offer(b, score, r->makespan_us, sl->place, t->ts->simulations);
 }
 
 /* Phase 0: sample k's decode and simulation; phase 1: its gradient. */
@@ -274,12 +269,7 @@ int64_t rnn_train_run(RnnTrainer *t, int64_t n, TrainCallback cb, void *ud, vola
             last_us = sl->makespan_us;
             if (sl->makespan_us < best_us)
                 best_us = sl->makespan_us;
-            if (sl->score < b->score) {
-                b->score = sl->score;
-                b->runtime_us = sl->makespan_us;
-                memcpy(b->group_device, sl->place, (size_t)G * sizeof *b->group_device);
-                b->found_after = ts->simulations;
-            }
+            train_best_offer(b, sl->score, sl->makespan_us, sl->place, ts->simulations);
             cost += R / K;
             /* late in training, an out-of-memory sample leaves the loss and the baseline */
             sl->dropped = drop && sl->oom;
