@@ -26,15 +26,10 @@ static void static_features(Episode *ep)
     const Grouping *gr = ep->gr;
     int n = gr->n_groups;
     ep->blevel = xnew_array((size_t)n, sizeof *ep->blevel);
+    group_bottom_levels(gr, ep->blevel);
     ep->total_cost = 0;
-    for (int k = n - 1; k >= 0; k--) { /* groups are numbered topologically */
-        double m = 0;
-        for (int j = gr->succ_off[k]; j < gr->succ_off[k + 1]; j++)
-            if (ep->blevel[gr->succ[j]] > m)
-                m = ep->blevel[gr->succ[j]];
-        ep->blevel[k] = gr->cost_us[k] + m;
+    for (int k = n - 1; k >= 0; k--) /* in the order it always was summed */
         ep->total_cost += gr->cost_us[k];
-    }
     ep->nbr_off = xnew_array((size_t)n + 1, sizeof *ep->nbr_off);
     for (int k = 0; k < n; k++)
         for (int j = gr->succ_off[k]; j < gr->succ_off[k + 1]; j++) {

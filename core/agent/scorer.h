@@ -7,6 +7,7 @@
 #ifndef PLACETO_SCORER_H
 #define PLACETO_SCORER_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include "agent.h"
@@ -20,6 +21,10 @@ typedef struct Scorer {
     int features, hidden;
     NnParams p; /* "w1" [features x hidden], "b1" [1 x hidden], "w2" [hidden x 1] */
 } Scorer;
+
+/* sign(x) log(1 + |x|): how the scorers' features take times and ratios
+ * that can be large. */
+static inline float scorer_slog(double x) { return (float)(x < 0 ? -log1p(-x) : log1p(x)); }
 
 /* A network of `features` inputs and `hidden` units (1..SCORER_HIDDEN_MAX),
  * weights zero; NULL with e set. */

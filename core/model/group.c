@@ -715,3 +715,17 @@ void group_cluster_stats(const Grouping *gr, const int *cluster, int n, GroupClu
     s->balance = total > 0 ? most / (total / s->n_clusters) : 1;
     free(cost);
 }
+
+double group_bottom_levels(const Grouping *gr, double *blevel)
+{
+    double crit = 0;
+    for (int k = gr->n_groups - 1; k >= 0; k--) { /* groups are numbered topologically */
+        double m = 0;
+        for (int j = gr->succ_off[k]; j < gr->succ_off[k + 1]; j++)
+            if (blevel[gr->succ[j]] > m)
+                m = blevel[gr->succ[j]];
+        blevel[k] = gr->cost_us[k] + m;
+        crit = blevel[k] > crit ? blevel[k] : crit;
+    }
+    return crit;
+}

@@ -62,6 +62,11 @@ void group_expand(const Grouping *gr, const int *group_device, int *op_device);
  * is its first op's. */
 void group_collapse(const Grouping *gr, const int *op_device, int *group_device);
 
+/* The bottom level of every group into blevel (n_groups): the longest path
+ * of reference costs from the group to a sink, its own cost included.
+ * Returns the largest (the critical path's length). */
+double group_bottom_levels(const Grouping *gr, double *blevel);
+
 /* Statistics of a clustering of gr's groups into n clusters (cluster[v] per
  * group): the clusters, the bytes of the group-graph edges between
  * clusters, and the cost balance (the largest cluster's cost over the mean

@@ -82,13 +82,7 @@ LscGraph *lsc_graph_new(const Graph *g, const Grouping *gr, const Cluster *c, Er
     lg->share = lg->total > 0 ? lg->total / nd : 1;
     lg->per_byte = c->bandwidth_bytes_per_us > 0 ? 1 / c->bandwidth_bytes_per_us : 0;
     lg->blev = xnew_array((size_t)n, sizeof *lg->blev);
-    for (int k = n - 1; k >= 0; k--) { /* groups are numbered in a topological order */
-        double m = 0;
-        for (int j = gr->succ_off[k]; j < gr->succ_off[k + 1]; j++)
-            m = lg->blev[gr->succ[j]] > m ? lg->blev[gr->succ[j]] : m;
-        lg->blev[k] = m + gr->cost_us[k];
-        lg->crit = lg->blev[k] > lg->crit ? lg->blev[k] : lg->crit;
-    }
+    lg->crit = group_bottom_levels(gr, lg->blev);
     lg->order = xnew_array((size_t)n, sizeof *lg->order);
     for (int k = 0; k < n; k++)
         lg->order[k] = k;
@@ -132,9 +126,6 @@ void lsc_graph_free(LscGraph *lg)
 
 /* Group k's time on device d. */
 static double cost_of(const LscGraph *lg, int k, int d) { return lg->cost[(size_t)k * (size_t)lg->nd + (size_t)d]; }
-
-/* sign(x) log(1 + |x|): times that can be large against the scale */
-static float slog(double x) { return (float)(x < 0 ? -log1p(-x) : log1p(x)); }
 
 /* Where group k would start and finish on each device, given the groups
  * placed so far, and the transfers it would cost. */
@@ -203,17 +194,17 @@ static void features(const LscGraph *lg, int k, double done)
         double mem = cap > 0 ? (lg->mem[d] + (double)gr->bytes[k]) / cap : 0;
         double backlog = lg->bus_free[d] - lg->ready[d];
         f[0] = 1;
-        f[1] = slog((lg->finish[d] - lo) / S * 10);
-        f[2] = slog((lg->start[d] - lg->ready[d]) / S * 10);
-        f[3] = slog(lg->xfer[d] / S * 10);
+        f[1] = scorer_slog((lg->finish[d] - lo) / S * 10);
+        f[2] = scorer_slog((lg->start[d] - lg->ready[d]) / S * 10);
+        f[3] = scorer_slog(lg->xfer[d] / S * 10);
         f[4] = (float)(lg->load[d] / S);
         f[5] = (float)((lg->load[d] + cost_of(lg, k, d)) / S - pace);
         f[6] = (float)(mem < 2 ? mem : 2);
         f[7] = (float)(in_all > 0 ? lg->in[d] / in_all : 0);
-        f[8] = slog((double)gr->bytes[k] * lg->per_byte / S * 10);
+        f[8] = scorer_slog((double)gr->bytes[k] * lg->per_byte / S * 10);
         f[9] = (float)(lg->crit > 0 ? lg->blev[k] / lg->crit : 0);
-        f[10] = slog((backlog > 0 ? backlog : 0) / S * 10);
-        f[11] = slog(cost_of(lg, k, d) / S * 10);
+        f[10] = scorer_slog((backlog > 0 ? backlog : 0) / S * 10);
+        f[11] = scorer_slog(cost_of(lg, k, d) / S * 10);
     }
 }
 

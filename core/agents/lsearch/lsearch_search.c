@@ -10,9 +10,6 @@
 #include "sample.h"
 #include "sim.h"
 
-/* sign(x) log(1 + |x|): the ratios that can be large (transfers, speeds) */
-static float slog(double x) { return (float)(x < 0 ? -log1p(-x) : log1p(x)); }
-
 /* The search's state on one graph. */
 typedef struct Ls {
     LsNet *net;
@@ -96,10 +93,10 @@ static void refresh(Ls *s)
         f[1] = (float)s->crit[k];
         f[2] = (float)s->late[k];
         f[3] = (float)s->span[k];
-        f[4] = slog(s->cost[k * nd + o] / m * 10);
-        f[5] = slog((s->cost[k * nd + d] - s->cost[k * nd + o]) / m * 10);
-        f[6] = slog((s->on[k * nd + d] - s->on[k * nd + o]) * cm * 10);
-        f[7] = slog(s->nb_bytes[k] * cm * 10);
+        f[4] = scorer_slog(s->cost[k * nd + o] / m * 10);
+        f[5] = scorer_slog((s->cost[k * nd + d] - s->cost[k * nd + o]) / m * 10);
+        f[6] = scorer_slog((s->on[k * nd + d] - s->on[k * nd + o]) * cm * 10);
+        f[7] = scorer_slog(s->nb_bytes[k] * cm * 10);
         f[8] = (float)(r->busy_us[o] / m);
         f[9] = (float)(r->busy_us[d] / m);
         f[10] = (float)(after < 2 ? after : 2);
