@@ -17,6 +17,7 @@ void episode_config_default(EpisodeConfig *cfg)
     cfg->extended_features = 0;
     cfg->relative_reward = 0;
     cfg->accept_improving = 0;
+    cfg->reject_zero = 0;
 }
 
 /* The static data of the extended features: bottom levels and the
@@ -400,6 +401,8 @@ const EpisodeStep *episode_step_choice(Episode *ep, int device, const float *pro
     ep->visits[v]++;
     ep->cursor++;
     s.reward = episode_reward(ep, before, move(ep, &s));
+    if (ep->cfg.reject_zero && s.new_device != s.proposed) /* undone: nothing changed */
+        s.reward = 0;
     s.runtime_us = ep->runtime_us;
     return episode_push(ep, &s, probs);
 }

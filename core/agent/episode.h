@@ -47,6 +47,8 @@ typedef struct EpisodeConfig {
     int relative_reward; /* rewards as a share of the episode's initial score */
     int accept_improving; /* a policy step that makes the score worse is simulated, rewarded and
                              then undone: the episode keeps only the moves that do not hurt */
+    int reject_zero;     /* with accept_improving: an undone move's reward is 0 (the placement did
+                            not change), not the worsening it would have been */
 } EpisodeConfig;
 
 void episode_config_default(EpisodeConfig *cfg);

@@ -6,7 +6,7 @@
  *    "graph": {"path", "checksum"}, "cluster": {a placeto-cluster object},
  *    "grouping": {"groups", "n_groups"}, "policy": {"path", "checksum"} | null,
  *    "config": {"passes", "random_order", "init", "oom_penalty", "log_runtime", "mem_feature",
- *               ["extended_features"], ["relative_reward"], ["accept_improving"]},
+ *               ["extended_features"], ["relative_reward"], ["accept_improving"], ["reject_zero"]},
  *    "seed", "rng", "order": [group names], "cursor", "visits": [per group],
  *    "init_placement": {group: device}, "placement": {group: device},
  *    "best": {"runtime_us", "score", "found_after", "placement"},
@@ -134,12 +134,13 @@ int episode_save(const Episode *ep, const char *policy_path, uint64_t policy_che
     }
     int init = cfg->init >= 0 && (int)cfg->init < N_INIT ? (int)cfg->init : 0;
     fprintf(f, ",\n \"config\": {\"passes\": %d, \"random_order\": %s, \"init\": \"%s\", \"oom_penalty\": %s, "
-               "\"log_runtime\": %s, \"mem_feature\": %s%s%s%s},\n \"seed\": ",
+               "\"log_runtime\": %s, \"mem_feature\": %s%s%s%s%s},\n \"seed\": ",
             cfg->passes, cfg->random_order ? "true" : "false", INIT_NAMES[init],
             util_fmt_double(b1, cfg->oom_penalty), cfg->log_runtime ? "true" : "false",
             cfg->mem_feature ? "true" : "false", cfg->extended_features ? ", \"extended_features\": true" : "",
             cfg->relative_reward ? ", \"relative_reward\": true" : "",
-            cfg->accept_improving ? ", \"accept_improving\": true" : "");
+            cfg->accept_improving ? ", \"accept_improving\": true" : "",
+            cfg->reject_zero ? ", \"reject_zero\": true" : "");
     util_json_hex64(f, ep->seed);
     fputs(", \"rng\": ", f);
     write_rng(f, &ep->rng);
@@ -344,7 +345,8 @@ static int read_config(const Rd *r, EpisodeConfig *cfg)
         read_bool(r, o, "mem_feature", "config", &cfg->mem_feature) != 0 ||
         read_opt_bool(r, o, "extended_features", "config", &cfg->extended_features) != 0 ||
         read_opt_bool(r, o, "relative_reward", "config", &cfg->relative_reward) != 0 ||
-        read_opt_bool(r, o, "accept_improving", "config", &cfg->accept_improving) != 0)
+        read_opt_bool(r, o, "accept_improving", "config", &cfg->accept_improving) != 0 ||
+        read_opt_bool(r, o, "reject_zero", "config", &cfg->reject_zero) != 0)
         return -1;
     cfg->passes = (int)passes;
     int k = 0;

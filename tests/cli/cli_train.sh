@@ -224,6 +224,39 @@ assert p["method"] == "placeto" and p["runtime_us"] <= s["runtime_us"] + 1e-9, (
 ' "$tmp/acc_place.json" "$tmp/out"
 if [ -e "$tmp/bogus.json" ]; then fail "train --features bogus" "wrote a policy anyway"; else pass; fi
 
+# --preset search: Placeto as a learned improvement search. The file records
+# the start (the best heuristic's placement) and the zero reward of an
+# undone move; a resume is bit-exact (4 = 2 + 2); zero-shot it searches from
+# the best heuristic's placement with exactly --budget placements (500
+# without one); contradictory options are usage errors
+run train "$g" --preset search --episodes 4 --seed 2 -o "$tmp/s4.json"
+expect_rc "train --preset search" 0 && pycheck "search preset policy" '
+import json, sys
+a = json.load(open(sys.argv[1]))["architecture"]
+assert a.get("start") == "heuristic" and a.get("accept") == "improving" and a.get("rejected") == "zero", a
+' "$tmp/s4.json"
+run train "$g" --preset search --episodes 2 --seed 2 -o "$tmp/s2.json"
+run train "$g" --episodes 2 --resume "$tmp/s2.json"
+if expect_rc "train --resume a search policy" 0; then
+    if cmp -s "$tmp/s4.json" "$tmp/s2.json" && cmp -s "$tmp/s4.ckpt.json" "$tmp/s2.ckpt.json"; then pass
+    else fail "search resume bit-exact" "2 + 2 resumed differs from 4"; fi
+fi
+run compare "$g" --policy "$tmp/s4.json" --untrained --methods single --json
+cp "$tmp/out" "$tmp/s_cmp.json"
+run place "$g" --policy "$tmp/s4.json" --budget 40 --json
+pycheck "search policy zero-shot budget" '
+import json, sys
+m = {r["method"]: r for r in json.load(open(sys.argv[1]))["methods"]}
+assert m["placeto-refine"]["placements"] == 500 and m["placeto-refine-untrained"]["placements"] == 500, m
+p = json.load(open(sys.argv[2]))
+assert p["method"] == "placeto-refine" and p["placements"] == 40, p
+' "$tmp/s_cmp.json" "$tmp/out"
+usage_error "train --preset bogus" train "$g" --preset bogus -o "$tmp/bogus.json"
+grep -q "tuned, search or paper" "$tmp/err" && pass || fail "train --preset bogus" "the message does not list search"
+usage_error "train --rejected" train "$g" --rejected maybe -o "$tmp/bogus.json"
+usage_error "train --rejected zero --accept all" train "$g" --rejected zero --accept all -o "$tmp/bogus.json"
+usage_error "train --preset search --accept all" train "$g" --preset search --accept all -o "$tmp/bogus.json"
+
 # every --json output is valid JSON, even for names with quotes and
 # backslashes (one escaping writer prints them all)
 "$py" - "$g" "$tmp/q.json" <<'PY'

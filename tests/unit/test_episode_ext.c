@@ -373,10 +373,11 @@ TEST(episode_check_policy_names_the_option)
 
 /* --accept-improving: every policy step leaves the score no worse than
  * before it; a rejected step keeps the device (new == old) but remembers
- * the rejected choice in `proposed` and its negative reward; undo and redo
+ * the rejected choice in `proposed` and its negative reward (0 with
+ * reject_zero, --rejected zero); undo and redo
  * of a rejected step restore the same placement. Without the option the
  * same seeds make at least one step worse (so the check can fail). */
-static int accept_walk(int accept)
+static int accept_walk(int accept, int reject_zero)
 {
     Fix f;
     Cluster *c = cluster_default(3);
@@ -389,6 +390,7 @@ static int accept_walk(int accept)
         episode_config_default(&cfg);
         episode_config_features(&cfg, &pol->arch);
         cfg.accept_improving = accept;
+        cfg.reject_zero = reject_zero;
         Err e = {{0}};
         Episode *ep = episode_new(f.g, f.gr, c, f.pg, &cfg, 4, NULL, &e);
         PolicyWork *w = policy_work_new(&a, f.pg);
@@ -398,7 +400,7 @@ static int accept_walk(int accept)
             worse += ep->score > before;
             if (s->proposed != s->new_device) {
                 rejected++;
-                CHECK(accept && s->new_device == s->old_device && s->reward < 0);
+                CHECK(accept && s->new_device == s->old_device && (reject_zero ? s->reward == 0 : s->reward < 0));
                 CHECK(ep->group_device[s->group] == s->old_device && ep->score == before);
                 CHECK(episode_undo(ep) == 0 && ep->score == before && episode_redo(ep) == 0);
                 CHECK(ep->group_device[s->group] == s->old_device && ep->score == before);
@@ -416,6 +418,7 @@ static int accept_walk(int accept)
 
 TEST(episode_accept_improving_keeps_only_moves_that_do_not_hurt)
 {
-    CHECK(accept_walk(0) > 0);
-    CHECK_INT(accept_walk(1), 0);
+    CHECK(accept_walk(0, 0) > 0);
+    CHECK_INT(accept_walk(1, 0), 0);
+    CHECK_INT(accept_walk(1, 1), 0); /* --rejected zero: the same walk, an undone move rewarded 0 */
 }

@@ -208,3 +208,129 @@ TEST(policy_place_refuses_a_feature_mismatch)
     policy_free(pol);
     cluster_free(c);
 }
+
+/* A kick moves max(2, n / 20) draws of a group to another device: the
+ * result differs from the input, stays in range and is the same for the
+ * same random state. */
+TEST(policy_search_kick_moves_groups_deterministically)
+{
+    for (int nd = 2; nd <= 4; nd++) {
+        int n = 64, gd[64], a[64], b[64];
+        for (int k = 0; k < n; k++)
+            gd[k] = k % nd;
+        memcpy(a, gd, sizeof gd);
+        memcpy(b, gd, sizeof gd);
+        Rng r1, r2;
+        rng_seed(&r1, 9);
+        rng_seed(&r2, 9);
+        policy_search_kick(a, n, nd, &r1);
+        policy_search_kick(b, n, nd, &r2);
+        CHECK(memcmp(a, b, sizeof a) == 0);
+        int moved = 0;
+        for (int k = 0; k < n; k++) {
+            CHECK(a[k] >= 0 && a[k] < nd);
+            moved += a[k] != gd[k];
+        }
+        CHECK_MSG(moved >= 1 && moved <= 3, "%d devices: %d groups moved, expected 1 to 3 (3 draws)", nd, moved);
+    }
+    int one[3] = {0, 0, 0};
+    Rng r;
+    rng_seed(&r, 1);
+    policy_search_kick(one, 3, 1, &r); /* one device: nowhere to go */
+    CHECK(one[0] == 0 && one[1] == 0 && one[2] == 0);
+}
+
+/* With a budget, policy_place is a search: it simulates exactly the budget
+ * (a policy that proposes little still spends it, a kick per episode that
+ * kept nothing), gives the same placement for the same seed and is never
+ * worse than its start. Returns 1 when the 150-placement search found a
+ * better placement than the greedy episode alone (so the continued
+ * episodes and the kicks do something). */
+static int check_search(uint64_t seed, int nd, int stay)
+{
+    Fix f;
+    Cluster *c = cluster_default(nd);
+    PolicyArch a;
+    policy_arch_for(&a, nd, 0, 1);
+    a.start_heuristic = 1;
+    Policy *pol = new_policy(&a, seed);
+    int better = 0;
+    if (fix_from_graph(&f, gen_random_dag(60, 2.0, seed), 0) == 0 && pol) {
+        int n = f.gr->n_groups, *start = XMALLOC(int, n), *o1 = XMALLOC(int, n), *o2 = XMALLOC(int, n);
+        double r1 = 0, r2 = 0, rg = 0;
+        for (int k = 0; k < n; k++) /* a poor start: a search has room */
+            start[k] = k % 7 == 0;
+        if (stay) /* every group's own device is nearly sure only for device 0's groups: push to 0 */
+            push_away(pol, 0);
+        EpisodeConfig cfg;
+        episode_config_default(&cfg);
+        episode_config_features(&cfg, &a);
+        Err e = {{0}};
+        for (int64_t budget = 1; budget <= 150; budget += 37) {
+            CHECK_INT(policy_place(pol, f.g, f.gr, c, &cfg, 0, budget, seed, start, o1, &r1, &e), budget);
+            CHECK_INT(policy_place(pol, f.g, f.gr, c, &cfg, 0, budget, seed, start, o2, &r2, &e), budget);
+            CHECK(memcmp(o1, o2, (size_t)n * sizeof *o1) == 0);
+            CHECK_EXACT(r1, r2);
+            CHECK(default_score(&f, c, o1, NULL) <= default_score(&f, c, start, NULL));
+        }
+        /* the greedy episode alone (no budget, no samples) against the 150-placement search */
+        CHECK(policy_place(pol, f.g, f.gr, c, &cfg, 0, 0, seed, start, o2, &rg, &e) > 0);
+        better = default_score(&f, c, o1, NULL) < default_score(&f, c, o2, NULL);
+        CHECK_MSG(!e.msg[0], "%s", e.msg);
+        free(start);
+        free(o1);
+        free(o2);
+    }
+    fix_done(&f);
+    policy_free(pol);
+    cluster_free(c);
+    return better;
+}
+
+TEST(policy_search_spends_exactly_its_budget)
+{
+    int better = 0;
+    for (uint64_t seed = 1; seed <= 3; seed++)
+        for (int nd = 2; nd <= 3; nd++)
+            better += check_search(seed, nd, (int)seed == 2);
+    CHECK_MSG(better > 0, "the search never beat its greedy episode: its later episodes did nothing");
+}
+
+/* A policy file trained as a search ("start": "heuristic") places from the
+ * best heuristic's placement with POLICY_SEARCH_BUDGET placements when
+ * none is given, and with exactly the budget given otherwise. */
+TEST(policy_search_file_places_with_its_budget)
+{
+    TmpDir td;
+    REQUIRE_MSG(tmp_open(&td, "placeto_search"), "mkdtemp failed");
+    char path[128];
+    tmp_file(path, sizeof path, &td, "pol.json");
+    Problem p;
+    ProblemSpec s = {.graph_path = "graphs/toy/crown.json", .n_devices = 2};
+    Err e = {{0}};
+    PolicyArch a;
+    policy_arch_for(&a, 2, 0, 1);
+    a.start_heuristic = 1;
+    a.accept_improving = 1;
+    a.reject_zero = 1;
+    Policy *pol = new_policy(&a, 4);
+    if (pol && problem_load(&p, &s, &e) == 0) {
+        CHECK_MSG(policy_save(pol, NULL, path, &e) == 0, "%s", e.msg);
+        int64_t budgets[] = {0, 30};
+        for (int i = 0; i < 2; i++) {
+            PlaceRun rows[2];
+            const char *name = NULL;
+            int k = agent_place_file(path, &p, &(AgentPlaceOpts){8, 7, AGENT_START_DEFAULT, budgets[i]}, rows, &name,
+                                     &e);
+            REQUIRE_MSG(k == 1, "%d rows: %s", k, e.msg);
+            CHECK_MSG(strcmp(rows[0].method, "placeto-refine") == 0, "row %s", rows[0].method);
+            CHECK_INT(rows[0].placements, budgets[i] ? budgets[i] : POLICY_SEARCH_BUDGET);
+            CHECK(name != NULL);
+            place_run_free(&rows[0]);
+        }
+        problem_free(&p);
+    }
+    CHECK_MSG(!e.msg[0], "%s", e.msg);
+    policy_free(pol);
+    tmp_close(&td);
+}

@@ -27,7 +27,7 @@ static void info(const void *net, AgentInfo *out)
 
 static const AgentOpt train_opts[] = {
     {"threads", 't', "T", "rollouts in parallel (default 1); results depend on T, deterministically"},
-    {"preset", 0, "P", "default settings: tuned (default) or paper (the paper's reference settings)"},
+    {"preset", 0, "P", "default settings: tuned (default), search (a learned improvement search: --init heuristic --rejected zero) or paper"},
     {"lr", 0, "X", "Adam learning rate (default 0.001)"},
     {"entropy", 0, "B", "entropy weight beta (default 0.01; paper 1.0)"},
     {"entropy-decay", 0, "K", "beta falls linearly to 0 over K episodes (default: constant)"},
@@ -43,6 +43,7 @@ static const AgentOpt train_opts[] = {
     {"relative-reward", 0, NULL, "the same as --reward relative"},
     {"accept", 0, "A", "improving (default: undo, after its reward, every move that makes the placement slower) or all (paper)"},
     {"accept-improving", 0, NULL, "the same as --accept improving"},
+    {"rejected", 0, "R", "with --accept improving, an undone move's reward: negative (default: the slow-down) or zero (nothing changed)"},
     {"features", 0, "SET", "extended (default: + critical path, load, memory, neighbours) or paper"},
     {"oom-penalty", 0, "X", "seconds per GB over a device's memory (default 2)"},
     {"mem-feature", 0, NULL, "add the peak-memory feature column"},
@@ -57,7 +58,7 @@ typedef struct PlacetoCfg {
     const PlaceMethod *init_method; /* --init METHOD */
     int init_heuristic;             /* --init heuristic */
     /* given on the command line (else a resumed policy's own) */
-    int features_given, accept_given, init_given;
+    int features_given, accept_given, init_given, rejected_given;
 } PlacetoCfg;
 
 static int parse_init(const char *s, EpisodeInit *out)
@@ -82,12 +83,18 @@ static int configure(const AgentArgs *a, uint64_t seed, void *config, Err *e)
     PlacetoCfg *pc = config;
     TrainConfig *cfg = &pc->cfg;
     const char *preset = agent_arg(a, "preset");
-    if (preset && strcmp(preset, "tuned") != 0 && strcmp(preset, "paper") != 0)
-        return err_set(e, "--preset: expected tuned or paper, got '%s'", preset);
+    if (preset && strcmp(preset, "tuned") != 0 && strcmp(preset, "paper") != 0 && strcmp(preset, "search") != 0)
+        return err_set(e, "--preset: expected tuned, search or paper, got '%s'", preset);
+    int search = preset && strcmp(preset, "search") == 0;
     if (preset && strcmp(preset, "paper") == 0)
         train_config_default(cfg);
     else
         train_config_tuned(cfg);
+    if (search) { /* from the best placement so far, the best heuristic's first; undone moves rewarded 0 */
+        cfg->env.init = EPISODE_INIT_GIVEN;
+        pc->init_heuristic = 1;
+        cfg->env.reject_zero = 1;
+    }
     cfg->seed = seed;
     long threads, decay, passes;
     if (agent_arg_int(a, "threads", 1, 256, 1, &threads, e) || agent_arg_int(a, "entropy-decay", 0, 1L << 40, 0, &decay, e) ||
@@ -99,8 +106,9 @@ static int configure(const AgentArgs *a, uint64_t seed, void *config, Err *e)
         agent_arg_double(a, "oom-penalty", 0, 1e9, 2.0, &cfg->env.oom_penalty, e))
         return -1;
     const char *init = agent_arg(a, "init");
-    pc->init_given = init != NULL;
-    pc->init_heuristic = init && strcmp(init, "heuristic") == 0;
+    pc->init_given = init != NULL || search;
+    if (init)
+        pc->init_heuristic = strcmp(init, "heuristic") == 0;
     if (pc->init_heuristic) {
         cfg->env.init = EPISODE_INIT_GIVEN;
     } else if (init && parse_init(init, &cfg->env.init) != 0) {
@@ -140,6 +148,14 @@ static int configure(const AgentArgs *a, uint64_t seed, void *config, Err *e)
     else if (agent_arg(a, "accept-improving"))
         cfg->env.accept_improving = 1;
     pc->accept_given = accept || agent_arg(a, "accept-improving");
+    const char *rejected = agent_arg(a, "rejected");
+    if (rejected && strcmp(rejected, "zero") != 0 && strcmp(rejected, "negative") != 0)
+        return err_set(e, "--rejected: expected zero or negative, got '%s'", rejected);
+    if (rejected)
+        cfg->env.reject_zero = strcmp(rejected, "zero") == 0;
+    if (cfg->env.reject_zero && !cfg->env.accept_improving)
+        return err_set(e, "--rejected zero (and --preset search) apply to --accept improving: with --accept all no move is undone");
+    pc->rejected_given = rejected != NULL || search;
     const char *fset = agent_arg(a, "features");
     if (fset && strcmp(fset, "paper") != 0 && strcmp(fset, "extended") != 0)
         return err_set(e, "--features: expected paper or extended, got '%s'", fset);
@@ -164,6 +180,8 @@ static void *create(const void *config, const Problem *pb, int n, const Cluster 
     policy_arch_for(&arch, c->n_devices, cfg->env.mem_feature, cfg->env.extended_features);
     arch.start_device0 = cfg->env.init == EPISODE_INIT_DEVICE0;
     arch.accept_improving = cfg->env.accept_improving;
+    arch.start_heuristic = ((const PlacetoCfg *)config)->init_heuristic;
+    arch.reject_zero = cfg->env.reject_zero;
     return policy_new(&arch, cfg->seed, e);
 }
 
@@ -177,8 +195,13 @@ static void resumed(void *net, void *config, const AgentArgs *a)
     if (!pc->accept_given) /* as the policy was trained */
         pc->cfg.env.accept_improving = pol->arch.accept_improving;
     pol->arch.accept_improving = pc->cfg.env.accept_improving; /* how it now places */
-    if (!pc->init_given) /* the start the policy was trained from */
-        pc->cfg.env.init = pol->arch.start_device0 ? EPISODE_INIT_DEVICE0 : EPISODE_INIT_RANDOM_FIXED;
+    if (!pc->rejected_given)
+        pc->cfg.env.reject_zero = pol->arch.reject_zero && pc->cfg.env.accept_improving;
+    pol->arch.reject_zero = pc->cfg.env.reject_zero;
+    if (!pc->init_given) /* the start the policy was trained from (heuristic: the best so far, kept in the file) */
+        pc->cfg.env.init = pol->arch.start_device0    ? EPISODE_INIT_DEVICE0
+                           : pol->arch.start_heuristic ? EPISODE_INIT_GIVEN
+                                                       : EPISODE_INIT_RANDOM_FIXED;
 }
 
 static void *trainer_new(void *net, TrainState *ts, const void *config, const TrainGraph *tg, int n, const Cluster *c,

@@ -8,6 +8,7 @@ void episode_config_features(EpisodeConfig *cfg, const PolicyArch *a)
     cfg->mem_feature = a->mem_feature;
     cfg->extended_features = a->extended;
     cfg->accept_improving = a->accept_improving;
+    cfg->reject_zero = a->reject_zero;
     if (cfg->init == EPISODE_INIT_RANDOM_FIXED || cfg->init == EPISODE_INIT_DEVICE0)
         cfg->init = a->start_device0 ? EPISODE_INIT_DEVICE0 : EPISODE_INIT_RANDOM_FIXED;
 }

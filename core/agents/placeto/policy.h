@@ -30,6 +30,10 @@ typedef struct PolicyArch {
     int start_device0; /* the start it was trained from and places from zero-shot:
                           1 every group on device 0, 0 the fixed random placement */
     int accept_improving; /* trained (and placing) with moves that hurt undone */
+    int start_heuristic; /* trained from the best placement so far, the best heuristic's first
+                            (--init heuristic, --preset search): zero-shot, it searches from the
+                            best heuristic's placement */
+    int reject_zero;  /* trained with an undone move's reward 0 (--rejected zero) */
     int n_features;  /* F = 5 + n_devices (+ 1) (+ 3 + n_devices) */
     int d;           /* hidden size, = F by default */
     int rounds;      /* message-passing rounds k (default 8) */

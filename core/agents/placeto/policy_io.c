@@ -13,10 +13,11 @@
 static void placeto_head(FILE *f, const void *ud)
 {
     const PolicyArch *a = ud;
-    fprintf(f, " \"architecture\": {\"n_devices\": %d, \"n_features\": %d, \"d\": %d, \"rounds\": %d, \"mem_feature\": %d%s%s%s},\n",
+    fprintf(f, " \"architecture\": {\"n_devices\": %d, \"n_features\": %d, \"d\": %d, \"rounds\": %d, \"mem_feature\": %d%s%s%s%s},\n",
             a->n_devices, a->n_features, a->d, a->rounds, a->mem_feature, a->extended ? ", \"extended\": 1" : "",
-            a->start_device0 ? ", \"start\": \"device0\"" : "",
-            a->accept_improving ? ", \"accept\": \"improving\"" : "");
+            a->start_device0 ? ", \"start\": \"device0\"" : a->start_heuristic ? ", \"start\": \"heuristic\"" : "",
+            a->accept_improving ? ", \"accept\": \"improving\"" : "",
+            a->reject_zero ? ", \"rejected\": \"zero\"" : "");
 }
 
 int policy_save(const Policy *pol, const TrainState *ts, const char *path, Err *e)
@@ -47,15 +48,23 @@ static int read_arch(const JDoc *d, PolicyArch *a, Err *e)
     const char *start = NULL;
     if (jget_string(d, o, "start", "architecture.start", 0, &start, e) < 0)
         return -1;
-    if (start && strcmp(start, "device0") != 0 && strcmp(start, "random-fixed") != 0)
-        return jdoc_err(d, e, "architecture.start", "expected \"device0\" or \"random-fixed\", got \"%s\"", start);
+    if (start && strcmp(start, "device0") != 0 && strcmp(start, "random-fixed") != 0 && strcmp(start, "heuristic") != 0)
+        return jdoc_err(d, e, "architecture.start", "expected \"device0\", \"random-fixed\" or \"heuristic\", got \"%s\"",
+                        start);
     const char *accept = NULL;
     if (jget_string(d, o, "accept", "architecture.accept", 0, &accept, e) < 0)
         return -1;
     if (accept && strcmp(accept, "improving") != 0 && strcmp(accept, "all") != 0)
         return jdoc_err(d, e, "architecture.accept", "expected \"improving\" or \"all\", got \"%s\"", accept);
+    const char *rejected = NULL;
+    if (jget_string(d, o, "rejected", "architecture.rejected", 0, &rejected, e) < 0)
+        return -1;
+    if (rejected && strcmp(rejected, "zero") != 0 && strcmp(rejected, "negative") != 0)
+        return jdoc_err(d, e, "architecture.rejected", "expected \"zero\" or \"negative\", got \"%s\"", rejected);
     memset(a, 0, sizeof *a);
     a->start_device0 = start && strcmp(start, "device0") == 0;
+    a->start_heuristic = start && strcmp(start, "heuristic") == 0;
+    a->reject_zero = rejected && strcmp(rejected, "zero") == 0;
     a->accept_improving = accept && strcmp(accept, "improving") == 0;
     a->n_devices = (int)nd;
     a->mem_feature = (int)mf;

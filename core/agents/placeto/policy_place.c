@@ -8,6 +8,18 @@
 
 #include "placeto_episode.h"
 
+void policy_search_kick(int *gd, int n, int n_devices, Rng *rng)
+{
+    if (n_devices < 2 || n <= 0)
+        return;
+    int moves = n / 20 > 2 ? n / 20 : 2; /* as ils kicks */
+    for (int j = 0; j < moves; j++) {
+        int k = (int)rng_below(rng, (uint64_t)n);
+        int d = (int)rng_below(rng, (uint64_t)(n_devices - 1));
+        gd[k] = d >= gd[k] ? d + 1 : d;
+    }
+}
+
 int64_t policy_place(const Policy *pol, const Graph *g, const Grouping *gr, const Cluster *c,
                      const EpisodeConfig *cfg, int samples, int64_t budget, uint64_t seed, const int *init_device,
                      int *group_device, double *runtime_us, Err *e)
@@ -27,24 +39,39 @@ int64_t policy_place(const Policy *pol, const Graph *g, const Grouping *gr, cons
         policy_graph_free(pg);
         return -1;
     }
+    if (budget > 0) /* a search: every episode after the first starts from a given placement */
+        ep->cfg.init = EPISODE_INIT_GIVEN;
     PolicyWork *w = policy_work_new(&pol->arch, pg);
     double best = INFINITY;
     int64_t sims = 0;
-    /* with a budget: sampled episodes after the greedy one until it is spent,
-     * the last one stopped where it runs out (every episode's start is one
-     * of its placements) */
+    int n = gr->n_groups, *from = budget > 0 ? xnew_array((size_t)n, sizeof *from) : NULL;
+    Rng kick;
+    rng_seed(&kick, seed ^ POLICY_SEARCH_KICK_SEED);
+    /* with a budget, a search: the greedy episode, then sampled ones, each
+     * from the best placement so far, or from a kick of it when the episode
+     * before kept no move (a local optimum for the policy), until the budget
+     * is spent; the last one stopped where it runs out (every episode's
+     * start is one of its placements). Without one: the greedy episode and
+     * `samples` sampled ones, each from the start. */
     for (int k = 0; budget > 0 ? sims < budget : k <= samples; k++) {
-        if (k > 0)
+        if (k > 0 && from) {
+            memcpy(from, group_device, (size_t)n * sizeof *from);
+            if (!(ep->best_score < ep->init_score))
+                policy_search_kick(from, n, c->n_devices, &kick);
+            episode_reset(ep, seed + (uint64_t)k, from);
+        } else if (k > 0) {
             episode_reset(ep, seed + (uint64_t)k, init_device);
+        }
         while (!episode_done(ep) && (budget <= 0 || sims + ep->simulations < budget))
             episode_step_policy(ep, pol, w, k == 0, NULL);
         sims += ep->simulations;
         if (ep->best_score < best) {
             best = ep->best_score;
             *runtime_us = ep->best_runtime_us;
-            memcpy(group_device, ep->best_device, (size_t)gr->n_groups * sizeof *group_device);
+            memcpy(group_device, ep->best_device, (size_t)n * sizeof *group_device);
         }
     }
+    free(from);
     policy_work_free(w);
     episode_free(ep);
     policy_graph_free(pg);
@@ -60,6 +87,12 @@ int placeto_place_runs(const AgentKind *k, const Problem *p, const char *path, c
     AgentStart start = o->start;
     int samples = o->samples;
     uint64_t seed = o->seed;
+    int64_t budget = o->budget;
+    if (pol->arch.start_heuristic) { /* trained as a search: it searches from the best heuristic's placement */
+        start = AGENT_START_HEURISTIC;
+        if (budget <= 0)
+            budget = POLICY_SEARCH_BUDGET;
+    }
     EpisodeConfig cfg;
     episode_config_default(&cfg);
     episode_config_features(&cfg, &pol->arch);
@@ -68,20 +101,20 @@ int placeto_place_runs(const AgentKind *k, const Problem *p, const char *path, c
     int n = 0;
     int64_t pre = 0, sims;
     if (start == AGENT_START_HEURISTIC) {
-        PlaceCtx ctx = {p->g, p->gr, p->c, seed, o->budget, NULL};
+        PlaceCtx ctx = {p->g, p->gr, p->c, seed, budget, NULL};
         double score;
         const char *name;
         init = xnew_array((size_t)p->gr->n_groups, sizeof *init);
-        pre = o->budget > 0 ? place_search_start(&ctx, init, &score, &name)
-                            : place_best_heuristic(&ctx, init, &score, &name);
+        pre = budget > 0 ? place_search_start(&ctx, init, &score, &name)
+                       : place_best_heuristic(&ctx, init, &score, &name);
         if (start_name)
             *start_name = name;
     }
-    if (o->budget > 0 && pre >= o->budget) { /* the budget went on the heuristics: the best of them */
+    if (budget > 0 && pre >= budget) { /* the budget went on the heuristics: the best of them */
         memcpy(gd, init, (size_t)p->gr->n_groups * sizeof *gd);
         sims = 0;
     } else {
-        sims = policy_place(pol, p->g, p->gr, p->c, &cfg, samples, o->budget > 0 ? o->budget - pre : 0, seed, init,
+        sims = policy_place(pol, p->g, p->gr, p->c, &cfg, samples, budget > 0 ? budget - pre : 0, seed, init,
                             gd, &rt, e);
     }
     if (sims < 0) {

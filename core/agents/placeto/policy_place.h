@@ -14,11 +14,25 @@
 #include "train_state.h"
 #include "util.h"
 
-/* Zero-shot placement with a trained policy: one greedy episode, then
- * `samples` sampled ones (seeds seed + 1, ...) or, when budget > 0, as many
- * sampled ones as exactly `budget` placements simulated allow (the last
- * one stopped where the budget runs out), all from init_device (per
- * group) when it is not NULL, else from cfg's initial placement; the best
+/* The seed of a search's kicks is the placing seed xor this. */
+#define POLICY_SEARCH_KICK_SEED 0x6b69636bULL
+/* The placements a policy trained as a search (start "heuristic") may
+ * simulate zero-shot when no budget is given. */
+#define POLICY_SEARCH_BUDGET 500
+
+/* A kick, as ils's: max(2, n / 20) groups drawn from rng each moved to
+ * another device drawn from rng. */
+void policy_search_kick(int *gd, int n, int n_devices, Rng *rng);
+
+/* Zero-shot placement with a trained policy. Without a budget: one greedy
+ * episode, then `samples` sampled ones (seeds seed + 1, ...), all from
+ * init_device (per group) when it is not NULL, else from cfg's initial
+ * placement. With budget > 0, a learned improvement search of exactly
+ * `budget` placements simulated: the greedy episode from that start, then
+ * sampled episodes each from the best placement so far, or from a kick of
+ * it (policy_search_kick, seed seed ^ POLICY_SEARCH_KICK_SEED) when the
+ * episode before kept no move, the last one stopped where the budget runs
+ * out (a proposal of a group's own device simulates nothing). The best
  * placement seen (lowest score, the start included) goes to group_device
  * (n_groups entries) and its runtime to *runtime_us. Returns the placements
  * simulated, or -1 with e set on a device-count or feature mismatch. */
