@@ -18,7 +18,9 @@ placer's and GDP's bundled family policies, an lsearch policy (--lsearch
 P, at --lsearch-budget placements) and a one-shot lsched policy (--lsched
 P, at its default 20 placements); with --placeto-budget B also Placeto's
 family policy and its control both spending exactly B placements (row
-placeto@B). The network kernels are the plain loops
+placeto@B), and Placeto trained as a learned improvement search
+(search_family_F_2.json, `train --preset search`) at the same B (row
+placeto-search@B). The network kernels are the plain loops
 (PLACETO_KERNELS=plain), so the table is the same on another CPU. Writes
 bench/results/control_families.{json,md}.
 
@@ -51,12 +53,13 @@ def policies(fam):
         ps.append(("lsched", LSCHED))
     if PLACETO_BUDGET:  # the family policy and its control at one equal budget of placements
         ps.append(("placeto@%d" % PLACETO_BUDGET, "graphs/policies/family_%s.json" % fam))
+        ps.append(("placeto-search@%d" % PLACETO_BUDGET, "graphs/policies/search_family_%s_2.json" % fam))
     return ps
 
 
 def run(job):
     agent, policy, path = job
-    row = agent.split("@")[0]
+    row = {"placeto-search": "placeto-refine"}.get(agent.split("@")[0], agent.split("@")[0])
     cmd = [PROG, "compare", path, "--devices", "2", "--policy", policy, "--untrained", "--samples", "8",
            "--methods", "single", "--seed", "1", "--json"]
     if agent == "lsearch":

@@ -58,6 +58,13 @@ absg=$(pwd)/$g
 explore "" --size 100x30
 has "start screen" "placeto  toy_crown on 2x K80" "step 0/18" "Graph 18 groups" "Timeline" "Policy" "Devices" \
     "History" "Inspector" "space steps"
+
+# a policy trained as a search (train --preset search) starts its episode
+# from the best heuristic's placement, and says so
+"$prog" train "$g" --preset search --episodes 2 -o "$tmp/search.json" > /dev/null 2>&1
+explore "" --size 140x30 --policy "$tmp/search.json"
+has "search policy start" "placement (a policy trained as a search)"
+
 lines=$(wc -l < "$tmp/out")
 if [ "$lines" -le 30 ]; then pass; else fail "screen size" "$lines lines for a 30-row screen"; fi
 

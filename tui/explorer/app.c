@@ -213,13 +213,24 @@ App *app_new(const AppOptions *o, Err *e)
     if (app_actor_attach(a, NULL, NULL, e) != 0)
         goto fail;
     EpisodeConfig cfg;
+    int *start = NULL;
+    const char *start_name = NULL;
     if (app_is_actor(a)) {
         a->policy.kind->actor->config(&cfg);
     } else {
         episode_config_default(&cfg);
         episode_config_features(&cfg, &a->policy.pol->arch);
+        if (a->policy.pol->arch.start_heuristic) { /* trained as a search: from the best heuristic's placement */
+            PlaceCtx ctx = {a->data.pb.g, a->data.pb.gr, a->data.pb.c, o->seed, 0, NULL};
+            double score;
+            start = xnew_array((size_t)a->data.pb.gr->n_groups, sizeof *start);
+            place_best_heuristic(&ctx, start, &score, &start_name);
+            cfg.init = EPISODE_INIT_GIVEN;
+        }
     }
-    if (!(a->data.ep = episode_new(a->data.pb.g, a->data.pb.gr, a->data.pb.c, a->data.pg, &cfg, o->seed, NULL, e)))
+    a->data.ep = episode_new(a->data.pb.g, a->data.pb.gr, a->data.pb.c, a->data.pg, &cfg, o->seed, start, e);
+    free(start);
+    if (!a->data.ep)
         goto fail;
     if (o->episode_path)
         a->files.episode = xstrdup(o->episode_path);
@@ -228,6 +239,10 @@ App *app_new(const AppOptions *o, Err *e)
         app_msg(a, GS_NONE, "%s: %d groups on %d devices, the %s policy %s; space steps, ? shows every key",
                 a->data.pb.g->name, a->data.pb.gr->n_groups, a->data.pb.c->n_devices, a->policy.kind->name,
                 a->policy.kind->actor->start);
+    else if (start_name)
+        app_msg(a, GS_NONE, "%s: %d groups on %d devices, from %s's placement (a policy trained as a search); space "
+                "steps, ? shows every key", a->data.pb.g->name, a->data.pb.gr->n_groups, a->data.pb.c->n_devices,
+                start_name);
     else
         app_msg(a, GS_NONE, "%s: %d groups on %d devices; space steps, ? shows every key", a->data.pb.g->name,
                 a->data.pb.gr->n_groups, a->data.pb.c->n_devices);
