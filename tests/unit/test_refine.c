@@ -73,8 +73,9 @@ static void push_away(Policy *pol, int d)
  * policy is pushed to move the first group off its start device, so that
  * its episodes leave the start at once. Returns 1 when the policy's
  * episodes alone only found worse placements. */
-static int check_refine(uint64_t seed, int nd, int ext)
+static int check_refine(uint64_t seed, int nd)
 {
+    int ext = (int)(seed + (uint64_t)nd) % 2;
     Fix f;
     Cluster *c = cluster_default(nd);
     PolicyArch a;
@@ -107,12 +108,19 @@ static int check_refine(uint64_t seed, int nd, int ext)
     return worse;
 }
 
+/* check(seed, nd) summed over seeds 1-3 and 2..nd_hi devices. */
+static int over_cases(int (*check)(uint64_t seed, int nd), int nd_hi)
+{
+    int sum = 0;
+    for (uint64_t seed = 1; seed <= 3; seed++)
+        for (int nd = 2; nd <= nd_hi; nd++)
+            sum += check(seed, nd);
+    return sum;
+}
+
 TEST(policy_place_from_a_start_is_never_worse)
 {
-    int worse = 0;
-    for (uint64_t seed = 1; seed <= 3; seed++)
-        for (int nd = 2; nd <= 4; nd++)
-            worse += check_refine(seed, nd, (int)(seed + (uint64_t)nd) % 2);
+    int worse = over_cases(check_refine, 4);
     CHECK_MSG(worse > 0, "the policy alone was never worse than the start: the check could not fail");
 }
 
@@ -164,27 +172,55 @@ static void check_runs_row(const Problem *p, const Policy *pol, const char *path
     place_run_free(&rows[0]);
 }
 
+/* A policy of architecture a (seed 4) saved in a temporary directory, and
+ * the toy crown on 2 devices to place with it. */
+typedef struct Saved {
+    TmpDir td;
+    char path[128];
+    Problem p;
+    Policy *pol;
+    Err e;
+} Saved;
+
+/* 1 when sv is ready (saved_close it then), else 0 with a failed check. */
+static int saved_open(Saved *sv, const PolicyArch *a, const char *tag)
+{
+    memset(sv, 0, sizeof *sv);
+    if (!tmp_open(&sv->td, tag)) {
+        CHECK_MSG(0, "mkdtemp failed");
+        return 0;
+    }
+    tmp_file(sv->path, sizeof sv->path, &sv->td, "pol.json");
+    ProblemSpec s = {.graph_path = "graphs/toy/crown.json", .n_devices = 2};
+    sv->pol = new_policy(a, 4);
+    if (sv->pol && problem_load(&sv->p, &s, &sv->e) == 0) {
+        CHECK_MSG(policy_save(sv->pol, NULL, sv->path, &sv->e) == 0, "%s", sv->e.msg);
+        return 1;
+    }
+    CHECK_MSG(0, "%s", sv->e.msg);
+    policy_free(sv->pol);
+    tmp_close(&sv->td);
+    return 0;
+}
+
+static void saved_close(Saved *sv)
+{
+    CHECK_MSG(!sv->e.msg[0], "%s", sv->e.msg);
+    problem_free(&sv->p);
+    policy_free(sv->pol);
+    tmp_close(&sv->td);
+}
+
 TEST(policy_place_runs_refine_row)
 {
-    TmpDir td;
-    REQUIRE_MSG(tmp_open(&td, "placeto_refine"), "mkdtemp failed");
-    char path[128];
-    tmp_file(path, sizeof path, &td, "pol.json");
-    Problem p;
-    ProblemSpec s = {.graph_path = "graphs/toy/crown.json", .n_devices = 2};
-    Err e = {{0}};
     PolicyArch a;
     policy_arch_for(&a, 2, 0, 1);
-    Policy *pol = new_policy(&a, 4);
-    if (pol && problem_load(&p, &s, &e) == 0) {
-        CHECK_MSG(policy_save(pol, NULL, path, &e) == 0, "%s", e.msg);
-        check_runs_row(&p, pol, path, AGENT_START_HEURISTIC);
-        check_runs_row(&p, pol, path, AGENT_START_DEFAULT);
-        problem_free(&p);
+    Saved sv;
+    if (saved_open(&sv, &a, "placeto_refine")) {
+        check_runs_row(&sv.p, sv.pol, sv.path, AGENT_START_HEURISTIC);
+        check_runs_row(&sv.p, sv.pol, sv.path, AGENT_START_DEFAULT);
+        saved_close(&sv);
     }
-    CHECK_MSG(!e.msg[0], "%s", e.msg);
-    policy_free(pol);
-    tmp_close(&td);
 }
 
 TEST(policy_place_refuses_a_feature_mismatch)
@@ -246,8 +282,9 @@ TEST(policy_search_kick_moves_groups_deterministically)
  * worse than its start. Returns 1 when the 150-placement search found a
  * better placement than the greedy episode alone (so the continued
  * episodes and the kicks do something). */
-static int check_search(uint64_t seed, int nd, int stay)
+static int check_search(uint64_t seed, int nd)
 {
+    int stay = seed == 2;
     Fix f;
     Cluster *c = cluster_default(nd);
     PolicyArch a;
@@ -289,10 +326,7 @@ static int check_search(uint64_t seed, int nd, int stay)
 
 TEST(policy_search_spends_exactly_its_budget)
 {
-    int better = 0;
-    for (uint64_t seed = 1; seed <= 3; seed++)
-        for (int nd = 2; nd <= 3; nd++)
-            better += check_search(seed, nd, (int)seed == 2);
+    int better = over_cases(check_search, 3);
     CHECK_MSG(better > 0, "the search never beat its greedy episode: its later episodes did nothing");
 }
 
@@ -301,36 +335,27 @@ TEST(policy_search_spends_exactly_its_budget)
  * none is given, and with exactly the budget given otherwise. */
 TEST(policy_search_file_places_with_its_budget)
 {
-    TmpDir td;
-    REQUIRE_MSG(tmp_open(&td, "placeto_search"), "mkdtemp failed");
-    char path[128];
-    tmp_file(path, sizeof path, &td, "pol.json");
-    Problem p;
-    ProblemSpec s = {.graph_path = "graphs/toy/crown.json", .n_devices = 2};
-    Err e = {{0}};
     PolicyArch a;
     policy_arch_for(&a, 2, 0, 1);
     a.start_heuristic = 1;
     a.accept_improving = 1;
     a.reject_zero = 1;
-    Policy *pol = new_policy(&a, 4);
-    if (pol && problem_load(&p, &s, &e) == 0) {
-        CHECK_MSG(policy_save(pol, NULL, path, &e) == 0, "%s", e.msg);
-        int64_t budgets[] = {0, 30};
-        for (int i = 0; i < 2; i++) {
-            PlaceRun rows[2];
-            const char *name = NULL;
-            int k = agent_place_file(path, &p, &(AgentPlaceOpts){8, 7, AGENT_START_DEFAULT, budgets[i]}, rows, &name,
-                                     &e);
-            REQUIRE_MSG(k == 1, "%d rows: %s", k, e.msg);
-            CHECK_MSG(strcmp(rows[0].method, "placeto-refine") == 0, "row %s", rows[0].method);
-            CHECK_INT(rows[0].placements, budgets[i] ? budgets[i] : POLICY_SEARCH_BUDGET);
-            CHECK(name != NULL);
-            place_run_free(&rows[0]);
-        }
-        problem_free(&p);
+    Saved sv;
+    if (!saved_open(&sv, &a, "placeto_search"))
+        return;
+    int64_t budgets[] = {0, 30};
+    for (int i = 0; i < 2; i++) {
+        PlaceRun rows[2];
+        const char *name = NULL;
+        AgentPlaceOpts o = {8, 7, AGENT_START_DEFAULT, budgets[i]};
+        int k = agent_place_file(sv.path, &sv.p, &o, rows, &name, &sv.e);
+        CHECK_MSG(k == 1, "%d rows: %s", k, sv.e.msg);
+        if (k != 1)
+            break;
+        CHECK_MSG(strcmp(rows[0].method, "placeto-refine") == 0, "row %s", rows[0].method);
+        CHECK_INT(rows[0].placements, budgets[i] ? budgets[i] : POLICY_SEARCH_BUDGET);
+        CHECK(name != NULL);
+        place_run_free(&rows[0]);
     }
-    CHECK_MSG(!e.msg[0], "%s", e.msg);
-    policy_free(pol);
-    tmp_close(&td);
+    saved_close(&sv);
 }
