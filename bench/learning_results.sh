@@ -9,11 +9,13 @@
 #     held-out and fresh graphs, 2 and 4 devices (learned_search.py), and
 #     on the paper's cases at a budget (search_budget.py);
 #   - every family policy against its control (control_families.py);
+#   - Placeto trained as a search against its control and ILS, and which
+#     setting makes it learn (placeto_search.py, placeto_search_study.py);
 #   - what --policy auto gives on unseen graphs (auto_policy.py);
 #   - the one-shot policy at 20 placements (oneshot.py).
 # FRESH is a directory of freshly generated family members (importer seeds
 # never bundled; generated here when missing, about a minute each):
-#   bash bench/learning_results.sh [./placeto] [FRESH]     # about 18 min on 2 cores, once generated
+#   bash bench/learning_results.sh [./placeto] [FRESH]     # about 25 min on 2 cores, once generated
 set -eu
 export PLACETO_KERNELS=plain
 cd "$(dirname "$0")/.."
@@ -37,6 +39,8 @@ $py bench/learned_search.py "$prog" --devices 4 --policy graphs/policies/lsearch
 $py bench/search_budget.py "$prog"
 $py bench/control_families.py "$prog" --fresh "$fresh" --lsearch graphs/policies/lsearch.json --lsearch-budget 200 \
     --lsched graphs/policies/lsched_2.json --placeto-budget 500
+$py bench/placeto_search.py "$prog" --fresh "$fresh"
+$py bench/placeto_search_study.py "$prog"
 $py bench/auto_policy.py "$prog" --fresh "$fresh"
 $py bench/oneshot.py "$prog" --fresh "$fresh"
 $py bench/headline.py
