@@ -32,7 +32,8 @@ if [ "$what" = search ] || [ "$what" = all ]; then
   # Placeto as a learned improvement search (--preset search), per family on
   # the same 24 graphs, on 2 and on 4 devices; on 4 at --lr 0.003, which a
   # validation split (trained on 00-19, measured on 20-23) chose over 0.001,
-  # 0.01, 2 400 episodes and --entropy 0.03
+  # 0.01, 2 400 episodes, other entropies, --passes 2, --normalize and one
+  # policy for the three families (docs/results.md)
   for f in enas-cifar10 enas-ptb nmt; do
     list=$(ls graphs/families/$f/*.json | sort | head -24 | tr '\n' ' ')
     cmds+=("./placeto train $list--preset search --devices 2 --episodes 800 --seed 1 -o graphs/policies/search_family_${f}_2.json --json > $log/search_family_${f}_2.jsonl")
