@@ -41,6 +41,13 @@ def family_sets(fresh=None, held=(24, 31)):
     return sets
 
 
+def gain(rows, a="trained", b="untrained"):
+    """1 - the geometric mean of row[a] / row[b] over rows: > 0 when a is
+    faster (training helped, for the default keys)."""
+    import math
+    return 1 - math.exp(sum(math.log(r[a] / r[b]) for r in rows) / len(rows))
+
+
 def per_set(run, sets, devices):
     """run((graph, devices)) -> ((graph, devices), result) on every graph of
     every set and device count, in parallel (one job a core): [(devices,

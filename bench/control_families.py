@@ -29,7 +29,6 @@ bench/results/control_families.{json,md}.
 """
 import concurrent.futures
 import json
-import math
 import os
 import subprocess
 import sys
@@ -89,7 +88,7 @@ def main():
             row = {"set": kind, "family": fam, "agent": a, "policy": p, "graphs": len(gs)}
             for k in ("trained", "untrained", "ils", "placements", "untrained_placements"):
                 row[k] = sum(r[k] for r in rs) / len(rs)
-            row["gain"] = 1 - math.exp(sum(math.log(r["trained"] / r["untrained"]) for r in rs) / len(rs))
+            row["gain"] = benchargs.gain(rs)
             row["beats_control"] = sum(r["trained"] < r["untrained"] for r in rs)
             row["per_graph"] = {g: res[(a, p, g)] for g in gs}
             rows.append(row)

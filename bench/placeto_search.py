@@ -23,7 +23,6 @@ Writes bench/results/placeto_search.{json,md}.
     /usr/bin/python3 bench/placeto_search.py [./placeto] [--fresh DIR] [--budgets 200,500,1000]
 """
 import json
-import math
 import os
 import subprocess
 import sys
@@ -46,9 +45,9 @@ def fam_of(path):
 
 
 def compare(path, nd, policy, budget):
-    d = json.loads(subprocess.run([PROG, "compare", path, "--devices", str(nd), "--policy", policy, "--start", "heuristic", "--untrained",
-                                   "--methods", "single", "--budget", str(budget), "--seed", "1", "--json"],
-                                  check=True, capture_output=True, text=True).stdout)
+    cmd = [PROG, "compare", path, "--devices", str(nd), "--policy", policy, "--start", "heuristic", "--untrained",
+           "--methods", "single", "--budget", str(budget), "--seed", "1", "--json"]
+    d = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
     m = {x["method"]: x for x in d["methods"]}
     return d["lower_bound_us"], m["placeto-refine"], m["placeto-refine-untrained"]
 
@@ -71,10 +70,6 @@ def run(job):
     return job, out
 
 
-def gmean_gain(rs, a, b):
-    return 1 - math.exp(sum(math.log(r[a] / r[b]) for r in rs) / len(rs))
-
-
 def main():
     sets = benchargs.family_sets(FRESH)
     per = benchargs.per_set(run, sets, DEVICES)
@@ -85,8 +80,8 @@ def main():
             row = {"devices": nd, "set": kind, "family": fam, "budget": b, "graphs": len(xs)}
             for k in ("trained", "untrained", "ils", "placements", "untrained_placements") + (("tuned",) if nd == 2 else ()):
                 row[k] = sum(x[k] for x in xs) / len(xs)
-            row["gain"] = gmean_gain(xs, "trained", "untrained")
-            row["vs_ils"] = gmean_gain(xs, "trained", "ils")
+            row["gain"] = benchargs.gain(xs)
+            row["vs_ils"] = benchargs.gain(xs, "trained", "ils")
             row["beats_control"] = sum(x["trained"] < x["untrained"] for x in xs)
             row["beats_ils"] = sum(x["trained"] < x["ils"] for x in xs)
             rows.append(row)

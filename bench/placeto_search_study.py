@@ -22,7 +22,6 @@ its training simulated. The network kernels are the plain loops
 """
 import concurrent.futures
 import json
-import math
 import os
 import subprocess
 import sys
@@ -78,7 +77,7 @@ def main():
                "train_simulated": trained[(f, s)]["simulated"]}
         for k in ("trained", "untrained", "ils"):
             row[k] = sum(x[k] for x in xs) / len(xs)
-        row["gain"] = 1 - math.exp(sum(math.log(x["trained"] / x["untrained"]) for x in xs) / len(xs))
+        row["gain"] = benchargs.gain(xs)
         rows.append(row)
     cmd = "/usr/bin/python3 bench/placeto_search_study.py --budget %d" % BUDGET
     with open("bench/results/placeto_search_study.json", "w") as fh:

@@ -400,9 +400,9 @@ const EpisodeStep *episode_step_choice(Episode *ep, int device, const float *pro
     ep->group_device[v] = device;
     ep->visits[v]++;
     ep->cursor++;
-    s.reward = episode_reward(ep, before, move(ep, &s));
-    if (ep->cfg.reject_zero && s.new_device != s.proposed) /* undone: nothing changed */
-        s.reward = 0;
+    double after = move(ep, &s); /* the candidate's score, kept or undone */
+    /* reject_zero: the reward of what the episode kept (0 for an undone move) */
+    s.reward = episode_reward(ep, before, ep->cfg.reject_zero ? ep->score : after);
     s.runtime_us = ep->runtime_us;
     return episode_push(ep, &s, probs);
 }

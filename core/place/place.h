@@ -75,6 +75,11 @@ double place_eval(PlaceEval *pe, const int *group_device);
 const SimResult *place_eval_full(PlaceEval *pe, const int *group_device);
 void place_eval_free(PlaceEval *pe);
 
+/* A kick, as ils perturbs a local optimum: max(2, n / 20) times, a group
+ * drawn from rng moved to another device drawn from rng (nothing with
+ * fewer than 2 devices). The learned searches kick the same way. */
+void place_kick(int *group_device, int n, int n_devices, Rng *rng);
+
 /* Shared helpers for methods. */
 /* (group_expand and group_collapse, group.h, turn per-group choices into
  * per-op ones and back.) */

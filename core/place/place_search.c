@@ -214,6 +214,18 @@ static int other_device(Search *s, int k)
     return d >= s->cur[k] ? d + 1 : d;
 }
 
+void place_kick(int *group_device, int n, int n_devices, Rng *rng)
+{
+    if (n_devices < 2 || n <= 0)
+        return;
+    int kick = n / 20 > 2 ? n / 20 : 2;
+    for (int j = 0; j < kick; j++) {
+        int k = (int)rng_below(rng, (uint64_t)n);
+        int d = (int)rng_below(rng, (uint64_t)(n_devices - 1));
+        group_device[k] = d >= group_device[k] ? d + 1 : d;
+    }
+}
+
 /* Simulated annealing: a random single-group move is kept when it is no
  * worse, or with probability exp(-delta / T); T falls geometrically from
  * 1% to 0.001% of the start's score over the budget left. */
@@ -288,16 +300,12 @@ int place_ils(const PlaceCtx *ctx, int *op_device, Err *e)
     int *order = XMALLOC(int, s.n);
     for (int k = 0; k < s.n; k++)
         order[k] = k;
-    int kick = s.n / 20 > 2 ? s.n / 20 : 2;
     while (s.nd > 1 && s.n > 0 && s.used < s.budget) {
         local_search(&s, order);
         if (s.used >= s.budget)
             break;
         memcpy(s.cur, s.best, (size_t)s.n * sizeof *s.cur);
-        for (int j = 0; j < kick; j++) {
-            int k = (int)rng_below(&s.rng, (uint64_t)s.n);
-            s.cur[k] = other_device(&s, k);
-        }
+        place_kick(s.cur, s.n, s.nd, &s.rng);
         s.cur_score = evaluate(&s, s.cur);
         note(&s, s.cur, s.cur_score);
     }

@@ -248,7 +248,7 @@ TEST(policy_place_refuses_a_feature_mismatch)
 /* A kick moves max(2, n / 20) draws of a group to another device: the
  * result differs from the input, stays in range and is the same for the
  * same random state. */
-TEST(policy_search_kick_moves_groups_deterministically)
+TEST(place_kick_moves_groups_deterministically)
 {
     for (int nd = 2; nd <= 4; nd++) {
         int n = 64, gd[64], a[64], b[64];
@@ -259,8 +259,8 @@ TEST(policy_search_kick_moves_groups_deterministically)
         Rng r1, r2;
         rng_seed(&r1, 9);
         rng_seed(&r2, 9);
-        policy_search_kick(a, n, nd, &r1);
-        policy_search_kick(b, n, nd, &r2);
+        place_kick(a, n, nd, &r1);
+        place_kick(b, n, nd, &r2);
         CHECK(memcmp(a, b, sizeof a) == 0);
         int moved = 0;
         for (int k = 0; k < n; k++) {
@@ -272,7 +272,7 @@ TEST(policy_search_kick_moves_groups_deterministically)
     int one[3] = {0, 0, 0};
     Rng r;
     rng_seed(&r, 1);
-    policy_search_kick(one, 3, 1, &r); /* one device: nowhere to go */
+    place_kick(one, 3, 1, &r); /* one device: nowhere to go */
     CHECK(one[0] == 0 && one[1] == 0 && one[2] == 0);
 }
 

@@ -221,7 +221,6 @@ int ls_search(LsNet *net, const Graph *g, const Grouping *gr, const Cluster *c, 
     s.score = XMALLOC(double, s.M);
     s.p = XMALLOC(double, s.M);
     s.tried = XMALLOC(uint8_t, s.M);
-    int kick = s.n / 20 > 2 ? s.n / 20 : 2;
     refresh(&s);
     new_pass(&s);
     while (res->used < budget) {
@@ -231,11 +230,7 @@ int ls_search(LsNet *net, const Graph *g, const Grouping *gr, const Cluster *c, 
         }
         if (s.untried == 0) { /* a local optimum: kick the best placement */
             memcpy(s.cur, s.best, (size_t)s.n * sizeof *s.cur);
-            for (int j = 0; j < kick; j++) {
-                int k = (int)rng_below(&s.rng, (uint64_t)s.n);
-                int d = (int)rng_below(&s.rng, (uint64_t)(nd - 1));
-                s.cur[k] = d >= s.cur[k] ? d + 1 : d;
-            }
+            place_kick(s.cur, s.n, nd, &s.rng);
             s.cur_score = place_eval(s.pe, s.cur);
             res->used++;
             res->kicks++;

@@ -8,18 +8,6 @@
 
 #include "placeto_episode.h"
 
-void policy_search_kick(int *gd, int n, int n_devices, Rng *rng)
-{
-    if (n_devices < 2 || n <= 0)
-        return;
-    int moves = n / 20 > 2 ? n / 20 : 2; /* as ils kicks */
-    for (int j = 0; j < moves; j++) {
-        int k = (int)rng_below(rng, (uint64_t)n);
-        int d = (int)rng_below(rng, (uint64_t)(n_devices - 1));
-        gd[k] = d >= gd[k] ? d + 1 : d;
-    }
-}
-
 int64_t policy_place(const Policy *pol, const Graph *g, const Grouping *gr, const Cluster *c,
                      const EpisodeConfig *cfg, int samples, int64_t budget, uint64_t seed, const int *init_device,
                      int *group_device, double *runtime_us, Err *e)
@@ -57,7 +45,7 @@ int64_t policy_place(const Policy *pol, const Graph *g, const Grouping *gr, cons
         if (k > 0 && from) {
             memcpy(from, group_device, (size_t)n * sizeof *from);
             if (!(ep->best_score < ep->init_score))
-                policy_search_kick(from, n, c->n_devices, &kick);
+                place_kick(from, n, c->n_devices, &kick);
             episode_reset(ep, seed + (uint64_t)k, from);
         } else if (k > 0) {
             episode_reset(ep, seed + (uint64_t)k, init_device);

@@ -20,17 +20,13 @@
  * simulate zero-shot when no budget is given. */
 #define POLICY_SEARCH_BUDGET 500
 
-/* A kick, as ils's: max(2, n / 20) groups drawn from rng each moved to
- * another device drawn from rng. */
-void policy_search_kick(int *gd, int n, int n_devices, Rng *rng);
-
 /* Zero-shot placement with a trained policy. Without a budget: one greedy
  * episode, then `samples` sampled ones (seeds seed + 1, ...), all from
  * init_device (per group) when it is not NULL, else from cfg's initial
  * placement. With budget > 0, a learned improvement search of exactly
  * `budget` placements simulated: the greedy episode from that start, then
  * sampled episodes each from the best placement so far, or from a kick of
- * it (policy_search_kick, seed seed ^ POLICY_SEARCH_KICK_SEED) when the
+ * it (place_kick, seed seed ^ POLICY_SEARCH_KICK_SEED) when the
  * episode before kept no move, the last one stopped where the budget runs
  * out (a proposal of a group's own device simulates nothing). The best
  * placement seen (lowest score, the start included) goes to group_device
