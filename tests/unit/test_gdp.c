@@ -7,7 +7,11 @@
  * a single group),
  * with the proof that it can fail (the same comparison must reject, for
  * each tensor, its analytic gradient with one entry scaled by 1.01 and with
- * one entry's sign flipped); the layer norm and the max aggregator checked
+ * one entry's sign flipped), and the same for the backward from given
+ * logit gradients (gdp_backward_logits_d on J = sum r l); K placements
+ * drawn from one forward (gdp_work_pick: the bits of K sampled forwards)
+ * with one backward of their summed logit gradient equal to the K
+ * backwards summed; the layer norm and the max aggregator checked
  * alone; the float path (BLAS and plain loops) against the double one;
  * sampling determinism, greedy = argmax, probabilities and attention rows
  * summing to 1; the fixed-seed reference tests/data/gdp_reference.json
@@ -295,6 +299,17 @@ static double objective(GProb *p)
     return J;
 }
 
+/* J = sum_{v,i} r[v,i] l[v,i] (the logits of a GDP_PROBS forward on w, the memory frozen). */
+static double logit_objective(const GdpNet *net, const double *wd, const GdpInput *in, GdpWorkD *w, const double *r)
+{
+    gdp_forward_d(net, wd, in, w, GDP_PROBS, NULL, NULL, NULL, NULL);
+    const double *l = gdp_work_logits_d(w);
+    double J = 0;
+    for (int i = 0; i < in->G * net->arch.n_devices; i++)
+        J += r[i] * l[i];
+    return J;
+}
+
 /* Checks every entry of every tensor of net on in for the placement a
  * sample of seed gives; marks the tensors with a gradient to check in
  * covered (by name, into names[*n_names]). */
@@ -306,8 +321,9 @@ static void grad_check(const char *label, const GdpNet *net, const GdpInput *in,
     double *wd = XMALLOC(double, P->n), *grad = XNEW(double, P->n), *num = XMALLOC(double, P->n);
     double *wt = XMALLOC(double, G);
     int *place = XMALLOC(int, G);
-    Rng r;
+    Rng r, r0;
     rng_seed(&r, seed);
+    rng_seed(&r0, seed + 1000);
     /* the weights at 1.5 times Glorot (a less uniform attention), biases,
      * gains and the superposition's beta moved off their 0 and 1 */
     for (int k = 0; k < P->n_tensors; k++) {
@@ -347,6 +363,34 @@ static void grad_check(const char *label, const GdpNet *net, const GdpInput *in,
     }
     if (getenv("TEST_VERBOSE"))
         fprintf(stderr, "  %s: %zu entries checked, J = %g\n", label, P->n, J0);
+    /* gdp_backward_logits_d: the gradient of J = sum_{v,i} r[v,i] l[v,i] from dJ/dlogits = r */
+    int n = net->arch.n_devices;
+    double *rl = XMALLOC(double, (size_t)G * (size_t)n);
+    for (int i = 0; i < G * n; i++)
+        rl[i] = 2 * rng_uniform(&r0) - 1;
+    memset(grad, 0, P->n * sizeof *grad);
+    gdp_forward_d(net, wd, in, w, GDP_PROBS, NULL, NULL, NULL, NULL);
+    double L0 = logit_objective(net, wd, in, w, rl);
+    gdp_backward_logits_d(net, wd, in, w, rl, grad);
+    for (size_t i = 0; i < P->n; i++) {
+        double w0 = wd[i];
+        wd[i] = w0 + hstep;
+        double jp = logit_objective(net, wd, in, w, rl);
+        wd[i] = w0 - hstep;
+        double jm = logit_objective(net, wd, in, w, rl);
+        wd[i] = w0;
+        num[i] = (jp - jm) / (2 * hstep);
+    }
+    char llabel[128];
+    snprintf(llabel, sizeof llabel, "%s (from the logits)", label);
+    int nonzero = 0;
+    for (int k = 0; k < P->n_tensors; k++) {
+        const NnTensor *t = &P->t[k];
+        nonzero += gradref_check_tensor(llabel, t->name, grad + t->off, num + t->off,
+                                        (size_t)t->rows * (size_t)t->cols, GRAD_FLOOR * fmax(1, fabs(L0)), GRAD_TOL);
+    }
+    CHECK_MSG(nonzero > 0, "%s: no tensor had a gradient", llabel);
+    free(rl);
     gdp_work_free_d(w);
     free(wd);
     free(grad);
@@ -443,6 +487,106 @@ TEST(gdp_memory_stop_gradient)
             free(place);
         }
         gdp_free(net);
+    }
+    gfix_done(&f);
+}
+
+/* --- K placements from one forward ----------------------------------------------------- */
+
+/* K placements of one graph: gdp_work_pick after one forward draws the same
+ * bits as K sampled forwards (each with its own stream); gdp_logit_grad_d +
+ * gdp_backward_logits_d (one backward) equals the sum of the K placements'
+ * gdp_backward_d in double (to rounding), and the float twins the double
+ * ones; for the memory crossed and not. */
+TEST(gdp_k_placements_one_backward)
+{
+    GFix f;
+    if (gfix_new(&f, 40, 14, 11, 30) == 0) {
+        GCase cases[2] = {{3, 8, 2, 2, 1, 5, 1}, {2, 8, 2, 1, 2, 256, 0}};
+        for (int c = 0; c < 2; c++) {
+            GdpNet *net = small_net(&f, &cases[c], 20 + (uint64_t)c);
+            if (!net)
+                continue;
+            enum { K = 4 };
+            int G = f.in->G, n = net->arch.n_devices;
+            const NnParams *P = &net->p;
+            double *wd = XMALLOC(double, P->n), *gsum = XNEW(double, P->n), *gone = XNEW(double, P->n);
+            double *dl = XMALLOC(double, (size_t)G * (size_t)n);
+            float *gf = XNEW(float, P->n), *dlf = XMALLOC(float, (size_t)G * (size_t)n);
+            int *pl[K], *pf = XMALLOC(int, G);
+            double *wt[K], *lp = XMALLOC(double, G), *lpf = XMALLOC(double, G), *en = XMALLOC(double, G),
+                   *enf = XMALLOC(double, G);
+            for (size_t i = 0; i < P->n; i++)
+                wd[i] = P->w[i];
+            GdpWork *w = gdp_work_new(&net->arch, G), *w1 = gdp_work_new(&net->arch, G);
+            GdpWorkD *wdk = gdp_work_new_d(&net->arch, G);
+            gdp_forward(net, f.in, w, GDP_PROBS, NULL, NULL, NULL, NULL);
+            for (int k = 0; k < K; k++) {
+                pl[k] = XMALLOC(int, G);
+                wt[k] = XMALLOC(double, G);
+                Rng r1, r2;
+                rng_seed(&r1, 100 + (uint64_t)k);
+                rng_seed(&r2, 100 + (uint64_t)k);
+                double a = gdp_work_pick(w, GDP_SAMPLE, &r1, pl[k], lp, en);
+                double b = gdp_forward(net, f.in, w1, GDP_SAMPLE, &r2, pf, lpf, enf);
+                CHECK(a == b);
+                CHECK(memcmp(pl[k], pf, (size_t)G * sizeof *pf) == 0);
+                CHECK(memcmp(lp, lpf, (size_t)G * sizeof *lp) == 0);
+                CHECK(memcmp(en, enf, (size_t)G * sizeof *en) == 0);
+                CHECK(memcmp(&r1, &r2, sizeof r1) == 0);
+                for (int v = 0; v < G; v++)
+                    wt[k][v] = (v + k) % 3 ? 0.3 * (k + 1) : -0.7;
+            }
+            /* greedy and score picks as the forward's own */
+            int *pg = XMALLOC(int, G);
+            double a = gdp_work_pick(w, GDP_GREEDY, NULL, pg, lp, NULL);
+            CHECK(a == gdp_forward(net, f.in, w1, GDP_GREEDY, NULL, pf, lpf, NULL));
+            CHECK(memcmp(pg, pf, (size_t)G * sizeof *pf) == 0 && memcmp(lp, lpf, (size_t)G * sizeof *lp) == 0);
+            CHECK(a == gdp_work_pick(w, GDP_SCORE, NULL, pg, NULL, NULL));
+            free(pg);
+            /* double: one backward of the summed logit gradient = the K backwards summed */
+            const double beta = 0.07;
+            for (int k = 0; k < K; k++) {
+                gdp_forward_d(net, wd, f.in, wdk, GDP_SCORE, NULL, pl[k], NULL, NULL);
+                gdp_backward_d(net, wd, f.in, wdk, wt[k], beta, gsum);
+            }
+            gdp_forward_d(net, wd, f.in, wdk, GDP_PROBS, NULL, NULL, NULL, NULL);
+            gdp_logit_grad_d(wdk, K, (const int *const *)pl, (const double *const *)wt, beta, dl);
+            gdp_backward_logits_d(net, wd, f.in, wdk, dl, gone);
+            double mx = 0, err = 0;
+            for (size_t i = 0; i < P->n; i++) {
+                mx = fmax(mx, fabs(gsum[i]));
+                err = fmax(err, fabs(gsum[i] - gone[i]));
+            }
+            CHECK_MSG(mx > 0 && err <= 1e-12 * mx, "case %d: one backward of K differs by %g (max %g)", c, err, mx);
+            /* float: the same logit gradient and backward as the double ones */
+            gdp_logit_grad(w, K, (const int *const *)pl, (const double *const *)wt, beta, dlf);
+            size_t off = 0;
+            for (int i = 0; i < G * n; i++)
+                off += fabs((double)dlf[i] - dl[i]) > 1e-5 * (1 + fabs(dl[i]));
+            CHECK_MSG(off == 0, "case %d: %zu logit gradients differ from double", c, off);
+            gdp_backward_logits(net, f.in, w, dlf, gf);
+            CHECK_MSG(gradref_float_off(gf, gone, P->n, 1e-3) == 0, "case %d: float backward of K differs", c);
+            for (int k = 0; k < K; k++) {
+                free(pl[k]);
+                free(wt[k]);
+            }
+            gdp_work_free(w);
+            gdp_work_free(w1);
+            gdp_work_free_d(wdk);
+            free(wd);
+            free(gsum);
+            free(gone);
+            free(dl);
+            free(gf);
+            free(dlf);
+            free(pf);
+            free(lp);
+            free(lpf);
+            free(en);
+            free(enf);
+            gdp_free(net);
+        }
     }
     gfix_done(&f);
 }

@@ -284,12 +284,42 @@ double gdp_forward(const GdpNet *net, const GdpInput *in, GdpWork *w, int mode, 
     return gf_forward(net, net->p.w, in, w, mode, rng, place, logp, ent);
 }
 
+/* The last forward on w was on in (and, for a backward of its placement, chose one). */
+static void check_last(int Gc, int acted, const GdpInput *in, int need_act)
+{
+    if (Gc != in->G)
+        util_die("gdp: backward of a forward on %d groups on an input of %d", Gc, in->G);
+    if (need_act && !acted)
+        util_die("gdp: backward of a placement after a GDP_PROBS forward");
+}
+
 void gdp_backward(const GdpNet *net, const GdpInput *in, GdpWork *w, const double *wt, double beta, float *grad)
 {
     CHECK_W(w);
-    if (w->Gc != in->G)
-        util_die("gdp: backward of a forward on %d groups on an input of %d", w->Gc, in->G);
+    check_last(w->Gc, w->acted, in, 1);
     gf_backward(net, net->p.w, in, w, wt, beta, grad);
+}
+
+double gdp_work_pick(const GdpWork *w, int mode, Rng *rng, int *place, double *logp, double *ent)
+{
+    if (w->Gc < 1 || mode == GDP_PROBS)
+        util_die("gdp: a placement picked without a forward, or in mode GDP_PROBS");
+    return gf_pick(w, mode, rng, place, logp, ent);
+}
+
+void gdp_logit_grad(const GdpWork *w, int K, const int *const *place, const double *const *wt, double beta,
+                    float *dl)
+{
+    gf_logit_grad(w, K, place, wt, beta, dl);
+}
+
+void gdp_backward_logits(const GdpNet *net, const GdpInput *in, GdpWork *w, const float *dl, float *grad)
+{
+    CHECK_W(w);
+    check_last(w->Gc, 1, in, 0);
+    if (dl != w->dl)
+        memcpy(w->dl, dl, (size_t)w->Gc * (size_t)w->n * sizeof *dl);
+    gf_backward_dl(net, net->p.w, in, w, grad);
 }
 
 double gdp_forward_d(const GdpNet *net, const double *wd, const GdpInput *in, GdpWorkD *w, int mode, Rng *rng,
@@ -303,10 +333,27 @@ void gdp_backward_d(const GdpNet *net, const double *wd, const GdpInput *in, Gdp
                     double beta, double *grad)
 {
     CHECK_W(w);
-    if (w->Gc != in->G)
-        util_die("gdp: backward of a forward on %d groups on an input of %d", w->Gc, in->G);
+    check_last(w->Gc, w->acted, in, 1);
     gd_backward(net, wd, in, w, wt, beta, grad);
 }
+
+void gdp_logit_grad_d(const GdpWorkD *w, int K, const int *const *place, const double *const *wt, double beta,
+                      double *dl)
+{
+    gd_logit_grad(w, K, place, wt, beta, dl);
+}
+
+void gdp_backward_logits_d(const GdpNet *net, const double *wd, const GdpInput *in, GdpWorkD *w, const double *dl,
+                           double *grad)
+{
+    CHECK_W(w);
+    check_last(w->Gc, 1, in, 0);
+    if (dl != w->dl)
+        memcpy(w->dl, dl, (size_t)w->Gc * (size_t)w->n * sizeof *dl);
+    gd_backward_dl(net, wd, in, w, grad);
+}
+
+const double *gdp_work_logits_d(const GdpWorkD *w) { return w->l; }
 
 void gdp_work_freeze_memory_d(GdpWorkD *w, int on)
 {

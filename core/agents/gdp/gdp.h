@@ -25,9 +25,14 @@
  * accumulates (+=) the gradient of
  *   J = sum_v w_v log p_v(a_v) + beta sum_v H_v
  * (H_v = -sum p log p, the exact entropy of node v's distribution) into a
- * gradient array of the NnParams layout. Thread safety: forward and
- * backward only read the net; each thread needs its own work space and
- * gradient array. */
+ * gradient array of the NnParams layout. Since the network's output does
+ * not depend on the placement, K placements of one graph need one forward
+ * (gdp_work_pick draws or scores each from its probabilities) and one
+ * backward: gdp_logit_grad sums their dJ/dlogits, gdp_backward_logits
+ * takes it from there (gdp_backward is these two for one placement).
+ * Thread safety: forward and backward only read the net; each thread needs
+ * its own work space and gradient array; gdp_work_pick and gdp_logit_grad
+ * only read the work space. */
 #ifndef PLACETO_GDP_H
 #define PLACETO_GDP_H
 
@@ -105,7 +110,8 @@ typedef struct GdpInput {
 GdpInput *gdp_input_new(const Graph *g, const Grouping *gr, const OpVocab *v, Err *e);
 void gdp_input_free(GdpInput *in);
 
-enum { GDP_SAMPLE, GDP_GREEDY, GDP_SCORE };
+/* GDP_PROBS: the forward alone (the logits and probabilities; no placement). */
+enum { GDP_SAMPLE, GDP_GREEDY, GDP_SCORE, GDP_PROBS };
 
 /* Work spaces for graphs of up to G groups; forward and backward allocate
  * nothing. */
@@ -121,18 +127,44 @@ void gdp_work_free_d(GdpWorkD *w);
  * each), GDP_GREEDY takes its first argmax (rng unused), GDP_SCORE takes
  * place[v] as given. Writes the placement to place[] (read in GDP_SCORE),
  * optionally log p_v(a_v) to logp[G] and the entropy H_v to ent[G];
- * returns log pi(P) = sum_v log p_v(a_v). Keeps what backward needs in w. */
+ * returns log pi(P) = sum_v log p_v(a_v). Keeps what backward needs in w.
+ * GDP_PROBS computes the probabilities only (rng, place, logp, ent unused;
+ * returns 0): for gdp_work_pick and gdp_backward_logits, not gdp_backward. */
 double gdp_forward(const GdpNet *net, const GdpInput *in, GdpWork *w, int mode, Rng *rng, int *place,
                    double *logp, double *ent);
 /* Backward of the last forward on w: grad (p.n floats) += dJ/dparams for
  * J = sum_v wt[v] log p_v(a_v) + beta sum_v H_v. */
 void gdp_backward(const GdpNet *net, const GdpInput *in, GdpWork *w, const double *wt, double beta, float *grad);
 
+/* A placement from the probabilities of the last forward on w, exactly as
+ * gdp_forward's mode (GDP_SAMPLE, GDP_GREEDY or GDP_SCORE) picks it, the
+ * same bits: so one forward serves K samples, each drawn with its own rng
+ * (one uniform per group in order). Returns log pi(P); logp and ent as
+ * gdp_forward. Does not change w (gdp_backward still sees the forward's
+ * own placement). */
+double gdp_work_pick(const GdpWork *w, int mode, Rng *rng, int *place, double *logp, double *ent);
+/* dJ/dlogits (G x n, row-major) on the last forward on w of
+ *   J = sum_k [ sum_v wt[k][v] log p_v(place[k][v]) + beta sum_v H_v ]
+ * for K placements: sum_k wt[k][v] (onehot(place[k][v]) - p_v)
+ * - K beta p_v (log p_v + H_v), summed in double in k's order. */
+void gdp_logit_grad(const GdpWork *w, int K, const int *const *place, const double *const *wt, double beta,
+                    float *dl);
+/* Backward of the last forward on w (any mode) from dJ/dlogits dl (G x n):
+ * grad += dJ/dparams. gdp_backward(wt, beta) is gdp_logit_grad of the
+ * forward's one placement, then this. */
+void gdp_backward_logits(const GdpNet *net, const GdpInput *in, GdpWork *w, const float *dl, float *grad);
+
 /* Double twins: weights wd[p.n] given by the caller (converted or perturbed). */
 double gdp_forward_d(const GdpNet *net, const double *wd, const GdpInput *in, GdpWorkD *w, int mode, Rng *rng,
                      int *place, double *logp, double *ent);
 void gdp_backward_d(const GdpNet *net, const double *wd, const GdpInput *in, GdpWorkD *w, const double *wt,
                     double beta, double *grad);
+void gdp_logit_grad_d(const GdpWorkD *w, int K, const int *const *place, const double *const *wt, double beta,
+                      double *dl);
+void gdp_backward_logits_d(const GdpNet *net, const double *wd, const GdpInput *in, GdpWorkD *w, const double *dl,
+                           double *grad);
+/* The logits of the last forward on w (G x n; the gradient check of gdp_backward_logits_d). */
+const double *gdp_work_logits_d(const GdpWorkD *w);
 /* The gradient check of the stop-gradient memory: with on = 1, the memory
  * rows (every block's input rows) of the last forward on w are frozen, and
  * later forwards on w use these values as the memory instead of

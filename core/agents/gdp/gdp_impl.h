@@ -23,6 +23,7 @@ struct WORK {
     int Gc;                /* the groups of the last forward (in->G) */
     int F, h, n, H, dh, Lg, Lp, seg, kw, sup;
     int frozen;            /* the memory is read from xfz (gradient check) */
+    int acted;             /* the last forward chose a placement (act): not GDP_PROBS */
     R *Hs[GDP_MAX_LAYERS + 1], *P[GDP_MAX_LAYERS], *cat[GDP_MAX_LAYERS];
     int *arg[GDP_MAX_LAYERS];
     R *gmean;              /* h: the mean of the GraphSAGE outputs */
@@ -226,6 +227,71 @@ static void FN(max_agg_bwd)(int G, int h, const int *arg, const R *dM, int lddm,
 
 #include "gdp_attn_impl.h"
 
+/* --- the placement from the probabilities ------------------------------------------ */
+
+/* Group v's entropy H_v = -sum p log p over the last forward's probabilities (in double). */
+static double FN(entropy)(const struct WORK *w, int v)
+{
+    const R *p = w->p + (size_t)v * (size_t)w->n, *lp = w->lp + (size_t)v * (size_t)w->n;
+    double H = 0;
+    for (int i = 0; i < w->n; i++)
+        H -= (double)p[i] * (double)lp[i];
+    return H;
+}
+
+/* A placement from the probabilities of the last forward on w (gdp.h, gdp_work_pick). */
+static double FN(pick)(const struct WORK *w, int mode, Rng *rng, int *place, double *logp_out, double *ent_out)
+{
+    int G = w->Gc, n = w->n;
+    double total = 0;
+    for (int v = 0; v < G; v++) {
+        const R *p = w->p + (size_t)v * (size_t)n, *lp = w->lp + (size_t)v * (size_t)n;
+        int a;
+        if (mode == GDP_SCORE) {
+            a = place[v];
+        } else if (mode == GDP_GREEDY) {
+            a = NN_CAT(sample_argmax_, S)(p, n);
+        } else {
+            a = NN_CAT(sample_draw_, S)(p, n, rng_uniform(rng));
+        }
+        if (a < 0 || a >= n)
+            util_die("gdp: device %d out of range for group %d", a, v);
+        place[v] = a;
+        total += (double)lp[a];
+        if (logp_out)
+            logp_out[v] = (double)lp[a];
+        if (ent_out)
+            ent_out[v] = FN(entropy)(w, v);
+    }
+    return total;
+}
+
+/* dl (G x n) = dJ/dlogits of J = sum_k [sum_v wt[k][v] log p_v(place[k][v])] + K beta sum_v H_v
+ * on the last forward: sum_k wt[k][v] (onehot(place[k][v]) - p_v) - K beta p_v (log p_v + H_v),
+ * summed in double over k in order. */
+static void FN(logit_grad)(const struct WORK *w, int K, const int *const *place, const double *const *wt,
+                           double beta, R *dl)
+{
+    int G = w->Gc, n = w->n;
+    double acc[GDP_MAX_DEVICES];
+    for (int v = 0; v < G; v++) {
+        const R *p = w->p + (size_t)v * (size_t)n, *lp = w->lp + (size_t)v * (size_t)n;
+        double H = FN(entropy)(w, v), sw = 0, kb = (double)K * beta;
+        for (int i = 0; i < n; i++)
+            acc[i] = 0;
+        for (int k = 0; k < K; k++) {
+            int a = place[k][v];
+            if (a < 0 || a >= n)
+                util_die("gdp: device %d out of range for group %d", a, v);
+            acc[a] += wt[k][v];
+            sw += wt[k][v];
+        }
+        R *d = dl + (size_t)v * (size_t)n;
+        for (int i = 0; i < n; i++)
+            d[i] = (R)(acc[i] - sw * (double)p[i] - kb * (double)p[i] * ((double)lp[i] + H));
+    }
+}
+
 /* --- forward -------------------------------------------------------------------- */
 
 static double FN(forward)(const GdpNet *net, const R *W, const GdpInput *in, struct WORK *w, int mode, Rng *rng,
@@ -259,51 +325,25 @@ static double FN(forward)(const GdpNet *net, const R *W, const GdpInput *in, str
     /* head */
     const R *X = w->y2[w->Lp - 1];
     FN(lin)(blas, G, h, n, X, h, W + t[net->t_head_W].off, W + t[net->t_head_b].off, 0, w->l, n);
-    double total = 0;
     for (int v = 0; v < G; v++) {
-        R *l = w->l + (size_t)v * (size_t)n, *p = w->p + (size_t)v * (size_t)n, *lp = w->lp + (size_t)v * (size_t)n;
-        NN_CAT(nn_softmax_, S)(l, n, p, lp);
-        int a;
-        if (mode == GDP_SCORE) {
-            a = place[v];
-        } else if (mode == GDP_GREEDY) {
-            a = NN_CAT(sample_argmax_, S)(p, n);
-        } else {
-            a = NN_CAT(sample_draw_, S)(p, n, rng_uniform(rng));
-        }
-        if (a < 0 || a >= n)
-            util_die("gdp: device %d out of range for group %d", a, v);
-        w->act[v] = a;
-        place[v] = a;
-        total += (double)lp[a];
-        if (logp_out)
-            logp_out[v] = (double)lp[a];
-        if (ent_out) {
-            double H = 0;
-            for (int i = 0; i < n; i++)
-                H -= (double)p[i] * (double)lp[i];
-            ent_out[v] = H;
-        }
+        size_t o = (size_t)v * (size_t)n;
+        NN_CAT(nn_softmax_, S)(w->l + o, n, w->p + o, w->lp + o);
     }
+    w->acted = mode != GDP_PROBS;
+    if (mode == GDP_PROBS)
+        return 0;
+    double total = FN(pick)(w, mode, rng, place, logp_out, ent_out);
+    memcpy(w->act, place, (size_t)G * sizeof *place);
     return total;
 }
 
 /* --- backward ------------------------------------------------------------------- */
 
-static void FN(backward)(const GdpNet *net, const R *W, const GdpInput *in, struct WORK *w, const double *wt,
-                         double beta, R *grad)
+/* grad += dJ/dparams of the last forward on w, given dJ/dlogits in w->dl. */
+static void FN(backward_dl)(const GdpNet *net, const R *W, const GdpInput *in, struct WORK *w, R *grad)
 {
     const NnTensor *t = net->p.t;
     int blas = net->blas, G = w->Gc, F = w->F, h = w->h, n = w->n;
-    /* head: dl = wt (onehot - p) - beta p (lp + H) */
-    for (int v = 0; v < G; v++) {
-        const R *p = w->p + (size_t)v * (size_t)n, *lp = w->lp + (size_t)v * (size_t)n;
-        R *dl = w->dl + (size_t)v * (size_t)n, H = 0, wv = (R)wt[v], b = (R)beta;
-        for (int i = 0; i < n; i++)
-            H -= p[i] * lp[i];
-        for (int i = 0; i < n; i++)
-            dl[i] = wv * ((i == w->act[v] ? 1 : 0) - p[i]) - b * p[i] * (lp[i] + H);
-    }
     const R *X = w->y2[w->Lp - 1], *Wh = W + t[net->t_head_W].off;
     FN(lin_bwd_w)(blas, G, h, n, X, h, w->dl, n, grad + t[net->t_head_W].off, grad + t[net->t_head_b].off);
     NN_CAT(nn_gemm_, S)(blas, 0, 1, G, h, n, 1, w->dl, n, Wh, n, 0, w->dX, h);
@@ -333,4 +373,13 @@ static void FN(backward)(const GdpNet *net, const R *W, const GdpInput *in, stru
     }
     FN(relu_bwd)(G, h, w->Hs[0], h, w->dH, h);
     FN(lin_bwd_w)(blas, G, F, h, INX(in), F, w->dH, h, grad + t[net->t_in_W].off, grad + t[net->t_in_b].off);
+}
+
+/* The backward of one placement (the last forward's, w->act): its dJ/dlogits, then the shared part. */
+static void FN(backward)(const GdpNet *net, const R *W, const GdpInput *in, struct WORK *w, const double *wt,
+                         double beta, R *grad)
+{
+    const int *act = w->act;
+    FN(logit_grad)(w, 1, &act, &wt, beta, w->dl);
+    FN(backward_dl)(net, W, in, w, grad);
 }
