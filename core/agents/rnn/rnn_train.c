@@ -264,7 +264,8 @@ int64_t rnn_train_run(RnnTrainer *t, int64_t n, TrainCallback cb, void *ud, vola
         run_phase(t, 0);
         for (int k = 0; k < K; k++) {
             RSlot *sl = &t->slots[k];
-            double R = sqrt(sl->score > 0 ? sl->score : 0);
+            double cost_s = t->cfg.oom_faithful && sl->oom ? RNN_FAILING_SIGNAL : sl->score;
+            double R = sqrt(cost_s > 0 ? cost_s : 0);
             ts->simulations++;
             last_us = sl->makespan_us;
             if (sl->makespan_us < best_us)

@@ -5,7 +5,10 @@
  * stream seeded by the k-th draw of the state's RNG), simulates each, and
  * takes the cost R = sqrt(score), the
  * score being the runtime in seconds plus Placeto's OOM penalty (seconds
- * per GB over a device's memory: episode_score with seconds, not logs).
+ * per GB over a device's memory: episode_score with seconds, not logs);
+ * with oom_faithful, an out-of-memory sample's score is instead the public
+ * code's failing signal, RNN_FAILING_SIGNAL seconds (the best placement
+ * kept is still ranked by the graded score).
  * Each sample, in order, reads the moving-average baseline b and then
  * updates it: adv = R - b, b <- 0.9 b + 0.1 R (b starts at 10). The loss
  * (1/K) sum_k [adv_k log pi(P_k) - beta sum_t H_t] is minimised: a
@@ -37,12 +40,14 @@
 
 #define RNN_BASELINE_START TRAIN_BASELINE_START
 #define RNN_TRAIN_MAX_SAMPLES 64
+#define RNN_FAILING_SIGNAL 100.0 /* seconds: the public code's runtime of a failing (out-of-memory) placement */
 
 typedef struct RnnTrainConfig {
     double lr;          /* Adam learning rate (0.1) */
     double entropy;     /* entropy weight beta (0) */
     double clip;        /* global gradient norm (1.0) */
     double oom_penalty; /* seconds per GB over a device's memory (2, Placeto's) */
+    int oom_faithful;   /* 1: an out-of-memory sample's cost is the failing signal, RNN_FAILING_SIGNAL seconds (0) */
     int samples;        /* placements per update, K (1) */
     int threads;        /* the K samples decoded, simulated and differentiated on this many threads (1) */
     int64_t greedy_every; /* after every this many updates, one greedy decode is simulated too (50; 0: never) */
