@@ -7,7 +7,10 @@
  * save is byte-identical; the file names its agent and each agent's loader
  * refuses the others' files; a bad gdp file is refused with the field
  * named; a policy trained on one graph places (and fine-tunes on) another
- * whose op types it has partly never seen. */
+ * whose op types it has partly never seen; an update's gradient (one
+ * forward and one backward per graph) equals the per-sample gradients of
+ * the unbatched update summed, within float rounding; a family batch
+ * gives the same weights on 1, 2 and 3 threads. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +18,9 @@
 #include "gdp_io.h"
 #include "gdp_place.h"
 #include "gdp_train.h"
+#include "gradref.h"
 #include "policy_io.h"
+#include "ppo.h"
 #include "problem.h"
 #include "rnn_io.h"
 #include "test.h"
@@ -390,4 +395,160 @@ TEST(gdp_train_imitates_the_expert_then_ppo)
     train_state_done(&ts);
     train_state_done(&ts2);
     fix_done(&f);
+}
+
+/* Trains n updates on the graphs of fixtures f[0 .. ng-1] (the net's vocabulary is f[0]'s). */
+static GdpTrainer *trainer_on(GdpNet *net, TrainState *ts, const GdpTrainConfig *cfg, Fix *f, int ng)
+{
+    TrainGraph tg[4];
+    for (int i = 0; i < ng; i++)
+        tg[i] = (TrainGraph){f[i].pb.g, f[i].pb.gr, NULL};
+    Err e = {{0}};
+    GdpTrainer *t = gdp_train_new(net, ts, cfg, tg, ng, f[0].pb.c, &e);
+    CHECK_MSG(t != NULL, "gdp_train_new: %s", e.msg);
+    return t;
+}
+
+/* The unbatched update (the trainer before one forward and one backward
+ * per graph): per sample, its own forward scoring its placement and its
+ * own backward of J = sum_v wt_v log p_v - beta/(S G) sum_v H_v, the
+ * gradients summed in sample order. */
+static void old_gradient(const GdpNet *ref, GdpTrainer *t, Fix *f, const GdpTrainConfig *cfg, float *sum)
+{
+    int S = cfg->samples * cfg->batch_graphs;
+    float *gs = calloc(ref->p.n, sizeof *gs);
+    memset(sum, 0, ref->p.n * sizeof *sum);
+    for (int s = 0; s < S && gs; s++) {
+        int gi, *place;
+        const int *pl;
+        const double *lp_old;
+        double adv;
+        int G = gdp_train_sample(t, s, &gi, &pl, &lp_old, &adv);
+        Err e = {{0}};
+        GdpInput *in = gdp_input_new(f[gi].pb.g, f[gi].pb.gr, &ref->vocab, &e);
+        GdpWork *w = gdp_work_new(&ref->arch, G);
+        place = malloc((size_t)G * sizeof *place);
+        double *lp = malloc((size_t)G * sizeof *lp), *ent = malloc((size_t)G * sizeof *ent);
+        double *av = malloc((size_t)G * sizeof *av), *wt = malloc((size_t)G * sizeof *wt);
+        memcpy(place, pl, (size_t)G * sizeof *place);
+        for (int v = 0; v < G; v++)
+            av[v] = adv;
+        gdp_forward(ref, in, w, GDP_SCORE, NULL, place, lp, ent);
+        ppo_surrogate(G, lp, lp_old, av, cfg->clip_ratio, wt, NULL);
+        for (int v = 0; v < G; v++)
+            wt[v] /= S;
+        memset(gs, 0, ref->p.n * sizeof *gs);
+        gdp_backward(ref, in, w, wt, -cfg->entropy / ((double)S * G), gs);
+        for (size_t i = 0; i < ref->p.n; i++)
+            sum[i] += gs[i];
+        free(place);
+        free(lp);
+        free(ent);
+        free(av);
+        free(wt);
+        gdp_work_free(w);
+        gdp_input_free(in);
+    }
+    free(gs);
+}
+
+TEST(gdp_train_batched_gradient_is_the_per_sample_sum)
+{
+    Fix f[2];
+    if (fix_new(&f[0], "graphs/toy/chain.json", 4) != 0)
+        return;
+    if (fix_new(&f[1], "graphs/toy/crown.json", 0) != 0) {
+        fix_done(&f[0]);
+        return;
+    }
+    for (int ng = 1; ng <= 2; ng++) {
+        GdpTrainConfig cfg;
+        gdp_train_config_default(&cfg);
+        cfg.samples = 5;
+        cfg.batch_graphs = ng == 1 ? 1 : 3;
+        cfg.epochs = 1;       /* the gradient left in p.g is the update's, at the weights before it */
+        cfg.clip = 1e30;      /* and not clipped */
+        cfg.entropy = 0.05;
+        cfg.greedy_every = 0;
+        GdpNet *net = tiny_net(&f[0], 11), *ref = tiny_net(&f[0], 11);
+        REQUIRE(net && ref);
+        TrainState ts;
+        train_state_init(&ts, cfg.lr, cfg.entropy, 3);
+        GdpTrainer *t = trainer_on(net, &ts, &cfg, f, ng);
+        if (t) {
+            CHECK_INT((int)gdp_train_run(t, 1, NULL, NULL, NULL), 1);
+            float *old = malloc(net->p.n * sizeof *old);
+            double *gd = malloc(net->p.n * sizeof *gd);
+            old_gradient(ref, t, f, &cfg, old);
+            double mx = 0;
+            for (size_t i = 0; i < net->p.n; i++) {
+                gd[i] = old[i];
+                mx = fmax(mx, fabs(gd[i]));
+            }
+            CHECK_MSG(mx > 1e-6, "B=%d: the per-sample gradient is zero", cfg.batch_graphs);
+            size_t off = gradref_float_off(net->p.g, gd, net->p.n, 1e-5);
+            CHECK_MSG(off == 0, "B=%d: %zu of %zu gradient entries differ from the per-sample sum", cfg.batch_graphs,
+                      off, net->p.n);
+            free(old);
+            free(gd);
+        }
+        gdp_train_free(t);
+        train_state_done(&ts);
+        gdp_free(net);
+        gdp_free(ref);
+    }
+    fix_done(&f[1]);
+    fix_done(&f[0]);
+}
+
+/* A family batch (B = 2 graphs drawn per update, K = 3): the same weights,
+ * training state and best placements on 1, 2 and 3 threads. */
+TEST(gdp_train_family_threads_same_bits)
+{
+    Fix f[2];
+    if (fix_new(&f[0], "graphs/toy/chain.json", 4) != 0)
+        return;
+    if (fix_new(&f[1], "graphs/toy/crown.json", 0) != 0) {
+        fix_done(&f[0]);
+        return;
+    }
+    GdpTrainConfig cfg;
+    gdp_train_config_default(&cfg);
+    cfg.samples = 3;
+    cfg.batch_graphs = 2;
+    cfg.epochs = 2;
+    cfg.lr = 0.003;
+    cfg.greedy_every = 2;
+    float *w1 = NULL;
+    int64_t sims1 = 0;
+    double best1[2] = {0, 0};
+    for (int threads = 1; threads <= 3; threads++) {
+        cfg.threads = threads;
+        GdpNet *net = tiny_net(&f[0], 6);
+        REQUIRE(net);
+        TrainState ts;
+        train_state_init(&ts, cfg.lr, cfg.entropy, 4);
+        GdpTrainer *t = trainer_on(net, &ts, &cfg, f, 2);
+        if (t) {
+            CHECK_INT((int)gdp_train_run(t, 4, NULL, NULL, NULL), 4);
+            REQUIRE(ts.n_best == 2);
+            if (threads == 1) {
+                w1 = malloc(net->p.n * sizeof *w1);
+                memcpy(w1, net->p.w, net->p.n * sizeof *w1);
+                sims1 = ts.simulations;
+                best1[0] = ts.best[0].runtime_us;
+                best1[1] = ts.best[1].runtime_us;
+            } else if (w1) {
+                CHECK_MSG(memcmp(w1, net->p.w, net->p.n * sizeof *w1) == 0, "%d threads: other weights", threads);
+                CHECK(ts.simulations == sims1);
+                CHECK(ts.best[0].runtime_us == best1[0] && ts.best[1].runtime_us == best1[1]);
+            }
+        }
+        gdp_train_free(t);
+        train_state_done(&ts);
+        gdp_free(net);
+    }
+    free(w1);
+    fix_done(&f[1]);
+    fix_done(&f[0]);
 }

@@ -28,17 +28,25 @@ void gdp_train_config_default(GdpTrainConfig *cfg)
     cfg->seed = 1;
 }
 
-/* One sample of an update: its placement, simulation and gradients. */
+/* One sample of an update: its placement, simulation and surrogate. */
 typedef struct GSlot {
-    GdpWork *w;
     Sim **sim; /* per training graph, made when first needed */
     Rng rng;
     int gi; /* its graph */
     int *place, *op;
-    double *lp_old, *lp, *ent, *adv, *wt;
-    float *grad;
+    double *lp_old, *lp, *adv, *wt;
     double score, makespan_us, reward, loss;
 } GSlot;
+
+/* One graph of an update: the forward its K samples share, their summed
+ * logit gradient and the one backward's gradient. */
+typedef struct GBatch {
+    GdpWork *w;
+    int gi;
+    float *dl;   /* G x n: dJ/dlogits summed over the K samples */
+    double *ent; /* G: the entropies */
+    float *grad; /* B > 1: this graph's gradient; B = 1: NULL (p.g itself) */
+} GBatch;
 
 typedef struct GGraph {
     const Graph *g;
@@ -54,9 +62,10 @@ struct GdpTrainer {
     GGraph *graphs;
     int n_graphs;
     const Cluster *c;
-    int K, B, S, T; /* samples per graph, graphs per update, slots (K B), threads */
-    int epoch;      /* of the phase in progress */
+    int K, B, S, T, TB; /* samples per graph, graphs per update, slots (K B), threads for the samples, for the graphs */
+    int epoch;          /* of the phase in progress */
     GSlot *slots;
+    GBatch *batch;
     int **expert;   /* per graph: the expert placement (imitation), made when first needed */
     int identical;  /* the cluster's devices are interchangeable */
 };
@@ -111,11 +120,11 @@ GdpTrainer *gdp_train_new(GdpNet *net, TrainState *ts, const GdpTrainConfig *cfg
     t->B = cfg->batch_graphs;
     t->S = t->K * t->B;
     t->T = cfg->threads < t->S ? cfg->threads : t->S;
+    t->TB = cfg->threads < t->B ? cfg->threads : t->B;
     t->slots = xnew_array((size_t)t->S, sizeof *t->slots);
     size_t G = (size_t)maxg;
     for (int s = 0; s < t->S; s++) {
         GSlot *sl = &t->slots[s];
-        sl->w = gdp_work_new(&net->arch, maxg);
         sl->sim = xnew_array((size_t)n_graphs, sizeof *sl->sim);
         for (int i = 0; i < n_graphs; i++)
             sl->sim[i] = NULL;
@@ -123,10 +132,16 @@ GdpTrainer *gdp_train_new(GdpNet *net, TrainState *ts, const GdpTrainConfig *cfg
         sl->op = xnew_array((size_t)maxn, sizeof *sl->op);
         sl->lp_old = xnew_array(G, sizeof *sl->lp_old);
         sl->lp = xnew_array(G, sizeof *sl->lp);
-        sl->ent = xnew_array(G, sizeof *sl->ent);
         sl->adv = xnew_array(G, sizeof *sl->adv);
         sl->wt = xnew_array(G, sizeof *sl->wt);
-        sl->grad = t->S > 1 ? xnew_array(net->p.n, sizeof *sl->grad) : NULL; /* one sample: p.g itself */
+    }
+    t->batch = xnew_array((size_t)t->B, sizeof *t->batch);
+    for (int b = 0; b < t->B; b++) {
+        GBatch *gb = &t->batch[b];
+        gb->w = gdp_work_new(&net->arch, maxg);
+        gb->dl = xnew_array(xmul(G, (size_t)net->arch.n_devices), sizeof *gb->dl);
+        gb->ent = xnew_array(G, sizeof *gb->ent);
+        gb->grad = t->B > 1 ? xnew_array(net->p.n, sizeof *gb->grad) : NULL;
     }
     t->expert = xnew_array((size_t)n_graphs, sizeof *t->expert);
     t->identical = 1;
@@ -147,7 +162,6 @@ void gdp_train_free(GdpTrainer *t)
         return;
     for (int s = 0; s < t->S; s++) {
         GSlot *sl = &t->slots[s];
-        gdp_work_free(sl->w);
         for (int i = 0; i < t->n_graphs; i++)
             sim_free(sl->sim[i]);
         free(sl->sim);
@@ -155,12 +169,17 @@ void gdp_train_free(GdpTrainer *t)
         free(sl->op);
         free(sl->lp_old);
         free(sl->lp);
-        free(sl->ent);
         free(sl->adv);
         free(sl->wt);
-        free(sl->grad);
     }
     free(t->slots);
+    for (int b = 0; b < t->B; b++) {
+        gdp_work_free(t->batch[b].w);
+        free(t->batch[b].dl);
+        free(t->batch[b].ent);
+        free(t->batch[b].grad);
+    }
+    free(t->batch);
     for (int i = 0; i < t->n_graphs; i++) {
         gdp_input_free(t->graphs[i].in);
         free(t->expert[i]);
@@ -182,43 +201,15 @@ static double simulate(GdpTrainer *t, GSlot *sl)
     return episode_score(&t->env, t->c, r);
 }
 
-/* A greedy placement of graph gi with the current weights, simulated (slot 0's buffers). */
+/* A greedy placement of graph gi with the current weights, simulated (graph 0's work space, slot 0's buffers). */
 static void greedy_probe(GdpTrainer *t, int gi, TrainBest *b)
 {
     GSlot *sl = &t->slots[0];
     sl->gi = gi;
-    gdp_forward(t->net, t->graphs[gi].in, sl->w, GDP_GREEDY, NULL, sl->place, NULL, NULL);
+    gdp_forward(t->net, t->graphs[gi].in, t->batch[0].w, GDP_GREEDY, NULL, sl->place, NULL, NULL);
     double score = simulate(t, sl);
     t->ts->simulations++;
     train_best_offer(b, score, sl->makespan_us, sl->place, t->ts->simulations);
-}
-
-/* Phase 0: sample s's placement and simulation; phase 1: its surrogate and
- * gradient in epoch t->epoch. */
-static void slot_run(GdpTrainer *t, int s, int phase)
-{
-    GSlot *sl = &t->slots[s];
-    const GGraph *gg = &t->graphs[sl->gi];
-    int G = gg->gr->n_groups;
-    if (phase == 0) {
-        gdp_forward(t->net, gg->in, sl->w, GDP_SAMPLE, &sl->rng, sl->place, sl->lp_old, sl->ent);
-        sl->score = simulate(t, sl);
-        return;
-    }
-    if (t->epoch == 0) /* the weights have not moved since the sampling forward, which w still holds */
-        memcpy(sl->lp, sl->lp_old, (size_t)G * sizeof *sl->lp);
-    else
-        gdp_forward(t->net, gg->in, sl->w, GDP_SCORE, NULL, sl->place, sl->lp, sl->ent);
-    double L = ppo_surrogate(G, sl->lp, sl->lp_old, sl->adv, t->cfg.clip_ratio, sl->wt, NULL), H = 0;
-    for (int v = 0; v < G; v++) {
-        sl->wt[v] /= t->S;
-        H += sl->ent[v];
-    }
-    double beta = t->cfg.entropy;
-    sl->loss = (L - beta * H / G) / t->S;
-    float *grad = sl->grad ? sl->grad : t->net->p.g;
-    memset(grad, 0, t->net->p.n * sizeof *grad);
-    gdp_backward(t->net, gg->in, sl->w, sl->wt, -beta / ((double)t->S * G), grad);
 }
 
 typedef struct PhaseCtx {
@@ -226,40 +217,97 @@ typedef struct PhaseCtx {
     int phase;
 } PhaseCtx;
 
-static void phase_item(void *ctx, int k, int thread)
+/* The forward of the update's graph b, whose probabilities its K samples draw from. */
+static void forward_item(void *ctx, int b, int thread)
 {
     (void)thread;
-    PhaseCtx *c = ctx;
-    slot_run(c->t, k, c->phase);
+    GdpTrainer *t = ((PhaseCtx *)ctx)->t;
+    GBatch *gb = &t->batch[b];
+    gdp_forward(t->net, t->graphs[gb->gi].in, gb->w, GDP_PROBS, NULL, NULL, NULL, NULL);
 }
 
-/* What the other ranks need of sample s: its placement, log-probabilities
- * and simulation (phase 0), its loss and gradient (phase 1). */
+/* Sample s: its placement drawn from its graph's forward with its own
+ * stream (one uniform per group in order), and its simulation. */
+static void sample_item(void *ctx, int s, int thread)
+{
+    (void)thread;
+    GdpTrainer *t = ((PhaseCtx *)ctx)->t;
+    GSlot *sl = &t->slots[s];
+    gdp_work_pick(t->batch[s / t->K].w, GDP_SAMPLE, &sl->rng, sl->place, sl->lp_old, NULL);
+    sl->score = simulate(t, sl);
+}
+
+/* Graph b in epoch t->epoch: its forward (the first epoch reuses the
+ * sampling forward: the weights have not moved), its K samples' surrogates
+ * and losses, their summed logit gradient and one backward. */
+static void graph_item(void *ctx, int b, int thread)
+{
+    (void)thread;
+    GdpTrainer *t = ((PhaseCtx *)ctx)->t;
+    GBatch *gb = &t->batch[b];
+    const GGraph *gg = &t->graphs[gb->gi];
+    int G = gg->gr->n_groups, K = t->K;
+    if (t->epoch > 0)
+        gdp_forward(t->net, gg->in, gb->w, GDP_PROBS, NULL, NULL, NULL, NULL);
+    const int *pl[GDP_TRAIN_MAX_SAMPLES];
+    const double *wt[GDP_TRAIN_MAX_SAMPLES];
+    double beta = t->cfg.entropy;
+    for (int k = 0; k < K; k++) {
+        GSlot *sl = &t->slots[b * K + k];
+        gdp_work_pick(gb->w, GDP_SCORE, NULL, sl->place, sl->lp, gb->ent);
+        double L = ppo_surrogate(G, sl->lp, sl->lp_old, sl->adv, t->cfg.clip_ratio, sl->wt, NULL), H = 0;
+        for (int v = 0; v < G; v++) {
+            sl->wt[v] /= t->S;
+            H += gb->ent[v];
+        }
+        sl->loss = (L - beta * H / G) / t->S;
+        pl[k] = sl->place;
+        wt[k] = sl->wt;
+    }
+    gdp_logit_grad(gb->w, K, pl, wt, -beta / ((double)t->S * G), gb->dl);
+    float *grad = gb->grad ? gb->grad : t->net->p.g;
+    memset(grad, 0, t->net->p.n * sizeof *grad);
+    gdp_backward_logits(t->net, gg->in, gb->w, gb->dl, grad);
+}
+
+/* What the other ranks need: of sample s (phase 0) its placement,
+ * log-probabilities and simulation; of graph s (phase 1) its samples'
+ * losses and its gradient. */
 static void phase_io(void *ctx, int s, DistBuf *b)
 {
     PhaseCtx *c = ctx;
     GdpTrainer *t = c->t;
-    GSlot *sl = &t->slots[s];
-    size_t G = (size_t)t->graphs[sl->gi].gr->n_groups;
     if (c->phase == 0) {
+        GSlot *sl = &t->slots[s];
+        size_t G = (size_t)t->graphs[sl->gi].gr->n_groups;
         dist_io(b, sl->place, G * sizeof *sl->place);
         dist_io(b, sl->lp_old, G * sizeof *sl->lp_old);
         dist_io(b, &sl->score, sizeof sl->score);
         dist_io(b, &sl->makespan_us, sizeof sl->makespan_us);
     } else {
-        dist_io(b, &sl->loss, sizeof sl->loss);
-        dist_io(b, sl->grad ? sl->grad : t->net->p.g, t->net->p.n * sizeof *sl->grad);
+        GBatch *gb = &t->batch[s];
+        for (int k = 0; k < t->K; k++)
+            dist_io(b, &t->slots[s * t->K + k].loss, sizeof t->slots[0].loss);
+        dist_io(b, gb->grad ? gb->grad : t->net->p.g, t->net->p.n * sizeof *gb->grad);
     }
 }
 
-/* Runs a phase over this rank's samples on T threads (par_for_rank; every
- * sample's result is its own, so the result does not depend on T), then
- * gives every rank every sample's results (dist_share). */
+/* Phase 0: the B graphs' forwards (on every rank: each rank's samples draw
+ * from them and its epoch 0 reuses them), then this rank's samples, drawn
+ * and simulated; phase 1: this rank's graphs' backwards. Each on T threads
+ * (par_for; every item's result is its own, so the result does not depend
+ * on T), then every rank gets every item's results (dist_share). */
 static void run_phase(GdpTrainer *t, int phase)
 {
     PhaseCtx c = {t, phase};
-    par_for_rank(t->S, t->T, phase_item, &c);
-    dist_share(t->S, phase_io, &c);
+    if (phase == 0) {
+        par_for(0, t->B, t->TB, forward_item, &c);
+        par_for_rank(t->S, t->T, sample_item, &c);
+        dist_share(t->S, phase_io, &c);
+    } else {
+        par_for_rank(t->B, t->TB, graph_item, &c);
+        dist_share(t->B, phase_io, &c);
+    }
 }
 
 /* The expert placement of graph gi (gdp_train.h, imitation), made once. */
@@ -314,16 +362,28 @@ static void imitate(GdpTrainer *t, double *loss, double *norm, int *g0)
         const GGraph *gg = &t->graphs[gi];
         int G = gg->gr->n_groups;
         memcpy(sl->place, target, (size_t)G * sizeof *target);
-        gdp_forward(t->net, gg->in, sl->w, GDP_SCORE, NULL, sl->place, sl->lp, NULL);
+        gdp_forward(t->net, gg->in, t->batch[0].w, GDP_SCORE, NULL, sl->place, sl->lp, NULL);
         for (int v = 0; v < G; v++) {
             *loss -= sl->lp[v] / ((double)G * t->B);
             sl->wt[v] = -1.0 / ((double)G * t->B);
         }
-        gdp_backward(t->net, gg->in, sl->w, sl->wt, 0, p->g);
+        gdp_backward(t->net, gg->in, t->batch[0].w, sl->wt, 0, p->g);
     }
     *norm = nn_clip_grad(p->g, p->n, t->cfg.clip);
     ts->adam.lr = t->cfg.lr;
     nn_adam_step(&ts->adam, p);
+}
+
+int gdp_train_sample(const GdpTrainer *t, int s, int *graph, const int **place, const double **lp_old, double *adv)
+{
+    if (s < 0 || s >= t->S)
+        util_die("gdp_train_sample: sample %d of %d", s, t->S);
+    const GSlot *sl = &t->slots[s];
+    *graph = sl->gi;
+    *place = sl->place;
+    *lp_old = sl->lp_old;
+    *adv = sl->adv[0];
+    return t->graphs[sl->gi].gr->n_groups;
 }
 
 int64_t gdp_train_run(GdpTrainer *t, int64_t n, TrainCallback cb, void *ud, volatile int *stop)
@@ -351,6 +411,7 @@ int64_t gdp_train_run(GdpTrainer *t, int64_t n, TrainCallback cb, void *ud, vola
         }
         for (int b = 0; b < t->B; b++) {
             int gi = t->n_graphs > 1 ? (int)rng_below(&ts->rng, (uint64_t)t->n_graphs) : 0;
+            t->batch[b].gi = gi;
             for (int k = 0; k < K; k++)
                 t->slots[b * K + k].gi = gi;
         }
@@ -384,10 +445,10 @@ int64_t gdp_train_run(GdpTrainer *t, int64_t n, TrainCallback cb, void *ud, vola
         double loss = 0, norm = 0;
         for (t->epoch = 0; t->epoch < t->cfg.epochs; t->epoch++) {
             run_phase(t, 1);
-            if (S > 1) { /* the samples' gradients summed in sample order */
+            if (t->B > 1) { /* the graphs' gradients summed in graph order */
                 memset(p->g, 0, p->n * sizeof *p->g);
-                for (int s = 0; s < S; s++) {
-                    const float *gs = t->slots[s].grad;
+                for (int b = 0; b < t->B; b++) {
+                    const float *gs = t->batch[b].grad;
                     for (size_t i = 0; i < p->n; i++)
                         p->g[i] += gs[i];
                 }

@@ -2,22 +2,28 @@
  * "Training the GDP placer") on one graph or a family.
  *
  * An update draws B graphs (batch_graphs; with replacement, from the state's
- * RNG; on one graph always that one) and samples K placements of each (one
- * forward each, sample s = b K + k from its own stream seeded by the s-th
- * draw of the state's RNG after the graph draws). Each is simulated; its
- * reward is r = -sqrt(score), the score being the runtime in seconds plus
- * Placeto's OOM penalty (seconds per GB over a device's memory:
- * episode_score with seconds). The advantages are ppo_advantages over the
- * K rewards of the same graph; log pi_old of every node is kept. Then E
- * epochs of full-batch passes: each sample's forward is recomputed in
- * GDP_SCORE mode (the first epoch reuses the sampling forward: the weights
- * have not moved), ppo_surrogate per node (clip ratio eps) gives the
- * weights, and the loss
+ * RNG; on one graph always that one) and samples K placements of each. The
+ * network's output does not depend on the placement, so each graph has one
+ * forward (GDP_PROBS) and its K samples are drawn from the same per-node
+ * probabilities (gdp_work_pick): sample s = b K + k from its own stream
+ * seeded by the s-th draw of the state's RNG after the graph draws, one
+ * uniform per node in order (the bits K sampled forwards would give). Each
+ * is simulated; its reward is r = -sqrt(score), the score being the
+ * runtime in seconds plus Placeto's OOM penalty (seconds per GB over a
+ * device's memory: episode_score with seconds). The advantages are
+ * ppo_advantages over the K rewards of the same graph; log pi_old of every
+ * node is kept. Then E epochs of full-batch passes, each with one forward
+ * and one backward per graph: the graph's forward is recomputed (the
+ * first epoch reuses the sampling forward: the weights have not moved),
+ * each sample's log pi of every node read from it, ppo_surrogate per node
+ * (clip ratio eps) gives the weights, and the loss
  *   (1/(K B)) sum_s [ L_s - beta (1/G_s) sum_v H_v ]
  * (L_s the per-node clipped surrogate, a mean over the G_s nodes, so the
- * entropy is a per-node mean as well) is differentiated; the gradients are
- * summed in sample order, clipped to global norm `clip`, and one Adam step
- * (lr) is taken per epoch.
+ * entropy is a per-node mean as well) is differentiated: its gradient with
+ * respect to the graph's logits, summed over the K samples
+ * (gdp_logit_grad), goes through one backward (gdp_backward_logits). The
+ * graphs' gradients are summed in graph order, clipped to global norm
+ * `clip`, and one Adam step (lr) is taken per epoch.
  *
  * After every greedy_every-th update one greedy placement of the update's
  * first graph is simulated as well (counted; it may become the best).
@@ -25,12 +31,13 @@
  * The training state is a TrainState (train.h): Adam's step (one per
  * epoch), the update count ("episodes"), the RNG, beta ("entropy"), the
  * best placement per graph, the simulation count; no baseline. The
- * samples' forwards, simulations and backwards run on up to `threads`
- * threads, each sample with its own work space and gradient, summed in
- * sample order: a run is deterministic per seed and gives the same bits
- * for every thread count. Under MPI (dist.h) each rank runs its block of
- * the samples and receives the others' results: the same bits for every
- * rank count.
+ * graphs' forwards and backwards and the samples' draws and simulations
+ * run on up to `threads` threads, each item with its own buffers (a
+ * work space and gradient per graph), the gradients summed in graph
+ * order: a run is deterministic per seed and gives the same bits for every
+ * thread count. Under MPI (dist.h) every rank runs the B sampling forwards,
+ * then its block of the samples and, per epoch, of the graphs, and receives
+ * the others' results: the same bits for every rank count.
  *
  * Imitation (expert iteration's first half, cfg->imitate > 0): while the
  * update count is below cfg->imitate, an update is supervised instead: the
@@ -87,5 +94,9 @@ void gdp_train_free(GdpTrainer *t);
  * epoch's, before clipping). A nonzero *stop ends the run after the current
  * update. Returns the updates run. */
 int64_t gdp_train_run(GdpTrainer *t, int64_t n, TrainCallback cb, void *ud, volatile int *stop);
+/* Sample s (0 .. K B - 1) of the last PPO update, for the tests: its
+ * graph's index, its placement and log pi_old per group, its advantage.
+ * Returns its group count. */
+int gdp_train_sample(const GdpTrainer *t, int s, int *graph, const int **place, const double **lp_old, double *adv);
 
 #endif
