@@ -203,13 +203,14 @@ static void FN(max_agg)(int G, int h, const int *nb_off, const int *nb, const R 
             m[c] = p0[c];
             a[c] = nb[nb_off[v]];
         }
-        for (int q = nb_off[v] + 1; q < nb_off[v + 1]; q++) {
+        for (int q = nb_off[v] + 1; q < nb_off[v + 1]; q++) { /* branch-free: the compiler vectorises it */
             const R *pu = P + (size_t)nb[q] * (size_t)h;
-            for (int c = 0; c < h; c++)
-                if (pu[c] > m[c]) {
-                    m[c] = pu[c];
-                    a[c] = nb[q];
-                }
+            int u = nb[q];
+            for (int c = 0; c < h; c++) {
+                int gt = pu[c] > m[c];
+                a[c] = gt ? u : a[c];
+                m[c] = gt ? pu[c] : m[c];
+            }
         }
     }
 }
