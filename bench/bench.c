@@ -474,7 +474,9 @@ static void bench_extreme(void)
 
 /* build/placeto-bench [--sim-dir DIR] [PART...]: the parts named (explorer,
  * agent, gaps, sim, inc, group, layout, extreme, gdp, hsdag), or all of them. With --sim-dir,
- * the simulator's table goes to DIR for bench/bench_sim.py (bench_sim.h). */
+ * the simulator's table goes to DIR for bench/bench_sim.py (bench_sim.h).
+ * build/placeto-bench --gdp-input GRAPH DEVICES OUT [POLICY]: GDP's network
+ * input of GRAPH as JSON (bench_gdp_input; bench/gdp_speed.sh). */
 static int want(int argc, char **argv, const char *part)
 {
     if (argc < 2)
@@ -488,6 +490,8 @@ static int want(int argc, char **argv, const char *part)
 int main(int argc, char **argv)
 {
     const char *sim_dir = NULL;
+    if ((argc == 5 || argc == 6) && strcmp(argv[1], "--gdp-input") == 0)
+        return bench_gdp_input(argv[2], atoi(argv[3]), argv[4], argc == 6 ? argv[5] : NULL);
     if (argc >= 3 && strcmp(argv[1], "--sim-dir") == 0) {
         sim_dir = argv[2];
         argv[2] = argv[0];

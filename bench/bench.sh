@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make bench [PARTS="..."]: the benchmark binary's figures, part by part
-# (sim explorer agent gaps group layout extreme gdp hsdag lsched compare mpi; all by default).
+# (sim explorer agent gaps group layout extreme gdp gdpspeed hsdag lsched compare mpi; all by default).
 # The simulator's table puts the C figures next to the Python statement of
 # the simulator (tests/sim_ref.py) timed on the same placements in this run.
 set -eu
@@ -8,7 +8,7 @@ prog=${1:-./placeto}
 bench=${2:-build/placeto-bench}
 shift $(($# < 2 ? $# : 2))
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(sim explorer agent gaps group layout extreme gdp hsdag lsched compare mpi)
+[ ${#parts[@]} -gt 0 ] || parts=(sim explorer agent gaps group layout extreme gdp gdpspeed hsdag lsched compare mpi)
 want() { local p; for p in "${parts[@]}"; do [ "$p" = "$1" ] && return 0; done; return 1; }
 cd "$(dirname "$0")/.."
 echo "== placeto benchmarks ($(date -u +%Y-%m-%d), $(nproc) cores, OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1})"
@@ -32,6 +32,13 @@ for p in explorer agent gaps group layout extreme gdp hsdag lsched; do want "$p"
 if [ ${#rest[@]} -gt 0 ]; then
   echo
   "$bench" "${rest[@]}"
+fi
+
+# GDP's PPO update against its PyTorch twin (bench/gdp_speed.sh; the PyTorch
+# line only when python3 has torch; GDP_SPEED_BASE=COMMIT adds that commit's).
+if want gdpspeed; then
+  echo
+  PROG="$prog" BENCH="$bench" bash bench/gdp_speed.sh
 fi
 
 # Every placement method on every bundled graph (bench/results/compare.*).

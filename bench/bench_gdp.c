@@ -7,7 +7,9 @@
  * of a sampled forward pass (one placement), of its backward pass, of the
  * placement's simulation, of one PPO update (train_update: K samples and
  * E epochs, smaller than training's defaults so that the benchmark stays
- * short), and the peak resident memory of the process. */
+ * short), and the peak resident memory of the process. bench_gdp_input
+ * writes a graph's network input for the PyTorch twin (bench/gdp_torch.py,
+ * bench/gdp_speed.sh). */
 #include "bench_gdp.h"
 
 #include <stdio.h>
@@ -16,8 +18,10 @@
 
 #include "cluster.h"
 #include "gdp.h"
+#include "gdp_io.h"
 #include "gdp_train.h"
 #include "gen.h"
+#include "problem.h"
 #include "sim.h"
 
 void bench_gdp_scale(int n_ops)
@@ -100,4 +104,77 @@ void bench_gdp_scale(int n_ops)
     vocab_done(&v);
     group_free(gr);
     graph_free(g);
+}
+
+int bench_gdp_input(const char *graph_path, int n_devices, const char *out_path, const char *policy_path)
+{
+    Problem pb;
+    ProblemSpec s = {0};
+    s.graph_path = graph_path;
+    s.n_devices = n_devices;
+    s.no_sim = 1;
+    Err e = {{0}};
+    if (problem_load(&pb, &s, &e) != 0) {
+        fprintf(stderr, "placeto-bench: %s\n", e.msg);
+        problem_free(&pb);
+        return 1;
+    }
+    OpVocab v;
+    GdpNet *net = NULL;
+    if (policy_path) {
+        TrainState ts;
+        net = gdp_policy_load(policy_path, &ts, &e);
+        train_state_done(&ts);
+        if (!net) {
+            fprintf(stderr, "placeto-bench: %s\n", e.msg);
+            problem_free(&pb);
+            return 1;
+        }
+        vocab_copy(&v, &net->vocab);
+    } else {
+        vocab_build_problems(&v, &pb, 1); /* as `train --agent gdp` builds a new policy's */
+    }
+    GdpInput *in = gdp_input_new(pb.g, pb.gr, &v, &e);
+    FILE *f = in ? fopen(out_path, "w") : NULL;
+    if (!f) {
+        fprintf(stderr, "placeto-bench: %s\n", in ? out_path : e.msg);
+    } else {
+        fprintf(f, "{\"graph\": \"%s\", \"G\": %d, \"F\": %d, \"n_devices\": %d,\n\"x\": [", pb.g->name, in->G,
+                in->F, pb.c->n_devices);
+        for (int r = 0; r < in->G; r++) {
+            fputs(r ? ",\n[" : "[", f);
+            for (int c = 0; c < in->F; c++)
+                fprintf(f, c ? ", %.17g" : "%.17g", in->xd[(size_t)r * (size_t)in->F + (size_t)c]);
+            fputc(']', f);
+        }
+        fputs("],\n\"nb_off\": [", f);
+        for (int r = 0; r <= in->G; r++)
+            fprintf(f, r ? ", %d" : "%d", in->nb_off[r]);
+        fputs("],\n\"nb\": [", f);
+        for (int q = 0; q < in->nb_off[in->G]; q++)
+            fprintf(f, q ? ", %d" : "%d", in->nb[q]);
+        fputc(']', f);
+        if (net) { /* the policy's probabilities: the check of the PyTorch twin */
+            GdpWork *w = gdp_work_new(&net->arch, in->G);
+            gdp_forward(net, in, w, GDP_PROBS, NULL, NULL, NULL, NULL);
+            fputs(",\n\"probs\": [", f);
+            for (int r = 0; r < in->G; r++) {
+                const float *pr = gdp_work_probs(w, r);
+                fputs(r ? ",\n[" : "[", f);
+                for (int c = 0; c < net->arch.n_devices; c++)
+                    fprintf(f, c ? ", %.9g" : "%.9g", (double)pr[c]);
+                fputc(']', f);
+            }
+            fputc(']', f);
+            gdp_work_free(w);
+        }
+        fputs("}\n", f);
+        fclose(f);
+    }
+    int rc = f ? 0 : 1;
+    gdp_input_free(in);
+    gdp_free(net);
+    vocab_done(&v);
+    problem_free(&pb);
+    return rc;
 }
