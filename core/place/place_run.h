@@ -22,6 +22,8 @@ typedef struct PlaceRun {
     int *group_device;           /* per group (each group's first op's device) */
     int64_t placements;          /* placements the method simulated (a search's budget spent; 0 otherwise) */
     char *owned_name;            /* when not NULL: method points here, and place_run_free frees it */
+    int learned_groups;          /* a policy that learns its grouping (rnn --grouper hdp): its learned groups; else 0 */
+    GroupClusterStats grouping;  /* with learned_groups: the statistics of its greedy grouping of the groups */
 } PlaceRun;
 
 /* Runs m on p (which needs its grouping and simulator) with seed, and for

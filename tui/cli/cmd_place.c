@@ -254,6 +254,21 @@ static int run_place(int argc, char **argv)
             jw_key(&w, "start"); /* the heuristic a refinement started from */
             jw_string(&w, start_name);
         }
+        if (row->learned_groups) { /* a policy that learns its grouping: its greedy grouping of the groups */
+            jw_key(&w, "grouping");
+            jw_object(&w);
+            jw_key(&w, "learned_groups");
+            jw_int(&w, row->learned_groups);
+            jw_key(&w, "non_empty");
+            jw_int(&w, row->grouping.n_clusters);
+            jw_key(&w, "groups");
+            jw_int(&w, pb.gr->n_groups);
+            jw_key(&w, "cut_bytes");
+            jw_int(&w, row->grouping.cut_bytes);
+            jw_key(&w, "balance");
+            jw_number(&w, row->grouping.balance);
+            jw_end(&w);
+        }
         jw_break(&w);
         jw_key(&w, "placement"); /* the placeto-placement file, as written with -o */
         placement_print(&p, pb.g, pb.c, jw_value_stream(&w));
@@ -267,6 +282,10 @@ static int run_place(int argc, char **argv)
         if (policy)
             printf("policy %s%s%s%s\n", policy, start_name ? ", starting from " : "", start_name ? start_name : "",
                    start_name ? "'s placement" : "");
+        if (row->learned_groups)
+            printf("greedy grouping: %d of %d learned groups used by the %d groups, cut %s, cost balance %.2f\n",
+                   row->grouping.n_clusters, row->learned_groups, pb.gr->n_groups,
+                   util_fmt_bytes(b1, (double)row->grouping.cut_bytes), row->grouping.balance);
         if (out)
             fprintf(stderr, "placeto: wrote placement %s\n", out);
     }

@@ -53,6 +53,10 @@ static void declare_tensors(NnParams *p, const RnnArch *a)
     nn_params_add(p, "W2", h, h);
     nn_params_add(p, "v", h, 1);
     nn_params_add(p, "Wout", 2 * h, n);
+    if (a->grouper == RNN_GROUPER_HDP) { /* after the placer's: its tensors keep their offsets and draws */
+        nn_params_add(p, "grouper_ff", rnn_hdp_inputs(a), a->grouper_hidden);
+        nn_params_add(p, "grouper_g", a->grouper_hidden, a->n_groups);
+    }
 }
 
 size_t rnn_param_count(const RnnArch *a)
@@ -81,13 +85,21 @@ RnnNet *rnn_new(const RnnArch *a, const OpVocab *vocab, uint64_t seed, Err *e)
                 vocab->n, a->hidden, a->emb, a->n_types);
         return NULL;
     }
+    if (a->grouper != RNN_GROUPER_NONE &&
+        (a->grouper != RNN_GROUPER_HDP || a->n_groups < 2 || a->grouper_hidden < 1 || a->grouper_hidden > 4096 ||
+         a->units < 1 || a->units > RNN_HDP_MAX_UNITS)) {
+        err_set(e, "rnn: an hdp grouper needs 2 to %d learned groups, a width in [1, 4096] and 1 to %d units; got "
+                   "%d, %d, %d",
+                RNN_MAX_GROUPS, RNN_HDP_MAX_UNITS, a->n_groups, a->grouper_hidden, a->units);
+        return NULL;
+    }
     RnnNet *net = xcalloc(1, sizeof *net);
     net->arch = *a;
     net->blas = nn_default_blas();
     vocab_copy(&net->vocab, vocab);
     declare_tensors(&net->p, a);
-    if (net->p.n_tensors != RT_COUNT)
-        util_die("rnn: %d tensors registered, expected %d", net->p.n_tensors, RT_COUNT);
+    if (net->p.n_tensors != RT_COUNT + (a->grouper ? 2 : 0))
+        util_die("rnn: %d tensors registered, expected %d", net->p.n_tensors, RT_COUNT + (a->grouper ? 2 : 0));
     nn_params_alloc(&net->p);
     nn_params_glorot(&net->p, seed);
     net->p.w[net->p.t[RT_ENC_FB].off] = 1;
@@ -106,6 +118,7 @@ void rnn_free(RnnNet *net)
         return;
     nn_params_done(&net->p);
     vocab_done(&net->vocab);
+    free(net->frozen);
     free(net);
 }
 

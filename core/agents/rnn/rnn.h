@@ -49,7 +49,18 @@ typedef struct RnnArch {
     int emb;       /* e: width of a type embedding */
     int hidden;    /* h: even; h/2 units per encoder direction */
     double squash_c, squash_tau; /* C and tau of the head (1, 1) */
+    /* The hierarchical grouper (rnn_hdp.h; 0 when grouper is RNN_GROUPER_NONE): */
+    int grouper;        /* RNN_GROUPER_NONE, or RNN_GROUPER_HDP: n_groups is then the learned groups */
+    int grouper_hidden; /* its width (RNN_HDP_HIDDEN) */
+    int units;          /* the groups of the training graphs' grouping (the most): placing's --groups target */
 } RnnArch;
+
+enum { RNN_GROUPER_NONE, RNN_GROUPER_HDP };
+#define RNN_HDP_HIDDEN 64     /* the grouper's width */
+#define RNN_HDP_NEIGHBOURS 10 /* neighbours in a unit's grouper input */
+#define RNN_HDP_MAX_UNITS (1 << 24)
+/* The grouper's input width: the type mix (T + 1), bytes, position, neighbours. */
+static inline int rnn_hdp_inputs(const RnnArch *a) { return a->n_types + 1 + 2 + 2 * RNN_HDP_NEIGHBOURS; }
 
 /* Defaults: e = 32, h = 256, C = tau = 1. */
 void rnn_arch_default(RnnArch *a, int n_devices, int n_groups, int n_types);
@@ -60,12 +71,15 @@ typedef struct RnnNet {
     OpVocab vocab; /* owned copy */
     NnParams p;
     int blas; /* 1: BLAS; 0: the plain loops (tests) */
+    int *frozen; /* hdp: once the placer is frozen, its placement of the n_groups learned groups (owned); else NULL */
 } RnnNet;
 
 /* Tensor names (rows x cols), in registration order:
  *   type_emb (T+1 x e), enc_fw (F + h/2 x 2h), enc_bw (same), enc_fb (1 x 1),
  *   W1 (h x h), dec (2h x 4h), dec_fb (1 x 1), go (1 x h), dev_emb (n x h),
- *   W2 (h x h), v (h x 1), Wout (2h x n).
+ *   W2 (h x h), v (h x 1), Wout (2h x n);
+ * with grouper RNN_GROUPER_HDP two more: grouper_ff (Fg x Hg), grouper_g
+ * (Hg x n_groups) (rnn_hdp.h).
  * Glorot-uniform weights (the type embedding included) from seed; forget
  * biases 1; go uniform in [-0.1, 0.1] (drawn after Glorot, from seed + 1).
  * The vocabulary is copied; vocab->n must equal a->n_types. */

@@ -4,6 +4,7 @@
 #include "agent.h"
 #include "oneshot.h"
 #include "rnn_episode.h"
+#include "rnn_hdp.h"
 #include "rnn_io.h"
 #include "rnn_place.h"
 #include "rnn_train.h"
@@ -17,7 +18,8 @@ static void net_free(void *net) { rnn_free(net); }
 static void info(const void *net, AgentInfo *out)
 {
     const RnnNet *n = net;
-    *out = (AgentInfo){n->arch.n_devices, n->arch.n_groups, 0, 0};
+    /* an hdp policy reads any grouping; its training graphs' one is the default */
+    *out = (AgentInfo){n->arch.n_devices, n->arch.grouper ? n->arch.units : n->arch.n_groups, 0, 0};
 }
 static NnParams *params(void *net) { return &((RnnNet *)net)->p; }
 static void *untrained(const void *net, uint64_t seed, Err *e)
@@ -29,6 +31,15 @@ static int64_t place(const void *net, const Graph *g, const Grouping *gr, const 
                      uint64_t seed, int *group_device, double *runtime_us, Err *e)
 {
     return rnn_place(net, g, gr, c, samples, seed, group_device, runtime_us, e);
+}
+/* The one-shot rows; an hdp policy's zero-shot row also tells its greedy grouping. */
+static int runs(const AgentKind *k, const Problem *p, const char *path, const void *net, const TrainState *ts,
+                const AgentPlaceOpts *o, PlaceRun rows[2], const char **start_name, Err *e)
+{
+    int n = oneshot_place_runs(k, p, path, net, ts, o, rows, start_name, e);
+    if (n > 0)
+        rows[n - 1].learned_groups = rnn_place_grouping(net, p->g, p->gr, &rows[n - 1].grouping);
+    return n;
 }
 
 static int check(const Episode *ep, const void *net, Err *e) { return rnn_episode_check(ep, net, e); }
@@ -65,15 +76,42 @@ static const AgentOpt train_opts[] = {
     {"squash", 0, "C", "a new policy's logits are C tanh(logits / T), T the --temperature (default 1)"},
     {"noise", 0, "X", "logits noise (times their RMS) in the first 750 updates (default 0.5; 0: none)"},
     {"group-capacity", 0, "G", "groups a new policy can place (default: the most of its training graphs)"},
+    {"grouper", 0, "G", "none (default) or hdp: a new policy learns a grouping of the groups ahead of its placer (HDP, 2018)"},
+    {"learned-groups", 0, "L", "with --grouper hdp: the groups it learns, 2-2048 (default min(256, 20 x devices))"},
+    {"freeze-placer", 0, "U", "hdp: from update U on the placer keeps its placement, the grouper alone learns (default 500; 0: never)"},
     {0},
 };
-static const char *const shape[] = {"hidden", "squash", "temperature", "group-capacity", NULL};
+static const char *const shape[] = {"hidden", "squash", "temperature", "group-capacity", "grouper", "learned-groups", NULL};
 
 typedef struct RnnOpts {
     RnnTrainConfig cfg;
     long hidden, cap;
     double squash, tau;
+    int grouper;  /* RNN_GROUPER_NONE or RNN_GROUPER_HDP */
+    long learned; /* hdp: the learned groups (0: the default) */
 } RnnOpts;
+
+/* --grouper, --learned-groups, --freeze-placer (rnn_hdp.h). */
+static int hdp_options(const AgentArgs *a, RnnOpts *o, Err *e)
+{
+    const char *grouper = agent_arg(a, "grouper");
+    long freeze;
+    if (grouper && strcmp(grouper, "hdp") != 0 && strcmp(grouper, "none") != 0)
+        return err_set(e, "--grouper: expected none or hdp, got '%s'", grouper);
+    o->grouper = grouper && strcmp(grouper, "hdp") == 0 ? RNN_GROUPER_HDP : RNN_GROUPER_NONE;
+    if (agent_arg_int(a, "learned-groups", 2, RNN_MAX_GROUPS, 0, &o->learned, e) ||
+        agent_arg_int(a, "freeze-placer", 0, 1L << 40, -1, &freeze, e))
+        return -1;
+    o->cfg.freeze_placer = freeze;
+    if (!o->grouper && agent_arg(a, "learned-groups"))
+        return err_set(e, "--learned-groups applies with --grouper hdp (the groups its grouper learns)");
+    if (!o->grouper && agent_arg(a, "freeze-placer") && !agent_arg(a, "resume"))
+        return err_set(e, "--freeze-placer applies with --grouper hdp (or --resume of an hdp policy)");
+    if (o->grouper && agent_arg(a, "group-capacity"))
+        return err_set(e, "--group-capacity does not apply with --grouper hdp: the placer places the learned "
+                          "groups (--learned-groups)");
+    return 0;
+}
 
 static int rnn_options(const AgentArgs *a, uint64_t seed, void *opts, Err *e)
 {
@@ -104,7 +142,7 @@ static int rnn_options(const AgentArgs *a, uint64_t seed, void *opts, Err *e)
     cfg->samples = (int)samples;
     cfg->threads = (int)threads;
     cfg->greedy_every = greedy;
-    return 0;
+    return hdp_options(a, o, e);
 }
 
 static void rnn_state(TrainState *ts, const void *opts)
@@ -123,6 +161,12 @@ static void *rnn_create(const void *opts, const Problem *pb, int n, const Cluste
     arch.hidden = (int)o->hidden;
     arch.squash_c = o->squash;
     arch.squash_tau = o->tau;
+    if (o->grouper == RNN_GROUPER_HDP) { /* the placer places the learned groups */
+        arch.grouper = RNN_GROUPER_HDP;
+        arch.grouper_hidden = RNN_HDP_HIDDEN;
+        arch.units = most;
+        arch.n_groups = o->learned ? (int)o->learned : rnn_hdp_default_groups(c->n_devices);
+    }
     RnnNet *net = rnn_new(&arch, &voc, o->cfg.seed, e);
     vocab_done(&voc);
     return net;
@@ -143,7 +187,7 @@ static int64_t run(void *t, int64_t n, TrainCallback cb, void *ud, volatile int 
 const AgentKind agent_rnn = {
     "rnn", "an rnn", "the RNN-based placer (Mirhoseini et al. 2017)",
     {load, save, net_free, info, params, untrained},
-    {oneshot_place_runs, "rnn-trained", 0, place},
+    {runs, "rnn-trained", 0, place},
     {"update", RNN_MAX_GROUPS, train_opts, shape, sizeof(RnnOpts), rnn_options, rnn_state, rnn_create, NULL, 0, rnn_trainer,
      run, rnn_trainer_free, NULL, NULL},
     &actor,

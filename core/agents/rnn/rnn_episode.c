@@ -5,8 +5,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* An hdp policy's decoder places learned groups, not the episode's groups one at a time. */
+static int refuse_hdp(const RnnNet *net, Err *e)
+{
+    if (net->arch.grouper != RNN_GROUPER_HDP)
+        return 0;
+    return err_set(e, "an hdp policy (train --grouper hdp) cannot be stepped in the explorer: its placer decodes "
+                      "%d learned groups, not the graph's groups in order (place it with place --policy)",
+                   net->arch.n_groups);
+}
+
 int rnn_episode_check(const Episode *ep, const RnnNet *net, Err *e)
 {
+    if (refuse_hdp(net, e) != 0)
+        return -1;
     if (episode_check_one_pass(ep, "an", "rnn", net->arch.n_devices, e) != 0)
         return -1;
     if (ep->n_groups > net->arch.n_groups)
@@ -17,6 +29,8 @@ int rnn_episode_check(const Episode *ep, const RnnNet *net, Err *e)
 
 RnnActor *rnn_actor_new(const RnnNet *net, const Graph *g, const Grouping *gr, Err *e)
 {
+    if (refuse_hdp(net, e) != 0)
+        return NULL;
     RnnInput *in = rnn_input_new(g, gr, &net->vocab, net->arch.n_groups, e);
     if (!in)
         return NULL;

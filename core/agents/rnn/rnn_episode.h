@@ -34,10 +34,13 @@ typedef struct RnnActor {
 
 /* 0 when ep can be stepped by net (one topological pass from device 0, the
  * net's device count, at most its group capacity); else -1 with e set,
- * naming what differs. */
+ * naming what differs. An hdp policy (a grouper ahead of the placer,
+ * rnn_hdp.h) is refused here and by rnn_actor_new: its placer decodes
+ * learned groups, not the episode's groups in order. */
 int rnn_episode_check(const Episode *ep, const RnnNet *net, Err *e);
 /* An actor for net on graph g grouped by gr (runs the encoders once).
- * NULL with e set when the grouping has more groups than the net places. */
+ * NULL with e set when the grouping has more groups than the net places,
+ * or the net is an hdp policy. */
 RnnActor *rnn_actor_new(const RnnNet *net, const Graph *g, const Grouping *gr, Err *e);
 void rnn_actor_free(RnnActor *ac);
 /* Forgets the cached decode (the next request decodes from step 0). */

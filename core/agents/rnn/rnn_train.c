@@ -7,6 +7,7 @@
 
 #include "dist.h"
 #include "par.h"
+#include "rnn_hdp.h"
 
 void rnn_train_config_default(RnnTrainConfig *cfg)
 {
@@ -25,6 +26,7 @@ void rnn_train_config_default(RnnTrainConfig *cfg)
     cfg->noise_updates = 750;
     cfg->drop_failing_after = 1000;
     cfg->seed = 1;
+    cfg->freeze_placer = -1;
 }
 
 double rnn_train_lr(const RnnTrainConfig *cfg, int64_t u)
@@ -52,13 +54,20 @@ typedef struct RSlot {
     float *grad;
     double lp, H, score, makespan_us;
     int oom, dropped;
+    /* hdp: the grouper's work space, the sample's grouping, the placer's placement of the learned groups and
+       its input; the grouper's gradient weight */
+    RnnHdpWork *hw;
+    int *grp, *pl;
+    RnnInput *pin;
+    double wg;
 } RSlot;
 
-/* A training graph and its decoder input. */
+/* A training graph and its decoder input (the grouper's with hdp). */
 typedef struct RGraph {
     const Graph *g;
     const Grouping *gr;
     RnnInput *in;
+    RnnHdpInput *hin;
 } RGraph;
 
 struct RnnTrainer {
@@ -72,6 +81,9 @@ struct RnnTrainer {
     int K, T;
     RSlot *slots;
     double beta;
+    int hdp;        /* the net has a grouper */
+    int64_t freeze; /* hdp: the update at which the placer freezes (0: never) */
+    size_t tail;    /* hdp: the grouper's tensors' offset (the tail a frozen placer leaves to Adam) */
 };
 
 RnnTrainer *rnn_train_new(RnnNet *net, TrainState *ts, const RnnTrainConfig *cfg, const TrainGraph *graphs,
@@ -93,12 +105,19 @@ RnnTrainer *rnn_train_new(RnnNet *net, TrainState *ts, const RnnTrainConfig *cfg
         err_set(e, "threads must be in [1, %d], got %d", RNN_TRAIN_MAX_SAMPLES, cfg->threads);
         return NULL;
     }
+    int hdp = net->arch.grouper == RNN_GROUPER_HDP;
+    if (!hdp && cfg->freeze_placer > 0) {
+        err_set(e, "--freeze-placer: the policy has no grouper (train a new one with --grouper hdp)");
+        return NULL;
+    }
     RGraph *rg = xnew_array((size_t)n_graphs, sizeof *rg);
     int maxg = 0, maxn = 0;
     for (int i = 0; i < n_graphs; i++) {
         rg[i].g = graphs[i].g;
         rg[i].gr = graphs[i].gr;
-        if (!(rg[i].in = rnn_input_new(graphs[i].g, graphs[i].gr, &net->vocab, net->arch.n_groups, e))) {
+        if (hdp)
+            rg[i].hin = rnn_hdp_input_new(graphs[i].g, graphs[i].gr, &net->vocab);
+        else if (!(rg[i].in = rnn_input_new(graphs[i].g, graphs[i].gr, &net->vocab, net->arch.n_groups, e))) {
             for (int j = 0; j < i; j++)
                 rnn_input_free(rg[j].in);
             free(rg);
@@ -122,10 +141,20 @@ RnnTrainer *rnn_train_new(RnnNet *net, TrainState *ts, const RnnTrainConfig *cfg
     t->K = cfg->samples;
     t->T = cfg->threads < cfg->samples ? cfg->threads : cfg->samples;
     t->slots = xnew_array((size_t)t->K, sizeof *t->slots);
-    size_t G = (size_t)maxg;
+    t->hdp = hdp;
+    t->freeze = hdp ? (cfg->freeze_placer < 0 ? RNN_HDP_FREEZE : cfg->freeze_placer) : 0;
+    t->tail = hdp ? net->p.t[nn_params_find(&net->p, "grouper_ff")].off : 0;
+    size_t G = (size_t)maxg, steps = hdp ? (size_t)net->arch.n_groups : G; /* decoder steps */
+    if (steps > G)
+        G = steps;
     for (int k = 0; k < t->K; k++) {
         RSlot *sl = &t->slots[k];
         sl->w = rnn_work_new(&net->arch);
+        if (hdp) {
+            sl->hw = rnn_hdp_work_new(&net->arch, maxg);
+            sl->grp = xnew_array((size_t)maxg, sizeof *sl->grp);
+            sl->pl = xnew_array(steps, sizeof *sl->pl);
+        }
         sl->sim = xnew_array((size_t)n_graphs, sizeof *sl->sim);
         for (int i = 0; i < n_graphs; i++)
             sl->sim[i] = sim_new(graphs[i].g, c);
@@ -159,12 +188,44 @@ void rnn_train_free(RnnTrainer *t)
         free(sl->ent);
         free(sl->wt);
         free(sl->grad);
+        rnn_hdp_work_free(sl->hw);
+        free(sl->grp);
+        free(sl->pl);
+        rnn_input_free(sl->pin);
     }
     free(t->slots);
-    for (int i = 0; i < t->n_graphs; i++)
+    for (int i = 0; i < t->n_graphs; i++) {
         rnn_input_free(t->graphs[i].in);
+        rnn_hdp_input_free(t->graphs[i].hin);
+    }
     free(t->graphs);
     free(t);
+}
+
+/* hdp: the greedy grouping of graph cur and the placer's greedy decode of
+ * it (or its frozen placement) to sl->place (per group of the graph). */
+static void hdp_greedy(RnnTrainer *t, RSlot *sl)
+{
+    const RGraph *rg = &t->graphs[t->cur];
+    rnn_hdp_forward(t->net, rg->hin, sl->hw, RNN_GREEDY, NULL, sl->grp);
+    const int *pl = t->net->frozen;
+    if (!pl) {
+        RnnInput *pin = rnn_hdp_placer_input(t->net, rg->g, rg->gr, sl->grp);
+        rnn_forward(t->net, pin, sl->w, RNN_GREEDY, NULL, sl->pl, NULL, NULL);
+        rnn_input_free(pin);
+        pl = sl->pl;
+    }
+    rnn_hdp_expand(rg->gr, sl->grp, pl, sl->place);
+}
+
+/* hdp: the placer freezes on its last sampled placement (of the learned
+ * groups): the update's last sample's, as the reference's cache of its
+ * last sample. */
+static void freeze_placer(RnnTrainer *t)
+{
+    const RSlot *sl = &t->slots[t->K - 1];
+    t->net->frozen = xnew_array((size_t)t->net->arch.n_groups, sizeof *t->net->frozen);
+    memcpy(t->net->frozen, sl->pl, (size_t)t->net->arch.n_groups * sizeof *sl->pl);
 }
 
 /* A greedy decode of the current weights on graph cur, simulated (slot 0's buffers). */
@@ -172,7 +233,10 @@ static void greedy_probe(RnnTrainer *t, TrainBest *b)
 {
     RSlot *sl = &t->slots[0];
     const RGraph *rg = &t->graphs[t->cur];
-    rnn_forward(t->net, rg->in, sl->w, RNN_GREEDY, NULL, sl->place, NULL, NULL);
+    if (t->hdp)
+        hdp_greedy(t, sl);
+    else
+        rnn_forward(t->net, rg->in, sl->w, RNN_GREEDY, NULL, sl->place, NULL, NULL);
     group_expand(rg->gr, sl->place, sl->op);
     const SimResult *r = sim_run(sl->sim[t->cur], sl->op);
     double score = episode_score(&t->env, t->c, r);
@@ -185,10 +249,22 @@ static void slot_run(RnnTrainer *t, int k, int phase)
 {
     RSlot *sl = &t->slots[k];
     const RGraph *rg = &t->graphs[t->cur];
-    int G = rg->gr->n_groups;
+    int G = rg->gr->n_groups, frozen = t->net->frozen != NULL;
     if (phase == 0) {
         rnn_work_set_noise(sl->w, t->ts->episodes < t->cfg.noise_updates ? t->cfg.noise : 0);
-        sl->lp = rnn_forward(t->net, rg->in, sl->w, RNN_SAMPLE, &sl->rng, sl->place, sl->logp, sl->ent);
+        if (t->hdp) { /* a grouping, then the placer's decode of it (or its frozen placement) */
+            double lpg = rnn_hdp_forward(t->net, rg->hin, sl->hw, RNN_SAMPLE, &sl->rng, sl->grp);
+            G = frozen ? 0 : t->net->arch.n_groups;
+            sl->lp = lpg;
+            if (!frozen) {
+                rnn_input_free(sl->pin);
+                sl->pin = rnn_hdp_placer_input(t->net, rg->g, rg->gr, sl->grp);
+                sl->lp += rnn_forward(t->net, sl->pin, sl->w, RNN_SAMPLE, &sl->rng, sl->pl, sl->logp, sl->ent);
+            }
+            rnn_hdp_expand(rg->gr, sl->grp, frozen ? t->net->frozen : sl->pl, sl->place);
+        } else {
+            sl->lp = rnn_forward(t->net, rg->in, sl->w, RNN_SAMPLE, &sl->rng, sl->place, sl->logp, sl->ent);
+        }
         group_expand(rg->gr, sl->place, sl->op);
         const SimResult *r = sim_run(sl->sim[t->cur], sl->op);
         sl->score = episode_score(&t->env, t->c, r);
@@ -199,9 +275,12 @@ static void slot_run(RnnTrainer *t, int k, int phase)
             sl->H += sl->ent[s];
     } else {
         float *grad = sl->grad ? sl->grad : t->net->p.g;
-        memset(grad, 0, t->net->p.n * sizeof *grad);
-        if (!sl->dropped)
-            rnn_backward(t->net, rg->in, sl->w, sl->wt, -t->beta / t->K, grad);
+        size_t from = frozen ? t->tail : 0; /* a frozen placer's part is never read */
+        memset(grad + from, 0, (t->net->p.n - from) * sizeof *grad);
+        if (!sl->dropped && !frozen)
+            rnn_backward(t->net, t->hdp ? sl->pin : rg->in, sl->w, sl->wt, -t->beta / t->K, grad);
+        if (!sl->dropped && t->hdp)
+            rnn_hdp_backward(t->net, rg->hin, sl->hw, sl->wg, grad);
     }
 }
 
@@ -230,6 +309,8 @@ static void phase_io(void *ctx, int k, DistBuf *b)
         dist_io(b, &sl->makespan_us, sizeof sl->makespan_us);
         dist_io(b, &sl->oom, sizeof sl->oom);
         dist_io(b, sl->place, (size_t)c->t->graphs[c->t->cur].gr->n_groups * sizeof *sl->place);
+        if (c->t->hdp && !c->t->net->frozen) /* the placer's placement of the learned groups: the freeze takes it */
+            dist_io(b, sl->pl, (size_t)c->t->net->arch.n_groups * sizeof *sl->pl);
     } else {
         dist_io(b, sl->grad ? sl->grad : c->t->net->p.g, c->t->net->p.n * sizeof *sl->grad);
     }
@@ -256,6 +337,7 @@ int64_t rnn_train_run(RnnTrainer *t, int64_t n, TrainCallback cb, void *ud, vola
         t->cur = t->n_graphs > 1 ? (int)rng_below(&ts->rng, (uint64_t)t->n_graphs) : 0;
         const RGraph *rg = &t->graphs[t->cur];
         int G = rg->gr->n_groups;
+        int frozen = t->net->frozen != NULL, steps = t->hdp ? (frozen ? 0 : t->net->arch.n_groups) : G;
         int drop = t->cfg.drop_failing_after > 0 && ts->episodes >= t->cfg.drop_failing_after;
         double loss = 0, cost = 0, best_us = INFINITY, last_us = 0;
         TrainBest *b = train_best_for(ts, rg->g->name, rg->g->checksum, G);
@@ -279,25 +361,36 @@ int64_t rnn_train_run(RnnTrainer *t, int64_t n, TrainCallback cb, void *ud, vola
             double base = train_state_baseline(ts, t->cur), adv = R - base;
             train_state_set_baseline(ts, t->cur, t->n_graphs, 0.9 * base + 0.1 * R);
             /* minimise adv log pi - beta H: J of rnn_backward with w = adv / K and -beta / K */
-            for (int s = 0; s < G; s++)
+            for (int s = 0; s < steps; s++)
                 sl->wt[s] = adv / K;
+            sl->wg = adv / K;
             loss += (adv * sl->lp - t->beta * sl->H) / K;
         }
         run_phase(t, 1);
+        /* a frozen placer has no gradient: the grouper's tensors (the tail) alone are summed, clipped and stepped */
+        size_t from = frozen ? t->tail : 0;
         if (K > 1) { /* the samples' gradients summed in sample order */
-            memset(p->g, 0, p->n * sizeof *p->g);
+            memset(p->g + from, 0, (p->n - from) * sizeof *p->g);
             for (int k = 0; k < K; k++) {
                 const float *gk = t->slots[k].grad;
-                for (size_t i = 0; i < p->n; i++)
+                for (size_t i = from; i < p->n; i++)
                     p->g[i] += gk[i];
             }
         }
-        double norm = nn_clip_grad(p->g, p->n, t->cfg.clip);
+        double norm = nn_clip_grad(p->g + from, p->n - from, t->cfg.clip);
         ts->adam.lr = rnn_train_lr(&t->cfg, ts->episodes);
-        nn_adam_step(&ts->adam, p);
+        NnParams view = *p;
+        view.w += from;
+        view.g += from;
+        view.m += from;
+        view.v += from;
+        view.n -= from;
+        nn_adam_step(&ts->adam, &view);
         ts->episodes++;
         ts->entropy = t->beta;
         done++;
+        if (t->hdp && t->freeze > 0 && !frozen && ts->episodes >= t->freeze)
+            freeze_placer(t); /* the next update's samples take it */
         if (t->cfg.greedy_every > 0 && ts->episodes % t->cfg.greedy_every == 0)
             greedy_probe(t, b);
         if (cb)

@@ -31,7 +31,18 @@
  * space and gradient; the gradients are summed in sample order, so a run
  * is deterministic per seed and gives the same bits for every thread
  * count. Under MPI (dist.h) each rank runs its block of the samples and
- * receives the others' results: the same bits for every rank count. */
+ * receives the others' results: the same bits for every rank count.
+ *
+ * With a grouper (arch.grouper RNN_GROUPER_HDP, rnn_hdp.h) a sample is a
+ * grouping of the graph's groups into the learned groups (drawn first from
+ * the sample's stream), then the placer's decode of the input built from
+ * it; its log-probability is log pi_placer + log pi_grouper, and the one
+ * advantage multiplies both (the entropy term is the placer's). After
+ * update freeze_placer (counted from the start of training) the placer's
+ * placement of the learned groups in that update's last sample becomes the
+ * net's frozen placement (the reference's cache of its last sample): from
+ * then on every sample and greedy probe takes it instead of a decode, and
+ * only the grouper's weights get gradients and Adam steps. */
 #ifndef PLACETO_RNN_TRAIN_H
 #define PLACETO_RNN_TRAIN_H
 
@@ -58,7 +69,11 @@ typedef struct RnnTrainConfig {
     int64_t drop_failing_after; /* from this update on, out-of-memory samples leave the loss and the
                                    baseline (1000; 0: never) */
     uint64_t seed;
+    int64_t freeze_placer; /* hdp: from this update on the placer re-emits its frozen placement and only the
+                              grouper learns (-1: the default, RNN_HDP_FREEZE with a grouper; 0: never) */
 } RnnTrainConfig;
+
+#define RNN_HDP_FREEZE 500 /* updates before an hdp policy's placer freezes, by default */
 
 void rnn_train_config_default(RnnTrainConfig *cfg);
 /* The learning rate of update u (0-based). */
