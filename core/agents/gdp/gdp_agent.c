@@ -52,7 +52,7 @@ static const AgentActorOps actor = {
 /* ---- training ---- */
 
 static const AgentOpt train_opts[] = {
-    {"threads", 't', "T", "samples in parallel (default 1); the same result for every T"},
+    {"threads", 't', "T", "samples and graphs in parallel (default 1); the same result for every T"},
     {"lr", 0, "X", "Adam learning rate (default 3e-4)"},
     {"entropy", 0, "B", "entropy weight (default 0.01)"},
     {"clip", 0, "X", "global gradient-norm clip (default 1)"},
