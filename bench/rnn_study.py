@@ -2,16 +2,17 @@
 """Why the RNN-based placer's greedy decode is one device, and which of its
 training settings fixes it (docs/comparators.md, "What makes the RNN placer
 place"). For each setting (the head's squash C and temperature tau, samples
-per update K, learning rate, the out-of-memory signal), train an RNN policy
-of --hidden 64 for U updates (seed 1) on each case, then place with it:
+per update K, learning rate, the baseline, the out-of-memory signal), train
+an RNN policy of --hidden 64 (seed 1) with about B placements simulated on
+each case, then place with it:
 the greedy decode's runtime / lower bound, whether it runs out of memory,
 how many devices it uses, and the most probability the squashed head can
 give one device, e^C / (e^C + (n - 1) e^-C); beside it the best placement
 seen in training.
-The untrained network (--episodes 0 is not a run: 1 update at --lr 0) is
+The untrained network (one update at --lr 0: its weights do not move) is
 the first row of each case.
 
-    PLACETO_KERNELS=plain /usr/bin/python3 bench/rnn_study.py [./placeto] [--updates U]
+    PLACETO_KERNELS=plain /usr/bin/python3 bench/rnn_study.py [./placeto] [--budget B]
         [--cases inception_v3/2,nmt/2,nasnet/4] [--settings NAME,...]
 
 Writes bench/results/rnn_study.{json,md}.
@@ -27,23 +28,24 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchargs  # noqa: E402
 
-PROG, OPT = benchargs.options("rnn_study.py", ["updates", "cases", "settings"])
-UPDATES = int(OPT.get("updates", 1000))
+PROG, OPT = benchargs.options("rnn_study.py", ["budget", "cases", "settings"])
+BUDGET = int(OPT.get("budget", 2000))
 CASES = [(c.rsplit("/", 1)[0], int(c.rsplit("/", 1)[1])) for c in OPT.get("cases", "inception_v3/2,nmt/2,nasnet/4").split(",")]
 # name: (options, what it is)
 SETTINGS = [
-    ("untrained", ["--lr", "0", "--episodes", "1"], "the network before any update (C = tau = 1)"),
-    ("code", [], "the public code's values: C = tau = 1, K = 1, lr 0.1, graded OOM"),
+    ("untrained", ["--lr", "0"], "the network before any update (C = tau = 1)"),
+    ("code", [], "the public code's values: C = tau = 1, K = 1, lr 0.1, moving-average baseline, graded OOM"),
     ("code-failing", ["--oom", "faithful"], "the same with the failing signal (an OOM sample costs 100 s)"),
-    ("lr0.01", ["--lr", "0.01"], "C = tau = 1, lr 0.01"),
-    ("K4", ["--samples-per-update", "4"], "C = tau = 1, 4 samples per update"),
-    ("C2.5", ["--squash", "2.5"], "C = 2.5, tau = 1"),
-    ("C5", ["--squash", "5"], "C = 5, tau = 1"),
-    ("C5-tau5", ["--squash", "5", "--temperature", "5"], "C = 5, tau = 5"),
-    ("C2.5-tau5", ["--squash", "2.5", "--temperature", "5"], "C = 2.5, tau = 5 (ENAS's controller)"),
-    ("C5-K4", ["--squash", "5", "--samples-per-update", "4"], "C = 5, tau = 1, 4 samples per update"),
-    ("C5-failing", ["--squash", "5", "--oom", "faithful"], "C = 5, tau = 1, the failing signal"),
-    ("C5-lr0.01", ["--squash", "5", "--lr", "0.01"], "C = 5, tau = 1, lr 0.01"),
+    ("C5", ["--squash", "5"], "C = 5 (tau = 1), otherwise the code's"),
+    ("C5-lr0.001", ["--squash", "5", "--lr", "0.001"], "C = 5, lr 0.001"),
+    ("K16-lr0.001", ["--squash", "5", "--lr", "0.001", "--samples-per-update", "16"],
+     "C = 5, lr 0.001, 16 samples per update, moving-average baseline"),
+    ("batch-C1", ["--lr", "0.001", "--samples-per-update", "16", "--baseline", "batch"],
+     "C = 1, lr 0.001, 16 samples per update, advantages normalised within the update"),
+    ("batch-C5", ["--squash", "5", "--lr", "0.001", "--samples-per-update", "16", "--baseline", "batch"],
+     "C = 5, lr 0.001, 16 samples per update, advantages normalised within the update"),
+    ("batch-C5-failing", ["--squash", "5", "--lr", "0.001", "--samples-per-update", "16", "--baseline", "batch",
+                          "--oom", "faithful"], "the same with the failing signal"),
 ]
 if "settings" in OPT:
     keep = OPT["settings"].split(",")
@@ -63,14 +65,18 @@ def job(j):
     graph = "graphs/%s.json" % g
     with tempfile.TemporaryDirectory() as tmp:
         pol = os.path.join(tmp, "p.json")
-        ups = UPDATES if "--episodes" not in opts else None
+        k = int(opts[opts.index("--samples-per-update") + 1]) if "--samples-per-update" in opts else 1
+        # updates of K samples and a greedy decode every 50 updates, about BUDGET placements; the control: one
+        # update at lr 0 (its weights do not move)
+        ups = 1 if name == "untrained" else max(1, round(BUDGET / (k + 1 / 50)))
         cmd = ["train", graph, "--agent", "rnn", "--devices", d, "--hidden", 64, "--seed", 1, "-o", pol,
-               "--checkpoint-every", 1 << 30, "--json"] + (["--episodes", ups] if ups else []) + opts
+               "--checkpoint-every", 1 << 30, "--episodes", ups, "--json"] + opts
         summary = json.loads(run(*cmd).strip().splitlines()[-1])
         placed = json.loads(run("place", graph, "--policy", pol, "--devices", d, "--json"))
     devs = set(placed["placement"]["ops"].values())
     return j, {"greedy_us": placed["runtime_us"], "oom": placed["oom"], "devices_used": len(devs),
                "best_us": summary["best_runtime_us"], "updates": summary["episodes"],
+               "placements": summary["placements_simulated"],
                "command": "placeto " + " ".join(str(x) for x in cmd[:-1])}
 
 
@@ -91,12 +97,13 @@ def main():
             C = float(s[1][s[1].index("--squash") + 1]) if "--squash" in s[1] else 1.0
             r["cap"] = math.exp(C) / (math.exp(C) + (c[1] - 1) * math.exp(-C))
             rows.append(r)
-    doc = {"updates": UPDATES, "kernels": os.environ.get("PLACETO_KERNELS", ""), "rows": rows}
+    doc = {"budget": BUDGET, "kernels": os.environ.get("PLACETO_KERNELS", ""), "rows": rows}
     os.makedirs("bench/results", exist_ok=True)
     with open("bench/results/rnn_study.json", "w") as f:
         json.dump(doc, f, indent=1)
-    md = ["RNN-based placer, %d updates (h = 64, seed 1): the greedy decode and the best placement seen in "
-          "training, runtime / lower bound; cap: the most probability the head can give a device." % UPDATES,
+    md = ["RNN-based placer trained with about %d placements simulated (h = 64, seed 1): the greedy decode and the "
+          "best placement seen in training, runtime / lower bound; cap: the most probability the head can give a "
+          "device." % BUDGET,
           "", "| case | setting | greedy | OOM | devices used | cap | best in training |", "|---|---|---|---|---|---|---|"]
     for r in rows:
         md.append("| %s/%d | %s | %.3f | %s | %d | %s | %.3f |" % (

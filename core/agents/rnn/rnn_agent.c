@@ -69,6 +69,7 @@ static const AgentOpt train_opts[] = {
     {"clip", 0, "X", "global gradient-norm clip (default 1)"},
     {"temperature", 0, "T", "a new policy's logits are divided by T inside the squash (default 1)"},
     {"oom-penalty", 0, "X", "seconds per GB over a device's memory (default 2)"},
+    {"baseline", 0, "B", "ema (default: R minus a moving average) or batch (the K samples' rewards normalised)"},
     {"oom", 0, "M", "graded (default: + --oom-penalty) or faithful (an OOM sample costs 100 s, the public code's failing signal)"},
     {"samples-per-update", 0, "K", "placements sampled per update, 1-64 (default 1)"},
     {"hidden", 0, "H", "width of a new policy's LSTMs, even (default 256)"},
@@ -137,6 +138,10 @@ static int rnn_options(const AgentArgs *a, uint64_t seed, void *opts, Err *e)
     if (oom && strcmp(oom, "faithful") != 0 && strcmp(oom, "graded") != 0)
         return err_set(e, "--oom: expected faithful or graded, got '%s'", oom);
     cfg->oom_faithful = oom && strcmp(oom, "faithful") == 0;
+    const char *base = agent_arg(a, "baseline");
+    if (base && strcmp(base, "ema") != 0 && strcmp(base, "batch") != 0)
+        return err_set(e, "--baseline: expected ema or batch, got '%s'", base);
+    cfg->batch_baseline = base && strcmp(base, "batch") == 0;
     if (o->hidden % 2)
         return err_set(e, "--hidden: expected an even number, got %ld", o->hidden);
     cfg->samples = (int)samples;

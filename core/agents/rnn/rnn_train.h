@@ -59,6 +59,8 @@ typedef struct RnnTrainConfig {
     double clip;        /* global gradient norm (1.0) */
     double oom_penalty; /* seconds per GB over a device's memory (2, Placeto's) */
     int oom_faithful;   /* 1: an out-of-memory sample's cost is the failing signal, RNN_FAILING_SIGNAL seconds (0) */
+    int batch_baseline; /* 1: advantages are the K samples' rewards normalised within the update (ppo_advantages),
+                           not R minus the moving average (0) */
     int samples;        /* placements per update, K (1) */
     int threads;        /* the K samples decoded, simulated and differentiated on this many threads (1) */
     int64_t greedy_every; /* after every this many updates, one greedy decode is simulated too (50; 0: never) */
