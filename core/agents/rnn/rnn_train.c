@@ -7,6 +7,7 @@
 
 #include "dist.h"
 #include "par.h"
+#include "ppo.h"
 #include "rnn_hdp.h"
 
 void rnn_train_config_default(RnnTrainConfig *cfg)
@@ -344,6 +345,15 @@ int64_t rnn_train_run(RnnTrainer *t, int64_t n, TrainCallback cb, void *ud, vola
         for (int k = 0; k < K; k++) /* each sample's stream, in order */
             rng_seed(&t->slots[k].rng, rng_next(&ts->rng));
         run_phase(t, 0);
+        double batch_adv[RNN_TRAIN_MAX_SAMPLES];
+        if (t->cfg.batch_baseline) { /* the K samples' rewards -R, normalised within the update */
+            double rew[RNN_TRAIN_MAX_SAMPLES];
+            for (int k = 0; k < K; k++) {
+                double c = t->cfg.oom_faithful && t->slots[k].oom ? RNN_FAILING_SIGNAL : t->slots[k].score;
+                rew[k] = -sqrt(c > 0 ? c : 0);
+            }
+            ppo_advantages(K, rew, batch_adv);
+        }
         for (int k = 0; k < K; k++) {
             RSlot *sl = &t->slots[k];
             double cost_s = t->cfg.oom_faithful && sl->oom ? RNN_FAILING_SIGNAL : sl->score;
@@ -358,7 +368,7 @@ int64_t rnn_train_run(RnnTrainer *t, int64_t n, TrainCallback cb, void *ud, vola
             sl->dropped = drop && sl->oom;
             if (sl->dropped)
                 continue;
-            double base = train_state_baseline(ts, t->cur), adv = R - base;
+            double base = train_state_baseline(ts, t->cur), adv = t->cfg.batch_baseline ? -batch_adv[k] : R - base;
             train_state_set_baseline(ts, t->cur, t->n_graphs, 0.9 * base + 0.1 * R);
             /* minimise adv log pi - beta H: J of rnn_backward with w = adv / K and -beta / K */
             for (int s = 0; s < steps; s++)
