@@ -23,7 +23,7 @@ inc=graphs/inception_v3.json
 runs=(
   "placeto|2|--episodes 32"
   "rnn|4|--agent rnn --samples-per-update 4 --episodes 6"
-  "gdp|64|--agent gdp --episodes 3"
+  "gdp|4|--agent gdp --episodes 30"
   "hsdag|20|--agent hsdag --episodes 6"
 )
 echo "== data-parallel training on inception_v3 (2 devices): updates/s with 1 and 2 ranks x 1 thread"
