@@ -27,7 +27,8 @@ assert a["n_devices"] == 2 and a["n_groups"] == 18 and a["hidden"] == 16, a
 assert a["n_types"] == len(d["vocabulary"]) and d["vocabulary"] == sorted(d["vocabulary"])
 t = d["training"]
 k = json.load(open(sys.argv[1][:-5] + ".ckpt.json"))["training"]  # the checkpoint beside it
-assert t["episodes"] == 5 and k["adam"]["step"] == 5 and t["simulations"] == 5, t["episodes"]
+assert t["episodes"] == 5 and k["adam"]["step"] == 5 and t["simulations"] == 5 * 16, t  # 16 samples an update
+assert a["squash_c"] == 5 and a["squash_tau"] == 1, a
 assert len(k["baseline"]) == 1 and len(k["baseline"][0]) == 1
 assert d["log"]["episodes"] == 5 and d["log"]["best_runtime_us"] > 0
 ' "$tmp/a.json"
@@ -68,9 +69,40 @@ if expect_rc "rnn --greedy-every" 0; then
     pycheck "rnn greedy simulations" '
 import json, sys
 s = [json.loads(l) for l in open(sys.argv[1])][-1]
-assert s["episodes"] == 3 and s["placements_simulated"] == 6, s
+assert s["episodes"] == 3 and s["placements_simulated"] == 3 * 16 + 3, s
 ' "$tmp/out"
 fi
+
+# --preset paper: the public code's values (one sample an update, C = 1, the moving average, lr 0.1)
+run train "$g" "${small[@]}" --episodes 3 --preset paper --json -o "$tmp/pp.json"
+if expect_rc "rnn --preset paper" 0; then
+    pycheck "rnn --preset paper" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["architecture"]["squash_c"] == 1 and d["training"]["simulations"] == 3, d["training"]
+assert d["training"]["adam"]["lr"] == 0.1 if "adam" in d["training"] else True
+' "$tmp/pp.json"
+fi
+# its options still override it; --baseline and --oom take their words only
+run train "$g" "${small[@]}" --episodes 2 --preset paper --samples-per-update 4 --baseline batch --oom faithful --json -o "$tmp/pb.json"
+if expect_rc "rnn --preset paper with overrides" 0; then
+    pycheck "rnn preset overridden" '
+import json, sys
+s = [json.loads(l) for l in open(sys.argv[1])][-1]
+assert s["placements_simulated"] == 8, s
+' "$tmp/out"
+fi
+# usage_says NAME TEXT ARGS...: a usage error whose message has TEXT
+usage_says() {
+    local name=$1 text=$2
+    shift 2
+    run "$@"
+    expect_rc "$name" 2 || return
+    if grep -qF -- "$text" "$tmp/err"; then pass; else fail "$name" "stderr lacks '$text'"; fi
+}
+usage_says "rnn --preset fast" "--preset: expected tuned or paper" train "$g" "${small[@]}" --episodes 1 --preset fast -o "$tmp/x.json"
+usage_says "rnn --baseline none" "--baseline: expected ema or batch" train "$g" "${small[@]}" --episodes 1 --baseline none -o "$tmp/x.json"
+usage_says "rnn --oom soft" "--oom: expected faithful or graded" train "$g" "${small[@]}" --episodes 1 --oom soft -o "$tmp/x.json"
 
 # --json: one line per update (5 < 20) and a summary
 run train "$g" "${small[@]}" --episodes 5 --samples-per-update 2 --json -o "$tmp/j.json"

@@ -33,7 +33,7 @@ void rnn_arch_default(RnnArch *a, int n_devices, int n_groups, int n_types)
     a->n_types = n_types;
     a->emb = 32;
     a->hidden = 256;
-    a->squash_c = 1;
+    a->squash_c = RNN_DEFAULT_SQUASH;
     a->squash_tau = 1;
 }
 

@@ -48,7 +48,7 @@ typedef struct RnnArch {
     int n_types;   /* T: the vocabulary's size (the table has T + 1 rows) */
     int emb;       /* e: width of a type embedding */
     int hidden;    /* h: even; h/2 units per encoder direction */
-    double squash_c, squash_tau; /* C and tau of the head (1, 1) */
+    double squash_c, squash_tau; /* C and tau of the head (RNN_DEFAULT_SQUASH, 1) */
     /* The hierarchical grouper (rnn_hdp.h; 0 when grouper is RNN_GROUPER_NONE): */
     int grouper;        /* RNN_GROUPER_NONE, or RNN_GROUPER_HDP: n_groups is then the learned groups */
     int grouper_hidden; /* its width (RNN_HDP_HIDDEN) */
@@ -62,7 +62,9 @@ enum { RNN_GROUPER_NONE, RNN_GROUPER_HDP };
 /* The grouper's input width: the type mix (T + 1), bytes, position, neighbours. */
 static inline int rnn_hdp_inputs(const RnnArch *a) { return a->n_types + 1 + 2 + 2 * RNN_HDP_NEIGHBOURS; }
 
-/* Defaults: e = 32, h = 256, C = tau = 1. */
+#define RNN_DEFAULT_SQUASH 5.0 /* C of a new policy's head (the public code's is 1: --preset paper) */
+
+/* Defaults: e = 32, h = 256, C = RNN_DEFAULT_SQUASH, tau = 1. */
 void rnn_arch_default(RnnArch *a, int n_devices, int n_groups, int n_types);
 static inline int rnn_n_inputs(const RnnArch *a) { return a->emb + 2 * a->n_groups + 2; }
 

@@ -63,18 +63,19 @@ static const AgentActorOps actor = {
 /* ---- training ---- */
 
 static const AgentOpt train_opts[] = {
+    {"preset", 0, "P", "default settings: tuned (default: C = 5, 16 samples per update, --baseline batch, lr 0.001) or paper (the public code's: C = 1, 1 sample, --baseline ema, lr 0.1)"},
     {"threads", 't', "T", "samples decoded in parallel (default 1); the same result for every T"},
-    {"lr", 0, "X", "Adam learning rate (default 0.1)"},
+    {"lr", 0, "X", "Adam learning rate (default 0.001; paper 0.1)"},
     {"entropy", 0, "B", "entropy weight (default 0)"},
     {"clip", 0, "X", "global gradient-norm clip (default 1)"},
     {"temperature", 0, "T", "a new policy's logits are divided by T inside the squash (default 1)"},
     {"oom-penalty", 0, "X", "seconds per GB over a device's memory (default 2)"},
-    {"baseline", 0, "B", "ema (default: R minus a moving average) or batch (the K samples' rewards normalised)"},
+    {"baseline", 0, "B", "batch (default: the K samples' rewards normalised) or ema (paper: R minus a moving average)"},
     {"oom", 0, "M", "graded (default: + --oom-penalty) or faithful (an OOM sample costs 100 s, the public code's failing signal)"},
-    {"samples-per-update", 0, "K", "placements sampled per update, 1-64 (default 1)"},
+    {"samples-per-update", 0, "K", "placements sampled per update, 1-64 (default 16; paper 1)"},
     {"hidden", 0, "H", "width of a new policy's LSTMs, even (default 256)"},
     {"greedy-every", 0, "K", "also simulate a greedy placement after every K-th update (default 50; 0: never)"},
-    {"squash", 0, "C", "a new policy's logits are C tanh(logits / T), T the --temperature (default 1)"},
+    {"squash", 0, "C", "a new policy's logits are C tanh(logits / T), T the --temperature (default 5; paper 1)"},
     {"noise", 0, "X", "logits noise (times their RMS) in the first 750 updates (default 0.5; 0: none)"},
     {"group-capacity", 0, "G", "groups a new policy can place (default: the most of its training graphs)"},
     {"grouper", 0, "G", "none (default) or hdp: a new policy learns a grouping of the groups ahead of its placer (HDP, 2018)"},
@@ -119,17 +120,24 @@ static int rnn_options(const AgentArgs *a, uint64_t seed, void *opts, Err *e)
     RnnOpts *o = opts;
     RnnTrainConfig *cfg = &o->cfg;
     long threads, samples, greedy;
-    rnn_train_config_default(cfg);
+    const char *preset = agent_arg(a, "preset");
+    if (preset && strcmp(preset, "tuned") != 0 && strcmp(preset, "paper") != 0)
+        return err_set(e, "--preset: expected tuned or paper with --agent rnn, got '%s'", preset);
+    int paper = preset && strcmp(preset, "paper") == 0;
+    if (paper)
+        rnn_train_config_paper(cfg);
+    else
+        rnn_train_config_default(cfg);
     cfg->seed = seed;
     if (agent_arg_int(a, "threads", 1, RNN_TRAIN_MAX_SAMPLES, 1, &threads, e) ||
-        agent_arg_int(a, "samples-per-update", 1, RNN_TRAIN_MAX_SAMPLES, 1, &samples, e) ||
+        agent_arg_int(a, "samples-per-update", 1, RNN_TRAIN_MAX_SAMPLES, cfg->samples, &samples, e) ||
         agent_arg_int(a, "hidden", 2, 4096, 256, &o->hidden, e) ||
         agent_arg_int(a, "greedy-every", 0, 1L << 40, 50, &greedy, e) ||
         agent_arg_int(a, "group-capacity", 1, RNN_MAX_GROUPS, 0, &o->cap, e) ||
         agent_arg_double(a, "lr", 0, 10, cfg->lr, &cfg->lr, e) ||
         agent_arg_double(a, "entropy", 0, 1e6, cfg->entropy, &cfg->entropy, e) ||
         agent_arg_double(a, "clip", 1e-9, 1e9, cfg->clip, &cfg->clip, e) ||
-        agent_arg_double(a, "squash", 1e-3, 1e3, 1, &o->squash, e) ||
+        agent_arg_double(a, "squash", 1e-3, 1e3, paper ? 1 : RNN_DEFAULT_SQUASH, &o->squash, e) ||
         agent_arg_double(a, "temperature", 1e-3, 1e3, 1, &o->tau, e) ||
         agent_arg_double(a, "noise", 0, 100, cfg->noise, &cfg->noise, e) ||
         agent_arg_double(a, "oom-penalty", 0, 1e9, cfg->oom_penalty, &cfg->oom_penalty, e))
@@ -141,7 +149,8 @@ static int rnn_options(const AgentArgs *a, uint64_t seed, void *opts, Err *e)
     const char *base = agent_arg(a, "baseline");
     if (base && strcmp(base, "ema") != 0 && strcmp(base, "batch") != 0)
         return err_set(e, "--baseline: expected ema or batch, got '%s'", base);
-    cfg->batch_baseline = base && strcmp(base, "batch") == 0;
+    if (base)
+        cfg->batch_baseline = strcmp(base, "batch") == 0;
     if (o->hidden % 2)
         return err_set(e, "--hidden: expected an even number, got %ld", o->hidden);
     cfg->samples = (int)samples;

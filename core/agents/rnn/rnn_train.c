@@ -13,11 +13,12 @@
 void rnn_train_config_default(RnnTrainConfig *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
-    cfg->lr = 0.1;
+    cfg->lr = 0.001;
     cfg->entropy = 0;
     cfg->clip = 1.0;
     cfg->oom_penalty = 2.0;
-    cfg->samples = 1;
+    cfg->samples = 16;
+    cfg->batch_baseline = 1;
     cfg->threads = 1;
     cfg->greedy_every = 50;
     cfg->decay_start = 400;
@@ -28,6 +29,14 @@ void rnn_train_config_default(RnnTrainConfig *cfg)
     cfg->drop_failing_after = 1000;
     cfg->seed = 1;
     cfg->freeze_placer = -1;
+}
+
+void rnn_train_config_paper(RnnTrainConfig *cfg)
+{
+    rnn_train_config_default(cfg);
+    cfg->lr = 0.1;
+    cfg->samples = 1;
+    cfg->batch_baseline = 0;
 }
 
 double rnn_train_lr(const RnnTrainConfig *cfg, int64_t u)

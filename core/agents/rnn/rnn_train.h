@@ -77,7 +77,14 @@ typedef struct RnnTrainConfig {
 
 #define RNN_HDP_FREEZE 500 /* updates before an hdp policy's placer freezes, by default */
 
+/* The tuned recipe (`train --agent rnn`'s defaults): 16 samples per update,
+ * their rewards normalised within the update (batch_baseline), lr 0.001;
+ * with the head's squash at RNN_DEFAULT_SQUASH (rnn.h) it places (docs:
+ * "What makes the RNN placer place"). */
 void rnn_train_config_default(RnnTrainConfig *cfg);
+/* The public code's values (`--preset paper`): one sample per update, the
+ * moving-average baseline, lr 0.1 (with C = tau = 1 in the head). */
+void rnn_train_config_paper(RnnTrainConfig *cfg);
 /* The learning rate of update u (0-based). */
 double rnn_train_lr(const RnnTrainConfig *cfg, int64_t u);
 
