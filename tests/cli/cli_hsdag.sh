@@ -212,7 +212,7 @@ usage_error "hsdag gdp option" train "$g" --agent hsdag --epochs 2 -o "$tmp/x.js
 usage_error "hsdag rnn option" train "$g" --agent hsdag --squash 2 -o "$tmp/x.json"
 usage_error "hsdag placeto option" train "$g" --agent hsdag --init best -o "$tmp/x.json"
 usage_error "gdp hsdag option" train "$g" --agent gdp --steps 3 -o "$tmp/x.json"
-usage_error "rnn hsdag option" train "$g" --agent rnn --baseline ema -o "$tmp/x.json"
+usage_error "rnn hsdag option" train "$g" --agent rnn --min-clusters 4 -o "$tmp/x.json"
 usage_error "rnn gamma" train "$g" --agent rnn --gamma 0.5 -o "$tmp/x.json"
 usage_error "steps without hsdag" train "$g" --steps 3 -o "$tmp/x.json"
 usage_error "unknown agent" train "$g" --agent hsdog -o "$tmp/x.json"
