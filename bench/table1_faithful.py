@@ -1,0 +1,218 @@
+#!/usr/bin/python3
+"""Table 1, faithful (docs/results.md, "Table 1, faithful"): for the paper's
+six cases (inception_v3, nasnet, nmt on 2 and 4 devices), every learned
+placer trained from scratch with the same budget of placements simulated
+(default 10 000), each beside its untrained control (the same command at
+--lr 0: the network never moves, so what it finds is what sampling the
+untouched network finds), with the single device, the expert placement,
+Scotch, the best heuristic and ILS at the same budget. Rows:
+
+  placeto-paper   train --preset paper (the paper's settings)
+  placeto-tuned   train (the tuned defaults)
+  rnn             train --agent rnn with RNN_ARGS (the placer on Placeto's groups)
+  rnn-hdp         the same with --grouper hdp (the hierarchical planner)
+  gdp             train --agent gdp (its defaults)
+
+Per row: the best runtime within the budget, the placements to first come
+within 1 % of it, the wall time, and the trained policy's own placement
+(`place --policy`). Then each of the paper's relative claims checked one
+by one: Placeto level with the RNN placer in runtime (the paper: on par or
+better), Placeto needs fewer placements (to within 1 % of the weaker one's
+best), both beat the best of single, expert and Scotch.
+
+    PLACETO_KERNELS=plain /usr/bin/python3 bench/table1_faithful.py [./placeto] [--budget N] [--only GRAPH:D]
+        [--agents placeto-paper,...] [--controls yes|no] [--rnn-args "ARGS"]
+
+Writes bench/results/table1_faithful.{json,md} (with --only: ..._GRAPH_D).
+"""
+import concurrent.futures
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchargs  # noqa: E402
+
+PROG, OPT = benchargs.options("table1_faithful.py", ["budget", "only", "agents", "controls", "rnn-args"])
+BUDGET = int(OPT.get("budget", 10000))
+CASES = [("inception_v3", 2), ("inception_v3", 4), ("nasnet", 2), ("nasnet", 4), ("nmt", 2), ("nmt", 4)]
+if "only" in OPT:
+    g, d = OPT["only"].split(":")
+    CASES = [(g, int(d))]
+HIDDEN = 64
+RNN_ARGS = OPT.get("rnn-args", "").split()
+AGENTS = ["placeto-paper", "placeto-tuned", "rnn", "rnn-hdp", "gdp"]
+if "agents" in OPT:
+    AGENTS = OPT["agents"].split(",")
+CONTROLS = OPT.get("controls", "yes") != "no"
+HEURISTICS = "single,random,round-robin,expert,m-topo,m-etf,heft,metis,scotch"
+RNN_GREEDY, GDP_K, GDP_GREEDY = 50, 16, 10
+
+
+def run(*a):
+    r = subprocess.run([PROG] + [str(x) for x in a], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError("%s %s: %s" % (PROG, " ".join(str(x) for x in a), r.stderr.strip()))
+    return r.stdout
+
+
+def command(g, d, agent, groups, pol):
+    """The training command of an agent on one case with about BUDGET placements."""
+    base = ["train", "graphs/%s.json" % g, "--devices", d, "--seed", 1, "-o", pol]
+    if agent.startswith("placeto"):
+        eps = max(1, BUDGET // groups)
+        return base + ["--episodes", eps] + (["--preset", "paper"] if agent == "placeto-paper" else [])
+    if agent.startswith("rnn"):
+        k = int(RNN_ARGS[RNN_ARGS.index("--samples-per-update") + 1]) if "--samples-per-update" in RNN_ARGS else 1
+        ups = BUDGET * RNN_GREEDY // (k * RNN_GREEDY + 1)
+        return base + ["--agent", "rnn", "--hidden", HIDDEN, "--episodes", ups, "--greedy-every", RNN_GREEDY] + \
+            RNN_ARGS + (["--grouper", "hdp"] if agent == "rnn-hdp" else [])
+    ups = BUDGET * GDP_GREEDY // (GDP_K * GDP_GREEDY + 1)
+    return base + ["--agent", "gdp", "--hidden", HIDDEN, "--episodes", ups]
+
+
+def first_within(points, best):
+    for placements, runtime in points:
+        if runtime <= best * 1.01:
+            return placements
+    return None
+
+
+def train(job):
+    g, d, agent, groups, control = job
+    tmp = tempfile.mkdtemp()
+    pol, curve = os.path.join(tmp, "p.json"), os.path.join(tmp, "c.csv")
+    cmd = command(g, d, agent, groups, pol) + (["--lr", 0] if control else [])
+    summary = json.loads(run(*(cmd + ["--curve", curve, "--checkpoint-every", 1 << 30, "--json"])).splitlines()[-1])
+    with open(curve) as f:
+        points = [(int(r["placements_simulated"]), float(r["best_runtime_us"])) for r in csv.DictReader(f)]
+    best = min(p[1] for p in points)
+    placed = json.loads(run("place", "graphs/%s.json" % g, "--devices", d, "--policy", pol, "--json"))
+    shutil.rmtree(tmp)
+    shown = ["placeto"] + [str(x) for x in cmd]
+    shown[shown.index("-o") + 1] = "POLICY.json"
+    return job, {"command": " ".join(shown), "best_us": best, "to_1pct": first_within(points, best),
+                 "placements": summary["placements_simulated"], "seconds": summary["seconds"],
+                 "policy_us": placed["runtime_us"], "policy_oom": placed["oom"], "curve": points}
+
+
+def reference(case):
+    g, d = case
+    ref = json.loads(run("compare", "graphs/%s.json" % g, "--devices", d, "--methods", HEURISTICS, "--no-policy",
+                         "--json"))
+    ils = json.loads(run("compare", "graphs/%s.json" % g, "--devices", d, "--methods", "ils", "--budget", BUDGET,
+                         "--seed", 1, "--no-policy", "--json"))
+    return case, ref, [m for m in ils["methods"] if m["method"] == "ils"][0]
+
+
+def main():
+    jobs_n = os.cpu_count() or 1
+    with concurrent.futures.ThreadPoolExecutor(jobs_n) as pool:
+        refs = {c: (ref, ils) for c, ref, ils in pool.map(reference, CASES)}
+        # the long runs (rnn) first
+        order = sorted(AGENTS, key=lambda a: 0 if a.startswith("rnn") else 1 if a == "gdp" else 2)
+        jobs = [(g, d, a, refs[(g, d)][0]["groups"], ctl) for a in order for ctl in ([False, True] if CONTROLS else
+                                                                                    [False]) for g, d in CASES]
+        res = dict(pool.map(train, jobs))
+    rows = []
+    for g, d in CASES:
+        ref, ils = refs[(g, d)]
+        by = {m["method"]: m for m in ref["methods"]}
+        heur = min(ref["methods"], key=lambda m: (m["oom"], m["runtime_us"]))
+        row = {"graph": g, "devices": d, "groups": ref["groups"], "lower_bound_us": ref["lower_bound_us"],
+               "single": by["single"], "expert": by["expert"], "scotch": by["scotch"],
+               "best_heuristic": heur, "ils": ils, "agents": {}}
+        for a in AGENTS:
+            row["agents"][a] = {"trained": res[(g, d, a, ref["groups"], False)]}
+            if CONTROLS:
+                row["agents"][a]["control"] = res[(g, d, a, ref["groups"], True)]
+        rows.append(row)
+    doc = {"budget": BUDGET, "hidden": HIDDEN, "rnn_args": " ".join(RNN_ARGS),
+           "kernels": os.environ.get("PLACETO_KERNELS", ""), "rows": rows}
+    name = "table1_faithful" + ("" if "only" not in OPT else "_%s_%d" % CASES[0])
+    os.makedirs("bench/results", exist_ok=True)
+    with open("bench/results/%s.json.tmp" % name, "w") as f:
+        json.dump(doc, f, indent=1)
+    os.replace("bench/results/%s.json.tmp" % name, "bench/results/%s.json" % name)
+    md = markdown(doc)
+    with open("bench/results/%s.md" % name, "w") as f:
+        f.write(md)
+    print(md)
+
+
+def fmt(us, lb, oom=False):
+    return "%.3f (%.2f)%s" % (us / 1e6, us / lb, " OOM" if oom else "")
+
+
+def markdown(doc):
+    rows = doc["rows"]
+    agents = list(rows[0]["agents"])
+    out = ["Table 1, faithful: every agent trained from scratch with %d placements simulated (h = 64 for the RNN "
+           "placer and GDP; RNN options: `%s`), seed 1. Runtime in seconds (× the lower bound); *best*: within "
+           "the budget; *to 1 %%*: placements simulated to first come within 1 %% of it; *policy*: the trained "
+           "policy's own placement; *control*: the same command at `--lr 0` (the network never moves)." % (
+               doc["budget"], doc["rnn_args"] or "defaults"), ""]
+    out += ["| graph | devices | single | expert | Scotch | best heuristic | ILS at the budget |",
+            "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lb = r["lower_bound_us"]
+        h = r["best_heuristic"]
+        out.append("| %s | %d | %s | %s | %s | %s %s | %s |" % (
+            r["graph"], r["devices"], fmt(r["single"]["runtime_us"], lb, r["single"]["oom"]),
+            fmt(r["expert"]["runtime_us"], lb, r["expert"]["oom"]), fmt(r["scotch"]["runtime_us"], lb,
+                                                                       r["scotch"]["oom"]),
+            h["method"], fmt(h["runtime_us"], lb, h["oom"]), fmt(r["ils"]["runtime_us"], lb, r["ils"]["oom"])))
+    out += ["", "| graph | devices | agent | best | to 1 % | time | policy | control: best | control: policy |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lb = r["lower_bound_us"]
+        for a in agents:
+            t = r["agents"][a]["trained"]
+            c = r["agents"][a].get("control")
+            out.append("| %s | %d | %s | %s | %s | %.0f s | %s | %s | %s |" % (
+                r["graph"], r["devices"], a, fmt(t["best_us"], lb), t["to_1pct"], t["seconds"],
+                fmt(t["policy_us"], lb, t["policy_oom"]), fmt(c["best_us"], lb) if c else "—",
+                fmt(c["policy_us"], lb, c["policy_oom"]) if c else "—"))
+    out += ["", "The paper's claims, case by case:", ""]
+    out += claims(rows)
+    return "\n".join(out) + "\n"
+
+
+def claims(rows):
+    out = []
+    have = rows[0]["agents"]
+    for p in ("placeto-paper", "placeto-tuned"):
+        for q in ("rnn", "rnn-hdp"):
+            if p not in have or q not in have:
+                continue
+            level = [r["agents"][p]["trained"]["best_us"] / r["agents"][q]["trained"]["best_us"] for r in rows]
+            ok = sum(x <= 1.05 for x in level)
+            out.append("- **%s on par with or better than %s in runtime** (best ≤ 1.05 × the RNN's): %s on %d of %d "
+                       "cases; %s / %s = %s." % (p, q, "reproduced" if ok == len(rows) else "not reproduced", ok,
+                                                 len(rows), p, q, ", ".join("%.3f" % x for x in level)))
+            fewer = []
+            for r in rows:
+                a, b = r["agents"][p]["trained"], r["agents"][q]["trained"]
+                level_us = max(a["best_us"], b["best_us"])
+                na, nb = first_within(a["curve"], level_us), first_within(b["curve"], level_us)
+                fewer.append((na, nb))
+            ok = sum(na is not None and nb is not None and na < nb for na, nb in fewer)
+            out.append("- **%s needs fewer placements than %s** (to within 1 %% of the weaker one's best): %s on %d "
+                       "of %d cases; %s." % (p, q, "reproduced" if ok == len(rows) else "not reproduced", ok,
+                                             len(rows), ", ".join("%s vs %s" % f for f in fewer)))
+    for a in have:
+        beat = []
+        for r in rows:
+            ref = min(x["runtime_us"] for x in (r["single"], r["expert"], r["scotch"]) if not x["oom"])
+            beat.append(r["agents"][a]["trained"]["best_us"] / ref)
+        ok = sum(x < 1 for x in beat)
+        out.append("- **%s beats the best of single, expert and Scotch**: %s on %d of %d cases; best / that = %s." % (
+            a, "reproduced" if ok == len(rows) else "not reproduced", ok, len(rows), ", ".join("%.3f" % x for x in beat)))
+    return out
+
+
+main()
