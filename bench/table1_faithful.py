@@ -21,7 +21,11 @@ better), Placeto needs fewer placements (to within 1 % of the weaker one's
 best), both beat the best of single, expert and Scotch.
 
     PLACETO_KERNELS=plain /usr/bin/python3 bench/table1_faithful.py [./placeto] [--budget N] [--only GRAPH:D]
-        [--agents placeto-paper,...] [--controls yes|no] [--rnn-args "ARGS"]
+        [--agents placeto-paper,...] [--controls yes|no] [--rnn-args "ARGS"] [--keep yes]
+
+--keep yes writes the rnn and gdp rows' policies to the bundled
+graphs/policies/rnn_GRAPH_D.json and gdp_GRAPH_D.json (their training
+state is stripped afterwards by `make strip-policies`).
 
 Writes bench/results/table1_faithful.{json,md} (with --only: ..._GRAPH_D).
 """
@@ -37,7 +41,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchargs  # noqa: E402
 
-PROG, OPT = benchargs.options("table1_faithful.py", ["budget", "only", "agents", "controls", "rnn-args"])
+PROG, OPT = benchargs.options("table1_faithful.py", ["budget", "only", "agents", "controls", "rnn-args", "keep"])
 BUDGET = int(OPT.get("budget", 10000))
 CASES = [("inception_v3", 2), ("inception_v3", 4), ("nasnet", 2), ("nasnet", 4), ("nmt", 2), ("nmt", 4)]
 if "only" in OPT:
@@ -49,6 +53,7 @@ AGENTS = ["placeto-paper", "placeto-tuned", "rnn", "rnn-hdp", "gdp"]
 if "agents" in OPT:
     AGENTS = OPT["agents"].split(",")
 CONTROLS = OPT.get("controls", "yes") != "no"
+KEEP = OPT.get("keep", "no") == "yes"  # the rnn and gdp rows' policies become graphs/policies/AGENT_GRAPH_D.json
 HEURISTICS = "single,random,round-robin,expert,m-topo,m-etf,heft,metis,scotch"
 RNN_GREEDY, GDP_K, GDP_GREEDY = 50, 16, 10
 
@@ -86,6 +91,8 @@ def train(job):
     g, d, agent, groups, control = job
     tmp = tempfile.mkdtemp()
     pol, curve = os.path.join(tmp, "p.json"), os.path.join(tmp, "c.csv")
+    if KEEP and not control and agent in ("rnn", "gdp"):
+        pol = "graphs/policies/%s_%s_%d.json" % (agent, g, d)
     cmd = command(g, d, agent, groups, pol) + (["--lr", 0] if control else [])
     summary = json.loads(run(*(cmd + ["--curve", curve, "--checkpoint-every", 1 << 30, "--json"])).splitlines()[-1])
     with open(curve) as f:
@@ -94,7 +101,8 @@ def train(job):
     placed = json.loads(run("place", "graphs/%s.json" % g, "--devices", d, "--policy", pol, "--json"))
     shutil.rmtree(tmp)
     shown = ["placeto"] + [str(x) for x in cmd]
-    shown[shown.index("-o") + 1] = "POLICY.json"
+    if not pol.startswith("graphs/"):
+        shown[shown.index("-o") + 1] = "POLICY.json"
     return job, {"command": " ".join(shown), "best_us": best, "to_1pct": first_within(points, best),
                  "placements": summary["placements_simulated"], "seconds": summary["seconds"],
                  "policy_us": placed["runtime_us"], "policy_oom": placed["oom"], "curve": points}
