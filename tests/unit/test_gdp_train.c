@@ -26,33 +26,9 @@
 #include "test.h"
 #include "testutil.h"
 #include "text_cases.h"
+#include "train_fixture.h"
 
-typedef struct Fix {
-    Problem pb;
-    OpVocab voc;
-} Fix;
-
-static int fix_new(Fix *f, const char *path, int groups)
-{
-    memset(f, 0, sizeof *f);
-    ProblemSpec s = {0};
-    s.graph_path = path;
-    s.n_devices = 2;
-    s.groups = groups;
-    Err e = {{0}};
-    REQUIRE_OR(problem_load(&f->pb, &s, &e) == 0, -1, "problem_load: %s", e.msg);
-    const Graph *gs[1] = {f->pb.g};
-    vocab_build(&f->voc, gs, 1);
-    return 0;
-}
-
-static void fix_done(Fix *f)
-{
-    vocab_done(&f->voc);
-    problem_free(&f->pb);
-}
-
-static GdpNet *tiny_net(const Fix *f, uint64_t seed)
+static GdpNet *tiny_net(const TrainFix *f, uint64_t seed)
 {
     GdpArch a;
     gdp_arch_default(&a, f->pb.c->n_devices, f->voc.n);
@@ -67,7 +43,7 @@ static GdpNet *tiny_net(const Fix *f, uint64_t seed)
 
 /* P(every group on one device), exactly: the groups are independent given
  * the graph, so it is pi(all 0) + pi(all 1). */
-static double p_one_device(const GdpNet *net, const Fix *f)
+static double p_one_device(const GdpNet *net, const TrainFix *f)
 {
     Err e = {{0}};
     GdpInput *in = gdp_input_new(f->pb.g, f->pb.gr, &net->vocab, &e);
@@ -84,22 +60,10 @@ static double p_one_device(const GdpNet *net, const Fix *f)
     return p;
 }
 
-static int64_t train(GdpNet *net, TrainState *ts, const GdpTrainConfig *cfg, const Fix *f, int64_t n)
-{
-    Err e = {{0}};
-    GdpTrainer *t = gdp_train_new(net, ts, cfg, &(TrainGraph){f->pb.g, f->pb.gr, NULL}, 1, f->pb.c, &e);
-    CHECK_MSG(t != NULL, "gdp_train_new: %s", e.msg);
-    if (!t)
-        return 0;
-    int64_t ran = gdp_train_run(t, n, NULL, NULL, NULL);
-    gdp_train_free(t);
-    return ran;
-}
-
 TEST(gdp_train_learns_the_best_placement)
 {
-    Fix f;
-    if (fix_new(&f, "graphs/toy/chain.json", 4) != 0)
+    TrainFix f;
+    if (train_fix_new(&f, "graphs/toy/chain.json", 4) != 0)
         return;
     REQUIRE_MSG(f.pb.gr->n_groups >= 3 && f.pb.gr->n_groups <= 8, "chain grouped into %d groups", f.pb.gr->n_groups);
     GdpNet *net = tiny_net(&f, 3);
@@ -110,7 +74,7 @@ TEST(gdp_train_learns_the_best_placement)
     TrainState ts;
     train_state_init(&ts, cfg.lr, cfg.entropy, 5);
     double before = p_one_device(net, &f);
-    CHECK_INT(train(net, &ts, &cfg, &f, 60), 60);
+    CHECK_INT(gdp_fix_train(net, &ts, &cfg, &f, 60), 60);
     double after = p_one_device(net, &f);
     CHECK_MSG(after > 2 * before && after > 0.5, "P(one device) %.4f before, %.4f after 60 updates", before, after);
     CHECK_INT(ts.episodes, 60);
@@ -123,11 +87,11 @@ TEST(gdp_train_learns_the_best_placement)
     CHECK_MSG(ts.best[0].runtime_us <= one, "best %.1f us, one device %.1f us", ts.best[0].runtime_us, one);
     train_state_done(&ts);
     gdp_free(net);
-    fix_done(&f);
+    train_fix_done(&f);
 }
 
 /* n1 updates, save (with state), load, n2 more, save to path. */
-static int run_split(const Fix *f, int n1, int n2, int samples, int threads, const char *mid, const char *path)
+static int run_split(const TrainFix *f, int n1, int n2, int samples, int threads, const char *mid, const char *path)
 {
     GdpTrainConfig cfg;
     gdp_train_config_default(&cfg);
@@ -138,43 +102,17 @@ static int run_split(const Fix *f, int n1, int n2, int samples, int threads, con
     cfg.greedy_every = 2; /* the greedy placement's period crosses the resume */
     TrainState ts;
     train_state_init(&ts, cfg.lr, cfg.entropy, 9);
-    GdpNet *net = tiny_net(f, 4);
-    Err e = {{0}};
-    int ok = net != NULL;
-    if (ok)
-        train(net, &ts, &cfg, f, n1);
-    if (ok && n2 > 0) {
-        ok = gdp_policy_save(net, &ts, mid, &e) == 0;
-        CHECK_MSG(ok, "save: %s", e.msg);
-        gdp_free(net);
-        train_state_done(&ts);
-        net = ok ? gdp_policy_load(mid, &ts, &e) : NULL;
-        CHECK_MSG(net != NULL, "load: %s", e.msg);
-        ok = net != NULL;
-        if (ok)
-            train(net, &ts, &cfg, f, n2);
-    }
-    if (ok) {
-        ok = gdp_policy_save(net, &ts, path, &e) == 0;
-        CHECK_MSG(ok, "save: %s", e.msg);
-    }
-    gdp_free(net);
-    train_state_done(&ts);
-    return ok ? 0 : -1;
+    return split_run(&fix_gdp, f, &cfg, tiny_net(f, 4), &ts, n1, n2, mid, path);
 }
 
 TEST(gdp_train_resume_is_bit_exact)
 {
-    Fix f;
-    TmpDir td;
-    if (fix_new(&f, "graphs/toy/chain.json", 4) != 0)
+    TrainFix f;
+    SplitFiles sf;
+    if (train_fix_new(&f, "graphs/toy/chain.json", 4) != 0)
         return;
-    REQUIRE_MSG(tmp_open(&td, "placeto_gdp_train"), "mkdtemp failed");
-    char a[128], b[128], m[128], c[128];
-    tmp_file(a, sizeof a, &td, "a.json");
-    tmp_file(b, sizeof b, &td, "b.json");
-    tmp_file(c, sizeof c, &td, "c.json");
-    tmp_file(m, sizeof m, &td, "mid.json");
+    REQUIRE_MSG(split_files_open(&sf, "placeto_gdp_train"), "mkdtemp failed");
+    const char *a = sf.a, *b = sf.b, *c = sf.c, *m = sf.m;
     for (int samples = 1; samples <= 3; samples += 2) {
         if (run_split(&f, 5, 0, samples, 1, m, a) == 0 && run_split(&f, 2, 3, samples, 1, m, b) == 0)
             CHECK_MSG(same_file_bytes(a, b), "K=%d: 5 updates differ from 2 + resume + 3", samples);
@@ -188,27 +126,23 @@ TEST(gdp_train_resume_is_bit_exact)
     }
     /* load -> save is byte-identical */
     TrainState ts;
-    Err e = {{0}};
-    GdpNet *net = gdp_policy_load(a, &ts, &e);
-    CHECK_MSG(net != NULL, "%s", e.msg);
+    GdpNet *net = split_reload(&fix_gdp, a, c, &ts);
     if (net) {
-        CHECK(gdp_policy_save(net, &ts, c, &e) == 0);
-        CHECK(same_file_bytes(a, c));
         CHECK_INT(ts.episodes, 5);
         CHECK_INT(ts.adam.step, 10);
         CHECK_INT(ts.simulations, 15 + 2); /* 5 updates of 3 samples, greedy after updates 2 and 4 */
     }
     train_state_done(&ts);
     gdp_free(net);
-    tmp_close(&td);
-    fix_done(&f);
+    split_files_close(&sf);
+    train_fix_done(&f);
 }
 
 TEST(gdp_policy_file_names_its_agent)
 {
-    Fix f;
+    TrainFix f;
     TmpDir td;
-    if (fix_new(&f, "graphs/toy/chain.json", 4) != 0)
+    if (train_fix_new(&f, "graphs/toy/chain.json", 4) != 0)
         return;
     REQUIRE_MSG(tmp_open(&td, "placeto_gdp_io"), "mkdtemp failed");
     char p[128];
@@ -258,25 +192,15 @@ TEST(gdp_policy_file_names_its_agent)
     CHECK_INT(gdp_policy_peek(old, NULL, NULL, &ge), 0);
     gdp_free(net);
     tmp_close(&td);
-    fix_done(&f);
-}
-
-/* check_text_cases' loader: 1 when text loads (with a training state to fill). */
-static int load_text(const char *path, const char *text, size_t len, Err *e)
-{
-    TrainState ts;
-    GdpNet *net = gdp_policy_load_text(path, text, len, &ts, e);
-    train_state_done(&ts);
-    gdp_free(net);
-    return net != NULL;
+    train_fix_done(&f);
 }
 
 /* A bad gdp policy file is refused with the field named, nothing loaded. */
 TEST(gdp_policy_file_errors)
 {
-    Fix f;
+    TrainFix f;
     TmpDir td;
-    if (fix_new(&f, "graphs/toy/chain.json", 4) != 0)
+    if (train_fix_new(&f, "graphs/toy/chain.json", 4) != 0)
         return;
     REQUIRE_MSG(tmp_open(&td, "placeto_gdp_bad"), "mkdtemp failed");
     char p[128];
@@ -286,10 +210,7 @@ TEST(gdp_policy_file_errors)
     train_state_init(&ts, 3e-4, 0.01, 1);
     Err e = {{0}};
     size_t len = 0;
-    char *good = NULL;
-    if (net && gdp_policy_save(net, &ts, p, &e) == 0)
-        good = policy_text_with_checkpoint(p, &len);
-    CHECK_MSG(good != NULL, "%s", e.msg);
+    char *good = fix_saved_text(&fix_gdp, net, &ts, p, &len, &e);
     static const TextCase bad[] = {
         {"\"agent\": \"gdp\"", "\"agent\": \"gnn\"", "agent: expected \"placeto\", \"rnn\", \"gdp\", \"hsdag\", \"lsearch\" or \"lsched\""},
         {"\"hidden\": 8", "\"hidden\": 7", "architecture.hidden: expected a multiple of heads"},
@@ -301,23 +222,23 @@ TEST(gdp_policy_file_errors)
         {"\"baseline\": []", "\"baseline\": [[1]]", "training.baseline: expected []"},
         {"\"shape\": [", "\"shape\": [9", "parameters[0].shape"},
     };
-    check_text_cases(good, len, bad, sizeof bad / sizeof *bad, load_text);
+    check_text_cases(good, len, bad, sizeof bad / sizeof *bad, gdp_fix_load_text);
     free(good);
     train_state_done(&ts);
     gdp_free(net);
     tmp_close(&td);
-    fix_done(&f);
+    train_fix_done(&f);
 }
 
 /* The inductive network: trained on the chain, it places and fine-tunes on
  * the crown (op types outside its vocabulary count as "other"). */
 TEST(gdp_train_fine_tunes_on_another_graph)
 {
-    Fix f, h;
-    if (fix_new(&f, "graphs/toy/chain.json", 4) != 0)
+    TrainFix f, h;
+    if (train_fix_new(&f, "graphs/toy/chain.json", 4) != 0)
         return;
-    if (fix_new(&h, "graphs/toy/crown.json", 0) != 0) {
-        fix_done(&f);
+    if (train_fix_new(&h, "graphs/toy/crown.json", 0) != 0) {
+        train_fix_done(&f);
         return;
     }
     GdpNet *net = tiny_net(&f, 2);
@@ -327,20 +248,20 @@ TEST(gdp_train_fine_tunes_on_another_graph)
     cfg.samples = 4;
     TrainState ts;
     train_state_init(&ts, cfg.lr, cfg.entropy, 5);
-    CHECK_INT(train(net, &ts, &cfg, &f, 2), 2);
+    CHECK_INT(gdp_fix_train(net, &ts, &cfg, &f, 2), 2);
     int *gd = calloc((size_t)h.pb.gr->n_groups, sizeof *gd);
     double rt = 0;
     Err e = {{0}};
     CHECK_INT(gdp_place(net, h.pb.g, h.pb.gr, h.pb.c, 3, 1, gd, &rt, &e), 4);
     CHECK(rt > 0);
-    CHECK_INT(train(net, &ts, &cfg, &h, 2), 2);
+    CHECK_INT(gdp_fix_train(net, &ts, &cfg, &h, 2), 2);
     CHECK_INT(ts.n_best, 2);
     CHECK(ts.n_best == 2 && isfinite(ts.best[1].runtime_us));
     free(gd);
     train_state_done(&ts);
     gdp_free(net);
-    fix_done(&h);
-    fix_done(&f);
+    train_fix_done(&h);
+    train_fix_done(&f);
 }
 
 /* Imitation (gdp_train.h): the first `imitate` updates raise the expert's
@@ -350,8 +271,8 @@ TEST(gdp_train_fine_tunes_on_another_graph)
  * placement recorded; deterministic per seed; PPO takes over after. */
 TEST(gdp_train_imitates_the_expert_then_ppo)
 {
-    Fix f;
-    REQUIRE(fix_new(&f, "graphs/families/enas-ptb/enas_ptb_00.json", 24) == 0);
+    TrainFix f;
+    REQUIRE(train_fix_new(&f, "graphs/families/enas-ptb/enas_ptb_00.json", 24) == 0);
     int G = f.pb.gr->n_groups;
     GdpTrainConfig cfg;
     gdp_train_config_default(&cfg);
@@ -367,7 +288,7 @@ TEST(gdp_train_imitates_the_expert_then_ppo)
     TrainState ts, ts2;
     train_state_init(&ts, cfg.lr, cfg.entropy, 1);
     train_state_init(&ts2, cfg.lr, cfg.entropy, 1);
-    CHECK_INT((int)train(a, &ts, &cfg, &f, 40), 40);
+    CHECK_INT((int)gdp_fix_train(a, &ts, &cfg, &f, 40), 40);
     CHECK_MSG(ts.simulations == 300, "%lld simulations: the expert's 300 alone", (long long)ts.simulations);
     const TrainBest *best = train_best_find(&ts, f.pb.g, G);
     REQUIRE(best && isfinite(best->runtime_us));
@@ -379,11 +300,11 @@ TEST(gdp_train_imitates_the_expert_then_ppo)
     double after = gdp_forward(a, in, w, GDP_SCORE, NULL, expert, NULL, NULL);
     CHECK_MSG(after > before + 2, "log-likelihood of the expert %g -> %g over %d groups", before, after, G);
     /* the same run again: the same weights */
-    train(b, &ts2, &cfg, &f, 40);
+    gdp_fix_train(b, &ts2, &cfg, &f, 40);
     CHECK(memcmp(a->p.w, b->p.w, a->p.n * sizeof *a->p.w) == 0);
     /* then PPO: sampled placements simulated */
     int64_t sims = ts.simulations;
-    CHECK_INT((int)train(a, &ts, &cfg, &f, 2), 2);
+    CHECK_INT((int)gdp_fix_train(a, &ts, &cfg, &f, 2), 2);
     CHECK_MSG(ts.simulations == sims + 2 * cfg.samples, "PPO after imitation: %lld simulations",
               (long long)(ts.simulations - sims));
     free(expert);
@@ -394,11 +315,11 @@ TEST(gdp_train_imitates_the_expert_then_ppo)
     gdp_free(b);
     train_state_done(&ts);
     train_state_done(&ts2);
-    fix_done(&f);
+    train_fix_done(&f);
 }
 
 /* Trains n updates on the graphs of fixtures f[0 .. ng-1] (the net's vocabulary is f[0]'s). */
-static GdpTrainer *trainer_on(GdpNet *net, TrainState *ts, const GdpTrainConfig *cfg, Fix *f, int ng)
+static GdpTrainer *trainer_on(GdpNet *net, TrainState *ts, const GdpTrainConfig *cfg, TrainFix *f, int ng)
 {
     TrainGraph tg[4];
     for (int i = 0; i < ng; i++)
@@ -413,7 +334,7 @@ static GdpTrainer *trainer_on(GdpNet *net, TrainState *ts, const GdpTrainConfig 
  * per graph): per sample, its own forward scoring its placement and its
  * own backward of J = sum_v wt_v log p_v - beta/(S G) sum_v H_v, the
  * gradients summed in sample order. */
-static void old_gradient(const GdpNet *ref, GdpTrainer *t, Fix *f, const GdpTrainConfig *cfg, float *sum)
+static void old_gradient(const GdpNet *ref, GdpTrainer *t, TrainFix *f, const GdpTrainConfig *cfg, float *sum)
 {
     int S = cfg->samples * cfg->batch_graphs;
     float *gs = calloc(ref->p.n, sizeof *gs);
@@ -454,13 +375,9 @@ static void old_gradient(const GdpNet *ref, GdpTrainer *t, Fix *f, const GdpTrai
 
 TEST(gdp_train_batched_gradient_is_the_per_sample_sum)
 {
-    Fix f[2];
-    if (fix_new(&f[0], "graphs/toy/chain.json", 4) != 0)
+    TrainFix f[2];
+    if (train_fix_pair(f) != 0)
         return;
-    if (fix_new(&f[1], "graphs/toy/crown.json", 0) != 0) {
-        fix_done(&f[0]);
-        return;
-    }
     for (int ng = 1; ng <= 2; ng++) {
         GdpTrainConfig cfg;
         gdp_train_config_default(&cfg);
@@ -497,21 +414,16 @@ TEST(gdp_train_batched_gradient_is_the_per_sample_sum)
         gdp_free(net);
         gdp_free(ref);
     }
-    fix_done(&f[1]);
-    fix_done(&f[0]);
+    train_fix_pair_done(f);
 }
 
 /* A family batch (B = 2 graphs drawn per update, K = 3): the same weights,
  * training state and best placements on 1, 2 and 3 threads. */
 TEST(gdp_train_family_threads_same_bits)
 {
-    Fix f[2];
-    if (fix_new(&f[0], "graphs/toy/chain.json", 4) != 0)
+    TrainFix f[2];
+    if (train_fix_pair(f) != 0)
         return;
-    if (fix_new(&f[1], "graphs/toy/crown.json", 0) != 0) {
-        fix_done(&f[0]);
-        return;
-    }
     GdpTrainConfig cfg;
     gdp_train_config_default(&cfg);
     cfg.samples = 3;
@@ -549,6 +461,5 @@ TEST(gdp_train_family_threads_same_bits)
         gdp_free(net);
     }
     free(w1);
-    fix_done(&f[1]);
-    fix_done(&f[0]);
+    train_fix_pair_done(f);
 }

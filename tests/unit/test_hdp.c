@@ -29,33 +29,9 @@
 #include "test.h"
 #include "testutil.h"
 #include "text_cases.h"
+#include "train_fixture.h"
 
 /* --- fixtures ----------------------------------------------------------------- */
-
-typedef struct HFix {
-    Problem pb;
-    OpVocab voc;
-} HFix;
-
-static int hfix_new(HFix *f, const char *graph, int groups)
-{
-    memset(f, 0, sizeof *f);
-    ProblemSpec s = {0};
-    s.graph_path = graph;
-    s.n_devices = 2;
-    s.groups = groups;
-    Err e = {{0}};
-    REQUIRE_OR(problem_load(&f->pb, &s, &e) == 0, -1, "problem_load: %s", e.msg);
-    const Graph *gs[1] = {f->pb.g};
-    vocab_build(&f->voc, gs, 1);
-    return 0;
-}
-
-static void hfix_done(HFix *f)
-{
-    vocab_done(&f->voc);
-    problem_free(&f->pb);
-}
 
 /* An hdp net of L learned groups: a small placer (h 16, e 4) and a grouper of width gh. */
 static RnnNet *hdp_net(const OpVocab *voc, int n_devices, int units, int L, int gh, uint64_t seed)
@@ -74,10 +50,26 @@ static RnnNet *hdp_net(const OpVocab *voc, int n_devices, int units, int L, int 
     return net;
 }
 
+/* toy_crown on 2 devices in its own grouping, the graph of every test
+ * here but the gradient check's, and an hdp net on it of L learned groups
+ * (0: as many as the graph's groups) and grouper width gh; 0, or -1 (a
+ * failed check, f freed) when either cannot be made. */
+static int crown_new(TrainFix *f, RnnNet **net, int L, int gh, uint64_t seed)
+{
+    if (train_fix_new(f, "graphs/toy/crown.json", 0) != 0)
+        return -1;
+    int N = f->pb.gr->n_groups;
+    *net = hdp_net(&f->voc, 2, N, L ? L : N, gh, seed);
+    if (!*net)
+        train_fix_done(f);
+    REQUIRE_OR(*net != NULL, -1, "REQUIRE(net)");
+    return 0;
+}
+
 TEST(hdp_inputs)
 {
-    HFix f;
-    if (hfix_new(&f, "graphs/toy/crown.json", 0) != 0)
+    TrainFix f;
+    if (train_fix_new(&f, "graphs/toy/crown.json", 0) != 0)
         return;
     const Grouping *gr = f.pb.gr;
     RnnHdpInput *in = rnn_hdp_input_new(f.pb.g, gr, &f.voc);
@@ -106,7 +98,7 @@ TEST(hdp_inputs)
     rnn_hdp_input_free(in);
     CHECK_INT(rnn_hdp_default_groups(2), 40);
     CHECK_INT(rnn_hdp_default_groups(16), 256);
-    hfix_done(&f);
+    train_fix_done(&f);
 }
 
 /* The placer's input of a learned grouping is rnn_input_new's of the
@@ -114,13 +106,12 @@ TEST(hdp_inputs)
  * all units in learned group 2 of 4 leave rows 0, 1 and 3 zero. */
 TEST(hdp_placer_input)
 {
-    HFix f;
-    if (hfix_new(&f, "graphs/toy/crown.json", 0) != 0)
+    TrainFix f;
+    RnnNet *net;
+    if (crown_new(&f, &net, 0, 8, 1) != 0)
         return;
     const Grouping *gr = f.pb.gr;
     int N = gr->n_groups;
-    RnnNet *net = hdp_net(&f.voc, 2, N, N, 8, 1);
-    REQUIRE(net);
     int *grp = calloc((size_t)N, sizeof *grp);
     REQUIRE(grp);
     for (int k = 0; k < N; k++)
@@ -156,7 +147,7 @@ TEST(hdp_placer_input)
     rnn_input_free(a);
     free(grp);
     rnn_free(net);
-    hfix_done(&f);
+    train_fix_done(&f);
 }
 
 /* --- the gradient check ---------------------------------------------------------- */
@@ -262,7 +253,7 @@ TEST(hdp_gradient_check)
 /* --- training -------------------------------------------------------------------- */
 
 /* The mean cost sqrt(runtime s) of `n` sampled hierarchical decodes (a fixed stream). */
-static double mean_cost(const RnnNet *net, const HFix *f, int n)
+static double mean_cost(const RnnNet *net, const TrainFix *f, int n)
 {
     const Grouping *gr = f->pb.gr;
     RnnHdpInput *in = rnn_hdp_input_new(f->pb.g, gr, &net->vocab);
@@ -298,26 +289,12 @@ static double mean_cost(const RnnNet *net, const HFix *f, int n)
     return s / n;
 }
 
-static int64_t train(RnnNet *net, TrainState *ts, const RnnTrainConfig *cfg, const HFix *f, int64_t n)
-{
-    Err e = {{0}};
-    RnnTrainer *t = rnn_train_new(net, ts, cfg, &(TrainGraph){f->pb.g, f->pb.gr, NULL}, 1, f->pb.c, &e);
-    CHECK_MSG(t != NULL, "rnn_train_new: %s", e.msg);
-    if (!t)
-        return 0;
-    int64_t ran = rnn_train_run(t, n, NULL, NULL, NULL);
-    rnn_train_free(t);
-    return ran;
-}
-
 TEST(hdp_train_learns_and_freezes)
 {
-    HFix f;
-    if (hfix_new(&f, "graphs/toy/crown.json", 0) != 0)
+    TrainFix f;
+    RnnNet *net;
+    if (crown_new(&f, &net, 40, RNN_HDP_HIDDEN, 3) != 0)
         return;
-    int N = f.pb.gr->n_groups;
-    RnnNet *net = hdp_net(&f.voc, 2, N, 40, RNN_HDP_HIDDEN, 3);
-    REQUIRE(net);
     RnnTrainConfig cfg;
     rnn_train_config_default(&cfg);
     cfg.lr = 0.01;
@@ -327,9 +304,9 @@ TEST(hdp_train_learns_and_freezes)
     rnn_train_state_init(&ts, cfg.lr, cfg.entropy, 5);
     train_state_set_baseline(&ts, 0, 1, sqrt(6e-3)); /* near the costs */
     double c0 = mean_cost(net, &f, 300);
-    CHECK_INT(train(net, &ts, &cfg, &f, 199), 199);
+    CHECK_INT(rnn_fix_train(net, &ts, &cfg, &f, 199), 199);
     CHECK(net->frozen == NULL);
-    CHECK_INT(train(net, &ts, &cfg, &f, 1), 1);
+    CHECK_INT(rnn_fix_train(net, &ts, &cfg, &f, 1), 1);
     REQUIRE(net->frozen != NULL); /* after update 200: its last sample's placement of the learned groups */
     double c1 = mean_cost(net, &f, 300);
     /* frozen: the placer's weights and moments stay, the grouper's move */
@@ -338,7 +315,7 @@ TEST(hdp_train_learns_and_freezes)
     memcpy(before, net->p.w, n * sizeof *before);
     memcpy(before + n, net->p.m, n * sizeof *before);
     memcpy(before + 2 * n, net->p.v, n * sizeof *before);
-    CHECK_INT(train(net, &ts, &cfg, &f, 200), 200);
+    CHECK_INT(rnn_fix_train(net, &ts, &cfg, &f, 200), 200);
     CHECK(memcmp(before, net->p.w, tail * sizeof *before) == 0);
     CHECK(memcmp(before + n, net->p.m, tail * sizeof *before) == 0);
     CHECK(memcmp(before + 2 * n, net->p.v, tail * sizeof *before) == 0);
@@ -360,11 +337,11 @@ TEST(hdp_train_learns_and_freezes)
     free(before);
     train_state_done(&ts);
     rnn_free(net);
-    hfix_done(&f);
+    train_fix_done(&f);
 }
 
 /* n1 updates, save (with state), load, n2 more, save to path. */
-static int run_split(const HFix *f, int n1, int n2, int samples, int threads, const char *mid, const char *path)
+static int run_split(const TrainFix *f, int n1, int n2, int samples, int threads, const char *mid, const char *path)
 {
     RnnTrainConfig cfg;
     rnn_train_config_default(&cfg);
@@ -378,43 +355,17 @@ static int run_split(const HFix *f, int n1, int n2, int samples, int threads, co
     cfg.freeze_placer = 4;   /* and the placer freezes after the resume point of 3 */
     TrainState ts;
     rnn_train_state_init(&ts, cfg.lr, cfg.entropy, 9);
-    RnnNet *net = hdp_net(&f->voc, 2, f->pb.gr->n_groups, 6, 8, 4);
-    Err e = {{0}};
-    int ok = net != NULL;
-    if (ok)
-        train(net, &ts, &cfg, f, n1);
-    if (ok && n2 > 0) {
-        ok = rnn_policy_save(net, &ts, mid, &e) == 0;
-        CHECK_MSG(ok, "save: %s", e.msg);
-        rnn_free(net);
-        train_state_done(&ts);
-        net = ok ? rnn_policy_load(mid, &ts, &e) : NULL;
-        CHECK_MSG(net != NULL, "load: %s", e.msg);
-        ok = net != NULL;
-        if (ok)
-            train(net, &ts, &cfg, f, n2);
-    }
-    if (ok) {
-        ok = rnn_policy_save(net, &ts, path, &e) == 0;
-        CHECK_MSG(ok, "save: %s", e.msg);
-    }
-    rnn_free(net);
-    train_state_done(&ts);
-    return ok ? 0 : -1;
+    return split_run(&fix_rnn, f, &cfg, hdp_net(&f->voc, 2, f->pb.gr->n_groups, 6, 8, 4), &ts, n1, n2, mid, path);
 }
 
 TEST(hdp_train_resume_threads_and_file)
 {
-    HFix f;
-    TmpDir td;
-    if (hfix_new(&f, "graphs/toy/crown.json", 0) != 0)
+    TrainFix f;
+    SplitFiles sf;
+    if (train_fix_new(&f, "graphs/toy/crown.json", 0) != 0)
         return;
-    REQUIRE_MSG(tmp_open(&td, "placeto_hdp"), "mkdtemp failed");
-    char a[128], b[128], m[128], c[128];
-    tmp_file(a, sizeof a, &td, "a.json");
-    tmp_file(b, sizeof b, &td, "b.json");
-    tmp_file(c, sizeof c, &td, "c.json");
-    tmp_file(m, sizeof m, &td, "mid.json");
+    REQUIRE_MSG(split_files_open(&sf, "placeto_hdp"), "mkdtemp failed");
+    const char *a = sf.a, *b = sf.b, *c = sf.c, *m = sf.m;
     for (int samples = 1; samples <= 3; samples += 2) {
         if (run_split(&f, 7, 0, samples, 1, m, a) != 0)
             continue;
@@ -430,13 +381,9 @@ TEST(hdp_train_resume_threads_and_file)
     }
     /* load -> save is byte-identical; the file names the grouper and the frozen placement */
     TrainState ts;
-    Err e = {{0}};
-    RnnNet *net = rnn_policy_load(a, &ts, &e);
-    CHECK_MSG(net != NULL, "%s", e.msg);
+    RnnNet *net = split_reload(&fix_rnn, a, c, &ts);
     if (net) {
         CHECK(net->arch.grouper == RNN_GROUPER_HDP && net->arch.n_groups == 6 && net->frozen != NULL);
-        CHECK(rnn_policy_save(net, &ts, c, &e) == 0);
-        CHECK(same_file_bytes(a, c));
         CHECK_INT(ts.episodes, 7);
         CHECK_INT(ts.simulations, 21 + 3);
         size_t len;
@@ -445,45 +392,32 @@ TEST(hdp_train_resume_threads_and_file)
               strstr(text, "\"placer_frozen\": [") && strstr(text, "\"name\": \"grouper_g\", \"shape\": [8, 6]"));
         free(text);
         int n_dev = 0, n_groups = 0;
+        Err e = {{0}};
         CHECK(rnn_policy_peek(a, &n_dev, &n_groups, NULL, &e) == 1 && n_dev == 2 && n_groups == 6);
     }
     train_state_done(&ts);
     rnn_free(net);
-    tmp_close(&td);
-    hfix_done(&f);
-}
-
-/* check_text_cases' loader: 1 when text loads (with a training state to fill). */
-static int load_text(const char *path, const char *text, size_t len, Err *e)
-{
-    TrainState ts;
-    RnnNet *net = rnn_policy_load_text(path, text, len, &ts, e);
-    train_state_done(&ts);
-    rnn_free(net);
-    return net != NULL;
+    split_files_close(&sf);
+    train_fix_done(&f);
 }
 
 TEST(hdp_policy_file_errors)
 {
-    HFix f;
+    TrainFix f;
+    RnnNet *net;
     TmpDir td;
-    if (hfix_new(&f, "graphs/toy/crown.json", 0) != 0)
+    if (crown_new(&f, &net, 3, 8, 1) != 0)
         return;
     REQUIRE_MSG(tmp_open(&td, "placeto_hdp_bad"), "mkdtemp failed");
     char p[128];
     tmp_file(p, sizeof p, &td, "hdp.json");
-    RnnNet *net = hdp_net(&f.voc, 2, f.pb.gr->n_groups, 3, 8, 1);
-    REQUIRE(net);
     net->frozen = XNEW(int, 3);
     net->frozen[1] = 1;
     TrainState ts;
     rnn_train_state_init(&ts, 0.1, 0, 1);
     Err e = {{0}};
     size_t len = 0;
-    char *good = NULL;
-    if (rnn_policy_save(net, &ts, p, &e) == 0)
-        good = policy_text_with_checkpoint(p, &len);
-    CHECK_MSG(good != NULL, "%s", e.msg);
+    char *good = fix_saved_text(&fix_rnn, net, &ts, p, &len, &e);
     static const TextCase bad[] = {
         {"\"grouper\": \"hdp\"", "\"grouper\": \"hpd\"", "architecture.grouper: expected \"none\" or \"hdp\""},
         {"\"grouper\": \"hdp\"", "\"grouper\": 1", "architecture.grouper: expected \"none\" or \"hdp\""},
@@ -499,24 +433,21 @@ TEST(hdp_policy_file_errors)
         {"\"placer_frozen\": [0, 1, 0]", "\"placer_frozen\": {}", "placer_frozen: expected an array of 3 devices"},
         {"\"name\": \"grouper_g\"", "\"name\": \"grouper_x\"", "parameters[13].name"},
     };
-    check_text_cases(good, len, bad, sizeof bad / sizeof *bad, load_text);
+    check_text_cases(good, len, bad, sizeof bad / sizeof *bad, rnn_fix_load_text);
     /* a plain rnn file with a frozen placement or grouper fields is refused too */
     RnnArch pa = net->arch;
     pa.grouper = RNN_GROUPER_NONE;
     pa.grouper_hidden = pa.units = 0;
     RnnNet *plain = rnn_new(&pa, &f.voc, 1, &e);
-    char *ptext = NULL;
-    if (plain && rnn_policy_save(plain, &ts, p, &e) == 0)
-        ptext = policy_text_with_checkpoint(p, &len);
-    CHECK_MSG(ptext != NULL, "%s", e.msg);
+    char *ptext = fix_saved_text(&fix_rnn, plain, &ts, p, &len, &e);
     static const TextCase pbad[] = {
         {"\"vocabulary\": [", "\"placer_frozen\": [0, 1, 0],\n \"vocabulary\": [", "placer_frozen: only an hdp policy"},
         {"\"squash_tau\": 1.0", "\"squash_tau\": 1.0, \"units\": 4", "architecture.units: only an hdp policy"},
         {"\"squash_tau\": 1.0", "\"squash_tau\": 1.0, \"grouper\": \"none\"", ""}, /* loads: checked below */
     };
-    check_text_cases(ptext, len, pbad, 2, load_text);
+    check_text_cases(ptext, len, pbad, 2, rnn_fix_load_text);
     char *none = ptext ? text_subst(ptext, pbad[2].old, pbad[2].rep, 1) : NULL;
-    CHECK(none && load_text("none.json", none, strlen(none), &e));
+    CHECK(none && rnn_fix_load_text("none.json", none, strlen(none), &e));
     free(none);
     free(ptext);
     rnn_free(plain);
@@ -524,7 +455,7 @@ TEST(hdp_policy_file_errors)
     train_state_done(&ts);
     rnn_free(net);
     tmp_close(&td);
-    hfix_done(&f);
+    train_fix_done(&f);
 }
 
 /* Placing: the placements simulated are 1 + samples, the result the best of
@@ -532,13 +463,12 @@ TEST(hdp_policy_file_errors)
  * graph; the explorer's actor refuses the policy. */
 TEST(hdp_place_and_actor)
 {
-    HFix f;
-    if (hfix_new(&f, "graphs/toy/crown.json", 0) != 0)
+    TrainFix f;
+    RnnNet *net;
+    if (crown_new(&f, &net, 5, 8, 2) != 0)
         return;
     const Grouping *gr = f.pb.gr;
     int N = gr->n_groups;
-    RnnNet *net = hdp_net(&f.voc, 2, N, 5, 8, 2);
-    REQUIRE(net);
     Err e = {{0}};
     int *gd = calloc((size_t)N, sizeof *gd), *dev = calloc((size_t)N, sizeof *dev);
     int *op = calloc((size_t)f.pb.g->n_nodes, sizeof *op);
@@ -577,6 +507,6 @@ TEST(hdp_place_and_actor)
     free(dev);
     free(op);
     rnn_free(net);
-    hfix_done(&f);
+    train_fix_done(&f);
 }
 

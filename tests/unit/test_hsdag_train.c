@@ -23,33 +23,9 @@
 #include "test.h"
 #include "testutil.h"
 #include "text_cases.h"
+#include "train_fixture.h"
 
-typedef struct Fix {
-    Problem pb;
-    OpVocab voc;
-} Fix;
-
-static int fix_new(Fix *f, const char *path, int groups)
-{
-    memset(f, 0, sizeof *f);
-    ProblemSpec s = {0};
-    s.graph_path = path;
-    s.n_devices = 2;
-    s.groups = groups;
-    Err e = {{0}};
-    REQUIRE_OR(problem_load(&f->pb, &s, &e) == 0, -1, "problem_load: %s", e.msg);
-    const Graph *gs[1] = {f->pb.g};
-    vocab_build(&f->voc, gs, 1);
-    return 0;
-}
-
-static void fix_done(Fix *f)
-{
-    vocab_done(&f->voc);
-    problem_free(&f->pb);
-}
-
-static HsdagNet *tiny_net(const Fix *f, uint64_t seed)
+static HsdagNet *tiny_net(const TrainFix *f, uint64_t seed)
 {
     HsdagArch a;
     hsdag_arch_default(&a, f->pb.c->n_devices, f->voc.n);
@@ -61,7 +37,7 @@ static HsdagNet *tiny_net(const Fix *f, uint64_t seed)
 }
 
 /* P(every group on one device) from the base features: pi(all 0) + pi(all 1). */
-static double p_one_device(const HsdagNet *net, const Fix *f)
+static double p_one_device(const HsdagNet *net, const TrainFix *f)
 {
     Err e = {{0}};
     HsdagInput *in = hsdag_input_new(net, f->pb.g, f->pb.gr, f->pb.c, &e);
@@ -76,18 +52,6 @@ static double p_one_device(const HsdagNet *net, const Fix *f)
     hsdag_work_free(w);
     hsdag_input_free(in);
     return p;
-}
-
-static int64_t train(HsdagNet *net, TrainState *ts, const HsdagTrainConfig *cfg, const Fix *f, int64_t n)
-{
-    Err e = {{0}};
-    HsdagTrainer *t = hsdag_train_new(net, ts, cfg, &(TrainGraph){f->pb.g, f->pb.gr, NULL}, 1, f->pb.c, &e);
-    CHECK_MSG(t != NULL, "hsdag_train_new: %s", e.msg);
-    if (!t)
-        return 0;
-    int64_t ran = hsdag_train_run(t, n, NULL, NULL, NULL);
-    hsdag_train_free(t);
-    return ran;
 }
 
 TEST(hsdag_reward_forbids_one_device_and_oom)
@@ -111,8 +75,8 @@ TEST(hsdag_reward_forbids_one_device_and_oom)
 
 TEST(hsdag_train_learns_the_best_placement)
 {
-    Fix f;
-    if (fix_new(&f, "graphs/toy/chain.json", 4) != 0)
+    TrainFix f;
+    if (train_fix_new(&f, "graphs/toy/chain.json", 4) != 0)
         return;
     REQUIRE_MSG(f.pb.gr->n_groups >= 3 && f.pb.gr->n_groups <= 8, "chain grouped into %d groups", f.pb.gr->n_groups);
     HsdagNet *net = tiny_net(&f, 3);
@@ -126,7 +90,7 @@ TEST(hsdag_train_learns_the_best_placement)
     TrainState ts;
     train_state_init(&ts, cfg.lr, 0, 5);
     double before = p_one_device(net, &f);
-    CHECK_INT(train(net, &ts, &cfg, &f, 60), 60);
+    CHECK_INT(hsdag_fix_train(net, &ts, &cfg, &f, 60), 60);
     double after = p_one_device(net, &f);
     CHECK_MSG(after > 2 * before && after > 0.5, "P(one device) %.4f before, %.4f after 60 updates", before, after);
     CHECK_INT(ts.episodes, 60);
@@ -140,11 +104,11 @@ TEST(hsdag_train_learns_the_best_placement)
     CHECK_MSG(ts.best[0].runtime_us <= one, "best %.1f us, one device %.1f us", ts.best[0].runtime_us, one);
     train_state_done(&ts);
     hsdag_free(net);
-    fix_done(&f);
+    train_fix_done(&f);
 }
 
 /* n1 updates, save (with state), load, n2 more, save to path. */
-static int run_split(const Fix *f, int n1, int n2, int episodes, int threads, int baseline, const char *mid,
+static int run_split(const TrainFix *f, int n1, int n2, int episodes, int threads, int baseline, const char *mid,
                      const char *path)
 {
     HsdagTrainConfig cfg;
@@ -156,43 +120,17 @@ static int run_split(const Fix *f, int n1, int n2, int episodes, int threads, in
     cfg.greedy_every = 2; /* the greedy placement's period crosses the resume */
     TrainState ts;
     train_state_init(&ts, cfg.lr, 0, 9);
-    HsdagNet *net = tiny_net(f, 4);
-    Err e = {{0}};
-    int ok = net != NULL;
-    if (ok)
-        train(net, &ts, &cfg, f, n1);
-    if (ok && n2 > 0) {
-        ok = hsdag_policy_save(net, &ts, mid, &e) == 0;
-        CHECK_MSG(ok, "save: %s", e.msg);
-        hsdag_free(net);
-        train_state_done(&ts);
-        net = ok ? hsdag_policy_load(mid, &ts, &e) : NULL;
-        CHECK_MSG(net != NULL, "load: %s", e.msg);
-        ok = net != NULL;
-        if (ok)
-            train(net, &ts, &cfg, f, n2);
-    }
-    if (ok) {
-        ok = hsdag_policy_save(net, &ts, path, &e) == 0;
-        CHECK_MSG(ok, "save: %s", e.msg);
-    }
-    hsdag_free(net);
-    train_state_done(&ts);
-    return ok ? 0 : -1;
+    return split_run(&fix_hsdag, f, &cfg, tiny_net(f, 4), &ts, n1, n2, mid, path);
 }
 
 TEST(hsdag_train_resume_is_bit_exact)
 {
-    Fix f;
-    TmpDir td;
-    if (fix_new(&f, "graphs/toy/crown.json", 0) != 0)
+    TrainFix f;
+    SplitFiles sf;
+    if (train_fix_new(&f, "graphs/toy/crown.json", 0) != 0)
         return;
-    REQUIRE_MSG(tmp_open(&td, "placeto_hsdag_train"), "mkdtemp failed");
-    char a[128], b[128], m[128], c[128];
-    tmp_file(a, sizeof a, &td, "a.json");
-    tmp_file(b, sizeof b, &td, "b.json");
-    tmp_file(c, sizeof c, &td, "c.json");
-    tmp_file(m, sizeof m, &td, "mid.json");
+    REQUIRE_MSG(split_files_open(&sf, "placeto_hsdag_train"), "mkdtemp failed");
+    const char *a = sf.a, *b = sf.b, *c = sf.c, *m = sf.m;
     for (int episodes = 1; episodes <= 3; episodes += 2) {
         int baseline = episodes > 1;
         if (run_split(&f, 5, 0, episodes, 1, baseline, m, a) == 0 &&
@@ -207,12 +145,8 @@ TEST(hsdag_train_resume_is_bit_exact)
     }
     /* load -> save is byte-identical */
     TrainState ts;
-    Err e = {{0}};
-    HsdagNet *net = hsdag_policy_load(a, &ts, &e);
-    CHECK_MSG(net != NULL, "%s", e.msg);
+    HsdagNet *net = split_reload(&fix_hsdag, a, c, &ts);
     if (net) {
-        CHECK(hsdag_policy_save(net, &ts, c, &e) == 0);
-        CHECK(same_file_bytes(a, c));
         CHECK_INT(ts.episodes, 5);
         CHECK_INT(ts.adam.step, 5);
         CHECK_INT(ts.simulations, 5 * 3 * 4 + 2); /* 5 updates of 3 episodes of 4 steps, greedy after 2 and 4 */
@@ -220,15 +154,15 @@ TEST(hsdag_train_resume_is_bit_exact)
     }
     train_state_done(&ts);
     hsdag_free(net);
-    tmp_close(&td);
-    fix_done(&f);
+    split_files_close(&sf);
+    train_fix_done(&f);
 }
 
 TEST(hsdag_policy_file_names_its_agent)
 {
-    Fix f;
+    TrainFix f;
     TmpDir td;
-    if (fix_new(&f, "graphs/toy/chain.json", 4) != 0)
+    if (train_fix_new(&f, "graphs/toy/chain.json", 4) != 0)
         return;
     REQUIRE_MSG(tmp_open(&td, "placeto_hsdag_io"), "mkdtemp failed");
     char p[128];
@@ -282,25 +216,15 @@ TEST(hsdag_policy_file_names_its_agent)
     CHECK_STR(agent_name_of(old), "placeto");
     hsdag_free(net);
     tmp_close(&td);
-    fix_done(&f);
-}
-
-/* check_text_cases' loader: 1 when text loads (with a training state to fill). */
-static int load_text(const char *path, const char *text, size_t len, Err *e)
-{
-    TrainState ts;
-    HsdagNet *net = hsdag_policy_load_text(path, text, len, &ts, e);
-    train_state_done(&ts);
-    hsdag_free(net);
-    return net != NULL;
+    train_fix_done(&f);
 }
 
 /* A bad hsdag policy file is refused with the field named, nothing loaded. */
 TEST(hsdag_policy_file_errors)
 {
-    Fix f;
+    TrainFix f;
     TmpDir td;
-    if (fix_new(&f, "graphs/toy/chain.json", 4) != 0)
+    if (train_fix_new(&f, "graphs/toy/chain.json", 4) != 0)
         return;
     REQUIRE_MSG(tmp_open(&td, "placeto_hsdag_bad"), "mkdtemp failed");
     char p[128];
@@ -310,10 +234,7 @@ TEST(hsdag_policy_file_errors)
     train_state_init(&ts, 1e-3, 0, 1);
     Err e = {{0}};
     size_t len = 0;
-    char *good = NULL;
-    if (net && hsdag_policy_save(net, &ts, p, &e) == 0)
-        good = policy_text_with_checkpoint(p, &len);
-    CHECK_MSG(good != NULL, "%s", e.msg);
+    char *good = fix_saved_text(&fix_hsdag, net, &ts, p, &len, &e);
     static const TextCase bad[] = {
         {"\"agent\": \"hsdag\"", "\"agent\": \"hsdg\"", "agent: expected \"placeto\", \"rnn\", \"gdp\", \"hsdag\", \"lsearch\" or \"lsched\""},
         {"\"hidden\": 8", "\"hidden\": 0", "architecture.hidden"},
@@ -326,23 +247,23 @@ TEST(hsdag_policy_file_errors)
         {"\"baseline\": []", "\"baseline\": [[1], [2]]", "training.baseline: expected [] or [[b, ...]]"},
         {"\"shape\": [", "\"shape\": [9", "parameters[0].shape"},
     };
-    check_text_cases(good, len, bad, sizeof bad / sizeof *bad, load_text);
+    check_text_cases(good, len, bad, sizeof bad / sizeof *bad, hsdag_fix_load_text);
     free(good);
     train_state_done(&ts);
     hsdag_free(net);
     tmp_close(&td);
-    fix_done(&f);
+    train_fix_done(&f);
 }
 
 /* The inductive network: trained on the chain, it places and trains on the
  * crown (op types outside its vocabulary count as "other"). */
 TEST(hsdag_train_places_another_graph)
 {
-    Fix f, h;
-    if (fix_new(&f, "graphs/toy/chain.json", 4) != 0)
+    TrainFix f, h;
+    if (train_fix_new(&f, "graphs/toy/chain.json", 4) != 0)
         return;
-    if (fix_new(&h, "graphs/toy/crown.json", 0) != 0) {
-        fix_done(&f);
+    if (train_fix_new(&h, "graphs/toy/crown.json", 0) != 0) {
+        train_fix_done(&f);
         return;
     }
     HsdagNet *net = tiny_net(&f, 2);
@@ -352,18 +273,18 @@ TEST(hsdag_train_places_another_graph)
     cfg.steps = 3;
     TrainState ts;
     train_state_init(&ts, cfg.lr, 0, 5);
-    CHECK_INT(train(net, &ts, &cfg, &f, 2), 2);
+    CHECK_INT(hsdag_fix_train(net, &ts, &cfg, &f, 2), 2);
     int *gd = calloc((size_t)h.pb.gr->n_groups, sizeof *gd);
     double rt = 0;
     Err e = {{0}};
     CHECK_INT(hsdag_place(net, h.pb.g, h.pb.gr, h.pb.c, 3, 1, gd, &rt, &e), 4);
     CHECK(rt > 0);
-    CHECK_INT(train(net, &ts, &cfg, &h, 2), 2);
+    CHECK_INT(hsdag_fix_train(net, &ts, &cfg, &h, 2), 2);
     CHECK_INT(ts.n_best, 2);
     CHECK(ts.n_best == 2 && isfinite(ts.best[1].runtime_us));
     free(gd);
     train_state_done(&ts);
     hsdag_free(net);
-    fix_done(&h);
-    fix_done(&f);
+    train_fix_done(&h);
+    train_fix_done(&f);
 }

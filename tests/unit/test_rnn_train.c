@@ -19,35 +19,11 @@
 #include "test.h"
 #include "testutil.h"
 #include "text_cases.h"
+#include "train_fixture.h"
 
-typedef struct Fix {
-    Problem pb;
-    OpVocab voc;
-} Fix;
+static int fix_new(TrainFix *f, int groups) { return train_fix_new(f, "graphs/toy/chain.json", groups); }
 
-static int fix_graph(Fix *f, const char *path, int groups)
-{
-    memset(f, 0, sizeof *f);
-    ProblemSpec s = {0};
-    s.graph_path = path;
-    s.n_devices = 2;
-    s.groups = groups;
-    Err e = {{0}};
-    REQUIRE_OR(problem_load(&f->pb, &s, &e) == 0, -1, "problem_load: %s", e.msg);
-    const Graph *gs[1] = {f->pb.g};
-    vocab_build(&f->voc, gs, 1);
-    return 0;
-}
-
-static int fix_new(Fix *f, int groups) { return fix_graph(f, "graphs/toy/chain.json", groups); }
-
-static void fix_done(Fix *f)
-{
-    vocab_done(&f->voc);
-    problem_free(&f->pb);
-}
-
-static RnnNet *tiny_net(const Fix *f, uint64_t seed)
+static RnnNet *tiny_net(const TrainFix *f, uint64_t seed)
 {
     RnnArch a;
     rnn_arch_default(&a, f->pb.c->n_devices, f->pb.gr->n_groups, f->voc.n);
@@ -61,7 +37,7 @@ static RnnNet *tiny_net(const Fix *f, uint64_t seed)
 
 /* P(every group on one device) and the expected cost E[sqrt(runtime s)]
  * under the policy, exactly: over all 2^G placements. */
-static double p_one_device(const RnnNet *net, const Fix *f, double *expected)
+static double p_one_device(const RnnNet *net, const TrainFix *f, double *expected)
 {
     Err e = {{0}};
     RnnInput *in = rnn_input_new(f->pb.g, f->pb.gr, &net->vocab, net->arch.n_groups, &e);
@@ -85,21 +61,9 @@ static double p_one_device(const RnnNet *net, const Fix *f, double *expected)
     return p;
 }
 
-static int64_t train(RnnNet *net, TrainState *ts, const RnnTrainConfig *cfg, const Fix *f, int64_t n)
-{
-    Err e = {{0}};
-    RnnTrainer *t = rnn_train_new(net, ts, cfg, &(TrainGraph){f->pb.g, f->pb.gr, NULL}, 1, f->pb.c, &e);
-    CHECK_MSG(t != NULL, "rnn_train_new: %s", e.msg);
-    if (!t)
-        return 0;
-    int64_t ran = rnn_train_run(t, n, NULL, NULL, NULL);
-    rnn_train_free(t);
-    return ran;
-}
-
 TEST(rnn_train_learns_the_best_placement)
 {
-    Fix f;
+    TrainFix f;
     if (fix_new(&f, 4) != 0)
         return;
     REQUIRE_MSG(f.pb.gr->n_groups >= 3 && f.pb.gr->n_groups <= 8, "chain grouped into %d groups", f.pb.gr->n_groups);
@@ -112,7 +76,7 @@ TEST(rnn_train_learns_the_best_placement)
     rnn_train_state_init(&ts, cfg.lr, cfg.entropy, 5);
     double e0, e1, before = p_one_device(net, &f, &e0);
     train_state_set_baseline(&ts, 0, 1, sqrt(2e-3)); /* near the costs: no phase where every sample is reinforced */
-    CHECK_INT(train(net, &ts, &cfg, &f, 300), 300);
+    CHECK_INT(rnn_fix_train(net, &ts, &cfg, &f, 300), 300);
     double after = p_one_device(net, &f, &e1);
     CHECK_MSG(after > 2 * before && after > 0.3 && e1 < e0,
               "P(one device) %.4f before, %.4f after 300 updates; E[cost] %.6f before, %.6f after", before, after,
@@ -127,12 +91,12 @@ TEST(rnn_train_learns_the_best_placement)
     CHECK(fabs(train_state_baseline(&ts, 0) - sqrt(ts.best[0].runtime_us / 1e6)) < 0.01);
     train_state_done(&ts);
     rnn_free(net);
-    fix_done(&f);
+    train_fix_done(&f);
 }
 
 /* The greedy decode of net on f: its runtime, the devices it uses and the
  * mean over its steps of the largest probability. */
-static double greedy_decode(const RnnNet *net, const Fix *f, int *n_used, double *top)
+static double greedy_decode(const RnnNet *net, const TrainFix *f, int *n_used, double *top)
 {
     Err e = {{0}};
     RnnInput *in = rnn_input_new(f->pb.g, f->pb.gr, &net->vocab, net->arch.n_groups, &e);
@@ -174,8 +138,8 @@ static double greedy_decode(const RnnNet *net, const Fix *f, int *n_used, double
  * the same way. */
 TEST(rnn_train_head_decides_a_split)
 {
-    Fix f;
-    if (fix_graph(&f, "graphs/toy/crown.json", 18) != 0)
+    TrainFix f;
+    if (train_fix_new(&f, "graphs/toy/crown.json", 18) != 0)
         return;
     int *op = calloc((size_t)f.pb.g->n_nodes, sizeof *op); /* every op on device 0 */
     double one = op ? sim_run(f.pb.sim, op)->makespan_us : 0;
@@ -196,7 +160,7 @@ TEST(rnn_train_head_decides_a_split)
         rnn_train_state_init(&ts, cfg.lr, cfg.entropy, 5);
         int used0, used;
         double top0, top, rt0 = greedy_decode(net, &f, &used0, &top0);
-        CHECK_INT(train(net, &ts, &cfg, &f, 300), 300);
+        CHECK_INT(rnn_fix_train(net, &ts, &cfg, &f, 300), 300);
         double rt = greedy_decode(net, &f, &used, &top);
         if (!c1) {
             CHECK_MSG(used == 2 && rt <= 0.7 * one && top > 0.95,
@@ -209,7 +173,7 @@ TEST(rnn_train_head_decides_a_split)
         train_state_done(&ts);
         rnn_free(net);
     }
-    fix_done(&f);
+    train_fix_done(&f);
 }
 
 TEST(rnn_train_lr_staircase)
@@ -223,7 +187,7 @@ TEST(rnn_train_lr_staircase)
 }
 
 /* n1 updates, save (with state), load, n2 more, save to path. */
-static int run_split(const Fix *f, int n1, int n2, int samples, int threads, const char *mid, const char *path)
+static int run_split(const TrainFix *f, int n1, int n2, int samples, int threads, const char *mid, const char *path)
 {
     RnnTrainConfig cfg;
     rnn_train_config_default(&cfg);
@@ -235,43 +199,17 @@ static int run_split(const Fix *f, int n1, int n2, int samples, int threads, con
     cfg.greedy_every = 2; /* so does the greedy decode's period */
     TrainState ts;
     rnn_train_state_init(&ts, cfg.lr, cfg.entropy, 9);
-    RnnNet *net = tiny_net(f, 4);
-    Err e = {{0}};
-    int ok = net != NULL;
-    if (ok)
-        train(net, &ts, &cfg, f, n1);
-    if (ok && n2 > 0) {
-        ok = rnn_policy_save(net, &ts, mid, &e) == 0;
-        CHECK_MSG(ok, "save: %s", e.msg);
-        rnn_free(net);
-        train_state_done(&ts);
-        net = ok ? rnn_policy_load(mid, &ts, &e) : NULL;
-        CHECK_MSG(net != NULL, "load: %s", e.msg);
-        ok = net != NULL;
-        if (ok)
-            train(net, &ts, &cfg, f, n2);
-    }
-    if (ok) {
-        ok = rnn_policy_save(net, &ts, path, &e) == 0;
-        CHECK_MSG(ok, "save: %s", e.msg);
-    }
-    rnn_free(net);
-    train_state_done(&ts);
-    return ok ? 0 : -1;
+    return split_run(&fix_rnn, f, &cfg, tiny_net(f, 4), &ts, n1, n2, mid, path);
 }
 
 TEST(rnn_train_resume_is_bit_exact)
 {
-    Fix f;
-    TmpDir td;
+    TrainFix f;
+    SplitFiles sf;
     if (fix_new(&f, 4) != 0)
         return;
-    REQUIRE_MSG(tmp_open(&td, "placeto_rnn_train"), "mkdtemp failed");
-    char a[128], b[128], m[128], c[128];
-    tmp_file(a, sizeof a, &td, "a.json");
-    tmp_file(b, sizeof b, &td, "b.json");
-    tmp_file(c, sizeof c, &td, "c.json");
-    tmp_file(m, sizeof m, &td, "mid.json");
+    REQUIRE_MSG(split_files_open(&sf, "placeto_rnn_train"), "mkdtemp failed");
+    const char *a = sf.a, *b = sf.b, *c = sf.c, *m = sf.m;
     for (int samples = 1; samples <= 3; samples += 2) {
         if (run_split(&f, 7, 0, samples, 1, m, a) == 0 && run_split(&f, 3, 4, samples, 1, m, b) == 0)
             CHECK_MSG(same_file_bytes(a, b), "K=%d: 7 updates differ from 3 + resume + 4", samples);
@@ -285,24 +223,20 @@ TEST(rnn_train_resume_is_bit_exact)
     }
     /* load -> save is byte-identical */
     TrainState ts;
-    Err e = {{0}};
-    RnnNet *net = rnn_policy_load(a, &ts, &e);
-    CHECK_MSG(net != NULL, "%s", e.msg);
+    RnnNet *net = split_reload(&fix_rnn, a, c, &ts);
     if (net) {
-        CHECK(rnn_policy_save(net, &ts, c, &e) == 0);
-        CHECK(same_file_bytes(a, c));
         CHECK_INT(ts.episodes, 7);
         CHECK_INT(ts.simulations, 21 + 3); /* 7 updates of 3 samples, greedy after updates 2, 4, 6 */
     }
     train_state_done(&ts);
     rnn_free(net);
-    tmp_close(&td);
-    fix_done(&f);
+    split_files_close(&sf);
+    train_fix_done(&f);
 }
 
 TEST(rnn_policy_file_names_its_agent)
 {
-    Fix f;
+    TrainFix f;
     TmpDir td;
     if (fix_new(&f, 4) != 0)
         return;
@@ -345,23 +279,13 @@ TEST(rnn_policy_file_names_its_agent)
     train_state_done(&ts);
     rnn_free(net);
     tmp_close(&td);
-    fix_done(&f);
-}
-
-/* check_text_cases' loader: 1 when text loads (with a training state to fill). */
-static int load_text(const char *path, const char *text, size_t len, Err *e)
-{
-    TrainState ts;
-    RnnNet *net = rnn_policy_load_text(path, text, len, &ts, e);
-    train_state_done(&ts);
-    rnn_free(net);
-    return net != NULL;
+    train_fix_done(&f);
 }
 
 /* A bad rnn policy file is refused with the field named, nothing loaded. */
 TEST(rnn_policy_file_errors)
 {
-    Fix f;
+    TrainFix f;
     TmpDir td;
     if (fix_new(&f, 4) != 0)
         return;
@@ -373,10 +297,7 @@ TEST(rnn_policy_file_errors)
     rnn_train_state_init(&ts, 0.1, 0, 1);
     Err e = {{0}};
     size_t len = 0;
-    char *good = NULL;
-    if (net && rnn_policy_save(net, &ts, p, &e) == 0)
-        good = policy_text_with_checkpoint(p, &len);
-    CHECK_MSG(good != NULL, "%s", e.msg);
+    char *good = fix_saved_text(&fix_rnn, net, &ts, p, &len, &e);
     static const TextCase bad[] = {
         {"\"agent\": \"rnn\"", "\"agent\": \"gnn\"", "agent: expected \"placeto\", \"rnn\", \"gdp\", \"hsdag\", \"lsearch\" or \"lsched\""},
         {"\"hidden\": 16", "\"hidden\": 15", "architecture.hidden: expected an even number"},
@@ -386,10 +307,10 @@ TEST(rnn_policy_file_errors)
         {"\"baseline\": [\n   [", "\"baseline\": [\n   [1], [", "training.baseline: expected [[b, ...]]"},
         {"\"shape\": [", "\"shape\": [9", "parameters[0].shape"},
     };
-    check_text_cases(good, len, bad, sizeof bad / sizeof *bad, load_text);
+    check_text_cases(good, len, bad, sizeof bad / sizeof *bad, rnn_fix_load_text);
     free(good);
     train_state_done(&ts);
     rnn_free(net);
     tmp_close(&td);
-    fix_done(&f);
+    train_fix_done(&f);
 }
