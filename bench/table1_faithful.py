@@ -27,7 +27,10 @@ best), both beat the best of single, expert and Scotch.
 graphs/policies/rnn_GRAPH_D.json and gdp_GRAPH_D.json (their training
 state is stripped afterwards by `make strip-policies`).
 
-Writes bench/results/table1_faithful.{json,md} (with --only: ..._GRAPH_D).
+Writes bench/results/table1_faithful.{json,md} (with --only: ..._GRAPH_D);
+each run's result is kept in bench/results/table1_faithful.cache/ as it
+ends, so that an interrupted run resumes (delete it after a change to the
+program).
 """
 import concurrent.futures
 import csv
@@ -87,7 +90,27 @@ def first_within(points, best):
     return None
 
 
+CACHE = "bench/results/table1_faithful.cache"
+
+
 def train(job):
+    """One training run and its placement; a run already in CACHE (from an interrupted run of the same budget,
+    options and program) is read from there."""
+    g, d, agent, groups, control = job
+    key = "%s_%d_%s%s_%d.json" % (g, d, agent, "_control" if control else "", BUDGET)
+    cached = os.path.join(CACHE, key)
+    if os.path.exists(cached):
+        with open(cached) as f:
+            return job, json.load(f)
+    job, res = train_run(job)
+    os.makedirs(CACHE, exist_ok=True)
+    with open(cached + ".tmp", "w") as f:
+        json.dump(res, f)
+    os.replace(cached + ".tmp", cached)
+    return job, res
+
+
+def train_run(job):
     g, d, agent, groups, control = job
     tmp = tempfile.mkdtemp()
     pol, curve = os.path.join(tmp, "p.json"), os.path.join(tmp, "c.csv")
@@ -123,8 +146,9 @@ def main():
         refs = {c: (ref, ils) for c, ref, ils in pool.map(reference, CASES)}
         # the long runs (rnn) first
         order = sorted(AGENTS, key=lambda a: 0 if a.startswith("rnn") else 1 if a == "gdp" else 2)
-        jobs = [(g, d, a, refs[(g, d)][0]["groups"], ctl) for a in order for ctl in ([False, True] if CONTROLS else
-                                                                                    [False]) for g, d in CASES]
+        # the trained runs first, the controls after
+        jobs = [(g, d, a, refs[(g, d)][0]["groups"], ctl) for ctl in ([False, True] if CONTROLS else [False])
+                for a in order for g, d in CASES]
         res = dict(pool.map(train, jobs))
     rows = []
     for g, d in CASES:
