@@ -33,19 +33,20 @@ BUDGET = int(OPT.get("budget", 2000))
 CASES = [(c.rsplit("/", 1)[0], int(c.rsplit("/", 1)[1])) for c in OPT.get("cases", "inception_v3/2,nmt/2,nasnet/4").split(",")]
 # name: (options, what it is)
 SETTINGS = [
-    ("untrained", ["--lr", "0"], "the network before any update (C = tau = 1)"),
-    ("code", [], "the public code's values: C = tau = 1, K = 1, lr 0.1, moving-average baseline, graded OOM"),
-    ("code-failing", ["--oom", "faithful"], "the same with the failing signal (an OOM sample costs 100 s)"),
-    ("C5", ["--squash", "5"], "C = 5 (tau = 1), otherwise the code's"),
-    ("C5-lr0.001", ["--squash", "5", "--lr", "0.001"], "C = 5, lr 0.001"),
-    ("K16-lr0.001", ["--squash", "5", "--lr", "0.001", "--samples-per-update", "16"],
+    ("untrained", ["--preset", "paper", "--lr", "0"], "the network before any update (C = tau = 1)"),
+    ("code", ["--preset", "paper"], "the public code's values: C = tau = 1, K = 1, lr 0.1, moving-average baseline, "
+     "graded OOM"),
+    ("code-failing", ["--preset", "paper", "--oom", "faithful"],
+     "the same with the failing signal (an OOM sample costs 100 s)"),
+    ("C5", ["--preset", "paper", "--squash", "5"], "C = 5 (tau = 1), otherwise the code's"),
+    ("C5-lr0.001", ["--preset", "paper", "--squash", "5", "--lr", "0.001"], "C = 5, lr 0.001"),
+    ("K16-lr0.001", ["--preset", "paper", "--squash", "5", "--lr", "0.001", "--samples-per-update", "16"],
      "C = 5, lr 0.001, 16 samples per update, moving-average baseline"),
-    ("batch-C1", ["--lr", "0.001", "--samples-per-update", "16", "--baseline", "batch"],
+    ("batch-C1", ["--preset", "paper", "--lr", "0.001", "--samples-per-update", "16", "--baseline", "batch"],
      "C = 1, lr 0.001, 16 samples per update, advantages normalised within the update"),
-    ("batch-C5", ["--squash", "5", "--lr", "0.001", "--samples-per-update", "16", "--baseline", "batch"],
-     "C = 5, lr 0.001, 16 samples per update, advantages normalised within the update"),
-    ("batch-C5-failing", ["--squash", "5", "--lr", "0.001", "--samples-per-update", "16", "--baseline", "batch",
-                          "--oom", "faithful"], "the same with the failing signal"),
+    ("batch-C5", [], "C = 5, lr 0.001, 16 samples per update, advantages normalised within the update: the "
+     "tuned defaults"),
+    ("batch-C5-failing", ["--oom", "faithful"], "the same with the failing signal"),
 ]
 if "settings" in OPT:
     keep = OPT["settings"].split(",")
@@ -94,7 +95,7 @@ def main():
             r = dict(res[(c, i)], graph=c[0], devices=c[1], setting=s[0], what=s[2])
             r["greedy"] = r["greedy_us"] / lb[c]
             r["best"] = r["best_us"] / lb[c]
-            C = float(s[1][s[1].index("--squash") + 1]) if "--squash" in s[1] else 1.0
+            C = float(s[1][s[1].index("--squash") + 1]) if "--squash" in s[1] else 1.0 if "paper" in s[1] else 5.0
             r["cap"] = math.exp(C) / (math.exp(C) + (c[1] - 1) * math.exp(-C))
             rows.append(r)
     doc = {"budget": BUDGET, "kernels": os.environ.get("PLACETO_KERNELS", ""), "rows": rows}
