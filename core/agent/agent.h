@@ -72,7 +72,8 @@ typedef struct AgentFileOps {
 typedef enum AgentStart {
     AGENT_START_DEFAULT,   /* the agent's own start (Placeto: its fixed random placement, row "placeto") */
     AGENT_START_HEURISTIC  /* the best heuristic's placement (place_best_heuristic), which the
-                              result is never worse than: row "placeto-refine" */
+                              result is never worse than: row "placeto-refine" (gdp: the
+                              fallback row "gdp-or-heuristic", place.refine 2) */
 } AgentStart;
 
 typedef struct AgentPlaceOpts {
@@ -92,7 +93,9 @@ typedef struct AgentPlaceOps {
     int (*runs)(const AgentKind *k, const Problem *p, const char *path, const void *net, const TrainState *ts,
                 const AgentPlaceOpts *o, PlaceRun rows[2], const char **start_name, Err *e);
     const char *trained_row; /* "rnn-trained": a string literal */
-    int refine;              /* 1: AGENT_START_HEURISTIC applies */
+    int refine;              /* 1: AGENT_START_HEURISTIC applies (the policy starts there); 2: it
+                                applies as a fallback (gdp: the best of the policy's own placements
+                                and the best heuristic's, row "gdp-or-heuristic"), not a start */
     /* A one-shot placer (oneshot_place_runs' runs): the best of a greedy
      * decode and `samples` sampled ones (seeded with seed) of net on g,
      * grouped by gr, on c, to group_device and *runtime_us; the placements

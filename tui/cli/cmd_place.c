@@ -20,7 +20,7 @@ static const CliOpt place_opts[] = {
     {"method", 'm', "M", "placement method (see below)"},
     {"policy", 'p', "POLICY", "place with a trained policy (Placeto zero-shot, or rnn); 'auto': the bundled one"},
     {"samples", 0, "K", "with --policy: K sampled episodes after the greedy one (default 0)"},
-    {"start", 0, "S", "with --policy: start from 'random' (the fixed random placement) or 'heuristic'"},
+    {"start", 0, "S", "with --policy: start from 'random' (the fixed random placement) or 'heuristic' (gdp: the better of its placements and the best heuristic's)"},
     {"output", 'o', "FILE", "write the placement (ops form)"},
     CLI_OPT_BUDGET,
     CLI_PROBLEM_OPTS("0"),
@@ -33,7 +33,7 @@ static const CliOpt compare_opts[] = {
     {"policy", 'p', "POLICY", "Placeto rows from a trained policy (default without --methods: 'auto', the bundled one)"},
     {"no-policy", 0, NULL, "no Placeto rows"},
     {"samples", 0, "K", "with --policy: K sampled episodes after the greedy one (default 0)"},
-    {"start", 0, "S", "with --policy: start from 'random' (the fixed random placement) or 'heuristic'"},
+    {"start", 0, "S", "with --policy: start from 'random' (the fixed random placement) or 'heuristic' (gdp: the better of its placements and the best heuristic's)"},
     {"untrained", 0, NULL, "with --policy: also the control, the same network untrained (the weights training starts from with --seed), placing by the same procedure"},
     CLI_OPT_BUDGET,
     CLI_PROBLEM_OPTS("0"),
@@ -69,9 +69,11 @@ const CliCmd cmd_compare = {
     "Placeto rows: 'placeto' (a policy placing the graph zero-shot from the fixed random start:\n"
     "one greedy episode, K sampled ones with --samples K), or 'placeto-refine' (the same from the\n"
     "best heuristic's placement, with --start heuristic), and, when the policy was trained on\n"
-    "this graph, 'placeto-trained' with the best placement its training found. Without --policy\n"
-    "and --methods the policy is 'auto' (see 'placeto place --help'), when one is bundled for the\n"
-    "device count.\n"
+    "this graph, 'placeto-trained' with the best placement its training found; a gdp policy's\n"
+    "rows are 'gdp' and 'gdp-trained', and with --start heuristic 'gdp-or-heuristic' (the better\n"
+    "of gdp's placement and the best heuristic's: a fallback, never slower than it). Without\n"
+    "--policy and --methods the policy is 'auto' (see 'placeto place --help'), when one is bundled\n"
+    "for the device count.\n"
     "On a cluster with devices of more than one kind, 'single' comes with one row per kind,\n"
     "'KIND-only' (e.g. 'cpu-only', 'gpu-only'): every op on that kind's fastest device; --methods\n"
     "and 'place --method' take these names too, on any cluster with a device of that kind.\n"
@@ -279,9 +281,13 @@ static int run_place(int argc, char **argv)
         printf("%s on %s with %s: runtime %s (%.3fx the lower bound)%s\n", pb.g->name, pb.c->name, row->method,
                util_fmt_time(b1, row->runtime_us), lb > 0 ? row->runtime_us / lb : 0.0,
                row->oom ? ", OUT OF MEMORY" : "");
-        if (policy)
-            printf("policy %s%s%s%s\n", policy, start_name ? ", starting from " : "", start_name ? start_name : "",
-                   start_name ? "'s placement" : "");
+        if (policy) {
+            Err pe = {{0}};
+            const AgentPolicy *ap = start_name ? agent_policy_cached(policy, NULL, &pe) : NULL;
+            int fallback = ap && ap->kind->place.refine == 2; /* not a start: the heuristic it was weighed against */
+            printf("policy %s%s%s%s\n", policy, start_name ? (fallback ? ", or " : ", starting from ") : "",
+                   start_name ? start_name : "", start_name ? (fallback ? "'s placement when faster" : "'s placement") : "");
+        }
         if (row->learned_groups)
             printf("greedy grouping: %d of %d learned groups used by the %d groups, cut %s, cost balance %.2f\n",
                    row->grouping.n_clusters, row->learned_groups, pb.gr->n_groups,

@@ -497,7 +497,8 @@ static void add_learned(App *a, const char *path, const char *label)
     AppBaselines *b = &a->base;
     Err pe = {{0}};
     const AgentPolicy *ap = agent_policy_cached(path, NULL, &pe);
-    int starts = ap && ap->kind->place.refine ? 2 : 1; /* a one-shot placer starts from nothing */
+    int starts = ap && ap->kind->place.refine == 1 ? 2 : 1; /* a one-shot placer starts from nothing (gdp's
+                                                               fallback, refine 2, is not a start) */
     for (int start = 0; start < starts && b->n_learned + 2 <= 8; start++) {
         PlaceRun rows[2];
         Err e = {{0}};

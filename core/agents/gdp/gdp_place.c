@@ -7,6 +7,7 @@
 
 #include "episode.h"
 #include "gdp_io.h"
+#include "place.h"
 
 /* A decode of the network for oneshot_place_decodes: the placements do not
  * change the network's output, so one forward serves the greedy placement
@@ -41,4 +42,38 @@ int64_t gdp_place(const GdpNet *net, const Graph *g, const Grouping *gr, const C
     gdp_work_free(d.w);
     gdp_input_free(in);
     return sims;
+}
+
+int gdp_place_runs(const AgentKind *k, const Problem *p, const char *path, const void *net, const TrainState *ts,
+                   const AgentPlaceOpts *o, PlaceRun rows[2], const char **start_name, Err *e)
+{
+    if (o->start != AGENT_START_HEURISTIC)
+        return oneshot_place_runs(k, p, path, net, ts, o, rows, start_name, e);
+    int G = p->gr->n_groups;
+    int *gd = xnew_array((size_t)G, sizeof *gd), *heur = xnew_array((size_t)G, sizeof *heur);
+    double rt = 0, t0 = util_now();
+    int64_t sims = gdp_place(net, p->g, p->gr, p->c, o->samples, o->seed, gd, &rt, e);
+    if (sims < 0) {
+        err_prefix(e, path);
+        free(heur);
+        free(gd);
+        return -1;
+    }
+    PlaceCtx ctx = {p->g, p->gr, p->c, o->seed, 0, NULL};
+    double heur_score;
+    const char *name;
+    sims += place_best_heuristic(&ctx, heur, &heur_score, &name);
+    PlaceEval *pe = place_eval_new(p->g, p->gr, p->c);
+    if (heur_score < place_eval(pe, gd)) /* the heuristic only when strictly better */
+        memcpy(gd, heur, (size_t)G * sizeof *gd);
+    place_eval_free(pe);
+    if (start_name)
+        *start_name = name;
+    double seconds = util_now() - t0;
+    int n = agent_trained_row(ts, p, k->place.trained_row, rows);
+    place_run_groups(p, "gdp-or-heuristic", gd, seconds, &rows[n]);
+    rows[n++].placements = sims;
+    free(heur);
+    free(gd);
+    return n;
 }

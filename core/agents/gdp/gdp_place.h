@@ -18,4 +18,15 @@
 int64_t gdp_place(const GdpNet *net, const Graph *g, const Grouping *gr, const Cluster *c, int samples,
                   uint64_t seed, int *group_device, double *runtime_us, Err *e);
 
+/* GDP's rows of `place` and `compare` (its AgentKind's place.runs): those of
+ * oneshot_place_runs ("gdp-trained", then "gdp"), and with o->start
+ * AGENT_START_HEURISTIC (`--start heuristic`) the explicit fallback instead
+ * of "gdp": the row "gdp-or-heuristic", the better (by place_score, GDP's
+ * own on ties) of GDP's best placement and the best heuristic's
+ * (place_best_heuristic, seeded with o->seed), so never slower than that
+ * heuristic; its placements count both, and *start_name names the
+ * heuristic. Returns the rows written (1 or 2), or -1 with e set. */
+int gdp_place_runs(const AgentKind *k, const Problem *p, const char *path, const void *net, const TrainState *ts,
+                   const AgentPlaceOpts *o, PlaceRun rows[2], const char **start_name, Err *e);
+
 #endif
