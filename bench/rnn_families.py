@@ -8,8 +8,9 @@ one-shot placers, 9 x G for Placeto's episodes), next to one device and the
 best heuristic. An agent whose family policies are missing is left out.
 
 With --train the RNN family policies are trained first (U updates of one
-placement), with --train-gdp the GDP ones (about the same number of
-placements: U / 16 updates of 16); the commands are in
+placement), with --train-gdp the GDP ones (3 000 updates of 16 placements
+without the superposition, whatever U: the setting bench/gdp_families.py's
+validation split chose); the commands are in
 bench/results/rnn_families.json and graphs/policies/train.sh; the files are
 graphs/policies/rnn_family_FAMILY.json and gdp_family_FAMILY.json.
 
@@ -25,6 +26,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROG, TRAIN, UPDATES, JOBS, TRAIN_GDP = "./placeto", False, 5000, os.cpu_count() or 1, False
+GDP_UPDATES = 3000
 FAMILIES = ["enas-cifar10", "enas-ptb", "nmt"]
 HEURISTICS = "single,random,round-robin,expert,m-topo,m-etf,heft,metis,scotch"
 
@@ -64,8 +66,11 @@ def members(f):
 
 def train_cmd(f, agent="rnn"):
     if agent == "gdp":
+        # 3 000 updates of 16 (48 000 placements) without the superposition: the setting a validation
+        # split chose (bench/gdp_families.py, docs/results.md); graphs/policies/train.sh's command
         return ["train"] + members(f)[:24] + ["--agent", "gdp", "--devices", 2, "--hidden", 64, "--episodes",
-                                              UPDATES // 16, "--seed", 1, "-o", "graphs/policies/gdp_family_%s.json" % f]
+                                              GDP_UPDATES, "--no-superposition", "--seed", 1, "-o",
+                                              "graphs/policies/gdp_family_%s.json" % f]
     return ["train"] + members(f)[:24] + ["--agent", "rnn", "--devices", 2, "--hidden", 64, "--group-capacity",
                                           200, "--episodes", UPDATES, "--seed", 1, "-o",
                                           "graphs/policies/rnn_family_%s.json" % f]
