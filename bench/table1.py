@@ -8,9 +8,10 @@ best runtime found within the budget, the placements it took to first come
 within 1 % of that best, and the wall time; the learning curves of both
 agents (best runtime so far against placements simulated) in one PNG.
 
-The RNN runs are the bundled RNN policies' training runs: with --keep they
-are written to graphs/policies/rnn_GRAPH_D.json (the command of each row is
-in bench/results/table1.json). Placeto trains with its defaults (tuned
+The RNN runs use the public code's settings (`--preset paper`); the bundled
+graphs/policies/rnn_GRAPH_D.json are now the tuned recipe's
+(bench/table1_faithful.py --keep yes), so --keep here would replace them
+with these (the command of each row is in bench/results/table1.json). Placeto trains with its defaults (tuned
 preset, from device 0) for the episodes that simulate about BUDGET
 placements (an episode simulates one placement per group); the RNN placer
 with the public code's settings and h = HIDDEN, one sampled placement per
@@ -132,8 +133,8 @@ def train(job):
         k = int(RNN_ARGS[RNN_ARGS.index("--samples-per-update") + 1]) if "--samples-per-update" in RNN_ARGS else 1
         updates = BUDGET * GREEDY_EVERY // (k * GREEDY_EVERY + 1)
         pol = "graphs/policies/rnn_%s_%d.json" % (g, d) if KEEP else os.path.join(tmp, "p.json")
-        cmd = ["train", graph, "--agent", "rnn", "--devices", d, "--hidden", HIDDEN, "--episodes", updates,
-               "--greedy-every", GREEDY_EVERY, "--seed", SEED, "-o", pol] + RNN_ARGS
+        cmd = ["train", graph, "--agent", "rnn", "--preset", "paper", "--devices", d, "--hidden", HIDDEN, "--episodes",
+               updates, "--greedy-every", GREEDY_EVERY, "--seed", SEED, "-o", pol] + RNN_ARGS
     elif agent == "gdp":
         updates = BUDGET * GDP_GREEDY // (GDP_K * GDP_GREEDY + 1)
         pol = "graphs/policies/gdp_%s_%d.json" % (g, d) if KEEP else os.path.join(tmp, "p.json")
