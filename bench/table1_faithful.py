@@ -179,7 +179,8 @@ def main():
         # placer), so that an interrupted run leaves whole columns in the cache
         order = sorted(AGENTS, key=lambda a: 3 if a == "rnn" else 2 if a == "rnn-hdp" else 1 if a == "gdp" else 0)
         jobs = [(g, d, a, refs[(g, d)][0]["groups"], ctl) for ctl in ([False, True] if CONTROLS else [False])
-                for a in order for g, d in CASES]
+                for a in order for g, d in sorted(CASES, key=lambda c: c[0] != "nmt")]  # NMT (out of memory on one
+        # device) first
         res = dict(pool.map(cached_only if FROM_CACHE else train, jobs))
     rows = []
     for g, d in CASES:
