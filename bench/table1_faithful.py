@@ -264,9 +264,10 @@ def claims(all_rows):
                 continue
             level = [r["agents"][p]["trained"]["best_us"] / r["agents"][q]["trained"]["best_us"] for r in rows]
             ok = sum(x <= 1.05 for x in level)
-            out.append("- **%s on par with or better than %s in runtime** (best ≤ 1.05 × the RNN's): %s on %d of %d "
-                       "cases; %s / %s = %s." % (p, q, "reproduced" if ok == len(rows) else "not reproduced", ok,
-                                                 len(rows), p, q, ", ".join("%.3f" % x for x in level)))
+            out.append("- **%s on par with or better than %s in runtime** (best ≤ 1.05 × the RNN's): %s, met on %d "
+                       "of the %d cases run; %s / %s = %s." % (p, q, "reproduced" if ok == len(rows) else
+                                                               "not reproduced", ok, len(rows), p, q,
+                                                               ", ".join("%.3f" % x for x in level)))
             fewer = []
             for r in rows:
                 a, b = r["agents"][p]["trained"], r["agents"][q]["trained"]
@@ -274,9 +275,9 @@ def claims(all_rows):
                 na, nb = first_within(a["curve"], level_us), first_within(b["curve"], level_us)
                 fewer.append((na, nb))
             ok = sum(na is not None and nb is not None and na < nb for na, nb in fewer)
-            out.append("- **%s needs fewer placements than %s** (to within 1 %% of the weaker one's best): %s on %d "
-                       "of %d cases; %s." % (p, q, "reproduced" if ok == len(rows) else "not reproduced", ok,
-                                             len(rows), ", ".join("%s vs %s" % f for f in fewer)))
+            out.append("- **%s needs fewer placements than %s** (to within 1 %% of the weaker one's best): %s, met on "
+                       "%d of the %d cases run; %s." % (p, q, "reproduced" if ok == len(rows) else "not reproduced",
+                                                        ok, len(rows), ", ".join("%s vs %s" % f for f in fewer)))
     for a in have:
         beat = []
         rows = [r for r in all_rows if r["agents"][a]["trained"]]
@@ -286,8 +287,9 @@ def claims(all_rows):
             ref = min(x["runtime_us"] for x in (r["single"], r["expert"], r["scotch"]) if not x["oom"])
             beat.append(r["agents"][a]["trained"]["best_us"] / ref)
         ok = sum(x < 1 for x in beat)
-        out.append("- **%s beats the best of single, expert and Scotch**: %s on %d of %d cases; best / that = %s." % (
-            a, "reproduced" if ok == len(rows) else "not reproduced", ok, len(rows), ", ".join("%.3f" % x for x in beat)))
+        out.append("- **%s beats the best of single, expert and Scotch**: %s, met on %d of the %d cases run; best / "
+                   "that = %s." % (a, "reproduced" if ok == len(rows) else "not reproduced", ok, len(rows),
+                                   ", ".join("%.3f" % x for x in beat)))
     return out
 
 
