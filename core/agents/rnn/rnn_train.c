@@ -354,19 +354,18 @@ int64_t rnn_train_run(RnnTrainer *t, int64_t n, TrainCallback cb, void *ud, vola
         for (int k = 0; k < K; k++) /* each sample's stream, in order */
             rng_seed(&t->slots[k].rng, rng_next(&ts->rng));
         run_phase(t, 0);
-        double batch_adv[RNN_TRAIN_MAX_SAMPLES];
-        if (t->cfg.batch_baseline) { /* the K samples' rewards -R, normalised within the update */
-            double rew[RNN_TRAIN_MAX_SAMPLES];
-            for (int k = 0; k < K; k++) {
-                double c = t->cfg.oom_faithful && t->slots[k].oom ? RNN_FAILING_SIGNAL : t->slots[k].score;
-                rew[k] = -sqrt(c > 0 ? c : 0);
-            }
-            ppo_advantages(K, rew, batch_adv);
+        /* each sample's cost R, and with the batch baseline the rewards -R normalised within the update */
+        double cost_R[RNN_TRAIN_MAX_SAMPLES], rew[RNN_TRAIN_MAX_SAMPLES], batch_adv[RNN_TRAIN_MAX_SAMPLES];
+        for (int k = 0; k < K; k++) {
+            double c = t->cfg.oom_faithful && t->slots[k].oom ? RNN_FAILING_SIGNAL : t->slots[k].score;
+            cost_R[k] = sqrt(c > 0 ? c : 0);
+            rew[k] = -cost_R[k];
         }
+        if (t->cfg.batch_baseline)
+            ppo_advantages(K, rew, batch_adv);
         for (int k = 0; k < K; k++) {
             RSlot *sl = &t->slots[k];
-            double cost_s = t->cfg.oom_faithful && sl->oom ? RNN_FAILING_SIGNAL : sl->score;
-            double R = sqrt(cost_s > 0 ? cost_s : 0);
+            double R = cost_R[k];
             ts->simulations++;
             last_us = sl->makespan_us;
             if (sl->makespan_us < best_us)
