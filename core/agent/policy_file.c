@@ -22,6 +22,9 @@
 /* Limits the reader accepts (policy_new checks the architecture again). */
 #define PIO_MAX_COUNT ((int64_t)1 << 53) /* counters read through a double */
 #define PIO_MAX_BASE_LEN (1 << 26)
+/* a best placement's groups: any agent's grouping, not only Placeto's
+ * network's (gdp trains on op-level graphs of 50 000 groups and more) */
+#define PIO_MAX_BEST_GROUPS (1 << 24)
 /* 2^128 - 2^103: every smaller magnitude rounds to a finite float ("%.9g"
  * prints FLT_MAX as 3.40282347e+38, a little above it). */
 #define PIO_FLOAT_LIMIT 0x1.ffffffp+127
@@ -349,7 +352,7 @@ static int read_best(const JDoc *d, const cJSON *v, const char *base, int n_devi
         if (strcmp(ts->best[i].graph, graph) == 0)
             return jdoc_err(d, e, f, "graph \"%s\" is listed twice (first at training.best[%d])", graph, i);
     snprintf(f, sizeof f, "%s.n_groups", base);
-    if (jget_int(d, v, "n_groups", f, 1, 1, POLICY_MAX_GROUPS, &n_groups, e) < 0)
+    if (jget_int(d, v, "n_groups", f, 1, 1, PIO_MAX_BEST_GROUPS, &n_groups, e) < 0)
         return -1;
     TrainBest b = {0};
     snprintf(f, sizeof f, "%s.checksum", base);

@@ -170,6 +170,19 @@ import json, sys
 assert json.load(open(sys.argv[1]))["method"] == "gdp"
 ' "$tmp/out"
 fi
+# op-level graphs of GDP's scale: --groups past Placeto's 20 000, and a policy
+# file whose best placement has that many groups loads
+run train "$g" "${small[@]}" --groups 60000 --episodes 1 -o "$tmp/big.json"
+expect_rc "gdp --groups 60000 (one group per op)" 0 && pass
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["training"]["best"].append({"graph": "big", "checksum": "0123456789abcdef", "n_groups": 50000, "runtime_us": 1.0,
+                              "score": 1e-6, "found_after": 1, "group_device": [0] * 50000})
+json.dump(d, open(sys.argv[2], "w"))
+' "$tmp/a.json" "$tmp/bigbest.json"
+run place "$g" --policy "$tmp/bigbest.json"
+expect_rc "a gdp policy with a best placement of 50 000 groups" 0 && pass
 run place "$g" --policy "$tmp/a.json" --devices 3
 if expect_rc "gdp policy on another device count" 1; then
     if grep -q "the policy is for 2 devices" "$tmp/err"; then pass; else fail "gdp devices" "$(flat "$tmp/err")"; fi

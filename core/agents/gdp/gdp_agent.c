@@ -51,6 +51,11 @@ static const AgentActorOps actor = {
 
 /* ---- training ---- */
 
+/* --groups' bound for gdp: its network has no size of its own (segments of
+ * --segment rows), so it trains on op-level graphs past Placeto's
+ * POLICY_MAX_GROUPS (GDP's scale: 50 000 ops and more, docs/results.md) */
+#define GDP_TRAIN_MAX_GROUPS (1 << 22)
+
 static const AgentOpt train_opts[] = {
     {"threads", 't', "T", "samples and graphs in parallel (default 1); the same result for every T"},
     {"lr", 0, "X", "Adam learning rate (default 3e-4)"},
@@ -159,7 +164,7 @@ const AgentKind agent_gdp = {
     "gdp", "a gdp", "GDP, the graph placer trained with PPO (Zhou et al. 2019)",
     {load, save, net_free, info, params, untrained},
     {gdp_place_runs, "gdp-trained", 2, place},
-    {"update", POLICY_MAX_GROUPS, train_opts, shape, sizeof(GdpOpts), gdp_options, gdp_state, gdp_create, NULL, 0, gdp_trainer,
+    {"update", GDP_TRAIN_MAX_GROUPS, train_opts, shape, sizeof(GdpOpts), gdp_options, gdp_state, gdp_create, NULL, 0, gdp_trainer,
      run, gdp_trainer_free, NULL, NULL},
     &actor,
 };
