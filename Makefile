@@ -200,8 +200,8 @@ uninstall:
 	  '$(DESTDIR)$(MANDIR)/placeto.1' '$(DESTDIR)$(COMPDIR)/placeto'
 	rm -rf '$(DESTDIR)$(DATADIR)'
 
-# the unit tests also cover the recordings' writer (no curses in these files)
-UNIT_TUI := $(BUILD)/tui/explorer/record.o $(BUILD)/tui/explorer/term_ansi.o $(BUILD)/tui/explorer/theme.o
+# the unit tests also cover the recordings' and the slides' writers (no curses in these files)
+UNIT_TUI := $(BUILD)/tui/explorer/record.o $(BUILD)/tui/explorer/term_ansi.o $(BUILD)/tui/explorer/theme.o $(BUILD)/tui/explorer/slide.o
 $(UNIT): $(TEST_OBJ) $(UNIT_TUI) $(LIBLAY) $(LIBCORE)
 	@echo "  LINK    $@"
 	@$(CC) $(OPT) $(SAN) -o $@ $(TEST_OBJ) $(UNIT_TUI) $(LIBLAY) $(LIBCORE) $(LDLIBS)
