@@ -106,7 +106,9 @@ static void copy_row(Grid *g, int dy, const Grid *src, int sy, int fill)
 {
     for (int x = 0; x < src->w && x < g->w; x++) {
         GridCell c = src->cells[(size_t)sy * (size_t)src->w + (size_t)x];
-        if (fill && c.ch < GRID_SYM_BASE && c.ch != ' ') {
+        int shape = GRID_IS_LINE(c.ch) || c.ch == GRID_FULL || c.ch == GRID_BLOCK_L || c.ch == GRID_BLOCK_R ||
+                    c.ch == GRID_SHADE; /* what continues down a tall lane; text and marks do not */
+        if (fill && !shape && c.ch != ' ') {
             int keep = c.style == GS_DEVICE || c.style == GS_GROUP || c.style == GS_SELECTED;
             c.ch = ' ';
             if (!keep) {

@@ -254,10 +254,19 @@ int slide_find_program(const char *name, char *buf, size_t n)
 
 int slide_run(const char *prog, char *const argv[], int seconds, Err *e)
 {
-    pid_t pid = fork();
-    if (pid < 0)
+    int report[2]; /* the child's exec error, if any; closed by a successful exec */
+    if (pipe(report) != 0)
         return err_set(e, "cannot run %s: %s", prog, strerror(errno));
+    fcntl(report[1], F_SETFD, FD_CLOEXEC);
+    pid_t pid = fork();
+    if (pid < 0) {
+        int err = errno;
+        close(report[0]);
+        close(report[1]);
+        return err_set(e, "cannot run %s: %s", prog, strerror(err));
+    }
     if (pid == 0) {
+        close(report[0]);
         int fd = open("/dev/null", O_RDWR);
         if (fd >= 0) {
             dup2(fd, 0);
@@ -268,8 +277,19 @@ int slide_run(const char *prog, char *const argv[], int seconds, Err *e)
         }
         signal(SIGPIPE, SIG_DFL);
         execv(prog, argv);
+        int err = errno;
+        ssize_t w = write(report[1], &err, sizeof err);
+        (void)w;
         _exit(127);
     }
+    close(report[1]);
+    int exec_err = 0;
+    ssize_t got;
+    while ((got = read(report[0], &exec_err, sizeof exec_err)) < 0 && errno == EINTR) {
+    }
+    close(report[0]);
+    if (got != (ssize_t)sizeof exec_err)
+        exec_err = 0;
     int status = 0;
     struct timespec nap = {0, 10 * 1000 * 1000};
     for (long waited = 0;; waited += 10) {
@@ -286,10 +306,10 @@ int slide_run(const char *prog, char *const argv[], int seconds, Err *e)
         }
         nanosleep(&nap, NULL);
     }
+    if (exec_err)
+        return err_set(e, "cannot run %s: %s", prog, strerror(exec_err));
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
         return 0;
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-        return err_set(e, "cannot run %s", prog);
     if (WIFEXITED(status))
         return err_set(e, "%s exited with status %d", prog, WEXITSTATUS(status));
     return err_set(e, "%s was killed by signal %d", prog, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
