@@ -67,7 +67,8 @@ const CliCmd cmd_demo = {
     "A guided tour inside the explorer: the graph and its groups, the simulator, the state, message\n"
     "passing, the sets the policy pools over, the probabilities, the reward, an override by hand,\n"
     "the baselines, generalization to a graph the policy never saw, and the RNN-based placer\n"
-    "beside Placeto. space: next; Left: back; q: leave.\n"
+    "beside Placeto. space: next; Left: back; q: leave; F2 or Ctrl-P: the screen as a slide\n"
+    "(placeto-slide-NNN.svg and .png); P: the presentation layout.\n"
     "Without GRAPH the tour runs on the bundled ResNet-18 with its policy on 2 devices.",
     "--auto takes the next argument as SECONDS only when it is a number.\n"
     "example: placeto demo\n"
@@ -87,15 +88,20 @@ const CliCmd cmd_explore = {
     "gdp) one forward pass gives every group's distribution, applied one group per step in\n"
     "the same order, its attention (heads averaged) as the why; with an HSDAG policy (train\n"
     "--agent hsdag) one pass gives the learned clusters, each placed at its first group and\n"
-    "followed by the rest, the cluster as the why (C colours the graph by it). ? shows every key.",
+    "followed by the rest, the cluster as the why (C colours the graph by it). ? shows every key.\n"
+    "F2 or Ctrl-P writes the screen as a slide (placeto-slide-NNN.svg, and .png with rsvg-convert,\n"
+    "in --slide-dir, $PLACETO_SLIDE_DIR or .; never replacing a file); P is the presentation\n"
+    "layout (graph, a tall timeline, a legend) for a projector.",
     "Headless key scripts: single characters stand for themselves; names: space enter esc tab\n"
-    "btab up down left right pgup pgdn bs; tick (a timer tick while running); wait (until\n"
-    "background training ends); resize:WxH; click:X,Y. Any other word is typed letter by letter.\n"
+    "btab up down left right pgup pgdn bs home end f1 f2 ctrl-p; tick (a timer tick while\n"
+    "running); wait (until background training ends); resize:WxH; click:X,Y. Any other word is\n"
+    "typed letter by letter.\n"
     "example: placeto explore graphs/inception_v3.json --policy graphs/policies/inception_v3_2.json\n"
     "example: placeto explore --replay inception_v3.episode.json\n"
     "example: placeto explore graphs/toy/crown.json --headless --keys 'space space 1 u' --size 80x24\n"
     "example: placeto explore graphs/toy/crown.json --record crown.cast   (asciinema v2; headless:\n"
-    "         one --record-step per key, so the same script gives the same file)",
+    "         one --record-step per key, so the same script gives the same file)\n"
+    "example: placeto explore graphs/toy/crown.json --headless --keys 'space P' --slide crown.svg",
     explore_opts, run_explore,
 };
 
