@@ -158,9 +158,12 @@ void present_draw(const App *a, Grid *g, GridRect area, AppGeom *geom)
     int nd = a->data.pb.c->n_devices;
     int legend = area.h >= 20 ? LEGEND_ROWS + 1 : area.h >= 14 ? 2 : 0;
     GridRect panes = {area.x, area.y, area.w, area.h - legend};
-    /* the timeline: its natural height or more, up to 55% of the panes */
+    /* the timeline: 55% of the panes (more when its lanes need it), its lanes
+     * stretched into what is left over */
     int natural = 2 + TL_AXIS_ROWS + TL_LANE_ROWS * nd;
     int tl_h = panes.h * 55 / 100;
+    if (natural > tl_h) /* every lane shown when the graph keeps 6 rows */
+        tl_h = natural < panes.h - 6 ? natural : panes.h - 6;
     int tall = natural + (MAX_LANE_H - 1) * nd;
     if (tl_h > tall)
         tl_h = tall;
