@@ -275,8 +275,9 @@ update-golden: $(UNIT) $(PROG)
 	@PLACETO_UPDATE_GOLDEN=1 PLACETO_PROG=./$(PROG) bash tests/cli/cli_export.sh > /dev/null
 	@git status --short tests/data/golden 2>/dev/null || true
 
-# PNG and SVG screenshots of the real program (tmux, rsvg-convert), and the
-# tour as an asciinema recording (screenshots/tour.cast)
+# PNG and SVG screenshots of the real program (its own SVG writer, tmux for
+# the training screen, rsvg-convert), and the tour as an asciinema recording
+# (screenshots/tour.cast)
 screenshots: deps
 	@bash mk/deps.sh screenshots
 	@$(MAKE) --no-print-directory all
