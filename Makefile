@@ -200,8 +200,8 @@ uninstall:
 	  '$(DESTDIR)$(MANDIR)/placeto.1' '$(DESTDIR)$(COMPDIR)/placeto'
 	rm -rf '$(DESTDIR)$(DATADIR)'
 
-# the unit tests also cover the recordings' writer (no curses in these files)
-UNIT_TUI := $(BUILD)/tui/explorer/record.o $(BUILD)/tui/explorer/term_ansi.o $(BUILD)/tui/explorer/theme.o
+# the unit tests also cover the recordings' and the slides' writers (no curses in these files)
+UNIT_TUI := $(BUILD)/tui/explorer/record.o $(BUILD)/tui/explorer/term_ansi.o $(BUILD)/tui/explorer/theme.o $(BUILD)/tui/explorer/slide.o
 $(UNIT): $(TEST_OBJ) $(UNIT_TUI) $(LIBLAY) $(LIBCORE)
 	@echo "  LINK    $@"
 	@$(CC) $(OPT) $(SAN) -o $@ $(TEST_OBJ) $(UNIT_TUI) $(LIBLAY) $(LIBCORE) $(LDLIBS)
@@ -275,8 +275,9 @@ update-golden: $(UNIT) $(PROG)
 	@PLACETO_UPDATE_GOLDEN=1 PLACETO_PROG=./$(PROG) bash tests/cli/cli_export.sh > /dev/null
 	@git status --short tests/data/golden 2>/dev/null || true
 
-# PNG and SVG screenshots of the real program (tmux, rsvg-convert), and the
-# tour as an asciinema recording (screenshots/tour.cast)
+# PNG and SVG screenshots of the real program (its own SVG writer, tmux for
+# the training screen, rsvg-convert), and the tour as an asciinema recording
+# (screenshots/tour.cast)
 screenshots: deps
 	@bash mk/deps.sh screenshots
 	@$(MAKE) --no-print-directory all

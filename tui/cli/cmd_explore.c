@@ -16,6 +16,7 @@
 #include "data.h"
 #include "ctl.h"
 #include "record.h"
+#include "slide.h"
 #include "term.h"
 
 /* The terminal and headless options of explore and demo. */
@@ -27,7 +28,10 @@
     {"size", 0, "WxH", "headless: screen size (default 100x30)"},                                    \
     {"dump", 0, "FILE", "headless: write the last screen (- for stdout, the default)"},              \
     {"frames", 0, "FILE", "headless: write every screen, one per key"},                              \
-    {"unicode", 0, NULL, "headless: dump with Unicode glyphs instead of ASCII"}
+    {"unicode", 0, NULL, "headless: dump with Unicode glyphs instead of ASCII"},                     \
+    {"present", 0, NULL, "start in the presentation layout: graph, tall timeline, legend (P toggles)"},\
+    {"slide", 0, "FILE.svg", "headless: write the last screen as an SVG image too"},                 \
+    {"slide-dir", 0, "DIR", "where F2 / Ctrl-P write slides (default: $PLACETO_SLIDE_DIR, else .)"}
 
 /* Recording a session (record.h). */
 #define RECORD_OPTS                                                                                  \
@@ -63,7 +67,8 @@ const CliCmd cmd_demo = {
     "A guided tour inside the explorer: the graph and its groups, the simulator, the state, message\n"
     "passing, the sets the policy pools over, the probabilities, the reward, an override by hand,\n"
     "the baselines, generalization to a graph the policy never saw, and the RNN-based placer\n"
-    "beside Placeto. space: next; Left: back; q: leave.\n"
+    "beside Placeto. space: next; Left: back; q: leave; F2 or Ctrl-P: the screen as a slide\n"
+    "(placeto-slide-NNN.svg and .png); P: the presentation layout.\n"
     "Without GRAPH the tour runs on the bundled ResNet-18 with its policy on 2 devices.",
     "--auto takes the next argument as SECONDS only when it is a number.\n"
     "example: placeto demo\n"
@@ -83,15 +88,20 @@ const CliCmd cmd_explore = {
     "gdp) one forward pass gives every group's distribution, applied one group per step in\n"
     "the same order, its attention (heads averaged) as the why; with an HSDAG policy (train\n"
     "--agent hsdag) one pass gives the learned clusters, each placed at its first group and\n"
-    "followed by the rest, the cluster as the why (C colours the graph by it). ? shows every key.",
+    "followed by the rest, the cluster as the why (C colours the graph by it). ? shows every key.\n"
+    "F2 or Ctrl-P writes the screen as a slide (placeto-slide-NNN.svg, and .png with rsvg-convert,\n"
+    "in --slide-dir, $PLACETO_SLIDE_DIR or .; never replacing a file); P is the presentation\n"
+    "layout (graph, a tall timeline, a legend) for a projector.",
     "Headless key scripts: single characters stand for themselves; names: space enter esc tab\n"
-    "btab up down left right pgup pgdn bs; tick (a timer tick while running); wait (until\n"
-    "background training ends); resize:WxH; click:X,Y. Any other word is typed letter by letter.\n"
+    "btab up down left right pgup pgdn bs home end f1 f2 ctrl-p; tick (a timer tick while\n"
+    "running); wait (until background training ends); resize:WxH; click:X,Y. Any other word is\n"
+    "typed letter by letter.\n"
     "example: placeto explore graphs/inception_v3.json --policy graphs/policies/inception_v3_2.json\n"
     "example: placeto explore --replay inception_v3.episode.json\n"
     "example: placeto explore graphs/toy/crown.json --headless --keys 'space space 1 u' --size 80x24\n"
     "example: placeto explore graphs/toy/crown.json --record crown.cast   (asciinema v2; headless:\n"
-    "         one --record-step per key, so the same script gives the same file)",
+    "         one --record-step per key, so the same script gives the same file)\n"
+    "example: placeto explore graphs/toy/crown.json --headless --keys 'space P' --slide crown.svg",
     explore_opts, run_explore,
 };
 
@@ -104,7 +114,8 @@ static int token_key(const char *t, int *key)
         {"space", ' '}, {"enter", TERM_KEY_ENTER}, {"esc", TERM_KEY_ESC}, {"tab", TERM_KEY_TAB},
         {"btab", TERM_KEY_BTAB}, {"up", TERM_KEY_UP}, {"down", TERM_KEY_DOWN}, {"left", TERM_KEY_LEFT},
         {"right", TERM_KEY_RIGHT}, {"pgup", TERM_KEY_PGUP}, {"pgdn", TERM_KEY_PGDN}, {"bs", TERM_KEY_BACKSPACE},
-        {"f1", TERM_KEY_F1}, {"home", TERM_KEY_HOME}, {"end", TERM_KEY_END},
+        {"f1", TERM_KEY_F1}, {"home", TERM_KEY_HOME}, {"end", TERM_KEY_END}, {"f2", TERM_KEY_F1 + 1},
+        {"ctrl-p", 0x10},
     };
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
         if (strcmp(t, names[k].name) == 0) {
@@ -156,12 +167,22 @@ static Recorder *open_recording(const CliCmd *cmd, const CliArgs *args, const ch
     return r;
 }
 
+/* CTL_SLIDE: writes the frame g shows as the next slide (slide.h) and
+ * says so on the message line. */
+static void take_slide(App *a, const Grid *g, int colors, GridGlyphs glyphs, const char *dir)
+{
+    char msg[sizeof a->msg.text];
+    int rc = slide_save(g, colors, glyphs, dir, msg, sizeof msg);
+    app_msg(a, rc == 0 ? GS_GOOD : rc > 0 ? GS_WARN : GS_ERROR, "%s", msg);
+}
+
 /* CTL_RELOAD: the App is replaced by another (the tour opening a new graph).
  * Returns 0, or -1 with e set (the old App is gone either way). */
 static int reload(App **ap, Err *e)
 {
     App *a = *ap;
     AppOptions o = a->tour.next;
+    int present = a->view.present; /* the layout stays */
     char graph[4096], policy[4096];
     snprintf(graph, sizeof graph, "%s", o.graph_path ? o.graph_path : "");
     snprintf(policy, sizeof policy, "%s", o.policy_path ? o.policy_path : "");
@@ -169,6 +190,8 @@ static int reload(App **ap, Err *e)
     o.policy_path = o.policy_path ? policy : NULL;
     app_free(a);
     *ap = app_new(&o, e);
+    if (*ap)
+        (*ap)->view.present = present;
     return *ap ? 0 : -1;
 }
 
@@ -202,6 +225,11 @@ static int headless(App **ap, const CliCmd *cmd, const CliArgs *args, const char
             fclose(frames);
         return EXIT_FAIL;
     }
+    /* slides as recordings: 256 colours unless --no-color or NO_COLOR, Unicode unless --ascii */
+    const char *nc = getenv("NO_COLOR");
+    int slide_colors = cli_get(cmd, args, "no-color") || (nc && nc[0]) ? 0 : 256;
+    GridGlyphs slide_glyphs = cli_get(cmd, args, "ascii") ? GRID_ASCII : GRID_UNICODE;
+    const char *slide_dir = cli_get(cmd, args, "slide-dir");
     Grid *g = grid_new(w, h);
     AppGeom geom;
     ctl_frame(a, g, &geom);
@@ -230,6 +258,8 @@ static int headless(App **ap, const CliCmd *cmd, const CliArgs *args, const char
                 r |= ctl_key(a, (unsigned char)*p);
         }
         quit = r & CTL_QUIT;
+        if (r & CTL_SLIDE)
+            take_slide(a, g, slide_colors, slide_glyphs, slide_dir);
         if ((r & CTL_RELOAD) && reload(ap, e) != 0) {
             free(script);
             grid_free(g);
@@ -250,6 +280,9 @@ static int headless(App **ap, const CliCmd *cmd, const CliArgs *args, const char
     }
     free(script);
     int rc = EXIT_OK;
+    const char *slide_path = cli_get(cmd, args, "slide");
+    if (slide_path && slide_write(slide_path, g, slide_colors, slide_glyphs, e) != 0)
+        rc = EXIT_FAIL;
     if (rec && record_close(rec, n_step * rc_step, e) != 0)
         rc = EXIT_FAIL;
     if (frames && (ferror(frames) | (fclose(frames) != 0))) {
@@ -331,6 +364,8 @@ static int interactive(App **ap, const CliCmd *cmd, const CliArgs *args, const c
         }
         if (r & CTL_QUIT)
             break;
+        if (r & CTL_SLIDE)
+            take_slide(a, g, term_colors(t), term_glyphs(t), cli_get(cmd, args, "slide-dir"));
         if ((r & CTL_RELOAD) && reload(ap, e) != 0) {
             term_close(t);
             grid_free(g);
@@ -365,10 +400,16 @@ static int run_app(const CliCmd *cmd, const CliArgs *args, const AppOptions *o)
         return cli_usage_error(cmd, "--record-step goes with --record and --headless (a terminal session is timed as it runs)");
     if (rc_path && !rc_path[0])
         return cli_usage_error(cmd, "--record: expected a file name");
+    const char *slide_path = cli_get(cmd, args, "slide");
+    if (slide_path && !is_headless)
+        return cli_usage_error(cmd, "--slide goes with --headless (on a terminal F2 or Ctrl-P writes slides)");
+    if (slide_path && !slide_path[0])
+        return cli_usage_error(cmd, "--slide: expected a file name");
     Err e = {{0}};
     App *a = app_new(o, &e);
     if (!a)
         return cli_fail(&e);
+    a->view.present = cli_get(cmd, args, "present") != NULL;
     int rc = is_headless ? headless(&a, cmd, args, rc_path, rc_step, &e) : interactive(&a, cmd, args, rc_path, &e);
     app_free(a);
     return rc == EXIT_FAIL ? cli_fail(&e) : rc;

@@ -146,6 +146,7 @@ typedef struct AppView {
     double tl_t0, tl_t1;      /* timeline window (µs); t1 <= t0 means the whole run */
     int tl_by_group;          /* timeline ops coloured by group, not device */
     int by_cluster;           /* graph nodes coloured by learned cluster (an hsdag policy), not device */
+    int present;              /* the presentation layout (present.c): graph, tall timeline, legend */
 } AppView;
 
 /* Stepping on a timer, and the unsaved mark. */

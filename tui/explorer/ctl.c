@@ -9,7 +9,7 @@
 #include "dialogs.h"
 #include "term.h"
 
-enum { KEY_CTRL_L = 0x0c };
+enum { KEY_CTRL_L = 0x0c, KEY_CTRL_P = 0x10 };
 
 typedef int (*CtlAction)(App *a, int arg);
 
@@ -281,6 +281,22 @@ static int act_quit(App *a, int arg)
     return CTL_REDRAW;
 }
 
+static int act_present(App *a, int arg)
+{
+    (void)arg;
+    a->view.present = !a->view.present;
+    app_msg(a, GS_DIM, a->view.present ? "presentation layout: P goes back to every pane" : "every pane again");
+    return CTL_REDRAW;
+}
+
+/* the runner writes the frame it has (CTL_SLIDE) and says so on the message line */
+static int act_slide(App *a, int arg)
+{
+    (void)a;
+    (void)arg;
+    return CTL_SLIDE | CTL_REDRAW;
+}
+
 static int act_repaint(App *a, int arg)
 {
     (void)a;
@@ -294,6 +310,8 @@ static int act_repaint(App *a, int arg)
 /* Keys that work everywhere, dialogs and the tour included. */
 static const Binding global_keys[] = {
     {{"Ctrl-L", "repaint the whole screen", 3}, act_repaint, {{KEY_CTRL_L, 0}}, 0, 0},
+    {{"F2 Ctrl-P", "write the screen as a slide: placeto-slide-NNN.svg (and .png with rsvg-convert)", 2}, act_slide,
+     {{TERM_KEY_F1 + 1, 0}, {KEY_CTRL_P, 0}}, 0, 0},
 };
 
 static const Binding bindings[] = {
@@ -335,6 +353,8 @@ static const Binding bindings[] = {
     {{"o", "timeline colours: by device / by group", 1}, act_tl_colours, {{'o', 0}}, 0, 0},
     {{"Tab", "next pane", 1}, act_focus, {{TERM_KEY_TAB, 1}, {TERM_KEY_BTAB, -1}}, 0, 0},
     {{"z", "maximise / restore the focused pane", 1}, act_maximize, {{'z', 0}}, 0, 0},
+    {{"P", "presentation layout: graph, a tall timeline and a legend (for a projector)", 1}, act_present,
+     {{'P', 0}}, 0, 0},
     {{"s", "save the episode", 2}, act_save, {{'s', 0}}, 0, 0},
     {{"d", "export the placement as DOT", 2}, act_export, {{'d', APP_EXPORT_DOT}}, 0, 0},
     {{"t", "export the timeline as a Chrome trace", 2}, act_export, {{'t', APP_EXPORT_TRACE}}, 0, 0},

@@ -18,7 +18,8 @@ enum {
     CTL_REDRAW = 1,  /* draw a new frame */
     CTL_QUIT = 2,    /* leave the explorer */
     CTL_REPAINT = 4, /* repaint the whole terminal, not only what changed */
-    CTL_RELOAD = 8   /* replace the App by one opened with a->tour.next */
+    CTL_RELOAD = 8,  /* replace the App by one opened with a->tour.next */
+    CTL_SLIDE = 16   /* write the frame shown as a slide (slide.h; the runner has the frame) */
 };
 
 /* One key: a code point or a TERM_KEY_* value (term.h). */

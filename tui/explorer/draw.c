@@ -512,6 +512,11 @@ static void draw_pane(const App *a, Grid *g, AppPane p, GridRect r, AppGeom *geo
     }
 }
 
+void app_draw_pane(const App *a, Grid *g, AppPane p, GridRect r, AppGeom *geom)
+{
+    draw_pane(a, g, p, r, geom);
+}
+
 static void draw_too_small(Grid *g)
 {
     char line[128];
@@ -577,6 +582,8 @@ void app_draw(const App *a, Grid *g, AppGeom *geom)
     GridRect area = {0, top, g->w, g->h - top - message_rows(a, g)};
     if (a->view.maximized >= 0)
         draw_pane(a, g, (AppPane)a->view.maximized, area, geom);
+    else if (a->view.present)
+        present_draw(a, g, area, geom);
     else
         draw_panes(a, g, area, geom);
     draw_message(a, g);

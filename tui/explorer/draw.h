@@ -23,5 +23,9 @@ typedef struct AppGeom {
 /* Renders the whole screen of a onto g (g's size is the screen's) and fills
  * geom (may be NULL). */
 void app_draw(const App *a, Grid *g, AppGeom *geom);
+/* One pane in r, framed and titled (for the presentation layout, present.c). */
+void app_draw_pane(const App *a, Grid *g, AppPane p, GridRect r, AppGeom *geom);
+/* The presentation layout of the panes in area (present.c). */
+void present_draw(const App *a, Grid *g, GridRect area, AppGeom *geom);
 
 #endif

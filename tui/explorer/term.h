@@ -131,5 +131,15 @@ void term_ansi_invalidate(TermAnsi *s);
 /* Appends the sequences that end a recording: default attributes, cursor
  * shown, on the line below the screen's last. */
 void term_ansi_end(TermAnsi *s, StrBuf *out);
+/* One cell as these frames show it (also the slides' look, slide.c): fg
+ * and bg xterm colour numbers (-1: the terminal's default), TA_* attributes
+ * (theme.h) and the code point shown (one cell wide, '?' for a control or
+ * a wide character). */
+typedef struct TermLook {
+    short fg, bg;
+    unsigned attr;
+    uint32_t ch;
+} TermLook;
+TermLook term_ansi_look(int colors, GridGlyphs glyphs, GridCell c);
 
 #endif

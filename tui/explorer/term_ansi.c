@@ -108,6 +108,19 @@ static Sgr ansi_look(const TermAnsi *s, GridCell c, uint32_t *shown)
     return r;
 }
 
+TermLook term_ansi_look(int colors, GridGlyphs glyphs, GridCell c)
+{
+    TermAnsi s = {0};
+    s.colors = colors == 256 || colors == 8 ? colors : 0;
+    s.glyphs = glyphs;
+    TermLook lk;
+    Sgr r = ansi_look(&s, c, &lk.ch);
+    lk.fg = r.fg;
+    lk.bg = r.bg;
+    lk.attr = r.attr;
+    return lk;
+}
+
 static void ansi_colour(StrBuf *out, int colors, short c, int base)
 {
     if (c < 0)
