@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "app_race.h"
 #include "cli.h"
 #include "data.h"
 #include "ctl.h"
@@ -41,6 +42,8 @@ static const CliOpt explore_opts[] = {
     CLI_PROBLEM_OPTS("1"),
     {"save", 'o', "EPISODE", "where s saves the episode (default: GRAPH.episode.json)"},
     {"greedy", 0, NULL, "start in greedy mode (argmax) instead of sampling"},
+    {"race", 0, NULL, "open on the race: the learned placers, their untrained controls, anneal and ils, live (key R)"},
+    {"budget", 'b', "N", "with --race: placements anneal, ils and a searching policy may simulate (default: the baselines' budget)"},
     RECORD_OPTS,
     SCREEN_OPTS,
     {0},
@@ -207,6 +210,15 @@ static int headless(App **ap, const CliCmd *cmd, const CliArgs *args, const char
     ctl_frame(a, g, &geom);
     record_frame(rec, g, 0);
     int n_frame = 0, n_step = 0, quit = 0;
+    while (app_race_running(a)) { /* --race: every round a frame, as on a terminal */
+        ctl_tick(a, util_now());
+        ctl_frame(a, g, &geom);
+        record_frame(rec, g, ++n_step * rc_step);
+        if (frames) {
+            fprintf(frames, "--- frame %d: race ---\n", ++n_frame);
+            dump(frames, g, glyphs);
+        }
+    }
     char *script = xstrdup(cli_get(cmd, args, "keys") ? cli_get(cmd, args, "keys") : "");
     char *save = NULL;
     for (char *tok = strtok_r(script, " ", &save); tok && !quit; tok = strtok_r(NULL, " ", &save)) {
@@ -219,7 +231,7 @@ static int headless(App **ap, const CliCmd *cmd, const CliArgs *args, const char
         } else if (strcmp(tok, "tick") == 0) {
             r = ctl_tick(a, util_now());
         } else if (strcmp(tok, "wait") == 0) {
-            while (a->train.running) {
+            while (a->train.running || app_race_running(a)) {
                 usleep(20000);
                 r |= ctl_tick(a, util_now());
             }
@@ -365,10 +377,17 @@ static int run_app(const CliCmd *cmd, const CliArgs *args, const AppOptions *o)
         return cli_usage_error(cmd, "--record-step goes with --record and --headless (a terminal session is timed as it runs)");
     if (rc_path && !rc_path[0])
         return cli_usage_error(cmd, "--record: expected a file name");
+    long budget = 0;
+    if (cmd == &cmd_explore && cli_int(cmd, args, "budget", 1, 1L << 30, 0, &budget))
+        return EXIT_USAGE;
+    if (cmd == &cmd_explore && cli_get(cmd, args, "budget") && !cli_get(cmd, args, "race"))
+        return cli_usage_error(cmd, "--budget goes with --race (the race's budget)");
     Err e = {{0}};
     App *a = app_new(o, &e);
     if (!a)
         return cli_fail(&e);
+    if (cmd == &cmd_explore && cli_get(cmd, args, "race"))
+        app_race_open(a, budget);
     int rc = is_headless ? headless(&a, cmd, args, rc_path, rc_step, &e) : interactive(&a, cmd, args, rc_path, &e);
     app_free(a);
     return rc == EXIT_FAIL ? cli_fail(&e) : rc;

@@ -13,6 +13,7 @@
 
 #include "dialogs.h"
 #include "widgets.h"
+#include "why.h"
 
 enum { MIN_W = 60, MIN_H = 16 };
 
@@ -81,6 +82,7 @@ static void draw_graph(const App *a, Grid *g, GridRect r, AppGeom *geom)
                        : policy_graph_is_desc(d->pg, cur, j) ? GS_DESCENDANT
                        : j != cur                           ? GS_PARALLEL
                                                             : 0;
+    why_graph_style(a, style); /* the why panel's sets or message-passing round, over the rest */
     for (int i = 0; i < d->pb.g->n_nodes; i++)
         if (a->cache.tl->op_crit[i])
             crit[d->pb.gr->op_group[i]] = 1;

@@ -1,0 +1,33 @@
+/* why: the "why this device" panel (the dialog DLG_WHY, key w) for the
+ * step at the cursor, in a live episode, after an undo or in a replay: the
+ * features of the current group and of the groups around it as the policy
+ * sees them, each named by its relation to the current group (parent,
+ * child, ancestor, descendant, parallel); every device with the policy's
+ * probability and the runtime the placement would have with the group
+ * there (one incremental simulation each), the chosen and the best device
+ * marked; Placeto's pooling sets with their legend and counts; and message
+ * passing round by round (space), the groups reached after k rounds lit in
+ * the graph. Uniform probabilities or attention (every weight within 5 %
+ * of the mean) are called uniform instead of being shown as reasons. */
+#ifndef PLACETO_WHY_H
+#define PLACETO_WHY_H
+
+#include <stdint.h>
+
+#include "app.h"
+#include "grid.h"
+
+/* Every weight within this share of their mean: "uniform". */
+#define WHY_UNIFORM_TOL 0.05
+
+/* Opens the panel on the current step (round 0: the pooling sets). */
+void app_why_open(App *a);
+/* The dialog's halves (dialogs.c's table). */
+int why_key(App *a, int key);
+int why_draw(const App *a, Grid *g);
+/* While the panel is open: the graph's style of every group (n_groups
+ * entries) for the round shown (the sets at round 0, the groups reached
+ * after k rounds else). 1 when it set them, 0 when the panel is closed. */
+int why_graph_style(const App *a, uint8_t *style);
+
+#endif
