@@ -111,9 +111,9 @@ void chart_draw(Grid *g, GridRect r, const ChartSeries *s, int n, int64_t x_max,
     for (int k = 0; k < n && k < legend; k++) {
         int y = r.y + ph + 2 + k;
         grid_put(g, r.x + 1, y, s[k].glyph, s[k].pen);
-        int used = grid_text_fit(g, r.x + 3, y, s[k].name, 26, s[k].pen);
+        int used = grid_text_fit(g, r.x + 3, y, s[k].name, 34, s[k].pen);
         (void)used;
         if (s[k].note)
-            grid_text_fit(g, r.x + 30, y, s[k].note, r.w - 31, GS_NONE);
+            grid_text_fit(g, r.x + 38, y, s[k].note, r.w - 39, GS_NONE);
     }
 }

@@ -90,6 +90,21 @@ int explain_uniform(const float *w, int n, double tol)
     return 1;
 }
 
+double explain_entropy_ratio(const float *w, int n)
+{
+    if (n < 2)
+        return 1.0;
+    double sum = 0, h = 0;
+    for (int k = 0; k < n; k++)
+        sum += w[k] > 0 ? w[k] : 0;
+    if (!(sum > 0))
+        return 0.0;
+    for (int k = 0; k < n; k++)
+        if (w[k] > 0)
+            h -= (w[k] / sum) * log(w[k] / sum);
+    return h / log(n);
+}
+
 void explain_device_runtimes(Sim *s, const Grouping *gr, const int *group_device, int group, int n_devices,
                              int *op_device, double *runtime_us, int *oom)
 {

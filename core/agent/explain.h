@@ -39,6 +39,10 @@ int explain_reach_count(const int *round, int n, int k, int *total);
 /* 1 when the n weights are uniform: every one within tol (0.05: 5 %) of
  * their mean; 0 otherwise (and for n < 1). */
 int explain_uniform(const float *w, int n, double tol);
+/* The entropy of the n weights (normalised to sum 1) over log n: 1 for
+ * uniform weights, near 0 for one weight holding everything (1 for n < 2;
+ * weights <= 0 add nothing). */
+double explain_entropy_ratio(const float *w, int n);
 
 /* runtime_us[d] (and oom[d], when not NULL) for every device d of the
  * simulator's cluster: the makespan of group_device with `group` moved to

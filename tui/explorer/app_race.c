@@ -156,7 +156,7 @@ int app_race_draw(const App *a, Grid *g)
     grid_fill(g, box, ' ', GS_NONE);
     grid_box(g, box, GS_BORDER);
     char t[512], b1[32];
-    snprintf(t, sizeof t, " Race on %s, %d devices: best runtime against placements simulated%s ", a->data.pb.g->name,
+    snprintf(t, sizeof t, " Race on %s, %d devices: best runtime against simulations%s ", a->data.pb.g->name,
              a->data.pb.c->n_devices, race_done(r) ? " (finished)" : ar->paused ? " (paused)" : "");
     grid_text_fit(g, box.x + 2, box.y, t, box.w - 4, GS_TITLE);
     GridRect in = {box.x + 2, box.y + 1, box.w - 4, box.h - 2};
@@ -166,18 +166,29 @@ int app_race_draw(const App *a, Grid *g)
     int n = race_lanes(r);
     static const char glyphs[] = "*+ox#@%&=~^$";
     ChartSeries s[32];
-    char notes[32][320];
+    char notes[32][320], names[32][128];
     for (int k = 0; k < n && k < 32; k++) {
         const RaceLane *l = race_lane(r, k);
-        s[k] = (ChartSeries){l->name, notes[k], l->best, l->n, l->done, (uint32_t)glyphs[k % 12],
+        if (l->policy) { /* the policy file too: two Placeto policies give two "placeto" rows */
+            const char *base = strrchr(l->policy->path, '/');
+            base = base ? base + 1 : l->policy->path;
+            int len = (int)strlen(base);
+            if (len > 5 && strcmp(base + len - 5, ".json") == 0)
+                len -= 5;
+            snprintf(names[k], sizeof names[k], "%s (%.*s)", l->name, len, base);
+        } else {
+            snprintf(names[k], sizeof names[k], "%s", l->name);
+        }
+        s[k] = (ChartSeries){names[k], notes[k], l->best, l->n, l->done, (uint32_t)glyphs[k % 12],
                              GRID_PEN(GS_DEVICE, k)};
         if (l->failed)
             snprintf(notes[k], sizeof notes[k], "failed: %s", l->err);
         else if (l->done)
-            snprintf(notes[k], sizeof notes[k], "final %s after %lld placements%s", util_fmt_time(b1, l->row.runtime_us),
-                     (long long)l->n, l->row.oom ? ", out of memory" : "");
+            snprintf(notes[k], sizeof notes[k], "final %s, %lld placement%s (%lld simulations)%s",
+                     util_fmt_time(b1, l->row.runtime_us), (long long)l->row.placements, l->row.placements == 1 ? "" : "s", (long long)l->n,
+                     l->row.oom ? ", out of memory" : "");
         else if (l->n > 0)
-            snprintf(notes[k], sizeof notes[k], "best %s after %lld", util_fmt_time(b1, l->best[l->n - 1]),
+            snprintf(notes[k], sizeof notes[k], "best %s after %lld simulations", util_fmt_time(b1, l->best[l->n - 1]),
                      (long long)l->n);
         else
             snprintf(notes[k], sizeof notes[k], "waiting");
@@ -194,7 +205,7 @@ int app_race_draw(const App *a, Grid *g)
     if (xm < ar->budget)
         xm = ar->budget;
     int foot = ar->skipped[0] ? 2 : 1;
-    chart_draw(g, (GridRect){in.x, in.y + 1, in.w, in.h - 1 - foot}, s, n, xm, lo, hi, "placements simulated");
+    chart_draw(g, (GridRect){in.x, in.y + 1, in.w, in.h - 1 - foot}, s, n, xm, lo, hi, "simulations (placements scored)");
     if (ar->skipped[0]) {
         snprintf(t, sizeof t, "not raced (another device count or grouping): %s", ar->skipped);
         grid_text_fit(g, in.x, in.y + in.h - foot, t, in.w, GS_DIM);

@@ -158,9 +158,10 @@ int why_draw(const App *a, Grid *g)
     const Episode *ep = d->ep;
     const PolicyGraph *pg = d->pg;
     int v = why_group(a), nd = d->pb.c->n_devices, n = pg->n;
-    int h = g->h * 62 / 100;
-    if (h < 12)
-        h = g->h - 2;
+    /* as tall as what it shows (the device rows, the features or the attention, message passing) */
+    int h = 2 + 2 + nd + (app_is_actor(a) ? 2 + APP_ATTENTION_ROWS : 2 + WHY_FEATURE_ROWS) + 2;
+    if (h > g->h - 3)
+        h = g->h - 3;
     GridRect box = {0, g->h - 1 - h, g->w, h};
     grid_fill(g, box, ' ', GS_NONE);
     grid_box(g, box, GS_BORDER);
@@ -258,9 +259,9 @@ int why_draw(const App *a, Grid *g)
         }
     } else { /* an actor: what it reads, and its attention */
         const AgentActorOps *k = a->policy.kind->actor;
-        snprintf(t, sizeof t, "reads: %s; %s", k->reads[0], k->reads[1]);
+        snprintf(t, sizeof t, "%s %s", k->reads[0], k->reads[1]);
         put(g, in, &y, t, GS_DIM);
-        int m = 0;
+        int m = 0, flat = 0; /* flat: the attention is (nearly) uniform */
         float *w = XNEW(float, n > 0 ? n : 1);
         for (int j = 0; j < n; j++)
             if (c->attention[j] > 0)
@@ -270,12 +271,24 @@ int why_draw(const App *a, Grid *g)
             put(g, in, &y, t, GS_LABEL);
         } else if (m == 0) {
             put(g, in, &y, "attention: none at this step", GS_DIM);
-        } else if (explain_uniform(w, m, WHY_UNIFORM_TOL)) {
-            snprintf(t, sizeof t, "attention: uniform over %d groups (each %.2f%%, within %.0f%% of 1/%d): no reasoning to show",
-                     m, 100.0 * w[0], 100 * WHY_UNIFORM_TOL, m);
-            put(g, in, &y, t, GS_WARN);
         } else {
-            put(g, in, &y, "attention: the groups it weighs most", GS_LABEL);
+            float lo = w[0], hi = w[0];
+            for (int j = 0; j < m; j++) {
+                lo = w[j] < lo ? w[j] : lo;
+                hi = w[j] > hi ? w[j] : hi;
+            }
+            double er = explain_entropy_ratio(w, m);
+            if (explain_uniform(w, m, WHY_UNIFORM_TOL))
+                snprintf(t, sizeof t, "attention: uniform over %d groups (each %.2f%%, within %.0f%% of 1/%d): "
+                         "no reasoning to show", m, 100.0 * hi, 100 * WHY_UNIFORM_TOL, m);
+            else if (m >= WHY_NEAR_MIN_GROUPS && er >= WHY_NEAR_ENTROPY)
+                snprintf(t, sizeof t, "attention: nearly uniform over %d groups (%.2f%% .. %.2f%%, 1/N %.2f%%; entropy "
+                         "%.3f of the uniform's): the list below is not a reason", m, 100.0 * lo, 100.0 * hi, 100.0 / m, er);
+            else
+                snprintf(t, sizeof t, "attention: the groups it weighs most (%.2f%% .. %.2f%% over %d groups, 1/N %.2f%%)",
+                         100.0 * lo, 100.0 * hi, m, 100.0 / m);
+            flat = explain_uniform(w, m, WHY_UNIFORM_TOL) || (m >= WHY_NEAR_MIN_GROUPS && er >= WHY_NEAR_ENTROPY);
+            put(g, in, &y, t, flat ? GS_WARN : GS_LABEL);
         }
         free(w);
         for (int r = 0; r < APP_ATTENTION_ROWS && c->attn_top[r] >= 0 && y < in.y + in.h; r++) {
@@ -283,7 +296,7 @@ int why_draw(const App *a, Grid *g)
             ExplainRel rel = explain_relation(pg, v, j);
             snprintf(t, sizeof t, "%c %6.2f%% %-10s %s", rel_glyph[rel], 100.0 * c->attention[j],
                      explain_relation_name(rel), d->pb.gr->names[j]);
-            put(g, in, &y, t, GS_NONE);
+            put(g, in, &y, t, flat ? GS_DIM : GS_NONE);
             grid_put(g, in.x, y - 1, (uint32_t)rel_glyph[rel], rel_style[rel]);
         }
     }

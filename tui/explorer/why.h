@@ -8,7 +8,8 @@
  * marked; Placeto's pooling sets with their legend and counts; and message
  * passing round by round (space), the groups reached after k rounds lit in
  * the graph. Uniform probabilities or attention (every weight within 5 %
- * of the mean) are called uniform instead of being shown as reasons. */
+ * of the mean), or attention nearly so (WHY_NEAR_ENTROPY), are called
+ * uniform instead of being shown as reasons. */
 #ifndef PLACETO_WHY_H
 #define PLACETO_WHY_H
 
@@ -19,6 +20,12 @@
 
 /* Every weight within this share of their mean: "uniform". */
 #define WHY_UNIFORM_TOL 0.05
+/* Attention over at least WHY_NEAR_MIN_GROUPS groups whose entropy is at
+ * least this share of the uniform's: "nearly uniform" (the RNN placer's,
+ * 0.99 to 1.6 times 1/N on ResNet-18); its largest weights are not shown as
+ * reasons. */
+#define WHY_NEAR_ENTROPY 0.98
+#define WHY_NEAR_MIN_GROUPS 10
 
 /* Opens the panel on the current step (round 0: the pooling sets). */
 void app_why_open(App *a);
