@@ -86,12 +86,16 @@ const CliCmd cmd_explore = {
     "gdp) one forward pass gives every group's distribution, applied one group per step in\n"
     "the same order, its attention (heads averaged) as the why; with an HSDAG policy (train\n"
     "--agent hsdag) one pass gives the learned clusters, each placed at its first group and\n"
-    "followed by the rest, the cluster as the why (C colours the graph by it). ? shows every key.",
+    "followed by the rest, the cluster as the why (C colours the graph by it). w explains the\n"
+    "step (each device's runtime and probability, the features, message passing); R (or --race)\n"
+    "races the learned placers, their untrained controls, anneal and ils live. ? shows every key.",
     "Headless key scripts: single characters stand for themselves; names: space enter esc tab\n"
     "btab up down left right pgup pgdn bs; tick (a timer tick while running); wait (until\n"
-    "background training ends); resize:WxH; click:X,Y. Any other word is typed letter by letter.\n"
+    "background training and a shown race end); resize:WxH; click:X,Y. Any other word is typed\n"
+    "letter by letter. Headless, --race runs the race to its end (a frame per round) first.\n"
     "example: placeto explore graphs/inception_v3.json --policy graphs/policies/inception_v3_2.json\n"
     "example: placeto explore --replay inception_v3.episode.json\n"
+    "example: placeto explore graphs/resnet18.json --race --budget 500\n"
     "example: placeto explore graphs/toy/crown.json --headless --keys 'space space 1 u' --size 80x24\n"
     "example: placeto explore graphs/toy/crown.json --record crown.cast   (asciinema v2; headless:\n"
     "         one --record-step per key, so the same script gives the same file)",
