@@ -66,9 +66,13 @@ void app_race_close(App *a)
 
 int app_race_open(App *a, int64_t budget)
 {
+    uint64_t seed = a->data.ep->seed;
+    if (budget < 0 && a->race && a->race->seed == seed) { /* R: the race there, whatever its budget */
+        app_dialog_open(a, DLG_RACE, NULL);
+        return 0;
+    }
     if (budget <= 0)
         budget = app_search_budget(a);
-    uint64_t seed = a->data.ep->seed;
     if (a->race && a->race->budget == budget && a->race->seed == seed) {
         app_dialog_open(a, DLG_RACE, NULL);
         return 0;
@@ -164,7 +168,7 @@ int app_race_draw(const App *a, Grid *g)
              (long long)ar->budget, (unsigned long long)ar->seed, util_fmt_time(b1, a->data.lower_bound_us));
     grid_text_fit(g, in.x, in.y, t, in.w, GS_DIM);
     int n = race_lanes(r);
-    static const char glyphs[] = "*+ox#@%&=~^$";
+    static const char glyphs[] = "*+ox#@%&=~^$:!?<>"; /* 17 marks, then again */
     ChartSeries s[32];
     char notes[32][320], names[32][128];
     for (int k = 0; k < n && k < 32; k++) {
@@ -179,7 +183,7 @@ int app_race_draw(const App *a, Grid *g)
         } else {
             snprintf(names[k], sizeof names[k], "%s", l->name);
         }
-        s[k] = (ChartSeries){names[k], notes[k], l->best, l->n, l->done, (uint32_t)glyphs[k % 12],
+        s[k] = (ChartSeries){names[k], notes[k], l->best, l->n, l->done, (uint32_t)glyphs[k % 17],
                              GRID_PEN(GS_DEVICE, k)};
         if (l->failed)
             snprintf(notes[k], sizeof notes[k], "failed: %s", l->err);

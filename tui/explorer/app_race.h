@@ -17,10 +17,14 @@
 /* Ticks a race takes about, so that it shows as it advances. */
 #define APP_RACE_TICKS 60
 
-/* Opens the race with budget placements for each search (<= 0: the
- * explorer's app_search_budget) and shows it: a race already there with
- * the same budget is shown again, else a new one starts. 0, or -1 with the
- * message set. */
+/* Opens the race with budget placements for each search (0: the
+ * explorer's app_search_budget; < 0: the race already there, whatever its
+ * budget, else the default) and shows it: a race already there with the
+ * same budget and seed is shown again, else a new one starts. The tour
+ * shows it as a stage by calling this when the stage is entered (the
+ * race then advances on the timer's ticks, one slice per tick, while its
+ * dialog is open) and app_dialog_close (or app_race_close) when it is
+ * left. 0, or -1 with the message set. */
 int app_race_open(App *a, int64_t budget);
 /* Frees the race (the dialog closes). */
 void app_race_close(App *a);

@@ -293,7 +293,7 @@ static int act_why(App *a, int arg)
 static int act_race(App *a, int arg)
 {
     (void)arg;
-    app_race_open(a, 0);
+    app_race_open(a, -1);
     return CTL_REDRAW;
 }
 

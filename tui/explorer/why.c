@@ -158,11 +158,23 @@ int why_draw(const App *a, Grid *g)
     const Episode *ep = d->ep;
     const PolicyGraph *pg = d->pg;
     int v = why_group(a), nd = d->pb.c->n_devices, n = pg->n;
-    /* as tall as what it shows (the device rows, the features or the attention, message passing) */
-    int h = 2 + 2 + nd + (app_is_actor(a) ? 2 + APP_ATTENTION_ROWS : 2 + WHY_FEATURE_ROWS) + 2;
-    if (h > g->h - 3)
-        h = g->h - 3;
-    GridRect box = {0, g->h - 1 - h, g->w, h};
+    /* as tall as what it shows: the heading, the device rows and their note, the features and the sets
+       (Placeto) or what it reads and its attention (an actor), message passing */
+    int body = 0;
+    if (v >= 0 && !app_is_actor(a)) {
+        int rows[WHY_FEATURE_ROWS];
+        body = 2 + feature_groups(a, v, rows);
+    } else if (v >= 0) {
+        body = 2;
+        for (int r = 0; r < APP_ATTENTION_ROWS; r++)
+            body += a->cache.attn_top[r] >= 0;
+    }
+    int msg = a->msg.text[0] ? widget_wrap(a->msg.text, g->w, NULL, NULL, 0) : 1; /* the message's rows, as drawn */
+    msg = msg > 3 ? 3 : msg;
+    int h = 2 + 2 + nd + body + 2;
+    if (h > g->h - 2 - msg)
+        h = g->h - 2 - msg;
+    GridRect box = {0, g->h - msg - h, g->w, h};
     grid_fill(g, box, ' ', GS_NONE);
     grid_box(g, box, GS_BORDER);
     char t[512], b1[32], b2[32];
