@@ -233,11 +233,24 @@ void race_range(const Race *r, double *lo, double *hi)
     }
 }
 
+/* Races freed with lanes still held: kept, so that those lanes can wait
+ * on (their lock, their counts) until the process ends, and reachable. */
+enum { RACE_ABANDONED_MAX = 16 };
+static Race *abandoned[RACE_ABANDONED_MAX];
+static int n_abandoned;
+
 void race_free(Race *r)
 {
     if (!r)
         return;
-    for (int i = 0; i < r->n; i++) { /* a lane still running finishes freely (its budget bounds it) */
+    int held = 0;
+    for (int i = 0; i < r->n; i++)
+        held += r->run[i].started && !r->lanes[i].done;
+    if (held && n_abandoned < RACE_ABANDONED_MAX) { /* quitting mid-race does not wait for the lanes */
+        abandoned[n_abandoned++] = r;
+        return;
+    }
+    for (int i = 0; i < r->n; i++) { /* else a lane still running finishes freely (its budget bounds it) */
         Runner *ru = &r->run[i];
         if (!ru->started)
             continue;

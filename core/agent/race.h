@@ -64,7 +64,11 @@ int race_done(const Race *r);
  * µs; 0 and 0 before any). */
 int64_t race_max_n(const Race *r);
 void race_range(const Race *r, double *lo, double *hi);
-/* Finishes the lanes still running (without holding them) and frees. */
+/* Frees the race. Lanes still running are left held, never to run again
+ * (their thread waits until the process ends; the race stays allocated
+ * for them), so that leaving mid-race is immediate; after
+ * RACE_ABANDONED_MAX such races the lanes finish freely (their budget
+ * bounds them) and everything is freed. */
 void race_free(Race *r);
 
 #endif

@@ -206,7 +206,7 @@ int app_race_draw(const App *a, Grid *g)
     if (!(hi > lo))
         hi = lo * 1.05 + 1;
     int64_t xm = race_max_n(r);
-    if (xm < ar->budget)
+    if (xm < ar->budget && !race_done(r)) /* the axis of the budget while it runs, of what was used after */
         xm = ar->budget;
     int foot = ar->skipped[0] ? 2 : 1;
     chart_draw(g, (GridRect){in.x, in.y + 1, in.w, in.h - 1 - foot}, s, n, xm, lo, hi, "simulations (placements scored)");
