@@ -91,6 +91,13 @@ if grep -q "uniform" "$tmp/out"; then fail "placeto's 99 % is not uniform" "'uni
 run explore graphs/nmt.json --policy graphs/policies/gdp_nmt_2.json --headless --size 130x40 --keys 'space space w'
 has "gdp: attention uniform" "attention: uniform over 200 groups (each 0.50%, within 5% of 1/200): no reasoning to show"
 
+# ---- the tour's feature table names each row's relation (data has no parent: its rows are children)
+run demo --headless --size 110x34 --keys 'space space'
+expect_rc "tour: features" 0 && {
+    if grep -qE 'bn1\.weight +child ' "$tmp/out" && ! grep -qE '(bn1|data)[^ ]* +parent ' "$tmp/out"; then pass; else
+        fail "tour: features named by relation" "bn1.weight is not named a child of data"; fi
+}
+
 # ---- why in a replay, with the recorded choice --------------------------
 in_tmp explore "$absg" --policy "$policy" --headless --keys 'space 1 space s'
 expect_rc "save an episode to replay" 0 && pass

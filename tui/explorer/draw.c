@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "dialogs.h"
+#include "explain.h"
 #include "widgets.h"
 #include "why.h"
 
@@ -422,12 +423,13 @@ static int feature_lines(const App *a, char lines[][200], int max)
     snprintf(lines[0], 200, "%-16s %-8s %5s %5s %4s %3s %6s %-7s%s", "group", "is", "cost", "bytes", "vis", "cur",
              "start", "device", ext ? "  crit  load   mem" : "");
     int n = 1;
-    static const char *const role[APP_FEATURE_ROWS] = {"current", "parent", "parent", "child", "child", "other"};
     for (int k = 0; k < APP_FEATURE_ROWS && n < max; k++) {
         if (c->feat_group[k] < 0)
             continue;
         const float *r = c->feats + (size_t)k * (size_t)F;
-        const char *is = role[k];
+        /* the rows are packed (a group with one parent has its children from the second row on), and the
+           group on another device may be an ancestor, a descendant or parallel: named by the relation */
+        const char *is = explain_relation_name(explain_relation(a->data.pg, c->node, c->feat_group[k]));
         char dev[64] = "", x[64] = "";
         size_t len = 0;
         for (int d = 0; d < nd && len < sizeof dev - 4; d++)
