@@ -4,7 +4,8 @@
 # `placeto simulate` of the placement with the group moved there; the
 # uniform label shows for the RNN placer's and GDP's attention and not for a
 # peaked distribution; message passing counts the groups reached per round
-# as counted by hand on the toy crown; the race's final numbers equal
+# as counted by hand on the toy crown; the panel works in a replay; the
+# tour's feature table names each row by its relation; the race's final numbers equal
 # compare's at the same budget and seed, its legend names every method, and
 # the same seed gives the same frames.
 # Prints "whyexplore: N passed, M failed" (tests/run.sh reads a word of letters).
