@@ -197,6 +197,11 @@ static void race_once(const Problem *p, int64_t slice, double rt[2], double **cu
             CHECK(l->best[i] <= l->best[i - 1]);
     }
     CHECK(race_max_n(r) >= 150);
+    double lo, hi;
+    race_range(r, &lo, &hi);
+    double best = fmin(race_lane(r, 0)->best[n[0] - 1], race_lane(r, 1)->best[n[1] - 1]);
+    CHECK(lo == best);
+    CHECK(hi >= race_lane(r, 0)->best[0] && hi >= race_lane(r, 1)->best[0]);
     race_free(r);
 }
 
