@@ -58,6 +58,24 @@ static double value_at(const ChartSeries *s, int c, int64_t x_max, int w)
     return s->y[last - 1];
 }
 
+/* The legend from row y: each series' mark, name (a column as wide as the
+ * longest, at most half of w) and note, up to rows rows. */
+static void draw_legend(Grid *g, int x, int y, int w, int rows, const ChartSeries *s, int n)
+{
+    int nw = 4;
+    for (int k = 0; k < n; k++)
+        if (grid_text_width(s[k].name) > nw)
+            nw = grid_text_width(s[k].name);
+    if (nw > w / 2)
+        nw = w / 2;
+    for (int k = 0; k < n && k < rows; k++) {
+        grid_put(g, x + 1, y + k, s[k].glyph, s[k].pen);
+        grid_text_fit(g, x + 3, y + k, s[k].name, nw, s[k].pen);
+        if (s[k].note)
+            grid_text_fit(g, x + 5 + nw, y + k, s[k].note, w - 5 - nw, GS_NONE);
+    }
+}
+
 void chart_draw(Grid *g, GridRect r, const ChartSeries *s, int n, int64_t x_max, double lo, double hi,
                 const char *x_label)
 {
@@ -75,8 +93,10 @@ void chart_draw(Grid *g, GridRect r, const ChartSeries *s, int n, int64_t x_max,
     if (grid_text_width(bot) > lw)
         lw = grid_text_width(bot);
     int px = r.x + lw + 1, pw = r.w - lw - 2;
-    if (ph < 2 || pw < 8)
+    if (ph < 3 || pw < 8) { /* no room for a plot: the legend alone */
+        draw_legend(g, r.x, r.y, r.w, r.h, s, n);
         return;
+    }
     if (x_max < 1)
         x_max = 1;
     /* axes */
@@ -107,13 +127,5 @@ void chart_draw(Grid *g, GridRect r, const ChartSeries *s, int n, int64_t x_max,
             grid_put(g, plot.x + c, plot.y + chart_row(v, lo, hi, ph), past ? '.' : s[k].glyph,
                      past ? GS_DIM : s[k].pen);
         }
-    /* the legend */
-    for (int k = 0; k < n && k < legend; k++) {
-        int y = r.y + ph + 2 + k;
-        grid_put(g, r.x + 1, y, s[k].glyph, s[k].pen);
-        int used = grid_text_fit(g, r.x + 3, y, s[k].name, 34, s[k].pen);
-        (void)used;
-        if (s[k].note)
-            grid_text_fit(g, r.x + 38, y, s[k].note, r.w - 39, GS_NONE);
-    }
+    draw_legend(g, r.x, r.y + ph + 2, r.w, legend, s, n);
 }

@@ -28,8 +28,10 @@ int chart_row(double y, double lo, double hi, int h);
 /* The rows the legend takes for n series in width w (one series a row). */
 int chart_legend_rows(int n);
 /* Draws the chart in r: the plot with its axes (y: lo .. hi µs in time
- * units; x: 0 .. x_max, labelled x_label), then the legend below it.
- * Series are drawn in order, a later one over an earlier one. */
+ * units; x: 1 .. x_max, labelled x_label), then the legend below it (each
+ * series' mark, name and note). Series are drawn in order, a later one
+ * over an earlier one; a finished series goes on dotted to the axis' end.
+ * Without room for a plot of 3 rows, the legend alone. */
 void chart_draw(Grid *g, GridRect r, const ChartSeries *s, int n, int64_t x_max, double lo, double hi,
                 const char *x_label);
 
