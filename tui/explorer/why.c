@@ -212,13 +212,17 @@ int why_draw(const App *a, Grid *g)
     int uniform = explain_uniform(c->probs, nd, WHY_UNIFORM_TOL);
     for (int k = 0; k < nd && y < in.y + in.h; k++) {
         char lab[48], txt[160];
-        snprintf(lab, sizeof lab, "d%-2d %-10.10s", k, d->pb.c->devices[k].name);
-        snprintf(txt, sizeof txt, "%5.1f%%  if here: %10s%s%s%s%s%s", 100.0 * c->probs[k], util_fmt_time(b1, rt[k]),
-                 oom[k] ? " OOM" : "", k == ep->group_device[v] ? "  [now]" : "",
-                 k == chosen ? "  [chosen]" : "", k == best ? "  [best]" : "",
-                 !uniform && k == pick && chosen < 0 ? "  [policy's pick]" : "");
-        int w = in.w < 110 ? in.w : 110;
-        widget_bar(g, in.x, y++, w, c->probs[k], 1.0, lab, txt);
+        int wide = in.w >= 100, bw = wide ? 46 : in.w * 2 / 5; /* the bar, its label and percentage: aligned */
+        if (wide)
+            snprintf(lab, sizeof lab, "d%-2d %-10.10s", k, d->pb.c->devices[k].name);
+        else
+            snprintf(lab, sizeof lab, "d%d", k);
+        snprintf(txt, sizeof txt, "%5.1f%%", 100.0 * c->probs[k]);
+        widget_bar(g, in.x, y, bw, c->probs[k], 1.0, lab, txt);
+        snprintf(txt, sizeof txt, "%s%10s%s%s%s%s%s", wide ? "if here: " : "", util_fmt_time(b1, rt[k]),
+                 oom[k] ? " OOM" : "", k == ep->group_device[v] ? "  [now]" : "", k == chosen ? "  [chosen]" : "",
+                 k == best ? "  [best]" : "", !uniform && k == pick && chosen < 0 ? "  [policy's pick]" : "");
+        grid_text_fit(g, in.x + bw + 1, y++, txt, in.w - bw - 1, GS_NONE);
     }
     if (uniform)
         snprintf(t, sizeof t, "probabilities: uniform (each within %.0f%% of 1/%d): the policy shows no preference here",
