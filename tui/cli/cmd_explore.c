@@ -236,7 +236,8 @@ static int headless(App **ap, const CliCmd *cmd, const CliArgs *args, const char
             r = ctl_tick(a, util_now());
         } else if (strcmp(tok, "wait") == 0) {
             while (a->train.running || app_race_running(a)) {
-                usleep(20000);
+                if (a->train.running) /* a race's ticks need no pause: its slices are counted, not timed */
+                    usleep(20000);
                 r |= ctl_tick(a, util_now());
             }
         } else if (token_key(tok, &key)) {
