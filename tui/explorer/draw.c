@@ -158,7 +158,11 @@ static void draw_policy(const App *a, Grid *g, GridRect r)
     const Episode *ep = a->data.ep;
     const AppCache *c = &a->cache;
     int cur = c->node, nd = a->data.pb.c->n_devices;
-    GridRect in = frame(a, g, r, PANE_POLICY, a->run.greedy ? "greedy" : "sampling");
+    int flat = why_attention_flat(a); /* uniform attention is said to be (in the title), its list dimmed */
+    char title[64];
+    snprintf(title, sizeof title, "%s%s", a->run.greedy ? "greedy" : "sampling",
+             flat == 1 ? ", attention uniform" : flat ? ", attention nearly uniform" : "");
+    GridRect in = frame(a, g, r, PANE_POLICY, title);
     if (in.w <= 0 || in.h <= 0)
         return;
     char buf[512], b1[32], b2[32];
@@ -180,12 +184,12 @@ static void draw_policy(const App *a, Grid *g, GridRect r)
         }
     }
     if (app_is_actor(a) && cur >= 0 && y < in.y + in.h - 1) { /* why: where the actor looked */
-        grid_text_fit(g, in.x, y++, a->policy.why, in.w, GS_LABEL);
+        grid_text_fit(g, in.x, y++, a->policy.why, in.w, flat ? GS_WARN : GS_LABEL);
         for (int k = 0; k < APP_ATTENTION_ROWS && c->attn_top[k] >= 0 && y < in.y + in.h - 1; k++, y++) {
             int j = c->attn_top[k];
             snprintf(buf, sizeof buf, "%5.1f%% %c %s", 100.0 * c->attention[j],
                      j == cur ? '>' : ep->visits[j] ? '+' : '.', a->data.pb.gr->names[j]);
-            grid_text_fit(g, in.x, y, buf, in.w, j == cur ? GS_CURRENT : GS_NONE);
+            grid_text_fit(g, in.x, y, buf, in.w, j == cur ? GS_CURRENT : flat ? GS_DIM : GS_NONE);
         }
     }
     if (ep->n_hist > 0 && y < in.y + in.h) {

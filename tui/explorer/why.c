@@ -88,6 +88,23 @@ int why_graph_style(const App *a, uint8_t *style)
     return 1;
 }
 
+int why_attention_flat(const App *a)
+{
+    if (!app_is_actor(a) || a->policy.kind->actor->set_why || a->cache.node < 0 || !a->cache.attention)
+        return 0;
+    int n = a->data.pg->n, m = 0;
+    float *w = XNEW(float, n > 0 ? n : 1);
+    for (int j = 0; j < n; j++)
+        if (a->cache.attention[j] > 0)
+            w[m++] = a->cache.attention[j];
+    int flat = m == 0                                ? 0
+               : explain_uniform(w, m, WHY_UNIFORM_TOL) ? 1
+               : m >= WHY_NEAR_MIN_GROUPS && explain_entropy_ratio(w, m) >= WHY_NEAR_ENTROPY ? 2
+                                                                                                : 0;
+    free(w);
+    return flat;
+}
+
 /* ------------------------------------------------------------------ */
 /* The view                                                            */
 

@@ -32,6 +32,12 @@ void app_why_open(App *a);
 /* The dialog's halves (dialogs.c's table). */
 int why_key(App *a, int key);
 int why_draw(const App *a, Grid *g);
+/* An actor's attention at the current step: 1 uniform (every weight
+ * within WHY_UNIFORM_TOL of the mean), 2 nearly uniform (WHY_NEAR_ENTROPY),
+ * 0 otherwise or without attention weights (Placeto, a set_why kind). The
+ * Policy pane then says so and dims the list instead of showing it as the
+ * why. */
+int why_attention_flat(const App *a);
 /* While the panel is open: the graph's style of every group (n_groups
  * entries) for the round shown (the sets at round 0, the groups reached
  * after k rounds else). 1 when it set them, 0 when the panel is closed. */
