@@ -92,9 +92,9 @@ if grep -q "uniform" "$tmp/out"; then fail "placeto's 99 % is not uniform" "'uni
 run explore graphs/nmt.json --policy graphs/policies/gdp_nmt_2.json --headless --size 130x40 --keys 'space space w'
 has "gdp: attention uniform" "attention: uniform over 200 groups (each 0.50%, within 5% of 1/200): no reasoning to show"
 run explore graphs/nmt.json --policy graphs/policies/gdp_nmt_2.json --headless --size 130x40 --keys 'space space'
-has "gdp: the Policy pane says uniform" "Policy sampling, attention uniform" "why: attention, 4-head mean"
+has "gdp: the Policy pane says uniform" "Policy sampling, uniform attention" "why: attention, 4-head mean"
 run explore graphs/resnet18.json --policy graphs/policies/rnn_resnet18_2.json --headless --size 130x40 --keys 'space space'
-has "rnn: the Policy pane says nearly uniform" "Policy sampling, attention nearly uniform"
+has "rnn: the Policy pane says nearly uniform" "Policy sampling, near-uniform attention"
 
 # ---- the tour's feature table names each row's relation (data has no parent: its rows are children)
 run demo --headless --size 110x34 --keys 'space space'

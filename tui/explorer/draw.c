@@ -161,7 +161,7 @@ static void draw_policy(const App *a, Grid *g, GridRect r)
     int flat = why_attention_flat(a); /* uniform attention is said to be (in the title), its list dimmed */
     char title[64];
     snprintf(title, sizeof title, "%s%s", a->run.greedy ? "greedy" : "sampling",
-             flat == 1 ? ", attention uniform" : flat ? ", attention nearly uniform" : "");
+             flat == 1 ? ", uniform attention" : flat ? ", near-uniform attention" : "");
     GridRect in = frame(a, g, r, PANE_POLICY, title);
     if (in.w <= 0 || in.h <= 0)
         return;
