@@ -89,18 +89,18 @@ int app_race_open(App *a, int64_t budget)
     for (int k = 0; k < n; k++) {
         Err e = {{0}};
         AgentPolicy *p = &r->pol[r->n_pol];
-        if (agent_policy_open(paths[k], p, NULL, &e) != 0)
-            continue;
-        int fits = (p->info.n_devices == pb->c->n_devices || p->info.any_devices) &&
+        int opened = agent_policy_open(paths[k], p, NULL, &e) == 0;
+        int fits = opened && (p->info.n_devices == pb->c->n_devices || p->info.any_devices) &&
                    (p->info.n_groups == 0 || p->info.n_groups == pb->gr->n_groups);
-        if (!fits) {
+        if (!fits) { /* named below the chart: another device count or grouping, or a file that does not load */
             const char *base = strrchr(paths[k], '/');
             if (sk < sizeof r->skipped - 1)
-                sk += (size_t)snprintf(r->skipped + sk, sizeof r->skipped - sk, "%s%s", sk ? ", " : "",
-                                       base ? base + 1 : paths[k]);
+                sk += (size_t)snprintf(r->skipped + sk, sizeof r->skipped - sk, "%s%s%s", sk ? ", " : "",
+                                       base ? base + 1 : paths[k], opened ? "" : " (does not load)");
             if (sk >= sizeof r->skipped)
                 sk = sizeof r->skipped - 1;
-            agent_policy_close(p);
+            if (opened)
+                agent_policy_close(p);
             continue;
         }
         race_add_policy(r->race, p, p->kind->file.untrained != NULL);
@@ -211,7 +211,7 @@ int app_race_draw(const App *a, Grid *g)
     int foot = ar->skipped[0] ? 2 : 1;
     chart_draw(g, (GridRect){in.x, in.y + 1, in.w, in.h - 1 - foot}, s, n, xm, lo, hi, "simulations (placements scored)");
     if (ar->skipped[0]) {
-        snprintf(t, sizeof t, "not raced (another device count or grouping): %s", ar->skipped);
+        snprintf(t, sizeof t, "not raced (another device count or grouping, or not loaded): %s", ar->skipped);
         grid_text_fit(g, in.x, in.y + in.h - foot, t, in.w, GS_DIM);
     }
     grid_text_fit(g, box.x + 2, box.y + box.h - 1, " space: pause  r: again  Esc: close ", box.w - 4, GS_KEY);
