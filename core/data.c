@@ -7,24 +7,31 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The graph's own bundled policy (policies/STEM_D.json) into buf, or NULL. */
-static const char *own_policy(const char *graph_path, int n_devices, char *buf, size_t n)
+const char *data_own_policy(const char *graph_path, const char *prefix, int n_devices, char *buf, size_t n)
 {
     const char *base = graph_path ? strrchr(graph_path, '/') : NULL;
     base = base ? base + 1 : graph_path ? graph_path : "";
     size_t len = strlen(base);
     if (len > 5 && strcmp(base + len - 5, ".json") == 0)
         len -= 5;
-    char rel[512];
-    if (len > 0 && len < 400) {
-        snprintf(rel, sizeof rel, "policies/%.*s_%d.json", (int)len, base, n_devices);
+    char rel[512], dev[16] = "";
+    if (n_devices > 0)
+        snprintf(dev, sizeof dev, "_%d", n_devices);
+    if (len > 0 && len < 400 && strlen(prefix) < 64) {
+        snprintf(rel, sizeof rel, "policies/%s%.*s%s.json", prefix, (int)len, base, dev);
         if (access(data_path(buf, n, rel), R_OK) == 0)
             return buf;
     }
     return NULL;
 }
 
-static const char *bundled(const char *rel, char *buf, size_t n)
+/* The graph's own bundled policy (policies/STEM_D.json) into buf, or NULL. */
+static const char *own_policy(const char *graph_path, int n_devices, char *buf, size_t n)
+{
+    return data_own_policy(graph_path, "", n_devices, buf, n);
+}
+
+const char *data_bundled(const char *rel, char *buf, size_t n)
 {
     return access(data_path(buf, n, rel), R_OK) == 0 ? buf : NULL;
 }
@@ -34,13 +41,13 @@ const char *data_auto_policy(const char *graph_path, int n_devices, char *buf, s
     char rel[64];
     snprintf(rel, sizeof rel, "policies/general_%d.json", n_devices);
     const char *p = own_policy(graph_path, n_devices, buf, n);
-    return p ? p : bundled(rel, buf, n);
+    return p ? p : data_bundled(rel, buf, n);
 }
 
 const char *data_auto_place_policy(const char *graph_path, int n_devices, char *buf, size_t n)
 {
     const char *p = own_policy(graph_path, n_devices, buf, n);
-    return p ? p : bundled("policies/lsearch.json", buf, n) ? buf : data_auto_policy(graph_path, n_devices, buf, n);
+    return p ? p : data_bundled("policies/lsearch.json", buf, n) ? buf : data_auto_policy(graph_path, n_devices, buf, n);
 }
 
 const char *data_path(char *buf, size_t n, const char *rel)

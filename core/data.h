@@ -21,5 +21,13 @@ const char *data_auto_policy(const char *graph_path, int n_devices, char *buf, s
  * bundled policy, else the learned local search (policies/lsearch.json,
  * which places any graph on any device count), else the general one. */
 const char *data_auto_place_policy(const char *graph_path, int n_devices, char *buf, size_t n);
+/* The bundled file rel (under the data directory) into buf when it can be
+ * read, else NULL. */
+const char *data_bundled(const char *rel, char *buf, size_t n);
+/* A graph file's own bundled policy of one agent, policies/PREFIXSTEM_D.json
+ * (STEM: the file's name without directory and .json; prefix "", "rnn_",
+ * "gdp_", ...; n_devices <= 0: no _D), into buf when it can be read, else
+ * NULL. */
+const char *data_own_policy(const char *graph_path, const char *prefix, int n_devices, char *buf, size_t n);
 
 #endif

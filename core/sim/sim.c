@@ -577,6 +577,7 @@ const SimResult *sim_run(Sim *s, const int *op_device)
     sim_loop_full(s);
     s->r.makespan_us = s->makespan;
     sim_memory(s);
+    sim_notify(s->makespan, &s->r);
     return &s->r;
 }
 
@@ -586,5 +587,22 @@ double sim_makespan(Sim *s, const int *op_device)
     sim_start(s, op_device);
     sim_loop_makespan(s);
     s->r.makespan_us = s->makespan;
+    sim_notify(s->makespan, NULL);
     return s->makespan;
+}
+
+/* The calling thread's observer (sim_observe). */
+static _Thread_local SimObserver observer;
+static _Thread_local void *observer_ud;
+
+void sim_observe(SimObserver fn, void *ud)
+{
+    observer = fn;
+    observer_ud = ud;
+}
+
+void sim_notify(double makespan_us, const SimResult *r)
+{
+    if (observer)
+        observer(observer_ud, makespan_us, r);
 }

@@ -62,4 +62,12 @@ const SimResult *sim_run_from(Sim *s, const int *op_device);
  * and tuning. */
 void sim_set_checkpoint_interval(Sim *s, int events);
 
+/* An observer of the simulations made on the calling thread, on any Sim:
+ * fn(ud, makespan, r) after every sim_run, sim_run_from (r: its result)
+ * and sim_makespan (r NULL: it computes no memory). The race (race.h)
+ * counts and scores each method's placements with it, the method's code
+ * unchanged. fn NULL: none (the default). Per thread. */
+typedef void (*SimObserver)(void *ud, double makespan_us, const SimResult *r);
+void sim_observe(SimObserver fn, void *ud);
+
 #endif

@@ -16,6 +16,9 @@
 
 #include "sim.h"
 
+/* Tells the calling thread's observer (sim_observe) of a simulation. */
+void sim_notify(double makespan_us, const SimResult *r);
+
 /* A release waiting on its device: the time, then `tie`: the number of the
  * resource event during which it became due when that event had the same
  * time (else 0), above the rank of the dependency that released it. */

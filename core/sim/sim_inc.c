@@ -161,7 +161,7 @@ static const SimResult *record_all(Sim *s, const int *dev)
     return &s->r;
 }
 
-const SimResult *sim_run_from(Sim *s, const int *op_device)
+static const SimResult *run_from(Sim *s, const int *op_device)
 {
     if (!s->hist)
         return record_all(s, op_device);
@@ -194,6 +194,13 @@ const SimResult *sim_run_from(Sim *s, const int *op_device)
     s->r.makespan_us = s->makespan;
     sim_memory(s);
     return &s->r;
+}
+
+const SimResult *sim_run_from(Sim *s, const int *op_device)
+{
+    const SimResult *r = run_from(s, op_device);
+    sim_notify(r->makespan_us, r);
+    return r;
 }
 
 void sim_set_checkpoint_interval(Sim *s, int events)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "app_race.h"
 #include "cli.h"
 #include "data.h"
 #include "ctl.h"
@@ -45,6 +46,8 @@ static const CliOpt explore_opts[] = {
     CLI_PROBLEM_OPTS("1"),
     {"save", 'o', "EPISODE", "where s saves the episode (default: GRAPH.episode.json)"},
     {"greedy", 0, NULL, "start in greedy mode (argmax) instead of sampling"},
+    {"race", 0, NULL, "open on the race: the learned placers, their untrained controls, anneal and ils, live (key R)"},
+    {"budget", 'b', "N", "with --race: placements anneal, ils and a searching policy may simulate (default: the baselines' budget)"},
     RECORD_OPTS,
     SCREEN_OPTS,
     {0},
@@ -88,16 +91,20 @@ const CliCmd cmd_explore = {
     "gdp) one forward pass gives every group's distribution, applied one group per step in\n"
     "the same order, its attention (heads averaged) as the why; with an HSDAG policy (train\n"
     "--agent hsdag) one pass gives the learned clusters, each placed at its first group and\n"
-    "followed by the rest, the cluster as the why (C colours the graph by it). ? shows every key.\n"
+    "followed by the rest, the cluster as the why (C colours the graph by it). w explains the\n"
+    "step (each device's runtime and probability, the features, message passing); R (or --race)\n"
+    "races the learned placers, their untrained controls, anneal and ils live. ? shows every key.\n"
     "F2 or Ctrl-P writes the screen as a slide (placeto-slide-NNN.svg, and .png with rsvg-convert,\n"
     "in --slide-dir, $PLACETO_SLIDE_DIR or .; never replacing a file); P is the presentation\n"
     "layout (graph, a tall timeline, a legend) for a projector.",
     "Headless key scripts: single characters stand for themselves; names: space enter esc tab\n"
     "btab up down left right pgup pgdn bs home end f1 f2 ctrl-p; tick (a timer tick while\n"
-    "running); wait (until background training ends); resize:WxH; click:X,Y. Any other word is\n"
-    "typed letter by letter.\n"
+    "running); wait (until background training and a shown race end); resize:WxH; click:X,Y.\n"
+    "Any other word is typed letter by letter. Headless, --race runs the race to its end (a frame\n"
+    "per round) first.\n"
     "example: placeto explore graphs/inception_v3.json --policy graphs/policies/inception_v3_2.json\n"
     "example: placeto explore --replay inception_v3.episode.json\n"
+    "example: placeto explore graphs/resnet18.json --race --budget 500\n"
     "example: placeto explore graphs/toy/crown.json --headless --keys 'space space 1 u' --size 80x24\n"
     "example: placeto explore graphs/toy/crown.json --record crown.cast   (asciinema v2; headless:\n"
     "         one --record-step per key, so the same script gives the same file)\n"
@@ -235,6 +242,15 @@ static int headless(App **ap, const CliCmd *cmd, const CliArgs *args, const char
     ctl_frame(a, g, &geom);
     record_frame(rec, g, 0);
     int n_frame = 0, n_step = 0, quit = 0;
+    while (app_race_running(a)) { /* --race: every round a frame, as on a terminal */
+        ctl_tick(a, util_now());
+        ctl_frame(a, g, &geom);
+        record_frame(rec, g, ++n_step * rc_step);
+        if (frames) {
+            fprintf(frames, "--- frame %d: race ---\n", ++n_frame);
+            dump(frames, g, glyphs);
+        }
+    }
     char *script = xstrdup(cli_get(cmd, args, "keys") ? cli_get(cmd, args, "keys") : "");
     char *save = NULL;
     for (char *tok = strtok_r(script, " ", &save); tok && !quit; tok = strtok_r(NULL, " ", &save)) {
@@ -247,8 +263,9 @@ static int headless(App **ap, const CliCmd *cmd, const CliArgs *args, const char
         } else if (strcmp(tok, "tick") == 0) {
             r = ctl_tick(a, util_now());
         } else if (strcmp(tok, "wait") == 0) {
-            while (a->train.running) {
-                usleep(20000);
+            while (a->train.running || app_race_running(a)) {
+                if (a->train.running) /* a race's ticks need no pause: its slices are counted, not timed */
+                    usleep(20000);
                 r |= ctl_tick(a, util_now());
             }
         } else if (token_key(tok, &key)) {
@@ -405,11 +422,18 @@ static int run_app(const CliCmd *cmd, const CliArgs *args, const AppOptions *o)
         return cli_usage_error(cmd, "--slide goes with --headless (on a terminal F2 or Ctrl-P writes slides)");
     if (slide_path && !slide_path[0])
         return cli_usage_error(cmd, "--slide: expected a file name");
+    long budget = 0;
+    if (cmd == &cmd_explore && cli_int(cmd, args, "budget", 1, 1L << 30, 0, &budget))
+        return EXIT_USAGE;
+    if (cmd == &cmd_explore && cli_get(cmd, args, "budget") && !cli_get(cmd, args, "race"))
+        return cli_usage_error(cmd, "--budget goes with --race (the race's budget)");
     Err e = {{0}};
     App *a = app_new(o, &e);
     if (!a)
         return cli_fail(&e);
     a->view.present = cli_get(cmd, args, "present") != NULL;
+    if (cmd == &cmd_explore && cli_get(cmd, args, "race"))
+        app_race_open(a, budget);
     int rc = is_headless ? headless(&a, cmd, args, rc_path, rc_step, &e) : interactive(&a, cmd, args, rc_path, &e);
     app_free(a);
     return rc == EXIT_FAIL ? cli_fail(&e) : rc;

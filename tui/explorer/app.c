@@ -2,6 +2,7 @@
  * derived from the episode and the policy, the message line, saving and
  * exports, and the baselines. */
 #include "app.h"
+#include "app_race.h"
 #include "data.h"
 
 #include <ctype.h>
@@ -274,6 +275,7 @@ void app_free(App *a)
     if (!a)
         return;
     AppTrain *t = &a->train;
+    app_race_close(a);
     app_train_stop(a);
     if (t->ts_ready)
         train_state_done(&t->ts);
@@ -480,8 +482,7 @@ void app_run_baselines(App *a)
     int n;
     const PlaceMethod *m = place_methods(&n);
     a->base.rows = xnew_array((size_t)n, sizeof *a->base.rows);
-    int64_t budget = APP_SEARCH_WORK / (a->data.pb.g->n_nodes > 0 ? a->data.pb.g->n_nodes : 1);
-    a->base.budget = budget < 100 ? 100 : budget > APP_SEARCH_BUDGET ? APP_SEARCH_BUDGET : budget;
+    a->base.budget = app_search_budget(a);
     for (int k = 0; k < n; k++) {
         Err e = {{0}};
         if (place_run(&a->data.pb, &m[k], a->data.ep->seed, a->base.budget, &a->base.rows[a->base.n], &e) == 0)
@@ -489,6 +490,12 @@ void app_run_baselines(App *a)
     }
     place_run_sort(a->base.rows, a->base.n);
     a->base.ran = 1;
+}
+
+int64_t app_search_budget(const App *a)
+{
+    int64_t budget = APP_SEARCH_WORK / (a->data.pb.g->n_nodes > 0 ? a->data.pb.g->n_nodes : 1);
+    return budget < 100 ? 100 : budget > APP_SEARCH_BUDGET ? APP_SEARCH_BUDGET : budget;
 }
 
 /* Adds the rows of the policy at path (named label) from both starts. */

@@ -49,7 +49,10 @@ typedef enum AppPane {
 } AppPane;
 
 typedef enum AppDialog {
-    DLG_NONE, DLG_HELP, DLG_QUIT, DLG_SEARCH, DLG_BASELINES, DLG_START_FROM, DLG_TRAIN, DLG_NEW_EPISODE, DLG_COUNT
+    DLG_NONE, DLG_HELP, DLG_QUIT, DLG_SEARCH, DLG_BASELINES, DLG_START_FROM, DLG_TRAIN, DLG_NEW_EPISODE,
+    DLG_WHY,  /* why this device (why.c; menu_pos: the message-passing round shown) */
+    DLG_RACE, /* the race of the placers (app_race.c) */
+    DLG_COUNT
 } AppDialog;
 
 /* Moving the selection along the drawn graph. */
@@ -263,6 +266,7 @@ typedef struct App {
     AppTour tour;
     AppFiles files;
     AppEpisodes episodes;
+    struct AppRace *race;     /* the race shown or last shown (app_race.h); NULL: none */
 } App;
 
 /* ---- loading, the cache, messages, files, baselines (app.c) ---- */
@@ -322,6 +326,9 @@ void app_out_path(const App *a, const char *suffix, char *buf, size_t n);
 /* Writes STEM.placement.dot or STEM.trace.json; sets the message. 0 or -1. */
 int app_export(App *a, AppExport what);
 
+/* The placements the local searches may simulate here: APP_SEARCH_WORK op
+ * simulations, kept within 100 .. APP_SEARCH_BUDGET. */
+int64_t app_search_budget(const App *a);
 /* Runs every baseline on the episode's cluster, sorted by runtime. */
 void app_run_baselines(App *a);
 /* Adds the learned agents' rows to the baselines (running those first):

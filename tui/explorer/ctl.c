@@ -6,7 +6,9 @@
 
 #include <stdlib.h>
 
+#include "app_race.h"
 #include "dialogs.h"
+#include "why.h"
 #include "term.h"
 
 enum { KEY_CTRL_L = 0x0c, KEY_CTRL_P = 0x10 };
@@ -297,6 +299,20 @@ static int act_slide(App *a, int arg)
     return CTL_SLIDE | CTL_REDRAW;
 }
 
+static int act_why(App *a, int arg)
+{
+    (void)arg;
+    app_why_open(a);
+    return CTL_REDRAW;
+}
+
+static int act_race(App *a, int arg)
+{
+    (void)arg;
+    app_race_open(a, -1);
+    return CTL_REDRAW;
+}
+
 static int act_repaint(App *a, int arg)
 {
     (void)a;
@@ -345,6 +361,10 @@ static const Binding bindings[] = {
     {{"v", "graph: a training graph folded / every group", 1}, act_fold, {{'v', 0}}, 0, 0},
     {{"a", "show the policy's why: the sets it pools over (rnn, gdp: their attention; hsdag: the learned cluster)",
       1}, act_sets, {{'a', 0}}, 0, 0},
+    {{"w", "why this device: features, each device's runtime and probability, the pooling sets, message passing (space: rounds)",
+      1}, act_why, {{'w', 0}}, 0, 0},
+    {{"R", "race the learned placers, their untrained controls, anneal and ils live (best runtime against placements)", 1},
+     act_race, {{'R', 0}}, 0, 0},
     {{"C", "graph colours: by device / by learned cluster (an hsdag policy), compared with the fixed groups", 1},
      act_graph_colours, {{'C', 0}}, 0, 0},
     {{"< >", "timeline zoom out / in", 1}, act_tl_zoom, {{'<', -1}, {'>', 1}}, 0, 0},
@@ -539,6 +559,8 @@ int ctl_tick(App *a, double now)
         app_train_poll(a);
         r |= CTL_REDRAW;
     }
+    if (app_race_tick(a))
+        r |= CTL_REDRAW;
     if (now - a->run.last_autosave > 60)
         app_autosave(a);
     return r;
@@ -552,6 +574,8 @@ int ctl_timeout_ms(const App *a)
         return 1000 / a->run.speed;
     if (a->train.running)
         return 100;
+    if (app_race_running(a))
+        return 50;
     return -1;
 }
 

@@ -9,8 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app_race.h"
 #include "ctl.h"
 #include "term.h"
+#include "why.h"
 #include "widgets.h"
 
 static int is_enter(int key)
@@ -353,6 +355,8 @@ static const DialogDef dialogs[DLG_COUNT] = {
     [DLG_START_FROM] = {baselines_key, baselines_draw},
     [DLG_TRAIN] = {train_key, train_draw},
     [DLG_NEW_EPISODE] = {new_episode_key, new_episode_draw},
+    [DLG_WHY] = {why_key, why_draw},
+    [DLG_RACE] = {app_race_key, app_race_draw},
 };
 
 const DialogDef *dialog_def(AppDialog d)

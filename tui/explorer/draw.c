@@ -12,7 +12,9 @@
 #include <string.h>
 
 #include "dialogs.h"
+#include "explain.h"
 #include "widgets.h"
+#include "why.h"
 
 enum { MIN_W = 60, MIN_H = 16 };
 
@@ -81,6 +83,7 @@ static void draw_graph(const App *a, Grid *g, GridRect r, AppGeom *geom)
                        : policy_graph_is_desc(d->pg, cur, j) ? GS_DESCENDANT
                        : j != cur                           ? GS_PARALLEL
                                                             : 0;
+    why_graph_style(a, style); /* the why panel's sets or message-passing round, over the rest */
     for (int i = 0; i < d->pb.g->n_nodes; i++)
         if (a->cache.tl->op_crit[i])
             crit[d->pb.gr->op_group[i]] = 1;
@@ -155,7 +158,11 @@ static void draw_policy(const App *a, Grid *g, GridRect r)
     const Episode *ep = a->data.ep;
     const AppCache *c = &a->cache;
     int cur = c->node, nd = a->data.pb.c->n_devices;
-    GridRect in = frame(a, g, r, PANE_POLICY, a->run.greedy ? "greedy" : "sampling");
+    int flat = why_attention_flat(a); /* uniform attention is said to be (in the title), its list dimmed */
+    char title[64];
+    snprintf(title, sizeof title, "%s%s", a->run.greedy ? "greedy" : "sampling",
+             flat == 1 ? ", uniform attention" : flat ? ", near-uniform attention" : "");
+    GridRect in = frame(a, g, r, PANE_POLICY, title);
     if (in.w <= 0 || in.h <= 0)
         return;
     char buf[512], b1[32], b2[32];
@@ -177,12 +184,12 @@ static void draw_policy(const App *a, Grid *g, GridRect r)
         }
     }
     if (app_is_actor(a) && cur >= 0 && y < in.y + in.h - 1) { /* why: where the actor looked */
-        grid_text_fit(g, in.x, y++, a->policy.why, in.w, GS_LABEL);
+        grid_text_fit(g, in.x, y++, a->policy.why, in.w, flat ? GS_WARN : GS_LABEL);
         for (int k = 0; k < APP_ATTENTION_ROWS && c->attn_top[k] >= 0 && y < in.y + in.h - 1; k++, y++) {
             int j = c->attn_top[k];
             snprintf(buf, sizeof buf, "%5.1f%% %c %s", 100.0 * c->attention[j],
                      j == cur ? '>' : ep->visits[j] ? '+' : '.', a->data.pb.gr->names[j]);
-            grid_text_fit(g, in.x, y, buf, in.w, j == cur ? GS_CURRENT : GS_NONE);
+            grid_text_fit(g, in.x, y, buf, in.w, j == cur ? GS_CURRENT : flat ? GS_DIM : GS_NONE);
         }
     }
     if (ep->n_hist > 0 && y < in.y + in.h) {
@@ -420,12 +427,13 @@ static int feature_lines(const App *a, char lines[][200], int max)
     snprintf(lines[0], 200, "%-16s %-8s %5s %5s %4s %3s %6s %-7s%s", "group", "is", "cost", "bytes", "vis", "cur",
              "start", "device", ext ? "  crit  load   mem" : "");
     int n = 1;
-    static const char *const role[APP_FEATURE_ROWS] = {"current", "parent", "parent", "child", "child", "other"};
     for (int k = 0; k < APP_FEATURE_ROWS && n < max; k++) {
         if (c->feat_group[k] < 0)
             continue;
         const float *r = c->feats + (size_t)k * (size_t)F;
-        const char *is = role[k];
+        /* the rows are packed (a group with one parent has its children from the second row on), and the
+           group on another device may be an ancestor, a descendant or parallel: named by the relation */
+        const char *is = explain_relation_name(explain_relation(a->data.pg, c->node, c->feat_group[k]));
         char dev[64] = "", x[64] = "";
         size_t len = 0;
         for (int d = 0; d < nd && len < sizeof dev - 4; d++)

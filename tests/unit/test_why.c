@@ -1,0 +1,315 @@
+/* The "why this device" helpers (core/agent/explain.c), the race
+ * (core/agent/race.c) with the simulator's observer, the line chart
+ * (layouts/chart.c) and data_own_policy. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+#include "chart.h"
+#include "data.h"
+#include "explain.h"
+#include "place.h"
+#include "place_run.h"
+#include "policy_graph.h"
+#include "problem.h"
+#include "race.h"
+#include "test.h"
+
+/* The crown: src, six branches, concat, sink; every op its own group. */
+static int load_crown(Problem *p, PolicyGraph **pg)
+{
+    Err e = {{0}};
+    ProblemSpec s = {.graph_path = "graphs/toy/crown.json", .n_devices = 2};
+    if (problem_load(p, &s, &e) != 0)
+        return -1;
+    *pg = policy_graph_new(p->gr, &e);
+    return *pg ? 0 : -1;
+}
+
+static int group_named(const Problem *p, const char *name)
+{
+    for (int k = 0; k < p->gr->n_groups; k++)
+        if (strcmp(p->gr->names[k], name) == 0)
+            return k;
+    return -1;
+}
+
+TEST(explain_relations_on_the_crown)
+{
+    Problem p;
+    PolicyGraph *pg;
+    REQUIRE(load_crown(&p, &pg) == 0);
+    int v = group_named(&p, "b1.relu");
+    REQUIRE(v >= 0);
+    CHECK_INT(explain_relation(pg, v, v), EXPLAIN_SELF);
+    CHECK_INT(explain_relation(pg, v, group_named(&p, "b1.conv")), EXPLAIN_PARENT);
+    CHECK_INT(explain_relation(pg, v, group_named(&p, "src")), EXPLAIN_ANCESTOR);
+    CHECK_INT(explain_relation(pg, v, group_named(&p, "b1.proj")), EXPLAIN_CHILD);
+    CHECK_INT(explain_relation(pg, v, group_named(&p, "sink")), EXPLAIN_DESCENDANT);
+    CHECK_INT(explain_relation(pg, v, group_named(&p, "b2.pool")), EXPLAIN_PARALLEL);
+    CHECK(strcmp(explain_relation_name(EXPLAIN_PARALLEL), "parallel") == 0);
+    CHECK(strcmp(explain_relation_name(EXPLAIN_ANCESTOR), "ancestor") == 0);
+    policy_graph_free(pg);
+    problem_free(&p);
+}
+
+TEST(explain_reach_counts_rounds_by_hand)
+{
+    Problem p;
+    PolicyGraph *pg;
+    REQUIRE(load_crown(&p, &pg) == 0);
+    int n = pg->n, *round = malloc((size_t)n * sizeof *round), total;
+    /* from b1.conv: src and b1.relu after 1 round, b1.proj after 2, concat 3, sink 4; 12 never */
+    int v = group_named(&p, "b1.conv");
+    CHECK_INT(explain_reach(pg, v, round), 4);
+    CHECK_INT(round[v], 0);
+    CHECK_INT(round[group_named(&p, "src")], 1);
+    CHECK_INT(round[group_named(&p, "b1.relu")], 1);
+    CHECK_INT(round[group_named(&p, "b1.proj")], 2);
+    CHECK_INT(round[group_named(&p, "concat")], 3);
+    CHECK_INT(round[group_named(&p, "sink")], 4);
+    CHECK_INT(round[group_named(&p, "b6.pool")], -1);
+    CHECK_INT(explain_reach_count(round, n, 1, &total), 2);
+    CHECK_INT(total, 2);
+    CHECK_INT(explain_reach_count(round, n, 2, &total), 1);
+    CHECK_INT(total, 3);
+    CHECK_INT(explain_reach_count(round, n, 4, &total), 1);
+    CHECK_INT(total, 5);
+    CHECK_INT(explain_reach_count(round, n, 5, &total), 0);
+    CHECK_INT(total, 5);
+    /* from concat: the six branch ends and sink after 1; the ops before each end (six) after 2; the
+       three branches of three ops' first ops and src (through the branches of two) after 3 */
+    v = group_named(&p, "concat");
+    CHECK_INT(explain_reach(pg, v, round), 3);
+    CHECK_INT(explain_reach_count(round, n, 1, NULL), 7);
+    CHECK_INT(explain_reach_count(round, n, 2, NULL), 6);
+    CHECK_INT(explain_reach_count(round, n, 3, &total), 4);
+    CHECK_INT(total, 17);
+    CHECK_INT(round[group_named(&p, "src")], 3);
+    free(round);
+    policy_graph_free(pg);
+    problem_free(&p);
+}
+
+TEST(explain_uniform_and_entropy)
+{
+    float flat[4] = {0.25f, 0.25f, 0.25f, 0.25f};
+    float near[4] = {0.24f, 0.26f, 0.25f, 0.25f};   /* within 5 % of the mean */
+    float off[4] = {0.22f, 0.28f, 0.25f, 0.25f};    /* 12 % off */
+    float peaked[3] = {0.98f, 0.01f, 0.01f};
+    CHECK(explain_uniform(flat, 4, 0.05));
+    CHECK(explain_uniform(near, 4, 0.05));
+    CHECK(!explain_uniform(off, 4, 0.05));
+    CHECK(!explain_uniform(peaked, 3, 0.05));
+    CHECK(!explain_uniform(flat, 0, 0.05));
+    CHECK(fabs(explain_entropy_ratio(flat, 4) - 1.0) < 1e-9);
+    CHECK(explain_entropy_ratio(off, 4) > 0.99);
+    CHECK(explain_entropy_ratio(peaked, 3) < 0.15);
+    float one[2] = {1.0f, 0.0f};
+    CHECK(explain_entropy_ratio(one, 2) < 1e-9);
+}
+
+TEST(explain_device_runtimes_are_full_simulations)
+{
+    Problem p;
+    PolicyGraph *pg;
+    REQUIRE(load_crown(&p, &pg) == 0);
+    int n = p.gr->n_groups, no = p.g->n_nodes;
+    int *gd = calloc((size_t)n, sizeof *gd), *op = malloc((size_t)no * sizeof *op);
+    for (int k = 0; k < n; k += 3)
+        gd[k] = 1;
+    double rt[2];
+    int oom[2];
+    Sim *s = sim_new(p.g, p.c);
+    for (int v = 0; v < n; v++) {
+        explain_device_runtimes(s, p.gr, gd, v, 2, op, rt, oom);
+        for (int d = 0; d < 2; d++) {
+            int keep = gd[v];
+            gd[v] = d;
+            group_expand(p.gr, gd, op);
+            gd[v] = keep;
+            CHECK_MSG(rt[d] == sim_run(p.sim, op)->makespan_us, "group %d on %d: %.17g", v, d, rt[d]);
+        }
+    }
+    sim_free(s);
+    free(gd);
+    free(op);
+    policy_graph_free(pg);
+    problem_free(&p);
+}
+
+/* The observer: counts and keeps the last makespan. */
+typedef struct Seen {
+    int64_t n;
+    double last;
+} Seen;
+static void seen_fn(void *ud, double makespan_us, const SimResult *r)
+{
+    Seen *s = ud;
+    s->n++;
+    s->last = r ? r->makespan_us : makespan_us;
+}
+
+TEST(sim_observer_sees_every_simulation)
+{
+    Problem p;
+    PolicyGraph *pg;
+    REQUIRE(load_crown(&p, &pg) == 0);
+    int *op = calloc((size_t)p.g->n_nodes, sizeof *op);
+    Seen s = {0, 0};
+    sim_observe(seen_fn, &s);
+    double a = sim_run(p.sim, op)->makespan_us;
+    CHECK_INT(s.n, 1);
+    CHECK(s.last == a);
+    op[1] = 1;
+    double b = sim_makespan(p.sim, op);
+    CHECK_INT(s.n, 2);
+    CHECK(s.last == b);
+    sim_run_from(p.sim, op);
+    CHECK_INT(s.n, 3);
+    sim_observe(NULL, NULL);
+    sim_run(p.sim, op);
+    CHECK_INT(s.n, 3);
+    free(op);
+    policy_graph_free(pg);
+    problem_free(&p);
+}
+
+/* A race of anneal and ils with a slice: its final rows and curves. */
+static void race_once(const Problem *p, int64_t slice, double rt[2], double **curve, int64_t n[2])
+{
+    Race *r = race_new(p, 3, 150, 1);
+    race_add_search(r, place_find("anneal"));
+    race_add_search(r, place_find("ils"));
+    int steps = 0;
+    while (race_step(r, slice))
+        steps++;
+    CHECK(race_done(r));
+    for (int k = 0; k < 2; k++) {
+        const RaceLane *l = race_lane(r, k);
+        CHECK(!l->failed);
+        rt[k] = l->row.runtime_us;
+        n[k] = l->n;
+        curve[k] = malloc((size_t)l->n * sizeof **curve);
+        memcpy(curve[k], l->best, (size_t)l->n * sizeof **curve);
+        for (int64_t i = 1; i < l->n; i++)
+            CHECK(l->best[i] <= l->best[i - 1]);
+    }
+    CHECK(race_max_n(r) >= 150);
+    double lo, hi;
+    race_range(r, &lo, &hi);
+    double best = fmin(race_lane(r, 0)->best[n[0] - 1], race_lane(r, 1)->best[n[1] - 1]);
+    CHECK(lo == best);
+    CHECK(hi >= race_lane(r, 0)->best[0] && hi >= race_lane(r, 1)->best[0]);
+    race_free(r);
+}
+
+TEST(race_gives_compares_rows_whatever_the_slice)
+{
+    Problem p;
+    PolicyGraph *pg;
+    REQUIRE(load_crown(&p, &pg) == 0);
+    double a[2], b[2], *ca[2], *cb[2];
+    int64_t na[2], nb[2];
+    race_once(&p, 1, a, ca, na);
+    race_once(&p, 40, b, cb, nb);
+    for (int k = 0; k < 2; k++) {
+        PlaceRun row;
+        Err e = {{0}};
+        REQUIRE(place_run(&p, place_find(k ? "ils" : "anneal"), 3, 150, &row, &e) == 0);
+        CHECK(a[k] == row.runtime_us);
+        CHECK(b[k] == row.runtime_us);
+        CHECK_INT(na[k], nb[k]);
+        CHECK_INT(na[k], row.placements + 1); /* place_run scores the result once more */
+        CHECK(memcmp(ca[k], cb[k], (size_t)na[k] * sizeof *ca[k]) == 0);
+        CHECK(ca[k][na[k] - 1] == row.runtime_us); /* the crown fits in memory: score = runtime */
+        place_run_free(&row);
+        free(ca[k]);
+        free(cb[k]);
+    }
+    policy_graph_free(pg);
+    problem_free(&p);
+}
+
+TEST(race_of_a_policy_and_its_control)
+{
+    Problem p;
+    PolicyGraph *pg;
+    REQUIRE(load_crown(&p, &pg) == 0);
+    AgentPolicy ap;
+    Err e = {{0}};
+    REQUIRE_MSG(agent_policy_open("graphs/policies/general_2.json", &ap, NULL, &e) == 0, "%s", e.msg);
+    Race *r = race_new(&p, 1, 60, 1);
+    race_add_policy(r, &ap, 1);
+    CHECK_INT(race_lanes(r), 2);
+    while (race_step(r, 7))
+        ;
+    AgentPlaceOpts o = {0, 1, AGENT_START_DEFAULT, 60};
+    PlaceRun rows[2], u;
+    int n = agent_place_runs(&ap, NULL, &p, &o, rows, NULL, &e);
+    REQUIRE(n >= 1);
+    REQUIRE(agent_place_untrained(&ap, &p, &o, &u, &e) == 0);
+    CHECK(strcmp(race_lane(r, 0)->name, rows[n - 1].method) == 0);
+    CHECK(strcmp(race_lane(r, 1)->name, u.method) == 0);
+    CHECK(race_lane(r, 0)->row.runtime_us == rows[n - 1].runtime_us);
+    CHECK(race_lane(r, 1)->row.runtime_us == u.runtime_us);
+    for (int k = 0; k < n; k++)
+        place_run_free(&rows[k]);
+    place_run_free(&u);
+    race_free(r);
+    agent_policy_close(&ap);
+    policy_graph_free(pg);
+    problem_free(&p);
+}
+
+TEST(race_freed_midway_returns_at_once)
+{
+    Problem p;
+    PolicyGraph *pg;
+    REQUIRE(load_crown(&p, &pg) == 0);
+    Race *r = race_new(&p, 1, 500, 1);
+    race_add_search(r, place_find("anneal"));
+    race_step(r, 10);
+    CHECK(!race_done(r));
+    CHECK_INT(race_lane(r, 0)->n, 10);
+    race_free(r); /* the lane stays held: no wait for its 490 placements, no crash */
+    policy_graph_free(pg);
+    problem_free(&p);
+}
+
+TEST(chart_maps_counts_and_values)
+{
+    CHECK_INT(chart_col(1, 100, 10), 0);
+    CHECK_INT(chart_col(100, 100, 10), 9);
+    CHECK_INT(chart_col(50, 100, 10), 4);
+    CHECK_INT(chart_col(500, 100, 10), 9);
+    CHECK_INT(chart_row(10.0, 10.0, 20.0, 11), 10);
+    CHECK_INT(chart_row(20.0, 10.0, 20.0, 11), 0);
+    CHECK_INT(chart_row(15.0, 10.0, 20.0, 11), 5);
+    CHECK_INT(chart_row(99.0, 10.0, 20.0, 11), 0);
+    Grid *g = grid_new(70, 16);
+    double y1[3] = {2000, 1500, 1000}, y2[2] = {1800, 1800};
+    ChartSeries s[2] = {{"anneal", "final", y1, 3, 1, '*', GS_GOOD}, {"ils", NULL, y2, 2, 0, '+', GS_WARN}};
+    chart_draw(g, (GridRect){0, 0, 70, 16}, s, 2, 3, 1000, 2000, "placements");
+    char *text = grid_to_text(g, GRID_ASCII);
+    CHECK(strstr(text, "* anneal") != NULL);
+    CHECK(strstr(text, "+ ils") != NULL);
+    CHECK(strstr(text, "2.000 ms") != NULL);
+    CHECK(strstr(text, "1.000 ms") != NULL);
+    CHECK(strstr(text, "placements") != NULL);
+    free(text);
+    grid_free(g);
+}
+
+TEST(data_own_policy_finds_each_agents_file)
+{
+    char buf[4096];
+    CHECK(data_own_policy("graphs/resnet18.json", "rnn_", 2, buf, sizeof buf) != NULL);
+    CHECK(strstr(buf, "rnn_resnet18_2.json") != NULL);
+    CHECK(data_own_policy("graphs/resnet18.json", "", 2, buf, sizeof buf) != NULL);
+    CHECK(data_own_policy("x/resnet18.json", "gdp_", 2, buf, sizeof buf) == NULL);
+    CHECK(data_own_policy("graphs/inference/bert_base.json", "hsdag_", 0, buf, sizeof buf) != NULL);
+    CHECK(data_bundled("policies/lsearch.json", buf, sizeof buf) != NULL);
+    CHECK(data_bundled("policies/nothing.json", buf, sizeof buf) == NULL);
+}

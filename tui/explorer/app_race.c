@@ -1,0 +1,219 @@
+/* app_race: the race of the placers in the explorer (app_race.h). */
+#include "app_race.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chart.h"
+#include "ctl.h"
+#include "data.h"
+#include "race.h"
+#include "term.h"
+
+enum { RACE_MAX_POLICIES = 8 };
+
+typedef struct AppRace {
+    Race *race;
+    AgentPolicy pol[RACE_MAX_POLICIES];
+    int n_pol;
+    int64_t budget, slice, ticks;
+    uint64_t seed;
+    int paused;
+    char skipped[256];   /* the bundled policies that do not fit the graph */
+} AppRace;
+
+/* The bundled policies to race on the App's graph: the graph's own
+ * Placeto, RNN and GDP policies for its device count, the general Placeto
+ * policy, the learned list scheduler and the learned local search. */
+static int race_policies(const App *a, char paths[][4096], int max)
+{
+    const char *g = a->data.pb.g->path;
+    int nd = a->data.pb.c->n_devices, n = 0;
+    char rel[64];
+    static const char *const own[] = {"", "rnn_", "gdp_"};
+    for (int k = 0; k < 3 && n < max; k++)
+        if (g && data_own_policy(g, own[k], nd, paths[n], sizeof paths[n]))
+            n++;
+    const char *any[3][2] = {{"policies/general_%d.json", NULL}, {"policies/lsched_%d.json", NULL},
+                             {"policies/lsearch.json", NULL}};
+    for (int k = 0; k < 3 && n < max; k++) {
+        snprintf(rel, sizeof rel, any[k][0], nd);
+        if (data_bundled(rel, paths[n], sizeof paths[n]))
+            n++;
+    }
+    return n;
+}
+
+static void race_free_all(AppRace *r)
+{
+    race_free(r->race);
+    for (int k = 0; k < r->n_pol; k++)
+        agent_policy_close(&r->pol[k]);
+    free(r);
+}
+
+void app_race_close(App *a)
+{
+    if (!a->race)
+        return;
+    race_free_all(a->race);
+    a->race = NULL;
+    if (a->dialog.kind == DLG_RACE)
+        app_dialog_close(a);
+}
+
+int app_race_open(App *a, int64_t budget)
+{
+    uint64_t seed = a->data.ep->seed;
+    if (budget < 0 && a->race && a->race->seed == seed) { /* R: the race there, whatever its budget */
+        app_dialog_open(a, DLG_RACE, NULL);
+        return 0;
+    }
+    if (budget <= 0)
+        budget = app_search_budget(a);
+    if (a->race && a->race->budget == budget && a->race->seed == seed) {
+        app_dialog_open(a, DLG_RACE, NULL);
+        return 0;
+    }
+    app_race_close(a);
+    const Problem *pb = &a->data.pb;
+    AppRace *r = xcalloc(1, sizeof *r);
+    r->budget = budget;
+    r->seed = seed;
+    r->race = race_new(pb, seed, budget, 1);
+    char paths[RACE_MAX_POLICIES][4096];
+    int n = race_policies(a, paths, RACE_MAX_POLICIES);
+    size_t sk = 0;
+    for (int k = 0; k < n; k++) {
+        Err e = {{0}};
+        AgentPolicy *p = &r->pol[r->n_pol];
+        int opened = agent_policy_open(paths[k], p, NULL, &e) == 0;
+        int fits = opened && (p->info.n_devices == pb->c->n_devices || p->info.any_devices) &&
+                   (p->info.n_groups == 0 || p->info.n_groups == pb->gr->n_groups);
+        if (!fits) { /* named below the chart: another device count or grouping, or a file that does not load */
+            const char *base = strrchr(paths[k], '/');
+            if (sk < sizeof r->skipped - 1)
+                sk += (size_t)snprintf(r->skipped + sk, sizeof r->skipped - sk, "%s%s%s", sk ? ", " : "",
+                                       base ? base + 1 : paths[k], opened ? "" : " (does not load)");
+            if (sk >= sizeof r->skipped)
+                sk = sizeof r->skipped - 1;
+            if (opened)
+                agent_policy_close(p);
+            continue;
+        }
+        race_add_policy(r->race, p, p->kind->file.untrained != NULL);
+        r->n_pol++;
+    }
+    race_add_search(r->race, place_find("anneal"));
+    race_add_search(r->race, place_find("ils"));
+    r->slice = (budget + APP_RACE_TICKS - 1) / APP_RACE_TICKS;
+    a->race = r;
+    app_dialog_open(a, DLG_RACE, NULL);
+    app_msg(a, GS_GOOD, "race: %d methods, %lld placements for the searches, seed %llu",
+            race_lanes(r->race), (long long)budget, (unsigned long long)seed);
+    return 0;
+}
+
+int app_race_running(const App *a)
+{
+    return a->race && a->dialog.kind == DLG_RACE && !a->race->paused && !race_done(a->race->race);
+}
+
+int app_race_tick(App *a)
+{
+    if (!app_race_running(a))
+        return 0;
+    race_step(a->race->race, a->race->slice);
+    a->race->ticks++;
+    if (race_done(a->race->race))
+        app_msg(a, GS_GOOD, "race finished: the final numbers are compare's at budget %lld, seed %llu",
+                (long long)a->race->budget, (unsigned long long)a->race->seed);
+    return 1;
+}
+
+int app_race_key(App *a, int key)
+{
+    AppRace *r = a->race;
+    if (key == ' ' && r) {
+        r->paused = !r->paused;
+        app_msg(a, GS_DIM, "race %s", r->paused ? "paused (space goes on)" : "running");
+    } else if (key == 'r' && r) {
+        int64_t budget = r->budget;
+        app_race_close(a);
+        app_race_open(a, budget);
+    } else if (key == TERM_KEY_ESC || key == 'q' || key == 'R') {
+        app_dialog_close(a);
+    }
+    return CTL_REDRAW;
+}
+
+int app_race_draw(const App *a, Grid *g)
+{
+    const AppRace *ar = a->race;
+    if (!ar)
+        return 0;
+    const Race *r = ar->race;
+    int top = 1;
+    GridRect box = {0, top, g->w, g->h - top - 1};
+    grid_fill(g, box, ' ', GS_NONE);
+    grid_box(g, box, GS_BORDER);
+    char t[512], b1[32];
+    snprintf(t, sizeof t, " Race on %s, %d devices: best runtime against simulations%s ", a->data.pb.g->name,
+             a->data.pb.c->n_devices, race_done(r) ? " (finished)" : ar->paused ? " (paused)" : "");
+    grid_text_fit(g, box.x + 2, box.y, t, box.w - 4, GS_TITLE);
+    GridRect in = {box.x + 2, box.y + 1, box.w - 4, box.h - 2};
+    snprintf(t, sizeof t, "budget %lld placements (anneal, ils and the learned search), seed %llu, lower bound %s",
+             (long long)ar->budget, (unsigned long long)ar->seed, util_fmt_time(b1, a->data.lower_bound_us));
+    grid_text_fit(g, in.x, in.y, t, in.w, GS_DIM);
+    int n = race_lanes(r);
+    static const char glyphs[] = "*+ox#@%&=~^$:!?<>"; /* 17 marks, then again */
+    ChartSeries s[32];
+    char notes[32][320], names[32][128];
+    for (int k = 0; k < n && k < 32; k++) {
+        const RaceLane *l = race_lane(r, k);
+        if (l->policy) { /* the policy file too: two Placeto policies give two "placeto" rows */
+            const char *base = strrchr(l->policy->path, '/');
+            base = base ? base + 1 : l->policy->path;
+            int len = (int)strlen(base);
+            if (len > 5 && strcmp(base + len - 5, ".json") == 0)
+                len -= 5;
+            snprintf(names[k], sizeof names[k], "%s (%.*s)", l->name, len, base);
+        } else {
+            snprintf(names[k], sizeof names[k], "%s", l->name);
+        }
+        s[k] = (ChartSeries){names[k], notes[k], l->best, l->n, l->done, (uint32_t)glyphs[k % 17],
+                             GRID_PEN(GS_DEVICE, k)};
+        if (l->failed)
+            snprintf(notes[k], sizeof notes[k], "failed: %s", l->err);
+        else if (l->done)
+            snprintf(notes[k], sizeof notes[k], "final %s, %lld placement%s (%lld simulations)%s",
+                     util_fmt_time(b1, l->row.runtime_us), (long long)l->row.placements, l->row.placements == 1 ? "" : "s", (long long)l->n,
+                     l->row.oom ? ", out of memory" : "");
+        else if (l->n > 0)
+            snprintf(notes[k], sizeof notes[k], "best %s after %lld simulations", util_fmt_time(b1, l->best[l->n - 1]),
+                     (long long)l->n);
+        else
+            snprintf(notes[k], sizeof notes[k], "waiting");
+    }
+    if (n > 32)
+        n = 32;
+    double lo, hi;
+    race_range(r, &lo, &hi);
+    if (hi > 2 * lo)
+        hi = 2 * lo; /* a far start (everything on one device, out of memory) would flatten the rest */
+    if (!(hi > lo))
+        hi = lo * 1.05 + 1;
+    int64_t xm = race_max_n(r);
+    if (xm < ar->budget && !race_done(r)) /* the axis of the budget while it runs, of what was used after */
+        xm = ar->budget;
+    int foot = ar->skipped[0] ? 2 : 1;
+    chart_draw(g, (GridRect){in.x, in.y + 1, in.w, in.h - 1 - foot}, s, n, xm, lo, hi, "simulations (placements scored)");
+    if (ar->skipped[0]) {
+        snprintf(t, sizeof t, "not raced (another device count or grouping, or not loaded): %s", ar->skipped);
+        grid_text_fit(g, in.x, in.y + in.h - foot, t, in.w, GS_DIM);
+    }
+    grid_text_fit(g, box.x + 2, box.y + box.h - 1, " space: pause  r: again  Esc: close ", box.w - 4, GS_KEY);
+    return 0;
+}

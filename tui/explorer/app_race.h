@@ -1,0 +1,40 @@
+/* app_race: the race of the placers in the explorer (the dialog DLG_RACE):
+ * on the App's graph and cluster, every learned placer with a bundled
+ * policy usable there (the graph's own Placeto, RNN and GDP policies, the
+ * general Placeto policy, the learned list scheduler and the learned local
+ * search), each beside its untrained control, and the local searches
+ * anneal and ils, run by the race (race.h) one slice of simulations each
+ * per tick and drawn as a chart of the best runtime against the placements
+ * simulated, one line per method. The final numbers are compare's rows at
+ * the same budget and seed. `explore GRAPH --race [--budget N]`, the key R,
+ * and the tour (app_race_open) open it. */
+#ifndef PLACETO_APP_RACE_H
+#define PLACETO_APP_RACE_H
+
+#include "app.h"
+#include "grid.h"
+
+/* Ticks a race takes about, so that it shows as it advances. */
+#define APP_RACE_TICKS 60
+
+/* Opens the race with budget placements for each search (0: the
+ * explorer's app_search_budget; < 0: the race already there, whatever its
+ * budget, else the default) and shows it: a race already there with the
+ * same budget and seed is shown again, else a new one starts. The tour
+ * shows it as a stage by calling this when the stage is entered (the
+ * race then advances on the timer's ticks, one slice per tick, while its
+ * dialog is open) and app_dialog_close (or app_race_close) when it is
+ * left. 0, or -1 with the message set. */
+int app_race_open(App *a, int64_t budget);
+/* Frees the race (the dialog closes). */
+void app_race_close(App *a);
+/* 1 while a race is shown and has lanes still running (not paused). */
+int app_race_running(const App *a);
+/* One tick: every running lane simulates one more slice. 1 when it
+ * changed what is shown. */
+int app_race_tick(App *a);
+/* The dialog's halves (dialogs.c's table). */
+int app_race_key(App *a, int key);
+int app_race_draw(const App *a, Grid *g);
+
+#endif
