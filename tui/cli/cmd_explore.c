@@ -169,11 +169,13 @@ static int reload(App **ap, Err *e)
 {
     App *a = *ap;
     AppOptions o = a->tour.next;
-    char graph[4096], policy[4096];
+    char graph[4096], policy[4096], cluster[4096]; /* o's paths live in the App freed below */
     snprintf(graph, sizeof graph, "%s", o.graph_path ? o.graph_path : "");
     snprintf(policy, sizeof policy, "%s", o.policy_path ? o.policy_path : "");
+    snprintf(cluster, sizeof cluster, "%s", o.cluster_path ? o.cluster_path : "");
     o.graph_path = graph;
     o.policy_path = o.policy_path ? policy : NULL;
+    o.cluster_path = o.cluster_path ? cluster : NULL;
     app_free(a);
     *ap = app_new(&o, e);
     return *ap ? 0 : -1;

@@ -224,7 +224,7 @@ static void show_actor(App *a)
 
 static void show_clusters(App *a)
 {
-    app_focus(a, PANE_GRAPH);
+    app_focus(a, PANE_POLICY); /* the why: the current group's cluster */
     if (a->cache.cluster)
         a->view.by_cluster = 1;
 }
