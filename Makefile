@@ -273,6 +273,7 @@ update-golden: $(UNIT) $(PROG)
 	@PLACETO_UPDATE_GOLDEN=1 PLACETO_PROG=./$(PROG) bash tests/cli/cli_explore.sh > /dev/null
 	@PLACETO_UPDATE_GOLDEN=1 PLACETO_PROG=./$(PROG) bash tests/cli/cli_explore_hsdag.sh > /dev/null
 	@PLACETO_UPDATE_GOLDEN=1 PLACETO_PROG=./$(PROG) bash tests/cli/cli_export.sh > /dev/null
+	@PLACETO_UPDATE_GOLDEN=1 PLACETO_PROG=./$(PROG) bash tests/cli/cli_tour.sh > /dev/null
 	@git status --short tests/data/golden 2>/dev/null || true
 
 # PNG and SVG screenshots of the real program (tmux, rsvg-convert), and the
