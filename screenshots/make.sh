@@ -72,9 +72,9 @@ shot training "/400"
 
 # the guided tour
 start demo
-wait_for "Tour 1/13"
+wait_for "Tour 1/15"
 tm send-keys -t s Space Space Space Space
-shot demo "Tour 5/13"
+shot demo "Tour 5/15"
 
 # an HSDAG episode on Inception-V3's inference graph on one CPU and one GPU, its
 # learned clusters coloured as groups (C) and compared with the fixed ones
