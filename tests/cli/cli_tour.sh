@@ -243,6 +243,10 @@ tour badstage 80x24 --stage $((n_stages + 1))
 expect_rc "--stage out of range" 2 && pass
 tour auto 80x24 --auto 0.5 --loop --stage $n_stages --keys "tick"
 has "--auto --loop is accepted" "Tour $n_stages/$n_stages:"
+tour loop2 80x24 --auto 30 --loop --stage $n_stages --keys "space"
+has "--loop: after the last stage, the first (back on the tour's first graph)" "Tour 1/$n_stages:" "resnet18_b32"
+tour end 80x24 --auto 30 --stage $n_stages --keys "space"
+has "without --loop the tour ends after the last stage" "the tour is over"
 
 echo "tour: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -404,7 +404,7 @@ static void draw_message(const App *a, Grid *g)
 /* The feature table of the groups the model picked (AppCache): the
  * paper's columns, the device one-hot and, with the extended features,
  * critical path, load and memory. */
-static int feature_lines(const App *a, char lines[][200], int max)
+static int feature_lines(const App *a, char lines[][200], int max, int width)
 {
     const AppCache *c = &a->cache;
     if (app_is_actor(a)) {
@@ -417,8 +417,12 @@ static int feature_lines(const App *a, char lines[][200], int max)
     const Episode *ep = a->data.ep;
     int F = ep->n_features, nd = a->data.pb.c->n_devices, ext = ep->cfg.extended_features;
     int xo = policy_ext_offset(nd, ep->cfg.mem_feature);
-    snprintf(lines[0], 200, "%-16s %-8s %5s %5s %4s %3s %6s %-7s%s", "group", "is", "cost", "bytes", "vis", "cur",
-             "start", "device", ext ? "  crit  load   mem" : "");
+    int dw = 2 * nd + 1, full = 54 + dw + (ext ? 18 : 0); /* the device column: "[1 0]" */
+    int nw = 16 - (full > width ? full - width : 0);     /* the names give way first */
+    if (nw < 8)
+        nw = 8;
+    snprintf(lines[0], 200, "%-*s %-8s %5s %5s %4s %3s %6s %-*s%s", nw, "group", "is", "cost", "bytes", "vis", "cur",
+             "start", dw, dw >= 6 ? "device" : "dev", ext ? "  crit  load   mem" : "");
     int n = 1;
     for (int k = 0; k < APP_FEATURE_ROWS && n < max; k++) {
         if (c->feat_group[k] < 0)
@@ -432,7 +436,7 @@ static int feature_lines(const App *a, char lines[][200], int max)
         if (ext)
             snprintf(x, sizeof x, "  %4.2f %5.2f %5.2f", r[xo + POLICY_FX_CRIT], r[xo + POLICY_FX_LOAD],
                      r[xo + POLICY_FX_MEM]);
-        snprintf(lines[n++], 200, "%-16.16s %-8s %5.3f %5.3f %4.0f %3.0f %6.3f [%s]%s",
+        snprintf(lines[n++], 200, "%-*.*s %-8s %5.3f %5.3f %4.0f %3.0f %6.3f [%s]%s", nw, nw,
                  a->data.pb.gr->names[c->feat_group[k]], is, r[POLICY_F_COST], r[POLICY_F_BYTES],
                  r[POLICY_F_VISITS], r[POLICY_F_CURRENT], r[POLICY_F_START], dev, x);
     }
@@ -497,7 +501,7 @@ static int tour_extra(const App *a, const AppTourStage *s, char extra[][200], in
 {
     if (a->tour.pending >= 0)
         return 0;
-    return s->extra == TOUR_FEATURES ? feature_lines(a, extra, APP_FEATURE_ROWS + 1) :
+    return s->extra == TOUR_FEATURES ? feature_lines(a, extra, APP_FEATURE_ROWS + 1, width) :
            s->extra == TOUR_ZERO_SHOT ? zero_shot_line(a, extra, width) :
            s->extra == TOUR_CRITICAL || s->extra == TOUR_SETS ? 1 : 0;
 }
