@@ -98,6 +98,39 @@ assert re.search(r"group +is +cost bytes", s)
 assert re.search(r"\| \S+ +current ", s)' "$tmp/s3_$size"
 done
 
+# every stage's subject (a key text of it) on rows the caption box does not take
+subject=(
+    [1]='Graph \d+ groups|\|data +d0\|'
+    [2]='^\|/GPU:0 '
+    [3]='group +is +cost bytes'
+    [4]='Graph \d+ groups'
+    [5]='@'
+    [6]='step \d+/\d+: \S+|% <'
+    [7]='last: policy|step \d+/\d+'
+    [8]='History \d+ steps'
+    [9]='\| method +runtime'
+    [10]='\| method +runtime'
+    [11]='\| method +runtime'
+    [12]='why: attention'
+    [13]='why: attention'
+    [14]='why: its learned cluster'
+    [15]='Graph \d+ groups'
+)
+for size in 80x24 120x40; do
+    for ((k = 1; k <= n_stages; k++)); do
+        SUBJECT=${subject[$k]} check "stage $k at $size: its subject beside the caption" '
+import os
+rows = s.splitlines()
+top = [i for i, r in enumerate(rows) if re.search(r"[+-]- Tour \d+/\d+", r)][0]
+bottom = [i for i, r in enumerate(rows) if i > top and re.match(r"^\+- (space|i:|playing|go to)", r)][0]
+pat = os.environ["SUBJECT"]
+outside = [i for i, r in enumerate(rows) if re.search(pat, r) and not top <= i <= bottom]
+if pat.startswith("group"): # the feature table: inside the caption, its subject
+    outside = [i for i, r in enumerate(rows) if re.search(pat, r)]
+assert outside, "no %r outside the caption (rows %d-%d)" % (pat, top, bottom)' "$tmp/s${k}_$size"
+    done
+done
+
 # ---- the captions' claims, stage by stage (120x40) ----
 S=$tmp/s1_120x40
 check "stage 1: the group and op counts are the graph's" '
