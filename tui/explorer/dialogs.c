@@ -317,7 +317,8 @@ static int baselines_draw(const App *a, Grid *g)
         mw = 40;
     GridRect in = dialog_box(g, centred(g, mw + 50, base->n + 5),
                              a->dialog.kind == DLG_START_FROM ? "Start an episode from (Enter)" :
-                                                                "Baselines (Enter: start from it, Esc: close)");
+                             a->tour.active ? "Baselines (Esc: close; Enter is the tour's)" : /* Enter: the next stage */
+                                              "Baselines (Enter: start from it, Esc: close)");
     char line[160], b1[32], b2[32];
     snprintf(line, sizeof line, "%-*s %12s %9s %9s %5s", mw, "method", "runtime", "vs bound", "vs single", "OOM");
     grid_text_fit(g, in.x, in.y, line, in.w, GS_LABEL);

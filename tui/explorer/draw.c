@@ -472,8 +472,13 @@ static int zero_shot_line(const App *a, char lines[][200], int width)
 static int draw_legend(const App *a, Grid *g, AppTourExtra extra, int x, int y, int w)
 {
     if (extra == TOUR_CRITICAL) {
+        /* the glyphs the timeline draws (ASCII or Unicode alike) */
         grid_fill(g, (GridRect){x, y, 3 < w ? 3 : w, 1}, GRID_MARK, GS_CRITICAL);
-        grid_text_fit(g, x + 4, y, "the critical path (under the ops on it; == a transfer on it)", w - 4, GS_LABEL);
+        int cx = x + 4 + grid_text_fit(g, x + 4, y, "the critical path, under the ops on it;", w - 4, GS_LABEL);
+        if (cx + 4 < x + w) {
+            grid_fill(g, (GridRect){cx + 1, y, 2, 1}, GRID_DOUBLE, GS_CRITICAL);
+            grid_text_fit(g, cx + 4, y, "a transfer on it", x + w - cx - 4, GS_LABEL);
+        }
         return 1;
     }
     if (extra == TOUR_SETS) {
