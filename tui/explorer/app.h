@@ -236,6 +236,7 @@ typedef struct AppTour {
     int app;                  /* which of the default tour's Apps this is (AppTourApp) */
     int left;                 /* the stage the user left the tour at (-1: none; R re-enters) */
     int pending;              /* a slow stage to compute after a frame with the busy sign (-1: none) */
+    int pending_as_is;        /* ... shown on the episode as it is (R), not brought to the stage's state */
     int jump;                 /* digits typed so far of a stage to jump to (0: none) */
     int expand;               /* i: the whole caption over the screen */
     double since;             /* util_now() when the stage was entered */

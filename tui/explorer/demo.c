@@ -790,11 +790,18 @@ int app_tour_goto(App *a, int k)
         ask_reload(a, where, k);
         return 1;
     }
+    check_records(a);
+    int known = t->hist_at[k] >= 0 && t->hist_at[k] <= a->data.ep->n_hist + a->data.ep->n_redo;
+    if (!known && k < t->done) { /* only a fresh App has the stage as it was */
+        ask_reload(a, where, k);
+        return 1;
+    }
     if (stages[k].pub.slow) { /* drawn first with the busy sign */
         t->active = 1;
         t->stage = k;
         t->left = -1;
         t->pending = k;
+        t->pending_as_is = 0;
         app_dialog_close(a);
         return 0;
     }
@@ -813,6 +820,11 @@ void app_tour_settle(App *a)
     if (k < 0)
         return;
     t->pending = -1;
+    if (t->pending_as_is) { /* R: the stage shown on the episode as the user left it */
+        t->pending_as_is = 0;
+        show_stage(a, k);
+        return;
+    }
     if (reach(a, k) != 0) { /* not reached: ends the tour rather than showing another state */
         end_tour(a);
         app_msg(a, GS_WARN, "the tour cannot show stage %d again here: R restarts it", k + 1);
@@ -900,6 +912,7 @@ int app_tour_resume(App *a)
         a->tour.active = 1;
         a->tour.stage = k;
         a->tour.pending = k;
+        a->tour.pending_as_is = 1;
         return 0;
     }
     /* as the user left it: the screen set up again, the episode as it is now */
