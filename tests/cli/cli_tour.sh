@@ -229,6 +229,17 @@ for n, r in rows:
     if r == "parent": assert (n, cur) in pairs, (n, cur)
     if r == "child": assert (cur, n) in pairs, (n, cur)' "$tmp/own3"
 
+# the own graph with another agent's policy: Placeto's stages say they are Placeto's
+cmd="placeto demo graphs/toy/crown.json --policy (an rnn policy) --stage 4"
+run train "$g" --agent rnn --devices 2 --hidden 8 --episodes 3 --seed 1 -o "$tmp/rnn.json"
+tour rnn4 100x30 "$absg" --policy "$tmp/rnn.json" --stage 4
+has "an rnn policy: the message-passing stage says it is Placeto's" "This is Placeto's network; the policy in use" \
+    "here is the rnn placer's"
+tour rnn13 100x30 "$absg" --policy "$tmp/rnn.json" --stage 13
+check "an rnn policy on the own graph: its stage shows it, counts from the screen" '
+status = " ".join(s.splitlines()[:2])
+assert "rnn policy" in status and "Here on toy_crown (18 groups" in c, c' "$tmp/rnn13"
+
 # ---- the keys ----
 tour k12 80x24 --keys "1 2"
 has "1 then 2 jumps to stage 12" "Tour 12/$n_stages:"

@@ -587,6 +587,11 @@ const char *app_tour_text(const App *a, int k, char *buf, size_t n)
     if (!s || n == 0)
         return "";
     s->text(a, buf, n);
+    if (app_is_actor(a) && (s->text == text_message_passing || s->text == text_sets || s->text == text_probs)) {
+        size_t len = strlen(buf); /* Placeto's network: not the policy stepping this episode */
+        snprintf(buf + len, n - len, " (This is Placeto's network; the policy in use here is the %s placer's, "
+                 "whose own stage comes later.)", a->policy.kind->name);
+    }
     return buf;
 }
 
