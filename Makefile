@@ -273,6 +273,7 @@ update-golden: $(UNIT) $(PROG)
 	@PLACETO_UPDATE_GOLDEN=1 PLACETO_PROG=./$(PROG) bash tests/cli/cli_explore.sh > /dev/null
 	@PLACETO_UPDATE_GOLDEN=1 PLACETO_PROG=./$(PROG) bash tests/cli/cli_explore_hsdag.sh > /dev/null
 	@PLACETO_UPDATE_GOLDEN=1 PLACETO_PROG=./$(PROG) bash tests/cli/cli_export.sh > /dev/null
+	@PLACETO_UPDATE_GOLDEN=1 PLACETO_PROG=./$(PROG) bash tests/cli/cli_tour.sh > /dev/null
 	@git status --short tests/data/golden 2>/dev/null || true
 
 # PNG and SVG screenshots of the real program (its own SVG writer, tmux for
@@ -286,7 +287,7 @@ screenshots: deps
 
 # The guided tour recorded headless: every stage held for 6 s, the same
 # bytes on every run (play it with `asciinema play screenshots/tour.cast`)
-TOUR_KEYS := space space space space space space space space space space space space
+TOUR_KEYS := space space space space space space space space space space space space space space
 tour-cast: all
 	@./$(PROG) demo --headless --size 120x36 --keys '$(TOUR_KEYS)' --record screenshots/tour.cast --record-step 6 > /dev/null
 	@echo "screenshots/tour.cast"

@@ -83,12 +83,13 @@ assert "\x1b[0;38;5;" in data, "no 256-colour SGR"
 assert "\u250c" in data, "no box drawing"
 ' "$tmp/a.cast"
 # the demo records too, through the tour's changes of graph (the held-out
-# graph, then the tour's graph with the RNN placer)
-keys12="space space space space space space space space space space space space"
-run demo --headless --keys "$keys12" --size 110x34 --record "$tmp/tour.cast" --record-step 3
+# graph, GDP on it, the tour's graph with the RNN placer, HSDAG on
+# Inception-V3 inference), the busy signs of its slow stages included
+keys14="space space space space space space space space space space space space space space"
+run demo --headless --keys "$keys14" --size 110x34 --record "$tmp/tour.cast" --record-step 3
 if expect_rc "demo --record" 0; then
-    castcheck "tour cast" "$tmp/tour.cast" --size 110x34 --step 3 --contains "That is Placeto" --contains "resnet18_b32" \
-        --contains "rnn policy"
+    castcheck "tour cast" "$tmp/tour.cast" --size 110x34 --step 3 --contains "That is Placeto" \
+        --contains "inception_v3_inference" --contains "hsdag policy"
 fi
 # a resize in the key script repaints the whole screen at the new size
 run explore "$crown" --headless --keys 'space resize:90x28 space' --size 80x24 --record "$tmp/f.cast"

@@ -59,7 +59,9 @@ static int run_demo(int argc, char **argv);
 static const CliOpt demo_opts[] = {
     {"policy", 'p', "POLICY", "the trained policy (default: the graph's bundled one, else the general one)"},
     CLI_OPT_DEVICES,
-    {"auto", 0, "[SECONDS]", "advance every SECONDS seconds (default 7) instead of waiting for a key"},
+    {"auto", 0, "[SECONDS]", "advance every SECONDS seconds (default 7) instead of waiting for a key (r pauses)"},
+    {"loop", 0, NULL, "with --auto: after the last stage, start again at the first"},
+    {"stage", 0, "N", "start at stage N (1 is the first; the tour's earlier steps are taken first)"},
     RECORD_OPTS,
     SCREEN_OPTS,
     {0},
@@ -69,13 +71,19 @@ const CliCmd cmd_demo = {
     "demo", "a guided tour of Placeto in the explorer", "[GRAPH] [--policy P] [--devices N] [--auto [SECONDS]]",
     "A guided tour inside the explorer: the graph and its groups, the simulator, the state, message\n"
     "passing, the sets the policy pools over, the probabilities, the reward, an override by hand,\n"
-    "the baselines, generalization to a graph the policy never saw, and the RNN-based placer\n"
-    "beside Placeto. space: next; Left: back; q: leave; F2 or Ctrl-P: the screen as a slide\n"
-    "(placeto-slide-NNN.svg and .png); P: the presentation layout.\n"
-    "Without GRAPH the tour runs on the bundled ResNet-18 with its policy on 2 devices.",
+    "the baselines, generalization to a graph the policy never saw, every learned agent beside the\n"
+    "baselines, and GDP, the RNN-based placer and HSDAG beside Placeto. Keys in the tour: space\n"
+    "or Right next; Left back (the stage as it was); a stage's number jumps to it (1 then 2: stage\n"
+    "12; 1 then Enter: stage 1); r plays / pauses it on a timer; i shows a cut caption whole; ? the\n"
+    "keys; Esc closes a dialog; q leaves the tour (the explorer stays open) and D goes back to it;\n"
+    "F2 or Ctrl-P writes the screen as a slide (placeto-slide-NNN.svg and .png); P: the\n"
+    "presentation layout.\n"
+    "Without GRAPH the tour runs on the bundled ResNet-18 with its policy on 2 devices, and opens\n"
+    "the bundled graphs and policies its later stages need.",
     "--auto takes the next argument as SECONDS only when it is a number.\n"
     "example: placeto demo\n"
-    "example: placeto demo --auto 3\n"
+    "example: placeto demo --stage 11\n"
+    "example: placeto demo --auto 3 --loop\n"
     "example: placeto demo graphs/inception_v3.json --devices 4\n"
     "example: placeto demo --headless --keys 'space space' --record tour.cast",
     demo_opts, run_demo,
@@ -190,11 +198,13 @@ static int reload(App **ap, Err *e)
     App *a = *ap;
     AppOptions o = a->tour.next;
     int present = a->view.present; /* the layout stays */
-    char graph[4096], policy[4096];
+    char graph[4096], policy[4096], cluster[4096]; /* o's paths live in the App freed below */
     snprintf(graph, sizeof graph, "%s", o.graph_path ? o.graph_path : "");
     snprintf(policy, sizeof policy, "%s", o.policy_path ? o.policy_path : "");
+    snprintf(cluster, sizeof cluster, "%s", o.cluster_path ? o.cluster_path : "");
     o.graph_path = graph;
     o.policy_path = o.policy_path ? policy : NULL;
+    o.cluster_path = o.cluster_path ? cluster : NULL;
     app_free(a);
     *ap = app_new(&o, e);
     if (*ap)
@@ -239,6 +249,7 @@ static int headless(App **ap, const CliCmd *cmd, const CliArgs *args, const char
     const char *slide_dir = cli_get(cmd, args, "slide-dir");
     Grid *g = grid_new(w, h);
     AppGeom geom;
+    ctl_settle(a); /* a tour started at a slow stage */
     ctl_frame(a, g, &geom);
     record_frame(rec, g, 0);
     int n_frame = 0, n_step = 0, quit = 0;
@@ -286,6 +297,15 @@ static int headless(App **ap, const CliCmd *cmd, const CliArgs *args, const char
             return EXIT_FAIL;
         }
         a = *ap;
+        if (a->tour.pending >= 0) { /* a slow stage: its busy sign is a frame of its own */
+            ctl_frame(a, g, &geom);
+            record_frame(rec, g, ++n_step * rc_step);
+            if (frames) {
+                fprintf(frames, "--- frame %d: %s (computing) ---\n", ++n_frame, tok);
+                dump(frames, g, glyphs);
+            }
+            ctl_settle(a);
+        }
         ctl_frame(a, g, &geom);
         if (r & CTL_REPAINT)
             record_invalidate(rec);
@@ -496,12 +516,17 @@ static int run_demo(int argc, char **argv)
     if (stop)
         return rc;
     AppOptions o = {0};
-    long devices;
+    long devices, stage;
     double seconds = 0;
+    int n_stages;
+    app_tour_stage(0, &n_stages);
     const char *secs = cli_get(cmd, &args, "auto");
     if (cli_int(cmd, &args, "devices", 1, POLICY_MAX_DEVICES, 0, &devices) ||
+        cli_int(cmd, &args, "stage", 1, n_stages, 1, &stage) ||
         (secs && secs[0] && cli_double(cmd, &args, "auto", 0.5, 3600, 7, &seconds)))
         return EXIT_USAGE;
+    if (cli_get(cmd, &args, "loop") && !secs)
+        return cli_usage_error(cmd, "--loop goes with --auto (the tour then starts again after its last stage)");
     char graph_buf[4096], policy_buf[4096];
     o.demo_own_graph = args.n_pos > 0; /* the tour stays on the user's graph */
     o.graph_path = args.n_pos ? args.pos[0] : data_path(graph_buf, sizeof graph_buf, "resnet18.json");
@@ -518,8 +543,13 @@ static int run_demo(int argc, char **argv)
         o.n_devices = 2;
     if (!o.policy_path)
         o.policy_path = data_auto_policy(o.graph_path, o.n_devices, policy_buf, sizeof policy_buf);
+    char stage_paths[3][4096];
+    if (!o.demo_own_graph && !cli_get(cmd, &args, "policy") && !cli_get(cmd, &args, "devices"))
+        app_tour_options((int)stage - 1, &o, stage_paths); /* the default tour: the stage's graph and policy */
     o.seed = 1;
     o.demo = secs ? 2 : 1;
     o.demo_seconds = seconds; /* 0: the default (7 s) */
+    o.demo_loop = cli_get(cmd, &args, "loop") != NULL;
+    o.demo_stage = (int)stage - 1;
     return run_app(cmd, &args, &o);
 }

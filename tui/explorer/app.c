@@ -160,8 +160,8 @@ App *app_new(const AppOptions *o, Err *e)
     App *a = xcalloc(1, sizeof *a);
     a->run.greedy = o->greedy;
     a->tour.stage = -1;
-    for (int k = 0; k < APP_TOUR_MAX_STAGES; k++)
-        a->tour.hist_at[k] = -1;
+    a->tour.left = -1;
+    a->tour.pending = -1;
     const char *load_path = o->resume_path ? o->resume_path : o->replay_path;
     if (load_path) {
         EpisodeFile f;
@@ -247,14 +247,8 @@ App *app_new(const AppOptions *o, Err *e)
     else
         app_msg(a, GS_NONE, "%s: %d groups on %d devices; space steps, ? shows every key", a->data.pb.g->name,
                 a->data.pb.gr->n_groups, a->data.pb.c->n_devices);
-    if (o->demo) {
-        a->tour.autoplay = o->demo == 2;
-        a->tour.seconds = o->demo_seconds > 0 ? o->demo_seconds : 7.0;
-        a->tour.own_graph = o->demo_own_graph;
-        a->tour.held_out = o->demo_held_out;
-        a->tour.rnn_app = o->demo_rnn;
-        app_tour_enter(a, o->demo_stage);
-    }
+    if (o->demo)
+        app_tour_start(a, o);
     return a;
 fail:
     app_free(a);
@@ -499,14 +493,14 @@ int64_t app_search_budget(const App *a)
 }
 
 /* Adds the rows of the policy at path (named label) from both starts. */
-static void add_learned(App *a, const char *path, const char *label)
+void app_add_learned(App *a, const char *path, const char *label)
 {
     AppBaselines *b = &a->base;
     Err pe = {{0}};
     const AgentPolicy *ap = agent_policy_cached(path, NULL, &pe);
     int starts = ap && ap->kind->place.refine == 1 ? 2 : 1; /* a one-shot placer starts from nothing (gdp's
                                                                fallback, refine 2, is not a start) */
-    for (int start = 0; start < starts && b->n_learned + 2 <= 8; start++) {
+    for (int start = 0; start < starts && b->n_learned + 2 <= APP_LEARNED_MAX; start++) {
         PlaceRun rows[2];
         Err e = {{0}};
         AgentPlaceOpts po = {8, a->data.ep->seed, start ? AGENT_START_HEURISTIC : AGENT_START_DEFAULT, 0};
@@ -552,7 +546,7 @@ void app_run_learned(App *a)
     char label[64], mine_label[64] = "", path[4096], rel[512];
     if (mine) {
         policy_label(mine, mine_label, sizeof mine_label);
-        add_learned(a, mine, mine_label);
+        app_add_learned(a, mine, mine_label);
     }
     for (int k = 0; k < 2; k++) { /* the graph's own bundled policy, the general one */
         if (k == 0)
@@ -566,7 +560,7 @@ void app_run_learned(App *a)
         fclose(f);
         policy_label(path, label, sizeof label);
         if (strcmp(label, mine_label) != 0)
-            add_learned(a, path, label);
+            app_add_learned(a, path, label);
     }
     place_run_sort(a->base.rows, a->base.n);
 }

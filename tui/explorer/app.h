@@ -80,8 +80,9 @@ typedef struct AppOptions {
     int demo_stage;           /* the stage to start at */
     double demo_seconds;      /* the tour on a timer: seconds per stage (0: the default) */
     int demo_own_graph;       /* the user chose the tour's graph (it stays on it) */
-    int demo_held_out;        /* the tour opened the held-out graph (set by the tour itself) */
-    int demo_rnn;             /* the tour opened the RNN placer's policy (set by the tour itself) */
+    int demo_app;             /* which of the default tour's Apps this is (AppTourApp; set by the tour itself) */
+    int demo_loop;            /* with the timer: after the last stage, the first again */
+    int demo_paused;          /* the timer paused (carried across the tour's Apps) */
 } AppOptions;
 
 /* What app_new loaded, and what is built once from it. */
@@ -177,10 +178,11 @@ typedef struct AppMessage {
 
 
 /* Every baseline on the episode's cluster, sorted by runtime. */
+enum { APP_LEARNED_MAX = 12 };
 typedef struct AppBaselines {
     int ran;                  /* app_run_baselines has run */
     int n_learned;            /* rows of learned agents among them */
-    char learned_names[8][64]; /* their method names */
+    char learned_names[APP_LEARNED_MAX][64]; /* their method names */
     PlaceRun *rows;           /* place_run rows, by runtime */
     int64_t budget;           /* the local searches' budget in placements */
     int n;
@@ -217,19 +219,37 @@ typedef struct AppReplay {
 } AppReplay;
 
 /* The guided tour (demo.c). */
-enum { APP_TOUR_MAX_STAGES = 16 };
+enum { APP_TOUR_MAX_STAGES = 24 };
+/* The Apps of the default tour: each stage runs in one of them (demo.c). */
+typedef enum AppTourApp {
+    TOUR_APP_DEFAULT,         /* ResNet-18 with its Placeto policy, 2 devices */
+    TOUR_APP_HELD_OUT,        /* a held-out NMT family graph with the family's Placeto policy */
+    TOUR_APP_GDP,             /* the same graph with the family's GDP policy */
+    TOUR_APP_RNN,             /* ResNet-18 with the RNN placer's policy */
+    TOUR_APP_HSDAG,           /* Inception-V3 inference on one CPU and one GPU with an HSDAG policy */
+    TOUR_APP_COUNT
+} AppTourApp;
 typedef struct AppTour {
     int active;
     int stage;                /* the stage shown (-1 when not active) */
     int autoplay;             /* advance on a timer */
+    int paused;               /* the timer paused (r) */
+    int loop;                 /* with the timer: after the last stage, the first again */
     double seconds;           /* with autoplay: seconds per stage */
     int own_graph;            /* the user chose the graph: the tour stays on it */
-    int held_out;             /* this App is the held-out graph the default tour opened */
-    int rnn_app;              /* this App is the RNN placer the default tour opened */
+    int app;                  /* which of the default tour's Apps this is (AppTourApp) */
+    int left;                 /* the stage the user left the tour at (-1: none; R re-enters) */
+    int pending;              /* a slow stage to compute after a frame with the busy sign (-1: none) */
+    int pending_as_is;        /* ... shown on the episode as it is (R), not brought to the stage's state */
+    int jump;                 /* digits typed so far of a stage to jump to (0: none) */
+    int expand;               /* i: the whole caption over the screen */
     double since;             /* util_now() when the stage was entered */
-    int hist_at[APP_TOUR_MAX_STAGES]; /* history length when each stage was entered (-1: not yet) */
-    AppOptions next;          /* when app_tour_next/prev returns 1: what to open instead */
-    char next_path[2][4096];  /* next's graph and policy paths */
+    const void *ep;           /* the episode the records below are of */
+    int done;                 /* the last stage whose effects the episode holds */
+    int hist_at[APP_TOUR_MAX_STAGES]; /* history length after each stage's effects (-1: not yet) */
+    int greedy_at[APP_TOUR_MAX_STAGES]; /* the policy's mode at each stage */
+    AppOptions next;          /* when a tour call returns 1: what to open instead */
+    char next_path[3][4096];  /* next's graph, policy and cluster paths */
 } AppTour;
 
 /* Where `s` saves and where autosaves go; the stem of the file names the
@@ -336,6 +356,10 @@ void app_run_baselines(App *a);
  * heuristic, and likewise the bundled general policy and the graph's own
  * bundled policy when they are other files; sorted with the rest. */
 void app_run_learned(App *a);
+/* Adds the rows of the learned policy file at path, named label, from its
+ * starts (zero-shot, refining the best heuristic; its training's best
+ * placement when it was trained on this graph); sorted by the caller. */
+void app_add_learned(App *a, const char *path, const char *label);
 
 /* ---- the episode (app_episode.c) ---- */
 
@@ -449,33 +473,60 @@ void app_train_stop(App *a);
 /* What a stage's caption shows besides its text. */
 typedef enum AppTourExtra {
     TOUR_TEXT,      /* the text alone */
-    TOUR_FEATURES,  /* the feature rows of the current node and a parent (AppCache) */
+    TOUR_FEATURES,  /* the feature rows of the current node and its neighbours (AppCache) */
     TOUR_ZERO_SHOT, /* the zero-shot runtime against the best baseline */
-    TOUR_LEARNED    /* the learned agents beside the baselines (the baselines dialog) */
+    TOUR_CRITICAL,  /* the timeline's legend: the critical path's mark */
+    TOUR_SETS       /* the graph's legend: the three sets, coloured, with their sizes */
 } AppTourExtra;
 
+/* A stage: its caption goes on the side opposite its subject, which keeps
+ * at least rows rows of the screen. */
 typedef struct AppTourStage {
     const char *title;
-    const char *text;   /* lines separated by \n */
-    int top;            /* the caption at the top (the stage shows something below) */
+    int top;            /* the caption at the top (the subject is below it) */
     AppTourExtra extra;
+    int rows;           /* rows the stage's subject needs beside the caption */
+    int slow;           /* it computes for a while: drawn first with a busy sign */
 } AppTourStage;
 
 /* Stage k's caption (0 <= k < *count). */
 const AppTourStage *app_tour_stage(int k, int *count);
-/* Stage k's text for this App (the generalization stage's depends on the
- * graph and policy; buf holds it when it is made here). */
+/* Stage k's text for this App, made from what the stage shows (the counts,
+ * the moves, the table's rows); buf holds it. */
 const char *app_tour_text(const App *a, int k, char *buf, size_t n);
-/* Enters a stage: sets the screen up for it through the model's functions;
- * a stage out of range ends the tour. */
-void app_tour_enter(App *a, int stage);
-/* The next stage. Returns 1 when the App must be replaced by one opened with
- * a->tour.next (the held-out graph), else 0. */
+/* The relation of feature row k (AppCache.feat_group) to the current node:
+ * "current", "parent", "child" or "other". */
+const char *app_tour_feature_role(const App *a, int k);
+/* The sizes of the current node's three sets: ancestors, descendants,
+ * parallel groups (0 0 0 when the episode is complete). */
+void app_tour_sets(const App *a, int *anc, int *desc, int *par);
+/* The default tour's App for stage (its graph, policy, cluster, devices,
+ * grouping) into o; paths holds the paths. */
+void app_tour_options(int stage, AppOptions *o, char paths[3][4096]);
+/* Starts the tour in a new App (app_new with o->demo). */
+void app_tour_start(App *a, const AppOptions *o);
+/* Shows stage k: the episode brought to the stage's state (its earlier
+ * stages' effects applied, or undone and redone to it), the screen set up;
+ * a stage out of range ends the tour. Returns 1 when the App must be
+ * replaced by one opened with a->tour.next (another graph or policy),
+ * else 0. A slow stage is only marked (a->tour.pending) until
+ * app_tour_settle. */
+int app_tour_goto(App *a, int stage);
+/* The next and the previous stage (app_tour_goto). */
 int app_tour_next(App *a);
-/* The previous stage, its effects on the episode undone first (the stage
- * then sets the screen up again). Returns 1 when the App must be replaced
- * by one opened with a->tour.next (back from the held-out graph), else 0. */
 int app_tour_prev(App *a);
+/* Computes a pending slow stage (after a frame showed its busy sign). */
+void app_tour_settle(App *a);
+/* Leaves the tour (R re-enters it at the stage left). */
+void app_tour_leave(App *a);
+/* R: back into the tour at the stage left; 0, or 1 as app_tour_goto. */
+int app_tour_resume(App *a);
+/* A digit typed in the tour: jumps when the number is complete (no stage
+ * number starts with it), else waits for the next digit or Enter. Returns
+ * as app_tour_goto. */
+int app_tour_digit(App *a, int digit);
+/* r: pauses or resumes the timer (starts it without --auto). */
+void app_tour_play(App *a);
 /* With autoplay: the stage has been shown long enough. */
 int app_tour_due(const App *a, double now);
 

@@ -455,31 +455,117 @@ const char *ctl_key_section(int s, int replay)
 /* ------------------------------------------------------------------ */
 /* The tour's keys (before the others while touring)                   */
 
+static int tour_result(int reload)
+{
+    return reload ? CTL_RELOAD | CTL_REDRAW : CTL_REDRAW;
+}
+
 static int act_tour_leave(App *a, int arg)
 {
     (void)arg;
-    app_tour_enter(a, -1);
+    app_tour_leave(a);
     return CTL_REDRAW;
 }
 
 static int act_tour_next(App *a, int arg)
 {
     (void)arg;
-    return app_tour_next(a) ? CTL_RELOAD | CTL_REDRAW : CTL_REDRAW;
+    return tour_result(app_tour_next(a));
 }
 
 static int act_tour_prev(App *a, int arg)
 {
     (void)arg;
-    return app_tour_prev(a) ? CTL_RELOAD | CTL_REDRAW : CTL_REDRAW;
+    return tour_result(app_tour_prev(a));
 }
 
+/* Enter: the stage typed in digits, else the next one */
+static int act_tour_enter(App *a, int arg)
+{
+    (void)arg;
+    return tour_result(a->tour.jump ? app_tour_goto(a, a->tour.jump - 1) : app_tour_next(a));
+}
+
+/* arg: the digit */
+static int act_tour_digit(App *a, int arg)
+{
+    return tour_result(app_tour_digit(a, arg));
+}
+
+/* Esc: a typed stage number forgotten, or the open dialog closed; never the tour */
+static int act_tour_esc(App *a, int arg)
+{
+    (void)arg;
+    if (a->tour.jump)
+        a->tour.jump = 0;
+    else if (a->dialog.kind != DLG_NONE)
+        app_dialog_close(a);
+    else
+        app_msg(a, GS_DIM, "Esc closes dialogs; q leaves the tour");
+    return CTL_REDRAW;
+}
+
+static int act_tour_play(App *a, int arg)
+{
+    (void)arg;
+    app_tour_play(a);
+    return CTL_REDRAW;
+}
+
+static int act_tour_expand(App *a, int arg)
+{
+    (void)arg;
+    a->tour.expand = !a->tour.expand;
+    return CTL_REDRAW;
+}
+
+static int act_tour_resume(App *a, int arg)
+{
+    (void)arg;
+    return tour_result(app_tour_resume(a));
+}
+
+enum { TOUR_SECTION = CTL_KEY_SECTIONS };
+
 static const Binding tour_keys[] = {
-    {{NULL, NULL, 0}, act_tour_leave, {{'q', 0}, {TERM_KEY_ESC, 0}}, 0, 0},
-    {{NULL, NULL, 0}, act_tour_prev, {{TERM_KEY_LEFT, 0}, {TERM_KEY_BACKSPACE, 0}, {'p', 0}, {0x7f, 0}}, 0, 0},
-    {{NULL, NULL, 0}, act_tour_next, {{' ', 0}, {TERM_KEY_ENTER, 0}, {TERM_KEY_RIGHT, 0}, {'n', 0}}, 0, 0},
-    {{NULL, NULL, 0}, act_tour_next, {{'\n', 0}}, 0, 0},
+    {{"space Right n", "the next stage", TOUR_SECTION}, act_tour_next,
+     {{' ', 0}, {TERM_KEY_RIGHT, 0}, {'n', 0}}, 0, 0},
+    {{"Left p Bksp", "the previous stage, as it was", TOUR_SECTION}, act_tour_prev,
+     {{TERM_KEY_LEFT, 0}, {TERM_KEY_BACKSPACE, 0}, {'p', 0}, {0x7f, 0}}, 0, 0},
+    {{"1-9 0", "jump to a stage: its number (1 then 2 is stage 12; 1 then Enter is stage 1)", TOUR_SECTION},
+     act_tour_digit, {{0, 0}}, '0', '9'},
+    {{"Enter", "the stage typed, else the next one", TOUR_SECTION}, act_tour_enter,
+     {{TERM_KEY_ENTER, 0}, {'\n', 0}, {'\r', 0}}, 0, 0},
+    {{"r", "play / pause the tour on a timer (--auto starts it playing)", TOUR_SECTION}, act_tour_play,
+     {{'r', 0}}, 0, 0},
+    {{"i", "the whole caption over the screen / back", TOUR_SECTION}, act_tour_expand, {{'i', 0}}, 0, 0},
+    {{"Esc", "close the open dialog (never the tour)", TOUR_SECTION}, act_tour_esc, {{TERM_KEY_ESC, 0}}, 0, 0},
+    {{"?", "help: every key, the tour's first", TOUR_SECTION}, act_help, {{'?', 0}, {TERM_KEY_F1, 0}}, 0, 0},
+    {{"q", "leave the tour, the explorer stays open (D comes back)", TOUR_SECTION}, act_tour_leave, {{'q', 0}},
+     0, 0},
 };
+
+/* Once the tour was left: D goes back to it (R is the race). */
+static const Binding tour_left_keys[] = {
+    {{"D", "back into the tour, at the stage left", 3}, act_tour_resume, {{'D', 0}}, 0, 0},
+};
+
+const CtlKeyDoc *ctl_tour_keys(int *count)
+{
+    static CtlKeyDoc docs[N_OF(tour_keys) + N_OF(tour_left_keys)];
+    int n = add_docs(docs, 0, tour_keys, N_OF(tour_keys), -1);
+    n = add_docs(docs, n, tour_left_keys, N_OF(tour_left_keys), -1);
+    *count = n;
+    return docs;
+}
+
+int ctl_settle(App *a)
+{
+    if (a->tour.pending < 0)
+        return CTL_NOTHING;
+    app_tour_settle(a);
+    return CTL_REDRAW;
+}
 
 /* ------------------------------------------------------------------ */
 /* Input                                                               */
@@ -489,8 +575,13 @@ int ctl_key(App *a, int key)
     int r = dispatch(global_keys, N_OF(global_keys), a, key);
     if (r >= 0)
         return r;
+    ctl_settle(a); /* a slow stage computed before any key acts on it */
     AppDialog d = a->dialog.kind;
-    if (a->tour.active && d != DLG_SEARCH && d != DLG_TRAIN && (r = dispatch(tour_keys, N_OF(tour_keys), a, key)) >= 0)
+    if (a->tour.active && (d == DLG_NONE || d == DLG_BASELINES || d == DLG_START_FROM) &&
+        (r = dispatch(tour_keys, N_OF(tour_keys), a, key)) >= 0)
+        return r;
+    if (!a->tour.active && a->tour.left >= 0 && d == DLG_NONE &&
+        (r = dispatch(tour_left_keys, N_OF(tour_left_keys), a, key)) >= 0)
         return r;
     if (a->replay.active && d == DLG_NONE && (r = dispatch(replay_keys, N_OF(replay_keys), a, key)) >= 0)
         return r;
@@ -545,7 +636,7 @@ int ctl_click(App *a, const AppGeom *geom, int x, int y, int button)
 
 int ctl_tick(App *a, double now)
 {
-    int r = CTL_NOTHING;
+    int r = ctl_settle(a);
     if (a->run.running) {
         if (a->replay.active)
             app_replay_step(a, 1);
@@ -568,6 +659,8 @@ int ctl_tick(App *a, double now)
 
 int ctl_timeout_ms(const App *a)
 {
+    if (a->tour.pending >= 0) /* the busy sign is up: compute now */
+        return 0;
     if (a->tour.autoplay && a->tour.active)
         return 200;
     if (a->run.running)

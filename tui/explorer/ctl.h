@@ -52,5 +52,11 @@ enum { CTL_KEY_SECTIONS = 4 };
 /* The mouse's line of the help. */
 #define CTL_MOUSE_HELP "Mouse: click a group or an op to select it; the wheel scrolls the graph."
 const char *ctl_key_section(int s, int replay);
+/* The tour's keys (help lists them first while touring; R once it was
+ * left), as ctl_keys. */
+const CtlKeyDoc *ctl_tour_keys(int *count);
+/* Computes what a key or tick left pending (a slow tour stage, after a
+ * frame with its busy sign); CTL_REDRAW when it did. */
+int ctl_settle(App *a);
 
 #endif

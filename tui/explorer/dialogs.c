@@ -78,19 +78,22 @@ typedef void (*HelpRow)(void *ctx, const char *keys, const char *text, int len, 
 
 static int help_rows(const App *a, int width, HelpRow row, void *ctx)
 {
-    int n, rows = 0;
-    const CtlKeyDoc *keys = ctl_keys(a->replay.active, &n);
-    for (int s = 0; s < CTL_KEY_SECTIONS; s++) {
-        const char *title = ctl_key_section(s, a->replay.active);
+    int n, rows = 0, n_tour;
+    const CtlKeyDoc *keys = ctl_keys(a->replay.active, &n), *tour = ctl_tour_keys(&n_tour);
+    int tour_rows = a->tour.active || a->tour.left >= 0; /* the tour's keys: first while touring; R once left */
+    for (int s = a->tour.active ? -1 : 0; s < CTL_KEY_SECTIONS; s++) {
+        const char *title = s < 0 ? "Tour (these keys come first while touring)" : ctl_key_section(s, a->replay.active);
         row(ctx, NULL, title, (int)strlen(title), GS_TITLE);
         rows++;
-        for (int k = 0; k < n; k++) {
-            if (keys[k].section != s)
+        for (int k = 0; k < n + n_tour; k++) {
+            const CtlKeyDoc *doc = k < n ? &keys[k] : &tour[k - n];
+            int sec = k < n ? doc->section : doc->section >= CTL_KEY_SECTIONS ? -1 : doc->section;
+            if (sec != s || (k >= n && !tour_rows) || (k >= n && sec >= 0 && a->tour.active))
                 continue;
             int start[16], len[16];
-            int m = widget_wrap(keys[k].help, width - HELP_KEYS_W - 2, start, len, 16);
+            int m = widget_wrap(doc->help, width - HELP_KEYS_W - 2, start, len, 16);
             for (int j = 0; j < m && j < 16; j++, rows++)
-                row(ctx, j ? "" : keys[k].keys, keys[k].help + start[j], len[j], GS_NONE);
+                row(ctx, j ? "" : doc->keys, doc->help + start[j], len[j], GS_NONE);
         }
     }
     static const char *const mouse = CTL_MOUSE_HELP;
@@ -316,7 +319,8 @@ static int baselines_draw(const App *a, Grid *g)
         mw = 40;
     GridRect in = dialog_box(g, centred(g, mw + 50, base->n + 5),
                              a->dialog.kind == DLG_START_FROM ? "Start an episode from (Enter)" :
-                                                                "Baselines (Enter: start from it, Esc: close)");
+                             a->tour.active ? "Baselines (Esc: close; Enter is the tour's)" : /* Enter: the next stage */
+                                              "Baselines (Enter: start from it, Esc: close)");
     char line[160], b1[32], b2[32];
     snprintf(line, sizeof line, "%-*s %12s %9s %9s %5s", mw, "method", "runtime", "vs bound", "vs single", "OOM");
     grid_text_fit(g, in.x, in.y, line, in.w, GS_LABEL);

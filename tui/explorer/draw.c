@@ -411,7 +411,7 @@ static void draw_message(const App *a, Grid *g)
 /* The feature table of the groups the model picked (AppCache): the
  * paper's columns, the device one-hot and, with the extended features,
  * critical path, load and memory. */
-static int feature_lines(const App *a, char lines[][200], int max)
+static int feature_lines(const App *a, char lines[][200], int max, int width)
 {
     const AppCache *c = &a->cache;
     if (app_is_actor(a)) {
@@ -424,16 +424,18 @@ static int feature_lines(const App *a, char lines[][200], int max)
     const Episode *ep = a->data.ep;
     int F = ep->n_features, nd = a->data.pb.c->n_devices, ext = ep->cfg.extended_features;
     int xo = policy_ext_offset(nd, ep->cfg.mem_feature);
-    snprintf(lines[0], 200, "%-16s %-8s %5s %5s %4s %3s %6s %-7s%s", "group", "is", "cost", "bytes", "vis", "cur",
-             "start", "device", ext ? "  crit  load   mem" : "");
+    int dw = 2 * nd + 1, full = 54 + dw + (ext ? 18 : 0); /* the device column: "[1 0]" */
+    int nw = 16 - (full > width ? full - width : 0);     /* the names give way first */
+    if (nw < 8)
+        nw = 8;
+    snprintf(lines[0], 200, "%-*s %-8s %5s %5s %4s %3s %6s %-*s%s", nw, "group", "is", "cost", "bytes", "vis", "cur",
+             "start", dw, dw >= 6 ? "device" : "dev", ext ? "  crit  load   mem" : "");
     int n = 1;
     for (int k = 0; k < APP_FEATURE_ROWS && n < max; k++) {
         if (c->feat_group[k] < 0)
             continue;
         const float *r = c->feats + (size_t)k * (size_t)F;
-        /* the rows are packed (a group with one parent has its children from the second row on), and the
-           group on another device may be an ancestor, a descendant or parallel: named by the relation */
-        const char *is = explain_relation_name(explain_relation(a->data.pg, c->node, c->feat_group[k]));
+        const char *is = app_tour_feature_role(a, k); /* by relation, not by position */
         char dev[64] = "", x[64] = "";
         size_t len = 0;
         for (int d = 0; d < nd && len < sizeof dev - 4; d++)
@@ -441,15 +443,16 @@ static int feature_lines(const App *a, char lines[][200], int max)
         if (ext)
             snprintf(x, sizeof x, "  %4.2f %5.2f %5.2f", r[xo + POLICY_FX_CRIT], r[xo + POLICY_FX_LOAD],
                      r[xo + POLICY_FX_MEM]);
-        snprintf(lines[n++], 200, "%-16.16s %-8s %5.3f %5.3f %4.0f %3.0f %6.3f [%s]%s",
+        snprintf(lines[n++], 200, "%-*.*s %-8s %5.3f %5.3f %4.0f %3.0f %6.3f [%s]%s", nw, nw,
                  a->data.pb.gr->names[c->feat_group[k]], is, r[POLICY_F_COST], r[POLICY_F_BYTES],
                  r[POLICY_F_VISITS], r[POLICY_F_CURRENT], r[POLICY_F_START], dev, x);
     }
     return n;
 }
 
-/* The zero-shot runtime against the best baseline and one device. */
-static int zero_shot_line(const App *a, char lines[][200])
+/* The zero-shot runtime against the best baseline and one device (two
+ * lines when narrower than width 84). */
+static int zero_shot_line(const App *a, char lines[][200], int width)
 {
     double best = INFINITY;
     const char *bm = "";
@@ -459,47 +462,170 @@ static int zero_shot_line(const App *a, char lines[][200])
             bm = a->base.rows[k].method;
         }
     char b1[32], b2[32], b3[32];
-    snprintf(lines[0], 200, "zero-shot Placeto: %s   best baseline (%s): %s   one device: %s",
-             util_fmt_time(b1, a->data.ep->best_runtime_us), bm, util_fmt_time(b2, best),
+    if (width >= 84) {
+        snprintf(lines[0], 200, "zero-shot Placeto: %s   best baseline (%s): %s   one device: %s",
+                 util_fmt_time(b1, a->data.ep->best_runtime_us), bm, util_fmt_time(b2, best),
+                 util_fmt_time(b3, a->data.single_us));
+        return 1;
+    }
+    snprintf(lines[0], 200, "zero-shot Placeto: %s   one device: %s", util_fmt_time(b1, a->data.ep->best_runtime_us),
              util_fmt_time(b3, a->data.single_us));
-    return 1;
+    snprintf(lines[1], 200, "best baseline (%s): %s", bm, util_fmt_time(b2, best));
+    return 2;
 }
 
-static void draw_tour(const App *a, Grid *g)
+/* The legend of the stage's subject: the critical path's mark, or the
+ * three sets in their colours with their sizes; returns the rows drawn. */
+static int draw_legend(const App *a, Grid *g, AppTourExtra extra, int x, int y, int w)
+{
+    if (extra == TOUR_CRITICAL) {
+        /* the glyphs the timeline draws (ASCII or Unicode alike) */
+        grid_fill(g, (GridRect){x, y, 3 < w ? 3 : w, 1}, GRID_MARK, GS_CRITICAL);
+        int cx = x + 4 + grid_text_fit(g, x + 4, y, "the critical path, under the ops on it;", w - 4, GS_LABEL);
+        if (cx + 4 < x + w) {
+            grid_fill(g, (GridRect){cx + 1, y, 2, 1}, GRID_DOUBLE, GS_CRITICAL);
+            grid_text_fit(g, cx + 4, y, "a transfer on it", x + w - cx - 4, GS_LABEL);
+        }
+        return 1;
+    }
+    if (extra == TOUR_SETS) {
+        int an, de, pa;
+        app_tour_sets(a, &an, &de, &pa);
+        char t[3][48];
+        snprintf(t[0], sizeof t[0], "%d ancestors", an);
+        snprintf(t[1], sizeof t[1], "%d descendants", de);
+        snprintf(t[2], sizeof t[2], "%d parallel", pa);
+        static const int pen[3] = {GS_ANCESTOR, GS_DESCENDANT, GS_PARALLEL};
+        int cx = x + grid_text_fit(g, x, y, "colours: ", w, GS_LABEL);
+        grid_text_fit(g, cx, y, "@ the current node  ", x + w - cx, GS_CURRENT);
+        cx += 20;
+        for (int k = 0; k < 3 && cx < x + w; k++) {
+            cx += grid_text_fit(g, cx, y, t[k], x + w - cx, pen[k]);
+            cx += grid_text_fit(g, cx, y, "  ", x + w - cx, GS_NONE);
+        }
+        return 1;
+    }
+    return 0;
+}
+
+/* The caption's extra rows (feature table, zero-shot line): their count. */
+static int tour_extra(const App *a, const AppTourStage *s, char extra[][200], int width)
+{
+    if (a->tour.pending >= 0)
+        return 0;
+    return s->extra == TOUR_FEATURES ? feature_lines(a, extra, APP_FEATURE_ROWS + 1, width) :
+           s->extra == TOUR_ZERO_SHOT ? zero_shot_line(a, extra, width) :
+           s->extra == TOUR_CRITICAL || s->extra == TOUR_SETS ? 1 : 0;
+}
+
+/* The caption's text, or the busy sign of a stage still to compute. */
+static const char *tour_caption(const App *a, char *buf, size_t n)
+{
+    if (a->tour.pending >= 0) {
+        snprintf(buf, n, "Computing this stage: every placer runs on the simulator (a few seconds)...");
+        return buf;
+    }
+    return app_tour_text(a, a->tour.stage, buf, n);
+}
+
+/* The rows the caption wants at width w (its box included). */
+static int tour_rows_wanted(const App *a, int w)
 {
     int n_stages;
     const AppTourStage *s = app_tour_stage(a->tour.stage, &n_stages);
-    if (!a->tour.active || !s)
+    if (!s)
+        return 0;
+    char extra[APP_FEATURE_ROWS + 1][200], tbuf[2048];
+    int n_extra = tour_extra(a, s, extra, w - 4);
+    return widget_wrap(tour_caption(a, tbuf, sizeof tbuf), w - 4, NULL, NULL, 0) + n_extra + 2;
+}
+
+/* The caption in box r (the text cut when r is too small: i shows it whole). */
+static void draw_tour(const App *a, Grid *g, GridRect r)
+{
+    int n_stages;
+    const AppTourStage *s = app_tour_stage(a->tour.stage, &n_stages);
+    if (!s || r.h < 3)
         return;
-    char extra[APP_FEATURE_ROWS + 1][200], tbuf[1024];
-    int n_extra = s->extra == TOUR_FEATURES ? feature_lines(a, extra, APP_FEATURE_ROWS + 1) :
-                  s->extra == TOUR_ZERO_SHOT ? zero_shot_line(a, extra) : 0;
-    const char *text = app_tour_text(a, a->tour.stage, tbuf, sizeof tbuf);
-    int w = g->w - 4 < 100 ? g->w - 4 : 100;
-    /* the text wraps to the box; the feature table (78 columns with the extended features) fits
-       from 82 columns up */
-    int lines = widget_wrap(text, w - 4, NULL, NULL, 0);
-    int h = lines + n_extra + 2, room = g->h - 2;
-    if (h > room)
-        h = room;
-    /* at the top when the stage shows something at the bottom or in the middle */
-    GridRect r = {(g->w - w) / 2, s->top ? 1 : g->h - h - 1, w, h};
-    if (r.y < 1)
-        r.y = 1;
+    char extra[APP_FEATURE_ROWS + 1][200], tbuf[2048];
+    int n_extra = tour_extra(a, s, extra, r.w - 4);
+    const char *text = tour_caption(a, tbuf, sizeof tbuf);
     grid_fill(g, r, ' ', GS_NONE);
     grid_box(g, r, GS_BORDER);
-    char title[160];
-    snprintf(title, sizeof title, " Tour %d/%d: %s ", a->tour.stage + 1, n_stages, s->title);
-    grid_text_fit(g, r.x + 2, r.y, title, r.w - 4, GS_TITLE);
+    char title[200];
+    snprintf(title, sizeof title, " Tour %d/%d: %s%s ", a->tour.stage + 1, n_stages, s->title,
+             a->tour.pending >= 0 ? " (computing...)" : "");
+    grid_text_fit(g, r.x + 2, r.y, title, r.w - 4, a->tour.pending >= 0 ? GS_WARN : GS_TITLE);
     GridRect in = {r.x + 2, r.y + 1, r.w - 4, r.h - 2};
-    int used = widget_text_wrapped(g, in, text, 0, GS_NONE);
-    int y = in.y + (used < in.h ? used : in.h);
-    for (int k = 0; k < n_extra && y < in.y + in.h; k++)
-        grid_text_fit(g, in.x, y++, extra[k], in.w, k == 0 && s->extra == TOUR_FEATURES ? GS_LABEL : GS_GOOD);
-    grid_text_fit(g, r.x + 2, r.y + r.h - 1,
-                  a->tour.autoplay ? " advancing on its own; Left goes back, q leaves the tour " :
-                                     " space: next   Left/p: back   q: leave the tour ",
-                  r.w - 4, GS_KEY);
+    int lines = widget_wrap(text, in.w, NULL, NULL, 0);
+    int text_h = in.h - n_extra; /* the extra rows (the subject's table or legend) keep their room */
+    if (text_h < 1)
+        text_h = in.h;
+    int cut = lines > text_h;
+    widget_text_wrapped(g, (GridRect){in.x, in.y, in.w, text_h}, text, 0, GS_NONE);
+    int y = in.y + (lines < text_h ? lines : text_h);
+    for (int k = 0; k < n_extra && y < in.y + in.h; k++, y++) {
+        if (s->extra == TOUR_CRITICAL || s->extra == TOUR_SETS)
+            draw_legend(a, g, s->extra, in.x, y, in.w);
+        else
+            grid_text_fit(g, in.x, y, extra[k], in.w, k == 0 && s->extra == TOUR_FEATURES ? GS_LABEL : GS_GOOD);
+    }
+    char keys[200];
+    if (a->tour.jump)
+        snprintf(keys, sizeof keys, " go to stage %d_ (a digit, or Enter) ", a->tour.jump);
+    else
+        snprintf(keys, sizeof keys, " %s%s   Left: back   1-%d: stage   %s   ?: keys   q: leave ",
+                 cut ? "i: all the text   " : a->tour.expand ? "i: back   " : "",
+                 a->tour.autoplay && !a->tour.paused ? "playing (r: pause)" : "space: next", n_stages,
+                 a->tour.autoplay && !a->tour.paused ? "" : "r: play");
+    grid_text_fit(g, r.x + 2, r.y + r.h - 1, keys, r.w - 4, GS_KEY);
+}
+
+/* Where the caption goes in area (the screen between the status and the
+ * message lines): a band across it at the top or the bottom, opposite the
+ * stage's subject, as high as its text but leaving the subject the rows
+ * it needs; the rest of area is returned in rest. h 0: no caption. */
+static GridRect tour_band(const App *a, GridRect area, GridRect *rest)
+{
+    *rest = area;
+    GridRect none = {0, 0, 0, 0};
+    int n_stages;
+    const AppTourStage *s = app_tour_stage(a->tour.stage, &n_stages);
+    if (!a->tour.active || !s || a->dialog.kind == DLG_HELP)
+        return none;
+    int need = s->rows;
+    if (a->view.maximized == PANE_TIMELINE) /* the lanes and the axis */
+        need = 2 + TL_AXIS_ROWS + TL_LANE_ROWS * a->data.pb.c->n_devices;
+    int h = tour_rows_wanted(a, area.w);
+    if (!a->tour.expand && h > area.h - need)
+        h = area.h - need;
+    if (h < 4)
+        h = 4;
+    if (h > area.h)
+        h = area.h;
+    GridRect r = {area.x, s->top ? area.y : area.y + area.h - h, area.w, h};
+    if (a->tour.expand) /* over the screen: the subject keeps its place */
+        return r;
+    rest->h = area.h - h;
+    rest->y = s->top ? area.y + h : area.y;
+    return r;
+}
+
+/* A dialog drawn in rect r of g only (it centres itself in r). */
+static int draw_dialog_in(const App *a, Grid *g, const DialogDef *dlg, GridRect r)
+{
+    enum { UNTOUCHED = 0x10FFFE };
+    Grid *t = grid_new(r.w, r.h);
+    grid_fill(t, (GridRect){0, 0, r.w, r.h}, UNTOUCHED, GS_NONE);
+    int scroll = dlg->draw(a, t);
+    for (int y = 0; y < r.h; y++)
+        for (int x = 0; x < r.w; x++) {
+            const GridCell *c = grid_at(t, x, y);
+            if (c && c->ch != UNTOUCHED && r.x + x < g->w && r.y + y < g->h)
+                g->cells[(size_t)(r.y + y) * (size_t)g->w + (size_t)(r.x + x)] = *c;
+        }
+    grid_free(t);
+    return scroll;
 }
 
 /* ------------------------------------------------------------------ */
@@ -568,6 +694,32 @@ static void draw_panes(const App *a, Grid *g, GridRect area, AppGeom *geom)
     for (int k = 0; k < 4; k++)
         if (order[k] == a->view.focus)
             focus_slot = k;
+    if (a->tour.active && focus_slot >= 0) { /* the tour's subject first, at the size it wants */
+        AppPane f = order[focus_slot];
+        int wf = want[focus_slot];
+        for (int k = focus_slot; k > 0; k--) {
+            order[k] = order[k - 1];
+            want[k] = want[k - 1];
+        }
+        order[0] = f;
+        want[0] = wf;
+        focus_slot = 0;
+        shown = 0;
+        h_left = area.h;
+        for (int k = 0; k < 4; k++)
+            hs[k] = 0;
+        for (int k = 0; k < 4 && h_left >= want[k]; k++) {
+            hs[k] = want[k];
+            h_left -= want[k];
+            shown++;
+        }
+        if (shown > 0)
+            hs[shown - 1] += h_left;
+        else { /* the subject takes the column, however short */
+            hs[0] = area.h;
+            shown = 1;
+        }
+    }
     if (focus_slot >= shown && shown > 0)
         order[shown - 1] = a->view.focus;
     for (int k = 0; k < shown; k++) {
@@ -587,19 +739,22 @@ void app_draw(const App *a, Grid *g, AppGeom *geom)
     }
     draw_status(a, g);
     int top = status_rows(a, g);
-    GridRect area = {0, top, g->w, g->h - top - message_rows(a, g)};
+    GridRect area = {0, top, g->w, g->h - top - message_rows(a, g)}, rest;
+    GridRect band = tour_band(a, area, &rest); /* the tour's caption, beside the stage's subject */
     if (a->view.maximized >= 0)
-        draw_pane(a, g, (AppPane)a->view.maximized, area, geom);
+        draw_pane(a, g, (AppPane)a->view.maximized, rest, geom);
     else if (a->view.present)
-        present_draw(a, g, area, geom);
+        present_draw(a, g, rest, geom);
     else
-        draw_panes(a, g, area, geom);
+        draw_panes(a, g, rest, geom);
     draw_message(a, g);
     const DialogDef *dlg = dialog_def(a->dialog.kind);
     if (dlg) {
-        int scroll = dlg->draw(a, g);
+        int in_rest = band.h > 0 && !a->tour.expand && a->dialog.kind != DLG_SEARCH && a->dialog.kind != DLG_TRAIN;
+        int scroll = in_rest ? draw_dialog_in(a, g, dlg, rest) : dlg->draw(a, g);
         if (geom)
             geom->dialog_scroll = scroll;
     }
-    draw_tour(a, g);
+    if (band.h > 0)
+        draw_tour(a, g, band);
 }
