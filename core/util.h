@@ -130,10 +130,22 @@ int util_write_atomic(const char *path, const char *data, size_t len, Err *e);
 /* The temporary file name util_atomic_open() uses for path in this process
  * (malloc'd). */
 char *util_atomic_tmp_name(const char *path);
+/* What is at the path decides how it is written: "-" is standard output; a
+ * symbolic link is followed (its final target is replaced, the link stays);
+ * a device, FIFO or socket is written through in place (no temporary, no
+ * rename); a regular file is replaced through the temporary and keeps its
+ * mode and, where the process may set it, its owner; an empty path or a
+ * directory is an error. Once "-" is opened, the process's own standard
+ * output goes to standard error (the file alone reaches the reader).
+ * util_read_file() reads standard input for "-". */
 typedef struct AtomicFile {
     FILE *f;
-    char *path;
-    char *tmp;
+    char *path;   /* as given, for messages */
+    char *target; /* the file renamed over: path with its links followed */
+    char *tmp;    /* NULL when written in place */
+    int keep;     /* an existing regular file: its mode and owner below are restored */
+    unsigned mode;
+    long uid, gid;
 } AtomicFile;
 int util_atomic_open(AtomicFile *af, const char *path, Err *e);
 int util_atomic_commit(AtomicFile *af, Err *e);

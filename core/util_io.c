@@ -9,7 +9,10 @@
 #include <signal.h>
 #include <string.h>
 #include <stdlib.h>
+#include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,13 +30,28 @@ void util_trace_read(const char *what, const char *path)
 char *util_read_file(const char *path, size_t *len, Err *e)
 {
     util_trace_read("read", path);
-    FILE *f = fopen(path, "rb");
+    if (!path || !*path) {
+        err_set(e, "an empty file name: expected a file, or - for standard input");
+        return NULL;
+    }
+    int is_stdin = strcmp(path, "-") == 0;
+    FILE *f = NULL;
+    if (is_stdin) {
+        int fd = dup(0);
+        f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+        if (!f && fd >= 0)
+            close(fd);
+        path = "standard input";
+    } else
+        f = fopen(path, "rb");
     if (!f) {
         err_set(e, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
-    struct stat st; /* a directory or a device (/dev/zero) would fail or never end; pipes are fine */
-    if (fstat(fileno(f), &st) != 0 || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))) {
+    struct stat st; /* a directory or a device (/dev/zero) would fail or never end; pipes are fine, and a
+                     * terminal or socket on standard input */
+    if (fstat(fileno(f), &st) != 0 || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) ||
+                                       (is_stdin && (S_ISCHR(st.st_mode) || S_ISSOCK(st.st_mode))))) {
         fclose(f);
         err_set(e, "%s: %s", path, S_ISDIR(st.st_mode) ? "is a directory, expected a file" : "not a regular file");
         return NULL;
@@ -153,19 +171,136 @@ char *util_atomic_tmp_name(const char *path)
     return t;
 }
 
+/* path with its symbolic links followed to the last one's target (which need
+ * not exist: a new file, or a dangling link's target), malloc'd; NULL (errno
+ * ELOOP) past 40 links. */
+static char *follow_links(const char *path)
+{
+    char *cur = xstrdup(path);
+    for (int hops = 0; hops < 40; hops++) {
+        struct stat st;
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
+            return cur;
+        size_t cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 4096;
+        char *link = xmalloc(cap + 1);
+        ssize_t n = readlink(cur, link, cap);
+        if (n < 0 || (size_t)n > cap) {
+            free(link);
+            return cur; /* changed under us: use the path as it is */
+        }
+        link[n] = '\0';
+        if (link[0] == '/' || !strchr(cur, '/')) {
+            free(cur);
+            cur = link;
+            continue;
+        }
+        size_t dirlen = (size_t)(strrchr(cur, '/') - cur) + 1, ln = strlen(link);
+        char *joined = xmalloc(dirlen + ln + 1);
+        memcpy(joined, cur, dirlen);
+        memcpy(joined + dirlen, link, ln + 1);
+        free(link);
+        free(cur);
+        cur = joined;
+    }
+    free(cur);
+    errno = ELOOP;
+    return NULL;
+}
+
+/* Opens a FIFO, device or socket to be written in place. */
+static FILE *open_in_place(const char *target, const struct stat *st)
+{
+    int fd;
+    if (S_ISSOCK(st->st_mode)) {
+        struct sockaddr_un sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sun_family = AF_UNIX;
+        if (strlen(target) >= sizeof sa.sun_path) {
+            errno = ENAMETOOLONG;
+            return NULL;
+        }
+        strcpy(sa.sun_path, target);
+        fd = socket(AF_UNIX, SOCK_STREAM, 0);
+        if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+            int saved = errno;
+            close(fd);
+            errno = saved;
+            fd = -1;
+        }
+    } else
+        fd = open(target, O_WRONLY | (S_ISREG(st->st_mode) ? O_TRUNC : 0));
+    if (fd < 0)
+        return NULL;
+    FILE *f = fdopen(fd, "wb");
+    if (!f)
+        close(fd);
+    return f;
+}
+
 int util_atomic_open(AtomicFile *af, const char *path, Err *e)
 {
     memset(af, 0, sizeof *af);
+    if (!path || !*path) {
+        err_set(e, "an empty file name: expected a file, or - for standard output");
+        return -1;
+    }
+    if (strcmp(path, "-") == 0) {
+        fflush(stdout); /* what the command printed before comes first */
+        int fd = dup(1);
+        af->f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+        if (!af->f) {
+            err_set(e, "standard output: cannot write: %s", strerror(errno));
+            if (fd >= 0)
+                close(fd);
+            return -1;
+        }
+        af->path = xstrdup("standard output");
+        /* standard output now carries the file: what the command reports from here on goes to standard
+         * error, so that the file reaches its reader whole */
+        dup2(STDERR_FILENO, STDOUT_FILENO);
+        return 0;
+    }
+    char *target = follow_links(path);
+    if (!target) {
+        err_set(e, "%s: cannot write: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    int exists = stat(target, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) {
+        err_set(e, "%s: is a directory, expected a file", path);
+        free(target);
+        return -1;
+    }
+    af->path = xstrdup(path);
+    af->target = target;
+    if (exists && !S_ISREG(st.st_mode)) { /* a device, FIFO or socket: written through */
+        af->f = open_in_place(target, &st);
+        if (!af->f) {
+            err_set(e, "%s: cannot write: %s", path, strerror(errno));
+            free(af->path);
+            free(af->target);
+            memset(af, 0, sizeof *af);
+            return -1;
+        }
+        return 0;
+    }
+    if (exists) {
+        af->keep = 1;
+        af->mode = (unsigned)(st.st_mode & 07777);
+        af->uid = (long)st.st_uid;
+        af->gid = (long)st.st_gid;
+    }
     char stem[UTIL_NAME_MAX + 1];
     size_t dirlen;
-    tmp_stem(path, stem, sizeof stem, &dirlen);
-    remove_stale_tmps(path, stem, dirlen);
-    af->path = xstrdup(path);
-    af->tmp = util_atomic_tmp_name(path);
+    tmp_stem(target, stem, sizeof stem, &dirlen);
+    remove_stale_tmps(target, stem, dirlen);
+    af->tmp = util_atomic_tmp_name(target);
     af->f = fopen(af->tmp, "wb");
     if (!af->f) {
         err_set(e, "%s: cannot write: %s", path, strerror(errno));
         free(af->path);
+        free(af->target);
         free(af->tmp);
         memset(af, 0, sizeof *af);
         return -1;
@@ -180,6 +315,7 @@ void util_atomic_abort(AtomicFile *af)
     if (af->tmp)
         remove(af->tmp);
     free(af->path);
+    free(af->target);
     free(af->tmp);
     memset(af, 0, sizeof *af);
 }
@@ -187,22 +323,32 @@ void util_atomic_abort(AtomicFile *af)
 int util_atomic_commit(AtomicFile *af, Err *e)
 {
     int rc = 0;
-    if (fflush(af->f) != 0 || ferror(af->f) || fsync(fileno(af->f)) != 0) {
+    if (fflush(af->f) != 0 || ferror(af->f) || (af->tmp && fsync(fileno(af->f)) != 0)) {
         err_set(e, "%s: write failed: %s", af->path, strerror(errno));
         rc = -1;
+    }
+    if (rc == 0 && af->keep) { /* the replaced file's mode, and its owner where this process may set it */
+        if (fchown(fileno(af->f), (uid_t)af->uid, (gid_t)af->gid) != 0 && errno != EPERM) {
+            err_set(e, "%s: cannot keep its owner: %s", af->path, strerror(errno));
+            rc = -1;
+        } else if (fchmod(fileno(af->f), (mode_t)af->mode) != 0) { /* after the owner: chown clears set-id bits */
+            err_set(e, "%s: cannot keep its mode: %s", af->path, strerror(errno));
+            rc = -1;
+        }
     }
     if (fclose(af->f) != 0 && rc == 0) {
         err_set(e, "%s: write failed: %s", af->path, strerror(errno));
         rc = -1;
     }
     af->f = NULL;
-    if (rc == 0 && rename(af->tmp, af->path) != 0) {
+    if (rc == 0 && af->tmp && rename(af->tmp, af->target) != 0) {
         err_set(e, "%s: cannot replace: %s", af->path, strerror(errno));
         rc = -1;
     }
-    if (rc != 0)
+    if (rc != 0 && af->tmp)
         remove(af->tmp);
     free(af->path);
+    free(af->target);
     free(af->tmp);
     memset(af, 0, sizeof *af);
     return rc;

@@ -75,44 +75,120 @@ static int is_number(const char *s)
 }
 
 /* The options that name a file the command writes, and those that name a
- * file it only reads (besides the positional arguments). --resume is
- * neither: a training or an episode may well be saved back to it. */
-static const char *const output_opts[] = {"output", "o", "save", "dot", "trace", "svg", "png", "curve",
-                                          "record", "dump", "frames"};
-static const char *const input_opts[] = {"placement", "cluster", "policy", "replay"};
+ * file it reads (besides the positional arguments, all read). --resume may
+ * share its file with --output or --save: a training or an episode is saved
+ * back to where it came from. */
+static const char *const output_opts[] = {"output", "save", "dot", "trace", "svg", "png", "curve", "record",
+                                          "dump", "frames", "graph-json", "slide"};
+static const char *const input_opts[] = {"placement", "cluster", "policy", "replay", "resume"};
 
-/* Whether the files at paths p and q exist and are one file. */
-static int same_file(const char *p, const char *q)
+static int in_list(const char *name, const char *const *list, size_t n)
 {
-    struct stat a, b;
-    return p && q && stat(p, &a) == 0 && stat(q, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+    for (size_t j = 0; j < n; j++)
+        if (strcmp(name, list[j]) == 0)
+            return 1;
+    return 0;
 }
 
-/* A usage error when an output option names one of the command's inputs. */
+/* path made absolute with its directories' links resolved (and the file's own
+ * when it exists), malloc'd; NULL when its directory cannot be resolved. */
+static char *canonical(const char *path)
+{
+    char *r = realpath(path, NULL);
+    if (r)
+        return r;
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    char *rd = dir ? realpath(dir, NULL) : NULL;
+    free(dir);
+    if (!rd)
+        return NULL;
+    const char *base = slash ? slash + 1 : path;
+    size_t n = strlen(rd) + strlen(base) + 2;
+    char *out = malloc(n);
+    if (out)
+        snprintf(out, n, "%s/%s", rd, base);
+    free(rd);
+    return out;
+}
+
+/* Whether paths p and q name one file: "-" both (the same standard stream);
+ * by device and inode where both exist (a character device, /dev/null, may
+ * take any number of outputs); by their resolved paths otherwise. */
+static int same_file(const char *p, const char *q)
+{
+    if (!p || !q || !*p || !*q)
+        return 0;
+    int dp = strcmp(p, "-") == 0, dq = strcmp(q, "-") == 0;
+    if (dp || dq)
+        return dp && dq;
+    struct stat a, b;
+    int ea = stat(p, &a) == 0, eb = stat(q, &b) == 0;
+    if (ea && eb)
+        return a.st_dev == b.st_dev && a.st_ino == b.st_ino && !S_ISCHR(a.st_mode);
+    if (ea != eb)
+        return 0;
+    char *cp = canonical(p), *cq = canonical(q);
+    int same = cp && cq ? strcmp(cp, cq) == 0 : strcmp(p, q) == 0;
+    free(cp);
+    free(cq);
+    return same;
+}
+
+/* One path, one role: a usage error, before anything is written, when two
+ * outputs, or an output and an input, name one file (--resume with --output
+ * or --save excepted), or when standard input is read twice. */
 static int refuse_overwrite(const CliCmd *cmd, const CliArgs *a)
 {
+    enum { MAXF = CLI_MAX_OPTS + 256 };
+    const char *path[MAXF], *name[MAXF];
+    int role[MAXF], m = 0; /* role: 1 input, 2 output */
     int n = opt_count(cmd);
     for (int k = 0; k < n; k++) {
-        const char *out = a->values[k];
-        int is_out = 0;
-        for (size_t j = 0; j < sizeof output_opts / sizeof *output_opts; j++)
-            is_out |= strcmp(cmd->opts[k].name, output_opts[j]) == 0;
-        if (!is_out || !out || !cmd->opts[k].arg)
+        if (!a->values[k] || !cmd->opts[k].arg)
             continue;
-        for (int i = 0; i < a->n_pos; i++)
-            if (same_file(out, a->pos[i])) {
-                cli_usage_error(cmd, "--%s %s would overwrite the input %s", cmd->opts[k].name, out, a->pos[i]);
-                return 1;
-            }
-        for (size_t j = 0; j < sizeof input_opts / sizeof *input_opts; j++) {
-            const char *in = cli_get(cmd, a, input_opts[j]);
-            if (same_file(out, in)) {
-                cli_usage_error(cmd, "--%s %s would overwrite the input --%s %s", cmd->opts[k].name, out,
-                                input_opts[j], in);
-                return 1;
-            }
+        int out = in_list(cmd->opts[k].name, output_opts, sizeof output_opts / sizeof *output_opts);
+        int in = in_list(cmd->opts[k].name, input_opts, sizeof input_opts / sizeof *input_opts);
+        if (!out && !in)
+            continue;
+        if (!a->values[k][0]) {
+            cli_usage_error(cmd, "--%s: an empty file name (expected a file, or - for standard %s)",
+                            cmd->opts[k].name, out ? "output" : "input");
+            return 1;
         }
+        path[m] = a->values[k];
+        name[m] = cmd->opts[k].name;
+        role[m++] = out ? 2 : 1;
     }
+    for (int i = 0; i < a->n_pos; i++) {
+        path[m] = a->pos[i];
+        name[m] = NULL;
+        role[m++] = 1;
+    }
+    for (int i = 0; i < m; i++)
+        for (int j = i + 1; j < m; j++) {
+            if (role[i] == 1 && role[j] == 1 && !(strcmp(path[i], "-") == 0 && strcmp(path[j], "-") == 0))
+                continue; /* a file may be read twice; standard input cannot */
+            const char *x = name[i], *y = name[j];
+            if (x && y && (strcmp(x, "resume") == 0 || strcmp(y, "resume") == 0) &&
+                (strcmp(x, "output") == 0 || strcmp(y, "output") == 0 || strcmp(x, "save") == 0 ||
+                 strcmp(y, "save") == 0))
+                continue;
+            if (!same_file(path[i], path[j]) || (strcmp(path[i], "-") == 0 && role[i] != role[j]))
+                continue; /* standard input and standard output are two streams */
+            char a1[PATH_MAX + 64], a2[PATH_MAX + 64];
+            snprintf(a1, sizeof a1, x ? "--%s %s" : "%sGRAPH %s", x ? x : "", path[i]);
+            snprintf(a2, sizeof a2, y ? "--%s %s" : "%sGRAPH %s", y ? y : "", path[j]);
+            if (strcmp(path[i], "-") == 0)
+                cli_usage_error(cmd, "%s and %s both use standard %s: give one of them a file", a1, a2,
+                                role[i] == 2 ? "output" : "input");
+            else if (role[i] == 2 && role[j] == 2)
+                cli_usage_error(cmd, "%s and %s name one file: each output needs its own", a1, a2);
+            else
+                cli_usage_error(cmd, "%s would overwrite the input %s (one file)", role[i] == 2 ? a1 : a2,
+                                role[i] == 2 ? a2 : a1);
+            return 1;
+        }
     return 0;
 }
 

@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# What is at an output's path decides how it is written, and one path has one
+# role per command: a symlink is followed (its target replaced, the link kept),
+# a regular file keeps its mode, a FIFO or a device is written through, "-" is
+# standard output (and standard input for the files a command reads), an empty
+# name is an error; two outputs, or an output and an input, naming one file are
+# refused before anything is written. Prints "io: N passed, M failed".
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/cli/lib_cli.sh
+. tests/cli/lib_cli.sh
+
+g=graphs/toy/crown.json
+
+# ------------------------------------------------ a symlink is followed
+run place "$g" --method heft -o "$tmp/target.json"
+expect_rc "place to a file" 0 && pass
+ln -s target.json "$tmp/link.json"
+run place "$g" --method m-topo -o "$tmp/link.json"
+if expect_rc "place through a symlink" 0; then
+    if [ -L "$tmp/link.json" ] && [ "$(readlink "$tmp/link.json")" = target.json ]; then pass
+    else fail "the symlink stays a symlink" "$(ls -l "$tmp/link.json")"; fi
+    if grep -q '"format": "placeto-placement"' "$tmp/target.json" && cmp -s "$tmp/link.json" "$tmp/target.json" &&
+        ! ls "$tmp" | grep -q '\.tmp\.'; then pass
+    else fail "the symlink's target replaced" "$(ls -la "$tmp")"; fi
+fi
+# a dangling link: its target is created
+ln -s made.json "$tmp/dangling.json"
+run place "$g" --method heft -o "$tmp/dangling.json"
+if expect_rc "place through a dangling symlink" 0; then
+    if [ -L "$tmp/dangling.json" ] && [ -f "$tmp/made.json" ]; then pass
+    else fail "a dangling symlink's target is created" "$(ls -la "$tmp")"; fi
+fi
+# a link to a link, relative in another directory
+mkdir -p "$tmp/d1"
+ln -s ../target.json "$tmp/d1/l1.json"
+ln -s d1/l1.json "$tmp/l2.json"
+run place "$g" --method single -o "$tmp/l2.json"
+if expect_rc "a chain of symlinks" 0; then
+    if [ -L "$tmp/l2.json" ] && [ -L "$tmp/d1/l1.json" ] && grep -q '"format"' "$tmp/target.json" &&
+        cmp -s "$tmp/l2.json" "$tmp/target.json"; then pass
+    else fail "a chain of symlinks: the last target replaced" "$(ls -laR "$tmp")"; fi
+fi
+
+# ------------------------------------------------ a regular file keeps its mode
+run place "$g" --method heft -o "$tmp/mode.json"
+chmod 0600 "$tmp/mode.json"
+run place "$g" --method m-topo -o "$tmp/mode.json"
+if expect_rc "replace a 0600 file" 0; then
+    m=$(stat -c %a "$tmp/mode.json")
+    if [ "$m" = 600 ]; then pass; else fail "a 0600 output stays 0600" "mode $m"; fi
+fi
+chmod 0640 "$tmp/mode.json"
+run simulate "$g" --placement "$tmp/target.json" --trace "$tmp/mode.json"
+if expect_rc "a trace over a 0640 file" 0; then
+    m=$(stat -c %a "$tmp/mode.json")
+    if [ "$m" = 640 ]; then pass; else fail "a 0640 trace stays 0640" "mode $m"; fi
+fi
+
+# ------------------------------------------------ a FIFO is written through
+mkfifo "$tmp/fifo"
+cat "$tmp/fifo" > "$tmp/from_fifo" &
+reader=$!
+run place "$g" --method heft -o "$tmp/fifo"
+wait "$reader"
+if expect_rc "place into a FIFO" 0; then
+    if [ -p "$tmp/fifo" ] && grep -q '"format": "placeto-placement"' "$tmp/from_fifo"; then pass
+    else fail "the FIFO stays a FIFO and its reader gets the placement" "$(ls -la "$tmp/fifo" "$tmp/from_fifo")"; fi
+fi
+
+# ------------------------------------------------ a character device is written through
+if [ "$(id -u)" = 0 ] && mknod "$tmp/null" c 1 3 2> /dev/null; then
+    run simulate "$g" --placement "$tmp/target.json" --trace "$tmp/null" --dot "$tmp/null"
+    if expect_rc "two outputs into one character device" 0; then
+        if [ -c "$tmp/null" ]; then pass; else fail "the device stays a device" "$(ls -la "$tmp/null")"; fi
+    fi
+else
+    run simulate "$g" --placement "$tmp/target.json" --trace /dev/null --dot /dev/null
+    if expect_rc "two outputs into /dev/null" 0; then
+        if [ -c /dev/null ]; then pass; else fail "/dev/null stays a device" "$(ls -la /dev/null)"; fi
+    fi
+fi
+
+# ------------------------------------------------ - is standard output and standard input
+run place "$g" --method heft -o -
+if expect_rc "place -o -" 0; then
+    pycheck "-o -: standard output holds the placement alone" \
+        'import json,sys; d=json.load(open(sys.argv[1])); assert d["format"]=="placeto-placement"' "$tmp/out"
+    if [ ! -e ./- ] && [ ! -e "$tmp/-" ]; then pass; else fail "-o - writes no file named -" "a file '-' exists"; fi
+    if grep -q "runtime" "$tmp/err"; then pass; else fail "-o -: the report goes to standard error" "none"; fi
+fi
+cmd="placeto info - < $g"
+timeout "$run_limit" $wrap "$prog" info - < "$g" > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if expect_rc "info - reads standard input" 0; then
+    if grep -q "crown" "$tmp/out"; then pass; else fail "info -: the graph read" "no graph name"; fi
+fi
+cmd="placeto simulate G --placement - < placement"
+timeout "$run_limit" $wrap "$prog" simulate "$g" --placement - < "$tmp/target.json" > "$tmp/out" 2> "$tmp/err"
+rc=$?
+expect_rc "simulate --placement - reads standard input" 0 && pass
+cmd="placeto simulate - --placement - < graph"
+timeout "$run_limit" $wrap "$prog" simulate - --placement - < "$g" > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if expect_rc "standard input read twice" 2; then
+    if grep -q "standard input" "$tmp/err"; then pass; else fail "standard input read twice: says so" "none"; fi
+fi
+
+# ------------------------------------------------ bad names
+usage_error "place -o ''" place "$g" --method heft -o ""
+if grep -q "empty" "$tmp/err" && ! grep -q "placeto: : " "$tmp/err"; then pass
+else fail "-o '': names the problem" "$(flat "$tmp/err")"; fi
+mkdir -p "$tmp/adir"
+run place "$g" --method heft -o "$tmp/adir"
+if [ "$rc" -ne 0 ] && grep -q "directory" "$tmp/err" && [ -d "$tmp/adir" ]; then pass
+else fail "-o DIR: refused, the directory kept" "rc $rc"; fi
+
+# ------------------------------------------------ one path, one role
+cp "$tmp/target.json" "$tmp/keep.json"
+usage_error "simulate --trace y --dot y" simulate "$g" --placement "$tmp/target.json" --trace "$tmp/y" --dot "$tmp/y"
+if [ ! -e "$tmp/y" ]; then pass; else fail "--trace y --dot y: nothing written" "$tmp/y exists"; fi
+usage_error "train -o p --curve p" train "$g" --episodes 1 -o "$tmp/p.json" --curve "$tmp/p.json"
+usage_error "train --resume p --curve p" train "$g" --episodes 1 --resume "$tmp/keep.json" --curve "$tmp/keep.json"
+if cmp -s "$tmp/keep.json" "$tmp/target.json"; then pass; else fail "--resume p --curve p: p untouched" "changed"; fi
+usage_error "explore --resume e --record e" explore "$g" --headless --resume "$tmp/keep.json" --record "$tmp/keep.json"
+usage_error "explore --save x --record x" explore "$g" --headless --save "$tmp/x.json" --record "$tmp/x.json"
+usage_error "explore --save x --frames x" explore "$g" --headless --save "$tmp/x.json" --frames "$tmp/x.json"
+usage_error "place -o GRAPH" place "$g" --method heft -o "$g"
+# the same file under two names: a symlink and its target, a path with ..
+usage_error "two outputs, one through a symlink" simulate "$g" --placement "$tmp/keep.json" \
+    --trace "$tmp/target.json" --dot "$tmp/link.json"
+usage_error "two new outputs, one through .." simulate "$g" --placement "$tmp/keep.json" \
+    --trace "$tmp/new.out" --dot "$tmp/d1/../new.out"
+usage_error "two outputs on standard output" simulate "$g" --placement "$tmp/keep.json" --trace - --dot -
+# what stays allowed: an episode or a policy saved back to where it came from
+run train "$g" --episodes 1 -o "$tmp/pol.json"
+run train "$g" --episodes 1 --resume "$tmp/pol.json" -o "$tmp/pol.json"
+expect_rc "train --resume p -o p (saved back)" 0 && pass
+
+echo "io: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
