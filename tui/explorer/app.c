@@ -472,6 +472,21 @@ int app_export(App *a, AppExport what)
 /* ------------------------------------------------------------------ */
 /* The baselines                                                       */
 
+/* Sorts the rows by runtime, those out of memory last (their runtime is
+ * not one they could run at). */
+static void sort_rows(PlaceRun *rows, int n)
+{
+    place_run_sort(rows, n);
+    PlaceRun *tmp = xnew_array((size_t)n + 1, sizeof *tmp);
+    int k = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int j = 0; j < n; j++)
+            if (!!rows[j].oom == pass)
+                tmp[k++] = rows[j];
+    memcpy(rows, tmp, (size_t)n * sizeof *rows);
+    free(tmp);
+}
+
 /* Baselines: every method on the episode's cluster, sorted by runtime. */
 void app_run_baselines(App *a)
 {
@@ -487,7 +502,7 @@ void app_run_baselines(App *a)
         if (place_run(&a->data.pb, &m[k], a->data.ep->seed, a->base.budget, &a->base.rows[a->base.n], &e) == 0)
             a->base.n++; /* a method that fails is left out */
     }
-    place_run_sort(a->base.rows, a->base.n);
+    sort_rows(a->base.rows, a->base.n);
     a->base.ran = 1;
 }
 
@@ -561,5 +576,5 @@ void app_run_learned(App *a)
         if (strcmp(label, mine_label) != 0)
             add_learned(a, path, label);
     }
-    place_run_sort(a->base.rows, a->base.n);
+    sort_rows(a->base.rows, a->base.n);
 }

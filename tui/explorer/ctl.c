@@ -388,14 +388,32 @@ static int add_docs(CtlKeyDoc *docs, int n, const Binding *t, int nt, int sec)
     return n;
 }
 
+/* 1 when one of row b's keys is also one of t's (replay's keys shadow the
+ * explorer's: such a row does something else in replay). */
+static int shadowed(const Binding *b, const Binding *t, int nt)
+{
+    for (int j = 0; j < 4 && b->on[j].key; j++)
+        for (int k = 0; k < nt; k++) {
+            if (t[k].hi && b->on[j].key >= t[k].lo && b->on[j].key <= t[k].hi)
+                return 1;
+            for (int i = 0; i < 4 && t[k].on[i].key; i++)
+                if (t[k].on[i].key == b->on[j].key)
+                    return 1;
+        }
+    return 0;
+}
+
 const CtlKeyDoc *ctl_keys(int replay, int *count)
 {
     static CtlKeyDoc docs[N_OF(bindings) + N_OF(global_keys) + N_OF(replay_keys)];
     int n = 0;
-    if (replay) { /* replay's own keys in place of the episode's */
+    if (replay) { /* replay's own keys in place of the episode's; a key listed once */
         n = add_docs(docs, n, replay_keys, N_OF(replay_keys), -1);
         for (int sec = 1; sec < 4; sec++)
-            n = add_docs(docs, n, bindings, N_OF(bindings), sec);
+            for (int k = 0; k < N_OF(bindings); k++)
+                if (bindings[k].doc.keys && bindings[k].doc.section == sec &&
+                    !shadowed(&bindings[k], replay_keys, N_OF(replay_keys)))
+                    docs[n++] = bindings[k].doc;
     } else {
         n = add_docs(docs, n, bindings, N_OF(bindings), -1);
     }

@@ -256,7 +256,9 @@ static int prompt_draw(const App *a, Grid *g, const char *prompt, const char *en
 static int search_key(App *a, int key)
 {
     int r = prompt_key(a, key);
-    if (r == PROMPT_ENTERED)
+    if (r == PROMPT_ENTERED && a->msg.style == GS_WARN) /* the search found nothing: its message stays */
+        ;
+    else if (r == PROMPT_ENTERED)
         app_msg(a, GS_NONE, "selected %s", a->data.pb.gr->names[a->view.selected]);
     else if (r == PROMPT_EDITED)
         app_search(a, a->dialog.input);
@@ -312,7 +314,10 @@ static int baselines_draw(const App *a, Grid *g)
             mw = grid_text_width(base->rows[k].method);
     if (mw > 40)
         mw = 40;
-    GridRect in = dialog_box(g, centred(g, mw + 50, base->n + 5),
+    int n_oom = 0;
+    for (int k = 0; k < base->n; k++)
+        n_oom += base->rows[k].oom != 0;
+    GridRect in = dialog_box(g, centred(g, mw + 50, base->n + 5 + (n_oom > 0)),
                              a->dialog.kind == DLG_START_FROM ? "Start an episode from (Enter)" :
                                                                 "Baselines (Enter: start from it, Esc: close)");
     char line[160], b1[32], b2[32];
@@ -321,7 +326,8 @@ static int baselines_draw(const App *a, Grid *g)
     int y = in.y + 1;
     double bound = a->data.lower_bound_us;
     /* the rows that fit, scrolled so that the highlighted one shows */
-    int visible = in.h - 3 > 1 ? in.h - 3 : 1, first = a->dialog.menu_pos - visible + 1;
+    int foot = 2 + (n_oom > 0);
+    int visible = in.h - 1 - foot > 1 ? in.h - 1 - foot : 1, first = a->dialog.menu_pos - visible + 1;
     if (first > base->n - visible)
         first = base->n - visible;
     if (first < 0)
@@ -330,8 +336,13 @@ static int baselines_draw(const App *a, Grid *g)
         const PlaceRun *b = &base->rows[k];
         snprintf(line, sizeof line, "%-*.*s %12s %8.3fx %8.3fx %5s", mw, mw, b->method, util_fmt_time(b1, b->runtime_us),
                  bound > 0 ? b->runtime_us / bound : 0.0, b->runtime_us > 0 ? a->data.single_us / b->runtime_us : 0.0,
-                 b->oom ? "yes" : "no");
-        grid_text_fit(g, in.x, y, line, in.w, k == a->dialog.menu_pos ? GS_CURSOR : GS_NONE);
+                 b->oom ? "yes !" : "no");
+        grid_text_fit(g, in.x, y, line, in.w, k == a->dialog.menu_pos ? GS_CURSOR : b->oom ? GS_WARN : GS_NONE);
+    }
+    if (n_oom > 0 && y < in.y + in.h) {
+        snprintf(line, sizeof line, "OOM yes !: out of memory on a device, ranked last whatever its runtime (%d row%s)",
+                 n_oom, n_oom == 1 ? "" : "s");
+        grid_text_fit(g, in.x, y++, line, in.w, GS_WARN);
     }
     snprintf(line, sizeof line, "this episode: %s now, best %s", util_fmt_time(b1, a->data.ep->runtime_us),
              util_fmt_time(b2, a->data.ep->best_runtime_us));

@@ -161,7 +161,7 @@ static void draw_policy(const App *a, Grid *g, GridRect r)
     char buf[512], b1[32], b2[32];
     int y = in.y;
     if (cur < 0) {
-        grid_text_fit(g, in.x, y++, "episode complete: n for a new one", in.w, GS_DIM);
+        grid_text_fit(g, in.x, y++, "episode complete: e starts a new one", in.w, GS_DIM);
     } else {
         snprintf(buf, sizeof buf, "step %d/%d: %s", ep->cursor + 1, ep->n_order, a->data.pb.gr->names[cur]);
         grid_text_fit(g, in.x, y++, buf, in.w, GS_CURRENT);
@@ -202,7 +202,7 @@ static void draw_devices(const App *a, Grid *g, GridRect r)
 {
     const AppData *dt = &a->data;
     const SimResult *res = dt->ep->result;
-    GridRect in = frame(a, g, r, PANE_DEVICES, "memory");
+    GridRect in = frame(a, g, r, PANE_DEVICES, "busy%, memory");
     if (in.w <= 0 || in.h <= 0)
         return;
     int nd = dt->pb.c->n_devices;
@@ -214,7 +214,7 @@ static void draw_devices(const App *a, Grid *g, GridRect r)
         double util = res->makespan_us > 0 ? 100.0 * res->busy_us[d] / res->makespan_us : 0.0;
         double cap = (double)dt->pb.c->devices[d].memory_bytes;
         if (in.w >= 40) {
-            snprintf(lab, sizeof lab, "%d %3d grp %3.0f%%", d, count[d], util);
+            snprintf(lab, sizeof lab, "%d %3d grp %3.0f%% busy", d, count[d], util);
             snprintf(txt, sizeof txt, "%s/%s%s", util_fmt_bytes(b1, (double)res->peak_memory_bytes[d]),
                      util_fmt_bytes(b2, cap), res->oom[d] ? " OOM" : "");
         } else { /* narrow: utilisation and peak memory only */
@@ -245,8 +245,27 @@ static void draw_history(const App *a, Grid *g, GridRect r)
     rt[0] = ep->init_runtime_us;
     for (int k = 0; k < ep->n_hist; k++)
         rt[k + 1] = ep->hist[k].runtime_us;
+    /* the scale spans at least 1% of the largest runtime, so that changes
+       smaller than that stay nearly flat; the range is printed beside it */
+    double mn = INFINITY, mx = -INFINITY;
+    for (int k = 0; k <= ep->n_hist; k++) {
+        mn = rt[k] < mn ? rt[k] : mn;
+        mx = rt[k] > mx ? rt[k] : mx;
+    }
+    double lo = mn, hi = mx;
+    if (hi - lo < 0.01 * hi) {
+        lo = hi - 0.01 * hi;
+    }
+    char range[32];
+    snprintf(range, sizeof range, " range %.2f%%", mx > 0 ? 100.0 * (mx - mn) / mx : 0.0);
+    int rw = grid_text_width(range);
+    if (in.w - 8 - rw < 4) /* no room for the range */
+        rw = 0;
     grid_text(g, in.x, y, "runtime", GS_LABEL);
-    widget_sparkline(g, in.x + 8, y++, in.w - 8, rt, ep->n_hist + 1, 0, 0, GS_SPARK);
+    int used = widget_sparkline(g, in.x + 8, y, in.w - 8 - rw, rt, ep->n_hist + 1, lo, hi, GS_SPARK);
+    if (rw)
+        grid_text(g, in.x + 8 + used, y, range, GS_DIM);
+    y++;
     free(rt);
     const AppTrain *t = &a->train;
     if (t->n_shown > 0 && y < in.y + in.h) {
@@ -320,14 +339,17 @@ static void status_text(const App *a, char *line, size_t n)
 {
     const AppData *d = &a->data;
     const Episode *ep = d->ep;
-    char b1[32], b2[32], b3[32], who[32];
-    snprintf(who, sizeof who, "%s policy", app_is_actor(a) ? a->policy.kind->name : a->policy.path ? "trained"
-                                                                                                 : "untrained");
-    snprintf(line, n, " placeto%s  %s on %s | episode %llu step %d/%d | runtime %s | best %s | bound %s | %s%s%s%s",
-             a->replay.active ? " replay" : a->tour.active ? " tour" : "", d->pb.g->name, d->pb.c->name,
+    char b1[32], b2[32], b3[32], who[128];
+    const char *path = a->policy.path, *base = path ? strrchr(path, '/') : NULL;
+    base = base ? base + 1 : path;
+    if (!path)
+        snprintf(who, sizeof who, "untrained policy");
+    else /* the file named: which trained policy is stepping */
+        snprintf(who, sizeof who, "%s%spolicy %.80s", app_is_actor(a) ? a->policy.kind->name : "", app_is_actor(a) ? " " : "", base);
+    snprintf(line, n, " placeto%s  %s on %s | %s | episode %llu step %d/%d | runtime %s | best %s | bound %s%s%s%s",
+             a->replay.active ? " replay" : a->tour.active ? " tour" : "", d->pb.g->name, d->pb.c->name, who,
              (unsigned long long)ep->seed, ep->cursor, ep->n_order, util_fmt_time(b1, ep->runtime_us),
              util_fmt_time(b2, ep->best_runtime_us), util_fmt_time(b3, d->lower_bound_us),
-             who,
              a->run.running ? " | running" : "",
              a->train.running ? " | training" : "", a->run.dirty ? " | unsaved" : "");
 }
