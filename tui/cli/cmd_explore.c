@@ -369,6 +369,10 @@ static int run_app(const CliCmd *cmd, const CliArgs *args, const AppOptions *o)
     App *a = app_new(o, &e);
     if (!a)
         return cli_fail(&e);
+    char note[4096];
+    if (cmd == &cmd_explore && !o->resume_path && !o->replay_path &&
+        cli_policy_cluster_note(cmd, args, o->policy_path, a->data.pb.c, note, sizeof note))
+        app_msg(a, GS_WARN, "%s", note); /* an explicit --cluster or --devices is honoured, and said */
     int rc = is_headless ? headless(&a, cmd, args, rc_path, rc_step, &e) : interactive(&a, cmd, args, rc_path, &e);
     app_free(a);
     return rc == EXIT_FAIL ? cli_fail(&e) : rc;
@@ -417,6 +421,7 @@ static int run_explore(int argc, char **argv)
             o.groups = rnn_groups;
         if (!o.policy_path && !o.cluster_path)
             o.policy_path = data_auto_policy(o.graph_path, o.n_devices ? o.n_devices : 2, policy_buf, sizeof policy_buf);
+        o.cluster = cli_policy_cluster(cmd, &args, o.policy_path); /* the one it was trained on, when it says */
     }
     if (!o.n_devices)
         o.n_devices = 2;

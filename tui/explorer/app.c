@@ -202,7 +202,16 @@ App *app_new(const AppOptions *o, Err *e)
     }
     ProblemSpec spec = {.graph_path = o->graph_path, .cluster_path = o->cluster_path, .n_devices = o->n_devices,
                         .groups = o->groups};
-    if (problem_load(&a->data.pb, &spec, e) != 0)
+    if (o->cluster) { /* a copy the problem owns */
+        spec.cluster = cluster_clone(o->cluster);
+        spec.cluster_path = NULL;
+    }
+    int loaded = problem_load(&a->data.pb, &spec, e);
+    if (spec.cluster && a->data.pb.c == spec.cluster)
+        a->data.pb.own_cluster = 1;
+    else
+        cluster_free(spec.cluster);
+    if (loaded != 0)
         goto fail;
     if (!(a->data.pg = policy_graph_new(a->data.pb.gr, e))) {
         err_prefix(e, o->graph_path);

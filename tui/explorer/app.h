@@ -67,6 +67,7 @@ typedef struct AppOptions {
     const char *policy_path;  /* NULL: an untrained policy (seeded) */
     const char *resume_path;  /* an episode file */
     const char *cluster_path; /* NULL: n_devices default devices */
+    const Cluster *cluster;   /* instead of both: this cluster (copied; the one a policy was trained on) */
     const char *episode_path; /* where `s` saves (default: GRAPHNAME.episode.json) */
     int n_devices;
     int groups;
