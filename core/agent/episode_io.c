@@ -70,6 +70,8 @@ static void write_step(FILE *f, const Episode *ep, const EpisodeStep *s)
             s->actor == EPISODE_ACTOR_USER ? "user" : "policy");
     if (s->actor == EPISODE_ACTOR_USER && s->takes_step)
         fputs("\"takes_step\": true, ", f);
+    if (s->proposed != s->new_device) /* a move tried and undone as slower (accept_improving) */
+        fprintf(f, "\"proposed\": %d, ", s->proposed);
     fprintf(f, "\"greedy\": %s, \"probs\": ", s->greedy ? "true" : "false");
     if (s->probs) {
         fputc('[', f);
@@ -449,6 +451,11 @@ static int read_history(const Rd *r, const cJSON *hist, const int *order, Episod
         s.cursor = (int)cursor;
         s.old_device = (int)old_dev;
         s.new_device = s.proposed = (int)new_dev;
+        int64_t proposed = new_dev;
+        snprintf(f, sizeof f, "%s.proposed", base);
+        if (jget_int(r->d, v, "proposed", f, 0, 0, r->n_devices - 1, &proposed, r->e) < 0)
+            goto fail;
+        s.proposed = (int)proposed;
         episode_push(ep, &s, has_probs ? probs : NULL);
     }
     free(probs);

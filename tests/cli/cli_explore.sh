@@ -255,7 +255,7 @@ if [ "$n" -eq 12 ]; then pass; else fail "demo stages" "$n of the stages 2-13 sh
 for t in "The simulator and the timeline" "Message passing" "Ancestors, descendants" "The reward" \
          "An override by hand" "Compared with the baselines" "Generalization to an unseen graph" "zero-shot Placeto" \
          "Every learned agent beside the baselines" "placeto family_nmt zero-shot" "placeto general_2 refine" \
-         "Another learned agent: the RNN placer" "why: attention" "| rnn policy |" "improves one group at a time"; do
+         "Another learned agent: the RNN placer" "why: attention" "| rnn policy rnn_resnet18_2.json |" "improves one group at a time"; do
     if grep -qF "$t" "$tmp/frames.txt"; then pass; else fail "demo stage" "no '$t' in any frame"; fi
 done
 

@@ -419,8 +419,13 @@ static int run_explore(int argc, char **argv)
             o.n_devices = policy_devices;
         if (rnn_groups && !cli_get(cmd, &args, "groups")) /* an rnn network reads the grouping it was trained on */
             o.groups = rnn_groups;
-        if (!o.policy_path && !o.cluster_path)
-            o.policy_path = data_auto_policy(o.graph_path, o.n_devices ? o.n_devices : 2, policy_buf, sizeof policy_buf);
+        if (!o.policy_path && !o.cluster_path) {
+            int nd = o.n_devices ? o.n_devices : 2;
+            o.policy_path = data_auto_policy(o.graph_path, nd, policy_buf, sizeof policy_buf);
+            /* the general policy on one's own graph starts where place --policy auto does: from the best
+               heuristic's placement */
+            o.start_heuristic = o.policy_path && !data_has_own_policy(o.graph_path, nd);
+        }
         o.cluster = cli_policy_cluster(cmd, &args, o.policy_path); /* the one it was trained on, when it says */
     }
     if (!o.n_devices)

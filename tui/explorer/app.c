@@ -229,7 +229,9 @@ App *app_new(const AppOptions *o, Err *e)
     } else {
         episode_config_default(&cfg);
         episode_config_features(&cfg, &a->policy.pol->arch);
-        if (a->policy.pol->arch.start_heuristic) { /* trained as a search: from the best heuristic's placement */
+        if (a->policy.pol->arch.start_heuristic || o->start_heuristic) { /* trained as a search, or the general
+                                                                      policy on one's own graph: from the best
+                                                                      heuristic's placement */
             PlaceCtx ctx = {a->data.pb.g, a->data.pb.gr, a->data.pb.c, o->seed, 0, NULL};
             double score;
             start = xnew_array((size_t)a->data.pb.gr->n_groups, sizeof *start);
@@ -249,9 +251,10 @@ App *app_new(const AppOptions *o, Err *e)
                 a->data.pb.g->name, a->data.pb.gr->n_groups, a->data.pb.c->n_devices, a->policy.kind->name,
                 a->policy.kind->actor->start);
     else if (start_name)
-        app_msg(a, GS_NONE, "%s: %d groups on %d devices, from %s's placement (a policy trained as a search); space "
-                "steps, ? shows every key", a->data.pb.g->name, a->data.pb.gr->n_groups, a->data.pb.c->n_devices,
-                start_name);
+        app_msg(a, GS_NONE, "%s: %d groups on %d devices, from %s's placement (%s); space steps, ? shows every key",
+                a->data.pb.g->name, a->data.pb.gr->n_groups, a->data.pb.c->n_devices, start_name,
+                a->policy.pol->arch.start_heuristic ? "a policy trained as a search"
+                                                    : "the best heuristic's, where place --policy auto starts");
     else
         app_msg(a, GS_NONE, "%s: %d groups on %d devices; space steps, ? shows every key", a->data.pb.g->name,
                 a->data.pb.gr->n_groups, a->data.pb.c->n_devices);

@@ -73,6 +73,8 @@ typedef struct AppOptions {
     int groups;
     uint64_t seed;
     int greedy;
+    int start_heuristic;      /* start from the best heuristic's placement (as place --policy auto does
+                                 for a graph without its own bundled policy); a Placeto policy only */
     const char *replay_path;  /* an episode file to replay, forwards and backwards */
     int demo;                 /* 1: the guided tour; 2: the tour advancing on a timer */
     int demo_stage;           /* the stage to start at */
