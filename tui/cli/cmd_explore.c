@@ -86,7 +86,8 @@ const CliCmd cmd_explore = {
     "followed by the rest, the cluster as the why (C colours the graph by it). ? shows every key.",
     "Headless key scripts: single characters stand for themselves; names: space enter esc tab\n"
     "btab up down left right pgup pgdn bs; tick (a timer tick while running); wait (until\n"
-    "background training ends); resize:WxH; click:X,Y. Any other word is typed letter by letter.\n"
+    "background training ends); resize:WxH; click:X,Y; sigint (as Ctrl-C: autosave, say where\n"
+    "on stderr, exit 130). Any other word is typed letter by letter.\n"
     "example: placeto explore graphs/inception_v3.json --policy graphs/policies/inception_v3_2.json\n"
     "example: placeto explore --replay inception_v3.episode.json\n"
     "example: placeto explore graphs/toy/crown.json --headless --keys 'space space 1 u' --size 80x24\n"
@@ -172,6 +173,30 @@ static int reload(App **ap, Err *e)
     return *ap ? 0 : -1;
 }
 
+/* A SIGINT, SIGTERM or SIGHUP: the episode is autosaved when it has unsaved
+ * changes; returns whether it had. */
+static int signal_autosave(App *a)
+{
+    int dirty = a->run.dirty;
+    app_autosave(a);
+    return dirty;
+}
+
+/* After a signal, the terminal restored: says on stderr where the episode
+ * went and returns the shell's status for the signal (130 for SIGINT). */
+static int signal_report(const App *a, int sig, int had_changes)
+{
+    const char *name = sig == SIGINT ? "SIGINT (Ctrl-C)" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
+    if (!had_changes)
+        fprintf(stderr, "placeto: interrupted by %s; nothing unsaved, no autosave\n", name);
+    else if (a->msg.style == GS_ERROR)
+        fprintf(stderr, "placeto: interrupted by %s; %s\n", name, a->msg.text);
+    else
+        fprintf(stderr, "placeto: interrupted by %s; the episode was autosaved to %s (explore --resume %s goes on)\n",
+                name, a->files.autosave, a->files.autosave);
+    return 128 + sig;
+}
+
 static int headless(App **ap, const CliCmd *cmd, const CliArgs *args, const char *rc_path, double rc_step, Err *e)
 {
     App *a = *ap;
@@ -206,7 +231,7 @@ static int headless(App **ap, const CliCmd *cmd, const CliArgs *args, const char
     AppGeom geom;
     ctl_frame(a, g, &geom);
     record_frame(rec, g, 0);
-    int n_frame = 0, n_step = 0, quit = 0;
+    int n_frame = 0, n_step = 0, quit = 0, sig = 0, sig_dirty = 0;
     char *script = xstrdup(cli_get(cmd, args, "keys") ? cli_get(cmd, args, "keys") : "");
     char *save = NULL;
     for (char *tok = strtok_r(script, " ", &save); tok && !quit; tok = strtok_r(NULL, " ", &save)) {
@@ -216,6 +241,10 @@ static int headless(App **ap, const CliCmd *cmd, const CliArgs *args, const char
             r = CTL_REDRAW;
         } else if (strncmp(tok, "click:", 6) == 0 && sscanf(tok + 6, "%d,%d", &x, &y) == 2) {
             r = ctl_click(a, &geom, x, y, 1);
+        } else if (strcmp(tok, "sigint") == 0) { /* as a Ctrl-C on a terminal */
+            sig = SIGINT;
+            sig_dirty = signal_autosave(a);
+            r = CTL_QUIT;
         } else if (strcmp(tok, "tick") == 0) {
             r = ctl_tick(a, util_now());
         } else if (strcmp(tok, "wait") == 0) {
@@ -272,6 +301,8 @@ static int headless(App **ap, const CliCmd *cmd, const CliArgs *args, const char
         }
     }
     grid_free(g);
+    if (sig && rc == EXIT_OK)
+        return signal_report(a, sig, sig_dirty);
     return rc;
 }
 
@@ -298,7 +329,7 @@ static int interactive(App **ap, const CliCmd *cmd, const CliArgs *args, const c
     double t0 = util_now();
     Grid *g = grid_new(w, h);
     AppGeom geom;
-    int redraw = 1;
+    int redraw = 1, sig = 0, sig_dirty = 0;
     for (;;) {
         if (redraw) {
             ctl_frame(a, g, &geom);
@@ -321,7 +352,8 @@ static int interactive(App **ap, const CliCmd *cmd, const CliArgs *args, const c
             r = CTL_REDRAW;
             break;
         case TERM_SIGNAL:
-            app_autosave(a);
+            sig = ev.signal;
+            sig_dirty = signal_autosave(a);
             r = CTL_QUIT;
             break;
         case TERM_TIMEOUT:
@@ -346,11 +378,11 @@ static int interactive(App **ap, const CliCmd *cmd, const CliArgs *args, const c
     }
     term_close(t);
     grid_free(g);
-    if (a->msg.text[0] && a->msg.style == GS_ERROR)
+    if (a->msg.text[0] && a->msg.style == GS_ERROR && !sig)
         fprintf(stderr, "placeto: %s\n", a->msg.text);
     if (rec && record_close(rec, util_now() - t0, e) != 0)
         return EXIT_FAIL;
-    return EXIT_OK;
+    return sig ? signal_report(a, sig, sig_dirty) : EXIT_OK;
 }
 
 /* Opens the App and runs it headless or on the terminal. */

@@ -340,7 +340,7 @@ static int baselines_draw(const App *a, Grid *g)
         grid_text_fit(g, in.x, y, line, in.w, k == a->dialog.menu_pos ? GS_CURSOR : b->oom ? GS_WARN : GS_NONE);
     }
     if (n_oom > 0 && y < in.y + in.h) {
-        snprintf(line, sizeof line, "OOM yes !: out of memory on a device, ranked last whatever its runtime (%d row%s)",
+        snprintf(line, sizeof line, "yes !: out of memory, ranked last (%d row%s)",
                  n_oom, n_oom == 1 ? "" : "s");
         grid_text_fit(g, in.x, y++, line, in.w, GS_WARN);
     }
