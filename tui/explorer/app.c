@@ -469,12 +469,19 @@ int app_export(App *a, AppExport what)
     if (what == APP_EXPORT_DOT) {
         app_out_path(a, ".placement.dot", path, sizeof path);
         rc = export_dot(path, d->pb.g, d->pb.gr, d->pb.c, d->ep->op_device, &e);
-    } else {
+    } else if (what == APP_EXPORT_TRACE) {
         app_out_path(a, ".trace.json", path, sizeof path);
         rc = export_trace(path, d->pb.g, d->pb.c, d->ep->result, &e);
+    } else {
+        app_out_path(a, ".placement.json", path, sizeof path);
+        Placement pl = {d->pb.g->n_nodes, d->pb.c->n_devices, d->ep->op_device, NULL};
+        rc = placement_write(&pl, d->pb.g, d->pb.c, path, &e);
     }
     if (rc != 0)
         app_msg(a, GS_ERROR, "export failed: %s", e.msg);
+    else if (what == APP_EXPORT_PLACEMENT)
+        app_msg(a, GS_GOOD, "wrote %s: the current placement (%.3f ms; placeto simulate GRAPH --placement %s)", path,
+                d->ep->runtime_us / 1000, path);
     else
         app_msg(a, GS_GOOD, "wrote %s (%s)", path,
                 what == APP_EXPORT_DOT ? "render with dot -Tsvg" : "open in ui.perfetto.dev");

@@ -60,7 +60,7 @@ typedef enum AppMove {
     APP_MOVE_NEXT    /* to the next one */
 } AppMove;
 
-typedef enum AppExport { APP_EXPORT_DOT, APP_EXPORT_TRACE } AppExport;
+typedef enum AppExport { APP_EXPORT_DOT, APP_EXPORT_TRACE, APP_EXPORT_PLACEMENT } AppExport;
 
 typedef struct AppOptions {
     const char *graph_path;   /* NULL with resume_path */
@@ -321,7 +321,9 @@ void app_autosave(App *a);
 /* The path of a file the explorer writes: STEM + suffix (STEM: the graph
  * file's name, see AppFiles) in the directory of the episode file. */
 void app_out_path(const App *a, const char *suffix, char *buf, size_t n);
-/* Writes STEM.placement.dot or STEM.trace.json; sets the message. 0 or -1. */
+/* Writes STEM.placement.dot, STEM.trace.json or STEM.placement.json (the
+ * current placement as a placement file, for place, simulate, export and
+ * compare); sets the message. 0 or -1. */
 int app_export(App *a, AppExport what);
 
 /* Runs every baseline on the episode's cluster, sorted by runtime. */

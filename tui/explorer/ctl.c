@@ -338,6 +338,8 @@ static const Binding bindings[] = {
     {{"s", "save the episode", 2}, act_save, {{'s', 0}}, 0, 0},
     {{"d", "export the placement as DOT", 2}, act_export, {{'d', APP_EXPORT_DOT}}, 0, 0},
     {{"t", "export the timeline as a Chrome trace", 2}, act_export, {{'t', APP_EXPORT_TRACE}}, 0, 0},
+    {{"w", "write the current placement as a placement file (NAME.placement.json)", 2}, act_export,
+     {{'w', APP_EXPORT_PLACEMENT}}, 0, 0},
     {{"?", "help", 3}, act_help, {{'?', 0}, {TERM_KEY_F1, 0}}, 0, 0},
     {{"q", "quit (asks when there are unsaved changes)", 3}, act_quit, {{'q', 0}}, 0, 0},
 };
