@@ -126,6 +126,58 @@ explore "sigint"
 rc_is "Ctrl-C with nothing unsaved" 130
 err_has "nothing unsaved" "nothing unsaved, no autosave"
 
+# ---- saving never silently replaces an episode file ----
+rm -f "$tmp"/crown.episode*.json
+explore "space space s" --size 100x30
+has "s saves a new file" "saved crown.episode.json (step 2"
+cp "$tmp/crown.episode.json" "$tmp/prepared.json"
+explore "space s" --size 100x30
+has "s asks before replacing a file it did not write" "Replace an episode file?" \
+    "crown.episode.json exists, and this session did not write it" "y: replace it" "crown.episode-2.json offered"
+explore "space s n" --size 100x30
+has "n keeps the file" "not saved: crown.episode.json is kept as it was"
+cmp -s "$tmp/crown.episode.json" "$tmp/prepared.json" && pass || fail "n keeps the file" "the file changed"
+explore "space s a enter" --size 100x30
+has "a saves as the free name" "saved crown.episode-2.json (step 1"
+cmp -s "$tmp/crown.episode.json" "$tmp/prepared.json" && pass || fail "save as keeps the file" "the file changed"
+explore "space s a bs bs bs bs bs bs bs bs bs bs bs bs bs bs bs bs bs bs bs bs mine.json enter space s" --size 100x30
+has "a typed name, then s saves there again without asking" "saved mine.json (step 2"
+explore "space s a bs bs bs bs bs bs bs bs bs bs bs bs bs bs bs bs bs bs bs bs prepared.json enter" --size 100x30
+has "save as an existing name is refused" "not saved: prepared.json exists too"
+explore "space q y" --size 100x30
+if expect_rc "the quit dialog's y" 0; then
+    [ -s "$tmp/crown.episode-3.json" ] && pass || fail "the quit dialog's y picks a new name" "no crown.episode-3.json"
+fi
+cmp -s "$tmp/crown.episode.json" "$tmp/prepared.json" && pass || fail "quit keeps the file" "the file changed"
+explore "space q" --size 100x30
+has "the quit dialog names the new name" "y: save to crown.episode-4.json" "exists: it is kept) and quit"
+explore "space e" --size 100x30
+has "the new-episode dialog too" "s: save this one to crown.episode-4.json" "exists: it is kept) first"
+explore "space s y" --size 100x30
+has "y replaces" "saved crown.episode.json (step 1"
+in_tmp explore --resume crown.episode.json --headless --keys 'space s' --size 100x30
+has "a resumed file saves back without asking" "saved crown.episode.json (step 2"
+
+# ---- the placement leaves the explorer: w, and export and simulate read episodes ----
+explore "space 1 w" --size 100x30
+has "w writes the placement file" "wrote crown.placement.json: the current placement"
+in_tmp simulate "$absg" --placement crown.placement.json
+expect_rc "simulate the written placement" 0 && pass
+in_tmp simulate crown.episode.json
+if expect_rc "simulate an episode file" 0; then
+    grep -qF "toy_crown on 2x K80" "$tmp/out" && grep -qF "crown.episode.json: the episode's current placement (step 2 of 18)" "$tmp/err" &&
+        pass || fail "simulate an episode file" "expected the graph, cluster and step"
+fi
+in_tmp simulate "$absg" --placement crown.episode.json --json
+expect_rc "simulate GRAPH --placement EPISODE" 0 && pycheck "its JSON" 'import json,sys; d=json.load(open(sys.argv[1])); assert d["makespan_us"] > 0' "$tmp/out"
+in_tmp export crown.episode.json --dot ep.dot --trace ep.trace.json
+expect_rc "export an episode file" 0 && { [ -s "$tmp/ep.dot" ] && [ -s "$tmp/ep.trace.json" ] && pass ||
+    fail "export an episode file" "no DOT or trace"; }
+in_tmp simulate "$(pwd)/graphs/toy/diamond.json" --placement crown.episode.json
+expect_rc "an episode of another graph" 1 && err_has "another graph is named" "an episode of graph \"toy_crown\""
+in_tmp simulate crown.episode.json --devices 3
+expect_rc "--devices with an episode" 2 && err_has "--devices with an episode is refused" "--devices cannot be used with an episode file"
+
 # ---- legibility ----
 explore "space"
 has "Devices: busy %" "Devices busy%, memory"

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bound.h"
 #include "export.h"
@@ -185,6 +186,7 @@ App *app_new(const AppOptions *o, Err *e)
         }
         free(f.policy_path);
         a->files.episode = xstrdup(load_path);
+        a->files.owned = o->resume_path != NULL; /* s saves back to the resumed file */
         if (o->replay_path) {
             while (episode_undo(a->data.ep) == 0)
                 ;
@@ -433,19 +435,81 @@ void app_changed(App *a)
 /* ------------------------------------------------------------------ */
 /* Files                                                               */
 
-int app_save(App *a, const char *path)
+int app_save_would_replace(const App *a, const char *path)
+{
+    if (a->files.owned && strcmp(path, a->files.episode) == 0)
+        return 0;
+    return access(path, F_OK) == 0;
+}
+
+void app_free_name(const char *path, char *buf, size_t n)
+{
+    size_t len = strlen(path);
+    int ext = len > 5 && strcmp(path + len - 5, ".json") == 0;
+    if (ext)
+        len -= 5;
+    for (int k = 2; k < 100000; k++) {
+        snprintf(buf, n, "%.*s-%d%s", (int)len, path, k, ext ? ".json" : "");
+        if (access(buf, F_OK) != 0)
+            return;
+    }
+}
+
+void app_save_target(const App *a, char *buf, size_t n)
+{
+    if (app_save_would_replace(a, a->files.episode))
+        app_free_name(a->files.episode, buf, n);
+    else
+        snprintf(buf, n, "%s", a->files.episode);
+}
+
+/* path becomes the episode's file (this session's), autosaves beside it. */
+static void set_episode_path(App *a, const char *path)
+{
+    if (strcmp(path, a->files.episode) != 0) {
+        char *p = xstrdup(path);
+        free(a->files.episode);
+        a->files.episode = p;
+        size_t m = strlen(p) + 16;
+        free(a->files.autosave);
+        a->files.autosave = xmalloc(m);
+        snprintf(a->files.autosave, m, "%s.autosave", p);
+    }
+    a->files.owned = 1;
+}
+
+static int save_to(App *a, const char *path, const char *kept)
 {
     Err e = {{0}};
     if (episode_save(a->data.ep, a->policy.path, a->policy.checksum, path, &e) != 0) {
         app_msg(a, GS_ERROR, "not saved: %s (the episode is still here)", e.msg);
         return -1;
     }
-    if (strcmp(path, a->files.episode) == 0) {
-        a->run.dirty = 0;
-        remove(a->files.autosave);
-    }
-    app_msg(a, GS_GOOD, "saved %s (step %d, %d history entries)", path, a->data.ep->cursor, a->data.ep->n_hist);
+    remove(a->files.autosave);
+    set_episode_path(a, path);
+    a->run.dirty = 0;
+    if (kept)
+        app_msg(a, GS_WARN, "saved %s (step %d, %d history entries): %s exists and was not replaced", path,
+                a->data.ep->cursor, a->data.ep->n_hist, kept);
+    else
+        app_msg(a, GS_GOOD, "saved %s (step %d, %d history entries)", path, a->data.ep->cursor, a->data.ep->n_hist);
     return 0;
+}
+
+int app_save(App *a, const char *path)
+{
+    if (strcmp(path, a->files.episode) == 0 && app_save_would_replace(a, path)) {
+        char fresh[4200], kept[4200]; /* path is the episode's, which the save replaces */
+        snprintf(kept, sizeof kept, "%s", path);
+        app_free_name(kept, fresh, sizeof fresh);
+        return save_to(a, fresh, kept);
+    }
+    return save_to(a, path, NULL);
+}
+
+int app_save_as(App *a, const char *path)
+{
+    return save_to(a, path, NULL);
 }
 
 void app_autosave(App *a)

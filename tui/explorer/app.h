@@ -49,7 +49,8 @@ typedef enum AppPane {
 } AppPane;
 
 typedef enum AppDialog {
-    DLG_NONE, DLG_HELP, DLG_QUIT, DLG_SEARCH, DLG_BASELINES, DLG_START_FROM, DLG_TRAIN, DLG_NEW_EPISODE, DLG_COUNT
+    DLG_NONE, DLG_HELP, DLG_QUIT, DLG_SEARCH, DLG_BASELINES, DLG_START_FROM, DLG_TRAIN, DLG_NEW_EPISODE,
+    DLG_OVERWRITE, DLG_SAVE_AS, DLG_COUNT
 } AppDialog;
 
 /* Moving the selection along the drawn graph. */
@@ -238,6 +239,7 @@ typedef struct AppFiles {
     char *episode;
     char *autosave;
     char *stem;
+    int owned;                /* episode is this session's: resumed from it, or saved to it */
 } AppFiles;
 
 /* Episodes left by a new one (undo at the start of a history goes back to
@@ -314,8 +316,28 @@ void app_changed(App *a);
  * feature rows of the current node) from the episode and the policy. */
 void app_cache_update(App *a);
 
-/* Saves the episode to path (atomically); sets the message. 0 or -1. */
+/* Saving never silently replaces an episode file: a file at the episode's
+ * path that this session neither resumed nor wrote is kept, and app_save
+ * writes to the first free NAME-2.json, NAME-3.json ... instead and says so
+ * (the paths that cannot ask: quitting, a new episode, the tour); `s` asks
+ * first (y: replace, a: save as, n: no). */
+/* 1 when saving to path would replace a file this session did not resume
+ * or write. */
+int app_save_would_replace(const App *a, const char *path);
+/* Where app_save(a, a->files.episode) writes: the episode's path, or the
+ * free name beside it when that would replace a file. */
+void app_save_target(const App *a, char *buf, size_t n);
+/* The first of NAME-2.json, NAME-3.json ... (path NAME.json) that does not
+ * exist. */
+void app_free_name(const char *path, char *buf, size_t n);
+/* Saves the episode (atomically) to path, or to a free name beside it when
+ * path is the episode's and app_save_would_replace; sets the message. 0 or
+ * -1. */
 int app_save(App *a, const char *path);
+/* Saves to path even when it replaces a file (asked first), or to a new
+ * name; path becomes the episode's (s saves there from now on, autosaves go
+ * beside it). 0 or -1. */
+int app_save_as(App *a, const char *path);
 /* Autosaves when there are unsaved changes (on quit, signals, periodically). */
 void app_autosave(App *a);
 /* The path of a file the explorer writes: STEM + suffix (STEM: the graph

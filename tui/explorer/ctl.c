@@ -254,7 +254,10 @@ static int act_maximize(App *a, int arg)
 static int act_save(App *a, int arg)
 {
     (void)arg;
-    app_save(a, a->files.episode);
+    if (app_save_would_replace(a, a->files.episode)) /* a file this session did not write: ask */
+        app_dialog_open(a, DLG_OVERWRITE, NULL);
+    else
+        app_save(a, a->files.episode);
     return CTL_REDRAW;
 }
 
@@ -335,7 +338,8 @@ static const Binding bindings[] = {
     {{"o", "timeline colours: by device / by group", 1}, act_tl_colours, {{'o', 0}}, 0, 0},
     {{"Tab", "next pane", 1}, act_focus, {{TERM_KEY_TAB, 1}, {TERM_KEY_BTAB, -1}}, 0, 0},
     {{"z", "maximise / restore the focused pane", 1}, act_maximize, {{'z', 0}}, 0, 0},
-    {{"s", "save the episode", 2}, act_save, {{'s', 0}}, 0, 0},
+    {{"s", "save the episode (asks before replacing a file this session did not write)", 2}, act_save,
+     {{'s', 0}}, 0, 0},
     {{"d", "export the placement as DOT", 2}, act_export, {{'d', APP_EXPORT_DOT}}, 0, 0},
     {{"t", "export the timeline as a Chrome trace", 2}, act_export, {{'t', APP_EXPORT_TRACE}}, 0, 0},
     {{"w", "write the current placement as a placement file (NAME.placement.json)", 2}, act_export,
@@ -470,7 +474,8 @@ int ctl_key(App *a, int key)
     if (r >= 0)
         return r;
     AppDialog d = a->dialog.kind;
-    if (a->tour.active && d != DLG_SEARCH && d != DLG_TRAIN && (r = dispatch(tour_keys, N_OF(tour_keys), a, key)) >= 0)
+    if (a->tour.active && d != DLG_SEARCH && d != DLG_TRAIN && d != DLG_SAVE_AS && d != DLG_OVERWRITE &&
+        (r = dispatch(tour_keys, N_OF(tour_keys), a, key)) >= 0)
         return r;
     if (a->replay.active && d == DLG_NONE && (r = dispatch(replay_keys, N_OF(replay_keys), a, key)) >= 0)
         return r;

@@ -182,10 +182,23 @@ static int text_dialog(Grid *g, const char *title, const char *const *para, cons
     return 0;
 }
 
+/* "PATH" or, when saving there would replace a file, "NEW (PATH exists: it
+ * is kept)": where app_save goes. */
+static void save_target_text(const App *a, char *buf, size_t n)
+{
+    char target[4200];
+    app_save_target(a, target, sizeof target);
+    if (strcmp(target, a->files.episode) == 0)
+        snprintf(buf, n, "%s", target);
+    else
+        snprintf(buf, n, "%s (%s exists: it is kept)", target, a->files.episode);
+}
+
 static int quit_draw(const App *a, Grid *g)
 {
-    char save[4200], leave[4200];
-    snprintf(save, sizeof save, "y: save to %s and quit", a->files.episode);
+    char save[9000], leave[4200], target[8500];
+    save_target_text(a, target, sizeof target);
+    snprintf(save, sizeof save, "y: save to %s and quit", target);
     snprintf(leave, sizeof leave, "n: quit (an autosave goes to %s)", a->files.autosave);
     const char *para[] = {save, leave, "any other key: stay"};
     static const int pen[] = {GS_NONE, GS_NONE, GS_DIM};
@@ -209,8 +222,9 @@ static int new_episode_key(App *a, int key)
 
 static int new_episode_draw(const App *a, Grid *g)
 {
-    char save[4200];
-    snprintf(save, sizeof save, "s: save this one to %s first", a->files.episode);
+    char save[9000], target[8500];
+    save_target_text(a, target, sizeof target);
+    snprintf(save, sizeof save, "s: save this one to %s first", target);
     const char *para[] = {"This episode has unsaved changes.",
                           "y or e: start a new one (u at its start brings this one back)", save,
                           "any other key: stay"};
@@ -219,7 +233,38 @@ static int new_episode_draw(const App *a, Grid *g)
 }
 
 /* ------------------------------------------------------------------ */
-/* Prompts on the message line: search and train                       */
+/* Saving over a file this session did not write                       */
+
+static int overwrite_key(App *a, int key)
+{
+    app_dialog_close(a);
+    if (key == 'y') {
+        app_save_as(a, a->files.episode);
+    } else if (key == 'a') {
+        char fresh[4200];
+        app_free_name(a->files.episode, fresh, sizeof fresh);
+        app_dialog_open(a, DLG_SAVE_AS, fresh);
+    } else {
+        app_msg(a, GS_NONE, "not saved: %s is kept as it was", a->files.episode);
+    }
+    return CTL_REDRAW;
+}
+
+static int overwrite_draw(const App *a, Grid *g)
+{
+    char what[4300], as[4300];
+    char fresh[4200];
+    app_free_name(a->files.episode, fresh, sizeof fresh);
+    snprintf(what, sizeof what, "%s exists, and this session did not write it (another episode, perhaps a "
+             "prepared one).", a->files.episode);
+    snprintf(as, sizeof as, "a: save as another name (%s offered; edit it, then Enter)", fresh);
+    const char *para[] = {what, "y: replace it with this episode", as, "n or any other key: do not save"};
+    static const int pen[] = {GS_NONE, GS_WARN, GS_NONE, GS_DIM};
+    return text_dialog(g, "Replace an episode file?", para, pen, 4);
+}
+
+/* ------------------------------------------------------------------ */
+/* Prompts on the message line: search, train and save as             */
 
 enum { PROMPT_CLOSED, PROMPT_EDITED, PROMPT_ENTERED };
 
@@ -286,6 +331,26 @@ static int train_key(App *a, int key)
 static int train_draw(const App *a, Grid *g)
 {
     return prompt_draw(a, g, "train episodes: ", "start");
+}
+
+/* Save as: a name that is free, or the episode's own file. */
+static int save_as_key(App *a, int key)
+{
+    if (prompt_key(a, key) != PROMPT_ENTERED)
+        return CTL_REDRAW;
+    const char *name = a->dialog.input;
+    if (!name[0])
+        app_msg(a, GS_WARN, "not saved: no file name");
+    else if (app_save_would_replace(a, name))
+        app_msg(a, GS_WARN, "not saved: %s exists too (s, then a, offers a free name)", name);
+    else
+        app_save_as(a, name);
+    return CTL_REDRAW;
+}
+
+static int save_as_draw(const App *a, Grid *g)
+{
+    return prompt_draw(a, g, "save as: ", "save");
 }
 
 /* ------------------------------------------------------------------ */
@@ -364,6 +429,8 @@ static const DialogDef dialogs[DLG_COUNT] = {
     [DLG_START_FROM] = {baselines_key, baselines_draw},
     [DLG_TRAIN] = {train_key, train_draw},
     [DLG_NEW_EPISODE] = {new_episode_key, new_episode_draw},
+    [DLG_OVERWRITE] = {overwrite_key, overwrite_draw},
+    [DLG_SAVE_AS] = {save_as_key, save_as_draw},
 };
 
 const DialogDef *dialog_def(AppDialog d)
