@@ -141,6 +141,19 @@ static void draw_timeline(const App *a, Grid *g, GridRect r, AppGeom *geom)
     v.by_group = a->view.tl_by_group;
     v.group_names = (const char *const *)a->data.labels;
     tl_render(a->cache.tl, &v, g);
+    int lanes = in.h > TL_AXIS_ROWS ? (in.h - TL_AXIS_ROWS + TL_LANE_ROWS - 1) / TL_LANE_ROWS : 0;
+    int hidden = a->data.pb.c->n_devices - lanes;
+    if (hidden > 0) { /* lanes cut at the bottom: said on the frame */
+        char hint[96];
+        snprintf(hint, sizeof hint, " +%d lane%s below: %s ", hidden, hidden == 1 ? "" : "s",
+                 a->view.maximized == PANE_TIMELINE ? "a taller terminal shows them"
+                 : a->view.focus == PANE_TIMELINE   ? "z maximises"
+                                                    : "Tab here, z maximises");
+        int w = grid_text_width(hint);
+        if (w > r.w - 4)
+            w = r.w - 4;
+        grid_text_fit(g, r.x + r.w - 2 - w, r.y + r.h - 1, hint, w, GS_KEY);
+    }
     if (geom) {
         geom->have_tl = 1;
         geom->tl = v;
@@ -582,6 +595,26 @@ static void draw_panes(const App *a, Grid *g, GridRect area, AppGeom *geom)
     for (int k = 0; k < shown; k++) {
         draw_pane(a, g, order[k], (GridRect){x, y, right, hs[k]}, geom);
         y += hs[k];
+    }
+    /* the panes without room: how to see them, on the column's bottom line */
+    char hint[96] = " Tab:";
+    int n_hidden = 0;
+    for (int p = PANE_POLICY; p < PANE_COUNT; p++) {
+        int drawn = 0;
+        for (int k = 0; k < shown; k++)
+            drawn |= order[k] == (AppPane)p;
+        if (!drawn) {
+            size_t len = strlen(hint);
+            snprintf(hint + len, sizeof hint - len, "%s %s", n_hidden ? "," : "", pane_title[p]);
+            n_hidden++;
+        }
+    }
+    if (n_hidden > 0 && shown > 0) {
+        strncat(hint, " ", sizeof hint - strlen(hint) - 1);
+        int w = grid_text_width(hint);
+        if (w > right - 4)
+            w = right - 4;
+        grid_text_fit(g, x + right - 2 - w, y - 1, hint, w, GS_KEY);
     }
 }
 
