@@ -104,6 +104,46 @@ static int load_policy(App *a, const char *path, const EpisodeConfig *cfg, Err *
     return 0;
 }
 
+/* The distinctive part of a path segment: what follows its leading letters
+ * and underscores when that holds a digit ("Mixed_6b" -> "6b",
+ * "branch7x7_1" -> "7x7_1"), else the segment. */
+static size_t segment_skip(const char *s, size_t len)
+{
+    size_t k = 0;
+    while (k < len && (isalpha((unsigned char)s[k]) || s[k] == '_'))
+        k++;
+    for (size_t j = k; j < len; j++)
+        if (isdigit((unsigned char)s[j]))
+            return k;
+    return 0;
+}
+
+/* A box's label of w cells for the short name label: the name when it
+ * fits; else every segment but the last (split at '.' and '/') cut to its
+ * distinctive part, so that "Mixed_6b.branch7x7_1.bn" reads "6b.7x7_1.bn"
+ * instead of the same "Mixed_~.bn" for every branch (the renderer still
+ * cuts the middle of what does not fit). */
+static char *box_label(const char *label, int w)
+{
+    size_t n = strlen(label);
+    if ((int)n <= w)
+        return xstrdup(label);
+    char *out = xmalloc(n + 1);
+    size_t o = 0, start = 0;
+    for (size_t i = 0; i <= n; i++) {
+        if (i < n && label[i] != '.' && label[i] != '/')
+            continue;
+        size_t skip = i < n ? segment_skip(label + start, i - start) : 0; /* the last segment whole */
+        memcpy(out + o, label + start + skip, i - start - skip);
+        o += i - start - skip;
+        if (i < n)
+            out[o++] = label[i];
+        start = i + 1;
+    }
+    out[o] = '\0';
+    return out;
+}
+
 /* What every way of loading shares once graph, cluster, grouping, policy and
  * episode exist. */
 static void finish_load(App *a)
@@ -122,6 +162,14 @@ static void finish_load(App *a)
         d->dag = d->dag_fold = dag_layout_folded(n, d->pb.gr->succ_off, d->pb.gr->succ, host, &fold_opt);
     a->view.fold = d->dag_fold != NULL;
     free(host);
+    for (int k = 0; k < 2; k++) {
+        const DagLayout *L = k ? d->dag_fold : d->dag_all;
+        if (!L)
+            continue;
+        d->box_labels[k] = xnew_array((size_t)n, sizeof *d->box_labels[k]);
+        for (int u = 0; u < n; u++)
+            d->box_labels[k][u] = box_label(d->labels[u], L->geom[DAG_FULL].label_w);
+    }
     if (a->policy.pol)
         a->policy.work = policy_work_new(&a->policy.pol->arch, d->pg);
     if (app_is_actor(a))
@@ -302,6 +350,11 @@ void app_free(App *a)
     for (int k = 0; d->labels && k < d->pb.gr->n_groups; k++)
         free(d->labels[k]);
     free(d->labels);
+    for (int k = 0; k < 2; k++) {
+        for (int u = 0; d->box_labels[k] && u < d->pb.gr->n_groups; u++)
+            free(d->box_labels[k][u]);
+        free(d->box_labels[k]);
+    }
     tl_free(a->cache.tl);
     free(a->cache.feats);
     free(a->cache.attention);

@@ -91,6 +91,8 @@ typedef struct AppData {
     PolicyGraph *pg;
     Episode *ep;
     char **labels;            /* per group: its short name */
+    char **box_labels[2];     /* per group: the label of its box in dag_all [0] and dag_fold [1] (full
+                                 labels): the short name, or its distinctive part when that is too long */
     DagLayout *dag;           /* the group graph's layout shown: dag_all, or dag_fold (AppView.fold) */
     DagLayout *dag_all;       /* every group in layers */
     DagLayout *dag_fold;      /* a training graph's backward and update groups folded

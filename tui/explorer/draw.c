@@ -96,9 +96,25 @@ static void draw_graph(const App *a, Grid *g, GridRect r, AppGeom *geom)
         if (cw < room)
             x = -(room - cw) / 2;
     }
-    DagView v = {vw->zoom, x, y, in, (const char *const *)d->labels, d->ep->group_device, style, crit,
-                 d->pb.c->n_devices <= 10, by_cluster ? a->cache.cluster : NULL};
+    const char *const *labels = (const char *const *)(d->dag == d->dag_fold ? d->box_labels[1] : d->box_labels[0]);
+    DagView v = {vw->zoom, x, y, in, labels ? labels : (const char *const *)d->labels, d->ep->group_device, style,
+                 crit, d->pb.c->n_devices <= 10, by_cluster ? a->cache.cluster : NULL};
     dag_render(d->dag, &v, g);
+    if (mr.w > 0 && cur >= 0) { /* the map never covers the current node: another corner */
+        GridRect nr = dag_node_rect(d->dag, vw->zoom, cur);
+        nr.x += in.x - x;
+        nr.y += in.y - y;
+        GridRect corner[4] = {mr, {mr.x, in.y + in.h - mr.h, mr.w, mr.h}, {in.x, in.y, mr.w, mr.h},
+                              {in.x, in.y + in.h - mr.h, mr.w, mr.h}};
+        for (int k = 0; k < 4; k++) {
+            GridRect c = corner[k];
+            int covers = nr.x < c.x + c.w && c.x < nr.x + nr.w && nr.y < c.y + c.h && c.y < nr.y + nr.h;
+            if (!covers) {
+                mr = c;
+                break;
+            }
+        }
+    }
     if (mr.w > 0) { /* where the view is, and every group's device */
         grid_fill(g, mr, ' ', GS_NONE); /* the box's lines must not merge with the edges under it */
         grid_box(g, mr, GS_BORDER);
