@@ -69,10 +69,87 @@ static int help_key(App *a, int key)
 }
 
 /* The help's rows: section titles, and each key with its help wrapped into
- * the width left of the keys' column. Calls row(ctx, keys, text, pen) per
- * row (keys NULL on continuation rows) and returns the count. */
+ * the width left of the keys' column, then the glyph legend. Calls row(ctx,
+ * keys, text, pen) per row (keys NULL on continuation rows) and returns the
+ * count. */
 enum { HELP_KEYS_W = 17 };
 typedef void (*HelpRow)(void *ctx, const char *keys, const char *text, int len, int pen);
+
+/* Appends code point cp to the UTF-8 string at *o (a grid symbol, plane 15,
+ * draws as the glyph of the screen's set: Unicode, or ASCII). */
+static void put_cp(char **o, uint32_t cp)
+{
+    unsigned char *p = (unsigned char *)*o;
+    if (cp < 0x80) {
+        *p++ = (unsigned char)cp;
+    } else if (cp < 0x800) {
+        *p++ = (unsigned char)(0xC0 | (cp >> 6));
+        *p++ = (unsigned char)(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+        *p++ = (unsigned char)(0xE0 | (cp >> 12));
+        *p++ = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+        *p++ = (unsigned char)(0x80 | (cp & 0x3F));
+    } else {
+        *p++ = (unsigned char)(0xF0 | (cp >> 18));
+        *p++ = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
+        *p++ = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+        *p++ = (unsigned char)(0x80 | (cp & 0x3F));
+    }
+    *p = 0;
+    *o = (char *)p;
+}
+
+/* The legend: every glyph the views draw, as the screen draws it (its
+ * glyph set), and what it means. */
+enum { LEGEND_MAX = 8 };
+typedef struct LegendRow {
+    uint32_t glyph[LEGEND_MAX]; /* code points or grid symbols, 0-ended */
+    const char *text;
+} LegendRow;
+
+static const LegendRow legend[] = {
+    {{GRID_LINE(GRID_E | GRID_S), GRID_LINE(GRID_E | GRID_W), GRID_LINE(GRID_S | GRID_W), ' ', 'd', '0'},
+     "Graph: a group's box in its device's colour (the current, selected and marked groups in their own); "
+     "d0: its device"},
+    {{GRID_LINE(GRID_N | GRID_S), GRID_ARROW_DOWN}, "an edge into a group"},
+    {{'<', 'd', '1', ' ', 'd', '0'}, "backward and update groups folded beside their forward group: their devices"},
+    {{GRID_DOT, ' ', GRID_DOT_MARKED, ' ', '0', '1'}, "compact view (Z): a group; the current or selected one; "
+                                                      "with up to 10 devices, a group's device digit"},
+    {{'0', '1', GRID_DOT_MARKED, GRID_SHADE}, "map: each group as its device's digit, the current group marked, "
+                                              "the part in view shaded"},
+    {{GRID_BLOCK_L, GRID_FULL, GRID_FULL, GRID_BLOCK_R, ' ', GRID_FULL},
+     "Timeline: an op on its device, its name inside when it fits; a short op"},
+    {{GRID_SHADE, GRID_SHADE}, "idle time; the empty part of a bar"},
+    {{GRID_MARK, GRID_MARK, GRID_MARK}, "under an op: on the critical path"},
+    {{GRID_LINE(GRID_E | GRID_W), 'd', '1', GRID_ARROW_RIGHT}, "a transfer on the device's outgoing bus, to device 1"},
+    {{GRID_DOUBLE, GRID_DOUBLE, GRID_ARROW_RIGHT}, "a transfer on the critical path"},
+    {{GRID_BAR(8), GRID_BAR(8), GRID_BAR(4), GRID_SHADE}, "a bar: a probability, or peak memory against capacity "
+                                                         "(whole, in the warning colour, and OOM: out of memory)"},
+    {{GRID_SPARK(1), GRID_SPARK(3), GRID_SPARK(5), GRID_SPARK(8)},
+     "sparkline: the runtime after each step (its range beside it), the training's returns"},
+    {{'*', '0', ' ', '<'}, "Policy: * the current group's device now; < the policy's most likely device"},
+    {{'>', ' ', '+', ' ', '.'}, "why rows: the current group; one already placed; one not yet"},
+    {{'y', 'e', 's', ' ', '!'}, "Baselines: out of memory, ranked last"},
+    {{GRID_ELLIPSIS}, "text cut to fit (the full name is in the Inspector or the Policy pane)"},
+};
+
+static int legend_rows(int width, HelpRow row, void *ctx)
+{
+    static const char title[] = "Glyphs (Unicode; ASCII with --ascii or without a UTF-8 locale)";
+    row(ctx, NULL, title, (int)strlen(title), GS_TITLE);
+    int rows = 1;
+    for (size_t k = 0; k < sizeof legend / sizeof *legend; k++) {
+        char glyphs[LEGEND_MAX * 4 + 1], *o = glyphs;
+        glyphs[0] = 0;
+        for (int j = 0; j < LEGEND_MAX && legend[k].glyph[j]; j++)
+            put_cp(&o, legend[k].glyph[j]);
+        int start[16], len[16];
+        int m = widget_wrap(legend[k].text, width - HELP_KEYS_W - 2, start, len, 16);
+        for (int j = 0; j < m && j < 16; j++, rows++)
+            row(ctx, j ? "" : glyphs, legend[k].text + start[j], len[j], GS_NONE);
+    }
+    return rows;
+}
 
 static int help_rows(const App *a, int width, HelpRow row, void *ctx)
 {
@@ -91,6 +168,7 @@ static int help_rows(const App *a, int width, HelpRow row, void *ctx)
                 row(ctx, j ? "" : keys[k].keys, keys[k].help + start[j], len[j], GS_NONE);
         }
     }
+    rows += legend_rows(width, row, ctx);
     static const char *const mouse = CTL_MOUSE_HELP;
     int start[8], len[8];
     int m = widget_wrap(mouse, width, start, len, 8);
