@@ -233,8 +233,11 @@ has "G redoes it" "redid 3 entries"
 # message wraps
 explore "?" --size 80x24
 has "help at 80x24" "1-20 of" "j/k PgUp/PgDn scroll" "(asks when this one is unsaved; u at its"
-explore "? $(printf 'j %.0s' $(seq 60))" --size 80x24
-has "help scrolled to its end" "of 4" "Mouse: click a group"
+explore "? $(printf 'j %.0s' $(seq 120))" --size 80x24
+# its last row shown: "F-L of L"
+if has "help scrolled to its end" "Mouse: click a group"; then
+    grep -qE -- ' [0-9]+-([0-9]+) of \1 ' "$tmp/out" && pass || fail "help scrolled to its last row" "no 'F-L of L'"
+fi
 explore "space space 1" --size 80x24
 has "a long message wraps" "the policy goes on with"
 

@@ -282,8 +282,10 @@ static void draw_history(const App *a, Grid *g, GridRect r)
         mx = rt[k] > mx ? rt[k] : mx;
     }
     double lo = mn, hi = mx;
-    if (hi - lo < 0.01 * hi) {
-        lo = hi - 0.01 * hi;
+    if (hi - lo < 0.01 * mx) { /* a window of 1% around the middle: a flat series sits half way */
+        double mid = 0.5 * (lo + hi);
+        lo = mid - 0.005 * mx;
+        hi = mid + 0.005 * mx;
     }
     char range[32];
     snprintf(range, sizeof range, " range %.2f%%", mx > 0 ? 100.0 * (mx - mn) / mx : 0.0);
