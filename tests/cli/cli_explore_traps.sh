@@ -198,5 +198,45 @@ if has "baselines with OOM rows" "yes !: out of memory, ranked last"; then
     else fail "OOM rows last" "a row in memory after an OOM row"; fi
 fi
 
+explore "" --devices 4 --policy "$(pwd)/graphs/policies/general_4.json" --size 80x24
+has "4 devices at 80x24: the cut lanes are said" "+2 lanes below: Tab here, z maximises"
+explore "tab" --devices 4 --policy "$(pwd)/graphs/policies/general_4.json" --size 80x24
+has "the timeline focused: z maximises" "+2 lanes below: z maximises"
+explore "" --size 100x30
+if grep -qF "lanes below" "$tmp/out"; then fail "no hint when every lane shows" "a lanes hint at 100x30"; else pass; fi
+explore "" --size 80x24
+has "the Inspector hidden at 80x24 is said" "Tab: Inspector"
+explore "tab tab tab tab tab" --size 80x24
+has "Tab to the Inspector shows it" "Inspector src" "Tab: History"
+
+# the minimap moves off the current node: a wide fan whose last source is at the canvas' right edge
+"$py" - "$tmp/fan.json" << 'PY'
+import json, sys
+n = 24
+nodes = [{"name": "s%02d" % i, "op": "conv", "cost_us": 100.0 + i, "output_bytes": [1000]} for i in range(n)]
+nodes.append({"name": "z", "op": "concat", "cost_us": 10.0, "output_bytes": [100]})
+edges = [{"src": "s%02d" % i, "dst": "z", "output": 0} for i in range(n)]
+json.dump({"format": "placeto-graph", "version": 1, "name": "fan", "nodes": nodes, "edges": edges}, open(sys.argv[1], "w"))
+PY
+in_tmp explore fan.json --policy "$(pwd)/graphs/policies/general_2.json" --headless --size 100x30 \
+    --keys "$(printf 'space %.0s' $(seq 23))"
+if has "fan: step 24 on s22, at the right edge" "step 24/25: s22" "|s22        d0|"; then
+    # the map is not in the top rows, where s22's box is
+    if head -n 8 "$tmp/out" | grep -qF "+map"; then fail "the map leaves the current node" "the map is still at the top"
+    else pass; fi
+    grep -qF "+map" "$tmp/out" && pass || fail "the map is still shown" "no map"
+fi
+
+# full labels: the distinctive part of a long name
+run explore graphs/inception_v3.json --headless --size 100x30 --keys "$(printf 'space %.0s' $(seq 37))"
+has "inception's labels show the branch" "step 38/169: net.Mixed_6b.branch7x7_2" "|6b.7x7_1.bn    d0|" "|6b.7x7_2.bn    d0|"
+
+# the glyph legend, in ASCII and in Unicode
+explore "? $(printf 'j %.0s' $(seq 60))" --size 100x60
+has "the legend (ASCII)" "Glyphs (Unicode; ASCII with --ascii" "[##] #" "under an op: on the critical path" "-d1>" "==>" \
+    "sparkline: the runtime after each step" "text cut to fit"
+explore "? $(printf 'j %.0s' $(seq 60))" --size 100x60 --unicode
+has "the legend (Unicode)" "▐██▌ █" "▀▀▀" "─d1▶" "══▶" "▁▃▅█" "● ◉ 01"
+
 echo "exploretraps: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
