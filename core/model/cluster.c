@@ -44,10 +44,18 @@ void cluster_free(Cluster *c)
     free(c);
 }
 
+static Cluster *load_text(const char *path, const char *text, size_t len, int part, Err *e);
+
 Cluster *cluster_load_text(const char *path, const char *text, size_t len, Err *e)
 {
+    return load_text(path, text, len, 0, e);
+}
+
+/* part: the text is a part of a file already parsed (jdoc_parse_part). */
+static Cluster *load_text(const char *path, const char *text, size_t len, int part, Err *e)
+{
     JDoc d;
-    if (jdoc_parse(&d, path, text, len, e) != 0)
+    if ((part ? jdoc_parse_part(&d, path, text, len, e) : jdoc_parse(&d, path, text, len, e)) != 0)
         return NULL;
     Cluster *c = NULL;
     if (jdoc_check_header(&d, "placeto-cluster", e) != 0)
@@ -184,9 +192,9 @@ Cluster *cluster_load_member(const JDoc *d, const char *key, Err *e)
         return NULL;
     }
     size_t start = (size_t)off, end = value_end(d->text, d->len, start);
-    char *copy = xmalloc(d->len + 1);
+    char *copy = xmalloc(end + 1);
     size_t m = 0;
-    for (size_t i = 0; i < d->len; i++) {
+    for (size_t i = 0; i < end; i++) { /* nothing after the object: its positions need only what comes before */
         unsigned char c = (unsigned char)d->text[i];
         if (i >= start && i < end)
             copy[m++] = (char)c;
@@ -196,7 +204,7 @@ Cluster *cluster_load_member(const JDoc *d, const char *key, Err *e)
             copy[m++] = ' ';
     }
     copy[m] = '\0';
-    Cluster *c = cluster_load_text(d->path, copy, m, e);
+    Cluster *c = load_text(d->path, copy, m, 1, e);
     free(copy);
     if (!c && e) {
         /* "PATH:L:C: rest" -> "PATH:L:C: cluster.rest" (a field) or "cluster: rest" */

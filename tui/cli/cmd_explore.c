@@ -398,13 +398,19 @@ static int run_app(const CliCmd *cmd, const CliArgs *args, const AppOptions *o)
     if (rc_path && !rc_path[0])
         return cli_usage_error(cmd, "--record: expected a file name");
     Err e = {{0}};
+    /* the policy's training cluster, kept before the App takes the policy out of the cache */
+    const Cluster *tc = cmd == &cmd_explore && !o->resume_path && !o->replay_path
+                            ? cli_policy_trained_cluster(o->policy_path) : NULL;
+    Cluster *trained = tc ? cluster_clone(tc) : NULL;
     App *a = app_new(o, &e);
-    if (!a)
+    if (!a) {
+        cluster_free(trained);
         return cli_fail(&e);
+    }
     char note[4096];
-    if (cmd == &cmd_explore && !o->resume_path && !o->replay_path &&
-        cli_policy_cluster_note(cmd, args, o->policy_path, a->data.pb.c, note, sizeof note))
+    if (cli_policy_cluster_note(cmd, args, o->policy_path, trained, a->data.pb.c, note, sizeof note))
         app_msg(a, GS_WARN, "%s", note); /* an explicit --cluster or --devices is honoured, and said */
+    cluster_free(trained);
     int rc = is_headless ? headless(&a, cmd, args, rc_path, rc_step, &e) : interactive(&a, cmd, args, rc_path, &e);
     app_free(a);
     return rc == EXIT_FAIL ? cli_fail(&e) : rc;

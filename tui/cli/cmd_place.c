@@ -164,7 +164,8 @@ static int load(const CliCmd *cmd, const CliArgs *a, Problem *p, uint64_t *seed,
     }
     if (problem_load(p, &spec, e) != 0)
         return EXIT_FAIL;
-    cli_policy_cluster_note(cmd, a, cli_get(cmd, a, "policy"), p->c, NULL, 0);
+    cli_policy_cluster_note(cmd, a, cli_get(cmd, a, "policy"), cli_policy_trained_cluster(cli_get(cmd, a, "policy")),
+                            p->c, NULL, 0);
     return EXIT_OK;
 }
 
