@@ -63,6 +63,8 @@ err_has "the note on stderr" "was trained on \"1x CPU + 1x K80\""
 explore "" --cluster "$clu"
 has "the same --cluster: no note" "toy_crown on 1x CPU + 1x K80"
 if grep -q "was trained on" "$tmp/err"; then fail "no note for the training cluster" "a note on stderr"; else pass; fi
+in_tmp demo "$absg" --policy hsdag.json --headless --size 100x30
+has "the tour on one's graph opens on the policy's cluster too" "toy_crown on 1x CPU + 1x K80"
 policy=$tmp/placeto.json
 explore "space"
 has "a placeto policy too" "toy_crown on 1x CPU + 1x K80" "policy placeto.json"

@@ -501,6 +501,7 @@ static int run_demo(int argc, char **argv)
         o.n_devices = 2;
     if (!o.policy_path)
         o.policy_path = data_auto_policy(o.graph_path, o.n_devices, policy_buf, sizeof policy_buf);
+    o.cluster = cli_policy_cluster(cmd, &args, o.policy_path); /* the one it was trained on, without --devices */
     o.seed = 1;
     o.demo = secs ? 2 : 1;
     o.demo_seconds = seconds; /* 0: the default (7 s) */
