@@ -44,6 +44,12 @@ const char *data_auto_policy(const char *graph_path, int n_devices, char *buf, s
     return p ? p : data_bundled(rel, buf, n);
 }
 
+int data_has_own_policy(const char *graph_path, int n_devices)
+{
+    char buf[4096];
+    return own_policy(graph_path, n_devices, buf, sizeof buf) != NULL;
+}
+
 const char *data_auto_place_policy(const char *graph_path, int n_devices, char *buf, size_t n)
 {
     const char *p = own_policy(graph_path, n_devices, buf, n);

@@ -16,6 +16,9 @@ const char *data_path(char *buf, size_t n, const char *rel);
  * general one (policies/general_D.json), into buf; NULL when neither
  * exists. */
 const char *data_auto_policy(const char *graph_path, int n_devices, char *buf, size_t n);
+/* 1 when the graph file has its own bundled policy for n_devices devices
+ * (policies/STEM_D.json), else 0. */
+int data_has_own_policy(const char *graph_path, int n_devices);
 /* What `place` and `compare` take for --policy auto (the explorer, which
  * steps Placeto's episodes, takes data_auto_policy's): the graph's own
  * bundled policy, else the learned local search (policies/lsearch.json,

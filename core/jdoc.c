@@ -275,10 +275,22 @@ static int check_duplicates(const JDoc *d, const cJSON *v, char *path, size_t pa
 
 static void *cjson_malloc(size_t n) { return util_try_malloc(n); }
 
+static int parse(JDoc *d, const char *path, const char *text, size_t len, Err *e);
+
 int jdoc_parse(JDoc *d, const char *path, const char *text, size_t len, Err *e)
 {
-    memset(d, 0, sizeof *d);
     util_trace_read("parse", path);
+    return parse(d, path, text, len, e);
+}
+
+int jdoc_parse_part(JDoc *d, const char *path, const char *text, size_t len, Err *e)
+{
+    return parse(d, path, text, len, e);
+}
+
+static int parse(JDoc *d, const char *path, const char *text, size_t len, Err *e)
+{
+    memset(d, 0, sizeof *d);
     d->path = path;
     d->text = text;
     d->len = len;

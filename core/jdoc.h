@@ -26,6 +26,10 @@ typedef struct JDoc {
  * (util_reading): running out of memory while the caller builds its data
  * from the tree exits with "placeto: PATH: out of memory (...)". */
 int jdoc_parse(JDoc *d, const char *path, const char *text, size_t len, Err *e);
+/* The same for a part of a file already parsed (an inline object read on
+ * its own, its positions kept): not counted as a parse of PATH by
+ * PLACETO_TRACE_READS. */
+int jdoc_parse_part(JDoc *d, const char *path, const char *text, size_t len, Err *e);
 void jdoc_done(JDoc *d);
 
 /* Checks text against the strict JSON grammar (RFC 8259; jdoc_check.c):

@@ -115,6 +115,10 @@ int agent_policy_open(const char *path, AgentPolicy *p, TrainState *ts, Err *e)
     p->checksum = util_hash64(f.text, f.len, 0);
     p->net = f.kind->file.load(&f, ts, e);
     p->n_trained = policy_file_peek_trained(&f.doc);
+    if (p->net && policy_file_read_cluster(&f.doc, &p->cluster, e) < 0) {
+        f.kind->file.free(p->net);
+        p->net = NULL;
+    }
     agent_file_done(&f);
     if (!p->net) {
         memset(p, 0, sizeof *p);
@@ -141,6 +145,7 @@ void agent_policy_close(AgentPolicy *p)
     if (p->kind && p->net)
         p->kind->file.free(p->net);
     free(p->path);
+    cluster_free(p->cluster);
     memset(p, 0, sizeof *p);
 }
 

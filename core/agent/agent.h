@@ -236,6 +236,7 @@ typedef struct AgentPolicy {
     int n_trained;
     uint64_t checksum; /* of the file's bytes (util_hash64) */
     char *path;
+    Cluster *cluster;  /* the cluster it was trained on (the file's "cluster"); NULL: not recorded */
 } AgentPolicy;
 int agent_policy_open(const char *path, AgentPolicy *p, TrainState *ts, Err *e);
 /* agent_policy_open, and the training checkpoint beside the file into ts

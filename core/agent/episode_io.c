@@ -70,6 +70,8 @@ static void write_step(FILE *f, const Episode *ep, const EpisodeStep *s)
             s->actor == EPISODE_ACTOR_USER ? "user" : "policy");
     if (s->actor == EPISODE_ACTOR_USER && s->takes_step)
         fputs("\"takes_step\": true, ", f);
+    if (s->proposed != s->new_device) /* a move tried and undone as slower (accept_improving) */
+        fprintf(f, "\"proposed\": %d, ", s->proposed);
     fprintf(f, "\"greedy\": %s, \"probs\": ", s->greedy ? "true" : "false");
     if (s->probs) {
         fputc('[', f);
@@ -359,75 +361,13 @@ static int read_config(const Rd *r, EpisodeConfig *cfg)
     return 0;
 }
 
-/* Offset just past the object or array that starts at t[i]. */
-static size_t value_end(const char *t, size_t n, size_t i)
-{
-    int depth = 0;
-    for (; i < n; i++) {
-        char c = t[i];
-        if (c == '"') {
-            for (i++; i < n && t[i] != '"'; i++)
-                if (t[i] == '\\')
-                    i++;
-        } else if (c == '{' || c == '[') {
-            depth++;
-        } else if ((c == '}' || c == ']') && --depth == 0) {
-            return i + 1;
-        }
-    }
-    return n;
-}
-
-/* The inline cluster, read by cluster_load_text() on a copy of the file
- * where everything outside the "cluster" value is blank (newlines kept, one
- * space per character), so that its messages carry this file's positions. */
+/* The inline cluster (cluster_load_member: its messages carry this file's
+ * positions). */
 static Cluster *read_cluster(const Rd *r)
 {
-    const JDoc *d = r->d;
-    if (!member(r, d->root, "cluster", "", cJSON_IsObject, "an object (a placeto-cluster)"))
+    if (!member(r, r->d->root, "cluster", "", cJSON_IsObject, "an object (a placeto-cluster)"))
         return NULL;
-    long off = jdoc_locate(d, "cluster", 0);
-    if (off < 0 || d->text[off] != '{') {
-        jdoc_err(d, r->e, "cluster", "expected an object (a placeto-cluster)");
-        return NULL;
-    }
-    size_t start = (size_t)off, end = value_end(d->text, d->len, start);
-    char *copy = xmalloc(d->len + 1);
-    size_t m = 0;
-    for (size_t i = 0; i < d->len; i++) {
-        unsigned char c = (unsigned char)d->text[i];
-        if (i >= start && i < end)
-            copy[m++] = (char)c;
-        else if (c == '\n')
-            copy[m++] = '\n';
-        else if ((c & 0xC0) != 0x80)
-            copy[m++] = ' ';
-    }
-    copy[m] = '\0';
-    Cluster *c = cluster_load_text(d->path, copy, m, r->e);
-    free(copy);
-    if (!c && r->e) {
-        /* "PATH:L:C: rest" -> "PATH:L:C: cluster.rest" (a field) or "cluster: rest" */
-        char *msg = r->e->msg, rest[sizeof r->e->msg];
-        size_t pl = strlen(d->path);
-        char *p = strncmp(msg, d->path, pl) == 0 ? msg + pl : NULL;
-        for (int colons = 0; p && colons < 2; colons++)
-            p = *p == ':' ? p + 1 + strspn(p + 1, "0123456789") : NULL;
-        if (p && p[0] == ':' && p[1] == ' ') {
-            p += 2;
-            snprintf(rest, sizeof rest, "%s", p);
-            static const char *const keys[] = {"devices", "name", "format", "version", "op_gap_us",
-                                               "transfer_overhead_us", "bandwidth_bytes_per_us"};
-            int field = 0;
-            for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
-                size_t kl = strlen(keys[k]);
-                if (strncmp(rest, keys[k], kl) == 0 && (rest[kl] == '[' || rest[kl] == '.' || rest[kl] == ':'))
-                    field = 1;
-            }
-            snprintf(p, sizeof r->e->msg - (size_t)(p - msg), "cluster%s%s", field ? "." : ": ", rest);
-        }
-    }
-    return c;
+    return cluster_load_member(r->d, "cluster", r->e);
 }
 
 static int read_history(const Rd *r, const cJSON *hist, const int *order, Episode *ep)
@@ -511,6 +451,11 @@ static int read_history(const Rd *r, const cJSON *hist, const int *order, Episod
         s.cursor = (int)cursor;
         s.old_device = (int)old_dev;
         s.new_device = s.proposed = (int)new_dev;
+        int64_t proposed = new_dev;
+        snprintf(f, sizeof f, "%s.proposed", base);
+        if (jget_int(r->d, v, "proposed", f, 0, 0, r->n_devices - 1, &proposed, r->e) < 0)
+            goto fail;
+        s.proposed = (int)proposed;
         episode_push(ep, &s, has_probs ? probs : NULL);
     }
     free(probs);

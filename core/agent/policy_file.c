@@ -181,6 +181,11 @@ int policy_file_write(const char *path, const NnParams *p, const TrainState *ts,
     FILE *f = af.f;
     fputs("{\"format\": \"placeto-policy\", \"version\": 1,\n", f);
     head(f, ud);
+    if (ts && ts->cluster) { /* the cluster it was trained on: the explorer and place open on it */
+        fputs(" \"cluster\": ", f);
+        cluster_print(ts->cluster, f, " ");
+        fputs(",\n", f);
+    }
     fputs(" \"parameters\": [", f);
     for (int t = 0; t < p->n_tensors; t++) {
         const NnTensor *tn = &p->t[t];
@@ -493,6 +498,17 @@ static int read_training(const JDoc *d, const cJSON *tr, NnParams *p, int n_devi
         jget_number(d, tr, "seconds", "training.seconds", 0, 0, DBL_MAX, &ts->seconds, e) < 0)
         return -1;
     return 0;
+}
+
+int policy_file_read_cluster(const JDoc *d, Cluster **out, Err *e)
+{
+    *out = NULL;
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(d->root, "cluster");
+    if (!v)
+        return 0;
+    if (!cJSON_IsObject(v))
+        return jdoc_err(d, e, "cluster", "expected an object (a placeto-cluster: the cluster trained on)");
+    return (*out = cluster_load_member(d, "cluster", e)) ? 1 : -1;
 }
 
 int policy_file_read(const JDoc *d, NnParams *p, int n_devices, TrainState *ts, Err *e)

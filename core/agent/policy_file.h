@@ -5,6 +5,7 @@
  * names its agent in "agent" ("placeto" when absent). Layout:
  *   {"format": "placeto-policy", "version": 1, ["agent": NAME,]
  *    "architecture": {...the agent's...}, [the agent's other fields,]
+ *    ["cluster": {a placeto-cluster: the one trained on},]
  *    "parameters": [{"name", "shape": [rows, cols], "data": [...]}, ...],
  *    "training": {"adam": {"lr", "beta1", "beta2", "eps", "step", "m": [[..]..], "v": [[..]..]},
  *                 "episodes", "rng": [4 hex strings], "entropy", "baseline": [[..]..],
@@ -35,6 +36,11 @@ int policy_file_write(const char *path, const NnParams *p, const TrainState *ts,
                     void (*head)(FILE *f, const void *ud), const void *ud, Err *e);
 int policy_file_read(const JDoc *d, NnParams *p, int n_devices, TrainState *ts, Err *e);
 int policy_file_check_agent(const JDoc *d, const char *want, Err *e);
+/* The cluster the policy was trained on, the file's optional "cluster" (a
+ * placeto-cluster object, written when the training state names one,
+ * TrainState.cluster): 1 with *out (the caller's), 0 with *out NULL when the
+ * file has none (written before it was recorded), -1 with e set. */
+int policy_file_read_cluster(const JDoc *d, Cluster **out, Err *e);
 
 /* The training checkpoint beside the policy file at path: path without its
  * ".json", then ".ckpt.json" ("p.json": "p.ckpt.json"). policy_file_write

@@ -41,6 +41,8 @@ typedef struct TrainState {
     int n_best;
     int64_t simulations;  /* placements simulated */
     double seconds;       /* wall time spent training (not part of determinism) */
+    const Cluster *cluster; /* the cluster trained on (borrowed; NULL: not known): a policy file
+                               written with this state records it ("cluster") */
     int has_optimizer;    /* Adam's moments and step, the RNG, the entropy weight and the baselines
                              came from a file (a checkpoint, or an earlier policy file) */
 } TrainState;

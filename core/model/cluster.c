@@ -44,10 +44,18 @@ void cluster_free(Cluster *c)
     free(c);
 }
 
+static Cluster *load_text(const char *path, const char *text, size_t len, int part, Err *e);
+
 Cluster *cluster_load_text(const char *path, const char *text, size_t len, Err *e)
 {
+    return load_text(path, text, len, 0, e);
+}
+
+/* part: the text is a part of a file already parsed (jdoc_parse_part). */
+static Cluster *load_text(const char *path, const char *text, size_t len, int part, Err *e)
+{
     JDoc d;
-    if (jdoc_parse(&d, path, text, len, e) != 0)
+    if ((part ? jdoc_parse_part(&d, path, text, len, e) : jdoc_parse(&d, path, text, len, e)) != 0)
         return NULL;
     Cluster *c = NULL;
     if (jdoc_check_header(&d, "placeto-cluster", e) != 0)
@@ -155,6 +163,99 @@ void cluster_print(const Cluster *c, FILE *f, const char *indent)
     fprintf(f, "],\n%s \"op_gap_us\": %s, \"transfer_overhead_us\": %s, \"bandwidth_bytes_per_us\": %s}", indent,
             util_fmt_double(b1, c->op_gap_us), util_fmt_double(b2, c->transfer_overhead_us),
             util_fmt_double(b3, c->bandwidth_bytes_per_us));
+}
+
+/* Offset just past the object or array that starts at t[i]. */
+static size_t value_end(const char *t, size_t n, size_t i)
+{
+    int depth = 0;
+    for (; i < n; i++) {
+        char c = t[i];
+        if (c == '"') {
+            for (i++; i < n && t[i] != '"'; i++)
+                if (t[i] == '\\')
+                    i++;
+        } else if (c == '{' || c == '[') {
+            depth++;
+        } else if ((c == '}' || c == ']') && --depth == 0) {
+            return i + 1;
+        }
+    }
+    return n;
+}
+
+Cluster *cluster_load_member(const JDoc *d, const char *key, Err *e)
+{
+    long off = jdoc_locate(d, key, 0);
+    if (off < 0 || d->text[off] != '{') {
+        jdoc_err(d, e, key, "expected an object (a placeto-cluster)");
+        return NULL;
+    }
+    size_t start = (size_t)off, end = value_end(d->text, d->len, start);
+    char *copy = xmalloc(end + 1);
+    size_t m = 0;
+    for (size_t i = 0; i < end; i++) { /* nothing after the object: its positions need only what comes before */
+        unsigned char c = (unsigned char)d->text[i];
+        if (i >= start && i < end)
+            copy[m++] = (char)c;
+        else if (c == '\n')
+            copy[m++] = '\n';
+        else if ((c & 0xC0) != 0x80)
+            copy[m++] = ' ';
+    }
+    copy[m] = '\0';
+    Cluster *c = load_text(d->path, copy, m, 1, e);
+    free(copy);
+    if (!c && e) {
+        /* "PATH:L:C: rest" -> "PATH:L:C: cluster.rest" (a field) or "cluster: rest" */
+        char *msg = e->msg, rest[sizeof e->msg];
+        size_t pl = strlen(d->path);
+        char *p = strncmp(msg, d->path, pl) == 0 ? msg + pl : NULL;
+        for (int colons = 0; p && colons < 2; colons++)
+            p = *p == ':' ? p + 1 + strspn(p + 1, "0123456789") : NULL;
+        if (p && p[0] == ':' && p[1] == ' ') {
+            p += 2;
+            snprintf(rest, sizeof rest, "%s", p);
+            static const char *const keys[] = {"devices", "name", "format", "version", "op_gap_us",
+                                               "transfer_overhead_us", "bandwidth_bytes_per_us"};
+            int field = 0;
+            for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+                size_t kl = strlen(keys[k]);
+                if (strncmp(rest, keys[k], kl) == 0 && (rest[kl] == '[' || rest[kl] == '.' || rest[kl] == ':'))
+                    field = 1;
+            }
+            snprintf(p, sizeof e->msg - (size_t)(p - msg), "%s%s%s", key, field ? "." : ": ", rest);
+        }
+    }
+    return c;
+}
+
+
+Cluster *cluster_clone(const Cluster *c)
+{
+    Cluster *k = cluster_alloc(c->name, c->n_devices);
+    for (int d = 0; d < c->n_devices; d++) {
+        const Device *v = &c->devices[d];
+        k->devices[d] = (Device){xstrdup(v->name), xstrdup(v->kind), v->speed, v->memory_bytes};
+    }
+    k->op_gap_us = c->op_gap_us;
+    k->transfer_overhead_us = c->transfer_overhead_us;
+    k->bandwidth_bytes_per_us = c->bandwidth_bytes_per_us;
+    return k;
+}
+
+int cluster_equal(const Cluster *a, const Cluster *b)
+{
+    if (a->n_devices != b->n_devices || a->op_gap_us != b->op_gap_us ||
+        a->transfer_overhead_us != b->transfer_overhead_us || a->bandwidth_bytes_per_us != b->bandwidth_bytes_per_us)
+        return 0;
+    for (int d = 0; d < a->n_devices; d++) {
+        const Device *x = &a->devices[d], *y = &b->devices[d];
+        if (strcmp(x->name, y->name) != 0 || strcmp(x->kind, y->kind) != 0 || x->speed != y->speed ||
+            x->memory_bytes != y->memory_bytes)
+            return 0;
+    }
+    return 1;
 }
 
 int cluster_write(const Cluster *c, const char *path, Err *e)

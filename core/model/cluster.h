@@ -37,6 +37,17 @@ Cluster *cluster_default(int n_devices);
 Cluster *cluster_load(const char *path, Err *e);
 Cluster *cluster_load_text(const char *path, const char *text, size_t len, Err *e);
 void cluster_free(Cluster *c);
+/* A copy of c (the caller frees it). */
+Cluster *cluster_clone(const Cluster *c);
+/* 1 when a and b have the same devices (names, kinds, speeds, memory) and
+ * simulator parameters; their names may differ. */
+int cluster_equal(const Cluster *a, const Cluster *b);
+struct JDoc;
+/* The cluster object inline in another file's document d as the root's
+ * member key (an episode's or a policy's "cluster"), read with d's
+ * positions in its messages ("FILE:L:C: cluster.devices[0].speed: ..."). NULL
+ * with e set. */
+Cluster *cluster_load_member(const struct JDoc *d, const char *key, Err *e);
 int cluster_write(const Cluster *c, const char *path, Err *e);
 /* Prints the cluster object (no trailing newline); indent starts every line
  * after the first, so that the object can sit inside another file. */

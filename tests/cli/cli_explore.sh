@@ -233,9 +233,11 @@ has "G redoes it" "redid 3 entries"
 # message wraps
 explore "?" --size 80x24
 has "help at 80x24" "1-20 of" "j/k PgUp/PgDn scroll" "(asks when this one is unsaved; u at its"
-explore "? $(printf 'j %.0s' $(seq 60))" --size 80x24
-has "help scrolled to its end" "Mouse: click a group"
-grep -qE ' [0-9]+-([0-9]+) of \1 ' "$tmp/out" || fail "help scrolled to its end" "the rows shown do not end at the last"
+explore "? $(printf 'j %.0s' $(seq 120))" --size 80x24
+# its last row shown: "F-L of L"
+if has "help scrolled to its end" "Mouse: click a group"; then
+    grep -qE -- ' [0-9]+-([0-9]+) of \1 ' "$tmp/out" && pass || fail "help scrolled to its last row" "no 'F-L of L'"
+fi
 explore "space space 1" --size 80x24
 has "a long message wraps" "the policy goes on with"
 
@@ -256,9 +258,9 @@ if [ "$n" -eq 14 ]; then pass; else fail "demo stages" "$n of the stages 2-15 sh
 for t in "The simulator and the timeline" "Message passing" "Ancestors, descendants" "The reward" \
          "An override by hand" "Compared with the baselines" "Generalization to an unseen graph" "zero-shot Placeto" \
          "Every learned agent beside the baselines" "placeto family_nmt zero-shot" "placeto general_2 refine" \
-         "Another learned agent: the RNN placer" "why: attention" "| rnn policy |" "improves one group at a time" \
-         "Another learned agent: GDP" "| gdp policy |" "gdp family_nmt zero-shot" "rnn family_nmt zero-shot" \
-         "hsdag inception_v3 zero-shot" "HSDAG, its own grouping" "| hsdag policy |" "learned clusters"; do
+         "Another learned agent: the RNN placer" "why: attention" "| rnn policy" "improves one group at a time" \
+         "Another learned agent: GDP" "| gdp policy" "gdp family_nmt zero-shot" "rnn family_nmt zero-shot" \
+         "hsdag inception_v3 zero-shot" "HSDAG, its own grouping" "| hsdag policy" "learned clusters"; do
     if grep -qF "$t" "$tmp/frames.txt"; then pass; else fail "demo stage" "no '$t' in any frame"; fi
 done
 

@@ -79,7 +79,7 @@ if mk "make install" install DESTDIR="$dest"; then
     irun "$elsewhere" "$bin" explore --headless --keys 'space space' --size 100x30
     if expect_rc "installed explore --headless" 0; then
         has "installed explore: the default graph" "$tmp/out" "resnet18"
-        has "installed explore: its trained policy" "$tmp/out" "trained policy"
+        has "installed explore: its trained policy" "$tmp/out" "policy resnet18_2.json"
     fi
     irun "$elsewhere" "$bin" compare "$data/toy/diamond.json" --cluster "$data/clusters/k80x2.json"
     if expect_rc "installed compare" 0; then

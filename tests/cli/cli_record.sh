@@ -199,7 +199,7 @@ assert h["env"]["TERM"] == "xterm-256color" and h["timestamp"] > 1600000000, h
     check "tmux: demo --auto 1 advances" "Tour 2/" 5
     pid=$(pgrep -P "$(tm display -p -t rec '#{pane_pid}')" | head -n 1)
     if [ -n "$pid" ]; then kill -TERM "$pid"; fi
-    check "tmux: SIGTERM" "EXITED 0"
+    check "tmux: SIGTERM (exit 128 + 15)" "EXITED 143"
     castcheck "tmux SIGTERM cast" "$tmp/sig.cast" --size 100x30 --contains "Tour 2/"
 else
     echo "record: tmux not installed, the terminal session skipped"

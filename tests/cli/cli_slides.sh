@@ -187,7 +187,7 @@ in_dir "$tmp" "$path_none" explore "$crown" --headless --keys 'f2' --size 100x30
 shows "a read-only slide directory" "slide not written: $rodir/placeto-slide-001.svg: cannot write"
 chmod 755 "$tmp/ro"
 # the key in a dialog (the help) and in the tour
-in_dir "$tmp/s1" "$path_none" explore "$crown" --headless --keys '? f2' --size 120x60
+in_dir "$tmp/s1" "$path_none" explore "$crown" --headless --keys '? f2' --size 120x100
 shows "f2 in the help: the help stays open" "+- Keys" "placeto-slide-002.svg written"
 if grep -qF "repaint the whole screen" "$tmp/s1/placeto-slide-002.svg"; then pass; else
     fail "the slide of the help shows the help" "no help text in it"; fi
@@ -201,14 +201,14 @@ if grep -qF "Tour 2/" "$tmp/s1/placeto-slide-003.svg"; then pass; else fail "the
 in_dir "$tmp" "$path_std" explore "$crown" --headless --keys 'space space P' --size 100x30 --unicode
 shows "P: the presentation layout" "Legend" "devices:" "0 /GPU:0" "1 /GPU:1" "idle" "critical path" \
     "the group the policy places now" "Policy" "Timeline"
-if ! grep -qF "Devices memory" "$tmp/out" && ! grep -qF "History" "$tmp/out"; then pass; else
+if ! grep -qF "Devices busy%, memory" "$tmp/out" && ! grep -qF "History" "$tmp/out"; then pass; else
     fail "P: fewer panes" "Devices or History still shown"; fi
 # the lanes are taller: each device's blocks or idle shading on a second
 # row without its name
 lane_rows=$(grep -cE '^│ {7}[▐█▌░]' "$tmp/out")
 if [ "$lane_rows" -ge 2 ]; then pass; else fail "P: a tall timeline" "$lane_rows stretched lane rows"; fi
 in_dir "$tmp" "$path_std" explore "$crown" --headless --keys 'space space P P' --size 100x30
-shows "P again: every pane" "Devices memory" "History"
+shows "P again: every pane" "Devices busy%, memory" "History"
 if ! grep -qF "Legend" "$tmp/out"; then pass; else fail "P again: no legend" "Legend still shown"; fi
 in_dir "$tmp" "$path_std" explore "$crown" --headless --keys 'space' --size 80x24 --present
 shows "--present at 80x24" "Legend" "Timeline" "Graph"

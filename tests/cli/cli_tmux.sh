@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # End to end: the real explorer in a real terminal (tmux, on a private
 # server). Start it, step, override, undo, save, export DOT and a trace, quit;
-# resume the saved episode; resize; a SIGTERM autosaves and restores the
-# terminal, as SIGINT and SIGHUP do; a fault (SIGSEGV) and the signals that
+# resume the saved episode; resize; a SIGTERM autosaves, restores the
+# terminal, says where it saved and exits 143, as Ctrl-C (130), SIGINT and SIGHUP do; a fault (SIGSEGV) and the signals that
 # end a program by default (SIGUSR1, SIGALRM) restore it too. Checks the captured screen and the files. Prints
 # "tmux: N passed, M failed" (skips, passing nothing, when tmux is missing).
 set -u
@@ -55,7 +55,7 @@ check "panes" "Timeline"
 tm send-keys -t e2e Space Space
 check "step" "step 2/18"
 tm send-keys -t e2e Down 1
-check "override" "you moved"
+check "override" "(aside)"
 tm send-keys -t e2e u
 check "undo" "undo:"
 tm send-keys -t e2e U
@@ -85,7 +85,8 @@ check "step after resume" "step 3/18"
 # a SIGTERM autosaves (there is an unsaved step) and restores the terminal
 pid=$(pgrep -P "$(tm display -p -t e2e '#{pane_pid}')" | head -n 1)
 if [ -n "$pid" ]; then kill -TERM "$pid"; fi
-check "SIGTERM" "EXITED 0"
+check "SIGTERM" "EXITED 143"
+check "SIGTERM says where it saved" "autosaved to crown.episode.json.autosave"
 if [ -s "$tmp/crown.episode.json.autosave" ]; then pass; else fail "autosave on SIGTERM" "no autosave file"; fi
 # the shell's screen is back: no alternate screen, the cursor shown
 if tm display -p -t e2e '#{alternate_on} #{cursor_flag}' | grep -q '^0 1$'; then
@@ -94,6 +95,15 @@ else
     cmd="tmux display"; rc=0; : > "$tmp/out"; : > "$tmp/err"
     fail "terminal restored" "alternate screen or hidden cursor left: $(tm display -p -t e2e '#{alternate_on} #{cursor_flag}')"
 fi
+
+# Ctrl-C: autosaves, says where once the terminal is restored, and exits 130
+start "$g" --devices 2
+check "start for Ctrl-C" "toy_crown on 2x K80"
+tm send-keys -t e2e Space
+check "step before Ctrl-C" "step 1/18"
+tm send-keys -t e2e C-c
+check "Ctrl-C exits 130" "EXITED 130"
+check "Ctrl-C says where it autosaved" "interrupted by SIGINT (Ctrl-C); the episode was autosaved to crown.episode.json.autosave"
 
 # SIGINT, SIGHUP, a fatal signal (SIGSEGV) and the signals whose default is
 # to end the program (SIGUSR1, SIGALRM) also leave the terminal restored
@@ -104,8 +114,9 @@ for sig in INT HUP SEGV USR1 ALRM; do
     check "step before SIG$sig" "step 1/18"
     pid=$(pgrep -P "$(tm display -p -t e2e '#{pane_pid}')" | head -n 1)
     if [ -n "$pid" ]; then kill -"$sig" "$pid"; fi
-    # SIGUSR1 and SIGALRM go on to their default action: killed by the signal (128 + its number)
-    case $sig in USR1 | ALRM) want="EXITED $((128 + $(kill -l "$sig")))" ;; *) want=EXITED ;; esac
+    # SIGUSR1 and SIGALRM go on to their default action: killed by the signal (128 + its number); SIGINT
+    # and SIGHUP autosave and exit with that status too
+    case $sig in USR1 | ALRM | INT | HUP) want="EXITED $((128 + $(kill -l "$sig")))" ;; *) want=EXITED ;; esac
     check "SIG$sig ends the explorer" "$want"
     if tm display -p -t e2e '#{alternate_on} #{cursor_flag}' | grep -q '^0 1$'; then
         pass

@@ -61,7 +61,7 @@ probs() { grep -E '^\|.*\|\|[ *][01] ' "$tmp/out" | sed 's/.*||//'; }
 # undo and redo give the same screens ($tmp/three.txt: the screen after three steps)
 check_undo_redo() {
     explore "space space space space u"
-    has "undo" "undo: b1.proj back" "History 3 steps, redo available" "step 4/18: b1.proj"
+    has "undo" "undo: a kept step: b1.proj stays on /GPU:0" "History 3 steps, redo available" "step 4/18: b1.proj"
     diff <(sed -n 4,10p "$tmp/three.txt" | sed 's/.*||//') <(sed -n 4,10p "$tmp/out" | sed 's/.*||//') > "$tmp/diff" &&
         pass || fail "undo restores the Policy pane" "$(head -c 300 "$tmp/diff")"
     explore "space space space u u U U c"

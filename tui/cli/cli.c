@@ -362,6 +362,43 @@ int cli_policy_devices(const CliCmd *cmd, const CliArgs *a, const char *policy_p
     return cli_policy_shape(cmd, a, policy_path, n, NULL, e);
 }
 
+const Cluster *cli_policy_cluster(const CliCmd *cmd, const CliArgs *a, const char *policy_path)
+{
+    if (!policy_path || strcmp(policy_path, "auto") == 0 || cli_get(cmd, a, "cluster") || cli_get(cmd, a, "devices"))
+        return NULL;
+    Err e = {{0}};
+    const AgentPolicy *p = agent_policy_cached(policy_path, NULL, &e);
+    return p ? p->cluster : NULL;
+}
+
+const Cluster *cli_policy_trained_cluster(const char *policy_path)
+{
+    if (!policy_path || strcmp(policy_path, "auto") == 0)
+        return NULL;
+    Err e = {{0}};
+    const AgentPolicy *p = agent_policy_cached(policy_path, NULL, &e);
+    return p ? p->cluster : NULL;
+}
+
+int cli_policy_cluster_note(const CliCmd *cmd, const CliArgs *a, const char *policy_path, const Cluster *trained,
+                            const Cluster *c, char *msg, size_t n)
+{
+    if (!trained || cluster_equal(trained, c))
+        return 0;
+    const char *file = cli_get(cmd, a, "cluster");
+    char why[4200], note[8400];
+    if (file)
+        snprintf(why, sizeof why, "--cluster %s", file);
+    else
+        snprintf(why, sizeof why, "--devices %s", cli_get(cmd, a, "devices") ? cli_get(cmd, a, "devices") : "");
+    snprintf(note, sizeof note, "note: %s was trained on \"%s\"; running on \"%s\" as %s asks (leave it out to "
+             "run on the training cluster)", policy_path, trained->name, c->name, why);
+    fprintf(stderr, "placeto: %s\n", note);
+    if (msg)
+        snprintf(msg, n, "%s", note);
+    return 1;
+}
+
 int cli_policy_shape(const CliCmd *cmd, const CliArgs *a, const char *policy_path, int *n, int *groups, Err *e)
 {
     *n = 0;

@@ -103,6 +103,21 @@ int cli_policy_devices(const CliCmd *cmd, const CliArgs *a, const char *policy_p
  * (each graph its default grouping, up to the policy's capacity), a
  * Placeto one or none. */
 int cli_policy_shape(const CliCmd *cmd, const CliArgs *a, const char *policy_path, int *n, int *groups, Err *e);
+/* The cluster the policy file at policy_path (not NULL or "auto", already
+ * read by cli_policy_shape) was trained on, when the file records it and
+ * neither --cluster nor --devices is given: the command runs on it
+ * (borrowed from the policy cache; NULL otherwise). */
+const Cluster *cli_policy_cluster(const CliCmd *cmd, const CliArgs *a, const char *policy_path);
+/* The cluster the policy file at policy_path records (NULL: none, or no
+ * policy file), from the policy cache (read there once). */
+const Cluster *cli_policy_trained_cluster(const char *policy_path);
+/* An explicit --cluster or --devices is honoured: when the cluster used, c,
+ * differs from trained, the one the policy at policy_path was trained on
+ * (cli_policy_trained_cluster; NULL: nothing to say), a note on stderr
+ * names both and what chose c; returns 1 then (msg, when not NULL, gets the
+ * note without "placeto: "), else 0. */
+int cli_policy_cluster_note(const CliCmd *cmd, const CliArgs *a, const char *policy_path, const Cluster *trained,
+                            const Cluster *c, char *msg, size_t n);
 
 extern const CliCmd cmd_info, cmd_simulate, cmd_export, cmd_place, cmd_compare, cmd_train, cmd_explore, cmd_demo;
 

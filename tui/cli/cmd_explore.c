@@ -107,9 +107,9 @@ const CliCmd cmd_explore = {
     "layout (graph, a tall timeline, a legend) for a projector.",
     "Headless key scripts: single characters stand for themselves; names: space enter esc tab\n"
     "btab up down left right pgup pgdn bs home end f1 f2 ctrl-p; tick (a timer tick while\n"
-    "running); wait (until background training and a shown race end); resize:WxH; click:X,Y.\n"
-    "Any other word is typed letter by letter. Headless, --race runs the race to its end (a frame\n"
-    "per round) first.\n"
+    "running); wait (until background training and a shown race end); resize:WxH; click:X,Y;\n"
+    "sigint (as Ctrl-C: autosave, say where on stderr, exit 130). Any other word is typed letter\n"
+    "by letter. Headless, --race runs the race to its end (a frame per round) first.\n"
     "example: placeto explore graphs/inception_v3.json --policy graphs/policies/inception_v3_2.json\n"
     "example: placeto explore --replay inception_v3.episode.json\n"
     "example: placeto explore graphs/resnet18.json --race --budget 500\n"
@@ -212,6 +212,30 @@ static int reload(App **ap, Err *e)
     return *ap ? 0 : -1;
 }
 
+/* A SIGINT, SIGTERM or SIGHUP: the episode is autosaved when it has unsaved
+ * changes; returns whether it had. */
+static int signal_autosave(App *a)
+{
+    int dirty = a->run.dirty;
+    app_autosave(a);
+    return dirty;
+}
+
+/* After a signal, the terminal restored: says on stderr where the episode
+ * went and returns the shell's status for the signal (130 for SIGINT). */
+static int signal_report(const App *a, int sig, int had_changes)
+{
+    const char *name = sig == SIGINT ? "SIGINT (Ctrl-C)" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
+    if (!had_changes)
+        fprintf(stderr, "placeto: interrupted by %s; nothing unsaved, no autosave\n", name);
+    else if (a->msg.style == GS_ERROR)
+        fprintf(stderr, "placeto: interrupted by %s; %s\n", name, a->msg.text);
+    else
+        fprintf(stderr, "placeto: interrupted by %s; the episode was autosaved to %s (explore --resume %s goes on)\n",
+                name, a->files.autosave, a->files.autosave);
+    return 128 + sig;
+}
+
 static int headless(App **ap, const CliCmd *cmd, const CliArgs *args, const char *rc_path, double rc_step, Err *e)
 {
     App *a = *ap;
@@ -252,7 +276,7 @@ static int headless(App **ap, const CliCmd *cmd, const CliArgs *args, const char
     ctl_settle(a); /* a tour started at a slow stage */
     ctl_frame(a, g, &geom);
     record_frame(rec, g, 0);
-    int n_frame = 0, n_step = 0, quit = 0;
+    int n_frame = 0, n_step = 0, quit = 0, sig = 0, sig_dirty = 0;
     while (app_race_running(a)) { /* --race: every round a frame, as on a terminal */
         ctl_tick(a, util_now());
         ctl_frame(a, g, &geom);
@@ -271,6 +295,10 @@ static int headless(App **ap, const CliCmd *cmd, const CliArgs *args, const char
             r = CTL_REDRAW;
         } else if (strncmp(tok, "click:", 6) == 0 && sscanf(tok + 6, "%d,%d", &x, &y) == 2) {
             r = ctl_click(a, &geom, x, y, 1);
+        } else if (strcmp(tok, "sigint") == 0) { /* as a Ctrl-C on a terminal */
+            sig = SIGINT;
+            sig_dirty = signal_autosave(a);
+            r = CTL_QUIT;
         } else if (strcmp(tok, "tick") == 0) {
             r = ctl_tick(a, util_now());
         } else if (strcmp(tok, "wait") == 0) {
@@ -342,6 +370,8 @@ static int headless(App **ap, const CliCmd *cmd, const CliArgs *args, const char
         }
     }
     grid_free(g);
+    if (sig && rc == EXIT_OK)
+        return signal_report(a, sig, sig_dirty);
     return rc;
 }
 
@@ -368,7 +398,7 @@ static int interactive(App **ap, const CliCmd *cmd, const CliArgs *args, const c
     double t0 = util_now();
     Grid *g = grid_new(w, h);
     AppGeom geom;
-    int redraw = 1;
+    int redraw = 1, sig = 0, sig_dirty = 0;
     for (;;) {
         if (redraw) {
             ctl_frame(a, g, &geom);
@@ -391,7 +421,8 @@ static int interactive(App **ap, const CliCmd *cmd, const CliArgs *args, const c
             r = CTL_REDRAW;
             break;
         case TERM_SIGNAL:
-            app_autosave(a);
+            sig = ev.signal;
+            sig_dirty = signal_autosave(a);
             r = CTL_QUIT;
             break;
         case TERM_TIMEOUT:
@@ -418,11 +449,11 @@ static int interactive(App **ap, const CliCmd *cmd, const CliArgs *args, const c
     }
     term_close(t);
     grid_free(g);
-    if (a->msg.text[0] && a->msg.style == GS_ERROR)
+    if (a->msg.text[0] && a->msg.style == GS_ERROR && !sig)
         fprintf(stderr, "placeto: %s\n", a->msg.text);
     if (rec && record_close(rec, util_now() - t0, e) != 0)
         return EXIT_FAIL;
-    return EXIT_OK;
+    return sig ? signal_report(a, sig, sig_dirty) : EXIT_OK;
 }
 
 /* Opens the App and runs it headless or on the terminal. */
@@ -448,9 +479,19 @@ static int run_app(const CliCmd *cmd, const CliArgs *args, const AppOptions *o)
     if (cmd == &cmd_explore && cli_get(cmd, args, "budget") && !cli_get(cmd, args, "race"))
         return cli_usage_error(cmd, "--budget goes with --race (the race's budget)");
     Err e = {{0}};
+    /* the policy's training cluster, kept before the App takes the policy out of the cache */
+    const Cluster *tc = cmd == &cmd_explore && !o->resume_path && !o->replay_path
+                            ? cli_policy_trained_cluster(o->policy_path) : NULL;
+    Cluster *trained = tc ? cluster_clone(tc) : NULL;
     App *a = app_new(o, &e);
-    if (!a)
+    if (!a) {
+        cluster_free(trained);
         return cli_fail(&e);
+    }
+    char note[4096];
+    if (cli_policy_cluster_note(cmd, args, o->policy_path, trained, a->data.pb.c, note, sizeof note))
+        app_msg(a, GS_WARN, "%s", note); /* an explicit --cluster or --devices is honoured, and said */
+    cluster_free(trained);
     a->view.present = cli_get(cmd, args, "present") != NULL;
     if (cmd == &cmd_explore && cli_get(cmd, args, "race"))
         app_race_open(a, budget);
@@ -500,8 +541,14 @@ static int run_explore(int argc, char **argv)
             o.n_devices = policy_devices;
         if (rnn_groups && !cli_get(cmd, &args, "groups")) /* an rnn network reads the grouping it was trained on */
             o.groups = rnn_groups;
-        if (!o.policy_path && !o.cluster_path)
-            o.policy_path = data_auto_policy(o.graph_path, o.n_devices ? o.n_devices : 2, policy_buf, sizeof policy_buf);
+        if (!o.policy_path && !o.cluster_path) {
+            int nd = o.n_devices ? o.n_devices : 2;
+            o.policy_path = data_auto_policy(o.graph_path, nd, policy_buf, sizeof policy_buf);
+            /* the general policy on one's own graph starts where place --policy auto does: from the best
+               heuristic's placement */
+            o.start_heuristic = o.policy_path && !data_has_own_policy(o.graph_path, nd);
+        }
+        o.cluster = cli_policy_cluster(cmd, &args, o.policy_path); /* the one it was trained on, when it says */
     }
     if (!o.n_devices)
         o.n_devices = 2;
@@ -543,6 +590,7 @@ static int run_demo(int argc, char **argv)
         o.n_devices = 2;
     if (!o.policy_path)
         o.policy_path = data_auto_policy(o.graph_path, o.n_devices, policy_buf, sizeof policy_buf);
+    o.cluster = cli_policy_cluster(cmd, &args, o.policy_path); /* the one it was trained on, without --devices */
     char stage_paths[3][4096];
     if (!o.demo_own_graph && !cli_get(cmd, &args, "policy") && !cli_get(cmd, &args, "devices"))
         app_tour_options((int)stage - 1, &o, stage_paths); /* the default tour: the stage's graph and policy */

@@ -157,7 +157,16 @@ static int load(const CliCmd *cmd, const CliArgs *a, Problem *p, uint64_t *seed,
         spec.n_devices = policy_devices;
     if (rnn_groups && !cli_get(cmd, a, "groups")) /* an rnn network reads the grouping it was trained on */
         spec.groups = rnn_groups;
-    return problem_load(p, &spec, e) == 0 ? EXIT_OK : EXIT_FAIL;
+    const Cluster *trained = cli_policy_cluster(cmd, a, cli_get(cmd, a, "policy"));
+    if (trained) { /* the cluster the policy was trained on (borrowed: the policy cache keeps it) */
+        spec.cluster = (Cluster *)trained;
+        spec.cluster_path = NULL;
+    }
+    if (problem_load(p, &spec, e) != 0)
+        return EXIT_FAIL;
+    cli_policy_cluster_note(cmd, a, cli_get(cmd, a, "policy"), cli_policy_trained_cluster(cli_get(cmd, a, "policy")),
+                            p->c, NULL, 0);
+    return EXIT_OK;
 }
 
 static void method_list(FILE *f)

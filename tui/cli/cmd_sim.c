@@ -1,18 +1,20 @@
-/* simulate and export: run the simulator on a placement file and write its
- * Chrome trace or DOT render (also drawn as SVG or PNG by core/sim's
- * export_dot.c through Graphviz's library); export also converts a graph to
- * JSON. */
+/* simulate and export: run the simulator on a placement file (or on the
+ * current placement of an explorer's episode file) and write its Chrome
+ * trace or DOT render (also drawn as SVG or PNG by core/sim's export_dot.c
+ * through Graphviz's library); export also converts a graph to JSON. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "bound.h"
 #include "cli.h"
+#include "episode.h"
 #include "export.h"
+#include "jdoc.h"
 #include "jwrite.h"
 #include "sim.h"
 
 static const CliOpt sim_opts[] = {
-    {"placement", 'p', "FILE", "placement to simulate (placeto-placement file)"},
+    {"placement", 'p', "FILE", "placement to simulate (placeto-placement file, or an explorer's episode file)"},
     {"cluster", 'c', "FILE", "cluster file (default: the placement's device count of default devices)"},
     {"devices", 'n', "N", "N default devices (/GPU:0.., the Placeto simulator's parameters)"},
     {"groups", 'g', "G", "target group count of the render (default: by graph size)"},
@@ -33,12 +35,15 @@ const CliCmd cmd_simulate = {
     "simulate", "simulate a placement: runtime, devices, memory, transfers", "GRAPH --placement P [--cluster FILE | --devices N] [--trace OUT] [--dot OUT] [--svg OUT] [--png OUT] [--json]",
     "Simulate one placement with the Placeto-compatible simulator: runtime, per-device busy\n"
     "time and peak memory, transfers; optionally export the timeline and a DOT render.",
-    "example: placeto simulate graphs/toy/diamond.json --placement diamond.placement.json --trace t.json",
+    "An explorer's episode file works as the placement (its current placement, on its graph, cluster\n"
+    "and grouping), also in place of GRAPH.\n"
+    "example: placeto simulate graphs/toy/diamond.json --placement diamond.placement.json --trace t.json\n"
+    "example: placeto simulate crown.episode.json",
     sim_opts, run_simulate,
 };
 
 static const CliOpt export_opts[] = {
-    {"placement", 'p', "FILE", "placement to render (needed for --dot, --svg, --png and --trace)"},
+    {"placement", 'p', "FILE", "placement to render (needed for --dot, --svg, --png and --trace); an episode file too"},
     {"cluster", 'c', "FILE", "cluster file"},
     {"devices", 'n', "N", "N default devices"},
     {"groups", 'g', "G", "target group count of the render"},
@@ -60,7 +65,8 @@ const CliCmd cmd_export = {
     "Export a placement as a DOT render (or drawn as SVG or PNG) or a Chrome trace of its\n"
     "simulated timeline, or convert a graph to placeto-graph JSON.",
     "examples: placeto export graphs/resnet18.json --placement p.json --png p.png --dot p.dot\n"
-    "          placeto export model.dot --graph-json model.json",
+    "          placeto export model.dot --graph-json model.json\n"
+    "          placeto export crown.episode.json --dot crown.dot   (an explorer's episode: its current placement)",
     export_opts, run_export,
 };
 
@@ -84,8 +90,69 @@ static int wants_render(const CliCmd *cmd, const CliArgs *a)
     return cli_get(cmd, a, "dot") || cli_get(cmd, a, "svg") || cli_get(cmd, a, "png");
 }
 
+/* 1 when the file at path is an explorer's episode file ("format":
+ * "placeto-episode"); 0 otherwise (a file that cannot be read or parsed is
+ * reported by the loader that reads it). */
+static int is_episode_file(const char *path)
+{
+    size_t len;
+    Err e = {{0}};
+    char *text = util_read_file(path, &len, &e);
+    if (!text)
+        return 0;
+    JDoc d;
+    int yes = 0;
+    if (jdoc_parse(&d, path, text, len, &e) == 0) {
+        const cJSON *f = cJSON_IsObject(d.root) ? cJSON_GetObjectItemCaseSensitive(d.root, "format") : NULL;
+        yes = cJSON_IsString(f) && strcmp(f->valuestring, "placeto-episode") == 0;
+        jdoc_done(&d);
+    }
+    free(text);
+    return yes;
+}
+
+/* The episode file's graph, cluster and grouping, and its current placement
+ * as the placement (GRAPH, when it is another file, must be the same
+ * graph); simulated once. */
+static int load_episode(const CliCmd *cmd, const CliArgs *a, const char *graph_path, const char *ep_path, Problem *p,
+                        const SimResult **r, Err *e)
+{
+    static const char *const fixed[] = {"cluster", "devices", "groups"};
+    for (int k = 0; k < 3; k++)
+        if (cli_get(cmd, a, fixed[k]))
+            return cli_usage_error(cmd, "--%s cannot be used with an episode file (%s): it fixes the graph, the cluster "
+                                   "and the grouping", fixed[k], ep_path);
+    EpisodeFile f;
+    if (episode_load(ep_path, &f, e) != 0)
+        return EXIT_FAIL;
+    if (graph_path && strcmp(graph_path, ep_path) != 0) { /* GRAPH and the episode's graph: the same ops */
+        Graph *g = graph_load(graph_path, e);
+        int same = g && g->n_nodes == f.pb.g->n_nodes;
+        for (int i = 0; same && i < g->n_nodes; i++)
+            same = strcmp(g->nodes[i].name, f.pb.g->nodes[i].name) == 0;
+        if (g && !same)
+            err_set(e, "%s: an episode of graph \"%s\" (%s), not of %s (give that graph, or the episode alone)",
+                    ep_path, f.pb.g->name, f.pb.g->path ? f.pb.g->path : "?", graph_path);
+        graph_free(g);
+        if (!same) {
+            episode_file_free(&f);
+            return EXIT_FAIL;
+        }
+    }
+    *p = f.pb;
+    memset(&f.pb, 0, sizeof f.pb);
+    p->pl = placement_new(p->g->n_nodes, p->c->n_devices);
+    memcpy(p->pl->op_device, f.ep->op_device, (size_t)p->g->n_nodes * sizeof *p->pl->op_device);
+    fprintf(stderr, "placeto: %s: the episode's current placement (step %d of %d) of %s on %s\n", ep_path,
+            f.ep->cursor, f.ep->n_order, p->g->name, p->c->name);
+    episode_file_free(&f);
+    *r = sim_run(p->sim, p->pl->op_device);
+    return EXIT_OK;
+}
+
 /* Graph, placement, cluster (default: the placement's device count) and,
- * for a render of groups, the grouping; simulated once. */
+ * for a render of groups, the grouping; simulated once. An episode file as
+ * the placement (or as GRAPH, without --placement) gives all of them. */
 static int load(const CliCmd *cmd, const CliArgs *a, Problem *p, const SimResult **r, Err *e)
 {
     ProblemSpec spec;
@@ -93,6 +160,9 @@ static int load(const CliCmd *cmd, const CliArgs *a, Problem *p, const SimResult
     int ops = render_ops(cmd, a);
     if (ops < 0)
         return EXIT_USAGE;
+    const char *pl = cli_get(cmd, a, "placement");
+    if (pl ? is_episode_file(pl) : is_episode_file(a->pos[0]))
+        return load_episode(cmd, a, a->pos[0], pl ? pl : a->pos[0], p, r, e);
     if (cli_problem(cmd, a, a->pos[0], 1L << 30, 0, &spec, NULL))
         return EXIT_USAGE;
     spec.placement_path = cli_get(cmd, a, "placement");
@@ -244,8 +314,8 @@ static int run_simulate(int argc, char **argv)
     int stop, rc = cli_parse_graph(&cmd_simulate, argc, argv, &a, NULL, &stop);
     if (stop)
         return rc;
-    if (!cli_get(&cmd_simulate, &a, "placement"))
-        return cli_usage_error(&cmd_simulate, "missing --placement FILE");
+    if (!cli_get(&cmd_simulate, &a, "placement") && !is_episode_file(a.pos[0]))
+        return cli_usage_error(&cmd_simulate, "missing --placement FILE (or give an episode file instead of GRAPH)");
     long repeat;
     if (cli_int(&cmd_simulate, &a, "repeat", 1, 100000000, 0, &repeat))
         return EXIT_USAGE;
@@ -288,8 +358,9 @@ static int run_export(int argc, char **argv)
     if (!gj && !wants_placement)
         return cli_usage_error(&cmd_export,
                                "nothing to export: give --dot OUT, --svg OUT, --png OUT, --trace OUT or --graph-json OUT");
-    if (wants_placement && !cli_get(&cmd_export, &a, "placement"))
-        return cli_usage_error(&cmd_export, "--dot, --svg, --png and --trace need --placement FILE");
+    if (wants_placement && !cli_get(&cmd_export, &a, "placement") && !is_episode_file(a.pos[0]))
+        return cli_usage_error(&cmd_export, "--dot, --svg, --png and --trace need --placement FILE (or an episode file "
+                               "instead of GRAPH)");
     Err e = {{0}};
     if (gj) {
         Graph *g = graph_load(a.pos[0], &e);

@@ -69,6 +69,10 @@ int train_cli_agent(const CliCmd *cmd, const CliArgs *a, const AgentKind *k)
         n_devices = rp.info.n_devices;
         any_devices = rp.info.any_devices;
         n_groups = rp.info.n_groups;
+        if (!cli_get(cmd, a, "cluster") && !cli_get(cmd, a, "devices")) { /* on the cluster it was trained on */
+            c = rp.cluster;
+            rp.cluster = NULL;
+        }
         agent_policy_close(&rp);
         const char *devs = cli_get(cmd, a, "devices");
         if (devs && !any_devices && strtol(devs, NULL, 10) != n_devices) {
@@ -82,8 +86,9 @@ int train_cli_agent(const CliCmd *cmd, const CliArgs *a, const AgentKind *k)
             train_cli_fresh_optimizer(resume, &fresh, &ts);
         }
     }
-    if (!(paths = train_cli_paths(a, &n_graphs, &e)) || !(c = cli_cluster(cmd, a, net ? n_devices : 2, &e)))
+    if (!(paths = train_cli_paths(a, &n_graphs, &e)) || (!c && !(c = cli_cluster(cmd, a, net ? n_devices : 2, &e))))
         goto done;
+    ts.cluster = c; /* recorded in the policy file */
     spec.cluster = c;
     if (resume && n_graphs == 1 && !cli_get(cmd, a, "groups") && n_groups > 0 && n_groups <= ag->max_groups)
         spec.groups = n_groups; /* one graph: the grouping the policy was trained on */

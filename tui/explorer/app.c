@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bound.h"
 #include "export.h"
@@ -104,6 +105,46 @@ static int load_policy(App *a, const char *path, const EpisodeConfig *cfg, Err *
     return 0;
 }
 
+/* The distinctive part of a path segment: what follows its leading letters
+ * and underscores when that holds a digit ("Mixed_6b" -> "6b",
+ * "branch7x7_1" -> "7x7_1"), else the segment. */
+static size_t segment_skip(const char *s, size_t len)
+{
+    size_t k = 0;
+    while (k < len && (isalpha((unsigned char)s[k]) || s[k] == '_'))
+        k++;
+    for (size_t j = k; j < len; j++)
+        if (isdigit((unsigned char)s[j]))
+            return k;
+    return 0;
+}
+
+/* A box's label of w cells for the short name label: the name when it
+ * fits; else every segment but the last (split at '.' and '/') cut to its
+ * distinctive part, so that "Mixed_6b.branch7x7_1.bn" reads "6b.7x7_1.bn"
+ * instead of the same "Mixed_~.bn" for every branch (the renderer still
+ * cuts the middle of what does not fit). */
+static char *box_label(const char *label, int w)
+{
+    size_t n = strlen(label);
+    if ((int)n <= w)
+        return xstrdup(label);
+    char *out = xmalloc(n + 1);
+    size_t o = 0, start = 0;
+    for (size_t i = 0; i <= n; i++) {
+        if (i < n && label[i] != '.' && label[i] != '/')
+            continue;
+        size_t skip = i < n ? segment_skip(label + start, i - start) : 0; /* the last segment whole */
+        memcpy(out + o, label + start + skip, i - start - skip);
+        o += i - start - skip;
+        if (i < n)
+            out[o++] = label[i];
+        start = i + 1;
+    }
+    out[o] = '\0';
+    return out;
+}
+
 /* What every way of loading shares once graph, cluster, grouping, policy and
  * episode exist. */
 static void finish_load(App *a)
@@ -122,6 +163,14 @@ static void finish_load(App *a)
         d->dag = d->dag_fold = dag_layout_folded(n, d->pb.gr->succ_off, d->pb.gr->succ, host, &fold_opt);
     a->view.fold = d->dag_fold != NULL;
     free(host);
+    for (int k = 0; k < 2; k++) {
+        const DagLayout *L = k ? d->dag_fold : d->dag_all;
+        if (!L)
+            continue;
+        d->box_labels[k] = xnew_array((size_t)n, sizeof *d->box_labels[k]);
+        for (int u = 0; u < n; u++)
+            d->box_labels[k][u] = box_label(d->labels[u], L->geom[DAG_FULL].label_w);
+    }
     if (a->policy.pol)
         a->policy.work = policy_work_new(&a->policy.pol->arch, d->pg);
     if (app_is_actor(a))
@@ -186,6 +235,7 @@ App *app_new(const AppOptions *o, Err *e)
         }
         free(f.policy_path);
         a->files.episode = xstrdup(load_path);
+        a->files.owned = o->resume_path != NULL; /* s saves back to the resumed file */
         if (o->replay_path) {
             while (episode_undo(a->data.ep) == 0)
                 ;
@@ -203,7 +253,16 @@ App *app_new(const AppOptions *o, Err *e)
     }
     ProblemSpec spec = {.graph_path = o->graph_path, .cluster_path = o->cluster_path, .n_devices = o->n_devices,
                         .groups = o->groups};
-    if (problem_load(&a->data.pb, &spec, e) != 0)
+    if (o->cluster) { /* a copy the problem owns */
+        spec.cluster = cluster_clone(o->cluster);
+        spec.cluster_path = NULL;
+    }
+    int loaded = problem_load(&a->data.pb, &spec, e);
+    if (spec.cluster && a->data.pb.c == spec.cluster)
+        a->data.pb.own_cluster = 1;
+    else
+        cluster_free(spec.cluster);
+    if (loaded != 0)
         goto fail;
     if (!(a->data.pg = policy_graph_new(a->data.pb.gr, e))) {
         err_prefix(e, o->graph_path);
@@ -221,7 +280,9 @@ App *app_new(const AppOptions *o, Err *e)
     } else {
         episode_config_default(&cfg);
         episode_config_features(&cfg, &a->policy.pol->arch);
-        if (a->policy.pol->arch.start_heuristic) { /* trained as a search: from the best heuristic's placement */
+        if (a->policy.pol->arch.start_heuristic || o->start_heuristic) { /* trained as a search, or the general
+                                                                      policy on one's own graph: from the best
+                                                                      heuristic's placement */
             PlaceCtx ctx = {a->data.pb.g, a->data.pb.gr, a->data.pb.c, o->seed, 0, NULL};
             double score;
             start = xnew_array((size_t)a->data.pb.gr->n_groups, sizeof *start);
@@ -241,9 +302,10 @@ App *app_new(const AppOptions *o, Err *e)
                 a->data.pb.g->name, a->data.pb.gr->n_groups, a->data.pb.c->n_devices, a->policy.kind->name,
                 a->policy.kind->actor->start);
     else if (start_name)
-        app_msg(a, GS_NONE, "%s: %d groups on %d devices, from %s's placement (a policy trained as a search); space "
-                "steps, ? shows every key", a->data.pb.g->name, a->data.pb.gr->n_groups, a->data.pb.c->n_devices,
-                start_name);
+        app_msg(a, GS_NONE, "%s: %d groups on %d devices, from %s's placement (%s); space steps, ? shows every key",
+                a->data.pb.g->name, a->data.pb.gr->n_groups, a->data.pb.c->n_devices, start_name,
+                a->policy.pol->arch.start_heuristic ? "a policy trained as a search"
+                                                    : "the best heuristic's, where place --policy auto starts");
     else
         app_msg(a, GS_NONE, "%s: %d groups on %d devices; space steps, ? shows every key", a->data.pb.g->name,
                 a->data.pb.gr->n_groups, a->data.pb.c->n_devices);
@@ -284,6 +346,11 @@ void app_free(App *a)
     for (int k = 0; d->labels && k < d->pb.gr->n_groups; k++)
         free(d->labels[k]);
     free(d->labels);
+    for (int k = 0; k < 2; k++) {
+        for (int u = 0; d->box_labels[k] && u < d->pb.gr->n_groups; u++)
+            free(d->box_labels[k][u]);
+        free(d->box_labels[k]);
+    }
     tl_free(a->cache.tl);
     free(a->cache.feats);
     free(a->cache.attention);
@@ -417,19 +484,81 @@ void app_changed(App *a)
 /* ------------------------------------------------------------------ */
 /* Files                                                               */
 
-int app_save(App *a, const char *path)
+int app_save_would_replace(const App *a, const char *path)
+{
+    if (a->files.owned && strcmp(path, a->files.episode) == 0)
+        return 0;
+    return access(path, F_OK) == 0;
+}
+
+void app_free_name(const char *path, char *buf, size_t n)
+{
+    size_t len = strlen(path);
+    int ext = len > 5 && strcmp(path + len - 5, ".json") == 0;
+    if (ext)
+        len -= 5;
+    for (int k = 2; k < 100000; k++) {
+        snprintf(buf, n, "%.*s-%d%s", (int)len, path, k, ext ? ".json" : "");
+        if (access(buf, F_OK) != 0)
+            return;
+    }
+}
+
+void app_save_target(const App *a, char *buf, size_t n)
+{
+    if (app_save_would_replace(a, a->files.episode))
+        app_free_name(a->files.episode, buf, n);
+    else
+        snprintf(buf, n, "%s", a->files.episode);
+}
+
+/* path becomes the episode's file (this session's), autosaves beside it. */
+static void set_episode_path(App *a, const char *path)
+{
+    if (strcmp(path, a->files.episode) != 0) {
+        char *p = xstrdup(path);
+        free(a->files.episode);
+        a->files.episode = p;
+        size_t m = strlen(p) + 16;
+        free(a->files.autosave);
+        a->files.autosave = xmalloc(m);
+        snprintf(a->files.autosave, m, "%s.autosave", p);
+    }
+    a->files.owned = 1;
+}
+
+static int save_to(App *a, const char *path, const char *kept)
 {
     Err e = {{0}};
     if (episode_save(a->data.ep, a->policy.path, a->policy.checksum, path, &e) != 0) {
         app_msg(a, GS_ERROR, "not saved: %s (the episode is still here)", e.msg);
         return -1;
     }
-    if (strcmp(path, a->files.episode) == 0) {
-        a->run.dirty = 0;
-        remove(a->files.autosave);
-    }
-    app_msg(a, GS_GOOD, "saved %s (step %d, %d history entries)", path, a->data.ep->cursor, a->data.ep->n_hist);
+    remove(a->files.autosave);
+    set_episode_path(a, path);
+    a->run.dirty = 0;
+    if (kept)
+        app_msg(a, GS_WARN, "saved %s (step %d, %d history entries): %s exists and was not replaced", path,
+                a->data.ep->cursor, a->data.ep->n_hist, kept);
+    else
+        app_msg(a, GS_GOOD, "saved %s (step %d, %d history entries)", path, a->data.ep->cursor, a->data.ep->n_hist);
     return 0;
+}
+
+int app_save(App *a, const char *path)
+{
+    if (strcmp(path, a->files.episode) == 0 && app_save_would_replace(a, path)) {
+        char fresh[4200], kept[4200]; /* path is the episode's, which the save replaces */
+        snprintf(kept, sizeof kept, "%s", path);
+        app_free_name(kept, fresh, sizeof fresh);
+        return save_to(a, fresh, kept);
+    }
+    return save_to(a, path, NULL);
+}
+
+int app_save_as(App *a, const char *path)
+{
+    return save_to(a, path, NULL);
 }
 
 void app_autosave(App *a)
@@ -453,12 +582,19 @@ int app_export(App *a, AppExport what)
     if (what == APP_EXPORT_DOT) {
         app_out_path(a, ".placement.dot", path, sizeof path);
         rc = export_dot(path, d->pb.g, d->pb.gr, d->pb.c, d->ep->op_device, &e);
-    } else {
+    } else if (what == APP_EXPORT_TRACE) {
         app_out_path(a, ".trace.json", path, sizeof path);
         rc = export_trace(path, d->pb.g, d->pb.c, d->ep->result, &e);
+    } else {
+        app_out_path(a, ".placement.json", path, sizeof path);
+        Placement pl = {d->pb.g->n_nodes, d->pb.c->n_devices, d->ep->op_device, NULL};
+        rc = placement_write(&pl, d->pb.g, d->pb.c, path, &e);
     }
     if (rc != 0)
         app_msg(a, GS_ERROR, "export failed: %s", e.msg);
+    else if (what == APP_EXPORT_PLACEMENT)
+        app_msg(a, GS_GOOD, "wrote %s: the current placement (%.3f ms; placeto simulate GRAPH --placement %s)", path,
+                d->ep->runtime_us / 1000, path);
     else
         app_msg(a, GS_GOOD, "wrote %s (%s)", path,
                 what == APP_EXPORT_DOT ? "render with dot -Tsvg" : "open in ui.perfetto.dev");
@@ -467,6 +603,21 @@ int app_export(App *a, AppExport what)
 
 /* ------------------------------------------------------------------ */
 /* The baselines                                                       */
+
+/* Sorts the rows by runtime, those out of memory last (their runtime is
+ * not one they could run at). */
+static void sort_rows(PlaceRun *rows, int n)
+{
+    place_run_sort(rows, n);
+    PlaceRun *tmp = xnew_array((size_t)n + 1, sizeof *tmp);
+    int k = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int j = 0; j < n; j++)
+            if (!!rows[j].oom == pass)
+                tmp[k++] = rows[j];
+    memcpy(rows, tmp, (size_t)n * sizeof *rows);
+    free(tmp);
+}
 
 /* Baselines: every method on the episode's cluster, sorted by runtime. */
 void app_run_baselines(App *a)
@@ -482,7 +633,7 @@ void app_run_baselines(App *a)
         if (place_run(&a->data.pb, &m[k], a->data.ep->seed, a->base.budget, &a->base.rows[a->base.n], &e) == 0)
             a->base.n++; /* a method that fails is left out */
     }
-    place_run_sort(a->base.rows, a->base.n);
+    sort_rows(a->base.rows, a->base.n);
     a->base.ran = 1;
 }
 
@@ -562,5 +713,5 @@ void app_run_learned(App *a)
         if (strcmp(label, mine_label) != 0)
             app_add_learned(a, path, label);
     }
-    place_run_sort(a->base.rows, a->base.n);
+    sort_rows(a->base.rows, a->base.n);
 }

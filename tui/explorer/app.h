@@ -52,7 +52,7 @@ typedef enum AppDialog {
     DLG_NONE, DLG_HELP, DLG_QUIT, DLG_SEARCH, DLG_BASELINES, DLG_START_FROM, DLG_TRAIN, DLG_NEW_EPISODE,
     DLG_WHY,  /* why this device (why.c; menu_pos: the message-passing round shown) */
     DLG_RACE, /* the race of the placers (app_race.c) */
-    DLG_COUNT
+    DLG_OVERWRITE, DLG_SAVE_AS, DLG_COUNT
 } AppDialog;
 
 /* Moving the selection along the drawn graph. */
@@ -63,18 +63,21 @@ typedef enum AppMove {
     APP_MOVE_NEXT    /* to the next one */
 } AppMove;
 
-typedef enum AppExport { APP_EXPORT_DOT, APP_EXPORT_TRACE } AppExport;
+typedef enum AppExport { APP_EXPORT_DOT, APP_EXPORT_TRACE, APP_EXPORT_PLACEMENT } AppExport;
 
 typedef struct AppOptions {
     const char *graph_path;   /* NULL with resume_path */
     const char *policy_path;  /* NULL: an untrained policy (seeded) */
     const char *resume_path;  /* an episode file */
     const char *cluster_path; /* NULL: n_devices default devices */
+    const Cluster *cluster;   /* instead of both: this cluster (copied; the one a policy was trained on) */
     const char *episode_path; /* where `s` saves (default: GRAPHNAME.episode.json) */
     int n_devices;
     int groups;
     uint64_t seed;
     int greedy;
+    int start_heuristic;      /* start from the best heuristic's placement (as place --policy auto does
+                                 for a graph without its own bundled policy); a Placeto policy only */
     const char *replay_path;  /* an episode file to replay, forwards and backwards */
     int demo;                 /* 1: the guided tour; 2: the tour advancing on a timer */
     int demo_stage;           /* the stage to start at */
@@ -91,6 +94,8 @@ typedef struct AppData {
     PolicyGraph *pg;
     Episode *ep;
     char **labels;            /* per group: its short name */
+    char **box_labels[2];     /* per group: the label of its box in dag_all [0] and dag_fold [1] (full
+                                 labels): the short name, or its distinctive part when that is too long */
     DagLayout *dag;           /* the group graph's layout shown: dag_all, or dag_fold (AppView.fold) */
     DagLayout *dag_all;       /* every group in layers */
     DagLayout *dag_fold;      /* a training graph's backward and update groups folded
@@ -259,6 +264,7 @@ typedef struct AppFiles {
     char *episode;
     char *autosave;
     char *stem;
+    int owned;                /* episode is this session's: resumed from it, or saved to it */
 } AppFiles;
 
 /* Episodes left by a new one (undo at the start of a history goes back to
@@ -336,14 +342,36 @@ void app_changed(App *a);
  * feature rows of the current node) from the episode and the policy. */
 void app_cache_update(App *a);
 
-/* Saves the episode to path (atomically); sets the message. 0 or -1. */
+/* Saving never silently replaces an episode file: a file at the episode's
+ * path that this session neither resumed nor wrote is kept, and app_save
+ * writes to the first free NAME-2.json, NAME-3.json ... instead and says so
+ * (the paths that cannot ask: quitting, a new episode, the tour); `s` asks
+ * first (y: replace, a: save as, n: no). */
+/* 1 when saving to path would replace a file this session did not resume
+ * or write. */
+int app_save_would_replace(const App *a, const char *path);
+/* Where app_save(a, a->files.episode) writes: the episode's path, or the
+ * free name beside it when that would replace a file. */
+void app_save_target(const App *a, char *buf, size_t n);
+/* The first of NAME-2.json, NAME-3.json ... (path NAME.json) that does not
+ * exist. */
+void app_free_name(const char *path, char *buf, size_t n);
+/* Saves the episode (atomically) to path, or to a free name beside it when
+ * path is the episode's and app_save_would_replace; sets the message. 0 or
+ * -1. */
 int app_save(App *a, const char *path);
+/* Saves to path even when it replaces a file (asked first), or to a new
+ * name; path becomes the episode's (s saves there from now on, autosaves go
+ * beside it). 0 or -1. */
+int app_save_as(App *a, const char *path);
 /* Autosaves when there are unsaved changes (on quit, signals, periodically). */
 void app_autosave(App *a);
 /* The path of a file the explorer writes: STEM + suffix (STEM: the graph
  * file's name, see AppFiles) in the directory of the episode file. */
 void app_out_path(const App *a, const char *suffix, char *buf, size_t n);
-/* Writes STEM.placement.dot or STEM.trace.json; sets the message. 0 or -1. */
+/* Writes STEM.placement.dot, STEM.trace.json or STEM.placement.json (the
+ * current placement as a placement file, for place, simulate, export and
+ * compare); sets the message. 0 or -1. */
 int app_export(App *a, AppExport what);
 
 /* The placements the local searches may simulate here: APP_SEARCH_WORK op

@@ -55,7 +55,7 @@ void app_step(App *a)
     Episode *ep = a->data.ep;
     if (episode_done(ep)) {
         a->run.running = 0;
-        app_msg(a, GS_DIM, "the episode is complete (best %.3f ms): n starts a new one, u undoes",
+        app_msg(a, GS_DIM, "the episode is complete (best %.3f ms): e starts a new one, u undoes",
                 ep->best_runtime_us / 1000);
         return;
     }
@@ -238,8 +238,12 @@ static void undo_redo(App *a, int redo)
     int to = !redo ? s->old_device : s->new_device;
     app_changed(a);
     a->view.selected = g;
-    app_msg(a, GS_NONE, "%s: %s back from %s to %s (%.3f ms)", !redo ? "undo" : "redo", a->data.pb.gr->names[g],
-            a->data.pb.c->devices[from].name, a->data.pb.c->devices[to].name, ep->runtime_us / 1000);
+    if (from == to) /* a kept step (or a move undone as slower): nothing moved */
+        app_msg(a, GS_NONE, "%s: a kept step: %s stays on %s (%.3f ms)", !redo ? "undo" : "redo",
+                a->data.pb.gr->names[g], a->data.pb.c->devices[to].name, ep->runtime_us / 1000);
+    else
+        app_msg(a, GS_NONE, "%s: %s back from %s to %s (%.3f ms)", !redo ? "undo" : "redo", a->data.pb.gr->names[g],
+                a->data.pb.c->devices[from].name, a->data.pb.c->devices[to].name, ep->runtime_us / 1000);
 }
 
 void app_undo(App *a)
@@ -278,7 +282,7 @@ void app_set_running(App *a, int on)
         return;
     }
     if (on && episode_done(a->data.ep)) {
-        app_msg(a, GS_DIM, "the episode is complete: n starts a new one");
+        app_msg(a, GS_DIM, "the episode is complete: e starts a new one");
         return;
     }
     a->run.running = on;

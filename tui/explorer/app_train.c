@@ -152,6 +152,7 @@ void app_train_stop(App *a)
     char path[4096];
     app_out_path(a, ".trained-policy.json", path, sizeof path);
     Err e = {{0}};
+    t->ts.cluster = a->data.pb.c; /* recorded in the policy file */
     if (policy_save(t->pol, &t->ts, path, &e) == 0) {
         size_t len;
         char *text = util_read_file(path, &len, &e);

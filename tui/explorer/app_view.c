@@ -107,8 +107,12 @@ void app_search(App *a, const char *text)
         return;
     snprintf(a->view.search, sizeof a->view.search, "%s", text);
     int k = find_match(a, text, 0, 1);
-    if (k >= 0)
+    if (k >= 0) {
         app_select(a, k);
+        app_msg(a, GS_NONE, "/%s: %s", text, a->data.pb.gr->names[k]);
+    } else {
+        app_msg(a, GS_WARN, "no match for \"%s\"", text);
+    }
 }
 
 void app_search_next(App *a, int dir)
@@ -120,7 +124,7 @@ void app_search_next(App *a, int dir)
     }
     int k = find_match(a, text, 1, dir > 0 ? 1 : -1);
     if (k < 0) {
-        app_msg(a, GS_WARN, "no group matches \"%s\"", text);
+        app_msg(a, GS_WARN, "no match for \"%s\"", text);
         return;
     }
     int n = 0, before = 0; /* which match of how many, in group order */

@@ -256,7 +256,10 @@ static int act_maximize(App *a, int arg)
 static int act_save(App *a, int arg)
 {
     (void)arg;
-    app_save(a, a->files.episode);
+    if (app_save_would_replace(a, a->files.episode)) /* a file this session did not write: ask */
+        app_dialog_open(a, DLG_OVERWRITE, NULL);
+    else
+        app_save(a, a->files.episode);
     return CTL_REDRAW;
 }
 
@@ -375,9 +378,12 @@ static const Binding bindings[] = {
     {{"z", "maximise / restore the focused pane", 1}, act_maximize, {{'z', 0}}, 0, 0},
     {{"P", "presentation layout: graph, a tall timeline and a legend (for a projector)", 1}, act_present,
      {{'P', 0}}, 0, 0},
-    {{"s", "save the episode", 2}, act_save, {{'s', 0}}, 0, 0},
+    {{"s", "save the episode (asks before replacing a file this session did not write)", 2}, act_save,
+     {{'s', 0}}, 0, 0},
     {{"d", "export the placement as DOT", 2}, act_export, {{'d', APP_EXPORT_DOT}}, 0, 0},
     {{"t", "export the timeline as a Chrome trace", 2}, act_export, {{'t', APP_EXPORT_TRACE}}, 0, 0},
+    {{"W", "write the current placement as a placement file (NAME.placement.json)", 2}, act_export,
+     {{'W', APP_EXPORT_PLACEMENT}}, 0, 0},
     {{"?", "help", 3}, act_help, {{'?', 0}, {TERM_KEY_F1, 0}}, 0, 0},
     {{"q", "quit (asks when there are unsaved changes)", 3}, act_quit, {{'q', 0}}, 0, 0},
 };
@@ -428,14 +434,32 @@ static int add_docs(CtlKeyDoc *docs, int n, const Binding *t, int nt, int sec)
     return n;
 }
 
+/* 1 when one of row b's keys is also one of t's (replay's keys shadow the
+ * explorer's: such a row does something else in replay). */
+static int shadowed(const Binding *b, const Binding *t, int nt)
+{
+    for (int j = 0; j < 4 && b->on[j].key; j++)
+        for (int k = 0; k < nt; k++) {
+            if (t[k].hi && b->on[j].key >= t[k].lo && b->on[j].key <= t[k].hi)
+                return 1;
+            for (int i = 0; i < 4 && t[k].on[i].key; i++)
+                if (t[k].on[i].key == b->on[j].key)
+                    return 1;
+        }
+    return 0;
+}
+
 const CtlKeyDoc *ctl_keys(int replay, int *count)
 {
     static CtlKeyDoc docs[N_OF(bindings) + N_OF(global_keys) + N_OF(replay_keys)];
     int n = 0;
-    if (replay) { /* replay's own keys in place of the episode's */
+    if (replay) { /* replay's own keys in place of the episode's; a key listed once */
         n = add_docs(docs, n, replay_keys, N_OF(replay_keys), -1);
         for (int sec = 1; sec < 4; sec++)
-            n = add_docs(docs, n, bindings, N_OF(bindings), sec);
+            for (int k = 0; k < N_OF(bindings); k++)
+                if (bindings[k].doc.keys && bindings[k].doc.section == sec &&
+                    !shadowed(&bindings[k], replay_keys, N_OF(replay_keys)))
+                    docs[n++] = bindings[k].doc;
     } else {
         n = add_docs(docs, n, bindings, N_OF(bindings), -1);
     }

@@ -71,10 +71,87 @@ static int help_key(App *a, int key)
 }
 
 /* The help's rows: section titles, and each key with its help wrapped into
- * the width left of the keys' column. Calls row(ctx, keys, text, pen) per
- * row (keys NULL on continuation rows) and returns the count. */
+ * the width left of the keys' column, then the glyph legend. Calls row(ctx,
+ * keys, text, pen) per row (keys NULL on continuation rows) and returns the
+ * count. */
 enum { HELP_KEYS_W = 17 };
 typedef void (*HelpRow)(void *ctx, const char *keys, const char *text, int len, int pen);
+
+/* Appends code point cp to the UTF-8 string at *o (a grid symbol, plane 15,
+ * draws as the glyph of the screen's set: Unicode, or ASCII). */
+static void put_cp(char **o, uint32_t cp)
+{
+    unsigned char *p = (unsigned char *)*o;
+    if (cp < 0x80) {
+        *p++ = (unsigned char)cp;
+    } else if (cp < 0x800) {
+        *p++ = (unsigned char)(0xC0 | (cp >> 6));
+        *p++ = (unsigned char)(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+        *p++ = (unsigned char)(0xE0 | (cp >> 12));
+        *p++ = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+        *p++ = (unsigned char)(0x80 | (cp & 0x3F));
+    } else {
+        *p++ = (unsigned char)(0xF0 | (cp >> 18));
+        *p++ = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
+        *p++ = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+        *p++ = (unsigned char)(0x80 | (cp & 0x3F));
+    }
+    *p = 0;
+    *o = (char *)p;
+}
+
+/* The legend: every glyph the views draw, as the screen draws it (its
+ * glyph set), and what it means. */
+enum { LEGEND_MAX = 8 };
+typedef struct LegendRow {
+    uint32_t glyph[LEGEND_MAX]; /* code points or grid symbols, 0-ended */
+    const char *text;
+} LegendRow;
+
+static const LegendRow legend[] = {
+    {{GRID_LINE(GRID_E | GRID_S), GRID_LINE(GRID_E | GRID_W), GRID_LINE(GRID_S | GRID_W), ' ', 'd', '0'},
+     "Graph: a group's box in its device's colour (the current, selected and marked groups in their own); "
+     "d0: its device"},
+    {{GRID_LINE(GRID_N | GRID_S), GRID_ARROW_DOWN}, "an edge into a group"},
+    {{'<', 'd', '1', ' ', 'd', '0'}, "backward and update groups folded beside their forward group: their devices"},
+    {{GRID_DOT, ' ', GRID_DOT_MARKED, ' ', '0', '1'}, "compact view (Z): a group; the current or selected one; "
+                                                      "with up to 10 devices, a group's device digit"},
+    {{'0', '1', GRID_DOT_MARKED, GRID_SHADE}, "map: each group as its device's digit, the current group marked, "
+                                              "the part in view shaded"},
+    {{GRID_BLOCK_L, GRID_FULL, GRID_FULL, GRID_BLOCK_R, ' ', GRID_FULL},
+     "Timeline: an op on its device, its name inside when it fits; a short op"},
+    {{GRID_SHADE, GRID_SHADE}, "idle time; the empty part of a bar"},
+    {{GRID_MARK, GRID_MARK, GRID_MARK}, "under an op: on the critical path"},
+    {{GRID_LINE(GRID_E | GRID_W), 'd', '1', GRID_ARROW_RIGHT}, "a transfer on the device's outgoing bus, to device 1"},
+    {{GRID_DOUBLE, GRID_DOUBLE, GRID_ARROW_RIGHT}, "a transfer on the critical path"},
+    {{GRID_BAR(8), GRID_BAR(8), GRID_BAR(4), GRID_SHADE}, "a bar: a probability, or peak memory against capacity "
+                                                         "(whole, in the warning colour, and OOM: out of memory)"},
+    {{GRID_SPARK(1), GRID_SPARK(3), GRID_SPARK(5), GRID_SPARK(8)},
+     "sparkline: the runtime after each step (its range beside it), the training's returns"},
+    {{'*', '0', ' ', '<'}, "Policy: * the current group's device now; < the policy's most likely device"},
+    {{'>', ' ', '+', ' ', '.'}, "why rows: the current group; one already placed; one not yet"},
+    {{'y', 'e', 's', ' ', '!'}, "Baselines: out of memory, ranked last"},
+    {{GRID_ELLIPSIS}, "text cut to fit (the full name is in the Inspector or the Policy pane)"},
+};
+
+static int legend_rows(int width, HelpRow row, void *ctx)
+{
+    static const char title[] = "Glyphs (Unicode; ASCII with --ascii or without a UTF-8 locale)";
+    row(ctx, NULL, title, (int)strlen(title), GS_TITLE);
+    int rows = 1;
+    for (size_t k = 0; k < sizeof legend / sizeof *legend; k++) {
+        char glyphs[LEGEND_MAX * 4 + 1], *o = glyphs;
+        glyphs[0] = 0;
+        for (int j = 0; j < LEGEND_MAX && legend[k].glyph[j]; j++)
+            put_cp(&o, legend[k].glyph[j]);
+        int start[16], len[16];
+        int m = widget_wrap(legend[k].text, width - HELP_KEYS_W - 2, start, len, 16);
+        for (int j = 0; j < m && j < 16; j++, rows++)
+            row(ctx, j ? "" : glyphs, legend[k].text + start[j], len[j], GS_NONE);
+    }
+    return rows;
+}
 
 static int help_rows(const App *a, int width, HelpRow row, void *ctx)
 {
@@ -96,6 +173,7 @@ static int help_rows(const App *a, int width, HelpRow row, void *ctx)
                 row(ctx, j ? "" : doc->keys, doc->help + start[j], len[j], GS_NONE);
         }
     }
+    rows += legend_rows(width, row, ctx);
     static const char *const mouse = CTL_MOUSE_HELP;
     int start[8], len[8];
     int m = widget_wrap(mouse, width, start, len, 8);
@@ -187,10 +265,23 @@ static int text_dialog(Grid *g, const char *title, const char *const *para, cons
     return 0;
 }
 
+/* "PATH" or, when saving there would replace a file, "NEW (PATH exists: it
+ * is kept)": where app_save goes. */
+static void save_target_text(const App *a, char *buf, size_t n)
+{
+    char target[4200];
+    app_save_target(a, target, sizeof target);
+    if (strcmp(target, a->files.episode) == 0)
+        snprintf(buf, n, "%s", target);
+    else
+        snprintf(buf, n, "%s (%s exists: it is kept)", target, a->files.episode);
+}
+
 static int quit_draw(const App *a, Grid *g)
 {
-    char save[4200], leave[4200];
-    snprintf(save, sizeof save, "y: save to %s and quit", a->files.episode);
+    char save[9000], leave[4200], target[8500];
+    save_target_text(a, target, sizeof target);
+    snprintf(save, sizeof save, "y: save to %s and quit", target);
     snprintf(leave, sizeof leave, "n: quit (an autosave goes to %s)", a->files.autosave);
     const char *para[] = {save, leave, "any other key: stay"};
     static const int pen[] = {GS_NONE, GS_NONE, GS_DIM};
@@ -214,8 +305,9 @@ static int new_episode_key(App *a, int key)
 
 static int new_episode_draw(const App *a, Grid *g)
 {
-    char save[4200];
-    snprintf(save, sizeof save, "s: save this one to %s first", a->files.episode);
+    char save[9000], target[8500];
+    save_target_text(a, target, sizeof target);
+    snprintf(save, sizeof save, "s: save this one to %s first", target);
     const char *para[] = {"This episode has unsaved changes.",
                           "y or e: start a new one (u at its start brings this one back)", save,
                           "any other key: stay"};
@@ -224,7 +316,38 @@ static int new_episode_draw(const App *a, Grid *g)
 }
 
 /* ------------------------------------------------------------------ */
-/* Prompts on the message line: search and train                       */
+/* Saving over a file this session did not write                       */
+
+static int overwrite_key(App *a, int key)
+{
+    app_dialog_close(a);
+    if (key == 'y') {
+        app_save_as(a, a->files.episode);
+    } else if (key == 'a') {
+        char fresh[4200];
+        app_free_name(a->files.episode, fresh, sizeof fresh);
+        app_dialog_open(a, DLG_SAVE_AS, fresh);
+    } else {
+        app_msg(a, GS_NONE, "not saved: %s is kept as it was", a->files.episode);
+    }
+    return CTL_REDRAW;
+}
+
+static int overwrite_draw(const App *a, Grid *g)
+{
+    char what[4300], as[4300];
+    char fresh[4200];
+    app_free_name(a->files.episode, fresh, sizeof fresh);
+    snprintf(what, sizeof what, "%s exists, and this session did not write it (another episode, perhaps a "
+             "prepared one).", a->files.episode);
+    snprintf(as, sizeof as, "a: save as another name (%s offered; edit it, then Enter)", fresh);
+    const char *para[] = {what, "y: replace it with this episode", as, "n or any other key: do not save"};
+    static const int pen[] = {GS_NONE, GS_WARN, GS_NONE, GS_DIM};
+    return text_dialog(g, "Replace an episode file?", para, pen, 4);
+}
+
+/* ------------------------------------------------------------------ */
+/* Prompts on the message line: search, train and save as             */
 
 enum { PROMPT_CLOSED, PROMPT_EDITED, PROMPT_ENTERED };
 
@@ -261,7 +384,9 @@ static int prompt_draw(const App *a, Grid *g, const char *prompt, const char *en
 static int search_key(App *a, int key)
 {
     int r = prompt_key(a, key);
-    if (r == PROMPT_ENTERED)
+    if (r == PROMPT_ENTERED && a->msg.style == GS_WARN) /* the search found nothing: its message stays */
+        ;
+    else if (r == PROMPT_ENTERED)
         app_msg(a, GS_NONE, "selected %s", a->data.pb.gr->names[a->view.selected]);
     else if (r == PROMPT_EDITED)
         app_search(a, a->dialog.input);
@@ -291,6 +416,26 @@ static int train_draw(const App *a, Grid *g)
     return prompt_draw(a, g, "train episodes: ", "start");
 }
 
+/* Save as: a name that is free, or the episode's own file. */
+static int save_as_key(App *a, int key)
+{
+    if (prompt_key(a, key) != PROMPT_ENTERED)
+        return CTL_REDRAW;
+    const char *name = a->dialog.input;
+    if (!name[0])
+        app_msg(a, GS_WARN, "not saved: no file name");
+    else if (app_save_would_replace(a, name))
+        app_msg(a, GS_WARN, "not saved: %s exists too (s, then a, offers a free name)", name);
+    else
+        app_save_as(a, name);
+    return CTL_REDRAW;
+}
+
+static int save_as_draw(const App *a, Grid *g)
+{
+    return prompt_draw(a, g, "save as: ", "save");
+}
+
 /* ------------------------------------------------------------------ */
 /* The baselines, a menu: Enter starts an episode from the highlighted one */
 
@@ -317,7 +462,10 @@ static int baselines_draw(const App *a, Grid *g)
             mw = grid_text_width(base->rows[k].method);
     if (mw > 40)
         mw = 40;
-    GridRect in = dialog_box(g, centred(g, mw + 50, base->n + 5),
+    int n_oom = 0;
+    for (int k = 0; k < base->n; k++)
+        n_oom += base->rows[k].oom != 0;
+    GridRect in = dialog_box(g, centred(g, mw + 50, base->n + 5 + (n_oom > 0)),
                              a->dialog.kind == DLG_START_FROM ? "Start an episode from (Enter)" :
                              a->tour.active ? "Baselines (Esc: close; Enter is the tour's)" : /* Enter: the next stage */
                                               "Baselines (Enter: start from it, Esc: close)");
@@ -327,7 +475,8 @@ static int baselines_draw(const App *a, Grid *g)
     int y = in.y + 1;
     double bound = a->data.lower_bound_us;
     /* the rows that fit, scrolled so that the highlighted one shows */
-    int visible = in.h - 3 > 1 ? in.h - 3 : 1, first = a->dialog.menu_pos - visible + 1;
+    int foot = 2 + (n_oom > 0);
+    int visible = in.h - 1 - foot > 1 ? in.h - 1 - foot : 1, first = a->dialog.menu_pos - visible + 1;
     if (first > base->n - visible)
         first = base->n - visible;
     if (first < 0)
@@ -336,8 +485,13 @@ static int baselines_draw(const App *a, Grid *g)
         const PlaceRun *b = &base->rows[k];
         snprintf(line, sizeof line, "%-*.*s %12s %8.3fx %8.3fx %5s", mw, mw, b->method, util_fmt_time(b1, b->runtime_us),
                  bound > 0 ? b->runtime_us / bound : 0.0, b->runtime_us > 0 ? a->data.single_us / b->runtime_us : 0.0,
-                 b->oom ? "yes" : "no");
-        grid_text_fit(g, in.x, y, line, in.w, k == a->dialog.menu_pos ? GS_CURSOR : GS_NONE);
+                 b->oom ? "yes !" : "no");
+        grid_text_fit(g, in.x, y, line, in.w, k == a->dialog.menu_pos ? GS_CURSOR : b->oom ? GS_WARN : GS_NONE);
+    }
+    if (n_oom > 0 && y < in.y + in.h) {
+        snprintf(line, sizeof line, "yes !: out of memory, ranked last (%d row%s)",
+                 n_oom, n_oom == 1 ? "" : "s");
+        grid_text_fit(g, in.x, y++, line, in.w, GS_WARN);
     }
     snprintf(line, sizeof line, "this episode: %s now, best %s", util_fmt_time(b1, a->data.ep->runtime_us),
              util_fmt_time(b2, a->data.ep->best_runtime_us));
@@ -361,6 +515,8 @@ static const DialogDef dialogs[DLG_COUNT] = {
     [DLG_NEW_EPISODE] = {new_episode_key, new_episode_draw},
     [DLG_WHY] = {why_key, why_draw},
     [DLG_RACE] = {app_race_key, app_race_draw},
+    [DLG_OVERWRITE] = {overwrite_key, overwrite_draw},
+    [DLG_SAVE_AS] = {save_as_key, save_as_draw},
 };
 
 const DialogDef *dialog_def(AppDialog d)

@@ -99,9 +99,25 @@ static void draw_graph(const App *a, Grid *g, GridRect r, AppGeom *geom)
         if (cw < room)
             x = -(room - cw) / 2;
     }
-    DagView v = {vw->zoom, x, y, in, (const char *const *)d->labels, d->ep->group_device, style, crit,
-                 d->pb.c->n_devices <= 10, by_cluster ? a->cache.cluster : NULL};
+    const char *const *labels = (const char *const *)(d->dag == d->dag_fold ? d->box_labels[1] : d->box_labels[0]);
+    DagView v = {vw->zoom, x, y, in, labels ? labels : (const char *const *)d->labels, d->ep->group_device, style,
+                 crit, d->pb.c->n_devices <= 10, by_cluster ? a->cache.cluster : NULL};
     dag_render(d->dag, &v, g);
+    if (mr.w > 0 && cur >= 0) { /* the map never covers the current node: another corner */
+        GridRect nr = dag_node_rect(d->dag, vw->zoom, cur);
+        nr.x += in.x - x;
+        nr.y += in.y - y;
+        GridRect corner[4] = {mr, {mr.x, in.y + in.h - mr.h, mr.w, mr.h}, {in.x, in.y, mr.w, mr.h},
+                              {in.x, in.y + in.h - mr.h, mr.w, mr.h}};
+        for (int k = 0; k < 4; k++) {
+            GridRect c = corner[k];
+            int covers = nr.x < c.x + c.w && c.x < nr.x + nr.w && nr.y < c.y + c.h && c.y < nr.y + nr.h;
+            if (!covers) {
+                mr = c;
+                break;
+            }
+        }
+    }
     if (mr.w > 0) { /* where the view is, and every group's device */
         grid_fill(g, mr, ' ', GS_NONE); /* the box's lines must not merge with the edges under it */
         grid_box(g, mr, GS_BORDER);
@@ -144,6 +160,19 @@ static void draw_timeline(const App *a, Grid *g, GridRect r, AppGeom *geom)
     v.by_group = a->view.tl_by_group;
     v.group_names = (const char *const *)a->data.labels;
     tl_render(a->cache.tl, &v, g);
+    int lanes = in.h > TL_AXIS_ROWS ? (in.h - TL_AXIS_ROWS + TL_LANE_ROWS - 1) / TL_LANE_ROWS : 0;
+    int hidden = a->data.pb.c->n_devices - lanes;
+    if (hidden > 0) { /* lanes cut at the bottom: said on the frame */
+        char hint[96];
+        snprintf(hint, sizeof hint, " +%d lane%s below: %s ", hidden, hidden == 1 ? "" : "s",
+                 a->view.maximized == PANE_TIMELINE ? "a taller terminal shows them"
+                 : a->view.focus == PANE_TIMELINE   ? "z maximises"
+                                                    : "Tab here, z maximises");
+        int w = grid_text_width(hint);
+        if (w > r.w - 4)
+            w = r.w - 4;
+        grid_text_fit(g, r.x + r.w - 2 - w, r.y + r.h - 1, hint, w, GS_KEY);
+    }
     if (geom) {
         geom->have_tl = 1;
         geom->tl = v;
@@ -168,7 +197,7 @@ static void draw_policy(const App *a, Grid *g, GridRect r)
     char buf[512], b1[32], b2[32];
     int y = in.y;
     if (cur < 0) {
-        grid_text_fit(g, in.x, y++, "episode complete: n for a new one", in.w, GS_DIM);
+        grid_text_fit(g, in.x, y++, "episode complete: e starts a new one", in.w, GS_DIM);
     } else {
         snprintf(buf, sizeof buf, "step %d/%d: %s", ep->cursor + 1, ep->n_order, a->data.pb.gr->names[cur]);
         grid_text_fit(g, in.x, y++, buf, in.w, GS_CURRENT);
@@ -209,7 +238,7 @@ static void draw_devices(const App *a, Grid *g, GridRect r)
 {
     const AppData *dt = &a->data;
     const SimResult *res = dt->ep->result;
-    GridRect in = frame(a, g, r, PANE_DEVICES, "memory");
+    GridRect in = frame(a, g, r, PANE_DEVICES, "busy%, memory");
     if (in.w <= 0 || in.h <= 0)
         return;
     int nd = dt->pb.c->n_devices;
@@ -221,7 +250,7 @@ static void draw_devices(const App *a, Grid *g, GridRect r)
         double util = res->makespan_us > 0 ? 100.0 * res->busy_us[d] / res->makespan_us : 0.0;
         double cap = (double)dt->pb.c->devices[d].memory_bytes;
         if (in.w >= 40) {
-            snprintf(lab, sizeof lab, "%d %3d grp %3.0f%%", d, count[d], util);
+            snprintf(lab, sizeof lab, "%d %3d grp %3.0f%% busy", d, count[d], util);
             snprintf(txt, sizeof txt, "%s/%s%s", util_fmt_bytes(b1, (double)res->peak_memory_bytes[d]),
                      util_fmt_bytes(b2, cap), res->oom[d] ? " OOM" : "");
         } else { /* narrow: utilisation and peak memory only */
@@ -252,8 +281,29 @@ static void draw_history(const App *a, Grid *g, GridRect r)
     rt[0] = ep->init_runtime_us;
     for (int k = 0; k < ep->n_hist; k++)
         rt[k + 1] = ep->hist[k].runtime_us;
+    /* the scale spans at least 1% of the largest runtime, so that changes
+       smaller than that stay nearly flat; the range is printed beside it */
+    double mn = INFINITY, mx = -INFINITY;
+    for (int k = 0; k <= ep->n_hist; k++) {
+        mn = rt[k] < mn ? rt[k] : mn;
+        mx = rt[k] > mx ? rt[k] : mx;
+    }
+    double lo = mn, hi = mx;
+    if (hi - lo < 0.01 * mx) { /* a window of 1% around the middle: a flat series sits half way */
+        double mid = 0.5 * (lo + hi);
+        lo = mid - 0.005 * mx;
+        hi = mid + 0.005 * mx;
+    }
+    char range[32];
+    snprintf(range, sizeof range, " range %.2f%%", mx > 0 ? 100.0 * (mx - mn) / mx : 0.0);
+    int rw = grid_text_width(range);
+    if (in.w - 8 - rw < 4) /* no room for the range */
+        rw = 0;
     grid_text(g, in.x, y, "runtime", GS_LABEL);
-    widget_sparkline(g, in.x + 8, y++, in.w - 8, rt, ep->n_hist + 1, 0, 0, GS_SPARK);
+    int used = widget_sparkline(g, in.x + 8, y, in.w - 8 - rw, rt, ep->n_hist + 1, lo, hi, GS_SPARK);
+    if (rw)
+        grid_text(g, in.x + 8 + used, y, range, GS_DIM);
+    y++;
     free(rt);
     const AppTrain *t = &a->train;
     if (t->n_shown > 0 && y < in.y + in.h) {
@@ -327,14 +377,17 @@ static void status_text(const App *a, char *line, size_t n)
 {
     const AppData *d = &a->data;
     const Episode *ep = d->ep;
-    char b1[32], b2[32], b3[32], who[32];
-    snprintf(who, sizeof who, "%s policy", app_is_actor(a) ? a->policy.kind->name : a->policy.path ? "trained"
-                                                                                                 : "untrained");
-    snprintf(line, n, " placeto%s  %s on %s | episode %llu step %d/%d | runtime %s | best %s | bound %s | %s%s%s%s",
-             a->replay.active ? " replay" : a->tour.active ? " tour" : "", d->pb.g->name, d->pb.c->name,
+    char b1[32], b2[32], b3[32], who[128];
+    const char *path = a->policy.path, *base = path ? strrchr(path, '/') : NULL;
+    base = base ? base + 1 : path;
+    if (!path)
+        snprintf(who, sizeof who, "untrained policy");
+    else /* the file named: which trained policy is stepping */
+        snprintf(who, sizeof who, "%s%spolicy %.80s", app_is_actor(a) ? a->policy.kind->name : "", app_is_actor(a) ? " " : "", base);
+    snprintf(line, n, " placeto%s  %s on %s | %s | episode %llu step %d/%d | runtime %s | best %s | bound %s%s%s%s",
+             a->replay.active ? " replay" : a->tour.active ? " tour" : "", d->pb.g->name, d->pb.c->name, who,
              (unsigned long long)ep->seed, ep->cursor, ep->n_order, util_fmt_time(b1, ep->runtime_us),
              util_fmt_time(b2, ep->best_runtime_us), util_fmt_time(b3, d->lower_bound_us),
-             who,
              a->run.running ? " | running" : "",
              a->train.running ? " | training" : "", a->run.dirty ? " | unsaved" : "");
 }
@@ -725,6 +778,26 @@ static void draw_panes(const App *a, Grid *g, GridRect area, AppGeom *geom)
     for (int k = 0; k < shown; k++) {
         draw_pane(a, g, order[k], (GridRect){x, y, right, hs[k]}, geom);
         y += hs[k];
+    }
+    /* the panes without room: how to see them, on the column's bottom line */
+    char hint[96] = " Tab:";
+    int n_hidden = 0;
+    for (int p = PANE_POLICY; p < PANE_COUNT; p++) {
+        int drawn = 0;
+        for (int k = 0; k < shown; k++)
+            drawn |= order[k] == (AppPane)p;
+        if (!drawn) {
+            size_t len = strlen(hint);
+            snprintf(hint + len, sizeof hint - len, "%s %s", n_hidden ? "," : "", pane_title[p]);
+            n_hidden++;
+        }
+    }
+    if (n_hidden > 0 && shown > 0) {
+        strncat(hint, " ", sizeof hint - strlen(hint) - 1);
+        int w = grid_text_width(hint);
+        if (w > right - 4)
+            w = right - 4;
+        grid_text_fit(g, x + right - 2 - w, y - 1, hint, w, GS_KEY);
     }
 }
 
