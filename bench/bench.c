@@ -534,6 +534,14 @@ int main(int argc, char **argv)
             bench_group("layered_training 100k", t, 200);
         graph_free(t);
     }
+    if (group) { /* the shapes that once made grouping quadratic: one op feeding a million, a forest of fans */
+        Graph *st = gen_star(1000000, 1, 1);
+        bench_group("star 1M (one hub)", st, 200);
+        graph_free(st);
+        Graph *fo = gen_star(1000000, 5000, 1);
+        bench_group("forest 1M (5 000 hubs)", fo, 200);
+        graph_free(fo);
+    }
     if (want(argc, argv, "layout"))
         bench_layout();
     if (want(argc, argv, "extreme"))

@@ -129,11 +129,34 @@ int agent_policy_open(const char *path, AgentPolicy *p, TrainState *ts, Err *e)
     return 0;
 }
 
+/* A file's counters are read up to 2^53 (the integers a JSON number holds
+ * exactly); a run continues only from at most AGENT_RESUME_MAX, so that what
+ * it adds (far less than 2^52) still writes a file that reads back. */
+int agent_counters_room(const char *path, const TrainState *ts, Err *e)
+{
+    const struct {
+        const char *field;
+        int64_t v;
+    } c[] = {{"training.episodes", ts->episodes},
+             {"training.simulations", ts->simulations},
+             {"training.adam.step", ts->adam.step}};
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++)
+        if (c[i].v > AGENT_RESUME_MAX)
+            return err_set(e, "%s: %s is %lld, past 2^52 = %lld, the most a run may continue from (a file holds "
+                              "counters up to 2^53)", path, c[i].field, (long long)c[i].v, (long long)AGENT_RESUME_MAX);
+    for (int b = 0; b < ts->n_best; b++)
+        if (ts->best[b].found_after > AGENT_RESUME_MAX)
+            return err_set(e, "%s: best[%d].found_after is %lld, past 2^52 = %lld, the most a run may continue "
+                              "from", path, b, (long long)ts->best[b].found_after, (long long)AGENT_RESUME_MAX);
+    return 0;
+}
+
 int agent_policy_resume(const char *path, AgentPolicy *p, TrainState *ts, Err *e)
 {
     if (agent_policy_open(path, p, ts, e) != 0)
         return -1;
-    if (policy_file_read_checkpoint(path, p->kind->file.params(p->net), ts, e) < 0) {
+    if (policy_file_read_checkpoint(path, p->kind->file.params(p->net), ts, e) < 0 ||
+        agent_counters_room(path, ts, e) != 0) {
         agent_policy_close(p);
         return -1;
     }

@@ -243,6 +243,10 @@ int agent_policy_open(const char *path, AgentPolicy *p, TrainState *ts, Err *e);
  * (policy_file_read_checkpoint; ts->has_optimizer tells whether there was
  * one): what `train --resume` continues from. */
 int agent_policy_resume(const char *path, AgentPolicy *p, TrainState *ts, Err *e);
+/* The most a counter of a file may be for a run to continue from it: 2^52. */
+#define AGENT_RESUME_MAX ((int64_t)1 << 52)
+/* -1 with e set (the field named) when a counter of ts is past AGENT_RESUME_MAX. */
+int agent_counters_room(const char *path, const TrainState *ts, Err *e);
 void agent_policy_close(AgentPolicy *p);
 
 /* The policy file at path loaded once per process (agent_policy_open on

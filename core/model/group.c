@@ -392,12 +392,20 @@ static int has_edge(const Quot *q, int a, int b)
     return lo < q->soff[a + 1] && q->succ[lo] == b;
 }
 
+/* A round whose preferred kind of pair offers fewer than one candidate per
+ * NEIGHBOUR_SHARE groups (and fewer than the merges left) takes the next
+ * kinds too, after it: a star (one op feeding all the others) would take one
+ * round per merge. At 16 the groups of every bundled graph are as before. */
+#define NEIGHBOUR_SHARE 16
+
 /* Step 3: rounds of merging groups that sit next to each other in a
  * topological order (which keeps that order valid, hence no cycle). Each
  * round takes the first kind of candidate pair that exists: connected pairs
  * within the cost cap, any neighbours within the cap, connected pairs, any
- * neighbours; cheapest pairs first. The cap (twice an even share) keeps one
- * group from swallowing the graph when few connected pairs remain. */
+ * neighbours; cheapest pairs first (and the next kinds when the first offers
+ * too few, above). The cap (twice an even share) keeps one group from
+ * swallowing the graph when few connected pairs remain. Each round merges a
+ * fair share of the groups, so the rounds are O(log n). */
 static int merge_neighbours(const Graph *g, UF *u, int count, int target, double cap)
 {
     while (count > target) {
@@ -407,20 +415,30 @@ static int merge_neighbours(const Graph *g, UF *u, int count, int target, double
         int *order = XMALLOC(int, m);
         quot_topo(&q, 1, order);
         Cand *cand = XMALLOC(Cand, m);
+        char *taken = XNEW(char, m); /* position i's pair is a candidate already */
         int nc = 0;
-        for (int pass = 0; pass < 4 && nc == 0; pass++)
+        for (int pass = 0; pass < 4; pass++) {
+            /* the first kind that has candidates, as long as they are a fair share of the round: a kind with
+             * only a handful among many groups (a star's hub and its first leaf) would take one round per
+             * merge, quadratic time; then the next kinds fill the round, after it */
+            if (nc > 0 && (nc >= count - target || (int64_t)nc * NEIGHBOUR_SHARE >= m))
+                break;
+            int from = nc;
             for (int i = 0; i + 1 < m; i++) {
                 int a = order[i], b = order[i + 1];
-                if (u->pinned[q.root[a]] || u->pinned[q.root[b]])
+                if (taken[i] || u->pinned[q.root[a]] || u->pinned[q.root[b]])
                     continue;
                 double cost = u->cost[q.root[a]] + u->cost[q.root[b]];
                 if (pass < 2 && cost > cap)
                     continue;
                 if ((pass == 0 || pass == 2) && !has_edge(&q, a, b))
                     continue;
+                taken[i] = 1;
                 cand[nc++] = (Cand){cost, i};
             }
-        qsort(cand, (size_t)nc, sizeof *cand, cmp_cand);
+            qsort(cand + from, (size_t)(nc - from), sizeof *cand, cmp_cand);
+        }
+        free(taken);
         char *used = XNEW(char, m);
         int merged = 0;
         for (int k = 0; k < nc && count > target; k++) {

@@ -4,6 +4,7 @@
 #include <graphviz/gvc.h>
 #include <math.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 #include "critpath.h"
@@ -547,16 +548,20 @@ static int write_dot(const char *path, Agraph_t *root, Err *e)
     AtomicFile af;
     if (util_atomic_open(&af, path, e) != 0)
         return -1;
-    if (agwrite(root, af.f) != 0) {
-        err_set(e, "%s: cannot write the DOT file", path);
+    errno = 0;
+    if (agwrite(root, af.f) != 0 || fflush(af.f) != 0) {
+        err_set(e, "%s: cannot write the DOT file: %s", path, errno ? strerror(errno) : "write error");
         util_atomic_abort(&af);
         return -1;
     }
     return util_atomic_commit(&af, e);
 }
 
-/* Lays root out once with dot and draws it in each wanted format. The
- * files are opened first, so that a path that cannot be written fails
+/* Lays root out once with dot and draws it in each wanted format. Each
+ * drawing is made in memory (gvRenderData) and then written like every other
+ * file: Graphviz's own file writer ends the process on a write error (a full
+ * disk, a file-size limit) with no word and a temporary file left behind.
+ * The files are opened first, so that a path that cannot be written fails
  * before any layout work. */
 static int render(const ExportDot *o, Agraph_t *root, Err *e)
 {
@@ -591,13 +596,20 @@ static int render(const ExportDot *o, Agraph_t *root, Err *e)
             if (!path[k])
                 continue;
             gv_errbuf[0] = '\0';
-            if (gvRender(gvc, root, format[k], af[k].f) != 0) {
+            char *data = NULL;
+            unsigned int len = 0;
+            if (gvRenderData(gvc, root, format[k], &data, &len) != 0 || !data) {
                 err_set(e, "%s: Graphviz cannot render %s: %s", path[k], format[k], gv_message());
+                rc = -1;
+            } else if (len && fwrite(data, 1, len, af[k].f) != len) {
+                err_set(e, "%s: write failed: %s", path[k], strerror(errno));
                 rc = -1;
             } else {
                 open_[k] = 0;
                 rc = util_atomic_commit(&af[k], e);
             }
+            if (data)
+                gvFreeRenderData(data);
         }
         gvFreeLayout(gvc, root);
     }

@@ -293,3 +293,22 @@ Graph *gen_layered_training_graph(int n_ops, uint64_t seed)
     free(b.edges);
     return finish_or_die(g);
 }
+
+Graph *gen_star(int n_ops, int n_hubs, uint64_t seed)
+{
+    char buf[96];
+    snprintf(buf, sizeof buf, "star_%d_h%d_s%llu", n_ops, n_hubs, (unsigned long long)seed);
+    Graph *g = graph_new(buf);
+    free(g->source);
+    g->source = xstrdup("gen_star (tests/unit/gen.c)");
+    Rng r;
+    rng_seed(&r, seed);
+    int64_t bytes = 1024;
+    for (int i = 0; i < n_ops; i++) {
+        snprintf(buf, sizeof buf, i < n_hubs ? "hub%d" : "leaf%d", i < n_hubs ? i : i - n_hubs);
+        graph_add_node(g, buf, i < n_hubs ? "input" : "relu", 1.0 + 9.0 * rng_uniform(&r), &bytes, 1);
+    }
+    for (int i = n_hubs; i < n_ops; i++)
+        graph_add_edge(g, (i - n_hubs) % n_hubs, i, 0);
+    return finish_or_die(g);
+}

@@ -37,4 +37,11 @@ Graph *gen_random_dag(int n_ops, double avg_out_degree, uint64_t seed);
  * "layered_training_<n>_s<seed>". n_ops >= 1. */
 Graph *gen_layered_training_graph(int n_ops, uint64_t seed);
 
+/* Stars: n_hubs ops ("hub<k>") each feeding its share of the other
+ * n_ops - n_hubs ops ("leaf<k>"), which feed nothing (n_hubs 1: one op
+ * feeding all the others; n_hubs = n_ops: no edges). Costs uniform in
+ * [1, 10) µs, outputs of 1 KB. Named "star_<n>_h<hubs>_s<seed>". The shape
+ * that once made grouping quadratic. n_ops >= 1, 1 <= n_hubs <= n_ops. */
+Graph *gen_star(int n_ops, int n_hubs, uint64_t seed);
+
 #endif

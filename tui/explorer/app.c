@@ -222,7 +222,15 @@ App *app_new(const AppOptions *o, Err *e)
         a->data.pg = f.pg;
         a->data.ep = f.ep;
         const char *pp = o->policy_path ? o->policy_path : f.policy_path;
-        if (load_policy(a, pp, &f.ep->cfg, e) != 0 || app_actor_attach(a, f.ep, load_path, e) != 0 ||
+        /* a file holds counters up to 2^53; stepping on continues only from 2^52 (see agent.h) */
+        int64_t past = f.ep->simulations > AGENT_RESUME_MAX ? f.ep->simulations
+                       : f.ep->best_at > AGENT_RESUME_MAX   ? f.ep->best_at
+                                                            : -1;
+        if ((past >= 0 && err_set(e, "%s: %s is %lld, past 2^52 = %lld, the most an episode may continue from (a "
+                                     "file holds counters up to 2^53)", load_path,
+                                  past == f.ep->simulations ? "simulations" : "best.found_after", (long long)past,
+                                  (long long)AGENT_RESUME_MAX) < 0) ||
+            load_policy(a, pp, &f.ep->cfg, e) != 0 || app_actor_attach(a, f.ep, load_path, e) != 0 ||
             (!o->policy_path && f.policy_path && a->policy.checksum != f.policy_checksum &&
              err_set(e, "%s: the policy file %s changed since the episode was saved (checksum %016llx, expected %016llx)",
                      load_path, f.policy_path, (unsigned long long)a->policy.checksum,
