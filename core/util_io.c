@@ -27,7 +27,35 @@ void util_trace_read(const char *what, const char *path)
         fprintf(stderr, "placeto: trace: %s %s\n", what, path);
 }
 
+/* Standard input, read once: a command may look at a file before it loads it
+ * (an episode given as a placement), and "-" gives the same bytes each time. */
+static char *stdin_text;
+static size_t stdin_len;
+
+static char *read_file_once(const char *path, size_t *len, Err *e);
+
 char *util_read_file(const char *path, size_t *len, Err *e)
+{
+    if (!path || strcmp(path, "-") != 0 || !stdin_text) {
+        size_t n = 0;
+        char *text = read_file_once(path, &n, e);
+        if (len)
+            *len = n;
+        if (text && path && strcmp(path, "-") == 0) {
+            stdin_text = xmalloc(n + 1);
+            memcpy(stdin_text, text, n + 1);
+            stdin_len = n;
+        }
+        return text;
+    }
+    char *copy = xmalloc(stdin_len + 1);
+    memcpy(copy, stdin_text, stdin_len + 1);
+    if (len)
+        *len = stdin_len;
+    return copy;
+}
+
+static char *read_file_once(const char *path, size_t *len, Err *e)
 {
     util_trace_read("read", path);
     if (!path || !*path) {
