@@ -236,6 +236,22 @@ static int ends_with(const char *s, const char *suffix)
 
 Graph *graph_load(const char *path, Err *e)
 {
+    /* a model, not a graph: the importer's command */
+    if (ends_with(path, ".onnx")) {
+        err_set(e, "%s: an ONNX model, not a placeto graph: import it first with `placeto-import-onnx %s -o "
+                   "GRAPH.json` (docs/importing.md)", path, path);
+        return NULL;
+    }
+    if (ends_with(path, ".py")) {
+        err_set(e, "%s: Python code, not a placeto graph: import a model it builds with `placeto-import-torch "
+                   "--module %s:FACTORY --input x=C,H,W -o GRAPH.json` (docs/importing.md)", path, path);
+        return NULL;
+    }
+    if (ends_with(path, ".pt") || ends_with(path, ".pth")) {
+        err_set(e, "%s: PyTorch weights, not a placeto graph: import the model's code with `placeto-import-torch "
+                   "--module FILE.py:FACTORY -o GRAPH.json` or `--model torchvision:NAME` (docs/importing.md)", path);
+        return NULL;
+    }
     size_t len = 0;
     char *text = util_read_file(path, &len, e);
     if (!text)

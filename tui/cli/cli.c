@@ -277,6 +277,19 @@ int cli_parse_graphs(const CliCmd *cmd, int argc, char **argv, CliArgs *a, int m
         return rc;
     if (a->n_pos < min)
         return cli_usage_error(cmd, "missing GRAPH");
+    /* a bundled graph by name (inception_v3, families/nmt/nmt_variant_24) where no such file is here */
+    static char bundled[256][4096];
+    for (int i = 0; i < a->n_pos && i < 256; i++) {
+        const char *p = a->pos[i];
+        struct stat st;
+        if (strcmp(p, "-") == 0 || stat(p, &st) == 0 || strlen(p) + 6 > sizeof bundled[i] || p[0] == '/')
+            continue;
+        char rel[4096 + 8];
+        size_t pl = strlen(p);
+        snprintf(rel, sizeof rel, "%s%s", p, pl > 5 && strcmp(p + pl - 5, ".json") == 0 ? "" : ".json");
+        if (data_bundled(rel, bundled[i], sizeof bundled[i]))
+            a->pos[i] = bundled[i];
+    }
     if (a->n_pos > max)
         return max == 0   ? cli_usage_error(cmd, "expected no GRAPH")
                : min == 1 ? cli_usage_error(cmd, "expected one GRAPH")

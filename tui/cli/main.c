@@ -68,11 +68,17 @@ static int run_default(void)
 /* Descriptors 0-2 open (on /dev/null when closed), so that no file the
  * program opens becomes standard output or error and receives its
  * messages. */
+static int stdout_closed; /* the program started with standard output closed (>&-) */
+
 static void reserve_std_fds(void)
 {
     for (int fd = 0; fd < 3; fd++)
         if (fcntl(fd, F_GETFD) == -1 && errno == EBADF) {
-            int nfd = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+            /* standard output held read-only: what is written there fails and is reported at exit (it is not
+             * output to lose in /dev/null) */
+            if (fd == 1)
+                stdout_closed = 1;
+            int nfd = open("/dev/null", fd == 2 ? O_WRONLY : O_RDONLY);
             if (nfd >= 0 && nfd != fd) { /* a lower one was closed too: it is taken already */
                 dup2(nfd, fd);
                 close(nfd);
@@ -89,6 +95,11 @@ static void check_stdout(void)
     if (fclose(stdout) != 0 && !bad) {
         bad = 1;
         err = errno;
+    }
+    if (bad && stdout_closed) {
+        fprintf(stderr, "placeto: standard output is closed: the output was not written\n");
+        fflush(stderr);
+        _exit(EXIT_FAIL);
     }
     if (bad && err != EPIPE) {
         fprintf(stderr, "placeto: cannot write the output: %s\n", strerror(err));

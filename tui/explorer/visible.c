@@ -8,10 +8,11 @@
 
 typedef struct Visible {
     int fd;
-    int pending_c2; /* a 0xC2 byte held back: it may lead a C1 control */
+    unsigned char pend[3]; /* the start of a UTF-8 sequence held back: it may be a C1 or a bidi control */
+    int npend;
 } Visible;
 
-static Visible out_state = {STDOUT_FILENO, 0}, err_state = {STDERR_FILENO, 0};
+static Visible out_state = {STDOUT_FILENO, {0}, 0}, err_state = {STDERR_FILENO, {0}, 0};
 static FILE *raw_stdout;
 
 /* Writes all of buf to fd; 0, or -1 with errno set. */
@@ -30,10 +31,34 @@ static int write_all(int fd, const char *buf, size_t n)
     return 0;
 }
 
+/* The code point of a complete held sequence that is shown as <U+XXXX>: a C1
+ * control (C2 80..9F), the Arabic letter mark (D8 9C), or a bidirectional
+ * control (E2 80 8E/8F, E2 80 AA..AE, E2 81 A6..A9); 0 for any other. */
+static unsigned hidden_code(const unsigned char *p, int n)
+{
+    if (n == 2 && p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+        return p[1];
+    if (n == 2 && p[0] == 0xd8 && p[1] == 0x9c)
+        return 0x061c;
+    if (n == 3 && p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0x8e || p[2] == 0x8f || (p[2] >= 0xaa && p[2] <= 0xae)))
+        return 0x2000u + (p[2] - 0x80u);
+    if (n == 3 && p[0] == 0xe2 && p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9)
+        return 0x2040u + (p[2] - 0x80u);
+    return 0;
+}
+
+/* Whether the held bytes can still grow into a sequence hidden_code shows. */
+static int may_hide(const unsigned char *p, int n)
+{
+    if (n == 1)
+        return p[0] == 0xc2 || p[0] == 0xd8 || p[0] == 0xe2;
+    return n == 2 && p[0] == 0xe2 && (p[1] == 0x80 || p[1] == 0x81);
+}
+
 static ssize_t visible_write(void *cookie, const char *buf, size_t n)
 {
     Visible *v = cookie;
-    char out[4096 + 16];
+    char out[4096 + 32];
     size_t len = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)buf[i];
@@ -42,16 +67,24 @@ static ssize_t visible_write(void *cookie, const char *buf, size_t n)
                 return -1;
             len = 0;
         }
-        if (v->pending_c2) {
-            v->pending_c2 = 0;
-            if (c >= 0x80 && c <= 0x9f) { /* U+0080-U+009F */
-                len += (size_t)snprintf(out + len, 16, "<U+%04X>", c);
+        if (v->npend) {
+            v->pend[v->npend++] = c;
+            unsigned code = hidden_code(v->pend, v->npend);
+            if (code) {
+                len += (size_t)snprintf(out + len, 16, "<U+%04X>", code);
+                v->npend = 0;
                 continue;
             }
-            out[len++] = (char)0xc2;
+            if (may_hide(v->pend, v->npend))
+                continue;
+            /* an ordinary sequence (or a broken one): the held bytes as they were, then c afresh */
+            v->npend--;
+            memcpy(out + len, v->pend, (size_t)v->npend);
+            len += (size_t)v->npend;
+            v->npend = 0;
         }
-        if (c == 0xc2) {
-            v->pending_c2 = 1;
+        if (may_hide(&c, 1)) {
+            v->pend[v->npend++] = c;
         } else if ((c < 0x20 && c != '\n' && c != '\t' && c != '\r') || c == 0x7f) {
             out[len++] = '^';
             out[len++] = c == 0x7f ? '?' : (char)(c + 0x40);
@@ -67,10 +100,10 @@ static ssize_t visible_write(void *cookie, const char *buf, size_t n)
 static int visible_close(void *cookie)
 {
     Visible *v = cookie;
-    if (v->pending_c2) { /* a lone 0xC2 at the very end */
-        v->pending_c2 = 0;
-        char c = (char)0xc2;
-        return write_all(v->fd, &c, 1);
+    if (v->npend) { /* a sequence cut at the very end */
+        int n = v->npend;
+        v->npend = 0;
+        return write_all(v->fd, (const char *)v->pend, (size_t)n);
     }
     return 0;
 }
