@@ -137,5 +137,37 @@ run train "$g" --episodes 1 -o "$tmp/pol.json"
 run train "$g" --episodes 1 --resume "$tmp/pol.json" -o "$tmp/pol.json"
 expect_rc "train --resume p -o p (saved back)" 0 && pass
 
+# ------------------------------------------------ the explorer's files do not clobber earlier runs
+absprog=$(cd "$(dirname "$prog")" && pwd)/$(basename "$prog")
+absg=$(pwd)/$g
+ex() { # DIR KEYS [OPTIONS...]: a headless explorer run in DIR
+    local d=$1 k=$2
+    shift 2
+    cmd="(in $d) placeto explore --headless --keys '$k' $*"
+    (cd "$d" && timeout "$run_limit" $wrap "$absprog" explore --headless --keys "$k" --size 100x30 "$@") \
+        > "$tmp/out" 2> "$tmp/err" < /dev/null
+    rc=$?
+}
+mkdir -p "$tmp/ex"
+ex "$tmp/ex" "T bs bs 3 enter wait space s" "$absg" --save first.json
+expect_rc "train in the explorer, save the episode" 0 && pass
+ex "$tmp/ex" "T bs bs 2 enter wait" "$absg"
+if expect_rc "train again in a later run" 0; then
+    if [ -s "$tmp/ex/crown.trained-policy.json" ] && [ -s "$tmp/ex/crown.trained-policy-2.json" ]; then pass
+    else fail "the second training gets its own file" "$(ls "$tmp/ex")"; fi
+fi
+ex "$tmp/ex" "space" --resume first.json
+if expect_rc "the first episode still resumes" 0; then
+    if grep -q "policy crown.trained-policy.json" "$tmp/out"; then pass
+    else fail "resumed with its own trained policy" "$(flat "$tmp/out")"; fi
+fi
+# an earlier session's autosave is kept
+echo "earlier" > "$tmp/ex/crown.episode.json.autosave"
+ex "$tmp/ex" "space sigint" "$absg"
+if [ "$rc" -eq 130 ] && [ "$(cat "$tmp/ex/crown.episode.json.autosave")" = earlier ] &&
+    [ -s "$tmp/ex/crown.episode.json.autosave-2" ]; then pass
+else fail "an earlier autosave is kept, this one goes beside it" "rc $rc; $(ls "$tmp/ex")"; fi
+if grep -q "crown.episode.json.autosave-2" "$tmp/err"; then pass; else fail "the autosave's name said" "$(flat "$tmp/err")"; fi
+
 echo "io: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

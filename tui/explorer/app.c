@@ -51,6 +51,22 @@ static char *file_stem(const char *path)
     return s;
 }
 
+/* This session's autosave beside the episode file: EPISODE.autosave, or
+ * EPISODE.autosave-2, -3, ... when an earlier session's is there (it may be
+ * the only copy of that session's work). */
+static char *autosave_name(const char *episode)
+{
+    size_t m = strlen(episode) + 16;
+    char *base = xmalloc(m);
+    snprintf(base, m, "%s.autosave", episode);
+    if (access(base, F_OK) != 0)
+        return base;
+    char *fresh = xmalloc(m + 8);
+    app_free_name(base, fresh, m + 8);
+    free(base);
+    return fresh;
+}
+
 void app_out_path(const App *a, const char *suffix, char *buf, size_t n)
 {
     const char *ep = a->files.episode, *slash = strrchr(ep, '/');
@@ -196,9 +212,7 @@ static void finish_load(App *a)
         a->files.episode = xmalloc(n_ep);
         snprintf(a->files.episode, n_ep, "%s.episode.json", a->files.stem);
     }
-    size_t m = strlen(a->files.episode) + 16;
-    a->files.autosave = xmalloc(m);
-    snprintf(a->files.autosave, m, "%s.autosave", a->files.episode);
+    a->files.autosave = autosave_name(a->files.episode);
     pthread_mutex_init(&a->train.lock, NULL);
     a->train.lock_ready = 1;
     a->run.last_autosave = util_now();
@@ -527,10 +541,8 @@ static void set_episode_path(App *a, const char *path)
         char *p = xstrdup(path);
         free(a->files.episode);
         a->files.episode = p;
-        size_t m = strlen(p) + 16;
         free(a->files.autosave);
-        a->files.autosave = xmalloc(m);
-        snprintf(a->files.autosave, m, "%s.autosave", p);
+        a->files.autosave = autosave_name(p);
     }
     a->files.owned = 1;
 }

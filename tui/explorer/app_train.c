@@ -4,11 +4,13 @@
  * read) and appends to the learning curve under a lock; app_train_poll, on
  * the main thread, copies what is new for the view; stopping joins the
  * thread, adopts the new weights (the cached probabilities follow) and
- * writes them to GRAPH.trained-policy.json so that saved episodes can name
- * the policy they used. */
+ * writes them to GRAPH.trained-policy.json (GRAPH.trained-policy-2.json, ...
+ * when that exists: a file an earlier episode names is never replaced) so
+ * that saved episodes can name the policy they used. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "app.h"
 
@@ -149,8 +151,14 @@ void app_train_stop(App *a)
     for (int i = 0; i < t->ts.n_best; i++)
         if (t->ts.best[i].runtime_us < best)
             best = t->ts.best[i].runtime_us;
-    char path[4096];
-    app_out_path(a, ".trained-policy.json", path, sizeof path);
+    /* a name no earlier file has: an episode saved with an earlier training's policy names that file and its
+     * checksum, and must go on resuming */
+    char base[4096], path[4200];
+    app_out_path(a, ".trained-policy.json", base, sizeof base);
+    if (access(base, F_OK) == 0)
+        app_free_name(base, path, sizeof path);
+    else
+        snprintf(path, sizeof path, "%s", base);
     Err e = {{0}};
     t->ts.cluster = a->data.pb.c; /* recorded in the policy file */
     if (policy_save(t->pol, &t->ts, path, &e) == 0) {
