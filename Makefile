@@ -87,7 +87,7 @@ MPI_CFLAGS  = $(shell pkg-config --cflags ompi-c 2>/dev/null || mpicc --showme:c
 MPI_LIBS    = $(shell pkg-config --libs ompi-c 2>/dev/null || mpicc --showme:link)
 MPI_OBJ    := $(BUILD)/core/mpi/dist_mpi.o
 
-.PHONY: strip-policies all deps deps-run run test unit install uninstall man FORCE check-layers asan ubsan valgrind fuzz fuzz-build bench clean update-golden screenshots tour-cast
+.PHONY: strip-policies all deps deps-run run test check unit install uninstall man FORCE check-layers asan ubsan valgrind fuzz fuzz-build bench clean update-golden screenshots tour-cast
 
 all: check-layers $(PROG) $(BUILD)/placeto.1 $(if $(MPI_OK),$(MPI_PROG))
 
@@ -116,6 +116,13 @@ run: $(NEED_RUN_DEPS)
 test: $(NEED_DEPS)
 	@$(MAKE) --no-print-directory all $(UNIT) $(COIN)
 	@PLACETO_COIN=$(COIN) bash tests/run.sh ./$(PROG) $(UNIT)
+
+# The everyday subset, under a minute on 2 cores: the unit tests and the
+# command-line scripts of the loaders, the commands and the files they write.
+CHECK_SCRIPTS := cli_bad cli_commands cli_io cli_small cli_export cli_trace
+check: $(NEED_DEPS)
+	@$(MAKE) --no-print-directory $(PROG) $(UNIT)
+	@PLACETO_TESTS="$(CHECK_SCRIPTS)" bash tests/run.sh ./$(PROG) $(UNIT)
 
 # The dependency rule, checked on the sources: every #include "x.h" must
 # name a header of the file's own layer or one below it, and core/ and
