@@ -231,25 +231,16 @@ static void show_clusters(App *a)
         a->view.by_cluster = 1;
 }
 
-/* The tour's race: about TOUR_RACE_WORK op simulations for each search
- * (its budget in placements, TOUR_RACE_MIN to TOUR_RACE_MAX), half the
- * explorer's default, so that it ends in seconds (docs/explorer.md). */
-enum { TOUR_RACE_WORK = 1000000, TOUR_RACE_MIN = 100, TOUR_RACE_MAX = 1000 };
-
-static int64_t tour_race_budget(const App *a)
-{
-    int64_t b = TOUR_RACE_WORK / (a->data.pb.g->n_nodes > 0 ? a->data.pb.g->n_nodes : 1);
-    return b < TOUR_RACE_MIN ? TOUR_RACE_MIN : b > TOUR_RACE_MAX ? TOUR_RACE_MAX : b;
-}
-
-/* The race on the stage's graph: shown again as it was when it is there
- * with the same budget, else started (the same seed gives the same race).
- * Leaving the stage closes its dialog (show_stage, end_tour), which stops
- * it; a reload frees it. */
+/* The race on the stage's graph at the budget of the baselines' searches
+ * (app_search_budget: their work bounded, it ends in seconds), so that
+ * anneal's and ils's final numbers are the table's rows. Shown again as it
+ * was when it is there with that budget, else started (the same seed gives
+ * the same race). Leaving the stage closes its dialog (show_stage,
+ * end_tour), which stops it; a reload frees it. */
 static void show_race(App *a)
 {
     app_focus(a, PANE_GRAPH);
-    app_race_open(a, tour_race_budget(a));
+    app_race_open(a, app_search_budget(a));
 }
 
 /* ---- captions ---- */
@@ -674,7 +665,7 @@ static void text_race(const App *a, char *buf, size_t n)
     int paused;
     const Race *r = app_race_state(a, &budget, &paused);
     if (!r || a->dialog.kind != DLG_RACE) {
-        snprintf(buf, n, "The race is closed (Esc closed it): R shows it again, as it was.");
+        snprintf(buf, n, "The race is closed (Esc, or another dialog, closed it): R shows it again, as it was.");
         return;
     }
     int nl = race_lanes(r), learned = 0, controls = 0;
@@ -695,13 +686,14 @@ static void text_race(const App *a, char *buf, size_t n)
     }
     if (learned)
         len = append(buf, n, len, " The race: every learned placer whose bundled policy fits this graph (%d)%s, and "
-                     "the local searches anneal and ils, %lld placements each, advancing together one slice at a "
-                     "time; the chart draws each one's best runtime against the simulations it made. Lanes: ",
+                     "the local searches anneal and ils, %lld placements each (the baselines table's budget: "
+                     "their final numbers are its rows), advancing together one slice at a time; the chart draws "
+                     "each one's best runtime against the simulations it made. Lanes: ",
                      learned, controls ? ", each beside its untrained control (the same network with the weights its "
                      "training starts from)" : "", (long long)budget);
     else
         len = append(buf, n, len, " No bundled learned policy fits this graph (below the chart: why); the local "
-                     "searches race alone, %lld placements each. Lanes: ", (long long)budget);
+                     "searches race alone, %lld placements each (the baselines table's budget). Lanes: ", (long long)budget);
     char name[128];
     for (int k = 0; k < nl; k++) {
         app_race_lane_name(race_lane(r, k), name, sizeof name);
