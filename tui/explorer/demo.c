@@ -564,6 +564,13 @@ static int lane_value(const RaceLane *l, double *us)
     return l->n > 0;
 }
 
+/* A percentage as the captions print it: one decimal, two below 0.1. */
+static const char *fmt_pct(char b[16], double p)
+{
+    snprintf(b, 16, p < 0.095 ? "%.2f%%" : "%.1f%%", p);
+    return b;
+}
+
 /* Appends to buf (of n, holding len) with snprintf's arguments. */
 static size_t append(char *buf, size_t n, size_t len, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -620,15 +627,16 @@ static size_t race_leaders(const Race *r, char *buf, size_t n, size_t len)
     if (next < 0)
         return append(buf, n, len, ", every lane with a runtime alike.");
     app_race_lane_name(race_lane(r, next), name, sizeof name);
-    return append(buf, n, len, ", %s (%.1f%%) less than the next, %s, at %s.", fmt_ms(b2, nv - bv),
-                  100.0 * (nv - bv) / nv, name, fmt_ms(b3, nv));
+    char pc[16];
+    return append(buf, n, len, ", %s (%s) less than the next, %s, at %s.", fmt_ms(b2, nv - bv),
+                  fmt_pct(pc, 100.0 * (nv - bv) / nv), name, fmt_ms(b3, nv));
 }
 
 /* Each learned placer against its untrained control, once both are done. */
 static size_t race_controls(const Race *r, char *buf, size_t n, size_t len)
 {
     int nl = race_lanes(r), shown = 0;
-    char b1[32], b2[32], name[128];
+    char b1[32], b2[32], name[128], pc[16];
     for (int k = 0; k < nl; k++) {
         const RaceLane *p = race_lane(r, k), *c = NULL;
         if (p->kind != RACE_POLICY)
@@ -652,9 +660,9 @@ static size_t race_controls(const Race *r, char *buf, size_t n, size_t len)
         if (strcmp(b1, b2) == 0)
             len = append(buf, n, len, " (the same)");
         else if (pv < cv)
-            len = append(buf, n, len, " (%.1f%% less)", 100.0 * (cv - pv) / cv);
+            len = append(buf, n, len, " (%s less)", fmt_pct(pc, 100.0 * (cv - pv) / cv));
         else
-            len = append(buf, n, len, " (the control is ahead, %.1f%% less)", 100.0 * (pv - cv) / pv);
+            len = append(buf, n, len, " (the control is ahead, %s less)", fmt_pct(pc, 100.0 * (pv - cv) / pv));
     }
     return shown ? append(buf, n, len, ".") : len;
 }
