@@ -229,7 +229,7 @@ int app_race_draw(const App *a, Grid *g)
         snprintf(t, sizeof t, "not raced (another device count or grouping, or not loaded): %s", ar->skipped);
         grid_text_fit(g, in.x, in.y + in.h - foot, t, in.w, GS_DIM);
     }
-    grid_text_fit(g, box.x + 2, box.y + box.h - 1, a->tour.active ? " Esc: close (the tour's keys below the caption) "
+    grid_text_fit(g, box.x + 2, box.y + box.h - 1, a->tour.active ? " Esc: close; the tour's keys are on the caption's frame "
                   : " space: pause  r: again  Esc: close ", box.w - 4, GS_KEY);
     return 0;
 }
