@@ -289,28 +289,27 @@ assert min(vals.values()) == us(t) and vals[who] == us(t), (who, t, vals)
 runs = [int(x) for x in re.findall(r" after (\d+) simulations", s)]
 assert runs and max(runs) == int(made) and int(made) < 2000, (runs, made)
 assert re.search(r"budget %s placements" % budget, s)' "$tmp/race_run"
-tour race_fwd 120x40 --keys "1 2 wait space"
+# leaving mid-race (a full race is run only where its end is checked: valgrind runs this too)
+tour race_fwd 120x40 --keys "1 2 tick space"
 has "forward from the race: the next stage" "Tour 13/$n_stages:"
-tour race_back 120x40 --keys "1 2 wait left"
+tour race_back 120x40 --keys "1 2 tick left"
 has "back from the race: stage 11's table" "Tour 11/$n_stages:" "| method "
-tour race_jump 120x40 --keys "1 2 wait 5"
+tour race_jump 120x40 --keys "1 2 tick 5"
 has "a jump from the race" "Tour 5/$n_stages:"
-tour race_q 120x40 --keys "1 2 wait q"
+tour race_q 120x40 --keys "1 2 tick q"
 has "q from the race leaves the tour" "left the tour at stage 12"
 for f in race_fwd race_back race_jump race_q; do
     if grep -q "Race on " "$tmp/$f"; then fail "$f: the race is closed after leaving its stage" "the race is still shown"; else pass; fi
 done
-tour race_again 120x40 --keys "1 2 wait left right"
-if diff <(head -n 38 "$tmp/race_again") <(head -n 38 "$R") > "$tmp/diff"; then pass; else fail "back to the race: as it was" "$(head -c 400 "$tmp/diff")"; fi
-tour race_again2 120x40 --keys "1 2 wait space left wait"
-if diff <(head -n 38 "$tmp/race_again2") <(head -n 38 "$R") > "$tmp/diff"; then pass; else fail "back to the race from another graph: the same race again" "$(head -c 400 "$tmp/diff")"; fi
 tour race_held 120x40 --keys "1 2 tick tick left wait tick right"
 if diff <(head -n 38 "$tmp/race_held") <(head -n 38 "$tmp/race_run") > "$tmp/diff"; then pass; else fail "a race left mid-way does not run on, and comes back where it was" "$(head -c 400 "$tmp/diff")"; fi
-tour race_esc 120x40 --stage "$race_stage" --keys "wait esc"
+tour race_again 120x40 --keys "1 2 tick tick space left tick tick"
+if diff <(head -n 38 "$tmp/race_again") <(head -n 38 "$tmp/race_run") > "$tmp/diff"; then pass; else fail "back to the race from another graph: the same race again" "$(head -c 400 "$tmp/diff")"; fi
+tour race_esc 120x40 --keys "1 2 tick tick esc"
 has "Esc closes the race, the tour stays" "Tour 12/$n_stages:" "The race is closed"
 if grep -q "Race on " "$tmp/race_esc"; then fail "Esc closes the race" "the race is still shown"; else pass; fi
-tour race_esc_r 120x40 --stage "$race_stage" --keys "wait esc R"
-if diff <(head -n 38 "$tmp/race_esc_r") <(head -n 38 "$R") > "$tmp/diff"; then pass; else fail "R shows the closed race again, as it was" "$(head -c 400 "$tmp/diff")"; fi
+tour race_esc_r 120x40 --keys "1 2 tick tick esc tick R"
+if diff <(head -n 38 "$tmp/race_esc_r") <(head -n 38 "$tmp/race_run") > "$tmp/diff"; then pass; else fail "R shows the closed race again, as it was" "$(head -c 400 "$tmp/diff")"; fi
 tour race_auto 80x24 --auto 0.5 --keys "1 2 wait"
 has "--auto waits for the race to end (longer than its 0.5 s), then its delay" "Tour 12/$n_stages:" "| Finished: "
 
