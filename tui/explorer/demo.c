@@ -688,7 +688,7 @@ static void text_race(const App *a, char *buf, size_t n)
         len = race_controls(r, buf, n, len);
     } else {
         len = append(buf, n, len, "%s: the furthest lane has made %lld of about %lld simulations; so far ",
-                     paused ? "Paused (q, then space in the race, goes on)" : "Running",
+                     paused ? "Paused (space in the race goes on, after q leaves the tour)" : "Running",
                      (long long)race_max_n(r), (long long)budget);
         len = race_leaders(r, buf, n, len);
     }
