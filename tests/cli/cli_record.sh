@@ -83,10 +83,10 @@ assert "\x1b[0;38;5;" in data, "no 256-colour SGR"
 assert "\u250c" in data, "no box drawing"
 ' "$tmp/a.cast"
 # the demo records too, through the tour's changes of graph (the held-out
-# graph, GDP on it, the tour's graph with the RNN placer, HSDAG on
+# graph and its race, GDP on it, the tour's graph with the RNN placer, HSDAG on
 # Inception-V3 inference), the busy signs of its slow stages included
-keys14="space space space space space space space space space space space space space space"
-run demo --headless --keys "$keys14" --size 110x34 --record "$tmp/tour.cast" --record-step 3
+keys15="space space space space space space space space space space space space space space space"
+run demo --headless --keys "$keys15" --size 110x34 --record "$tmp/tour.cast" --record-step 3
 if expect_rc "demo --record" 0; then
     castcheck "tour cast" "$tmp/tour.cast" --size 110x34 --step 3 --contains "That is Placeto" \
         --contains "inception_v3_inference" --contains "hsdag policy"

@@ -9,7 +9,10 @@
 # caption (the /GPU:0 lane and the axis, the table's header and best rows,
 # the History row); the tour's keys: a jump by digits and --stage, back
 # restoring a stage, Esc closing dialogs only, q then D, a tour-aware ?,
-# r pausing the timer, the busy sign of a slow stage, --loop's usage.
+# r pausing the timer, the busy sign of a slow stage, --loop's usage; the
+# race (stage 12): the lanes its caption names and who it says is ahead
+# against the chart's legend, before and after its end, and the race
+# closed when the stage is left, as it was when it is back.
 # Prints "tour: N passed, M failed" (tests/run.sh reads a word of letters).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -22,7 +25,8 @@ policy=none
 
 tour_limit=120
 case "$wrap" in *valgrind*) tour_limit=1800 ;; esac
-n_stages=15
+n_stages=16
+race_stage=12
 
 # tour NAME SIZE ARGS...: a headless tour in $tmp, the last screen in $tmp/NAME
 tour() {
@@ -56,7 +60,9 @@ EOF
 # ---- every stage at both sizes: goldens, and the subject beside the caption ----
 for size in 80x24 120x40; do
     for ((k = 1; k <= n_stages; k++)); do
-        tour "s${k}_$size" "$size" --stage "$k"
+        keys=()
+        [ "$k" -eq "$race_stage" ] && keys=(--keys wait) # the race to its end (headless it runs there anyway)
+        tour "s${k}_$size" "$size" --stage "$k" ${keys[@]+"${keys[@]}"}
         expect_rc "stage $k at $size" 0 || continue
         golden_file "tour_${k}_$size" "tests/data/golden/tour_${k}_$size.txt" "$tmp/s${k}_$size" "the screen"
         has "stage $k at $size: its caption" "Tour $k/$n_stages:"
@@ -89,7 +95,7 @@ assert m, c
 you, pol, verb, grp = m.groups()
 assert re.search(r"\|\s*%s +[0-9.]+ ms you moved" % you, s), "row %s" % you
 assert re.search(r"\|\s*%s +[0-9.]+ ms policy %s" % (pol, verb), s), "row %s" % pol' "$tmp/s8_$size"
-    for k in 12 13 14; do
+    for k in 13 14 15; do
         check "stage $k at $size: the Policy pane and its why beside the caption" '
 assert re.search(r"Policy greedy", s) and "why: " in s, "no Policy pane"' "$tmp/s${k}_$size"
     done
@@ -111,10 +117,11 @@ subject=(
     [9]='\| method +runtime'
     [10]='\| method +runtime'
     [11]='\| method +runtime'
-    [12]='why: attention'
+    [12]='^\+- Race on \S+, 2 devices'
     [13]='why: attention'
-    [14]='why: its learned cluster'
-    [15]='Graph \d+ groups'
+    [14]='why: attention'
+    [15]='why: its learned cluster'
+    [16]='Graph \d+ groups'
 )
 for size in 80x24 120x40; do
     for ((k = 1; k <= n_stages; k++)); do
@@ -194,9 +201,9 @@ if grep -qE "placeto family_nmt zero-shot +$zs10" "$tmp/s11_120x40" || caption "
 else
     fail "stage 10 and 11: one zero-shot number" "stage 10 says $zs10; stage 11 neither shows it nor names the difference"
 fi
-for k in 12 13 14; do
+for k in 13 14 15; do
     check "stage $k: the agent and the graph the caption names are the status line's" '
-kind = {"12": "gdp", "13": "rnn", "14": "hsdag"}[sys.argv[1].split("/s")[-1].split("_")[0]]
+kind = {"13": "gdp", "14": "rnn", "15": "hsdag"}[sys.argv[1].split("/s")[-1].split("_")[0]]
 status = " ".join(s.splitlines()[:2])
 assert "%s policy" % kind in status, status
 graph = re.search(r"placeto tour +(\S+) on", status).group(1)
@@ -204,9 +211,107 @@ assert "Here on %s (" % graph in c, (graph, c)
 steps = re.search(r"step (\d+)/", status).group(1)
 assert "%s greedy steps" % steps in c, (steps, c)' "$tmp/s${k}_120x40"
 done
-check "stage 14: the cluster count is the graph pane's" '
+check "stage 15: the cluster count is the graph pane's" '
 n = re.search(r"Graph \d+ groups, (\d+) learned clusters", s).group(1)
-assert "It made %s clusters" % n in c, c' "$tmp/s14_120x40"
+assert "It made %s clusters" % n in c, c' "$tmp/s15_120x40"
+
+# ---- the race (stage 12): its caption against its chart, leaving it, coming back ----
+# py helpers: us(TEXT) the microseconds of "24.204 ms"; lanes(s) the legend's
+# (name, kind, value, line) rows, kind "final" or "best"
+race_py='
+T = r"[0-9.]+ (?:ms|us|s)"
+def us(t):
+    v, u = t.split()
+    return float(v) * {"s": 1e6, "ms": 1e3, "us": 1.0}[u]
+def lanes(s):
+    return re.findall(r"^\|  \S (\S.*?) {2,}(final|best|waiting|failed)(?: (" + T + r"))?(.*)$", s, re.M)
+'
+for size in 80x24 120x40; do
+    check "stage $race_stage at $size: the chart (axes, legend) below the caption, the race finished" "$race_py"'
+rows = s.splitlines()
+cap = [i for i, r in enumerate(rows) if re.match(r"^\+- (space|i:|playing)", r)][0]
+box = [i for i, r in enumerate(rows) if r.startswith("+- Race on ")]
+assert box and box[0] == cap + 1, (box, cap)
+assert "(finished)" in rows[box[0]] or "(finis" in rows[box[0]], rows[box[0]]
+axis = [i for i, r in enumerate(rows) if re.match(r"^\| +\+-{10}", r)]
+legend = [i for i, r in enumerate(rows) if re.match(r"^\|  \S \S.* final ", r)]
+assert axis and axis[0] > box[0] and len(legend) == 8 and legend[0] > axis[0], (axis, legend)
+assert [i for i, r in enumerate(rows) if re.match(r"^\| +[0-9.]+ ms \|", r)], "no y axis label"
+bottom = [i for i, r in enumerate(rows) if i > box[0] and r.startswith("+-")][0]
+assert bottom > legend[-1] and bottom >= len(rows) - 3, (bottom, len(rows))' "$tmp/s${race_stage}_$size"
+done
+R=$tmp/s${race_stage}_120x40
+check "stage $race_stage: the caption names every lane of the legend, in its order" "$race_py"'
+names = [l[0] for l in lanes(s)]
+assert len(names) == 8, names
+m = re.search(r"Lanes: (.*)\.\s*$", c)
+assert m, c
+assert re.split(r", | and ", m.group(1)) == names, (m.group(1), names)
+assert "every learned placer whose bundled policy fits this graph (3)" in c, c' "$R"
+check "stage $race_stage: who is ahead, by how much, is the legend's lowest final number" "$race_py"'
+fin = {n: us(v) for n, k, v, rest in lanes(s) if k == "final" and "out of memory" not in rest}
+assert len(fin) == 8, fin
+best = min(fin.values())
+lead = [n for n, k, v, rest in lanes(s) if n in fin and fin[n] == best]
+m = re.search(r"Finished: (.+?) (?:is|are) ahead(?: together)? with (" + T + r"), (" + T + r") \(([0-9.]+)%\) less than the next, (.+?), at (" + T + r")\.", c)
+assert m, c
+who, t, d, pct, nxt, nt = m.groups()
+assert re.split(r", | and ", who) == lead and us(t) == best, (who, t, lead, best)
+second = min(v for v in fin.values() if v > best)
+assert fin[nxt] == second and us(nt) == second, (nxt, nt, second)
+assert abs(us(d) - (second - best)) < 1.5 and abs(float(pct) - 100 * (second - best) / second) < 0.06, (d, pct)' "$R"
+check "stage $race_stage: each learned placer against its untrained control, the legend's numbers" "$race_py"'
+fin = {n: us(v) for n, k, v, rest in lanes(s) if k == "final"}
+pairs = re.findall(r"(\S+ \(\S+\)) (" + T + r"), its untrained control (" + T + r") \((the control is ahead, )?([0-9.]+)% less\)", c)
+controls = [n for n in fin if "-untrained (" in n]
+assert len(pairs) == len(controls) == 3, (pairs, controls)
+for name, t, ct, ctl_ahead, pct in pairs:
+    ctl = name.replace(" (", "-untrained (", 1)
+    assert fin[name] == us(t) and fin[ctl] == us(ct), (name, t, ct)
+    lo, hi = sorted((us(t), us(ct)))
+    assert bool(ctl_ahead) == (us(ct) < us(t)), (name, ctl_ahead)
+    assert abs(float(pct) - 100 * (hi - lo) / hi) < 0.06, (name, pct)
+assert "Trained against untrained: " in c' "$R"
+check "stage $race_stage: anneal's and ils's final numbers are stage 11's table rows" "$race_py"'
+fin = {n: v for n, k, v, rest in lanes(s)}
+table = dict(re.findall(r"\| (\S+) +([0-9.]+ ms) +[0-9.]+x", open(sys.argv[1].replace("s12_", "s11_")).read()))
+assert fin["anneal"] == table["anneal"] and fin["ils"] == table["ils"], (fin, table)
+assert "2000 placements each (the baselines table" in c and "budget 2000 placements" in s, c' "$R"
+tour race_run 120x40 --keys "1 2 tick tick"
+check "the race before its end: the caption says it runs, and who leads so far, from the legend" "$race_py"'
+assert "(finished)" not in s and "Tour 12/" in s
+m = re.search(r"Running: the furthest lane has made (\d+) of about (\d+) simulations; so far (.+?) is ahead with (" + T + r")", c)
+assert m, c
+made, budget, who, t = m.groups()
+ls = lanes(s)
+vals = {n: us(v) for n, k, v, rest in ls if v}
+assert min(vals.values()) == us(t) and vals[who] == us(t), (who, t, vals)
+runs = [int(x) for x in re.findall(r" after (\d+) simulations", s)]
+assert runs and max(runs) == int(made) and int(made) < 2000, (runs, made)
+assert re.search(r"budget %s placements" % budget, s)' "$tmp/race_run"
+# leaving mid-race (a full race is run only where its end is checked: valgrind runs this too)
+tour race_fwd 120x40 --keys "1 2 tick space"
+has "forward from the race: the next stage" "Tour 13/$n_stages:"
+tour race_back 120x40 --keys "1 2 tick left"
+has "back from the race: stage 11's table" "Tour 11/$n_stages:" "| method "
+tour race_jump 120x40 --keys "1 2 tick 5"
+has "a jump from the race" "Tour 5/$n_stages:"
+tour race_q 120x40 --keys "1 2 tick q"
+has "q from the race leaves the tour" "left the tour at stage 12"
+for f in race_fwd race_back race_jump race_q; do
+    if grep -q "Race on " "$tmp/$f"; then fail "$f: the race is closed after leaving its stage" "the race is still shown"; else pass; fi
+done
+tour race_held 120x40 --keys "1 2 tick tick left wait tick right"
+if diff <(head -n 38 "$tmp/race_held") <(head -n 38 "$tmp/race_run") > "$tmp/diff"; then pass; else fail "a race left mid-way does not run on, and comes back where it was" "$(head -c 400 "$tmp/diff")"; fi
+tour race_again 120x40 --keys "1 2 tick tick space left tick tick"
+if diff <(head -n 38 "$tmp/race_again") <(head -n 38 "$tmp/race_run") > "$tmp/diff"; then pass; else fail "back to the race from another graph: the same race again" "$(head -c 400 "$tmp/diff")"; fi
+tour race_esc 120x40 --keys "1 2 tick tick esc"
+has "Esc closes the race, the tour stays" "Tour 12/$n_stages:" "The race is closed"
+if grep -q "Race on " "$tmp/race_esc"; then fail "Esc closes the race" "the race is still shown"; else pass; fi
+tour race_esc_r 120x40 --keys "1 2 tick tick esc tick R"
+if diff <(head -n 38 "$tmp/race_esc_r") <(head -n 38 "$tmp/race_run") > "$tmp/diff"; then pass; else fail "R shows the closed race again, as it was" "$(head -c 400 "$tmp/diff")"; fi
+tour race_auto 80x24 --auto 0.5 --keys "1 2 wait"
+has "--auto waits for the race to end (longer than its 0.5 s), then its delay" "Tour 12/$n_stages:" "| Finished: "
 
 # the own graph: counts of its own, no backward pass claimed, a relative policy path
 tour own 120x40 "$absg" --stage 1
@@ -235,10 +340,10 @@ run train "$g" --agent rnn --devices 2 --hidden 8 --episodes 3 --seed 1 -o "$tmp
 tour rnn4 100x30 "$absg" --policy "$tmp/rnn.json" --stage 4
 has "an rnn policy: the message-passing stage says it is Placeto's" "This is Placeto's network; the policy in use" \
     "here is the rnn placer's"
-tour rnn13 100x30 "$absg" --policy "$tmp/rnn.json" --stage 13
+tour rnn14 100x30 "$absg" --policy "$tmp/rnn.json" --stage 14
 check "an rnn policy on the own graph: its stage shows it, counts from the screen" '
 status = " ".join(s.splitlines()[:2])
-assert "rnn policy" in status and "Here on toy_crown (18 groups" in c, c' "$tmp/rnn13"
+assert "rnn policy" in status and "Here on toy_crown (18 groups" in c, c' "$tmp/rnn14"
 
 # ---- the keys ----
 tour k12 80x24 --keys "1 2"
@@ -283,7 +388,7 @@ if grep -q "frame 1: space (computing)" "$tmp/frames.txt" && grep -q "Computing 
 else
     fail "a busy sign before the slow stage" "no busy frame in frames.txt"
 fi
-tour expand 80x24 --stage 13 --keys "i"
+tour expand 80x24 --stage 14 --keys "i"
 has "i shows the whole caption" "i: back" "greedy steps"
 tour loop 80x24 --loop
 expect_rc "--loop without --auto" 2 && pass

@@ -91,7 +91,7 @@ check_not_placeto() {
     (cd "$tmp" && timeout "$run_limit" $wrap "$absprog" demo "$absg" --policy "$policy" --headless \
         --keys "space space" --size 110x34) > "$tmp/out" 2> "$tmp/err" < /dev/null
     rc=$?
-    has "the tour's feature rows" "Tour 3/15" "these feature rows are Placeto's and do not apply to the $agent policy"
+    has "the tour's feature rows" "Tour 3/16" "these feature rows are Placeto's and do not apply to the $agent policy"
 }
 
 # KEYS REPLAYED: two policy steps, then KEYS (a user's entry), a step and a

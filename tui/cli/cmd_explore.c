@@ -59,7 +59,8 @@ static int run_demo(int argc, char **argv);
 static const CliOpt demo_opts[] = {
     {"policy", 'p', "POLICY", "the trained policy (default: the graph's bundled one, else the general one)"},
     CLI_OPT_DEVICES,
-    {"auto", 0, "[SECONDS]", "advance every SECONDS seconds (default 7) instead of waiting for a key (r pauses)"},
+    {"auto", 0, "[SECONDS]", "advance every SECONDS seconds (default 7) instead of waiting for a key (r pauses; the race's "
+     "stage waits for its race to end, then SECONDS)"},
     {"loop", 0, NULL, "with --auto: after the last stage, start again at the first"},
     {"stage", 0, "N", "start at stage N (1 is the first; the tour's earlier steps are taken first)"},
     RECORD_OPTS,
@@ -72,12 +73,14 @@ const CliCmd cmd_demo = {
     "A guided tour inside the explorer: the graph and its groups, the simulator, the state, message\n"
     "passing, the sets the policy pools over, the probabilities, the reward, an override by hand,\n"
     "the baselines, generalization to a graph the policy never saw, every learned agent beside the\n"
-    "baselines, and GDP, the RNN-based placer and HSDAG beside Placeto. Keys in the tour: space\n"
-    "or Right next; Left back (the stage as it was); a stage's number jumps to it (1 then 2: stage\n"
-    "12; 1 then Enter: stage 1); r plays / pauses it on a timer; i shows a cut caption whole; ? the\n"
-    "keys; Esc closes a dialog; q leaves the tour (the explorer stays open) and D goes back to it;\n"
-    "F2 or Ctrl-P writes the screen as a slide (placeto-slide-NNN.svg and .png); P: the\n"
-    "presentation layout.\n"
+    "baselines, the race of the placers (stage 12: the learned placers, each beside its untrained\n"
+    "control, and anneal and ils, live on the held-out graph or on GRAPH; its caption says who is\n"
+    "ahead and by how much once it ends), and GDP, the RNN-based placer and HSDAG beside Placeto:\n"
+    "16 stages. Keys in the tour: space or Right next; Left back (the stage as it was); a stage's\n"
+    "number jumps to it (1 then 2: stage 12; 1 then Enter: stage 1); r plays / pauses it on a timer;\n"
+    "i shows a cut caption whole; ? the keys; Esc closes a dialog; q leaves the tour (the explorer\n"
+    "stays open) and D goes back to it; F2 or Ctrl-P writes the screen as a slide\n"
+    "(placeto-slide-NNN.svg and .png); P: the presentation layout.\n"
     "Without GRAPH the tour runs on the bundled ResNet-18 with its policy on 2 devices, and opens\n"
     "the bundled graphs and policies its later stages need.",
     "--auto takes the next argument as SECONDS only when it is a number.\n"

@@ -133,6 +133,30 @@ int app_race_tick(App *a)
     return 1;
 }
 
+const Race *app_race_state(const App *a, int64_t *budget, int *paused)
+{
+    const AppRace *r = a->race;
+    if (budget)
+        *budget = r ? r->budget : 0;
+    if (paused)
+        *paused = r ? r->paused : 0;
+    return r ? r->race : NULL;
+}
+
+void app_race_lane_name(const RaceLane *l, char *buf, size_t n)
+{
+    if (l->policy) { /* the policy file too: two Placeto policies give two "placeto" rows */
+        const char *base = strrchr(l->policy->path, '/');
+        base = base ? base + 1 : l->policy->path;
+        int len = (int)strlen(base);
+        if (len > 5 && strcmp(base + len - 5, ".json") == 0)
+            len -= 5;
+        snprintf(buf, n, "%s (%.*s)", l->name, len, base);
+    } else {
+        snprintf(buf, n, "%s", l->name);
+    }
+}
+
 int app_race_key(App *a, int key)
 {
     AppRace *r = a->race;
@@ -173,16 +197,7 @@ int app_race_draw(const App *a, Grid *g)
     char notes[32][320], names[32][128];
     for (int k = 0; k < n && k < 32; k++) {
         const RaceLane *l = race_lane(r, k);
-        if (l->policy) { /* the policy file too: two Placeto policies give two "placeto" rows */
-            const char *base = strrchr(l->policy->path, '/');
-            base = base ? base + 1 : l->policy->path;
-            int len = (int)strlen(base);
-            if (len > 5 && strcmp(base + len - 5, ".json") == 0)
-                len -= 5;
-            snprintf(names[k], sizeof names[k], "%s (%.*s)", l->name, len, base);
-        } else {
-            snprintf(names[k], sizeof names[k], "%s", l->name);
-        }
+        app_race_lane_name(l, names[k], sizeof names[k]);
         s[k] = (ChartSeries){names[k], notes[k], l->best, l->n, l->done, (uint32_t)glyphs[k % 17],
                              GRID_PEN(GS_DEVICE, k)};
         if (l->failed)
@@ -214,6 +229,7 @@ int app_race_draw(const App *a, Grid *g)
         snprintf(t, sizeof t, "not raced (another device count or grouping, or not loaded): %s", ar->skipped);
         grid_text_fit(g, in.x, in.y + in.h - foot, t, in.w, GS_DIM);
     }
-    grid_text_fit(g, box.x + 2, box.y + box.h - 1, " space: pause  r: again  Esc: close ", box.w - 4, GS_KEY);
+    grid_text_fit(g, box.x + 2, box.y + box.h - 1, a->tour.active ? " Esc: close; the tour's keys are on the caption's frame "
+                  : " space: pause  r: again  Esc: close ", box.w - 4, GS_KEY);
     return 0;
 }

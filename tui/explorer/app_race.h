@@ -13,6 +13,7 @@
 
 #include "app.h"
 #include "grid.h"
+#include "race.h"
 
 /* Ticks a race takes about, so that it shows as it advances. */
 #define APP_RACE_TICKS 60
@@ -33,6 +34,12 @@ int app_race_running(const App *a);
 /* One tick: every running lane simulates one more slice. 1 when it
  * changed what is shown. */
 int app_race_tick(App *a);
+/* The race shown or last shown (NULL: none), with its budget and whether
+ * it is paused (either pointer may be NULL). */
+const Race *app_race_state(const App *a, int64_t *budget, int *paused);
+/* A lane's name as the chart's legend gives it: the method, and for a
+ * learned placer its policy file's name ("placeto (general_2)"). */
+void app_race_lane_name(const RaceLane *l, char *buf, size_t n);
 /* The dialog's halves (dialogs.c's table). */
 int app_race_key(App *a, int key);
 int app_race_draw(const App *a, Grid *g);

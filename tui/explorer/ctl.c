@@ -601,7 +601,7 @@ int ctl_key(App *a, int key)
         return r;
     ctl_settle(a); /* a slow stage computed before any key acts on it */
     AppDialog d = a->dialog.kind;
-    if (a->tour.active && (d == DLG_NONE || d == DLG_BASELINES || d == DLG_START_FROM) &&
+    if (a->tour.active && (d == DLG_NONE || d == DLG_BASELINES || d == DLG_START_FROM || d == DLG_RACE) &&
         (r = dispatch(tour_keys, N_OF(tour_keys), a, key)) >= 0)
         return r;
     if (!a->tour.active && a->tour.left >= 0 && d == DLG_NONE &&
@@ -668,14 +668,17 @@ int ctl_tick(App *a, double now)
             app_step(a);
         r |= CTL_REDRAW;
     }
-    if (app_tour_due(a, now))
+    if (app_race_tick(a)) {
+        r |= CTL_REDRAW;
+        if (!app_race_running(a)) /* --auto: a stage's delay counts from the end of its race */
+            a->tour.since = now;
+    }
+    if (app_tour_due(a, now) && !app_race_running(a))
         r |= act_tour_next(a, 0);
     if (a->train.running) {
         app_train_poll(a);
         r |= CTL_REDRAW;
     }
-    if (app_race_tick(a))
-        r |= CTL_REDRAW;
     if (now - a->run.last_autosave > 60)
         app_autosave(a);
     return r;
@@ -685,7 +688,7 @@ int ctl_timeout_ms(const App *a)
 {
     if (a->tour.pending >= 0) /* the busy sign is up: compute now */
         return 0;
-    if (a->tour.autoplay && a->tour.active)
+    if (a->tour.autoplay && a->tour.active && !app_race_running(a)) /* a race goes at its pace, below */
         return 200;
     if (a->run.running)
         return 1000 / a->run.speed;

@@ -10,11 +10,13 @@
  * it afterwards, so that going back shows a stage as it was. The
  * controller (ctl.c) maps the tour's keys and the timer to these calls. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "app.h"
+#include "app_race.h"
 #include "data.h"
 
 /* ------------------------------------------------------------------ */
@@ -227,6 +229,18 @@ static void show_clusters(App *a)
     app_focus(a, PANE_POLICY); /* the why: the current group's cluster */
     if (a->cache.cluster)
         a->view.by_cluster = 1;
+}
+
+/* The race on the stage's graph at the budget of the baselines' searches
+ * (app_search_budget: their work bounded, it ends in seconds), so that
+ * anneal's and ils's final numbers are the table's rows. Shown again as it
+ * was when it is there with that budget, else started (the same seed gives
+ * the same race). Leaving the stage closes its dialog (show_stage,
+ * end_tour), which stops it; a reload frees it. */
+static void show_race(App *a)
+{
+    app_focus(a, PANE_GRAPH);
+    app_race_open(a, app_search_budget(a));
 }
 
 /* ---- captions ---- */
@@ -536,7 +550,167 @@ static void text_end(const App *a, char *buf, size_t n)
              "take this tour on your own graph with  placeto demo GRAPH.");
 }
 
-/* The stage table: later stages (a race of the placers, say) go in as rows. */
+/* A race lane's number as its legend shows it: the final row's runtime
+ * once done, before that its best so far; 0 when it has none (not started,
+ * failed, out of memory). */
+static int lane_value(const RaceLane *l, double *us)
+{
+    if (l->done) {
+        *us = l->row.runtime_us;
+        return !l->failed && !l->row.oom;
+    }
+    if (l->n > 0)
+        *us = l->best[l->n - 1];
+    return l->n > 0;
+}
+
+/* A percentage as the captions print it: one decimal, two below 0.1. */
+static const char *fmt_pct(char b[16], double p)
+{
+    snprintf(b, 16, p < 0.095 ? "%.2f%%" : "%.1f%%", p);
+    return b;
+}
+
+/* Appends to buf (of n, holding len) with snprintf's arguments. */
+static size_t append(char *buf, size_t n, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static size_t append(char *buf, size_t n, size_t len, const char *fmt, ...)
+{
+    if (len >= n)
+        return len;
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(buf + len, n - len, fmt, ap);
+    va_end(ap);
+    return w < 0 ? len : len + (size_t)w >= n ? n - 1 : len + (size_t)w;
+}
+
+/* Who is ahead: the lanes with the lowest number as the screen shows it
+ * (tied when their numbers print the same), and the next one behind. */
+static size_t race_leaders(const Race *r, char *buf, size_t n, size_t len)
+{
+    int nl = race_lanes(r), best = -1, next = -1, n_best = 0;
+    double v, bv = 0, nv = 0;
+    char b1[32], b2[32], b3[32], name[128];
+    for (int k = 0; k < nl; k++)
+        if (lane_value(race_lane(r, k), &v) && (best < 0 || v < bv)) {
+            best = k;
+            bv = v;
+        }
+    if (best < 0)
+        return append(buf, n, len, "no lane has a runtime yet.");
+    fmt_ms(b1, bv);
+    for (int k = 0; k < nl; k++) {
+        if (!lane_value(race_lane(r, k), &v))
+            continue;
+        if (strcmp(fmt_ms(b2, v), b1) == 0)
+            n_best++;
+        else if (next < 0 || v < nv) {
+            next = k;
+            nv = v;
+        }
+    }
+    if (n_best == 1) {
+        app_race_lane_name(race_lane(r, best), name, sizeof name);
+        len = append(buf, n, len, "%s is ahead with %s", name, b1);
+    } else {
+        int j = 0;
+        for (int k = 0; k < nl; k++) {
+            if (!lane_value(race_lane(r, k), &v) || strcmp(fmt_ms(b2, v), b1) != 0)
+                continue;
+            app_race_lane_name(race_lane(r, k), name, sizeof name);
+            len = append(buf, n, len, "%s%s", j == 0 ? "" : j == n_best - 1 ? " and " : ", ", name);
+            j++;
+        }
+        len = append(buf, n, len, " are ahead together with %s", b1);
+    }
+    if (next < 0)
+        return append(buf, n, len, ", every lane with a runtime alike.");
+    app_race_lane_name(race_lane(r, next), name, sizeof name);
+    char pc[16];
+    return append(buf, n, len, ", %s (%s) less than the next, %s, at %s.", fmt_ms(b2, nv - bv),
+                  fmt_pct(pc, 100.0 * (nv - bv) / nv), name, fmt_ms(b3, nv));
+}
+
+/* Each learned placer against its untrained control, once both are done. */
+static size_t race_controls(const Race *r, char *buf, size_t n, size_t len)
+{
+    int nl = race_lanes(r), shown = 0;
+    char b1[32], b2[32], name[128], pc[16];
+    for (int k = 0; k < nl; k++) {
+        const RaceLane *p = race_lane(r, k), *c = NULL;
+        if (p->kind != RACE_POLICY)
+            continue;
+        for (int j = 0; j < nl && !c; j++)
+            if (race_lane(r, j)->kind == RACE_CONTROL && race_lane(r, j)->policy == p->policy)
+                c = race_lane(r, j);
+        double pv, cv;
+        if (!c || !p->done || !c->done)
+            continue;
+        app_race_lane_name(p, name, sizeof name);
+        len = append(buf, n, len, "%s%s ", shown ? "; " : " Trained against untrained: ", name);
+        shown++;
+        if (!lane_value(p, &pv) || !lane_value(c, &cv)) {
+            len = append(buf, n, len, "%s, its control %s", p->failed ? "failed" : p->row.oom ? "out of memory" :
+                         fmt_ms(b1, p->row.runtime_us), c->failed ? "failed" : c->row.oom ? "out of memory" :
+                         fmt_ms(b2, c->row.runtime_us));
+            continue;
+        }
+        len = append(buf, n, len, "%s, its untrained control %s", fmt_ms(b1, pv), fmt_ms(b2, cv));
+        if (strcmp(b1, b2) == 0)
+            len = append(buf, n, len, " (the same)");
+        else if (pv < cv)
+            len = append(buf, n, len, " (%s less)", fmt_pct(pc, 100.0 * (cv - pv) / cv));
+        else
+            len = append(buf, n, len, " (the control is ahead, %s less)", fmt_pct(pc, 100.0 * (pv - cv) / pv));
+    }
+    return shown ? append(buf, n, len, ".") : len;
+}
+
+static void text_race(const App *a, char *buf, size_t n)
+{
+    int64_t budget;
+    int paused;
+    const Race *r = app_race_state(a, &budget, &paused);
+    if (!r || a->dialog.kind != DLG_RACE) {
+        snprintf(buf, n, "The race is closed (Esc, or another dialog, closed it): R shows it again, as it was.");
+        return;
+    }
+    int nl = race_lanes(r), learned = 0, controls = 0;
+    for (int k = 0; k < nl; k++) {
+        learned += race_lane(r, k)->kind == RACE_POLICY;
+        controls += race_lane(r, k)->kind == RACE_CONTROL;
+    }
+    size_t len = 0;
+    if (race_done(r)) {
+        len = append(buf, n, len, "Finished: ");
+        len = race_leaders(r, buf, n, len);
+        len = race_controls(r, buf, n, len);
+    } else {
+        len = append(buf, n, len, "%s: the furthest lane has made %lld of about %lld simulations; so far ",
+                     paused ? "Paused (space in the race goes on, after q leaves the tour)" : "Running",
+                     (long long)race_max_n(r), (long long)budget);
+        len = race_leaders(r, buf, n, len);
+    }
+    if (learned)
+        len = append(buf, n, len, " The race: every learned placer whose bundled policy fits this graph (%d)%s, and "
+                     "the local searches anneal and ils, %lld placements each (the baselines table's budget: "
+                     "their final numbers are its rows), advancing together one slice at a time; the chart draws "
+                     "each one's best runtime against the simulations it made. Lanes: ",
+                     learned, controls ? ", each beside its untrained control (the same network with the weights its "
+                     "training starts from)" : "", (long long)budget);
+    else
+        len = append(buf, n, len, " No bundled learned policy fits this graph (below the chart: why); the local "
+                     "searches race alone, %lld placements each (the baselines table's budget). Lanes: ", (long long)budget);
+    char name[128];
+    for (int k = 0; k < nl; k++) {
+        app_race_lane_name(race_lane(r, k), name, sizeof name);
+        len = append(buf, n, len, "%s%s", k == 0 ? "" : k == nl - 1 ? " and " : ", ", name);
+    }
+    append(buf, n, len, ".");
+}
+
+/* The stage table. */
 static const TourStage stages[] = {
     {{"The computation graph and its groups", 0, TOUR_TEXT, 8, 0}, TOUR_APP_DEFAULT, NULL, show_graph, text_groups},
     {{"The simulator and the timeline", 0, TOUR_CRITICAL, 6, 0}, TOUR_APP_DEFAULT, NULL, show_timeline,
@@ -555,6 +729,7 @@ static const TourStage stages[] = {
      show_baselines, text_zero_shot},
     {{"Every learned agent beside the baselines", 1, TOUR_TEXT, 7, 1}, TOUR_APP_HELD_OUT, NULL, show_learned,
      text_learned},
+    {{"The race of the placers, live", 1, TOUR_TEXT, 20, 0}, TOUR_APP_HELD_OUT, NULL, show_race, text_race},
     {{"Another learned agent: GDP", 0, TOUR_TEXT, 11, 0}, TOUR_APP_GDP, effect_actor, show_actor, text_gdp},
     {{"Another learned agent: the RNN placer", 0, TOUR_TEXT, 11, 0}, TOUR_APP_RNN, effect_actor, show_actor, text_rnn},
     {{"Another learned agent: HSDAG, its own grouping", 0, TOUR_TEXT, 11, 0}, TOUR_APP_HSDAG, effect_actor,

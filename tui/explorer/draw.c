@@ -824,7 +824,13 @@ void app_draw(const App *a, Grid *g, AppGeom *geom)
     const DialogDef *dlg = dialog_def(a->dialog.kind);
     if (dlg) {
         int in_rest = band.h > 0 && !a->tour.expand && a->dialog.kind != DLG_SEARCH && a->dialog.kind != DLG_TRAIN;
-        int scroll = in_rest ? draw_dialog_in(a, g, dlg, rest) : dlg->draw(a, g);
+        GridRect in = rest;
+        if (a->dialog.kind == DLG_RACE) { /* the race leaves the screen's first and last rows (the status and
+                                             message lines) untouched: beside the caption it fills the rest */
+            in.y--;
+            in.h += 2;
+        }
+        int scroll = in_rest ? draw_dialog_in(a, g, dlg, in) : dlg->draw(a, g);
         if (geom)
             geom->dialog_scroll = scroll;
     }
