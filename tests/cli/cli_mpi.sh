@@ -366,6 +366,16 @@ if expect_rc "ranks disagree: --cluster contents" 2; then
        [ ! -e "$tmp/d.json" ]; then pass
     else fail "ranks disagree: --cluster contents" "no single message, or a policy written"; fi
 fi
+# one rank runs another command: it would wait in MPI_Finalize, the others in train
+cmd="mpirun -np 1 $mprog train $g : -np 1 $mprog info $g"
+timeout 20 mpirun "${mpirun_flags[@]}" -np 1 "$mprog" train "$g" --episodes 2 -o "$tmp/d.json" : \
+    -np 1 "$mprog" info "$g" > "$tmp/out" 2> "$tmp/err" < /dev/null
+rc=$?
+if [ "$rc" -eq 124 ]; then fail "ranks disagree: the command" "deadlock: no exit within 20 s"
+elif expect_rc "ranks disagree: the command" 2; then
+    if [ "$(grep -c '^placeto-mpi: ranks disagree on the command: rank 0 runs `train`, another rank does not' "$tmp/err")" = 1 ]
+    then pass; else fail "ranks disagree: the command" "no single message"; fi
+fi
 # 3 ranks, every differing rank named
 cmd="mpirun -np 2 $mprog train $g --episodes 3 : -np 1 $mprog train $g --episodes 4"
 timeout 20 mpirun "${mpirun_flags[@]}" -np 2 "$mprog" train "$g" --episodes 3 -o "$tmp/d.json" : \
