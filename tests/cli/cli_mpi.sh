@@ -373,6 +373,7 @@ timeout 20 mpirun "${mpirun_flags[@]}" -np 1 "$mprog" train "$g" --episodes 2 -o
 rc=$?
 if [ "$rc" -eq 124 ]; then fail "ranks disagree: the command" "deadlock: no exit within 20 s"
 elif expect_rc "ranks disagree: the command" 2; then
+    # shellcheck disable=SC2016  # the backquotes are the message's
     if [ "$(grep -c '^placeto-mpi: ranks disagree on the command: rank 0 runs `train`, another rank does not' "$tmp/err")" = 1 ]
     then pass; else fail "ranks disagree: the command" "no single message"; fi
 fi

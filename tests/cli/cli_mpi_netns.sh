@@ -71,6 +71,8 @@ chmod +x "$agent"
 printf '%s slots=1\n%s slots=1\n' "$ip0" "$ip1" > "$tmp/hosts"
 
 export OMPI_MCA_btl_base_warn_component_unused=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" # as in cli_mpi.sh: Open MPI's plug-ins
+# shellcheck disable=SC2054  # tcp,self is one value
 net=(--hostfile "$tmp/hosts" --map-by node --mca plm_rsh_agent "$agent" --mca pml ob1 --mca btl tcp,self
      --mca btl_tcp_if_include "10.77.$sub.0/24" --mca oob_tcp_if_include "10.77.$sub.0/24")
 
@@ -99,6 +101,7 @@ fi
 # the rank on the second host really ran there: its network namespace is
 # the one the agent chose (its /proc/self/ns/net differs from mpirun's)
 cmd="ip netns exec $ns0 mpirun ${net[*]} -np 2 sh -c 'readlink /proc/self/ns/net'"
+# shellcheck disable=SC2016  # expanded by the ranks' shell
 timeout "$limit" ip netns exec "$ns0" mpirun "${net[@]}" -np 2 sh -c 'echo "$OMPI_COMM_WORLD_RANK $(readlink /proc/self/ns/net)"' \
     > "$tmp/out" 2> "$tmp/err" < /dev/null
 rc=$?
