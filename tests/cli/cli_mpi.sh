@@ -9,7 +9,8 @@
 # with the last checkpoint intact (and resumable); a graph one rank cannot
 # read ends every rank with that file's error, printed once; rank 0 alone
 # prints; the plain program links no MPI and refuses to run as several
-# ranks. MPI missing is a failure (mk/deps.sh installs it). The MPI runs
+# ranks; ranks that disagree (an option, a file's contents, the command, a
+# usage error on one rank) end with one message from rank 0 and exit 2. MPI missing is a failure (mk/deps.sh installs it). The MPI runs
 # are not wrapped in valgrind (Open MPI's own start-up is not valgrind-clean),
 # and under `make asan` LeakSanitizer is off in this script (Open MPI's
 # plug-ins leave blocks that LeakSanitizer cannot even name, as they are
@@ -365,6 +366,19 @@ if expect_rc "ranks disagree: --cluster contents" 2; then
     if [ "$(grep -c "^placeto-mpi: train: ranks disagree on the contents of --cluster: rank 0 has c.json (digest [0-9a-f]*), rank 1 has c.json (digest [0-9a-f]*) (every host needs the same files" "$tmp/err")" = 1 ] &&
        [ ! -e "$tmp/d.json" ]; then pass
     else fail "ranks disagree: --cluster contents" "no single message, or a policy written"; fi
+fi
+# the same for a resumed policy: other training at the same path
+"$prog" train "$g" --episodes 2 --seed 1 -o "$tmp/h0/p.json" > /dev/null 2>&1 < /dev/null
+"$prog" train "$g" --episodes 2 --seed 2 -o "$tmp/h1/p.json" > /dev/null 2>&1 < /dev/null
+cmd="mpirun -np 1 -wdir $tmp/h0 $mprog train --resume p.json : -np 1 -wdir $tmp/h1 $mprog train --resume p.json"
+timeout 20 mpirun "${mpirun_flags[@]}" -np 1 -wdir "$tmp/h0" "$(realpath "$mprog")" train "$PWD/$g" --episodes 2 \
+    --resume p.json -o "$tmp/d.json" : -np 1 -wdir "$tmp/h1" "$(realpath "$mprog")" train "$PWD/$g" --episodes 2 \
+    --resume p.json -o "$tmp/d.json" > "$tmp/out" 2> "$tmp/err" < /dev/null
+rc=$?
+if expect_rc "ranks disagree: --resume contents" 2; then
+    if [ "$(grep -c "^placeto-mpi: train: ranks disagree on the contents of --resume: rank 0 has p.json (digest [0-9a-f]*), rank 1 has p.json (digest [0-9a-f]*) (every host needs the same files" "$tmp/err")" = 1 ] &&
+       [ ! -e "$tmp/d.json" ]; then pass
+    else fail "ranks disagree: --resume contents" "no single message, or a policy written"; fi
 fi
 # one rank runs another command: it would wait in MPI_Finalize, the others in train
 cmd="mpirun -np 1 $mprog train $g : -np 1 $mprog info $g"
