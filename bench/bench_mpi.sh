@@ -3,7 +3,8 @@
 # learned agent, updates per second on inception_v3 with 1 and 2 ranks of
 # placeto-mpi (1 thread each) and their ratio, in one run; the parameter
 # count P of each (from the policy written) and the gradient bytes an
-# update gathers; then the communication costs (build/mpi-ping): the
+# update gathers; Placeto's episodes/s and CPU per episode on 1 rank, 2
+# ranks and 1 rank x 2 threads; then the communication costs (build/mpi-ping): the
 # latency of a one-int allreduce and the allgather bandwidth. README,
 # "Scaling", models the time per update from these figures.
 set -eu
@@ -47,6 +48,34 @@ name, items, r1, r2 = sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), float(s
 print("%-8s %9d %10.2f %10.2f %7.2f %13.1f MB" % (name, P, r1, r2, r2 / r1, items * P * 4 / 1e6))
 PY
 done
+# Placeto's ranks against its threads, the speed and the CPU (user + sys of
+# mpirun and its ranks, /usr/bin/time): 2 ranks should do nearly twice the
+# episodes per second of 1 rank and cost little more CPU than 2 threads of
+# one process (a rank waiting for the others sleeps; it does not poll);
+# 96 episodes, so that the start-up of mpirun and of the ranks (about
+# 0.2 s of CPU) weighs little
+if [ -x /usr/bin/time ]; then
+  # rate_cpu NAME THREADS CMD...: "episodes/s CPU-seconds/episode"
+  rate_cpu() {
+    local name=$1 threads=$2
+    shift 2
+    /usr/bin/time -f '%U %S' -o "$tmp/time" "$@" train "$inc" --threads "$threads" --episodes 96 --checkpoint-every 100000 --json \
+      -o "$tmp/pc.json" > "$tmp/out" 2> "$tmp/err" || { echo "$name failed: $(tail -1 "$tmp/err")" >&2; exit 1; }
+    "$py" -c 'import json,sys
+d = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+u, s = open(sys.argv[2]).read().split()[-2:]
+print(d["episodes"] / d["seconds"], (float(u) + float(s)) / d["episodes"])' "$tmp/out" "$tmp/time"
+  }
+  r1=$(rate_cpu "1 rank" 1 mpirun "${flags[@]}" -np 1 "$mprog")
+  r2=$(rate_cpu "2 ranks" 1 mpirun "${flags[@]}" -np 2 "$mprog")
+  t2=$(rate_cpu "2 threads" 2 "$prog")
+  "$py" - "$r1" "$r2" "$t2" <<'PY'
+import sys
+(a, ca), (b, cb), (c, cc) = (map(float, x.split()) for x in sys.argv[1:])
+print("placeto   episodes/s: 1 rank %.2f, 2 ranks %.2f, 1 rank x 2 threads %.2f; 2 ranks / 1 rank %.2f" % (a, b, c, b / a))
+print("placeto   CPU s/episode (user+sys): 1 rank %.4f, 2 ranks %.4f, 2 threads %.4f; 2 ranks / 2 threads %.2f" % (ca, cb, cc, cb / cc))
+PY
+fi
 # what 2 ranks could gain at best here: 2 independent 1-rank runs at once
 # against one alone (the 2 cores are shared with whatever else runs)
 one() { "$py" -c 'import json,sys; d=json.loads(open(sys.argv[1]).read().splitlines()[-1]); print(d["seconds"])' "$1"; }

@@ -49,6 +49,12 @@ int dist_agree(int failed, Err *e);
  * set and options), -1 otherwise. */
 int dist_same(uint64_t v);
 
+/* Rank 0 receives every rank's n bytes at p (the configurations that the
+ * ranks compare before training): returns them rank after rank in one
+ * allocation (to free), with rank r's count in sizes[r] (sizes holds
+ * dist_size() entries); the other ranks get NULL. */
+unsigned char *dist_gather(const void *p, size_t n, size_t *sizes);
+
 /* The bytes of the items that dist_share moves: filled by the owner
  * (packing), read by every other rank (reading). */
 typedef struct DistBuf {

@@ -9,7 +9,8 @@
 # with the last checkpoint intact (and resumable); a graph one rank cannot
 # read ends every rank with that file's error, printed once; rank 0 alone
 # prints; the plain program links no MPI and refuses to run as several
-# ranks. MPI missing is a failure (mk/deps.sh installs it). The MPI runs
+# ranks; ranks that disagree (an option, a file's contents, the command, a
+# usage error on one rank) end with one message from rank 0 and exit 2. MPI missing is a failure (mk/deps.sh installs it). The MPI runs
 # are not wrapped in valgrind (Open MPI's own start-up is not valgrind-clean),
 # and under `make asan` LeakSanitizer is off in this script (Open MPI's
 # plug-ins leave blocks that LeakSanitizer cannot even name, as they are
@@ -299,8 +300,105 @@ cmd="mpirun -np 1 $mprog train $g : -np 1 $mprog train graphs/toy/chain.json"
 timeout "$mpi_limit" mpirun "${mpirun_flags[@]}" -np 1 "$mprog" train "$g" --episodes 2 -o "$tmp/x.json" : \
     -np 1 "$mprog" train graphs/toy/chain.json --episodes 2 -o "$tmp/x.json" > "$tmp/out" 2> "$tmp/err" < /dev/null
 rc=$?
-if expect_rc "ranks on other files" 1; then
-    if grep -q "ranks disagree on the graph files" "$tmp/err"; then pass; else fail "ranks on other files" "no message"; fi
+if expect_rc "ranks on other files" 2; then
+    if [ "$(grep -c "^placeto-mpi: train: ranks disagree on the graph files: graph 1 of 1: rank 0 has $g (digest [0-9a-f]*), rank 1 has graphs/toy/chain.json (digest [0-9a-f]*) (every host needs" "$tmp/err")" = 1 ]
+    then pass; else fail "ranks on other files" "no single message naming both files"; fi
+fi
+
+# ranks that disagree stop before training: each rank's options as parsed
+# and a digest of every input file are compared on rank 0, which names the
+# first option that differs and the ranks; a usage error met by one rank
+# alone is printed by rank 0. Exit status 2 within seconds (the timeout
+# catches a deadlock), one message, no abort, no policy written.
+# disagree NAME PATTERN RANK0-ARGS -- RANK1-ARGS
+disagree() {
+    local name=$1 pat=$2 a0=() a1=() t0 took n
+    shift 2
+    while [ "$1" != -- ]; do a0+=("$1"); shift; done
+    shift
+    a1=("$@")
+    rm -f "$tmp/d.json"
+    cmd="mpirun -np 1 $mprog train ${a0[*]} : -np 1 $mprog train ${a1[*]}"
+    t0=$(date +%s)
+    timeout 20 mpirun "${mpirun_flags[@]}" -np 1 "$mprog" train "${a0[@]}" -o "$tmp/d.json" : \
+        -np 1 "$mprog" train "${a1[@]}" -o "$tmp/d.json" > "$tmp/out" 2> "$tmp/err" < /dev/null
+    rc=$?
+    took=$(($(date +%s) - t0))
+    [ "$rc" -eq 124 ] && { fail "$name" "deadlock: no exit within 20 s"; return; }
+    expect_rc "$name" 2 || return
+    n=$(grep -c -- "$pat" "$tmp/err")
+    if [ "$n" != 1 ]; then fail "$name" "the message ($pat) printed $n times"
+    elif [ "$(grep -c '^placeto' "$tmp/err")" != "$(grep -c '^placeto' <<< "$(grep -A2 -- "$pat" "$tmp/err")")" ]
+    then fail "$name" "other messages from the ranks"
+    elif grep -qE "Process received signal|Signal: |backtrace|core dumped|MPI_ABORT" "$tmp/err"; then fail "$name" "an abort"
+    elif [ -e "$tmp/d.json" ]; then fail "$name" "a policy was written"
+    elif [ "$took" -gt 15 ]; then fail "$name" "took $took s"
+    else pass; fi
+}
+disagree "ranks disagree: --episodes" "^placeto-mpi: train: ranks disagree on --episodes: rank 0 has 10, rank 1 has 20\$" \
+    "$g" --episodes 10 -- "$g" --episodes 20
+disagree "usage error on rank 1" "^placeto: train: rank 1 of 2: unknown option '--bogus'\$" \
+    "$g" --episodes 2 -- "$g" --episodes 2 --bogus
+disagree "usage error on rank 0" "^placeto: train: unknown option '--bogus'\$" \
+    "$g" --episodes 2 --bogus -- "$g" --episodes 2
+disagree "ranks disagree: --agent" "^placeto-mpi: train: ranks disagree on --agent: rank 0 has no --agent, rank 1 has rnn\$" \
+    "$g" --episodes 2 -- "$g" --episodes 2 --agent rnn
+disagree "ranks disagree: --threads" "^placeto-mpi: train: ranks disagree on --threads: rank 0 has 2, rank 1 has 1\$" \
+    "$g" --episodes 2 --threads 2 -- "$g" --episodes 2 --threads 1
+disagree "ranks disagree: --devices" "^placeto-mpi: train: ranks disagree on --devices: rank 0 has 2, rank 1 has 3\$" \
+    "$g" --episodes 2 --devices 2 -- "$g" --episodes 2 --devices 3
+disagree "ranks disagree: --lr" "^placeto-mpi: train: ranks disagree on --lr: rank 0 has 0.1, rank 1 has 0.2\$" \
+    "$g" --episodes 2 --lr 0.1 -- "$g" --episodes 2 --lr 0.2
+disagree "ranks disagree: --seed" "^placeto-mpi: train: ranks disagree on --seed: rank 0 has 1, rank 1 has no --seed\$" \
+    "$g" --episodes 2 --seed 1 -- "$g" --episodes 2
+disagree "ranks disagree: graph count" "^placeto-mpi: train: ranks disagree on the number of graphs: rank 0 has 1, rank 1 has 2\$" \
+    "$g" --episodes 2 -- "$g" graphs/toy/chain.json --episodes 2
+# the same path, other contents (each rank in its own directory, as on two hosts)
+mkdir -p "$tmp/h0" "$tmp/h1"
+cp graphs/clusters/k80x2.json "$tmp/h0/c.json"
+cp graphs/clusters/nvlink4.json "$tmp/h1/c.json"
+cmd="mpirun -np 1 -wdir $tmp/h0 $mprog train --cluster c.json : -np 1 -wdir $tmp/h1 $mprog train --cluster c.json"
+timeout 20 mpirun "${mpirun_flags[@]}" -np 1 -wdir "$tmp/h0" "$(realpath "$mprog")" train "$PWD/$g" --episodes 2 --cluster c.json \
+    -o "$tmp/d.json" : -np 1 -wdir "$tmp/h1" "$(realpath "$mprog")" train "$PWD/$g" --episodes 2 --cluster c.json -o "$tmp/d.json" \
+    > "$tmp/out" 2> "$tmp/err" < /dev/null
+rc=$?
+if expect_rc "ranks disagree: --cluster contents" 2; then
+    if [ "$(grep -c "^placeto-mpi: train: ranks disagree on the contents of --cluster: rank 0 has c.json (digest [0-9a-f]*), rank 1 has c.json (digest [0-9a-f]*) (every host needs the same files" "$tmp/err")" = 1 ] &&
+       [ ! -e "$tmp/d.json" ]; then pass
+    else fail "ranks disagree: --cluster contents" "no single message, or a policy written"; fi
+fi
+# the same for a resumed policy: other training at the same path
+"$prog" train "$g" --episodes 2 --seed 1 -o "$tmp/h0/p.json" > /dev/null 2>&1 < /dev/null
+"$prog" train "$g" --episodes 2 --seed 2 -o "$tmp/h1/p.json" > /dev/null 2>&1 < /dev/null
+cmd="mpirun -np 1 -wdir $tmp/h0 $mprog train --resume p.json : -np 1 -wdir $tmp/h1 $mprog train --resume p.json"
+timeout 20 mpirun "${mpirun_flags[@]}" -np 1 -wdir "$tmp/h0" "$(realpath "$mprog")" train "$PWD/$g" --episodes 2 \
+    --resume p.json -o "$tmp/d.json" : -np 1 -wdir "$tmp/h1" "$(realpath "$mprog")" train "$PWD/$g" --episodes 2 \
+    --resume p.json -o "$tmp/d.json" > "$tmp/out" 2> "$tmp/err" < /dev/null
+rc=$?
+if expect_rc "ranks disagree: --resume contents" 2; then
+    if [ "$(grep -c "^placeto-mpi: train: ranks disagree on the contents of --resume: rank 0 has p.json (digest [0-9a-f]*), rank 1 has p.json (digest [0-9a-f]*) (every host needs the same files" "$tmp/err")" = 1 ] &&
+       [ ! -e "$tmp/d.json" ]; then pass
+    else fail "ranks disagree: --resume contents" "no single message, or a policy written"; fi
+fi
+# one rank runs another command: it would wait in MPI_Finalize, the others in train
+cmd="mpirun -np 1 $mprog train $g : -np 1 $mprog info $g"
+timeout 20 mpirun "${mpirun_flags[@]}" -np 1 "$mprog" train "$g" --episodes 2 -o "$tmp/d.json" : \
+    -np 1 "$mprog" info "$g" > "$tmp/out" 2> "$tmp/err" < /dev/null
+rc=$?
+if [ "$rc" -eq 124 ]; then fail "ranks disagree: the command" "deadlock: no exit within 20 s"
+elif expect_rc "ranks disagree: the command" 2; then
+    # shellcheck disable=SC2016  # the backquotes are the message's
+    if [ "$(grep -c '^placeto-mpi: ranks disagree on the command: rank 0 runs `train`, another rank does not' "$tmp/err")" = 1 ]
+    then pass; else fail "ranks disagree: the command" "no single message"; fi
+fi
+# 3 ranks, every differing rank named
+cmd="mpirun -np 2 $mprog train $g --episodes 3 : -np 1 $mprog train $g --episodes 4"
+timeout 20 mpirun "${mpirun_flags[@]}" -np 2 "$mprog" train "$g" --episodes 3 -o "$tmp/d.json" : \
+    -np 1 "$mprog" train "$g" --episodes 4 -o "$tmp/d.json" > "$tmp/out" 2> "$tmp/err" < /dev/null
+rc=$?
+if expect_rc "3 ranks disagree" 2; then
+    if [ "$(grep -c "^placeto-mpi: train: ranks disagree on --episodes: rank 0 has 3, rank 2 has 4\$" "$tmp/err")" = 1 ]; then pass
+    else fail "3 ranks disagree" "no single message naming rank 2"; fi
 fi
 
 # placeto-mpi runs train only; the plain program refuses to be several ranks

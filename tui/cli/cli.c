@@ -25,6 +25,8 @@ static int opt_count(const CliCmd *cmd)
 
 void cli_help(const CliCmd *cmd, FILE *f)
 {
+    if (dist_rank() > 0) /* under mpirun, rank 0 alone prints */
+        return;
     fprintf(f, "usage: placeto %s %s\n\n%s\n", cmd->name, cmd->usage, cmd->summary);
     if (cmd->opts[0].name)
         fputs("\noptions:\n", f);
@@ -42,14 +44,26 @@ void cli_help(const CliCmd *cmd, FILE *f)
         fprintf(f, "\n%s\n", cmd->details);
 }
 
-/* Under mpirun every rank meets the same usage errors, and the errors of
- * one rank reach rank 0 (dist_agree): rank 0 alone prints them. */
+static char last_usage[512];
+
+const char *cli_last_usage(void)
+{
+    return last_usage;
+}
+
+/* Under mpirun rank 0 alone prints: the ranks compare their arguments
+ * before anything else (train_cli_same_config), so a usage error met later
+ * is met by every rank alike; one met while parsing on another rank only
+ * is kept (cli_last_usage) for rank 0 to print. */
 int cli_usage_error(const CliCmd *cmd, const char *fmt, ...)
 {
-    if (dist_rank() > 0)
-        return EXIT_USAGE;
     va_list ap;
     va_start(ap, fmt);
+    if (dist_rank() > 0) {
+        vsnprintf(last_usage, sizeof last_usage, fmt, ap);
+        va_end(ap);
+        return EXIT_USAGE;
+    }
     fprintf(stderr, "placeto: %s: ", cmd->name);
     vfprintf(stderr, fmt, ap);
     fprintf(stderr, "\nusage: placeto %s %s\n(see 'placeto %s --help')\n", cmd->name, cmd->usage, cmd->name);

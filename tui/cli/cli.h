@@ -56,6 +56,9 @@ const char *cli_get(const CliCmd *cmd, const CliArgs *a, const char *name);
 void cli_help(const CliCmd *cmd, FILE *f);
 int cli_usage_error(const CliCmd *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* The message of the last usage error on a rank other than 0 (which prints
+ * nothing: rank 0 prints), "" when none. */
+const char *cli_last_usage(void);
 /* Prints "placeto: msg" to stderr and returns EXIT_FAIL. */
 int cli_fail(const Err *e);
 /* The options of cmd as agent.h's AgentArgs (ctx: its storage), for the

@@ -509,6 +509,193 @@ int train_cli_load_graphs(ProblemSpec *spec, char **paths, int n, Problem *pb, T
     return 0;
 }
 
+/* ---- The ranks' configurations (placeto-mpi) ------------------------------
+ * Before anything else every rank's arguments as parsed and a digest of
+ * every input file are gathered to rank 0 and compared: ranks that would
+ * train something else (other options, other files at the same paths) or
+ * that met a usage error alone would otherwise deadlock, abort or write a
+ * policy that matches neither. A record is a list of fields, key NUL value
+ * NUL; a value is compared up to a tab (a digest, then its file's name). */
+
+#define UNSET "\x01" /* an option not given */
+#define UNKNOWN "\x02" /* a file this rank cannot read: its loader says so */
+
+typedef struct Rec {
+    char *p;
+    size_t n, cap;
+} Rec;
+
+static void rec_add(Rec *r, const char *key, const char *val)
+{
+    size_t k = strlen(key) + 1, v = strlen(val) + 1;
+    xgrow((void **)&r->p, &r->cap, r->n + k + v, 1);
+    memcpy(r->p + r->n, key, k);
+    memcpy(r->p + r->n + k, val, v);
+    r->n += k + v;
+}
+
+/* "HEX\tPATH" for a readable file, else UNKNOWN (standard input, which
+ * rank 0 alone has, is not read here). */
+static void rec_file(Rec *r, const char *key, const char *path)
+{
+    FILE *f = strcmp(path, "-") == 0 ? NULL : fopen(path, "rb");
+    struct stat st;
+    if (f && (fstat(fileno(f), &st) != 0 || S_ISDIR(st.st_mode))) {
+        fclose(f);
+        f = NULL;
+    }
+    if (!f) {
+        rec_add(r, key, UNKNOWN);
+        return;
+    }
+    unsigned char buf[65536];
+    uint64_t h = 0;
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, f)) > 0)
+        h = util_hash64(buf, got, h ^ 1469598103934665603ULL);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        rec_add(r, key, UNKNOWN);
+        return;
+    }
+    char val[4200];
+    snprintf(val, sizeof val, "%016llx\t%s", (unsigned long long)h, path);
+    rec_add(r, key, val);
+}
+
+/* The value of key in a record of n bytes, or NULL. */
+static const char *rec_find(const char *p, size_t n, const char *key)
+{
+    for (size_t at = 0; at < n;) {
+        const char *k = p + at, *v = k + strlen(k) + 1;
+        if (strcmp(k, key) == 0)
+            return v;
+        at = (size_t)(v + strlen(v) + 1 - p);
+    }
+    return NULL;
+}
+
+static int same_value(const char *x, const char *y)
+{
+    size_t nx = strcspn(x, "\t"), ny = strcspn(y, "\t");
+    return nx == ny && memcmp(x, y, nx) == 0;
+}
+
+static void show_value(FILE *f, int rank, const char *key, const char *v)
+{
+    const char *tab = v ? strchr(v, '\t') : NULL;
+    if (!v || strcmp(v, UNSET) == 0)
+        fprintf(f, "rank %d has no %s", rank, strncmp(key, "--", 2) == 0 ? key : "value");
+    else if (tab)
+        fprintf(f, "rank %d has %s (digest %.*s)", rank, tab + 1, (int)(tab - v), v);
+    else
+        fprintf(f, "rank %d has %s", rank, v);
+}
+
+static Rec train_cli_record(const CliCmd *cmd, const CliArgs *a, int stop, int rc)
+{
+    Rec r = {0};
+    char key[64], val[640];
+    if (stop && rc != EXIT_OK) {
+        snprintf(val, sizeof val, "usage error\t%s", cli_last_usage());
+        rec_add(&r, "status", val);
+        return r;
+    }
+    rec_add(&r, "--help", stop ? "given" : UNSET);
+    if (stop)
+        return r;
+    for (int j = 0; cmd->opts[j].name; j++) {
+        const char *v = a->values[j];
+        snprintf(key, sizeof key, "--%s", cmd->opts[j].name);
+        rec_add(&r, key, !v ? UNSET : cmd->opts[j].arg ? v : "given");
+    }
+    Err e = {0};
+    int n = 0;
+    char **paths = train_cli_paths(a, &n, &e);
+    if (paths) { /* else its loader reports the directory */
+        snprintf(val, sizeof val, "%d", n);
+        rec_add(&r, "the number of graphs", val);
+        for (int i = 0; i < n; i++) {
+            snprintf(key, sizeof key, "the graph files: graph %d of %d", i + 1, n);
+            rec_file(&r, key, paths[i]);
+            free(paths[i]);
+        }
+        free(paths);
+    }
+    const char *cluster = cli_get(cmd, a, "cluster"), *resume = cli_get(cmd, a, "resume");
+    if (cluster)
+        rec_file(&r, "the contents of --cluster", cluster);
+    if (resume) {
+        rec_file(&r, "the contents of --resume", resume);
+        char ck[4200];
+        policy_file_checkpoint_path(ck, sizeof ck, resume);
+        rec_file(&r, "the contents of the --resume policy's checkpoint", ck);
+    }
+    return r;
+}
+
+/* Rank 0 names the first field on which a rank differs from it (or a usage
+ * error met by another rank alone) and every rank returns EXIT_USAGE; 0 when
+ * all agree. One rank: nothing to compare. */
+static int train_cli_same_config(const CliCmd *cmd, const CliArgs *a, int stop, int rc)
+{
+    int R = dist_size();
+    if (R == 1)
+        return 0;
+    Rec mine = train_cli_record(cmd, a, stop, rc);
+    size_t *sizes = xnew_array((size_t)R, sizeof *sizes);
+    unsigned char *all = dist_gather(mine.p, mine.n, sizes);
+    int failed = 0;
+    if (dist_rank() == 0) {
+        const char **recs = xnew_array((size_t)R, sizeof *recs);
+        for (size_t q = 0, at = 0; q < (size_t)R; at += sizes[q], q++)
+            recs[q] = (const char *)all + at;
+        /* a usage error: rank 0's own is printed already */
+        for (int q = 0; q < R && !failed; q++) {
+            const char *st = rec_find(recs[q], sizes[q], "status");
+            if (st) {
+                failed = 1;
+                if (q > 0 && !rec_find(recs[0], sizes[0], "status"))
+                    cli_usage_error(cmd, "rank %d of %d: %s", q, R, strchr(st, '\t') + 1);
+            }
+        }
+        /* the first key of rank 0's record (then of the others') on which a
+         * rank differs; a file a rank cannot read is left to its loader */
+        for (int base = 0; base < R && !failed; base++)
+            for (size_t at = 0; at < sizes[base] && !failed;) {
+                const char *key = recs[base] + at, *v = key + strlen(key) + 1;
+                at = (size_t)(v + strlen(v) + 1 - recs[base]);
+                int differ = 0, unknown = 0;
+                for (int q = 0; q < R; q++) {
+                    const char *w = rec_find(recs[q], sizes[q], key);
+                    unknown |= w ? strcmp(w, UNKNOWN) == 0 : strncmp(key, "--", 2) != 0;
+                    differ |= !w || !same_value(w, v);
+                }
+                if (!differ || unknown)
+                    continue;
+                failed = 1;
+                const char *v0 = rec_find(recs[0], sizes[0], key);
+                fprintf(stderr, "placeto-mpi: train: ranks disagree on %s: ", key);
+                show_value(stderr, 0, key, v0);
+                for (int q = 1; q < R; q++) {
+                    const char *w = rec_find(recs[q], sizes[q], key);
+                    if (!w || !v0 || !same_value(w, v0)) {
+                        fputs(", ", stderr);
+                        show_value(stderr, q, key, w);
+                    }
+                }
+                fputs(v0 && strchr(v0, '\t') ? " (every host needs the same files at the same paths)\n" : "\n", stderr);
+            }
+        free(recs);
+    }
+    free(all);
+    free(mine.p);
+    free(sizes);
+    Err e = {0};
+    return dist_agree(failed, &e) != 0 ? -1 : 0;
+}
+
 static int run_train(int argc, char **argv)
 {
     const CliCmd *cmd = &cmd_train;
@@ -539,6 +726,8 @@ static int run_train(int argc, char **argv)
     }
     CliArgs a;
     int stop, rc = cli_parse_graphs(cmd, argc, argv, &a, 1, (int)(sizeof a.pos / sizeof a.pos[0]), NULL, &stop);
+    if (train_cli_same_config(cmd, &a, stop, rc) != 0)
+        return EXIT_USAGE;
     if (stop)
         return rc;
     catch_signals(NULL, 1);

@@ -116,7 +116,17 @@ static int dispatch(int argc, char **argv);
  * one process per rank under mpirun; rank 0 prints. */
 static int dispatch_mpi(int argc, char **argv)
 {
-    if (argc >= 2 && strcmp(argv[1], "train") == 0) {
+    int train = argc >= 2 && strcmp(argv[1], "train") == 0;
+    /* a rank that runs something else would leave the others waiting in
+     * train's first exchange (and itself in MPI_Finalize) */
+    if (dist_size() > 1 && dist_any(!train) && dist_any(train)) {
+        if (dist_rank() == 0)
+            fprintf(stderr, "placeto-mpi: ranks disagree on the command: rank 0 runs `%s`, another rank %s; every rank "
+                            "runs `train` with the same arguments\n", argc >= 2 ? argv[1] : "", train ? "does not"
+                            : "runs `train`");
+        return EXIT_USAGE;
+    }
+    if (train) {
         nn_blas_init();
         return cmd_train.run(argc - 1, argv + 1);
     }
