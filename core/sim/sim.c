@@ -266,8 +266,8 @@ SIM_INLINE void run_op(Sim *s, int op, int x, int leaf, double t, int full, int 
         s->bus_tail[x] = j;
     }
     int bl = s->dev_rank[x];
-    if (s->lt[bl] == INFINITY) { /* an idle bus wakes up when the transfer is ready */
-        s->lt[bl] = end;
+    if (s->lt[bl] == INFINITY) { /* an idle bus wakes up when the transfer is ready and the bus free */
+        s->lt[bl] = end > s->bfree[x] ? end : s->bfree[x];
         replay(s, bl);
     }
 }
@@ -312,13 +312,21 @@ SIM_INLINE void bus_event(Sim *s, int leaf, double t, int record)
         return;
     }
     s->bus_head[x] = s->tr_next[idx];
-    if (s->bus_head[x] < 0)
-        s->bus_tail[x] = -1;
     double delay = (double)tr->bytes / s->bandwidth;
     double arrive = t + delay;
     tr->start_us = t;
     tr->end_us = arrive;
-    s->lt[leaf] = arrive + s->overhead;
+    if (s->bus_head[x] < 0) {
+        /* nothing queued: no event when the bus frees up (it would find
+         * the queue empty, unless a transfer is queued before then, which
+         * wakes the bus at that time); the time is kept for that and for
+         * the runtime */
+        s->bus_tail[x] = -1;
+        s->bfree[x] = arrive + s->overhead;
+        s->lt[leaf] = INFINITY;
+    } else {
+        s->lt[leaf] = arrive + s->overhead;
+    }
     replay(s, leaf);
     const uint32_t *er = s->tr_erank + (tr->children - s->pool);
     for (int k = 0; k < tr->n_children; k++)
@@ -341,6 +349,10 @@ SIM_INLINE void loop(Sim *s, int full, int record)
         else
             bus_event(s, w, t, record);
     }
+    /* the events a bus skipped when it became idle (bus_event) */
+    for (int d = 0; d < s->nd; d++)
+        if (s->bfree[d] > s->makespan)
+            s->makespan = s->bfree[d];
 }
 
 void sim_loop_full(Sim *s) { loop(s, 1, 0); }
@@ -360,6 +372,7 @@ void sim_start(Sim *s, const int *dev)
         s->busy[d] = 0;
         s->rel[d].n = 0;
         s->bus_head[d] = s->bus_tail[d] = -1;
+        s->bfree[d] = 0;
         s->r.busy_us[d] = 0;
     }
     for (int i = 0; i < n; i++) {
@@ -494,6 +507,7 @@ Sim *sim_new(const Graph *g, const Cluster *c)
     s->root_next = XMALLOC(int, n);
     s->bus_head = XMALLOC(int, nd);
     s->bus_tail = XMALLOC(int, nd);
+    s->bfree = XMALLOC(double, nd);
     s->dep = XNEW(SimDep, n);
     s->a_t = XMALLOC(double, n);
     s->a_m = XMALLOC(int64_t, n);
@@ -545,6 +559,7 @@ void sim_free(Sim *s)
     free(s->dep);
     free(s->bus_head);
     free(s->bus_tail);
+    free(s->bfree);
     free(s->tr_next);
     free(s->tr_erank);
     free(s->pool);

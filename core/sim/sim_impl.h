@@ -87,6 +87,7 @@ struct Sim {
     int *root_next;      /* per root op: the next root on its device, graph order */
     SimDep *dep;         /* per op */
     int *bus_head, *bus_tail, *tr_next; /* bus queues (FIFO lists of transfers) */
+    double *bfree;       /* per bus: when its last transfer's overhead ends (0: none yet) */
     uint32_t *tr_erank;  /* per pool slot: edge rank of a transfer's child */
     int *pool, *to_pool; /* children and destinations of transfers, at ch_off[src] */
     int *slot, *cnt;     /* scratch of one op's walk */

@@ -24,7 +24,7 @@
 static size_t fixed_bytes(const Sim *s)
 {
     size_t L = (size_t)s->L, nd = (size_t)s->nd;
-    size_t b = (L + nd) * sizeof(double) + (2 * L + 5 * nd) * sizeof(int);
+    size_t b = (L + 2 * nd) * sizeof(double) + (2 * L + 5 * nd) * sizeof(int);
     return (b + 15) / 16 * 16;
 }
 
@@ -63,6 +63,8 @@ void sim_checkpoint(Sim *s)
     p += (size_t)L * sizeof(double);
     memcpy(p, s->r.busy_us, (size_t)nd * sizeof(double));
     p += (size_t)nd * sizeof(double);
+    memcpy(p, s->bfree, (size_t)nd * sizeof(double));
+    p += (size_t)nd * sizeof(double);
     int *q = (int *)(void *)p;
     memcpy(q, s->win, 2 * (size_t)L * sizeof(int));
     q += 2 * L;
@@ -100,6 +102,8 @@ static void restore(Sim *s, int j)
     memcpy(s->lt, p, (size_t)L * sizeof(double));
     p += (size_t)L * sizeof(double);
     memcpy(s->r.busy_us, p, (size_t)nd * sizeof(double));
+    p += (size_t)nd * sizeof(double);
+    memcpy(s->bfree, p, (size_t)nd * sizeof(double));
     p += (size_t)nd * sizeof(double);
     const int *q = (const int *)(const void *)p;
     memcpy(s->win, q, 2 * (size_t)L * sizeof(int));
