@@ -325,7 +325,11 @@ SIM_INLINE void bus_event(Sim *s, int leaf, double t, int record)
         s->bfree[x] = arrive + s->overhead;
         s->lt[leaf] = INFINITY;
     } else {
-        s->lt[leaf] = arrive + s->overhead;
+        /* the next transfer's producer has started, so its ready time is
+         * known: the bus's next event is when both are ready (an event at
+         * the bus's free time would only move it to the ready time) */
+        double busy_until = arrive + s->overhead, ready_next = s->r.end_us[s->r.transfers[s->bus_head[x]].src];
+        s->lt[leaf] = ready_next > busy_until ? ready_next : busy_until;
     }
     replay(s, leaf);
     const uint32_t *er = s->tr_erank + (tr->children - s->pool);
