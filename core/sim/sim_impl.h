@@ -81,7 +81,7 @@ struct Sim {
     int L;               /* leaves of the tournament (a power of two >= 2 nd) */
     double *lt;          /* per leaf: the resource's pending event time, or INFINITY */
     int *win;            /* 2L: the winner of each node; win[L + j] = j */
-    uint8_t *busy;       /* per device: a device event is pending (not a wake-up) */
+    double *dfree;       /* per device: when its last op's gap ends (0: none yet) */
     SimHeap *rel;        /* per device */
     int *root_head;      /* per device: the next of its roots to run, or -1 */
     int *root_next;      /* per root op: the next root on its device, graph order */
