@@ -20,6 +20,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "sim_impl.h"
 #include "util.h"
@@ -169,25 +170,38 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The calling thread's CPU time in seconds: a busy machine's other work
+ * does not count. */
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 double minsched_ratio(Sim *s, const int *dev, int n_ops, int reps, double batch_s, double *sim_ns, double *min_ns)
 {
     MinSched *m = minsched_new(s);
     double *ratio = XMALLOC(double, reps), *ts = XMALLOC(double, reps), *tm = XMALLOC(double, reps);
+    sim_run(s, dev); /* warm both up */
+    minsched_run(m, dev);
     for (int k = 0; k < reps; k++) {
-        long ns = 0, nm = 0;
-        double t0 = util_now(), t;
+        /* one run of each in turn, so that both see the same machine */
+        long runs = 0;
+        double a = 0, b = 0;
         do {
+            double t0 = cpu_now();
             sim_run(s, dev);
-            ns++;
-        } while ((t = util_now() - t0) < batch_s);
-        ts[k] = t * 1e9 / ((double)ns * n_ops);
-        t0 = util_now();
-        do {
+            double t1 = cpu_now();
             minsched_run(m, dev);
-            nm++;
-        } while ((t = util_now() - t0) < batch_s);
-        tm[k] = t * 1e9 / ((double)nm * n_ops);
-        ratio[k] = ts[k] / tm[k];
+            double t2 = cpu_now();
+            a += t1 - t0;
+            b += t2 - t1;
+            runs++;
+        } while (a + b < batch_s);
+        ts[k] = a * 1e9 / ((double)runs * n_ops);
+        tm[k] = b * 1e9 / ((double)runs * n_ops);
+        ratio[k] = a / b;
     }
     qsort(ratio, (size_t)reps, sizeof *ratio, cmp_double);
     qsort(ts, (size_t)reps, sizeof *ts, cmp_double);

@@ -18,9 +18,10 @@ double minsched_run(MinSched *m, const int *dev);
 const double *minsched_start(const MinSched *m);
 const double *minsched_end(const MinSched *m);
 
-/* sim_run's time over the list scheduler's on placement dev: alternate
- * batches of each (at least batch_s seconds), the median of `reps` ratios
- * of one batch of each. *sim_ns and *min_ns: the medians of ns per op. */
+/* sim_run's time over the list scheduler's on placement dev, in the
+ * thread's CPU time: runs of one then the other, in turn, for batch_s
+ * seconds; the median of `reps` such batches' ratios. *sim_ns and *min_ns:
+ * the medians of ns per op. */
 double minsched_ratio(Sim *s, const int *dev, int n_ops, int reps, double batch_s, double *sim_ns,
                       double *min_ns);
 

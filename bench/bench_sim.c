@@ -148,7 +148,7 @@ static void vs_minimal_line(const char *label, const Graph *g, int *const dev[3]
 void bench_sim_vs_minimal(void)
 {
     printf("sim-vs-min sim_run (full result) against a minimal list scheduler of the same model "
-           "(bench/bench_minsched.c), alternate batches in this process, median of 7\n");
+           "(bench/bench_minsched.c), one run of each in turn, CPU time, median of 7 batches\n");
     struct dirent **ents;
     int ne = scandir("graphs", &ents, json_name, alphasort);
     for (int k = 0; k < ne; k++) {
