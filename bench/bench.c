@@ -473,7 +473,7 @@ static void bench_extreme(void)
 }
 
 /* build/placeto-bench [--sim-dir DIR] [PART...]: the parts named (explorer,
- * agent, gaps, sim, inc, group, layout, extreme, gdp, hsdag), or all of them. With --sim-dir,
+ * agent, gaps, sim, simx (sim_run against a minimal list scheduler, also in sim), inc, group, layout, extreme, gdp, hsdag), or all of them. With --sim-dir,
  * the simulator's table goes to DIR for bench/bench_sim.py (bench_sim.h).
  * build/placeto-bench --gdp-input GRAPH DEVICES OUT [POLICY]: GDP's network
  * input of GRAPH as JSON (bench_gdp_input; bench/gdp_speed.sh). */

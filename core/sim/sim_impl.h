@@ -8,7 +8,12 @@
  * (kind, device name rank): bus leaves 0 .. nd-1, device leaves nd .. 2nd-1.
  * Releases of ops (their last input has arrived) wait in a heap per device
  * ordered by the position their dependency event has in the reference's
- * event order; a device event takes the smallest release that is due. */
+ * event order; a device event takes the smallest release that is due.
+ * A resource with nothing to do has no event (the reference's event there
+ * would only mark it idle): a device's event is max(dfree, its earliest
+ * release), none if nothing waits; a bus's is when its head transfer is
+ * ready and the bus free (bfree), none if its queue is empty. The runtime
+ * takes the free times into account. */
 #ifndef PLACETO_SIM_IMPL_H
 #define PLACETO_SIM_IMPL_H
 
