@@ -233,7 +233,7 @@ strip-policies: $(STRIP)
 # the benchmark drives the explorer's App headless: the explorer without the
 # commands, main and the curses backend
 BENCH_TUI := $(filter-out $(BUILD)/tui/cli/% $(BUILD)/tui/explorer/term.o,$(TUI_OBJ))
-$(BENCH): $(BUILD)/bench/bench.o $(BUILD)/bench/bench_sim.o $(BUILD)/bench/bench_gdp.o $(BUILD)/bench/bench_hsdag.o $(BUILD)/bench/bench_lsched.o $(BUILD)/tests/unit/testutil.o $(BUILD)/tests/unit/gen.o $(BENCH_TUI) $(LIBLAY) $(LIBCORE)
+$(BENCH): $(BUILD)/bench/bench.o $(BUILD)/bench/bench_sim.o $(BUILD)/bench/bench_minsched.o $(BUILD)/bench/bench_gdp.o $(BUILD)/bench/bench_hsdag.o $(BUILD)/bench/bench_lsched.o $(BUILD)/tests/unit/testutil.o $(BUILD)/tests/unit/gen.o $(BENCH_TUI) $(LIBLAY) $(LIBCORE)
 	@echo "  LINK    $@"
 	@$(CC) $(OPT) $(SAN) -o $@ $^ $(LDLIBS)
 

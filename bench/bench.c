@@ -473,7 +473,7 @@ static void bench_extreme(void)
 }
 
 /* build/placeto-bench [--sim-dir DIR] [PART...]: the parts named (explorer,
- * agent, gaps, sim, inc, group, layout, extreme, gdp, hsdag), or all of them. With --sim-dir,
+ * agent, gaps, sim, simx (sim_run against a minimal list scheduler, also in sim), inc, group, layout, extreme, gdp, hsdag), or all of them. With --sim-dir,
  * the simulator's table goes to DIR for bench/bench_sim.py (bench_sim.h).
  * build/placeto-bench --gdp-input GRAPH DEVICES OUT [POLICY]: GDP's network
  * input of GRAPH as JSON (bench_gdp_input; bench/gdp_speed.sh). */
@@ -513,6 +513,8 @@ int main(int argc, char **argv)
         bench_gaps();
     if (want(argc, argv, "sim"))
         bench_sim_table(sim_dir);
+    if (want(argc, argv, "sim") || want(argc, argv, "simx"))
+        bench_sim_vs_minimal();
     if (want(argc, argv, "inc")) {
         bench_sim_incremental("graphs/inception_v3.json", 2);
         bench_sim_policy_episode("graphs/inception_v3.json", "graphs/policies/inception_v3_2.json", 2);

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_minsched.h"
+#include "gen.h"
 #include "placeto_episode.h"
 #include "group.h"
 #include "place.h"
@@ -112,6 +114,86 @@ void bench_sim_table(const char *dir)
     free(ents);
     if (tsv)
         fclose(tsv);
+}
+
+#define MINSCHED_TARGET 1.5
+
+/* One line: the ratio of sim_run's time to the list scheduler's on each
+ * placement (dev: n_dev placements of n ops, on 2, 4, 8 devices). */
+static void vs_minimal_line(const char *label, const Graph *g, int *const dev[3])
+{
+    static const int nds[3] = {2, 4, 8};
+    int n = g->n_nodes, same = 0;
+    double worst = 0, ratio[3], sim_ns[3], min_ns[3];
+    for (int j = 0; j < 3; j++) {
+        Cluster *c = cluster_default(nds[j]);
+        Sim *s = sim_new(g, c);
+        MinSched *m = minsched_new(s);
+        same += minsched_run(m, dev[j]) == sim_run(s, dev[j])->makespan_us;
+        minsched_free(m);
+        double batch = n >= 50000 ? 0.05 : 0.02;
+        ratio[j] = minsched_ratio(s, dev[j], n, 7, batch, &sim_ns[j], &min_ns[j]);
+        if (ratio[j] > worst)
+            worst = ratio[j];
+        sim_free(s);
+        cluster_free(c);
+    }
+    printf("sim-vs-min %-15s %6d ops  2/4/8 dev: sim %5.1f %5.1f %5.1f ns/op, list scheduler %5.1f %5.1f %5.1f ns/op"
+           "  ratio %4.2f %4.2f %4.2f  max %4.2fx (target %.1fx) %s  (same makespan on %d of 3)\n",
+           label, n, sim_ns[0], sim_ns[1], sim_ns[2], min_ns[0], min_ns[1], min_ns[2], ratio[0], ratio[1],
+           ratio[2], worst, MINSCHED_TARGET, worst <= MINSCHED_TARGET ? "ok" : "OVER", same);
+    fflush(stdout);
+}
+
+void bench_sim_vs_minimal(void)
+{
+    printf("sim-vs-min sim_run (full result) against a minimal list scheduler of the same model "
+           "(bench/bench_minsched.c), one run of each in turn, CPU time, median of 7 batches\n");
+    struct dirent **ents;
+    int ne = scandir("graphs", &ents, json_name, alphasort);
+    for (int k = 0; k < ne; k++) {
+        char gpath[512];
+        snprintf(gpath, sizeof gpath, "graphs/%s", ents[k]->d_name);
+        free(ents[k]);
+        Err e = {{0}};
+        Graph *g = graph_load(gpath, &e);
+        Grouping *gr = g ? group_build(g, 0, &e) : NULL;
+        if (!gr) {
+            printf("sim-vs-min %s: %s\n", gpath, e.msg);
+            graph_free(g);
+            continue;
+        }
+        int *dev[3];
+        for (int j = 0; j < 3; j++) {
+            Cluster *c = cluster_default(2 << j);
+            dev[j] = XMALLOC(int, g->n_nodes);
+            heft_placement(g, gr, c, dev[j]);
+            cluster_free(c);
+        }
+        vs_minimal_line(g->name, g, dev);
+        for (int j = 0; j < 3; j++)
+            free(dev[j]);
+        group_free(gr);
+        graph_free(g);
+    }
+    free(ents);
+    for (int size = 10000; size <= 100000; size *= 10) {
+        Graph *g = gen_random_dag(size, 2.0, 1);
+        int *dev[3];
+        Rng r;
+        rng_seed(&r, 42);
+        for (int j = 0; j < 3; j++) {
+            dev[j] = XMALLOC(int, size);
+            for (int i = 0; i < size; i++)
+                dev[j][i] = (int)rng_below(&r, (uint64_t)(2 << j));
+        }
+        char label[32];
+        snprintf(label, sizeof label, "random_dag %dk", size / 1000);
+        vs_minimal_line(label, g, dev);
+        for (int j = 0; j < 3; j++)
+            free(dev[j]);
+        graph_free(g);
+    }
 }
 
 /* One episode's worth of simulations, timed: every group once in order,

@@ -9,6 +9,12 @@
  * placements and dir/sim_c.tsv for bench/bench_sim.py instead of printing. */
 void bench_sim_table(const char *dir);
 
+/* sim_run against the minimal list scheduler (bench_minsched.h): one line
+ * per bundled graph (HEFT's placements on 2, 4 and 8 default devices) and
+ * per random DAG of 10 000 and 100 000 ops (random placements), each
+ * with the largest of its ratios against the target. */
+void bench_sim_vs_minimal(void);
+
 /* Nanoseconds per op of one simulation of dev (sim_run when full, else
  * sim_makespan): the median of 5 batches of at least batch_s seconds. */
 double bench_sim_ns_per_op(Sim *s, const int *dev, int n_ops, int full, double batch_s);

@@ -113,17 +113,17 @@ SIM_INLINE void replay(Sim *s, int leaf)
 /* ---- dependencies and releases ---- */
 
 /* Op c's last dependency was scheduled: its release, due at t, waits on its
- * device; an idle device wakes up at the earliest due release. */
+ * device. The device's event is when it is free and its earliest release
+ * due: max(dfree, the earliest release). */
 SIM_INLINE void release(Sim *s, int c, double t, uint64_t tie)
 {
     int x = s->dev[c];
     heap_push(&s->rel[x], t, tie);
-    if (!s->busy[x]) {
-        int leaf = s->nd + s->dev_rank[x];
-        if (t < s->lt[leaf]) {
-            s->lt[leaf] = t;
-            replay(s, leaf);
-        }
+    int leaf = s->nd + s->dev_rank[x];
+    double due = t > s->dfree[x] ? t : s->dfree[x];
+    if (due < s->lt[leaf]) {
+        s->lt[leaf] = due;
+        replay(s, leaf);
     }
 }
 
@@ -185,7 +185,17 @@ SIM_INLINE void run_op(Sim *s, int op, int x, int leaf, double t, int full, int 
     }
     if (record)
         s->run_idx[op] = s->events;
-    s->lt[leaf] = end + (c > 0 ? s->gap : 0);
+    /* the device's next event: when it is free, if a root or a due release
+     * waits, else at its earliest release (releases pushed later move it
+     * earlier, see release); none if nothing waits, the free time being
+     * kept for the runtime. The reference takes an event when the device
+     * is free even if nothing is due, which only marks it idle. */
+    double free_at = end + (c > 0 ? s->gap : 0);
+    const SimHeap *h = &s->rel[x];
+    s->dfree[x] = free_at;
+    s->lt[leaf] = s->root_head[x] >= 0 || (h->n && h->e[0].t <= free_at) ? free_at
+                  : h->n                                                 ? h->e[0].t
+                                                                         : INFINITY;
     replay(s, leaf);
     int k0 = s->ch_off[op], k1 = s->ch_off[op + 1];
     int first = r->n_transfers, n_tr = 0;
@@ -266,8 +276,8 @@ SIM_INLINE void run_op(Sim *s, int op, int x, int leaf, double t, int full, int 
         s->bus_tail[x] = j;
     }
     int bl = s->dev_rank[x];
-    if (s->lt[bl] == INFINITY) { /* an idle bus wakes up when the transfer is ready */
-        s->lt[bl] = end;
+    if (s->lt[bl] == INFINITY) { /* an idle bus wakes up when the transfer is ready and the bus free */
+        s->lt[bl] = end > s->bfree[x] ? end : s->bfree[x];
         replay(s, bl);
     }
 }
@@ -278,20 +288,17 @@ SIM_INLINE void device_event(Sim *s, int leaf, double t, int full, int record)
     int x = s->dev_of_rank[leaf - s->nd], op = s->root_head[x];
     if (op >= 0) { /* the roots come first: due at 0, with the smallest keys */
         s->root_head[x] = s->root_next[op];
-        s->busy[x] = 1;
         run_op(s, op, x, leaf, t, full, record);
         return;
     }
     SimHeap *h = &s->rel[x];
-    if (h->n == 0 || h->e[0].t > t) {
-        s->busy[x] = 0;
+    if (h->n == 0 || h->e[0].t > t) { /* not reached: the event is at a due release */
         s->lt[leaf] = h->n ? h->e[0].t : INFINITY;
         replay(s, leaf);
         return;
     }
     op = s->item_op[(uint32_t)h->e[0].tie];
     heap_pop(h);
-    s->busy[x] = 1;
     run_op(s, op, x, leaf, t, full, record);
 }
 
@@ -312,13 +319,25 @@ SIM_INLINE void bus_event(Sim *s, int leaf, double t, int record)
         return;
     }
     s->bus_head[x] = s->tr_next[idx];
-    if (s->bus_head[x] < 0)
-        s->bus_tail[x] = -1;
     double delay = (double)tr->bytes / s->bandwidth;
     double arrive = t + delay;
     tr->start_us = t;
     tr->end_us = arrive;
-    s->lt[leaf] = arrive + s->overhead;
+    if (s->bus_head[x] < 0) {
+        /* nothing queued: no event when the bus frees up (it would find
+         * the queue empty, unless a transfer is queued before then, which
+         * wakes the bus at that time); the time is kept for that and for
+         * the runtime */
+        s->bus_tail[x] = -1;
+        s->bfree[x] = arrive + s->overhead;
+        s->lt[leaf] = INFINITY;
+    } else {
+        /* the next transfer's producer has started, so its ready time is
+         * known: the bus's next event is when both are ready (an event at
+         * the bus's free time would only move it to the ready time) */
+        double busy_until = arrive + s->overhead, ready_next = s->r.end_us[s->r.transfers[s->bus_head[x]].src];
+        s->lt[leaf] = ready_next > busy_until ? ready_next : busy_until;
+    }
     replay(s, leaf);
     const uint32_t *er = s->tr_erank + (tr->children - s->pool);
     for (int k = 0; k < tr->n_children; k++)
@@ -341,6 +360,14 @@ SIM_INLINE void loop(Sim *s, int full, int record)
         else
             bus_event(s, w, t, record);
     }
+    /* the events a device or bus skipped when it became idle (run_op,
+     * bus_event): the runtime is the last event's time */
+    for (int d = 0; d < s->nd; d++) {
+        if (s->bfree[d] > s->makespan)
+            s->makespan = s->bfree[d];
+        if (s->dfree[d] > s->makespan)
+            s->makespan = s->dfree[d];
+    }
 }
 
 void sim_loop_full(Sim *s) { loop(s, 1, 0); }
@@ -357,9 +384,10 @@ void sim_start(Sim *s, const int *dev)
     s->events = 0;
     s->makespan = 0;
     for (int d = 0; d < nd; d++) {
-        s->busy[d] = 0;
+        s->dfree[d] = 0;
         s->rel[d].n = 0;
         s->bus_head[d] = s->bus_tail[d] = -1;
+        s->bfree[d] = 0;
         s->r.busy_us[d] = 0;
     }
     for (int i = 0; i < n; i++) {
@@ -488,12 +516,13 @@ Sim *sim_new(const Graph *g, const Cluster *c)
         s->L *= 2;
     s->lt = XMALLOC(double, s->L);
     s->win = XMALLOC(int, 2 * s->L);
-    s->busy = XMALLOC(uint8_t, nd);
+    s->dfree = XMALLOC(double, nd);
     s->rel = XNEW(SimHeap, nd);
     s->root_head = XMALLOC(int, nd);
     s->root_next = XMALLOC(int, n);
     s->bus_head = XMALLOC(int, nd);
     s->bus_tail = XMALLOC(int, nd);
+    s->bfree = XMALLOC(double, nd);
     s->dep = XNEW(SimDep, n);
     s->a_t = XMALLOC(double, n);
     s->a_m = XMALLOC(int64_t, n);
@@ -541,10 +570,11 @@ void sim_free(Sim *s)
     free(s->bytes);
     free(s->lt);
     free(s->win);
-    free(s->busy);
+    free(s->dfree);
     free(s->dep);
     free(s->bus_head);
     free(s->bus_tail);
+    free(s->bfree);
     free(s->tr_next);
     free(s->tr_erank);
     free(s->pool);

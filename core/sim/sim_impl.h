@@ -8,7 +8,12 @@
  * (kind, device name rank): bus leaves 0 .. nd-1, device leaves nd .. 2nd-1.
  * Releases of ops (their last input has arrived) wait in a heap per device
  * ordered by the position their dependency event has in the reference's
- * event order; a device event takes the smallest release that is due. */
+ * event order; a device event takes the smallest release that is due.
+ * A resource with nothing to do has no event (the reference's event there
+ * would only mark it idle): a device's event is max(dfree, its earliest
+ * release), none if nothing waits; a bus's is when its head transfer is
+ * ready and the bus free (bfree), none if its queue is empty. The runtime
+ * takes the free times into account. */
 #ifndef PLACETO_SIM_IMPL_H
 #define PLACETO_SIM_IMPL_H
 
@@ -81,12 +86,13 @@ struct Sim {
     int L;               /* leaves of the tournament (a power of two >= 2 nd) */
     double *lt;          /* per leaf: the resource's pending event time, or INFINITY */
     int *win;            /* 2L: the winner of each node; win[L + j] = j */
-    uint8_t *busy;       /* per device: a device event is pending (not a wake-up) */
+    double *dfree;       /* per device: when its last op's gap ends (0: none yet) */
     SimHeap *rel;        /* per device */
     int *root_head;      /* per device: the next of its roots to run, or -1 */
     int *root_next;      /* per root op: the next root on its device, graph order */
     SimDep *dep;         /* per op */
     int *bus_head, *bus_tail, *tr_next; /* bus queues (FIFO lists of transfers) */
+    double *bfree;       /* per bus: when its last transfer's overhead ends (0: none yet) */
     uint32_t *tr_erank;  /* per pool slot: edge rank of a transfer's child */
     int *pool, *to_pool; /* children and destinations of transfers, at ch_off[src] */
     int *slot, *cnt;     /* scratch of one op's walk */

@@ -24,7 +24,7 @@
 static size_t fixed_bytes(const Sim *s)
 {
     size_t L = (size_t)s->L, nd = (size_t)s->nd;
-    size_t b = (L + nd) * sizeof(double) + (2 * L + 5 * nd) * sizeof(int);
+    size_t b = (L + 3 * nd) * sizeof(double) + (2 * L + 4 * nd) * sizeof(int);
     return (b + 15) / 16 * 16;
 }
 
@@ -63,6 +63,10 @@ void sim_checkpoint(Sim *s)
     p += (size_t)L * sizeof(double);
     memcpy(p, s->r.busy_us, (size_t)nd * sizeof(double));
     p += (size_t)nd * sizeof(double);
+    memcpy(p, s->bfree, (size_t)nd * sizeof(double));
+    p += (size_t)nd * sizeof(double);
+    memcpy(p, s->dfree, (size_t)nd * sizeof(double));
+    p += (size_t)nd * sizeof(double);
     int *q = (int *)(void *)p;
     memcpy(q, s->win, 2 * (size_t)L * sizeof(int));
     q += 2 * L;
@@ -70,8 +74,7 @@ void sim_checkpoint(Sim *s)
         q[d] = s->bus_head[d];
         q[nd + d] = s->bus_tail[d];
         q[2 * nd + d] = s->rel[d].n;
-        q[3 * nd + d] = s->busy[d];
-        q[4 * nd + d] = s->root_head[d];
+        q[3 * nd + d] = s->root_head[d];
     }
     SimRel *h = (SimRel *)(void *)(s->arena + k->rel_off);
     for (int d = 0; d < nd; d++) {
@@ -101,6 +104,10 @@ static void restore(Sim *s, int j)
     p += (size_t)L * sizeof(double);
     memcpy(s->r.busy_us, p, (size_t)nd * sizeof(double));
     p += (size_t)nd * sizeof(double);
+    memcpy(s->bfree, p, (size_t)nd * sizeof(double));
+    p += (size_t)nd * sizeof(double);
+    memcpy(s->dfree, p, (size_t)nd * sizeof(double));
+    p += (size_t)nd * sizeof(double);
     const int *q = (const int *)(const void *)p;
     memcpy(s->win, q, 2 * (size_t)L * sizeof(int));
     q += 2 * L;
@@ -122,8 +129,7 @@ static void restore(Sim *s, int j)
             memcpy(r->e, h, (size_t)r->n * sizeof(SimRel));
         h += r->n;
         heap_n += (size_t)r->n;
-        s->busy[d] = (uint8_t)q[3 * nd + d];
-        s->root_head[d] = q[4 * nd + d];
+        s->root_head[d] = q[3 * nd + d];
     }
     s->events = k->events;
     s->n_alloc = k->n_alloc;
