@@ -89,6 +89,17 @@ def check_graph(name, source, nodes):
                     raise GraphError("%s: %s is %s; a placeto graph holds UTF-8 text only, so rename it in the "
                                      "model" % (describe(n, i), field, p))
         who = describe(n, i)
+        outs = n.get("output_bytes", [0])
+        if not isinstance(outs, list):
+            outs = [outs]
+        for k, b in enumerate(outs):
+            if not whole(b) or b < 0 or b > MAX_OUTPUT_BYTES:
+                raise GraphError("%s: output_bytes[%d] = %s bytes: a graph holds each output's size from 0 to "
+                                 "2^53 = %d bytes" % (who, k, fmt_bytes(b), MAX_OUTPUT_BYTES))
+            total += int(b)
+            if total > MAX_TOTAL_BYTES:
+                raise GraphError("%s: output_bytes[%d]: with it the graph's outputs add up to %s bytes, more than "
+                                 "the 2^62 = %d a graph holds" % (who, k, fmt_bytes(total), MAX_TOTAL_BYTES))
         costs = [("cost_us", n.get("cost_us", 0.0))]
         for kind, c in sorted((n.get("cost_us_by_kind") or {}).items()):
             costs.append(("cost_us_by_kind.%s" % kind, c))
@@ -97,22 +108,18 @@ def check_graph(name, source, nodes):
             if not math.isfinite(c) or c < 0 or c > MAX_COST_US:
                 raise GraphError("%s: %s = %r us: a graph's costs are finite, from 0 to %g us (the op's tensors "
                                  "are too large to cost)" % (who, field, c, MAX_COST_US))
-        outs = n.get("output_bytes", [0])
-        if not isinstance(outs, list):
-            outs = [outs]
-        for k, b in enumerate(outs):
-            if b != int(b) or b < 0 or b > MAX_OUTPUT_BYTES:
-                raise GraphError("%s: output_bytes[%d] = %s bytes: a graph holds each output's size from 0 to "
-                                 "2^53 = %d bytes" % (who, k, fmt_bytes(b), MAX_OUTPUT_BYTES))
-            total += int(b)
-            if total > MAX_TOTAL_BYTES:
-                raise GraphError("%s: output_bytes[%d]: with it the graph's outputs add up to %s bytes, more than "
-                                 "the 2^62 = %d a graph holds" % (who, k, fmt_bytes(total), MAX_TOTAL_BYTES))
+
+
+def whole(b):
+    """True for an integer count of bytes (an int, or a float with no fraction)."""
+    if isinstance(b, bool) or not isinstance(b, (int, float)):
+        return False
+    return isinstance(b, int) or (math.isfinite(b) and b == int(b))
 
 
 def fmt_bytes(b):
     """An exact byte count, with its power of two when it is one (2^62)."""
-    if b == int(b):
+    if whole(b):
         b = int(b)
         if b > 0 and b & (b - 1) == 0 and b >= 2 ** 20:
             return "%d (2^%d)" % (b, b.bit_length() - 1)
@@ -120,11 +127,11 @@ def fmt_bytes(b):
     return repr(b)
 
 
-def run(main, prog, timeout_of=None, phase_of=None):
+def run(main, prog, phase_of=None):
     """Runs main() and exits with its status: Ctrl-C gives "PROG: interrupted"
-    and exit status 130; when timeout_of() (called once main has parsed its
-    options, through arm()) is > 0, main gets that many seconds. phase_of()
-    names what was running when the time ran out."""
+    and exit status 130; once main has called arm(SECONDS), running out of
+    time gives "PROG: gave up after N s ... while PHASE" (phase_of() names
+    the phase) and exit status 1. prog() is the name to start the line with."""
     try:
         status = main()
     except KeyboardInterrupt:
