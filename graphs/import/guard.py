@@ -172,10 +172,18 @@ def arm(seconds):
         return
 
     def expired(signum, frame):
+        _armed["expired"] = True
         raise TimeUp()
     _armed["seconds"] = seconds
     signal.signal(signal.SIGALRM, expired)
     signal.setitimer(signal.ITIMER_REAL, float(seconds))
+
+
+def expired():
+    """True once the --timeout clock has run out. The alarm may land inside an
+    import, which turns it into an ImportError ("initialization failed"): an
+    importer's error exit asks this first and reports the timeout instead."""
+    return bool(_armed.get("expired"))
 
 
 def disarm():

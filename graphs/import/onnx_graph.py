@@ -219,6 +219,8 @@ class Error(Exception):
 
 
 def die(msg):
+    if guard.expired():   # the --timeout alarm, turned into another error on its way
+        raise guard.TimeUp()
     sys.stderr.write("%s: %s\n" % (PROG, msg))
     sys.exit(1)
 

@@ -187,6 +187,8 @@ MATMUL_OPS = {"mm", "addmm", "bmm", "baddbmm", "matmul"}
 
 
 def die(msg, status=1):
+    if guard.expired():   # the --timeout alarm, turned into another error on its way
+        raise guard.TimeUp()
     sys.stderr.write("%s: %s\n" % (PROG, msg))
     sys.exit(status)
 
