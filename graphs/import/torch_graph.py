@@ -761,7 +761,7 @@ def main():
         die(e)
     except (Exception, SystemExit) as e:
         die("%s: tracing the %s failed: %s" % (what, "forward pass" if args.inference else "training step",
-                                                torch_models.raised(e)))
+                                                torch_models.failed_how(e)))
     drop_unused(b)
     if args.inference:
         colocate_weights(b)

@@ -216,6 +216,11 @@ def raised(e):
     return "raised " + first_line(e)
 
 
+def failed_how(e):
+    """After "failed: ": the exception's first line, or "it exited with status N"."""
+    return "it " + raised(e) if isinstance(e, SystemExit) else first_line(e)
+
+
 def first_line_text(x):
     text = str(x).strip()
     return repr(text.splitlines()[0] if text else text)
@@ -366,7 +371,7 @@ def load_factory(spec):
     except SyntaxError as e:
         raise Error("%s: %s line %s: SyntaxError: %s" % (where, path, e.lineno, e.msg))
     except (Exception, SystemExit) as e:   # not Ctrl-C or --timeout: those end the import
-        raise Error("%s: loading %s failed: it %s" % (where, path, raised(e)))
+        raise Error("%s: loading %s failed: %s" % (where, path, failed_how(e)))
     if not hasattr(module, factory):
         names = sorted(n for n, v in vars(module).items() if callable(v) and not n.startswith("_")
                        and getattr(v, "__module__", None) == modname)
@@ -412,8 +417,8 @@ def user_model(spec, batch, input_specs, dims, loss, inference=False):
         try:
             out = net(*inputs)
         except (Exception, SystemExit) as e:
-            raise Error("--module %s: the forward pass on %s failed: it %s"
-                        % (spec, describe_inputs(names, inputs), raised(e)))
+            raise Error("--module %s: the forward pass on %s failed: %s"
+                        % (spec, describe_inputs(names, inputs), failed_how(e)))
     tensor = main_output(out)
     if tensor is None:
         raise Error("--module %s: the forward pass returned a %s with no tensor in it"
