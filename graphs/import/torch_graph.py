@@ -751,6 +751,9 @@ def main():
         die(e, 2)
     except torch_models.Error as e:
         die(e)
+    except (Exception, SystemExit) as e:   # a zoo model too large to allocate (--batch), ...
+        die("%s: building the model and its inputs (batch %s) failed: %s"
+            % (what, args.batch or "default", torch_models.failed_how(e)))
     try:
         if args.inference:
             b = build_inference(model, inputs, input_names, args.device, args.kinds, args.measure_cpu, args.repeats,

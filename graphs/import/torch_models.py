@@ -325,7 +325,16 @@ def torchvision_model(name, batch, size):
         raise
     except Exception as e:
         raise Error("torchvision:%s: building the model failed: %s" % (name, first_line(e)))
-    x = torch.randn([batch] + shape)
+    nbytes = math.prod([batch] + shape) * 4
+    if nbytes > 2 ** 53:   # refused before PyTorch tries to allocate it
+        raise Error("torchvision:%s: input op 'data' of shape %s (--batch %d, --image-size %d): output_bytes = %d "
+                    "bytes, more than the 2^53 = %d a placeto graph holds per output"
+                    % (name, [batch] + shape, batch, size, nbytes, 2 ** 53))
+    try:
+        x = torch.randn([batch] + shape)
+    except (RuntimeError, MemoryError) as e:
+        raise Error("torchvision:%s: input op 'data' of shape %s (%d bytes): making the tensor failed: %s"
+                    % (name, [batch] + shape, nbytes, first_line(e)))
     model = WithLoss(net, "ce", 1)
     inputs, names = [x], ["data"]
     with torch.no_grad():

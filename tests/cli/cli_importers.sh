@@ -45,14 +45,15 @@ has() { # NAME FILE TEXT: the file contains TEXT
 # one line on stderr, starting "PREFIX: " and containing TEXT (grep -F), no
 # traceback, and wrote no OUT
 refused() {
-    local name=$1 status=$2 prefix=$3 text=$4 out=$5
+    local name=$1 status=$2 prefix=$3 text=$4 out=$5 left
     if [ "$rc" -ne "$status" ]; then fail "$name" "exit status $rc, expected $status"; return; fi
     if grep -q Traceback "$tmp/err"; then fail "$name" "a traceback instead of one line"; return; fi
     if [ "$(grep -c . "$tmp/err")" -ne 1 ]; then fail "$name" "not one line on stderr"; return; fi
     if ! grep -q "^$prefix: " "$tmp/err"; then fail "$name" "the line does not start with '$prefix: '"; return; fi
     if ! grep -qF -- "$text" "$tmp/err"; then fail "$name" "no '$text' in the message"; return; fi
     if [ -e "$tmp/$out" ]; then fail "$name" "$out was written"; return; fi
-    if ls "$tmp" | grep -q '\.tmp'; then fail "$name" "a temporary file was left: $(ls "$tmp" | grep '\.tmp')"; return; fi
+    left=$(find "$tmp" -maxdepth 1 -name '*.tmp*')
+    if [ -n "$left" ]; then fail "$name" "a temporary file was left: $left"; return; fi
     pass
 }
 
@@ -224,6 +225,17 @@ EOF
     imp "$torch_imp" --module my.py:mlp --input x=4611686018427387904 --batch 1 --loss ce -q -o big.json
     refused "torch: an input of 2^62 elements" 1 torch_graph.py \
         "input op 'x' of shape [1, 4611686018427387904] (--input x=4611686018427387904, --batch 1): output_bytes = 18446744073709551616 bytes, more than the 2^53" big.json
+
+    if "$py" -c 'import torchvision' > /dev/null 2>&1; then
+        imp "$torch_imp" --model torchvision:resnet18 --image-size 3000000000 -q -o tv.json
+        refused "torch: a torchvision input past 2^53 bytes" 1 torch_graph.py \
+            "torchvision:resnet18: input op 'data' of shape [32, 3, 3000000000, 3000000000] (--batch 32, --image-size 3000000000): output_bytes = 3456000000000000000000 bytes" tv.json
+        imp "$torch_imp" --model resnet50 --batch 100000000000 -q -o zoo.json
+        refused "torch: a zoo model whose input cannot be allocated" 1 torch_graph.py \
+            "resnet50: building the model and its inputs (batch 100000000000) failed: RuntimeError: " zoo.json
+    else
+        echo "importers: python3-torchvision is not installed: the torchvision and zoo input sizes skipped"
+    fi
 
     rm -f "$tmp/started"
     imp "$torch_imp" --module my.py:loops --input x=4 --loss ce -q --timeout 5 -o l.json

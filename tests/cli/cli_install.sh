@@ -77,6 +77,7 @@ if mk "make install" install DESTDIR="$dest"; then
     mkdir -p "$tmp/venv/bin" "$tmp/bare/bin" "$tmp/chosen"
     printf '#!/bin/sh\necho "venv python3 $*" >> %s/venv.log\nexec %s "$@"\n' "$tmp" "$py" > "$tmp/venv/bin/python3"
     # a python3 without the package: says so to the wrapper's question
+    # shellcheck disable=SC2016  # $* and $1 are the fake's own
     printf '#!/bin/sh\necho "bare python3 $*" >> %s/bare.log\n[ "$1" = -c ] && exit 1\nexec %s "$@"\n' "$tmp" "$py" > "$tmp/bare/bin/python3"
     printf '#!/bin/sh\necho "chosen $*" >> %s/chosen.log\nexec %s "$@"\n' "$tmp" "$py" > "$tmp/chosen/py"
     chmod 755 "$tmp/venv/bin/python3" "$tmp/bare/bin/python3" "$tmp/chosen/py"
