@@ -63,6 +63,16 @@ def utf8_problem(s):
     return "a %s, not text" % type(s).__name__
 
 
+def printable(s):
+    """The graph's name and source are free text: bytes of a file name or an
+    argument that are not UTF-8 (Python holds them as lone surrogates) are
+    written as \\xNN escapes there, instead of refusing the file."""
+    try:
+        return s.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:
+        return s.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def describe(node, index):
     name = node.get("name")
     op = node.get("op")

@@ -906,6 +906,7 @@ def main(argv):
                   a.batch or 1, onnx.__version__, sys.version.split()[0], ", ".join(notes) if notes else "none",
                   conv.nfolded, " (%s)" % folded if folded else "", conv.ncolocated,
                   summary.command_line(argv, "placeto-import-onnx")))
+    name, source = guard.printable(name), guard.printable(source)
     obj = {"format": "placeto-graph", "version": 1, "name": name, "source": source,
            "nodes": nodes, "edges": edges}
     try:

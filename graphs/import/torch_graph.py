@@ -786,7 +786,8 @@ def main():
     source = ("%s; costs: %s%s; %s; command: %s"
               % (what_step, cost, roofline.describe_kind_costs(args.kinds), describe_versions(),
                  summary.command_line(sys.argv, "placeto-import-torch")))
-    gname = args.name or (name + "_inference" if args.inference else name)
+    gname = guard.printable(args.name or (name + "_inference" if args.inference else name))
+    source = guard.printable(source)
     try:
         guard.check_graph(gname, source, b.nodes)
     except guard.GraphError as e:

@@ -13,7 +13,9 @@
 #      "gave up after 5 s ... while building"), sleep (SIGINT: "interrupted",
 #      exit status 130, no traceback), a parameter whose name UTF-8 cannot
 #      hold; an --input of 2^62 elements refused before it is allocated;
-#      the MLP itself imports and `placeto info` reads it.
+#      the MLP itself imports and `placeto info` reads it; a torchvision
+#      input (--image-size) past 2^53 bytes and a zoo model whose --batch
+#      cannot be allocated: one line each.
 # The installed commands' choice of interpreter (PLACETO_PYTHON, python3 on
 # PATH) is tested in cli_install.sh. Each part is skipped, with the reason,
 # when python3-onnx or python3-torch is not installed. Prints one line per
@@ -82,6 +84,8 @@ g = h.make_graph([h.make_node("Relu", ["x"], ["y"], name="relu")], "g", [vi("x",
 b = h.make_model(g, opset_imports=[h.make_opsetid("", 17)]).SerializeToString()
 assert b.count(b"relu") == 1
 open("latin1.onnx", "wb").write(b.replace(b"relu", b"rel\xe9"))
+# a file name that is not UTF-8 (its bytes escaped in the graph's name and source)
+save(b"caf\xe9.onnx", [h.make_node("Relu", ["x"], ["y"], name="relu")], [vi("x", [2, 3])], [vi("y", [2, 3])])
 # an input of 2^62 elements
 save("input62.onnx", [h.make_node("Relu", ["x"], ["y"], name="relu")], [vi("x", [2 ** 62])], [vi("y", [2 ** 62])])
 # an input of exactly 2^53 bytes (2^51 floats): what the format holds
@@ -108,6 +112,16 @@ EOF
     imp "$onnx_imp" latin1.onnx -q -o latin1.json
     refused "onnx: a node name that is not UTF-8" 1 onnx_graph.py \
         "latin1.onnx: node 0 of the main graph (Relu): its name is bytes that are not UTF-8 text (byte 0xe9 at 3 of b'rel\\xe9')" latin1.json
+
+    imp "$onnx_imp" $'caf\xe9.onnx' -q -o cafe.json
+    if [ "$rc" -eq 0 ] && grep -qF '"name": "caf\\xe9",' "$tmp/cafe.json" && grep -qF 'onnx_graph.py from caf\\xe9.onnx' "$tmp/cafe.json"; then
+        pass
+        run info "$tmp/cafe.json"
+        expect_rc "onnx: placeto reads the graph of a file name that is not UTF-8" 0 &&
+            has "onnx: the escaped name" "$tmp/out" 'caf\xe9 ('
+    else
+        fail "onnx: a file name that is not UTF-8" "expected exit 0 and the name caf\\xe9 escaped in the graph"
+    fi
 
     imp "$onnx_imp" input62.onnx -q -o input62.json
     refused "onnx: an input of 2^62 elements" 1 onnx_graph.py \
