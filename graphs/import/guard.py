@@ -25,6 +25,7 @@ MAX_OUTPUT_BYTES = 2 ** 53      # each output_bytes entry (a double holds intege
 MAX_TOTAL_BYTES = 2 ** 62       # all outputs of the graph together
 MAX_COST_US = 1e15              # cost_us and each cost_us_by_kind entry
 DEFAULT_TIMEOUT = 600
+MAX_TIMEOUT = 10 ** 8           # about three years; the interval timer holds no more
 
 
 class GraphError(Exception):
@@ -208,14 +209,8 @@ def timeout_arg(text):
         v = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError("expected a number of seconds >= 0 (0: no limit), got %r" % text)
-    if not math.isfinite(v) or v < 0:
-        raise argparse.ArgumentTypeError("expected a number of seconds >= 0 (0: no limit), got %r" % text)
+    if not math.isfinite(v) or v < 0 or v > MAX_TIMEOUT:
+        raise argparse.ArgumentTypeError("expected a number of seconds from 0 (no limit) to %d, got %r"
+                                         % (MAX_TIMEOUT, text))
     return v
 
-
-INTERPRETER_HELP = """\
-Interpreter (installed command)
-  The installed %(cmd)s runs this script with the Python interpreter named
-  by PLACETO_PYTHON when that is set (e.g. PLACETO_PYTHON=~/venv/bin/python),
-  else the python3 on PATH when it can import %(module)s (an activated
-  virtual environment), else /usr/bin/python3 (Debian's %(package)s)."""
