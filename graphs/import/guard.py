@@ -183,11 +183,15 @@ def arm(seconds):
         return
 
     def expired(signum, frame):
+        if _armed.get("leaving"):
+            return
         _armed["expired"] = True
         raise TimeUp()
     _armed["seconds"] = seconds
     signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, float(seconds))
+    # again every second after the first: model code that swallows the first
+    # TimeUp (a bare except) meets the next one
+    signal.setitimer(signal.ITIMER_REAL, float(seconds), 1.0)
 
 
 def expired():
@@ -198,7 +202,8 @@ def expired():
 
 
 def disarm():
-    if _armed and hasattr(signal, "setitimer"):
+    _armed["leaving"] = True
+    if "seconds" in _armed and hasattr(signal, "setitimer"):
         signal.setitimer(signal.ITIMER_REAL, 0)
 
 
