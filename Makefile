@@ -197,9 +197,9 @@ install: $(NEED_RUN_DEPS)
 	@# the importers, and a command for each (placeto-import-torch, placeto-import-onnx)
 	install -d '$(DESTDIR)$(DATADIR)/import'
 	install -m 644 graphs/import/*.py '$(DESTDIR)$(DATADIR)/import/'
+	@# the interpreter: $$PLACETO_PYTHON, else python3 on PATH if it has torch / onnx, else /usr/bin/python3
 	@for w in torch onnx; do \
-	  printf '#!/bin/sh\n# placeto-import-%s: the importer installed beside the data (found from this file, as placeto finds its data)\nexec /usr/bin/python3 "$$(dirname "$$(readlink -f "$$0")")/../share/placeto/import/%s_graph.py" "$$@"\n' \
-	    $$w $$w > '$(DESTDIR)$(BINDIR)/placeto-import-'$$w && \
+	  sed -e "s/@KIND@/$$w/g" -e "s/@MODULE@/$$w/g" graphs/import/wrapper.sh > '$(DESTDIR)$(BINDIR)/placeto-import-'$$w && \
 	  chmod 755 '$(DESTDIR)$(BINDIR)/placeto-import-'$$w || exit 1; done
 
 uninstall:

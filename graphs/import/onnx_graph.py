@@ -140,8 +140,28 @@ Progress, summary and the inference notice (stderr)
   reader); ONNX exporters in eval mode fold BatchNorm into the preceding
   convolution, so such a graph has fewer ops.
 
+Limits and refusals
+  The graph must fit placeto's graph format (docs/formats.md): each output's
+  size from 0 to 2^53 bytes, all outputs together at most 2^62 bytes, costs
+  finite and at most 1e15 us. A model whose tensors are larger (an input of
+  2^62 elements, a Reshape to 2^40 x 2^40) is refused with one line naming
+  the op and the field, and no file is written. Names must be UTF-8 text: a
+  node, tensor or graph name of other bytes is refused with one line naming
+  the node (or tensor) and showing the bytes; rename it in the model.
+  --timeout SECONDS (default 600; 0: no limit) bounds the whole import
+  ("gave up after N s (--timeout N) while PHASE"); Ctrl-C prints
+  "interrupted" and exits with status 130.
+
+Interpreter (installed command)
+  The installed placeto-import-onnx runs this script with the Python
+  interpreter named by PLACETO_PYTHON when that is set (for example
+  PLACETO_PYTHON=~/venv/bin/python), else the python3 on PATH when it can
+  import onnx (an activated virtual environment), else /usr/bin/python3
+  (Debian's python3-onnx).
+
 Exit status 0 on success, 1 on an error (message "onnx_graph.py: ..." on
-stderr), 2 on a usage error.
+stderr, "placeto-import-onnx: ..." when installed), 2 on a usage error, 130
+on Ctrl-C.
 """
 import argparse
 import json
@@ -153,11 +173,12 @@ import time
 START = time.monotonic()
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import guard  # noqa: E402
 import roofline  # noqa: E402
 from onnx_shapes import attr, infer_with_metadata, numel  # noqa: E402
 import summary  # noqa: E402
 
-PROG = "onnx_graph.py"
+PROG = guard.prog_name(sys.argv[0], "onnx_graph.py", "placeto-import-onnx")
 
 # TensorProto element types -> bytes per element (None: no fixed size)
 ELEM_BYTES = {
@@ -198,6 +219,8 @@ class Error(Exception):
 
 
 def die(msg):
+    if guard.expired():   # the --timeout alarm, turned into another error on its way
+        raise guard.TimeUp()
     sys.stderr.write("%s: %s\n" % (PROG, msg))
     sys.exit(1)
 
@@ -739,6 +762,43 @@ def inference_notice(nodes, edges):
             % (100 * share, bound))
 
 
+def non_utf8_name(model):
+    """The first name in the model that is not UTF-8 text (protobuf hands
+    such a string field over as bytes), described with the node or tensor
+    it names; None when all are text."""
+    g = model.graph
+
+    def bad(x):
+        return guard.utf8_problem(x) is not None
+
+    for i, node in enumerate(g.node):
+        op = node.op_type if not bad(node.op_type) else None
+        who = "node %d of the main graph (%s%s)" % (i, op or "an op type that is not UTF-8",
+                                                     ", named %s" % ascii(node.name) if not bad(node.name) else "")
+        if bad(node.op_type):
+            return "%s: op_type is %s" % (who, guard.utf8_problem(node.op_type))
+        if bad(node.name):
+            return "%s: its name is %s" % (who, guard.utf8_problem(node.name))
+        for field in ("input", "output"):
+            for k, t in enumerate(getattr(node, field)):
+                if bad(t):
+                    return "%s: %s[%d] is %s" % (who, field, k, guard.utf8_problem(t))
+    for field in ("input", "output", "value_info", "initializer"):
+        for k, t in enumerate(getattr(g, field)):
+            if bad(t.name):
+                return "graph %s %d: its name is %s" % (field, k, guard.utf8_problem(t.name))
+    for k, t in enumerate(g.sparse_initializer):
+        if bad(t.values.name):
+            return "graph sparse_initializer %d: its name is %s" % (k, guard.utf8_problem(t.values.name))
+    for field in ("producer_name", "producer_version"):
+        if bad(getattr(model, field)):
+            return "the model's %s is %s" % (field, guard.utf8_problem(getattr(model, field)))
+    for k, oi in enumerate(model.opset_import):
+        if bad(oi.domain):
+            return "opset_import %d: its domain is %s" % (k, guard.utf8_problem(oi.domain))
+    return None
+
+
 def main(argv):
     ap = argparse.ArgumentParser(
         prog=PROG, description=__doc__ % {"devices": devices_help()},
@@ -760,9 +820,12 @@ def main(argv):
     ap.add_argument("--shape", action="append", default=[], metavar="INPUT=D1,D2,...",
                     help="the whole shape of graph input INPUT (repeatable)")
     ap.add_argument("--name", metavar="NAME", help="graph name (default: the model file name without .onnx)")
+    ap.add_argument("--timeout", type=guard.timeout_arg, default=guard.DEFAULT_TIMEOUT, metavar="SECONDS",
+                    help="give up after SECONDS of the whole import (default %d; 0: no limit)" % guard.DEFAULT_TIMEOUT)
     ap.add_argument("-q", "--quiet", action="store_true",
                     help="no progress lines (the warnings, the summary and the notice stay)")
     a = ap.parse_args(argv[1:])
+    guard.arm(a.timeout)
     if a.batch is not None and a.batch < 1:
         ap.error("--batch must be >= 1")
     try:
@@ -787,7 +850,8 @@ def main(argv):
         import onnx
         import onnx.shape_inference
     except ImportError as e:
-        die("cannot import the onnx Python package (%s); install python3-onnx" % e)
+        die("cannot import the onnx Python package with %s (%s); install python3-onnx, or name an interpreter "
+            "that has it with PLACETO_PYTHON" % (sys.executable or "python3", e))
     if not os.path.isfile(a.model):
         die("%s: no such file" % a.model if not os.path.exists(a.model) else "%s: not a regular file" % a.model)
     if not os.access(a.model, os.R_OK):
@@ -800,6 +864,9 @@ def main(argv):
     g = model.graph
     if not g.node:
         die("%s: not an ONNX model or its main graph has no nodes" % a.model)
+    problem = non_utf8_name(model)
+    if problem:
+        die("%s: %s; placeto names are UTF-8 text: rename it in the model" % (a.model, problem))
     try:
         notes, dim_warnings = substitute_dims(model, a.batch, dims, shapes)
         for w in dim_warnings:
@@ -839,8 +906,13 @@ def main(argv):
                   a.batch or 1, onnx.__version__, sys.version.split()[0], ", ".join(notes) if notes else "none",
                   conv.nfolded, " (%s)" % folded if folded else "", conv.ncolocated,
                   summary.command_line(argv, "placeto-import-onnx")))
+    name, source = guard.printable(name), guard.printable(source)
     obj = {"format": "placeto-graph", "version": 1, "name": name, "source": source,
            "nodes": nodes, "edges": edges}
+    try:
+        guard.check_graph(name, source, nodes)
+    except guard.GraphError as e:
+        die("%s: the graph cannot be written: %s" % (a.model, e))
     progress.phase("writing %s" % ("to stdout" if a.output == "-" else a.output))
     try:
         write_atomic(a.output, graph_text(obj))
@@ -855,4 +927,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    guard.run(lambda: main(sys.argv), lambda: PROG, phase_of=lambda: summary.Progress.last)

@@ -25,7 +25,10 @@ class Progress:
     def elapsed(self):
         return time.monotonic() - self.t0
 
+    last = None   # the phase running now, for guard.run's --timeout message
+
     def phase(self, text):
+        Progress.last = text
         if not self.quiet:
             sys.stderr.write("%s: %.1f s: %s ...\n" % (self.prog, self.elapsed(), text))
             sys.stderr.flush()

@@ -132,9 +132,32 @@ the interpreter and the script path as given; paths in it are as given).
 Output is deterministic: the same command gives a byte-identical file
 (written through a temporary file and rename).
 
+Limits and refusals
+  --timeout SECONDS (default 600; 0: no limit) bounds the whole import: a
+  factory or forward pass that never returns ends with "gave up after N s
+  (--timeout N) while PHASE". Ctrl-C prints "interrupted" and exits with
+  status 130. A factory (or the module file, or its forward pass) that calls
+  sys.exit, or raises, is one line naming FILE:FACTORY ("the factory exited
+  with status 0 before returning a model", "raised ValueError: ..."). The
+  graph must fit placeto's graph format (docs/formats.md): each output's
+  size from 0 to 2^53 bytes, all outputs together at most 2^62 bytes, costs
+  finite and at most 1e15 us, every name UTF-8 text; a model whose tensors
+  are larger (an input of 2^62 elements) is refused at import with a line
+  naming the op and the field, and no file is written.
+
+Interpreter (installed command)
+  The installed placeto-import-torch runs this script with the Python
+  interpreter named by PLACETO_PYTHON when that is set (for example
+  PLACETO_PYTHON=~/venv/bin/python), else the python3 on PATH when it can
+  import torch (an activated virtual environment), else /usr/bin/python3
+  (Debian's python3-torch). From the source tree, run it with the
+  interpreter of your choice.
+
 Exit status 0 on success, 1 on an error (a missing file or factory, a
-forward pass that fails, an unknown torchvision name: "torch_graph.py: ..."
-on stderr), 2 on a malformed option.
+forward pass that fails, an unknown torchvision name, a graph too large for
+the format, the --timeout: "torch_graph.py: ..." on stderr, or
+"placeto-import-torch: ..." when installed), 2 on a malformed option, 130
+on Ctrl-C.
 """
 import argparse
 import json
@@ -148,11 +171,12 @@ import time
 START = time.monotonic()         # progress lines count from here (before PyTorch loads)
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree or beside a user's module
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import guard  # noqa: E402
 import layers  # noqa: E402
 import roofline  # noqa: E402
 import summary  # noqa: E402
 
-PROG = "torch_graph.py"
+PROG = guard.prog_name(sys.argv[0], "torch_graph.py", "placeto-import-torch")
 
 VIEW_OPS = {
     "view", "_unsafe_view", "_reshape_alias", "reshape", "t", "transpose", "permute", "expand",
@@ -163,6 +187,8 @@ MATMUL_OPS = {"mm", "addmm", "bmm", "baddbmm", "matmul"}
 
 
 def die(msg, status=1):
+    if guard.expired():   # the --timeout alarm, turned into another error on its way
+        raise guard.TimeUp()
     sys.stderr.write("%s: %s\n" % (PROG, msg))
     sys.exit(status)
 
@@ -542,9 +568,16 @@ def write(b, name, source, path, tag_layers=False):
         sys.stdout.write(text)
         return
     tmp = "%s.tmp.%d" % (path, os.getpid())
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:   # also Ctrl-C and --timeout: no temporary file left behind
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def list_models(models):
@@ -641,7 +674,8 @@ def main():
     try:
         import models
     except ImportError as e:
-        die("cannot import PyTorch (%s); install python3-torch and python3-torchvision" % e)
+        die("cannot import PyTorch with %s (%s); install python3-torch and python3-torchvision, or name an "
+            "interpreter that has them with PLACETO_PYTHON" % (sys.executable or "python3", e))
     ap = argparse.ArgumentParser(
         prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
         usage="%(prog)s (--model NAME | --model torchvision:NAME | --module FILE.py:FACTORY) [options] -o OUT.json")
@@ -680,9 +714,13 @@ def main():
     ap.add_argument("--measure-cpu", action="store_true", help="time every op on this machine's CPU instead")
     ap.add_argument("--repeats", type=int, default=3, help="runs per op with --measure-cpu (median)")
     ap.add_argument("--name", help="graph name (default: the model's, or the module file's; + \"_inference\" with --inference)")
+    ap.add_argument("--timeout", type=guard.timeout_arg, default=guard.DEFAULT_TIMEOUT, metavar="SECONDS",
+                    help="give up after SECONDS of the whole import: a factory or forward pass that never returns "
+                    "(default %d; 0: no limit)" % guard.DEFAULT_TIMEOUT)
     ap.add_argument("-q", "--quiet", action="store_true", help="no progress lines (the summary stays)")
     ap.add_argument("-o", "--output", metavar="OUT.json", help="output file, or - for stdout")
     args = ap.parse_args()
+    guard.arm(args.timeout)
     if args.list_models:
         list_models(models)
         return
@@ -698,7 +736,8 @@ def main():
         import torch
         importlib.import_module("functorch.compile")
     except ImportError as e:
-        die("cannot import PyTorch (%s); install python3-torch and python3-torchvision" % e)
+        die("cannot import PyTorch with %s (%s); install python3-torch and python3-torchvision, or name an "
+            "interpreter that has them with PLACETO_PYTHON" % (sys.executable or "python3", e))
     import torch_models
     parsed = check_options(args, ap)
     torch.manual_seed(args.seed)
@@ -712,15 +751,20 @@ def main():
         die(e, 2)
     except torch_models.Error as e:
         die(e)
+    except (Exception, SystemExit) as e:   # a zoo model too large to allocate (--batch), ...
+        die("%s: building the model and its inputs (batch %s) failed: %s"
+            % (what, args.batch or "default", torch_models.failed_how(e)))
     try:
         if args.inference:
             b = build_inference(model, inputs, input_names, args.device, args.kinds, args.measure_cpu, args.repeats,
                                 progress)
         else:
             b = build(model, inputs, input_names, args.device, args.kinds, args.measure_cpu, args.repeats, progress)
-    except Exception as e:
+    except torch_models.Error as e:
+        die(e)
+    except (Exception, SystemExit) as e:
         die("%s: tracing the %s failed: %s" % (what, "forward pass" if args.inference else "training step",
-                                                torch_models.first_line(e)))
+                                                torch_models.failed_how(e)))
     drop_unused(b)
     if args.inference:
         colocate_weights(b)
@@ -742,9 +786,15 @@ def main():
     source = ("%s; costs: %s%s; %s; command: %s"
               % (what_step, cost, roofline.describe_kind_costs(args.kinds), describe_versions(),
                  summary.command_line(sys.argv, "placeto-import-torch")))
+    gname = guard.printable(args.name or (name + "_inference" if args.inference else name))
+    source = guard.printable(source)
+    try:
+        guard.check_graph(gname, source, b.nodes)
+    except guard.GraphError as e:
+        die("%s: the graph cannot be written: %s" % (what, e))
     progress.phase("writing %s" % ("to stdout" if args.output == "-" else args.output))
     try:
-        write(b, args.name or (name + "_inference" if args.inference else name), source, args.output, tag_layers=args.model in ("nmt", "nmt_variant"))
+        write(b, gname, source, args.output, tag_layers=args.model in ("nmt", "nmt_variant"))
     except OSError as e:
         die("%s: cannot write: %s" % (args.output, e.strerror or e))
     progress.say(summary.summary(args.output, b.nodes, b.edges, "this CPU" if args.measure_cpu else args.device,
@@ -752,4 +802,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    guard.run(main, lambda: PROG, phase_of=lambda: summary.Progress.last)

@@ -15,6 +15,7 @@ message that names the file, factory, option or field at fault.
 import difflib
 import importlib.util
 import inspect
+import math
 import os
 import re
 import sys
@@ -204,6 +205,27 @@ def first_line(e):
     return "%s: %s" % (type(e).__name__, text.splitlines()[0]) if text else type(e).__name__
 
 
+def raised(e):
+    """What user code did instead of returning: "exited with status N" for
+    sys.exit (SystemExit), else "raised TYPE: first line"."""
+    if isinstance(e, SystemExit):
+        code = e.code
+        if code is None or isinstance(code, int):
+            return "exited with status %d" % (code or 0)
+        return "exited with status 1 (sys.exit(%s))" % first_line_text(code)
+    return "raised " + first_line(e)
+
+
+def failed_how(e):
+    """After "failed: ": the exception's first line, or "it exited with status N"."""
+    return "it " + raised(e) if isinstance(e, SystemExit) else first_line(e)
+
+
+def first_line_text(x):
+    text = str(x).strip()
+    return repr(text.splitlines()[0] if text else text)
+
+
 def describe_inputs(names, inputs):
     return ", ".join("%s %s %s" % (n, list(x.shape), str(x.dtype).replace("torch.", ""))
                      for n, x in zip(names, inputs))
@@ -303,7 +325,16 @@ def torchvision_model(name, batch, size):
         raise
     except Exception as e:
         raise Error("torchvision:%s: building the model failed: %s" % (name, first_line(e)))
-    x = torch.randn([batch] + shape)
+    nbytes = math.prod([batch] + shape) * 4
+    if nbytes > 2 ** 53:   # refused before PyTorch tries to allocate it
+        raise Error("torchvision:%s: input op 'data' of shape %s (--batch %d, --image-size %d): output_bytes = %d "
+                    "bytes, more than the 2^53 = %d a placeto graph holds per output"
+                    % (name, [batch] + shape, batch, size, nbytes, 2 ** 53))
+    try:
+        x = torch.randn([batch] + shape)
+    except (RuntimeError, MemoryError) as e:
+        raise Error("torchvision:%s: input op 'data' of shape %s (%d bytes): making the tensor failed: %s"
+                    % (name, [batch] + shape, nbytes, first_line(e)))
     model = WithLoss(net, "ce", 1)
     inputs, names = [x], ["data"]
     with torch.no_grad():
@@ -348,8 +379,8 @@ def load_factory(spec):
         raise
     except SyntaxError as e:
         raise Error("%s: %s line %s: SyntaxError: %s" % (where, path, e.lineno, e.msg))
-    except BaseException as e:
-        raise Error("%s: loading %s failed: %s" % (where, path, first_line(e)))
+    except (Exception, SystemExit) as e:   # not Ctrl-C or --timeout: those end the import
+        raise Error("%s: loading %s failed: %s" % (where, path, failed_how(e)))
     if not hasattr(module, factory):
         names = sorted(n for n, v in vars(module).items() if callable(v) and not n.startswith("_")
                        and getattr(v, "__module__", None) == modname)
@@ -367,22 +398,36 @@ def user_model(spec, batch, input_specs, dims, loss, inference=False):
         raise Error("--module %s: %s is a %s, not a function or class" % (spec, factory, type(make).__name__))
     try:
         net = make()
+    except SystemExit as e:
+        raise Error("%s: the factory %s before returning a model" % (spec, raised(e)))
     except Exception as e:
-        raise Error("--module %s: %s() failed: %s" % (spec, factory, first_line(e)))
+        raise Error("%s: the factory %s" % (spec, raised(e)))
     if not isinstance(net, nn.Module):
         raise Error("--module %s: %s() returned a %s, not a torch.nn.Module" % (spec, factory, type(net).__name__))
     if not input_specs:
         raise UsageError("--module %s: give the forward's inputs with --input NAME=D1,D2,... "
                          "(one example's shape; --batch N is put in front)" % spec)
-    inputs = [s.make(batch, dims) for s in input_specs]
+    inputs = []
+    for s in input_specs:   # refused before PyTorch tries to allocate it
+        shape = s.shape(batch, dims)
+        nbytes = math.prod(shape) * torch.empty((), dtype=DTYPES[s.dtype]).element_size()
+        if nbytes > 2 ** 53:
+            raise Error("--module %s: input op %r of shape %s (--input %s, --batch %d): output_bytes = %d bytes, "
+                        "more than the 2^53 = %d a placeto graph holds per output"
+                        % (spec, s.name, shape, s.text, batch, nbytes, 2 ** 53))
+        try:
+            inputs.append(s.make(batch, dims))
+        except (RuntimeError, MemoryError) as e:
+            raise Error("--module %s: input op %r of shape %s (%d bytes): making the tensor failed: %s"
+                        % (spec, s.name, shape, nbytes, first_line(e)))
     names = [s.name for s in input_specs]
     net.train(not inference)
     with torch.no_grad():
         try:
             out = net(*inputs)
-        except Exception as e:
+        except (Exception, SystemExit) as e:
             raise Error("--module %s: the forward pass on %s failed: %s"
-                        % (spec, describe_inputs(names, inputs), first_line(e)))
+                        % (spec, describe_inputs(names, inputs), failed_how(e)))
     tensor = main_output(out)
     if tensor is None:
         raise Error("--module %s: the forward pass returned a %s with no tensor in it"

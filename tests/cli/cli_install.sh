@@ -5,7 +5,9 @@
 # location (explore --headless on the default graph, compare, place
 # --policy auto); the installed placeto-import-torch imports a module of
 # one's own from another directory (when PyTorch is installed) and the
-# installed program reads it; a copy without the data finds it through
+# installed program reads it; the installed importers run the interpreter
+# named by PLACETO_PYTHON, else a python3 on PATH that has torch / onnx (fake
+# interpreters record their runs), else /usr/bin/python3; a copy without the data finds it through
 # PLACETO_DATA; then `make uninstall` leaves nothing behind. Prints
 # "install: N passed, M failed".
 cd "$(dirname "$0")/../.." || exit 1
@@ -69,6 +71,53 @@ if mk "make install" install DESTDIR="$dest"; then
         irun "$elsewhere" "$p/bin/placeto" info tiny.json
         expect_rc "installed placeto info on an imported module" 0 && has "installed info on the import" "$tmp/out" "graph          tiny (tiny.json)"
     fi
+    # the importers' interpreter: $PLACETO_PYTHON, else the python3 on PATH when
+    # it has the module, else /usr/bin/python3. Fake interpreters record
+    # their runs, then run Debian's.
+    mkdir -p "$tmp/venv/bin" "$tmp/bare/bin" "$tmp/chosen"
+    printf '#!/bin/sh\necho "venv python3 $*" >> %s/venv.log\nexec %s "$@"\n' "$tmp" "$py" > "$tmp/venv/bin/python3"
+    # a python3 without the package: says so to the wrapper's question
+    # shellcheck disable=SC2016  # $* and $1 are the fake's own
+    printf '#!/bin/sh\necho "bare python3 $*" >> %s/bare.log\n[ "$1" = -c ] && exit 1\nexec %s "$@"\n' "$tmp" "$py" > "$tmp/bare/bin/python3"
+    printf '#!/bin/sh\necho "chosen $*" >> %s/chosen.log\nexec %s "$@"\n' "$tmp" "$py" > "$tmp/chosen/py"
+    chmod 755 "$tmp/venv/bin/python3" "$tmp/bare/bin/python3" "$tmp/chosen/py"
+    if "$py" -c 'import onnx' > /dev/null 2>&1; then
+        (cd "$elsewhere" && "$py" -c 'import onnx, onnx.helper as h
+x = h.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2, 3])
+y = h.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [2, 3])
+g = h.make_graph([h.make_node("Relu", ["x"], ["y"], name="relu")], "g", [x], [y])
+onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), "relu.onnx")')
+        rm -f "$tmp"/*.log
+        PATH=$tmp/venv/bin:$PATH irun "$elsewhere" "$p/bin/placeto-import-onnx" relu.onnx -q -o relu.json
+        if [ "$rc" -eq 0 ] && [ -f "$elsewhere/relu.json" ] && grep -q "^venv python3 .*/share/placeto/import/onnx_graph.py relu.onnx" "$tmp/venv.log"
+        then pass; else fail "installed placeto-import-onnx: the python3 on PATH" "rc=$rc; log: $(flat "$tmp/venv.log")"; fi
+        rm -f "$tmp"/*.log "$elsewhere/relu.json"
+        PATH=$tmp/bare/bin:$PATH irun "$elsewhere" "$p/bin/placeto-import-onnx" relu.onnx -q -o relu.json
+        if [ "$rc" -eq 0 ] && [ -f "$elsewhere/relu.json" ] && grep -q 'find_spec("onnx")' "$tmp/bare.log" &&
+           ! grep -q "onnx_graph.py" "$tmp/bare.log"
+        then pass; else fail "installed placeto-import-onnx: a python3 on PATH without onnx gives /usr/bin/python3" "rc=$rc; log: $(flat "$tmp/bare.log")"; fi
+        rm -f "$tmp"/*.log "$elsewhere/relu.json"
+        PATH=$tmp/venv/bin:$PATH PLACETO_PYTHON=$tmp/chosen/py irun "$elsewhere" "$p/bin/placeto-import-onnx" relu.onnx -q -o relu.json
+        if [ "$rc" -eq 0 ] && [ -f "$elsewhere/relu.json" ] && grep -q "^chosen .*/share/placeto/import/onnx_graph.py relu.onnx" "$tmp/chosen.log" &&
+           [ ! -e "$tmp/venv.log" ]
+        then pass; else fail "installed placeto-import-onnx: PLACETO_PYTHON first" "rc=$rc; logs: $(cat "$tmp"/*.log 2> /dev/null | head -c 300)"; fi
+        PLACETO_PYTHON=$tmp/nowhere/python irun "$elsewhere" "$p/bin/placeto-import-onnx" relu.onnx -q -o relu2.json
+        if [ "$rc" -eq 1 ] && grep -q "^placeto-import-onnx: PLACETO_PYTHON=$tmp/nowhere/python: no such program" "$tmp/err"
+        then pass; else fail "installed placeto-import-onnx: PLACETO_PYTHON names no program" "rc=$rc"; fi
+        # installed, the messages start with the command's name
+        printf 'not onnx' > "$elsewhere/junk.onnx"
+        irun "$elsewhere" "$p/bin/placeto-import-onnx" junk.onnx -q -o junk.json
+        if [ "$rc" -eq 1 ] && grep -q "^placeto-import-onnx: junk.onnx: not a readable ONNX model" "$tmp/err"
+        then pass; else fail "installed placeto-import-onnx: its messages" "rc=$rc"; fi
+    fi
+    if "$py" -c 'import torch, functorch.compile' > /dev/null 2>&1; then
+        rm -f "$tmp"/*.log
+        PATH=$tmp/venv/bin:$PATH irun "$elsewhere" "$p/bin/placeto-import-torch" --help
+        if [ "$rc" -eq 0 ] && grep -q "PLACETO_PYTHON" "$tmp/out" && grep -q 'find_spec("torch")' "$tmp/venv.log" &&
+           grep -q "^venv python3 .*/share/placeto/import/torch_graph.py --help" "$tmp/venv.log"
+        then pass; else fail "installed placeto-import-torch: the python3 on PATH with torch" "rc=$rc; log: $(flat "$tmp/venv.log")"; fi
+    fi
+
     n_graphs=$(cd graphs && find . -path ./import -prune -o -type f -name '*.json' -print | wc -l)
     n_data=$(find "$data" -type f -not -path '*/import/*' | wc -l)
     if [ "$n_graphs" -eq "$n_data" ]; then pass; else fail "installed data" "$n_data files, graphs/ has $n_graphs"; fi
