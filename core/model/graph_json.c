@@ -182,16 +182,36 @@ static int read_edges(const JDoc *d, Graph *g, Err *e)
     return 0;
 }
 
+
 static const char *base_name(const char *path)
 {
     const char *s = strrchr(path, '/');
     return s ? s + 1 : path;
 }
 
-Graph *graph_load_json_text(const char *path, const char *text, size_t len, Err *e)
+/* The graph's name: its "name", or the file name without its extension. */
+static void set_name(Graph *g, const char *path, const char *name, size_t n)
+{
+    free(g->name);
+    if (name) {
+        g->name = xmalloc(n + 1);
+        memcpy(g->name, name, n);
+        g->name[n] = '\0';
+        return;
+    }
+    char defname[256];
+    snprintf(defname, sizeof defname, "%s", base_name(path));
+    char *dot = strrchr(defname, '.');
+    if (dot && dot != defname)
+        *dot = '\0';
+    g->name = xstrdup(defname);
+}
+
+/* The tree reader: every check with its field path and position. */
+static Graph *graph_load_json_tree(const char *path, const char *text, size_t len, Err *e)
 {
     JDoc d;
-    if (jdoc_parse(&d, path, text, len, e) != 0)
+    if (jdoc_parse_part(&d, path, text, len, e) != 0) /* counted by the caller */
         return NULL;
     Graph *g = NULL;
     if (jdoc_check_header(&d, "placeto-graph", e) != 0)
@@ -200,15 +220,8 @@ Graph *graph_load_json_text(const char *path, const char *text, size_t len, Err 
     if (jget_string(&d, d.root, "name", "name", 0, &name, e) < 0 ||
         jget_string(&d, d.root, "source", "source", 0, &source, e) < 0)
         goto fail;
-    char defname[256];
-    if (!name) { /* default: the file name without its extension */
-        snprintf(defname, sizeof defname, "%s", base_name(path));
-        char *dot = strrchr(defname, '.');
-        if (dot && dot != defname)
-            *dot = '\0';
-        name = defname;
-    }
-    g = graph_new(name);
+    g = graph_new("");
+    set_name(g, path, name, name ? strlen(name) : 0);
     free(g->source);
     g->source = xstrdup(source);
     free(g->path);
@@ -226,6 +239,409 @@ fail:
     graph_free(g);
     jdoc_done(&d);
     return NULL;
+}
+
+/* ---- the one-pass reader ------------------------------------------------
+ *
+ * A graph file is read straight from its text into the Graph, with no
+ * document tree and no field names built. It takes only what it fully
+ * understands: strict JSON (jdoc_check_text), the members of the format and
+ * nothing else in nodes and edges, strings without escapes, every value
+ * within its bounds, no duplicate key or node name. Anything else, every
+ * error included, is left to the tree reader below (graph_load_json_tree),
+ * which then words the error exactly as always: the one-pass reader only ever
+ * accepts files the tree reader accepts, and builds the same graph from them. */
+
+typedef struct {
+    const char *t;
+    size_t n, i;
+    char *buf; /* NUL-terminated copies of the current node's strings */
+    size_t buf_len, buf_cap;
+} Fast;
+
+#define FAST_NO 1 /* not taken: the tree reader decides */
+
+static void fast_ws(Fast *f)
+{
+    while (f->i < f->n && (f->t[f->i] == ' ' || f->t[f->i] == '\t' || f->t[f->i] == '\n' || f->t[f->i] == '\r'))
+        f->i++;
+}
+
+static int fast_char(Fast *f, char c)
+{
+    fast_ws(f);
+    if (f->i >= f->n || f->t[f->i] != c)
+        return 0;
+    f->i++;
+    fast_ws(f);
+    return 1;
+}
+
+/* A string without escapes at t[i] (the text is strict JSON, so it ends):
+ * its bytes [*s, *s + *len). Returns 0, or FAST_NO on anything else. */
+static int fast_string(Fast *f, const char **s, size_t *len)
+{
+    if (f->i >= f->n || f->t[f->i] != '"')
+        return FAST_NO;
+    const char *b = f->t + f->i + 1;
+    const char *q = memchr(b, '"', f->n - f->i - 1);
+    if (!q || memchr(b, '\\', (size_t)(q - b)))
+        return FAST_NO;
+    *s = b;
+    *len = (size_t)(q - b);
+    f->i = (size_t)(q - f->t) + 1;
+    return 0;
+}
+
+/* A number at t[i] as cJSON reads it (strtod of the token). */
+static int fast_number(Fast *f, double *x)
+{
+    if (f->i >= f->n || !(f->t[f->i] == '-' || (f->t[f->i] >= '0' && f->t[f->i] <= '9')))
+        return FAST_NO;
+    char tok[64];
+    size_t k = 0;
+    while (f->i < f->n && strchr("0123456789+-eE.", f->t[f->i]) && f->t[f->i]) {
+        if (k + 1 >= sizeof tok)
+            return FAST_NO;
+        tok[k++] = f->t[f->i++];
+    }
+    tok[k] = '\0';
+    *x = strtod(tok, NULL);
+    return 0;
+}
+
+/* jcheck_number's and jcheck_int's acceptance, for min 0. */
+static int fast_number_ok(double x, double max)
+{
+    return isfinite(x) && x >= 0 && x <= max;
+}
+
+static int fast_int(Fast *f, int64_t max, int64_t *out)
+{
+    double x;
+    if (fast_number(f, &x) != 0)
+        return FAST_NO;
+    if (!isfinite(x) || x != floor(x) || x < 0 || x > (double)max || fabs(x) > 9007199254740992.0)
+        return FAST_NO;
+    *out = (int64_t)x;
+    return 0;
+}
+
+static int key_is(const char *k, size_t n, const char *want)
+{
+    return strlen(want) == n && memcmp(k, want, n) == 0;
+}
+
+/* Copies [s, s + n) into the scratch buffer; returns its offset there. */
+static size_t fast_keep(Fast *f, const char *s, size_t n)
+{
+    xgrow((void **)&f->buf, &f->buf_cap, f->buf_len + n + 1, 1);
+    size_t at = f->buf_len;
+    memcpy(f->buf + at, s, n);
+    f->buf[at + n] = '\0';
+    f->buf_len += n + 1;
+    return at;
+}
+
+typedef struct {
+    const char *s;
+    size_t n;
+    double cost;
+} FastKind;
+
+enum { F_NAME, F_OP, F_COST, F_COLOC, F_GROUP, F_LAYER, F_BYTES, F_KINDS, F_NKEYS };
+static const char *const fast_node_keys[F_NKEYS] = {"name", "op", "cost_us", "colocate", "group",
+                                                    "layer", "output_bytes", "cost_us_by_kind"};
+
+static int fast_nodes(Fast *f, Graph *g)
+{
+    if (!fast_char(f, '[') || f->t[f->i] == ']')
+        return FAST_NO; /* an empty graph is an error */
+    int64_t total_bytes = 0, *ob = NULL;
+    size_t ob_cap = 0, kinds_cap = 0;
+    FastKind *kinds = NULL;
+    int rc = FAST_NO;
+    for (;;) {
+        if (!fast_char(f, '{'))
+            goto out;
+        unsigned seen = 0;
+        const char *sv[F_NKEYS] = {0};
+        size_t sn[F_NKEYS] = {0};
+        double cost = 0;
+        int n_out = 0, scalar = 1, n_kinds = 0;
+        while (f->t[f->i] != '}') {
+            const char *k;
+            size_t kn;
+            if (fast_string(f, &k, &kn) != 0 || !fast_char(f, ':'))
+                goto out;
+            int which = -1;
+            for (int j = 0; j < F_NKEYS; j++)
+                if (key_is(k, kn, fast_node_keys[j]))
+                    which = j;
+            if (which < 0 || (seen & (1u << which)))
+                goto out; /* another member, or a duplicate */
+            seen |= 1u << which;
+            if (which == F_COST) {
+                if (fast_number(f, &cost) != 0 || !fast_number_ok(cost, 1e15))
+                    goto out;
+            } else if (which == F_BYTES) {
+                if (f->t[f->i] == '[') {
+                    scalar = 0;
+                    if (!fast_char(f, '['))
+                        goto out;
+                    while (f->t[f->i] != ']') {
+                        xgrow((void **)&ob, &ob_cap, (size_t)n_out + 1, sizeof *ob);
+                        if (fast_int(f, GRAPH_MAX_BYTES, &ob[n_out]) != 0)
+                            goto out;
+                        n_out++;
+                        if (!fast_char(f, ',') && f->t[f->i] != ']')
+                            goto out;
+                    }
+                    f->i++;
+                } else {
+                    xgrow((void **)&ob, &ob_cap, 1, sizeof *ob);
+                    if (fast_int(f, GRAPH_MAX_BYTES, &ob[0]) != 0)
+                        goto out;
+                    n_out = 1;
+                }
+            } else if (which == F_KINDS) {
+                if (!fast_char(f, '{'))
+                    goto out;
+                while (f->t[f->i] != '}') {
+                    xgrow((void **)&kinds, &kinds_cap, (size_t)n_kinds + 1, sizeof *kinds);
+                    FastKind *kc = &kinds[n_kinds];
+                    if (n_kinds >= 64 || fast_string(f, &kc->s, &kc->n) != 0 || !fast_char(f, ':') ||
+                        fast_number(f, &kc->cost) != 0 || !fast_number_ok(kc->cost, 1e15))
+                        goto out;
+                    for (int j = 0; j < n_kinds; j++)
+                        if (kinds[j].n == kc->n && memcmp(kinds[j].s, kc->s, kc->n) == 0)
+                            goto out;
+                    n_kinds++;
+                    if (!fast_char(f, ',') && f->t[f->i] != '}')
+                        goto out;
+                }
+                f->i++;
+            } else if (fast_string(f, &sv[which], &sn[which]) != 0)
+                goto out;
+            if (!fast_char(f, ',') && f->t[f->i] != '}')
+                goto out;
+        }
+        f->i++;
+        if (!(seen & (1u << F_NAME)) || sn[F_NAME] == 0 || ((seen & (1u << F_GROUP)) && sn[F_GROUP] == 0) ||
+            ((seen & (1u << F_LAYER)) && sn[F_LAYER] == 0))
+            goto out;
+        if (!(seen & (1u << F_BYTES))) { /* absent: one output of 0 bytes */
+            xgrow((void **)&ob, &ob_cap, 1, sizeof *ob);
+            ob[0] = 0;
+            n_out = 1;
+        }
+        for (int k = 0; k < n_out; k++) {
+            total_bytes += ob[k];
+            if (total_bytes > GRAPH_MAX_TOTAL_BYTES)
+                goto out;
+        }
+        f->buf_len = 0;
+        size_t at[F_NKEYS];
+        for (int j = 0; j < F_NKEYS; j++)
+            at[j] = sv[j] ? fast_keep(f, sv[j], sn[j]) : 0;
+        if (strmap_get(&g->index, f->buf + at[F_NAME]) >= 0)
+            goto out; /* a duplicate name */
+        int idx = graph_add_node(g, f->buf + at[F_NAME], sv[F_OP] ? f->buf + at[F_OP] : "", cost, ob, n_out);
+        GraphNode *n = &g->nodes[idx];
+        n->output_scalar = scalar;
+        n->colocate = sv[F_COLOC] ? xstrdup(f->buf + at[F_COLOC]) : NULL;
+        n->group = sv[F_GROUP] ? xstrdup(f->buf + at[F_GROUP]) : NULL;
+        n->layer = sv[F_LAYER] ? xstrdup(f->buf + at[F_LAYER]) : NULL;
+        if (seen & (1u << F_KINDS)) {
+            n->kind_costs = XNEW(KindCost, n_kinds);
+            for (int j = 0; j < n_kinds; j++) {
+                n->kind_costs[j].kind = xstrdup(f->buf + fast_keep(f, kinds[j].s, kinds[j].n));
+                n->kind_costs[j].cost_us = kinds[j].cost;
+            }
+            n->n_kind_costs = n_kinds;
+        }
+        if (fast_char(f, ','))
+            continue;
+        if (!fast_char(f, ']'))
+            goto out;
+        break;
+    }
+    rc = 0;
+out:
+    free(ob);
+    free(kinds);
+    return rc;
+}
+
+static int fast_edges(Fast *f, Graph *g)
+{
+    if (!fast_char(f, '['))
+        return FAST_NO;
+    while (f->t[f->i] != ']') {
+        if (!fast_char(f, '{'))
+            return FAST_NO;
+        int end_idx[2] = {-1, -1};
+        int64_t out = 0;
+        unsigned seen = 0;
+        while (f->t[f->i] != '}') {
+            const char *k, *s;
+            size_t kn, sn;
+            if (fast_string(f, &k, &kn) != 0 || !fast_char(f, ':'))
+                return FAST_NO;
+            int which = key_is(k, kn, "src") ? 0 : key_is(k, kn, "dst") ? 1 : key_is(k, kn, "output") ? 2 : -1;
+            if (which < 0 || (seen & (1u << which)))
+                return FAST_NO;
+            seen |= 1u << which;
+            if (which == 2) {
+                if (fast_int(f, 1 << 30, &out) != 0)
+                    return FAST_NO;
+            } else {
+                if (fast_string(f, &s, &sn) != 0)
+                    return FAST_NO;
+                f->buf_len = 0;
+                end_idx[which] = strmap_get(&g->index, f->buf + fast_keep(f, s, sn));
+                if (end_idx[which] < 0)
+                    return FAST_NO;
+            }
+            if (!fast_char(f, ',') && f->t[f->i] != '}')
+                return FAST_NO;
+        }
+        f->i++;
+        if ((seen & 3u) != 3u || end_idx[0] == end_idx[1])
+            return FAST_NO;
+        graph_add_edge(g, end_idx[0], end_idx[1], (int)out);
+        if (!fast_char(f, ',') && f->t[f->i] != ']')
+            return FAST_NO;
+    }
+    f->i++;
+    return 0;
+}
+
+/* The top-level object. Returns 0 with the graph (graph_finish not run yet),
+ * or FAST_NO. */
+static int fast_graph(Fast *f, Graph *g, const char **name, size_t *name_n, const char **source,
+                      size_t *source_n)
+{
+    enum { T_FORMAT = 1, T_VERSION = 2, T_NAME = 4, T_SOURCE = 8, T_NODES = 16, T_EDGES = 32 };
+    unsigned seen = 0;
+    struct {
+        const char *s;
+        size_t n;
+    } other[32];
+    int n_other = 0;
+    f->i = 0;
+    if (!fast_char(f, '{'))
+        return FAST_NO;
+    while (f->t[f->i] != '}') {
+        const char *k, *s;
+        size_t kn, sn;
+        if (fast_string(f, &k, &kn) != 0 || !fast_char(f, ':'))
+            return FAST_NO;
+        unsigned bit = key_is(k, kn, "format")    ? T_FORMAT
+                       : key_is(k, kn, "version") ? T_VERSION
+                       : key_is(k, kn, "name")    ? T_NAME
+                       : key_is(k, kn, "source")  ? T_SOURCE
+                       : key_is(k, kn, "nodes")   ? T_NODES
+                       : key_is(k, kn, "edges")   ? T_EDGES
+                                                  : 0;
+        if (seen & bit)
+            return FAST_NO;
+        seen |= bit;
+        double x;
+        switch (bit) {
+        case T_FORMAT:
+            if (fast_string(f, &s, &sn) != 0 || !key_is(s, sn, "placeto-graph"))
+                return FAST_NO;
+            break;
+        case T_VERSION:
+            if (fast_number(f, &x) != 0 || x != 1.0)
+                return FAST_NO;
+            break;
+        case T_NAME:
+            if (fast_string(f, name, name_n) != 0)
+                return FAST_NO;
+            break;
+        case T_SOURCE:
+            if (fast_string(f, source, source_n) != 0)
+                return FAST_NO;
+            break;
+        case T_NODES:
+            if (fast_nodes(f, g) != 0)
+                return FAST_NO;
+            break;
+        case T_EDGES:
+            if (!(seen & T_NODES) || fast_edges(f, g) != 0)
+                return FAST_NO; /* edges before the nodes: left to the tree reader */
+            break;
+        default: /* another member: a scalar, not a duplicate */
+            if (f->t[f->i] == '{' || f->t[f->i] == '[' || n_other == 32)
+                return FAST_NO;
+            for (int j = 0; j < n_other; j++)
+                if (other[j].n == kn && memcmp(other[j].s, k, kn) == 0)
+                    return FAST_NO;
+            other[n_other].s = k;
+            other[n_other++].n = kn;
+            if (f->t[f->i] == '"') {
+                if (fast_string(f, &s, &sn) != 0)
+                    return FAST_NO;
+            } else
+                while (f->i < f->n && !strchr(",} \t\r\n", f->t[f->i]))
+                    f->i++;
+        }
+        if (!fast_char(f, ',') && f->t[f->i] != '}')
+            return FAST_NO;
+    }
+    if ((seen & (T_FORMAT | T_VERSION | T_NODES)) != (T_FORMAT | T_VERSION | T_NODES))
+        return FAST_NO;
+    return 0;
+}
+
+/* Returns 0 with *out, -1 with e set (graph_finish refused the graph), or
+ * FAST_NO. */
+static int fast_load(const char *path, const char *text, size_t len, Graph **out, Err *e)
+{
+    Err scratch = {{0}};
+    if (memchr(text, '\0', len) || jdoc_check_text(path, text, len, &scratch) != 0)
+        return FAST_NO;
+    util_reading(path);
+    Graph *g = graph_new("");
+    Fast f = {text, len, 0, NULL, 0, 0};
+    const char *name = NULL, *source = "";
+    size_t name_n = 0, source_n = 0;
+    int rc = fast_graph(&f, g, &name, &name_n, &source, &source_n);
+    free(f.buf);
+    if (rc != 0) {
+        graph_free(g);
+        util_reading(NULL);
+        return FAST_NO;
+    }
+    set_name(g, path, name, name_n);
+    free(g->source);
+    g->source = xmalloc(source_n + 1);
+    memcpy(g->source, source, source_n);
+    g->source[source_n] = '\0';
+    free(g->path);
+    g->path = xstrdup(path);
+    g->checksum = util_hash64(text, len, 0);
+    *out = g;
+    if (graph_finish(g, e) != 0) {
+        err_prefix(e, path);
+        graph_free(g);
+        *out = NULL;
+        rc = -1;
+    }
+    util_reading(NULL);
+    return rc;
+}
+
+Graph *graph_load_json_text(const char *path, const char *text, size_t len, Err *e)
+{
+    util_trace_read("parse", path);
+    Graph *g = NULL;
+    int rc = fast_load(path, text, len, &g, e);
+    if (rc != FAST_NO)
+        return rc == 0 ? g : NULL;
+    return graph_load_json_tree(path, text, len, e);
 }
 
 static int ends_with(const char *s, const char *suffix)
