@@ -208,6 +208,7 @@ void sb_free(StrBuf *b);
 typedef struct StrMap {
     const char **keys;
     int *vals;
+    uint32_t *hashes; /* each key's hash, so a probe reads a key only when the hashes match */
     size_t cap, count;
 } StrMap;
 void strmap_init(StrMap *m, size_t expected);
@@ -217,6 +218,8 @@ void strmap_done(StrMap *m);
 int strmap_put(StrMap *m, const char *key, int val);
 /* Returns the value or -1. */
 int strmap_get(const StrMap *m, const char *key);
+/* The same for the n bytes at key (not NUL-terminated). */
+int strmap_get_n(const StrMap *m, const char *key, size_t n);
 
 /* ---- Random numbers (util_rng.c) ----------------------------------------- */
 

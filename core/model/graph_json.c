@@ -300,10 +300,14 @@ static int fast_number(Fast *f, double *x)
         return FAST_NO;
     char tok[64];
     size_t k = 0;
-    while (f->i < f->n && strchr("0123456789+-eE.", f->t[f->i]) && f->t[f->i]) {
+    for (;;) {
+        char c = f->i < f->n ? f->t[f->i] : '\0';
+        if (!((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'))
+            break;
         if (k + 1 >= sizeof tok)
             return FAST_NO;
-        tok[k++] = f->t[f->i++];
+        tok[k++] = c;
+        f->i++;
     }
     tok[k] = '\0';
     *x = strtod(tok, NULL);
@@ -444,9 +448,9 @@ static int fast_nodes(Fast *f, Graph *g)
         size_t at[F_NKEYS];
         for (int j = 0; j < F_NKEYS; j++)
             at[j] = sv[j] ? fast_keep(f, sv[j], sn[j]) : 0;
-        if (strmap_get(&g->index, f->buf + at[F_NAME]) >= 0)
-            goto out; /* a duplicate name */
         int idx = graph_add_node(g, f->buf + at[F_NAME], sv[F_OP] ? f->buf + at[F_OP] : "", cost, ob, n_out);
+        if (idx < 0)
+            goto out; /* a duplicate name */
         GraphNode *n = &g->nodes[idx];
         n->output_scalar = scalar;
         n->colocate = sv[F_COLOC] ? xstrdup(f->buf + at[F_COLOC]) : NULL;
@@ -498,8 +502,7 @@ static int fast_edges(Fast *f, Graph *g)
             } else {
                 if (fast_string(f, &s, &sn) != 0)
                     return FAST_NO;
-                f->buf_len = 0;
-                end_idx[which] = strmap_get(&g->index, f->buf + fast_keep(f, s, sn));
+                end_idx[which] = strmap_get_n(&g->index, s, sn);
                 if (end_idx[which] < 0)
                     return FAST_NO;
             }
