@@ -205,10 +205,13 @@ void sb_printf(StrBuf *b, const char *fmt, ...)
 void sb_free(StrBuf *b);
 
 /* String -> int map (open addressing); keys are borrowed, not copied. */
+typedef struct StrMapSlot {
+    const char *key; /* NULL: empty */
+    uint32_t hash;   /* the key's hash: a probe reads the key only when it matches */
+    int val;
+} StrMapSlot;
 typedef struct StrMap {
-    const char **keys;
-    int *vals;
-    uint32_t *hashes; /* each key's hash, so a probe reads a key only when the hashes match */
+    StrMapSlot *slots;
     size_t cap, count;
 } StrMap;
 void strmap_init(StrMap *m, size_t expected);

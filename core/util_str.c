@@ -155,18 +155,14 @@ void strmap_init(StrMap *m, size_t expected)
     size_t cap = 16;
     while (cap < expected * 2 + 1)
         cap *= 2;
-    m->keys = XNEW(const char *, cap);
-    m->vals = XNEW(int, cap);
-    m->hashes = XNEW(uint32_t, cap);
+    m->slots = XNEW(StrMapSlot, cap);
     m->cap = cap;
     m->count = 0;
 }
 
 void strmap_done(StrMap *m)
 {
-    free(m->keys);
-    free(m->vals);
-    free(m->hashes);
+    free(m->slots);
     memset(m, 0, sizeof *m);
 }
 
@@ -181,8 +177,9 @@ static size_t strmap_slot(const StrMap *m, const char *key, size_t n, uint64_t h
 {
     uint32_t h32 = (uint32_t)h;
     size_t i = (size_t)h32 & (m->cap - 1);
-    while (m->keys[i] &&
-           !(m->hashes[i] == h32 && strncmp(m->keys[i], key, n) == 0 && m->keys[i][n] == '\0'))
+    const StrMapSlot *s;
+    while ((s = &m->slots[i])->key &&
+           !(s->hash == h32 && strncmp(s->key, key, n) == 0 && s->key[n] == '\0'))
         i = (i + 1) & (m->cap - 1);
     return i;
 }
@@ -193,24 +190,20 @@ static int strmap_put_hashed(StrMap *m, const char *key, uint64_t h, int val)
         StrMap bigger;
         strmap_init(&bigger, m->cap);
         for (size_t i = 0; i < m->cap; i++)
-            if (m->keys[i]) { /* the keys are distinct: straight to the first empty slot */
-                size_t j = (size_t)m->hashes[i] & (bigger.cap - 1);
-                while (bigger.keys[j])
+            if (m->slots[i].key) { /* the keys are distinct: straight to the first empty slot */
+                size_t j = (size_t)m->slots[i].hash & (bigger.cap - 1);
+                while (bigger.slots[j].key)
                     j = (j + 1) & (bigger.cap - 1);
-                bigger.keys[j] = m->keys[i];
-                bigger.vals[j] = m->vals[i];
-                bigger.hashes[j] = m->hashes[i];
+                bigger.slots[j] = m->slots[i];
                 bigger.count++;
             }
         strmap_done(m);
         *m = bigger;
     }
     size_t i = strmap_slot(m, key, strlen(key), h);
-    if (m->keys[i])
-        return m->vals[i];
-    m->keys[i] = key;
-    m->vals[i] = val;
-    m->hashes[i] = (uint32_t)h;
+    if (m->slots[i].key)
+        return m->slots[i].val;
+    m->slots[i] = (StrMapSlot){key, (uint32_t)h, val};
     m->count++;
     return -1;
 }
@@ -225,7 +218,7 @@ int strmap_get_n(const StrMap *m, const char *key, size_t n)
     if (!m->cap)
         return -1;
     size_t i = strmap_slot(m, key, n, strmap_hash(key, n));
-    return m->keys[i] ? m->vals[i] : -1;
+    return m->slots[i].key ? m->slots[i].val : -1;
 }
 
 int strmap_get(const StrMap *m, const char *key)
