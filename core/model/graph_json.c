@@ -208,7 +208,7 @@ static void set_name(Graph *g, const char *path, const char *name, size_t n)
 }
 
 /* The tree reader: every check with its field path and position. */
-static Graph *graph_load_json_tree(const char *path, const char *text, size_t len, Err *e)
+Graph *graph_load_json_tree_text(const char *path, const char *text, size_t len, Err *e)
 {
     JDoc d;
     if (jdoc_parse_part(&d, path, text, len, e) != 0) /* counted by the caller */
@@ -248,7 +248,7 @@ fail:
  * understands: strict JSON (jdoc_check_text), the members of the format and
  * nothing else in nodes and edges, strings without escapes, every value
  * within its bounds, no duplicate key or node name. Anything else, every
- * error included, is left to the tree reader below (graph_load_json_tree),
+ * error included, is left to the tree reader above (graph_load_json_tree_text),
  * which then words the error exactly as always: the one-pass reader only ever
  * accepts files the tree reader accepts, and builds the same graph from them. */
 
@@ -644,7 +644,7 @@ Graph *graph_load_json_text(const char *path, const char *text, size_t len, Err 
     int rc = fast_load(path, text, len, &g, e);
     if (rc != FAST_NO)
         return rc == 0 ? g : NULL;
-    return graph_load_json_tree(path, text, len, e);
+    return graph_load_json_tree_text(path, text, len, e);
 }
 
 static int ends_with(const char *s, const char *suffix)
