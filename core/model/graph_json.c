@@ -246,7 +246,8 @@ fail:
  * A graph file is read straight from its text into the Graph, with no
  * document tree and no field names built. It takes only what it fully
  * understands: strict JSON (jdoc_check_text), the members of the format and
- * nothing else in nodes and edges, strings without escapes, every value
+ * nothing else in nodes and edges, their strings without escapes (the
+ * graph's name and source may have them: cJSON decodes those), every value
  * within its bounds, no duplicate key or node name. Anything else, every
  * error included, is left to the tree reader above (graph_load_json_tree_text),
  * which then words the error exactly as always: the one-pass reader only ever
@@ -522,8 +523,38 @@ static int fast_edges(Fast *f, Graph *g)
 
 /* The top-level object. Returns 0 with the graph (graph_finish not run yet),
  * or FAST_NO. */
-static int fast_graph(Fast *f, Graph *g, const char **name, size_t *name_n, const char **source,
-                      size_t *source_n)
+/* Any string at t[i], escapes decoded by cJSON itself (as the tree reader
+ * decodes them): a copy in *out, which the caller frees. */
+static int fast_string_copy(Fast *f, char **out)
+{
+    if (f->t[f->i] != '"')
+        return FAST_NO;
+    size_t start = f->i, j = start + 1;
+    const char *s;
+    size_t n;
+    if (fast_string(f, &s, &n) == 0) {
+        free(*out);
+        *out = xmalloc(n + 1);
+        memcpy(*out, s, n);
+        (*out)[n] = '\0';
+        return 0;
+    }
+    while (j < f->n && f->t[j] != '"') /* strict JSON: the string ends */
+        j += f->t[j] == '\\' ? 2 : 1;
+    if (j >= f->n)
+        return FAST_NO;
+    cJSON *v = cJSON_ParseWithLength(f->t + start, j + 1 - start);
+    int ok = cJSON_IsString(v) && v->valuestring;
+    if (ok) {
+        free(*out);
+        *out = xstrdup(v->valuestring);
+        f->i = j + 1;
+    }
+    cJSON_Delete(v);
+    return ok ? 0 : FAST_NO;
+}
+
+static int fast_graph(Fast *f, Graph *g, char **name, char **source)
 {
     enum { T_FORMAT = 1, T_VERSION = 2, T_NAME = 4, T_SOURCE = 8, T_NODES = 16, T_EDGES = 32 };
     unsigned seen = 0;
@@ -561,11 +592,11 @@ static int fast_graph(Fast *f, Graph *g, const char **name, size_t *name_n, cons
                 return FAST_NO;
             break;
         case T_NAME:
-            if (fast_string(f, name, name_n) != 0)
+            if (fast_string_copy(f, name) != 0)
                 return FAST_NO;
             break;
         case T_SOURCE:
-            if (fast_string(f, source, source_n) != 0)
+            if (fast_string_copy(f, source) != 0)
                 return FAST_NO;
             break;
         case T_NODES:
@@ -609,20 +640,22 @@ static int fast_load(const char *path, const char *text, size_t len, Graph **out
     util_reading(path);
     Graph *g = graph_new("");
     Fast f = {text, len, 0, NULL, 0, 0};
-    const char *name = NULL, *source = "";
-    size_t name_n = 0, source_n = 0;
-    int rc = fast_graph(&f, g, &name, &name_n, &source, &source_n);
+    char *name = NULL, *source = NULL;
+    int rc = fast_graph(&f, g, &name, &source);
     free(f.buf);
     if (rc != 0) {
+        free(name);
+        free(source);
         graph_free(g);
         util_reading(NULL);
         return FAST_NO;
     }
-    set_name(g, path, name, name_n);
-    free(g->source);
-    g->source = xmalloc(source_n + 1);
-    memcpy(g->source, source, source_n);
-    g->source[source_n] = '\0';
+    set_name(g, path, name, name ? strlen(name) : 0);
+    free(name);
+    if (source) {
+        free(g->source);
+        g->source = source;
+    }
     free(g->path);
     g->path = xstrdup(path);
     g->checksum = util_hash64(text, len, 0);

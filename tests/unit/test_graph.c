@@ -204,7 +204,7 @@ TEST(graph_json_one_pass_reader_matches_tree_reader)
     /* every field of the format, several kinds of value, UTF-8 and another
      * member; the mutations add escapes, duplicates and every kind of error */
     const char *base =
-        "{\"format\": \"placeto-graph\", \"version\": 1, \"name\": \"m\", \"source\": \"s\", \"nodes\": [\n"
+        "{\"format\": \"placeto-graph\", \"version\": 1, \"name\": \"m\", \"source\": \"s \\\"q\\\" \\u00e9\", \"nodes\": [\n"
         " {\"name\": \"a\", \"op\": \"in\", \"cost_us\": 1.5, \"output_bytes\": 7},\n"
         " {\"name\": \"b\", \"cost_us\": 20, \"cost_us_by_kind\": {\"cpu\": 9, \"gpu\": 0.5},\n"
         "  \"output_bytes\": [1, 2], \"colocate\": \"k\", \"group\": \"G\", \"layer\": \"L\"},\n"
