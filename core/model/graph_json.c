@@ -7,12 +7,82 @@
 #include "graph.h"
 #include "jdoc.h"
 
-static int read_output_bytes(const JDoc *d, const cJSON *nd, const char *base, int64_t **out,
-                             int *n_out, int *scalar, Err *e)
+/* The tree reader builds a field's name ("nodes[12].cost_us") only to report
+ * an error: each getter below checks the common case itself and calls the
+ * jdoc getter, which words the message, only when that fails. */
+static void field_name(char *buf, size_t n, const char *arr, int i, const char *key)
 {
+    if (key)
+        snprintf(buf, n, "%s[%d].%s", arr, i, key);
+    else
+        snprintf(buf, n, "%s[%d]", arr, i);
+}
+
+static int get_string(const JDoc *d, const cJSON *obj, const char *arr, int i, const char *key, int required,
+                      const char **out, Err *e)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!v && !required)
+        return 1;
+    if (cJSON_IsString(v)) {
+        *out = v->valuestring;
+        return 0;
+    }
     char field[600];
-    snprintf(field, sizeof field, "%s.output_bytes", base);
+    field_name(field, sizeof field, arr, i, key);
+    return jget_string(d, obj, key, field, required, out, e);
+}
+
+static int get_number(const JDoc *d, const cJSON *obj, const char *arr, int i, const char *key, double max,
+                      double *out, Err *e)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!v)
+        return 1;
+    if (cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble >= 0 && v->valuedouble <= max) {
+        *out = v->valuedouble;
+        return 0;
+    }
+    char field[600];
+    field_name(field, sizeof field, arr, i, key);
+    return jget_number(d, obj, key, field, 0, 0, max, out, e);
+}
+
+/* An integer value from 0 to max (jcheck_int's rules); name builds the
+ * field's name when there is an error to report. */
+static int check_int(const JDoc *d, const cJSON *v, int64_t max, int64_t *out, Err *e,
+                     void (*name)(char *, size_t, const void *), const void *ctx)
+{
+    double x = cJSON_IsNumber(v) ? v->valuedouble : -1;
+    if (cJSON_IsNumber(v) && isfinite(x) && x == floor(x) && x >= 0 && x <= (double)max &&
+        fabs(x) <= 9007199254740992.0) {
+        *out = (int64_t)x;
+        return 0;
+    }
+    char field[700];
+    name(field, sizeof field, ctx);
+    return jcheck_int(d, v, field, 0, max, out, e);
+}
+
+typedef struct {
+    const char *arr, *key;
+    int i, k; /* k >= 0: an element of the member's array */
+} FieldAt;
+
+static void field_at(char *buf, size_t n, const void *ctx)
+{
+    const FieldAt *f = ctx;
+    if (f->k < 0)
+        field_name(buf, n, f->arr, f->i, f->key);
+    else
+        snprintf(buf, n, "%s[%d].%s[%d]", f->arr, f->i, f->key, f->k);
+}
+
+static int read_output_bytes(const JDoc *d, const cJSON *nd, int i, int64_t **out, int *n_out, int *scalar,
+                             Err *e)
+{
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(nd, "output_bytes");
+    FieldAt at = {"nodes", "output_bytes", i, -1};
     *scalar = 1;
     if (!v) { /* absent: one output of 0 bytes (as the reference reads it) */
         *out = xcalloc(1, sizeof **out);
@@ -21,23 +91,25 @@ static int read_output_bytes(const JDoc *d, const cJSON *nd, const char *base, i
     }
     if (cJSON_IsNumber(v)) {
         int64_t b;
-        if (jcheck_int(d, v, field, 0, GRAPH_MAX_BYTES, &b, e) != 0)
+        if (check_int(d, v, GRAPH_MAX_BYTES, &b, e, field_at, &at) != 0)
             return -1;
         *out = xmalloc(sizeof **out);
         (*out)[0] = b;
         *n_out = 1;
         return 0;
     }
-    if (!cJSON_IsArray(v))
+    if (!cJSON_IsArray(v)) {
+        char field[600];
+        field_at(field, sizeof field, &at);
         return jdoc_err(d, e, field, "expected a number of bytes or an array of them");
+    }
     *scalar = 0;
     int n = cJSON_GetArraySize(v), k = 0;
     *out = XNEW(int64_t, n);
     *n_out = n;
     for (const cJSON *c = v->child; c; c = c->next, k++) {
-        char f2[640];
-        snprintf(f2, sizeof f2, "%s[%d]", field, k);
-        if (jcheck_int(d, c, f2, 0, GRAPH_MAX_BYTES, &(*out)[k], e) != 0) {
+        at.k = k;
+        if (check_int(d, c, GRAPH_MAX_BYTES, &(*out)[k], e, field_at, &at) != 0) {
             free(*out);
             *out = NULL;
             return -1;
@@ -46,23 +118,25 @@ static int read_output_bytes(const JDoc *d, const cJSON *nd, const char *base, i
     return 0;
 }
 
-static int read_kind_costs(const JDoc *d, const cJSON *nd, const char *base, GraphNode *n, Err *e)
+static int read_kind_costs(const JDoc *d, const cJSON *nd, int i, GraphNode *n, Err *e)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(nd, "cost_us_by_kind");
     if (!v)
         return 0;
     char field[600];
-    snprintf(field, sizeof field, "%s.cost_us_by_kind", base);
+    field_name(field, sizeof field, "nodes", i, "cost_us_by_kind");
     if (!cJSON_IsObject(v))
         return jdoc_err(d, e, field, "expected an object of device kind -> cost in µs");
     int cnt = cJSON_GetArraySize(v);
     n->kind_costs = XNEW(KindCost, cnt);
     for (const cJSON *c = v->child; c; c = c->next) {
-        char f2[700];
-        jpath_key(f2, sizeof f2, field, c->string);
-        double x;
-        if (jcheck_number(d, c, f2, 0, 1e15, &x, e) != 0)
-            return -1;
+        double x = c->valuedouble;
+        if (!(cJSON_IsNumber(c) && isfinite(x) && x >= 0 && x <= 1e15)) {
+            char f2[700];
+            jpath_key(f2, sizeof f2, field, c->string);
+            if (jcheck_number(d, c, f2, 0, 1e15, &x, e) != 0)
+                return -1;
+        }
         n->kind_costs[n->n_kind_costs].kind = xstrdup(c->string);
         n->kind_costs[n->n_kind_costs++].cost_us = x;
     }
@@ -80,18 +154,20 @@ static int read_nodes(const JDoc *d, Graph *g, Err *e)
         return jdoc_err(d, e, "nodes", "empty graph: expected at least one node");
     int i = 0;
     int64_t total_bytes = 0;
+    char field[600]; /* built only to report an error */
     for (const cJSON *nd = nodes->child; nd; nd = nd->next, i++) {
-        char base[64], field[600];
-        snprintf(base, sizeof base, "nodes[%d]", i);
-        if (!cJSON_IsObject(nd))
-            return jdoc_err(d, e, base, "expected a node object");
+        if (!cJSON_IsObject(nd)) {
+            field_name(field, sizeof field, "nodes", i, NULL);
+            return jdoc_err(d, e, field, "expected a node object");
+        }
         const char *name = NULL, *op = "", *coloc = NULL, *group = NULL, *layer = NULL;
         double cost = 0;
-        snprintf(field, sizeof field, "%s.name", base);
-        if (jget_string(d, nd, "name", field, 1, &name, e) < 0)
+        if (get_string(d, nd, "nodes", i, "name", 1, &name, e) < 0)
             return -1;
-        if (!name[0])
+        if (!name[0]) {
+            field_name(field, sizeof field, "nodes", i, "name");
             return jdoc_err(d, e, field, "expected a non-empty name");
+        }
         int prev = strmap_get(&g->index, name);
         if (prev >= 0) {
             char first[64];
@@ -99,37 +175,34 @@ static int read_nodes(const JDoc *d, Graph *g, Err *e)
             long off = jdoc_locate(d, first, 0);
             int l, c;
             util_line_col(d->text, off < 0 ? 0 : (size_t)off, &l, &c);
+            field_name(field, sizeof field, "nodes", i, "name");
             return jdoc_err(d, e, field, "duplicate node name \"%s\" (first at %s, line %d, column %d)",
                             name, first, l, c);
         }
-        snprintf(field, sizeof field, "%s.op", base);
-        if (jget_string(d, nd, "op", field, 0, &op, e) < 0)
+        if (get_string(d, nd, "nodes", i, "op", 0, &op, e) < 0 ||
+            get_number(d, nd, "nodes", i, "cost_us", 1e15, &cost, e) < 0 ||
+            get_string(d, nd, "nodes", i, "colocate", 0, &coloc, e) < 0 ||
+            get_string(d, nd, "nodes", i, "group", 0, &group, e) < 0)
             return -1;
-        snprintf(field, sizeof field, "%s.cost_us", base);
-        if (jget_number(d, nd, "cost_us", field, 0, 0, 1e15, &cost, e) < 0)
-            return -1;
-        snprintf(field, sizeof field, "%s.colocate", base);
-        if (jget_string(d, nd, "colocate", field, 0, &coloc, e) < 0)
-            return -1;
-        snprintf(field, sizeof field, "%s.group", base);
-        if (jget_string(d, nd, "group", field, 0, &group, e) < 0)
-            return -1;
-        if (group && !group[0])
+        if (group && !group[0]) {
+            field_name(field, sizeof field, "nodes", i, "group");
             return jdoc_err(d, e, field, "expected a non-empty group name");
-        snprintf(field, sizeof field, "%s.layer", base);
-        if (jget_string(d, nd, "layer", field, 0, &layer, e) < 0)
+        }
+        if (get_string(d, nd, "nodes", i, "layer", 0, &layer, e) < 0)
             return -1;
-        if (layer && !layer[0])
+        if (layer && !layer[0]) {
+            field_name(field, sizeof field, "nodes", i, "layer");
             return jdoc_err(d, e, field, "expected a non-empty layer name");
+        }
         int64_t *ob = NULL;
         int n_out = 0, scalar = 1;
-        if (read_output_bytes(d, nd, base, &ob, &n_out, &scalar, e) != 0)
+        if (read_output_bytes(d, nd, i, &ob, &n_out, &scalar, e) != 0)
             return -1;
         for (int k = 0; k < n_out; k++) {
             total_bytes += ob[k];
             if (total_bytes > GRAPH_MAX_TOTAL_BYTES) {
                 free(ob);
-                snprintf(field, sizeof field, "%s.output_bytes", base);
+                field_name(field, sizeof field, "nodes", i, "output_bytes");
                 return jdoc_err(d, e, field, "the graph's outputs add up to more than 2^62 bytes");
             }
         }
@@ -140,7 +213,7 @@ static int read_nodes(const JDoc *d, Graph *g, Err *e)
         n->colocate = coloc ? xstrdup(coloc) : NULL;
         n->group = group ? xstrdup(group) : NULL;
         n->layer = layer ? xstrdup(layer) : NULL;
-        if (read_kind_costs(d, nd, base, n, e) != 0)
+        if (read_kind_costs(d, nd, i, n, e) != 0)
             return -1;
     }
     return 0;
@@ -154,34 +227,38 @@ static int read_edges(const JDoc *d, Graph *g, Err *e)
     if (!cJSON_IsArray(edges))
         return jdoc_err(d, e, "edges", "expected an array of edges");
     int k = 0;
+    char field[600]; /* built only to report an error */
     for (const cJSON *ed = edges->child; ed; ed = ed->next, k++) {
-        char base[64], field[600];
-        snprintf(base, sizeof base, "edges[%d]", k);
-        if (!cJSON_IsObject(ed))
-            return jdoc_err(d, e, base, "expected an edge object {\"src\", \"dst\", \"output\"}");
+        if (!cJSON_IsObject(ed)) {
+            field_name(field, sizeof field, "edges", k, NULL);
+            return jdoc_err(d, e, field, "expected an edge object {\"src\", \"dst\", \"output\"}");
+        }
         const char *end_name[2];
         int end_idx[2];
         static const char *keys[2] = {"src", "dst"};
         for (int s = 0; s < 2; s++) {
-            snprintf(field, sizeof field, "%s.%s", base, keys[s]);
-            if (jget_string(d, ed, keys[s], field, 1, &end_name[s], e) < 0)
+            if (get_string(d, ed, "edges", k, keys[s], 1, &end_name[s], e) < 0)
                 return -1;
             end_idx[s] = strmap_get(&g->index, end_name[s]);
-            if (end_idx[s] < 0)
+            if (end_idx[s] < 0) {
+                field_name(field, sizeof field, "edges", k, keys[s]);
                 return jdoc_err(d, e, field, "unknown node \"%s\" (dangling edge)", end_name[s]);
+            }
         }
         int64_t out = 0;
-        snprintf(field, sizeof field, "%s.output", base);
-        if (jget_int(d, ed, "output", field, 0, 0, 1 << 30, &out, e) < 0)
+        const cJSON *ov = cJSON_GetObjectItemCaseSensitive(ed, "output");
+        FieldAt at = {"edges", "output", k, -1};
+        if (ov && check_int(d, ov, 1 << 30, &out, e, field_at, &at) != 0)
             return -1;
-        if (end_idx[0] == end_idx[1])
-            return jdoc_err(d, e, base, "cycle through node \"%s\": the edge goes from the node to itself",
+        if (end_idx[0] == end_idx[1]) {
+            field_name(field, sizeof field, "edges", k, NULL);
+            return jdoc_err(d, e, field, "cycle through node \"%s\": the edge goes from the node to itself",
                             end_name[0]);
+        }
         graph_add_edge(g, end_idx[0], end_idx[1], (int)out);
     }
     return 0;
 }
-
 
 static const char *base_name(const char *path)
 {
