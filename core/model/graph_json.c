@@ -339,6 +339,12 @@ typedef struct {
 
 #define FAST_NO 1 /* not taken: the tree reader decides */
 
+/* The byte at the reading position, '\0' at the end of the text. */
+static char fast_peek(const Fast *f)
+{
+    return f->i < f->n ? f->t[f->i] : '\0';
+}
+
 static void fast_ws(Fast *f)
 {
     while (f->i < f->n && (f->t[f->i] == ' ' || f->t[f->i] == '\t' || f->t[f->i] == '\n' || f->t[f->i] == '\r'))
@@ -355,40 +361,114 @@ static int fast_char(Fast *f, char c)
     return 1;
 }
 
+/* After '{' or '[': 1 when an element follows, 0 for an empty one (its
+ * closing bracket read), -1 otherwise. */
+static int fast_open(Fast *f, char open, char close)
+{
+    if (!fast_char(f, open))
+        return -1;
+    if (fast_peek(f) != close)
+        return 1;
+    f->i++;
+    fast_ws(f);
+    return 0;
+}
+
+/* After an element: 1 for ',' and another element, 0 for the closing
+ * bracket (read), -1 otherwise (a trailing comma included). */
+static int fast_after(Fast *f, char close)
+{
+    fast_ws(f);
+    if (fast_peek(f) == close) {
+        f->i++;
+        fast_ws(f);
+        return 0;
+    }
+    if (!fast_char(f, ',') || fast_peek(f) == close)
+        return -1;
+    return 1;
+}
+
 /* A string without escapes at t[i] (the text is strict JSON, so it ends):
  * its bytes [*s, *s + *len). Returns 0, or FAST_NO on anything else. */
 static int fast_string(Fast *f, const char **s, size_t *len)
 {
-    if (f->i >= f->n || f->t[f->i] != '"')
+    if (fast_peek(f) != '"')
         return FAST_NO;
-    const char *b = f->t + f->i + 1;
-    const char *q = memchr(b, '"', f->n - f->i - 1);
-    if (!q || memchr(b, '\\', (size_t)(q - b)))
-        return FAST_NO;
-    *s = b;
-    *len = (size_t)(q - b);
-    f->i = (size_t)(q - f->t) + 1;
+    const unsigned char *t = (const unsigned char *)f->t;
+    size_t i = f->i + 1;
+    for (;;) { /* jdoc_check_text's rules: no raw control character, UTF-8 */
+        if (i >= f->n)
+            return FAST_NO;
+        unsigned char c = t[i];
+        if (c == '"')
+            break;
+        if (c < 0x20 || c == '\\')
+            return FAST_NO;
+        if (c < 0x80)
+            i++;
+        else {
+            size_t l = util_utf8_seq(t + i, f->n - i);
+            if (!l)
+                return FAST_NO;
+            i += l;
+        }
+    }
+    *s = f->t + f->i + 1;
+    *len = i - f->i - 1;
+    f->i = i + 1;
     return 0;
 }
 
-/* A number at t[i] as cJSON reads it (strtod of the token). */
+/* A number at t[i] in jdoc_check_text's grammar (no leading zero, digits
+ * after '.' and in the exponent, integers within 2^53), read as cJSON reads
+ * it (strtod of the token). */
 static int fast_number(Fast *f, double *x)
 {
-    if (f->i >= f->n || !(f->t[f->i] == '-' || (f->t[f->i] >= '0' && f->t[f->i] <= '9')))
+    const char *t = f->t;
+    size_t i = f->i, n = f->n, start = i;
+#define DIGIT(k) ((k) < n && t[k] >= '0' && t[k] <= '9')
+    if (i < n && t[i] == '-')
+        i++;
+    size_t digits = i;
+    if (i < n && t[i] == '0') {
+        i++;
+        if (DIGIT(i))
+            return FAST_NO;
+    } else if (DIGIT(i) && t[i] != '0') {
+        while (DIGIT(i))
+            i++;
+    } else
+        return FAST_NO;
+    size_t ndigits = i - digits;
+    int integer = 1;
+    if (i < n && t[i] == '.') {
+        integer = 0;
+        if (!DIGIT(i + 1))
+            return FAST_NO;
+        for (i++; DIGIT(i); i++)
+            ;
+    }
+    if (i < n && (t[i] == 'e' || t[i] == 'E')) {
+        integer = 0;
+        i++;
+        if (i < n && (t[i] == '+' || t[i] == '-'))
+            i++;
+        if (!DIGIT(i))
+            return FAST_NO;
+        while (DIGIT(i))
+            i++;
+    }
+#undef DIGIT
+    if (integer && (ndigits > 16 || (ndigits == 16 && memcmp(t + digits, "9007199254740992", 16) > 0)))
         return FAST_NO;
     char tok[64];
-    size_t k = 0;
-    for (;;) {
-        char c = f->i < f->n ? f->t[f->i] : '\0';
-        if (!((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'))
-            break;
-        if (k + 1 >= sizeof tok)
-            return FAST_NO;
-        tok[k++] = c;
-        f->i++;
-    }
-    tok[k] = '\0';
+    if (i - start >= sizeof tok)
+        return FAST_NO;
+    memcpy(tok, t + start, i - start);
+    tok[i - start] = '\0';
     *x = strtod(tok, NULL);
+    f->i = i;
     return 0;
 }
 
@@ -437,21 +517,22 @@ static const char *const fast_node_keys[F_NKEYS] = {"name", "op", "cost_us", "co
 
 static int fast_nodes(Fast *f, Graph *g)
 {
-    if (!fast_char(f, '[') || f->t[f->i] == ']')
+    if (fast_open(f, '[', ']') != 1)
         return FAST_NO; /* an empty graph is an error */
     int64_t total_bytes = 0, *ob = NULL;
     size_t ob_cap = 0, kinds_cap = 0;
     FastKind *kinds = NULL;
     int rc = FAST_NO;
     for (;;) {
-        if (!fast_char(f, '{'))
+        int more = fast_open(f, '{', '}');
+        if (more < 0)
             goto out;
         unsigned seen = 0;
         const char *sv[F_NKEYS] = {0};
         size_t sn[F_NKEYS] = {0};
         double cost = 0;
         int n_out = 0, scalar = 1, n_kinds = 0;
-        while (f->t[f->i] != '}') {
+        for (; more > 0; more = fast_after(f, '}')) {
             const char *k;
             size_t kn;
             if (fast_string(f, &k, &kn) != 0 || !fast_char(f, ':'))
@@ -467,19 +548,17 @@ static int fast_nodes(Fast *f, Graph *g)
                 if (fast_number(f, &cost) != 0 || !fast_number_ok(cost, 1e15))
                     goto out;
             } else if (which == F_BYTES) {
-                if (f->t[f->i] == '[') {
+                if (fast_peek(f) == '[') {
                     scalar = 0;
-                    if (!fast_char(f, '['))
-                        goto out;
-                    while (f->t[f->i] != ']') {
+                    int el;
+                    for (el = fast_open(f, '[', ']'); el > 0; el = fast_after(f, ']')) {
                         xgrow((void **)&ob, &ob_cap, (size_t)n_out + 1, sizeof *ob);
                         if (fast_int(f, GRAPH_MAX_BYTES, &ob[n_out]) != 0)
                             goto out;
                         n_out++;
-                        if (!fast_char(f, ',') && f->t[f->i] != ']')
-                            goto out;
                     }
-                    f->i++;
+                    if (el < 0)
+                        goto out;
                 } else {
                     xgrow((void **)&ob, &ob_cap, 1, sizeof *ob);
                     if (fast_int(f, GRAPH_MAX_BYTES, &ob[0]) != 0)
@@ -487,9 +566,8 @@ static int fast_nodes(Fast *f, Graph *g)
                     n_out = 1;
                 }
             } else if (which == F_KINDS) {
-                if (!fast_char(f, '{'))
-                    goto out;
-                while (f->t[f->i] != '}') {
+                int el;
+                for (el = fast_open(f, '{', '}'); el > 0; el = fast_after(f, '}')) {
                     xgrow((void **)&kinds, &kinds_cap, (size_t)n_kinds + 1, sizeof *kinds);
                     FastKind *kc = &kinds[n_kinds];
                     if (n_kinds >= 64 || fast_string(f, &kc->s, &kc->n) != 0 || !fast_char(f, ':') ||
@@ -499,16 +577,14 @@ static int fast_nodes(Fast *f, Graph *g)
                         if (kinds[j].n == kc->n && memcmp(kinds[j].s, kc->s, kc->n) == 0)
                             goto out;
                     n_kinds++;
-                    if (!fast_char(f, ',') && f->t[f->i] != '}')
-                        goto out;
                 }
-                f->i++;
+                if (el < 0)
+                    goto out;
             } else if (fast_string(f, &sv[which], &sn[which]) != 0)
                 goto out;
-            if (!fast_char(f, ',') && f->t[f->i] != '}')
-                goto out;
         }
-        f->i++;
+        if (more < 0)
+            goto out;
         if (!(seen & (1u << F_NAME)) || sn[F_NAME] == 0 || ((seen & (1u << F_GROUP)) && sn[F_GROUP] == 0) ||
             ((seen & (1u << F_LAYER)) && sn[F_LAYER] == 0))
             goto out;
@@ -537,16 +613,17 @@ static int fast_nodes(Fast *f, Graph *g)
         if (seen & (1u << F_KINDS)) {
             n->kind_costs = XNEW(KindCost, n_kinds);
             for (int j = 0; j < n_kinds; j++) {
-                n->kind_costs[j].kind = xstrdup(f->buf + fast_keep(f, kinds[j].s, kinds[j].n));
+                size_t at_kind = fast_keep(f, kinds[j].s, kinds[j].n); /* may move f->buf */
+                n->kind_costs[j].kind = xstrdup(f->buf + at_kind);
                 n->kind_costs[j].cost_us = kinds[j].cost;
             }
             n->n_kind_costs = n_kinds;
         }
-        if (fast_char(f, ','))
-            continue;
-        if (!fast_char(f, ']'))
+        int next = fast_after(f, ']');
+        if (next < 0)
             goto out;
-        break;
+        if (next == 0)
+            break;
     }
     rc = 0;
 out:
@@ -557,15 +634,13 @@ out:
 
 static int fast_edges(Fast *f, Graph *g)
 {
-    if (!fast_char(f, '['))
-        return FAST_NO;
-    while (f->t[f->i] != ']') {
-        if (!fast_char(f, '{'))
-            return FAST_NO;
+    int el;
+    for (el = fast_open(f, '[', ']'); el > 0; el = fast_after(f, ']')) {
         int end_idx[2] = {-1, -1};
         int64_t out = 0;
         unsigned seen = 0;
-        while (f->t[f->i] != '}') {
+        int more;
+        for (more = fast_open(f, '{', '}'); more > 0; more = fast_after(f, '}')) {
             const char *k, *s;
             size_t kn, sn;
             if (fast_string(f, &k, &kn) != 0 || !fast_char(f, ':'))
@@ -584,18 +659,12 @@ static int fast_edges(Fast *f, Graph *g)
                 if (end_idx[which] < 0)
                     return FAST_NO;
             }
-            if (!fast_char(f, ',') && f->t[f->i] != '}')
-                return FAST_NO;
         }
-        f->i++;
-        if ((seen & 3u) != 3u || end_idx[0] == end_idx[1])
+        if (more < 0 || (seen & 3u) != 3u || end_idx[0] == end_idx[1])
             return FAST_NO;
         graph_add_edge(g, end_idx[0], end_idx[1], (int)out);
-        if (!fast_char(f, ',') && f->t[f->i] != ']')
-            return FAST_NO;
     }
-    f->i++;
-    return 0;
+    return el < 0 ? FAST_NO : 0;
 }
 
 /* The top-level object. Returns 0 with the graph (graph_finish not run yet),
@@ -604,7 +673,7 @@ static int fast_edges(Fast *f, Graph *g)
  * decodes them): a copy in *out, which the caller frees. */
 static int fast_string_copy(Fast *f, char **out)
 {
-    if (f->t[f->i] != '"')
+    if (fast_peek(f) != '"')
         return FAST_NO;
     size_t start = f->i, j = start + 1;
     const char *s;
@@ -618,8 +687,9 @@ static int fast_string_copy(Fast *f, char **out)
     }
     while (j < f->n && f->t[j] != '"') /* strict JSON: the string ends */
         j += f->t[j] == '\\' ? 2 : 1;
-    if (j >= f->n)
-        return FAST_NO;
+    Err scratch = {{0}};
+    if (j >= f->n || jdoc_check_text("", f->t + start, j + 1 - start, &scratch) != 0)
+        return FAST_NO; /* the escapes checked as the whole text would be */
     cJSON *v = cJSON_ParseWithLength(f->t + start, j + 1 - start);
     int ok = cJSON_IsString(v) && v->valuestring;
     if (ok) {
@@ -641,9 +711,8 @@ static int fast_graph(Fast *f, Graph *g, char **name, char **source)
     } other[32];
     int n_other = 0;
     f->i = 0;
-    if (!fast_char(f, '{'))
-        return FAST_NO;
-    while (f->t[f->i] != '}') {
+    int more;
+    for (more = fast_open(f, '{', '}'); more > 0; more = fast_after(f, '}')) {
         const char *k, *s;
         size_t kn, sn;
         if (fast_string(f, &k, &kn) != 0 || !fast_char(f, ':'))
@@ -685,23 +754,34 @@ static int fast_graph(Fast *f, Graph *g, char **name, char **source)
                 return FAST_NO; /* edges before the nodes: left to the tree reader */
             break;
         default: /* another member: a scalar, not a duplicate */
-            if (f->t[f->i] == '{' || f->t[f->i] == '[' || n_other == 32)
+            if (n_other == 32)
                 return FAST_NO;
             for (int j = 0; j < n_other; j++)
                 if (other[j].n == kn && memcmp(other[j].s, k, kn) == 0)
                     return FAST_NO;
             other[n_other].s = k;
             other[n_other++].n = kn;
-            if (f->t[f->i] == '"') {
+            if (fast_peek(f) == '"') {
                 if (fast_string(f, &s, &sn) != 0)
                     return FAST_NO;
-            } else
-                while (f->i < f->n && !strchr(",} \t\r\n", f->t[f->i]))
-                    f->i++;
+            } else if (fast_peek(f) == 't' || fast_peek(f) == 'f' || fast_peek(f) == 'n') {
+                static const char *const lit[3] = {"true", "false", "null"};
+                int hit = 0;
+                for (int j = 0; j < 3 && !hit; j++) {
+                    size_t l = strlen(lit[j]);
+                    if (f->n - f->i >= l && memcmp(f->t + f->i, lit[j], l) == 0) {
+                        f->i += l;
+                        hit = 1;
+                    }
+                }
+                if (!hit)
+                    return FAST_NO;
+            } else if (fast_number(f, &x) != 0)
+                return FAST_NO;
         }
-        if (!fast_char(f, ',') && f->t[f->i] != '}')
-            return FAST_NO;
     }
+    if (more < 0 || f->i != f->n) /* nothing after the value */
+        return FAST_NO;
     if ((seen & (T_FORMAT | T_VERSION | T_NODES)) != (T_FORMAT | T_VERSION | T_NODES))
         return FAST_NO;
     return 0;
@@ -711,8 +791,7 @@ static int fast_graph(Fast *f, Graph *g, char **name, char **source)
  * FAST_NO. */
 static int fast_load(const char *path, const char *text, size_t len, Graph **out, Err *e)
 {
-    Err scratch = {{0}};
-    if (memchr(text, '\0', len) || jdoc_check_text(path, text, len, &scratch) != 0)
+    if (memchr(text, '\0', len)) /* binary data: the tree reader says so */
         return FAST_NO;
     util_reading(path);
     Graph *g = graph_new("");

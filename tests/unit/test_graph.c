@@ -216,7 +216,7 @@ TEST(graph_json_one_pass_reader_matches_tree_reader)
     disagree += !readers_agree("the base text", base, n, &ok);
     CHECK(ok);
     /* every byte replaced by each of a few characters, and every byte deleted */
-    static const char subst[] = "\"0-1e.{}[],:x\\ n";
+    static const char subst[] = "\"0-1e.{}[],:x\\ n\t\x01\x7f\xc3\xff";
     char *t = malloc(n + 1);
     REQUIRE(t != NULL);
     for (size_t i = 0; i < n && disagree < 5; i++) {
@@ -250,6 +250,16 @@ TEST(graph_json_one_pass_reader_matches_tree_reader)
         free(text);
         free(files[k]);
     }
+    /* many long kind names: the reader's string buffer grows while it keeps them */
+    StrBuf kb = {0};
+    sb_puts(&kb, "{\"format\": \"placeto-graph\", \"version\": 1, \"nodes\": [{\"name\": \"a\", "
+                 "\"cost_us_by_kind\": {");
+    for (int k = 0; k < 40; k++)
+        sb_printf(&kb, "%s\"kind_%d_%0*d\": %d", k ? ", " : "", k, 40 + k, 0, k);
+    sb_puts(&kb, "}}]}");
+    readers_agree("40 long kind names", kb.s, kb.len, &ok);
+    CHECK(ok);
+    sb_free(&kb);
     Graph *g = gen_random_dag(3000, 2.0, 7);
     char *buf = NULL;
     size_t blen = 0;
