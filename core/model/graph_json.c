@@ -322,7 +322,8 @@ fail:
  *
  * A graph file is read straight from its text into the Graph, with no
  * document tree and no field names built. It takes only what it fully
- * understands: strict JSON (jdoc_check_text), the members of the format and
+ * understands: strict JSON (jdoc_check_text's grammar, checked here as the
+ * text is read, with no separate pass), the members of the format and
  * nothing else in nodes and edges, their strings without escapes (the
  * graph's name and source may have them: cJSON decodes those), every value
  * within its bounds, no duplicate key or node name. Anything else, every
