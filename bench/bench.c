@@ -475,6 +475,8 @@ static void bench_extreme(void)
 /* build/placeto-bench [--sim-dir DIR] [PART...]: the parts named (explorer,
  * agent, gaps, sim, simx (sim_run against a minimal list scheduler, also in sim), inc, group, layout, extreme, gdp, hsdag), or all of them. With --sim-dir,
  * the simulator's table goes to DIR for bench/bench_sim.py (bench_sim.h).
+ * build/placeto-bench --write-graph N SEED OUT: gen_random_dag(N, 2.0, SEED)
+ * written as a placeto-graph (bench/load_bench.sh).
  * build/placeto-bench --gdp-input GRAPH DEVICES OUT [POLICY]: GDP's network
  * input of GRAPH as JSON (bench_gdp_input; bench/gdp_speed.sh). */
 static int want(int argc, char **argv, const char *part)
@@ -490,6 +492,15 @@ static int want(int argc, char **argv, const char *part)
 int main(int argc, char **argv)
 {
     const char *sim_dir = NULL;
+    if (argc == 5 && strcmp(argv[1], "--write-graph") == 0) { /* bench/load_bench.sh */
+        Err e = {{0}};
+        Graph *g = gen_random_dag(atoi(argv[2]), 2.0, (uint64_t)strtoull(argv[3], NULL, 10));
+        int rc = graph_write_json(g, argv[4], &e);
+        graph_free(g);
+        if (rc != 0)
+            fprintf(stderr, "placeto-bench: %s\n", e.msg);
+        return rc != 0;
+    }
     if ((argc == 5 || argc == 6) && strcmp(argv[1], "--gdp-input") == 0)
         return bench_gdp_input(argv[2], atoi(argv[3]), argv[4], argc == 6 ? argv[5] : NULL);
     if (argc >= 3 && strcmp(argv[1], "--sim-dir") == 0) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make bench [PARTS="..."]: the benchmark binary's figures, part by part
-# (sim explorer agent gaps group layout extreme gdp gdpspeed hsdag lsched compare mpi; all by default).
+# (sim explorer agent gaps group layout extreme gdp gdpspeed hsdag lsched compare mpi; all by default;
+# and load, only when named: bench/load_bench.sh against LOAD_BASE, default 8286a0c).
 # The simulator's table puts the C figures next to the Python statement of
 # the simulator (tests/sim_ref.py) timed on the same placements in this run.
 set -eu
@@ -52,4 +53,11 @@ fi
 if want mpi; then
   echo
   bash bench/bench_mpi.sh "$prog"
+fi
+
+# Loading a 100 000-op graph against an earlier commit (bench/load_bench.sh):
+# builds that commit, so only when named.
+if want load; then
+  echo
+  bash bench/load_bench.sh "${LOAD_BASE:-8286a0c}" "${LOAD_ROUNDS:-5}"
 fi

@@ -205,9 +205,13 @@ void sb_printf(StrBuf *b, const char *fmt, ...)
 void sb_free(StrBuf *b);
 
 /* String -> int map (open addressing); keys are borrowed, not copied. */
+typedef struct StrMapSlot {
+    const char *key; /* NULL: empty */
+    uint32_t hash;   /* the key's hash: a probe reads the key only when it matches */
+    int val;
+} StrMapSlot;
 typedef struct StrMap {
-    const char **keys;
-    int *vals;
+    StrMapSlot *slots;
     size_t cap, count;
 } StrMap;
 void strmap_init(StrMap *m, size_t expected);
@@ -217,6 +221,8 @@ void strmap_done(StrMap *m);
 int strmap_put(StrMap *m, const char *key, int val);
 /* Returns the value or -1. */
 int strmap_get(const StrMap *m, const char *key);
+/* The same for the n bytes at key (not NUL-terminated). */
+int strmap_get_n(const StrMap *m, const char *key, size_t n);
 
 /* ---- Random numbers (util_rng.c) ----------------------------------------- */
 

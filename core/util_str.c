@@ -155,53 +155,75 @@ void strmap_init(StrMap *m, size_t expected)
     size_t cap = 16;
     while (cap < expected * 2 + 1)
         cap *= 2;
-    m->keys = XNEW(const char *, cap);
-    m->vals = XNEW(int, cap);
+    m->slots = XNEW(StrMapSlot, cap);
     m->cap = cap;
     m->count = 0;
 }
 
 void strmap_done(StrMap *m)
 {
-    free(m->keys);
-    free(m->vals);
+    free(m->slots);
     memset(m, 0, sizeof *m);
 }
 
-static size_t strmap_slot(const StrMap *m, const char *key)
+static uint64_t strmap_hash(const char *key, size_t n)
 {
-    size_t i = (size_t)util_hash64(key, strlen(key), 0) & (m->cap - 1);
-    while (m->keys[i] && strcmp(m->keys[i], key) != 0)
+    uint64_t h = util_hash64(key, n, 0);
+    return h ^ (h >> 32); /* the high bits too: FNV's low bits see only the bytes' low bits */
+}
+
+/* The slot of the n-byte key: where it is, or the empty slot it would take. */
+static size_t strmap_slot(const StrMap *m, const char *key, size_t n, uint64_t h)
+{
+    uint32_t h32 = (uint32_t)h;
+    size_t i = (size_t)h32 & (m->cap - 1);
+    const StrMapSlot *s;
+    while ((s = &m->slots[i])->key &&
+           !(s->hash == h32 && strncmp(s->key, key, n) == 0 && s->key[n] == '\0'))
         i = (i + 1) & (m->cap - 1);
     return i;
 }
 
-int strmap_put(StrMap *m, const char *key, int val)
+static int strmap_put_hashed(StrMap *m, const char *key, uint64_t h, int val)
 {
     if ((m->count + 1) * 2 > m->cap) {
         StrMap bigger;
         strmap_init(&bigger, m->cap);
         for (size_t i = 0; i < m->cap; i++)
-            if (m->keys[i])
-                strmap_put(&bigger, m->keys[i], m->vals[i]);
+            if (m->slots[i].key) { /* the keys are distinct: straight to the first empty slot */
+                size_t j = (size_t)m->slots[i].hash & (bigger.cap - 1);
+                while (bigger.slots[j].key)
+                    j = (j + 1) & (bigger.cap - 1);
+                bigger.slots[j] = m->slots[i];
+                bigger.count++;
+            }
         strmap_done(m);
         *m = bigger;
     }
-    size_t i = strmap_slot(m, key);
-    if (m->keys[i])
-        return m->vals[i];
-    m->keys[i] = key;
-    m->vals[i] = val;
+    size_t i = strmap_slot(m, key, strlen(key), h);
+    if (m->slots[i].key)
+        return m->slots[i].val;
+    m->slots[i] = (StrMapSlot){key, (uint32_t)h, val};
     m->count++;
     return -1;
 }
 
-int strmap_get(const StrMap *m, const char *key)
+int strmap_put(StrMap *m, const char *key, int val)
+{
+    return strmap_put_hashed(m, key, strmap_hash(key, strlen(key)), val);
+}
+
+int strmap_get_n(const StrMap *m, const char *key, size_t n)
 {
     if (!m->cap)
         return -1;
-    size_t i = strmap_slot(m, key);
-    return m->keys[i] ? m->vals[i] : -1;
+    size_t i = strmap_slot(m, key, n, strmap_hash(key, n));
+    return m->slots[i].key ? m->slots[i].val : -1;
+}
+
+int strmap_get(const StrMap *m, const char *key)
+{
+    return strmap_get_n(m, key, strlen(key));
 }
 
 size_t util_utf8_seq(const unsigned char *p, size_t avail)

@@ -19,19 +19,21 @@ Graph *graph_new(const char *name)
 int graph_add_node(Graph *g, const char *name, const char *op, double cost_us,
                    const int64_t *output_bytes, int n_outputs)
 {
-    if (strmap_get(&g->index, name) >= 0)
+    char *copy = xstrdup(name);
+    if (strmap_put(&g->index, copy, g->n_nodes) >= 0) { /* one look-up: taken already */
+        free(copy);
         return -1;
+    }
     xgrow((void **)&g->nodes, &g->nodes_cap, (size_t)g->n_nodes + 1, sizeof *g->nodes);
     GraphNode *n = &g->nodes[g->n_nodes];
     memset(n, 0, sizeof *n);
-    n->name = xstrdup(name);
+    n->name = copy;
     n->op = xstrdup(op ? op : "");
     n->cost_us = cost_us;
     n->n_outputs = n_outputs;
     n->output_bytes = XNEW(int64_t, n_outputs > 0 ? n_outputs : 0);
     if (n_outputs > 0 && output_bytes)
         memcpy(n->output_bytes, output_bytes, (size_t)n_outputs * sizeof(int64_t));
-    strmap_put(&g->index, n->name, g->n_nodes);
     return g->n_nodes++;
 }
 

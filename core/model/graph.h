@@ -64,7 +64,14 @@ typedef struct Graph {
 /* Loads a .json or .dot file (by extension; anything else is tried as JSON).
  * Returns NULL with e->msg "FILE:LINE:COL: message" or "FILE: field: message". */
 Graph *graph_load(const char *path, Err *e);
+/* Reads the text in one pass when it is plain (strict JSON, the format's
+ * members only, strings without escapes, every value valid: no document
+ * tree, no field names built); anything else, every error included, goes to
+ * the tree reader, graph_load_json_tree_text, which words each error with its
+ * field path and position. Both give the same graph or the same message. */
 Graph *graph_load_json_text(const char *path, const char *text, size_t len, Err *e);
+/* The tree reader alone (tests compare the two readers). */
+Graph *graph_load_json_tree_text(const char *path, const char *text, size_t len, Err *e);
 Graph *graph_load_dot_text(const char *path, const char *text, size_t len, Err *e);
 void graph_free(Graph *g);
 

@@ -50,12 +50,28 @@ typedef struct Quot {
     int *soff, *succ, *poff, *pred;
 } Quot;
 
-static int cmp_pair(const void *a, const void *b)
+/* Sorts the np pairs (a, b), both in [0, m), by a then b: two stable
+ * counting passes (by b, then by a), linear where qsort was the most of a
+ * 100 000-op graph's grouping. */
+static void sort_pairs(int *pairs, int np, int m)
 {
-    const int *x = a, *y = b;
-    if (x[0] != y[0])
-        return x[0] < y[0] ? -1 : 1;
-    return (x[1] > y[1]) - (x[1] < y[1]);
+    int *tmp = XMALLOC(int, 2 * (size_t)np + 1), *cnt = XMALLOC(int, (size_t)m + 1);
+    for (int key = 1; key >= 0; key--) {
+        const int *from = key ? pairs : tmp;
+        int *to = key ? tmp : pairs;
+        memset(cnt, 0, ((size_t)m + 1) * sizeof *cnt);
+        for (int k = 0; k < np; k++)
+            cnt[from[2 * k + key] + 1]++;
+        for (int v = 0; v < m; v++)
+            cnt[v + 1] += cnt[v];
+        for (int k = 0; k < np; k++) {
+            int at = cnt[from[2 * k + key]]++;
+            to[2 * at] = from[2 * k];
+            to[2 * at + 1] = from[2 * k + 1];
+        }
+    }
+    free(tmp);
+    free(cnt);
 }
 
 static void quot_build(Quot *q, const Graph *g, UF *u)
@@ -87,7 +103,7 @@ static void quot_build(Quot *q, const Graph *g, UF *u)
             np++;
         }
     }
-    qsort(pairs, (size_t)np, 2 * sizeof *pairs, cmp_pair);
+    sort_pairs(pairs, np, q->m);
     int w = 0;
     for (int k = 0; k < np; k++)
         if (w == 0 || pairs[2 * k] != pairs[2 * (w - 1)] || pairs[2 * k + 1] != pairs[2 * (w - 1) + 1]) {

@@ -160,6 +160,13 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["ops"] == 100000 and 100 <= d["groups"] <= 200, d
 ' "$tmp/out"
+    # the 18 MB file is read and parsed once per command (one-pass reader)
+    for c in info explore; do
+        extra=(); [ "$c" = explore ] && extra=(--headless --keys '')
+        PLACETO_TRACE_READS=1 "$prog" "$c" "$tmp/big.json" "${extra[@]}" > /dev/null 2> "$tmp/err" < /dev/null
+        r=$(grep -cxF "placeto: trace: read $tmp/big.json" "$tmp/err") p=$(grep -cxF "placeto: trace: parse $tmp/big.json" "$tmp/err")
+        if [ "$r" = 1 ] && [ "$p" = 1 ]; then pass; else fail "100k ops: $c reads the graph once" "read $r and parsed $p times"; fi
+    done
     run compare "$tmp/big.json" --devices 4 --methods single,heft,m-etf
     expect_rc "100k ops: compare" 0 && pass
     run explore "$tmp/big.json" --devices 4 --headless --keys "space space 1 u" --size 120x40

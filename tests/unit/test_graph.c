@@ -176,6 +176,103 @@ TEST(graph_roundtrip_bundled_graphs)
     CHECK(saw_resnet);
 }
 
+/* The one-pass reader and the tree reader on one text: the same graph (and
+ * checksum), or both refuse it with the same message. Returns 1 when they
+ * agree; *ok tells whether the text was a graph. */
+static int readers_agree(const char *what, const char *text, size_t len, int *ok)
+{
+    Err e1 = {{0}}, e2 = {{0}};
+    Graph *a = graph_load_json_text("m.json", text, len, &e1);
+    Graph *b = graph_load_json_tree_text("m.json", text, len, &e2);
+    int agree;
+    if (!a || !b) {
+        agree = !a && !b && strcmp(e1.msg, e2.msg) == 0;
+        CHECK_MSG(agree, "%s: one-pass %s (%s), tree %s (%s)", what, a ? "took it" : "refused it", e1.msg,
+                  b ? "took it" : "refused it", e2.msg);
+    } else {
+        agree = same_graph(a, b, what) && a->checksum == b->checksum;
+        CHECK_MSG(a->checksum == b->checksum, "%s: checksums differ", what);
+    }
+    *ok = a != NULL;
+    graph_free(a);
+    graph_free(b);
+    return agree;
+}
+
+TEST(graph_json_one_pass_reader_matches_tree_reader)
+{
+    /* every field of the format, several kinds of value, UTF-8 and another
+     * member; the mutations add escapes, duplicates and every kind of error */
+    const char *base =
+        "{\"format\": \"placeto-graph\", \"version\": 1, \"name\": \"m\", \"source\": \"s \\\"q\\\" \\u00e9\", \"nodes\": [\n"
+        " {\"name\": \"a\", \"op\": \"in\", \"cost_us\": 1.5, \"output_bytes\": 7},\n"
+        " {\"name\": \"b\", \"cost_us\": 20, \"cost_us_by_kind\": {\"cpu\": 9, \"gpu\": 0.5},\n"
+        "  \"output_bytes\": [1, 2], \"colocate\": \"k\", \"group\": \"G\", \"layer\": \"L\"},\n"
+        " {\"name\": \"c\", \"output_bytes\": []}, {\"name\": \"d\u00e9\"}],\n"
+        " \"edges\": [{\"src\": \"a\", \"dst\": \"b\"}, {\"src\": \"b\", \"dst\": \"c\", \"output\": 1},\n"
+        "  {\"src\": \"a\", \"dst\": \"d\u00e9\", \"output\": 0}], \"note\": null}\n";
+    size_t n = strlen(base);
+    int ok = 0, taken = 0, refused = 0, disagree = 0;
+    disagree += !readers_agree("the base text", base, n, &ok);
+    CHECK(ok);
+    /* every byte replaced by each of a few characters, and every byte deleted */
+    static const char subst[] = "\"0-1e.{}[],:x\\ n\t\x01\x7f\xc3\xff";
+    char *t = malloc(n + 1);
+    REQUIRE(t != NULL);
+    for (size_t i = 0; i < n && disagree < 5; i++) {
+        for (size_t c = 0; c <= sizeof subst - 1 && disagree < 5; c++) {
+            size_t len = n;
+            memcpy(t, base, n + 1);
+            if (c < sizeof subst - 1)
+                t[i] = subst[c];
+            else {
+                memmove(t + i, t + i + 1, n - i);
+                len = n - 1;
+            }
+            char what[64];
+            snprintf(what, sizeof what, "byte %zu -> %s", i, c < sizeof subst - 1 ? "another" : "deleted");
+            disagree += !readers_agree(what, t, len, &ok);
+            taken += ok;
+            refused += !ok;
+        }
+    }
+    free(t);
+    CHECK(taken > 100 && refused > 1000); /* both kinds were tried */
+    /* the bundled graphs and generated ones, as written */
+    char *files[64];
+    int nf = list_json("graphs", files, 64);
+    for (int k = 0; k < nf; k++) {
+        Err e = {{0}};
+        size_t len = 0;
+        char *text = util_read_file(files[k], &len, &e);
+        if (text)
+            readers_agree(files[k], text, len, &ok);
+        free(text);
+        free(files[k]);
+    }
+    /* many long kind names: the reader's string buffer grows while it keeps them */
+    StrBuf kb = {0};
+    sb_puts(&kb, "{\"format\": \"placeto-graph\", \"version\": 1, \"nodes\": [{\"name\": \"a\", "
+                 "\"cost_us_by_kind\": {");
+    for (int k = 0; k < 40; k++)
+        sb_printf(&kb, "%s\"kind_%d_%0*d\": %d", k ? ", " : "", k, 40 + k, 0, k);
+    sb_puts(&kb, "}}]}");
+    readers_agree("40 long kind names", kb.s, kb.len, &ok);
+    CHECK(ok);
+    sb_free(&kb);
+    Graph *g = gen_random_dag(3000, 2.0, 7);
+    char *buf = NULL;
+    size_t blen = 0;
+    FILE *f = open_memstream(&buf, &blen);
+    REQUIRE(f != NULL);
+    graph_print_json(g, f);
+    fclose(f);
+    readers_agree(g->name, buf, blen, &ok);
+    CHECK(ok);
+    free(buf);
+    graph_free(g);
+}
+
 TEST(graph_roundtrip_generated_graphs)
 {
     /* full-precision doubles, two outputs, control edges past the outputs */
