@@ -695,17 +695,20 @@ void app_add_learned(App *a, const char *path, const char *label)
     }
 }
 
-/* The bundled policy file rel (under the data directory) when it exists. */
-
-/* "placeto NAME": NAME the file's name without directory and ".json". */
-static void policy_label(const char *path, char *buf, size_t n)
+void app_policy_name(const char *path, const char *prefix, int max, char *buf, size_t n)
 {
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     size_t len = strlen(base);
     if (len > 5 && strcmp(base + len - 5, ".json") == 0)
         len -= 5;
-    snprintf(buf, n, "placeto %.*s", (int)(len > 40 ? 40 : len), base);
+    snprintf(buf, n, "%s%.*s", prefix, (int)(len > (size_t)max ? (size_t)max : len), base);
+}
+
+/* "placeto NAME": NAME the file's name without directory and ".json". */
+static void policy_label(const char *path, char *buf, size_t n)
+{
+    app_policy_name(path, "placeto ", 40, buf, n);
 }
 
 void app_run_learned(App *a)

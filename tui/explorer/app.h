@@ -356,6 +356,9 @@ void app_save_target(const App *a, char *buf, size_t n);
 /* The first of NAME-2.json, NAME-3.json ... (path NAME.json) that does not
  * exist. */
 void app_free_name(const char *path, char *buf, size_t n);
+/* prefix and a policy file's name without directory and ".json", cut to max
+ * characters, into buf. */
+void app_policy_name(const char *path, const char *prefix, int max, char *buf, size_t n);
 /* Saves the episode (atomically) to path, or to a free name beside it when
  * path is the episode's and app_save_would_replace; sets the message. 0 or
  * -1. */

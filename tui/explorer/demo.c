@@ -71,15 +71,10 @@ static const char *fmt_ms(char *b, double us)
     return util_fmt_time(b, us);
 }
 
-/* "placeto NAME" for a policy file (its name without directory and .json). */
+/* A policy file's name without directory and .json. */
 static void file_stem(const char *path, char *buf, size_t n)
 {
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    size_t len = strlen(base);
-    if (len > 5 && strcmp(base + len - 5, ".json") == 0)
-        len -= 5;
-    snprintf(buf, n, "%.*s", (int)(len > 60 ? 60 : len), base);
+    app_policy_name(path, "", 60, buf, n);
 }
 
 static int is_training_graph(const App *a)
