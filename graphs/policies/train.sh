@@ -54,21 +54,15 @@ if [ "$what" = general ] || [ "$what" = all ]; then
   done
 fi
 if [ "$what" = rnn ] || [ "$what" = all ]; then
-  # the RNN-based placer (--agent rnn), h = 64: per graph, 10 000 placements;
-  # inception_v3's with its tuned defaults (624 updates of 16 samples, a
-  # greedy decode every 50: the runs of bench/table1_faithful.py --keep
-  # yes), nasnet's and nmt's still the public code's values (--preset
-  # paper, 9 803 updates of one sample: bench/table1.py --keep); the tour's
-  # resnet18 policy and the family ones (5 000 updates on graphs 00-23,
+  # the RNN-based placer (--agent rnn), h = 64: per graph, 10 000 placements
+  # with its tuned defaults (624 updates of 16 samples, a greedy decode every
+  # 50: the runs of bench/table1_faithful.py --keep yes); the tour's resnet18
+  # policy and the family ones (5 000 updates on graphs 00-23,
   # bench/rnn_families.py --train, room for 200 groups so that every
-  # held-out member fits) with --preset paper too
-  for spec in inception_v3:2 inception_v3:4; do
+  # held-out member fits) with --preset paper (the public code's values)
+  for spec in inception_v3:2 inception_v3:4 nasnet:2 nasnet:4 nmt:2 nmt:4; do
     IFS=: read -r g d <<< "$spec"
     cmds+=("./placeto train graphs/$g.json --agent rnn --devices $d --hidden 64 --episodes 624 --greedy-every 50 --seed 1 -o graphs/policies/rnn_${g}_$d.json --json > $log/rnn_${g}_$d.jsonl")
-  done
-  for spec in nasnet:2 nasnet:4 nmt:2 nmt:4; do
-    IFS=: read -r g d <<< "$spec"
-    cmds+=("./placeto train graphs/$g.json --agent rnn --preset paper --devices $d --hidden 64 --episodes 9803 --greedy-every 50 --seed 1 -o graphs/policies/rnn_${g}_$d.json --json > $log/rnn_${g}_$d.jsonl")
   done
   cmds+=("./placeto train graphs/resnet18.json --agent rnn --preset paper --devices 2 --hidden 64 --episodes 300 --seed 1 -o graphs/policies/rnn_resnet18_2.json --json > $log/rnn_resnet18_2.jsonl")
   for f in enas-cifar10 enas-ptb nmt; do
