@@ -59,7 +59,7 @@ fi
 
 # ------------------------------------------------ a FIFO is written through
 mkfifo "$tmp/fifo"
-cat "$tmp/fifo" > "$tmp/from_fifo" &
+timeout "$run_limit" cat "$tmp/fifo" > "$tmp/from_fifo" & # a replaced FIFO would leave it waiting
 reader=$!
 run place "$g" --method heft -o "$tmp/fifo"
 wait "$reader"
@@ -82,11 +82,14 @@ else
 fi
 
 # ------------------------------------------------ - is standard output and standard input
+had_dash=0
+[ -e ./- ] && had_dash=1
 run place "$g" --method heft -o -
 if expect_rc "place -o -" 0; then
     pycheck "-o -: standard output holds the placement alone" \
         'import json,sys; d=json.load(open(sys.argv[1])); assert d["format"]=="placeto-placement"' "$tmp/out"
-    if [ ! -e ./- ] && [ ! -e "$tmp/-" ]; then pass; else fail "-o - writes no file named -" "a file '-' exists"; fi
+    if { [ "$had_dash" = 1 ] || [ ! -e ./- ]; } && [ ! -e "$tmp/-" ]; then pass
+    else fail "-o - writes no file named -" "a file '-' exists"; fi
     if grep -q "runtime" "$tmp/err"; then pass; else fail "-o -: the report goes to standard error" "none"; fi
 fi
 cmd="placeto info - < $g"
