@@ -126,6 +126,8 @@ int agent_policy_open(const char *path, AgentPolicy *p, TrainState *ts, Err *e)
     }
     p->kind->file.info(p->net, &p->info);
     p->path = xstrdup(path);
+    if (ts && p->cluster)
+        ts->cluster = p->cluster; /* saved again (a resume, a strip), the file keeps the cluster it names */
     return 0;
 }
 
