@@ -349,8 +349,20 @@ disagree "ranks disagree: --devices" "^placeto-mpi: train: ranks disagree on --d
     "$g" --episodes 2 --devices 2 -- "$g" --episodes 2 --devices 3
 disagree "ranks disagree: --lr" "^placeto-mpi: train: ranks disagree on --lr: rank 0 has 0.1, rank 1 has 0.2\$" \
     "$g" --episodes 2 --lr 0.1 -- "$g" --episodes 2 --lr 0.2
-disagree "ranks disagree: --seed" "^placeto-mpi: train: ranks disagree on --seed: rank 0 has 1, rank 1 has no --seed\$" \
-    "$g" --episodes 2 --seed 1 -- "$g" --episodes 2
+disagree "ranks disagree: --seed" "^placeto-mpi: train: ranks disagree on --seed: rank 0 has 2, rank 1 has 1\$" \
+    "$g" --episodes 2 --seed 2 -- "$g" --episodes 2
+disagree "ranks disagree: --lr under --preset" "^placeto-mpi: train: ranks disagree on --lr: rank 0 has 0.001, rank 1 has no --lr\$" \
+    "$g" --episodes 2 --preset paper --lr 0.001 -- "$g" --episodes 2 --preset paper
+# options compared by value: the default spelled out, another spelling of a
+# number; the job trains and writes what both ranks spelled alike write
+timeout 60 mpirun "${mpirun_flags[@]}" -np 1 "$mprog" train "$g" --episodes 4 --seed 1 --lr 1e-3 -o "$tmp/v1.json" : \
+    -np 1 "$mprog" train "$g" --episodes 4 --lr 0.001 -o "$tmp/v1.json" > "$tmp/out" 2> "$tmp/err" < /dev/null
+rc=$?
+if expect_rc "ranks agree by value: --seed 1 and the default, 1e-3 and 0.001" 0; then
+    timeout 60 mpirun "${mpirun_flags[@]}" -np 2 "$mprog" train "$g" --episodes 4 -o "$tmp/v2.json" > "$tmp/out" 2> "$tmp/err" < /dev/null
+    if cmp -s "$tmp/v1.json" "$tmp/v2.json"; then pass
+    else fail "ranks agree by value: --seed 1 and the default, 1e-3 and 0.001" "the policy differs from the one both ranks spelled alike wrote"; fi
+fi
 disagree "ranks disagree: graph count" "^placeto-mpi: train: ranks disagree on the number of graphs: rank 0 has 1, rank 1 has 2\$" \
     "$g" --episodes 2 -- "$g" graphs/toy/chain.json --episodes 2
 # the same path, other contents (each rank in its own directory, as on two hosts)

@@ -593,6 +593,43 @@ static void show_value(FILE *f, int rank, const char *key, const char *v)
         fprintf(f, "rank %d has %s", rank, v);
 }
 
+/* An option's value as the ranks compare it: a number in one spelling (0.01
+ * and 1e-2 agree) and, for an option left out, the default its help states
+ * ("(default 1)"), so that --seed 1 agrees with no --seed. Not under
+ * --preset, which sets other defaults: there an option left out is compared
+ * as left out. */
+static const char *option_value(const CliOpt *o, const char *v, int defaults, char *buf, size_t n)
+{
+    if (!o->arg)
+        return v ? "given" : UNSET;
+    if (!v) {
+        const char *d = defaults && o->help ? strstr(o->help, "(default ") : NULL;
+        if (!d)
+            return UNSET;
+        d += strlen("(default ");
+        size_t len = strcspn(d, ";)");
+        if (len == 0 || len >= n)
+            return UNSET;
+        memcpy(buf, d, len);
+        buf[len] = '\0';
+        char *end;
+        (void)strtod(buf, &end);
+        if (*end != '\0') /* not a number: "(default: by graph size)" */
+            return UNSET;
+        v = buf;
+    }
+    char *end;
+    double x = strtod(v, &end);
+    if (end == v || *end != '\0' || !isfinite(x))
+        return v;
+    for (int digits = 15; digits <= 17; digits++) { /* the shortest spelling that reads back */
+        snprintf(buf, n, "%.*g", digits, x);
+        if (strtod(buf, NULL) == x)
+            break;
+    }
+    return buf;
+}
+
 static Rec train_cli_record(const CliCmd *cmd, const CliArgs *a, int stop, int rc)
 {
     Rec r = {0};
@@ -605,10 +642,10 @@ static Rec train_cli_record(const CliCmd *cmd, const CliArgs *a, int stop, int r
     rec_add(&r, "--help", stop ? "given" : UNSET);
     if (stop)
         return r;
+    int preset = cli_get(cmd, a, "preset") != NULL;
     for (int j = 0; cmd->opts[j].name; j++) {
-        const char *v = a->values[j];
         snprintf(key, sizeof key, "--%s", cmd->opts[j].name);
-        rec_add(&r, key, !v ? UNSET : cmd->opts[j].arg ? v : "given");
+        rec_add(&r, key, option_value(&cmd->opts[j], a->values[j], !preset, val, sizeof val));
     }
     Err e = {0};
     int n = 0;
