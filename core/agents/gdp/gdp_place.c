@@ -64,7 +64,9 @@ int gdp_place_runs(const AgentKind *k, const Problem *p, const char *path, const
     const char *name;
     sims += place_best_heuristic(&ctx, heur, &heur_score, &name);
     PlaceEval *pe = place_eval_new(p->g, p->gr, p->c);
-    if (heur_score < place_eval(pe, gd)) /* the heuristic only when strictly better */
+    double gdp_score = place_eval(pe, gd); /* on the heuristic's scale (memory included): one more placement */
+    sims++;
+    if (heur_score < gdp_score) /* the heuristic only when strictly better */
         memcpy(gd, heur, (size_t)G * sizeof *gd);
     place_eval_free(pe);
     if (start_name)
