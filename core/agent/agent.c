@@ -277,7 +277,7 @@ int agent_trained_row(const TrainState *ts, const Problem *p, const char *name, 
 int agent_place_runs(const AgentPolicy *p, const TrainState *ts, const Problem *pb, const AgentPlaceOpts *o,
                      PlaceRun rows[2], const char **start_name, Err *e)
 {
-    if (o->start != AGENT_START_DEFAULT && !p->kind->place.refine)
+    if (o->start != AGENT_START_DEFAULT && p->kind->place.refine == AGENT_REFINE_NONE)
         return err_set(e, "%s: %s policy places from its own start: --start heuristic does not apply", p->path,
                        p->kind->a_name);
     return p->kind->place.runs(p->kind, pb, p->path, p->net, ts, o, rows, start_name, e);

@@ -73,8 +73,16 @@ typedef enum AgentStart {
     AGENT_START_DEFAULT,   /* the agent's own start (Placeto: its fixed random placement, row "placeto") */
     AGENT_START_HEURISTIC  /* the best heuristic's placement (place_best_heuristic), which the
                               result is never worse than: row "placeto-refine" (gdp: the
-                              fallback row "gdp-or-heuristic", place.refine 2) */
+                              fallback row "gdp-or-heuristic", AGENT_REFINE_FALLBACK) */
 } AgentStart;
+
+/* What AGENT_START_HEURISTIC means for an agent's placer. */
+typedef enum AgentRefine {
+    AGENT_REFINE_NONE,     /* it does not apply (a usage error) */
+    AGENT_REFINE_START,    /* the policy starts from the best heuristic's placement */
+    AGENT_REFINE_FALLBACK  /* the best of the policy's own placements and the best heuristic's
+                              (gdp: row "gdp-or-heuristic"), not a start */
+} AgentRefine;
 
 typedef struct AgentPlaceOpts {
     int samples;    /* sampled episodes or decodes besides the greedy one */
@@ -93,9 +101,7 @@ typedef struct AgentPlaceOps {
     int (*runs)(const AgentKind *k, const Problem *p, const char *path, const void *net, const TrainState *ts,
                 const AgentPlaceOpts *o, PlaceRun rows[2], const char **start_name, Err *e);
     const char *trained_row; /* "rnn-trained": a string literal */
-    int refine;              /* 1: AGENT_START_HEURISTIC applies (the policy starts there); 2: it
-                                applies as a fallback (gdp: the best of the policy's own placements
-                                and the best heuristic's, row "gdp-or-heuristic"), not a start */
+    AgentRefine refine;      /* what AGENT_START_HEURISTIC means for it */
     /* A one-shot placer (oneshot_place_runs' runs): the best of a greedy
      * decode and `samples` sampled ones (seeded with seed) of net on g,
      * grouped by gr, on c, to group_device and *runtime_us; the placements

@@ -134,7 +134,7 @@ static int resolve_policy(const CliCmd *cmd, const CliArgs *a, const Problem *p,
     if (*path && !st) { /* auto's start: the best heuristic's, for an agent that refines one (lsearch starts there itself) */
         Err e = {{0}};
         const AgentPolicy *ap = agent_policy_cached(*path, NULL, &e);
-        if (ap && !ap->kind->place.refine)
+        if (ap && ap->kind->place.refine == AGENT_REFINE_NONE)
             *start = AGENT_START_DEFAULT; /* a broken file is reported when it is placed */
     }
     return *path ? 1 : 0;
@@ -293,7 +293,7 @@ static int run_place(int argc, char **argv)
         if (policy) {
             Err pe = {{0}};
             const AgentPolicy *ap = start_name ? agent_policy_cached(policy, NULL, &pe) : NULL;
-            int fallback = ap && ap->kind->place.refine == 2; /* not a start: the heuristic it was weighed against */
+            int fallback = ap && ap->kind->place.refine == AGENT_REFINE_FALLBACK; /* not a start: the heuristic it was weighed against */
             printf("policy %s%s%s%s\n", policy, start_name ? (fallback ? ", or " : ", starting from ") : "",
                    start_name ? start_name : "", start_name ? (fallback ? "'s placement when faster" : "'s placement") : "");
         }

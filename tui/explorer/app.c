@@ -669,7 +669,7 @@ void app_add_learned(App *a, const char *path, const char *label)
     AppBaselines *b = &a->base;
     Err pe = {{0}};
     const AgentPolicy *ap = agent_policy_cached(path, NULL, &pe);
-    int starts = ap && ap->kind->place.refine == 1 ? 2 : 1; /* a one-shot placer starts from nothing (gdp's
+    int starts = ap && ap->kind->place.refine == AGENT_REFINE_START ? 2 : 1; /* a one-shot placer starts from nothing (gdp's
                                                                fallback, refine 2, is not a start) */
     for (int start = 0; start < starts && b->n_learned + 2 <= APP_LEARNED_MAX; start++) {
         PlaceRun rows[2];

@@ -163,7 +163,7 @@ static int64_t run(void *t, int64_t n, TrainCallback cb, void *ud, volatile int 
 const AgentKind agent_gdp = {
     "gdp", "a gdp", "GDP, the graph placer trained with PPO (Zhou et al. 2019)",
     {load, save, net_free, info, params, untrained},
-    {gdp_place_runs, "gdp-trained", 2, place},
+    {gdp_place_runs, "gdp-trained", AGENT_REFINE_FALLBACK, place},
     {"update", GDP_TRAIN_MAX_GROUPS, train_opts, shape, sizeof(GdpOpts), gdp_options, gdp_state, gdp_create, NULL, 0, gdp_trainer,
      run, gdp_trainer_free, NULL, NULL},
     &actor,

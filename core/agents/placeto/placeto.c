@@ -227,7 +227,7 @@ const AgentKind agent_placeto = {
     "placeto", "a Placeto", "Placeto, the graph-embedding placer that improves a placement step by step "
                             "(Addanki et al. 2019)",
     {load, save, net_free, info, params, untrained},
-    {placeto_place_runs, "placeto-trained", 1, NULL},
+    {placeto_place_runs, "placeto-trained", AGENT_REFINE_START, NULL},
     {"episode", POLICY_MAX_GROUPS, train_opts, NULL, sizeof(PlacetoCfg), configure, state_init, create, resumed, 1,
      trainer_new, run, trainer_free, prepare, round_size},
     NULL,

@@ -201,7 +201,7 @@ static int64_t run(void *t, int64_t n, TrainCallback cb, void *ud, volatile int 
 const AgentKind agent_rnn = {
     "rnn", "an rnn", "the RNN-based placer (Mirhoseini et al. 2017)",
     {load, save, net_free, info, params, untrained},
-    {runs, "rnn-trained", 0, place},
+    {runs, "rnn-trained", AGENT_REFINE_NONE, place},
     {"update", RNN_MAX_GROUPS, train_opts, shape, sizeof(RnnOpts), rnn_options, rnn_state, rnn_create, NULL, 0, rnn_trainer,
      run, rnn_trainer_free, NULL, NULL},
     &actor,
