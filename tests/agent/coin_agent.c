@@ -283,7 +283,7 @@ static const AgentActorOps actor = {
 const AgentKind agent_coin = {
     "coin", "a coin", "a test-only placer: one learned distribution over the devices",
     {load, save, coin_free, info, params, untrained},
-    {oneshot_place_runs, "coin-trained", 0, place},
+    {oneshot_place_runs, "coin-trained", AGENT_REFINE_NONE, place},
     {"update", 20000, train_opts, NULL, sizeof(CoinCfg), configure, state_init, coin_create, NULL, 0, trainer_new, run,
      trainer_free, NULL, NULL},
     &actor,
