@@ -303,5 +303,15 @@ EOF
     else fail "torch: --help" "no --timeout or no PLACETO_PYTHON paragraph"; fi
 fi
 
+# the zoo's regeneration script: each import under --timeout, a failed one
+# named (with a stand-in interpreter that fails; nothing is written)
+cmd="PLACETO_PYTHON=/bin/false TIMEOUT=5 bash graphs/import/make_zoo.sh 2 models"
+before=$(cat graphs/nmt.json | cksum)
+PLACETO_PYTHON=/bin/false TIMEOUT=5 bash graphs/import/make_zoo.sh 2 models > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ "$rc" -eq 1 ] && [ "$(grep -c '^make_zoo.sh: failed (status 1): /bin/false graphs/import/torch_graph.py --model [a-z0-9_]* --timeout 5 -o graphs/' "$tmp/err")" = 7 ] &&
+   grep -q "^make_zoo.sh: some generations failed" "$tmp/err" && [ "$(cat graphs/nmt.json | cksum)" = "$before" ]
+then pass; else fail "make_zoo.sh: a failed generation named, exit 1" "rc=$rc; $(flat "$tmp/err")"; fi
+
 echo "importers: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
