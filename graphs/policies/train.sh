@@ -64,7 +64,7 @@ if [ "$what" = rnn ] || [ "$what" = all ]; then
     IFS=: read -r g d <<< "$spec"
     cmds+=("./placeto train graphs/$g.json --agent rnn --devices $d --hidden 64 --episodes 624 --greedy-every 50 --seed 1 -o graphs/policies/rnn_${g}_$d.json --json > $log/rnn_${g}_$d.jsonl")
   done
-  cmds+=("./placeto train graphs/resnet18.json --agent rnn --preset paper --devices 2 --hidden 64 --episodes 300 --seed 1 -o graphs/policies/rnn_resnet18_2.json --json > $log/rnn_resnet18_2.jsonl")
+  cmds+=("PLACETO_KERNELS=plain ./placeto train graphs/resnet18.json --agent rnn --preset paper --devices 2 --hidden 64 --episodes 300 --seed 1 -o graphs/policies/rnn_resnet18_2.json --json > $log/rnn_resnet18_2.jsonl")
   for f in enas-cifar10 enas-ptb nmt; do
     list=$(ls graphs/families/$f/*.json | sort | head -24 | tr '\n' ' ')
     cmds+=("./placeto train $list--agent rnn --preset paper --devices 2 --hidden 64 --group-capacity 200 --episodes 5000 --seed 1 -o graphs/policies/rnn_family_$f.json --json > $log/rnn_family_$f.jsonl")
