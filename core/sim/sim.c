@@ -267,19 +267,39 @@ SIM_INLINE void run_op(Sim *s, int op, int x, int leaf, double t, int full, int 
     if (!n_tr)
         return;
     r->n_transfers += n_tr;
+    /* The bus sends its transfers in the order they are queued, each at
+     * max(ready, bus free): the times are known now. A transfer that takes
+     * time schedules its consumers' dependencies now (their release keys do
+     * not depend on when they are scheduled, see schedule); one that
+     * arrives the instant it is sent waits for its bus event, whose number
+     * its consumers' keys take. */
+    double bf = s->bfree[x];
     for (int j = first; j < first + n_tr; j++) {
+        SimTransfer *tr = &r->transfers[j];
+        double sent = end > bf ? end : bf;
+        double arrive = sent + (double)tr->bytes / s->bandwidth;
+        tr->start_us = sent;
+        tr->end_us = arrive;
+        bf = arrive + s->overhead;
+        if (arrive > sent) {
+            const uint32_t *er = s->tr_erank + (tr->children - s->pool);
+            for (int k = 0; k < tr->n_children; k++)
+                schedule(s, tr->children[k], arrive, er[k], t, record);
+            continue;
+        }
         s->tr_next[j] = -1;
         if (s->bus_tail[x] >= 0)
             s->tr_next[s->bus_tail[x]] = j;
         else
             s->bus_head[x] = j;
         s->bus_tail[x] = j;
+        int bl = s->dev_rank[x];
+        if (s->lt[bl] == INFINITY) {
+            s->lt[bl] = sent;
+            replay(s, bl);
+        }
     }
-    int bl = s->dev_rank[x];
-    if (s->lt[bl] == INFINITY) { /* an idle bus wakes up when the transfer is ready and the bus free */
-        s->lt[bl] = end > s->bfree[x] ? end : s->bfree[x];
-        replay(s, bl);
-    }
+    s->bfree[x] = bf;
 }
 
 /* Device event (leaf `leaf`) at t: run the smallest due release, or idle. */
@@ -302,46 +322,23 @@ SIM_INLINE void device_event(Sim *s, int leaf, double t, int full, int record)
     run_op(s, op, x, leaf, t, full, record);
 }
 
-/* Bus event (leaf `leaf`) at t: send the head transfer if it is ready. */
+/* Bus event (leaf `leaf`) at t: the head of its queue of instant
+ * transfers (run_op) is sent now; its consumers' dependencies are due now. */
 SIM_INLINE void bus_event(Sim *s, int leaf, double t, int record)
 {
     int x = s->dev_of_rank[leaf], idx = s->bus_head[x];
-    if (idx < 0) {
-        s->lt[leaf] = INFINITY;
-        replay(s, leaf);
-        return;
-    }
-    SimTransfer *tr = &s->r.transfers[idx];
-    double ready = s->r.end_us[tr->src];
-    if (ready > t) {
-        s->lt[leaf] = ready;
-        replay(s, leaf);
-        return;
-    }
+    const SimTransfer *tr = &s->r.transfers[idx];
     s->bus_head[x] = s->tr_next[idx];
-    double delay = (double)tr->bytes / s->bandwidth;
-    double arrive = t + delay;
-    tr->start_us = t;
-    tr->end_us = arrive;
     if (s->bus_head[x] < 0) {
-        /* nothing queued: no event when the bus frees up (it would find
-         * the queue empty, unless a transfer is queued before then, which
-         * wakes the bus at that time); the time is kept for that and for
-         * the runtime */
         s->bus_tail[x] = -1;
-        s->bfree[x] = arrive + s->overhead;
         s->lt[leaf] = INFINITY;
     } else {
-        /* the next transfer's producer has started, so its ready time is
-         * known: the bus's next event is when both are ready (an event at
-         * the bus's free time would only move it to the ready time) */
-        double busy_until = arrive + s->overhead, ready_next = s->r.end_us[s->r.transfers[s->bus_head[x]].src];
-        s->lt[leaf] = ready_next > busy_until ? ready_next : busy_until;
+        s->lt[leaf] = s->r.transfers[s->bus_head[x]].start_us;
     }
     replay(s, leaf);
     const uint32_t *er = s->tr_erank + (tr->children - s->pool);
     for (int k = 0; k < tr->n_children; k++)
-        schedule(s, tr->children[k], arrive, er[k], t, record);
+        schedule(s, tr->children[k], tr->end_us, er[k], t, record);
 }
 
 SIM_INLINE void loop(Sim *s, int full, int record)
