@@ -90,16 +90,22 @@ SIM_INLINE void heap_pop(SimHeap *h)
 
 /* ---- the tournament of resources ---- */
 
-/* Leaf `leaf` changed its time: replays its matches up to the root, the
- * candidate kept in registers (each match reads only the other side's
- * winner, which did not change). The left side has the smaller leaf
+/* Two trees of H leaves (sim_impl.h): the buses' (times lt[0 .. H), winners
+ * win[0 .. 2H)) and the devices' (lt[H ..], win[2H ..]). */
+#define BUS_LT(s) ((s)->lt)
+#define BUS_WIN(s) ((s)->win)
+#define DEV_LT(s) ((s)->lt + (s)->H)
+#define DEV_WIN(s) ((s)->win + 2 * (s)->H)
+
+/* Leaf `leaf` of a tree changed its time: replays its matches up to the
+ * root, the candidate kept in registers (each match reads only the other
+ * side's winner, which did not change). The left side has the smaller leaf
  * indices, so it wins ties. */
-SIM_INLINE void replay(Sim *s, int leaf)
+SIM_INLINE void replay_in(const double *lt, int *win, int H, int leaf)
 {
-    const double *lt = s->lt;
-    int *win = s->win, w = leaf;
+    int w = leaf;
     double tw = lt[leaf];
-    for (int i = s->L + leaf; i > 1; i >>= 1) {
+    for (int i = H + leaf; i > 1; i >>= 1) {
         int o = win[i ^ 1];
         double to = lt[o];
         if ((i & 1) ? to <= tw : to < tw) {
@@ -110,6 +116,23 @@ SIM_INLINE void replay(Sim *s, int leaf)
     }
 }
 
+/* Leaf `leaf`'s time went down: it wins the matches up to the first it
+ * loses, whose winner (and so everything above) is what it was, the leaf
+ * having lost there with its later time too. */
+SIM_INLINE void lower_in(const double *lt, int *win, int H, int leaf)
+{
+    double tw = lt[leaf];
+    for (int i = H + leaf; i > 1; i >>= 1) {
+        double to = lt[win[i ^ 1]];
+        if ((i & 1) ? to <= tw : to < tw)
+            return;
+        win[i >> 1] = leaf;
+    }
+}
+
+SIM_INLINE void replay_dev(Sim *s, int leaf) { replay_in(DEV_LT(s), DEV_WIN(s), s->H, leaf); }
+SIM_INLINE void replay_bus(Sim *s, int leaf) { replay_in(BUS_LT(s), BUS_WIN(s), s->H, leaf); }
+
 /* ---- dependencies and releases ---- */
 
 /* Op c's last dependency was scheduled: its release, due at t, waits on its
@@ -119,11 +142,11 @@ SIM_INLINE void release(Sim *s, int c, double t, uint64_t tie)
 {
     int x = s->dev[c];
     heap_push(&s->rel[x], t, tie);
-    int leaf = s->nd + s->dev_rank[x];
-    double due = t > s->dfree[x] ? t : s->dfree[x];
-    if (due < s->lt[leaf]) {
-        s->lt[leaf] = due;
-        replay(s, leaf);
+    int leaf = s->dev_rank[x];
+    double *lt = DEV_LT(s), due = t > s->dfree[x] ? t : s->dfree[x];
+    if (due < lt[leaf]) {
+        lt[leaf] = due;
+        lower_in(lt, DEV_WIN(s), s->H, leaf);
     }
 }
 
@@ -193,10 +216,10 @@ SIM_INLINE void run_op(Sim *s, int op, int x, int leaf, double t, int full, int 
     double free_at = end + (c > 0 ? s->gap : 0);
     const SimHeap *h = &s->rel[x];
     s->dfree[x] = free_at;
-    s->lt[leaf] = s->root_head[x] >= 0 || (h->n && h->e[0].t <= free_at) ? free_at
-                  : h->n                                                 ? h->e[0].t
-                                                                         : INFINITY;
-    replay(s, leaf);
+    DEV_LT(s)[leaf] = s->root_head[x] >= 0 || (h->n && h->e[0].t <= free_at) ? free_at
+                      : h->n                                                 ? h->e[0].t
+                                                                             : INFINITY;
+    replay_dev(s, leaf);
     int k0 = s->ch_off[op], k1 = s->ch_off[op + 1];
     int first = r->n_transfers, n_tr = 0;
     if (s->one_out[op]) {
@@ -294,9 +317,9 @@ SIM_INLINE void run_op(Sim *s, int op, int x, int leaf, double t, int full, int 
             s->bus_head[x] = j;
         s->bus_tail[x] = j;
         int bl = s->dev_rank[x];
-        if (s->lt[bl] == INFINITY) {
-            s->lt[bl] = sent;
-            replay(s, bl);
+        if (BUS_LT(s)[bl] == INFINITY) {
+            BUS_LT(s)[bl] = sent;
+            lower_in(BUS_LT(s), BUS_WIN(s), s->H, bl);
         }
     }
     s->bfree[x] = bf;
@@ -305,7 +328,7 @@ SIM_INLINE void run_op(Sim *s, int op, int x, int leaf, double t, int full, int 
 /* Device event (leaf `leaf`) at t: run the smallest due release, or idle. */
 SIM_INLINE void device_event(Sim *s, int leaf, double t, int full, int record)
 {
-    int x = s->dev_of_rank[leaf - s->nd], op = s->root_head[x];
+    int x = s->dev_of_rank[leaf], op = s->root_head[x];
     if (op >= 0) { /* the roots come first: due at 0, with the smallest keys */
         s->root_head[x] = s->root_next[op];
         run_op(s, op, x, leaf, t, full, record);
@@ -313,8 +336,8 @@ SIM_INLINE void device_event(Sim *s, int leaf, double t, int full, int record)
     }
     SimHeap *h = &s->rel[x];
     if (h->n == 0 || h->e[0].t > t) { /* not reached: the event is at a due release */
-        s->lt[leaf] = h->n ? h->e[0].t : INFINITY;
-        replay(s, leaf);
+        DEV_LT(s)[leaf] = h->n ? h->e[0].t : INFINITY;
+        replay_dev(s, leaf);
         return;
     }
     op = s->item_op[(uint32_t)h->e[0].tie];
@@ -331,11 +354,11 @@ SIM_INLINE void bus_event(Sim *s, int leaf, double t, int record)
     s->bus_head[x] = s->tr_next[idx];
     if (s->bus_head[x] < 0) {
         s->bus_tail[x] = -1;
-        s->lt[leaf] = INFINITY;
+        BUS_LT(s)[leaf] = INFINITY;
     } else {
-        s->lt[leaf] = s->r.transfers[s->bus_head[x]].start_us;
+        BUS_LT(s)[leaf] = s->r.transfers[s->bus_head[x]].start_us;
     }
-    replay(s, leaf);
+    replay_bus(s, leaf);
     const uint32_t *er = s->tr_erank + (tr->children - s->pool);
     for (int k = 0; k < tr->n_children; k++)
         schedule(s, tr->children[k], tr->end_us, er[k], t, record);
@@ -344,18 +367,21 @@ SIM_INLINE void bus_event(Sim *s, int leaf, double t, int record)
 SIM_INLINE void loop(Sim *s, int full, int record)
 {
     for (;;) {
-        int w = s->win[1];
-        double t = s->lt[w];
+        /* the earlier of the two trees' winners; a bus first at equal times */
+        int wd = DEV_WIN(s)[1], wb = BUS_WIN(s)[1];
+        double td = DEV_LT(s)[wd], tb = BUS_LT(s)[wb];
+        int bus = tb <= td;
+        double t = bus ? tb : td;
         if (t == INFINITY)
             break;
         if (record && s->events == s->next_ck)
             sim_checkpoint(s);
         s->events++;
         s->makespan = t; /* event times never decrease */
-        if (w >= s->nd)
-            device_event(s, w, t, full, record);
+        if (bus)
+            bus_event(s, wb, t, record);
         else
-            bus_event(s, w, t, record);
+            device_event(s, wd, t, full, record);
     }
     /* the events a device or bus skipped when it became idle (run_op,
      * bus_event): the runtime is the last event's time */
@@ -373,7 +399,7 @@ void sim_loop_record(Sim *s) { loop(s, 1, 1); }
 
 void sim_start(Sim *s, const int *dev)
 {
-    int n = s->n, nd = s->nd, L = s->L;
+    int n = s->n, nd = s->nd, L = s->L, H = s->H;
     s->dev = dev;
     s->r.device = dev;
     s->r.n_transfers = 0;
@@ -400,16 +426,20 @@ void sim_start(Sim *s, const int *dev)
         s->root_next[op] = s->root_head[d];
         s->root_head[d] = op;
     }
-    for (int j = 0; j < L; j++) {
+    for (int j = 0; j < L; j++)
         s->lt[j] = INFINITY;
-        s->win[L + j] = j;
-    }
     for (int d = 0; d < nd; d++)
         if (s->root_head[d] >= 0)
-            s->lt[nd + s->dev_rank[d]] = 0.0;
-    for (int i = L - 1; i > 0; i--) {
-        int a = s->win[2 * i], b = s->win[2 * i + 1];
-        s->win[i] = s->lt[a] <= s->lt[b] ? a : b;
+            DEV_LT(s)[s->dev_rank[d]] = 0.0;
+    for (int tree = 0; tree < 2; tree++) {
+        const double *lt = s->lt + tree * H;
+        int *win = s->win + 2 * tree * H;
+        for (int j = 0; j < H; j++)
+            win[H + j] = j;
+        for (int i = H - 1; i > 0; i--) {
+            int a = win[2 * i], b = win[2 * i + 1];
+            win[i] = lt[a] <= lt[b] ? a : b;
+        }
     }
 }
 
@@ -508,9 +538,10 @@ Sim *sim_new(const Graph *g, const Cluster *c)
     free(names);
     build_edges(s, name_rank);
     free(name_rank);
-    s->L = 2;
-    while (s->L < 2 * nd)
-        s->L *= 2;
+    s->H = 1;
+    while (s->H < nd)
+        s->H *= 2;
+    s->L = 2 * s->H;
     s->lt = XMALLOC(double, s->L);
     s->win = XMALLOC(int, 2 * s->L);
     s->dfree = XMALLOC(double, nd);

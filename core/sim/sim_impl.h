@@ -83,9 +83,11 @@ struct Sim {
     int64_t *bytes;      /* per op: all outputs */
     /* per run */
     const int *dev;
-    int L;               /* leaves of the tournament (a power of two >= 2 nd) */
-    double *lt;          /* per leaf: the resource's pending event time, or INFINITY */
-    int *win;            /* 2L: the winner of each node; win[L + j] = j */
+    int H, L;            /* leaves of each tournament (a power of two >= nd), L = 2H */
+    double *lt;          /* per leaf: the resource's pending event time, or INFINITY:
+                          * the buses' tree lt[0 .. H), the devices' lt[H .. 2H) */
+    int *win;            /* 2L: the winner of each node of each tree, the buses'
+                          * win[0 .. 2H), the devices' win[2H .. 4H); win[H + j] = j */
     double *dfree;       /* per device: when its last op's gap ends (0: none yet) */
     SimHeap *rel;        /* per device */
     int *root_head;      /* per device: the next of its roots to run, or -1 */
