@@ -560,7 +560,6 @@ Sim *sim_new(const Graph *g, const Cluster *c)
     s->apos = XMALLOC(int, n);
     s->fhead = XMALLOC(int, n + 1);
     s->fnext = XMALLOC(int, n);
-    s->afree = XMALLOC(uint8_t, n);
     s->cur = XMALLOC(int64_t, nd);
     s->r.n_ops = n;
     s->r.n_devices = nd;
@@ -617,7 +616,6 @@ void sim_free(Sim *s)
     free(s->apos);
     free(s->fhead);
     free(s->fnext);
-    free(s->afree);
     free(s->cur);
     free(s->r.start_us);
     free(s->r.end_us);

@@ -109,7 +109,6 @@ struct Sim {
     double *relf;        /* per op: trunc(start) + trunc(cost) - 1 (memory) */
     int *apos;           /* per op: allocations recorded before it started */
     int *fhead, *fnext;  /* per allocation k: the frees due just before it (lists) */
-    uint8_t *afree;      /* per allocation: freed at its own start */
     int64_t *cur;
     SimResult r;
     /* incremental re-simulation (sim_inc.c) */

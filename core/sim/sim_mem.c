@@ -96,45 +96,45 @@ void sim_memory(Sim *s)
     SimResult *r = &s->r;
     const double *at = s->a_t, *relf = s->relf;
     const int64_t *am = s->a_m;
-    const int *ad = s->a_d, *ch = s->ch, *off = s->ch_off;
+    const int *ad = s->a_d, *ch = s->ch, *off = s->ch_off, *aop = s->a_op;
     int na = s->n_alloc, *head = s->fhead, *next = s->fnext;
-    for (int k = 0; k <= na; k++)
+    for (int k = 0; k < na; k++)
         head[k] = -1;
-    /* each free into the list of the first allocation after it */
+    /* each free into the list of the first allocation later than it (none
+     * after the last: it changes no peak). A free at its op's own start
+     * comes after that instant's allocations, so before the next
+     * instant's. */
     for (int k = 0; k < na; k++) {
-        int op = s->a_op[k], arg = -1;
+        int op = aop[k], arg = -1;
         double f = at[k];
         for (int j = off[op]; j < off[op + 1]; j++)
             if (relf[ch[j]] > f) {
                 f = relf[ch[j]];
                 arg = ch[j];
             }
-        s->afree[k] = arg < 0;
+        int p;
         if (arg < 0)
-            continue;
-        int p = first_after(at, na, s->apos[arg], f);
-        next[k] = head[p];
-        head[p] = k;
+            for (p = k + 1; p < na && at[p] == f; p++)
+                ;
+        else
+            p = first_after(at, na, s->apos[arg], f);
+        if (p < na) {
+            next[k] = head[p];
+            head[p] = k;
+        }
     }
     int64_t *cur = s->cur, *peak = r->peak_memory_bytes;
     for (int d = 0; d < s->nd; d++)
         cur[d] = peak[d] = 0;
-    for (int a = 0; a < na;) {
-        /* the frees before this instant (listed at its first allocation),
-         * its allocations, then the frees at it among them */
+    /* the frees due before each allocation, then the allocation */
+    for (int a = 0; a < na; a++) {
         for (int f = head[a]; f >= 0; f = next[f])
             cur[ad[f]] -= am[f];
-        double t = at[a];
-        int b = a;
-        for (; b < na && at[b] == t; b++) {
-            int d = ad[b];
-            cur[d] += am[b];
-            if (cur[d] > peak[d])
-                peak[d] = cur[d];
-        }
-        for (; a < b; a++)
-            if (s->afree[a])
-                cur[ad[a]] -= am[a];
+        int d = ad[a];
+        int64_t v = cur[d] + am[a];
+        cur[d] = v;
+        if (v > peak[d])
+            peak[d] = v;
     }
     r->any_oom = 0;
     for (int d = 0; d < s->nd; d++) {
