@@ -94,10 +94,12 @@ static int first_after(const double *at, int na, int hint, double f)
 void sim_memory(Sim *s)
 {
     SimResult *r = &s->r;
-    const double *at = s->a_t, *relf = s->relf;
-    const int64_t *am = s->a_m;
-    const int *ad = s->a_d, *ch = s->ch, *off = s->ch_off, *aop = s->a_op;
-    int na = s->n_alloc, *head = s->fhead, *next = s->fnext;
+    const double *restrict at = s->a_t, *restrict relf = s->relf;
+    const int64_t *restrict am = s->a_m;
+    const int *restrict ad = s->a_d, *restrict ch = s->ch, *restrict off = s->ch_off;
+    const int *restrict aop = s->a_op, *restrict apos = s->apos;
+    int na = s->n_alloc, nd = s->nd;
+    int *restrict head = s->fhead, *restrict next = s->fnext;
     for (int k = 0; k < na; k++)
         head[k] = -1;
     /* each free into the list of the first allocation later than it (none
@@ -107,24 +109,26 @@ void sim_memory(Sim *s)
     for (int k = 0; k < na; k++) {
         int op = aop[k], arg = -1;
         double f = at[k];
-        for (int j = off[op]; j < off[op + 1]; j++)
-            if (relf[ch[j]] > f) {
-                f = relf[ch[j]];
-                arg = ch[j];
+        for (int j = off[op], j1 = off[op + 1]; j < j1; j++) {
+            int c = ch[j];
+            if (relf[c] > f) {
+                f = relf[c];
+                arg = c;
             }
+        }
         int p;
         if (arg < 0)
             for (p = k + 1; p < na && at[p] == f; p++)
                 ;
         else
-            p = first_after(at, na, s->apos[arg], f);
+            p = first_after(at, na, apos[arg], f);
         if (p < na) {
             next[k] = head[p];
             head[p] = k;
         }
     }
-    int64_t *cur = s->cur, *peak = r->peak_memory_bytes;
-    for (int d = 0; d < s->nd; d++)
+    int64_t *restrict cur = s->cur, *restrict peak = r->peak_memory_bytes;
+    for (int d = 0; d < nd; d++)
         cur[d] = peak[d] = 0;
     /* the frees due before each allocation, then the allocation */
     for (int a = 0; a < na; a++) {
@@ -137,7 +141,7 @@ void sim_memory(Sim *s)
             peak[d] = v;
     }
     r->any_oom = 0;
-    for (int d = 0; d < s->nd; d++) {
+    for (int d = 0; d < nd; d++) {
         r->oom[d] = peak[d] > s->c->devices[d].memory_bytes;
         r->any_oom |= r->oom[d];
     }
