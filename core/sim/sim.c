@@ -560,6 +560,8 @@ Sim *sim_new(const Graph *g, const Cluster *c)
     s->apos = XMALLOC(int, n);
     s->fhead = XMALLOC(int, n + 1);
     s->fnext = XMALLOC(int, n);
+    s->ftime = XMALLOC(double, n);
+    s->fhint = XMALLOC(int, n);
     s->cur = XMALLOC(int64_t, nd);
     s->r.n_ops = n;
     s->r.n_devices = nd;
@@ -616,6 +618,8 @@ void sim_free(Sim *s)
     free(s->apos);
     free(s->fhead);
     free(s->fnext);
+    free(s->ftime);
+    free(s->fhint);
     free(s->cur);
     free(s->r.start_us);
     free(s->r.end_us);

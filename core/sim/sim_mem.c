@@ -106,9 +106,16 @@ void sim_memory(Sim *s)
      * after the last: it changes no peak). A free at its op's own start
      * comes after that instant's allocations, so before the next
      * instant's. */
-    for (int k = 0; k < na; k++) {
-        int op = aop[k], arg = -1;
-        double f = at[k];
+    /* the free times, in the graph's order (children of an op are often
+     * its neighbours there) */
+    const int64_t *restrict bytes = s->bytes;
+    double *restrict fr = s->ftime;
+    int *restrict fh = s->fhint;
+    for (int op = 0, n = s->n; op < n; op++) {
+        if (!bytes[op])
+            continue;
+        int arg = -1;
+        double f = -1.0;
         for (int j = off[op], j1 = off[op + 1]; j < j1; j++) {
             int c = ch[j];
             if (relf[c] > f) {
@@ -116,12 +123,17 @@ void sim_memory(Sim *s)
                 arg = c;
             }
         }
-        int p;
-        if (arg < 0)
-            for (p = k + 1; p < na && at[p] == f; p++)
+        fr[op] = f;
+        fh[op] = arg < 0 ? -1 : apos[arg];
+    }
+    for (int k = 0; k < na; k++) {
+        int op = aop[k], p;
+        double f = fr[op];
+        if (!(f > at[k]))
+            for (p = k + 1; p < na && at[p] == at[k]; p++)
                 ;
         else
-            p = first_after(at, na, apos[arg], f);
+            p = first_after(at, na, fh[op], f);
         if (p < na) {
             next[k] = head[p];
             head[p] = k;
