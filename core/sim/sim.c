@@ -3,17 +3,23 @@
  *
  * In short: the reference's loop takes events one at a time from one heap,
  * one dependency event per edge. Here
- *   - each resource (a device's compute, a device's outgoing bus) has at most
- *     one pending event; they sit in a tournament tree (sim_impl.h) whose
- *     leaves are ordered like the reference's tie-break (bus before device,
- *     then the device's name), so the next event is the root;
+ *   - each device's compute has at most one pending event; they sit in a
+ *     tournament tree (sim_impl.h) whose leaves are ordered like the
+ *     reference's tie-break (the device's name), so the next event is the
+ *     root; the buses have a tree of their own, which wins ties (bus events
+ *     come before device events at equal times);
  *   - of an op's dependency events only the one that releases it matters;
  *     when its last parent has scheduled its dependency, the op goes into
  *     its device's release heap under that event's key, and the device takes
  *     the smallest due release whenever it is free: the op the reference's
  *     FIFO would hold first;
  *   - the queues of the reference are FIFO here: ops are queued at the
- *     current time and transfers at their producer's end, both in order.
+ *     current time and transfers at their producer's end, both in order;
+ *     so a bus's send times follow from its previous one when a transfer is
+ *     queued, and a transfer that takes time schedules its consumers then,
+ *     without a bus event (the release keys come out the same, see
+ *     schedule); only a transfer that arrives the instant it is sent waits
+ *     for its bus event.
  * Payloads compare by precomputed ranks of the names (byte-string order). */
 #include "sim_impl.h"
 
@@ -155,7 +161,15 @@ SIM_INLINE void release(Sim *s, int c, double t, uint64_t tie)
  * events the reference takes last: the largest key among those it has not
  * taken yet. Those are the ones due after now (any due at or before now has
  * a smaller key than the event being processed, so it was taken already)
- * and this one. */
+ * and this one.
+ *
+ * With now nondecreasing and every t >= its now, that comes to: the
+ * largest (t, rank) of all of c's dependencies if its time is later than
+ * the now of the last one scheduled, else (that now, the number of that
+ * event, the last one's rank). A dependency due later than its transfer is
+ * sent may therefore be scheduled earlier, when the transfer is queued
+ * (run_op): its t is later than its own now and than every earlier now, so
+ * it never makes the second case, and the key is the same. */
 SIM_INLINE void schedule(Sim *s, int c, double t, uint32_t er, double now, int record)
 {
     SimDep *dp = &s->dep[c];

@@ -4,15 +4,19 @@
  * explains the data structures and why they give the reference's results.
  *
  * Resources: the event loop keeps one pending event per resource (device
- * compute or outgoing bus) in a tournament tree whose leaves are ordered by
- * (kind, device name rank): bus leaves 0 .. nd-1, device leaves nd .. 2nd-1.
- * Releases of ops (their last input has arrived) wait in a heap per device
- * ordered by the position their dependency event has in the reference's
- * event order; a device event takes the smallest release that is due.
+ * compute or outgoing bus) in two tournament trees whose leaves are ordered
+ * by device name rank, one for the buses and one for the devices; a bus
+ * event comes first at equal times. Releases of ops (their last input has
+ * arrived) wait in a heap per device ordered by the position their
+ * dependency event has in the reference's event order; a device event takes
+ * the smallest release that is due. A transfer is timed when it is queued
+ * (the bus is FIFO: max(ready, bfree)); one that takes time schedules its
+ * consumers then, and only one that arrives the instant it is sent waits in
+ * its bus's queue for a bus event at its send time.
  * A resource with nothing to do has no event (the reference's event there
  * would only mark it idle): a device's event is max(dfree, its earliest
- * release), none if nothing waits; a bus's is when its head transfer is
- * ready and the bus free (bfree), none if its queue is empty. The runtime
+ * release), none if nothing waits; a bus's is its head instant transfer's
+ * send time, none if its queue is empty. The runtime
  * takes the free times into account. */
 #ifndef PLACETO_SIM_IMPL_H
 #define PLACETO_SIM_IMPL_H
@@ -93,8 +97,8 @@ struct Sim {
     int *root_head;      /* per device: the next of its roots to run, or -1 */
     int *root_next;      /* per root op: the next root on its device, graph order */
     SimDep *dep;         /* per op */
-    int *bus_head, *bus_tail, *tr_next; /* bus queues (FIFO lists of transfers) */
-    double *bfree;       /* per bus: when its last transfer's overhead ends (0: none yet) */
+    int *bus_head, *bus_tail, *tr_next; /* bus queues (FIFO lists of instant transfers) */
+    double *bfree;       /* per bus: when the overhead of the last transfer queued on it ends (0: none yet) */
     uint32_t *tr_erank;  /* per pool slot: edge rank of a transfer's child */
     int *pool, *to_pool; /* children and destinations of transfers, at ch_off[src] */
     int *slot, *cnt;     /* scratch of one op's walk */
