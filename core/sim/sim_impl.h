@@ -114,7 +114,7 @@ struct Sim {
     int *apos;           /* per op: allocations recorded before it started */
     int *fhead, *fnext;  /* per allocation k: the frees due just before it (lists) */
     double *ftime;       /* per op with outputs: the latest of its children's frees (memory) */
-    int *fhint;          /* per op: allocations before the child that sets it started */
+    int *fhint;          /* per op: the allocations recorded before the child that sets it started */
     int64_t *cur;
     SimResult r;
     /* incremental re-simulation (sim_inc.c) */

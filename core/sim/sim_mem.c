@@ -5,10 +5,11 @@
  * max(start, the largest trunc(start[k]) + trunc(cost[k]) - 1 over its
  * children k); allocations come before frees at equal times. The run wrote
  * the allocations in time order (s->a_*). A free only has to come after
- * the allocations at or before its time and before the later ones: a free
- * at the op's own start right after that instant's allocations, any other
- * into a list at the first allocation later than it, found by a short
- * search from where its child started. No sort. */
+ * the allocations at or before its time and before the later ones: every
+ * free goes into a list at the first allocation later than it (a free at
+ * the op's own start after that instant's allocations, any other found by
+ * a short search from where the child that sets it started), and one
+ * sweep takes each allocation's list, then the allocation. No sort. */
 #include "sim_impl.h"
 
 #include <string.h>
@@ -102,12 +103,8 @@ void sim_memory(Sim *s)
     int *restrict head = s->fhead, *restrict next = s->fnext;
     for (int k = 0; k < na; k++)
         head[k] = -1;
-    /* each free into the list of the first allocation later than it (none
-     * after the last: it changes no peak). A free at its op's own start
-     * comes after that instant's allocations, so before the next
-     * instant's. */
-    /* the free times, in the graph's order (children of an op are often
-     * its neighbours there) */
+    /* the latest of its children's frees per op, in the graph's order
+     * (children of an op are often its neighbours there) */
     const int64_t *restrict bytes = s->bytes;
     double *restrict fr = s->ftime;
     int *restrict fh = s->fhint;
@@ -126,6 +123,10 @@ void sim_memory(Sim *s)
         fr[op] = f;
         fh[op] = arg < 0 ? -1 : apos[arg];
     }
+    /* each free into the list of the first allocation later than it (none
+     * after the last: it changes no peak). A free at its op's own start
+     * comes after that instant's allocations, so before the next
+     * instant's. */
     for (int k = 0; k < na; k++) {
         int op = aop[k], p;
         double f = fr[op];
