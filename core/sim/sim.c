@@ -98,10 +98,10 @@ SIM_INLINE void heap_pop(SimHeap *h)
 
 /* Two trees of H leaves (sim_impl.h): the buses' (times lt[0 .. H), winners
  * win[0 .. 2H)) and the devices' (lt[H ..], win[2H ..]). */
-#define BUS_LT(s) ((s)->lt)
-#define BUS_WIN(s) ((s)->win)
-#define DEV_LT(s) ((s)->lt + (s)->H)
-#define DEV_WIN(s) ((s)->win + 2 * (s)->H)
+#define BUS_LT(s) ((s)->blt)
+#define BUS_WIN(s) ((s)->bwin)
+#define DEV_LT(s) ((s)->dlt)
+#define DEV_WIN(s) ((s)->dwin)
 
 /* Leaf `leaf` of a tree changed its time: replays its matches up to the
  * root, the candidate kept in registers (each match reads only the other
@@ -165,11 +165,13 @@ SIM_INLINE void release(Sim *s, int c, double t, uint64_t tie)
  *
  * With now nondecreasing and every t >= its now, that comes to: the
  * largest (t, rank) of all of c's dependencies if its time is later than
- * the now of the last one scheduled, else (that now, the number of that
- * event, the last one's rank). A dependency due later than its transfer is
- * sent may therefore be scheduled earlier, when the transfer is queued
- * (run_op): its t is later than its own now and than every earlier now, so
- * it never makes the second case, and the key is the same. */
+ * the now of the last one scheduled (none of those was taken), else that
+ * last one, due at its now, after the events the reference took before.
+ * So dep[c] keeps the largest (t, rank) so far. A dependency due later than
+ * its transfer is sent may therefore be scheduled earlier, when the
+ * transfer is queued (run_op): its t is later than its own now and than
+ * every earlier now, so it never makes the second case, and the key is the
+ * same. */
 SIM_INLINE void schedule(Sim *s, int c, double t, uint32_t er, double now, int record)
 {
     SimDep *dp = &s->dep[c];
@@ -181,16 +183,17 @@ SIM_INLINE void schedule(Sim *s, int c, double t, uint32_t er, double now, int r
         }
         s->log[s->log_len++] = (SimUndo){c, dp->e, rt};
     }
-    if (!(rt > now) || t > rt || (t == rt && er > dp->e)) {
+    if (t > rt || (t == rt && er > dp->e)) {
         dp->t = t;
         dp->e = er;
     }
     if (--dp->waiting == 0) {
-        /* a release due now came after every event due now that the
-         * reference took before this one: its tie starts with the number of
-         * this event (below 2^32: a run has a few events per op and edge) */
-        uint64_t ep = dp->t == now ? (uint64_t)s->events : 0;
-        release(s, c, dp->t, ep << 32 | (uint64_t)dp->e);
+        if (dp->t > now)
+            release(s, c, dp->t, dp->e);
+        else /* due now: after every event due now that the reference took
+              * before this one, so its tie starts with the number of this
+              * event (below 2^32: a run has a few events per op and edge) */
+            release(s, c, now, (uint64_t)s->events << 32 | er);
     }
 }
 
@@ -558,6 +561,10 @@ Sim *sim_new(const Graph *g, const Cluster *c)
     s->L = 2 * s->H;
     s->lt = XMALLOC(double, s->L);
     s->win = XMALLOC(int, 2 * s->L);
+    s->blt = s->lt;
+    s->dlt = s->lt + s->H;
+    s->bwin = s->win;
+    s->dwin = s->win + 2 * s->H;
     s->dfree = XMALLOC(double, nd);
     s->rel = XNEW(SimHeap, nd);
     s->root_head = XMALLOC(int, nd);

@@ -51,9 +51,8 @@ typedef struct SimCkpt {
     size_t res_off;     /* its copy of the per-resource state */
 } SimCkpt;
 
-/* Per op, the dependencies scheduled so far: the latest of them that the
- * reference would not have taken yet (time and edge rank), and how many are
- * still to come. */
+/* Per op, the dependencies scheduled so far: the latest of them (time,
+ * then edge rank), and how many are still to come. */
 typedef struct SimDep {
     double t;
     uint32_t e;
@@ -92,6 +91,8 @@ struct Sim {
                           * the buses' tree lt[0 .. H), the devices' lt[H .. 2H) */
     int *win;            /* 2L: the winner of each node of each tree, the buses'
                           * win[0 .. 2H), the devices' win[2H .. 4H); win[H + j] = j */
+    double *blt, *dlt;   /* the two trees' times: lt and lt + H */
+    int *bwin, *dwin;    /* the two trees' winners: win and win + 2H */
     double *dfree;       /* per device: when its last op's gap ends (0: none yet) */
     SimHeap *rel;        /* per device */
     int *root_head;      /* per device: the next of its roots to run, or -1 */
