@@ -430,10 +430,7 @@ void sim_start(Sim *s, const int *dev)
         s->bfree[d] = 0;
         s->r.busy_us[d] = 0;
     }
-    for (int i = 0; i < n; i++) {
-        s->dep[i].waiting = s->n_par[i];
-        s->dep[i].t = -1.0;
-    }
+    memcpy(s->dep, s->dep0, (size_t)n * sizeof *s->dep);
     /* the roots, released at 0 in graph order before anything else: a list
      * per device, taken before the release heap */
     for (int d = 0; d < nd; d++)
@@ -573,6 +570,9 @@ Sim *sim_new(const Graph *g, const Cluster *c)
     s->bus_tail = XMALLOC(int, nd);
     s->bfree = XMALLOC(double, nd);
     s->dep = XNEW(SimDep, n);
+    s->dep0 = XNEW(SimDep, n);
+    for (int i = 0; i < n; i++)
+        s->dep0[i] = (SimDep){-1.0, 0, s->n_par[i]};
     s->a_t = XMALLOC(double, n);
     s->a_m = XMALLOC(int64_t, n);
     s->a_d = XMALLOC(int, n);
@@ -622,6 +622,7 @@ void sim_free(Sim *s)
     free(s->win);
     free(s->dfree);
     free(s->dep);
+    free(s->dep0);
     free(s->bus_head);
     free(s->bus_tail);
     free(s->bfree);

@@ -98,6 +98,7 @@ struct Sim {
     int *root_head;      /* per device: the next of its roots to run, or -1 */
     int *root_next;      /* per root op: the next root on its device, graph order */
     SimDep *dep;         /* per op */
+    SimDep *dep0;        /* per op: its state at the start of a run (all parents to come) */
     int *bus_head, *bus_tail, *tr_next; /* bus queues (FIFO lists of instant transfers) */
     double *bfree;       /* per bus: when the overhead of the last transfer queued on it ends (0: none yet) */
     uint32_t *tr_erank;  /* per pool slot: edge rank of a transfer's child */
