@@ -3,17 +3,23 @@
  *
  * In short: the reference's loop takes events one at a time from one heap,
  * one dependency event per edge. Here
- *   - each resource (a device's compute, a device's outgoing bus) has at most
- *     one pending event; they sit in a tournament tree (sim_impl.h) whose
- *     leaves are ordered like the reference's tie-break (bus before device,
- *     then the device's name), so the next event is the root;
+ *   - each device's compute has at most one pending event; they sit in a
+ *     tournament tree (sim_impl.h) whose leaves are ordered like the
+ *     reference's tie-break (the device's name), so the next event is the
+ *     root; the buses have a tree of their own, which wins ties (bus events
+ *     come before device events at equal times);
  *   - of an op's dependency events only the one that releases it matters;
  *     when its last parent has scheduled its dependency, the op goes into
  *     its device's release heap under that event's key, and the device takes
  *     the smallest due release whenever it is free: the op the reference's
  *     FIFO would hold first;
  *   - the queues of the reference are FIFO here: ops are queued at the
- *     current time and transfers at their producer's end, both in order.
+ *     current time and transfers at their producer's end, both in order;
+ *     so a bus's send times follow from its previous one when a transfer is
+ *     queued, and a transfer that takes time schedules its consumers then,
+ *     without a bus event (the release keys come out the same, see
+ *     schedule); only a transfer that arrives the instant it is sent waits
+ *     for its bus event.
  * Payloads compare by precomputed ranks of the names (byte-string order). */
 #include "sim_impl.h"
 
@@ -90,16 +96,22 @@ SIM_INLINE void heap_pop(SimHeap *h)
 
 /* ---- the tournament of resources ---- */
 
-/* Leaf `leaf` changed its time: replays its matches up to the root, the
- * candidate kept in registers (each match reads only the other side's
- * winner, which did not change). The left side has the smaller leaf
+/* Two trees of H leaves (sim_impl.h): the buses' (times lt[0 .. H), winners
+ * win[0 .. 2H)) and the devices' (lt[H ..], win[2H ..]). */
+#define BUS_LT(s) ((s)->blt)
+#define BUS_WIN(s) ((s)->bwin)
+#define DEV_LT(s) ((s)->dlt)
+#define DEV_WIN(s) ((s)->dwin)
+
+/* Leaf `leaf` of a tree changed its time: replays its matches up to the
+ * root, the candidate kept in registers (each match reads only the other
+ * side's winner, which did not change). The left side has the smaller leaf
  * indices, so it wins ties. */
-SIM_INLINE void replay(Sim *s, int leaf)
+SIM_INLINE void replay_in(const double *lt, int *win, int H, int leaf)
 {
-    const double *lt = s->lt;
-    int *win = s->win, w = leaf;
+    int w = leaf;
     double tw = lt[leaf];
-    for (int i = s->L + leaf; i > 1; i >>= 1) {
+    for (int i = H + leaf; i > 1; i >>= 1) {
         int o = win[i ^ 1];
         double to = lt[o];
         if ((i & 1) ? to <= tw : to < tw) {
@@ -110,6 +122,23 @@ SIM_INLINE void replay(Sim *s, int leaf)
     }
 }
 
+/* Leaf `leaf`'s time went down: it wins the matches up to the first it
+ * loses, whose winner (and so everything above) is what it was, the leaf
+ * having lost there with its later time too. */
+SIM_INLINE void lower_in(const double *lt, int *win, int H, int leaf)
+{
+    double tw = lt[leaf];
+    for (int i = H + leaf; i > 1; i >>= 1) {
+        double to = lt[win[i ^ 1]];
+        if ((i & 1) ? to <= tw : to < tw)
+            return;
+        win[i >> 1] = leaf;
+    }
+}
+
+SIM_INLINE void replay_dev(Sim *s, int leaf) { replay_in(DEV_LT(s), DEV_WIN(s), s->H, leaf); }
+SIM_INLINE void replay_bus(Sim *s, int leaf) { replay_in(BUS_LT(s), BUS_WIN(s), s->H, leaf); }
+
 /* ---- dependencies and releases ---- */
 
 /* Op c's last dependency was scheduled: its release, due at t, waits on its
@@ -119,11 +148,11 @@ SIM_INLINE void release(Sim *s, int c, double t, uint64_t tie)
 {
     int x = s->dev[c];
     heap_push(&s->rel[x], t, tie);
-    int leaf = s->nd + s->dev_rank[x];
-    double due = t > s->dfree[x] ? t : s->dfree[x];
-    if (due < s->lt[leaf]) {
-        s->lt[leaf] = due;
-        replay(s, leaf);
+    int leaf = s->dev_rank[x];
+    double *lt = DEV_LT(s), due = t > s->dfree[x] ? t : s->dfree[x];
+    if (due < lt[leaf]) {
+        lt[leaf] = due;
+        lower_in(lt, DEV_WIN(s), s->H, leaf);
     }
 }
 
@@ -132,7 +161,17 @@ SIM_INLINE void release(Sim *s, int c, double t, uint64_t tie)
  * events the reference takes last: the largest key among those it has not
  * taken yet. Those are the ones due after now (any due at or before now has
  * a smaller key than the event being processed, so it was taken already)
- * and this one. */
+ * and this one.
+ *
+ * With now nondecreasing and every t >= its now, that comes to: the
+ * largest (t, rank) of all of c's dependencies if its time is later than
+ * the now of the last one scheduled (none of those was taken), else that
+ * last one, due at its now, after the events the reference took before.
+ * So dep[c] keeps the largest (t, rank) so far. A dependency due later than
+ * its transfer is sent may therefore be scheduled earlier, when the
+ * transfer is queued (run_op): its t is later than its own now and than
+ * every earlier now, so it never makes the second case, and the key is the
+ * same. */
 SIM_INLINE void schedule(Sim *s, int c, double t, uint32_t er, double now, int record)
 {
     SimDep *dp = &s->dep[c];
@@ -144,16 +183,17 @@ SIM_INLINE void schedule(Sim *s, int c, double t, uint32_t er, double now, int r
         }
         s->log[s->log_len++] = (SimUndo){c, dp->e, rt};
     }
-    if (!(rt > now) || t > rt || (t == rt && er > dp->e)) {
+    if (t > rt || (t == rt && er > dp->e)) {
         dp->t = t;
         dp->e = er;
     }
     if (--dp->waiting == 0) {
-        /* a release due now came after every event due now that the
-         * reference took before this one: its tie starts with the number of
-         * this event (below 2^32: a run has a few events per op and edge) */
-        uint64_t ep = dp->t == now ? (uint64_t)s->events : 0;
-        release(s, c, dp->t, ep << 32 | (uint64_t)dp->e);
+        if (dp->t > now)
+            release(s, c, dp->t, dp->e);
+        else /* due now: after every event due now that the reference took
+              * before this one, so its tie starts with the number of this
+              * event (below 2^32: a run has a few events per op and edge) */
+            release(s, c, now, (uint64_t)s->events << 32 | er);
     }
 }
 
@@ -193,10 +233,10 @@ SIM_INLINE void run_op(Sim *s, int op, int x, int leaf, double t, int full, int 
     double free_at = end + (c > 0 ? s->gap : 0);
     const SimHeap *h = &s->rel[x];
     s->dfree[x] = free_at;
-    s->lt[leaf] = s->root_head[x] >= 0 || (h->n && h->e[0].t <= free_at) ? free_at
-                  : h->n                                                 ? h->e[0].t
-                                                                         : INFINITY;
-    replay(s, leaf);
+    DEV_LT(s)[leaf] = s->root_head[x] >= 0 || (h->n && h->e[0].t <= free_at) ? free_at
+                      : h->n                                                 ? h->e[0].t
+                                                                             : INFINITY;
+    replay_dev(s, leaf);
     int k0 = s->ch_off[op], k1 = s->ch_off[op + 1];
     int first = r->n_transfers, n_tr = 0;
     if (s->one_out[op]) {
@@ -267,25 +307,45 @@ SIM_INLINE void run_op(Sim *s, int op, int x, int leaf, double t, int full, int 
     if (!n_tr)
         return;
     r->n_transfers += n_tr;
+    /* The bus sends its transfers in the order they are queued, each at
+     * max(ready, bus free): the times are known now. A transfer that takes
+     * time schedules its consumers' dependencies now (their release keys do
+     * not depend on when they are scheduled, see schedule); one that
+     * arrives the instant it is sent waits for its bus event, whose number
+     * its consumers' keys take. */
+    double bf = s->bfree[x];
     for (int j = first; j < first + n_tr; j++) {
+        SimTransfer *tr = &r->transfers[j];
+        double sent = end > bf ? end : bf;
+        double arrive = sent + (double)tr->bytes / s->bandwidth;
+        tr->start_us = sent;
+        tr->end_us = arrive;
+        bf = arrive + s->overhead;
+        if (arrive > sent) {
+            const uint32_t *er = s->tr_erank + (tr->children - s->pool);
+            for (int k = 0; k < tr->n_children; k++)
+                schedule(s, tr->children[k], arrive, er[k], t, record);
+            continue;
+        }
         s->tr_next[j] = -1;
         if (s->bus_tail[x] >= 0)
             s->tr_next[s->bus_tail[x]] = j;
         else
             s->bus_head[x] = j;
         s->bus_tail[x] = j;
+        int bl = s->dev_rank[x];
+        if (BUS_LT(s)[bl] == INFINITY) {
+            BUS_LT(s)[bl] = sent;
+            lower_in(BUS_LT(s), BUS_WIN(s), s->H, bl);
+        }
     }
-    int bl = s->dev_rank[x];
-    if (s->lt[bl] == INFINITY) { /* an idle bus wakes up when the transfer is ready and the bus free */
-        s->lt[bl] = end > s->bfree[x] ? end : s->bfree[x];
-        replay(s, bl);
-    }
+    s->bfree[x] = bf;
 }
 
 /* Device event (leaf `leaf`) at t: run the smallest due release, or idle. */
 SIM_INLINE void device_event(Sim *s, int leaf, double t, int full, int record)
 {
-    int x = s->dev_of_rank[leaf - s->nd], op = s->root_head[x];
+    int x = s->dev_of_rank[leaf], op = s->root_head[x];
     if (op >= 0) { /* the roots come first: due at 0, with the smallest keys */
         s->root_head[x] = s->root_next[op];
         run_op(s, op, x, leaf, t, full, record);
@@ -293,8 +353,8 @@ SIM_INLINE void device_event(Sim *s, int leaf, double t, int full, int record)
     }
     SimHeap *h = &s->rel[x];
     if (h->n == 0 || h->e[0].t > t) { /* not reached: the event is at a due release */
-        s->lt[leaf] = h->n ? h->e[0].t : INFINITY;
-        replay(s, leaf);
+        DEV_LT(s)[leaf] = h->n ? h->e[0].t : INFINITY;
+        replay_dev(s, leaf);
         return;
     }
     op = s->item_op[(uint32_t)h->e[0].tie];
@@ -302,63 +362,43 @@ SIM_INLINE void device_event(Sim *s, int leaf, double t, int full, int record)
     run_op(s, op, x, leaf, t, full, record);
 }
 
-/* Bus event (leaf `leaf`) at t: send the head transfer if it is ready. */
+/* Bus event (leaf `leaf`) at t: the head of its queue of instant
+ * transfers (run_op) is sent now; its consumers' dependencies are due now. */
 SIM_INLINE void bus_event(Sim *s, int leaf, double t, int record)
 {
     int x = s->dev_of_rank[leaf], idx = s->bus_head[x];
-    if (idx < 0) {
-        s->lt[leaf] = INFINITY;
-        replay(s, leaf);
-        return;
-    }
-    SimTransfer *tr = &s->r.transfers[idx];
-    double ready = s->r.end_us[tr->src];
-    if (ready > t) {
-        s->lt[leaf] = ready;
-        replay(s, leaf);
-        return;
-    }
+    const SimTransfer *tr = &s->r.transfers[idx];
     s->bus_head[x] = s->tr_next[idx];
-    double delay = (double)tr->bytes / s->bandwidth;
-    double arrive = t + delay;
-    tr->start_us = t;
-    tr->end_us = arrive;
     if (s->bus_head[x] < 0) {
-        /* nothing queued: no event when the bus frees up (it would find
-         * the queue empty, unless a transfer is queued before then, which
-         * wakes the bus at that time); the time is kept for that and for
-         * the runtime */
         s->bus_tail[x] = -1;
-        s->bfree[x] = arrive + s->overhead;
-        s->lt[leaf] = INFINITY;
+        BUS_LT(s)[leaf] = INFINITY;
     } else {
-        /* the next transfer's producer has started, so its ready time is
-         * known: the bus's next event is when both are ready (an event at
-         * the bus's free time would only move it to the ready time) */
-        double busy_until = arrive + s->overhead, ready_next = s->r.end_us[s->r.transfers[s->bus_head[x]].src];
-        s->lt[leaf] = ready_next > busy_until ? ready_next : busy_until;
+        BUS_LT(s)[leaf] = s->r.transfers[s->bus_head[x]].start_us;
     }
-    replay(s, leaf);
+    replay_bus(s, leaf);
     const uint32_t *er = s->tr_erank + (tr->children - s->pool);
     for (int k = 0; k < tr->n_children; k++)
-        schedule(s, tr->children[k], arrive, er[k], t, record);
+        schedule(s, tr->children[k], tr->end_us, er[k], t, record);
 }
 
 SIM_INLINE void loop(Sim *s, int full, int record)
 {
     for (;;) {
-        int w = s->win[1];
-        double t = s->lt[w];
+        /* the earlier of the two trees' winners; a bus first at equal times */
+        int wd = DEV_WIN(s)[1], wb = BUS_WIN(s)[1];
+        double td = DEV_LT(s)[wd], tb = BUS_LT(s)[wb];
+        int bus = tb <= td;
+        double t = bus ? tb : td;
         if (t == INFINITY)
             break;
         if (record && s->events == s->next_ck)
             sim_checkpoint(s);
         s->events++;
         s->makespan = t; /* event times never decrease */
-        if (w >= s->nd)
-            device_event(s, w, t, full, record);
+        if (bus)
+            bus_event(s, wb, t, record);
         else
-            bus_event(s, w, t, record);
+            device_event(s, wd, t, full, record);
     }
     /* the events a device or bus skipped when it became idle (run_op,
      * bus_event): the runtime is the last event's time */
@@ -376,7 +416,7 @@ void sim_loop_record(Sim *s) { loop(s, 1, 1); }
 
 void sim_start(Sim *s, const int *dev)
 {
-    int n = s->n, nd = s->nd, L = s->L;
+    int n = s->n, nd = s->nd, L = s->L, H = s->H;
     s->dev = dev;
     s->r.device = dev;
     s->r.n_transfers = 0;
@@ -390,10 +430,7 @@ void sim_start(Sim *s, const int *dev)
         s->bfree[d] = 0;
         s->r.busy_us[d] = 0;
     }
-    for (int i = 0; i < n; i++) {
-        s->dep[i].waiting = s->n_par[i];
-        s->dep[i].t = -1.0;
-    }
+    memcpy(s->dep, s->dep0, (size_t)n * sizeof *s->dep);
     /* the roots, released at 0 in graph order before anything else: a list
      * per device, taken before the release heap */
     for (int d = 0; d < nd; d++)
@@ -403,16 +440,20 @@ void sim_start(Sim *s, const int *dev)
         s->root_next[op] = s->root_head[d];
         s->root_head[d] = op;
     }
-    for (int j = 0; j < L; j++) {
+    for (int j = 0; j < L; j++)
         s->lt[j] = INFINITY;
-        s->win[L + j] = j;
-    }
     for (int d = 0; d < nd; d++)
         if (s->root_head[d] >= 0)
-            s->lt[nd + s->dev_rank[d]] = 0.0;
-    for (int i = L - 1; i > 0; i--) {
-        int a = s->win[2 * i], b = s->win[2 * i + 1];
-        s->win[i] = s->lt[a] <= s->lt[b] ? a : b;
+            DEV_LT(s)[s->dev_rank[d]] = 0.0;
+    for (int tree = 0; tree < 2; tree++) {
+        const double *lt = s->lt + tree * H;
+        int *win = s->win + 2 * tree * H;
+        for (int j = 0; j < H; j++)
+            win[H + j] = j;
+        for (int i = H - 1; i > 0; i--) {
+            int a = win[2 * i], b = win[2 * i + 1];
+            win[i] = lt[a] <= lt[b] ? a : b;
+        }
     }
 }
 
@@ -511,11 +552,16 @@ Sim *sim_new(const Graph *g, const Cluster *c)
     free(names);
     build_edges(s, name_rank);
     free(name_rank);
-    s->L = 2;
-    while (s->L < 2 * nd)
-        s->L *= 2;
+    s->H = 1;
+    while (s->H < nd)
+        s->H *= 2;
+    s->L = 2 * s->H;
     s->lt = XMALLOC(double, s->L);
     s->win = XMALLOC(int, 2 * s->L);
+    s->blt = s->lt;
+    s->dlt = s->lt + s->H;
+    s->bwin = s->win;
+    s->dwin = s->win + 2 * s->H;
     s->dfree = XMALLOC(double, nd);
     s->rel = XNEW(SimHeap, nd);
     s->root_head = XMALLOC(int, nd);
@@ -524,6 +570,9 @@ Sim *sim_new(const Graph *g, const Cluster *c)
     s->bus_tail = XMALLOC(int, nd);
     s->bfree = XMALLOC(double, nd);
     s->dep = XNEW(SimDep, n);
+    s->dep0 = XNEW(SimDep, n);
+    for (int i = 0; i < n; i++)
+        s->dep0[i] = (SimDep){-1.0, 0, s->n_par[i]};
     s->a_t = XMALLOC(double, n);
     s->a_m = XMALLOC(int64_t, n);
     s->a_d = XMALLOC(int, n);
@@ -532,7 +581,8 @@ Sim *sim_new(const Graph *g, const Cluster *c)
     s->apos = XMALLOC(int, n);
     s->fhead = XMALLOC(int, n + 1);
     s->fnext = XMALLOC(int, n);
-    s->afree = XMALLOC(uint8_t, n);
+    s->ftime = XMALLOC(double, n);
+    s->fhint = XMALLOC(int, n);
     s->cur = XMALLOC(int64_t, nd);
     s->r.n_ops = n;
     s->r.n_devices = nd;
@@ -572,6 +622,7 @@ void sim_free(Sim *s)
     free(s->win);
     free(s->dfree);
     free(s->dep);
+    free(s->dep0);
     free(s->bus_head);
     free(s->bus_tail);
     free(s->bfree);
@@ -589,7 +640,8 @@ void sim_free(Sim *s)
     free(s->apos);
     free(s->fhead);
     free(s->fnext);
-    free(s->afree);
+    free(s->ftime);
+    free(s->fhint);
     free(s->cur);
     free(s->r.start_us);
     free(s->r.end_us);

@@ -4,15 +4,19 @@
  * explains the data structures and why they give the reference's results.
  *
  * Resources: the event loop keeps one pending event per resource (device
- * compute or outgoing bus) in a tournament tree whose leaves are ordered by
- * (kind, device name rank): bus leaves 0 .. nd-1, device leaves nd .. 2nd-1.
- * Releases of ops (their last input has arrived) wait in a heap per device
- * ordered by the position their dependency event has in the reference's
- * event order; a device event takes the smallest release that is due.
+ * compute or outgoing bus) in two tournament trees whose leaves are ordered
+ * by device name rank, one for the buses and one for the devices; a bus
+ * event comes first at equal times. Releases of ops (their last input has
+ * arrived) wait in a heap per device ordered by the position their
+ * dependency event has in the reference's event order; a device event takes
+ * the smallest release that is due. A transfer is timed when it is queued
+ * (the bus is FIFO: max(ready, bfree)); one that takes time schedules its
+ * consumers then, and only one that arrives the instant it is sent waits in
+ * its bus's queue for a bus event at its send time.
  * A resource with nothing to do has no event (the reference's event there
  * would only mark it idle): a device's event is max(dfree, its earliest
- * release), none if nothing waits; a bus's is when its head transfer is
- * ready and the bus free (bfree), none if its queue is empty. The runtime
+ * release), none if nothing waits; a bus's is its head instant transfer's
+ * send time, none if its queue is empty. The runtime
  * takes the free times into account. */
 #ifndef PLACETO_SIM_IMPL_H
 #define PLACETO_SIM_IMPL_H
@@ -47,9 +51,8 @@ typedef struct SimCkpt {
     size_t res_off;     /* its copy of the per-resource state */
 } SimCkpt;
 
-/* Per op, the dependencies scheduled so far: the latest of them that the
- * reference would not have taken yet (time and edge rank), and how many are
- * still to come. */
+/* Per op, the dependencies scheduled so far: the latest of them (time,
+ * then edge rank), and how many are still to come. */
 typedef struct SimDep {
     double t;
     uint32_t e;
@@ -83,16 +86,21 @@ struct Sim {
     int64_t *bytes;      /* per op: all outputs */
     /* per run */
     const int *dev;
-    int L;               /* leaves of the tournament (a power of two >= 2 nd) */
-    double *lt;          /* per leaf: the resource's pending event time, or INFINITY */
-    int *win;            /* 2L: the winner of each node; win[L + j] = j */
+    int H, L;            /* leaves of each tournament (a power of two >= nd), L = 2H */
+    double *lt;          /* per leaf: the resource's pending event time, or INFINITY:
+                          * the buses' tree lt[0 .. H), the devices' lt[H .. 2H) */
+    int *win;            /* 2L: the winner of each node of each tree, the buses'
+                          * win[0 .. 2H), the devices' win[2H .. 4H); win[H + j] = j */
+    double *blt, *dlt;   /* the two trees' times: lt and lt + H */
+    int *bwin, *dwin;    /* the two trees' winners: win and win + 2H */
     double *dfree;       /* per device: when its last op's gap ends (0: none yet) */
     SimHeap *rel;        /* per device */
     int *root_head;      /* per device: the next of its roots to run, or -1 */
     int *root_next;      /* per root op: the next root on its device, graph order */
     SimDep *dep;         /* per op */
-    int *bus_head, *bus_tail, *tr_next; /* bus queues (FIFO lists of transfers) */
-    double *bfree;       /* per bus: when its last transfer's overhead ends (0: none yet) */
+    SimDep *dep0;        /* per op: its state at the start of a run (all parents to come) */
+    int *bus_head, *bus_tail, *tr_next; /* bus queues (FIFO lists of instant transfers) */
+    double *bfree;       /* per bus: when the overhead of the last transfer queued on it ends (0: none yet) */
     uint32_t *tr_erank;  /* per pool slot: edge rank of a transfer's child */
     int *pool, *to_pool; /* children and destinations of transfers, at ch_off[src] */
     int *slot, *cnt;     /* scratch of one op's walk */
@@ -107,7 +115,8 @@ struct Sim {
     double *relf;        /* per op: trunc(start) + trunc(cost) - 1 (memory) */
     int *apos;           /* per op: allocations recorded before it started */
     int *fhead, *fnext;  /* per allocation k: the frees due just before it (lists) */
-    uint8_t *afree;      /* per allocation: freed at its own start */
+    double *ftime;       /* per op with outputs: the latest of its children's frees (memory) */
+    int *fhint;          /* per op: the allocations recorded before the child that sets it started */
     int64_t *cur;
     SimResult r;
     /* incremental re-simulation (sim_inc.c) */

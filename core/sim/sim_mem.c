@@ -5,10 +5,11 @@
  * max(start, the largest trunc(start[k]) + trunc(cost[k]) - 1 over its
  * children k); allocations come before frees at equal times. The run wrote
  * the allocations in time order (s->a_*). A free only has to come after
- * the allocations at or before its time and before the later ones: a free
- * at the op's own start right after that instant's allocations, any other
- * into a list at the first allocation later than it, found by a short
- * search from where its child started. No sort. */
+ * the allocations at or before its time and before the later ones: every
+ * free goes into a list at the first allocation later than it (a free at
+ * the op's own start after that instant's allocations, any other found by
+ * a short search from where the child that sets it started), and one
+ * sweep takes each allocation's list, then the allocation. No sort. */
 #include "sim_impl.h"
 
 #include <string.h>
@@ -94,50 +95,66 @@ static int first_after(const double *at, int na, int hint, double f)
 void sim_memory(Sim *s)
 {
     SimResult *r = &s->r;
-    const double *at = s->a_t, *relf = s->relf;
-    const int64_t *am = s->a_m;
-    const int *ad = s->a_d, *ch = s->ch, *off = s->ch_off;
-    int na = s->n_alloc, *head = s->fhead, *next = s->fnext;
-    for (int k = 0; k <= na; k++)
+    const double *restrict at = s->a_t, *restrict relf = s->relf;
+    const int64_t *restrict am = s->a_m;
+    const int *restrict ad = s->a_d, *restrict ch = s->ch, *restrict off = s->ch_off;
+    const int *restrict aop = s->a_op, *restrict apos = s->apos;
+    int na = s->n_alloc, nd = s->nd;
+    int *restrict head = s->fhead, *restrict next = s->fnext;
+    for (int k = 0; k < na; k++)
         head[k] = -1;
-    /* each free into the list of the first allocation after it */
-    for (int k = 0; k < na; k++) {
-        int op = s->a_op[k], arg = -1;
-        double f = at[k];
-        for (int j = off[op]; j < off[op + 1]; j++)
-            if (relf[ch[j]] > f) {
-                f = relf[ch[j]];
-                arg = ch[j];
-            }
-        s->afree[k] = arg < 0;
-        if (arg < 0)
+    /* the latest of its children's frees per op, in the graph's order
+     * (children of an op are often its neighbours there) */
+    const int64_t *restrict bytes = s->bytes;
+    double *restrict fr = s->ftime;
+    int *restrict fh = s->fhint;
+    for (int op = 0, n = s->n; op < n; op++) {
+        if (!bytes[op])
             continue;
-        int p = first_after(at, na, s->apos[arg], f);
-        next[k] = head[p];
-        head[p] = k;
+        int arg = -1;
+        double f = -1.0;
+        for (int j = off[op], j1 = off[op + 1]; j < j1; j++) {
+            int c = ch[j];
+            if (relf[c] > f) {
+                f = relf[c];
+                arg = c;
+            }
+        }
+        fr[op] = f;
+        fh[op] = arg < 0 ? -1 : apos[arg];
     }
-    int64_t *cur = s->cur, *peak = r->peak_memory_bytes;
-    for (int d = 0; d < s->nd; d++)
+    /* each free into the list of the first allocation later than it (none
+     * after the last: it changes no peak). A free at its op's own start
+     * comes after that instant's allocations, so before the next
+     * instant's. */
+    for (int k = 0; k < na; k++) {
+        int op = aop[k], p;
+        double f = fr[op];
+        if (!(f > at[k]))
+            for (p = k + 1; p < na && at[p] == at[k]; p++)
+                ;
+        else
+            p = first_after(at, na, fh[op], f);
+        if (p < na) {
+            next[k] = head[p];
+            head[p] = k;
+        }
+    }
+    int64_t *restrict cur = s->cur, *restrict peak = r->peak_memory_bytes;
+    for (int d = 0; d < nd; d++)
         cur[d] = peak[d] = 0;
-    for (int a = 0; a < na;) {
-        /* the frees before this instant (listed at its first allocation),
-         * its allocations, then the frees at it among them */
+    /* the frees due before each allocation, then the allocation */
+    for (int a = 0; a < na; a++) {
         for (int f = head[a]; f >= 0; f = next[f])
             cur[ad[f]] -= am[f];
-        double t = at[a];
-        int b = a;
-        for (; b < na && at[b] == t; b++) {
-            int d = ad[b];
-            cur[d] += am[b];
-            if (cur[d] > peak[d])
-                peak[d] = cur[d];
-        }
-        for (; a < b; a++)
-            if (s->afree[a])
-                cur[ad[a]] -= am[a];
+        int d = ad[a];
+        int64_t v = cur[d] + am[a];
+        cur[d] = v;
+        if (v > peak[d])
+            peak[d] = v;
     }
     r->any_oom = 0;
-    for (int d = 0; d < s->nd; d++) {
+    for (int d = 0; d < nd; d++) {
         r->oom[d] = peak[d] > s->c->devices[d].memory_bytes;
         r->any_oom |= r->oom[d];
     }
