@@ -24,6 +24,20 @@ void dag_route(const DagLayout *L, DagGeom *G, int zoom);
  * (GS_GROUP), else its device's (GS_DEVICE), else GS_NODE. */
 int dag_plain_pen(const DagView *v, int u);
 
+/* What a zoom level's geometry computed later needs (DagLayout.lazy):
+ * the options, the nodes folded beside each real vertex (NULL: none) and,
+ * for dag_layout_folded(), the hosts' layout it renumbers (host-space
+ * vertex v is ids[v]). Freed once every level is there. */
+typedef struct DagLazy {
+    DagOptions o;
+    int *n_sat;
+    DagLayout *host;
+    int *ids;
+    char ready[DAG_ZOOMS];
+} DagLazy;
+/* dag_fold.c: zoom level z of a folded layout from its hosts' layout. */
+void dag_fold_zoom(DagLayout *L, int z);
+
 /* dag.c: the pipeline of dag_layout() with n_sat[v] nodes to be folded
  * beside real vertex v (widening it by the geometry's wext; NULL: none). */
 DagLayout *dag_layout_sat(int n, const int *succ_off, const int *succ, const int *n_sat, const DagOptions *o);

@@ -75,7 +75,7 @@ static void check_chains(const DagLayout *L)
 /* Per canvas cell: the real node whose box covers it, or -1. */
 static int *box_map(const DagLayout *L, int zoom)
 {
-    const DagGeom *G = &L->geom[zoom];
+    const DagGeom *G = dag_geom(L, zoom);
     int *map = XMALLOC(int, xmul((size_t)G->width, (size_t)G->height));
     for (int i = 0; i < G->width * G->height; i++)
         map[i] = -1;
@@ -98,7 +98,7 @@ static int *box_map(const DagLayout *L, int zoom)
 /* Vertices of a layer keep their order with at least one blank column. */
 static void check_separation(const DagLayout *L, int zoom)
 {
-    const DagGeom *G = &L->geom[zoom];
+    const DagGeom *G = dag_geom(L, zoom);
     for (int l = 0; l < L->n_layers; l++)
         for (int i = L->layer_off[l] + 1; i < L->layer_off[l + 1]; i++) {
             int a = L->order[i - 1], b = L->order[i], wa = a < L->n ? G->box_w : 1;
@@ -112,7 +112,7 @@ static void check_separation(const DagLayout *L, int zoom)
  * axis-parallel, on the canvas, through no box but the source's. */
 static void check_routes(const DagLayout *L, int zoom, const int *map)
 {
-    const DagGeom *G = &L->geom[zoom];
+    const DagGeom *G = dag_geom(L, zoom);
     for (int e = 0; e < L->n_edges; e++) {
         int p0 = G->pt_off[e], p1 = G->pt_off[e + 1], s = L->edge_src[e], d = L->edge_dst[e];
         CHECK_MSG(p1 - p0 >= 2, "edge %d has no route", e);
@@ -147,7 +147,7 @@ static void check_routes(const DagLayout *L, int zoom, const int *map)
  * cell above its destination (the arrow head, full view) is reached. */
 static void check_glyph_paths(const DagLayout *L, int zoom)
 {
-    const DagGeom *G = &L->geom[zoom];
+    const DagGeom *G = dag_geom(L, zoom);
     Grid *g = grid_new(G->width, G->height);
     DagView v = {zoom, 0, 0, {0, 0, G->width, G->height}, NULL, NULL, NULL, NULL, 0, NULL};
     dag_render(L, &v, g);
@@ -249,7 +249,7 @@ TEST(dag_layout_is_deterministic)
     CHECK_INT(a->n_vert, b->n_vert);
     CHECK(same_ints(a->order, b->order, a->n_vert));
     for (int z = 0; z < DAG_ZOOMS; z++) {
-        const DagGeom *ga = &a->geom[z], *gb = &b->geom[z];
+        const DagGeom *ga = dag_geom(a, z), *gb = dag_geom(b, z);
         CHECK(ga->width == gb->width && ga->height == gb->height);
         CHECK(same_ints(ga->x, gb->x, a->n_vert));
         CHECK_INT(ga->pt_off[a->n_edges], gb->pt_off[b->n_edges]);
@@ -288,7 +288,7 @@ TEST(dag_node_at_and_center_on)
             dag_center_on(L, z, u, 21, 9, &x, &y);
             DagView v = {z, x, y, {3, 2, 21, 9}, NULL, NULL, NULL, NULL, 0, NULL};
             /* the node is under the view's middle cell unless the view was clamped */
-            if (x > 0 && y > 0 && x < L->geom[z].width - 21 && y < L->geom[z].height - 9)
+            if (x > 0 && y > 0 && x < dag_geom(L, z)->width - 21 && y < dag_geom(L, z)->height - 9)
                 CHECK_INT(dag_node_at_view(L, &v, 3 + 10, 2 + 4), u);
             CHECK(x >= 0 && y >= 0);
         }
@@ -303,7 +303,7 @@ TEST(dag_node_at_and_center_on)
 TEST(dag_degenerate_inputs)
 {
     DagLayout *L = dag_layout(0, NULL, NULL, NULL);
-    CHECK(L->n == 0 && L->n_layers == 0 && L->geom[DAG_FULL].width == 0);
+    CHECK(L->n == 0 && L->n_layers == 0 && dag_geom(L, DAG_FULL)->width == 0);
     Grid *g = grid_new(10, 3);
     DagView v = {DAG_FULL, 0, 0, {0, 0, 10, 3}, NULL, NULL, NULL, NULL, 0, NULL};
     dag_render(L, &v, g);
@@ -332,7 +332,7 @@ TEST(dag_render_styles_and_clipping)
     uint8_t style[3] = {0, GS_CURRENT, GS_DESCENDANT}, crit[3] = {1, 0, 1};
     const char *labels[3] = {"first", "a-very-long-label", "c"};
     DagLayout *L = dag_layout(3, off, succ, NULL);
-    const DagGeom *G = &L->geom[DAG_FULL];
+    const DagGeom *G = dag_geom(L, DAG_FULL);
     Grid *g = grid_new(G->width + 4, G->height + 2);
     grid_fill(g, (GridRect){0, 0, g->w, g->h}, '*', GS_NONE);
     DagView v = {DAG_FULL, 0, 0, {2, 1, G->width, G->height}, labels, dev, style, crit, 0, NULL};

@@ -185,7 +185,7 @@ static void finish_load(App *a)
             continue;
         d->box_labels[k] = xnew_array((size_t)n, sizeof *d->box_labels[k]);
         for (int u = 0; u < n; u++)
-            d->box_labels[k][u] = box_label(d->labels[u], L->geom[DAG_FULL].label_w);
+            d->box_labels[k][u] = box_label(d->labels[u], dag_geom(L, DAG_FULL)->label_w);
     }
     if (a->policy.pol)
         a->policy.work = policy_work_new(&a->policy.pol->arch, d->pg);
