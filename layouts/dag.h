@@ -10,15 +10,17 @@
  *   2. dummy vertices split every edge spanning several layers, so all edges
  *      of the layered graph join adjacent layers;
  *   3. crossings: a DFS start order, then median sweeps down and up (at
- *      most `sweeps` pairs, fewer when four sweeps bring no improvement);
- *      the order with the fewest crossings is kept;
+ *      most `sweeps` pairs, fewer when four sweeps bring no improvement, or
+ *      on a large graph one sweep removing under 1 % of them); the order
+ *      with the fewest crossings is kept;
  *   4. x coordinates, once per zoom level, two candidates: Brandes-Koepf
  *      (four median alignments into vertical blocks, compacted and balanced:
  *      long edges run straight) and layer sweeps (each layer placed by least
  *      squares against its neighbours' medians: close to the narrowest
  *      width); both are routed and Brandes-Koepf is kept unless its canvas
- *      is more than twice as large; then jogs of one or two columns are
- *      straightened where a layer has room;
+ *      is more than twice as large (a large graph, over 50 000 vertices with
+ *      the dummies, gets Brandes-Koepf alone); then jogs of one or two
+ *      columns are straightened where a layer has room;
  *   5. routing: per gap between two layers, each vertex with edges down gets
  *      at most one horizontal track (interval packing; a track whose stub
  *      would run into another's drop goes above it), so an edge is a vertical
