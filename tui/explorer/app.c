@@ -163,21 +163,45 @@ static char *box_label(const char *label, int w)
 
 /* The group graph's layouts (AppData.dag_all and dag_fold), computed in a
  * thread of their own from the moment the grouping is there, while the
- * start placement is chosen and the episode is built: those read the graph
- * and the grouping, as the layouts do, and none of them writes either. On a
- * 100 000-op graph the layout and the best heuristic's simulations then
- * share two cores instead of taking turns. The result is the same as
- * computed in line. */
+ * start placement is chosen and the episode is built: those read the graph,
+ * the grouping and the cluster, as the layouts do, and none of them writes
+ * any. With them the figures the first frame shows beside the placement:
+ * the lower bound and, when the problem was loaded without its simulator,
+ * the simulator and the runtime of every op on the fastest device. On a
+ * 100 000-op graph these and the best heuristic's simulations then share
+ * two cores instead of taking turns. The results are the same as computed
+ * in line. */
 struct AppLayouts {
     const Graph *g;
     const Grouping *gr;
+    const Cluster *c;
+    int make_sim;      /* 1: create the problem's simulator (sim) and single_us */
     DagLayout *all, *fold;
+    Sim *sim;
+    double lower_bound_us, single_us;
     pthread_t thread;
     int running; /* the thread was started and not joined */
 };
 
+/* The runtime of every op on the fastest device. */
+static double single_device_us(const Graph *g, const Cluster *c, Sim *sim)
+{
+    int *dev = xnew_array((size_t)g->n_nodes, sizeof *dev);
+    int fast = place_fastest_device(c);
+    for (int i = 0; i < g->n_nodes; i++)
+        dev[i] = fast;
+    double us = sim_makespan(sim, dev);
+    free(dev);
+    return us;
+}
+
 static void layouts_compute(struct AppLayouts *j)
 {
+    j->lower_bound_us = bound_lower(j->g, j->c);
+    if (j->make_sim) {
+        j->sim = sim_new(j->g, j->c);
+        j->single_us = single_device_us(j->g, j->c, j->sim);
+    }
     int n = j->gr->n_groups;
     j->all = dag_layout(n, j->gr->succ_off, j->gr->succ, NULL);
     int *host = xnew_array((size_t)n + 1, sizeof *host);
@@ -202,6 +226,8 @@ static void layouts_start(App *a)
     struct AppLayouts *j = xcalloc(1, sizeof *j);
     j->g = a->data.pb.g;
     j->gr = a->data.pb.gr;
+    j->c = a->data.pb.c;
+    j->make_sim = a->data.pb.sim == NULL;
     a->data.layouts = j;
     j->running = pthread_create(&j->thread, NULL, layouts_main, j) == 0;
 }
@@ -218,6 +244,13 @@ static void layouts_take(App *a)
         layouts_compute(j);
     a->data.dag_all = j->all;
     a->data.dag_fold = j->fold;
+    a->data.lower_bound_us = j->lower_bound_us;
+    if (j->make_sim) {
+        a->data.pb.sim = j->sim;
+        a->data.single_us = j->single_us;
+    } else {
+        a->data.single_us = single_device_us(a->data.pb.g, a->data.pb.c, a->data.pb.sim);
+    }
     a->data.layouts = NULL;
     free(j);
 }
@@ -233,6 +266,7 @@ static void layouts_drop(App *a)
         pthread_join(j->thread, NULL);
     dag_free(j->all);
     dag_free(j->fold);
+    sim_free(j->sim);
     free(j);
     a->data.layouts = NULL;
 }
@@ -261,13 +295,6 @@ static void finish_load(App *a)
         a->policy.work = policy_work_new(&a->policy.pol->arch, d->pg);
     if (app_is_actor(a))
         a->cache.attention = xnew_array((size_t)n, sizeof *a->cache.attention);
-    d->lower_bound_us = bound_lower(d->pb.g, d->pb.c);
-    int *dev = xnew_array((size_t)d->pb.g->n_nodes, sizeof *dev);
-    int fast = place_fastest_device(d->pb.c);
-    for (int i = 0; i < d->pb.g->n_nodes; i++)
-        dev[i] = fast;
-    d->single_us = sim_makespan(d->pb.sim, dev);
-    free(dev);
     a->cache.feats = xnew_array(APP_FEATURE_ROWS * (size_t)d->ep->n_features, sizeof *a->cache.feats);
     app_cache_update(a);
     a->view.zoom = DAG_FULL;
@@ -345,7 +372,7 @@ App *app_new(const AppOptions *o, Err *e)
         return a;
     }
     ProblemSpec spec = {.graph_path = o->graph_path, .cluster_path = o->cluster_path, .n_devices = o->n_devices,
-                        .groups = o->groups};
+                        .groups = o->groups, .no_sim = 1}; /* the simulator: beside the layouts */
     if (o->cluster) { /* a copy the problem owns */
         spec.cluster = cluster_clone(o->cluster);
         spec.cluster_path = NULL;
