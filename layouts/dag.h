@@ -93,7 +93,7 @@ typedef struct DagGeom {
 
 typedef struct DagLayout {
     int n;          /* input nodes: vertices 0 .. n-1 */
-    int n_vert;     /* with dummies: vertices n .. n_vert-1 */
+    int n_vert;     /* with dummies: vertices n .. n_vert-1 (numbered layer by layer) */
     int n_layers;
     int n_edges;    /* input edges, in CSR order */
     int *layer;     /* per vertex */

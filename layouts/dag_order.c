@@ -248,6 +248,53 @@ static void initial_order(DagLayout *L)
     free(seen);
 }
 
+/* CSR lists off/nbr with vertex v's list moved to id[v] and every entry
+ * renamed by id (the lists keep their order). */
+static void rename_lists(int nv, const int *id, int **off, int **nbr)
+{
+    int *o = *off, *b = *nbr, *no = XNEW(int, nv + 2), *nb = XMALLOC(int, o[nv] + 1);
+    for (int v = 0; v < nv; v++)
+        no[id[v] + 1] = o[v + 1] - o[v];
+    for (int w = 0; w < nv; w++)
+        no[w + 1] += no[w];
+    for (int v = 0; v < nv; v++)
+        for (int j = o[v], k = no[id[v]]; j < o[v + 1]; j++, k++)
+            nb[k] = id[b[j]];
+    free(o);
+    free(b);
+    *off = no;
+    *nbr = nb;
+}
+
+/* Renumbers the dummies in the start order, layer by layer and left to
+ * right (the nodes keep 0 .. n-1), so that the sweeps, the coordinates and
+ * the routing, which go through the layers in order, read their per-vertex
+ * arrays nearly in sequence. Nothing depends on which number a dummy has:
+ * the layout is the same up to the renaming. */
+static void renumber_dummies(DagLayout *L)
+{
+    int nv = L->n_vert, next = L->n, *id = XMALLOC(int, nv + 1), *tmp = XMALLOC(int, nv + 1);
+    for (int v = 0; v < L->n; v++)
+        id[v] = v;
+    for (int i = 0; i < nv; i++)
+        if (L->order[i] >= L->n)
+            id[L->order[i]] = next++;
+    for (int i = 0; i < nv; i++)
+        L->order[i] = id[L->order[i]];
+    int *per[2] = {L->layer, L->pos};
+    for (int a = 0; a < 2; a++) {
+        for (int v = 0; v < nv; v++)
+            tmp[id[v]] = per[a][v];
+        memcpy(per[a], tmp, (size_t)nv * sizeof *tmp);
+    }
+    for (int k = 0; k < L->chain_off[L->n_edges]; k++)
+        L->chain[k] = id[L->chain[k]];
+    rename_lists(nv, id, &L->down_off, &L->down);
+    rename_lists(nv, id, &L->up_off, &L->up);
+    free(id);
+    free(tmp);
+}
+
 /* Neighbour lists sorted by position (left to right). */
 static void sort_adjacency(DagLayout *L, const int *off, int *nbr)
 {
@@ -270,6 +317,7 @@ void dag_order(DagLayout *L, int sweeps)
     L->order = XMALLOC(int, nv);
     L->pos = XMALLOC(int, nv);
     initial_order(L);
+    renumber_dummies(L);
     for (int v = 0; v < nv; v++) {
         int d = L->down_off[v + 1] - L->down_off[v], u = L->up_off[v + 1] - L->up_off[v];
         maxdeg = d > maxdeg ? d : maxdeg;
