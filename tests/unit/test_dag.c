@@ -53,6 +53,9 @@ static void check_layers(const DagLayout *L)
     }
     for (int v = 0; v < L->n_vert; v++)
         CHECK_MSG(seen[v] == 1, "vertex %d appears %d times in the layer orders", v, seen[v]);
+    for (int v = L->n + 1; v < L->n_vert; v++) /* dummies are numbered layer by layer */
+        CHECK_MSG(L->layer[v] >= L->layer[v - 1], "dummy %d in layer %d after one in layer %d", v, L->layer[v],
+                  L->layer[v - 1]);
     free(seen);
 }
 
