@@ -243,7 +243,7 @@ static double layout_seconds(int n, const int *off, const int *succ, int *vert, 
     for (int k = 0; k < 3; k++) {
         double t0 = util_now();
         DagLayout *L = dag_layout(n, off, succ, NULL);
-        const DagGeom *G = &L->geom[DAG_FULL];
+        const DagGeom *G = dag_geom(L, DAG_FULL);
         Grid *g = grid_new(G->width, G->height);
         DagView v = {DAG_FULL, 0, 0, {0, 0, G->width, G->height}, NULL, NULL, NULL, NULL, 0, NULL};
         dag_render(L, &v, g);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make bench [PARTS="..."]: the benchmark binary's figures, part by part
 # (sim explorer agent gaps group layout extreme gdp gdpspeed hsdag lsched compare mpi; all by default;
-# and load, only when named: bench/load_bench.sh against LOAD_BASE, default 8286a0c).
+# and load, only when named: bench/load_bench.sh against LOAD_BASE, default 8286a0c,
+# and the first frame against FRAME_BASE, default badf5ec).
 # The simulator's table puts the C figures next to the Python statement of
 # the simulator (tests/sim_ref.py) timed on the same placements in this run.
 set -eu
@@ -59,5 +60,5 @@ fi
 # builds that commit, so only when named.
 if want load; then
   echo
-  bash bench/load_bench.sh "${LOAD_BASE:-8286a0c}" "${LOAD_ROUNDS:-5}"
+  bash bench/load_bench.sh "${LOAD_BASE:-8286a0c}" "${LOAD_ROUNDS:-5}" "${FRAME_BASE:-badf5ec}"
 fi

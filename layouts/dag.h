@@ -10,15 +10,17 @@
  *   2. dummy vertices split every edge spanning several layers, so all edges
  *      of the layered graph join adjacent layers;
  *   3. crossings: a DFS start order, then median sweeps down and up (at
- *      most `sweeps` pairs, fewer when four sweeps bring no improvement);
- *      the order with the fewest crossings is kept;
+ *      most `sweeps` pairs, fewer when four sweeps bring no improvement, or
+ *      on a large graph one sweep removing under 1 % of them); the order
+ *      with the fewest crossings is kept;
  *   4. x coordinates, once per zoom level, two candidates: Brandes-Koepf
  *      (four median alignments into vertical blocks, compacted and balanced:
  *      long edges run straight) and layer sweeps (each layer placed by least
  *      squares against its neighbours' medians: close to the narrowest
  *      width); both are routed and Brandes-Koepf is kept unless its canvas
- *      is more than twice as large; then jogs of one or two columns are
- *      straightened where a layer has room;
+ *      is more than twice as large (a large graph, over 50 000 vertices with
+ *      the dummies, gets Brandes-Koepf alone); then jogs of one or two
+ *      columns are straightened where a layer has room;
  *   5. routing: per gap between two layers, each vertex with edges down gets
  *      at most one horizontal track (interval packing; a track whose stub
  *      would run into another's drop goes above it), so an edge is a vertical
@@ -42,9 +44,12 @@
  * Ownership: dag_layout() returns a DagLayout that owns every array in it
  * (plain data, read-only for callers); dag_free() releases it. It keeps no
  * pointer to the input. The layout allocates its own working memory (its
- * size is known only after layering) and frees it before returning. Rendering reads the layout and the caller's per-node
- * arrays, writes only into the grid and never allocates, so a frame costs no
- * more than the visible cells plus one pass over the edge routes. */
+ * size is known only after layering) and frees it before returning, except
+ * that the compact view's geometry is computed the first time it is asked
+ * for (dag_geom()). Rendering reads the layout and the caller's per-node
+ * arrays, writes only into the grid and never allocates (once the zoom
+ * level's geometry is there), so a frame costs no more than the visible
+ * cells plus one pass over the edge routes. */
 #ifndef PLACETO_DAG_H
 #define PLACETO_DAG_H
 
@@ -88,7 +93,7 @@ typedef struct DagGeom {
 
 typedef struct DagLayout {
     int n;          /* input nodes: vertices 0 .. n-1 */
-    int n_vert;     /* with dummies: vertices n .. n_vert-1 */
+    int n_vert;     /* with dummies: vertices n .. n_vert-1 (numbered layer by layer) */
     int n_layers;
     int n_edges;    /* input edges, in CSR order */
     int *layer;     /* per vertex */
@@ -110,7 +115,10 @@ typedef struct DagLayout {
      * its box. A folded node has its host's layer and pos, is in no layer's
      * order and has no drawn edges. All NULL for dag_layout(). */
     int *host, *sat_off, *sat;
+    /* Per zoom level; read it through dag_geom(), which computes a level on
+     * its first use (the compact view's is not computed until it is shown). */
     DagGeom geom[DAG_ZOOMS];
+    struct DagLazy *lazy; /* private (dag_impl.h): what the levels not computed yet need */
 } DagLayout;
 
 /* Lays out n >= 0 nodes with successors succ[succ_off[u] .. succ_off[u+1]).
@@ -119,6 +127,11 @@ typedef struct DagLayout {
  * edge_src/edge_dst but not drawn. */
 DagLayout *dag_layout(int n, const int *succ_off, const int *succ, const DagOptions *o);
 void dag_free(DagLayout *L);
+/* The geometry of a zoom level (DAG_FULL or DAG_COMPACT). dag_layout()
+ * computes DAG_FULL's; DAG_COMPACT's is computed on its first request, here
+ * or by any function below given that zoom, with the same result as if it
+ * had been computed at once. So a layout is used by one thread at a time. */
+const DagGeom *dag_geom(const DagLayout *L, int zoom);
 
 /* What to draw and where: canvas cell (x, y) appears at the top-left of dst
  * on the grid. Per-node arrays may be NULL. */

@@ -27,6 +27,7 @@ typedef struct Bk {
     int zoom;
     int vdir, hdir;   /* 0: top-down, left-right; 1: mirrored */
     char *mark;       /* per up-list entry: a segment crossing an inner one */
+    char *umark, *dmark; /* per up- and down-list entry: marked(), looked up once */
     int *root, *align; /* per vertex */
     long *x;          /* per vertex (block roots during compaction) */
     int *indeg, *queue, *eoff, *edst; /* the block constraint graph */
@@ -66,7 +67,8 @@ static void mark_layer(Bk *k, int l)
     }
 }
 
-/* Is the segment between u (upper) and v marked? */
+/* Is the segment between u (upper) and v marked? The first of v's up
+ * entries naming u decides. */
 static int marked(const Bk *k, int u, int v)
 {
     for (int j = k->L->up_off[v]; j < k->L->up_off[v + 1]; j++)
@@ -75,11 +77,28 @@ static int marked(const Bk *k, int u, int v)
     return 0;
 }
 
-/* Position of v in the current horizontal direction. */
-static int hpos(const Bk *k, int v)
+/* marked() of every up- and down-list entry, so that aligning looks it up:
+ * neighbour lists are sorted by position, so an up entry repeating u
+ * follows the first one; a down entry u -> v finds v's first entry for u by
+ * bisection. */
+static void lookup_marks(Bk *k)
 {
-    int l = k->L->layer[v], n = k->L->layer_off[l + 1] - k->L->layer_off[l];
-    return k->hdir ? n - 1 - k->L->pos[v] : k->L->pos[v];
+    const DagLayout *L = k->L;
+    for (int v = 0; v < L->n_vert; v++)
+        for (int j = L->up_off[v]; j < L->up_off[v + 1]; j++)
+            k->umark[j] = j > L->up_off[v] && L->up[j - 1] == L->up[j] ? k->umark[j - 1] : k->mark[j];
+    for (int u = 0; u < L->n_vert; u++)
+        for (int d = L->down_off[u]; d < L->down_off[u + 1]; d++) {
+            int v = L->down[d], lo = L->up_off[v], hi = L->up_off[v + 1], p = L->pos[u];
+            while (lo < hi) { /* the first entry at or right of u's position */
+                int mid = lo + (hi - lo) / 2;
+                if (L->pos[L->up[mid]] < p)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            k->dmark[d] = lo < L->up_off[v + 1] && L->up[lo] == u ? k->mark[lo] : (char)marked(k, u, v);
+        }
 }
 
 /* The vertex at horizontal position i of layer l. */
@@ -96,18 +115,21 @@ static void align_blocks(Bk *k)
         k->root[v] = k->align[v] = v;
     for (int s = 1; s < L->n_layers; s++) {
         int l = k->vdir ? L->n_layers - 1 - s : s, n = L->layer_off[l + 1] - L->layer_off[l], r = -1;
+        int nl = k->vdir ? l + 1 : l - 1, last = L->layer_off[nl + 1] - L->layer_off[nl] - 1; /* the layer aligned to */
         for (int i = 0; i < n; i++) {
             int v = at_hpos(k, l, i);
-            const int *nb = k->vdir ? L->down + L->down_off[v] : L->up + L->up_off[v];
-            int d = k->vdir ? L->down_off[v + 1] - L->down_off[v] : L->up_off[v + 1] - L->up_off[v];
+            int o = k->vdir ? L->down_off[v] : L->up_off[v];
+            const int *nb = (k->vdir ? L->down : L->up) + o;
+            const char *mk = (k->vdir ? k->dmark : k->umark) + o;
+            int d = k->vdir ? L->down_off[v + 1] - o : L->up_off[v + 1] - o;
             for (int m = (d - 1) / 2; d > 0 && m <= d / 2 && k->align[v] == v; m++) {
-                int u = nb[k->hdir ? d - 1 - m : m];
-                if ((k->vdir ? marked(k, v, u) : marked(k, u, v)) || r >= hpos(k, u))
+                int j = k->hdir ? d - 1 - m : m, u = nb[j], hu = k->hdir ? last - L->pos[u] : L->pos[u]; /* its position in the direction */
+                if (mk[j] || r >= hu)
                     continue;
                 k->align[u] = v;
                 k->root[v] = k->root[u];
                 k->align[v] = k->root[v];
-                r = hpos(k, u);
+                r = hu;
             }
         }
     }
@@ -170,12 +192,6 @@ static void compact(Bk *k)
         k->x[v] = k->x[k->root[v]];
 }
 
-static int cmp_long(const void *a, const void *b)
-{
-    long x = *(const long *)a, y = *(const long *)b;
-    return (x > y) - (x < y);
-}
-
 /* Aligns the four layouts to the narrowest and takes, per vertex, the
  * floor of the mean of the two middle candidates. */
 static void balance(const DagLayout *L, const DagGeom *G, long *xs[4], int *out)
@@ -199,10 +215,10 @@ static void balance(const DagLayout *L, const DagGeom *G, long *xs[4], int *out)
         for (int v = 0; v < L->n_vert; v++)
             xs[d][v] += shift;
     }
-    for (int v = 0; v < L->n_vert; v++) {
-        long c[4] = {xs[0][v], xs[1][v], xs[2][v], xs[3][v]};
-        qsort(c, 4, sizeof *c, cmp_long);
-        long m = c[1] + c[2];
+    for (int v = 0; v < L->n_vert; v++) { /* the two middle ones: all four but the least and the largest */
+        long a = xs[0][v], b = xs[1][v], c = xs[2][v], d = xs[3][v];
+        long lo_ab = a < b ? a : b, hi_ab = a < b ? b : a, lo_cd = c < d ? c : d, hi_cd = c < d ? d : c;
+        long m = a + b + c + d - (lo_ab < lo_cd ? lo_ab : lo_cd) - (hi_ab > hi_cd ? hi_ab : hi_cd);
         out[v] = (int)(m >= 0 ? m / 2 : -((-m + 1) / 2));
     }
 }
@@ -227,11 +243,26 @@ static void squeeze(const Bk *k, int *port)
     int nv = L->n_vert;
     PortV *pv = XMALLOC(PortV, nv);
     int *left = XMALLOC(int, nv), *out = XMALLOC(int, nv);
+    int lo = 0, hi = 0;
     for (int v = 0; v < nv; v++) {
-        pv[v] = (PortV){port[v], v};
+        lo = v == 0 || port[v] < lo ? port[v] : lo;
+        hi = v == 0 || port[v] > hi ? port[v] : hi;
         left[v] = L->pos[v] > 0 ? L->order[L->layer_off[L->layer[v]] + L->pos[v] - 1] : -1;
     }
-    qsort(pv, (size_t)nv, sizeof *pv, portv_cmp);
+    if (nv > 0 && (long)hi - lo <= 4L * nv) { /* by port, then index: a counting pass */
+        int range = hi - lo + 1, *cnt = XNEW(int, range + 1);
+        for (int v = 0; v < nv; v++)
+            cnt[port[v] - lo + 1]++;
+        for (int c = 0; c < range; c++)
+            cnt[c + 1] += cnt[c];
+        for (int v = 0; v < nv; v++)
+            pv[cnt[port[v] - lo]++] = (PortV){port[v], v};
+        free(cnt);
+    } else {
+        for (int v = 0; v < nv; v++)
+            pv[v] = (PortV){port[v], v};
+        qsort(pv, (size_t)nv, sizeof *pv, portv_cmp);
+    }
     long prev = 0;
     for (int i = 0; i < nv;) {
         int j = i;
@@ -255,8 +286,10 @@ static void squeeze(const Bk *k, int *port)
 void dag_place_x_bk(const DagLayout *L, DagGeom *G, int zoom)
 {
     int nv = L->n_vert;
-    Bk k = {L, G, zoom, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    Bk k = {L, G, zoom, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     k.mark = XNEW(char, L->up_off[nv]);
+    k.umark = XMALLOC(char, L->up_off[nv] + 1);
+    k.dmark = XMALLOC(char, L->down_off[nv] + 1);
     k.root = XMALLOC(int, nv);
     k.align = XMALLOC(int, nv);
     k.indeg = XMALLOC(int, nv);
@@ -266,6 +299,7 @@ void dag_place_x_bk(const DagLayout *L, DagGeom *G, int zoom)
     k.ew = XMALLOC(long, nv);
     for (int l = 0; l + 2 < L->n_layers; l++)
         mark_layer(&k, l);
+    lookup_marks(&k);
     long *xs[4];
     for (int d = 0; d < 4; d++) {
         k.vdir = d / 2;
@@ -288,6 +322,8 @@ void dag_place_x_bk(const DagLayout *L, DagGeom *G, int zoom)
         free(xs[d]);
     free(port);
     free(k.mark);
+    free(k.umark);
+    free(k.dmark);
     free(k.root);
     free(k.align);
     free(k.indeg);

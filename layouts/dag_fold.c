@@ -139,23 +139,34 @@ static void renumber(DagLayout *L, const DagLayout *H, const int *ids)
             L->down = nb;
         }
     }
-    for (int z = 0; z < DAG_ZOOMS; z++) {
-        const DagGeom *HG = &H->geom[z];
-        DagGeom *G = &L->geom[z];
-        *G = *HG;
-        G->x = XNEW(int, nv);
-        G->wext = XNEW(int, nv);
-        for (int v = 0; v < H->n_vert; v++) {
-            G->x[ids[v]] = HG->x[v];
-            G->wext[ids[v]] = HG->wext ? HG->wext[v] : 0;
-        }
-        G->layer_y = dup_ints(HG->layer_y, H->n_layers + 1);
-        G->tracks = dup_ints(HG->tracks, H->n_layers);
-        G->pt_off = dup_ints(HG->pt_off, H->n_edges + 1);
-        G->pts = XMALLOC(DagPoint, HG->pt_off[H->n_edges] + 1);
-        memcpy(G->pts, HG->pts, (size_t)HG->pt_off[H->n_edges] * sizeof *G->pts);
-    }
     free(from);
+}
+
+/* Zoom level z of the folded layout L: its hosts' geometry renumbered
+ * (computed first when it is not there yet), then the folded cells. */
+void dag_fold_zoom(DagLayout *L, int z)
+{
+    const DagLayout *H = L->lazy->host;
+    const int *ids = L->lazy->ids;
+    const DagGeom *HG = dag_geom(H, z);
+    DagGeom *G = &L->geom[z];
+    int nv = L->n_vert;
+    *G = *HG;
+    G->x = XNEW(int, nv);
+    G->wext = XNEW(int, nv);
+    for (int v = 0; v < H->n_vert; v++) {
+        G->x[ids[v]] = HG->x[v];
+        G->wext[ids[v]] = HG->wext ? HG->wext[v] : 0;
+    }
+    G->layer_y = dup_ints(HG->layer_y, H->n_layers + 1);
+    G->tracks = dup_ints(HG->tracks, H->n_layers);
+    G->pt_off = dup_ints(HG->pt_off, H->n_edges + 1);
+    G->pts = XMALLOC(DagPoint, HG->pt_off[H->n_edges] + 1);
+    memcpy(G->pts, HG->pts, (size_t)HG->pt_off[H->n_edges] * sizeof *G->pts);
+    int sw = dag_sat_w(G, z) + (z == DAG_FULL);
+    for (int u = 0; u < L->n; u++) /* the folded cells */
+        for (int j = L->sat_off[u]; j < L->sat_off[u + 1]; j++)
+            G->x[L->sat[j]] = G->x[u] + G->box_w + 1 + (j - L->sat_off[u]) * sw;
 }
 
 DagLayout *dag_layout_folded(int n, const int *succ_off, const int *succ, const int *host, const DagOptions *o)
@@ -200,17 +211,13 @@ DagLayout *dag_layout_folded(int n, const int *succ_off, const int *succ, const 
     renumber(L, H, ids);
     for (int u = 0; u < n; u++) /* the folded cells */
         for (int j = L->sat_off[u]; j < L->sat_off[u + 1]; j++) {
-            int w = L->sat[j];
-            L->layer[w] = L->layer[u];
-            L->pos[w] = L->pos[u];
-            for (int z = 0; z < DAG_ZOOMS; z++) {
-                DagGeom *G = &L->geom[z];
-                int sw = dag_sat_w(G, z) + (z == DAG_FULL);
-                G->x[w] = G->x[u] + G->box_w + 1 + (j - L->sat_off[u]) * sw;
-            }
+            L->layer[L->sat[j]] = L->layer[u];
+            L->pos[L->sat[j]] = L->pos[u];
         }
-    dag_free(H);
-    free(ids);
+    L->lazy = xcalloc(1, sizeof *L->lazy);
+    L->lazy->host = H;
+    L->lazy->ids = ids;
+    dag_geom(L, DAG_FULL); /* the compact view's on its first use */
     free(fill);
     free(hid);
     free(idx);

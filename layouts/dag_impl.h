@@ -6,6 +6,12 @@
 
 #include "dag.h"
 
+/* Layered graphs with more vertices than this (dummies included) trade a
+ * little quality for time: fewer crossing-reduction sweeps (dag_order.c) and
+ * one coordinate candidate (dag.c). The bundled graphs have at most 35 480;
+ * a 100 000-op random DAG's 200 groups about 260 000. */
+enum { DAG_LARGE = 50000 };
+
 /* Stage 1-2 (dag_rank.c): layer, dummies, chains, edge_src/dst, the layered
  * graph (down/up, unsorted) and layer_off (order left unfilled). */
 void dag_rank(DagLayout *L, const int *succ_off, const int *succ);
@@ -13,7 +19,8 @@ void dag_rank(DagLayout *L, const int *succ_off, const int *succ);
 void dag_order(DagLayout *L, int sweeps);
 /* Stage 4: candidate x coordinates into G->x (allocated by the caller),
  * any origin: layer sweeps (dag_pav.c) or Brandes-Koepf (dag_bk.c). dag.c
- * routes both and keeps Brandes-Koepf unless its canvas is much larger. */
+ * routes both and keeps Brandes-Koepf unless its canvas is much larger (a
+ * large graph: Brandes-Koepf alone). */
 void dag_place_x_pav(const DagLayout *L, DagGeom *G, int zoom, int sweeps);
 void dag_place_x_bk(const DagLayout *L, DagGeom *G, int zoom);
 /* Stage 5 (dag_route.c): layer_y, tracks, height and the edge routes of G,
@@ -23,6 +30,20 @@ void dag_route(const DagLayout *L, DagGeom *G, int zoom);
 /* The pen of node u without a style of its own (DagView): its colour
  * (GS_GROUP), else its device's (GS_DEVICE), else GS_NODE. */
 int dag_plain_pen(const DagView *v, int u);
+
+/* What a zoom level's geometry computed later needs (DagLayout.lazy):
+ * the options, the nodes folded beside each real vertex (NULL: none) and,
+ * for dag_layout_folded(), the hosts' layout it renumbers (host-space
+ * vertex v is ids[v]). Freed once every level is there. */
+typedef struct DagLazy {
+    DagOptions o;
+    int *n_sat;
+    DagLayout *host;
+    int *ids;
+    char ready[DAG_ZOOMS];
+} DagLazy;
+/* dag_fold.c: zoom level z of a folded layout from its hosts' layout. */
+void dag_fold_zoom(DagLayout *L, int z);
 
 /* dag.c: the pipeline of dag_layout() with n_sat[v] nodes to be folded
  * beside real vertex v (widening it by the geometry's wext; NULL: none). */

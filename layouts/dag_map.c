@@ -5,7 +5,7 @@
 
 void dag_map_fit(const DagLayout *L, int zoom, int max_w, int max_h, int *w, int *h)
 {
-    const DagGeom *G = &L->geom[zoom];
+    const DagGeom *G = dag_geom(L, zoom);
     long W = G->width > 0 ? G->width : 1, H = G->height > 0 ? G->height : 1;
     long mw = W < max_w ? W : max_w, mh = H * mw / W; /* the canvas' proportions, never enlarged */
     if (mh > max_h) {
@@ -30,7 +30,7 @@ static int scale(int c, int C, int m)
 
 static void put_node(const DagLayout *L, const DagView *v, GridRect dst, Grid *g, int u, int marked)
 {
-    const DagGeom *G = &L->geom[v->zoom];
+    const DagGeom *G = dag_geom(L, v->zoom);
     GridRect r = dag_node_rect(L, v->zoom, u);
     int st = v->style ? v->style[u] : 0, dev = v->device ? v->device[u] : -1;
     int mark = st == GS_CURRENT || st == GS_SELECTED;
@@ -48,7 +48,7 @@ void dag_render_map(const DagLayout *L, const DagView *v, GridRect dst, Grid *g)
     int zoom = v->zoom == DAG_COMPACT ? DAG_COMPACT : DAG_FULL;
     DagView vz = *v;
     vz.zoom = zoom;
-    const DagGeom *G = &L->geom[zoom];
+    const DagGeom *G = dag_geom(L, zoom);
     if (dst.w <= 0 || dst.h <= 0)
         return;
     grid_clip(g, dst);

@@ -217,7 +217,7 @@ static void draw_nodes(const Ctx *c)
 void dag_render(const DagLayout *L, const DagView *v, Grid *g)
 {
     int zoom = v->zoom == DAG_COMPACT ? DAG_COMPACT : DAG_FULL;
-    Ctx c = {L, &L->geom[zoom], v, g, zoom, v->dst.x - v->x, v->dst.y - v->y, {v->x, v->y, v->dst.w, v->dst.h}};
+    Ctx c = {L, dag_geom(L, zoom), v, g, zoom, v->dst.x - v->x, v->dst.y - v->y, {v->x, v->y, v->dst.w, v->dst.h}};
     grid_clip(g, v->dst);
     for (int cls = 0; cls < EDGE_CLASSES; cls++)
         draw_routes(&c, cls);

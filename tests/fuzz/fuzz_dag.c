@@ -124,7 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int *queue = xmalloc_array((size_t)L->n_vert + 1, sizeof *queue);
     uint8_t *rel = xmalloc((size_t)n + 1);
     for (int zoom = 0; zoom < DAG_ZOOMS; zoom++) {
-        const DagGeom *G = &L->geom[zoom];
+        const DagGeom *G = dag_geom(L, zoom);
         if (G->width < 0 || G->height < 0)
             fuzz_fail("zoom %d: canvas %d x %d", zoom, G->width, G->height);
         DagView v = {zoom, vx, vy, {dx, dy, gw - dx / 2, gh - dy / 2}, (flags & 4) ? (const char *const *)labels : NULL,

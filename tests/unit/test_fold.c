@@ -50,7 +50,7 @@ static void fold_free(Fold *f)
  * the parallel lines of a training graph's forward-to-backward edges. */
 static long long_edge_cells(const DagLayout *L, int zoom, int span)
 {
-    const DagGeom *G = &L->geom[zoom];
+    const DagGeom *G = dag_geom(L, zoom);
     long cells = 0;
     for (int e = 0; e < L->n_edges; e++) {
         if (L->layer[L->edge_dst[e]] - L->layer[L->edge_src[e]] <= span)
@@ -83,7 +83,7 @@ TEST(fold_resnet18_reads_as_its_network)
         CHECK_INT(f.host[group_find(gr, "conv1/grad_weight")], group_find(gr, "data"));
         for (int z = 0; z < DAG_ZOOMS; z++) {
             long all = long_edge_cells(f.all, z, 3), fold = long_edge_cells(f.fold, z, 3);
-            const DagGeom *A = &f.all->geom[z], *F = &f.fold->geom[z];
+            const DagGeom *A = dag_geom(f.all, z), *F = dag_geom(f.fold, z);
             /* the layout of every group is mostly long parallel lines (19 200
              * cells on a 400-row canvas); the folded one has only the residual
              * connections beside the blocks (103 cells on 187 rows), and no
@@ -127,7 +127,7 @@ TEST(fold_cells_found_and_centred)
                 GridRect r = dag_node_rect(L, z, u);
                 CHECK_INT(dag_node_at(L, z, r.x, r.y), u);
                 CHECK_INT(dag_node_at(L, z, r.x + r.w - 1, r.y + r.h - 1), u);
-                CHECK(r.x >= 0 && r.x + r.w <= L->geom[z].width && r.y + r.h <= L->geom[z].height);
+                CHECK(r.x >= 0 && r.x + r.w <= dag_geom(L, z)->width && r.y + r.h <= dag_geom(L, z)->height);
                 if (L->host[u] != u) { /* right of its host's box, in its layer */
                     GridRect h = dag_node_rect(L, z, L->host[u]);
                     CHECK(r.y == h.y && r.x > h.x + h.w);
@@ -139,7 +139,7 @@ TEST(fold_cells_found_and_centred)
         for (int l = 0; l < L->n_layers; l++) /* the boxes of a layer with their cells do not overlap */
             for (int i = L->layer_off[l]; i + 1 < L->layer_off[l + 1]; i++) {
                 int a = L->order[i], b = L->order[i + 1];
-                const DagGeom *G = &L->geom[DAG_FULL];
+                const DagGeom *G = dag_geom(L, DAG_FULL);
                 int wa = a < L->n ? G->box_w + G->wext[a] : 1;
                 CHECK(G->x[a] + wa < G->x[b]);
             }
@@ -149,8 +149,8 @@ TEST(fold_cells_found_and_centred)
         o.label_width = DAG_FOLD_LABEL_WIDTH;
         DagLayout *again = dag_layout_folded(L->n, f.gr->succ_off, f.gr->succ, f.host, &o);
         for (int z = 0; z < DAG_ZOOMS; z++) {
-            CHECK(memcmp(again->geom[z].x, L->geom[z].x, (size_t)L->n_vert * sizeof(int)) == 0);
-            CHECK_INT(again->geom[z].height, L->geom[z].height);
+            CHECK(memcmp(dag_geom(again, z)->x, dag_geom(L, z)->x, (size_t)L->n_vert * sizeof(int)) == 0);
+            CHECK_INT(dag_geom(again, z)->height, dag_geom(L, z)->height);
         }
         CHECK(memcmp(again->order, L->order, (size_t)L->layer_off[L->n_layers] * sizeof(int)) == 0);
         dag_free(again);
@@ -224,7 +224,7 @@ TEST(fold_map_shows_the_viewport_and_devices)
             }
         CHECK(shaded > 0);
         for (int y = 0; y < h; y++) /* the viewport: the top rows only */
-            CHECK(y < h * 40 / f.fold->geom[DAG_FULL].height + 2 || grid_at(g, 0, y)->ch != GRID_SHADE);
+            CHECK(y < h * 40 / dag_geom(f.fold, DAG_FULL)->height + 2 || grid_at(g, 0, y)->ch != GRID_SHADE);
         for (int d = 0; d < 3; d++)
             CHECK_MSG(digits[d] > 10, "device %d: %d cells", d, digits[d]);
         grid_free(g);

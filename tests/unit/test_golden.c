@@ -112,7 +112,7 @@ static void case_free(Case *c)
  * `center`, which is the current node when `current` is set. */
 static void dag_golden(const Case *c, const DagLayout *L, const char *name, int zoom, int center, int current)
 {
-    const DagGeom *G = &L->geom[zoom];
+    const DagGeom *G = dag_geom(L, zoom);
     int x = 0, y = 0, n = c->gr->n_groups;
     uint8_t *style = XNEW(uint8_t, n);
     if (center >= 0)
@@ -156,7 +156,7 @@ static void map_golden(const Case *c, const char *name)
         dag_center_on(L, zoom, mid, VIEW_W, VIEW_H, &x, &y);
         DagView v = {zoom, x, y, {0, 0, VIEW_W, VIEW_H}, NULL, c->dev, style, NULL, 1, NULL};
         dag_render_map(L, &v, (GridRect){k * (MW + 2), 0, w, h}, g);
-        sb_printf(&b, "# map %d: %dx%d of a %dx%d canvas\n", k, w, h, L->geom[zoom].width, L->geom[zoom].height);
+        sb_printf(&b, "# map %d: %dx%d of a %dx%d canvas\n", k, w, h, dag_geom(L, zoom)->width, dag_geom(L, zoom)->height);
     }
     char *text = grid_to_text(g, GRID_ASCII);
     sb_puts(&b, text);

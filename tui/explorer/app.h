@@ -103,6 +103,7 @@ typedef struct AppData {
                                  when the graph has no backward pass */
     double lower_bound_us;
     double single_us;         /* every op on the fastest device */
+    struct AppLayouts *layouts; /* dag_all and dag_fold while a thread computes them (app.c) */
 } AppData;
 
 /* The policy that steps the episode: a Placeto policy (pol and work), or a

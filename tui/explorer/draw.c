@@ -38,7 +38,7 @@ static GridRect frame(const App *a, Grid *g, GridRect r, AppPane p, const char *
  * is well larger than the pane (w = 0: none). */
 static GridRect map_box(const DagLayout *L, int zoom, GridRect in)
 {
-    const DagGeom *G = &L->geom[zoom];
+    const DagGeom *G = dag_geom(L, zoom);
     GridRect none = {in.x + in.w, in.y, 0, 0};
     if ((G->width <= in.w + in.w / 4 && G->height <= in.h + in.h / 4) || in.w < 40 || in.h < 8)
         return none;
@@ -92,7 +92,7 @@ static void draw_graph(const App *a, Grid *g, GridRect r, AppGeom *geom)
     if (cur >= 0)
         style[cur] = GS_CURRENT;
     GridRect mr = map_box(d->dag, vw->zoom, in);
-    int x = vw->x, y = vw->y, cw = d->dag->geom[vw->zoom].width;
+    int x = vw->x, y = vw->y, cw = dag_geom(d->dag, vw->zoom)->width;
     int room = mr.w > 0 && cw <= mr.x - in.x - 1 ? mr.x - in.x - 1 : in.w; /* beside the map when it fits */
     if (vw->follow || a->dialog.kind == DLG_SEARCH) { /* the selection in the middle, a narrow graph centred */
         dag_center_on(d->dag, vw->zoom, vw->selected, room, in.h, &x, &y);
@@ -130,7 +130,7 @@ static void draw_graph(const App *a, Grid *g, GridRect r, AppGeom *geom)
         if (mr.w > 0) {
             geom->map = (GridRect){mr.x + 1, mr.y + 1, mr.w - 2, mr.h - 2};
             geom->canvas_w = cw;
-            geom->canvas_h = d->dag->geom[vw->zoom].height;
+            geom->canvas_h = dag_geom(d->dag, vw->zoom)->height;
         }
         geom->dag.style = NULL; /* the arrays die with this frame */
         geom->dag.critical = NULL;
