@@ -244,7 +244,7 @@ if command -v tmux > /dev/null; then
     tm new-session -d -s keep "sleep 600"
     # shellcheck disable=SC2086  # PLACETO_WRAP is a command line to split
     tm new-session -d -s sl -x 100 -y 30 -c "$tmp/live" \
-        "env TERM=xterm-256color LANG=C.UTF-8 PATH=$path_none $wrap $absprog explore $crown; echo EXITED \$?; sleep 30"
+        "env TERM=xterm-256color LANG=C.UTF-8 PATH=$path_none $wrap_abs $absprog explore $crown; echo EXITED \$?; sleep 30"
     check "tmux: opens" "toy_crown on 2x K80"
     tm send-keys -t sl Space F2
     check "tmux: F2 writes a slide" "slide placeto-slide-001.svg written"
