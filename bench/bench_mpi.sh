@@ -52,14 +52,14 @@ done
 # mpirun and its ranks, /usr/bin/time): 2 ranks should do nearly twice the
 # episodes per second of 1 rank and cost little more CPU than 2 threads of
 # one process (a rank waiting for the others sleeps; it does not poll);
-# 96 episodes, so that the start-up of mpirun and of the ranks (about
-# 0.2 s of CPU) weighs little
+# MPI_EPISODES episodes (default 384), so that the start-up of mpirun and
+# of the ranks (about 0.1-0.2 s of CPU) weighs little
 if [ -x /usr/bin/time ]; then
   # rate_cpu NAME THREADS CMD...: "episodes/s CPU-seconds/episode"
   rate_cpu() {
     local name=$1 threads=$2
     shift 2
-    /usr/bin/time -f '%U %S' -o "$tmp/time" "$@" train "$inc" --threads "$threads" --episodes 96 --checkpoint-every 100000 --json \
+    /usr/bin/time -f '%U %S' -o "$tmp/time" "$@" train "$inc" --threads "$threads" --episodes "${MPI_EPISODES:-384}" --checkpoint-every 100000 --json \
       -o "$tmp/pc.json" > "$tmp/out" 2> "$tmp/err" || { echo "$name failed: $(tail -1 "$tmp/err")" >&2; exit 1; }
     "$py" -c 'import json,sys
 d = json.loads(open(sys.argv[1]).read().splitlines()[-1])
@@ -69,9 +69,10 @@ print(d["episodes"] / d["seconds"], (float(u) + float(s)) / d["episodes"])' "$tm
   r1=$(rate_cpu "1 rank" 1 mpirun "${flags[@]}" -np 1 "$mprog")
   r2=$(rate_cpu "2 ranks" 1 mpirun "${flags[@]}" -np 2 "$mprog")
   t2=$(rate_cpu "2 threads" 2 "$prog")
-  "$py" - "$r1" "$r2" "$t2" <<'PY'
+  "$py" - "$r1" "$r2" "$t2" "${MPI_EPISODES:-384}" <<'PY'
 import sys
-(a, ca), (b, cb), (c, cc) = (map(float, x.split()) for x in sys.argv[1:])
+(a, ca), (b, cb), (c, cc) = (map(float, x.split()) for x in sys.argv[1:4])
+print("placeto   whole runs of %s episodes, process and MPI start-up included" % sys.argv[4])
 print("placeto   episodes/s: 1 rank %.2f, 2 ranks %.2f, 1 rank x 2 threads %.2f; 2 ranks / 1 rank %.2f" % (a, b, c, b / a))
 print("placeto   CPU s/episode (user+sys): 1 rank %.4f, 2 ranks %.4f, 2 threads %.4f; 2 ranks / 2 threads %.2f" % (ca, cb, cc, cb / cc))
 PY
