@@ -63,6 +63,23 @@ static void heft_placement(const Graph *g, const Grouping *gr, const Cluster *c,
         dev[i] = gr->op_group[i] % c->n_devices;
 }
 
+/* The bundled graph graphs/NAME with its default grouping in *gr, or NULL
+ * with the error printed after TAG. */
+static Graph *load_bundled(const char *name, Grouping **gr, const char *tag)
+{
+    char gpath[512];
+    snprintf(gpath, sizeof gpath, "graphs/%s", name);
+    Err e = {{0}};
+    Graph *g = graph_load(gpath, &e);
+    *gr = g ? group_build(g, 0, &e) : NULL;
+    if (!*gr) {
+        printf("%s %s: %s\n", tag, gpath, e.msg);
+        graph_free(g);
+        return NULL;
+    }
+    return g;
+}
+
 void bench_sim_table(const char *dir)
 {
     struct dirent **ents;
@@ -76,17 +93,11 @@ void bench_sim_table(const char *dir)
     if (!tsv)
         printf("sim       %-14s %5s %3s %11s %14s\n", "graph", "ops", "dev", "full ns/op", "makespan ns/op");
     for (int k = 0; k < ne; k++) {
-        char gpath[512];
-        snprintf(gpath, sizeof gpath, "graphs/%s", ents[k]->d_name);
+        Grouping *gr;
+        Graph *g = load_bundled(ents[k]->d_name, &gr, "sim      ");
         free(ents[k]);
-        Err e = {{0}};
-        Graph *g = graph_load(gpath, &e);
-        Grouping *gr = g ? group_build(g, 0, &e) : NULL;
-        if (!gr) {
-            printf("sim       %s: %s\n", gpath, e.msg);
-            graph_free(g);
+        if (!g)
             continue;
-        }
         int n = g->n_nodes;
         Placement *p = placement_new(n, 1);
         for (int nd = 1; nd <= 8; nd++) {
@@ -97,9 +108,10 @@ void bench_sim_table(const char *dir)
             double full = bench_sim_ns_per_op(s, p->op_device, n, 1, 0.03), mk = bench_sim_ns_per_op(s, p->op_device, n, 0, 0.03);
             if (tsv) {
                 char ppath[1024];
+                Err e = {{0}};
                 snprintf(ppath, sizeof ppath, "%s/%s_%d.placement.json", dir, g->name, nd);
                 if (placement_write(p, g, c, ppath, &e) == 0)
-                    fprintf(tsv, "%s\t%d\t%d\t%.2f\t%.2f\t%s\t%s\n", g->name, nd, n, full, mk, gpath, ppath);
+                    fprintf(tsv, "%s\t%d\t%d\t%.2f\t%.2f\t%s\t%s\n", g->name, nd, n, full, mk, g->path, ppath);
             } else {
                 printf("sim       %-14s %5d %3d %11.1f %14.1f\n", g->name, n, nd, full, mk);
             }
@@ -152,17 +164,11 @@ void bench_sim_vs_minimal(void)
     struct dirent **ents;
     int ne = scandir("graphs", &ents, json_name, alphasort);
     for (int k = 0; k < ne; k++) {
-        char gpath[512];
-        snprintf(gpath, sizeof gpath, "graphs/%s", ents[k]->d_name);
+        Grouping *gr;
+        Graph *g = load_bundled(ents[k]->d_name, &gr, "sim-vs-min");
         free(ents[k]);
-        Err e = {{0}};
-        Graph *g = graph_load(gpath, &e);
-        Grouping *gr = g ? group_build(g, 0, &e) : NULL;
-        if (!gr) {
-            printf("sim-vs-min %s: %s\n", gpath, e.msg);
-            graph_free(g);
+        if (!g)
             continue;
-        }
         int *dev[3];
         for (int j = 0; j < 3; j++) {
             Cluster *c = cluster_default(2 << j);
