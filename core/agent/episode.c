@@ -57,12 +57,22 @@ static void static_features(Episode *ep)
 double episode_score(const EpisodeConfig *cfg, const Cluster *c, const SimResult *r)
 {
     double s = r->makespan_us / 1e6, over = 0;
-    for (int d = 0; d < c->n_devices; d++) {
-        double x = (double)r->peak_memory_bytes[d] - (double)c->devices[d].memory_bytes;
-        if (x > 0)
-            over += x / 1e9;
+    if (cfg->oom_fullest) { /* the fullest device over one cap */
+        double peak = 0;
+        for (int d = 0; d < c->n_devices; d++)
+            if ((double)r->peak_memory_bytes[d] > peak)
+                peak = (double)r->peak_memory_bytes[d];
+        over = peak / 1e9 > cfg->max_mem_gb ? peak / 1e9 - cfg->max_mem_gb : 0;
+    } else {
+        for (int d = 0; d < c->n_devices; d++) {
+            double x = (double)r->peak_memory_bytes[d] - (double)c->devices[d].memory_bytes;
+            if (x > 0)
+                over += x / 1e9;
+        }
     }
     s += cfg->oom_penalty * over;
+    if (cfg->runtime_cap > 0 && s > cfg->runtime_cap)
+        s = cfg->runtime_cap;
     return cfg->log_runtime ? log(s > 0 ? s : 1e-12) : s;
 }
 

@@ -49,6 +49,11 @@ typedef struct EpisodeConfig {
                              then undone: the episode keeps only the moves that do not hurt */
     int reject_zero;     /* with accept_improving: an undone move's reward is 0 (the placement did
                             not change), not the worsening it would have been */
+    /* the authors' memory penalty (train --oom fullest): oom_penalty times the excess of the
+     * fullest device's peak over max_mem_gb, instead of each device's excess over its capacity */
+    int oom_fullest;
+    double max_mem_gb;
+    double runtime_cap;  /* > 0: the score (seconds, penalty included) capped at it (the authors': 10) */
 } EpisodeConfig;
 
 void episode_config_default(EpisodeConfig *cfg);

@@ -153,19 +153,36 @@ void policy_file_checkpoint_path(char *buf, size_t n, const char *path)
     snprintf(buf, n, "%.*s.ckpt.json", (int)len, path);
 }
 
-/* The checksum that ties a checkpoint to the weights it was saved with. */
-static uint64_t weights_checksum(const NnParams *p) { return util_hash64(p->w, p->n * sizeof *p->w, 0); }
+/* The checksum that ties a checkpoint to the weights of the policy file
+ * it was saved with. */
+static uint64_t weights_checksum(const float *w, size_t n) { return util_hash64(w, n * sizeof *w, 0); }
+
+/* The weights a policy file written with ts holds: the kept snapshot
+ * (train --keep best), else the network's own. */
+static const float *file_weights(const NnParams *p, const TrainState *ts)
+{
+    return ts && ts->kept_w && ts->kept_n == p->n ? ts->kept_w : p->w;
+}
 
 static int write_checkpoint(const char *path, const NnParams *p, const TrainState *ts, Err *e)
 {
-    char ck[4200];
+    char ck[4200], b1[32];
     policy_file_checkpoint_path(ck, sizeof ck, path);
     AtomicFile af;
     if (util_atomic_open(&af, ck, e) != 0)
         return -1;
+    const float *fw = file_weights(p, ts);
     fputs("{\"format\": \"placeto-checkpoint\", \"version\": 1,\n \"weights\": ", af.f);
-    util_json_hex64(af.f, weights_checksum(p));
+    util_json_hex64(af.f, weights_checksum(fw, p->n));
     fputs(",\n", af.f);
+    if (isfinite(ts->kept_score))
+        fprintf(af.f, " \"kept\": {\"score\": %s, \"episode\": %" PRId64 "},\n", util_fmt_double(b1, ts->kept_score),
+                ts->kept_episode);
+    if (fw != p->w && memcmp(fw, p->w, p->n * sizeof *fw) != 0) { /* training goes on from other weights */
+        fputs(" \"train_weights\": ", af.f);
+        write_moments(af.f, p, p->w);
+        fputs(",\n", af.f);
+    }
     write_optimizer(af.f, p, ts);
     return util_atomic_commit(&af, e);
 }
@@ -187,12 +204,13 @@ int policy_file_write(const char *path, const NnParams *p, const TrainState *ts,
         fputs(",\n", f);
     }
     fputs(" \"parameters\": [", f);
+    const float *fw = file_weights(p, ts);
     for (int t = 0; t < p->n_tensors; t++) {
         const NnTensor *tn = &p->t[t];
         fputs(t ? ",\n  {\"name\": " : "\n  {\"name\": ", f);
         util_json_string(f, tn->name);
         fprintf(f, ", \"shape\": [%d, %d], \"data\":\n   ", tn->rows, tn->cols);
-        write_floats(f, p->w + tn->off, tn->rows, tn->cols, "    ");
+        write_floats(f, fw + tn->off, tn->rows, tn->cols, "    ");
         fputc('}', f);
     }
     fputc(']', f);
@@ -304,13 +322,14 @@ static int read_params(const JDoc *d, NnParams *p, Err *e)
     return 0;
 }
 
-/* "m" or "v": one array per tensor. */
-static int read_moments(const JDoc *d, const cJSON *adam, const char *key, NnParams *p, float *out,
-                        double min, Err *e)
+/* "m" or "v" of the object base ("training.adam"), or a checkpoint's
+ * "train_weights" (base ""): one array per tensor. */
+static int read_moments(const JDoc *d, const cJSON *adam, const char *base, const char *key, NnParams *p,
+                        float *out, double min, Err *e)
 {
     char field[64];
-    snprintf(field, sizeof field, "training.adam.%s", key);
-    const cJSON *arr = policy_file_member(d, adam, key, "training.adam", cJSON_IsArray,
+    snprintf(field, sizeof field, "%s%s%s", base, *base ? "." : "", key);
+    const cJSON *arr = policy_file_member(d, adam, key, base, cJSON_IsArray,
                               "an array with one array of numbers per tensor", e);
     if (!arr)
         return -1;
@@ -420,8 +439,8 @@ static int read_optimizer(const JDoc *d, const cJSON *tr, NnParams *p, TrainStat
     if (a->beta1 >= 1 || a->beta2 >= 1)
         return jdoc_err(d, e, a->beta1 >= 1 ? "training.adam.beta1" : "training.adam.beta2",
                         "expected a number below 1");
-    if (read_moments(d, adam, "m", p, p->m, -INFINITY, e) != 0 ||
-        read_moments(d, adam, "v", p, p->v, 0, e) != 0)
+    if (read_moments(d, adam, "training.adam", "m", p, p->m, -INFINITY, e) != 0 ||
+        read_moments(d, adam, "training.adam", "v", p, p->v, 0, e) != 0)
         return -1;
     const cJSON *rng = policy_file_member(d, tr, "rng", B, cJSON_IsArray, "an array of 4 hex strings", e);
     if (!rng)
@@ -519,6 +538,42 @@ int policy_file_read(const JDoc *d, NnParams *p, int n_devices, TrainState *ts, 
     return tr ? read_training(d, tr, p, n_devices, ts, e) : 0;
 }
 
+/* The checkpoint's kept snapshot (train --keep best): its evaluation, and
+ * the weights training goes on from when they are not the policy file's
+ * (which then become the kept snapshot). */
+static int read_kept(const JDoc *d, NnParams *p, TrainState *ts, Err *e)
+{
+    const cJSON *kept = cJSON_GetObjectItemCaseSensitive(d->root, "kept");
+    const cJSON *tw = cJSON_GetObjectItemCaseSensitive(d->root, "train_weights");
+    double score = INFINITY;
+    int64_t episode = -1;
+    if (kept) {
+        if (!cJSON_IsObject(kept))
+            return jdoc_err(d, e, "kept", "expected an object {\"score\", \"episode\"}");
+        if (jget_number(d, kept, "score", "kept.score", 1, 0, DBL_MAX, &score, e) < 0 ||
+            jget_int(d, kept, "episode", "kept.episode", 1, 0, ts->episodes, &episode, e) < 0)
+            return -1;
+    }
+    if (!tw) {
+        if (kept)
+            train_state_keep(ts, p->w, p->n, score);
+        ts->kept_episode = episode;
+        return 0;
+    }
+    if (!kept)
+        return jdoc_err(d, e, "train_weights", "expected with \"kept\" (the snapshot the policy file holds)");
+    float *w = xnew_array(p->n, sizeof *w);
+    if (read_moments(d, d->root, "", "train_weights", p, w, -INFINITY, e) != 0) {
+        free(w);
+        return -1;
+    }
+    train_state_keep(ts, p->w, p->n, score); /* the file's weights: the kept snapshot */
+    ts->kept_episode = episode;
+    memcpy(p->w, w, p->n * sizeof *w);
+    free(w);
+    return 0;
+}
+
 int policy_file_read_checkpoint(const char *policy_path, NnParams *p, TrainState *ts, Err *e)
 {
     char ck[4200];
@@ -541,7 +596,7 @@ int policy_file_read_checkpoint(const char *policy_path, NnParams *p, TrainState
                           : NULL;
     if (!wv || jcheck_hex64(&d, wv, "weights", &w, e) != 0)
         goto done;
-    if (w != weights_checksum(p)) {
+    if (w != weights_checksum(p->w, p->n)) {
         jdoc_err(&d, e, "weights", "the checkpoint is for other weights than %s (a later save of one of them "
                  "failed, or the files come from different runs)", policy_path);
         goto done;
@@ -555,7 +610,9 @@ int policy_file_read_checkpoint(const char *policy_path, NnParams *p, TrainState
         ts->base_ret[i] = NULL;
     }
     ts->n_base = 0;
-    rc = read_optimizer(&d, tr, p, ts, e) == 0 ? 1 : -1;
+    if (read_optimizer(&d, tr, p, ts, e) != 0 || read_kept(&d, p, ts, e) != 0)
+        goto done;
+    rc = 1;
 done:
     jdoc_done(&d);
     free(text);

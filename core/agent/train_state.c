@@ -12,6 +12,20 @@ void train_state_init(TrainState *ts, double lr, double entropy, uint64_t seed)
     nn_adam_init(&ts->adam, lr);
     rng_seed(&ts->rng, seed);
     ts->entropy = entropy;
+    ts->kept_score = INFINITY;
+    ts->kept_episode = -1;
+}
+
+void train_state_keep(TrainState *ts, const float *w, size_t n, double score)
+{
+    if (ts->kept_n != n) {
+        free(ts->kept_w);
+        ts->kept_w = xnew_array(n, sizeof *ts->kept_w);
+        ts->kept_n = n;
+    }
+    memcpy(ts->kept_w, w, n * sizeof *w);
+    ts->kept_score = score;
+    ts->kept_episode = ts->episodes;
 }
 
 static void best_done(TrainBest *b)
@@ -27,6 +41,7 @@ void train_state_done(TrainState *ts)
     for (int i = 0; i < ts->n_best; i++)
         best_done(&ts->best[i]);
     free(ts->best);
+    free(ts->kept_w);
     memset(ts, 0, sizeof *ts);
 }
 

@@ -45,9 +45,22 @@ typedef struct TrainState {
                                written with this state records it ("cluster") */
     int has_optimizer;    /* Adam's moments and step, the RNG, the entropy weight and the baselines
                              came from a file (a checkpoint, or an earlier policy file) */
+    /* train --keep best: the snapshot of the weights whose evaluation was
+     * best so far (kept_n floats, owned; NULL: none kept). A policy file
+     * written with this state holds the kept weights as its parameters and
+     * its checkpoint the weights training goes on from ("train_weights",
+     * when they differ); on reading a checkpoint that has them, the
+     * network gets the training weights and kept_w the file's. */
+    float *kept_w;
+    size_t kept_n;
+    double kept_score;    /* the kept snapshot's evaluation (lower is better; +inf: none) */
+    int64_t kept_episode; /* the episodes trained when it was taken */
 } TrainState;
 
 void train_state_init(TrainState *ts, double lr, double entropy, uint64_t seed);
+/* Takes the n weights w as the kept snapshot, with its evaluation and the
+ * episodes trained so far. */
+void train_state_keep(TrainState *ts, const float *w, size_t n, double score);
 void train_state_done(TrainState *ts);
 /* ts becomes fresh (a new training state: its optimizer, RNG, entropy and
  * baselines), keeping ts's counters and best placements; fresh is consumed. */
@@ -75,12 +88,15 @@ typedef struct TrainReport {
     int graph;            /* index into the training set */
     double runtime_us;    /* best runtime of this episode */
     double final_runtime_us; /* runtime at the end of the episode */
-    double ret;           /* return of the first step (total reward) */
+    double ret;           /* the episode's total reward (the sum of its steps' rewards; for the
+                             one-shot agents, the update's mean reward) */
     double loss;          /* the episode's loss */
     double grad_norm;     /* before clipping */
     double best_runtime_us; /* best so far on this graph */
     int64_t simulations;  /* total so far */
-    double entropy;       /* beta used */
+    double entropy;       /* the policy's mean entropy over the episode's decisions (nats);
+                             NAN when the agent does not measure it */
+    double beta;          /* the entropy weight used */
 } TrainReport;
 
 typedef void (*TrainCallback)(const TrainReport *r, void *ud);

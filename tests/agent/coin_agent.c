@@ -226,7 +226,7 @@ static int64_t run(void *trainer, int64_t n_updates, TrainCallback cb, void *ud,
         nn_adam_step(&t->ts->adam, &t->net->p);
         t->ts->episodes++;
         if (cb) {
-            TrainReport rep = {t->ts->episodes, gi, makespan, makespan, ret, -adv, 0, b->runtime_us, t->ts->simulations, 0};
+            TrainReport rep = {t->ts->episodes, gi, makespan, makespan, ret, -adv, 0, b->runtime_us, t->ts->simulations, NAN, 0};
             cb(&rep, ud);
         }
         free(op);

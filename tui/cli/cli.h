@@ -35,7 +35,7 @@ typedef struct CliCmd {
 } CliCmd;
 
 /* Parsed arguments: values[i] for opts[i] (flags get "1"), positionals. */
-#define CLI_MAX_OPTS 64 /* options per command (opt_count dies beyond) */
+#define CLI_MAX_OPTS 96 /* options per command (opt_count dies beyond) */
 typedef struct CliArgs {
     const char *values[CLI_MAX_OPTS];
     const char *pos[256];

@@ -122,8 +122,9 @@ const CliCmd cmd_train = {
     "GRAPH... [--episodes K] [-o POLICY] [--resume POLICY] [--devices N | --cluster F]",
     "Train the Placeto policy with REINFORCE on one graph, or on a family: several graphs or a\n"
     "directory of them (each episode draws one). Writes the policy with its training state.",
-    "The progress line shows episode, best runtime, mean return (last 10 episodes), episodes\n"
-    "per second and the time left. Ctrl-C stops after the current round and saves.\n"
+    "The progress line shows episode, best runtime, the mean total reward of an episode and the\n"
+    "policy's mean entropy (last 10 episodes), the entropy weight beta, episodes per second and\n"
+    "the time left. Ctrl-C stops after the current round and saves.\n"
     "example: placeto train graphs/inception_v3.json --devices 2 --episodes 300 -o p.json\n"
     "example: placeto train graphs/families/nmt --episodes 2000 --threads 2 -o nmt.json\n"
     "With --agent rnn, the RNN-based placer trains on one graph or a family (each update draws one):\n"
@@ -255,19 +256,29 @@ void train_cli_on_episode(const TrainReport *r, void *ud)
     if (p->quiet)
         return;
     p->recent[p->n_recent % TRAIN_BASELINE_WINDOW] = r->ret;
+    p->recent_ent[p->n_recent % TRAIN_BASELINE_WINDOW] = r->entropy;
     p->n_recent++;
     int m = p->n_recent < TRAIN_BASELINE_WINDOW ? p->n_recent : TRAIN_BASELINE_WINDOW;
-    double mean = 0;
-    for (int k = 0; k < m; k++)
+    double mean = 0, ment = 0;
+    for (int k = 0; k < m; k++) {
         mean += p->recent[k];
+        ment += p->recent_ent[k];
+    }
     mean /= m;
-    char b1[32], b2[32], b3[32];
+    ment /= m; /* NAN when the agent does not measure its entropy */
+    char b1[32], b2[32], b3[32], ent[32];
+    if (isfinite(ment))
+        snprintf(ent, sizeof ent, "  entropy %.3f", ment);
+    else
+        ent[0] = '\0';
     if (p->curve) {
         fprintf(p->curve, "%lld,", (long long)r->episode);
         csv_field(p->curve, p->graphs[r->graph].g->name);
-        fprintf(p->curve, ",%s,%s,%.9g,%.9g,%.6g,%lld\n", util_fmt_double(b1, r->runtime_us),
-                util_fmt_double(b2, r->best_runtime_us), r->ret, r->loss, r->entropy,
-                (long long)r->simulations);
+        fprintf(p->curve, ",%s,%s,%.9g,%.9g,", util_fmt_double(b1, r->runtime_us),
+                util_fmt_double(b2, r->best_runtime_us), r->ret, r->loss);
+        if (isfinite(r->entropy)) /* empty: not measured */
+            fprintf(p->curve, "%.6g", r->entropy);
+        fprintf(p->curve, ",%.6g,%lld\n", r->beta, (long long)r->simulations);
     }
     int64_t done = r->episode - p->first;
     double el = util_now() - p->t0, rate = el > 0 ? (double)done / el : 0;
@@ -287,8 +298,14 @@ void train_cli_on_episode(const TrainReport *r, void *ud)
             jw_number(&w, r->runtime_us);
             jw_key(&w, "best_runtime_us");
             jw_number(&w, r->best_runtime_us);
-            jw_key(&w, "mean_return");
+            jw_key(&w, "mean_return"); /* the episodes' total rewards */
             jw_number(&w, mean);
+            if (isfinite(ment)) {
+                jw_key(&w, "mean_entropy");
+                jw_number(&w, ment);
+            }
+            jw_key(&w, "beta");
+            jw_number(&w, r->beta);
             jw_key(&w, "placements_simulated");
             jw_int(&w, r->simulations);
             jw_key(&w, "episodes_per_second");
@@ -308,22 +325,96 @@ void train_cli_on_episode(const TrainReport *r, void *ud)
         for (int k = 0; k < width; k++)
             bar[k] = k < fill ? '#' : '.';
         bar[width] = '\0';
-        fprintf(stderr, "\r[%s] ep %lld/%lld  %s best %s  mean return %+.4g  %.2f ep/s  ETA %s \033[K",
+        fprintf(stderr, "\r[%s] ep %lld/%lld  %s best %s  reward %+.4g%s  beta %.3g  %.2f ep/s  ETA %s \033[K",
                 bar, (long long)r->episode, (long long)(p->first + p->total), p->n_graphs > 1 ? gname : "",
-                util_fmt_time(b1, r->best_runtime_us), mean, rate, b3);
+                util_fmt_time(b1, r->best_runtime_us), mean, ent, r->beta, rate, b3);
         if (last)
             fputc('\n', stderr);
     } else if (done % p->every == 0 || last) {
-        fprintf(stderr, "episode %lld/%lld  %s  best %s  mean return %+.4g  %.2f ep/s  ETA %s\n",
+        fprintf(stderr, "episode %lld/%lld  %s  best %s  reward %+.4g%s  beta %.3g  %.2f ep/s  ETA %s\n",
                 (long long)r->episode, (long long)(p->first + p->total), gname,
-                util_fmt_time(b1, r->best_runtime_us), mean, rate, b3);
+                util_fmt_time(b1, r->best_runtime_us), mean, ent, r->beta, rate, b3);
     }
+}
+
+/* The closing comparison on one training graph: the policy's own
+ * placement (what `place --policy OUT` gives: the file just written, read
+ * back), its untrained control, the best heuristic and the best placement
+ * seen in training. 0, or -1 when the policy cannot place it. */
+typedef struct Closing {
+    double policy_us, untrained_us, heuristic_us, seen_us;
+    const char *row, *heuristic; /* the policy's row ("placeto-refine", ...), the heuristic's method */
+} Closing;
+
+static int closing_rows(const AgentPolicy *ap, const TrainState *fts, const Problem *p, Closing *o)
+{
+    Err e = {{0}};
+    PlaceRun rows[2], ctl, heur;
+    const AgentPlaceOpts opts = {0, 0, AGENT_START_DEFAULT, 0}; /* place's defaults */
+    int n = agent_place_runs(ap, fts, p, &opts, rows, NULL, &e);
+    if (n < 1)
+        return -1;
+    static char row[64];
+    snprintf(row, sizeof row, "%s", rows[n - 1].method);
+    o->row = row;
+    o->policy_us = rows[n - 1].runtime_us;
+    o->seen_us = n == 2 ? rows[0].runtime_us : NAN;
+    for (int k = 0; k < n; k++)
+        place_run_free(&rows[k]);
+    o->untrained_us = NAN;
+    if (agent_place_untrained(ap, p, &opts, &ctl, &e) == 0) {
+        o->untrained_us = ctl.runtime_us;
+        place_run_free(&ctl);
+    }
+    PlaceCtx ctx = {p->g, p->gr, p->c, 0, 0, NULL};
+    int *gd = xnew_array((size_t)p->gr->n_groups, sizeof *gd);
+    double score;
+    place_best_heuristic(&ctx, gd, &score, &o->heuristic);
+    place_run_groups(p, o->heuristic, gd, NAN, &heur);
+    o->heuristic_us = heur.runtime_us;
+    place_run_free(&heur);
+    free(gd);
+    return 0;
+}
+
+#define CLOSING_GRAPHS 4 /* training graphs compared at the end (a family: its first ones) */
+
+/* The closing comparison of every training graph (up to CLOSING_GRAPHS):
+ * into o[], returns how many, 0 when the written file cannot be read. */
+static int closing(const Progress *pr, const char *out, Closing *o)
+{
+    if (!pr->problems)
+        return 0;
+    AgentPolicy ap;
+    TrainState fts;
+    Err e = {{0}};
+    if (agent_policy_open(out, &ap, &fts, &e) != 0) {
+        train_state_done(&fts);
+        return 0;
+    }
+    int n = 0;
+    for (int i = 0; i < pr->n_graphs && n < CLOSING_GRAPHS; i++)
+        if (closing_rows(&ap, &fts, &pr->problems[i], &o[n]) == 0)
+            n++;
+    agent_policy_close(&ap);
+    train_state_done(&fts);
+    return n;
+}
+
+static void json_number_or_null(JWriter *w, double x)
+{
+    if (isfinite(x))
+        jw_number(w, x);
+    else
+        jw_null(w);
 }
 
 /* The closing JSON line or text lines. */
 static void print_summary(const Progress *pr, const TrainState *ts, const char *out)
 {
     char b1[32];
+    Closing cl[CLOSING_GRAPHS];
+    int ncl = closing(pr, out, cl);
     if (pr->json) {
         JWriter w;
         jw_init(&w, stdout);
@@ -348,11 +439,48 @@ static void print_summary(const Progress *pr, const TrainState *ts, const char *
             jw_int(&w, ts->best[i].found_after);
             jw_end(&w);
         }
+        jw_end(&w);
+        if (ts->kept_episode >= 0) {
+            jw_key(&w, "kept_episode"); /* --keep best: the episode whose weights the file holds */
+            jw_int(&w, ts->kept_episode);
+        }
+        jw_key(&w, "closing"); /* per training graph (up to 4): what `place --policy OUT` gives, and the others */
+        jw_array(&w);
+        for (int i = 0; i < ncl; i++) {
+            jw_object(&w);
+            jw_key(&w, "graph");
+            jw_string(&w, pr->problems[i].g->name);
+            jw_key(&w, "policy_row");
+            jw_string(&w, cl[i].row);
+            jw_key(&w, "policy_us");
+            json_number_or_null(&w, cl[i].policy_us);
+            jw_key(&w, "untrained_us");
+            json_number_or_null(&w, cl[i].untrained_us);
+            jw_key(&w, "heuristic");
+            jw_string(&w, cl[i].heuristic);
+            jw_key(&w, "heuristic_us");
+            json_number_or_null(&w, cl[i].heuristic_us);
+            jw_key(&w, "best_seen_us");
+            json_number_or_null(&w, cl[i].seen_us);
+            jw_end(&w);
+        }
         jw_finish(&w);
     } else {
         for (int i = 0; i < ts->n_best; i++)
             fprintf(stderr, "%s: best %s after %lld placements\n", ts->best[i].graph,
                     util_fmt_time(b1, ts->best[i].runtime_us), (long long)ts->best[i].found_after);
+        for (int i = 0; i < ncl; i++) {
+            char b2[32], b3[32], b4[32], kept[64] = "";
+            if (ts->kept_episode >= 0)
+                snprintf(kept, sizeof kept, ", the weights of episode %lld", (long long)ts->kept_episode);
+            fprintf(stderr, "%s: the policy's own placement %s (%s%s), its untrained control %s, best heuristic %s "
+                    "(%s), best seen in training %s\n", pr->problems[i].g->name, util_fmt_time(b1, cl[i].policy_us),
+                    cl[i].row, kept, util_fmt_time(b2, cl[i].untrained_us), util_fmt_time(b3, cl[i].heuristic_us),
+                    cl[i].heuristic, util_fmt_time(b4, cl[i].seen_us));
+        }
+        if (ncl > 0)
+            fprintf(stderr, "placeto: `place --policy %s` gives the policy's own placement; `compare --policy %s` "
+                    "shows the best seen in training too\n", out, out);
         fprintf(stderr, "placeto: %lld episodes in %.1f s; wrote %s\n", (long long)(ts->episodes - pr->first),
                 util_now() - pr->t0, out);
     }
@@ -415,7 +543,7 @@ int train_cli_loop(const TrainLoop *l, Progress *pr, TrainState *ts, int64_t eve
             failed = 1;
         } else {
             pr->curve = af.f;
-            fputs("episode,graph,runtime_us,best_runtime_us,return,loss,entropy,placements_simulated\n", pr->curve);
+            fputs("episode,graph,runtime_us,best_runtime_us,return,loss,entropy,beta,placements_simulated\n", pr->curve);
         }
     }
     if (dist_agree(failed, e) != 0) {

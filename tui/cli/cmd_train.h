@@ -15,10 +15,12 @@ typedef struct Progress {
     int quiet; /* a rank other than 0 of a distributed run: no output */
     int64_t first, total; /* episode numbers of this run: first+1 .. first+total */
     double t0;
-    double recent[TRAIN_BASELINE_WINDOW];
+    double recent[TRAIN_BASELINE_WINDOW];     /* the last episodes' total rewards */
+    double recent_ent[TRAIN_BASELINE_WINDOW]; /* their policies' mean entropies (NAN: not measured) */
     int n_recent;
     int64_t every;
     const TrainGraph *graphs;
+    const Problem *problems; /* the same graphs as problems (NULL: no closing comparison) */
     int n_graphs;
     FILE *curve;
     double last_draw;

@@ -113,6 +113,7 @@ int train_cli_agent(const CliCmd *cmd, const CliArgs *a, const AgentKind *k)
     long W = ag->round ? ag->round(cfg) * dist_size() : 1; /* episodes per round */
     pr.total = (episodes + W - 1) / W * W;
     pr.graphs = tg;
+    pr.problems = pb;
     pr.n_graphs = n_graphs;
     TrainLoop loop = {ag->run, k->file.save, t, net, ag->unit};
     if (train_cli_loop(&loop, &pr, &ts, every, out, cli_get(cmd, a, "curve"), &e) != 0)

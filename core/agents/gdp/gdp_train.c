@@ -406,7 +406,7 @@ int64_t gdp_train_run(GdpTrainer *t, int64_t n, TrainCallback cb, void *ud, vola
                 greedy_probe(t, g0, b0);
             if (cb)
                 cb(&(TrainReport){ts->episodes, g0, b0->runtime_us, b0->runtime_us, -loss, loss, norm, b0->runtime_us,
-                                  ts->simulations, 0}, ud);
+                                  ts->simulations, NAN, 0}, ud);
             continue;
         }
         for (int b = 0; b < t->B; b++) {
@@ -468,7 +468,7 @@ int64_t gdp_train_run(GdpTrainer *t, int64_t n, TrainCallback cb, void *ud, vola
         if (t->cfg.greedy_every > 0 && ts->episodes % t->cfg.greedy_every == 0)
             greedy_probe(t, g0, b0);
         if (cb)
-            cb(&(TrainReport){ts->episodes, g0, best_us, last_us, mean_r, loss, norm, b0->runtime_us, ts->simulations, t->cfg.entropy}, ud);
+            cb(&(TrainReport){ts->episodes, g0, best_us, last_us, mean_r, loss, norm, b0->runtime_us, ts->simulations, NAN, t->cfg.entropy}, ud);
     }
     return done;
 }

@@ -362,7 +362,7 @@ int64_t hsdag_train_run(HsdagTrainer *t, int64_t n, TrainCallback cb, void *ud, 
         if (t->cfg.greedy_every > 0 && ts->episodes % t->cfg.greedy_every == 0)
             greedy_probe(t, g0, b0);
         if (cb)
-            cb(&(TrainReport){ts->episodes, g0, best_us, last_us, mean_ret, loss, norm, b0->runtime_us, ts->simulations, 0}, ud);
+            cb(&(TrainReport){ts->episodes, g0, best_us, last_us, mean_ret, loss, norm, b0->runtime_us, ts->simulations, NAN, 0}, ud);
     }
     return done;
 }

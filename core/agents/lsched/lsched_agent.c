@@ -187,7 +187,7 @@ static int64_t run(void *trainer, int64_t n_eps, TrainCallback cb, void *ud, vol
         ts->episodes++;
         if (cb) {
             double gain = tgs->start_score > 0 ? (tgs->start_score - t->score[best]) / tgs->start_score : 0;
-            TrainReport rep = {ts->episodes, gi, rt, rt, gain, 0, norm, b->runtime_us, ts->simulations, 0};
+            TrainReport rep = {ts->episodes, gi, rt, rt, gain, 0, norm, b->runtime_us, ts->simulations, NAN, 0};
             cb(&rep, ud);
         }
     }

@@ -200,7 +200,7 @@ static int64_t run(void *trainer, int64_t n_eps, TrainCallback cb, void *ud, vol
         if (cb) {
             double gain = res.start_score > 0 ? (res.start_score - res.best_score) / res.start_score : 0;
             TrainReport rep = {ts->episodes, gi, res.best_runtime_us, res.best_runtime_us, gain, 0, learn.last_norm,
-                               b->runtime_us, ts->simulations, 0};
+                               b->runtime_us, ts->simulations, NAN, 0};
             cb(&rep, ud);
         }
         free(gd);

@@ -34,6 +34,8 @@ typedef struct PolicyArch {
                             (--init heuristic, --preset search): zero-shot, it searches from the
                             best heuristic's placement */
     int reject_zero;  /* trained with an undone move's reward 0 (--rejected zero) */
+    int has_init_seed; /* 1: init_seed is the seed its weights were drawn from before training */
+    uint64_t init_seed; /* (its untrained control is policy_new with it) */
     int n_features;  /* F = 5 + n_devices (+ 1) (+ 3 + n_devices) */
     int d;           /* hidden size, = F by default */
     int rounds;      /* message-passing rounds k (default 8) */

@@ -1,4 +1,5 @@
 /* policy_io: Placeto's policy file (policy_io.h). */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,16 +9,20 @@
 /* Limits the reader accepts (policy_new checks the architecture again). */
 #define PIO_MAX_D 1024
 #define PIO_MAX_ROUNDS 64
+#define POLICY_INIT_SEED_MAX (1ULL << 53) /* a seed a JSON number holds exactly */
 
 /* The Placeto file names no agent: "placeto" is the default. */
 static void placeto_head(FILE *f, const void *ud)
 {
     const PolicyArch *a = ud;
-    fprintf(f, " \"architecture\": {\"n_devices\": %d, \"n_features\": %d, \"d\": %d, \"rounds\": %d, \"mem_feature\": %d%s%s%s%s},\n",
+    fprintf(f, " \"architecture\": {\"n_devices\": %d, \"n_features\": %d, \"d\": %d, \"rounds\": %d, \"mem_feature\": %d%s%s%s%s",
             a->n_devices, a->n_features, a->d, a->rounds, a->mem_feature, a->extended ? ", \"extended\": 1" : "",
             a->start_device0 ? ", \"start\": \"device0\"" : a->start_heuristic ? ", \"start\": \"heuristic\"" : "",
             a->accept_improving ? ", \"accept\": \"improving\"" : "",
             a->reject_zero ? ", \"rejected\": \"zero\"" : "");
+    if (a->has_init_seed && a->init_seed <= POLICY_INIT_SEED_MAX) /* the untrained control's weights (exact in JSON) */
+        fprintf(f, ", \"init_seed\": %llu", (unsigned long long)a->init_seed);
+    fputs("},\n", f);
 }
 
 int policy_save(const Policy *pol, const TrainState *ts, const char *path, Err *e)
@@ -61,7 +66,12 @@ static int read_arch(const JDoc *d, PolicyArch *a, Err *e)
         return -1;
     if (rejected && strcmp(rejected, "zero") != 0 && strcmp(rejected, "negative") != 0)
         return jdoc_err(d, e, "architecture.rejected", "expected \"zero\" or \"negative\", got \"%s\"", rejected);
+    int64_t seed = -1;
+    if (jget_int(d, o, "init_seed", "architecture.init_seed", 0, 0, (int64_t)POLICY_INIT_SEED_MAX, &seed, e) < 0)
+        return -1;
     memset(a, 0, sizeof *a);
+    a->has_init_seed = seed >= 0;
+    a->init_seed = seed >= 0 ? (uint64_t)seed : 0;
     a->start_device0 = start && strcmp(start, "device0") == 0;
     a->start_heuristic = start && strcmp(start, "heuristic") == 0;
     a->reject_zero = rejected && strcmp(rejected, "zero") == 0;

@@ -66,16 +66,10 @@ int64_t policy_place(const Policy *pol, const Graph *g, const Grouping *gr, cons
     return sims;
 }
 
-int placeto_place_runs(const AgentKind *k, const Problem *p, const char *path, const void *net,
-                       const TrainState *ts, const AgentPlaceOpts *o, PlaceRun rows[2], const char **start_name,
-                       Err *e)
+int64_t policy_place_procedure(const Policy *pol, const Graph *g, const Grouping *gr, const Cluster *c,
+                               AgentStart start, int samples, int64_t budget, uint64_t seed, int *group_device,
+                               double *runtime_us, int64_t *heuristics, const char **start_name, Err *e)
 {
-    (void)k;
-    const Policy *pol = net;
-    AgentStart start = o->start;
-    int samples = o->samples;
-    uint64_t seed = o->seed;
-    int64_t budget = o->budget;
     if (pol->arch.start_heuristic) { /* trained as a search: it searches from the best heuristic's placement */
         start = AGENT_START_HEURISTIC;
         if (budget <= 0)
@@ -84,39 +78,56 @@ int placeto_place_runs(const AgentKind *k, const Problem *p, const char *path, c
     EpisodeConfig cfg;
     episode_config_default(&cfg);
     episode_config_features(&cfg, &pol->arch);
-    int *gd = xnew_array((size_t)p->gr->n_groups, sizeof *gd), *init = NULL;
-    double rt = 0, t0 = util_now();
-    int n = 0;
+    int n = gr->n_groups, *init = NULL;
     int64_t pre = 0, sims;
+    *runtime_us = NAN;
     if (start == AGENT_START_HEURISTIC) {
-        PlaceCtx ctx = {p->g, p->gr, p->c, seed, budget, NULL};
+        PlaceCtx ctx = {g, gr, c, seed, budget, NULL};
         double score;
         const char *name;
-        init = xnew_array((size_t)p->gr->n_groups, sizeof *init);
-        pre = budget > 0 ? place_search_start(&ctx, init, &score, &name)
-                       : place_best_heuristic(&ctx, init, &score, &name);
+        init = xnew_array((size_t)n, sizeof *init);
+        pre = budget > 0 ? place_search_start(&ctx, init, &score, &name) : place_best_heuristic(&ctx, init, &score, &name);
         if (start_name)
             *start_name = name;
     }
     if (budget > 0 && pre >= budget) { /* the budget went on the heuristics: the best of them */
-        memcpy(gd, init, (size_t)p->gr->n_groups * sizeof *gd);
+        memcpy(group_device, init, (size_t)n * sizeof *group_device);
         sims = 0;
     } else {
-        sims = policy_place(pol, p->g, p->gr, p->c, &cfg, samples, budget > 0 ? budget - pre : 0, seed, init,
-                            gd, &rt, e);
+        sims = policy_place(pol, g, gr, c, &cfg, samples, budget > 0 ? budget - pre : 0, seed, init, group_device,
+                            runtime_us, e);
     }
+    free(init);
+    if (heuristics)
+        *heuristics = pre;
+    return sims;
+}
+
+int placeto_place_runs(const AgentKind *k, const Problem *p, const char *path, const void *net,
+                       const TrainState *ts, const AgentPlaceOpts *o, PlaceRun rows[2], const char **start_name,
+                       Err *e)
+{
+    (void)k;
+    const Policy *pol = net;
+    const char *sname = NULL;
+    int *gd = xnew_array((size_t)p->gr->n_groups, sizeof *gd);
+    double rt, t0 = util_now();
+    int n = 0;
+    int64_t pre = 0;
+    int64_t sims = policy_place_procedure(pol, p->g, p->gr, p->c, o->start, o->samples, o->budget, o->seed, gd, &rt,
+                                          &pre, &sname, e);
     if (sims < 0) {
         err_prefix(e, path);
-        n = -1;
-        goto done;
+        free(gd);
+        return -1;
     }
+    if (start_name && sname)
+        *start_name = sname;
     double seconds = util_now() - t0;
     if (pol->arch.n_devices == p->c->n_devices)
         n += agent_trained_row(ts, p, "placeto-trained", &rows[n]);
-    place_run_groups(p, start == AGENT_START_HEURISTIC ? "placeto-refine" : "placeto", gd, seconds, &rows[n]);
+    place_run_groups(p, sname ? "placeto-refine" : "placeto", gd, seconds, &rows[n]);
     rows[n++].placements = pre + sims;
-done:
-    free(init);
     free(gd);
     return n;
 }

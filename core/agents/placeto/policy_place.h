@@ -36,6 +36,22 @@ int64_t policy_place(const Policy *pol, const Graph *g, const Grouping *gr, cons
                      const EpisodeConfig *cfg, int samples, int64_t budget, uint64_t seed, const int *init_device,
                      int *group_device, double *runtime_us, Err *e);
 
+/* The procedure by which `place --policy` places with a Placeto policy,
+ * whose zero-shot row it is: from the start (AGENT_START_HEURISTIC: the
+ * best heuristic's placement, its name to *start_name), `samples` sampled
+ * episodes after the greedy one, or with budget > 0 a search (the
+ * heuristics' placements counted in it, *heuristics of them); a policy
+ * trained as a search (arch.start_heuristic) always searches from the best
+ * heuristic's placement, POLICY_SEARCH_BUDGET placements when budget is 0.
+ * The placement goes to group_device and its runtime to *runtime_us
+ * (NAN when the heuristics spent the budget: simulate group_device).
+ * Returns the placements the policy simulated, or -1 with e set. The
+ * trainer evaluates its snapshots with it (train --keep best), so that
+ * what it keeps is what `place` gives. */
+int64_t policy_place_procedure(const Policy *pol, const Graph *g, const Grouping *gr, const Cluster *c,
+                               AgentStart start, int samples, int64_t budget, uint64_t seed, int *group_device,
+                               double *runtime_us, int64_t *heuristics, const char **start_name, Err *e);
+
 /* Placeto's rows of a comparison on p (its place.runs, agent.h) with the
  * loaded policy net (a Policy) of the file at path and its training state
  * ts (NULL: none): "placeto-trained" first when ts holds a best placement

@@ -23,7 +23,9 @@
 #include <string.h>
 
 #include "dist.h"
+#include "place.h"
 #include "placeto_episode.h"
+#include "policy_place.h"
 
 #define ENTROPY_EPS 1e-3f
 
@@ -40,6 +42,9 @@ void train_config_default(TrainConfig *cfg)
     cfg->temperature = 1.0;
     cfg->threads = 1;
     cfg->seed = 1;
+    cfg->eval_every = TRAIN_EVAL_EVERY;
+    cfg->ent_rate = 0.95;
+    cfg->ent_steps = 100;
 }
 
 void train_config_tuned(TrainConfig *cfg)
@@ -68,6 +73,10 @@ typedef struct Slot {
     int len, cap_len;
     float *grad;
     double loss;
+    double total_reward; /* the sum of the episode's rewards */
+    double *score;       /* len + 1: the score before each step and at the end (min-runtime return) */
+    int **start;         /* per graph: this worker's own fixed random start (worker_starts) */
+    double entropy;      /* the policy's mean entropy over the episode's steps */
     /* the episode's outcome, on every rank (the owner's Episode is only on its rank) */
     double best_score, best_runtime_us, runtime_us;
     int64_t best_at, simulations;
@@ -84,6 +93,12 @@ struct Trainer {
     int T, W;   /* threads of this rank; episodes of a round (T times the ranks) */
     int lo, hi; /* this rank's episodes of a round */
     Slot *slots;
+    /* --keep best: the graphs evaluated (at most TRAIN_EVAL_GRAPHS, spread
+     * over the family), each one's best heuristic score (the normaliser)
+     * and the placement's scratch */
+    int n_eval, eval_graph[TRAIN_EVAL_GRAPHS];
+    double eval_norm[TRAIN_EVAL_GRAPHS];
+    int *eval_gd;
 };
 
 Trainer *train_new(Policy *pol, TrainState *ts, const TrainConfig *cfg, const TrainGraph *graphs,
@@ -131,7 +146,50 @@ Trainer *train_new(Policy *pol, TrainState *ts, const TrainConfig *cfg, const Tr
         t->slots[s].best_device = xnew_array((size_t)maxg, sizeof *t->slots[s].best_device);
     }
     ts->adam.lr = cfg->lr;
+    if (cfg->keep_best) {
+        t->n_eval = n_graphs < TRAIN_EVAL_GRAPHS ? n_graphs : TRAIN_EVAL_GRAPHS;
+        t->eval_gd = xnew_array((size_t)maxg, sizeof *t->eval_gd);
+        for (int k = 0; k < t->n_eval; k++) {
+            const TrainGraph *tg = &graphs[t->eval_graph[k] = (int)((int64_t)k * n_graphs / t->n_eval)];
+            PlaceCtx ctx = {tg->g, tg->gr, c, 0, 0, NULL};
+            const char *name;
+            place_best_heuristic(&ctx, t->eval_gd, &t->eval_norm[k], &name);
+        }
+    }
     return t;
+}
+
+/* The evaluation of the current weights (--keep best): on each evaluated
+ * graph, the score of the placement `place --policy` would give (the
+ * procedure of policy_place_procedure, seed 0), over the best heuristic's
+ * score, averaged. Deterministic; uses no training randomness. */
+static double evaluate(Trainer *t)
+{
+    double sum = 0;
+    for (int k = 0; k < t->n_eval; k++) {
+        const TrainGraph *tg = &t->graphs[t->eval_graph[k]];
+        double rt;
+        Err e;
+        if (policy_place_procedure(t->pol, tg->g, tg->gr, t->c, AGENT_START_DEFAULT, 0, 0, 0, t->eval_gd, &rt, NULL,
+                                   NULL, &e) < 0)
+            util_die("train: %s", e.msg); /* checked in train_new: cannot happen */
+        PlaceEval *pe = place_eval_new(tg->g, tg->gr, t->c);
+        double score = place_eval(pe, t->eval_gd);
+        place_eval_free(pe);
+        sum += t->eval_norm[k] > 0 ? score / t->eval_norm[k] : score;
+    }
+    return sum / t->n_eval;
+}
+
+/* --keep best at an evaluation point: the current weights become the kept
+ * snapshot when they evaluate better than it (the first evaluation, of the
+ * weights training starts from, is always kept). */
+static void evaluate_and_keep(Trainer *t)
+{
+    double score = evaluate(t);
+    TrainState *ts = t->ts;
+    if (!ts->kept_w || ts->kept_n != t->pol->p.n || score < ts->kept_score)
+        train_state_keep(ts, t->pol->p.w, t->pol->p.n, score);
 }
 
 void train_free(Trainer *t)
@@ -152,10 +210,15 @@ void train_free(Trainer *t)
         free(sl->rew);
         free(sl->ret);
         free(sl->adv);
+        free(sl->score);
+        for (int i = 0; sl->start && i < t->n_graphs; i++)
+            free(sl->start[i]);
+        free(sl->start);
         free(sl->grad);
         free(sl->best_device);
     }
     free(t->slots);
+    free(t->eval_gd);
     free(t);
 }
 
@@ -184,6 +247,7 @@ static void slot_reserve(Slot *sl, int len)
         sl->rew = xrealloc_array(sl->rew, L, sizeof *sl->rew);
         sl->ret = xrealloc_array(sl->ret, L, sizeof *sl->ret);
         sl->adv = xrealloc_array(sl->adv, L, sizeof *sl->adv);
+        sl->score = xrealloc_array(sl->score, L + 1, sizeof *sl->score);
     }
 }
 
@@ -202,16 +266,29 @@ static void rollout(Trainer *t, Slot *sl)
     sl->len = 0;
     while (!episode_done(ep)) {
         int k = sl->len;
+        sl->score[k] = ep->score;
         sl->v[k] = episode_current(ep);
         const EpisodeStep *s = episode_step_policy(ep, t->pol, w, 0, sl->feats + (size_t)k * nf);
         sl->act[k] = s->proposed;
         sl->rew[k] = s->reward;
         sl->len++;
     }
+    sl->score[sl->len] = ep->score;
     double acc = 0;
+    sl->total_reward = 0;
     for (int k = sl->len - 1; k >= 0; k--) {
         acc = sl->rew[k] + t->cfg.gamma * acc;
         sl->ret[k] = acc;
+        sl->total_reward += sl->rew[k];
+    }
+    if (t->cfg.min_runtime_return) { /* R_t = s_t - min_{k>t} s_k, in the rewards' unit */
+        double unit = t->cfg.env.relative_reward && ep->init_score != 0 ? fabs(ep->init_score) : 1;
+        double later = INFINITY;
+        for (int k = sl->len - 1; k >= 0; k--) {
+            if (sl->score[k + 1] < later)
+                later = sl->score[k + 1];
+            sl->ret[k] = (sl->score[k] - later) / unit;
+        }
     }
     sl->best_score = ep->best_score;
     sl->best_runtime_us = ep->best_runtime_us;
@@ -234,13 +311,16 @@ static void gradient(Trainer *t, Slot *sl)
     float dz[POLICY_MAX_DEVICES];
     float temp = (float)t->cfg.temperature;
     memset(sl->grad, 0, pol->p.n * sizeof *sl->grad);
-    double loss = 0;
+    double loss = 0, ent = 0;
     for (int k = 0; k < sl->len; k++) {
         policy_forward(pol, ep->pg, w, sl->feats + (size_t)k * nf, sl->v[k], logits, NULL);
         if (temp != 1.0f)
             for (int j = 0; j < nd; j++)
                 logits[j] /= temp;
         nn_softmax_f(logits, nd, p, lp);
+        for (int j = 0; j < nd; j++) /* the policy's own entropy, in nats (the loss's has an epsilon) */
+            if (p[j] > 0)
+                ent -= (double)p[j] * (double)lp[j];
         float A = (float)sl->adv[k], beta = (float)sl->beta;
         for (int j = 0; j < nd; j++)
             dz[j] = A * (p[j] - (j == sl->act[k] ? 1.0f : 0.0f));
@@ -252,6 +332,7 @@ static void gradient(Trainer *t, Slot *sl)
         policy_backward(pol, ep->pg, w, dz, sl->grad);
     }
     sl->loss = loss;
+    sl->entropy = sl->len > 0 ? ent / sl->len : NAN;
 }
 
 typedef struct Job {
@@ -279,6 +360,7 @@ static void slot_io(void *ctx, int s, DistBuf *b)
     Slot *sl = &t->slots[s];
     if (j->phase == 1) {
         dist_io(b, &sl->loss, sizeof sl->loss);
+        dist_io(b, &sl->entropy, sizeof sl->entropy);
         dist_io(b, sl->grad, t->pol->p.n * sizeof *sl->grad);
         return;
     }
@@ -286,6 +368,7 @@ static void slot_io(void *ctx, int s, DistBuf *b)
     if (b->reading)
         slot_reserve(sl, sl->len);
     dist_io(b, sl->ret, (size_t)sl->len * sizeof *sl->ret);
+    dist_io(b, &sl->total_reward, sizeof sl->total_reward);
     dist_io(b, &sl->best_score, sizeof sl->best_score);
     dist_io(b, &sl->best_runtime_us, sizeof sl->best_runtime_us);
     dist_io(b, &sl->runtime_us, sizeof sl->runtime_us);
@@ -323,12 +406,54 @@ static void run_phase(Trainer *t, int phase)
     dist_share(t->W, slot_io, &share);
 }
 
-static double beta_at(const TrainConfig *cfg, int64_t episode)
+/* beta at an episode and update: --entropy-decay (linear to 0 over
+ * episodes), else the schedule over the updates, as the authors' code
+ * offers them (constant until ent_start, then linear to ent_min over
+ * ent_steps, exponential with rate ent_rate per ent_steps, or a step to
+ * ent_min; never below ent_min once decaying). */
+static double beta_at(const TrainConfig *cfg, int64_t episode, int64_t update)
 {
-    if (cfg->entropy_decay <= 0)
+    if (cfg->entropy_decay > 0) {
+        double f = 1.0 - (double)episode / (double)cfg->entropy_decay;
+        return cfg->entropy * (f > 0 ? f : 0);
+    }
+    if (cfg->ent_schedule == TRAIN_ENT_CONSTANT || update < cfg->ent_start)
         return cfg->entropy;
-    double f = 1.0 - (double)episode / (double)cfg->entropy_decay;
-    return cfg->entropy * (f > 0 ? f : 0);
+    double g = (double)(update - cfg->ent_start), b = cfg->ent_min;
+    if (cfg->ent_schedule == TRAIN_ENT_LINEAR) {
+        double f = cfg->ent_steps > 0 ? fmin(g, (double)cfg->ent_steps) / (double)cfg->ent_steps : 1;
+        b = (cfg->entropy - cfg->ent_min) * (1 - f) + cfg->ent_min;
+    } else if (cfg->ent_schedule == TRAIN_ENT_EXPONENTIAL) {
+        b = cfg->entropy * pow(cfg->ent_rate, g / (double)(cfg->ent_steps > 0 ? cfg->ent_steps : 1));
+    }
+    return b > cfg->ent_min ? b : cfg->ent_min;
+}
+
+/* The learning rate of an update: linear from lr to lr_final over
+ * lr_decay_steps updates (the authors' "linear" decay), else constant. */
+static double lr_at(const TrainConfig *cfg, int64_t update)
+{
+    if (cfg->lr_decay_steps <= 0)
+        return cfg->lr;
+    double f = fmin((double)update, (double)cfg->lr_decay_steps) / (double)cfg->lr_decay_steps;
+    return cfg->lr + (cfg->lr_final - cfg->lr) * f;
+}
+
+/* Worker s's own fixed random start on graph gi (worker_starts): drawn once
+ * with seed s, as each of the authors' workers draws its own. */
+static const int *worker_start(Trainer *t, Slot *sl, int s, int gi)
+{
+    if (!sl->start)
+        sl->start = xnew_array((size_t)t->n_graphs, sizeof *sl->start);
+    if (!sl->start[gi]) {
+        int n = t->graphs[gi].gr->n_groups, nd = t->c->n_devices;
+        Rng r;
+        rng_seed(&r, (uint64_t)s);
+        sl->start[gi] = xnew_array((size_t)n, sizeof *sl->start[gi]);
+        for (int k = 0; k < n; k++)
+            sl->start[gi][k] = (int)rng_below(&r, (uint64_t)nd);
+    }
+    return sl->start[gi];
 }
 
 /* Adds an episode's returns to the baseline window (oldest dropped) and
@@ -375,16 +500,24 @@ int64_t train_run(Trainer *t, int64_t n_episodes, TrainCallback cb, void *ud, vo
 {
     TrainState *ts = t->ts;
     int64_t done = 0;
+    if (t->cfg.keep_best && !ts->kept_w) /* the weights training starts from: the first candidate */
+        evaluate_and_keep(t);
     while (done < n_episodes && !dist_any(stop && *stop)) {
+        int64_t before = ts->episodes;
         int T = t->W;
         for (int s = 0; s < T; s++) {
             Slot *sl = &t->slots[s];
             sl->gi = t->n_graphs > 1 ? (int)rng_below(&ts->rng, (uint64_t)t->n_graphs) : 0;
             sl->seed = rng_next(&ts->rng);
-            sl->beta = beta_at(&t->cfg, ts->episodes + s);
+            sl->beta = beta_at(&t->cfg, ts->episodes + s, ts->adam.step + (t->cfg.sum_gradients ? 0 : s));
             if (s >= t->lo && s < t->hi)
                 slot_episode(t, sl, sl->gi);
             sl->init = NULL;
+            if (t->cfg.worker_starts && t->cfg.env.init == EPISODE_INIT_RANDOM_FIXED) {
+                sl->init = worker_start(t, sl, s, sl->gi);
+                if (sl->eps[sl->gi])
+                    sl->eps[sl->gi]->cfg.init = EPISODE_INIT_GIVEN;
+            }
             if (t->cfg.env.init == EPISODE_INIT_GIVEN) {
                 const Graph *g = t->graphs[sl->gi].g;
                 TrainBest *b = train_best_for(ts, g->name, g->checksum, t->graphs[sl->gi].gr->n_groups);
@@ -399,12 +532,26 @@ int64_t train_run(Trainer *t, int64_t n_episodes, TrainCallback cb, void *ud, vo
                 normalize(&t->slots[s]);
         }
         run_phase(t, 1);
+        double norm = 0;
+        if (t->cfg.sum_gradients) { /* the round's workers: one step of their summed gradient */
+            float *g = t->pol->p.g;
+            memcpy(g, t->slots[0].grad, t->pol->p.n * sizeof *g);
+            for (int s = 1; s < T; s++)
+                for (size_t j = 0; j < t->pol->p.n; j++)
+                    g[j] += t->slots[s].grad[j];
+            norm = nn_clip_grad(g, t->pol->p.n, t->cfg.clip);
+            ts->adam.lr = lr_at(&t->cfg, ts->adam.step);
+            nn_adam_step(&ts->adam, &t->pol->p);
+        }
         for (int s = 0; s < T; s++) {
             Slot *sl = &t->slots[s];
             int G = t->graphs[sl->gi].gr->n_groups;
-            memcpy(t->pol->p.g, sl->grad, t->pol->p.n * sizeof *sl->grad);
-            double norm = nn_clip_grad(t->pol->p.g, t->pol->p.n, t->cfg.clip);
-            nn_adam_step(&ts->adam, &t->pol->p);
+            if (!t->cfg.sum_gradients) {
+                memcpy(t->pol->p.g, sl->grad, t->pol->p.n * sizeof *sl->grad);
+                norm = nn_clip_grad(t->pol->p.g, t->pol->p.n, t->cfg.clip);
+                ts->adam.lr = lr_at(&t->cfg, ts->adam.step);
+                nn_adam_step(&ts->adam, &t->pol->p);
+            }
             const Graph *g = t->graphs[sl->gi].g;
             TrainBest *b = train_best_for(ts, g->name, g->checksum, G);
             train_best_offer(b, sl->best_score, sl->best_runtime_us, sl->best_device, ts->simulations + sl->best_at);
@@ -418,15 +565,19 @@ int64_t train_run(Trainer *t, int64_t n_episodes, TrainCallback cb, void *ud, vo
                 r.graph = sl->gi;
                 r.runtime_us = sl->best_runtime_us;
                 r.final_runtime_us = sl->runtime_us;
-                r.ret = sl->len > 0 ? sl->ret[0] : 0;
+                r.ret = sl->total_reward;
                 r.loss = sl->loss;
                 r.grad_norm = norm;
                 r.best_runtime_us = b->runtime_us;
                 r.simulations = ts->simulations;
-                r.entropy = sl->beta;
+                r.entropy = sl->entropy;
+                r.beta = sl->beta;
                 cb(&r, ud);
             }
         }
+        /* an evaluation point: a multiple of eval_every episodes passed */
+        if (t->cfg.keep_best && ts->episodes / t->cfg.eval_every != before / t->cfg.eval_every)
+            evaluate_and_keep(t);
     }
     return done;
 }

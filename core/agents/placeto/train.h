@@ -27,7 +27,31 @@ typedef struct TrainConfig {
     int threads;          /* rollouts in parallel (per rank); results depend on it times the ranks,
                              deterministically */
     uint64_t seed;
+    int keep_best;        /* --keep best: the policy file holds the weights whose evaluation (the
+                             placement `place` gives, on up to TRAIN_EVAL_GRAPHS training graphs)
+                             was best at the start and at every multiple of eval_every episodes */
+    int64_t eval_every;   /* episodes between evaluation points (TRAIN_EVAL_EVERY) */
+    /* the authors' code's settings (--preset paper, docs/agent.md "The paper preset") */
+    int min_runtime_return; /* R_t = s_t - min_{k>t} s_k, s the score before each step (their
+                               --use-min-runtime); 0: the discounted sum of the rewards */
+    int sum_gradients;    /* a round's episodes (its workers) give one Adam step of their summed
+                             gradient, clipped; 0: one step per episode */
+    int worker_starts;    /* with the fixed random start: each worker (slot of a round) its own,
+                             drawn with seed = the worker's index */
+    double lr_final;      /* with lr_decay_steps > 0: the learning rate falls linearly from lr to
+                             lr_final over that many updates, then stays */
+    int64_t lr_decay_steps;
+    int ent_schedule;     /* TRAIN_ENT_*: beta over the updates, as their code offers */
+    int64_t ent_start, ent_steps; /* updates before the decay starts; its length (linear) or period
+                                     (exponential) */
+    double ent_rate, ent_min; /* exponential: beta * rate^((update - start) / steps); every
+                                 schedule: at least ent_min */
 } TrainConfig;
+
+enum { TRAIN_ENT_CONSTANT, TRAIN_ENT_LINEAR, TRAIN_ENT_EXPONENTIAL, TRAIN_ENT_STEP };
+
+#define TRAIN_EVAL_EVERY 50
+#define TRAIN_EVAL_GRAPHS 4
 
 /* The paper's reference settings (`train --preset paper`). */
 void train_config_default(TrainConfig *cfg);

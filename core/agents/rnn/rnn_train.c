@@ -413,7 +413,7 @@ int64_t rnn_train_run(RnnTrainer *t, int64_t n, TrainCallback cb, void *ud, vola
             greedy_probe(t, b);
         if (cb)
             cb(&(TrainReport){ts->episodes, t->cur, best_us, last_us, -cost, loss, norm, b->runtime_us,
-                              ts->simulations, t->beta}, ud);
+                              ts->simulations, NAN, t->beta}, ud);
     }
     return done;
 }
