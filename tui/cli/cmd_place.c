@@ -18,7 +18,7 @@
 
 static const CliOpt place_opts[] = {
     {"method", 'm', "M", "placement method (see below)"},
-    {"policy", 'p', "POLICY", "place with a trained policy (Placeto zero-shot, or rnn); 'auto': the bundled one"},
+    {"policy", 'p', "POLICY", "place with a trained policy (Placeto zero-shot, or rnn); 'auto': the bundled one (the better of the graph's own and lsearch)"},
     {"samples", 0, "K", "with --policy: K sampled episodes after the greedy one (default 0)"},
     {"start", 0, "S", "with --policy: start from 'random' (the fixed random placement) or 'heuristic' (gdp: the better of its placements and the best heuristic's)"},
     {"output", 'o', "FILE", "write the placement (ops form)"},
@@ -52,9 +52,11 @@ const CliCmd cmd_place = {
     "With --budget B a Placeto policy searches: episodes from the best placement so far (or a\n"
     "kick of it) until exactly B placements are simulated; a policy trained as a search\n"
     "(train --preset search) does so from the best heuristic's placement, 500 by default.\n"
-    "--policy auto takes the graph's bundled policy (graphs/policies/NAME_D.json for a graph\n"
-    "file NAME.json on D devices, from the best heuristic's placement: 'placeto-refine'), else\n"
-    "the learned local search (lsearch.json, 1000 placements), else the general Placeto one.\n"
+    "--policy auto on a graph with its own bundled policy (graphs/policies/NAME_D.json for a\n"
+    "graph file NAME.json on D devices, from the best heuristic's placement: 'placeto-refine')\n"
+    "runs it and the learned local search (lsearch.json) at the same budget (--budget, else\n"
+    "lsearch's 1000 placements) and keeps the faster (a tie: the graph's own), saying which and\n"
+    "the other's runtime; on other graphs it takes lsearch.json, else the general Placeto one.\n"
     "example: placeto place graphs/inception_v3.json --method heft --devices 4 -o p.json\n"
     "example: placeto place graphs/nmt.json --policy graphs/policies/nmt_4.json --devices 4\n"
     "example: placeto place my_model.json --policy auto --devices 4\n"
@@ -73,7 +75,8 @@ const CliCmd cmd_compare = {
     "rows are 'gdp' and 'gdp-trained', and with --start heuristic 'gdp-or-heuristic' (the better\n"
     "of gdp's placement and the best heuristic's: a fallback, never slower than it). Without\n"
     "--policy and --methods the policy is 'auto' (see 'placeto place --help'), when one is bundled\n"
-    "for the device count.\n"
+    "for the device count; on a graph with its own policy, both of auto's rows ('placeto-refine'\n"
+    "and 'lsearch', at the same budget), place's choice the faster.\n"
     "On a cluster with devices of more than one kind, 'single' comes with one row per kind,\n"
     "'KIND-only' (e.g. 'cpu-only', 'gpu-only'): every op on that kind's fastest device; --methods\n"
     "and 'place --method' take these names too, on any cluster with a device of that kind.\n"
