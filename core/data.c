@@ -56,6 +56,11 @@ const char *data_auto_place_policy(const char *graph_path, int n_devices, char *
     return p ? p : data_bundled("policies/lsearch.json", buf, n) ? buf : data_auto_policy(graph_path, n_devices, buf, n);
 }
 
+const char *data_auto_place_rival(const char *graph_path, int n_devices, char *buf, size_t n)
+{
+    return data_has_own_policy(graph_path, n_devices) ? data_bundled("policies/lsearch.json", buf, n) : NULL;
+}
+
 const char *data_path(char *buf, size_t n, const char *rel)
 {
     const char *env = getenv("PLACETO_DATA");

@@ -24,6 +24,12 @@ int data_has_own_policy(const char *graph_path, int n_devices);
  * bundled policy, else the learned local search (policies/lsearch.json,
  * which places any graph on any device count), else the general one. */
 const char *data_auto_place_policy(const char *graph_path, int n_devices, char *buf, size_t n);
+/* The policy --policy auto weighs against the graph's own bundled one when
+ * data_auto_place_policy gave that: the learned local search
+ * (policies/lsearch.json) into buf, both placing at the same budget, the
+ * faster kept; NULL when the graph has no policy of its own or lsearch.json
+ * is not bundled. */
+const char *data_auto_place_rival(const char *graph_path, int n_devices, char *buf, size_t n);
 /* The bundled file rel (under the data directory) into buf when it can be
  * read, else NULL. */
 const char *data_bundled(const char *rel, char *buf, size_t n);

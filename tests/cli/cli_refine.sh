@@ -2,9 +2,10 @@
 # Refining the best heuristic's placement with a policy: `place --policy P
 # --start heuristic` gives the row placeto-refine, never slower than any
 # heuristic (every method but the searches anneal and ils); --policy auto
-# takes the graph's bundled policy (graphs/policies/NAME_D.json), else the
-# learned search (lsearch.json), else the general one, or fails naming
-# them; usage errors of --start, --policy and --no-policy. Prints "refine: N passed, M failed".
+# takes the better of the graph's bundled policy (graphs/policies/NAME_D.json)
+# and the learned search (lsearch.json) at the same budget, else the learned
+# search, else the general one, or fails naming them; usage errors of
+# --start, --policy and --no-policy. Prints "refine: N passed, M failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/cli/lib_cli.sh
@@ -59,7 +60,8 @@ if grep -q "lsearch.json or general_3.json" "$tmp/err"; then pass; else fail "pl
 
 # which file auto takes, told by the error of a broken one in $PLACETO_DATA:
 # the general policy, the learned search (lsearch.json) before it, and the
-# graph's own (crown_2.json) before both
+# graph's own (crown_2.json) before both; a good crown_2.json is weighed
+# against lsearch.json (named when broken), and taken alone without one
 mkdir -p "$tmp/data/policies"
 echo '{"format": "placeto-policy"}' > "$tmp/data/policies/general_2.json"
 PLACETO_DATA=$tmp/data run place "$g" --policy auto
@@ -74,8 +76,17 @@ PLACETO_DATA=$tmp/data run place "$g" --policy auto
 expect_rc "--policy auto takes crown_2.json" 1 && pass
 if grep -q "$tmp/data/policies/crown_2.json" "$tmp/err"; then pass; else fail "--policy auto takes crown_2.json" "not named"; fi
 cp "$tmp/pol.json" "$tmp/data/policies/crown_2.json"
+PLACETO_DATA=$tmp/data run place "$g" --policy auto
+expect_rc "--policy auto weighs lsearch.json" 1 && pass
+if grep -q "$tmp/data/policies/lsearch.json" "$tmp/err"; then pass; else fail "--policy auto weighs lsearch.json" "not named"; fi
+rm "$tmp/data/policies/lsearch.json"
 PLACETO_DATA=$tmp/data run place "$g" --policy auto --json
 expect_rc "--policy auto with a good crown_2.json" 0 && never_slower "--policy auto never slower than a heuristic" "$tmp/out" "$tmp/heur.json"
+pycheck "--policy auto with crown_2.json alone: no rival" '
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["policy"].endswith("/crown_2.json") and "auto" not in p, p
+' "$tmp/out"
 
 # --budget B: a Placeto policy's zero-shot rows (and the control's) simulate
 # exactly B placements: sampled episodes after the greedy one until it is
@@ -104,24 +115,34 @@ assert [m["method"] for m in json.load(open(sys.argv[1]))["methods"]] == ["heft"
 run compare graphs/resnet18.json --devices 2 --methods heft --policy auto --json
 expect_rc "compare --methods with --policy" 0 && pycheck "compare --methods --policy auto: the policy rows too" '
 import json, sys
-assert sorted(m["method"] for m in json.load(open(sys.argv[1]))["methods"]) == ["heft", "placeto-refine", "placeto-trained"]
+rows = {m["method"]: m for m in json.load(open(sys.argv[1]))["methods"]}
+assert sorted(rows) == ["heft", "lsearch", "placeto-refine", "placeto-trained"], sorted(rows)
+assert rows["lsearch"]["placements"] == rows["placeto-refine"]["placements"] == 1000, rows  # at one budget
 ' "$tmp/out"
 
-# --policy auto on resnet18 with 2 devices: graphs/policies/resnet18_2.json,
-# from the best heuristic (placeto-refine, never slower than heft)
+# --policy auto on resnet18 with 2 devices: graphs/policies/resnet18_2.json
+# at 1 000 placements from the best heuristic (placeto-refine, never slower
+# than heft), which ties lsearch.json there: a tie keeps the graph's own
 r=graphs/resnet18.json
 run place "$r" --policy auto --devices 2 --json
 cp "$tmp/out" "$tmp/auto.json"
 expect_rc "place --policy auto" 0 && pass
-run place "$r" --policy graphs/policies/resnet18_2.json --start heuristic --devices 2 --json
+run place "$r" --policy graphs/policies/resnet18_2.json --start heuristic --budget 1000 --devices 2 --json
 if expect_rc "place with resnet18_2.json" 0; then
-    pycheck "--policy auto is resnet18_2.json" '
+    pycheck "--policy auto is resnet18_2.json at 1000 placements" '
 import json, sys
 a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-assert a["runtime_us"] == b["runtime_us"] and a["placements"] == b["placements"], (a["runtime_us"], b["runtime_us"])
+assert a["runtime_us"] == b["runtime_us"] and a["placements"] == b["placements"] == 1000, (a["runtime_us"], b["runtime_us"])
 assert a["placement"] == b["placement"]
+assert a["policy"].endswith("graphs/policies/resnet18_2.json"), a["policy"]
+assert a["auto"]["other"].endswith("graphs/policies/lsearch.json"), a["auto"]
+assert a["auto"]["other_runtime_us"] == a["runtime_us"], a["auto"]  # the tie
 ' "$tmp/auto.json" "$tmp/out"
 fi
+run place "$r" --policy auto --devices 2
+expect_rc "place --policy auto (text)" 0 && {
+    grep -q "^policy auto: .*resnet18_2.json (.*) chosen over .*lsearch.json (.*) at 1000 placements, a tie: the graph's own$" \
+        "$tmp/out" && pass || fail "place --policy auto (text)" "no line naming the tie and its choice"; }
 run compare "$r" --devices 2 --json --policy auto --methods heft
 expect_rc "compare resnet18" 0 && pycheck "--policy auto refines, never slower than heft" '
 import json, sys
@@ -131,6 +152,43 @@ assert p["method"] == "placeto-refine", p["method"]
 assert p["runtime_us"] <= m["heft"], (p["runtime_us"], m["heft"])
 assert m.get("placeto-refine") == p["runtime_us"], m  # compare uses the bundled policy too
 ' "$tmp/auto.json" "$tmp/out"
+
+# --policy auto on inception_v3 with 2 devices: the graph's own policy at
+# 1 000 placements gives 881.8 ms, the learned search 878.0 ms: auto gives
+# the better, never the worse (before, the own policy at its own 38
+# placements: 941.9 ms), at --budget too, and says which one it chose
+i=graphs/inception_v3.json
+run place "$i" --devices 2 --policy graphs/policies/lsearch.json --json
+expect_rc "inception_v3 lsearch.json" 0 && cp "$tmp/out" "$tmp/ls.json"
+run place "$i" --devices 2 --policy graphs/policies/inception_v3_2.json --start heuristic --budget 1000 --json
+expect_rc "inception_v3 inception_v3_2.json at 1000" 0 && cp "$tmp/out" "$tmp/own.json"
+run place "$i" --devices 2 --policy auto --json
+expect_rc "inception_v3 --policy auto" 0 && pycheck "inception_v3 auto: the better of its own policy and lsearch at 1000" '
+import json, sys
+a, ls, own = (json.load(open(f)) for f in sys.argv[1:4])
+best = min(ls["runtime_us"], own["runtime_us"])
+assert a["runtime_us"] <= ls["runtime_us"] and a["runtime_us"] <= own["runtime_us"], (a["runtime_us"], ls["runtime_us"], own["runtime_us"])
+chosen, other = (ls, own) if ls["runtime_us"] < own["runtime_us"] else (own, ls)
+assert a["runtime_us"] == best and a["method"] == chosen["method"] and a["placements"] == 1000, a["method"]
+assert a["policy"].endswith(chosen["policy"]) and a["auto"]["chosen"] == a["policy"], a
+assert a["auto"]["other"].endswith(other["policy"]) and a["auto"]["other_runtime_us"] == other["runtime_us"], a["auto"]
+assert a["auto"]["budget"] == 1000, a["auto"]
+' "$tmp/out" "$tmp/ls.json" "$tmp/own.json"
+run place "$i" --devices 2 --policy auto
+expect_rc "inception_v3 --policy auto (text)" 0 && {
+    grep -qE "^policy auto: .*/lsearch\.json \(878\.033 ms\) chosen over .*/inception_v3_2\.json \(881\.824 ms\) at 1000 placements$" \
+        "$tmp/out" && pass || fail "inception_v3 --policy auto (text)" "no line naming lsearch.json, chosen over inception_v3_2.json"; }
+run place "$i" --devices 2 --policy graphs/policies/lsearch.json --budget 200 --json
+cp "$tmp/out" "$tmp/ls.json"
+run place "$i" --devices 2 --policy graphs/policies/inception_v3_2.json --start heuristic --budget 200 --json
+cp "$tmp/out" "$tmp/own.json"
+run place "$i" --devices 2 --policy auto --budget 200 --json
+expect_rc "inception_v3 --policy auto --budget 200" 0 && pycheck "inception_v3 auto --budget 200: both at 200" '
+import json, sys
+a, ls, own = (json.load(open(f)) for f in sys.argv[1:4])
+assert ls["placements"] == own["placements"] == a["placements"] == a["auto"]["budget"] == 200, a
+assert a["runtime_us"] == min(ls["runtime_us"], own["runtime_us"]), (a["runtime_us"], ls["runtime_us"], own["runtime_us"])
+' "$tmp/out" "$tmp/ls.json" "$tmp/own.json"
 
 # the bundled learned search: on graphs without a policy of their own (toy
 # graphs, held-out family members, googlenet on 4 devices, 3 devices, for

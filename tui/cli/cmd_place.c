@@ -18,7 +18,7 @@
 
 static const CliOpt place_opts[] = {
     {"method", 'm', "M", "placement method (see below)"},
-    {"policy", 'p', "POLICY", "place with a trained policy (Placeto zero-shot, or rnn); 'auto': the bundled one"},
+    {"policy", 'p', "POLICY", "place with a trained policy (Placeto zero-shot, or rnn); 'auto': the bundled one (the better of the graph's own and lsearch)"},
     {"samples", 0, "K", "with --policy: K sampled episodes after the greedy one (default 0)"},
     {"start", 0, "S", "with --policy: start from 'random' (the fixed random placement) or 'heuristic' (gdp: the better of its placements and the best heuristic's)"},
     {"output", 'o', "FILE", "write the placement (ops form)"},
@@ -52,9 +52,11 @@ const CliCmd cmd_place = {
     "With --budget B a Placeto policy searches: episodes from the best placement so far (or a\n"
     "kick of it) until exactly B placements are simulated; a policy trained as a search\n"
     "(train --preset search) does so from the best heuristic's placement, 500 by default.\n"
-    "--policy auto takes the graph's bundled policy (graphs/policies/NAME_D.json for a graph\n"
-    "file NAME.json on D devices, from the best heuristic's placement: 'placeto-refine'), else\n"
-    "the learned local search (lsearch.json, 1000 placements), else the general Placeto one.\n"
+    "--policy auto on a graph with its own bundled policy (graphs/policies/NAME_D.json for a\n"
+    "graph file NAME.json on D devices, from the best heuristic's placement: 'placeto-refine')\n"
+    "runs it and the learned local search (lsearch.json) at the same budget (--budget, else\n"
+    "lsearch's 1000 placements) and keeps the faster (a tie: the graph's own), saying which and\n"
+    "the other's runtime; on other graphs it takes lsearch.json, else the general Placeto one.\n"
     "example: placeto place graphs/inception_v3.json --method heft --devices 4 -o p.json\n"
     "example: placeto place graphs/nmt.json --policy graphs/policies/nmt_4.json --devices 4\n"
     "example: placeto place my_model.json --policy auto --devices 4\n"
@@ -73,7 +75,8 @@ const CliCmd cmd_compare = {
     "rows are 'gdp' and 'gdp-trained', and with --start heuristic 'gdp-or-heuristic' (the better\n"
     "of gdp's placement and the best heuristic's: a fallback, never slower than it). Without\n"
     "--policy and --methods the policy is 'auto' (see 'placeto place --help'), when one is bundled\n"
-    "for the device count.\n"
+    "for the device count; on a graph with its own policy, both of auto's rows ('placeto-refine'\n"
+    "and 'lsearch', at the same budget), place's choice the faster.\n"
     "On a cluster with devices of more than one kind, 'single' comes with one row per kind,\n"
     "'KIND-only' (e.g. 'cpu-only', 'gpu-only'): every op on that kind's fastest device; --methods\n"
     "and 'place --method' take these names too, on any cluster with a device of that kind.\n"
@@ -94,13 +97,16 @@ static int cli_policy_runs(const char *path, const Problem *pb, const AgentPlace
 }
 
 /* The policy file and start of --policy/--start: 'auto' (or nothing, when
- * implicit) looks for the graph file's own bundled policy, then the general
- * one for the device count, and starts from the best heuristic. Returns 1
- * with *path set (into buf), 0 when there is no policy to use, -1 after a
- * usage error or -2 after a failure (both printed). */
+ * implicit) looks for the graph file's own bundled policy, then the learned
+ * search, then the general one for the device count, and starts from the
+ * best heuristic; with the graph's own policy, *rival (into rbuf) is the
+ * learned search it is weighed against (data_auto_place_rival), else NULL.
+ * Returns 1 with *path set (into buf), 0 when there is no policy to use, -1
+ * after a usage error or -2 after a failure (both printed). */
 static int resolve_policy(const CliCmd *cmd, const CliArgs *a, const Problem *p, int implicit, char *buf,
-                          size_t n, const char **path, AgentStart *start)
+                          size_t n, const char **path, AgentStart *start, char *rbuf, size_t rn, const char **rival)
 {
+    *rival = NULL;
     const char *pol = cli_get(cmd, a, "policy"), *st = cli_get(cmd, a, "start");
     if (st && strcmp(st, "random") != 0 && strcmp(st, "heuristic") != 0) {
         cli_usage_error(cmd, "--start: expected random or heuristic, got '%s'", st);
@@ -124,6 +130,8 @@ static int resolve_policy(const CliCmd *cmd, const CliArgs *a, const Problem *p,
         return 1;
     }
     *path = data_auto_place_policy(p->g->path, p->c->n_devices, buf, n);
+    if (*path)
+        *rival = data_auto_place_rival(p->g->path, p->c->n_devices, rbuf, rn);
     if (!*path && pol) {
         Err e;
         err_set(&e, "--policy auto: no bundled policy for %d devices (graphs/policies/lsearch.json or general_%d.json)",
@@ -138,6 +146,44 @@ static int resolve_policy(const CliCmd *cmd, const CliArgs *a, const Problem *p,
             *start = AGENT_START_DEFAULT; /* a broken file is reported when it is placed */
     }
     return *path ? 1 : 0;
+}
+
+/* The rows of --policy auto on a graph with its own bundled policy: the
+ * rival's (the learned search) into rrows at o->budget (0: its default),
+ * then the own policy's into rows at the placements the rival simulated
+ * (o->budget when given), so that both spend the same budget, which goes to
+ * *budget; the own policy file is read first, so that a broken one is the
+ * one named. Sets *nr and returns the own policy's row count as
+ * cli_policy_runs does; -1 with e set and nothing to free on failure. */
+static int auto_runs(const char *policy, const char *rival, const Problem *pb, const AgentPlaceOpts *o,
+                     PlaceRun rows[2], const char **start_name, PlaceRun rrows[2], int *nr,
+                     const char **rival_start, int64_t *budget, Err *e)
+{
+    AgentPlaceOpts own = *o, ls = *o;
+    ls.start = AGENT_START_DEFAULT; /* the learned search starts from the best heuristic itself */
+    *nr = 0;
+    if (!agent_policy_cached(policy, NULL, e)) /* a broken own policy is named before the rival */
+        return -1;
+    if ((*nr = cli_policy_runs(rival, pb, &ls, rrows, rival_start, e)) < 0) {
+        *nr = 0;
+        return -1;
+    }
+    own.budget = o->budget > 0 ? o->budget : rrows[*nr - 1].placements;
+    *budget = own.budget;
+    int n = cli_policy_runs(policy, pb, &own, rows, start_name, e);
+    if (n < 0) {
+        for (int k = 0; k < *nr; k++)
+            place_run_free(&rrows[k]);
+        *nr = 0;
+    }
+    return n;
+}
+
+/* 1 when row a is strictly better than row b: within memory when b is not,
+ * else faster (a tie is not better). */
+static int run_better(const PlaceRun *a, const PlaceRun *b)
+{
+    return a->oom != b->oom ? !a->oom : a->runtime_us < b->runtime_us;
 }
 
 /* The problem both commands place: graph, cluster, grouping, simulator. */
@@ -220,20 +266,42 @@ static int run_place(int argc, char **argv)
         problem_free(&pb);
         return rc == EXIT_USAGE ? rc : cli_fail(&e);
     }
-    PlaceRun rows[2] = {{0}}, *row = &rows[0];
-    int n = 0;
+    PlaceRun rows[2] = {{0}}, rrows[2] = {{0}}, *row = &rows[0];
+    int n = 0, nr = 0;
     const char *out = cli_get(&cmd_place, &a, "output");
-    char pbuf[4096];
+    char pbuf[4096], rbuf[4096];
     AgentStart start = AGENT_START_DEFAULT;
-    int have = resolve_policy(&cmd_place, &a, &pb, 0, pbuf, sizeof pbuf, &policy, &start);
+    const char *rival = NULL, *rival_start = NULL;
+    int have = resolve_policy(&cmd_place, &a, &pb, 0, pbuf, sizeof pbuf, &policy, &start, rbuf, sizeof rbuf, &rival);
     if (have < 0) {
         problem_free(&pb);
         return have == -1 ? EXIT_USAGE : EXIT_FAIL;
     }
     const char *start_name = NULL;
     int64_t agent_budget = cli_get(&cmd_place, &a, "budget") ? budget : 0; /* none: each agent's own procedure */
-    if (policy) { /* the zero-shot row is the last */
-        if ((n = cli_policy_runs(policy, &pb, &(AgentPlaceOpts){(int)samples, seed, start, agent_budget}, rows, &start_name, &e)) > 0)
+    int64_t auto_budget = 0;
+    AgentPlaceOpts po = {(int)samples, seed, start, agent_budget};
+    if (policy && rival) { /* auto: the graph's own policy or the learned search, the better at the same budget */
+        n = auto_runs(policy, rival, &pb, &po, rows, &start_name, rrows, &nr, &rival_start, &auto_budget, &e);
+        if (n > 0 && run_better(&rrows[nr - 1], &rows[n - 1])) { /* a tie keeps the graph's own */
+            PlaceRun t[2];
+            memcpy(t, rows, sizeof t);
+            memcpy(rows, rrows, sizeof t);
+            memcpy(rrows, t, sizeof t);
+            int ti = n;
+            n = nr;
+            nr = ti;
+            const char *tp = policy;
+            policy = rival;
+            rival = tp;
+            tp = start_name;
+            start_name = rival_start;
+            rival_start = tp;
+        }
+        if (n > 0)
+            row = &rows[n - 1];
+    } else if (policy) { /* the zero-shot row is the last */
+        if ((n = cli_policy_runs(policy, &pb, &po, rows, &start_name, &e)) > 0)
             row = &rows[n - 1];
     } else if (kind) {
         n = place_run_kind(&pb, kind, row, &e) == 0 ? 1 : -1;
@@ -264,6 +332,24 @@ static int run_place(int argc, char **argv)
         if (start_name) {
             jw_key(&w, "start"); /* the heuristic a refinement started from */
             jw_string(&w, start_name);
+        }
+        if (rival) { /* --policy auto weighed the graph's own policy and the learned search */
+            const PlaceRun *other = &rrows[nr - 1];
+            jw_key(&w, "auto");
+            jw_object(&w);
+            jw_key(&w, "chosen");
+            jw_string(&w, policy);
+            jw_key(&w, "other");
+            jw_string(&w, rival);
+            jw_key(&w, "other_method");
+            jw_string(&w, other->method);
+            jw_key(&w, "other_runtime_us");
+            jw_number(&w, other->runtime_us);
+            jw_key(&w, "other_oom");
+            jw_bool(&w, other->oom);
+            jw_key(&w, "budget");
+            jw_int(&w, auto_budget);
+            jw_end(&w);
         }
         if (row->learned_groups) { /* a policy that learns its grouping: its greedy grouping of the groups */
             jw_key(&w, "grouping");
@@ -297,6 +383,14 @@ static int run_place(int argc, char **argv)
             printf("policy %s%s%s%s\n", policy, start_name ? (fallback ? ", or " : ", starting from ") : "",
                    start_name ? start_name : "", start_name ? (fallback ? "'s placement when faster" : "'s placement") : "");
         }
+        if (rival) {
+            const PlaceRun *other = &rrows[nr - 1];
+            char b2[32];
+            printf("policy auto: %s (%s%s) chosen over %s (%s%s) at %lld placements%s\n", policy,
+                   util_fmt_time(b1, row->runtime_us), row->oom ? ", out of memory" : "", rival,
+                   util_fmt_time(b2, other->runtime_us), other->oom ? ", out of memory" : "", (long long)auto_budget,
+                   run_better(row, other) ? "" : ", a tie: the graph's own");
+        }
         if (row->learned_groups)
             printf("greedy grouping: %d of %d learned groups used by the %d groups, cut %s, cost balance %.2f\n",
                    row->grouping.n_clusters, row->learned_groups, pb.gr->n_groups,
@@ -306,6 +400,8 @@ static int run_place(int argc, char **argv)
     }
     for (int k = 0; k < n; k++)
         place_run_free(&rows[k]);
+    for (int k = 0; k < nr; k++)
+        place_run_free(&rrows[k]);
     problem_free(&pb);
     return rc;
 }
@@ -456,8 +552,8 @@ static int run_compare(int argc, char **argv)
         problem_free(&pb);
         return rc == EXIT_USAGE ? rc : cli_fail(&e);
     }
-    const char *policy = NULL;
-    char pbuf[4096];
+    const char *policy = NULL, *rival = NULL;
+    char pbuf[4096], rbuf[4096];
     AgentStart start = AGENT_START_DEFAULT;
     /* the bundled policy's rows come with the default methods, not with a chosen list */
     int implicit = !cli_get(&cmd_compare, &a, "no-policy") && !cli_get(&cmd_compare, &a, "methods");
@@ -466,7 +562,8 @@ static int run_compare(int argc, char **argv)
         problem_free(&pb);
         return cli_usage_error(&cmd_compare, "give --policy or --no-policy, not both");
     }
-    int have = resolve_policy(&cmd_compare, &a, &pb, implicit, pbuf, sizeof pbuf, &policy, &start);
+    int have = resolve_policy(&cmd_compare, &a, &pb, implicit, pbuf, sizeof pbuf, &policy, &start, rbuf, sizeof rbuf,
+                              &rival);
     if (have < 0) {
         chosen_free(chosen, n_chosen);
         problem_free(&pb);
@@ -477,7 +574,7 @@ static int run_compare(int argc, char **argv)
         problem_free(&pb);
         return cli_usage_error(&cmd_compare, "--untrained needs a policy (--policy P, or the bundled one)");
     }
-    PlaceRun *rows = xnew_array((size_t)n_chosen + 3 + (size_t)pb.c->n_devices, sizeof *rows);
+    PlaceRun *rows = xnew_array((size_t)n_chosen + 5 + (size_t)pb.c->n_devices, sizeof *rows);
     int n = 0, ok = 1, with_single = 0;
     while (ok && n < n_chosen) {
         const Chosen *ch = &chosen[n];
@@ -500,14 +597,25 @@ static int run_compare(int argc, char **argv)
         n = kept;
     }
     int64_t agent_budget = cli_get(&cmd_compare, &a, "budget") ? budget : 0; /* none: each agent's own procedure */
-    if (ok && policy) {
-        int k = cli_policy_runs(policy, &pb, &(AgentPlaceOpts){(int)samples, seed, start, agent_budget}, rows + n, NULL, &e);
+    AgentPlaceOpts po = {(int)samples, seed, start, agent_budget};
+    if (ok && policy && rival) { /* auto with the graph's own policy: its rows and the learned search's, at one budget */
+        int nr;
+        int64_t same;
+        int k = auto_runs(policy, rival, &pb, &po, rows + n + 2, NULL, rows + n, &nr, NULL, &same, &e);
+        ok = k >= 0;
+        if (ok) {
+            memmove(rows + n + nr, rows + n + 2, (size_t)k * sizeof *rows);
+            n += nr + k;
+            po.budget = same; /* --untrained's control spends it too */
+        }
+    } else if (ok && policy) {
+        int k = cli_policy_runs(policy, &pb, &po, rows + n, NULL, &e);
         ok = k >= 0;
         n += ok ? k : 0;
     }
     if (ok && policy && cli_get(&cmd_compare, &a, "untrained")) {
         const AgentPolicy *ap = agent_policy_cached(policy, NULL, &e);
-        ok = ap && agent_place_untrained(ap, &pb, &(AgentPlaceOpts){(int)samples, seed, start, agent_budget}, &rows[n], &e) == 0;
+        ok = ap && agent_place_untrained(ap, &pb, &po, &rows[n], &e) == 0;
         n += ok;
     }
     if (ok) {
