@@ -72,8 +72,7 @@ def main():
                                        for i in range(HELD[0], HELD[1] + 1)]))
     if FRESH:
         for d, m in FAMILIES:
-            fs = sorted(os.path.join(FRESH, f) for f in os.listdir(FRESH) if f.startswith(m + "_") and
-                        f.endswith(".json"))
+            fs = benchargs.fresh_members(FRESH, m)
             if fs:
                 sets.append(("fresh " + d, fs))
     jobs = [(p, b, s, policy) for _, ps in sets for p in ps for b in BUDGETS for s in range(1, SEEDS + 1)]
