@@ -23,9 +23,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchargs  # noqa: E402
 
 os.environ["PLACETO_KERNELS"] = "plain"
-PROG, OPT = benchargs.options("auto_policy.py", ["fresh", "devices"])
+PROG, OPT = benchargs.options("auto_policy.py", ["fresh", "devices", "seed", "only", "tag"])
 FRESH = OPT.get("fresh")
 DEVICES = [int(x) for x in OPT.get("devices", "2,4").split(",")]
+TAG = "_" + OPT["tag"] if "tag" in OPT else ""
 HEURISTICS = "single,random,round-robin,expert,m-topo,m-etf,heft,metis,scotch"
 
 
@@ -36,7 +37,7 @@ def place(args):
 
 def run(job):
     path, nd = job
-    d = ["--devices", str(nd)]
+    d = ["--devices", str(nd), "--seed", benchargs.SEED]
     new = place([path, "--policy", "auto"] + d)
     old = place([path, "--policy", "graphs/policies/general_%d.json" % nd, "--start", "heuristic"] + d)
     heur = json.loads(subprocess.run([PROG, "compare", path, "--methods", HEURISTICS, "--json"] + d, check=True,
@@ -63,9 +64,9 @@ def main():
                      "auto_beats_old": sum(r["auto"] < r["old_auto"] for r in rs),
                      "auto_beats_ils": sum(r["auto"] < r["auto_ils"] for r in rs)})
     os.makedirs("bench/results", exist_ok=True)
-    with open("bench/results/auto_policy.json", "w") as f:
+    with open("bench/results/auto_policy%s.json" % TAG, "w") as f:
         json.dump(rows, f, indent=1)
-    with open("bench/results/auto_policy.md", "w") as f:
+    with open("bench/results/auto_policy%s.md" % TAG, "w") as f:
         f.write("# `--policy auto` on graphs it never saw: the learned local search against the general Placeto policy\n\n")
         f.write("`/usr/bin/python3 bench/auto_policy.py%s` (runtime / lower bound, mean over each set's graphs; "
                 "*placements*: simulated, the heuristics' included; *ils*: ILS given the same placements).\n\n"
@@ -78,7 +79,7 @@ def main():
                 r["devices"], r["set"], r["family"], r["graphs"], r["heuristic"], r["auto"], r["auto_placements"],
                 r["auto_ils"], r["auto_beats_ils"], r["graphs"], r["old_auto"], r["old_auto_placements"],
                 r["old_auto_ils"], r["auto_beats_old"], r["graphs"]))
-    print(open("bench/results/auto_policy.md").read())
+    print(open("bench/results/auto_policy%s.md" % TAG).read())
 
 
 main()

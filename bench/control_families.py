@@ -38,10 +38,12 @@ import benchargs  # noqa: E402
 
 os.environ["PLACETO_KERNELS"] = "plain"
 FRESH, LSEARCH, LS_BUDGET = None, None, 200
-PROG, OPT = benchargs.options("control_families.py", ["fresh", "lsearch", "lsearch-budget", "lsched", "placeto-budget"])
+PROG, OPT = benchargs.options("control_families.py", ["fresh", "lsearch", "lsearch-budget", "lsched", "placeto-budget",
+                                                            "seed", "only", "tag"])
 FRESH, LSEARCH, LSCHED = OPT.get("fresh"), OPT.get("lsearch"), OPT.get("lsched")
 PLACETO_BUDGET = int(OPT["placeto-budget"]) if "placeto-budget" in OPT else None
 LS_BUDGET = int(OPT.get("lsearch-budget", LS_BUDGET))
+TAG = "_" + OPT["tag"] if "tag" in OPT else ""
 
 def policies(fam):
     ps = [("placeto", "graphs/policies/family_%s.json" % fam), ("rnn", "graphs/policies/rnn_family_%s.json" % fam),
@@ -60,7 +62,7 @@ def run(job):
     agent, policy, path = job
     row = {"placeto-search": "placeto-refine"}.get(agent.split("@")[0], agent.split("@")[0])
     cmd = [PROG, "compare", path, "--devices", "2", "--policy", policy, "--untrained", "--samples", "8",
-           "--methods", "single", "--seed", "1", "--json"]
+           "--methods", "single", "--seed", benchargs.SEED, "--json"]
     if agent == "lsearch":
         cmd += ["--budget", str(LS_BUDGET)]
     if "@" in agent:
@@ -70,7 +72,7 @@ def run(job):
     t, u = m[row], m[row + "-untrained"]
     budget = max(t["placements"], 9)
     ils = json.loads(subprocess.run([PROG, "place", path, "--devices", "2", "--method", "ils", "--budget", str(budget),
-                                     "--seed", "1", "--json"], check=True, capture_output=True, text=True).stdout)
+                                     "--seed", benchargs.SEED, "--json"], check=True, capture_output=True, text=True).stdout)
     lb = d["lower_bound_us"]
     return job, {"trained": t["runtime_us"] / lb, "untrained": u["runtime_us"] / lb, "ils": ils["runtime_us"] / lb,
                  "placements": t["placements"], "untrained_placements": u["placements"], "trained_oom": t["oom"], "untrained_oom": u["oom"]}
@@ -94,9 +96,10 @@ def main():
             rows.append(row)
     doc = {"command": "/usr/bin/python3 bench/control_families.py%s%s%s%s" % (
         " --fresh DIR" if FRESH else "", " --lsearch %s --lsearch-budget %d" % (LSEARCH, LS_BUDGET) if LSEARCH else "",
-        " --lsched %s" % LSCHED if LSCHED else "", " --placeto-budget %d" % PLACETO_BUDGET if PLACETO_BUDGET else ""),
+        " --lsched %s" % LSCHED if LSCHED else "", " --placeto-budget %d" % PLACETO_BUDGET if PLACETO_BUDGET else "") +
+        "".join(" --%s %s" % (k, OPT[k]) for k in ("seed", "only", "tag") if k in OPT),
         "kernels": "plain", "rows": rows}
-    with open("bench/results/control_families.json", "w") as f:
+    with open("bench/results/control_families%s.json" % TAG, "w") as f:
         json.dump(doc, f, indent=1)
     md = ["# Every family policy against its untrained control, zero-shot", "",
           "`%s` (2 devices; runtime / lower bound, mean over each set's graphs; *gain*: 1 − the geometric mean of "
@@ -111,7 +114,7 @@ def main():
     for a in sorted({r["agent"] for r in rows}):
         rs = [r for r in rows if r["agent"] == a]
         md.append("%s: mean gain over the %d sets %+.1f %%  " % (a, len(rs), 100 * sum(r["gain"] for r in rs) / len(rs)))
-    with open("bench/results/control_families.md", "w") as f:
+    with open("bench/results/control_families%s.md" % TAG, "w") as f:
         f.write("\n".join(md) + "\n")
     print("\n".join(md))
 

@@ -35,7 +35,7 @@ import benchargs  # noqa: E402
 os.environ["PLACETO_KERNELS"] = "plain"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HEURISTICS = "single,random,round-robin,expert,m-topo,m-etf,heft,metis,scotch"
-PROG, OPT = benchargs.options("gdp_families.py", ["policy", "sets", "fresh", "tag", "jobs", "out", "families"])
+PROG, OPT = benchargs.options("gdp_families.py", ["policy", "sets", "fresh", "tag", "jobs", "out", "families", "seed"])
 PATTERN = OPT.get("policy", "graphs/policies/gdp_family_%s.json")
 SETS = OPT.get("sets", "held-out,fresh" if "fresh" in OPT else "held-out").split(",")
 JOBS = int(OPT.get("jobs", os.cpu_count() or 1))
@@ -67,9 +67,10 @@ def one(job):
     heur = min(ref["methods"], key=lambda m: (m["oom"], m["runtime_us"]))
     single = [m for m in ref["methods"] if m["method"] == "single"][0]
     pol = PATTERN % fam
-    greedy = run("place", g, "--devices", 2, "--policy", pol, "--json")
-    best9 = run("place", g, "--devices", 2, "--policy", pol, "--samples", 8, "--json")
-    fb = run("place", g, "--devices", 2, "--policy", pol, "--samples", 8, "--start", "heuristic", "--json")
+    greedy = run("place", g, "--devices", 2, "--policy", pol, "--seed", benchargs.SEED, "--json")
+    best9 = run("place", g, "--devices", 2, "--policy", pol, "--samples", 8, "--seed", benchargs.SEED, "--json")
+    fb = run("place", g, "--devices", 2, "--policy", pol, "--samples", 8, "--start", "heuristic", "--seed", benchargs.SEED,
+             "--json")
     lb = ref["lower_bound_us"]
     return job, {"graph": g, "groups": ref["groups"], "lower_bound_us": lb, "single": single["runtime_us"] / lb,
                  "heuristic": heur["runtime_us"] / lb, "heuristic_method": heur["method"],
@@ -99,7 +100,7 @@ def main():
                      "best_of_9_worse_than_single": sum(r["best_of_9"] > r["single"] * (1 + 1e-9) for r in rs),
                      "per_graph": rs})
     cmd = "/usr/bin/python3 bench/gdp_families.py" + "".join(
-        " --%s %s" % (k, OPT[k]) for k in ("policy", "sets", "families", "fresh", "tag") if k in OPT)
+        " --%s %s" % (k, OPT[k]) for k in ("policy", "sets", "families", "fresh", "seed", "tag") if k in OPT)
     md = ["`%s` (2 devices, the plain kernels; runtime / lower bound, mean over each set's graphs; *greedy*: the "
           "policy's one greedy placement, *best of 9*: that and 8 sampled ones; *worse*: graphs where the policy is "
           "slower than the best heuristic / than one device; *gdp-or-heuristic*: the fallback row, `--start heuristic`, the "

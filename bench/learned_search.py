@@ -34,13 +34,17 @@ TRAIN_OPTS = []
 FAMILIES = [("enas-cifar10", "enas_cifar10"), ("enas-ptb", "enas_ptb"), ("nmt", "nmt_variant")]
 ROWS = ["lsearch", "lsearch-untrained", "ils", "anneal"]
 PROG, OPT = benchargs.options("learned_search.py", ["devices", "episodes", "budgets", "seeds", "fresh", "policy",
-                                                    "held", "tag", "train-opts"])
+                                                    "held", "tag", "train-opts", "seed", "only"])
 DEVICES, EPISODES = int(OPT.get("devices", DEVICES)), int(OPT.get("episodes", EPISODES))
 BUDGETS = [int(x) for x in OPT["budgets"].split(",")] if "budgets" in OPT else BUDGETS
 SEEDS, FRESH, POLICY, TAG = int(OPT.get("seeds", SEEDS)), OPT.get("fresh"), OPT.get("policy"), OPT.get("tag", TAG)
 HELD = tuple(int(x) for x in OPT["held"].split("-")) if "held" in OPT else HELD
 TRAIN_OPTS = OPT["train-opts"].split() if "train-opts" in OPT else []
 JOBS = os.cpu_count() or 1
+# --seed S: that seed alone (default: seeds 1..SEEDS); --only WHAT,...: the
+# sets whose kind (held-out, fresh) and family are named, as benchargs says
+SEED_LIST = [int(OPT["seed"])] if "seed" in OPT else list(range(1, SEEDS + 1))
+ONLY = OPT["only"].split(",") if "only" in OPT else []
 
 
 def train():
@@ -72,11 +76,13 @@ def main():
                                        for i in range(HELD[0], HELD[1] + 1)]))
     if FRESH:
         for d, m in FAMILIES:
-            fs = sorted(os.path.join(FRESH, f) for f in os.listdir(FRESH) if f.startswith(m + "_") and
-                        f.endswith(".json"))
+            fs = benchargs.fresh_members(FRESH, m)
             if fs:
                 sets.append(("fresh " + d, fs))
-    jobs = [(p, b, s, policy) for _, ps in sets for p in ps for b in BUDGETS for s in range(1, SEEDS + 1)]
+    kinds = [w for w in ONLY if w in ("held-out", "fresh")]
+    fams = [w for w in ONLY if w not in kinds]
+    sets = [(n, ps) for n, ps in sets if (not kinds or n.split()[0] in kinds) and (not fams or n.split()[1] in fams)]
+    jobs = [(p, b, s, policy) for _, ps in sets for p in ps for b in BUDGETS for s in SEED_LIST]
     with concurrent.futures.ThreadPoolExecutor(JOBS) as ex:
         res = {(j[0], j[1], j[2]): (r, t) for j, r, t in ex.map(run, jobs)}
     table = []
@@ -84,15 +90,16 @@ def main():
         for b in BUDGETS:
             row = {"set": name, "graphs": len(ps), "budget": b}
             for m in ROWS:
-                vals = [res[(p, b, s)][0][m] for p in ps for s in range(1, SEEDS + 1)]
+                vals = [res[(p, b, s)][0][m] for p in ps for s in SEED_LIST]
                 row[m] = sum(vals) / len(vals)
-                row[m + "_seconds"] = sum(res[(p, b, s)][1][m] for p in ps for s in range(1, SEEDS + 1)) / len(vals)
+                row[m + "_seconds"] = sum(res[(p, b, s)][1][m] for p in ps for s in SEED_LIST) / len(vals)
             # graphs where the trained scorer's mean over seeds beats ILS's
             row["wins_vs_ils"] = sum(
-                sum(res[(p, b, s)][0]["lsearch"] for s in range(1, SEEDS + 1)) <
-                sum(res[(p, b, s)][0]["ils"] for s in range(1, SEEDS + 1)) for p in ps)
+                sum(res[(p, b, s)][0]["lsearch"] for s in SEED_LIST) <
+                sum(res[(p, b, s)][0]["ils"] for s in SEED_LIST) for p in ps)
             table.append(row)
-    doc = {"devices": DEVICES, "episodes": EPISODES, "seeds": SEEDS, "policy": policy, "train_command": train_cmd,
+    doc = {"devices": DEVICES, "episodes": EPISODES, "seeds": len(SEED_LIST), "seed_list": SEED_LIST, "policy": policy,
+           "train_command": train_cmd,
            "compare_command": "%s compare GRAPH --devices %d --methods ils,anneal --policy %s --untrained "
                               "--budget B --seed S --json" % (PROG, DEVICES, policy),
            "kernels": os.environ.get("PLACETO_KERNELS", ""), "rows": table}
@@ -100,7 +107,8 @@ def main():
     with open(base + ".json", "w") as f:
         json.dump(doc, f, indent=1)
     md = ["Learned local search against the uniform searches, %d devices, mean runtime / lower bound over each "
-          "set's graphs and seeds 1-%d; every row spends exactly the budget's placements." % (DEVICES, SEEDS), "",
+          "set's graphs and seeds %s; every row spends exactly the budget's placements." % (
+              DEVICES, "%d-%d" % (SEED_LIST[0], SEED_LIST[-1]) if len(SEED_LIST) > 1 else SEED_LIST[0]), "",
           "Trained with: `%s`" % (train_cmd or "(given policy %s)" % policy), "",
           "Each cell: `%s`" % doc["compare_command"], "",
           "| set | graphs | budget | lsearch | untrained | ils | anneal | lsearch vs ils | graphs lsearch < ils |",

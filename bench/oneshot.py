@@ -24,10 +24,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchargs  # noqa: E402
 
 os.environ["PLACETO_KERNELS"] = "plain"
-PROG, OPT = benchargs.options("oneshot.py", ["policy", "fresh", "devices"])
+PROG, OPT = benchargs.options("oneshot.py", ["policy", "fresh", "devices", "seed", "only", "tag"])
 POLICY = OPT.get("policy")
 FRESH = OPT.get("fresh")
 DEVICES = [int(x) for x in OPT.get("devices", "2,4").split(",")]
+TAG = "_" + OPT["tag"] if "tag" in OPT else ""
 HEURISTICS = "single,random,round-robin,expert,m-topo,m-etf,heft,metis,scotch"
 
 
@@ -41,7 +42,7 @@ def js(args):
 
 def run(job):
     path, nd = job
-    d = ["--devices", str(nd), "--seed", "1"]
+    d = ["--devices", str(nd), "--seed", benchargs.SEED]
     c = js(["compare", path, "--methods", HEURISTICS, "--policy", policy(nd), "--untrained"] + d)
     m = {r["method"]: r for r in c["methods"]}
     lb = c["lower_bound_us"]
@@ -66,13 +67,14 @@ def main():
         row["worse_than_heuristic"] = sum(r["lsched"] > r["heuristic"] for r in rs)
         rows.append(row)
     os.makedirs("bench/results", exist_ok=True)
-    with open("bench/results/oneshot.json", "w") as f:
+    with open("bench/results/oneshot%s.json" % TAG, "w") as f:
         json.dump({"policies": {nd: policy(nd) for nd in DEVICES}, "rows": rows}, f, indent=1)
     md = ["# The one-shot policy (lsched, 20 placements) against the best heuristic, ILS and its untrained control", "",
           "`/usr/bin/python3 bench/oneshot.py%s` with `%s` (runtime / lower bound, mean over each set's graphs; "
-          "each cell from `compare GRAPH --methods HEURISTICS --policy P --untrained --seed 1` and "
-          "`place GRAPH --method ils --budget B --seed 1`)." % (" --fresh DIR" if FRESH else "",
-                                                                  ", ".join(policy(nd) for nd in DEVICES)), "",
+          "each cell from `compare GRAPH --methods HEURISTICS --policy P --untrained --seed %s` and "
+          "`place GRAPH --method ils --budget B --seed %s`)." % (" --fresh DIR" if FRESH else "",
+                                                                  ", ".join(policy(nd) for nd in DEVICES),
+                                                                  benchargs.SEED, benchargs.SEED), "",
           "| devices | set | family | graphs | best heuristic | lsched (20) | untrained (20) | ils (20) | ils (200) | "
           "lsched vs ils (200) | graphs lsched < ils (200) | graphs lsched < control | seconds (mean, max) |",
           "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -83,7 +85,7 @@ def main():
             r["graphs"], r["seconds"], r["max_seconds"]))
     worse = sum(r["worse_than_heuristic"] for r in rows)
     md += ["", "Graphs where lsched is worse than the best heuristic: %d (its fallback makes it never worse)." % worse]
-    open("bench/results/oneshot.md", "w").write("\n".join(md) + "\n")
+    open("bench/results/oneshot%s.md" % TAG, "w").write("\n".join(md) + "\n")
     print("\n".join(md))
 
 

@@ -31,10 +31,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchargs  # noqa: E402
 
 os.environ["PLACETO_KERNELS"] = "plain"
-PROG, OPT = benchargs.options("placeto_search.py", ["fresh", "budgets"])
+PROG, OPT = benchargs.options("placeto_search.py", ["fresh", "budgets", "seed", "only", "tag"])
 FRESH = OPT.get("fresh")
 BUDGETS = [int(b) for b in OPT.get("budgets", "200,500,1000").split(",")]
 DEVICES = (2, 4)
+TAG = "_" + OPT["tag"] if "tag" in OPT else ""
 
 
 def fam_of(path):
@@ -46,7 +47,7 @@ def fam_of(path):
 
 def compare(path, nd, policy, budget):
     cmd = [PROG, "compare", path, "--devices", str(nd), "--policy", policy, "--start", "heuristic", "--untrained",
-           "--methods", "single", "--budget", str(budget), "--seed", "1", "--json"]
+           "--methods", "single", "--budget", str(budget), "--seed", benchargs.SEED, "--json"]
     d = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
     m = {x["method"]: x for x in d["methods"]}
     return d["lower_bound_us"], m["placeto-refine"], m["placeto-refine-untrained"]
@@ -59,7 +60,7 @@ def run(job):
     for b in BUDGETS:
         lb, t, u = compare(path, nd, "graphs/policies/search_family_%s_%d.json" % (fam, nd), b)
         ils = json.loads(subprocess.run([PROG, "place", path, "--devices", str(nd), "--method", "ils", "--budget",
-                                         str(b), "--seed", "1", "--json"], check=True, capture_output=True,
+                                         str(b), "--seed", benchargs.SEED, "--json"], check=True, capture_output=True,
                                         text=True).stdout)
         r = {"trained": t["runtime_us"] / lb, "untrained": u["runtime_us"] / lb, "ils": ils["runtime_us"] / lb,
              "placements": t["placements"], "untrained_placements": u["placements"]}
@@ -86,8 +87,9 @@ def main():
             row["beats_ils"] = sum(x["trained"] < x["ils"] for x in xs)
             rows.append(row)
     cmd = "/usr/bin/python3 bench/placeto_search.py%s --budgets %s" % (" --fresh DIR" if FRESH else "",
-                                                                      ",".join(map(str, BUDGETS)))
-    with open("bench/results/placeto_search.json", "w") as f:
+                                                                      ",".join(map(str, BUDGETS))) + "".join(
+        " --%s %s" % (k, OPT[k]) for k in ("seed", "only", "tag") if k in OPT)
+    with open("bench/results/placeto_search%s.json" % TAG, "w") as f:
         json.dump({"command": cmd, "kernels": "plain", "rows": rows}, f, indent=1)
     md = ["`%s`: Placeto trained as a search (`search_family_F_D.json`), zero-shot from the best heuristic's "
           "placement with exactly B placements, against the same network untrained (the control) and ILS at the "
@@ -108,7 +110,7 @@ def main():
                       "against ILS %+.1f %%  " % (nd, b, 100 * sum(r["gain"] for r in rs) / len(rs),
                                                  sum(r["gain"] >= 0.05 for r in rs), len(rs),
                                                  100 * sum(r["vs_ils"] for r in rs) / len(rs)))
-    with open("bench/results/placeto_search.md", "w") as f:
+    with open("bench/results/placeto_search%s.md" % TAG, "w") as f:
         f.write("\n".join(md) + "\n")
     print("\n".join(md))
 

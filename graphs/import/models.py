@@ -7,6 +7,7 @@ description) through Spec.make_inference."""
 import math
 import random
 
+import families
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -302,15 +303,10 @@ class CellNet(nn.Module):
 
 # ---- ENAS search spaces (Pham et al., 2018) ----
 
-ENAS_CONV_OPS = ["sep3", "sep5", "avg3", "max3", "id"]
-
-
-def enas_cell(rng, blocks):
-    cell = []
-    for k in range(blocks):
-        i1, i2 = rng.randrange(2 + k), rng.randrange(2 + k)
-        cell.append((i1, rng.choice(ENAS_CONV_OPS), i2, rng.choice(ENAS_CONV_OPS)))
-    return cell
+# How a seed maps to a configuration, for every family, is in families.py
+# (no PyTorch needed): enas_cell, enas_rnn_arch and NMT_VARIANTS live there.
+ENAS_CONV_OPS = families.ENAS_CONV_OPS
+enas_cell = families.enas_cell
 
 
 class ENASRNN(nn.Module):
@@ -318,14 +314,14 @@ class ENASRNN(nn.Module):
     applies a linear map and an activation; the cell output averages the
     loose ends), unrolled over `steps` steps of a language model."""
 
-    ACTS = ["tanh", "relu", "sigmoid", "identity"]
+    ACTS = families.ENAS_RNN_ACTS
 
     def __init__(self, rng, vocab, hidden, nodes, steps):
         super().__init__()
         self.steps, self.hidden = steps, hidden
         self.emb = nn.Embedding(vocab, hidden)
         self.w_in = nn.Linear(2 * hidden, 2 * hidden)
-        self.arch = [(rng.randrange(k + 1), rng.choice(self.ACTS)) for k in range(nodes)]
+        self.arch = families.enas_rnn_arch(rng, nodes)
         self.w = nn.ModuleList([nn.Linear(hidden, 2 * hidden, bias=False) for _ in range(nodes)])
         used = {p for p, _ in self.arch}
         self.loose = [k + 1 for k in range(nodes) if k + 1 not in used]
@@ -409,6 +405,7 @@ def nasnet_make(b, seed):
 
 
 def enas_cifar_make(b, seed):
+    # families.enas_cifar10(seed): the same draws
     rng = random.Random(seed)
     torch.manual_seed(seed)
     normal, reduce = enas_cell(rng, 5), enas_cell(rng, 5)
@@ -419,6 +416,7 @@ def enas_cifar_make(b, seed):
 
 
 def enas_ptb_make(b, seed):
+    # families.enas_ptb(seed): the same draws
     rng = random.Random(seed)
     torch.manual_seed(seed)
     m = ENASRNN(rng, 10000, 256, 8, 10)
@@ -429,15 +427,16 @@ def enas_ptb_make(b, seed):
 
 
 # Every (layers, hidden, steps) of the NMT family, in one fixed shuffled
-# order: seed s takes entry s, so that seeds below 75 give distinct graphs
-# (drawing each choice from the seed gave repeats among 32 members).
-NMT_VARIANTS = [(l, h, t) for l in (1, 2, 3) for h in (256, 320, 384, 448, 512) for t in (4, 5, 6, 7, 8)]
-random.Random(2019).shuffle(NMT_VARIANTS)
+# order (families.NMT_VARIANTS): seed s takes entry s mod 75, so seeds 0-74
+# give distinct graphs and s and s + 75 the same one; the bundled members
+# are seeds 0-31, so only seeds with s mod 75 in 32..74 are fresh
+# (families.py seed nmt_variant S says which bundled member S repeats).
+NMT_VARIANTS = families.NMT_VARIANTS
 
 
 def nmt_variant_make(b, seed):
     torch.manual_seed(seed)
-    layers, hidden, steps = NMT_VARIANTS[seed % len(NMT_VARIANTS)]
+    layers, hidden, steps = families.nmt_variant(seed)
     vocab = 8000
     m = Seq2Seq(vocab, hidden, layers, layers, steps)
     inputs, names = seq2seq_inputs(b, steps, vocab)

@@ -171,6 +171,7 @@ import time
 START = time.monotonic()         # progress lines count from here (before PyTorch loads)
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree or beside a user's module
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import families  # noqa: E402
 import guard  # noqa: E402
 import layers  # noqa: E402
 import roofline  # noqa: E402
@@ -698,7 +699,13 @@ def main():
                     help="torchvision:NAME: the input's height and width (default 224; 299 for inception_v3; "
                     "112 for video models)")
     ap.add_argument("--seed", type=int, default=0,
-                    help="seed of the weights, inputs and generated architectures (ENAS cells, NMT variants)")
+                    help="seed of the weights, inputs and generated architectures (ENAS cells, NMT variants; "
+                    "nmt_variant takes configuration SEED mod 75, so SEED and SEED + 75 make the same graph: "
+                    "graphs/import/families.py says which seeds repeat a bundled member)")
+    ap.add_argument("--fresh", action="store_true",
+                    help="a family model (enas_cifar10, enas_ptb, nmt_variant): refuse a seed whose configuration "
+                    "is a bundled member's (graphs/families/*, seeds 0-31), naming it (exit 1); without --fresh "
+                    "such a seed other than the member's own is named in a note on stderr")
     ap.add_argument("--device", default=roofline.DEFAULT_DEVICE, choices=sorted(roofline.DEVICES),
                     help="device model of the roofline costs (default: k80)")
     ap.add_argument("--inference", action="store_true",
@@ -730,6 +737,13 @@ def main():
         ap.error("the following arguments are required: -o/--output")
     if args.batch is not None and args.batch < 1:
         ap.error("--batch must be >= 1")
+    if args.fresh and args.model not in families.CONFIG:
+        ap.error("--fresh needs a family model (%s)" % ", ".join(sorted(families.CONFIG)))
+    repeat = families.seed_message(args.model, args.seed) if args.model in families.CONFIG else None
+    if repeat and args.fresh:
+        die(repeat + " (--fresh)")
+    if repeat and args.seed >= families.BUNDLED:
+        sys.stderr.write("%s: note: %s\n" % (PROG, repeat))
     progress = summary.Progress(PROG, args.quiet, START)
     try:
         import importlib
