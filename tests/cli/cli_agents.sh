@@ -95,9 +95,9 @@ fi
 # starts from (--seed), placing by the same procedure; it is the network
 # `train --episodes 1 --lr 0` leaves, row for row
 g=graphs/toy/crown.json
-run train "$g" --episodes 1 --lr 0 --seed 1 -o "$tmp/u.json"
+run train "$g" --preset tuned --episodes 1 --lr 0 --seed 1 -o "$tmp/u.json"
 expect_rc "control: train --lr 0" 0 && pass
-run train "$g" --episodes 20 --seed 1 -o "$tmp/t.json"
+run train "$g" --preset tuned --episodes 20 --seed 1 -o "$tmp/t.json"
 expect_rc "control: train" 0 && pass
 run compare "$g" --policy "$tmp/u.json" --methods single --seed 1 --json
 cp "$tmp/out" "$tmp/u_cmp.json"

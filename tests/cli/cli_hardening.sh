@@ -173,7 +173,7 @@ assert d["ops"] == 100000 and 100 <= d["groups"] <= 200, d
     if expect_rc "100k ops: explorer" 0; then
         if grep -q "undo: " "$tmp/out"; then pass; else fail "100k ops: explorer" "no undo on screen"; fi
     fi
-    run train "$tmp/big.json" --devices 4 --groups 20 --episodes 1 -o "$tmp/big_policy.json"
+    run train "$tmp/big.json" --devices 4 --groups 20 --episodes 1 --preset tuned --keep last -o "$tmp/big_policy.json"
     expect_rc "100k ops: a training episode" 0 && pass
     # a second Ctrl-C stops training within a second, mid-episode; the
     # policy file keeps the last checkpoint
@@ -278,7 +278,7 @@ name = "evil\x1b]0;pwned\x07\u009b,\"q\"\\"
 lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 assert lines[-1]["graphs"][0]["graph"] == name, lines[-1]
 rows = list(csv.reader(open(sys.argv[2], newline="")))
-assert len(rows) == 3 and all(len(r) == 8 and r[1] == name for r in rows[1:]), rows
+assert len(rows) == 3 and all(len(r) == 9 and r[1] == name for r in rows[1:]), rows
 ' "$tmp/out" "$tmp/evil.csv"
 
 # Usage errors for what a command would ignore, bounded key scripts, and a

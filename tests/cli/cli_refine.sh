@@ -28,7 +28,7 @@ assert not faster, (p["runtime_us"], faster)
 ' "$2" "$3"
 }
 
-run train "$g" --features extended --episodes 2 --seed 5 -o "$tmp/pol.json"
+run train "$g" --preset tuned --features extended --episodes 2 --seed 5 -o "$tmp/pol.json"
 expect_rc "train a policy" 0 && pass
 run compare "$g" --no-policy --json
 expect_rc "compare --no-policy" 0 && pass

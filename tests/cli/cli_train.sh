@@ -14,7 +14,7 @@ cd "$(dirname "$0")/../.." || exit 1
 g=graphs/toy/crown.json
 
 # train writes a policy and a curve; plain progress lines off a terminal
-run train "$g" --episodes 6 --seed 3 -o "$tmp/a.json" --curve "$tmp/a.csv"
+run train "$g" --preset tuned --episodes 6 --seed 3 -o "$tmp/a.json" --curve "$tmp/a.csv"
 if expect_rc "train" 0; then
     if grep -q "episode 6/6" "$tmp/err" && [ ! -s "$tmp/out" ]; then pass; else fail "train progress" "no plain progress line"; fi
     pycheck "train policy file" '
@@ -42,21 +42,21 @@ assert best == sorted(best, reverse=True), "best runtime went up"
 fi
 
 # deterministic: the same seed gives the same bytes
-run train "$g" --episodes 6 --seed 3 -o "$tmp/b.json"
+run train "$g" --preset tuned --episodes 6 --seed 3 -o "$tmp/b.json"
 if expect_rc "train again" 0; then
     if cmp -s "$tmp/a.json" "$tmp/b.json"; then pass; else fail "train deterministic" "policy files differ"; fi
 fi
-run train "$g" --episodes 6 --seed 4 -o "$tmp/c.json"
+run train "$g" --preset tuned --episodes 6 --seed 4 -o "$tmp/c.json"
 if expect_rc "train other seed" 0; then
     if cmp -s "$tmp/a.json" "$tmp/c.json"; then fail "train seed" "seed 4 gave the same file as seed 3"; else pass; fi
 fi
 
 # resume: 10 straight = 6 + 4 resumed, byte for byte
-run train "$g" --episodes 10 --seed 3 -o "$tmp/ten.json"
+run train "$g" --preset tuned --episodes 10 --seed 3 -o "$tmp/ten.json"
 expect_rc "train 10" 0 && pass
 cp "$tmp/a.json" "$tmp/six.json"
 cp "$tmp/a.ckpt.json" "$tmp/six.ckpt.json" # the checkpoint travels with its policy
-run train "$g" --episodes 4 --resume "$tmp/six.json"
+run train "$g" --preset tuned --episodes 4 --resume "$tmp/six.json"
 if expect_rc "train --resume" 0; then
     if cmp -s "$tmp/ten.json" "$tmp/six.json" && cmp -s "$tmp/ten.ckpt.json" "$tmp/six.ckpt.json"; then pass
     else fail "resume bit-exact" "6 + 4 resumed differs from 10"; fi
@@ -84,9 +84,9 @@ if expect_rc "compare a trained policy" 0; then
 fi
 
 # threads: deterministic for a given count
-run train "$g" --episodes 6 --threads 2 --seed 3 -o "$tmp/t1.json"
+run train "$g" --preset tuned --episodes 6 --threads 2 --seed 3 -o "$tmp/t1.json"
 expect_rc "train --threads 2" 0 && pass
-run train "$g" --episodes 6 --threads 2 --seed 3 -o "$tmp/t2.json"
+run train "$g" --preset tuned --episodes 6 --threads 2 --seed 3 -o "$tmp/t2.json"
 if expect_rc "train --threads 2 again" 0; then
     if cmp -s "$tmp/t1.json" "$tmp/t2.json"; then pass; else fail "threads deterministic" "two runs differ"; fi
 fi
@@ -186,9 +186,9 @@ usage_error "train --preset" train "$g" --preset bogus --episodes 2 -o "$tmp/bog
 usage_error "train --temperature 0" train "$g" --temperature 0 --episodes 2 -o "$tmp/bogus.json"
 
 # --temperature: deterministic, and another policy than T = 1
-run train "$g" --temperature 0.5 --episodes 4 -o "$tmp/t1.json"
-run train "$g" --temperature 0.5 --episodes 4 -o "$tmp/t2.json"
-run train "$g" --episodes 4 -o "$tmp/t3.json"
+run train "$g" --keep last --temperature 0.5 --episodes 4 -o "$tmp/t1.json"
+run train "$g" --keep last --temperature 0.5 --episodes 4 -o "$tmp/t2.json"
+run train "$g" --keep last --episodes 4 -o "$tmp/t3.json"
 if cmp -s "$tmp/t1.json" "$tmp/t2.json" && ! cmp -s "$tmp/t1.json" "$tmp/t3.json"; then pass
 else fail "train --temperature" "not deterministic, or the same as temperature 1"; fi
 usage_error "train --reward" train "$g" --reward bogus --episodes 2 -o "$tmp/bogus.json"
@@ -208,7 +208,7 @@ assert a["n_features"] == 7 and a["d"] == 7 and "extended" not in a and "start" 
 # --accept-improving: recorded in the policy; its zero-shot episodes from
 # device 0 only keep moves that do not hurt, so they are never slower than
 # everything on device 0
-run train "$g" --accept-improving --episodes 3 -o "$tmp/acc.json"
+run train "$g" --preset tuned --accept-improving --episodes 3 -o "$tmp/acc.json"
 expect_rc "train --accept-improving" 0 && pycheck "accept recorded" '
 import json, sys
 a = json.load(open(sys.argv[1]))["architecture"]
@@ -252,7 +252,7 @@ p = json.load(open(sys.argv[2]))
 assert p["method"] == "placeto-refine" and p["placements"] == 40, p
 ' "$tmp/s_cmp.json" "$tmp/out"
 usage_error "train --preset bogus" train "$g" --preset bogus -o "$tmp/bogus.json"
-grep -q "tuned, search or paper" "$tmp/err" && pass || fail "train --preset bogus" "the message does not list search"
+grep -q "search, tuned or paper" "$tmp/err" && pass || fail "train --preset bogus" "the message does not list search"
 usage_error "train --rejected" train "$g" --rejected maybe -o "$tmp/bogus.json"
 usage_error "train --rejected zero --accept all" train "$g" --rejected zero --accept all -o "$tmp/bogus.json"
 usage_error "train --preset search --accept all" train "$g" --preset search --accept all -o "$tmp/bogus.json"
@@ -296,15 +296,98 @@ jsonok "info --json with a quoted graph name" info "$tmp/q.json" --json
 # training gives the same bytes whichever kernels OpenBLAS picks for the CPU
 # (OPENBLAS_CORETYPE stands in for another machine here)
 for ct in Prescott Haswell; do
-    PLACETO_KERNELS=plain OPENBLAS_CORETYPE=$ct run train graphs/inception_v3.json --episodes 2 --seed 2 -o "$tmp/plain_$ct.json"
+    PLACETO_KERNELS=plain OPENBLAS_CORETYPE=$ct run train graphs/inception_v3.json --keep last --episodes 2 --seed 2 -o "$tmp/plain_$ct.json"
     expect_rc "train with PLACETO_KERNELS=plain ($ct)" 0 && pass
 done
-run train graphs/inception_v3.json --episodes 2 --seed 2 -o "$tmp/blas.json"
+run train graphs/inception_v3.json --keep last --episodes 2 --seed 2 -o "$tmp/blas.json"
 expect_rc "train with BLAS" 0 && pass
 if cmp -s "$tmp/plain_Prescott.json" "$tmp/plain_Haswell.json"; then pass; else
     fail "plain kernels" "the policy differs with the OpenBLAS kernels chosen"; fi
 if ! cmp -s "$tmp/plain_Prescott.json" "$tmp/blas.json"; then pass; else
     fail "plain kernels" "PLACETO_KERNELS=plain gave BLAS's bytes: the switch did nothing"; fi
+
+# The default train never hands back a policy slower than the best
+# heuristic or than its untrained control: what `place --policy` gives is the
+# kept snapshot, evaluated by that very procedure (before --keep best and
+# the search preset, 50 episodes on crown placed at 4.688 ms, against heft's
+# 4.188 and the control's 4.352). train ends by saying so, per graph.
+run train "$g" --episodes 50 --seed 1 -o "$tmp/d.json" --json
+if expect_rc "default train" 0; then
+    cp "$tmp/out" "$tmp/d_train.json"
+    run compare "$g" --policy "$tmp/d.json" --untrained --json
+    cp "$tmp/out" "$tmp/d_cmp.json"
+    run place "$g" --policy "$tmp/d.json" --json
+    expect_rc "place the default policy" 0 && pycheck "default train: no slower than the best heuristic and its control" '
+import json, sys
+t = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+c = {r["method"]: r for r in json.load(open(sys.argv[2]))["methods"]}
+p = json.load(open(sys.argv[3]))
+heur = min(r["runtime_us"] for m, r in c.items() if not m.startswith("placeto") and m not in ("ils", "anneal"))
+ctl = c["placeto-refine-untrained"]["runtime_us"]
+assert p["runtime_us"] <= heur + 1e-9 and p["runtime_us"] <= ctl + 1e-9, (p["runtime_us"], heur, ctl)
+cl = t["closing"][0]
+assert cl["graph"] == "toy_crown" and cl["policy_row"] == p["method"] == "placeto-refine", cl
+assert cl["policy_us"] == p["runtime_us"] and cl["untrained_us"] == ctl and cl["heuristic_us"] == heur, (cl, p["runtime_us"], ctl, heur)
+assert cl["best_seen_us"] == c["placeto-trained"]["runtime_us"], cl
+assert 0 <= t["kept_episode"] <= 50 and t["kept_episode"] % 50 == 0, t["kept_episode"]
+' "$tmp/d_train.json" "$tmp/d_cmp.json" "$tmp/out"
+fi
+run train "$g" --episodes 4 --seed 1 -o "$tmp/d4.json"
+if expect_rc "default train, text" 0; then
+    if grep -q "^toy_crown: the policy's own placement .* its untrained control .* best heuristic .* best seen in training" "$tmp/err" &&
+       grep -q "place --policy $tmp/d4.json. gives the policy's own placement" "$tmp/err"; then pass
+    else fail "train's closing lines" "$(tail -n 3 "$tmp/err")"; fi
+fi
+# --keep best: the file holds the kept weights, the checkpoint the weights
+# training goes on from, and a resume continues them bit-exactly (8 = 4 + 4
+# with an evaluation every 2 episodes); --keep last holds the last ones
+run train "$g" --episodes 8 --eval-every 2 --seed 5 -o "$tmp/k8.json"
+run train "$g" --episodes 4 --eval-every 2 --seed 5 -o "$tmp/k4.json"
+run train "$g" --episodes 4 --eval-every 2 --resume "$tmp/k4.json"
+if expect_rc "--keep best resumed" 0; then
+    if cmp -s "$tmp/k8.json" "$tmp/k4.json" && cmp -s "$tmp/k8.ckpt.json" "$tmp/k4.ckpt.json"; then pass
+    else fail "--keep best resume bit-exact" "4 + 4 resumed differs from 8"; fi
+fi
+usage_error "train --keep bogus" train "$g" --keep bogus -o "$tmp/bogus.json"
+usage_error "train --eval-every with --keep last" train "$g" --keep last --eval-every 5 -o "$tmp/bogus.json"
+
+# the progress line and the curve: the episode's total reward, the policy's
+# mean entropy and beta in a column of their own (the entropy column used
+# to hold beta, and the return the first step's reward)
+run train "$g" --preset tuned --episodes 6 --entropy 0.05 -o "$tmp/e.json" --curve "$tmp/e.csv" --json
+if expect_rc "train, entropy and beta" 0; then
+    pycheck "curve: entropy and beta columns" '
+import csv, json, math, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert "beta" in rows[0] and "entropy" in rows[0], list(rows[0])
+assert all(float(r["beta"]) == 0.05 for r in rows), [r["beta"] for r in rows]
+ent = [float(r["entropy"]) for r in rows]
+assert all(0.05 < x <= math.log(2) + 1e-6 for x in ent), ent
+lines = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
+assert all(l["beta"] == 0.05 and 0.05 < l["mean_entropy"] <= math.log(2) + 1e-6 for l in lines[:-1]), lines[0]
+' "$tmp/e.csv" "$tmp/out"
+fi
+run train "$g" --preset tuned --episodes 2 -o "$tmp/e2.json"
+if grep -q "reward [-+][0-9.e+-]*  entropy 0\.[0-9]*  beta 0.01 " "$tmp/err"; then pass
+else fail "progress line: reward, entropy, beta" "$(head -n 1 "$tmp/err")"; fi
+
+# --preset paper as the authors' code runs: 4 workers a round (one Adam step
+# each round), the min-runtime return; the options of its settings
+run train "$g" --preset paper --episodes 8 -o "$tmp/pp.json" --curve "$tmp/pp.csv"
+if expect_rc "train --preset paper, 8 episodes" 0; then
+    pycheck "paper preset: 4 workers, one update a round, beta 1" '
+import csv, json, sys
+k = json.load(open(sys.argv[1][:-5] + ".ckpt.json"))["training"]
+assert k["adam"]["step"] == 2, k["adam"]["step"]
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert len(rows) == 8 and all(float(r["beta"]) == 1 for r in rows), rows
+' "$tmp/pp.json" "$tmp/pp.csv"
+fi
+usage_error "train --return bogus" train "$g" --return bogus -o "$tmp/bogus.json"
+usage_error "train --oom-mode bogus" train "$g" --oom-mode bogus -o "$tmp/bogus.json"
+usage_error "train --entropy-schedule bogus" train "$g" --entropy-schedule bogus -o "$tmp/bogus.json"
+usage_error "train --lr-final without steps" train "$g" --lr-final 1e-4 -o "$tmp/bogus.json"
+usage_error "train --workers with --threads" train "$g" --workers 4 --threads 2 -o "$tmp/bogus.json"
 
 echo "train: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -48,8 +48,8 @@ static const AgentOpt train_opts[] = {
     {"rejected", 0, "R", "with --accept improving, an undone move's reward: negative (default: the slow-down) or zero (nothing changed)"},
     {"features", 0, "SET", "extended (default: + critical path, load, memory, neighbours) or paper"},
     {"oom-penalty", 0, "X", "seconds per GB over a device's memory (default 2)"},
-    {"oom", 0, "MODE", "the memory penalty: per-device (default: each device's excess over its memory, summed) or fullest (paper code: the fullest device's over --max-mem)"},
-    {"max-mem", 0, "GB", "with --oom fullest: the memory cap (default 8, the authors' hyperparameters)"},
+    {"oom-mode", 0, "MODE", "the memory penalty: per-device (default: each device's excess over its memory, summed) or fullest (paper code: the fullest device's over --max-mem)"},
+    {"max-mem", 0, "GB", "with --oom-mode fullest: the memory cap (default 8, the authors' hyperparameters)"},
     {"runtime-cap", 0, "S", "the penalised runtime capped at S seconds (default: none; paper 10)"},
     {"return", 0, "R", "sum (default: the discounted sum of the rewards, --gamma) or min-runtime (paper code: the runtime at step t minus the best reached later)"},
     {"workers", 0, "W", "W episodes a round (on W threads) whose gradients are summed into one Adam step (paper: 4); without it, one step per episode"},
@@ -133,13 +133,13 @@ static int configure(const AgentArgs *a, uint64_t seed, void *config, Err *e)
     }
     cfg->seed = seed;
     long threads, decay, passes, eval_every, workers, lr_steps, ent_start, ent_steps;
-    const char *ret = agent_arg(a, "return"), *oom = agent_arg(a, "oom"), *sched = agent_arg(a, "entropy-schedule");
+    const char *ret = agent_arg(a, "return"), *oom = agent_arg(a, "oom-mode"), *sched = agent_arg(a, "entropy-schedule");
     if (ret && strcmp(ret, "sum") != 0 && strcmp(ret, "min-runtime") != 0)
         return err_set(e, "--return: expected sum or min-runtime, got '%s'", ret);
     if (ret)
         cfg->min_runtime_return = strcmp(ret, "min-runtime") == 0;
     if (oom && strcmp(oom, "per-device") != 0 && strcmp(oom, "fullest") != 0)
-        return err_set(e, "--oom: expected per-device or fullest, got '%s'", oom);
+        return err_set(e, "--oom-mode: expected per-device or fullest, got '%s'", oom);
     if (oom)
         cfg->env.oom_fullest = strcmp(oom, "fullest") == 0;
     static const char *const schedules[] = {"constant", "linear", "exponential", "step"};
