@@ -146,6 +146,13 @@ Trainer *train_new(Policy *pol, TrainState *ts, const TrainConfig *cfg, const Tr
         t->slots[s].best_device = xnew_array((size_t)maxg, sizeof *t->slots[s].best_device);
     }
     ts->adam.lr = cfg->lr;
+    if (!cfg->keep_best && ts->kept_w) { /* --keep last on a resumed --keep best run: the file gets the weights */
+        free(ts->kept_w);
+        ts->kept_w = NULL;
+        ts->kept_n = 0;
+        ts->kept_score = INFINITY;
+        ts->kept_episode = -1;
+    }
     if (cfg->keep_best) {
         t->n_eval = n_graphs < TRAIN_EVAL_GRAPHS ? n_graphs : TRAIN_EVAL_GRAPHS;
         t->eval_gd = xnew_array((size_t)maxg, sizeof *t->eval_gd);
