@@ -5,8 +5,9 @@
  * at the current placement is scored by an MLP of twelve features of k, d
  * and the current placement's simulation (critical path, lateness, cost,
  * the transfers the move saves and adds, device loads and memory), and the
- * next move tried is drawn from the softmax of those scores. An improving
- * move is kept and every move becomes untried again; at a local optimum
+ * next move tried is drawn from the softmax of those scores (with
+ * `--scorer placeto`, Placeto's network scores them instead: LsGnn
+ * below). An improving move is kept and every move becomes untried again; at a local optimum
  * (every move tried) a kick of max(2, groups / 20) uniform moves restarts
  * from the best placement, as `ils` does. Every placement simulated counts
  * against the budget; the start's heuristics included. With all scores
@@ -16,7 +17,7 @@
  * Training is REINFORCE on each proposal: its reward is the improvement it
  * made (as a percentage of the start's score; 0 when it did not improve),
  * against a moving-average baseline scaled by a moving standard deviation:
- * the network learns which moves pay per placement simulated. The network
+ * the network learns which moves pay per placement simulated. The MLP
  * reads no device count and no op types: one policy places any graph on
  * any cluster. */
 #ifndef PLACETO_LSEARCH_H

@@ -201,7 +201,7 @@ static const AgentOpt train_opts[] = {
     SCORER_TRAIN_OPTS,
     {"search-budget", 0, "K", "placements each training search simulates, its start's heuristics included, 100 or more (default 500)"},
     {"update-every", 0, "K", "moves tried per Adam step, 1-4096 (default 32)"},
-    {"scorer", 0, "S", "what scores the moves: mlp (default: 12 move features, --hidden units) or placeto (Placeto's network on Placeto's features; --lr default 0.001)"},
+    {"scorer", 0, "S", "mlp (default: 12 move features) or placeto (Placeto's network; --lr default 0.001)"},
     {"features", 0, "SET", "with --scorer placeto: extended (default) or paper"},
     {0},
 };

@@ -264,7 +264,8 @@ static int search(LsNet *net, const LsScorer *sc, const Graph *g, const Grouping
         double score = place_eval(s.pe, s.cur);
         res->used++;
         int better = score < s.cur_score;
-        if (learn && (s.net || sc) && learn_step(&s, learn, j, better ? (s.cur_score - score) / res->start_score * 100 : 0))
+        if (learn && (s.net || sc) &&
+            learn_step(&s, learn, j, better ? (s.cur_score - score) / res->start_score * 100 : 0))
             if (!better)
                 rescore(&s);
         s.tried[j] = 1; /* kept or not, not again in this pass (as ils's scan) */
