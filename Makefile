@@ -132,7 +132,7 @@ check-layers:
 
 # The network's element-wise loops run millions of times per training run:
 # let the compiler vectorise them (a branchy ReLU costs more than the GEMMs).
-$(BUILD)/core/agent/nn.o $(BUILD)/core/agent/nn_vec.o $(BUILD)/core/agents/placeto/policy.o $(BUILD)/core/agents/gdp/gdp.o: OPT += -O3
+$(BUILD)/core/agent/nn.o $(BUILD)/core/agent/nn_vec.o $(BUILD)/core/agent/policy.o $(BUILD)/core/agents/gdp/gdp.o: OPT += -O3
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)

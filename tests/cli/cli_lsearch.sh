@@ -7,7 +7,12 @@
 # are never worse than the best heuristic, place on another device count
 # and another graph than trained on, and repeat themselves; the other
 # agents' options are usage errors, and the explorer refuses the policy
-# with a message. Prints "lsearch: N passed, M failed".
+# with a message. With --scorer placeto (Placeto's network scoring the
+# moves): the file records the scorer and Placeto's tensors, training is
+# deterministic and resumes bit-exactly, place and compare spend exactly
+# the budget and repeat themselves, and another device count, a bad
+# scorer and the MLP's options are refused with the reason.
+# Prints "lsearch: N passed, M failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/cli/lib_cli.sh
@@ -125,6 +130,67 @@ expect_rc "train --agent lsearch --help" 0 && {
 run explore "$g" --policy "$tmp/a.json" --headless --keys 'q' --dump "$tmp/s.txt"
 expect_rc "explore --policy lsearch" 1 && {
     grep -q "lsearch policy has none" "$tmp/err" && pass || fail "explore lsearch message" "$(flat "$tmp/err")"; }
+
+# --scorer placeto: Placeto's network orders the moves
+gs=(--agent lsearch --scorer placeto --search-budget 100 --seed 3)
+run train "$g" graphs/toy/crown.json "${gs[@]}" --episodes 4 -o "$tmp/p.json"
+if expect_rc "train --scorer placeto" 0; then
+    pycheck "placeto-scored policy file" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["agent"] == "lsearch", d.get("agent")
+assert d["architecture"] == {"scorer": "placeto", "n_devices": 2, "n_features": 12, "d": 12, "rounds": 8,
+                             "extended": 1}, d["architecture"]
+names = [p["name"] for p in d["parameters"]]
+assert len(names) == 52 and names[0] == "T0.W" and names[-1] == "head2.b", names
+assert d["training"]["episodes"] == 4 and len(d["training"]["best"]) == 2, d["training"]
+' "$tmp/p.json"
+fi
+run train "$g" graphs/toy/crown.json "${gs[@]}" --episodes 4 -o "$tmp/p2.json"
+expect_rc "train --scorer placeto again" 0 && { cmp -s "$tmp/p.json" "$tmp/p2.json" && pass ||
+    fail "placeto-scored training deterministic" "two runs differ"; }
+run train "$g" graphs/toy/crown.json "${gs[@]}" --episodes 2 -o "$tmp/p3.json"
+expect_rc "train --scorer placeto 2" 0
+run train "$g" graphs/toy/crown.json --agent lsearch --search-budget 100 --seed 3 --episodes 2 --resume "$tmp/p3.json" -o "$tmp/p3.json"
+expect_rc "train --scorer placeto 2 more" 0 && { cmp -s "$tmp/p.json" "$tmp/p3.json" && pass ||
+    fail "placeto-scored resume" "2 + 2 episodes differ from 4"; }
+for budget in 5 150; do
+    run compare "$g" --policy "$tmp/p.json" --untrained --methods "$heur" --budget $budget --seed 2 --json
+    if expect_rc "compare placeto-scored --budget $budget" 0; then
+        pycheck "placeto-scored budget $budget" '
+import json, sys
+d = json.load(open(sys.argv[1])); b = int(sys.argv[2])
+m = {r["method"]: r for r in d["methods"]}
+assert m["lsearch"]["placements"] == b and m["lsearch-untrained"]["placements"] == b, (m["lsearch"], b)
+heur = min(r["runtime_us"] for k, r in m.items() if not k.startswith("lsearch"))
+if b >= 9:
+    assert m["lsearch"]["runtime_us"] <= heur and m["lsearch-untrained"]["runtime_us"] <= heur, (m["lsearch"], heur)
+' "$tmp/out" $budget
+    fi
+done
+run place "$g" --policy "$tmp/p.json" --budget 120 --seed 4 --json
+cp "$tmp/out" "$tmp/pp1.json"
+run place "$g" --policy "$tmp/p.json" --budget 120 --seed 4 --json
+expect_rc "place --policy placeto-scored" 0 && {
+    diff <(grep -v seconds "$tmp/pp1.json") <(grep -v seconds "$tmp/out") > /dev/null && pass ||
+        fail "placeto-scored place repeats" "two runs differ"; }
+run place "$g" --policy "$tmp/p.json" --budget 20 --devices 4
+expect_rc "placeto-scored on 4 devices" 1 && { grep -q "2 devices" "$tmp/err" && pass ||
+    fail "placeto-scored device count message" "$(flat "$tmp/err")"; }
+run train "$g" --agent lsearch --scorer gnn -o "$tmp/x.json"
+expect_rc "lsearch --scorer gnn" 2 && { grep -q "mlp or placeto" "$tmp/err" && pass || fail "--scorer message" "$(flat "$tmp/err")"; }
+run train "$g" --agent lsearch --scorer placeto --hidden 8 -o "$tmp/x.json"
+expect_rc "lsearch --scorer placeto --hidden" 2
+run train "$g" --agent lsearch --features paper -o "$tmp/x.json"
+expect_rc "lsearch --features without --scorer placeto" 2
+sed -e 's/"scorer": "placeto"/"scorer": "gcn"/' "$tmp/p.json" > "$tmp/bad.json"
+run place "$g" --policy "$tmp/bad.json" --budget 20
+expect_rc "bad scorer in the file" 1 && { grep -q "architecture.scorer" "$tmp/err" && pass ||
+    fail "bad scorer message" "$(flat "$tmp/err")"; }
+sed -e 's/"n_features": 12/"n_features": 11/' "$tmp/p.json" > "$tmp/bad.json"
+run place "$g" --policy "$tmp/bad.json" --budget 20
+expect_rc "bad n_features in the file" 1 && { grep -q "architecture.n_features" "$tmp/err" && pass ||
+    fail "bad n_features message" "$(flat "$tmp/err")"; }
 
 echo "lsearch: $passed passed, $failed failed"
 [ "$failed" = 0 ]

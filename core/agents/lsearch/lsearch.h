@@ -5,8 +5,9 @@
  * at the current placement is scored by an MLP of twelve features of k, d
  * and the current placement's simulation (critical path, lateness, cost,
  * the transfers the move saves and adds, device loads and memory), and the
- * next move tried is drawn from the softmax of those scores. An improving
- * move is kept and every move becomes untried again; at a local optimum
+ * next move tried is drawn from the softmax of those scores (with
+ * `--scorer placeto`, Placeto's network scores them instead: LsGnn
+ * below). An improving move is kept and every move becomes untried again; at a local optimum
  * (every move tried) a kick of max(2, groups / 20) uniform moves restarts
  * from the best placement, as `ils` does. Every placement simulated counts
  * against the budget; the start's heuristics included. With all scores
@@ -16,7 +17,7 @@
  * Training is REINFORCE on each proposal: its reward is the improvement it
  * made (as a percentage of the start's score; 0 when it did not improve),
  * against a moving-average baseline scaled by a moving standard deviation:
- * the network learns which moves pay per placement simulated. The network
+ * the network learns which moves pay per placement simulated. The MLP
  * reads no device count and no op types: one policy places any graph on
  * any cluster. */
 #ifndef PLACETO_LSEARCH_H
@@ -28,6 +29,7 @@
 #include "graph.h"
 #include "group.h"
 #include "nn.h"
+#include "policy.h"
 #include "scorer.h"
 #include "util.h"
 
@@ -56,6 +58,26 @@ typedef struct LsLearn {
  * the gradient zeroed (a learning search calls it every `every`
  * proposals; its caller, for the proposals left at the end). */
 void ls_learn_update(LsNet *net, LsLearn *l);
+/* The same for any network's parameters. */
+void ls_learn_update_params(NnParams *p, LsLearn *l);
+
+/* A move scorer other than the MLP (Placeto's network: LsGnn below). The
+ * moves at a placement are numbered as the search numbers them: move j =
+ * k (devices - 1) + e moves group k to device e < cur[k] ? e : e + 1. */
+typedef struct LsScorer {
+    void *ctx;
+    /* every move's score at placement cur (per group) */
+    void (*score)(void *ctx, const int *cur, double *score);
+    /* the scores at the same placement again, the weights changed */
+    void (*rescore)(void *ctx, double *score);
+    /* adds scale times the gradient of -adv log p[chosen], p the softmax
+     * of the scores over the moves with p > 0, at the last scores (it may
+     * keep it pending until flush or the next score or rescore) */
+    void (*grad)(void *ctx, const double *p, int M, int chosen, double adv, double scale);
+    /* the gradient so far into params->g (before every update) */
+    void (*flush)(void *ctx);
+    NnParams *params;   /* what a learning search updates */
+} LsScorer;
 
 typedef struct LsResult {
     int64_t used;          /* placements simulated, the start's included */
@@ -80,5 +102,26 @@ typedef struct LsResult {
 int ls_search(LsNet *net, const Graph *g, const Grouping *gr, const Cluster *c, int64_t budget, uint64_t seed,
               const int *start, double start_score, int64_t start_used, int *best_gd, LsResult *res, LsLearn *learn,
               Err *e);
+/* The same search with the moves scored by sc (learning: sc's params). */
+int ls_search_with(const LsScorer *sc, const Graph *g, const Grouping *gr, const Cluster *c, int64_t budget,
+                   uint64_t seed, const int *start, double start_score, int64_t start_used, int *best_gd,
+                   LsResult *res, LsLearn *learn, Err *e);
+
+/* ---- Placeto's network as the scorer (lsearch_gnn.c; docs/agent.md, "The
+ * learned local search"): at each placement Placeto's features (its
+ * episode's, with no current group: episode_features(ep, -1, ...)) from
+ * the placement's simulation, the embedding and message passing once and
+ * every group's pooling and head (policy_forward_all); move k -> d scores
+ * logit_k(d) - logit_k(cur[k]), the network's log-odds of d against k's
+ * own device. Its gradient is summed over the proposals at one forward
+ * state and taken back through the network once (flush). */
+typedef struct LsGnn LsGnn;
+/* A scorer of pol's moves on g grouped by gr on c (the policy's device
+ * count); pol's weights are read at each score, and with learning its
+ * gradient written. NULL with e set. */
+LsGnn *ls_gnn_new(Policy *pol, const Graph *g, const Grouping *gr, const Cluster *c, Err *e);
+void ls_gnn_free(LsGnn *s);
+/* The LsScorer of s (valid while s lives). */
+const LsScorer *ls_gnn_scorer(LsGnn *s);
 
 #endif

@@ -3,7 +3,9 @@
  * "lsearch" (a search of --budget placements from the best heuristic,
  * never worse than it) and, for a graph it trained on, "lsearch-trained";
  * `train --agent lsearch` runs one search per episode on a drawn training
- * graph, learning as it goes. */
+ * graph, learning as it goes. Its moves are scored by the MLP of twelve
+ * move features (scorer.h) or, with `--scorer placeto`, by Placeto's
+ * network (lsearch_gnn.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,15 +16,124 @@
 
 #define LS_DEFAULT_PLACE_BUDGET 1000 /* place/compare give their --budget; this when none */
 
-/* ---- the policy file: a scorer's (scorer.h), {"agent": "lsearch", ...} ---- */
+/* ---- the policy file: {"agent": "lsearch", ...}: the MLP's a scorer's
+ * (scorer.h), Placeto's network's with "architecture": {"scorer":
+ * "placeto", "n_devices", "n_features", "d", "rounds", "extended"} ---- */
 
-typedef ScorerPolicy LsPolicy;
+#define LS_GNN_LR 0.001 /* --lr's default with --scorer placeto (Placeto's) */
 
-static int read_arch(const JDoc *d, void *arch, Err *e) { return scorer_read_arch(d, arch, LS_FEATURES, e); }
+/* The network: one of the two. */
+typedef struct LsPolicy {
+    ScorerPolicy *mlp;
+    Policy *gnn;
+} LsPolicy;
+
+typedef struct LsArch {
+    int gnn;
+    ScorerArch s;
+    PolicyArch p;
+} LsArch;
+
+static LsPolicy *wrap(ScorerPolicy *mlp, Policy *gnn)
+{
+    if (!mlp && !gnn)
+        return NULL;
+    LsPolicy *p = xcalloc(1, sizeof *p);
+    *p = (LsPolicy){mlp, gnn};
+    return p;
+}
+
+static int read_arch(const JDoc *d, void *arch, Err *e)
+{
+    LsArch *a = arch;
+    memset(a, 0, sizeof *a);
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(d->root, "architecture");
+    const char *sc = NULL;
+    if (cJSON_IsObject(o) && jget_string(d, o, "scorer", "architecture.scorer", 0, &sc, e) < 0)
+        return -1;
+    if (!sc || strcmp(sc, "mlp") == 0)
+        return scorer_read_arch(d, &a->s, LS_FEATURES, e);
+    if (strcmp(sc, "placeto") != 0)
+        return jdoc_err(d, e, "architecture.scorer", "expected \"mlp\" or \"placeto\", got \"%s\"", sc);
+    int64_t nd, nf, dd, r, ext = 1;
+    if (jget_int(d, o, "n_devices", "architecture.n_devices", 1, 2, POLICY_MAX_DEVICES, &nd, e) < 0 ||
+        jget_int(d, o, "extended", "architecture.extended", 0, 0, 1, &ext, e) < 0 ||
+        jget_int(d, o, "n_features", "architecture.n_features", 1, 1, 1 << 20, &nf, e) < 0 ||
+        jget_int(d, o, "d", "architecture.d", 1, 1, 1024, &dd, e) < 0 ||
+        jget_int(d, o, "rounds", "architecture.rounds", 1, 0, 64, &r, e) < 0)
+        return -1;
+    long long want = policy_n_features((int)nd, 0, (int)ext);
+    if (nf != want)
+        return jdoc_err(d, e, "architecture.n_features", "expected %lld (%s), got %lld", want,
+                        ext ? "8 + 2 n_devices, extended" : "5 + n_devices", (long long)nf);
+    a->gnn = 1;
+    policy_arch_default(&a->p, (int)nd);
+    a->p.extended = (int)ext;
+    a->p.n_features = (int)nf;
+    a->p.d = (int)dd;
+    a->p.rounds = (int)r;
+    return 0;
+}
+static int arch_devices(const void *arch)
+{
+    const LsArch *a = arch;
+    return a->gnn ? a->p.n_devices : scorer_arch_devices(&a->s);
+}
+static size_t arch_params(const void *arch)
+{
+    const LsArch *a = arch;
+    return a->gnn ? policy_param_count(&a->p) : scorer_arch_params(&a->s);
+}
 static void *create_arch(const void *arch, const OpVocab *v, Err *e)
 {
     (void)v;
-    return scorer_policy_new("lsearch", arch, e);
+    const LsArch *a = arch;
+    return a->gnn ? wrap(NULL, policy_new(&a->p, 0, e)) : wrap(scorer_policy_new("lsearch", &a->s, e), NULL);
+}
+static NnParams *params(void *net)
+{
+    LsPolicy *p = net;
+    return p->gnn ? &p->gnn->p : scorer_policy_params(p->mlp);
+}
+static void net_free(void *net)
+{
+    LsPolicy *p = net;
+    if (!p)
+        return;
+    scorer_policy_free(p->mlp);
+    policy_free(p->gnn);
+    free(p);
+}
+static void gnn_head(FILE *f, const void *ud)
+{
+    const PolicyArch *a = ud;
+    fprintf(f, " \"agent\": \"lsearch\",\n \"architecture\": {\"scorer\": \"placeto\", \"n_devices\": %d, "
+               "\"n_features\": %d, \"d\": %d, \"rounds\": %d, \"extended\": %d},\n",
+            a->n_devices, a->n_features, a->d, a->rounds, a->extended);
+    OpVocab none = {0, NULL};
+    policy_file_write_vocab(f, &none);
+}
+static int save(const void *net, const TrainState *ts, const char *path, Err *e)
+{
+    const LsPolicy *p = net;
+    if (p->gnn)
+        return policy_file_write(path, &p->gnn->p, ts, gnn_head, &p->gnn->arch, e);
+    return scorer_policy_save(p->mlp, ts, path, e);
+}
+static void info(const void *net, AgentInfo *out)
+{
+    const LsPolicy *p = net;
+    if (p->gnn) /* Placeto's network reads a one-hot of the devices: its own count only */
+        *out = (AgentInfo){p->gnn->arch.n_devices, 0, 0, 0};
+    else
+        scorer_policy_info(p->mlp, out);
+}
+static void *untrained(const void *net, uint64_t seed, Err *e)
+{
+    const LsPolicy *p = net;
+    if (p->gnn)
+        return wrap(NULL, policy_new(&p->gnn->arch, seed, e));
+    return wrap(scorer_policy_untrained(p->mlp, seed, e), NULL);
 }
 
 /* The training state's one baseline row: the reward's moving mean and variance. */
@@ -42,9 +153,8 @@ static int check_state(const JDoc *d, TrainState *ts, Err *e)
         return jdoc_err(d, e, "training.baseline", "expected [[mean, variance]], the rewards' moving statistics");
     return 0;
 }
-static const PolicyFileKind file_kind = {"lsearch", read_arch, scorer_arch_devices, scorer_arch_types,
-                                         scorer_arch_params, create_arch, scorer_policy_params, scorer_policy_free,
-                                         0.01, 0, fresh_state, check_state};
+static const PolicyFileKind file_kind = {"lsearch", read_arch, arch_devices, scorer_arch_types, arch_params,
+                                         create_arch, params, net_free, 0.01, 0, fresh_state, check_state};
 
 static void *load(const AgentFile *f, TrainState *ts, Err *e) { return policy_file_load_doc(&file_kind, &f->doc, ts, e); }
 /* ---- placing ---- */
@@ -57,8 +167,14 @@ static int runs(const AgentKind *k, const Problem *p, const char *path, const vo
     int *gd = xnew_array((size_t)G, sizeof *gd);
     LsResult res;
     double t0 = util_now();
-    if (ls_search(lp->net, p->g, p->gr, p->c, o->budget > 0 ? o->budget : LS_DEFAULT_PLACE_BUDGET, o->seed, NULL, 0,
-                  0, gd, &res, NULL, e) != 0) {
+    int64_t budget = o->budget > 0 ? o->budget : LS_DEFAULT_PLACE_BUDGET;
+    LsGnn *gnn = lp->gnn ? ls_gnn_new(lp->gnn, p->g, p->gr, p->c, e) : NULL;
+    int rc = lp->gnn && !gnn ? -1
+             : gnn ? ls_search_with(ls_gnn_scorer(gnn), p->g, p->gr, p->c, budget, o->seed, NULL, 0, 0, gd, &res,
+                                    NULL, e)
+                   : ls_search(lp->mlp->net, p->g, p->gr, p->c, budget, o->seed, NULL, 0, 0, gd, &res, NULL, e);
+    ls_gnn_free(gnn);
+    if (rc != 0) {
         err_prefix(e, path);
         for (int r = 0; r < n; r++)
             place_run_free(&rows[r]);
@@ -78,15 +194,18 @@ static int runs(const AgentKind *k, const Problem *p, const char *path, const vo
 typedef struct LsCfg {
     ScorerCfg s;
     long budget, every;
+    int gnn, extended; /* --scorer placeto, and its feature set */
 } LsCfg;
 
 static const AgentOpt train_opts[] = {
     SCORER_TRAIN_OPTS,
     {"search-budget", 0, "K", "placements each training search simulates, its start's heuristics included, 100 or more (default 500)"},
     {"update-every", 0, "K", "moves tried per Adam step, 1-4096 (default 32)"},
+    {"scorer", 0, "S", "mlp (default: 12 move features) or placeto (Placeto's network; --lr default 0.001)"},
+    {"features", 0, "SET", "with --scorer placeto: extended (default) or paper"},
     {0},
 };
-static const char *const shape[] = {"hidden", NULL};
+static const char *const shape[] = {"hidden", "scorer", "features", NULL};
 
 static int configure(const AgentArgs *a, uint64_t seed, void *cfg, Err *e)
 {
@@ -94,7 +213,29 @@ static int configure(const AgentArgs *a, uint64_t seed, void *cfg, Err *e)
     if (scorer_configure(a, seed, &c->s, e) || agent_arg_int(a, "search-budget", 100, 1L << 30, 500, &c->budget, e) ||
         agent_arg_int(a, "update-every", 1, 4096, 32, &c->every, e))
         return -1;
+    const char *sc = agent_arg(a, "scorer"), *fs = agent_arg(a, "features");
+    if (sc && strcmp(sc, "mlp") != 0 && strcmp(sc, "placeto") != 0)
+        return err_set(e, "--scorer: expected mlp or placeto, got '%s'", sc);
+    c->gnn = sc && strcmp(sc, "placeto") == 0;
+    if (fs && strcmp(fs, "extended") != 0 && strcmp(fs, "paper") != 0)
+        return err_set(e, "--features: expected extended or paper, got '%s'", fs);
+    if (fs && !c->gnn)
+        return err_set(e, "--features applies to --scorer placeto (the MLP reads its 12 move features)");
+    if (c->gnn && agent_arg(a, "hidden"))
+        return err_set(e, "--hidden applies to --scorer mlp (Placeto's network is as wide as its features)");
+    c->extended = !fs || strcmp(fs, "extended") == 0;
+    if (c->gnn && !agent_arg(a, "lr"))
+        c->s.lr = LS_GNN_LR;
     return 0;
+}
+
+/* A resumed Placeto-scored policy trains at its own default rate unless --lr says otherwise. */
+static void resumed(void *net, void *cfg, const AgentArgs *a)
+{
+    LsCfg *c = cfg;
+    c->gnn = ((LsPolicy *)net)->gnn != NULL;
+    if (c->gnn && !agent_arg(a, "lr"))
+        c->s.lr = LS_GNN_LR;
 }
 static void state_init(TrainState *ts, const void *cfg)
 {
@@ -105,7 +246,17 @@ static void state_init(TrainState *ts, const void *cfg)
 static void *create(const void *cfg, const Problem *pb, int n, const Cluster *c, Err *e)
 {
     (void)pb, (void)n;
-    return scorer_policy_create("lsearch", LS_FEATURES, &((const LsCfg *)cfg)->s, c, e);
+    const LsCfg *lc = cfg;
+    if (!lc->gnn)
+        return wrap(scorer_policy_create("lsearch", LS_FEATURES, &lc->s, c, e), NULL);
+    if (c->n_devices < 2 || c->n_devices > POLICY_MAX_DEVICES) {
+        err_set(e, "--scorer placeto: Placeto's network places on 2 to %d devices, not %d", POLICY_MAX_DEVICES,
+                c->n_devices);
+        return NULL;
+    }
+    PolicyArch a;
+    policy_arch_for(&a, c->n_devices, 0, lc->extended);
+    return wrap(NULL, policy_new(&a, lc->s.seed, e));
 }
 
 /* What the trainer keeps of a training graph once it was first drawn. */
@@ -114,6 +265,7 @@ typedef struct TrainerGraph {
     double start_score;
     int64_t start_used; /* the placements the heuristics simulated */
     Sim *sim;           /* scores the episodes' best placements */
+    LsGnn *gnn;         /* Placeto's network's scorer on this graph (--scorer placeto) */
 } TrainerGraph;
 
 typedef struct Trainer {
@@ -143,7 +295,14 @@ static void *trainer_new(void *pol, TrainState *ts, const void *cfg, const Train
                    "moving statistics, the variance at least 0");
         return NULL;
     }
-    ((LsPolicy *)pol)->n_devices = c->n_devices; /* its best placements are this cluster's */
+    LsPolicy *lp = pol;
+    if (lp->gnn && lp->gnn->arch.n_devices != c->n_devices) {
+        err_set(e, "the policy's Placeto network places on %d devices (its architecture.n_devices), the training "
+                   "cluster has %d", lp->gnn->arch.n_devices, c->n_devices);
+        return NULL;
+    }
+    if (lp->mlp)
+        lp->mlp->n_devices = c->n_devices; /* its best placements are this cluster's */
     Trainer *t = xcalloc(1, sizeof *t);
     *t = (Trainer){pol, ts, *(const LsCfg *)cfg, tg, n, c, NULL, NULL, {0}};
     t->ts->adam.lr = t->cfg.s.lr;
@@ -183,11 +342,21 @@ static int64_t run(void *trainer, int64_t n_eps, TrainCallback cb, void *ud, vol
                          train_state_baseline(ts, 1), 0, 0, 0};
         int *gd = xnew_array((size_t)G, sizeof *gd);
         LsResult res;
-        nn_params_zero_grad(&t->pol->net->p);
-        ls_search(t->pol->net, tg->g, tg->gr, t->c, t->cfg.budget, seed, tgs->start, tgs->start_score,
-                  tgs->start_used, gd, &res, &learn, NULL); /* cannot fail: trainer_new checked the graphs */
+        NnParams *np = params(t->pol);
+        nn_params_zero_grad(np);
+        if (t->pol->gnn) {
+            if (!tgs->gnn) /* cannot fail: trainer_new checked the device count, train the group count */
+                tgs->gnn = ls_gnn_new(t->pol->gnn, tg->g, tg->gr, t->c, NULL);
+            const LsScorer *sc = ls_gnn_scorer(tgs->gnn);
+            ls_search_with(sc, tg->g, tg->gr, t->c, t->cfg.budget, seed, tgs->start, tgs->start_score,
+                           tgs->start_used, gd, &res, &learn, NULL);
+            sc->flush(sc->ctx);
+        } else {
+            ls_search(t->pol->mlp->net, tg->g, tg->gr, t->c, t->cfg.budget, seed, tgs->start, tgs->start_score,
+                      tgs->start_used, gd, &res, &learn, NULL); /* cannot fail: trainer_new checked the graphs */
+        }
         if (learn.pending > 0) /* the episode's last proposals: one more step */
-            ls_learn_update(t->pol->net, &learn);
+            ls_learn_update_params(np, &learn);
         train_state_set_baseline(ts, 0, 2, learn.mean);
         train_state_set_baseline(ts, 1, 2, learn.var);
         sims += res.used - tgs->start_used;
@@ -214,6 +383,7 @@ static void trainer_free(void *trainer)
     for (int i = 0; i < t->n; i++) {
         free(t->g[i].start);
         sim_free(t->g[i].sim);
+        ls_gnn_free(t->g[i].gnn);
     }
     free(t->g);
     free(t->op);
@@ -222,9 +392,9 @@ static void trainer_free(void *trainer)
 
 const AgentKind agent_lsearch = {
     "lsearch", "an lsearch", "the learned local search: iterated local search whose moves a trained scorer orders",
-    {load, scorer_policy_save, scorer_policy_free, scorer_policy_info, scorer_policy_params, scorer_policy_untrained},
+    {load, save, net_free, info, params, untrained},
     {runs, "lsearch-trained", 0, NULL},
-    {"episode", POLICY_MAX_GROUPS, train_opts, shape, sizeof(LsCfg), configure, state_init, create, NULL, 0,
+    {"episode", POLICY_MAX_GROUPS, train_opts, shape, sizeof(LsCfg), configure, state_init, create, resumed, 0,
      trainer_new, run, trainer_free, NULL, NULL},
     NULL,
 };

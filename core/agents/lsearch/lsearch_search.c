@@ -13,6 +13,7 @@
 /* The search's state on one graph. */
 typedef struct Ls {
     LsNet *net;
+    const LsScorer *sc; /* another scorer (NULL: net's MLP) */
     const Graph *g;
     const Grouping *gr;
     const Cluster *c;
@@ -55,6 +56,10 @@ static void new_pass(Ls *s)
  * from its full simulation (the same placement, not another one). */
 static void refresh(Ls *s)
 {
+    if (s->sc) {
+        s->sc->score(s->sc->ctx, s->cur, s->score);
+        return;
+    }
     const SimResult *r = place_eval_full(s->pe, s->cur);
     const Grouping *gr = s->gr;
     int nd = s->nd, H = s->net ? s->net->hidden : 0, n_path;
@@ -108,6 +113,10 @@ static void refresh(Ls *s)
 /* Scores again with changed weights (the features stay). */
 static void rescore(Ls *s)
 {
+    if (s->sc) {
+        s->sc->rescore(s->sc->ctx, s->score);
+        return;
+    }
     int H = s->net->hidden;
     for (int j = 0; j < s->M; j++)
         s->score[j] = scorer_score(s->net, &s->phi[(size_t)j * LS_FEATURES], &s->hid[(size_t)j * (size_t)H]);
@@ -130,27 +139,37 @@ static int draw(Ls *s)
     return sample_draw_d(s->p, s->M, rng_uniform(&s->rng));
 }
 
-void ls_learn_update(LsNet *net, LsLearn *l)
+void ls_learn_update_params(NnParams *p, LsLearn *l)
 {
-    l->last_norm = nn_clip_grad(net->p.g, net->p.n, l->clip);
-    nn_adam_step(l->adam, &net->p);
-    nn_params_zero_grad(&net->p);
+    l->last_norm = nn_clip_grad(p->g, p->n, l->clip);
+    nn_adam_step(l->adam, p);
+    nn_params_zero_grad(p);
     l->pending = 0;
     l->updates++;
 }
+
+void ls_learn_update(LsNet *net, LsLearn *l) { ls_learn_update_params(&net->p, l); }
 
 /* After each proposal with reward r: the gradient, and an update every
  * learn->every proposals. Returns 1 when the weights changed. */
 static int learn_step(Ls *s, LsLearn *l, int chosen, double r)
 {
     double sd = sqrt(l->var) + 1e-6;
-    scorer_policy_grad(s->net, s->phi, s->hid, s->p, s->M, chosen, (r - l->mean) / sd, 1.0 / l->every);
+    if (s->sc)
+        s->sc->grad(s->sc->ctx, s->p, s->M, chosen, (r - l->mean) / sd, 1.0 / l->every);
+    else
+        scorer_policy_grad(s->net, s->phi, s->hid, s->p, s->M, chosen, (r - l->mean) / sd, 1.0 / l->every);
     double dlt = r - l->mean;
     l->mean += 0.01 * dlt;
     l->var = 0.99 * (l->var + 0.01 * dlt * dlt);
     if (++l->pending < l->every)
         return 0;
-    ls_learn_update(s->net, l);
+    if (s->sc) {
+        s->sc->flush(s->sc->ctx);
+        ls_learn_update_params(s->sc->params, l);
+    } else {
+        ls_learn_update(s->net, l);
+    }
     return 1;
 }
 
@@ -163,16 +182,17 @@ static void note(Ls *s, double score, LsResult *res)
     }
 }
 
-int ls_search(LsNet *net, const Graph *g, const Grouping *gr, const Cluster *c, int64_t budget, uint64_t seed,
-              const int *start, double start_score, int64_t start_used, int *best_gd, LsResult *res, LsLearn *learn,
-              Err *e)
+static int search(LsNet *net, const LsScorer *sc, const Graph *g, const Grouping *gr, const Cluster *c,
+                  int64_t budget, uint64_t seed, const int *start, double start_score, int64_t start_used,
+                  int *best_gd, LsResult *res, LsLearn *learn, Err *e)
 {
     int64_t moves = (int64_t)gr->n_groups * (c->n_devices - 1);
     if (moves > LS_MAX_MOVES)
         return err_set(e, "the learned search scores at most %d moves (groups x (devices - 1)); %s has %d groups on "
                           "%d devices: %lld", LS_MAX_MOVES, g->name, gr->n_groups, c->n_devices, (long long)moves);
     Ls s = {0};
-    s.net = net;
+    s.net = sc ? NULL : net;
+    s.sc = sc;
     s.g = g;
     s.gr = gr;
     s.c = c;
@@ -198,7 +218,7 @@ int ls_search(LsNet *net, const Graph *g, const Grouping *gr, const Cluster *c, 
     if (s.M == 0 || res->used >= budget)
         goto done;
     rng_seed(&s.rng, seed);
-    int nd = s.nd, H = net ? net->hidden : 0;
+    int nd = s.nd, H = s.net ? s.net->hidden : 0;
     s.cost = XMALLOC(double, (size_t)s.n * (size_t)nd);
     for (int k = 0; k < s.n; k++)
         for (int d = 0; d < nd; d++)
@@ -244,7 +264,8 @@ int ls_search(LsNet *net, const Graph *g, const Grouping *gr, const Cluster *c, 
         double score = place_eval(s.pe, s.cur);
         res->used++;
         int better = score < s.cur_score;
-        if (learn && net && learn_step(&s, learn, j, better ? (s.cur_score - score) / res->start_score * 100 : 0))
+        if (learn && (s.net || sc) &&
+            learn_step(&s, learn, j, better ? (s.cur_score - score) / res->start_score * 100 : 0))
             if (!better)
                 rescore(&s);
         s.tried[j] = 1; /* kept or not, not again in this pass (as ils's scan) */
@@ -285,4 +306,18 @@ done:
     free(s.p);
     free(s.tried);
     return 0;
+}
+
+int ls_search(LsNet *net, const Graph *g, const Grouping *gr, const Cluster *c, int64_t budget, uint64_t seed,
+              const int *start, double start_score, int64_t start_used, int *best_gd, LsResult *res, LsLearn *learn,
+              Err *e)
+{
+    return search(net, NULL, g, gr, c, budget, seed, start, start_score, start_used, best_gd, res, learn, e);
+}
+
+int ls_search_with(const LsScorer *sc, const Graph *g, const Grouping *gr, const Cluster *c, int64_t budget,
+                   uint64_t seed, const int *start, double start_score, int64_t start_used, int *best_gd,
+                   LsResult *res, LsLearn *learn, Err *e)
+{
+    return search(NULL, sc, g, gr, c, budget, seed, start, start_score, start_used, best_gd, res, learn, e);
 }

@@ -135,21 +135,25 @@ void policy_free(Policy *pol)
 #define R float
 #define S f
 #define WORK PolicyWork
+#define WORKB PolicyBatch
 #define FN(x) NN_CAT(pf_, x)
 #include "policy_impl.h"
 #undef R
 #undef S
 #undef WORK
+#undef WORKB
 #undef FN
 
 #define R double
 #define S d
 #define WORK PolicyWorkD
+#define WORKB PolicyBatchD
 #define FN(x) NN_CAT(pd_, x)
 #include "policy_impl.h"
 #undef R
 #undef S
 #undef WORK
+#undef WORKB
 #undef FN
 
 PolicyWork *policy_work_new(const PolicyArch *a, const PolicyGraph *pg)
@@ -200,4 +204,54 @@ void policy_backward_d(const Policy *pol, const double *wd, const PolicyGraph *p
                        const double *dlogits, double *grad)
 {
     pd_backward(pol, wd, pg, w, dlogits, grad);
+}
+
+PolicyBatch *policy_batch_new(const PolicyArch *a, const PolicyGraph *pg)
+{
+    return pf_batch_new(a, pg);
+}
+
+void policy_batch_free(PolicyBatch *b)
+{
+    pf_batch_free(b);
+}
+
+void policy_forward_all(const Policy *pol, const PolicyGraph *pg, PolicyBatch *b, const float *feats, float *logits)
+{
+    pf_forward_all(pol, pol->p.w, pg, b, feats);
+    int n = b->w->n, D = b->w->D;
+    if (logits)
+        for (int v = 0; v < n; v++)
+            memcpy(logits + (size_t)v * (size_t)D, b->logits + (size_t)v * (size_t)b->pD, (size_t)D * sizeof *logits);
+}
+
+void policy_backward_all(const Policy *pol, const PolicyGraph *pg, PolicyBatch *b, const float *dlogits, float *grad)
+{
+    pf_backward_all(pol, pol->p.w, pg, b, dlogits, grad);
+}
+
+PolicyBatchD *policy_batch_new_d(const PolicyArch *a, const PolicyGraph *pg)
+{
+    return pd_batch_new(a, pg);
+}
+
+void policy_batch_free_d(PolicyBatchD *b)
+{
+    pd_batch_free(b);
+}
+
+void policy_forward_all_d(const Policy *pol, const double *wd, const PolicyGraph *pg, PolicyBatchD *b,
+                          const double *feats, double *logits)
+{
+    pd_forward_all(pol, wd, pg, b, feats);
+    int n = b->w->n, D = b->w->D;
+    if (logits)
+        for (int v = 0; v < n; v++)
+            memcpy(logits + (size_t)v * (size_t)D, b->logits + (size_t)v * (size_t)b->pD, (size_t)D * sizeof *logits);
+}
+
+void policy_backward_all_d(const Policy *pol, const double *wd, const PolicyGraph *pg, PolicyBatchD *b,
+                           const double *dlogits, double *grad)
+{
+    pd_backward_all(pol, wd, pg, b, dlogits, grad);
 }

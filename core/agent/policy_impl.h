@@ -146,13 +146,13 @@ static void FN(next_round)(int n, int ld, const int *off, const R *restrict z2, 
                 xn[q] = 0 + te[q];
 }
 
-static void FN(forward)(const Policy *pol, const R *W, const PolicyGraph *pg, struct WORK *w,
-                        const R *feats, int v)
+/* The node transform and message passing: H from feats (every node's
+ * embedding, the same whichever node is current). */
+static void FN(embed)(const Policy *pol, const R *W, const PolicyGraph *pg, struct WORK *w, const R *feats)
 {
     const NnTensor *T = pol->p.t;
-    int n = w->n, F = w->F, d = w->d, k = w->k, D = w->D, d2 = 2 * d, ld = w->ld, ld2 = w->ld2;
+    int n = w->n, F = w->F, d = w->d, k = w->k, ld = w->ld, ld2 = w->ld2;
     size_t nl = (size_t)n * (size_t)ld;
-    w->v = v;
     memcpy(w->e, feats, (size_t)n * (size_t)F * sizeof *w->e);
     DENSE(P_T0, n, F, d, w->e, F, 1, w->t1, ld);
     DENSE(P_T1, n, d, d, w->t1, ld, 1, w->t2, ld);
@@ -178,6 +178,15 @@ static void FN(forward)(const Policy *pol, const R *W, const PolicyGraph *pg, st
             memcpy(w->H + (size_t)i * (size_t)ld2 + (size_t)(dir * d), xk + (size_t)i * (size_t)ld,
                    (size_t)d * sizeof *xk);
     }
+}
+
+static void FN(forward)(const Policy *pol, const R *W, const PolicyGraph *pg, struct WORK *w,
+                        const R *feats, int v)
+{
+    const NnTensor *T = pol->p.t;
+    int n = w->n, d = w->d, D = w->D, d2 = 2 * d, ld2 = w->ld2;
+    w->v = v;
+    FN(embed)(pol, W, pg, w, feats);
     /* the three sets of v, each in increasing order */
     int m = 0;
     for (int s = 0; s < 3; s++) {
@@ -215,12 +224,14 @@ static void FN(forward)(const Policy *pol, const R *W, const PolicyGraph *pg, st
     DENSE(P_HEAD + 4, 1, 8 * d, D, w->h2, 8 * d, 0, w->logits, nn_pad(D));
 }
 
+static void FN(embed_backward)(const Policy *pol, const R *W, const PolicyGraph *pg, struct WORK *w, R *G);
+
 static void FN(backward)(const Policy *pol, const R *W, const PolicyGraph *pg, struct WORK *w,
                          const R *dlogits, R *G)
 {
     const NnTensor *T = pol->p.t;
-    int n = w->n, F = w->F, d = w->d, k = w->k, D = w->D, d2 = 2 * d, v = w->v, ld = w->ld, ld2 = w->ld2;
-    size_t nl = (size_t)n * (size_t)ld, nl2 = (size_t)n * (size_t)ld2;
+    int n = w->n, d = w->d, D = w->D, d2 = 2 * d, v = w->v, ld2 = w->ld2;
+    size_t nl2 = (size_t)n * (size_t)ld2;
     int p8 = nn_pad(8 * d), p16 = nn_pad(16 * d), pD = nn_pad(D);
     /* head */
     memcpy(w->dlog, dlogits, (size_t)D * sizeof *w->dlog);
@@ -254,6 +265,16 @@ static void FN(backward)(const Policy *pol, const R *W, const PolicyGraph *pg, s
                 row[c] += src[c];
         }
     }
+    FN(embed_backward)(pol, W, pg, w, G);
+}
+
+/* The backward pass of FN(embed) from dL/dH in w->dH: the gradients of
+ * the message passing and the node transform. */
+static void FN(embed_backward)(const Policy *pol, const R *W, const PolicyGraph *pg, struct WORK *w, R *G)
+{
+    const NnTensor *T = pol->p.t;
+    int n = w->n, F = w->F, d = w->d, k = w->k, ld = w->ld, ld2 = w->ld2;
+    size_t nl = (size_t)n * (size_t)ld;
     /* message passing, last round first */
     memset(w->dte, 0, nl * sizeof *w->dte);
     for (int dir = 0; dir < 2; dir++) {
@@ -290,6 +311,161 @@ static void FN(backward)(const Policy *pol, const R *W, const PolicyGraph *pg, s
     DENSEB(P_T2, n, d, d, w->t2, ld, 1, w->dte, ld, w->du, ld);
     DENSEB(P_T1, n, d, d, w->t1, ld, 1, w->du, ld, w->dx, ld);
     DENSEB(P_T0, n, F, d, w->e, F, 0, w->dx, ld, NULL, 0);
+}
+
+/* ---- every node's head at once (policy_forward_all) ----
+ * The embedding H once, then per set s the pooling layers f0, f1 of every
+ * row (a1, a2: n x ld2), per node v the sum of a2 over v's set (the rows in
+ * increasing order, as FN(forward) adds them), the g layers and the head,
+ * each one product over the n nodes' rows. */
+struct WORKB {
+    struct WORK *w;                    /* the embedding's (H, dH and the message passing) */
+    int p8, p16, pD;
+    R *a1[3], *a2[3], *sum[3], *b1[3], *b2[3]; /* n x ld2 each */
+    R *cat, *h1, *h2, *logits;         /* n x p8, n x p16, n x p8, n x pD */
+    R *dlog, *dh1, *dh2, *dcat;        /* n x pD, n x p16, n x p8, n x p8 */
+    R *db1, *db2, *dsum[3], *da[3], *dx; /* n x ld2 each */
+    R *mem;
+};
+
+static struct WORKB *FN(batch_new)(const PolicyArch *a, const PolicyGraph *pg)
+{
+    struct WORKB *b = xcalloc(1, sizeof *b);
+    b->w = FN(work_new)(a, pg);
+    b->p8 = nn_pad(8 * a->d);
+    b->p16 = nn_pad(16 * a->d);
+    b->pD = nn_pad(a->n_devices);
+    size_t n = (size_t)pg->n, nl2 = n * (size_t)b->w->ld2;
+    size_t total = 24 * nl2 + n * (size_t)(b->p8 * 4 + b->p16 * 2 + b->pD * 2) + 1;
+    R *p = b->mem = xcalloc(total, sizeof *p);
+#define TAKE(ptr, count) (ptr = p, p += (count))
+    for (int s = 0; s < 3; s++) {
+        TAKE(b->a1[s], nl2);
+        TAKE(b->a2[s], nl2);
+        TAKE(b->sum[s], nl2);
+        TAKE(b->b1[s], nl2);
+        TAKE(b->b2[s], nl2);
+        TAKE(b->dsum[s], nl2);
+        TAKE(b->da[s], nl2);
+    }
+    TAKE(b->cat, n * (size_t)b->p8);
+    TAKE(b->h1, n * (size_t)b->p16);
+    TAKE(b->h2, n * (size_t)b->p8);
+    TAKE(b->logits, n * (size_t)b->pD);
+    TAKE(b->dlog, n * (size_t)b->pD);
+    TAKE(b->dh1, n * (size_t)b->p16);
+    TAKE(b->dh2, n * (size_t)b->p8);
+    TAKE(b->dcat, n * (size_t)b->p8);
+    TAKE(b->db1, nl2);
+    TAKE(b->db2, nl2);
+    TAKE(b->dx, nl2);
+#undef TAKE
+    return b;
+}
+
+static void FN(batch_free)(struct WORKB *b)
+{
+    if (!b)
+        return;
+    FN(work_free)(b->w);
+    free(b->mem);
+    free(b);
+}
+
+/* The set of node v that node j is in: 0 its ancestors, 1 its
+ * descendants, 2 the parallel nodes, -1 for v itself. */
+static inline int FN(set_of)(const PolicyGraph *pg, int v, int j)
+{
+    return policy_graph_is_anc(pg, v, j) ? 0 : policy_graph_is_desc(pg, v, j) ? 1 : j != v ? 2 : -1;
+}
+
+static void FN(forward_all)(const Policy *pol, const R *W, const PolicyGraph *pg, struct WORKB *b, const R *feats)
+{
+    const NnTensor *T = pol->p.t;
+    struct WORK *w = b->w;
+    int n = w->n, d = w->d, D = w->D, d2 = 2 * d, ld2 = w->ld2, p8 = b->p8, p16 = b->p16, pD = b->pD;
+    size_t nl2 = (size_t)n * (size_t)ld2;
+    FN(embed)(pol, W, pg, w, feats);
+    for (int s = 0; s < 3; s++) {
+        DENSE(P_POOL + 8 * s + 0, n, d2, d2, w->H, ld2, 1, b->a1[s], ld2);
+        DENSE(P_POOL + 8 * s + 2, n, d2, d2, b->a1[s], ld2, 1, b->a2[s], ld2);
+        memset(b->sum[s], 0, nl2 * sizeof *b->sum[s]);
+    }
+    for (int v = 0; v < n; v++)
+        for (int j = 0; j < n; j++) {
+            int s = FN(set_of)(pg, v, j);
+            if (s < 0)
+                continue;
+            R *sum = b->sum[s] + (size_t)v * (size_t)ld2;
+            const R *a2 = b->a2[s] + (size_t)j * (size_t)ld2;
+            for (int c = 0; c < ld2; c++)
+                sum[c] += a2[c];
+        }
+    for (int s = 0; s < 3; s++) {
+        DENSE(P_POOL + 8 * s + 4, n, d2, d2, b->sum[s], ld2, 1, b->b1[s], ld2);
+        DENSE(P_POOL + 8 * s + 6, n, d2, d2, b->b1[s], ld2, 1, b->b2[s], ld2);
+        for (int v = 0; v < n; v++)
+            memcpy(b->cat + (size_t)v * (size_t)p8 + (size_t)(s * d2), b->b2[s] + (size_t)v * (size_t)ld2,
+                   (size_t)d2 * sizeof *b->cat);
+    }
+    for (int v = 0; v < n; v++)
+        memcpy(b->cat + (size_t)v * (size_t)p8 + 3 * (size_t)d2, w->H + (size_t)v * (size_t)ld2,
+               (size_t)d2 * sizeof *b->cat);
+    DENSE(P_HEAD + 0, n, 8 * d, 16 * d, b->cat, p8, 1, b->h1, p16);
+    DENSE(P_HEAD + 2, n, 16 * d, 8 * d, b->h1, p16, 1, b->h2, p8);
+    DENSE(P_HEAD + 4, n, 8 * d, D, b->h2, p8, 0, b->logits, pD);
+}
+
+/* The backward pass of the last FN(forward_all) on b for dL/dlogits
+ * dlogits [n x D] (row v: node v's logits). */
+static void FN(backward_all)(const Policy *pol, const R *W, const PolicyGraph *pg, struct WORKB *b,
+                             const R *dlogits, R *G)
+{
+    const NnTensor *T = pol->p.t;
+    struct WORK *w = b->w;
+    int n = w->n, d = w->d, D = w->D, d2 = 2 * d, ld2 = w->ld2, p8 = b->p8, p16 = b->p16, pD = b->pD;
+    size_t nl2 = (size_t)n * (size_t)ld2;
+    memset(b->dlog, 0, (size_t)n * (size_t)pD * sizeof *b->dlog);
+    for (int v = 0; v < n; v++)
+        memcpy(b->dlog + (size_t)v * (size_t)pD, dlogits + (size_t)v * (size_t)D, (size_t)D * sizeof *b->dlog);
+    DENSEB(P_HEAD + 4, n, 8 * d, D, b->h2, p8, 1, b->dlog, pD, b->dh2, p8);
+    DENSEB(P_HEAD + 2, n, 16 * d, 8 * d, b->h1, p16, 1, b->dh2, p8, b->dh1, p16);
+    DENSEB(P_HEAD + 0, n, 8 * d, 16 * d, b->cat, p8, 0, b->dh1, p16, b->dcat, p8);
+    memset(w->dH, 0, nl2 * sizeof *w->dH);
+    for (int v = 0; v < n; v++)
+        for (int c = 0; c < d2; c++)
+            w->dH[(size_t)v * (size_t)ld2 + (size_t)c] += b->dcat[(size_t)v * (size_t)p8 + (size_t)(3 * d2 + c)];
+    for (int s = 0; s < 3; s++) {
+        int base = P_POOL + 8 * s;
+        memset(b->db2, 0, nl2 * sizeof *b->db2);
+        for (int v = 0; v < n; v++)
+            memcpy(b->db2 + (size_t)v * (size_t)ld2, b->dcat + (size_t)v * (size_t)p8 + (size_t)(s * d2),
+                   (size_t)d2 * sizeof *b->db2);
+        RELUB(b->b2[s], b->db2, nl2);
+        DENSEB(base + 6, n, d2, d2, b->b1[s], ld2, 1, b->db2, ld2, b->db1, ld2);
+        DENSEB(base + 4, n, d2, d2, b->sum[s], ld2, 0, b->db1, ld2, b->dsum[s], ld2);
+        memset(b->da[s], 0, nl2 * sizeof *b->da[s]);
+    }
+    /* every a2 row receives the sums' gradients of the nodes whose set holds it */
+    for (int v = 0; v < n; v++)
+        for (int j = 0; j < n; j++) {
+            int s = FN(set_of)(pg, v, j);
+            if (s < 0)
+                continue;
+            R *da = b->da[s] + (size_t)j * (size_t)ld2;
+            const R *ds = b->dsum[s] + (size_t)v * (size_t)ld2;
+            for (int c = 0; c < ld2; c++)
+                da[c] += ds[c];
+        }
+    for (int s = 0; s < 3; s++) {
+        int base = P_POOL + 8 * s;
+        RELUB(b->a2[s], b->da[s], nl2);
+        DENSEB(base + 2, n, d2, d2, b->a1[s], ld2, 1, b->da[s], ld2, b->db1, ld2);
+        DENSEB(base + 0, n, d2, d2, w->H, ld2, 0, b->db1, ld2, b->dx, ld2);
+        for (size_t q = 0; q < nl2; q++)
+            w->dH[q] += b->dx[q];
+    }
+    FN(embed_backward)(pol, W, pg, w, G);
 }
 
 #undef DENSE

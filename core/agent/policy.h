@@ -75,6 +75,23 @@ void policy_forward(const Policy *pol, const PolicyGraph *pg, PolicyWork *w, con
 void policy_backward(const Policy *pol, const PolicyGraph *pg, PolicyWork *w,
                      const float *dlogits, float *grad);
 
+/* Every node's head at once: the logits policy_forward gives with node v
+ * current, for every v, from one feature matrix feats [n x F] (the same for
+ * every v: features computed with no current node, episode_features(ep,
+ * -1, ...), so the embedding and message passing run once and only the
+ * pooling and the head run per node, each one product over the n rows).
+ * logits [n x D] (row v: node v's; may be NULL); b keeps what
+ * policy_backward_all needs. With the plain kernels (blas 0) row v has
+ * policy_forward's bits for v; BLAS may round the wide layers otherwise.
+ * The learned local search scores its moves with it (lsearch_gnn.c). */
+typedef struct PolicyBatch PolicyBatch;
+PolicyBatch *policy_batch_new(const PolicyArch *a, const PolicyGraph *pg);
+void policy_batch_free(PolicyBatch *b);
+void policy_forward_all(const Policy *pol, const PolicyGraph *pg, PolicyBatch *b, const float *feats, float *logits);
+/* Backward pass of the last policy_forward_all on b: accumulates into grad
+ * (NnParams layout) the gradient for dlogits [n x D] = dL/dlogits. */
+void policy_backward_all(const Policy *pol, const PolicyGraph *pg, PolicyBatch *b, const float *dlogits, float *grad);
+
 /* Double-precision twins for the gradient check: weights wd[p.n] (converted
  * from the float ones or perturbed), features in double. The work space is a
  * separate type so that the float path stays lean. */
@@ -85,5 +102,12 @@ void policy_forward_d(const Policy *pol, const double *wd, const PolicyGraph *pg
                       const double *feats, int v, double *logits);
 void policy_backward_d(const Policy *pol, const double *wd, const PolicyGraph *pg, PolicyWorkD *w,
                        const double *dlogits, double *grad);
+typedef struct PolicyBatchD PolicyBatchD;
+PolicyBatchD *policy_batch_new_d(const PolicyArch *a, const PolicyGraph *pg);
+void policy_batch_free_d(PolicyBatchD *b);
+void policy_forward_all_d(const Policy *pol, const double *wd, const PolicyGraph *pg, PolicyBatchD *b,
+                          const double *feats, double *logits);
+void policy_backward_all_d(const Policy *pol, const double *wd, const PolicyGraph *pg, PolicyBatchD *b,
+                           const double *dlogits, double *grad);
 
 #endif
