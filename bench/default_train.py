@@ -75,7 +75,8 @@ def main():
         mh, ch = mean_ci(vh)
         f = lambda k: "%.4g ms" % (sum(r[k] for r in rs) / len(rs) / 1e3)
         lines.append("| %s | %s | %s | %+.2f %% ± %.2f | %s (%s) | %+.2f %% ± %.2f | %s | %s | %.1f s |" % (
-            rs[0]["name"], f("policy_us"), f("untrained_us"), mc, cc, f("heuristic_us"), rs[0]["heuristic"], mh, ch,
+            rs[0]["name"] if sum(r["name"] == rs[0]["name"] for r in runs) == len(rs) else os.path.basename(g),
+            f("policy_us"), f("untrained_us"), mc, cc, f("heuristic_us"), rs[0]["heuristic"], mh, ch,
             f("best_seen_us"), ",".join(str(r["kept_episode"]) for r in rs), sum(r["seconds"] for r in rs) / len(rs)))
     m, c = mean_ci(allc)
     lines.append("")
