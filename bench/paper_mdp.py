@@ -16,6 +16,10 @@ Variants (--variant, repeatable):
                updates (--entropy-schedule linear --entropy-steps U/2)
   paper-low    the preset with beta 0.01, constant
 
+A case family:F:D trains on family F's graphs 00-23 and places the
+held-out 24-27 zero-shot (means over the four; ILS given the placements
+the policy's own placement simulated there).
+
 Each run trains in --chunks pieces (train --resume continues bit-exactly)
 and places with the policy after each: the learning curve's points.
 
@@ -106,6 +110,51 @@ def one(prog, case, seed, variant, budget, chunks, tmp):
             "command": " ".join(base + ["--episodes", str(done), "-o", "p.json"])}
 
 
+FAMILIES = {"nmt": "graphs/families/nmt/nmt_variant_%02d.json",
+            "enas-cifar10": "graphs/families/enas-cifar10/enas_cifar10_%02d.json",
+            "enas-ptb": "graphs/families/enas-ptb/enas_ptb_%02d.json"}
+
+
+def one_family(prog, case, seed, variant, budget, chunks, tmp):
+    """family:F:D: trained on F's graphs 00-23 for about `budget`
+    placements, then zero-shot on the held-out 24-27: the policy's greedy
+    placement, its untrained control, single/expert/Scotch and ILS given the
+    placements the policy's own placement simulated (one episode)."""
+    _, fam, d = case.split(":")
+    train = [FAMILIES[fam] % i for i in range(24)]
+    held = [FAMILIES[fam] % i for i in range(24, 28)]
+    workers = 4
+    groups = group_count(prog, train[0], d)
+    per = max(workers, int(math.ceil(budget / groups / chunks / workers)) * workers)
+    pol = os.path.join(tmp, "%s_%s_%s_%d.json" % (fam, d, variant, seed))
+    base = [prog, "train"] + train + ["--devices", d, "--preset", "paper", "--seed", str(seed), "--json"]
+    base += variant_args(variant, int(math.ceil(budget / groups / workers)))
+    sims, done = 0, 0
+    while sims < budget:
+        summ = last_json(run(base + ["--episodes", str(per), "-o", pol] + (["--resume", pol] if done else [])))
+        done += per
+        sims = summ["placements_simulated"]
+    out = {"case": case, "seed": seed, "variant": variant, "groups": groups, "episodes": done, "placements": sims,
+           "curve": [], "graphs": [], "command": " ".join(base + ["--episodes", str(done), "-o", "p.json"])}
+    for g in held:
+        placed = json.loads(run([prog, "place", g, "--devices", d, "--policy", pol, "--json"]))
+        cmp = json.loads(run([prog, "compare", g, "--devices", d, "--policy", pol, "--untrained",
+                              "--methods", "single,expert,scotch", "--json"]))
+        rows = {r["method"]: r for r in cmp["methods"]}
+        ils = json.loads(run([prog, "place", g, "--devices", d, "--method", "ils", "--budget",
+                              str(max(1, placed["placements"])), "--seed", str(seed), "--json"]))
+        out["graphs"].append({"graph": g, "policy_us": placed["runtime_us"], "placements": placed["placements"],
+                              "untrained_us": rows["placeto-untrained"]["runtime_us"],
+                              "single_us": rows["single"]["runtime_us"], "single_oom": rows["single"]["oom"],
+                              "expert_us": rows["expert"]["runtime_us"], "scotch_us": rows["scotch"]["runtime_us"],
+                              "ils_us": ils["runtime_us"]})
+    for k in ("policy_us", "untrained_us", "single_us", "expert_us", "scotch_us", "ils_us"):
+        out[k] = sum(x[k] for x in out["graphs"]) / len(out["graphs"])
+    out["single_oom"] = any(x["single_oom"] for x in out["graphs"])
+    out["best_us"] = float("nan")
+    return out
+
+
 def mean_ci(xs):
     m = sum(xs) / len(xs)
     if len(xs) < 2:
@@ -159,7 +208,8 @@ def main():
     variants = variants or ["paper", "paper-sched"]
     res = []
     with tempfile.TemporaryDirectory() as tmp, concurrent.futures.ThreadPoolExecutor(jobs) as ex:
-        futs = [ex.submit(one, prog, c, s, v, budget, chunks, tmp) for c in cases for v in variants for s in seeds]
+        futs = [ex.submit(one_family if c.startswith("family:") else one, prog, c, s, v, budget, chunks, tmp)
+                for c in cases for v in variants for s in seeds]
         for f in futs:
             r = f.result()
             res.append(r)
