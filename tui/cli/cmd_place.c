@@ -34,7 +34,7 @@ static const CliOpt compare_opts[] = {
     {"no-policy", 0, NULL, "no Placeto rows"},
     {"samples", 0, "K", "with --policy: K sampled episodes after the greedy one (default 0)"},
     {"start", 0, "S", "with --policy: start from 'random' (the fixed random placement) or 'heuristic' (gdp: the better of its placements and the best heuristic's)"},
-    {"untrained", 0, NULL, "with --policy: also the control, the same network untrained (the weights training starts from with --seed), placing by the same procedure"},
+    {"untrained", 0, NULL, "with --policy: also the control, the same network untrained (the weights training started from: the seed a Placeto file records, else --seed), placing by the same procedure"},
     CLI_OPT_BUDGET,
     CLI_PROBLEM_OPTS("0"),
     {"json", 0, NULL, "machine-readable result on stdout"},
