@@ -337,70 +337,6 @@ void train_cli_on_episode(const TrainReport *r, void *ud)
     }
 }
 
-/* The closing comparison on one training graph: the policy's own
- * placement (what `place --policy OUT` gives: the file just written, read
- * back), its untrained control, the best heuristic and the best placement
- * seen in training. 0, or -1 when the policy cannot place it. */
-typedef struct Closing {
-    double policy_us, untrained_us, heuristic_us, seen_us;
-    const char *row, *heuristic; /* the policy's row ("placeto-refine", ...), the heuristic's method */
-} Closing;
-
-static int closing_rows(const AgentPolicy *ap, const TrainState *fts, const Problem *p, Closing *o)
-{
-    Err e = {{0}};
-    PlaceRun rows[2], ctl, heur;
-    const AgentPlaceOpts opts = {0, 0, AGENT_START_DEFAULT, 0}; /* place's defaults */
-    int n = agent_place_runs(ap, fts, p, &opts, rows, NULL, &e);
-    if (n < 1)
-        return -1;
-    static char row[64];
-    snprintf(row, sizeof row, "%s", rows[n - 1].method);
-    o->row = row;
-    o->policy_us = rows[n - 1].runtime_us;
-    o->seen_us = n == 2 ? rows[0].runtime_us : NAN;
-    for (int k = 0; k < n; k++)
-        place_run_free(&rows[k]);
-    o->untrained_us = NAN;
-    if (agent_place_untrained(ap, p, &opts, &ctl, &e) == 0) {
-        o->untrained_us = ctl.runtime_us;
-        place_run_free(&ctl);
-    }
-    PlaceCtx ctx = {p->g, p->gr, p->c, 0, 0, NULL};
-    int *gd = xnew_array((size_t)p->gr->n_groups, sizeof *gd);
-    double score;
-    place_best_heuristic(&ctx, gd, &score, &o->heuristic);
-    place_run_groups(p, o->heuristic, gd, NAN, &heur);
-    o->heuristic_us = heur.runtime_us;
-    place_run_free(&heur);
-    free(gd);
-    return 0;
-}
-
-#define CLOSING_GRAPHS 4 /* training graphs compared at the end (a family: its first ones) */
-
-/* The closing comparison of every training graph (up to CLOSING_GRAPHS):
- * into o[], returns how many, 0 when the written file cannot be read. */
-static int closing(const Progress *pr, const char *out, Closing *o)
-{
-    if (!pr->problems)
-        return 0;
-    AgentPolicy ap;
-    TrainState fts;
-    Err e = {{0}};
-    if (agent_policy_open(out, &ap, &fts, &e) != 0) {
-        train_state_done(&fts);
-        return 0;
-    }
-    int n = 0;
-    for (int i = 0; i < pr->n_graphs && n < CLOSING_GRAPHS; i++)
-        if (closing_rows(&ap, &fts, &pr->problems[i], &o[n]) == 0)
-            n++;
-    agent_policy_close(&ap);
-    train_state_done(&fts);
-    return n;
-}
-
 static void json_number_or_null(JWriter *w, double x)
 {
     if (isfinite(x))
@@ -413,8 +349,8 @@ static void json_number_or_null(JWriter *w, double x)
 static void print_summary(const Progress *pr, const TrainState *ts, const char *out)
 {
     char b1[32];
-    Closing cl[CLOSING_GRAPHS];
-    int ncl = closing(pr, out, cl);
+    TrainClosing cl[TRAIN_CLOSING_GRAPHS];
+    int ncl = train_cli_closing(pr, out, cl);
     if (pr->json) {
         JWriter w;
         jw_init(&w, stdout);

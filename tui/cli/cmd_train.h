@@ -77,4 +77,18 @@ void train_cli_whose(const char *name, char *buf, size_t n);
 /* train [--agent NAME]: the one runner of every agent's trainer. */
 int train_cli_agent(const CliCmd *cmd, const CliArgs *a, const AgentKind *k);
 
+/* The closing comparison on one training graph: the policy's own
+ * placement (what `place --policy` gives: the file just written, read
+ * back), its untrained control, the best heuristic and the best placement
+ * seen in training. */
+typedef struct TrainClosing {
+    double policy_us, untrained_us, heuristic_us, seen_us;
+    const char *row, *heuristic; /* the policy's row ("placeto-refine", ...), the heuristic's method */
+} TrainClosing;
+#define TRAIN_CLOSING_GRAPHS 4 /* training graphs compared at the end (a family: its first ones) */
+/* The closing comparison of the training graphs of pr (up to
+ * TRAIN_CLOSING_GRAPHS) with the policy file out: into o[], returns how
+ * many, 0 when the file cannot be read or pr has no problems. */
+int train_cli_closing(const Progress *pr, const char *out, TrainClosing *o);
+
 #endif
