@@ -16,8 +16,8 @@ trap 'tm kill-server 2> /dev/null; sleep 0.5; rm -rf "$work" 2> /dev/null || tru
 cols=120 rows=36
 command -v rsvg-convert > /dev/null || { echo "screenshots: rsvg-convert is needed (apt-get install librsvg2-bin)" >&2; exit 1; }
 
-png() { # NAME: screenshots/NAME.svg -> .png
-    rsvg-convert -o "screenshots/$1.png" "screenshots/$1.svg"
+png() { # NAME: screenshots/NAME.svg -> .png, 1920 pixels wide as the slide key's
+    rsvg-convert -w 1920 -a -o "screenshots/$1.png" "screenshots/$1.svg"
     echo "screenshots/$1.png"
 }
 

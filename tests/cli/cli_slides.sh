@@ -5,7 +5,8 @@
 # XML (python3's parser), one <text> per screen row holding that row's text,
 # the colours of known cells, <, > and & escaped, a golden SVG of a small
 # screen; numbered slides never replace a file; the PNG through rsvg-convert
-# on PATH (a stand-in script, or none: the message says how to get one); a
+# on PATH (a stand-in script, the real one when installed, or none: the
+# message says how to get one), at least 1920 pixels wide; a
 # directory that cannot be written gives a clear message and no crash; P
 # and --present show the presentation layout; and F2 in a real terminal
 # (tmux, when installed). Prints "slides: N passed, M failed".
@@ -135,7 +136,7 @@ expect_rc "--slide ''" 2 && pass
 # ---- the slide key ----
 # no converter on PATH: the SVG, and the message says how to get a PNG
 in_dir "$tmp/d" "$path_none" explore "$crown" --headless --keys 'space f2' --size 100x30
-shows "f2 without rsvg-convert" "slide placeto-slide-001.svg written" "no rsvg-convert on PATH" "rsvg-convert -o"
+shows "f2 without rsvg-convert" "slide placeto-slide-001.svg written" "no rsvg-convert on PATH" "rsvg-convert -w 1920 -a -o"
 if [ -s "$tmp/d/placeto-slide-001.svg" ] && [ ! -e "$tmp/d/placeto-slide-001.png" ]; then pass; else
     fail "f2 writes placeto-slide-001.svg" "$(ls "$tmp/d")"; fi
 cp "$tmp/d/placeto-slide-001.svg" "$tmp/first.svg"
@@ -145,13 +146,65 @@ shows "ctrl-p: a second slide" "slide placeto-slide-002.svg written"
 if cmp -s "$tmp/first.svg" "$tmp/d/placeto-slide-001.svg" && [ -s "$tmp/d/placeto-slide-002.svg" ] &&
     grep -qF "step 3/18" "$tmp/d/placeto-slide-002.svg"; then pass; else
     fail "a second slide does not replace the first" "$(ls -l "$tmp/d")"; fi
-# a stand-in rsvg-convert that works (copies the SVG) and one that fails
-printf '#!/bin/sh\n[ "$1" = -o ] && exec cp "$3" "$2"\nexit 9\n' > "$tmp/bin/rsvg-convert"
+# a stand-in rsvg-convert that works and one that fails. The working one
+# reads rsvg-convert's options as it does (-w and -h; the SVG's own size
+# for what is not given, the aspect ratio kept for one alone; an unknown
+# option fails) and writes the PNG's header: the width and height it would
+# have
+cat > "$tmp/bin/rsvg-convert" <<PYEND
+#!$py
+import re, struct, sys, zlib
+args, w, h, out, files = sys.argv[1:], None, None, None, []
+while args:
+    a = args.pop(0)
+    if a in ("-w", "--width"): w = int(args.pop(0))
+    elif a in ("-h", "--height"): h = int(args.pop(0))
+    elif a in ("-o", "--output"): out = args.pop(0)
+    elif a.startswith("-"): sys.exit(9)
+    else: files.append(a)
+if out is None or len(files) != 1: sys.exit(9)
+m = re.search(r'<svg [^>]*width="([0-9]+)" height="([0-9]+)"', open(files[0], encoding="utf-8").read())
+sw, sh = int(m.group(1)), int(m.group(2))
+if w is None and h is None: w, h = sw, sh
+elif h is None: h = round(sh * w / sw)
+elif w is None: w = round(sw * h / sh)
+def chunk(t, d): return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+open(out, "wb").write(b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+                      + chunk(b"IEND", b""))
+PYEND
 chmod 755 "$tmp/bin/rsvg-convert"
+# the PNG is at least 1920 pixels wide, for a projector, with the SVG's
+# aspect ratio (to the pixel); argv: png svg
+pngcheck='
+import re, struct, sys
+head = open(sys.argv[1], "rb").read(24)
+assert head[:8] == b"\x89PNG\r\n\x1a\n" and head[12:16] == b"IHDR", "not a PNG"
+w, h = struct.unpack(">II", head[16:24])
+m = re.search(r"<svg [^>]*width=\"([0-9]+)\" height=\"([0-9]+)\"", open(sys.argv[2], encoding="utf-8").read())
+sw, sh = int(m.group(1)), int(m.group(2))
+assert w >= 1920, "the PNG is %dx%d, less than 1920 pixels wide (the SVG: %dx%d)" % (w, h, sw, sh)
+assert abs(h - sh * w / sw) <= 1, "the PNG is %dx%d, the SVG %dx%d: another aspect ratio" % (w, h, sw, sh)
+'
 in_dir "$tmp/d" "$tmp/bin:$path_std" explore "$crown" --headless --keys 'f2' --size 100x30
 shows "f2 with rsvg-convert" "slide placeto-slide-003.svg and .png written"
-if cmp -s "$tmp/d/placeto-slide-003.svg" "$tmp/d/placeto-slide-003.png"; then pass; else
-    fail "the PNG comes from rsvg-convert" "$(ls "$tmp/d")"; fi
+if [ -s "$tmp/d/placeto-slide-003.png" ]; then
+    pycheck "the PNG at projector width" "$pngcheck" "$tmp/d/placeto-slide-003.png" "$tmp/d/placeto-slide-003.svg"
+else
+    fail "the PNG comes from rsvg-convert" "$(ls "$tmp/d")"
+fi
+# the real rsvg-convert, when installed: a real PNG of that size
+if command -v rsvg-convert > /dev/null; then
+    mkdir -p "$tmp/real"
+    in_dir "$tmp/real" "$(dirname "$(command -v rsvg-convert)"):$path_std" explore "$crown" --headless \
+        --keys 'space f2' --size 120x36
+    shows "f2 with the real rsvg-convert" "slide placeto-slide-001.svg and .png written"
+    if [ -s "$tmp/real/placeto-slide-001.png" ]; then
+        pycheck "the real PNG at projector width" "$pngcheck" "$tmp/real/placeto-slide-001.png" \
+            "$tmp/real/placeto-slide-001.svg"
+    fi
+else
+    echo "slides: rsvg-convert not installed, the real PNG skipped"
+fi
 printf '#!/bin/sh\nexit 3\n' > "$tmp/bin/rsvg-convert"
 in_dir "$tmp/d" "$tmp/bin:$path_std" explore "$crown" --headless --keys 'f2' --size 100x30
 shows "a failing rsvg-convert" "slide placeto-slide-004.svg written; no PNG" "exited with status 3"

@@ -127,7 +127,8 @@ TEST(slide_save_numbers_never_replace_and_report_the_png)
 {
     char dir[] = "/tmp/placeto_slide_XXXXXX";
     REQUIRE(mkdtemp(dir) != NULL);
-    make_dir(dir, "[ \"$1\" = -o ] && cp \"$3\" \"$2\"");
+    /* the stand-in keeps its arguments in args, then copies the SVG */
+    make_dir(dir, "printf '%s\\n' \"$@\" > \"${0%/bin/*}/args\"; [ \"$5\" = -o ] && cp \"$7\" \"$6\"");
     const char *old_path = getenv("PATH");
     char *saved = old_path ? xstrdup(old_path) : NULL;
     char bin[600], msg[256];
@@ -139,12 +140,17 @@ TEST(slide_save_numbers_never_replace_and_report_the_png)
     CHECK_INT(slide_save(g, 256, GRID_UNICODE, dir, msg, sizeof msg), 0);
     CHECK_MSG(strstr(msg, "placeto-slide-001.svg and .png written") != NULL, "%s", msg);
     CHECK(file_exists(dir, "placeto-slide-001.png"));
-    grid_text(g, 0, 0, "two", GS_NONE);
-    CHECK_INT(slide_save(g, 256, GRID_UNICODE, dir, msg, sizeof msg), 0);
-    CHECK_MSG(strstr(msg, "placeto-slide-002.svg") != NULL, "%s", msg);
+    /* at projector width: the 4x1 grid's 50x33 SVG scaled to 1920x1267 */
     char path[600];
     size_t len;
     Err e = {{0}};
+    snprintf(path, sizeof path, "%s/args", dir);
+    char *args = util_read_file(path, &len, &e);
+    CHECK_MSG(args && strncmp(args, "-w\n1920\n-h\n1267\n-o\n", 19) == 0, "%s", args ? args : e.msg);
+    free(args);
+    grid_text(g, 0, 0, "two", GS_NONE);
+    CHECK_INT(slide_save(g, 256, GRID_UNICODE, dir, msg, sizeof msg), 0);
+    CHECK_MSG(strstr(msg, "placeto-slide-002.svg") != NULL, "%s", msg);
     snprintf(path, sizeof path, "%s/placeto-slide-001.svg", dir);
     char *first = util_read_file(path, &len, &e);
     CHECK(first && strstr(first, ">one</tspan>") != NULL); /* the first slide is still the first */
@@ -183,6 +189,21 @@ TEST(slide_save_numbers_never_replace_and_report_the_png)
         unsetenv("PATH");
     free(saved);
     cleanup(dir);
+    grid_free(g);
+}
+
+TEST(slide_png_size_is_at_least_projector_width)
+{
+    long w, h;
+    Grid *g = grid_new(120, 36); /* the SVG: 1024x628 */
+    slide_png_size(g, &w, &h);
+    CHECK_INT((int)w, 1920);
+    CHECK_INT((int)h, 1178); /* 628 * 1920 / 1024 = 1177.5, to the nearest */
+    grid_free(g);
+    g = grid_new(300, 80); /* 2536x1376: wide enough already, kept */
+    slide_png_size(g, &w, &h);
+    CHECK_INT((int)w, 2536);
+    CHECK_INT((int)h, 1376);
     grid_free(g);
 }
 

@@ -122,12 +122,34 @@ static void put_escaped(StrBuf *out, uint32_t u)
     }
 }
 
+/* The SVG's width and height attributes (its size in pixels at zoom 1). */
+static void svg_size(const Grid *g, long *w_px, long *h_px)
+{
+    int w = g->w > 0 ? g->w : 0, h = g->h > 0 ? g->h : 0;
+    *w_px = ((long)w * CELL_W10 + 5) / 10 + 2 * MARGIN;
+    *h_px = (long)h * CELL_H10 / 10 + 2 * MARGIN;
+}
+
+void slide_png_size(const Grid *g, long *w_px, long *h_px)
+{
+    long w, h;
+    svg_size(g, &w, &h);
+    if (w >= SLIDE_PNG_MIN_WIDTH) {
+        *w_px = w;
+        *h_px = h;
+        return;
+    }
+    *w_px = SLIDE_PNG_MIN_WIDTH;
+    *h_px = (h * SLIDE_PNG_MIN_WIDTH + w / 2) / w; /* w >= 2 * MARGIN > 0 */
+}
+
 void slide_svg(const Grid *g, int colors, GridGlyphs glyphs, StrBuf *out)
 {
     int w = g->w > 0 ? g->w : 0, h = g->h > 0 ? g->h : 0;
-    long w10 = (long)w * CELL_W10, h10 = (long)h * CELL_H10;
+    long w10 = (long)w * CELL_W10, h10 = (long)h * CELL_H10, w_px, h_px;
+    svg_size(g, &w_px, &h_px);
     sb_printf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%ld\" height=\"%ld\" viewBox=\"0 0 ",
-              (w10 + 5) / 10 + 2 * MARGIN, h10 / 10 + 2 * MARGIN);
+              w_px, h_px);
     tenths(out, w10 + 20 * MARGIN);
     sb_printf(out, " %ld\">\n", h10 / 10 + 2 * MARGIN);
     sb_printf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"%s\"/>\n", DEFAULT_BG);
@@ -402,12 +424,17 @@ int slide_save(const Grid *g, int colors, GridGlyphs glyphs, const char *dir, ch
     char conv[4096];
     if (!slide_find_program("rsvg-convert", conv, sizeof conv)) {
         snprintf(msg, n, "slide %s written; no rsvg-convert on PATH for a PNG (apt-get install librsvg2-bin; "
-                 "rsvg-convert -o X.png X.svg)", svg);
+                 "rsvg-convert -w 1920 -a -o X.png X.svg)", svg);
         return 1;
     }
     /* the PNG goes to a temporary name and is linked into place like the SVG */
     char *tmp = util_atomic_tmp_name(png);
-    char *argv[] = {"rsvg-convert", "-o", tmp, svg, NULL};
+    long pw, ph;
+    slide_png_size(g, &pw, &ph);
+    char wbuf[32], hbuf[32];
+    snprintf(wbuf, sizeof wbuf, "%ld", pw);
+    snprintf(hbuf, sizeof hbuf, "%ld", ph);
+    char *argv[] = {"rsvg-convert", "-w", wbuf, "-h", hbuf, "-o", tmp, svg, NULL};
     Err ce = {{0}};
     int rc_png = 1;
     unlink(tmp);

@@ -14,7 +14,8 @@
  * which neither NNN.svg nor NNN.png exists) in a directory, via a temporary
  * file linked into place so that no existing file is ever replaced, then
  * converts it to PNG with rsvg-convert when that is on PATH (fork and exec,
- * no shell, its exit status checked, at most SLIDE_PNG_SECONDS). */
+ * no shell, its exit status checked, at most SLIDE_PNG_SECONDS), at least
+ * SLIDE_PNG_MIN_WIDTH pixels wide for a projector (slide_png_size). */
 #ifndef PLACETO_SLIDE_H
 #define PLACETO_SLIDE_H
 
@@ -23,11 +24,17 @@
 #include "grid.h"
 #include "util.h"
 
-enum { SLIDE_PNG_SECONDS = 5 };
+enum { SLIDE_PNG_SECONDS = 5, SLIDE_PNG_MIN_WIDTH = 1920 };
 
 /* Appends the SVG of g in a colour mode (256, 8 or 0 for monochrome) and a
  * glyph set to out. */
 void slide_svg(const Grid *g, int colors, GridGlyphs glyphs, StrBuf *out);
+
+/* The size in pixels of the slide key's PNG of g: the SVG's own size
+ * scaled up to SLIDE_PNG_MIN_WIDTH wide when it is narrower (a 120x36
+ * screen's 1024x628 becomes 1920x1178), the aspect ratio kept to the
+ * nearest pixel; passed to rsvg-convert as -w and -h. */
+void slide_png_size(const Grid *g, long *w_px, long *h_px);
 
 /* Writes the SVG of g to path (a temporary file renamed into place; an
  * existing path is replaced). 0, or -1 with e set naming the file. */
