@@ -208,6 +208,11 @@ static int reload(App **ap, Err *e)
     o.graph_path = graph;
     o.policy_path = o.policy_path ? policy : NULL;
     o.cluster_path = o.cluster_path ? cluster : NULL;
+    double facts[TOUR_FACT_COUNT];
+    if (o.demo_facts) {
+        memcpy(facts, o.demo_facts, sizeof facts);
+        o.demo_facts = facts;
+    }
     app_free(a);
     *ap = app_new(&o, e);
     if (*ap)

@@ -713,8 +713,8 @@ int app_export(App *a, AppExport what)
     if (rc != 0)
         app_msg(a, GS_ERROR, "export failed: %s", e.msg);
     else if (what == APP_EXPORT_PLACEMENT)
-        app_msg(a, GS_GOOD, "wrote %s: the current placement (%.3f ms; placeto simulate GRAPH --placement %s)", path,
-                d->ep->runtime_us / 1000, path);
+        app_msg(a, GS_GOOD, "wrote %s: the current placement (%s; placeto simulate GRAPH --placement %s)", path,
+                app_t(d->ep->runtime_us), path);
     else
         app_msg(a, GS_GOOD, "wrote %s (%s)", path,
                 what == APP_EXPORT_DOT ? "render with dot -Tsvg" : "open in ui.perfetto.dev");
@@ -748,6 +748,7 @@ void app_run_baselines(App *a)
     const PlaceMethod *m = place_methods(&n);
     a->base.rows = xnew_array((size_t)n, sizeof *a->base.rows);
     a->base.budget = app_search_budget(a);
+    a->base.seed = a->data.ep->seed;
     for (int k = 0; k < n; k++) {
         Err e = {{0}};
         if (place_run(&a->data.pb, &m[k], a->data.ep->seed, a->base.budget, &a->base.rows[a->base.n], &e) == 0)

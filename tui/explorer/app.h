@@ -86,6 +86,7 @@ typedef struct AppOptions {
     int demo_app;             /* which of the default tour's Apps this is (AppTourApp; set by the tour itself) */
     int demo_loop;            /* with the timer: after the last stage, the first again */
     int demo_paused;          /* the timer paused (carried across the tour's Apps) */
+    const double *demo_facts; /* the tour's numbers so far (TOUR_FACT_COUNT; NULL: none yet) */
 } AppOptions;
 
 /* What app_new loaded, and what is built once from it. */
@@ -191,6 +192,7 @@ typedef struct AppBaselines {
     char learned_names[APP_LEARNED_MAX][64]; /* their method names */
     PlaceRun *rows;           /* place_run rows, by runtime */
     int64_t budget;           /* the local searches' budget in placements */
+    uint64_t seed;            /* the seed they ran with (the episode's then) */
     int n;
 } AppBaselines;
 
@@ -228,13 +230,42 @@ typedef struct AppReplay {
 enum { APP_TOUR_MAX_STAGES = 24 };
 /* The Apps of the default tour: each stage runs in one of them (demo.c). */
 typedef enum AppTourApp {
-    TOUR_APP_DEFAULT,         /* ResNet-18 with its Placeto policy, 2 devices */
+    TOUR_APP_DEFAULT,         /* GNMT (graphs/nmt.json) with its Placeto policy, 2 devices: it does not fit one */
     TOUR_APP_HELD_OUT,        /* a held-out NMT family graph with the family's Placeto policy */
     TOUR_APP_GDP,             /* the same graph with the family's GDP policy */
     TOUR_APP_RNN,             /* ResNet-18 with the RNN placer's policy */
     TOUR_APP_HSDAG,           /* Inception-V3 inference on one CPU and one GPU with an HSDAG policy */
     TOUR_APP_COUNT
 } AppTourApp;
+/* The numbers the tour's stages measured, recapped by its last stage. */
+typedef enum AppTourFact {
+    TOUR_FACT_SINGLE_US,      /* the default graph on one device */
+    TOUR_FACT_SINGLE_GB,      /* its peak memory there (GB) */
+    TOUR_FACT_CAP_GB,         /* that device's memory (GB) */
+    TOUR_FACT_HEUR_US,        /* the best heuristic's runtime */
+    TOUR_FACT_POLICY_US,      /* the tour's policy at the end of its greedy episode (its best) */
+    TOUR_FACT_CONTROL_US,     /* its untrained control by the same procedure */
+    TOUR_FACT_SEARCH_US,      /* the best local search in the baselines table */
+    TOUR_FACT_PAPER_US,       /* the paper's rules: the episode's best */
+    TOUR_FACT_HELD_US,        /* zero-shot on the held-out graph */
+    TOUR_FACT_HELD_HEUR_US,   /* the best heuristic there */
+    TOUR_FACT_GROUPS,         /* the default graph's groups */
+    TOUR_FACT_OPS,            /* and ops */
+    TOUR_FACT_COUNT
+} AppTourFact;
+/* The first stage's timelines: one device against the best heuristic's
+ * split, as the share of each column of a common time axis that a device
+ * computes (busy) or sends (xfer), 0-255. */
+enum { TOUR_PROBLEM_COLS = 240, TOUR_PROBLEM_DEVICES = 4 };
+typedef struct AppTourProblem {
+    int ok, n_devices;
+    double runtime_us[2], axis_us;
+    double peak_gb[2][TOUR_PROBLEM_DEVICES], cap_gb[TOUR_PROBLEM_DEVICES];
+    int oom[2];
+    char heuristic[32];
+    unsigned char busy[2][TOUR_PROBLEM_DEVICES][TOUR_PROBLEM_COLS];
+    unsigned char xfer[2][TOUR_PROBLEM_DEVICES][TOUR_PROBLEM_COLS];
+} AppTourProblem;
 typedef struct AppTour {
     int active;
     int stage;                /* the stage shown (-1 when not active) */
@@ -254,8 +285,12 @@ typedef struct AppTour {
     int done;                 /* the last stage whose effects the episode holds */
     int hist_at[APP_TOUR_MAX_STAGES]; /* history length after each stage's effects (-1: not yet) */
     int greedy_at[APP_TOUR_MAX_STAGES]; /* the policy's mode at each stage */
+    double facts[TOUR_FACT_COUNT]; /* the numbers the closing stage recaps (NAN: not seen yet), carried
+                                      across the tour's Apps */
+    AppTourProblem problem;   /* the first stage's two placements (problem.ok: computed) */
     AppOptions next;          /* when a tour call returns 1: what to open instead */
     char next_path[3][4096];  /* next's graph, policy and cluster paths */
+    double next_facts[TOUR_FACT_COUNT]; /* next's facts */
 } AppTour;
 
 /* Where `s` saves and where autosaves go; the stem of the file names the
@@ -402,6 +437,18 @@ void app_finish(App *a);
 /* A new episode with the next seed; the one it replaces stays reachable by
  * undo at the start of the new one's history. */
 void app_new_episode(App *a);
+/* A runtime as every pane and line gives it (util_fmt_time: "1.778 s",
+ * "25.345 ms"), in one of 8 rotating buffers: for a message's arguments. */
+const char *app_t(double us);
+/* A reward as the episode counts it, in b: a share of the start's score
+ * with relative rewards ("+0.12% of the start"), else a signed time. */
+const char *app_fmt_reward(const Episode *ep, double reward, char b[48]);
+/* A new episode with cfg instead of the current one's rules (the tour's
+ * paper stage); 0, or -1 with the message set. */
+int app_new_episode_with(App *a, const EpisodeConfig *cfg);
+/* Back to the episode before this one (as u at the start of a history);
+ * 0, or -1 when there is none. */
+int app_episode_back(App *a);
 /* Undo (dir < 0) or redo the whole history of the episode. */
 void app_history_seek(App *a, int dir);
 /* Frees the episodes kept for undo and redo across episodes. */
@@ -508,7 +555,9 @@ typedef enum AppTourExtra {
     TOUR_FEATURES,  /* the feature rows of the current node and its neighbours (AppCache) */
     TOUR_ZERO_SHOT, /* the zero-shot runtime against the best baseline */
     TOUR_CRITICAL,  /* the timeline's legend: the critical path's mark */
-    TOUR_SETS       /* the graph's legend: the three sets, coloured, with their sizes */
+    TOUR_SETS,      /* the graph's legend: the three sets, coloured, with their sizes */
+    TOUR_PROBLEM,   /* one device's timeline against a split one (AppTour.problem) */
+    TOUR_ROUNDS     /* message passing: the rounds' keys and the groups reached */
 } AppTourExtra;
 
 /* A stage: its caption goes on the side opposite its subject, which keeps

@@ -5,6 +5,8 @@
  * message line. */
 #include "app.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,8 +57,8 @@ void app_step(App *a)
     Episode *ep = a->data.ep;
     if (episode_done(ep)) {
         a->run.running = 0;
-        app_msg(a, GS_DIM, "the episode is complete (best %.3f ms): e starts a new one, u undoes",
-                ep->best_runtime_us / 1000);
+        app_msg(a, GS_DIM, "the episode is complete (best %s): e starts a new one, u undoes",
+                app_t(ep->best_runtime_us));
         return;
     }
     double before = ep->runtime_us;
@@ -69,13 +71,16 @@ void app_step(App *a)
     char what[512];
     app_entry_text(a, s, 0, what, sizeof what);
     if (s->proposed != s->new_device)
-        app_msg(a, GS_DIM, "step %d: %s (reward %+.4f): %.3f ms", s->cursor + 1, what, s->reward,
-                s->runtime_us / 1000);
+    {
+        char r[48];
+        app_msg(a, GS_DIM, "step %d: %s (reward %s): %s", s->cursor + 1, what, app_fmt_reward(ep, s->reward, r),
+                app_t(s->runtime_us));
+    }
     else if (s->new_device == s->old_device)
-        app_msg(a, GS_DIM, "step %d: %s: %.3f ms", s->cursor + 1, what, s->runtime_us / 1000);
+        app_msg(a, GS_DIM, "step %d: %s: %s", s->cursor + 1, what, app_t(s->runtime_us));
     else
-        app_msg(a, change_style(before, s->runtime_us), "step %d: %s: %.3f -> %.3f ms", s->cursor + 1, what,
-                before / 1000, s->runtime_us / 1000);
+        app_msg(a, change_style(before, s->runtime_us), "step %d: %s: %s -> %s", s->cursor + 1, what,
+                app_t(before), app_t(s->runtime_us));
     if (episode_done(ep))
         a->run.running = 0;
 }
@@ -88,20 +93,43 @@ void app_finish(App *a)
         steps++;
     a->run.running = 0;
     app_changed(a);
-    app_msg(a, GS_NONE, "finished the episode in %d steps: runtime %.3f ms, best %.3f ms", steps,
-            ep->runtime_us / 1000, ep->best_runtime_us / 1000);
+    app_msg(a, GS_NONE, "finished the episode in %d steps: runtime %s, best %s", steps,
+            app_t(ep->runtime_us), app_t(ep->best_runtime_us));
 }
 
 /* Replaces the episode by a new one with the next seed (from init, or with
  * init NULL as the configuration says); the old one is kept for undo.
  * 0, or -1 with the message set. */
-static int begin_episode(App *a, const int *init)
+const char *app_t(double us)
+{
+    static char buf[8][32];
+    static int next;
+    char *b = buf[next];
+    next = (next + 1) % 8;
+    return util_fmt_time(b, us);
+}
+
+const char *app_fmt_reward(const Episode *ep, double reward, char b[48])
+{
+    if (ep->cfg.relative_reward)
+        snprintf(b, 48, "%+.2f%% of the start", 100.0 * reward);
+    else if (ep->cfg.log_runtime)
+        snprintf(b, 48, "%+.4f (log s)", reward);
+    else {
+        char t[32];
+        util_fmt_time(t, fabs(reward) * 1e6);
+        snprintf(b, 48, "%s%s", reward < 0 ? "-" : "+", t);
+    }
+    return b;
+}
+
+static int begin_episode(App *a, const int *init, const EpisodeConfig *cfg)
 {
     AppData *d = &a->data;
     AppEpisodes *h = &a->episodes;
     Episode *old = d->ep;
     Err e = {{0}};
-    Episode *ep = episode_new(d->pb.g, d->pb.gr, d->pb.c, d->pg, &old->cfg, old->seed + 1,
+    Episode *ep = episode_new(d->pb.g, d->pb.gr, d->pb.c, d->pg, cfg ? cfg : &old->cfg, old->seed + 1,
                               init ? init : old->init_device, &e);
     if (!ep) {
         app_msg(a, GS_ERROR, "no new episode: %s", e.msg);
@@ -140,9 +168,9 @@ static int switch_episode(App *a, int dir)
     a->run.running = 0;
     app_changed(a);
     const Episode *ep = a->data.ep;
-    app_msg(a, GS_NONE, "%s: %s episode (seed %llu, step %d/%d, %.3f ms)%s", dir < 0 ? "undo" : "redo",
+    app_msg(a, GS_NONE, "%s: %s episode (seed %llu, step %d/%d, %s)%s", dir < 0 ? "undo" : "redo",
             dir < 0 ? "back to the previous" : "forward to the next", (unsigned long long)ep->seed, ep->cursor,
-            ep->n_order, ep->runtime_us / 1000,
+            ep->n_order, app_t(ep->runtime_us),
             dir < 0 ? ": U goes forward again" : "");
     return 0;
 }
@@ -161,13 +189,25 @@ void app_new_episode(App *a)
 {
     if (a->replay.active)
         return;
-    if (begin_episode(a, NULL) != 0)
+    if (begin_episode(a, NULL, NULL) != 0)
         return;
     const Episode *ep = a->data.ep;
-    app_msg(a, GS_NONE, "new episode (seed %llu) from %s: %.3f ms; u at its start goes back to the last one",
+    app_msg(a, GS_NONE, "new episode (seed %llu) from %s: %s; u at its start goes back to the last one",
             (unsigned long long)ep->seed,
             ep->cfg.init == EPISODE_INIT_GIVEN ? "the given placement" : ep->cfg.init == EPISODE_INIT_DEVICE0 ?
-            "everything on device 0" : "the fixed random placement", ep->runtime_us / 1000);
+            "everything on device 0" : "the fixed random placement", app_t(ep->runtime_us));
+}
+
+int app_new_episode_with(App *a, const EpisodeConfig *cfg)
+{
+    if (a->replay.active)
+        return -1;
+    return begin_episode(a, NULL, cfg);
+}
+
+int app_episode_back(App *a)
+{
+    return switch_episode(a, -1);
 }
 
 void app_history_seek(App *a, int dir)
@@ -181,8 +221,8 @@ void app_history_seek(App *a, int dir)
     if (n == 0)
         app_msg(a, GS_DIM, dir < 0 ? "at the start of the history already" : "at the end of the history already");
     else
-        app_msg(a, GS_NONE, "%s %d entries: step %d/%d, %.3f ms (%s)", dir < 0 ? "undid" : "redid", n, ep->cursor,
-                ep->n_order, ep->runtime_us / 1000, dir < 0 ? "G or End redoes them all" : "g or Home undoes them all");
+        app_msg(a, GS_NONE, "%s %d entries: step %d/%d, %s (%s)", dir < 0 ? "undid" : "redid", n, ep->cursor,
+                ep->n_order, app_t(ep->runtime_us), dir < 0 ? "G or End redoes them all" : "g or Home undoes them all");
 }
 
 void app_override(App *a, int group, int device)
@@ -211,14 +251,14 @@ void app_override(App *a, int group, int device)
     int next = episode_current(d->ep);
     if (took && next >= 0)
         app_msg(a, change_style(before, d->ep->runtime_us),
-                "step %d: %s: %.3f -> %.3f ms; the policy goes on with %s (u undoes)", cursor + 1, what,
-                before / 1000, d->ep->runtime_us / 1000, d->pb.gr->names[next]);
+                "step %d: %s: %s -> %s; the policy goes on with %s (u undoes)", cursor + 1, what,
+                app_t(before), app_t(d->ep->runtime_us), d->pb.gr->names[next]);
     else if (took)
-        app_msg(a, change_style(before, d->ep->runtime_us), "step %d: %s: %.3f -> %.3f ms; the episode is complete",
-                cursor + 1, what, before / 1000, d->ep->runtime_us / 1000);
+        app_msg(a, change_style(before, d->ep->runtime_us), "step %d: %s: %s -> %s; the episode is complete",
+                cursor + 1, what, app_t(before), app_t(d->ep->runtime_us));
     else
-        app_msg(a, change_style(before, d->ep->runtime_us), "%s: %.3f -> %.3f ms; the episode stays at step %d (u undoes)",
-                what, before / 1000, d->ep->runtime_us / 1000, d->ep->cursor + 1);
+        app_msg(a, change_style(before, d->ep->runtime_us), "%s: %s -> %s; the episode stays at step %d (u undoes)",
+                what, app_t(before), app_t(d->ep->runtime_us), d->ep->cursor + 1);
 }
 
 /* Undo (redo 0) or redo one history entry. */
@@ -239,11 +279,11 @@ static void undo_redo(App *a, int redo)
     app_changed(a);
     a->view.selected = g;
     if (from == to) /* a kept step (or a move undone as slower): nothing moved */
-        app_msg(a, GS_NONE, "%s: a kept step: %s stays on %s (%.3f ms)", !redo ? "undo" : "redo",
-                a->data.pb.gr->names[g], a->data.pb.c->devices[to].name, ep->runtime_us / 1000);
+        app_msg(a, GS_NONE, "%s: a kept step: %s stays on %s (%s)", !redo ? "undo" : "redo",
+                a->data.pb.gr->names[g], a->data.pb.c->devices[to].name, app_t(ep->runtime_us));
     else
-        app_msg(a, GS_NONE, "%s: %s back from %s to %s (%.3f ms)", !redo ? "undo" : "redo", a->data.pb.gr->names[g],
-                a->data.pb.c->devices[from].name, a->data.pb.c->devices[to].name, ep->runtime_us / 1000);
+        app_msg(a, GS_NONE, "%s: %s back from %s to %s (%s)", !redo ? "undo" : "redo", a->data.pb.gr->names[g],
+                a->data.pb.c->devices[from].name, a->data.pb.c->devices[to].name, app_t(ep->runtime_us));
 }
 
 void app_undo(App *a)
@@ -262,13 +302,13 @@ void app_start_from(App *a, int k)
         return;
     EpisodeInit init = a->data.ep->cfg.init;
     a->data.ep->cfg.init = EPISODE_INIT_GIVEN; /* kept: the episode file records this start */
-    if (begin_episode(a, a->base.rows[k].group_device) != 0) {
+    if (begin_episode(a, a->base.rows[k].group_device, NULL) != 0) {
         a->data.ep->cfg.init = init;
         return;
     }
     a->episodes.older[a->episodes.n_older - 1]->cfg.init = init;
-    app_msg(a, GS_NONE, "new episode from %s's placement (%.3f ms): the policy refines it (u at its start goes back)",
-            a->base.rows[k].method, a->data.ep->runtime_us / 1000);
+    app_msg(a, GS_NONE, "new episode from %s's placement (%s): the policy refines it (u at its start goes back)",
+            a->base.rows[k].method, app_t(a->data.ep->runtime_us));
 }
 
 /* ------------------------------------------------------------------ */
@@ -335,8 +375,8 @@ static void replay_moved(App *a, int n)
     a->view.selected = s->group;
     char what[512];
     app_entry_text(a, s, 0, what, sizeof what);
-    app_msg(a, GS_NONE, "replay %d/%d%s: %s, %.3f ms", ep->n_hist, total, n < 0 ? ", back over" : "", what,
-            ep->runtime_us / 1000);
+    app_msg(a, GS_NONE, "replay %d/%d%s: %s, %s", ep->n_hist, total, n < 0 ? ", back over" : "", what,
+            app_t(ep->runtime_us));
 }
 
 void app_replay_step(App *a, int dir)

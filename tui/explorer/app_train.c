@@ -170,8 +170,8 @@ void app_train_stop(App *a)
             a->policy.checksum = util_hash64(text, len, 0);
             free(text);
         }
-        app_msg(a, GS_GOOD, "trained %lld episodes (best %.3f ms); the policy now uses the new weights, saved as %s",
-                (long long)t->ran, best / 1000, path);
+        app_msg(a, GS_GOOD, "trained %lld episodes (best %s); the policy now uses the new weights, saved as %s",
+                (long long)t->ran, app_t(best), path);
     } else {
         app_msg(a, GS_WARN, "trained %lld episodes; the new weights are in use but not saved: %s", (long long)t->ran,
                 e.msg);

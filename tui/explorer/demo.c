@@ -9,6 +9,7 @@
  * effects of the stages before it applied once, and undone or redone to
  * it afterwards, so that going back shows a stage as it was. The
  * controller (ctl.c) maps the tour's keys and the timer to these calls. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,8 @@
 #include "app_race.h"
 #include "data.h"
 #include "demo_text.h"
+#include "place.h"
+#include "why.h"
 
 /* ------------------------------------------------------------------ */
 /* The default tour's Apps                                             */
@@ -26,7 +29,7 @@ typedef struct TourApp {
 } TourApp;
 
 static const TourApp tour_apps[TOUR_APP_COUNT] = {
-    [TOUR_APP_DEFAULT] = {"resnet18.json", "policies/resnet18_2.json", NULL},
+    [TOUR_APP_DEFAULT] = {"nmt.json", "policies/nmt_2.json", NULL},
     [TOUR_APP_HELD_OUT] = {"families/nmt/nmt_variant_24.json", "policies/family_nmt.json", NULL},
     [TOUR_APP_GDP] = {"families/nmt/nmt_variant_24.json", "policies/gdp_family_nmt.json", NULL},
     [TOUR_APP_RNN] = {"resnet18.json", "policies/rnn_resnet18_2.json", NULL},
@@ -68,10 +71,113 @@ static void step_policy(App *a)
 
 /* ---- effects ---- */
 
+static double gb(int64_t bytes)
+{
+    return (double)bytes / 1e9;
+}
+
+/* Placement k's timeline (0: every group on device 0, 1: the best
+ * heuristic's) into p, on the axis p->axis_us. */
+static void problem_bins(AppTourProblem *p, int k, const SimResult *r, const Graph *g)
+{
+    int nd = p->n_devices;
+    double per = p->axis_us / TOUR_PROBLEM_COLS;
+    double acc[TOUR_PROBLEM_DEVICES][TOUR_PROBLEM_COLS] = {{0}}, tx[TOUR_PROBLEM_DEVICES][TOUR_PROBLEM_COLS] = {{0}};
+    for (int v = 0; v < g->n_nodes; v++) {
+        int d = r->device[v];
+        for (int c = (int)(r->start_us[v] / per); d < nd && c < TOUR_PROBLEM_COLS && c * per < r->end_us[v]; c++) {
+            double lo = fmax(r->start_us[v], c * per), hi = fmin(r->end_us[v], (c + 1) * per);
+            if (hi > lo)
+                acc[d][c] += hi - lo;
+        }
+    }
+    for (int t = 0; t < r->n_transfers; t++) {
+        const SimTransfer *x = &r->transfers[t];
+        for (int c = (int)(x->start_us / per); x->from < nd && c < TOUR_PROBLEM_COLS && c * per < x->end_us; c++) {
+            double lo = fmax(x->start_us, c * per), hi = fmin(x->end_us, (c + 1) * per);
+            if (hi > lo)
+                tx[x->from][c] += hi - lo;
+        }
+    }
+    for (int d = 0; d < nd; d++)
+        for (int c = 0; c < TOUR_PROBLEM_COLS; c++) {
+            double b = acc[d][c] / per, t = tx[d][c] / per;
+            p->busy[k][d][c] = (unsigned char)(b >= 1 ? 255 : b * 255);
+            p->xfer[k][d][c] = (unsigned char)(t >= 1 ? 255 : t > 0 && t < 0.02 ? 5 : t * 255);
+        }
+    p->runtime_us[k] = r->makespan_us;
+    p->oom[k] = r->any_oom;
+    for (int d = 0; d < nd; d++)
+        p->peak_gb[k][d] = gb(r->peak_memory_bytes[d]);
+}
+
+/* The first stage's two timelines: every group on the first device, and
+ * the best heuristic's split (its facts kept for the last stage). */
+static void compute_problem(App *a)
+{
+    AppTourProblem *p = &a->tour.problem;
+    if (p->ok)
+        return;
+    const Graph *g = a->data.pb.g;
+    const Grouping *gr = a->data.pb.gr;
+    const Cluster *c = a->data.pb.c;
+    int nd = c->n_devices < TOUR_PROBLEM_DEVICES ? c->n_devices : TOUR_PROBLEM_DEVICES;
+    memset(p, 0, sizeof *p);
+    p->n_devices = nd;
+    int *gdev = xnew_array((size_t)gr->n_groups, sizeof *gdev), *odev = xnew_array((size_t)g->n_nodes, sizeof *odev);
+    PlaceCtx ctx = {g, gr, c, a->data.ep->seed, 0, NULL};
+    double score;
+    const char *name = "device0";
+    place_best_heuristic(&ctx, gdev, &score, &name);
+    snprintf(p->heuristic, sizeof p->heuristic, "%s", name);
+    Sim *sim = sim_new(g, c);
+    for (int k = 1; k >= 0; k--) { /* the split first: the axis is the longer runtime's */
+        for (int v = 0; v < g->n_nodes; v++)
+            odev[v] = k == 0 ? 0 : gdev[gr->op_group[v]];
+        const SimResult *r = sim_run(sim, odev);
+        if (k == 1)
+            p->axis_us = r->makespan_us;
+        if (k == 0 && r->makespan_us > p->axis_us)
+            p->axis_us = r->makespan_us;
+        if (k == 0) { /* bins on the common axis: the split again on it */
+            problem_bins(p, 0, r, g);
+            for (int v = 0; v < g->n_nodes; v++)
+                odev[v] = gdev[gr->op_group[v]];
+            problem_bins(p, 1, sim_run(sim, odev), g);
+        }
+    }
+    for (int d = 0; d < nd; d++)
+        p->cap_gb[d] = gb(c->devices[d].memory_bytes);
+    sim_free(sim);
+    free(gdev);
+    free(odev);
+    p->ok = 1;
+    double *f = a->tour.facts;
+    f[TOUR_FACT_SINGLE_US] = p->runtime_us[0];
+    f[TOUR_FACT_SINGLE_GB] = p->peak_gb[0][0];
+    f[TOUR_FACT_CAP_GB] = p->cap_gb[0];
+    f[TOUR_FACT_HEUR_US] = p->runtime_us[1];
+    f[TOUR_FACT_GROUPS] = gr->n_groups;
+    f[TOUR_FACT_OPS] = g->n_nodes;
+}
+
+static void effect_problem(App *a)
+{
+    if (!a->tour.own_graph || a->data.pb.c->n_devices > 1)
+        compute_problem(a);
+}
+
 static void effect_sets(App *a)
 {
+    a->run.greedy = 1; /* the tour shows the policy as it is evaluated: its most likely device */
     while (a->data.ep->cursor < a->data.ep->n_order / 3 && !episode_done(a->data.ep))
         app_step(a);
+    int an, de, pa; /* on to a node with parallel groups, the set that makes model parallelism pay */
+    app_tour_sets(a, &an, &de, &pa);
+    while (pa == 0 && a->data.ep->cursor < 2 * a->data.ep->n_order / 3 && !episode_done(a->data.ep)) {
+        app_step(a);
+        app_tour_sets(a, &an, &de, &pa);
+    }
 }
 
 static void effect_override(App *a)
@@ -94,6 +200,62 @@ static void effect_greedy_to_end(App *a)
         app_step(a);
 }
 
+/* The tour's policy to the end of its episode, and its untrained control
+ * by the same procedure from the same start (the numbers of stages 10, 11
+ * and the last). */
+static void control_fact(App *a)
+{
+    double *f = a->tour.facts;
+    if (!isnan(f[TOUR_FACT_CONTROL_US]) || !a->policy.path || app_is_actor(a))
+        return;
+    Err e = {{0}};
+    const AgentPolicy *p = agent_policy_cached(a->policy.path, NULL, &e);
+    AgentPlaceOpts o = {0, a->data.ep->seed, AGENT_START_DEFAULT, 0};
+    PlaceRun row;
+    memset(&row, 0, sizeof row);
+    if (p && agent_place_untrained(p, &a->data.pb, &o, &row, &e) == 0) {
+        f[TOUR_FACT_CONTROL_US] = row.runtime_us;
+        place_run_free(&row);
+    }
+}
+
+static void effect_finish(App *a)
+{
+    effect_greedy_to_end(a);
+    if (a->tour.app == TOUR_APP_DEFAULT && !a->tour.own_graph) {
+        a->tour.facts[TOUR_FACT_POLICY_US] = a->data.ep->best_runtime_us;
+        control_fact(a);
+    }
+}
+
+/* The paper's rules: a new episode from the fixed random placement, every
+ * move kept, the reward in seconds; the policy steps it to the end. */
+static void effect_paper(App *a)
+{
+    if (app_is_actor(a))
+        return;
+    control_fact(a);
+    EpisodeConfig cfg = a->data.ep->cfg;
+    cfg.init = EPISODE_INIT_RANDOM_FIXED;
+    cfg.accept_improving = 0;
+    cfg.reject_zero = 0;
+    cfg.relative_reward = 0;
+    if (app_new_episode_with(a, &cfg) != 0)
+        return;
+    a->run.greedy = 1;
+    while (!episode_done(a->data.ep))
+        app_step(a);
+    if (a->tour.app == TOUR_APP_DEFAULT && !a->tour.own_graph)
+        a->tour.facts[TOUR_FACT_PAPER_US] = a->data.ep->runtime_us;
+}
+
+static void effect_zero_shot(App *a)
+{
+    effect_greedy_to_end(a);
+    if (a->tour.app == TOUR_APP_HELD_OUT && !a->tour.own_graph)
+        a->tour.facts[TOUR_FACT_HELD_US] = a->data.ep->best_runtime_us;
+}
+
 /* A learned single-pass placer: its first six greedy steps. */
 static void effect_actor(App *a)
 {
@@ -106,9 +268,46 @@ static void effect_actor(App *a)
         app_step(a);
 }
 
+/* The closing stage: what an earlier stage measured and this App can. */
+static void effect_closing(App *a)
+{
+    if (a->tour.own_graph || app_is_actor(a))
+        return;
+    effect_problem(a);
+    if (a->data.ep->cfg.init == EPISODE_INIT_RANDOM_FIXED && !a->data.ep->cfg.accept_improving)
+        app_episode_back(a); /* the paper stage's episode: back to the tour's policy's */
+    if (isnan(a->tour.facts[TOUR_FACT_POLICY_US]))
+        effect_finish(a);
+    control_fact(a);
+}
+
 /* ---- shows ---- */
 
 static void show_graph(App *a) { app_focus(a, PANE_GRAPH); }
+
+/* The graph over the whole screen beside the caption: the groups stage. */
+static void show_groups(App *a)
+{
+    app_focus(a, PANE_GRAPH);
+    app_maximize(a, 1);
+}
+static void show_devices(App *a) { app_focus(a, PANE_DEVICES); }
+
+/* Message passing round by round: the why panel at round 1 (j/k step the
+ * rounds; the groups reached are lit in the graph). */
+static void show_rounds(App *a)
+{
+    app_focus(a, PANE_GRAPH);
+    if (app_is_actor(a))
+        return;
+    app_why_open(a);
+    a->dialog.menu_pos = 1;
+}
+
+static void show_paper(App *a)
+{
+    app_focus(a, PANE_HISTORY);
+}
 static void show_inspector(App *a) { app_focus(a, PANE_INSPECTOR); }
 static void show_policy(App *a) { app_focus(a, PANE_POLICY); }
 static void show_history(App *a) { app_focus(a, PANE_HISTORY); }
@@ -133,6 +332,20 @@ static void show_baselines(App *a)
     if (!a->base.ran || a->base.n_learned)
         app_run_baselines(a);
     app_dialog_open(a, DLG_BASELINES, NULL);
+    if (a->tour.own_graph)
+        return;
+    double srch = NAN, heur = NAN;
+    for (int k = 0; k < a->base.n; k++) {
+        const PlaceRun *r = &a->base.rows[k];
+        int is_search = strcmp(r->method, "anneal") == 0 || strcmp(r->method, "ils") == 0;
+        double *x = is_search ? &srch : &heur;
+        if (!r->oom && (isnan(*x) || r->runtime_us < *x))
+            *x = r->runtime_us;
+    }
+    if (a->tour.app == TOUR_APP_DEFAULT)
+        a->tour.facts[TOUR_FACT_SEARCH_US] = srch;
+    else if (a->tour.app == TOUR_APP_HELD_OUT)
+        a->tour.facts[TOUR_FACT_HELD_HEUR_US] = heur;
 }
 
 static void show_learned(App *a)
@@ -177,29 +390,36 @@ static void show_race(App *a)
 
 /* The stage table. */
 static const TourStage stages[] = {
-    {{"The computation graph and its groups", 0, TOUR_TEXT, 8, 0}, TOUR_APP_DEFAULT, NULL, show_graph, tour_text_groups},
+    {{"The problem: one device, or several", 0, TOUR_PROBLEM, 6, 0}, TOUR_APP_DEFAULT, effect_problem, show_devices,
+     tour_text_problem},
+    {{"The computation graph and its groups", 0, TOUR_TEXT, 10, 0}, TOUR_APP_DEFAULT, NULL, show_groups, tour_text_groups},
     {{"The simulator and the timeline", 0, TOUR_CRITICAL, 6, 0}, TOUR_APP_DEFAULT, NULL, show_timeline,
      tour_text_simulator},
     {{"The state: what the policy sees", 0, TOUR_FEATURES, 5, 0}, TOUR_APP_DEFAULT, NULL, show_inspector, tour_text_state},
-    {{"Message passing", 0, TOUR_TEXT, 8, 0}, TOUR_APP_DEFAULT, NULL, show_graph, tour_text_message_passing},
-    {{"Ancestors, descendants, parallel groups", 0, TOUR_SETS, 8, 0}, TOUR_APP_DEFAULT, effect_sets, show_sets,
+    {{"Message passing, round by round", 0, TOUR_ROUNDS, 12, 0}, TOUR_APP_DEFAULT, NULL, show_rounds,
+     tour_text_message_passing},
+    {{"Ancestors, descendants, parallel groups", 0, TOUR_SETS, 10, 0}, TOUR_APP_DEFAULT, effect_sets, show_sets,
      tour_text_sets},
     {{"Probabilities and the action", 0, TOUR_TEXT, 6, 0}, TOUR_APP_DEFAULT, NULL, show_policy, tour_text_probs},
     {{"The reward: the runtime improvement", 0, TOUR_TEXT, 6, 0}, TOUR_APP_DEFAULT, step_policy, show_policy,
      tour_text_reward},
     {{"An override by hand, and the policy goes on", 0, TOUR_TEXT, 7, 0}, TOUR_APP_DEFAULT, effect_override,
      show_history, tour_text_override},
-    {{"Compared with the baselines", 1, TOUR_TEXT, 7, 1}, TOUR_APP_DEFAULT, NULL, show_baselines, tour_text_baselines},
-    {{"Generalization to an unseen graph", 1, TOUR_ZERO_SHOT, 7, 1}, TOUR_APP_HELD_OUT, effect_greedy_to_end,
+    {{"Compared with the baselines", 1, TOUR_TEXT, 13, 1}, TOUR_APP_DEFAULT, effect_finish, show_baselines,
+     tour_text_baselines},
+    {{"The paper's rules beside this tour's", 0, TOUR_TEXT, 8, 1}, TOUR_APP_DEFAULT, effect_paper, show_paper,
+     tour_text_paper},
+    {{"Generalization to an unseen graph", 1, TOUR_ZERO_SHOT, 12, 1}, TOUR_APP_HELD_OUT, effect_zero_shot,
      show_baselines, tour_text_zero_shot},
-    {{"Every learned agent beside the baselines", 1, TOUR_TEXT, 7, 1}, TOUR_APP_HELD_OUT, NULL, show_learned,
+    {{"Every learned agent beside the baselines", 1, TOUR_TEXT, 13, 1}, TOUR_APP_HELD_OUT, NULL, show_learned,
      tour_text_learned},
-    {{"The race of the placers, live", 1, TOUR_TEXT, 20, 0}, TOUR_APP_HELD_OUT, NULL, show_race, tour_text_race},
+    {{"The race of the placers, live", 1, TOUR_TEXT, 16, 0}, TOUR_APP_HELD_OUT, NULL, show_race, tour_text_race},
     {{"Another learned agent: GDP", 0, TOUR_TEXT, 11, 0}, TOUR_APP_GDP, effect_actor, show_actor, tour_text_gdp},
     {{"Another learned agent: the RNN placer", 0, TOUR_TEXT, 11, 0}, TOUR_APP_RNN, effect_actor, show_actor, tour_text_rnn},
     {{"Another learned agent: HSDAG, its own grouping", 0, TOUR_TEXT, 11, 0}, TOUR_APP_HSDAG, effect_actor,
      show_clusters, tour_text_hsdag},
-    {{"That is Placeto", 0, TOUR_TEXT, 4, 0}, TOUR_APP_SAME, NULL, show_graph, tour_text_end},
+    {{"The chain, with this tour's numbers", 0, TOUR_TEXT, 6, 1}, TOUR_APP_DEFAULT, effect_closing, show_graph,
+     tour_text_end},
 };
 enum { N_STAGES = sizeof stages / sizeof stages[0] };
 _Static_assert((int)N_STAGES <= (int)APP_TOUR_MAX_STAGES, "AppTour.hist_at holds every stage");
@@ -321,6 +541,8 @@ static void ask_reload(App *a, int where, int stage)
     t->next.demo_stage = stage;
     t->next.demo_loop = t->loop;
     t->next.demo_paused = t->paused;
+    memcpy(t->next_facts, t->facts, sizeof t->next_facts);
+    t->next.demo_facts = t->next_facts;
 }
 
 /* Forgets what the stages did when the episode is another than theirs. */
@@ -488,6 +710,9 @@ void app_tour_start(App *a, const AppOptions *o)
     t->app = o->demo_app;
     t->loop = o->demo_loop;
     t->paused = o->demo_paused;
+    for (int k = 0; k < TOUR_FACT_COUNT; k++)
+        t->facts[k] = o->demo_facts ? o->demo_facts[k] : NAN;
+    t->problem.ok = 0;
     t->left = -1;
     t->pending = -1;
     t->ep = NULL;

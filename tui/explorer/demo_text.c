@@ -59,22 +59,36 @@ static const PlaceRun *best_row(const App *a, int learned)
     return best;
 }
 
-/* The device that holds most groups and how many it holds. */
-static int busiest_device(const App *a, int *count)
-{
-    int nd = a->data.pb.c->n_devices, best = 0;
-    int *c = xnew_array((size_t)nd, sizeof *c);
-    for (int k = 0; k < a->data.pb.gr->n_groups; k++)
-        c[a->data.ep->group_device[k]]++;
-    for (int d = 1; d < nd; d++)
-        if (c[d] > c[best])
-            best = d;
-    *count = c[best];
-    free(c);
-    return best;
-}
 
 /* ---- captions ---- */
+
+void tour_text_problem(const App *a, char *buf, size_t n)
+{
+    const Cluster *c = a->data.pb.c;
+    const AppTourProblem *p = &a->tour.problem;
+    char b1[32], b2[32], b3[32], b4[32];
+    if (!p->ok) {
+        snprintf(buf, n, "Why place a network on several devices? When it does not fit one device's memory, or when "
+                 "independent branches could run at the same time; but every edge between two devices costs a "
+                 "transfer. This graph runs on %d device%s here: there is nothing to split (placeto demo GRAPH "
+                 "--devices 2 shows it).", c->n_devices, c->n_devices == 1 ? "" : "s");
+        return;
+    }
+    double groups = a->data.pb.gr->n_groups;
+    snprintf(buf, n, "Why place a network on several devices? %s, one training step of %s, needs %.1f GB on one "
+             "device; %s holds %.1f GB, so on one device it does not run at all: out of memory (red in the Devices "
+             "pane). Split over %d devices the memory is shared, and independent branches can run at the same time; "
+             "but every edge between two devices costs a transfer (%s plus the bytes at %.1f GB/s) on the sender's "
+             "bus (> below). The best classic placer's split (%s) takes %s, against %s on one device (below, on one "
+             "time axis). There are %d^%.0f ways to place %.0f groups: the search space Placeto learns to cross. "
+             "The status line's bound (%s) is what no placement can beat: the longest chain of ops, or the work "
+             "shared evenly.",
+             a->data.pb.g->name, a->data.pb.g->name[0] == 'n' ? "an LSTM translation model (GNMT)" : "a network",
+             p->peak_gb[0][0], c->devices[0].name, p->cap_gb[0], c->n_devices,
+             util_fmt_time(b1, c->transfer_overhead_us), c->bandwidth_bytes_per_us / 1000, p->heuristic,
+             util_fmt_time(b2, p->runtime_us[1]), util_fmt_time(b3, p->runtime_us[0]), c->n_devices, groups, groups,
+             util_fmt_time(b4, a->data.lower_bound_us));
+}
 
 void tour_text_groups(const App *a, char *buf, size_t n)
 {
@@ -96,12 +110,17 @@ void tour_text_groups(const App *a, char *buf, size_t n)
 
 void tour_text_simulator(const App *a, char *buf, size_t n)
 {
-    char b1[32];
+    char b1[32], start[200] = "";
+    const Episode *ep = a->data.ep;
+    if (ep->cfg.init == EPISODE_INIT_DEVICE0)
+        snprintf(start, sizeof start, " The policy's episode starts here, every group on %s (out of memory when it "
+                 "does not fit: the run is still timed, and the score adds a penalty per GB over).",
+                 a->data.pb.c->devices[0].name);
     snprintf(buf, n, "An event-driven simulator runs every op on its group's device: an op starts when its inputs "
              "have arrived, one op at a time per device, transfers queue on the sender's bus. Each lane is a device "
              "(%d here), the line below it its outgoing transfers; the marks under the ops are the critical path "
-             "(the legend below). The runtime of this placement, %s, is when the last op ends.",
-             a->data.pb.c->n_devices, fmt_ms(b1, a->data.ep->runtime_us));
+             "(the legend below). The runtime of this placement, %s, is when the last op ends.%s",
+             a->data.pb.c->n_devices, fmt_ms(b1, ep->runtime_us), start);
 }
 
 void tour_text_state(const App *a, char *buf, size_t n)
@@ -133,21 +152,29 @@ void tour_text_state(const App *a, char *buf, size_t n)
                  cnt[3] ? "; a group on another device" : "");
     }
     int ext = a->data.ep->cfg.extended_features;
-    snprintf(buf, n, "For the node being placed, every group gets a feature row: its cost, its output bytes, how often "
-             "it was visited, whether it is the current node, its start time relative to the current node's in "
-             "the last simulation, and its device (one-hot)%s.%s",
-             ext ? "; this policy also reads how near it is to the critical path, its device's load and memory, "
-                   "and its neighbours' devices" : "",
+    snprintf(buf, n, "For the node being placed, every group gets a feature row: its cost and output bytes (as shares "
+             "of the largest), vis: how often the episode visited it, cur: 1 for the current node, its start time "
+             "relative to the current node's in the last simulation, and its device (one-hot)%s.%s",
+             ext ? "; this policy also reads crit: how near it is to the critical path (1: on it), load: its "
+                   "device's work against an even share, mem: its device's peak memory against its capacity, and "
+                   "its neighbours' devices" : "",
              below);
 }
 
 void tour_text_message_passing(const App *a, char *buf, size_t n)
 {
     int rounds = a->policy.pol ? a->policy.pol->arch.rounds : 8;
-    snprintf(buf, n, "A graph neural network embeds every group: %d rounds in which each group adds up what its "
-             "parents send (top-down) and, with other weights, what its children send (bottom-up). After k rounds "
-             "a group's embedding summarises the groups up to k edges away, so the same network works on any graph, "
-             "of any size.", rounds);
+    int k = a->dialog.kind == DLG_WHY ? a->dialog.menu_pos : -1;
+    char now[200] = "";
+    if (k > 0)
+        snprintf(now, sizeof now, " Shown: round %d, the groups whose messages have reached the current node lit "
+                 "in the graph (the panel counts them).", k);
+    else if (k == 0)
+        snprintf(now, sizeof now, " Shown: round 0, the pooling sets of the current node (the next stage).");
+    snprintf(buf, n, "Placeto's core idea: a graph neural network embeds every group. In each of %d rounds every "
+             "group adds up what its parents send (top-down) and, with other weights, what its children send "
+             "(bottom-up); after k rounds a group's embedding summarises the groups up to k edges away. The weights "
+             "are shared by every group, so the same network works on any graph, of any size.%s", rounds, now);
 }
 
 void tour_text_sets(const App *a, char *buf, size_t n)
@@ -163,11 +190,13 @@ void tour_text_sets(const App *a, char *buf, size_t n)
                  "graph every other group runs before or after it, so that set is empty (the legend below).",
                  a->data.pb.gr->names[cur], an, de);
     else
-        snprintf(which, sizeof which, "Here %s has %d ancestors, %d descendants and %d parallel groups (the legend "
-                 "below gives their colours).", a->data.pb.gr->names[cur], an, de, pa);
+        snprintf(which, sizeof which, "Here %s has %d ancestors, %d descendants and %d parallel group%s (the legend "
+                 "below gives their colours): %s can run beside it, on the other device.", a->data.pb.gr->names[cur],
+                 an, de, pa, pa == 1 ? "" : "s", pa == 1 ? "that one" : "those");
     snprintf(buf, n, "For the current node the policy pools the embeddings of three sets: its ancestors (they run "
              "before it), its descendants (after it) and the parallel groups (neither: they can run at the same "
-             "time, on another device). The tour let the policy place the first third of the groups. %s", which);
+             "time, on another device). The tour let the policy place %d of the %d groups. %s", a->data.ep->cursor,
+             a->data.ep->n_order, which);
 }
 
 void tour_text_probs(const App *a, char *buf, size_t n)
@@ -187,6 +216,18 @@ void tour_text_probs(const App *a, char *buf, size_t n)
              "one. The next stage takes the step.", tail);
 }
 
+/* The training preset whose rules an episode follows. */
+static const char *rules_name(const EpisodeConfig *c)
+{
+    if (c->init == EPISODE_INIT_DEVICE0 && c->accept_improving)
+        return "train --preset tuned";
+    if (c->init == EPISODE_INIT_GIVEN && c->accept_improving)
+        return "train's default, --preset search";
+    if (!c->accept_improving)
+        return "the paper's";
+    return "this policy's training";
+}
+
 /* The last history entry in words, with its reward in full. */
 static void last_move(const App *a, char *buf, size_t n)
 {
@@ -197,29 +238,46 @@ static void last_move(const App *a, char *buf, size_t n)
     }
     const EpisodeStep *s = &ep->hist[ep->n_hist - 1];
     const char *g = a->data.pb.gr->names[s->group];
-    char b1[32], b2[32];
-    double before = s->runtime_us + s->reward * 1e6;
+    char b1[32], b2[32], r[48];
+    app_fmt_reward(ep, s->reward, r);
+    double before = ep->n_hist >= 2 ? ep->hist[ep->n_hist - 2].runtime_us : ep->init_runtime_us;
     if (s->proposed != s->new_device)
-        snprintf(buf, n, "The policy tried %s on %s: slower, so the move was undone and it stays on %s (reward "
-                 "%+.3f ms, the runtime stays %s).", g, dev_name(a, s->proposed), dev_name(a, s->new_device),
-                 s->reward * 1e3, fmt_ms(b1, s->runtime_us));
+        snprintf(buf, n, "The policy tried %s on %s: slower, so the move was undone and it stays on %s (reward %s, "
+                 "the runtime stays %s).", g, dev_name(a, s->proposed), dev_name(a, s->new_device), r,
+                 fmt_ms(b1, s->runtime_us));
     else if (s->new_device == s->old_device)
-        snprintf(buf, n, "The policy kept %s on %s; the graph was simulated again: %s before, %s after, reward "
-                 "%+.3f ms.", g, dev_name(a, s->new_device), fmt_ms(b1, before), fmt_ms(b2, s->runtime_us),
-                 s->reward * 1e3);
+        snprintf(buf, n, "The policy kept %s on %s; the graph was simulated again: %s, reward %s.", g,
+                 dev_name(a, s->new_device), fmt_ms(b1, s->runtime_us), r);
     else
         snprintf(buf, n, "The policy moved %s from %s to %s; the graph was simulated again: %s before, %s after, "
-                 "reward %+.3f ms.", g, dev_name(a, s->old_device), dev_name(a, s->new_device), fmt_ms(b1, before),
-                 fmt_ms(b2, s->runtime_us), s->reward * 1e3);
+                 "reward %s.", g, dev_name(a, s->old_device), dev_name(a, s->new_device), fmt_ms(b1, before),
+                 fmt_ms(b2, s->runtime_us), r);
 }
 
 void tour_text_reward(const App *a, char *buf, size_t n)
 {
-    char move[400];
+    char move[400], pen[300] = "";
     last_move(a, move, sizeof move);
-    snprintf(buf, n, "%s The reward is the runtime before minus after; a move that made it slower is undone (its "
-             "negative reward still teaches). One episode visits every group once; REINFORCE raises the probability "
-             "of the actions whose reward beat the average at that step.", move);
+    const Episode *ep = a->data.ep;
+    const EpisodeConfig *c = &ep->cfg;
+    if (ep->n_hist > 0 && !c->relative_reward && !c->log_runtime) {
+        const EpisodeStep *s = &ep->hist[ep->n_hist - 1];
+        double before = ep->n_hist >= 2 ? ep->hist[ep->n_hist - 2].runtime_us : ep->init_runtime_us;
+        if (fabs(s->reward * 1e6 - (before - s->runtime_us)) > 1.0)
+            snprintf(pen, sizeof pen, " It is not the runtime's change alone: the score the reward compares adds "
+                     "%g s per GB over a device's memory, and this placement is out of memory (the Devices pane): "
+                     "moving work off the full device is rewarded twice.", c->oom_penalty);
+    }
+    snprintf(buf, n, "%s%s The reward is the score before minus after%s. This policy's rules (%s): "
+             "the episode starts %s; %s; each step's own reward is its return (gamma = 0). One episode visits every "
+             "group once; REINFORCE raises the probability of the actions whose return beat the average at that "
+             "step. The paper's rules differ: stage 11 steps them.", move, pen,
+             c->relative_reward ? ", as a share of the start's runtime" : "", rules_name(c),
+             c->init == EPISODE_INIT_DEVICE0 ? "with every group on device 0" : c->init == EPISODE_INIT_GIVEN ?
+             "from the best heuristic's placement" : "from a fixed random placement",
+             c->accept_improving ? (c->reject_zero ? "a move that makes it slower is undone and rewarded 0" :
+                                    "a move that makes it slower is undone, its negative reward still teaching")
+                                 : "every move is kept");
 }
 
 void tour_text_override(const App *a, char *buf, size_t n)
@@ -238,29 +296,102 @@ void tour_text_override(const App *a, char *buf, size_t n)
              "it aside, without moving the episode on; u undoes any step, yours or the policy's, U redoes it.", did);
 }
 
+/* The graph's path as a command would name it: from graphs/ when the file
+ * is the bundled one, else as given. */
+static const char *graph_arg(const App *a)
+{
+    const char *p = a->data.pb.g->path ? a->data.pb.g->path : a->data.pb.g->name;
+    const char *b = strstr(p, "graphs/");
+    return b ? b : p;
+}
+
+/* The table's seed and budget, and the command that gives its rows. */
+static void table_source(const App *a, char *buf, size_t n)
+{
+    snprintf(buf, n, "seed %llu, anneal and ils %lld placements each: placeto compare %s --devices %d --seed %llu "
+             "--budget %lld gives the same rows", (unsigned long long)a->base.seed, (long long)a->base.budget,
+             graph_arg(a), a->data.pb.c->n_devices, (unsigned long long)a->base.seed, (long long)a->base.budget);
+}
+
+/* "12.3% faster than" / "4.0% slower than" / "as fast as" x against y. */
+static const char *versus(char b[48], double x, double y)
+{
+    if (fabs(x - y) < 0.0005 * y)
+        snprintf(b, 48, "as fast as");
+    else if (x < y)
+        snprintf(b, 48, "%.1f%% faster than", 100.0 * (y - x) / y);
+    else
+        snprintf(b, 48, "%.1f%% slower than", 100.0 * (x - y) / y);
+    return b;
+}
+
 void tour_text_baselines(const App *a, char *buf, size_t n)
 {
-    const PlaceRun *best = best_row(a, 0), *heft = row_named(a, "heft");
-    const Episode *ep = a->data.ep;
-    char b1[32], b2[32], b3[32], b4[32], verdict[700] = "";
-    if (best) {
-        int cnt, d = busiest_device(a, &cnt);
-        if (ep->best_runtime_us > best->runtime_us * 1.005)
-            snprintf(verdict, sizeof verdict, " Here %s wins with %s (HEFT %s); the tour's policy is at %s, its best "
-                     "%s: %.0f%% slower than %s, with %d of %d groups on %s. The tour shows it for how a learned "
-                     "policy decides, not because it wins on this graph; refining the best heuristic's placement, a "
-                     "policy is never worse than that heuristic, and the next stages show one on a graph it never saw.",
-                     best->method, fmt_ms(b1, best->runtime_us), heft ? fmt_ms(b2, heft->runtime_us) : "-",
-                     fmt_ms(b3, ep->runtime_us), fmt_ms(b4, ep->best_runtime_us),
-                     100.0 * (ep->best_runtime_us / best->runtime_us - 1), best->method, cnt,
-                     a->data.pb.gr->n_groups, dev_name(a, d));
-        else
-            snprintf(verdict, sizeof verdict, " Here the best placer is %s with %s; the tour's policy reached %s.",
-                     best->method, fmt_ms(b1, best->runtime_us), fmt_ms(b2, ep->best_runtime_us));
+    const PlaceRun *best = best_row(a, 0), *heur = NULL;
+    for (int k = 0; k < a->base.n; k++) {
+        const PlaceRun *r = &a->base.rows[k];
+        if (!r->oom && strcmp(r->method, "anneal") != 0 && strcmp(r->method, "ils") != 0 &&
+            (!heur || r->runtime_us < heur->runtime_us))
+            heur = r;
     }
-    snprintf(buf, n, "Every classic placer on the same simulator: one device, random, round-robin, expert stages, "
-             "Baechi's m-TOPO and m-ETF, HEFT, METIS and Scotch, and the local searches anneal and ils (b after the "
-             "tour; Enter there starts an episode from the highlighted one).%s", verdict);
+    const Episode *ep = a->data.ep;
+    char b1[32], b2[32], b3[32], v1[48], v2[48], src[300], verdict[900] = "", ctl[200] = "";
+    table_source(a, src, sizeof src);
+    double control = a->tour.facts[TOUR_FACT_CONTROL_US];
+    if (!isnan(control) && a->tour.app == TOUR_APP_DEFAULT && !a->tour.own_graph)
+        snprintf(ctl, sizeof ctl, "; its untrained control (the same network with the weights its training started "
+                 "from, the same procedure) reaches %s", fmt_ms(b3, control));
+    if (heur && best)
+        snprintf(verdict, sizeof verdict, " The tour's policy finished its episode (greedy, one simulation per "
+                 "step, %d in all): its best placement, %s, is %s the best heuristic (%s, %s)%s. The local searches "
+                 "simulate %lld placements each; %s leads the table with %s (%s the policy).", ep->n_hist,
+                 fmt_ms(b1, ep->best_runtime_us), versus(v1, ep->best_runtime_us, heur->runtime_us), heur->method,
+                 fmt_ms(b2, heur->runtime_us), ctl, (long long)a->base.budget, best->method,
+                 fmt_ms(b3, best->runtime_us), versus(v2, best->runtime_us, ep->best_runtime_us));
+    snprintf(buf, n, "Every classic placer on the same simulator (%s): one device (single), random, round-robin, "
+             "expert stages, Baechi's m-TOPO and m-ETF, HEFT, METIS and Scotch, and the local searches anneal and ils. "
+             "vs bound: the runtime over the lower bound; vs single: the speed-up over one device; OOM: out of "
+             "memory, ranked last.%s", src, verdict);
+}
+
+/* The paper's rules, stepped, beside this tour's. */
+void tour_text_paper(const App *a, char *buf, size_t n)
+{
+    const Episode *ep = a->data.ep;
+    char b1[32], b2[32], b3[32], b4[32], r[48], ret[300] = "", ctl[300] = "";
+    int worse = 0, kept_worse = 0;
+    for (int k = 0; k < ep->n_hist; k++) {
+        worse += ep->hist[k].reward < 0;
+        kept_worse += ep->hist[k].reward < 0 && ep->hist[k].new_device == ep->hist[k].proposed;
+    }
+    if (ep->n_hist >= 2) { /* the min-runtime return of the first step: its runtime minus the best after it */
+        double mn = ep->hist[1].runtime_us;
+        for (int k = 2; k < ep->n_hist; k++)
+            if (ep->hist[k].runtime_us < mn)
+                mn = ep->hist[k].runtime_us;
+        snprintf(ret, sizeof ret, " The return of a step is no longer its own reward: it is its runtime minus the "
+                 "lowest runtime after it, to the episode's end (step 1: %s - %s).",
+                 fmt_ms(b1, ep->hist[0].runtime_us), fmt_ms(b2, mn));
+    }
+    double pol = a->tour.facts[TOUR_FACT_POLICY_US], control = a->tour.facts[TOUR_FACT_CONTROL_US];
+    if (!isnan(pol) && !isnan(control))
+        snprintf(ctl, sizeof ctl, " With its own rules this policy reached %s, its untrained control %s: training "
+                 "made it %s its control.", fmt_ms(b3, pol), fmt_ms(b4, control), versus(r, pol, control));
+    char b5[32], b6[32], why[300] = "";
+    if (a->tour.app == TOUR_APP_DEFAULT && !a->tour.own_graph)
+        snprintf(why, sizeof why, " Why: trained by the paper's rules on this graph (docs/results.md, 20 000 "
+                 "placements, seeds 1-3) its greedy episode ended 27.6 %% behind Scotch.");
+    snprintf(buf, n, "The paper's rules, stepped by the same network (History): the episode starts from a fixed "
+             "random placement (%s), and every move is kept, even a slower one: %d of %d steps here made it slower "
+             "and stayed. It ends at %s%s.%s This tour's policy (train --preset tuned) departs in three "
+             "ways: it starts on device 0; a slower move is undone; each step's return is its own reward (gamma = 0), "
+             "relative to the start: a move is judged by what it did, and the episode never drifts away from its "
+             "best.%s Train's default (--preset search) starts from the best "
+             "heuristic's placement instead, so that what it places is never slower than that heuristic; --preset "
+             "paper restores every rule (docs/agent.md).%s",
+             fmt_ms(b5, ep->init_runtime_us), kept_worse, ep->n_hist, fmt_ms(b6, ep->runtime_us),
+             ep->score * 1e6 > ep->runtime_us + 1 ? ", out of memory (its score adds the penalty)" : "", ret, why, ctl);
+    (void)worse;
 }
 
 void tour_text_zero_shot(const App *a, char *buf, size_t n)
@@ -309,22 +440,32 @@ void tour_text_learned(const App *a, char *buf, size_t n)
         snprintf(hs, sizeof hs, " HSDAG's bundled policies are for a CPU and a GPU (a later stage shows one there); "
                  "on these two GPUs it gives %s%s.", fmt_ms(b1, h->runtime_us),
                  single && fabs(h->runtime_us - single->runtime_us) < 0.5 ? ", one device's runtime" : "");
+    char src[300];
+    table_source(a, src, sizeof src);
     snprintf(buf, n, "The same table with the learned placers (%s): each policy that fits this graph, zero-shot from "
              "its start and, for Placeto, also refining the best heuristic's placement (never worse than it), each "
-             "the best of a greedy and 8 sampled episodes.%s%s%s", present[0] ? present : "none", best_txt, zs, hs);
+             "the best of a greedy and 8 sampled episodes (compare --samples 8; %s).%s%s%s The race next runs each "
+             "policy as compare --budget %lld does: episodes until %lld placements are simulated (the table's 9 episodes "
+             "simulate at most %d), so the same policy shows two numbers: two procedures, not two policies.",
+             present[0] ? present : "none", src, best_txt, zs, hs, (long long)a->base.budget,
+             (long long)a->base.budget, 9 * a->data.pb.gr->n_groups);
 }
 
 static const char rnn_text[] =
     "The RNN-based placer (Mirhoseini et al., 2017): an LSTM reads the groups in topological order and a decoder "
     "emits one device per group, each choice fed to the next: one decode is one whole placement, made from nothing "
-    "(dimmed: not decoded yet). Its why is attention: the Policy pane lists the groups it looked at most, "
-    "highlighted in the graph. Placeto instead improves a placement one group at a time, seeing its simulated "
+    "(dimmed: not decoded yet). Its why would be attention, the groups it looked at most; where every weight "
+    "is about the same the Policy pane says uniform attention and lists none: then no group explains the choice. "
+    "While it decodes, the runtime shown is that of a partial placement (the groups not yet decoded wait on device "
+    "0), so it means little until the last group. Placeto instead improves a placement one group at a time, seeing its simulated "
     "timing; the RNN's weights are tied to this graph's groups.";
 
 static const char gdp_text[] =
     "GDP (Zhou et al., 2019, trained with PPO): a graph network and attention over the groups give every group its "
-    "distribution in one forward pass, applied here one group per step from device 0. Its why is attention, heads "
-    "averaged: the Policy pane lists the groups it attended to most, highlighted in the graph.";
+    "distribution in one forward pass, applied here one group per step from device 0 (until the last step the "
+    "runtime is that of a partial placement, the rest still on device 0). Its why would be attention, heads "
+    "averaged; where every weight is about the same the Policy pane says uniform attention instead of listing "
+    "groups: this policy then places from each group's own embedding.";
 
 static const char hsdag_text[] =
     "HSDAG (Duan et al., 2024) learns its own grouping: one pass of its network clusters the groups and gives each "
@@ -356,7 +497,7 @@ void tour_text_gdp(const App *a, char *buf, size_t n)
     char t[900];
     snprintf(t, sizeof t, "%s%s", gdp_text,
              a->tour.app == TOUR_APP_GDP ? " It was trained on the same 24 NMT graphs as Placeto's family "
-                                           "policy (its row: stage 11)." : "");
+                                           "policy (its row: stage 13)." : "");
     text_actor(a, "gdp", t, "on the held-out NMT graph", buf, n);
 }
 
@@ -372,13 +513,48 @@ void tour_text_hsdag(const App *a, char *buf, size_t n)
     text_actor(a, "hsdag", t, "on Inception-V3 inference, one CPU and one GPU", buf, n);
 }
 
+/* A fact for the recap: a time, or "(stage N)" when not measured. */
+static const char *fact_time(const App *a, int f, int stage, char b[48])
+{
+    double v = a->tour.facts[f];
+    if (isnan(v))
+        snprintf(b, 48, "(stage %d measures it)", stage);
+    else
+        util_fmt_time(b, v);
+    return b;
+}
+
 void tour_text_end(const App *a, char *buf, size_t n)
 {
-    (void)a;
-    snprintf(buf, n, "Learned placement that improves one group at a time and carries over to new graphs. q leaves "
-             "the tour and keeps the explorer open (D comes back): space steps, ? lists every key. Train your own "
-             "policy with  placeto train GRAPH -o p.json  and open it with  placeto explore GRAPH --policy p.json; "
-             "take this tour on your own graph with  placeto demo GRAPH.");
+    const double *f = a->tour.facts;
+    if (a->tour.own_graph || isnan(f[TOUR_FACT_GROUPS])) {
+        snprintf(buf, n, "The chain: groups -> simulator -> features -> message passing -> pooling -> probabilities "
+                 "-> reward -> generalisation. q leaves the tour and keeps the explorer open (D comes back): space "
+                 "steps, ? lists every key. Train your own policy with  placeto train GRAPH -o p.json  and open it "
+                 "with  placeto explore GRAPH --policy p.json.");
+        return;
+    }
+    char t[10][48], v1[48], v2[48], who[400];
+    double pol = f[TOUR_FACT_POLICY_US], heur = f[TOUR_FACT_HEUR_US], ctl = f[TOUR_FACT_CONTROL_US],
+           srch = f[TOUR_FACT_SEARCH_US];
+    if (!isnan(pol) && !isnan(heur) && !isnan(ctl))
+        snprintf(who, sizeof who, "Who won: the policy, %s the best heuristic and %s its untrained control%s",
+                 versus(v1, pol, heur), versus(v2, pol, ctl),
+                 !isnan(srch) && srch < pol ? "; but the local searches, with many more simulations, did better "
+                                             "still (stage 10)" : "");
+    else
+        snprintf(who, sizeof who, "Who won: stages 10 and 11 measure it");
+    snprintf(buf, n, "The chain, with this tour's numbers. Groups: %.0f ops in %.0f groups. Simulator: one device "
+             "%s and %.1f GB of %.1f GB, out of memory; the best heuristic's split %s. Features, message passing "
+             "(8 rounds), pooling (ancestors, descendants, parallel groups) and probabilities place one group a "
+             "step; the reward, the score before minus after, trains it. The tour's policy ended at %s; its untrained "
+             "control %s; the paper's rules %s. Generalisation: the family's policy placed an NMT graph it never saw "
+             "at %s. %s. q leaves the tour in the explorer on this graph (D comes back); placeto train GRAPH -o "
+             "p.json trains your own.",
+             f[TOUR_FACT_OPS], f[TOUR_FACT_GROUPS], fact_time(a, TOUR_FACT_SINGLE_US, 1, t[0]), f[TOUR_FACT_SINGLE_GB],
+             f[TOUR_FACT_CAP_GB], fact_time(a, TOUR_FACT_HEUR_US, 1, t[1]), fact_time(a, TOUR_FACT_POLICY_US, 10, t[2]),
+             fact_time(a, TOUR_FACT_CONTROL_US, 10, t[3]), fact_time(a, TOUR_FACT_PAPER_US, 11, t[4]),
+             fact_time(a, TOUR_FACT_HELD_US, 12, t[5]), who);
 }
 
 /* A race lane's number as its legend shows it: the final row's runtime
@@ -524,10 +700,11 @@ void tour_text_race(const App *a, char *buf, size_t n)
         len = race_leaders(r, buf, n, len);
     }
     if (learned)
-        len = append(buf, n, len, " The race: every learned placer whose bundled policy fits this graph (%d)%s, and "
-                     "the local searches anneal and ils, %lld placements each (the baselines table's budget: "
-                     "their final numbers are its rows), advancing together one slice at a time; the chart draws "
-                     "each one's best runtime against the simulations it made. Lanes: ",
+        len = append(buf, n, len, " The race: every learned policy the table listed, as lanes (%d)%s, and the local "
+                     "searches anneal and ils, %lld placements each (the table's budget and seed: their final numbers "
+                     "are its rows), advancing together one slice at a time; the chart draws each one's best runtime "
+                     "against the simulations it made, on a logarithmic axis. A policy's lane is compare's row at that "
+                     "budget (its episodes until the budget is spent), not the table's best of 9 episodes. Lanes: ",
                      learned, controls ? ", each beside its untrained control (the same network with the weights its "
                      "training starts from)" : "", (long long)budget);
     else

@@ -17,6 +17,8 @@ void tour_text_hsdag(const App *a, char *buf, size_t n);
 void tour_text_learned(const App *a, char *buf, size_t n);
 void tour_text_message_passing(const App *a, char *buf, size_t n);
 void tour_text_override(const App *a, char *buf, size_t n);
+void tour_text_paper(const App *a, char *buf, size_t n);
+void tour_text_problem(const App *a, char *buf, size_t n);
 void tour_text_probs(const App *a, char *buf, size_t n);
 void tour_text_race(const App *a, char *buf, size_t n);
 void tour_text_reward(const App *a, char *buf, size_t n);

@@ -225,8 +225,10 @@ static void draw_policy(const App *a, Grid *g, GridRect r)
         const EpisodeStep *s = &ep->hist[ep->n_hist - 1];
         char what[320];
         app_entry_text(a, s, 1, what, sizeof what);
-        snprintf(buf, sizeof buf, "last: %s, reward %+.4f s, %s -> %s", what, s->reward,
-                 util_fmt_time(b1, s->runtime_us + s->reward * 1e6), util_fmt_time(b2, s->runtime_us));
+        char rw[48];
+        snprintf(buf, sizeof buf, "last: %s, reward %s, %s -> %s", what, app_fmt_reward(a->data.ep, s->reward, rw),
+                 util_fmt_time(b1, ep->n_hist >= 2 ? ep->hist[ep->n_hist - 2].runtime_us : ep->init_runtime_us),
+                 util_fmt_time(b2, s->runtime_us));
         grid_text_fit(g, in.x, y++, buf, in.w, s->reward > 0 ? GS_GOOD : s->reward < 0 ? GS_WARN : GS_DIM);
     }
 }
@@ -527,6 +529,60 @@ static int zero_shot_line(const App *a, char lines[][200], int width)
     return 2;
 }
 
+/* The most extra rows a caption has: the first stage's timelines. */
+enum { TOUR_EXTRA_ROWS = 2 + 2 * TOUR_PROBLEM_DEVICES };
+_Static_assert(TOUR_EXTRA_ROWS >= APP_FEATURE_ROWS + 1, "the feature table fits");
+
+/* The first stage's two timelines (AppTour.problem): per placement a
+ * heading (its runtime and memory) and a row per device, # computing, +
+ * partly, > sending only, . idle, on one time axis; 0 lines before it is
+ * computed (a tour on a one-device cluster). */
+static int problem_lines(const App *a, char lines[][200], int width)
+{
+    const AppTourProblem *p = &a->tour.problem;
+    if (!p->ok)
+        return 0;
+    const char *dev0 = a->data.pb.c->devices[0].name;
+    char b1[32], b2[32];
+    int bar = width - 10, n = 0;
+    if (bar > TOUR_PROBLEM_COLS)
+        bar = TOUR_PROBLEM_COLS;
+    if (bar < 10)
+        bar = 10;
+    for (int k = 0; k < 2; k++) {
+        size_t len;
+        if (k == 0)
+            len = (size_t)snprintf(lines[n], 200, "every group on %s: %s; it needs %.1f GB of %.1f GB%s", dev0,
+                                   util_fmt_time(b1, p->runtime_us[0]), p->peak_gb[0][0], p->cap_gb[0],
+                                   p->oom[0] ? ": OUT OF MEMORY" : "");
+        else {
+            len = (size_t)snprintf(lines[n], 200, "split by %s: %s; peaks", p->heuristic,
+                                   util_fmt_time(b2, p->runtime_us[1]));
+            for (int d = 0; d < p->n_devices && len < 150; d++)
+                len += (size_t)snprintf(lines[n] + len, 200 - len, "%s %.1f GB", d ? "," : "", p->peak_gb[1][d]);
+            snprintf(lines[n] + len, 200 - len, "%s", p->oom[1] ? ": out of memory" : ": it fits");
+        }
+        n++;
+        for (int d = 0; d < p->n_devices; d++) {
+            char *o = lines[n++];
+            int w = snprintf(o, 200, "%-8.8s|", a->data.pb.c->devices[d].name);
+            for (int c = 0; c < bar && w < 198; c++) {
+                int lo = c * TOUR_PROBLEM_COLS / bar, hi = (c + 1) * TOUR_PROBLEM_COLS / bar, busy = 0, tx = 0;
+                if (hi <= lo)
+                    hi = lo + 1;
+                for (int j = lo; j < hi; j++) {
+                    busy += p->busy[k][d][j];
+                    tx += p->xfer[k][d][j];
+                }
+                busy /= hi - lo;
+                o[w++] = busy >= 128 ? '#' : busy >= 13 ? '+' : tx > 0 ? '>' : '.';
+            }
+            o[w] = '\0';
+        }
+    }
+    return n;
+}
+
 /* The legend of the stage's subject: the critical path's mark, or the
  * three sets in their colours with their sizes; returns the rows drawn. */
 static int draw_legend(const App *a, Grid *g, AppTourExtra extra, int x, int y, int w)
@@ -561,6 +617,15 @@ static int draw_legend(const App *a, Grid *g, AppTourExtra extra, int x, int y, 
     return 0;
 }
 
+/* Message passing's keys, while the why panel shows the rounds. */
+static int rounds_line(const App *a, char lines[][200])
+{
+    if (a->dialog.kind != DLG_WHY)
+        return 0;
+    snprintf(lines[0], 200, "j or Down: the next round   k or Up: the round before   (round 0: the pooling sets)");
+    return 1;
+}
+
 /* The caption's extra rows (feature table, zero-shot line): their count. */
 static int tour_extra(const App *a, const AppTourStage *s, char extra[][200], int width)
 {
@@ -568,6 +633,8 @@ static int tour_extra(const App *a, const AppTourStage *s, char extra[][200], in
         return 0;
     return s->extra == TOUR_FEATURES ? feature_lines(a, extra, APP_FEATURE_ROWS + 1, width) :
            s->extra == TOUR_ZERO_SHOT ? zero_shot_line(a, extra, width) :
+           s->extra == TOUR_PROBLEM ? problem_lines(a, extra, width) :
+           s->extra == TOUR_ROUNDS ? rounds_line(a, extra) :
            s->extra == TOUR_CRITICAL || s->extra == TOUR_SETS ? 1 : 0;
 }
 
@@ -588,7 +655,7 @@ static int tour_rows_wanted(const App *a, int w)
     const AppTourStage *s = app_tour_stage(a->tour.stage, &n_stages);
     if (!s)
         return 0;
-    char extra[APP_FEATURE_ROWS + 1][200], tbuf[2048];
+    char extra[TOUR_EXTRA_ROWS][200], tbuf[2048];
     int n_extra = tour_extra(a, s, extra, w - 4);
     return widget_wrap(tour_caption(a, tbuf, sizeof tbuf), w - 4, NULL, NULL, 0) + n_extra + 2;
 }
@@ -600,7 +667,7 @@ static void draw_tour(const App *a, Grid *g, GridRect r)
     const AppTourStage *s = app_tour_stage(a->tour.stage, &n_stages);
     if (!s || r.h < 3)
         return;
-    char extra[APP_FEATURE_ROWS + 1][200], tbuf[2048];
+    char extra[TOUR_EXTRA_ROWS][200], tbuf[2048];
     int n_extra = tour_extra(a, s, extra, r.w - 4);
     const char *text = tour_caption(a, tbuf, sizeof tbuf);
     grid_fill(g, r, ' ', GS_NONE);
@@ -620,6 +687,9 @@ static void draw_tour(const App *a, Grid *g, GridRect r)
     for (int k = 0; k < n_extra && y < in.y + in.h; k++, y++) {
         if (s->extra == TOUR_CRITICAL || s->extra == TOUR_SETS)
             draw_legend(a, g, s->extra, in.x, y, in.w);
+        else if (s->extra == TOUR_PROBLEM)
+            grid_text_fit(g, in.x, y, extra[k], in.w, k % (1 + a->tour.problem.n_devices) != 0 ? GS_LABEL :
+                          a->tour.problem.oom[k > 0] ? GS_ERROR : GS_GOOD);
         else
             grid_text_fit(g, in.x, y, extra[k], in.w, k == 0 && s->extra == TOUR_FEATURES ? GS_LABEL : GS_GOOD);
     }

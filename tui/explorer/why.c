@@ -188,9 +188,10 @@ int why_draw(const App *a, Grid *g)
     }
     int msg = a->msg.text[0] ? widget_wrap(a->msg.text, g->w, NULL, NULL, 0) : 1; /* the message's rows, as drawn */
     msg = msg > 3 ? 3 : msg;
-    int h = 2 + 2 + nd + body + 2;
+    int h = 2 + 2 + nd + body + 2, full = h;
     if (h > g->h - 2 - msg)
         h = g->h - 2 - msg;
+    int cut = full - h; /* rows short: feature rows go first, so that message passing's rounds stay */
     GridRect box = {0, g->h - msg - h, g->w, h};
     grid_fill(g, box, ' ', GS_NONE);
     grid_box(g, box, GS_BORDER);
@@ -198,7 +199,9 @@ int why_draw(const App *a, Grid *g)
     snprintf(t, sizeof t, " Why this device%s%s ", v >= 0 ? ": " : "", v >= 0 ? d->pb.gr->names[v] : "");
     grid_text_fit(g, box.x + 2, box.y, t, box.w - 4, GS_TITLE);
     grid_text_fit(g, box.x + 2, box.y + box.h - 1,
-                  " space/,: message-passing round  Left/Right: the step before/after  Esc: close ", box.w - 4, GS_KEY);
+                  a->tour.active ? " j/k: message-passing round   Esc: close (space: the tour's next stage) "
+                                 : " space/,: message-passing round  Left/Right: the step before/after  Esc: close ",
+                  box.w - 4, GS_KEY);
     GridRect in = {box.x + 2, box.y + 1, box.w - 4, box.h - 2};
     int y = in.y;
     if (v < 0) {
@@ -252,13 +255,22 @@ int why_draw(const App *a, Grid *g)
     free(oom);
 
     /* the features, as the policy sees them */
-    if (!app_is_actor(a)) {
-        int rows[WHY_FEATURE_ROWS], nr = feature_groups(a, v, rows);
+    if (!app_is_actor(a) && cut > 0 && cut >= feature_groups(a, v, (int[WHY_FEATURE_ROWS]){0})) {
+        /* too short for them: one line says what is cut, and message passing keeps its rows */
+        put(g, in, &y, "features and pooling sets: cut here (a taller terminal shows them)", GS_DIM);
+    } else if (!app_is_actor(a)) {
+        int rows[WHY_FEATURE_ROWS], nr = feature_groups(a, v, rows), all = nr;
+        nr = cut >= nr ? (nr > 0 ? 1 : 0) : nr - cut; /* the current group's row at least */
         int F = ep->n_features;
         float *feats = XNEW(float, (size_t)n * (size_t)F);
         episode_features(ep, v, feats);
         snprintf(t, sizeof t, "  %-18s %-10s %5s %5s %4s %3s %6s %-7s%s", "features: group", "is", "cost", "bytes",
                  "vis", "cur", "start", "device", ep->cfg.extended_features ? "  crit  load   mem" : "");
+        if (nr < all) { /* what is cut, and how to see it */
+            char more[64];
+            snprintf(more, sizeof more, "  (+%d rows: a taller terminal)", all - nr);
+            snprintf(t, sizeof t, "  %-18s %-10s %5s %5s%s", "features: group", "is", "cost", "bytes", more);
+        }
         put(g, in, &y, t, GS_LABEL);
         for (int k = 0; k < nr && y < in.y + in.h; k++) {
             ExplainRel r = explain_relation(pg, v, rows[k]);
