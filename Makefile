@@ -303,7 +303,7 @@ screenshots: deps
 # The guided tour recorded headless: every stage held for 6 s (the race,
 # stage 12, at its start and, after wait, at its end), the same bytes on
 # every run (play it with `asciinema play screenshots/tour.cast`)
-TOUR_KEYS := space space space space space space space space space space space wait space space space space space
+TOUR_KEYS := space space space space j space space space space space space space space space wait space space space space
 tour-cast: all
 	@./$(PROG) demo --headless --size 120x36 --keys '$(TOUR_KEYS)' --record screenshots/tour.cast --record-step 6 > /dev/null
 	@echo "screenshots/tour.cast"

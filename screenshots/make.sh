@@ -46,10 +46,11 @@ headless timeline "$sixty down down 1 c tab z" explore "$g" --policy "$pol"
 headless compare "$sixty down down 1 c tab z z b" explore "$g" --policy "$pol"
 # the presentation layout (P): graph, policy, a tall timeline and the legend
 headless present "$sixty P" explore "$g" --policy "$pol"
-# the guided tour
-headless demo "space space space space" demo
-# the tour's race of the placers (stage 12), run to its end
-headless tour_race "1 2 wait" demo
+# the guided tour: its first stage (the problem), and message passing round by round
+headless tour_problem "tick" demo
+headless demo "space space space space j" demo
+# the tour's race of the placers (stage 14), run to its end
+headless tour_race "1 4 wait" demo
 # an HSDAG episode on Inception-V3's inference graph on one CPU and one GPU, its
 # learned clusters coloured as groups (C) and compared with the fixed ones
 headless hsdag_clusters "$(printf 'space %.0s' $(seq 40)) C" explore "$(pwd)/graphs/inference/inception_v3.json" \

@@ -96,11 +96,11 @@ has "gdp: the Policy pane says uniform" "Policy sampling, uniform attention" "wh
 run explore graphs/resnet18.json --policy graphs/policies/rnn_resnet18_2.json --headless --size 130x40 --keys 'space space'
 has "rnn: the Policy pane says nearly uniform" "Policy sampling, near-uniform attention"
 
-# ---- the tour's feature table names each row's relation (data has no parent: its rows are children)
-run demo --headless --size 110x34 --keys 'space space'
+# ---- the tour's feature table names each row's relation (source_tokens has no parent: its rows are children)
+run demo --headless --size 110x34 --keys 'space space space'
 expect_rc "tour: features" 0 && {
-    if grep -qE 'bn1\.weight +child ' "$tmp/out" && ! grep -qE '(bn1|data)[^ ]* +parent ' "$tmp/out"; then pass; else
-        fail "tour: features named by relation" "bn1.weight is not named a child of data"; fi
+    if grep -qE 'embedding_6 +child ' "$tmp/out" && ! grep -qE '(embedding|source_tokens)[^ ]* +parent ' "$tmp/out"; then pass; else
+        fail "tour: features named by relation" "embedding_6 is not named a child of source_tokens"; fi
 }
 
 # ---- why in a replay, with the recorded choice --------------------------

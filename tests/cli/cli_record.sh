@@ -85,11 +85,11 @@ assert "\u250c" in data, "no box drawing"
 # the demo records too, through the tour's changes of graph (the held-out
 # graph and its race, GDP on it, the tour's graph with the RNN placer, HSDAG on
 # Inception-V3 inference), the busy signs of its slow stages included
-keys15="space space space space space space space space space space space space space space space"
-run demo --headless --keys "$keys15" --size 110x34 --record "$tmp/tour.cast" --record-step 3
+keys17="space space space space space space space space space space space space space space space space space"
+run demo --headless --keys "$keys17" --size 110x34 --record "$tmp/tour.cast" --record-step 3
 if expect_rc "demo --record" 0; then
-    castcheck "tour cast" "$tmp/tour.cast" --size 110x34 --step 3 --contains "That is Placeto" \
-        --contains "inception_v3_inference" --contains "hsdag policy"
+    castcheck "tour cast" "$tmp/tour.cast" --size 110x34 --step 3 --contains "The chain, with this tour" \
+        --contains "policy nmt_2.json" --contains "the paper's rules"
 fi
 # a resize in the key script repaints the whole screen at the new size
 run explore "$crown" --headless --keys 'space resize:90x28 space' --size 80x24 --record "$tmp/f.cast"

@@ -265,8 +265,8 @@ shows "P again: every pane" "Devices busy%, memory" "History"
 if ! grep -qF "Legend" "$tmp/out"; then pass; else fail "P again: no legend" "Legend still shown"; fi
 in_dir "$tmp" "$path_std" explore "$crown" --headless --keys 'space' --size 80x24 --present
 shows "--present at 80x24" "Legend" "Timeline" "Graph"
-in_dir "$tmp" "$path_std" demo --headless --keys 'space space' --size 120x36 --present
-shows "demo --present" "Legend" "Tour 3/"
+in_dir "$tmp" "$path_std" demo --headless --keys 'space space space' --size 120x36 --present
+shows "demo --present" "Legend" "Tour 4/"
 in_dir "$tmp" "$path_std" explore "$crown" --headless --keys 'P a' --size 120x36
 shows "P with a: the sets in the legend" "ancestors" "descendants"
 # every size from the smallest up draws without a crash

@@ -601,7 +601,7 @@ int ctl_key(App *a, int key)
         return r;
     ctl_settle(a); /* a slow stage computed before any key acts on it */
     AppDialog d = a->dialog.kind;
-    if (a->tour.active && (d == DLG_NONE || d == DLG_BASELINES || d == DLG_START_FROM || d == DLG_RACE) &&
+    if (a->tour.active && (d == DLG_NONE || d == DLG_BASELINES || d == DLG_START_FROM || d == DLG_RACE || d == DLG_WHY) &&
         (r = dispatch(tour_keys, N_OF(tour_keys), a, key)) >= 0)
         return r;
     if (!a->tour.active && a->tour.left >= 0 && d == DLG_NONE &&
