@@ -335,12 +335,33 @@ void tour_text_baselines(const App *a, char *buf, size_t n)
             heur = r;
     }
     const Episode *ep = a->data.ep;
-    char b1[32], b2[32], b3[32], v1[48], v2[48], src[300], verdict[900] = "", ctl[200] = "";
+    char b1[32], b2[32], b3[32], v1[48], v2[48], src[300], verdict[1200] = "", ctl[500] = "";
     table_source(a, src, sizeof src);
     double control = a->tour.facts[TOUR_FACT_CONTROL_US];
-    if (!isnan(control) && a->tour.app == TOUR_APP_DEFAULT && !a->tour.own_graph)
+    if (!isnan(control) && a->tour.app == TOUR_APP_DEFAULT && !a->tour.own_graph) {
+        /* how sure the policy was: the mean probability of its pick over the episode's policy steps */
+        double sure = 0;
+        int np = 0, nd = a->data.pb.c->n_devices;
+        for (int k = 0; k < ep->n_hist; k++) {
+            if (ep->hist[k].actor != EPISODE_ACTOR_POLICY)
+                continue;
+            const float *p = ep->hist_probs + (size_t)k * (size_t)nd;
+            float mx = p[0];
+            for (int d = 1; d < nd; d++)
+                mx = p[d] > mx ? p[d] : mx;
+            sure += mx;
+            np++;
+        }
+        sure = np ? sure / np : 0;
+        char why[300] = "";
+        if (control <= ep->best_runtime_us && sure > 0.98)
+            snprintf(why, sizeof why, ": training did not beat it here. The network is sure from the start (its "
+                     "pick's probability %.1f%% on average over the episode), so sampling explores almost nothing "
+                     "and REINFORCE has little to learn from; the undo rule and the features do the work",
+                     100 * sure);
         snprintf(ctl, sizeof ctl, "; its untrained control (the same network with the weights its training started "
-                 "from, the same procedure) reaches %s", fmt_ms(b3, control));
+                 "from, the same procedure) reaches %s%s", fmt_ms(b3, control), why);
+    }
     if (heur && best)
         snprintf(verdict, sizeof verdict, " The tour's policy finished its episode (greedy, one simulation per "
                  "step, %d in all): its best placement, %s, is %s the best heuristic (%s, %s)%s. The local searches "
