@@ -20,19 +20,44 @@ typedef struct ChartSeries {
     int pen;              /* its colour (a GRID_PEN) */
 } ChartSeries;
 
-/* The column (0 .. w-1) of count x on an axis of w cells for 1 .. x_max. */
-int chart_col(int64_t x, int64_t x_max, int w);
+/* How a chart is drawn. */
+typedef struct ChartOpts {
+    int x_log;               /* the x axis logarithmic: ticks at 1, 10, 100, ... (all labelled that fit) */
+    int legend_first;        /* the first series the legend lists when it cannot list them all */
+    const char *scroll_keys; /* the keys that scroll the legend, named on its mark ("j/Down, k/Up") */
+    const char *what;        /* what a series is, on that mark ("lanes"; NULL: "series") */
+} ChartOpts;
+
+/* What a chart showed: the plot's rows (0: no room, the legend alone),
+ * the legend's first series (clamped) and the series it lists, and the
+ * largest legend_first that still fills its rows. */
+typedef struct ChartFit {
+    int plot_rows;
+    int legend_first, legend_shown, legend_first_max;
+} ChartFit;
+
+/* The column (0 .. w-1) of count x on an axis of w cells for 1 .. x_max
+ * (logarithmic when x_log). */
+int chart_col(int64_t x, int64_t x_max, int w, int x_log);
 /* The row (0 at the top .. h-1) of value y on an axis of h cells from lo
  * (bottom) to hi (top); y outside is clamped. */
 int chart_row(double y, double lo, double hi, int h);
-/* The rows the legend takes for n series in width w (one series a row). */
-int chart_legend_rows(int n);
+/* How r.h rows split for n series: the plot's rows (ph; 0 when there is
+ * no room for a plot of 3 rows), and the legend's (lr, a mark row
+ * included when it cannot list every series). Every series gets a legend
+ * row when the plot keeps at least half of what is left after its axis;
+ * else the plot keeps that half (at least 3 rows) and the legend scrolls. */
+void chart_layout(int h, int n, int *ph, int *lr);
 /* Draws the chart in r: the plot with its axes (y: lo .. hi µs in time
  * units; x: 1 .. x_max, labelled x_label), then the legend below it (each
  * series' mark, name and note). Series are drawn in order, a later one
  * over an earlier one; a finished series goes on dotted to the axis' end.
- * Without room for a plot of 3 rows, the legend alone. */
+ * A legend that cannot list every series lists those from
+ * o->legend_first and says on a last row how many are above and below
+ * and o->scroll_keys; without room for a plot of 3 rows, the legend alone,
+ * its first row saying that the plot is hidden. fit (may be NULL) gets
+ * what was shown. */
 void chart_draw(Grid *g, GridRect r, const ChartSeries *s, int n, int64_t x_max, double lo, double hi,
-                const char *x_label);
+                const char *x_label, const ChartOpts *o, ChartFit *fit);
 
 #endif

@@ -55,6 +55,7 @@ typedef enum GridStyle {
     GS_GOOD,       /* an improvement */
     GS_WARN,       /* a warning */
     GS_ERROR,      /* an error */
+    GS_SERIES,     /* a chart's series, in a colour of its own (`device` = the series) */
     GS_COUNT
 } GridStyle;
 

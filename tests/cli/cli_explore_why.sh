@@ -121,7 +121,7 @@ race_matches_compare() { # GRAPH BUDGET POLICY...
     expect_rc "race on $graph" 0 || return
     cp "$tmp/out" "$tmp/race.txt"
     has "race on $graph: legend and axes" "Race on" "(finished)" "best runtime against simulations" \
-        "simulations (placements scored)" "* " "anneal" "ils" "ms |" "budget $budget placements"
+        "placements (log)" "* " "anneal" "ils" "ms |" "budget $budget placements"
     run compare "$graph" --devices 2 --methods anneal,ils --no-policy --budget "$budget" --seed 1
     cp "$tmp/out" "$tmp/compare.txt"
     for m in anneal ils; do

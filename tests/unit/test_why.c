@@ -280,10 +280,24 @@ TEST(race_freed_midway_returns_at_once)
 
 TEST(chart_maps_counts_and_values)
 {
-    CHECK_INT(chart_col(1, 100, 10), 0);
-    CHECK_INT(chart_col(100, 100, 10), 9);
-    CHECK_INT(chart_col(50, 100, 10), 4);
-    CHECK_INT(chart_col(500, 100, 10), 9);
+    CHECK_INT(chart_col(1, 100, 10, 0), 0);
+    CHECK_INT(chart_col(100, 100, 10, 0), 9);
+    CHECK_INT(chart_col(50, 100, 10, 0), 4);
+    CHECK_INT(chart_col(500, 100, 10, 0), 9);
+    CHECK_INT(chart_col(1, 1000, 31, 1), 0); /* logarithmic: a decade a third of the axis */
+    CHECK_INT(chart_col(10, 1000, 31, 1), 10);
+    CHECK_INT(chart_col(100, 1000, 31, 1), 20);
+    CHECK_INT(chart_col(1000, 1000, 31, 1), 30);
+    int ph, lr;
+    chart_layout(18, 8, &ph, &lr); /* every series listed under a plot of half the rows */
+    CHECK_INT(ph, 8);
+    CHECK_INT(lr, 8);
+    chart_layout(13, 8, &ph, &lr); /* else the plot keeps half, the legend scrolls */
+    CHECK_INT(ph, 5);
+    CHECK_INT(lr, 6);
+    chart_layout(5, 8, &ph, &lr); /* no room for a plot: the legend alone */
+    CHECK_INT(ph, 0);
+    CHECK_INT(lr, 5);
     CHECK_INT(chart_row(10.0, 10.0, 20.0, 11), 10);
     CHECK_INT(chart_row(20.0, 10.0, 20.0, 11), 0);
     CHECK_INT(chart_row(15.0, 10.0, 20.0, 11), 5);
@@ -291,13 +305,31 @@ TEST(chart_maps_counts_and_values)
     Grid *g = grid_new(70, 16);
     double y1[3] = {2000, 1500, 1000}, y2[2] = {1800, 1800};
     ChartSeries s[2] = {{"anneal", "final", y1, 3, 1, '*', GS_GOOD}, {"ils", NULL, y2, 2, 0, '+', GS_WARN}};
-    chart_draw(g, (GridRect){0, 0, 70, 16}, s, 2, 3, 1000, 2000, "placements");
+    chart_draw(g, (GridRect){0, 0, 70, 16}, s, 2, 3, 1000, 2000, "placements", NULL, NULL);
     char *text = grid_to_text(g, GRID_ASCII);
     CHECK(strstr(text, "* anneal") != NULL);
     CHECK(strstr(text, "+ ils") != NULL);
     CHECK(strstr(text, "2.000 ms") != NULL);
     CHECK(strstr(text, "1.000 ms") != NULL);
     CHECK(strstr(text, "placements") != NULL);
+    free(text);
+    /* 12 series in 16 rows: the legend lists some, says how many are cut and the keys */
+    double y3[1] = {1500};
+    ChartSeries many[12];
+    for (int k = 0; k < 12; k++)
+        many[k] = (ChartSeries){"lane", NULL, y3, 1, 1, (uint32_t)('a' + k), GRID_PEN(GS_SERIES, k)};
+    ChartOpts o = {1, 2, "j/k", "lanes"};
+    ChartFit fit;
+    grid_fill(g, (GridRect){0, 0, 70, 16}, ' ', GS_NONE);
+    chart_draw(g, (GridRect){0, 0, 70, 16}, many, 12, 1000, 1000, 2000, "placements (log)", &o, &fit);
+    text = grid_to_text(g, GRID_ASCII);
+    CHECK_INT(fit.legend_first, 2);
+    CHECK(fit.legend_shown > 0 && fit.legend_shown < 12);
+    char mark[64];
+    snprintf(mark, sizeof mark, "+%d lanes below, +2 above: j/k", 12 - 2 - fit.legend_shown);
+    CHECK(strstr(text, mark) != NULL);
+    CHECK(strstr(text, "c lane") != NULL && strstr(text, "b lane") == NULL);
+    CHECK(strstr(text, "1000") != NULL && strstr(text, "100 ") != NULL);
     free(text);
     grid_free(g);
 }

@@ -445,6 +445,9 @@ static void free_baselines(App *a)
     free(a->base.rows);
     a->base.rows = NULL;
     a->base.n = 0;
+    for (int k = 0; k < a->base.n_learned_files; k++)
+        free(a->base.learned_files[k]);
+    a->base.n_learned_files = 0;
 }
 
 void app_free(App *a)
@@ -792,6 +795,11 @@ void app_add_learned(App *a, const char *path, const char *label)
             rows[k].method = name;
             b->rows = XRENEW(b->rows, b->n + 1);
             b->rows[b->n++] = rows[k];
+            int known = 0; /* its file, for the race's lanes */
+            for (int j = 0; j < b->n_learned_files; j++)
+                known |= strcmp(b->learned_files[j], path) == 0;
+            if (!known && b->n_learned_files < APP_LEARNED_MAX)
+                b->learned_files[b->n_learned_files++] = xstrdup(path);
         }
     }
 }

@@ -190,6 +190,8 @@ typedef struct AppBaselines {
     int ran;                  /* app_run_baselines has run */
     int n_learned;            /* rows of learned agents among them */
     char learned_names[APP_LEARNED_MAX][64]; /* their method names */
+    int n_learned_files;      /* the policy files those rows come from (the race races each) */
+    char *learned_files[APP_LEARNED_MAX];
     PlaceRun *rows;           /* place_run rows, by runtime */
     int64_t budget;           /* the local searches' budget in placements */
     uint64_t seed;            /* the seed they ran with (the episode's then) */

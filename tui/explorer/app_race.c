@@ -5,14 +5,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "chart.h"
 #include "ctl.h"
 #include "data.h"
 #include "race.h"
 #include "term.h"
+#include "widgets.h"
 
-enum { RACE_MAX_POLICIES = 8 };
+/* The bundled policies (6 at most) and the baselines table's learned ones
+ * (APP_LEARNED_MAX at most), each with its control, and the 2 searches. */
+enum { RACE_MAX_POLICIES = 6 + APP_LEARNED_MAX, RACE_MAX_LANES = 2 * RACE_MAX_POLICIES + 2 };
 
 typedef struct AppRace {
     Race *race;
@@ -21,12 +25,26 @@ typedef struct AppRace {
     int64_t budget, slice, ticks;
     uint64_t seed;
     int paused;
-    char skipped[256];   /* the bundled policies that do not fit the graph */
+    int legend_first, legend_first_max; /* the legend scrolled (j/k) when it cannot list every lane */
+    char *learned[APP_LEARNED_MAX];     /* the baselines' learned files it races (a new list: a new race) */
+    int n_learned;
+    char skipped[1024];                 /* the policies not raced, each with why */
 } AppRace;
 
-/* The bundled policies to race on the App's graph: the graph's own
- * Placeto, RNN and GDP policies for its device count, the general Placeto
- * policy, the learned list scheduler and the learned local search. */
+/* 1 when a and b name the same file (or the same string). */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (strcmp(a, b) == 0)
+        return 1;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* The policies to race on the App's graph: the graph's own Placeto, RNN
+ * and GDP policies for its device count, the general Placeto policy, the
+ * learned list scheduler and the learned local search (those bundled),
+ * then every policy file of the baselines table's learned rows (the
+ * explorer's policy, the tour's extra agents) not among them. */
 static int race_policies(const App *a, char paths[][4096], int max)
 {
     const char *g = a->data.pb.g->path;
@@ -43,7 +61,25 @@ static int race_policies(const App *a, char paths[][4096], int max)
         if (data_bundled(rel, paths[n], sizeof paths[n]))
             n++;
     }
+    for (int k = 0; k < a->base.n_learned_files && n < max; k++) {
+        int dup = 0;
+        for (int j = 0; j < n && !dup; j++)
+            dup = same_file(paths[j], a->base.learned_files[k]);
+        if (!dup)
+            snprintf(paths[n++], sizeof paths[0], "%s", a->base.learned_files[k]);
+    }
     return n;
+}
+
+/* 1 when the race was made for the baselines' learned files as they are. */
+static int same_learned(const AppRace *r, const App *a)
+{
+    if (r->n_learned != a->base.n_learned_files)
+        return 0;
+    for (int k = 0; k < r->n_learned; k++)
+        if (strcmp(r->learned[k], a->base.learned_files[k]) != 0)
+            return 0;
+    return 1;
 }
 
 static void race_free_all(AppRace *r)
@@ -51,6 +87,8 @@ static void race_free_all(AppRace *r)
     race_free(r->race);
     for (int k = 0; k < r->n_pol; k++)
         agent_policy_close(&r->pol[k]);
+    for (int k = 0; k < r->n_learned; k++)
+        free(r->learned[k]);
     free(r);
 }
 
@@ -67,6 +105,8 @@ void app_race_close(App *a)
 int app_race_open(App *a, int64_t budget)
 {
     uint64_t seed = a->data.ep->seed;
+    if (a->race && !same_learned(a->race, a)) /* the baselines list other learned policies: race them */
+        app_race_close(a);
     if (budget < 0 && a->race && a->race->seed == seed) { /* R: the race there, whatever its budget */
         app_dialog_open(a, DLG_RACE, NULL);
         return 0;
@@ -85,18 +125,31 @@ int app_race_open(App *a, int64_t budget)
     r->race = race_new(pb, seed, budget, 1);
     char paths[RACE_MAX_POLICIES][4096];
     int n = race_policies(a, paths, RACE_MAX_POLICIES);
+    for (int k = 0; k < a->base.n_learned_files; k++)
+        r->learned[r->n_learned++] = xstrdup(a->base.learned_files[k]);
     size_t sk = 0;
     for (int k = 0; k < n; k++) {
         Err e = {{0}};
         AgentPolicy *p = &r->pol[r->n_pol];
+        char why[300] = "";
         int opened = agent_policy_open(paths[k], p, NULL, &e) == 0;
-        int fits = opened && (p->info.n_devices == pb->c->n_devices || p->info.any_devices) &&
-                   (p->info.n_groups == 0 || p->info.n_groups == pb->gr->n_groups);
-        if (!fits) { /* named below the chart: another device count or grouping, or a file that does not load */
+        if (!opened)
+            snprintf(why, sizeof why, "it does not load (%.200s)", e.msg);
+        else if (p->info.n_devices != pb->c->n_devices && !p->info.any_devices)
+            snprintf(why, sizeof why, "its network places on %d devices, this cluster has %d", p->info.n_devices,
+                     pb->c->n_devices);
+        else if (p->info.n_groups != 0 && p->n_trained <= 1 && p->info.n_groups != pb->gr->n_groups)
+            snprintf(why, sizeof why, "its network reads one graph's %d groups, this grouping has %d",
+                     p->info.n_groups, pb->gr->n_groups); /* a family's policy reads any grouping (cli_policy_shape) */
+        if (why[0]) { /* named below the chart, with why */
             const char *base = strrchr(paths[k], '/');
+            base = base ? base + 1 : paths[k];
+            int len = (int)strlen(base);
+            if (len > 5 && strcmp(base + len - 5, ".json") == 0)
+                len -= 5;
             if (sk < sizeof r->skipped - 1)
-                sk += (size_t)snprintf(r->skipped + sk, sizeof r->skipped - sk, "%s%s%s", sk ? ", " : "",
-                                       base ? base + 1 : paths[k], opened ? "" : " (does not load)");
+                sk += (size_t)snprintf(r->skipped + sk, sizeof r->skipped - sk, "%s%.*s: %s", sk ? "; " : "", len,
+                                       base, why);
             if (sk >= sizeof r->skipped)
                 sk = sizeof r->skipped - 1;
             if (opened)
@@ -167,6 +220,12 @@ int app_race_key(App *a, int key)
         int64_t budget = r->budget;
         app_race_close(a);
         app_race_open(a, budget);
+    } else if ((key == 'j' || key == TERM_KEY_DOWN) && r) { /* the legend's next lane, when it is cut */
+        if (r->legend_first < r->legend_first_max)
+            r->legend_first++;
+    } else if ((key == 'k' || key == TERM_KEY_UP) && r) {
+        if (r->legend_first > 0)
+            r->legend_first--;
     } else if (key == TERM_KEY_ESC || key == 'q' || key == 'R') {
         app_dialog_close(a);
     }
@@ -175,7 +234,7 @@ int app_race_key(App *a, int key)
 
 int app_race_draw(const App *a, Grid *g)
 {
-    const AppRace *ar = a->race;
+    AppRace *ar = a->race; /* its legend's scroll is clamped to what fits */
     if (!ar)
         return 0;
     const Race *r = ar->race;
@@ -192,14 +251,18 @@ int app_race_draw(const App *a, Grid *g)
              (long long)ar->budget, (unsigned long long)ar->seed, util_fmt_time(b1, a->data.lower_bound_us));
     grid_text_fit(g, in.x, in.y, t, in.w, GS_DIM);
     int n = race_lanes(r);
-    static const char glyphs[] = "*+ox#@%&=~^$:!?<>"; /* 17 marks, then again */
-    ChartSeries s[32];
-    char notes[32][320], names[32][128];
-    for (int k = 0; k < n && k < 32; k++) {
+    if (n > RACE_MAX_LANES)
+        n = RACE_MAX_LANES;
+    /* every lane its own mark (what tells them apart without colour) and
+     * its own colour (GS_SERIES: 16 of them) */
+    static const char glyphs[] = "*+ox#@%&=~^$?!<>ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    ChartSeries s[RACE_MAX_LANES];
+    char notes[RACE_MAX_LANES][320], names[RACE_MAX_LANES][128];
+    for (int k = 0; k < n; k++) {
         const RaceLane *l = race_lane(r, k);
         app_race_lane_name(l, names[k], sizeof names[k]);
-        s[k] = (ChartSeries){names[k], notes[k], l->best, l->n, l->done, (uint32_t)glyphs[k % 17],
-                             GRID_PEN(GS_DEVICE, k)};
+        s[k] = (ChartSeries){names[k], notes[k], l->best, l->n, l->done, (uint32_t)glyphs[k % (int)(sizeof glyphs - 1)],
+                             GRID_PEN(GS_SERIES, k)};
         if (l->failed)
             snprintf(notes[k], sizeof notes[k], "failed: %s", l->err);
         else if (l->done)
@@ -212,8 +275,6 @@ int app_race_draw(const App *a, Grid *g)
         else
             snprintf(notes[k], sizeof notes[k], "waiting");
     }
-    if (n > 32)
-        n = 32;
     double lo, hi;
     race_range(r, &lo, &hi);
     if (hi > 2 * lo)
@@ -223,11 +284,24 @@ int app_race_draw(const App *a, Grid *g)
     int64_t xm = race_max_n(r);
     if (xm < ar->budget && !race_done(r)) /* the axis of the budget while it runs, of what was used after */
         xm = ar->budget;
-    int foot = ar->skipped[0] ? 2 : 1;
-    chart_draw(g, (GridRect){in.x, in.y + 1, in.w, in.h - 1 - foot}, s, n, xm, lo, hi, "simulations (placements scored)");
+    /* below the chart: the policies not raced and why, every line of it */
+    char sk[sizeof ar->skipped + 32] = "";
+    int foot = 0;
     if (ar->skipped[0]) {
-        snprintf(t, sizeof t, "not raced (another device count or grouping, or not loaded): %s", ar->skipped);
-        grid_text_fit(g, in.x, in.y + in.h - foot, t, in.w, GS_DIM);
+        snprintf(sk, sizeof sk, "not raced: %s", ar->skipped);
+        foot = widget_wrap(sk, in.w, NULL, NULL, 0);
+        if (foot > in.h - 8)
+            foot = in.h - 8 > 1 ? in.h - 8 : 1;
+    }
+    ChartOpts co = {1, ar->legend_first, "j/Down, k/Up scroll", "lanes"};
+    ChartFit fit;
+    chart_draw(g, (GridRect){in.x, in.y + 1, in.w, in.h - 1 - foot}, s, n, xm, lo, hi, "placements (log)", &co, &fit);
+    ar->legend_first = fit.legend_first;
+    ar->legend_first_max = fit.legend_first_max;
+    if (foot) {
+        int need = widget_text_wrapped(g, (GridRect){in.x, in.y + in.h - foot, in.w, foot}, sk, 0, GS_DIM);
+        if (need > foot) /* cut: said, never hidden silently */
+            grid_text_fit(g, in.x, in.y + in.h - 1, "... (more not raced: a taller window lists them)", in.w, GS_WARN);
     }
     grid_text_fit(g, box.x + 2, box.y + box.h - 1, a->tour.active ? " Esc: close; the tour's keys are on the caption's frame "
                   : " space: pause  r: again  Esc: close ", box.w - 4, GS_KEY);

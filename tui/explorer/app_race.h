@@ -2,12 +2,16 @@
  * on the App's graph and cluster, every learned placer with a bundled
  * policy usable there (the graph's own Placeto, RNN and GDP policies, the
  * general Placeto policy, the learned list scheduler and the learned local
- * search), each beside its untrained control, and the local searches
- * anneal and ils, run by the race (race.h) one slice of simulations each
- * per tick and drawn as a chart of the best runtime against the placements
- * simulated, one line per method. The final numbers are compare's rows at
- * the same budget and seed. `explore GRAPH --race [--budget N]`, the key R,
- * and the tour (app_race_open) open it. */
+ * search) and every policy file of the baselines table's learned rows
+ * (app_add_learned), each beside its untrained control, and the local
+ * searches anneal and ils, run by the race (race.h) one slice of
+ * simulations each per tick and drawn as a chart of the best runtime
+ * against the placements simulated on a logarithmic axis, one line, glyph
+ * and colour per method; a policy left out is named below it with why.
+ * The legend scrolls (j/k, Down/Up) when it cannot list every lane, its
+ * last row saying how many are cut. The final numbers are compare's rows
+ * at the same budget and seed. `explore GRAPH --race [--budget N]`, the
+ * key R, and the tour (app_race_open) open it. */
 #ifndef PLACETO_APP_RACE_H
 #define PLACETO_APP_RACE_H
 
@@ -21,7 +25,8 @@
 /* Opens the race with budget placements for each search (0: the
  * explorer's app_search_budget; < 0: the race already there, whatever its
  * budget, else the default) and shows it: a race already there with the
- * same budget and seed is shown again, else a new one starts. The tour
+ * same budget and seed, made for the baselines' learned files as they
+ * are, is shown again, else a new one starts. The tour
  * shows it as a stage by calling this when the stage is entered (the
  * race then advances on the timer's ticks, one slice per tick, while its
  * dialog is open) and app_dialog_close (or app_race_close) when it is

@@ -476,7 +476,8 @@ static int baselines_draw(const App *a, Grid *g)
     double bound = a->data.lower_bound_us;
     /* the rows that fit, scrolled so that the highlighted one shows */
     int foot = 2 + (n_oom > 0);
-    int visible = in.h - 1 - foot > 1 ? in.h - 1 - foot : 1, first = a->dialog.menu_pos - visible + 1;
+    int visible = in.h - 1 - foot > 1 ? in.h - 1 - foot : 1;
+    int first = a->dialog.menu_pos - visible + 1;
     if (first > base->n - visible)
         first = base->n - visible;
     if (first < 0)
@@ -487,6 +488,17 @@ static int baselines_draw(const App *a, Grid *g)
                  bound > 0 ? b->runtime_us / bound : 0.0, b->runtime_us > 0 ? a->data.single_us / b->runtime_us : 0.0,
                  b->oom ? "yes !" : "no");
         grid_text_fit(g, in.x, y, line, in.w, k == a->dialog.menu_pos ? GS_CURSOR : b->oom ? GS_WARN : GS_NONE);
+    }
+    int below = base->n - first - visible;
+    if (below > 0 || first > 0) { /* rows cut: how many, and the key that scrolls to them, on the frame */
+        if (below > 0 && first > 0)
+            snprintf(line, sizeof line, " +%d rows: j/Down, +%d above: k/Up ", below, first);
+        else if (below > 0)
+            snprintf(line, sizeof line, " +%d rows: j/Down ", below);
+        else
+            snprintf(line, sizeof line, " +%d rows above: k/Up ", first);
+        int lw = grid_text_width(line);
+        grid_text_fit(g, lw < in.w ? in.x + in.w - lw : in.x, in.y + in.h, line, in.w, GS_KEY);
     }
     if (n_oom > 0 && y < in.y + in.h) {
         snprintf(line, sizeof line, "yes !: out of memory, ranked last (%d row%s)",

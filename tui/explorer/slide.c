@@ -63,7 +63,7 @@ typedef struct Paint {
 static Paint paint_of(const Grid *g, int x, int y, int colors, GridGlyphs glyphs)
 {
     GridCell c = g->cells[(size_t)y * (size_t)g->w + (size_t)x];
-    if (c.style != GS_DEVICE && c.style != GS_GROUP)
+    if (c.style != GS_DEVICE && c.style != GS_GROUP && c.style != GS_SERIES)
         c.device = 0;
     TermLook lk = term_ansi_look(colors, glyphs, c);
     Paint p;

@@ -37,7 +37,7 @@
 
 /* ---- theme (theme.h) in curses terms ---------------------------------- */
 
-enum { D = THEME_D, PAL = THEME_PAL, N_DEV = THEME_N_DEV, N_GRP = THEME_N_GRP, N_GRP8 = THEME_N_GRP8 };
+enum { D = THEME_D, PAL = THEME_PAL, N_DEV = THEME_N_DEV, N_GRP = THEME_N_GRP, N_GRP8 = THEME_N_GRP8, N_SER = THEME_N_SERIES };
 
 static attr_t curses_attr(unsigned a)
 {
@@ -63,7 +63,7 @@ struct Term {
     GridGlyphs glyphs;
     int colors;         /* 256, 8 or 0 */
     int default_colors; /* use_default_colors() worked: -1 means the terminal's own */
-    Look base[GS_COUNT], dev[N_DEV], grp[N_GRP];
+    Look base[GS_COUNT], dev[N_DEV], grp[N_GRP], ser[N_SER];
     short pair_fg[MAX_PAIRS + 1], pair_bg[MAX_PAIRS + 1];
     int n_pairs;
     GridCell *shadow; /* what the screen shows, sw x sh */
@@ -319,6 +319,14 @@ static void build_theme(Term *t)
         else
             t->grp[k] = make_look(t, D, D, curses_attr(theme_rows[GS_GROUP].mono));
     }
+    for (int k = 0; k < N_SER; k++) {
+        if (t->colors == 256)
+            t->ser[k] = make_look(t, theme_series256[k], D, 0);
+        else if (t->colors == 8)
+            t->ser[k] = make_look(t, theme_series8[k % THEME_N_SERIES8], D, curses_attr(theme_series8_attr(k)));
+        else
+            t->ser[k] = make_look(t, D, D, curses_attr(theme_rows[GS_SERIES].mono));
+    }
 }
 
 static const Look *look_of(const Term *t, int style, int index)
@@ -327,6 +335,8 @@ static const Look *look_of(const Term *t, int style, int index)
         return &t->dev[index % N_DEV];
     if (style == GS_GROUP)
         return &t->grp[index % N_GRP];
+    if (style == GS_SERIES)
+        return &t->ser[index % N_SER];
     return &t->base[style >= 0 && style < GS_COUNT ? style : GS_NONE];
 }
 
@@ -536,7 +546,7 @@ void term_draw(Term *t, const Grid *g)
         GridCell *was = t->shadow + (size_t)y * (size_t)sw;
         for (int x = 0; x < sw; x++) {
             GridCell c = row && x < g->w ? row[x] : blank;
-            if (c.style != GS_DEVICE && c.style != GS_GROUP)
+            if (c.style != GS_DEVICE && c.style != GS_GROUP && c.style != GS_SERIES)
                 c.device = 0; /* other styles ignore the index: no redraw when it changes */
             if (t->valid && was[x].ch == c.ch && was[x].style == c.style && was[x].device == c.device)
                 continue;

@@ -73,6 +73,8 @@ static Sgr ansi_look(const TermAnsi *s, GridCell c, uint32_t *shown)
             r.bg = theme_dev256[c.device % THEME_N_DEV];
         else if (style == GS_GROUP)
             r.bg = theme_grp256[c.device % THEME_N_GRP];
+        else if (style == GS_SERIES)
+            r.fg = theme_series256[c.device % THEME_N_SERIES];
     } else if (s->colors == 8) {
         r.fg = theme_rows[style].c8.fg;
         r.bg = theme_rows[style].c8.bg;
@@ -84,6 +86,9 @@ static Sgr ansi_look(const TermAnsi *s, GridCell c, uint32_t *shown)
             r.attr = (style == GS_DEVICE && k == THEME_N_DEV - 1) || (style == GS_GROUP && c.device % THEME_N_GRP >= THEME_N_GRP8)
                          ? TA_UNDERLINE
                          : 0;
+        } else if (style == GS_SERIES) {
+            r.fg = theme_series8[c.device % THEME_N_SERIES8];
+            r.attr = theme_series8_attr(c.device);
         }
     } else {
         r.attr = theme_rows[style].mono;
@@ -173,7 +178,7 @@ void term_ansi_frame(TermAnsi *s, const Grid *g, StrBuf *out)
         for (int x = 0; x < g->w; x++) {
             GridCell c = g->cells[(size_t)y * (size_t)g->w + (size_t)x];
             GridCell *was = &s->shadow[(size_t)y * (size_t)s->w + (size_t)x];
-            if (c.style != GS_DEVICE && c.style != GS_GROUP)
+            if (c.style != GS_DEVICE && c.style != GS_GROUP && c.style != GS_SERIES)
                 c.device = 0;
             if (was->ch == c.ch && was->style == c.style && was->device == c.device)
                 continue;

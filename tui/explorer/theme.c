@@ -38,6 +38,7 @@ const ThemeRow theme_rows[GS_COUNT] = {
     [GS_GOOD] = {{34, D, 0}, {TC_GREEN, D, 0}, TA_BOLD},
     [GS_WARN] = {{172, D, 0}, {TC_YELLOW, D, 0}, TA_BOLD},
     [GS_ERROR] = {{196, D, TA_BOLD}, {TC_RED, D, TA_BOLD}, TA_BOLD | TA_UNDERLINE},
+    [GS_SERIES] = {{D, D, 0}, {D, D, 0}, 0}, /* the series palettes below */
 };
 
 /* Devices: the DOT export's palette (core/export_dot.c: ColorBrewer Paired
@@ -56,3 +57,16 @@ const short theme_dev8[THEME_N_DEV][2] = {
     {TC_YELLOW, TC_BLACK}, {TC_MAGENTA, TC_WHITE}, {TC_CYAN, TC_BLACK},
     {TC_WHITE, TC_BLACK}, {TC_WHITE, TC_BLACK},
 };
+
+/* Series: text colours that read on dark and light backgrounds, neighbours
+ * far apart in hue (blue, orange, green, red, purple, teal, gold, pink,
+ * brown, cornflower, olive, salmon, lavender, dark cyan, dark gold, grey). */
+const short theme_series256[THEME_N_SERIES] = {33, 208, 34, 160, 129, 37, 178, 199,
+                                               94, 69, 64, 167, 97, 30, 136, 245};
+const short theme_series8[THEME_N_SERIES8] = {TC_BLUE, TC_YELLOW, TC_GREEN, TC_RED, TC_MAGENTA, TC_CYAN};
+
+unsigned theme_series8_attr(int k)
+{
+    k %= THEME_N_SERIES8 * 3;
+    return k < THEME_N_SERIES8 ? 0 : k < 2 * THEME_N_SERIES8 ? TA_BOLD : TA_UNDERLINE;
+}

@@ -23,7 +23,7 @@ typedef struct ThemeRow {
     unsigned mono;
 } ThemeRow;
 
-enum { THEME_N_DEV = 8, THEME_N_GRP = 12, THEME_N_GRP8 = 6 };
+enum { THEME_N_DEV = 8, THEME_N_GRP = 12, THEME_N_GRP8 = 6, THEME_N_SERIES = 16, THEME_N_SERIES8 = 6 };
 
 extern const ThemeRow theme_rows[GS_COUNT];
 /* The devices' and the groups' fills in 256 colours; in 8 colours
@@ -31,5 +31,12 @@ extern const ThemeRow theme_rows[GS_COUNT];
 extern const short theme_dev256[THEME_N_DEV];
 extern const short theme_grp256[THEME_N_GRP];
 extern const short theme_dev8[THEME_N_DEV][2];
+/* A chart's series (GS_SERIES): text colours, 16 in 256 colours; in 8
+ * colours THEME_N_SERIES8 of them plain, then bold, then underlined (18
+ * looks); in monochrome plain (their glyphs tell them apart). */
+extern const short theme_series256[THEME_N_SERIES];
+extern const short theme_series8[THEME_N_SERIES8];
+/* The 8-colour attribute of series k (TA_BOLD, TA_UNDERLINE or 0). */
+unsigned theme_series8_attr(int k);
 
 #endif
