@@ -274,8 +274,9 @@ static void effect_closing(App *a)
     if (a->tour.own_graph || app_is_actor(a))
         return;
     effect_problem(a);
-    if (a->data.ep->cfg.init == EPISODE_INIT_RANDOM_FIXED && !a->data.ep->cfg.accept_improving)
-        app_episode_back(a); /* the paper stage's episode: back to the tour's policy's */
+    if (a->data.ep->cfg.init == EPISODE_INIT_RANDOM_FIXED && !a->data.ep->cfg.accept_improving &&
+        app_episode_back(a) == 0) /* the paper stage's episode: back to the tour's policy's */
+        app_msg(a, GS_NONE, "the tour's policy's episode again (U: the paper's rules' episode)");
     if (isnan(a->tour.facts[TOUR_FACT_POLICY_US]))
         effect_finish(a);
     control_fact(a);
@@ -283,7 +284,6 @@ static void effect_closing(App *a)
 
 /* ---- shows ---- */
 
-static void show_graph(App *a) { app_focus(a, PANE_GRAPH); }
 
 /* The graph over the whole screen beside the caption: the groups stage. */
 static void show_groups(App *a)
@@ -348,9 +348,10 @@ static void show_baselines(App *a)
         a->tour.facts[TOUR_FACT_HELD_HEUR_US] = heur;
 }
 
-static void show_learned(App *a)
+/* The learned rows of the table: the App's own policies and, on the
+ * held-out graph, the family's other agents (the race races them too). */
+static void learned_rows(App *a)
 {
-    app_focus(a, PANE_GRAPH);
     app_run_learned(a);
     if (a->tour.app == TOUR_APP_HELD_OUT && !a->tour.own_graph)
         for (size_t k = 0; k < sizeof extra_agents / sizeof extra_agents[0]; k++) {
@@ -359,6 +360,12 @@ static void show_learned(App *a)
             app_add_learned(a, path, extra_agents[k][1]);
         }
     place_run_sort(a->base.rows, a->base.n);
+}
+
+static void show_learned(App *a)
+{
+    app_focus(a, PANE_GRAPH);
+    learned_rows(a);
     app_dialog_open(a, DLG_BASELINES, NULL);
 }
 
@@ -385,6 +392,8 @@ static void show_clusters(App *a)
 static void show_race(App *a)
 {
     app_focus(a, PANE_GRAPH);
+    if (!a->base.n_learned) /* reached without the table's stage: its learned rows first, the race's lanes */
+        learned_rows(a);
     app_race_open(a, app_search_budget(a));
 }
 
@@ -413,12 +422,12 @@ static const TourStage stages[] = {
      show_baselines, tour_text_zero_shot},
     {{"Every learned agent beside the baselines", 1, TOUR_TEXT, 13, 1}, TOUR_APP_HELD_OUT, NULL, show_learned,
      tour_text_learned},
-    {{"The race of the placers, live", 1, TOUR_TEXT, 16, 0}, TOUR_APP_HELD_OUT, NULL, show_race, tour_text_race},
+    {{"The race of the placers, live", 1, TOUR_TEXT, 16, 1}, TOUR_APP_HELD_OUT, NULL, show_race, tour_text_race},
     {{"Another learned agent: GDP", 0, TOUR_TEXT, 11, 0}, TOUR_APP_GDP, effect_actor, show_actor, tour_text_gdp},
     {{"Another learned agent: the RNN placer", 0, TOUR_TEXT, 11, 0}, TOUR_APP_RNN, effect_actor, show_actor, tour_text_rnn},
     {{"Another learned agent: HSDAG, its own grouping", 0, TOUR_TEXT, 11, 0}, TOUR_APP_HSDAG, effect_actor,
      show_clusters, tour_text_hsdag},
-    {{"The chain, with this tour's numbers", 0, TOUR_TEXT, 6, 1}, TOUR_APP_DEFAULT, effect_closing, show_graph,
+    {{"The chain, with this tour's numbers", 0, TOUR_TEXT, 6, 1}, TOUR_APP_DEFAULT, effect_closing, show_groups,
      tour_text_end},
 };
 enum { N_STAGES = sizeof stages / sizeof stages[0] };
@@ -659,6 +668,8 @@ int app_tour_goto(App *a, int k)
     }
     check_records(a);
     int known = t->hist_at[k] >= 0 && t->hist_at[k] <= a->data.ep->n_hist + a->data.ep->n_redo;
+    for (int j = k + 1; j <= t->done && known; j++) /* undo does not forget an episode's best: back across */
+        known = stages[j].effect != effect_finish || stage_app(a, j) != where; /* its end, a fresh App */
     if (!known && k < t->done) { /* only a fresh App has the stage as it was */
         ask_reload(a, where, k);
         return 1;

@@ -411,7 +411,7 @@ void tour_text_paper(const App *a, char *buf, size_t n)
              "heuristic's placement instead, so that what it places is never slower than that heuristic; --preset "
              "paper restores every rule (docs/agent.md).%s",
              fmt_ms(b5, ep->init_runtime_us), kept_worse, ep->n_hist, fmt_ms(b6, ep->runtime_us),
-             ep->score * 1e6 > ep->runtime_us + 1 ? ", out of memory (its score adds the penalty)" : "", ret, why, ctl);
+             ep->result && ep->result->any_oom ? ", out of memory (its score adds the penalty)" : "", ret, why, ctl);
     (void)worse;
 }
 
@@ -476,7 +476,7 @@ static const char rnn_text[] =
     "The RNN-based placer (Mirhoseini et al., 2017): an LSTM reads the groups in topological order and a decoder "
     "emits one device per group, each choice fed to the next: one decode is one whole placement, made from nothing "
     "(dimmed: not decoded yet). Its why would be attention, the groups it looked at most; where every weight "
-    "is about the same the Policy pane says uniform attention and lists none: then no group explains the choice. "
+    "is about the same the Policy pane's title says uniform attention and its list is dimmed: no group explains the choice. "
     "While it decodes, the runtime shown is that of a partial placement (the groups not yet decoded wait on device "
     "0), so it means little until the last group. Placeto instead improves a placement one group at a time, seeing its simulated "
     "timing; the RNN's weights are tied to this graph's groups.";
@@ -485,8 +485,8 @@ static const char gdp_text[] =
     "GDP (Zhou et al., 2019, trained with PPO): a graph network and attention over the groups give every group its "
     "distribution in one forward pass, applied here one group per step from device 0 (until the last step the "
     "runtime is that of a partial placement, the rest still on device 0). Its why would be attention, heads "
-    "averaged; where every weight is about the same the Policy pane says uniform attention instead of listing "
-    "groups: this policy then places from each group's own embedding.";
+    "averaged; where every weight is about the same the Policy pane's title says uniform attention and its list "
+    "is dimmed, not a reason: this policy then places from each group's own embedding.";
 
 static const char hsdag_text[] =
     "HSDAG (Duan et al., 2024) learns its own grouping: one pass of its network clusters the groups and gives each "
@@ -721,7 +721,8 @@ void tour_text_race(const App *a, char *buf, size_t n)
         len = race_leaders(r, buf, n, len);
     }
     if (learned)
-        len = append(buf, n, len, " The race: every learned policy the table listed, as lanes (%d)%s, and the local "
+        len = append(buf, n, len, " The race: the learned policies of the table and the bundled learned list scheduler and "
+                     "local search (%d)%s, and the local "
                      "searches anneal and ils, %lld placements each (the table's budget and seed: their final numbers "
                      "are its rows), advancing together one slice at a time; the chart draws each one's best runtime "
                      "against the simulations it made, on a logarithmic axis. A policy's lane is compare's row at that "

@@ -386,10 +386,12 @@ static void status_text(const App *a, char *line, size_t n)
         snprintf(who, sizeof who, "untrained policy");
     else /* the file named: which trained policy is stepping */
         snprintf(who, sizeof who, "%s%spolicy %.80s", app_is_actor(a) ? a->policy.kind->name : "", app_is_actor(a) ? " " : "", base);
-    snprintf(line, n, " placeto%s  %s on %s | %s | episode %llu step %d/%d | runtime %s | best %s | bound %s%s%s%s",
+    /* the best is the best score's placement: slower than now when now is out of memory, and then says so */
+    snprintf(line, n, " placeto%s  %s on %s | %s | episode %llu step %d/%d | runtime %s%s | best %s%s | bound %s%s%s%s",
              a->replay.active ? " replay" : a->tour.active ? " tour" : "", d->pb.g->name, d->pb.c->name, who,
              (unsigned long long)ep->seed, ep->cursor, ep->n_order, util_fmt_time(b1, ep->runtime_us),
-             util_fmt_time(b2, ep->best_runtime_us), util_fmt_time(b3, d->lower_bound_us),
+             ep->result && ep->result->any_oom ? " OOM" : "", util_fmt_time(b2, ep->best_runtime_us),
+             ep->best_runtime_us > ep->runtime_us + 0.5 ? " (by score)" : "", util_fmt_time(b3, d->lower_bound_us),
              a->run.running ? " | running" : "",
              a->train.running ? " | training" : "", a->run.dirty ? " | unsaved" : "");
 }
