@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "jdoc.h"
@@ -153,6 +154,14 @@ void policy_file_checkpoint_path(char *buf, size_t n, const char *path)
     snprintf(buf, n, "%.*s.ckpt.json", (int)len, path);
 }
 
+int policy_file_keeps_checkpoint(const char *path)
+{
+    struct stat st;
+    if (strcmp(path, "-") == 0)
+        return 0;
+    return stat(path, &st) != 0 || S_ISREG(st.st_mode);
+}
+
 /* The checksum that ties a checkpoint to the weights of the policy file
  * it was saved with. */
 static uint64_t weights_checksum(const float *w, size_t n) { return util_hash64(w, n * sizeof *w, 0); }
@@ -219,7 +228,7 @@ int policy_file_write(const char *path, const NnParams *p, const TrainState *ts,
     fputs("}\n", f);
     /* the checkpoint first: a policy file never names weights newer than
      * the checkpoint beside it holds (a stale one is refused by checksum) */
-    if (ts && write_checkpoint(path, p, ts, e) != 0) {
+    if (ts && policy_file_keeps_checkpoint(path) && write_checkpoint(path, p, ts, e) != 0) {
         util_atomic_abort(&af);
         return -1;
     }
@@ -578,8 +587,8 @@ int policy_file_read_checkpoint(const char *policy_path, NnParams *p, TrainState
 {
     char ck[4200];
     policy_file_checkpoint_path(ck, sizeof ck, policy_path);
-    if (access(ck, F_OK) != 0)
-        return 0;
+    if (!policy_file_keeps_checkpoint(policy_path) || access(ck, F_OK) != 0)
+        return 0; /* none beside standard input, a device or a FIFO: none was written there */
     size_t len;
     char *text = util_read_file(ck, &len, e);
     if (!text)
