@@ -54,12 +54,16 @@ static const char *fmt_inf_null(char buf[32], double x)
     return util_fmt_double(buf, x);
 }
 
-/* Refuses to write what the reader would refuse to read. */
+static const float *file_weights(const NnParams *p, const TrainState *ts);
+
+/* Refuses to write what the reader would refuse to read: a policy file
+ * never holds a NaN or an infinite weight, whichever weights it is written
+ * from (the network's own, or the snapshot train --keep best kept). */
 static int check_finite(const NnParams *p, const TrainState *ts, const char *path, Err *e)
 {
-    const float *arrays[3] = {p->w, p->m, p->v};
-    const char *what[3] = {"weight", "Adam first moment", "Adam second moment"};
-    for (int a = 0; a < (ts ? 3 : 1); a++)
+    const float *arrays[4] = {file_weights(p, ts), p->w, p->m, p->v};
+    const char *what[4] = {"weight", "weight", "Adam first moment", "Adam second moment"};
+    for (int a = 0; a < (ts ? 4 : 1); a++)
         for (int t = 0; t < p->n_tensors; t++) {
             const NnTensor *tn = &p->t[t];
             size_t n = (size_t)tn->rows * (size_t)tn->cols;
@@ -448,6 +452,9 @@ static int read_optimizer(const JDoc *d, const cJSON *tr, NnParams *p, TrainStat
     if (a->beta1 >= 1 || a->beta2 >= 1)
         return jdoc_err(d, e, a->beta1 >= 1 ? "training.adam.beta1" : "training.adam.beta2",
                         "expected a number below 1");
+    if (!(a->eps > 0)) /* Adam divides by sqrt(v) + eps, and v is 0 for a weight no gradient reached */
+        return jdoc_err(d, e, "training.adam.eps", "expected a number > 0, got %g (a weight whose second moment "
+                        "is 0 would become NaN)", a->eps);
     if (read_moments(d, adam, "training.adam", "m", p, p->m, -INFINITY, e) != 0 ||
         read_moments(d, adam, "training.adam", "v", p, p->v, 0, e) != 0)
         return -1;
