@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "jdoc.h"
@@ -53,12 +54,16 @@ static const char *fmt_inf_null(char buf[32], double x)
     return util_fmt_double(buf, x);
 }
 
-/* Refuses to write what the reader would refuse to read. */
+static const float *file_weights(const NnParams *p, const TrainState *ts);
+
+/* Refuses to write what the reader would refuse to read: a policy file
+ * never holds a NaN or an infinite weight, whichever weights it is written
+ * from (the network's own, or the snapshot train --keep best kept). */
 static int check_finite(const NnParams *p, const TrainState *ts, const char *path, Err *e)
 {
-    const float *arrays[3] = {p->w, p->m, p->v};
-    const char *what[3] = {"weight", "Adam first moment", "Adam second moment"};
-    for (int a = 0; a < (ts ? 3 : 1); a++)
+    const float *arrays[4] = {file_weights(p, ts), p->w, p->m, p->v};
+    const char *what[4] = {"weight", "weight", "Adam first moment", "Adam second moment"};
+    for (int a = 0; a < (ts ? 4 : 1); a++)
         for (int t = 0; t < p->n_tensors; t++) {
             const NnTensor *tn = &p->t[t];
             size_t n = (size_t)tn->rows * (size_t)tn->cols;
@@ -153,6 +158,14 @@ void policy_file_checkpoint_path(char *buf, size_t n, const char *path)
     snprintf(buf, n, "%.*s.ckpt.json", (int)len, path);
 }
 
+int policy_file_keeps_checkpoint(const char *path)
+{
+    struct stat st;
+    if (strcmp(path, "-") == 0)
+        return 0;
+    return stat(path, &st) != 0 || S_ISREG(st.st_mode);
+}
+
 /* The checksum that ties a checkpoint to the weights of the policy file
  * it was saved with. */
 static uint64_t weights_checksum(const float *w, size_t n) { return util_hash64(w, n * sizeof *w, 0); }
@@ -219,7 +232,7 @@ int policy_file_write(const char *path, const NnParams *p, const TrainState *ts,
     fputs("}\n", f);
     /* the checkpoint first: a policy file never names weights newer than
      * the checkpoint beside it holds (a stale one is refused by checksum) */
-    if (ts && write_checkpoint(path, p, ts, e) != 0) {
+    if (ts && policy_file_keeps_checkpoint(path) && write_checkpoint(path, p, ts, e) != 0) {
         util_atomic_abort(&af);
         return -1;
     }
@@ -439,6 +452,9 @@ static int read_optimizer(const JDoc *d, const cJSON *tr, NnParams *p, TrainStat
     if (a->beta1 >= 1 || a->beta2 >= 1)
         return jdoc_err(d, e, a->beta1 >= 1 ? "training.adam.beta1" : "training.adam.beta2",
                         "expected a number below 1");
+    if (!(a->eps > 0)) /* Adam divides by sqrt(v) + eps, and v is 0 for a weight no gradient reached */
+        return jdoc_err(d, e, "training.adam.eps", "expected a number > 0, got %g (a weight whose second moment "
+                        "is 0 would become NaN)", a->eps);
     if (read_moments(d, adam, "training.adam", "m", p, p->m, -INFINITY, e) != 0 ||
         read_moments(d, adam, "training.adam", "v", p, p->v, 0, e) != 0)
         return -1;
@@ -578,8 +594,8 @@ int policy_file_read_checkpoint(const char *policy_path, NnParams *p, TrainState
 {
     char ck[4200];
     policy_file_checkpoint_path(ck, sizeof ck, policy_path);
-    if (access(ck, F_OK) != 0)
-        return 0;
+    if (!policy_file_keeps_checkpoint(policy_path) || access(ck, F_OK) != 0)
+        return 0; /* none beside standard input, a device or a FIFO: none was written there */
     size_t len;
     char *text = util_read_file(ck, &len, e);
     if (!text)

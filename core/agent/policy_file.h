@@ -49,6 +49,12 @@ int policy_file_read_cluster(const JDoc *d, Cluster **out, Err *e);
  * to) whenever it writes a training state; the policy file itself keeps the
  * counters and the best placements. */
 void policy_file_checkpoint_path(char *buf, size_t n, const char *path);
+/* 1 when a checkpoint can be kept beside a policy written to path; 0 for
+ * "-" (standard output) and for an existing file that is not a regular one
+ * (a device such as /dev/null, a FIFO, a socket; links followed): no file
+ * is ever derived from such a name, so policy_file_write writes the policy
+ * there and no checkpoint. */
+int policy_file_keeps_checkpoint(const char *path);
 /* Reads the checkpoint beside the policy file at policy_path into ts (and
  * p's Adam moments): 1 when read (ts->has_optimizer set), 0 when there is
  * none, -1 with e set when it cannot be read, is malformed or belongs to

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cluster.h"
 #include "policy_file.h"
 
 Scorer *scorer_new(int features, int hidden, Err *e)
@@ -113,7 +114,7 @@ int scorer_read_arch(const JDoc *d, void *arch, int features, Err *e)
     int64_t f, h, nd;
     if (!o || jget_int(d, o, "features", "architecture.features", 1, features, features, &f, e) < 0 ||
         jget_int(d, o, "hidden", "architecture.hidden", 1, 1, SCORER_HIDDEN_MAX, &h, e) < 0 ||
-        jget_int(d, o, "n_devices", "architecture.n_devices", 1, 1, 1 << 16, &nd, e) < 0)
+        jget_int(d, o, "n_devices", "architecture.n_devices", 1, 1, CLUSTER_MAX_DEVICES, &nd, e) < 0)
         return -1;
     *(ScorerArch *)arch = (ScorerArch){(int)f, (int)h, (int)nd};
     return 0;

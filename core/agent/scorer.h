@@ -46,8 +46,8 @@ void scorer_policy_grad(Scorer *s, const float *phi, const float *hid, const dou
 /* ---- a scorer as a policy (lsearch's, lsched's) ----
  * The file: {"agent": NAME, "architecture": {"features", "hidden",
  * "n_devices"}, "vocabulary": [], parameters w1, b1, w2}; n_devices is
- * the training cluster's (its best placements'), the network itself places
- * on any device count. */
+ * the training cluster's (its best placements'), 1..CLUSTER_MAX_DEVICES like
+ * a cluster's; the network itself places on any device count. */
 typedef struct ScorerArch {
     int features, hidden, n_devices;
 } ScorerArch;

@@ -2,7 +2,8 @@
 an import honest.
 
   * check_graph: the graph about to be written must be one placeto reads
-    (docs/formats.md): every name UTF-8 text, each output_bytes an integer
+    (docs/formats.md): every name UTF-8 text with no NUL character (the
+    JSON reader refuses \u0000 in any string), each output_bytes an integer
     from 0 to 2^53, all outputs of the graph together at most 2^62 bytes,
     every cost finite and from 0 to 1e15 us. A model whose tensors are too
     large for that (an input of 2^62 elements, a Reshape to 2^40 x 2^40) is
@@ -64,6 +65,27 @@ def utf8_problem(s):
     return "a %s, not text" % type(s).__name__
 
 
+def nul_at(s):
+    """Where the first NUL character of s (text or bytes) is, -1 if none:
+    no string of a placeto file can hold one."""
+    if isinstance(s, str):
+        return s.find("\0")
+    if isinstance(s, bytes):
+        return s.find(b"\0")
+    return -1
+
+
+def nul_problem(s):
+    """None unless s holds a NUL character, else a description of where."""
+    k = nul_at(s)
+    return None if k < 0 else "%s, which holds a NUL character at position %d" % (ascii(s), k)
+
+
+def name_problem(s):
+    """None if s can be a name in a placeto graph: UTF-8 text with no NUL."""
+    return utf8_problem(s) or nul_problem(s)
+
+
 def printable(s):
     """The graph's name and source are free text: bytes of a file name or an
     argument that are not UTF-8 (Python holds them as lone surrogates) are
@@ -88,9 +110,9 @@ def check_graph(name, source, nodes):
     dicts with name, op, cost_us, cost_us_by_kind, output_bytes, colocate)
     holds something placeto's graph format cannot."""
     for what, s in (("the graph's name", name), ("the graph's source", source)):
-        p = utf8_problem(s)
+        p = name_problem(s)
         if p is not None:
-            raise GraphError("%s is %s; a placeto graph holds UTF-8 text only" % (what, p))
+            raise GraphError("%s is %s; a placeto graph holds UTF-8 text with no NUL character only" % (what, p))
     total = 0
     for i, n in enumerate(nodes):
         for field in ("name", "op", "colocate", "layer", "group"):
@@ -99,6 +121,10 @@ def check_graph(name, source, nodes):
                 if p is not None:
                     raise GraphError("%s: %s is %s; a placeto graph holds UTF-8 text only, so rename it in the "
                                      "model" % (describe(n, i), field, p))
+                p = nul_problem(n[field])
+                if p is not None:
+                    raise GraphError("%s: %s is %s; a placeto graph's names cannot hold NUL, so rename it "
+                                     "in the model" % (describe(n, i), field, p))
         who = describe(n, i)
         outs = n.get("output_bytes", [0])
         if not isinstance(outs, list):

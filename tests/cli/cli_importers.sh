@@ -2,7 +2,10 @@
 # The importers' refusals and interruptions (graphs/import/guard.py, used by
 # torch_graph.py and onnx_graph.py), on tiny models made here:
 #   1. ONNX models built with onnx.helper: a node name that is not UTF-8
-#      (one line naming the node and the bytes); an input of 2^62 elements,
+#      (one line naming the node and the bytes), a node name holding a NUL
+#      character (one line naming the node and the position; placeto's
+#      reader refuses \u0000 in any string), a node name holding another
+#      control character (imported: placeto reads it); an input of 2^62 elements,
 #      a Reshape to 2^40 x 2^40, outputs adding up to more than 2^62 bytes, an
 #      Einsum whose cost passes 1e15 us (one line naming the op and the field,
 #      no file written); an input of exactly 2^53 bytes is imported and
@@ -13,7 +16,7 @@
 #      the first interruption (--timeout 5: "gave up after 5 s ... while
 #      building", the alarm repeats), sleep (SIGINT: "interrupted",
 #      exit status 130, no traceback), a parameter whose name UTF-8 cannot
-#      hold; an --input of 2^62 elements refused before it is allocated;
+#      hold, a parameter whose name holds a NUL character; an --input of 2^62 elements refused before it is allocated;
 #      the MLP itself imports and `placeto info` reads it; a torchvision
 #      input (--image-size) past 2^53 bytes and a zoo model whose --batch
 #      cannot be allocated: one line each.
@@ -85,6 +88,9 @@ g = h.make_graph([h.make_node("Relu", ["x"], ["y"], name="relu")], "g", [vi("x",
 b = h.make_model(g, opset_imports=[h.make_opsetid("", 17)]).SerializeToString()
 assert b.count(b"relu") == 1
 open("latin1.onnx", "wb").write(b.replace(b"relu", b"rel\xe9"))
+# a node name holding a NUL character, and one holding another control character
+save("nul.onnx", [h.make_node("Relu", ["x"], ["y"], name="rel\0u")], [vi("x", [2, 3])], [vi("y", [2, 3])])
+save("ctl.onnx", [h.make_node("Relu", ["x"], ["y"], name="rel\x01u")], [vi("x", [2, 3])], [vi("y", [2, 3])])
 # a file name that is not UTF-8 (its bytes escaped in the graph's name and source)
 save(b"caf\xe9.onnx", [h.make_node("Relu", ["x"], ["y"], name="relu")], [vi("x", [2, 3])], [vi("y", [2, 3])])
 # an input of 2^62 elements
@@ -113,6 +119,15 @@ EOF
     imp "$onnx_imp" latin1.onnx -q -o latin1.json
     refused "onnx: a node name that is not UTF-8" 1 onnx_graph.py \
         "latin1.onnx: node 0 of the main graph (Relu): its name is bytes that are not UTF-8 text (byte 0xe9 at 3 of b'rel\\xe9')" latin1.json
+
+    imp "$onnx_imp" nul.onnx -q -o nul.json
+    refused "onnx: a node name holding a NUL character" 1 onnx_graph.py \
+        "nul.onnx: the graph cannot be written: node 'rel\\x00u' (op relu): name is 'rel\\x00u', which holds a NUL character at position 3" nul.json
+    imp "$onnx_imp" ctl.onnx -q -o ctl.json
+    if expect_rc "onnx: a node name holding a control character other than NUL" 0; then
+        run info "$tmp/ctl.json"
+        expect_rc "onnx: placeto reads a name holding a control character" 0 && pass
+    fi
 
     imp "$onnx_imp" $'caf\xe9.onnx' -q -o cafe.json
     if [ "$rc" -eq 0 ] && grep -qF '"name": "caf\\xe9",' "$tmp/cafe.json" && grep -qF 'onnx_graph.py from caf\\xe9.onnx' "$tmp/cafe.json"; then
@@ -229,6 +244,19 @@ class Odd(nn.Module):
 
 def odd():
     return Odd()
+
+
+class Nul(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_parameter("w\0x", nn.Parameter(torch.randn(4, 2)))
+
+    def forward(self, x):
+        return x @ getattr(self, "w\0x")
+
+
+def nul():
+    return Nul()
 EOF
     printf 'import sys\nsys.exit(3)\n' > "$tmp/exits.py"
 
@@ -246,6 +274,10 @@ EOF
     imp "$torch_imp" --module my.py:odd --input x=4 --loss ce -q -o o.json
     refused "torch: a name UTF-8 cannot hold" 1 torch_graph.py \
         "my.py:odd: the graph cannot be written: node 0 (op variable): name is text that UTF-8 cannot hold (character U+DCE9" o.json
+
+    imp "$torch_imp" --module my.py:nul --input x=4 --loss ce -q -o nul.json
+    refused "torch: a name holding a NUL character" 1 torch_graph.py \
+        "my.py:nul: the graph cannot be written: node 'net.w\\x00x' (op variable): name is 'net.w\\x00x', which holds a NUL character at position 5" nul.json
 
     imp "$torch_imp" --module my.py:mlp --input x=4611686018427387904 --batch 1 --loss ce -q -o big.json
     refused "torch: an input of 2^62 elements" 1 torch_graph.py \

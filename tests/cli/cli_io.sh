@@ -4,7 +4,9 @@
 # a regular file keeps its mode, a FIFO or a device is written through, "-" is
 # standard output (and standard input for the files a command reads), an empty
 # name is an error; two outputs, or an output and an input, naming one file are
-# refused before anything is written. Prints "io: N passed, M failed".
+# refused before anything is written; no file is derived from a name that is
+# not a regular file (train -o -, -o /dev/null, a FIFO: the policy once, no
+# checkpoint, --checkpoint-every refused). Prints "io: N passed, M failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/cli/lib_cli.sh
@@ -140,9 +142,73 @@ run train "$g" --episodes 1 -o "$tmp/pol.json"
 run train "$g" --episodes 1 --resume "$tmp/pol.json" -o "$tmp/pol.json"
 expect_rc "train --resume p -o p (saved back)" 0 && pass
 
-# ------------------------------------------------ the explorer's files do not clobber earlier runs
+# ------------------------------------------------ train into what is not a regular file
+# the policy goes there once, at the end, and no checkpoint is derived from
+# the name: none beside a device or a link to one, none named after "-"
 absprog=$(cd "$(dirname "$prog")" && pwd)/$(basename "$prog")
 absg=$(pwd)/$g
+one_policy() { # NAME FILE: FILE holds exactly one policy document
+    if "$py" -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["format"] == "placeto-policy"' "$2" \
+        2> /dev/null; then pass; else fail "$1" "not one policy document: $(head -c 200 "$2")"; fi
+}
+mkdir -p "$tmp/dash"
+(cd "$tmp/dash" && timeout "$run_limit" $wrap "$absprog" train "$absg" --episodes 4 --checkpoint-every 1 \
+    -o pol.json > /dev/null 2> /dev/null) # a regular file: the checkpoint beside it
+[ -f "$tmp/dash/pol.ckpt.json" ] && pass || fail "a checkpoint beside a regular policy file" "$(ls "$tmp/dash")"
+rm -f "$tmp/dash/"*
+cmd="(cd $tmp/dash && placeto train $g --episodes 60 -o -)"
+(cd "$tmp/dash" && timeout "$run_limit" $wrap "$absprog" train "$absg" --episodes 60 -o -) > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if expect_rc "train -o -" 0; then
+    one_policy "train -o -: one policy on standard output" "$tmp/out"
+    [ -z "$(ls -A "$tmp/dash")" ] && pass || fail "train -o - writes no file (no ./-.ckpt.json)" "$(ls -A "$tmp/dash")"
+    [ "$(grep -c "no checkpoint" "$tmp/err")" = 1 ] && pass || fail "train -o -: said once" "$(flat "$tmp/err")"
+fi
+ln -s /dev/null "$tmp/dash/null.json"
+run train "$g" --episodes 2 -o "$tmp/dash/null.json"
+if expect_rc "train -o a link to /dev/null" 0; then
+    [ "$(ls -A "$tmp/dash")" = null.json ] && pass || fail "no checkpoint beside a link to /dev/null" "$(ls -A "$tmp/dash")"
+    grep -q "goes to $tmp/dash/null.json once, when training ends, with no checkpoint" "$tmp/err" && pass ||
+        fail "train -o a link to /dev/null: said" "$(flat "$tmp/err")"
+fi
+had=0
+[ -e /dev/null.ckpt.json ] && had=1
+run train "$g" --episodes 2 --agent lsched -o /dev/null
+if expect_rc "train --agent lsched -o /dev/null" 0; then
+    [ "$had" = 1 ] || [ ! -e /dev/null.ckpt.json ] && pass || { fail "no /dev/null.ckpt.json" "$(ls -la /dev/null.ckpt.json)"; rm -f /dev/null.ckpt.json; }
+fi
+rm -f "$tmp/dash/"*
+mkfifo "$tmp/dash/fifo.json"
+timeout "$run_limit" cat "$tmp/dash/fifo.json" > "$tmp/from_fifo" &
+reader=$!
+run train "$g" --episodes 60 -o "$tmp/dash/fifo.json"
+wait "$reader"
+if expect_rc "train into a FIFO" 0; then
+    one_policy "train into a FIFO: its reader gets one policy" "$tmp/from_fifo"
+    [ "$(ls -A "$tmp/dash")" = fifo.json ] && pass || fail "no checkpoint beside a FIFO" "$(ls -A "$tmp/dash")"
+fi
+run train "$g" --episodes 2 --checkpoint-every 1 -o -
+expect_rc "train --checkpoint-every with -o -" 2 && {
+    grep -q "^placeto: train: --checkpoint-every: the policy goes to standard output (-o -), not a regular file" "$tmp/err" &&
+        [ ! -s "$tmp/out" ] && pass || fail "train --checkpoint-every -o -: the message" "$(flat "$tmp/err")"; }
+run train "$g" --episodes 2 --checkpoint-every 1 -o /dev/null
+expect_rc "train --checkpoint-every with -o /dev/null" 2 && {
+    grep -q -- "--checkpoint-every: the policy goes to /dev/null, not a regular file" "$tmp/err" && pass ||
+        fail "train --checkpoint-every -o /dev/null: the message" "$(flat "$tmp/err")"; }
+[ "$had" = 1 ] || rm -f /dev/null.ckpt.json # what an older placeto run as root leaves in /dev
+# nor is one read from such a name: --resume - ignores a ./-.ckpt.json
+rm -f "$tmp/dash/"*
+run train "$g" --episodes 1 -o "$tmp/dash/src.json"
+echo "not a checkpoint" > "$tmp/dash/-.ckpt.json"
+cmd="(cd $tmp/dash && placeto train $g --episodes 1 --resume - -o r.json < src.json)"
+(cd "$tmp/dash" && timeout "$run_limit" $wrap "$absprog" train "$absg" --episodes 1 --resume - -o r.json < src.json) \
+    > "$tmp/out" 2> "$tmp/err"
+rc=$?
+expect_rc "train --resume - reads no ./-.ckpt.json" 0 && {
+    grep -q "^placeto: - has no checkpoint (not a regular file" "$tmp/err" && pass ||
+        fail "train --resume -: says it has no checkpoint" "$(flat "$tmp/err")"; }
+
+# ------------------------------------------------ the explorer's files do not clobber earlier runs
 ex() { # DIR KEYS [OPTIONS...]: a headless explorer run in DIR
     local d=$1 k=$2
     shift 2

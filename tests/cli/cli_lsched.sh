@@ -87,6 +87,8 @@ bad_file() { # NAME SED-EXPRESSION WANT
 bad_file features 's/"features": 12/"features": 11/' "architecture.features"
 bad_file hidden 's/"hidden": 6/"hidden": 0/' "architecture.hidden"
 bad_file devices 's/"n_devices": 2/"n_devices": 0/' "architecture.n_devices"
+# a device count no cluster can have (clusters hold at most 1024 devices)
+bad_file devices_huge 's/"n_devices": 2/"n_devices": 65536/' "architecture.n_devices: expected an integer from 1 to 1024"
 bad_file shape 's/"shape": \[12, 6\]/"shape": \[12, 7\]/' "parameters"
 # and a checkpoint with a baseline (the scheduler keeps none)
 cp "$tmp/a.json" "$tmp/r.json"

@@ -139,6 +139,18 @@ run place "$g" --policy "$tmp/bad.json"
 if expect_rc "bad policy file" 1; then
     if grep -q "bad.json:2:" "$tmp/err"; then pass; else fail "bad policy file" "no position in the message"; fi
 fi
+# a checkpoint whose Adam epsilon is 0 would turn weights NaN: refused before
+# training, naming the checkpoint and the field, and nothing written
+run train "$g" --episodes 2 -o "$tmp/e0.json"
+"$py" -c '
+import json, sys
+k = json.load(open(sys.argv[1])); k["training"]["adam"]["eps"] = 0; json.dump(k, open(sys.argv[1], "w"))
+' "$tmp/e0.ckpt.json"
+run train "$g" --episodes 2 --resume "$tmp/e0.json" -o "$tmp/e0b.json"
+if expect_rc "checkpoint with adam eps 0" 1; then
+    grep -q "e0.ckpt.json:.*training.adam.eps: expected a number > 0" "$tmp/err" && [ ! -e "$tmp/e0b.json" ] && pass ||
+        fail "checkpoint with adam eps 0: the message" "$(flat "$tmp/err")"
+fi
 run train "$tmp/none.json" --episodes 1 -o "$tmp/x.json"
 expect_rc "train missing graph" 1 && pass
 if [ -e "$tmp/x.json" ]; then fail "train missing graph" "wrote a policy anyway"; else pass; fi

@@ -352,6 +352,35 @@ TEST(policy_io_refuses_to_save_non_finite)
     tmp_close(&td);
 }
 
+/* The weights a file is written from are checked whichever they are: a
+ * NaN in the kept snapshot (train --keep best) is refused too, naming the
+ * tensor, and neither the policy nor its checkpoint is written. */
+TEST(policy_io_refuses_to_save_non_finite_kept_weights)
+{
+    TmpDir td;
+    REQUIRE_MSG(tmp_open(&td, "placeto_policy_io"), "mkdtemp failed");
+    char p1[128], ck[160];
+    tmp_file(p1, sizeof p1, &td, "kept.json");
+    policy_file_checkpoint_path(ck, sizeof ck, p1);
+    Policy *pol = small_policy(2, 0, 3, 1, 1);
+    if (pol) {
+        TrainState ts;
+        train_state_init(&ts, 1e-3, 1.0, 1);
+        float *w = XMALLOC(float, pol->p.n);
+        memcpy(w, pol->p.w, pol->p.n * sizeof *w);
+        w[pol->p.t[4].off + 1] = NAN;
+        train_state_keep(&ts, w, pol->p.n, 1.0);
+        free(w);
+        Err e = {{0}};
+        CHECK(policy_save(pol, &ts, p1, &e) != 0);
+        CHECK_STR_CONTAINS(e.msg, "weight 1 of tensor \"T2.W\" is nan");
+        CHECK(access(p1, F_OK) != 0 && access(ck, F_OK) != 0); /* nothing written */
+        train_state_done(&ts);
+        policy_free(pol);
+    }
+    tmp_close(&td);
+}
+
 /* An extended architecture (with the memory column) comes back with its
  * flag, written as "extended": 1 only when set; a file without the key (the
  * bundled policies predate it) loads as the paper's feature set. */

@@ -533,6 +533,8 @@ void train_cli_fresh_optimizer(const char *resume, TrainState *fresh, TrainState
     if (ts->episodes > 0 && dist_rank() == 0) {
         char ck[4200];
         policy_file_checkpoint_path(ck, sizeof ck, resume);
+        if (!policy_file_keeps_checkpoint(resume))
+            snprintf(ck, sizeof ck, "not a regular file: none is kept beside it");
         fprintf(stderr, "placeto: %s has no checkpoint (%s): training goes on from its weights with a fresh "
                         "optimizer state\n", resume, ck);
     }

@@ -1,12 +1,14 @@
 /* train [--agent NAME]: every registered agent is trained here, through one
  * runner (train_cli_agent) that knows no agent: its options, configuration,
  * network, trainer and policy file come from its AgentKind (agent.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agent.h"
 #include "cmd_train.h"
 #include "dist.h"
+#include "policy_file.h"
 
 int train_cli_agent(const CliCmd *cmd, const CliArgs *a, const AgentKind *k)
 {
@@ -42,6 +44,18 @@ int train_cli_agent(const CliCmd *cmd, const CliArgs *a, const AgentKind *k)
     const char *resume = cli_get(cmd, a, "resume"), *out = cli_get(cmd, a, "output");
     if (!out)
         out = resume ? resume : "policy.json";
+    /* standard output, /dev/null, a FIFO: the policy goes there once, at
+     * the end (one whole document), and no checkpoint is derived from the
+     * name (no "/dev/null.ckpt.json", no "./-.ckpt.json") */
+    int streamed = !policy_file_keeps_checkpoint(out);
+    if (streamed && cli_get(cmd, a, "checkpoint-every")) {
+        free(cfg);
+        return cli_usage_error(cmd, "--checkpoint-every: the policy goes to %s, not a regular file, so no "
+                                    "checkpoint can be kept beside it (give -o a file)",
+                               strcmp(out, "-") == 0 ? "standard output (-o -)" : out);
+    }
+    if (streamed)
+        every = 1L << 40;
     TrainState ts;
     ag->state_init(&ts, cfg);
     void *net = NULL, *t = NULL;
@@ -116,6 +130,10 @@ int train_cli_agent(const CliCmd *cmd, const CliArgs *a, const AgentKind *k)
     pr.problems = pb;
     pr.n_graphs = n_graphs;
     TrainLoop loop = {ag->run, k->file.save, t, net, ag->unit};
+    if (streamed && dist_rank() == 0)
+        fprintf(stderr, "placeto: the policy goes to %s once, when training ends, with no checkpoint beside it "
+                        "(train --resume needs one: give -o a file to keep one)\n",
+                strcmp(out, "-") == 0 ? "standard output" : out);
     if (train_cli_loop(&loop, &pr, &ts, every, out, cli_get(cmd, a, "curve"), &e) != 0)
         goto done;
     rc = EXIT_OK;

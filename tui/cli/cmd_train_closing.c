@@ -5,6 +5,7 @@
 
 #include "cmd_train.h"
 #include "place.h"
+#include "policy_file.h"
 
 static int closing_rows(const AgentPolicy *ap, const TrainState *fts, const Problem *p, TrainClosing *o)
 {
@@ -39,7 +40,9 @@ static int closing_rows(const AgentPolicy *ap, const TrainState *fts, const Prob
 
 int train_cli_closing(const Progress *pr, const char *out, TrainClosing *o)
 {
-    if (!pr->problems)
+    /* the policy is read back from out: not from standard output, a device
+     * or a FIFO ("-" would read standard input, a FIFO wait for a writer) */
+    if (!pr->problems || !policy_file_keeps_checkpoint(out))
         return 0;
     AgentPolicy ap;
     TrainState fts;
