@@ -422,7 +422,7 @@ static const TourStage stages[] = {
      show_baselines, tour_text_zero_shot},
     {{"Every learned agent beside the baselines", 1, TOUR_TEXT, 13, 1}, TOUR_APP_HELD_OUT, NULL, show_learned,
      tour_text_learned},
-    {{"The race of the placers, live", 1, TOUR_TEXT, 16, 1}, TOUR_APP_HELD_OUT, NULL, show_race, tour_text_race},
+    {{"The race of the placers, live", 1, TOUR_TEXT, 22, 1}, TOUR_APP_HELD_OUT, NULL, show_race, tour_text_race},
     {{"Another learned agent: GDP", 0, TOUR_TEXT, 11, 0}, TOUR_APP_GDP, effect_actor, show_actor, tour_text_gdp},
     {{"Another learned agent: the RNN placer", 0, TOUR_TEXT, 11, 0}, TOUR_APP_RNN, effect_actor, show_actor, tour_text_rnn},
     {{"Another learned agent: HSDAG, its own grouping", 0, TOUR_TEXT, 11, 0}, TOUR_APP_HSDAG, effect_actor,
