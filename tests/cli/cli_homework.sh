@@ -212,17 +212,7 @@ for t, o, e in find(lambda t: t[:2] == ["placeto", "explore"]):
     if why:
         check("explore: w opens why this device", "Why this device" in o and "if here:" in o, o[-800:])
 PY
-pyrc=$?
-while IFS= read -r line; do
-    case $line in
-        ok\ *) pass ;;
-        FAIL\ *) echo "$line"; failed=$((failed + 1)) ;;
-    esac
-done < "$tmp/checks"
-if [ "$pyrc" -ne 0 ]; then
-    cat "$tmp/pyerr" > "$tmp/err"
-    fail "homework checks" "the checker exited $pyrc"
-fi
+py_checks "homework checks" $?
 
 echo "homework: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

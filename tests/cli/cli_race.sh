@@ -17,8 +17,6 @@ policy=$(pwd)/graphs/policies/family_nmt.json
 # shellcheck source=tests/cli/lib_explore.sh
 . tests/cli/lib_explore.sh
 
-tour_limit=120
-case "$wrap" in *valgrind*) tour_limit=1800 ;; esac
 
 # race NAME SIZE KEYS [OPTIONS...]: explore --race on $g with $policy, the last screen in $tmp/NAME
 race() {
@@ -28,17 +26,6 @@ race() {
     cp "$tmp/out" "$tmp/$name"
 }
 
-# tour NAME SIZE ARGS...: a headless tour in $tmp, the last screen in $tmp/NAME
-tour() {
-    local name=$1 size=$2
-    shift 2
-    cmd="placeto demo --headless --size $size $*"
-    # shellcheck disable=SC2086
-    (cd "$tmp" && timeout "$tour_limit" $wrap "$absprog" demo --headless --size "$size" "$@") \
-        > "$tmp/$name" 2> "$tmp/err" < /dev/null
-    rc=$?
-    cp "$tmp/$name" "$tmp/out"
-}
 
 # py helpers: legend(s) the legend's (glyph, name) rows; axis(s) the x axis'
 # row index and its labels row

@@ -279,17 +279,7 @@ if ran < 5:
 else:
     ok("README walk ran %d commands" % ran)
 PY
-pyrc=$?
-while IFS= read -r line; do
-    case $line in
-        ok\ *) pass ;;
-        FAIL\ *) echo "$line"; failed=$((failed + 1)) ;;
-    esac
-done < "$tmp/checks"
-if [ "$pyrc" -ne 0 ]; then
-    cat "$tmp/pyerr" > "$tmp/err"
-    fail "documentation checks" "the checker exited $pyrc"
-fi
+py_checks "documentation checks" $?
 
 echo "readme: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -31,22 +31,9 @@ policy=none
 # shellcheck source=tests/cli/lib_explore.sh
 . tests/cli/lib_explore.sh
 
-tour_limit=120
-case "$wrap" in *valgrind*) tour_limit=1800 ;; esac
 n_stages=18
 race_stage=14
 
-# tour NAME SIZE ARGS...: a headless tour in $tmp, the last screen in $tmp/NAME
-tour() {
-    local name=$1 size=$2
-    shift 2
-    cmd="placeto demo --headless --size $size $*"
-    # shellcheck disable=SC2086
-    (cd "$tmp" && timeout "$tour_limit" $wrap "$absprog" demo --headless --size "$size" "$@") \
-        > "$tmp/$name" 2> "$tmp/err" < /dev/null
-    rc=$?
-    cp "$tmp/$name" "$tmp/out"
-}
 
 # caption FILE: the caption box's text (its rows between the borders), joined
 caption() {

@@ -71,6 +71,23 @@ fail() { # name reason
     failed=$((failed + 1))
 }
 
+# py_checks LABEL RC: counts the "ok NAME" and "FAIL ..." lines a Python
+# checker wrote to $tmp/checks; RC, its exit status, not 0 fails LABEL
+# with its stderr ($tmp/pyerr)
+py_checks() {
+    local label=$1 pyrc=$2 line
+    while IFS= read -r line; do
+        case $line in
+            ok\ *) pass ;;
+            FAIL\ *) echo "$line"; failed=$((failed + 1)) ;;
+        esac
+    done < "$tmp/checks"
+    if [ "$pyrc" -ne 0 ]; then
+        cat "$tmp/pyerr" > "$tmp/err"
+        fail "$label" "the checker exited $pyrc"
+    fi
+}
+
 # expect_rc NAME WANT: checks the last run's exit status (and sanity)
 expect_rc() {
     local why

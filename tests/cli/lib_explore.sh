@@ -87,11 +87,11 @@ check_not_placeto() {
         "does not apply to $a_name policy"
     explore "B"
     has "baseline start refused" "starting from a baseline's placement does not apply to $a_name policy"
-    cmd="placeto demo $g --policy $policy --headless --keys 'space space'"
+    cmd="placeto demo $g --policy $policy --headless --keys 'space space space'"
     (cd "$tmp" && timeout "$run_limit" $wrap "$absprog" demo "$absg" --policy "$policy" --headless \
-        --keys "space space" --size 110x34) > "$tmp/out" 2> "$tmp/err" < /dev/null
+        --keys "space space space" --size 110x34) > "$tmp/out" 2> "$tmp/err" < /dev/null
     rc=$?
-    has "the tour's feature rows" "Tour 3/16" "these feature rows are Placeto's and do not apply to the $agent policy"
+    has "the tour's feature rows" "Tour 4/18" "these feature rows are Placeto's and do not apply to the $agent policy"
 }
 
 # KEYS REPLAYED: two policy steps, then KEYS (a user's entry), a step and a
@@ -183,4 +183,21 @@ check_refused_episodes() {
             fail "a Placeto episode with the $agent policy" "unclear: $(flat "$tmp/err")"
         fi
     fi
+}
+
+# the guided tour's runs take long under valgrind (a tour places its graph
+# with several policies and races them)
+tour_limit=120
+case "$wrap" in *valgrind*) tour_limit=1800 ;; esac
+
+# tour NAME SIZE ARGS...: a headless tour in $tmp, the last screen in $tmp/NAME
+tour() {
+    local name=$1 size=$2
+    shift 2
+    cmd="placeto demo --headless --size $size $*"
+    # shellcheck disable=SC2086
+    (cd "$tmp" && timeout "$tour_limit" $wrap "$absprog" demo --headless --size "$size" "$@") \
+        > "$tmp/$name" 2> "$tmp/err" < /dev/null
+    rc=$?
+    cp "$tmp/$name" "$tmp/out"
 }
