@@ -17,15 +17,14 @@ policy=$(pwd)/graphs/policies/family_nmt.json
 # shellcheck source=tests/cli/lib_explore.sh
 . tests/cli/lib_explore.sh
 
-
 # race NAME SIZE KEYS [OPTIONS...]: explore --race on $g with $policy, the last screen in $tmp/NAME
+# (a 16-lane race runs for seconds: it has the tour's time limit, for the sanitizers)
 race() {
-    local name=$1 size=$2 keys=$3
+    local name=$1 size=$2 keys=$3 run_limit=$tour_limit
     shift 3
     run explore "$g" --policy "$policy" --race --headless --size "$size" --keys "$keys" "$@"
     cp "$tmp/out" "$tmp/$name"
 }
-
 
 # py helpers: legend(s) the legend's (glyph, name) rows; axis(s) the x axis'
 # row index and its labels row
