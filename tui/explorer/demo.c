@@ -131,21 +131,17 @@ static void compute_problem(App *a)
     place_best_heuristic(&ctx, gdev, &score, &name);
     snprintf(p->heuristic, sizeof p->heuristic, "%s", name);
     Sim *sim = sim_new(g, c);
-    for (int k = 1; k >= 0; k--) { /* the split first: the axis is the longer runtime's */
-        for (int v = 0; v < g->n_nodes; v++)
-            odev[v] = k == 0 ? 0 : gdev[gr->op_group[v]];
-        const SimResult *r = sim_run(sim, odev);
-        if (k == 1)
-            p->axis_us = r->makespan_us;
-        if (k == 0 && r->makespan_us > p->axis_us)
-            p->axis_us = r->makespan_us;
-        if (k == 0) { /* bins on the common axis: the split again on it */
-            problem_bins(p, 0, r, g);
-            for (int v = 0; v < g->n_nodes; v++)
-                odev[v] = gdev[gr->op_group[v]];
-            problem_bins(p, 1, sim_run(sim, odev), g);
-        }
-    }
+    for (int v = 0; v < g->n_nodes; v++) /* one device first: its runtime sets the common axis with the split's */
+        odev[v] = 0;
+    double single = sim_run(sim, odev)->makespan_us;
+    for (int v = 0; v < g->n_nodes; v++)
+        odev[v] = gdev[gr->op_group[v]];
+    const SimResult *r = sim_run(sim, odev);
+    p->axis_us = fmax(single, r->makespan_us);
+    problem_bins(p, 1, r, g);
+    for (int v = 0; v < g->n_nodes; v++)
+        odev[v] = 0;
+    problem_bins(p, 0, sim_run(sim, odev), g);
     for (int d = 0; d < nd; d++)
         p->cap_gb[d] = gb(c->devices[d].memory_bytes);
     sim_free(sim);
@@ -334,18 +330,11 @@ static void show_baselines(App *a)
     app_dialog_open(a, DLG_BASELINES, NULL);
     if (a->tour.own_graph)
         return;
-    double srch = NAN, heur = NAN;
-    for (int k = 0; k < a->base.n; k++) {
-        const PlaceRun *r = &a->base.rows[k];
-        int is_search = strcmp(r->method, "anneal") == 0 || strcmp(r->method, "ils") == 0;
-        double *x = is_search ? &srch : &heur;
-        if (!r->oom && (isnan(*x) || r->runtime_us < *x))
-            *x = r->runtime_us;
-    }
+    const PlaceRun *srch = tour_best_row(a, TOUR_ROWS_SEARCH), *heur = tour_best_row(a, TOUR_ROWS_HEURISTIC);
     if (a->tour.app == TOUR_APP_DEFAULT)
-        a->tour.facts[TOUR_FACT_SEARCH_US] = srch;
+        a->tour.facts[TOUR_FACT_SEARCH_US] = srch ? srch->runtime_us : NAN;
     else if (a->tour.app == TOUR_APP_HELD_OUT)
-        a->tour.facts[TOUR_FACT_HELD_HEUR_US] = heur;
+        a->tour.facts[TOUR_FACT_HELD_HEUR_US] = heur ? heur->runtime_us : NAN;
 }
 
 /* The learned rows of the table: the App's own policies and, on the

@@ -9,6 +9,7 @@
 #include "app_race.h"
 #include "data.h"
 #include "demo_text.h"
+#include "place.h"
 
 /* ---- helpers ---- */
 
@@ -42,8 +43,7 @@ static const PlaceRun *row_named(const App *a, const char *name)
     return NULL;
 }
 
-/* The fastest row without OOM (learned rows included when learned). */
-static const PlaceRun *best_row(const App *a, int learned)
+const PlaceRun *tour_best_row(const App *a, unsigned kinds)
 {
     const PlaceRun *best = NULL;
     for (int k = 0; k < a->base.n; k++) {
@@ -51,14 +51,16 @@ static const PlaceRun *best_row(const App *a, int learned)
         int is_learned = 0;
         for (int j = 0; j < a->base.n_learned; j++)
             is_learned |= r->method == a->base.learned_names[j];
-        if (r->oom || (is_learned && !learned))
+        const PlaceMethod *m = is_learned ? NULL : place_find(r->method);
+        unsigned kind = is_learned ? TOUR_ROWS_LEARNED : m && place_is_search(m) ? TOUR_ROWS_SEARCH
+                                                                                  : TOUR_ROWS_HEURISTIC;
+        if (r->oom || !(kinds & kind))
             continue;
         if (!best || r->runtime_us < best->runtime_us)
             best = r;
     }
     return best;
 }
-
 
 /* ---- captions ---- */
 
@@ -327,13 +329,8 @@ static const char *versus(char b[48], double x, double y)
 
 void tour_text_baselines(const App *a, char *buf, size_t n)
 {
-    const PlaceRun *best = best_row(a, 0), *heur = NULL;
-    for (int k = 0; k < a->base.n; k++) {
-        const PlaceRun *r = &a->base.rows[k];
-        if (!r->oom && strcmp(r->method, "anneal") != 0 && strcmp(r->method, "ils") != 0 &&
-            (!heur || r->runtime_us < heur->runtime_us))
-            heur = r;
-    }
+    const PlaceRun *best = tour_best_row(a, TOUR_ROWS_HEURISTIC | TOUR_ROWS_SEARCH),
+                   *heur = tour_best_row(a, TOUR_ROWS_HEURISTIC);
     const Episode *ep = a->data.ep;
     char b1[32], b2[32], b3[32], v1[48], v2[48], src[300], verdict[1200] = "", ctl[500] = "";
     table_source(a, src, sizeof src);
@@ -444,7 +441,7 @@ void tour_text_learned(const App *a, char *buf, size_t n)
                                     strcmp(kinds[k], "placeto") == 0 ? "Placeto" : kinds[k]);
     }
     char b1[32], b2[32], zs[300] = "", best_txt[200] = "", hs[300] = "";
-    const PlaceRun *best = best_row(a, 1);
+    const PlaceRun *best = tour_best_row(a, TOUR_ROWS_ALL);
     if (best)
         snprintf(best_txt, sizeof best_txt, " The fastest row is %s, %s.", best->method, fmt_ms(b1, best->runtime_us));
     char mine[80], row[120];

@@ -9,6 +9,11 @@
 
 #include "app.h"
 
+/* The rows of the baselines table tour_best_row chooses among. */
+enum { TOUR_ROWS_HEURISTIC = 1, TOUR_ROWS_SEARCH = 2, TOUR_ROWS_LEARNED = 4, TOUR_ROWS_ALL = 7 };
+/* The fastest row of those kinds that fits in memory, or NULL. */
+const PlaceRun *tour_best_row(const App *a, unsigned kinds);
+
 void tour_text_baselines(const App *a, char *buf, size_t n);
 void tour_text_end(const App *a, char *buf, size_t n);
 void tour_text_gdp(const App *a, char *buf, size_t n);

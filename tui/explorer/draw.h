@@ -25,6 +25,12 @@ typedef struct AppGeom {
 void app_draw(const App *a, Grid *g, AppGeom *geom);
 /* One pane in r, framed and titled (for the presentation layout, present.c). */
 void app_draw_pane(const App *a, Grid *g, AppPane p, GridRect r, AppGeom *geom);
+/* The tour's caption (draw_tour.c): the band it takes in area (the screen
+ * between the status and the message lines), opposite the stage's
+ * subject, with the rest of area in rest (h 0: no caption); and the
+ * caption drawn in that band. */
+GridRect draw_tour_band(const App *a, GridRect area, GridRect *rest);
+void draw_tour_caption(const App *a, Grid *g, GridRect r);
 /* The presentation layout of the panes in area (present.c). */
 void present_draw(const App *a, Grid *g, GridRect area, AppGeom *geom);
 

@@ -177,10 +177,11 @@ int why_draw(const App *a, Grid *g)
     int v = why_group(a), nd = d->pb.c->n_devices, n = pg->n;
     /* as tall as what it shows: the heading, the device rows and their note, the features and the sets
        (Placeto) or what it reads and its attention (an actor), message passing */
-    int body = 0;
+    int body = 0, n_feat = 0;
     if (v >= 0 && !app_is_actor(a)) {
         int rows[WHY_FEATURE_ROWS];
-        body = 2 + feature_groups(a, v, rows);
+        n_feat = feature_groups(a, v, rows);
+        body = 2 + n_feat;
     } else if (v >= 0) {
         body = 2;
         for (int r = 0; r < APP_ATTENTION_ROWS; r++)
@@ -255,7 +256,7 @@ int why_draw(const App *a, Grid *g)
     free(oom);
 
     /* the features, as the policy sees them */
-    if (!app_is_actor(a) && cut > 0 && cut >= feature_groups(a, v, (int[WHY_FEATURE_ROWS]){0})) {
+    if (!app_is_actor(a) && cut > 0 && cut >= n_feat) {
         /* too short for them: one line says what is cut, and message passing keeps its rows */
         put(g, in, &y, "features and pooling sets: cut here (a taller terminal shows them)", GS_DIM);
     } else if (!app_is_actor(a)) {
