@@ -151,6 +151,12 @@ int util_atomic_open(AtomicFile *af, const char *path, Err *e);
 int util_atomic_commit(AtomicFile *af, Err *e);
 void util_atomic_abort(AtomicFile *af);
 
+/* Whether paths p and q name one file: "-" both (the same standard stream);
+ * by device and inode where both exist (a character device, /dev/null, may
+ * take any number of outputs); by their resolved paths otherwise (links in
+ * their directories followed). NULL or "" names nothing. */
+int util_same_file(const char *p, const char *q);
+
 /* Seconds from a monotonic clock. */
 double util_now(void);
 

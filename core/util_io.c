@@ -459,3 +459,48 @@ char *util_path_resolve(const char *path, const char *file)
     free(dir);
     return out;
 }
+
+/* path made absolute with its directories' links resolved (and the file's own
+ * when it exists), malloc'd; NULL when its directory cannot be resolved. */
+static char *canonical(const char *path)
+{
+    char *r = realpath(path, NULL);
+    if (r)
+        return r;
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    char *rd = dir ? realpath(dir, NULL) : NULL;
+    free(dir);
+    if (!rd)
+        return NULL;
+    const char *base = slash ? slash + 1 : path;
+    size_t n = strlen(rd) + strlen(base) + 2;
+    char *out = malloc(n);
+    if (out)
+        snprintf(out, n, "%s/%s", rd, base);
+    free(rd);
+    return out;
+}
+
+/* Whether paths p and q name one file: "-" both (the same standard stream);
+ * by device and inode where both exist (a character device, /dev/null, may
+ * take any number of outputs); by their resolved paths otherwise. */
+int util_same_file(const char *p, const char *q)
+{
+    if (!p || !q || !*p || !*q)
+        return 0;
+    int dp = strcmp(p, "-") == 0, dq = strcmp(q, "-") == 0;
+    if (dp || dq)
+        return dp && dq;
+    struct stat a, b;
+    int ea = stat(p, &a) == 0, eb = stat(q, &b) == 0;
+    if (ea && eb)
+        return a.st_dev == b.st_dev && a.st_ino == b.st_ino && !S_ISCHR(a.st_mode);
+    if (ea != eb)
+        return 0;
+    char *cp = canonical(p), *cq = canonical(q);
+    int same = cp && cq ? strcmp(cp, cq) == 0 : strcmp(p, q) == 0;
+    free(cp);
+    free(cq);
+    return same;
+}

@@ -31,15 +31,6 @@ typedef struct AppRace {
     char skipped[1024];                 /* the policies not raced, each with why */
 } AppRace;
 
-/* 1 when a and b name the same file (or the same string). */
-static int same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    if (strcmp(a, b) == 0)
-        return 1;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 /* The policies to race on the App's graph: the graph's own Placeto, RNN
  * and GDP policies for its device count, the general Placeto policy, the
  * learned list scheduler and the learned local search (those bundled),
@@ -64,7 +55,7 @@ static int race_policies(const App *a, char paths[][4096], int max)
     for (int k = 0; k < a->base.n_learned_files && n < max; k++) {
         int dup = 0;
         for (int j = 0; j < n && !dup; j++)
-            dup = same_file(paths[j], a->base.learned_files[k]);
+            dup = util_same_file(paths[j], a->base.learned_files[k]);
         if (!dup)
             snprintf(paths[n++], sizeof paths[0], "%s", a->base.learned_files[k]);
     }
