@@ -114,6 +114,15 @@ cmd="resume with a truncated policy"
 (cd "$tmp" && "$absprog" explore --resume pe.json --headless) > "$tmp/out" 2> "$tmp/err"
 rc=$?
 if [ "$rc" -eq 1 ] && grep -q "pol.json" "$tmp/err"; then pass; else fail "truncated policy" "not refused clearly"; fi
+# the policy an episode names, unreadable: the message names the episode and its field first
+rm -f "$tmp/pol.json"
+for how in resume replay; do
+    cmd="explore --$how an episode whose policy is gone"
+    (cd "$tmp" && "$absprog" explore --$how pe.json --headless) > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    if [ "$rc" -eq 1 ] && grep -q "^placeto: pe.json: policy.path: pol.json: cannot open" "$tmp/err"; then pass
+    else fail "episode's policy gone ($how)" "the episode not named: $(flat "$tmp/err")"; fi
+done
 sed 's/"cursor": 1/"cursor": 99/' "$tmp/pe.json" > "$tmp/pe_bad.json"
 cmd="an episode with a cursor past the order"
 (cd "$tmp" && "$absprog" explore --resume pe_bad.json --headless) > "$tmp/out" 2> "$tmp/err"

@@ -121,6 +121,21 @@ static int load_policy(App *a, const char *path, const EpisodeConfig *cfg, Err *
     return 0;
 }
 
+/* load_policy for the policy an episode file names (episode: its path,
+ * NULL when the command line chose the policy): an error names the
+ * episode and its field first, since the user gave the episode. */
+static int load_policy_named(App *a, const char *path, const char *episode, const EpisodeConfig *cfg, Err *e)
+{
+    if (load_policy(a, path, cfg, e) == 0)
+        return 0;
+    if (episode && path) {
+        char pre[4200];
+        snprintf(pre, sizeof pre, "%s: policy.path", episode);
+        err_prefix(e, pre);
+    }
+    return -1;
+}
+
 /* The distinctive part of a path segment: what follows its leading letters
  * and underscores when that holds a digit ("Mixed_6b" -> "6b",
  * "branch7x7_1" -> "7x7_1"), else the segment. */
@@ -342,7 +357,7 @@ App *app_new(const AppOptions *o, Err *e)
                                      "file holds counters up to 2^53)", load_path,
                                   past == f.ep->simulations ? "simulations" : "best.found_after", (long long)past,
                                   (long long)AGENT_RESUME_MAX) < 0) ||
-            load_policy(a, pp, &f.ep->cfg, e) != 0 || app_actor_attach(a, f.ep, load_path, e) != 0 ||
+            load_policy_named(a, pp, o->policy_path ? NULL : load_path, &f.ep->cfg, e) != 0 || app_actor_attach(a, f.ep, load_path, e) != 0 ||
             (!o->policy_path && f.policy_path && a->policy.checksum != f.policy_checksum &&
              err_set(e, "%s: the policy file %s changed since the episode was saved (checksum %016llx, expected %016llx)",
                      load_path, f.policy_path, (unsigned long long)a->policy.checksum,
