@@ -353,6 +353,19 @@ disagree "ranks disagree: --seed" "^placeto-mpi: train: ranks disagree on --seed
     "$g" --episodes 2 --seed 2 -- "$g" --episodes 2
 disagree "ranks disagree: --lr under --preset" "^placeto-mpi: train: ranks disagree on --lr: rank 0 has 0.001, rank 1 has no --lr\$" \
     "$g" --episodes 2 --preset paper --lr 0.001 -- "$g" --episodes 2 --preset paper
+disagree "ranks disagree: --preset on one rank" "^placeto-mpi: train: ranks disagree on --preset: rank 0 has paper, rank 1 has no --preset\$" \
+    "$g" --episodes 2 --preset paper -- "$g" --episodes 2
+# standard input reaches rank 0 alone: a usage error naming it, not rank 1's "-: empty file"
+cmd="mpirun -np 2 $mprog train - --episodes 2 < $g"
+timeout 20 mpirun "${mpirun_flags[@]}" -np 2 "$mprog" train - --episodes 2 -o "$tmp/d.json" > "$tmp/out" 2> "$tmp/err" < "$g"
+rc=$?
+if expect_rc "graph on standard input under 2 ranks" 2; then
+    if [ "$(grep -c "^placeto: train: GRAPH -: standard input reaches rank 0 only" "$tmp/err")" != 1 ]; then
+        fail "graph on standard input under 2 ranks" "no single message naming standard input"
+    elif grep -q "empty file" "$tmp/err"; then fail "graph on standard input under 2 ranks" "a rank read an empty standard input"
+    elif [ -e "$tmp/d.json" ]; then fail "graph on standard input under 2 ranks" "a policy was written"
+    else pass; fi
+fi
 # options compared by value: the default spelled out, another spelling of a
 # number; the job trains and writes what both ranks spelled alike write
 timeout 60 mpirun "${mpirun_flags[@]}" -np 1 "$mprog" train "$g" --episodes 4 --seed 1 --lr 1e-3 -o "$tmp/v1.json" : \

@@ -709,9 +709,15 @@ static Rec train_cli_record(const CliCmd *cmd, const CliArgs *a, int stop, int r
     if (stop)
         return r;
     int preset = cli_get(cmd, a, "preset") != NULL;
-    for (int j = 0; cmd->opts[j].name; j++) {
-        snprintf(key, sizeof key, "--%s", cmd->opts[j].name);
-        rec_add(&r, key, option_value(&cmd->opts[j], a->values[j], !preset, val, sizeof val));
+    /* --preset first: it sets the other options' defaults, so a rank
+     * without it differs on those too, and the preset is the cause */
+    for (int pass = 0; pass < 2; pass++) {
+        for (int j = 0; cmd->opts[j].name; j++) {
+            if ((strcmp(cmd->opts[j].name, "preset") == 0) != (pass == 0))
+                continue;
+            snprintf(key, sizeof key, "--%s", cmd->opts[j].name);
+            rec_add(&r, key, option_value(&cmd->opts[j], a->values[j], !preset, val, sizeof val));
+        }
     }
     Err e = {0};
     int n = 0;
@@ -746,6 +752,22 @@ static int train_cli_same_config(const CliCmd *cmd, const CliArgs *a, int stop, 
     int R = dist_size();
     if (R == 1)
         return 0;
+    if (!stop) { /* standard input reaches rank 0 alone: the others would read an empty one */
+        const char *in = NULL;
+        for (int i = 0; i < a->n_pos && !in; i++)
+            if (strcmp(a->pos[i], "-") == 0)
+                in = "GRAPH -";
+        for (int j = 0; cmd->opts[j].name && !in; j++)
+            if (cmd->opts[j].arg && a->values[j] && strcmp(a->values[j], "-") == 0 &&
+                (strcmp(cmd->opts[j].name, "cluster") == 0 || strcmp(cmd->opts[j].name, "resume") == 0))
+                in = strcmp(cmd->opts[j].name, "cluster") == 0 ? "--cluster -" : "--resume -";
+        if (in) {
+            cli_usage_error(cmd, "%s: standard input reaches rank 0 only; under placeto-mpi give it as a file "
+                                 "every rank can read", in);
+            stop = 1;
+            rc = EXIT_USAGE;
+        }
+    }
     Rec mine = train_cli_record(cmd, a, stop, rc);
     size_t *sizes = xnew_array((size_t)R, sizeof *sizes);
     unsigned char *all = dist_gather(mine.p, mine.n, sizes);
