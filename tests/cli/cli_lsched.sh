@@ -100,6 +100,20 @@ run train "$g" --agent lsched --episodes 1 --resume "$tmp/r.json" -o "$tmp/r2.js
 expect_rc "bad lsched checkpoint" 1 && { grep -q "training.baseline" "$tmp/err" && pass ||
     fail "bad lsched checkpoint" "$(flat "$tmp/err")"; }
 
+# op costs near the smallest doubles: the features' time scale stays finite,
+# training ends with finite weights (it said "training diverged?")
+python3 -c '
+import json, sys
+g = json.load(open(sys.argv[1]))
+for n in g["nodes"]:
+    n["cost_us"] *= 1e-309
+    n["output_bytes"] = [0] * len(n["output_bytes"])
+json.dump(g, open(sys.argv[2], "w"))
+' graphs/toy/crown.json "$tmp/tiny.json"
+run train "$tmp/tiny.json" --agent lsched --episodes 20 -o "$tmp/tiny_p.json"
+expect_rc "lsched on costs of 1e-309 us" 0 && {
+    grep -q "diverged" "$tmp/err" && fail "lsched tiny costs" "diverged" || pass; }
+
 # usage errors: the other agents' options, bad values
 run train "$g" --agent lsched --search-budget 200 -o "$tmp/x.json"
 expect_rc "lsched --search-budget" 2

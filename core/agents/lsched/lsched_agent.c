@@ -5,6 +5,7 @@
  * graph it trained on, "lsched-trained"; `train --agent lsched` samples
  * --decodes decodes of a drawn training graph per episode and takes one
  * REINFORCE step. */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,7 +172,10 @@ static int64_t run(void *trainer, int64_t n_eps, TrainCallback cb, void *ud, vol
         sims += K;
         for (int i = 0; i < K; i++)
             var += (t->score[i] - mean) * (t->score[i] - mean) / K;
+        /* the spread, at least 1e-9 of the start (tiny costs: at least the
+         * smallest normal number, below which the advantages would be 0/0) */
         double sd = sqrt(var) + 1e-9 * (tgs->start_score > 0 ? tgs->start_score : 1);
+        sd = sd > DBL_MIN ? sd : DBL_MIN;
         nn_params_zero_grad(&net->p);
         for (int i = 0; i < K; i++) /* reward -score: advantage (mean - score) / sd, per group and decode */
             lsc_decode(tgs->lg, net, NULL, &t->gd[(size_t)i * (size_t)G], (mean - t->score[i]) / sd, 1.0 / (K * G),

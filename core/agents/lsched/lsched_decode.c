@@ -79,7 +79,10 @@ LscGraph *lsc_graph_new(const Graph *g, const Grouping *gr, const Cluster *c, Er
             lg->cost[(size_t)k * (size_t)nd + (size_t)d] = place_group_cost(&ctx, k, d);
         lg->total += gr->cost_us[k];
     }
-    lg->share = lg->total > 0 ? lg->total / nd : 1;
+    /* the features' time scale: a device's share of the work, at least a
+     * picosecond, so that times over it stay finite whatever the costs
+     * (1e-307 us) */
+    lg->share = lg->total <= 0 ? 1 : lg->total / nd > 1e-6 ? lg->total / nd : 1e-6;
     lg->per_byte = c->bandwidth_bytes_per_us > 0 ? 1 / c->bandwidth_bytes_per_us : 0;
     lg->blev = xnew_array((size_t)n, sizeof *lg->blev);
     lg->crit = group_bottom_levels(gr, lg->blev);
