@@ -178,6 +178,9 @@ void util_json_hex64(FILE *f, uint64_t x);
 /* Human-readable time ("812.4 µs", "3.21 ms", "1.500 s") and size ("3.1 MB"). */
 char *util_fmt_time(char buf[32], double us);
 char *util_fmt_bytes(char buf[32], double bytes);
+/* A ratio num / den as "1.234x", or "-" when den is not positive (a lower
+ * bound of 0, a runtime of 0: there is no ratio to give). */
+char *util_fmt_ratio(char buf[32], double num, double den);
 
 /* Writes s as a JSON string literal (with quotes) to f. */
 void util_json_string(FILE *f, const char *s);

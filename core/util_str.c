@@ -48,6 +48,15 @@ char *util_fmt_float(char buf[40], float x)
 
 void util_json_hex64(FILE *f, uint64_t x) { fprintf(f, "\"%016" PRIx64 "\"", x); }
 
+char *util_fmt_ratio(char buf[32], double num, double den)
+{
+    if (!(den > 0) || !isfinite(num / den))
+        snprintf(buf, 32, "-");
+    else
+        snprintf(buf, 32, "%.3fx", num / den);
+    return buf;
+}
+
 char *util_fmt_time(char buf[32], double us)
 {
     double a = fabs(us);

@@ -166,5 +166,27 @@ import json, sys
 assert [m["method"] for m in json.load(open(sys.argv[1]))["methods"]] == ["single"]
 ' "$tmp/out"
 
+# a lower bound of 0 (no op costs time, the transfers do): no ratio to print
+python3 -c '
+import json, sys
+g = json.load(open(sys.argv[1]))
+for n in g["nodes"]:
+    n["cost_us"] = 0
+json.dump(g, open(sys.argv[2], "w"))
+' graphs/toy/crown.json "$tmp/zero.json"
+run compare "$tmp/zero.json" --devices 2 --methods single,random
+if expect_rc "compare, lower bound 0" 0; then
+    if awk '$1 != "lower" && $1 != "method" && $(NF - 4) == "0.000x"' "$tmp/out" | grep -q .; then
+        fail "compare, lower bound 0" "a ratio to the bound of 0.000x printed"
+    elif grep -qE "^lower bound +0\.0 µs +- +-$" "$tmp/out"; then pass
+    else fail "compare, lower bound 0" "no '-' in the ratio columns"; fi
+fi
+run place "$tmp/zero.json" --devices 2 --method random -o "$tmp/zp.json"
+expect_rc "place, lower bound 0" 0 && { grep -q "(the lower bound is 0: no ratio)" "$tmp/out" && pass ||
+    fail "place, lower bound 0" "no plain statement"; }
+run simulate "$tmp/zero.json" --placement "$tmp/zp.json"
+expect_rc "simulate, lower bound 0" 0 && { grep -q "^runtime .*(the lower bound is 0: no ratio)" "$tmp/out" && pass ||
+    fail "simulate, lower bound 0" "no plain statement"; }
+
 echo "place: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -371,11 +371,11 @@ static int run_place(int argc, char **argv)
         placement_print(&p, pb.g, pb.c, jw_value_stream(&w));
         jw_finish(&w);
     } else {
-        char b1[32];
+        char b1[32], b2[32];
         double lb = bound_lower(pb.g, pb.c);
-        printf("%s on %s with %s: runtime %s (%.3fx the lower bound)%s\n", pb.g->name, pb.c->name, row->method,
-               util_fmt_time(b1, row->runtime_us), lb > 0 ? row->runtime_us / lb : 0.0,
-               row->oom ? ", OUT OF MEMORY" : "");
+        printf("%s on %s with %s: runtime %s (%s%s)%s\n", pb.g->name, pb.c->name, row->method,
+               util_fmt_time(b1, row->runtime_us), lb > 0 ? util_fmt_ratio(b2, row->runtime_us, lb) : "",
+               lb > 0 ? " the lower bound" : "the lower bound is 0: no ratio", row->oom ? ", OUT OF MEMORY" : "");
         if (policy) {
             Err pe = {{0}};
             const AgentPolicy *ap = start_name ? agent_policy_cached(policy, NULL, &pe) : NULL;
@@ -385,7 +385,6 @@ static int run_place(int argc, char **argv)
         }
         if (rival) {
             const PlaceRun *other = &rrows[nr - 1];
-            char b2[32];
             printf("policy auto: %s (%s%s) chosen over %s (%s%s) at %lld placements%s\n", policy,
                    util_fmt_time(b1, row->runtime_us), row->oom ? ", out of memory" : "", rival,
                    util_fmt_time(b2, other->runtime_us), other->oom ? ", out of memory" : "", (long long)auto_budget,
@@ -506,7 +505,7 @@ static void print_compare_json(const Problem *pb, const PlaceRun *rows, int n, d
 
 static void print_compare_table(const Problem *pb, const PlaceRun *rows, int n, double lb, double single)
 {
-    char b1[32], b2[32];
+    char b1[32], b2[32], r1[32], r2[32];
     printf("%s on %s, %d groups\n", pb->g->name, pb->c->name, pb->gr->n_groups);
     int w = 15; /* the method column: 15, or the longest name ("placeto-refine-untrained") */
     for (int k = 0; k < n; k++)
@@ -524,11 +523,12 @@ static void print_compare_table(const Problem *pb, const PlaceRun *rows, int n, 
             snprintf(tbuf, sizeof tbuf, "training");
         else
             snprintf(tbuf, sizeof tbuf, "%.3fs", rows[k].seconds);
-        printf("%-*s %12s %8.3fx %8.3fx %12s %5s %10s\n", w, rows[k].method, util_fmt_time(b1, rows[k].runtime_us),
-               rows[k].runtime_us > 0 ? single / rows[k].runtime_us : 0.0, lb > 0 ? rows[k].runtime_us / lb : 0.0,
+        printf("%-*s %12s %9s %9s %12s %5s %10s\n", w, rows[k].method, util_fmt_time(b1, rows[k].runtime_us),
+               util_fmt_ratio(r1, single, rows[k].runtime_us), util_fmt_ratio(r2, rows[k].runtime_us, lb),
                util_fmt_bytes(b2, (double)peak), rows[k].oom ? "yes" : "no", tbuf);
     }
-    printf("%-*s %12s %8.3fx %8.3fx\n", w, "lower bound", util_fmt_time(b1, lb), lb > 0 ? single / lb : 0.0, 1.0);
+    printf("%-*s %12s %9s %9s\n", w, "lower bound", util_fmt_time(b1, lb), util_fmt_ratio(r1, single, lb),
+           util_fmt_ratio(r2, lb, lb));
 }
 
 static int run_compare(int argc, char **argv)

@@ -285,8 +285,11 @@ static void print_text(const Problem *p, const SimResult *r, double sims_per_s)
     char b1[32], b2[32], b3[32];
     double lb = bound_lower(p->g, c);
     printf("%s on %s: %d ops\n", p->g->name, c->name, p->g->n_nodes);
-    printf("runtime      %s  (%.3fx the lower bound %s)\n", util_fmt_time(b1, r->makespan_us),
-           lb > 0 ? r->makespan_us / lb : 0.0, util_fmt_time(b2, lb));
+    if (lb > 0)
+        printf("runtime      %s  (%s the lower bound %s)\n", util_fmt_time(b1, r->makespan_us),
+               util_fmt_ratio(b3, r->makespan_us, lb), util_fmt_time(b2, lb));
+    else
+        printf("runtime      %s  (the lower bound is 0: no ratio)\n", util_fmt_time(b1, r->makespan_us));
     printf("%-12s %10s %7s %6s %12s %12s\n", "device", "busy", "util", "ops", "peak memory", "capacity");
     for (int d = 0; d < c->n_devices; d++) {
         int ops = 0;

@@ -484,8 +484,9 @@ static int baselines_draw(const App *a, Grid *g)
         first = 0;
     for (int k = first; k < base->n && k < first + visible; k++, y++) {
         const PlaceRun *b = &base->rows[k];
-        snprintf(line, sizeof line, "%-*.*s %12s %8.3fx %8.3fx %5s", mw, mw, b->method, util_fmt_time(b1, b->runtime_us),
-                 bound > 0 ? b->runtime_us / bound : 0.0, b->runtime_us > 0 ? a->data.single_us / b->runtime_us : 0.0,
+        char r1[32], r2[32];
+        snprintf(line, sizeof line, "%-*.*s %12s %9s %9s %5s", mw, mw, b->method, util_fmt_time(b1, b->runtime_us),
+                 util_fmt_ratio(r1, b->runtime_us, bound), util_fmt_ratio(r2, a->data.single_us, b->runtime_us),
                  b->oom ? "yes !" : "no");
         grid_text_fit(g, in.x, y, line, in.w, k == a->dialog.menu_pos ? GS_CURSOR : b->oom ? GS_WARN : GS_NONE);
     }
