@@ -13,7 +13,7 @@
  * Each placer lives in its own folder, core/agents/NAME/, and defines its
  * AgentKind in one file; core/agents/agents.c is the one list (the
  * registry). Nothing above this layer names an agent: the commands and the
- * explorer find them with agent_find, agent_at and agent_of_file.
+ * explorer find them with agent_find, agent_at and agent_file_open.
  * Implemented in agent.c (the registry's list: agents.c). */
 #ifndef PLACETO_AGENT_H
 #define PLACETO_AGENT_H
@@ -31,7 +31,7 @@ typedef struct AgentKind AgentKind;
 
 /* --- the policy file ------------------------------------------------------ */
 
-/* A policy file read and parsed once (agent_of_file): its text, its JSON
+/* A policy file read and parsed once (agent_file_open): its text, its JSON
  * document and the agent its "agent" field names. */
 typedef struct AgentFile {
     const AgentKind *kind;

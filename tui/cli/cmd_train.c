@@ -118,10 +118,10 @@ void train_cli_whose(const char *name, char *buf, size_t n)
 static int run_train(int argc, char **argv);
 
 const CliCmd cmd_train = {
-    "train", "train the Placeto agent (one graph or a family)",
+    "train", "train a placer's policy (one graph or a family)",
     "GRAPH... [--episodes K] [-o POLICY] [--resume POLICY] [--devices N | --cluster F]",
-    "Train the Placeto policy with REINFORCE on one graph, or on a family: several graphs or a\n"
-    "directory of them (each episode draws one). Writes the policy with its training state.",
+    "Train a learned placer (Placeto by default, --agent for the others) on one graph, or on a\n"
+    "family: several graphs or a directory of them. Writes the policy with its training state.",
     "The progress line shows episode, best runtime, the mean total reward of an episode and the\n"
     "policy's mean entropy (last 10 episodes), the entropy weight beta, episodes per second and\n"
     "the time left. Ctrl-C stops after the current round and saves.\n"

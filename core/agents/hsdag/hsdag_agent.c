@@ -165,7 +165,7 @@ static int64_t run(void *t, int64_t n, TrainCallback cb, void *ud, volatile int 
 }
 
 const AgentKind agent_hsdag = {
-    "hsdag", "an hsdag", "HSDAG, the hierarchical grouper-placer (Zhang et al. 2023)",
+    "hsdag", "an hsdag", "HSDAG, the hierarchical grouper-placer (Duan et al. 2024)",
     {load, save, net_free, info, params, untrained},
     {oneshot_place_runs, "hsdag-trained", AGENT_REFINE_NONE, place},
     {"update", POLICY_MAX_GROUPS, train_opts, shape, sizeof(HsdagOpts), hsdag_options, hsdag_state, hsdag_create, NULL, 0, hsdag_trainer,
