@@ -390,7 +390,9 @@ void app_cache_update(App *a);
  * (the paths that cannot ask: quitting, a new episode, the tour); `s` asks
  * first (y: replace, a: save as, n: no). */
 /* 1 when saving to path would replace a file this session did not resume
- * or write. */
+ * or write (not a device or a FIFO, written through; nor the graph, the
+ * cluster or the policy in use, which a save never replaces: it goes to a
+ * free name beside them). */
 int app_save_would_replace(const App *a, const char *path);
 /* Where app_save(a, a->files.episode) writes: the episode's path, or the
  * free name beside it when that would replace a file. */

@@ -52,8 +52,8 @@ void app_out_path(const App *a, const char *suffix, char *buf, size_t n)
 
 int app_save_would_replace(const App *a, const char *path)
 {
-    if (a->files.owned && strcmp(path, a->files.episode) == 0)
-        return 0;
+    if ((a->files.owned && strcmp(path, a->files.episode) == 0) || app_kept_file(a, path, 1))
+        return 0; /* this session's; or the graph, the cluster or the policy, which save_to never replaces */
     return access(path, F_OK) == 0 && !util_is_stream(path); /* a device or a FIFO is written through */
 }
 
