@@ -156,6 +156,10 @@ void util_atomic_abort(AtomicFile *af);
  * take any number of outputs); by their resolved paths otherwise (links in
  * their directories followed). NULL or "" names nothing. */
 int util_same_file(const char *p, const char *q);
+/* 1 when path is "-" (a standard stream) or an existing file that is not a
+ * regular one (a device such as /dev/null, a FIFO, a socket; links
+ * followed): written through, and no file is ever derived from its name. */
+int util_is_stream(const char *path);
 
 /* Seconds from a monotonic clock. */
 double util_now(void);

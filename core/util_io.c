@@ -504,3 +504,11 @@ int util_same_file(const char *p, const char *q)
     free(cq);
     return same;
 }
+
+int util_is_stream(const char *path)
+{
+    struct stat st;
+    if (strcmp(path, "-") == 0)
+        return 1;
+    return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+}

@@ -13,7 +13,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "jdoc.h"
@@ -158,13 +157,7 @@ void policy_file_checkpoint_path(char *buf, size_t n, const char *path)
     snprintf(buf, n, "%.*s.ckpt.json", (int)len, path);
 }
 
-int policy_file_keeps_checkpoint(const char *path)
-{
-    struct stat st;
-    if (strcmp(path, "-") == 0)
-        return 0;
-    return stat(path, &st) != 0 || S_ISREG(st.st_mode);
-}
+int policy_file_keeps_checkpoint(const char *path) { return !util_is_stream(path); }
 
 /* The checksum that ties a checkpoint to the weights of the policy file
  * it was saved with. */

@@ -8,8 +8,11 @@
 # episode says e (not n) starts another; a search without a match says so;
 # undo of a kept step says it was kept; replay's help lists each key once;
 # Ctrl-C (sigint) autosaves, says where on stderr and exits 130; saving never
-# silently replaces an episode file; the current placement written as a
-# placement file, and export and simulate reading an episode file; the
+# silently replaces an episode file; exports, trained policies and autosaves
+# never replace the graph, the policy in use or the episode, --resume E
+# --save N saves to N, nothing is derived from --save /dev/null, a FIFO or
+# -; the current placement written as a placement file, and export and
+# simulate reading an episode file; the
 # Devices pane's busy %, the sparkline's range, OOM baselines ranked last,
 # the timeline's hidden lanes, the hidden Inspector, the minimap moving off
 # the current node, middle-ellipsis labels and the glyph legend.
@@ -162,6 +165,119 @@ explore "space s y" --size 100x30
 has "y replaces" "saved crown.episode.json (step 1"
 in_tmp explore --resume crown.episode.json --headless --keys 'space s' --size 100x30
 has "a resumed file saves back without asking" "saved crown.episode.json (step 2"
+
+# ---- the explorer never writes over its own files ----
+# exports, trained policies and autosaves never replace the graph, the policy
+# in use or the episode (a free name beside, said on the message line);
+# --resume E --save N saves to N; nothing is derived from a --save that is
+# not a regular file (-, /dev/null, a FIFO)
+own=$tmp/own
+# own KEYS [OPTIONS...]: a headless run in $own (on g.json, a copy of $g, unless --resume)
+own() {
+    local keys=$1
+    shift
+    cmd="(in own) placeto explore --headless --keys '$keys' $*"
+    # shellcheck disable=SC2086  # PLACETO_WRAP is a command line to split
+    (cd "$own" && timeout "$run_limit" $wrap "$absprog" explore --headless --keys "$keys" --size 100x30 "$@") \
+        > "$tmp/out" 2> "$tmp/err" < /dev/null
+    rc=$?
+}
+# fresh_own: $own holds g.json and a Placeto policy pol.json (their copies in $tmp/keep)
+fresh_own() {
+    rm -rf "$own" "$tmp/keep"
+    mkdir -p "$own" "$tmp/keep"
+    cp "$absg" "$own/g.json"
+    cp "$(pwd)/graphs/policies/general_2.json" "$own/pol.json"
+    cp "$own/g.json" "$own/pol.json" "$tmp/keep/"
+}
+# kept NAME FILE...: each FILE in $own is byte for byte its copy in $tmp/keep
+kept() {
+    local name=$1 f
+    shift
+    for f in "$@"; do
+        cmp -s "$own/$f" "$tmp/keep/$f" || { fail "$name" "$f changed"; return; }
+    done
+    pass
+}
+is_episode() { # NAME FILE: FILE in $own is still an episode
+    pycheck "$1" 'import json, sys; assert json.load(open(sys.argv[1]))["format"] == "placeto-episode"' "$own/$2"
+}
+for k in W t d; do
+    case $k in W) out=g.placement.json free=g.placement-2.json ;; t) out=g.trace.json free=g.trace-2.json ;;
+        d) out=g.placement.dot free=g.placement-2.dot ;; esac
+    fresh_own
+    own "space s $k" g.json --policy pol.json --save "$out"
+    has "$k after s --save $out" "wrote $free: $out is the episode's file and was not replaced"
+    is_episode "$k keeps the episode saved to $out" "$out"
+    fresh_own
+    cp "$own/pol.json" "$own/$out"
+    cp "$own/$out" "$tmp/keep/"
+    own "space $k" g.json --policy "$out"
+    has "$k with --policy $out" "wrote $free: $out is the policy in use and was not replaced"
+    kept "$k keeps the policy in use $out and the graph" "$out" g.json
+done
+fresh_own
+own "space T bs bs 1 enter wait" g.json --policy pol.json --save g.trained-policy.json
+has "the trained policy is not written to the episode's name" \
+    "saved as g.trained-policy-2.json (g.trained-policy.json is the episode's file and was not replaced)"
+fresh_own
+own "space T bs bs 1 enter wait s" g.json --policy pol.json --save g.trained-policy.json
+has "then s saves the episode there" "policy g.trained-policy-2.json" "saved g.trained-policy.json (step 1"
+is_episode "then s saves the episode there" g.trained-policy.json
+kept "training keeps the graph and the policy it started from" g.json pol.json
+fresh_own
+own "space s" g.json --policy pol.json --save e.json
+cp "$own/e.json" "$tmp/keep/"
+own "" --resume e.json --save new.json
+has "--resume E --save N says where s saves" "resumed e.json: step 1 of 18; s saves to new.json (--save), e.json is kept"
+own "space s" --resume e.json --save new.json
+has "--resume E --save N: s saves to N" "saved new.json (step 2"
+kept "--resume E --save N keeps E, the graph and the policy" e.json g.json pol.json
+is_episode "--resume E --save N writes N" new.json
+own "space s" --resume e.json --save pol.json # e.json's policy
+has "s does not save over the policy in use" "saved pol-2.json (step 2, 2 history entries): pol.json is the policy in use and was not replaced"
+kept "--resume E --save P keeps P, E's policy" pol.json e.json
+# --save /dev/null, a FIFO, -: the autosave, the exports and the trained policy after the graph, here
+fresh_own
+mv "$own/g.json" "$own/xf44-own.json" # a name nothing else in /dev has
+mv "$tmp/keep/g.json" "$tmp/keep/xf44-own.json"
+in_dev() { ls -d /dev/null.autosave* /dev/null-2 /dev/xf44-own.* 2> /dev/null; }
+had=$(in_dev)
+own "space W t d T bs bs 1 enter wait q n" xf44-own.json --policy pol.json --save /dev/null
+if expect_rc "--save /dev/null" 0; then
+    left=$(in_dev)
+    [ "$left" = "$had" ] && pass || fail "--save /dev/null derives no file in /dev" "$left"
+    missing=
+    for f in xf44-own.episode.json.autosave xf44-own.placement.json xf44-own.trace.json xf44-own.placement.dot \
+        xf44-own.trained-policy.json; do
+        [ -s "$own/$f" ] || missing="$missing $f"
+    done
+    [ -z "$missing" ] && pass || fail "--save /dev/null: derived files named after the graph, here" "no$missing"
+    kept "--save /dev/null keeps the graph and the policy" xf44-own.json pol.json
+fi
+own "space q y" xf44-own.json --policy pol.json --save /dev/null
+if expect_rc "--save /dev/null, the quit dialog's y" 0; then
+    left=$(in_dev)
+    [ "$left" = "$had" ] && pass || fail "the quit dialog's y writes through /dev/null (no /dev/null-2)" "$left"
+fi
+for f in /dev/null.autosave* /dev/null-2 /dev/xf44-own.*; do # what an older placeto run as root leaves in /dev
+    [ -e "$f" ] && ! grep -qxF "$f" <<< "$had" && rm -f "$f"
+done
+fresh_own
+mkdir "$own/sub"
+mkfifo "$own/sub/fifo.json"
+own "space W q n" g.json --policy pol.json --save sub/fifo.json
+if expect_rc "--save a FIFO" 0; then
+    [ "$(ls "$own/sub")" = fifo.json ] && pass || fail "--save a FIFO derives no file beside it" "$(ls "$own/sub")"
+    [ -s "$own/g.episode.json.autosave" ] && [ -s "$own/g.placement.json" ] && pass ||
+        fail "--save a FIFO: the autosave and W's file after the graph, here" "$(ls "$own")"
+fi
+fresh_own
+own "space t q n" g.json --policy pol.json --save -
+if expect_rc "--save -" 0; then
+    [ -s "$own/g.episode.json.autosave" ] && [ -s "$own/g.trace.json" ] && ! ls "$own"/-* > /dev/null 2>&1 && pass ||
+        fail "--save -: no ./-.autosave, the files after the graph" "$(ls "$own")"
+fi
 
 # ---- the placement leaves the explorer: W, and export and simulate read episodes ----
 explore "space 1 W" --size 100x30

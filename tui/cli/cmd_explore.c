@@ -44,7 +44,7 @@ static const CliOpt explore_opts[] = {
     {"resume", 'r', "EPISODE", "resume a saved episode (graph, cluster and policy come from it)"},
     {"replay", 0, "EPISODE", "replay a saved episode forwards and backwards (for lectures)"},
     CLI_PROBLEM_OPTS("1"),
-    {"save", 'o', "EPISODE", "where s saves the episode (default: GRAPH.episode.json)"},
+    {"save", 'o', "EPISODE", "where s saves the episode (default: GRAPH.episode.json; with --resume, the resumed file)"},
     {"greedy", 0, NULL, "start in greedy mode (argmax) instead of sampling"},
     {"race", 0, NULL, "open on the race: the learned placers, their untrained controls, anneal and ils, live (key R)"},
     {"budget", 'b', "N", "with --race: placements anneal, ils and a searching policy may simulate (default: the baselines' budget)"},

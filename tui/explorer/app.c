@@ -1,6 +1,6 @@
 /* app: the explorer's model (see app.h): loading and freeing, the cache
- * derived from the episode and the policy, the message line, saving and
- * exports, and the baselines. */
+ * derived from the episode and the policy, the message line and the
+ * baselines (saving and exports: app_files.c). */
 #include "app.h"
 #include "app_race.h"
 #include "data.h"
@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "bound.h"
-#include "export.h"
 #include "place.h"
 #include "policy_place.h"
 
@@ -49,29 +48,6 @@ static char *file_stem(const char *path)
     }
     s[k] = 0;
     return s;
-}
-
-/* This session's autosave beside the episode file: EPISODE.autosave, or
- * EPISODE.autosave-2, -3, ... when an earlier session's is there (it may be
- * the only copy of that session's work). */
-static char *autosave_name(const char *episode)
-{
-    size_t m = strlen(episode) + 16;
-    char *base = xmalloc(m);
-    snprintf(base, m, "%s.autosave", episode);
-    if (access(base, F_OK) != 0)
-        return base;
-    char *fresh = xmalloc(m + 8);
-    app_free_name(base, fresh, m + 8);
-    free(base);
-    return fresh;
-}
-
-void app_out_path(const App *a, const char *suffix, char *buf, size_t n)
-{
-    const char *ep = a->files.episode, *slash = strrchr(ep, '/');
-    int dir = slash ? (int)(slash - ep + 1) : 0;
-    snprintf(buf, n, "%.*s%s%s", dir, ep, a->files.stem, suffix);
 }
 
 /* Loads the policy at path, or makes an untrained one (seed 1) without a
@@ -324,7 +300,7 @@ static void finish_load(App *a)
         a->files.episode = xmalloc(n_ep);
         snprintf(a->files.episode, n_ep, "%s.episode.json", a->files.stem);
     }
-    a->files.autosave = autosave_name(a->files.episode);
+    app_name_autosave(a);
     pthread_mutex_init(&a->train.lock, NULL);
     a->train.lock_ready = 1;
     a->run.last_autosave = util_now();
@@ -369,8 +345,11 @@ App *app_new(const AppOptions *o, Err *e)
             return NULL;
         }
         free(f.policy_path);
-        a->files.episode = xstrdup(load_path);
-        a->files.owned = o->resume_path != NULL; /* s saves back to the resumed file */
+        /* s saves back to the resumed file, or where --save says (the resumed one is then kept) */
+        int elsewhere = o->resume_path && o->episode_path && !util_same_file(o->episode_path, load_path);
+        a->files.resumed = xstrdup(load_path);
+        a->files.episode = xstrdup(elsewhere ? o->episode_path : load_path);
+        a->files.owned = o->resume_path && !elsewhere;
         if (o->replay_path) {
             while (episode_undo(a->data.ep) == 0)
                 ;
@@ -381,6 +360,9 @@ App *app_new(const AppOptions *o, Err *e)
             a->run.dirty = 0;
             app_msg(a, GS_GOOD, "replaying %s: %d steps; space/Right forwards, Left/u backwards, Home/End, r plays",
                     load_path, a->data.ep->n_redo);
+        } else if (elsewhere) {
+            app_msg(a, GS_GOOD, "resumed %s: step %d of %d; s saves to %s (--save), %s is kept as it is", load_path,
+                    a->data.ep->cursor, a->data.ep->n_order, a->files.episode, load_path);
         } else {
             app_msg(a, GS_GOOD, "resumed %s: step %d of %d", load_path, a->data.ep->cursor, a->data.ep->n_order);
         }
@@ -432,6 +414,8 @@ App *app_new(const AppOptions *o, Err *e)
         goto fail;
     if (o->episode_path)
         a->files.episode = xstrdup(o->episode_path);
+    if (o->cluster_path)
+        a->files.cluster = xstrdup(o->cluster_path);
     finish_load(a);
     if (app_is_actor(a))
         app_msg(a, GS_NONE, "%s: %d groups on %d devices, the %s policy %s; space steps, ? shows every key",
@@ -507,6 +491,8 @@ void app_free(App *a)
     free(a->files.episode);
     free(a->files.autosave);
     free(a->files.stem);
+    free(a->files.resumed);
+    free(a->files.cluster);
     free(a);
 }
 
@@ -619,124 +605,6 @@ void app_changed(App *a)
     int cur = episode_current(a->data.ep);
     if (a->view.follow && cur >= 0)
         a->view.selected = cur;
-}
-
-/* ------------------------------------------------------------------ */
-/* Files                                                               */
-
-int app_save_would_replace(const App *a, const char *path)
-{
-    if (a->files.owned && strcmp(path, a->files.episode) == 0)
-        return 0;
-    return access(path, F_OK) == 0;
-}
-
-void app_free_name(const char *path, char *buf, size_t n)
-{
-    size_t len = strlen(path);
-    int ext = len > 5 && strcmp(path + len - 5, ".json") == 0;
-    if (ext)
-        len -= 5;
-    for (int k = 2; k < 100000; k++) {
-        snprintf(buf, n, "%.*s-%d%s", (int)len, path, k, ext ? ".json" : "");
-        if (access(buf, F_OK) != 0)
-            return;
-    }
-}
-
-void app_save_target(const App *a, char *buf, size_t n)
-{
-    if (app_save_would_replace(a, a->files.episode))
-        app_free_name(a->files.episode, buf, n);
-    else
-        snprintf(buf, n, "%s", a->files.episode);
-}
-
-/* path becomes the episode's file (this session's), autosaves beside it. */
-static void set_episode_path(App *a, const char *path)
-{
-    if (strcmp(path, a->files.episode) != 0) {
-        char *p = xstrdup(path);
-        free(a->files.episode);
-        a->files.episode = p;
-        free(a->files.autosave);
-        a->files.autosave = autosave_name(p);
-    }
-    a->files.owned = 1;
-}
-
-static int save_to(App *a, const char *path, const char *kept)
-{
-    Err e = {{0}};
-    if (episode_save(a->data.ep, a->policy.path, a->policy.checksum, path, &e) != 0) {
-        app_msg(a, GS_ERROR, "not saved: %s (the episode is still here)", e.msg);
-        return -1;
-    }
-    remove(a->files.autosave);
-    set_episode_path(a, path);
-    a->run.dirty = 0;
-    if (kept)
-        app_msg(a, GS_WARN, "saved %s (step %d, %d history entries): %s exists and was not replaced", path,
-                a->data.ep->cursor, a->data.ep->n_hist, kept);
-    else
-        app_msg(a, GS_GOOD, "saved %s (step %d, %d history entries)", path, a->data.ep->cursor, a->data.ep->n_hist);
-    return 0;
-}
-
-int app_save(App *a, const char *path)
-{
-    if (strcmp(path, a->files.episode) == 0 && app_save_would_replace(a, path)) {
-        char fresh[4200], kept[4200]; /* path is the episode's, which the save replaces */
-        snprintf(kept, sizeof kept, "%s", path);
-        app_free_name(kept, fresh, sizeof fresh);
-        return save_to(a, fresh, kept);
-    }
-    return save_to(a, path, NULL);
-}
-
-int app_save_as(App *a, const char *path)
-{
-    return save_to(a, path, NULL);
-}
-
-void app_autosave(App *a)
-{
-    a->run.last_autosave = util_now();
-    if (!a->run.dirty)
-        return;
-    Err e = {{0}};
-    if (episode_save(a->data.ep, a->policy.path, a->policy.checksum, a->files.autosave, &e) == 0)
-        app_msg(a, GS_DIM, "autosaved %s", a->files.autosave);
-    else
-        app_msg(a, GS_ERROR, "autosave failed: %s", e.msg);
-}
-
-int app_export(App *a, AppExport what)
-{
-    const AppData *d = &a->data;
-    Err e = {{0}};
-    char path[4096];
-    int rc;
-    if (what == APP_EXPORT_DOT) {
-        app_out_path(a, ".placement.dot", path, sizeof path);
-        rc = export_dot(path, d->pb.g, d->pb.gr, d->pb.c, d->ep->op_device, &e);
-    } else if (what == APP_EXPORT_TRACE) {
-        app_out_path(a, ".trace.json", path, sizeof path);
-        rc = export_trace(path, d->pb.g, d->pb.c, d->ep->result, &e);
-    } else {
-        app_out_path(a, ".placement.json", path, sizeof path);
-        Placement pl = {d->pb.g->n_nodes, d->pb.c->n_devices, d->ep->op_device, NULL};
-        rc = placement_write(&pl, d->pb.g, d->pb.c, path, &e);
-    }
-    if (rc != 0)
-        app_msg(a, GS_ERROR, "export failed: %s", e.msg);
-    else if (what == APP_EXPORT_PLACEMENT)
-        app_msg(a, GS_GOOD, "wrote %s: the current placement (%s; placeto simulate GRAPH --placement %s)", path,
-                app_t(d->ep->runtime_us), path);
-    else
-        app_msg(a, GS_GOOD, "wrote %s (%s)", path,
-                what == APP_EXPORT_DOT ? "render with dot -Tsvg" : "open in ui.perfetto.dev");
-    return rc;
 }
 
 /* ------------------------------------------------------------------ */

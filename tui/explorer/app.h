@@ -297,11 +297,15 @@ typedef struct AppTour {
 
 /* Where `s` saves and where autosaves go; the stem of the file names the
  * explorer writes (the graph file's name without directory or extension,
- * reduced to safe characters: "resnet18" for graphs/resnet18.json). */
+ * reduced to safe characters: "resnet18" for graphs/resnet18.json). The
+ * files the explorer writes beside the episode (autosaves, exports, trained
+ * policies) never replace one it reads or keeps (app_kept_file). */
 typedef struct AppFiles {
     char *episode;
     char *autosave;
     char *stem;
+    char *resumed;            /* the episode file resumed or replayed (NULL: none) */
+    char *cluster;            /* the cluster file read (NULL: none) */
     int owned;                /* episode is this session's: resumed from it, or saved to it */
 } AppFiles;
 
@@ -386,7 +390,9 @@ void app_cache_update(App *a);
  * (the paths that cannot ask: quitting, a new episode, the tour); `s` asks
  * first (y: replace, a: save as, n: no). */
 /* 1 when saving to path would replace a file this session did not resume
- * or write. */
+ * or write (not a device or a FIFO, written through; nor the graph, the
+ * cluster or the policy in use, which a save never replaces: it goes to a
+ * free name beside them). */
 int app_save_would_replace(const App *a, const char *path);
 /* Where app_save(a, a->files.episode) writes: the episode's path, or the
  * free name beside it when that would replace a file. */
@@ -407,9 +413,25 @@ int app_save(App *a, const char *path);
 int app_save_as(App *a, const char *path);
 /* Autosaves when there are unsaved changes (on quit, signals, periodically). */
 void app_autosave(App *a);
+/* Names this session's autosave (AppFiles.autosave) after the episode's
+ * file: EPISODE.autosave, or EPISODE.autosave-2, -3 ... when that exists or
+ * is a file the session keeps. */
+void app_name_autosave(App *a);
 /* The path of a file the explorer writes: STEM + suffix (STEM: the graph
- * file's name, see AppFiles) in the directory of the episode file. */
+ * file's name, see AppFiles) in the directory of the episode file, or, when
+ * that is not a regular file (--save -, /dev/null, a FIFO), of the resumed
+ * one, else in the current directory. */
 void app_out_path(const App *a, const char *suffix, char *buf, size_t n);
+/* What path is to this session when it names a file the explorer reads or
+ * keeps: "the graph", "the cluster", "the policy in use", "the resumed
+ * episode", "the episode's file" or "this session's autosave" (the last two
+ * unless skip_episode); NULL when none. */
+const char *app_kept_file(const App *a, const char *path, int skip_episode);
+/* Where a file the explorer derives goes: want, or, when want names a kept
+ * file (app_kept_file) or fresh and want exists, the first free NAME-2.json,
+ * NAME-3.json ... that names neither; returns what want was to the session
+ * (NULL: want itself, or a file that merely exists). */
+const char *app_write_target(const App *a, const char *want, int fresh, char *buf, size_t n);
 /* Writes STEM.placement.dot, STEM.trace.json or STEM.placement.json (the
  * current placement as a placement file, for place, simulate, export and
  * compare); sets the message. 0 or -1. */

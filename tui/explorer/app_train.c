@@ -5,8 +5,9 @@
  * the main thread, copies what is new for the view; stopping joins the
  * thread, adopts the new weights (the cached probabilities follow) and
  * writes them to GRAPH.trained-policy.json (GRAPH.trained-policy-2.json, ...
- * when that exists: a file an earlier episode names is never replaced) so
- * that saved episodes can name the policy they used. */
+ * when that exists: a file an earlier episode names is never replaced, nor
+ * one this session reads or keeps, app_write_target) so that saved episodes
+ * can name the policy they used. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,12 +154,11 @@ void app_train_stop(App *a)
             best = t->ts.best[i].runtime_us;
     /* a name no earlier file has: an episode saved with an earlier training's policy names that file and its
      * checksum, and must go on resuming */
-    char base[4096], path[4200];
+    char base[4096], path[4200], note[4400] = "";
     app_out_path(a, ".trained-policy.json", base, sizeof base);
-    if (access(base, F_OK) == 0)
-        app_free_name(base, path, sizeof path);
-    else
-        snprintf(path, sizeof path, "%s", base);
+    const char *kept = app_write_target(a, base, 1, path, sizeof path); /* nor a file read or kept */
+    if (kept)
+        snprintf(note, sizeof note, " (%s is %s and was not replaced)", base, kept);
     Err e = {{0}};
     t->ts.cluster = a->data.pb.c; /* recorded in the policy file */
     if (policy_save(t->pol, &t->ts, path, &e) == 0) {
@@ -170,8 +170,8 @@ void app_train_stop(App *a)
             a->policy.checksum = util_hash64(text, len, 0);
             free(text);
         }
-        app_msg(a, GS_GOOD, "trained %lld episodes (best %s); the policy now uses the new weights, saved as %s",
-                (long long)t->ran, app_t(best), path);
+        app_msg(a, kept ? GS_WARN : GS_GOOD, "trained %lld episodes (best %s); the policy now uses the new weights, "
+                "saved as %s%s", (long long)t->ran, app_t(best), path, note);
     } else {
         app_msg(a, GS_WARN, "trained %lld episodes; the new weights are in use but not saved: %s", (long long)t->ran,
                 e.msg);
