@@ -107,12 +107,12 @@ static int in_list(const char *name, const char *const *list, size_t n)
 /* One file a command reads or writes: given on the command line, named
  * inside an input (an episode's graph and policy), or derived (train's
  * checkpoints, its default policy file, --json's lines on standard output). */
-enum { R_OPT, R_GRAPH, R_JSON, R_DEFAULT_OUT, R_CKPT, R_EP_GRAPH, R_EP_POLICY };
+enum { R_OPT, R_GRAPH, R_JSON, R_DEFAULT_OUT, R_CKPT, R_EP_GRAPH, R_EP_POLICY, R_PICKED };
 typedef struct Role {
     const char *path;
     int out;    /* written (else read) */
     int kind;   /* R_*: how role_label names it */
-    const char *opt; /* R_OPT: the option */
+    const char *opt; /* R_OPT: the option; R_PICKED: what the file is (cli_check_picked) */
     int owner;  /* R_CKPT, R_EP_*: the entry whose file it derives from or that names it */
     int back;   /* 1: --resume and --output or --save; 2: their checkpoints: an input and an output of one
                    back may be one file (a training or an episode saved back to where it came from) */
@@ -131,6 +131,7 @@ static void role_label(const Role *r, int i, char *buf, size_t n)
     case R_JSON: snprintf(buf, n, "--json"); break;
     case R_DEFAULT_OUT: snprintf(buf, n, "the default --output %s", x->path); break;
     case R_CKPT: snprintf(buf, n, "the checkpoint %s of %s", x->path, owner); break;
+    case R_PICKED: snprintf(buf, n, "%s", x->opt); break;
     default: /* the path of an episode given as GRAPH or with an option */
         snprintf(buf, n, "the %s %s that episode %s names", x->kind == R_EP_GRAPH ? "graph" : "policy", x->path,
                  r[x->owner].path);
@@ -252,9 +253,10 @@ static int refuse_pair(const CliCmd *cmd, const Role *r, int i, int j)
  * or --save excepted, and their checkpoints), or when standard input is read
  * twice; the files named inside the inputs and derived from the options
  * (add_named_roles) count as the command's. */
-static int refuse_overwrite(const CliCmd *cmd, const CliArgs *a)
+static int refuse_overwrite(const CliCmd *cmd, const CliArgs *a, const char *const *picked, const char *const *what,
+                            int n_picked)
 {
-    enum { MAXF = CLI_MAX_OPTS + 256 + 16 };
+    enum { MAXF = CLI_MAX_OPTS + 256 + 32 };
     Role r[MAXF];
     int m = 0, n = opt_count(cmd), outs = 0;
     for (int k = 0; k < n; k++) {
@@ -276,6 +278,9 @@ static int refuse_overwrite(const CliCmd *cmd, const CliArgs *a)
         add_role(r, &m, MAXF, a->pos[i], 0, R_GRAPH, 0, 0);
     if (outs || cmd == &cmd_train) /* nothing written, nothing to look for */
         add_named_roles(cmd, a, r, &m, MAXF);
+    for (int k = 0; k < n_picked; k++)
+        if (picked[k])
+            r[add_role(r, &m, MAXF, picked[k], 0, R_PICKED, 0, 0)].opt = what[k];
     int rc = 0;
     for (int i = 0; i < m && !rc; i++)
         for (int j = i + 1; j < m && !rc; j++)
@@ -283,6 +288,11 @@ static int refuse_overwrite(const CliCmd *cmd, const CliArgs *a)
     for (int i = 0; i < m; i++)
         free(r[i].own);
     return rc;
+}
+
+int cli_check_picked(const CliCmd *cmd, const CliArgs *a, const char *const *paths, const char *const *what, int n)
+{
+    return refuse_overwrite(cmd, a, paths, what, n) ? EXIT_USAGE : 0;
 }
 
 int cli_parse(const CliCmd *cmd, int argc, char **argv, CliArgs *a)
@@ -344,7 +354,7 @@ int cli_parse(const CliCmd *cmd, int argc, char **argv, CliArgs *a)
             a->values[k] = argv[++i];
         }
     }
-    if (refuse_overwrite(cmd, a))
+    if (refuse_overwrite(cmd, a, NULL, NULL, 0))
         return EXIT_USAGE;
     /* the cluster options are checked here so that their misuse is a usage error */
     const char *file = cli_get(cmd, a, "cluster"), *devs = cli_get(cmd, a, "devices");
