@@ -220,6 +220,30 @@ cp "$g" "$nm/policy.json"
 # train --json prints its progress lines on standard output while it runs: not with the policy or the curve there
 refused "train --json -o -" "^placeto: train: --json and --output - both use standard output" train "$nm/g.json" --episodes 1 --json -o -
 refused "train --json --curve -" "--json and --curve - both use standard output" train "$nm/g.json" --episodes 1 --json --curve - -o "$nm/p3.json"
+# the files a command picks itself: place --policy auto's bundled policy, the
+# graph explore opens without GRAPH, the policy explore and demo pick
+mkdir -p "$nm/data/policies"
+cp graphs/resnet18.json "$nm/data/"
+cp graphs/policies/lsearch.json graphs/policies/general_2.json "$nm/data/policies/"
+for f in "$nm/data/resnet18.json" "$nm/data/policies/"*.json; do cp "$f" "$f.orig"; done
+picked() { # NAME PATTERN ARGS...: refused with PLACETO_DATA=$nm/data, the bundled files unchanged
+    local name=$1 pat=$2 f bad=
+    shift 2
+    PLACETO_DATA=$nm/data usage_error "$name" "$@"
+    grep -q -- "$pat" "$tmp/err" && pass || fail "$name: the message names both files" "$(flat "$tmp/err")"
+    for f in "$nm/data/"*.orig "$nm/data/policies/"*.orig; do
+        cmp -s "$f" "${f%.orig}" || { bad="$bad ${f%.orig}"; cp "$f" "${f%.orig}"; }
+    done
+    [ -z "$bad" ] && pass || fail "$name: the bundled files unchanged" "changed:$bad"
+}
+picked "place --policy auto -o its policy" "--output $nm/data/policies/lsearch.json would overwrite the policy $nm/data/policies/lsearch.json that --policy auto picks" \
+    place "$g" --policy auto -o "$nm/data/policies/lsearch.json"
+picked "explore --dump its default graph" "--dump $nm/data/resnet18.json would overwrite the graph $nm/data/resnet18.json that explore opens without GRAPH" \
+    explore --headless --dump "$nm/data/resnet18.json"
+picked "explore --record its default policy" "--record $nm/data/policies/general_2.json would overwrite the policy $nm/data/policies/general_2.json that explore picks" \
+    explore "$g" --headless --record "$nm/data/policies/general_2.json"
+picked "demo --frames its default policy" "--frames $nm/data/policies/general_2.json would overwrite the policy $nm/data/policies/general_2.json that demo picks" \
+    demo "$g" --headless --frames "$nm/data/policies/general_2.json"
 # what stays allowed: an episode's own files read, outputs elsewhere; a policy saved back with its checkpoint
 run simulate "$nm/ep.json" --trace "$nm/t.json" --dot /dev/null --svg /dev/null
 expect_rc "simulate EPISODE --trace elsewhere" 0 && pass
