@@ -209,5 +209,10 @@ typedef struct EpisodeFile {
  * the saved state exactly. Returns 0, or -1 with e set and out zeroed. */
 int episode_load(const char *path, EpisodeFile *out, Err *e);
 void episode_file_free(EpisodeFile *f);
+/* The files the episode file at path names, without reading them: 1 with
+ * *graph and *policy (NULL when it names none) resolved as episode_load
+ * resolves them (the caller frees both); 0 when path does not hold an
+ * episode file (or cannot be read: its loader says why). */
+int episode_named_files(const char *path, char **graph, char **policy);
 
 #endif

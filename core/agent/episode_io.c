@@ -570,6 +570,36 @@ static char *resolve_saved(const char *saved, const char *file)
     return p;
 }
 
+int episode_named_files(const char *path, char **graph, char **policy)
+{
+    *graph = *policy = NULL;
+    size_t len;
+    Err e = {{0}};
+    char *text = util_read_file(path, &len, &e);
+    if (!text)
+        return 0;
+    JDoc d;
+    int yes = 0;
+    /* a quick look first: a graph of a million ops is not parsed twice */
+    if (strstr(text, "placeto-episode") && jdoc_parse(&d, path, text, len, &e) == 0) {
+        Err he = {{0}};
+        if (jdoc_check_header(&d, "placeto-episode", &he) == 0) {
+            yes = 1;
+            const char *names[2] = {"graph", "policy"};
+            char **out[2] = {graph, policy};
+            for (int k = 0; k < 2; k++) {
+                const cJSON *o = cJSON_GetObjectItemCaseSensitive(d.root, names[k]);
+                const cJSON *p = cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, "path") : NULL;
+                if (cJSON_IsString(p) && p->valuestring[0])
+                    *out[k] = resolve_saved(p->valuestring, path);
+            }
+        }
+        jdoc_done(&d);
+    }
+    free(text);
+    return yes;
+}
+
 static int load_text(const char *path, const char *text, size_t len, EpisodeFile *out, Err *e)
 {
     JDoc d;

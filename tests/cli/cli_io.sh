@@ -13,6 +13,8 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/cli/lib_cli.sh
 
 g=graphs/toy/crown.json
+absprog=$(cd "$(dirname "$prog")" && pwd)/$(basename "$prog")
+absg=$(pwd)/$g
 
 # ------------------------------------------------ a symlink is followed
 run place "$g" --method heft -o "$tmp/target.json"
@@ -142,11 +144,120 @@ run train "$g" --episodes 1 -o "$tmp/pol.json"
 run train "$g" --episodes 1 --resume "$tmp/pol.json" -o "$tmp/pol.json"
 expect_rc "train --resume p -o p (saved back)" 0 && pass
 
+# ------------------------------------------------ the files named inside an input, and derived ones
+# an episode names its graph and policy, train derives checkpoints from
+# --output and --resume (and -o's default), a directory GRAPH is its .json
+# files, --json prints on standard output: all are the command's files
+nm=$tmp/nm
+mkdir -p "$nm/fam"
+cp "$g" "$nm/g.json"
+cp "$g" "$nm/model.ckpt.json"
+cp "$g" "$nm/fam/a.json"
+cp "$g" "$nm/policy.json"
+cp graphs/clusters/cpu_gpu1.json "$nm/c.ckpt.json"
+run train "$nm/g.json" --episodes 1 -o "$nm/pol.json"
+expect_rc "a policy to name" 0 && pass
+run explore "$nm/g.json" --headless --keys 'space s' --save "$nm/e.json"
+expect_rc "an episode to name its graph" 0 && pass
+run explore "$nm/g.json" --policy "$nm/pol.json" --headless --keys 'space s' --save "$nm/ep.json"
+expect_rc "an episode to name its policy" 0 && pass
+for f in "$nm"/*.json "$nm/fam/a.json"; do cp "$f" "$f.orig"; done
+# refused NAME PATTERN ARGS...: a usage error whose message matches PATTERN, every input unchanged (then
+# restored, so that each check stands alone)
+refused() {
+    local name=$1 pat=$2 f bad=
+    shift 2
+    usage_error "$name" "$@"
+    grep -q -- "$pat" "$tmp/err" && pass || fail "$name: the message names both files" "$(flat "$tmp/err")"
+    for f in "$nm"/*.orig "$nm"/fam/*.orig; do
+        cmp -s "$f" "${f%.orig}" || { bad="$bad ${f%.orig}"; cp "$f" "${f%.orig}"; }
+    done
+    [ -z "$bad" ] && pass || fail "$name: the inputs unchanged" "changed:$bad"
+}
+epg="the graph $nm/g.json that episode $nm/e.json names"
+epp="the policy $nm/pol.json that episode $nm/ep.json names"
+refused "simulate EPISODE --trace its graph" "^placeto: simulate: --trace $nm/g.json would overwrite $epg" \
+    simulate "$nm/e.json" --trace "$nm/g.json"
+refused "simulate EPISODE --dot its policy" "--dot $nm/pol.json would overwrite $epp" \
+    simulate "$nm/ep.json" --dot "$nm/pol.json"
+refused "export EPISODE --dot its graph" "--dot $nm/g.json would overwrite $epg" export "$nm/e.json" --dot "$nm/g.json"
+refused "export --placement EPISODE --svg its policy" "--svg $nm/pol.json would overwrite $epp" \
+    export "$nm/g.json" --placement "$nm/ep.json" --svg "$nm/pol.json"
+refused "explore --resume EPISODE --slide its graph" "--slide $nm/g.json would overwrite $epg" \
+    explore --resume "$nm/e.json" --headless --slide "$nm/g.json"
+refused "explore --resume EPISODE --record its policy" "--record $nm/pol.json would overwrite $epp" \
+    explore --resume "$nm/ep.json" --headless --record "$nm/pol.json"
+refused "explore --resume EPISODE --dump its graph" "--dump $nm/g.json would overwrite $epg" \
+    explore --resume "$nm/e.json" --headless --dump "$nm/g.json"
+refused "explore --resume EPISODE --frames its graph" "--frames $nm/g.json would overwrite $epg" \
+    explore --resume "$nm/e.json" --headless --frames "$nm/g.json"
+refused "explore --resume EPISODE --save its graph" "--save $nm/g.json would overwrite $epg" \
+    explore --resume "$nm/e.json" --headless --keys 's' --save "$nm/g.json"
+refused "explore --replay EPISODE --dump its policy" "--dump $nm/pol.json would overwrite $epp" \
+    explore --replay "$nm/ep.json" --headless --dump "$nm/pol.json"
+refused "train X.ckpt.json -o X.json" "the checkpoint $nm/model.ckpt.json of --output $nm/model.json would overwrite the input GRAPH $nm/model.ckpt.json" \
+    train "$nm/model.ckpt.json" --episodes 1 -o "$nm/model.json"
+[ ! -e "$nm/model.json" ] && pass || fail "train X.ckpt.json -o X.json: no policy written" "$nm/model.json exists"
+refused "train -o p --curve p's checkpoint" "--curve $nm/p.ckpt.json and the checkpoint $nm/p.ckpt.json of --output $nm/p.json name one file" \
+    train "$nm/g.json" --episodes 1 -o "$nm/p.json" --curve "$nm/p.ckpt.json"
+[ ! -e "$nm/p.json" ] && [ ! -e "$nm/p.ckpt.json" ] && pass || fail "train --curve p.ckpt.json: nothing written" "$(ls "$nm" | tr "\n" " ")"
+refused "train --resume p --curve p's checkpoint" "--curve $nm/pol.ckpt.json would overwrite the checkpoint $nm/pol.ckpt.json of --resume $nm/pol.json" \
+    train "$nm/g.json" --episodes 1 --resume "$nm/pol.json" -o "$nm/p2.json" --curve "$nm/pol.ckpt.json"
+refused "train --resume p -o p's checkpoint" "--output $nm/pol.ckpt.json would overwrite the checkpoint $nm/pol.ckpt.json of --resume $nm/pol.json" \
+    train "$nm/g.json" --episodes 1 --resume "$nm/pol.json" -o "$nm/pol.ckpt.json"
+refused "train --cluster X.ckpt.json -o X.json" "the checkpoint $nm/c.ckpt.json of --output $nm/c.json would overwrite the input --cluster $nm/c.ckpt.json" \
+    train "$nm/g.json" --episodes 1 --cluster "$nm/c.ckpt.json" -o "$nm/c.json"
+refused "train DIR -o DIR/graph.json" "--output $nm/fam/a.json would overwrite a graph of the directory GRAPH $nm/fam" \
+    train "$nm/fam" --episodes 1 -o "$nm/fam/a.json"
+cmd="(cd $nm && placeto train policy.json --episodes 1)" # -o's default, policy.json, is the graph
+(cd "$nm" && timeout "$run_limit" $wrap "$absprog" train policy.json --episodes 1) > "$tmp/out" 2> "$tmp/err" < /dev/null
+rc=$?
+if expect_rc "train policy.json (the default -o)" 2; then
+    grep -q "the default --output policy.json would overwrite the input GRAPH policy.json" "$tmp/err" && cmp -s "$nm/policy.json" "$g" &&
+        pass || fail "train policy.json: refused, the graph kept" "$(flat "$tmp/err")"
+fi
+cp "$g" "$nm/policy.json"
+# train --json prints its progress lines on standard output while it runs: not with the policy or the curve there
+refused "train --json -o -" "^placeto: train: --json and --output - both use standard output" train "$nm/g.json" --episodes 1 --json -o -
+refused "train --json --curve -" "--json and --curve - both use standard output" train "$nm/g.json" --episodes 1 --json --curve - -o "$nm/p3.json"
+# the files a command picks itself: place --policy auto's bundled policy, the
+# graph explore opens without GRAPH, the policy explore and demo pick
+mkdir -p "$nm/data/policies"
+cp graphs/resnet18.json "$nm/data/"
+cp graphs/policies/lsearch.json graphs/policies/general_2.json "$nm/data/policies/"
+for f in "$nm/data/resnet18.json" "$nm/data/policies/"*.json; do cp "$f" "$f.orig"; done
+picked() { # NAME PATTERN ARGS...: refused with PLACETO_DATA=$nm/data, the bundled files unchanged
+    local name=$1 pat=$2 f bad=
+    shift 2
+    PLACETO_DATA=$nm/data usage_error "$name" "$@"
+    grep -q -- "$pat" "$tmp/err" && pass || fail "$name: the message names both files" "$(flat "$tmp/err")"
+    for f in "$nm/data/"*.orig "$nm/data/policies/"*.orig; do
+        cmp -s "$f" "${f%.orig}" || { bad="$bad ${f%.orig}"; cp "$f" "${f%.orig}"; }
+    done
+    [ -z "$bad" ] && pass || fail "$name: the bundled files unchanged" "changed:$bad"
+}
+picked "place --policy auto -o its policy" "--output $nm/data/policies/lsearch.json would overwrite the policy $nm/data/policies/lsearch.json that --policy auto picks" \
+    place "$g" --policy auto -o "$nm/data/policies/lsearch.json"
+picked "explore --dump its default graph" "--dump $nm/data/resnet18.json would overwrite the graph $nm/data/resnet18.json that explore opens without GRAPH" \
+    explore --headless --dump "$nm/data/resnet18.json"
+picked "explore --record its default policy" "--record $nm/data/policies/general_2.json would overwrite the policy $nm/data/policies/general_2.json that explore picks" \
+    explore "$g" --headless --record "$nm/data/policies/general_2.json"
+picked "demo --frames its default policy" "--frames $nm/data/policies/general_2.json would overwrite the policy $nm/data/policies/general_2.json that demo picks" \
+    demo "$g" --headless --frames "$nm/data/policies/general_2.json"
+# what stays allowed: an episode's own files read, outputs elsewhere; a policy saved back with its checkpoint
+run simulate "$nm/ep.json" --trace "$nm/t.json" --dot /dev/null --svg /dev/null
+expect_rc "simulate EPISODE --trace elsewhere" 0 && pass
+run explore --resume "$nm/ep.json" --headless --keys 'space s' --save "$nm/ep.json" --dump "$nm/screen.txt"
+expect_rc "explore --resume e --save e --dump elsewhere" 0 && pass
+run train "$nm/g.json" --episodes 1 --resume "$nm/pol.json" --curve "$nm/curve.csv"
+expect_rc "train --resume p (saved back, its checkpoint too)" 0 && pass
+run train "$nm/g.json" --episodes 1 --json -o "$nm/p4.json"
+expect_rc "train --json -o FILE" 0 && pycheck "train --json -o FILE: JSON lines" \
+    'import json, sys; [json.loads(l) for l in open(sys.argv[1])]' "$tmp/out"
+
 # ------------------------------------------------ train into what is not a regular file
 # the policy goes there once, at the end, and no checkpoint is derived from
 # the name: none beside a device or a link to one, none named after "-"
-absprog=$(cd "$(dirname "$prog")" && pwd)/$(basename "$prog")
-absg=$(pwd)/$g
 one_policy() { # NAME FILE: FILE holds exactly one policy document
     if "$py" -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["format"] == "placeto-policy"' "$2" \
         2> /dev/null; then pass; else fail "$1" "not one policy document: $(head -c 200 "$2")"; fi

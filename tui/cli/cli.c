@@ -4,6 +4,8 @@
 
 #include "agent.h"
 #include "data.h"
+#include "episode.h"
+#include "policy_file.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -89,9 +91,7 @@ static int is_number(const char *s)
 }
 
 /* The options that name a file the command writes, and those that name a
- * file it reads (besides the positional arguments, all read). --resume may
- * share its file with --output or --save: a training or an episode is saved
- * back to where it came from. */
+ * file it reads (besides the positional arguments, all read). */
 static const char *const output_opts[] = {"output", "save", "dot", "trace", "svg", "png", "curve", "record",
                                           "dump", "frames", "graph-json", "slide"};
 static const char *const input_opts[] = {"placement", "cluster", "policy", "replay", "resume"};
@@ -104,61 +104,195 @@ static int in_list(const char *name, const char *const *list, size_t n)
     return 0;
 }
 
+/* One file a command reads or writes: given on the command line, named
+ * inside an input (an episode's graph and policy), or derived (train's
+ * checkpoints, its default policy file, --json's lines on standard output). */
+enum { R_OPT, R_GRAPH, R_JSON, R_DEFAULT_OUT, R_CKPT, R_EP_GRAPH, R_EP_POLICY, R_PICKED };
+typedef struct Role {
+    const char *path;
+    int out;    /* written (else read) */
+    int kind;   /* R_*: how role_label names it */
+    const char *opt; /* R_OPT: the option; R_PICKED: what the file is (cli_check_picked) */
+    int owner;  /* R_CKPT, R_EP_*: the entry whose file it derives from or that names it */
+    int back;   /* 1: --resume and --output or --save; 2: their checkpoints: an input and an output of one
+                   back may be one file (a training or an episode saved back to where it came from) */
+    char *own;  /* path, when allocated here */
+} Role;
+
+static void role_label(const Role *r, int i, char *buf, size_t n)
+{
+    char owner[PATH_MAX + 128] = "";
+    const Role *x = &r[i];
+    if (x->kind == R_CKPT || x->kind == R_EP_GRAPH || x->kind == R_EP_POLICY)
+        role_label(r, x->owner, owner, sizeof owner);
+    switch (x->kind) {
+    case R_OPT: snprintf(buf, n, "--%s %s", x->opt, x->path); break;
+    case R_GRAPH: snprintf(buf, n, "GRAPH %s", x->path); break;
+    case R_JSON: snprintf(buf, n, "--json"); break;
+    case R_DEFAULT_OUT: snprintf(buf, n, "the default --output %s", x->path); break;
+    case R_CKPT: snprintf(buf, n, "the checkpoint %s of %s", x->path, owner); break;
+    case R_PICKED: snprintf(buf, n, "%s", x->opt); break;
+    default: /* the path of an episode given as GRAPH or with an option */
+        snprintf(buf, n, "the %s %s that episode %s names", x->kind == R_EP_GRAPH ? "graph" : "policy", x->path,
+                 r[x->owner].path);
+    }
+}
+
+/* The inputs that may hold an explorer's episode file, whose graph and
+ * policy are then inputs too: simulate's and export's GRAPH and
+ * --placement, explore's --resume and --replay (opt NULL: GRAPH). */
+static int may_be_episode(const CliCmd *cmd, const char *opt)
+{
+    if (cmd == &cmd_simulate || cmd == &cmd_export)
+        return !opt || strcmp(opt, "placement") == 0;
+    return cmd == &cmd_explore && opt && (strcmp(opt, "resume") == 0 || strcmp(opt, "replay") == 0);
+}
+
+/* Whether writing out replaces a graph of the directory dir, which train
+ * reads whole (its .json files). */
+static int in_graph_dir(const char *out, const char *dir)
+{
+    struct stat st;
+    size_t len = strlen(out);
+    if (strcmp(out, "-") == 0 || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || len < 6 ||
+        strcmp(out + len - 5, ".json") != 0 || stat(out, &st) != 0)
+        return 0;
+    char parent[PATH_MAX];
+    const char *slash = strrchr(out, '/');
+    snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash - out) + 1 : 1, slash ? out : ".");
+    return util_same_file(parent, dir);
+}
+
+static int add_role(Role *r, int *m, int max, const char *path, int out, int kind, int owner, int back)
+{
+    if (*m >= max)
+        util_die("one path, one role: more than %d files", max);
+    r[*m] = (Role){path, out, kind, NULL, owner, back, NULL};
+    return (*m)++;
+}
+
+/* The files named inside the inputs and derived from the options: an
+ * episode's graph and policy; train's policy file (the default of
+ * --output), the checkpoints beside it and beside --resume's, and --json's
+ * lines on standard output. */
+static void add_named_roles(const CliCmd *cmd, const CliArgs *a, Role *r, int *m, int max)
+{
+    int given = *m;
+    for (int i = 0; i < given; i++) {
+        char *graph, *policy;
+        if (r[i].out || !may_be_episode(cmd, r[i].opt) || !episode_named_files(r[i].path, &graph, &policy))
+            continue;
+        if (graph)
+            r[add_role(r, m, max, graph, 0, R_EP_GRAPH, i, 0)].own = graph;
+        if (policy)
+            r[add_role(r, m, max, policy, 0, R_EP_POLICY, i, 0)].own = policy;
+    }
+    if (cmd != &cmd_train)
+        return;
+    int out = -1, resume = -1;
+    for (int i = 0; i < given; i++)
+        if (r[i].kind == R_OPT && strcmp(r[i].opt, "output") == 0)
+            out = i;
+        else if (r[i].kind == R_OPT && strcmp(r[i].opt, "resume") == 0)
+            resume = i;
+    if (out < 0)
+        out = add_role(r, m, max, resume >= 0 ? r[resume].path : "policy.json", 1, R_DEFAULT_OUT, 0, 1);
+    const int ends[2] = {out, resume};
+    for (int k = 0; k < 2; k++)
+        if (ends[k] >= 0 && policy_file_keeps_checkpoint(r[ends[k]].path)) {
+            char ck[PATH_MAX + 16];
+            policy_file_checkpoint_path(ck, sizeof ck, r[ends[k]].path);
+            char *own = xstrdup(ck);
+            r[add_role(r, m, max, own, k == 0, R_CKPT, ends[k], 2)].own = own;
+        }
+    if (cli_get(cmd, a, "json"))
+        add_role(r, m, max, "-", 1, R_JSON, 0, 0);
+}
+
+/* The usage error for files i and j (i < j) when they may not be one file. */
+static int refuse_pair(const CliCmd *cmd, const Role *r, int i, int j)
+{
+    const Role *x = &r[i], *y = &r[j];
+    int dir = cmd != &cmd_train            ? -1
+              : !x->out && x->kind == R_GRAPH ? (y->out ? i : -1)
+              : !y->out && y->kind == R_GRAPH && x->out ? j : -1;
+    if (dir >= 0 && in_graph_dir(r[i + j - dir].path, r[dir].path)) {
+        char lo[PATH_MAX + 128];
+        role_label(r, i + j - dir, lo, sizeof lo);
+        return cli_usage_error(cmd, "%s would overwrite a graph of the directory GRAPH %s (train reads its .json "
+                               "files)", lo, r[dir].path);
+    }
+    if (x->out + y->out == 0 && !(strcmp(x->path, "-") == 0 && strcmp(y->path, "-") == 0))
+        return 0; /* a file may be read twice; standard input cannot */
+    if (x->back && x->back == y->back && x->out != y->out)
+        return 0;
+    if (!util_same_file(x->path, y->path) || (strcmp(x->path, "-") == 0 && x->out != y->out))
+        return 0; /* standard input and standard output are two streams */
+    char a1[2 * PATH_MAX + 256], a2[2 * PATH_MAX + 256];
+    role_label(r, i, a1, sizeof a1);
+    role_label(r, j, a2, sizeof a2);
+    if (x->kind == R_JSON || y->kind == R_JSON) { /* train's progress lines, printed while it runs */
+        const Role *o = x->kind == R_JSON ? y : x;
+        return cli_usage_error(cmd, "--json and %s both use standard output (the progress lines and the file): "
+                               "give --%s a file, or leave out --json", o == x ? a1 : a2,
+                               o->kind == R_OPT ? o->opt : "output");
+    }
+    if (strcmp(x->path, "-") == 0)
+        return cli_usage_error(cmd, "%s and %s both use standard %s: give one of them a file", a1, a2,
+                               x->out ? "output" : "input");
+    if (x->out && y->out)
+        return cli_usage_error(cmd, "%s and %s name one file: each output needs its own", a1, a2);
+    const Role *in = x->out ? y : x;
+    return cli_usage_error(cmd, in->kind == R_OPT || in->kind == R_GRAPH ? "%s would overwrite the input %s (one file)"
+                                                                         : "%s would overwrite %s",
+                           x->out ? a1 : a2, x->out ? a2 : a1);
+}
+
 /* One path, one role: a usage error, before anything is written, when two
  * outputs, or an output and an input, name one file (--resume with --output
- * or --save excepted), or when standard input is read twice. */
-static int refuse_overwrite(const CliCmd *cmd, const CliArgs *a)
+ * or --save excepted, and their checkpoints), or when standard input is read
+ * twice; the files named inside the inputs and derived from the options
+ * (add_named_roles) count as the command's. */
+static int refuse_overwrite(const CliCmd *cmd, const CliArgs *a, const char *const *picked, const char *const *what,
+                            int n_picked)
 {
-    enum { MAXF = CLI_MAX_OPTS + 256 };
-    const char *path[MAXF], *name[MAXF];
-    int role[MAXF], m = 0; /* role: 1 input, 2 output */
-    int n = opt_count(cmd);
+    enum { MAXF = CLI_MAX_OPTS + 256 + 32 };
+    Role r[MAXF];
+    int m = 0, n = opt_count(cmd), outs = 0;
     for (int k = 0; k < n; k++) {
         if (!a->values[k] || !cmd->opts[k].arg)
             continue;
-        int out = in_list(cmd->opts[k].name, output_opts, sizeof output_opts / sizeof *output_opts);
-        int in = in_list(cmd->opts[k].name, input_opts, sizeof input_opts / sizeof *input_opts);
+        const char *name = cmd->opts[k].name;
+        int out = in_list(name, output_opts, sizeof output_opts / sizeof *output_opts);
+        int in = in_list(name, input_opts, sizeof input_opts / sizeof *input_opts);
         if (!out && !in)
             continue;
-        if (!a->values[k][0]) {
-            cli_usage_error(cmd, "--%s: an empty file name (expected a file, or - for standard %s)",
-                            cmd->opts[k].name, out ? "output" : "input");
-            return 1;
-        }
-        path[m] = a->values[k];
-        name[m] = cmd->opts[k].name;
-        role[m++] = out ? 2 : 1;
+        if (!a->values[k][0])
+            return cli_usage_error(cmd, "--%s: an empty file name (expected a file, or - for standard %s)", name,
+                                   out ? "output" : "input");
+        int back = strcmp(name, "resume") == 0 || strcmp(name, "output") == 0 || strcmp(name, "save") == 0;
+        r[add_role(r, &m, MAXF, a->values[k], out, R_OPT, 0, back)].opt = name;
+        outs += out;
     }
-    for (int i = 0; i < a->n_pos; i++) {
-        path[m] = a->pos[i];
-        name[m] = NULL;
-        role[m++] = 1;
-    }
+    for (int i = 0; i < a->n_pos; i++)
+        add_role(r, &m, MAXF, a->pos[i], 0, R_GRAPH, 0, 0);
+    if (outs || cmd == &cmd_train) /* nothing written, nothing to look for */
+        add_named_roles(cmd, a, r, &m, MAXF);
+    for (int k = 0; k < n_picked; k++)
+        if (picked[k])
+            r[add_role(r, &m, MAXF, picked[k], 0, R_PICKED, 0, 0)].opt = what[k];
+    int rc = 0;
+    for (int i = 0; i < m && !rc; i++)
+        for (int j = i + 1; j < m && !rc; j++)
+            rc = refuse_pair(cmd, r, i, j);
     for (int i = 0; i < m; i++)
-        for (int j = i + 1; j < m; j++) {
-            if (role[i] == 1 && role[j] == 1 && !(strcmp(path[i], "-") == 0 && strcmp(path[j], "-") == 0))
-                continue; /* a file may be read twice; standard input cannot */
-            const char *x = name[i], *y = name[j];
-            if (x && y && (strcmp(x, "resume") == 0 || strcmp(y, "resume") == 0) &&
-                (strcmp(x, "output") == 0 || strcmp(y, "output") == 0 || strcmp(x, "save") == 0 ||
-                 strcmp(y, "save") == 0))
-                continue;
-            if (!util_same_file(path[i], path[j]) || (strcmp(path[i], "-") == 0 && role[i] != role[j]))
-                continue; /* standard input and standard output are two streams */
-            char a1[PATH_MAX + 64], a2[PATH_MAX + 64];
-            snprintf(a1, sizeof a1, x ? "--%s %s" : "%sGRAPH %s", x ? x : "", path[i]);
-            snprintf(a2, sizeof a2, y ? "--%s %s" : "%sGRAPH %s", y ? y : "", path[j]);
-            if (strcmp(path[i], "-") == 0)
-                cli_usage_error(cmd, "%s and %s both use standard %s: give one of them a file", a1, a2,
-                                role[i] == 2 ? "output" : "input");
-            else if (role[i] == 2 && role[j] == 2)
-                cli_usage_error(cmd, "%s and %s name one file: each output needs its own", a1, a2);
-            else
-                cli_usage_error(cmd, "%s would overwrite the input %s (one file)", role[i] == 2 ? a1 : a2,
-                                role[i] == 2 ? a2 : a1);
-            return 1;
-        }
-    return 0;
+        free(r[i].own);
+    return rc;
+}
+
+int cli_check_picked(const CliCmd *cmd, const CliArgs *a, const char *const *paths, const char *const *what, int n)
+{
+    return refuse_overwrite(cmd, a, paths, what, n) ? EXIT_USAGE : 0;
 }
 
 int cli_parse(const CliCmd *cmd, int argc, char **argv, CliArgs *a)
@@ -220,7 +354,7 @@ int cli_parse(const CliCmd *cmd, int argc, char **argv, CliArgs *a)
             a->values[k] = argv[++i];
         }
     }
-    if (refuse_overwrite(cmd, a))
+    if (refuse_overwrite(cmd, a, NULL, NULL, 0))
         return EXIT_USAGE;
     /* the cluster options are checked here so that their misuse is a usage error */
     const char *file = cli_get(cmd, a, "cluster"), *devs = cli_get(cmd, a, "devices");

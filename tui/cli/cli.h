@@ -52,6 +52,12 @@ int cli_parse_graph(const CliCmd *cmd, int argc, char **argv, CliArgs *a, void (
 /* The same for commands that take min to max GRAPHs (max 0: none). */
 int cli_parse_graphs(const CliCmd *cmd, int argc, char **argv, CliArgs *a, int min, int max,
                      void (*extra_help)(FILE *), int *stop);
+/* One path, one role (what cli_parse checks on the command line and in the
+ * files its inputs name) for the n inputs a command picks itself: paths[k]
+ * (NULL: none), described by what[k] ("the policy P that --policy auto
+ * picks"). A usage error, before anything is written, when an output of the
+ * command line names one: returns EXIT_USAGE after the message, else 0. */
+int cli_check_picked(const CliCmd *cmd, const CliArgs *a, const char *const *paths, const char *const *what, int n);
 const char *cli_get(const CliCmd *cmd, const CliArgs *a, const char *name);
 void cli_help(const CliCmd *cmd, FILE *f);
 int cli_usage_error(const CliCmd *cmd, const char *fmt, ...)

@@ -464,9 +464,27 @@ static int interactive(App **ap, const CliCmd *cmd, const CliArgs *args, const c
     return sig ? signal_report(a, sig, sig_dirty) : EXIT_OK;
 }
 
+/* One path, one role for the graph and the policy explore or demo opens
+ * unasked (no GRAPH, no --policy): no output of the command line replaces
+ * them. Returns 0 or EXIT_USAGE. */
+static int check_defaults(const CliCmd *cmd, const CliArgs *args, const AppOptions *o)
+{
+    if (o->resume_path || o->replay_path) /* the episode's files: checked by cli_parse */
+        return 0;
+    char g[4200], p[4200];
+    snprintf(g, sizeof g, "the graph %s that %s opens without GRAPH", o->graph_path, cmd->name);
+    snprintf(p, sizeof p, "the policy %s that %s picks without --policy", o->policy_path ? o->policy_path : "",
+             cmd->name);
+    const char *paths[2] = {args->n_pos ? NULL : o->graph_path, cli_get(cmd, args, "policy") ? NULL : o->policy_path};
+    const char *what[2] = {g, p};
+    return cli_check_picked(cmd, args, paths, what, 2);
+}
+
 /* Opens the App and runs it headless or on the terminal. */
 static int run_app(const CliCmd *cmd, const CliArgs *args, const AppOptions *o)
 {
+    if (check_defaults(cmd, args, o))
+        return EXIT_USAGE;
     const char *rc_path = cli_get(cmd, args, "record");
     int is_headless = cli_get(cmd, args, "headless") != NULL;
     double rc_step;

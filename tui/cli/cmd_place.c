@@ -273,6 +273,14 @@ static int run_place(int argc, char **argv)
     AgentStart start = AGENT_START_DEFAULT;
     const char *rival = NULL, *rival_start = NULL;
     int have = resolve_policy(&cmd_place, &a, &pb, 0, pbuf, sizeof pbuf, &policy, &start, rbuf, sizeof rbuf, &rival);
+    if (have == 1 && strcmp(cli_get(&cmd_place, &a, "policy"), "auto") == 0) { /* -o over a bundled policy it reads */
+        char w0[4200], w1[4200];
+        snprintf(w0, sizeof w0, "the policy %s that --policy auto picks", policy);
+        snprintf(w1, sizeof w1, "the policy %s that --policy auto weighs against it", rival ? rival : "");
+        const char *paths[2] = {policy, rival}, *what[2] = {w0, w1};
+        if (cli_check_picked(&cmd_place, &a, paths, what, 2))
+            have = -1;
+    }
     if (have < 0) {
         problem_free(&pb);
         return have == -1 ? EXIT_USAGE : EXIT_FAIL;

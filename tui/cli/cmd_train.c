@@ -28,7 +28,7 @@ static const CliOpt shared_opts[] = {
     CLI_PROBLEM_OPTS("1"),
     {"curve", 0, "CSV", "write the learning curve, one row per episode"},
     {"checkpoint-every", 0, "K", "write the policy every K episodes (default 50)"},
-    {"json", 0, NULL, "JSON lines on stdout: progress reports and a final summary"},
+    {"json", 0, NULL, "JSON lines on stdout: progress reports and a final summary (not with -o - or --curve -)"},
     {0},
 };
 static CliOpt train_opts[CLI_MAX_OPTS + 1];
