@@ -234,8 +234,10 @@ own "space s" --resume e.json --save new.json
 has "--resume E --save N: s saves to N" "saved new.json (step 2"
 kept "--resume E --save N keeps E, the graph and the policy" e.json g.json pol.json
 is_episode "--resume E --save N writes N" new.json
-own "space s" --resume e.json --save pol.json # e.json's policy
-has "s does not save over the policy in use" "saved pol-2.json (step 2, 2 history entries): pol.json is the policy in use and was not replaced"
+own "space s" --resume e.json --save pol.json # e.json's policy: refused before the explorer starts
+expect_rc "--save naming the policy the resumed episode names" 2 &&
+    { grep -q "^placeto: explore: --save pol.json would overwrite the policy pol.json that episode e.json names" "$tmp/err" &&
+        pass || fail "--save naming the episode's policy" "the message names neither"; }
 kept "--resume E --save P keeps P, E's policy" pol.json e.json
 # --save /dev/null, a FIFO, -: the autosave, the exports and the trained policy after the graph, here
 fresh_own
