@@ -5,7 +5,8 @@
  * search) and every policy file of the baselines table's learned rows
  * (app_add_learned), each beside its untrained control, and the local
  * searches anneal and ils, run by the race (race.h) one slice of
- * simulations each per tick and drawn as a chart of the best runtime
+ * simulations each per tick (on a terminal, as many as a frame's 20 ms
+ * fit: app_race_tick) and drawn as a chart of the best runtime
  * against the placements simulated on a logarithmic axis, one line, glyph
  * and colour per method; a policy left out is named below it with why.
  * The legend scrolls (j/k, Down/Up) when it cannot list every lane, its
