@@ -394,7 +394,7 @@ static void bench_explorer(const char *graph, const char *policy, int n_devices)
     int frames = 0;
     double t0 = util_now();
     while (!episode_done(a->data.ep) && frames < 100) {
-        ctl_tick(a, util_now());
+        ctl_tick(a, util_now(), 0);
         app_draw(a, g, NULL);
         frames++;
     }

@@ -2,20 +2,25 @@
  * (race.h). */
 #include "race.h"
 
+#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* A lane's thread and the turnstile between it and race_step. */
+/* A lane's thread and the turnstile between it and race_run: the lane
+ * waits on its own go, race_run on the race's cond, so that a hand-over
+ * wakes the one thread it is for (not every held lane). */
 typedef struct Runner {
     Race *race;
     RaceLane *lane;
     Problem pb;          /* the race's problem with the lane's own simulator */
     pthread_t thread;
+    pthread_cond_t go;   /* the lane may go on (initialised with the thread) */
     int started;
     int64_t granted;     /* simulations the lane may have made (INT64_MAX: run freely) */
+    double until;        /* and the time (util_now) it may run until (0: none) */
     int waiting;         /* the lane is held (it has used its grant) */
 } Runner;
 
@@ -27,8 +32,9 @@ struct Race {
     RaceLane *lanes;
     Runner *run;
     int n, cap;
+    int next;            /* the lane race_run starts at (one a run with a time left out) */
     pthread_mutex_t lock;
-    pthread_cond_t cond;
+    pthread_cond_t cond; /* a lane is held or finished */
 };
 
 Race *race_new(const Problem *p, uint64_t seed, int64_t budget, int budget_agents)
@@ -78,7 +84,8 @@ void race_add_policy(Race *r, const AgentPolicy *ap, int control)
 }
 
 /* The observer on a lane's thread: records the best score, then holds the
- * lane while it has used its grant. */
+ * lane while it has used its grant: its simulations, or its time (the rest
+ * of its simulations are granted again by the next race_run). */
 static void observe(void *ud, double makespan_us, const SimResult *res)
 {
     Runner *ru = ud;
@@ -93,10 +100,12 @@ static void observe(void *ud, double makespan_us, const SimResult *res)
     double prev = l->n > 0 ? l->best[l->n - 1] : INFINITY;
     l->best[l->n] = score < prev ? score : prev;
     l->n++;
+    if (l->n < ru->granted && ru->until > 0 && util_now() >= ru->until)
+        ru->granted = l->n;
     while (l->n >= ru->granted) {
         ru->waiting = 1;
-        pthread_cond_broadcast(&r->cond);
-        pthread_cond_wait(&r->cond, &r->lock);
+        pthread_cond_signal(&r->cond);
+        pthread_cond_wait(&ru->go, &r->lock);
     }
     ru->waiting = 0;
     pthread_mutex_unlock(&r->lock);
@@ -136,7 +145,7 @@ static void *lane_main(void *arg)
         snprintf(l->err, sizeof l->err, "%.250s", e.msg[0] ? e.msg : "failed");
     }
     l->done = 1;
-    pthread_cond_broadcast(&r->cond);
+    pthread_cond_signal(&r->cond);
     pthread_mutex_unlock(&r->lock);
     return NULL;
 }
@@ -152,9 +161,11 @@ static int start(Race *r, int i)
     pthread_attr_t at;
     pthread_attr_init(&at);
     pthread_attr_setstacksize(&at, (size_t)16 << 20); /* room for the agents' forward passes */
+    pthread_cond_init(&ru->go, NULL);
     int rc = pthread_create(&ru->thread, &at, lane_main, ru);
     pthread_attr_destroy(&at);
     if (rc != 0) {
+        pthread_cond_destroy(&ru->go);
         sim_free(ru->pb.sim);
         ru->pb.sim = NULL;
         RaceLane *l = &r->lanes[i];
@@ -166,31 +177,50 @@ static int start(Race *r, int i)
     return 0;
 }
 
-int race_step(Race *r, int64_t slice)
+/* 1 when lane i is unfinished and short of upto simulations (r->lock held). */
+static int short_of(const Race *r, int i, int64_t upto)
 {
-    if (slice < 1)
-        slice = 1;
-    for (int i = 0; i < r->n; i++) {
+    return !r->lanes[i].done && r->lanes[i].n < upto;
+}
+
+int race_run(Race *r, int64_t upto, double until)
+{
+    int ran = 0;
+    for (int k = 0; k < r->n; k++) {
+        int i = (r->next + k) % r->n;
         Runner *ru = &r->run[i];
         RaceLane *l = &r->lanes[i];
         pthread_mutex_lock(&r->lock);
-        int done = l->done;
+        int due = short_of(r, i, upto), left = 0;
+        for (int j = k; j < r->n; j++)
+            left += short_of(r, (r->next + j) % r->n, upto);
+        double now = until > 0 ? util_now() : 0;
+        if (due && ran && until > 0 && now >= until) { /* the time is up: this lane first next time */
+            pthread_mutex_unlock(&r->lock);
+            r->next = i;
+            break;
+        }
+        if (due) {
+            ru->granted = upto;
+            ru->until = until > 0 ? now + (until - now) / left : 0; /* its share of the time left */
+            ru->waiting = 0;
+        }
         pthread_mutex_unlock(&r->lock);
-        if (done)
+        if (!due || (!ru->started && start(r, i) != 0))
             continue;
         pthread_mutex_lock(&r->lock);
-        ru->granted = l->n + slice;
-        ru->waiting = 0;
-        pthread_mutex_unlock(&r->lock);
-        if (!ru->started && start(r, i) != 0)
-            continue;
-        pthread_mutex_lock(&r->lock);
-        pthread_cond_broadcast(&r->cond);
+        pthread_cond_signal(&ru->go);
         while (!l->done && !(ru->waiting && l->n >= ru->granted))
             pthread_cond_wait(&r->cond, &r->lock);
         pthread_mutex_unlock(&r->lock);
+        ran = 1;
     }
-    return !race_done(r);
+    int behind = 0;
+    pthread_mutex_lock(&r->lock);
+    for (int i = 0; i < r->n; i++)
+        behind += short_of(r, i, upto);
+    pthread_mutex_unlock(&r->lock);
+    return behind;
 }
 
 int race_lanes(const Race *r) { return r->n; }
@@ -214,57 +244,74 @@ int64_t race_max_n(const Race *r)
     return m;
 }
 
+/* The first k in [0, n) with best[k] < v (best does not rise), else n. */
+static int64_t first_below(const double *best, int64_t n, double v)
+{
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (best[mid] < v)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
 void race_range(const Race *r, double *lo, double *hi)
 {
     *lo = *hi = 0;
     int any = 0;
-    for (int i = 0; i < r->n; i++) {
+    for (int i = 0; i < r->n; i++) { /* a lane's best never rises: its finite values are one run, found in log n */
         const RaceLane *l = &r->lanes[i];
-        for (int64_t k = 0; k < l->n; k++) {
-            double v = l->best[k];
-            if (!isfinite(v))
-                continue;
-            if (!any || v < *lo)
-                *lo = v;
-            if (!any || v > *hi)
-                *hi = v;
-            any = 1;
-        }
+        int64_t a = first_below(l->best, l->n, INFINITY), b = first_below(l->best, l->n, -DBL_MAX);
+        if (a >= b)
+            continue;
+        if (!any || l->best[b - 1] < *lo)
+            *lo = l->best[b - 1];
+        if (!any || l->best[a] > *hi)
+            *hi = l->best[a];
+        any = 1;
     }
 }
 
 /* Races freed with lanes still held: kept, so that those lanes can wait
  * on (their lock, their counts) until the process ends, and reachable. */
-enum { RACE_ABANDONED_MAX = 16 };
-static Race *abandoned[RACE_ABANDONED_MAX];
-static int n_abandoned;
+static Race **abandoned;
+static int n_abandoned, cap_abandoned;
 
 void race_free(Race *r)
 {
     if (!r)
         return;
-    int held = 0;
-    for (int i = 0; i < r->n; i++)
-        held += r->run[i].started && !r->lanes[i].done;
-    if (held && n_abandoned < RACE_ABANDONED_MAX) { /* quitting mid-race does not wait for the lanes */
+    int held = 0; /* every lane is held or finished between race_run calls */
+    for (int i = 0; i < r->n; i++) {
+        Runner *ru = &r->run[i];
+        RaceLane *l = &r->lanes[i];
+        if (ru->started && !l->done) {
+            held++;
+            continue;
+        }
+        if (ru->started) { /* finished: its thread ends */
+            pthread_join(ru->thread, NULL);
+            pthread_cond_destroy(&ru->go);
+            sim_free(ru->pb.sim);
+            ru->started = 0;
+        }
+        if (l->done && !l->failed)
+            place_run_free(&l->row);
+    }
+    for (int i = 0; i < r->n; i++) { /* a held lane never reads its curve again */
+        free(r->lanes[i].best);
+        r->lanes[i].best = NULL;
+    }
+    if (held) { /* quitting mid-race does not wait for the lanes, whatever their budget */
+        if (n_abandoned == cap_abandoned) {
+            cap_abandoned = cap_abandoned ? 2 * cap_abandoned : 16;
+            abandoned = XRENEW(abandoned, cap_abandoned);
+        }
         abandoned[n_abandoned++] = r;
         return;
-    }
-    for (int i = 0; i < r->n; i++) { /* else a lane still running finishes freely (its budget bounds it) */
-        Runner *ru = &r->run[i];
-        if (!ru->started)
-            continue;
-        pthread_mutex_lock(&r->lock);
-        ru->granted = INT64_MAX;
-        pthread_cond_broadcast(&r->cond);
-        pthread_mutex_unlock(&r->lock);
-        pthread_join(ru->thread, NULL);
-        sim_free(ru->pb.sim);
-    }
-    for (int i = 0; i < r->n; i++) {
-        free(r->lanes[i].best);
-        if (r->lanes[i].done && !r->lanes[i].failed)
-            place_run_free(&r->lanes[i].row);
     }
     free(r->lanes);
     free(r->run);

@@ -5,10 +5,12 @@
  * untrained control (agent_place_untrained). A lane runs on its own thread
  * with its own simulator, and a simulation observer (sim_observe) records
  * the best score after every placement it simulates and holds the lane
- * when it has used the simulations granted to it; race_step grants every
- * lane in turn a slice and waits for it, so exactly one lane computes at a
- * time and what a race shows after each step depends on its inputs alone
- * (same seed, same frames). The final rows are compare's.
+ * when it has used the simulations granted to it (or its share of the
+ * time); race_run grants every lane in turn its simulations up to a count
+ * and waits for it, so exactly one lane computes at a time, each lane's
+ * placements are its method's whatever the slices it ran in, and what a
+ * race shows after each run to a count depends on its inputs alone (same
+ * seed, same frames). The final rows are compare's.
  * Implemented in race.c. */
 #ifndef PLACETO_RACE_H
 #define PLACETO_RACE_H
@@ -53,9 +55,19 @@ void race_add_search(Race *r, const PlaceMethod *m);
 /* The zero-shot row of the loaded policy (from its own start), and with
  * control its untrained control too. */
 void race_add_policy(Race *r, const AgentPolicy *ap, int control);
-/* Every unfinished lane in turn simulates up to slice more placements (or
- * finishes). Returns 1 while some lane is unfinished, else 0. */
-int race_step(Race *r, int64_t slice);
+/* Every unfinished lane in turn simulates until it has made upto
+ * simulations (or finishes). With until > 0 (a time, util_now's) each lane
+ * also stops once its share of the time left has passed (the time left
+ * over the lanes still to run, itself included), after the simulation it
+ * is making, and once the time is up the lanes not reached wait for the
+ * next call, which starts with them; such lanes are short of upto, and
+ * the next call goes on from where they are. The first lane a call runs
+ * makes one simulation at least, so calls with a time make progress.
+ * Between two simulations a lane does its method's other work, bounded by
+ * the graph's size (a heuristic's placement, a network's forward pass),
+ * never by the budget. Returns how many lanes are unfinished and short of
+ * upto (0: every lane reached it or finished). */
+int race_run(Race *r, int64_t upto, double until);
 int race_lanes(const Race *r);
 const RaceLane *race_lane(const Race *r, int i);
 /* 1 when every lane has finished. */
@@ -65,10 +77,9 @@ int race_done(const Race *r);
 int64_t race_max_n(const Race *r);
 void race_range(const Race *r, double *lo, double *hi);
 /* Frees the race. Lanes still running are left held, never to run again
- * (their thread waits until the process ends; the race stays allocated
- * for them), so that leaving mid-race is immediate; after
- * RACE_ABANDONED_MAX such races the lanes finish freely (their budget
- * bounds them) and everything is freed. */
+ * (their thread waits until the process ends; the race's lock and counts
+ * stay allocated for them, their curves are freed), so that leaving
+ * mid-race is immediate whatever the budget, however many times. */
 void race_free(Race *r);
 
 #endif

@@ -6,7 +6,13 @@
 # policy file of the baselines table's learned rows (the tour's table) or
 # a line saying why it is not raced; at 80x24 the legend's cut lanes and
 # the baselines table's cut rows marked with the key that scrolls to them,
-# and that key showing them.
+# and that key showing them. On a terminal (tmux), at the largest budget
+# (2^30 placements: hours of work) on the toy crown and on resnet18: the
+# race advances, and space, r, Esc, R, q, Ctrl-C, SIGTERM, SIGHUP and the
+# terminal closed are each answered within 2 s (a frame's 20 ms is the aim:
+# the margin is for a loaded machine; each time is printed); and a race run
+# to its end on a terminal, in slices cut by the time, ends on the screen
+# a headless run (slices counted) ends on.
 # Prints "race: N passed, M failed" (tests/run.sh reads a word of letters).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -199,6 +205,103 @@ else
 fi
 explore "b j j j j j j j j j j j j j j j j j j" --size 80x16
 has "explore's baselines at 80x16: j/Down shows the last row" "round-robin" " rows above: k/Up "
+
+# ---- on a terminal: at the largest budget every key and signal answered ----
+# shellcheck source=tests/cli/lib_tmux.sh
+. tests/cli/lib_tmux.sh
+case "$wrap" in *valgrind*) tmux_ok=0 ;; esac # the times are a native build's (an ASan build keeps them)
+if [ "$tmux_ok" -eq 0 ]; then
+    echo "race: the terminal checks skipped (no tmux, or valgrind)"
+    echo "race: $passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+    exit
+fi
+big=1073741824
+# now_us: the time in microseconds
+now_us() { echo "${EPOCHREALTIME/[.,]/}"; }
+# within NAME SECONDS CMD...: CMD succeeds within SECONDS from now (tried every 10 ms); the time it took is printed
+within() {
+    local name=$1 limit=$2 t0 t
+    shift 2
+    t0=$(now_us)
+    cmd="tmux: $name"
+    rc=0
+    while t=$(($(now_us) - t0)) && [ "$t" -le $((limit * 1000000)) ]; do
+        if "$@"; then
+            echo "race: $name: $((($(now_us) - t0) / 1000)) ms"
+            pass
+            return 0
+        fi
+        sleep 0.01
+    done
+    screen > "$tmp/out"
+    : > "$tmp/err"
+    fail "$name" "not within $limit s"
+    return 1
+}
+shows() { screen | grep -qE -- "$1"; }
+lacks() { ! screen | grep -qE -- "$1"; }
+gone() { ! alive "$1"; }
+# ran LANE: how many simulations the screen says LANE made ("best 4.1 ms after 1234 simulations")
+ran() { screen | sed -nE "s/^. +. $1 +best .* after ([0-9]+) simulations.*/\1/p" | head -n 1; }
+# race_big GRAPH: the explorer racing on GRAPH at the largest budget (its pid in $pid), its
+# race shown (else 1) and, checked, running; an explorer left from before (one that
+# answered nothing) is killed first
+race_big() {
+    local p name
+    name=$(basename "$1" .json)
+    for p in $e2e_pids; do alive "$p" && kill -9 "$p" 2> /dev/null; done
+    start "$1" --race --budget $big
+    wait_for "Race on" 60 || { within "$name: the race shows" 0 false; return 1; }
+    explorer_pid
+    within "$name: the race runs" 10 shows "ils +best .* after [0-9]+ simulations"
+    return 0
+}
+for graph in toy/crown resnet18; do
+    gb=$(basename "$graph")
+    race_big "$(pwd)/graphs/$graph.json" || continue
+    a=$(ran anneal)
+    sleep 1
+    b=$(ran anneal)
+    if [ -n "$a" ] && [ -n "$b" ] && [ "$b" -gt "$a" ]; then pass; else
+        cmd="tmux: $gb"; rc=0; screen > "$tmp/out"; : > "$tmp/err"
+        fail "$gb: the race advances" "anneal after '$a', then '$b' simulations"
+    fi
+    tm send-keys -t e2e Space
+    within "$gb: space pauses the race" 2 shows "Race on .*\(paused\)"
+    tm send-keys -t e2e r
+    within "$gb: r runs it again" 2 lacks "\(paused\)"
+    tm send-keys -t e2e Escape
+    within "$gb: Esc closes it" 2 lacks "Race on"
+    tm send-keys -t e2e R
+    within "$gb: R shows it again" 2 shows "Race on"
+    tm send-keys -t e2e q
+    within "$gb: q closes it" 2 lacks "Race on"
+    tm send-keys -t e2e q
+    within "$gb: q then quits" 2 gone "$pid"
+    race_big "$(pwd)/graphs/$graph.json" || continue
+    tm send-keys -t e2e C-c
+    within "$gb: Ctrl-C ends it" 2 gone "$pid"
+    for sig in TERM HUP; do
+        race_big "$(pwd)/graphs/$graph.json" || continue
+        kill -"$sig" "$pid"
+        within "$gb: SIG$sig ends it" 2 gone "$pid"
+    done
+    race_big "$(pwd)/graphs/$graph.json" || continue
+    tm kill-session -t e2e
+    within "$gb: the terminal closed ends it" 2 gone "$pid"
+done
+
+# ---- a race run to its end on a terminal ends on the headless run's screen ----
+# (16 lanes, the learned placers among them: a lane's placements are its own whatever its slices)
+race end 100x30 '' --ascii --no-color
+start "$(pwd)/$g" --policy "$policy" --race --ascii --no-color
+check "on a terminal: the race runs to its end" "(finished)" 120
+screen > "$tmp/end_terminal"
+if diff "$tmp/end" "$tmp/end_terminal" > "$tmp/diff"; then pass; else
+    cmd="tmux: explore $g --race"; rc=0; cp "$tmp/diff" "$tmp/out"; : > "$tmp/err"
+    fail "a race on a terminal ends on the headless race's screen" "$(head -c 400 "$tmp/diff")"
+fi
 
 echo "race: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

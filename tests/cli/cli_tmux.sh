@@ -10,44 +10,14 @@ cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/cli/lib_cli.sh
 . tests/cli/lib_cli.sh
 
-if ! command -v tmux > /dev/null; then
+# shellcheck source=tests/cli/lib_tmux.sh
+. tests/cli/lib_tmux.sh
+if [ "$tmux_ok" -eq 0 ]; then
     echo "tmux: not installed, end-to-end test skipped"
     echo "tmux: 0 passed, 0 failed"
     exit 0
 fi
-sock="placeto-e2e-$$"
-absprog=$(cd "$(dirname "$prog")" && pwd)/$(basename "$prog")
 g=$(pwd)/graphs/toy/crown.json
-tm() { tmux -L "$sock" "$@"; }
-cleanup() { tm kill-server 2> /dev/null; rm -rf "$tmp"; }
-trap cleanup EXIT
-
-# screen: the visible pane as text
-screen() { tm capture-pane -p -t e2e; }
-# wait_for TEXT [SECONDS]: until the screen shows TEXT
-wait_for() {
-    local i
-    for ((i = 0; i < ${2:-10} * 10; i++)); do
-        if screen | grep -qF -- "$1"; then return 0; fi
-        sleep 0.1
-    done
-    return 1
-}
-# check NAME TEXT: the screen shows TEXT soon
-check() {
-    cmd="tmux screen of: $1"
-    rc=0
-    if wait_for "$2" "${3:-10}"; then pass; else screen > "$tmp/out"; : > "$tmp/err"; fail "$1" "the screen never showed '$2'"; fi
-}
-# a session that lives as long as the test, so that killing the explorer's
-# session never stops the server while the next one is being created
-tm new-session -d -s keep "sleep 600"
-start() { # ARGS...: the explorer in a fresh 100x30 session, in $tmp
-    tm kill-session -t e2e 2> /dev/null
-    # shellcheck disable=SC2086  # PLACETO_WRAP is a command line to split
-    tm new-session -d -s e2e -x 100 -y 30 -c "$tmp" \
-        "env TERM=xterm-256color LANG=C.UTF-8 $wrap $absprog explore $* ; echo EXITED \$?; sleep 30"
-}
 
 start "$g" --devices 2
 check "opens" "toy_crown on 2x K80"
@@ -83,7 +53,7 @@ check "resume" "resumed crown.episode.json: step 2 of 18"
 tm send-keys -t e2e Space
 check "step after resume" "step 3/18"
 # a SIGTERM autosaves (there is an unsaved step) and restores the terminal
-pid=$(pgrep -P "$(tm display -p -t e2e '#{pane_pid}')" | head -n 1)
+explorer_pid
 if [ -n "$pid" ]; then kill -TERM "$pid"; fi
 check "SIGTERM" "EXITED 143"
 check "SIGTERM says where it saved" "autosaved to crown.episode.json.autosave"
@@ -112,7 +82,7 @@ for sig in INT HUP SEGV USR1 ALRM; do
     check "start for SIG$sig" "toy_crown on 2x K80"
     tm send-keys -t e2e Space
     check "step before SIG$sig" "step 1/18"
-    pid=$(pgrep -P "$(tm display -p -t e2e '#{pane_pid}')" | head -n 1)
+    explorer_pid
     if [ -n "$pid" ]; then kill -"$sig" "$pid"; fi
     # SIGUSR1 and SIGALRM go on to their default action: killed by the signal (128 + its number); SIGINT
     # and SIGHUP autosave and exit with that status too

@@ -176,16 +176,22 @@ TEST(sim_observer_sees_every_simulation)
     problem_free(&p);
 }
 
-/* A race of anneal and ils with a slice: its final rows and curves. */
-static void race_once(const Problem *p, int64_t slice, double rt[2], double **curve, int64_t n[2])
+/* A race of anneal and ils with a slice (frame_s > 0: to a mark a slice
+ * ahead, each call stopped after frame_s, as a terminal runs it): its
+ * final rows and curves. */
+static void race_once(const Problem *p, int64_t slice, double frame_s, double rt[2], double **curve, int64_t n[2])
 {
     Race *r = race_new(p, 3, 150, 1);
     race_add_search(r, place_find("anneal"));
     race_add_search(r, place_find("ils"));
-    int steps = 0;
-    while (race_step(r, slice))
-        steps++;
-    CHECK(race_done(r));
+    int cut = 0;
+    for (int64_t mark = slice; !race_done(r);) {
+        int behind = race_run(r, mark, frame_s > 0 ? util_now() + frame_s : 0);
+        cut += behind > 0;
+        if (!behind)
+            mark += slice;
+    }
+    CHECK(frame_s > 0 ? cut > 0 : cut == 0);
     for (int k = 0; k < 2; k++) {
         const RaceLane *l = race_lane(r, k);
         CHECK(!l->failed);
@@ -201,7 +207,7 @@ static void race_once(const Problem *p, int64_t slice, double rt[2], double **cu
     race_range(r, &lo, &hi);
     double best = fmin(race_lane(r, 0)->best[n[0] - 1], race_lane(r, 1)->best[n[1] - 1]);
     CHECK(lo == best);
-    CHECK(hi >= race_lane(r, 0)->best[0] && hi >= race_lane(r, 1)->best[0]);
+    CHECK(hi == fmax(race_lane(r, 0)->best[0], race_lane(r, 1)->best[0]));
     race_free(r);
 }
 
@@ -210,23 +216,26 @@ TEST(race_gives_compares_rows_whatever_the_slice)
     Problem p;
     PolicyGraph *pg;
     REQUIRE(load_crown(&p, &pg) == 0);
-    double a[2], b[2], *ca[2], *cb[2];
-    int64_t na[2], nb[2];
-    race_once(&p, 1, a, ca, na);
-    race_once(&p, 40, b, cb, nb);
+    enum { RUNS = 3 };
+    double rt[RUNS][2], *c[RUNS][2];
+    int64_t n[RUNS][2];
+    race_once(&p, 1, 0, rt[0], c[0], n[0]);
+    race_once(&p, 40, 0, rt[1], c[1], n[1]);
+    race_once(&p, 1000, 1e-6, rt[2], c[2], n[2]); /* cut by the time: a simulation or so a call */
     for (int k = 0; k < 2; k++) {
         PlaceRun row;
         Err e = {{0}};
         REQUIRE(place_run(&p, place_find(k ? "ils" : "anneal"), 3, 150, &row, &e) == 0);
-        CHECK(a[k] == row.runtime_us);
-        CHECK(b[k] == row.runtime_us);
-        CHECK_INT(na[k], nb[k]);
-        CHECK_INT(na[k], row.placements + 1); /* place_run scores the result once more */
-        CHECK(memcmp(ca[k], cb[k], (size_t)na[k] * sizeof *ca[k]) == 0);
-        CHECK(ca[k][na[k] - 1] == row.runtime_us); /* the crown fits in memory: score = runtime */
+        CHECK_INT(n[0][k], row.placements + 1); /* place_run scores the result once more */
+        CHECK(c[0][k][n[0][k] - 1] == row.runtime_us); /* the crown fits in memory: score = runtime */
+        for (int j = 0; j < RUNS; j++) {
+            CHECK(rt[j][k] == row.runtime_us);
+            CHECK_INT(n[j][k], n[0][k]);
+            CHECK(memcmp(c[j][k], c[0][k], (size_t)n[0][k] * sizeof *c[0][k]) == 0);
+        }
         place_run_free(&row);
-        free(ca[k]);
-        free(cb[k]);
+        for (int j = 0; j < RUNS; j++)
+            free(c[j][k]);
     }
     policy_graph_free(pg);
     problem_free(&p);
@@ -243,8 +252,8 @@ TEST(race_of_a_policy_and_its_control)
     Race *r = race_new(&p, 1, 60, 1);
     race_add_policy(r, &ap, 1);
     CHECK_INT(race_lanes(r), 2);
-    while (race_step(r, 7))
-        ;
+    for (int64_t mark = 7; !race_done(r); mark += 7)
+        race_run(r, mark, 0);
     AgentPlaceOpts o = {0, 1, AGENT_START_DEFAULT, 60};
     PlaceRun rows[2], u;
     int n = agent_place_runs(&ap, NULL, &p, &o, rows, NULL, &e);
@@ -270,10 +279,37 @@ TEST(race_freed_midway_returns_at_once)
     REQUIRE(load_crown(&p, &pg) == 0);
     Race *r = race_new(&p, 1, 500, 1);
     race_add_search(r, place_find("anneal"));
-    race_step(r, 10);
+    race_run(r, 10, 0);
     CHECK(!race_done(r));
     CHECK_INT(race_lane(r, 0)->n, 10);
     race_free(r); /* the lane stays held: no wait for its 490 placements, no crash */
+    policy_graph_free(pg);
+    problem_free(&p);
+}
+
+/* The explorer's largest budget (2^30 placements, hours of work): a run
+ * with a time comes back in about that time, and the race is freed at once,
+ * again and again (each time its lanes are held, never waited for). */
+TEST(race_at_the_largest_budget_answers_in_time)
+{
+    Problem p;
+    PolicyGraph *pg;
+    REQUIRE(load_crown(&p, &pg) == 0);
+    double worst = 0, t0 = util_now();
+    for (int k = 0; k < 20; k++) {
+        Race *r = race_new(&p, 1, (int64_t)1 << 30, 1);
+        race_add_search(r, place_find("anneal"));
+        race_add_search(r, place_find("ils"));
+        for (int j = 0; j < 3; j++) {
+            double t = util_now();
+            CHECK_INT(race_run(r, INT64_MAX, t + 0.005), 2);
+            worst = fmax(worst, util_now() - t);
+        }
+        CHECK(race_lane(r, 0)->n >= 3 && race_lane(r, 1)->n >= 3);
+        race_free(r);
+    }
+    CHECK_MSG(worst < 0.5, "a run of 5 ms took %.3f s", worst);
+    CHECK_MSG(util_now() - t0 < 10, "20 races of 3 runs of 5 ms and their frees took %.1f s", util_now() - t0);
     policy_graph_free(pg);
     problem_free(&p);
 }

@@ -286,7 +286,7 @@ static int headless(App **ap, const CliCmd *cmd, const CliArgs *args, const char
     record_frame(rec, g, 0);
     int n_frame = 0, n_step = 0, quit = 0, sig = 0, sig_dirty = 0;
     while (app_race_running(a)) { /* --race: every round a frame, as on a terminal */
-        ctl_tick(a, util_now());
+        ctl_tick(a, util_now(), 0);
         ctl_frame(a, g, &geom);
         record_frame(rec, g, ++n_step * rc_step);
         if (frames) {
@@ -308,12 +308,12 @@ static int headless(App **ap, const CliCmd *cmd, const CliArgs *args, const char
             sig_dirty = signal_autosave(a);
             r = CTL_QUIT;
         } else if (strcmp(tok, "tick") == 0) {
-            r = ctl_tick(a, util_now());
+            r = ctl_tick(a, util_now(), 0);
         } else if (strcmp(tok, "wait") == 0) {
             while (a->train.running || app_race_running(a)) {
                 if (a->train.running) /* a race's ticks need no pause: its slices are counted, not timed */
                     usleep(20000);
-                r |= ctl_tick(a, util_now());
+                r |= ctl_tick(a, util_now(), 0);
             }
         } else if (token_key(tok, &key)) {
             r = ctl_key(a, key);
@@ -435,7 +435,7 @@ static int interactive(App **ap, const CliCmd *cmd, const CliArgs *args, const c
             break;
         case TERM_TIMEOUT:
         default:
-            r = ctl_tick(a, util_now());
+            r = ctl_tick(a, util_now(), APP_RACE_FRAME_S);
             break;
         }
         if (r & CTL_QUIT)

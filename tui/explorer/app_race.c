@@ -23,6 +23,10 @@ typedef struct AppRace {
     AgentPolicy pol[RACE_MAX_POLICIES];
     int n_pol;
     int64_t budget, slice, ticks;
+    int64_t mark;                       /* the simulations every lane runs to: a slice more a tick, or on a
+                                           terminal a step more once every lane is there */
+    int64_t step;                       /* on a terminal: what one frame's time fits (1 to slice) */
+    int behind;                         /* the last tick ran out of its time before every lane was at mark */
     uint64_t seed;
     int paused;
     int legend_first, legend_first_max; /* the legend scrolled (j/k) when it cannot list every lane */
@@ -153,6 +157,7 @@ int app_race_open(App *a, int64_t budget)
     race_add_search(r->race, place_find("anneal"));
     race_add_search(r->race, place_find("ils"));
     r->slice = (budget + APP_RACE_TICKS - 1) / APP_RACE_TICKS;
+    r->step = 1;
     a->race = r;
     app_dialog_open(a, DLG_RACE, NULL);
     app_msg(a, GS_GOOD, "race: %d methods, %lld placements for the searches, seed %llu",
@@ -165,16 +170,37 @@ int app_race_running(const App *a)
     return a->race && a->dialog.kind == DLG_RACE && !a->race->paused && !race_done(a->race->race);
 }
 
-int app_race_tick(App *a)
+int app_race_tick(App *a, double frame_s)
 {
     if (!app_race_running(a))
         return 0;
-    race_step(a->race->race, a->race->slice);
+    AppRace *r = a->race;
+    if (frame_s <= 0) { /* counted: a slice a tick, however long it takes */
+        r->mark += r->slice;
+        race_run(r->race, r->mark, 0);
+    } else { /* timed: the same placements, as many a tick as frame_s fits */
+        if (!r->behind)
+            r->mark += r->step;
+        double t0 = util_now();
+        r->behind = race_run(r->race, r->mark, t0 + frame_s) > 0;
+        if (r->behind) /* a mark every lane reaches within a frame or so: the lanes stay together */
+            r->step = r->step > 1 ? r->step / 2 : 1;
+        else if (util_now() - t0 < frame_s / 2)
+            r->step = r->step < r->slice / 2 ? 2 * r->step : r->slice;
+    }
     a->race->ticks++;
     if (race_done(a->race->race))
         app_msg(a, GS_GOOD, "race finished: the final numbers are compare's at budget %lld, seed %llu",
                 (long long)a->race->budget, (unsigned long long)a->race->seed);
     return 1;
+}
+
+int app_race_wait_ms(const App *a)
+{
+    if (!app_race_running(a))
+        return -1;
+    const AppRace *r = a->race; /* a slice a tick when it fits, else as many ticks as the time allows */
+    return r->behind || r->step < r->slice ? APP_RACE_BUSY_MS : APP_RACE_TICK_MS;
 }
 
 const Race *app_race_state(const App *a, int64_t *budget, int *paused)

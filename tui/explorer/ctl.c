@@ -658,7 +658,7 @@ int ctl_click(App *a, const AppGeom *geom, int x, int y, int button)
     return CTL_NOTHING;
 }
 
-int ctl_tick(App *a, double now)
+int ctl_tick(App *a, double now, double frame_s)
 {
     int r = ctl_settle(a);
     if (a->run.running) {
@@ -668,7 +668,7 @@ int ctl_tick(App *a, double now)
             app_step(a);
         r |= CTL_REDRAW;
     }
-    if (app_race_tick(a)) {
+    if (app_race_tick(a, frame_s)) {
         r |= CTL_REDRAW;
         if (!app_race_running(a)) /* --auto: a stage's delay counts from the end of its race */
             a->tour.since = now;
@@ -694,9 +694,7 @@ int ctl_timeout_ms(const App *a)
         return 1000 / a->run.speed;
     if (a->train.running)
         return 100;
-    if (app_race_running(a))
-        return 50;
-    return -1;
+    return app_race_wait_ms(a);
 }
 
 void ctl_frame(App *a, Grid *g, AppGeom *geom)

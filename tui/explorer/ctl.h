@@ -28,8 +28,10 @@ int ctl_key(App *a, int key);
  * frame whose geometry is geom. */
 int ctl_click(App *a, const AppGeom *geom, int x, int y, int button);
 /* A timer tick (now in seconds): steps while running, plays a replay,
- * advances the tour, polls background training, autosaves once a minute. */
-int ctl_tick(App *a, double now);
+ * advances the tour, advances the race (frame_s: app_race_tick's; 0 on
+ * the headless side, APP_RACE_FRAME_S on a terminal), polls background
+ * training, autosaves once a minute. */
+int ctl_tick(App *a, double now, double frame_s);
 /* How long the main loop may wait for input before ctl_tick is due, in ms;
  * -1 when nothing runs (block until a key). */
 int ctl_timeout_ms(const App *a);
