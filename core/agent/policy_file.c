@@ -7,6 +7,8 @@
  * bits back), a double with util_fmt_double, 64-bit RNG words and checksums
  * as hex strings; so load -> save is byte-identical and every number comes
  * back bit-exact. A best runtime never found (+inf) is written as null. */
+#include <dirent.h>
+#include <errno.h>
 #include <float.h>
 #include <inttypes.h>
 #include <math.h>
@@ -177,27 +179,108 @@ static const float *file_weights(const NnParams *p, const TrainState *ts)
     return ts && ts->kept_w && ts->kept_n == p->n ? ts->kept_w : p->w;
 }
 
-static int write_checkpoint(const char *path, const NnParams *p, const TrainState *ts, Err *e)
+/* The checkpoint of the policy file written from p and ts. "episodes"
+ * (with the weights' checksum) names the save it belongs to. */
+static void write_checkpoint(FILE *f, const NnParams *p, const TrainState *ts)
 {
-    char ck[4200], b1[32];
-    policy_file_checkpoint_path(ck, sizeof ck, path);
-    AtomicFile af;
-    if (util_atomic_open(&af, ck, e) != 0)
-        return -1;
+    char b1[32];
     const float *fw = file_weights(p, ts);
-    fputs("{\"format\": \"placeto-checkpoint\", \"version\": 1,\n \"weights\": ", af.f);
-    util_json_hex64(af.f, weights_checksum(fw, p->n));
-    fputs(",\n", af.f);
+    fputs("{\"format\": \"placeto-checkpoint\", \"version\": 1,\n \"weights\": ", f);
+    util_json_hex64(f, weights_checksum(fw, p->n));
+    fprintf(f, ", \"episodes\": %" PRId64 ",\n", ts->episodes);
     if (isfinite(ts->kept_score))
-        fprintf(af.f, " \"kept\": {\"score\": %s, \"episode\": %" PRId64 "},\n", util_fmt_double(b1, ts->kept_score),
+        fprintf(f, " \"kept\": {\"score\": %s, \"episode\": %" PRId64 "},\n", util_fmt_double(b1, ts->kept_score),
                 ts->kept_episode);
     if (fw != p->w && memcmp(fw, p->w, p->n * sizeof *fw) != 0) { /* training goes on from other weights */
-        fputs(" \"train_weights\": ", af.f);
-        write_moments(af.f, p, p->w);
-        fputs(",\n", af.f);
+        fputs(" \"train_weights\": ", f);
+        write_moments(f, p, p->w);
+        fputs(",\n", f);
     }
-    write_optimizer(af.f, p, ts);
-    return util_atomic_commit(&af, e);
+    write_optimizer(f, p, ts);
+}
+
+/* The pending name of the checkpoint (whose file, links followed, is
+ * target) of the policy file whose weights have checksum w after episodes
+ * episodes: "p.ckpt.json" gives "p.ckpt.HEX.json", HEX a hash of both
+ * (malloc'd). A save writes the checkpoint there first (docs/formats.md). */
+static char *pending_path(const char *target, uint64_t w, int64_t episodes)
+{
+    uint64_t key[2] = {w, (uint64_t)episodes};
+    size_t len = strlen(target), n = len + 32;
+    if (len > 5 && strcmp(target + len - 5, ".json") == 0)
+        len -= 5;
+    char *s = xmalloc(n);
+    snprintf(s, n, "%.*s.%016llx.json", (int)len, target,
+             (unsigned long long)util_hash64(key, sizeof key, 0x6b636b70656e64ULL));
+    return s;
+}
+
+/* Removes the pending checkpoints beside target ("p.ckpt.HEX.json") that
+ * saves killed midway left: once a save has renamed its own over target,
+ * the policy file needs none of them. */
+static void remove_pending(const char *target)
+{
+    const char *slash = strrchr(target, '/'), *base = slash ? slash + 1 : target;
+    size_t stem = strlen(base);
+    if (stem > 5 && strcmp(base + stem - 5, ".json") == 0)
+        stem -= 5;
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(base - target) : 1, slash ? target : ".");
+    DIR *dh = opendir(dir);
+    if (!dh)
+        return;
+    struct dirent *de;
+    while ((de = readdir(dh)) != NULL) {
+        const char *nm = de->d_name;
+        if (strlen(nm) == stem + 22 && strncmp(nm, base, stem) == 0 && nm[stem] == '.' &&
+            strspn(nm + stem + 1, "0123456789abcdef") == 16 && strcmp(nm + stem + 17, ".json") == 0) {
+            char full[4200 + 300];
+            snprintf(full, sizeof full, "%s/%s", dir, nm);
+            remove(full);
+        }
+    }
+    closedir(dh);
+}
+
+/* Commits the policy file af (written, path as given) with its checkpoint,
+ * so that a kill at any point leaves the policy file with its own
+ * checkpoint: the checkpoint under its pending name, then the policy file,
+ * then the pending checkpoint renamed over the checkpoint. The reader
+ * (policy_file_read_checkpoint) looks under both names. */
+static int commit_with_checkpoint(AtomicFile *af, const char *path, const NnParams *p, const TrainState *ts, Err *e)
+{
+    char ck[4200];
+    policy_file_checkpoint_path(ck, sizeof ck, path);
+    AtomicFile cf;
+    if (util_atomic_open(&cf, ck, e) != 0) {
+        util_atomic_abort(af);
+        return -1;
+    }
+    write_checkpoint(cf.f, p, ts);
+    if (!cf.tmp) { /* a device or FIFO at the checkpoint's name: written through */
+        if (util_atomic_commit(&cf, e) != 0) {
+            util_atomic_abort(af);
+            return -1;
+        }
+        return util_atomic_commit(af, e);
+    }
+    char *target = cf.target; /* the temporary goes to the pending name, then over target */
+    char *pending = pending_path(target, weights_checksum(file_weights(p, ts), p->n), ts->episodes);
+    cf.target = xstrdup(pending);
+    int rc = -1;
+    if (util_atomic_commit(&cf, e) != 0)
+        util_atomic_abort(af);
+    else if (util_atomic_commit(af, e) != 0)
+        remove(pending); /* the policy file is the old one, with its checkpoint */
+    else if (rename(pending, target) != 0)
+        err_set(e, "%s: cannot replace: %s", ck, strerror(errno));
+    else {
+        remove_pending(target);
+        rc = 0;
+    }
+    free(pending);
+    free(target);
+    return rc;
 }
 
 int policy_file_write(const char *path, const NnParams *p, const TrainState *ts,
@@ -230,12 +313,8 @@ int policy_file_write(const char *path, const NnParams *p, const TrainState *ts,
     if (ts)
         write_progress(f, ts);
     fputs("}\n", f);
-    /* the checkpoint first: a policy file never names weights newer than
-     * the checkpoint beside it holds (a stale one is refused by checksum) */
-    if (ts && policy_file_keeps_checkpoint(path) && write_checkpoint(path, p, ts, e) != 0) {
-        util_atomic_abort(&af);
-        return -1;
-    }
+    if (ts && policy_file_keeps_checkpoint(path))
+        return commit_with_checkpoint(&af, path, p, ts, e);
     return util_atomic_commit(&af, e);
 }
 
@@ -590,31 +669,34 @@ static int read_kept(const JDoc *d, NnParams *p, TrainState *ts, Err *e)
     return 0;
 }
 
-int policy_file_read_checkpoint(const char *policy_path, NnParams *p, TrainState *ts, Err *e)
+/* The checkpoint text (read from ck) into ts and p when it belongs to the
+ * policy file at policy_path (p's weights, ts's episodes): 1 when read, 0
+ * when it belongs to another save (e set naming it), -1 when malformed. */
+int policy_file_checkpoint_text(const char *ck, const char *text, size_t len, const char *policy_path, NnParams *p,
+                                TrainState *ts, Err *e)
 {
-    char ck[4200];
-    policy_file_checkpoint_path(ck, sizeof ck, policy_path);
-    if (!policy_file_keeps_checkpoint(policy_path) || access(ck, F_OK) != 0)
-        return 0; /* none beside standard input, a device or a FIFO: none was written there */
-    size_t len;
-    char *text = util_read_file(ck, &len, e);
-    if (!text)
-        return -1;
     JDoc d;
     int rc = -1;
-    if (jdoc_parse(&d, ck, text, len, e) != 0) {
-        free(text);
+    if (jdoc_parse(&d, ck, text, len, e) != 0)
         return -1;
-    }
     uint64_t w;
+    int64_t episodes = ts->episodes;
     const cJSON *wv = jdoc_check_header(&d, "placeto-checkpoint", e) == 0
                           ? policy_file_member(&d, d.root, "weights", "", NULL, "a hex string", e)
                           : NULL;
-    if (!wv || jcheck_hex64(&d, wv, "weights", &w, e) != 0)
+    if (!wv || jcheck_hex64(&d, wv, "weights", &w, e) != 0 ||
+        jget_int(&d, d.root, "episodes", "episodes", 0, 0, PIO_MAX_COUNT, &episodes, e) < 0)
         goto done;
     if (w != weights_checksum(p->w, p->n)) {
         jdoc_err(&d, e, "weights", "the checkpoint is for other weights than %s (a later save of one of them "
                  "failed, or the files come from different runs)", policy_path);
+        rc = 0;
+        goto done;
+    }
+    if (episodes != ts->episodes) { /* "episodes" absent: a checkpoint from before it was written */
+        jdoc_err(&d, e, "episodes", "the checkpoint is of episode %lld, %s of episode %lld (the files come from "
+                 "different saves)", (long long)episodes, policy_path, (long long)ts->episodes);
+        rc = 0;
         goto done;
     }
     const cJSON *tr = policy_file_member(&d, d.root, "training", "", cJSON_IsObject, "an object (the optimizer's state)", e);
@@ -631,8 +713,39 @@ int policy_file_read_checkpoint(const char *policy_path, NnParams *p, TrainState
     rc = 1;
 done:
     jdoc_done(&d);
+    return rc;
+}
+
+static int read_checkpoint_file(const char *ck, const char *policy_path, NnParams *p, TrainState *ts, Err *e)
+{
+    size_t len;
+    char *text = util_read_file(ck, &len, e);
+    if (!text)
+        return -1;
+    int rc = policy_file_checkpoint_text(ck, text, len, policy_path, p, ts, e);
     free(text);
     return rc;
+}
+
+int policy_file_read_checkpoint(const char *policy_path, NnParams *p, TrainState *ts, Err *e)
+{
+    char ck[4200];
+    policy_file_checkpoint_path(ck, sizeof ck, policy_path);
+    if (!policy_file_keeps_checkpoint(policy_path))
+        return 0; /* none beside standard input, a device or a FIFO: none was written there */
+    /* a save killed after the policy file, before its checkpoint's rename:
+     * the checkpoint is under its pending name */
+    char *target = util_link_target(ck);
+    char *pending = pending_path(target, weights_checksum(p->w, p->n), ts->episodes);
+    free(target);
+    int rc = access(pending, F_OK) == 0 ? read_checkpoint_file(pending, policy_path, p, ts, e) : 0;
+    free(pending);
+    if (rc != 0)
+        return rc;
+    if (access(ck, F_OK) != 0)
+        return 0;
+    rc = read_checkpoint_file(ck, policy_path, p, ts, e);
+    return rc == 0 ? -1 : rc;
 }
 
 /* The agents a policy file can name, and how to train each. */

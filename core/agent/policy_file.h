@@ -60,6 +60,12 @@ int policy_file_keeps_checkpoint(const char *path);
  * none, -1 with e set when it cannot be read, is malformed or belongs to
  * other weights than p's. `train --resume` alone calls it. */
 int policy_file_read_checkpoint(const char *policy_path, NnParams *p, TrainState *ts, Err *e);
+/* One checkpoint's text (named ck) for the policy file at policy_path,
+ * whose weights p and training state ts hold: 1 when read into them, 0
+ * when it belongs to another save (e says so), -1 with e set when it is
+ * malformed. */
+int policy_file_checkpoint_text(const char *ck, const char *text, size_t len, const char *policy_path, NnParams *p,
+                                TrainState *ts, Err *e);
 
 /* The op-type vocabulary of the learned placers' files (rnn, gdp, hsdag):
  * " \"vocabulary\": [names],\n", and its reader (n_types names, sorted
