@@ -16,39 +16,6 @@ cd "$(dirname "$0")/../.." || exit 1
 g=graphs/toy/chain.json
 kills=${PLACETO_KILLS:-30}
 
-# killer J ARGS...: runs the program with ARGS and kills it with SIGKILL
-# right after the J-th change to the files beside its --resume file (a
-# temporary created, a file renamed: the steps of a save), polled without
-# pause; prints the names that changed last
-killer() {
-    "$py" - "$@" << 'PY'
-import os, signal, subprocess, sys, time
-j, argv = int(sys.argv[1]), sys.argv[2:]
-d = os.path.dirname(argv[argv.index("--resume") + 1])
-def snap():
-    out = {}
-    for e in os.scandir(d):
-        try:
-            out[e.name] = e.inode()
-        except OSError:
-            pass
-    return out
-p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-last, seen, end, what = snap(), 0, time.time() + 30, ""
-while p.poll() is None and time.time() < end:
-    now = snap()
-    if now != last:
-        seen += 1
-        what = " ".join(sorted(n for n in set(now) | set(last) if now.get(n) != last.get(n)))
-        last = now
-        if seen >= j:
-            break
-p.send_signal(signal.SIGKILL)
-p.wait()
-print("after change %d: %s" % (seen, what))
-PY
-}
-
 # lineage NAME KILLS ARGS...: a training with ARGS: 2 episodes, then KILLS
 # rounds of a long resumed run killed after the J-th change to its files
 # (J = 1 to 9: the steps of its first saves), each followed by a resume of 1
