@@ -199,18 +199,31 @@ static void write_checkpoint(FILE *f, const NnParams *p, const TrainState *ts)
     write_optimizer(f, p, ts);
 }
 
-/* The pending name of the checkpoint (whose file, links followed, is
- * target) of the policy file whose weights have checksum w after episodes
- * episodes: "p.ckpt.json" gives "p.ckpt.HEX.json", HEX a hash of both
- * (malloc'd). A save writes the checkpoint there first (docs/formats.md). */
+/* The pending checkpoints of the checkpoint whose file (links followed) is
+ * target are named STEM.HEX.json: STEM is target without its ".json", cut
+ * so that the name fits the 255-byte limit of a file name; returns the
+ * length of STEM's part after target's directory (dirlen bytes). */
+#define PIO_PENDING_SUFFIX 22 /* ".", 16 hex digits, ".json" */
+static size_t pending_stem(const char *target, size_t *dirlen)
+{
+    const char *slash = strrchr(target, '/'), *base = slash ? slash + 1 : target;
+    size_t len = strlen(base);
+    *dirlen = (size_t)(base - target);
+    if (len > 5 && strcmp(base + len - 5, ".json") == 0)
+        len -= 5;
+    return len + PIO_PENDING_SUFFIX > 255 ? 255 - PIO_PENDING_SUFFIX : len;
+}
+
+/* The pending name of the checkpoint (its file: target) of the policy file
+ * whose weights have checksum w after episodes episodes: "p.ckpt.json"
+ * gives "p.ckpt.HEX.json", HEX a hash of both (malloc'd). A save writes the
+ * checkpoint there first (docs/formats.md). */
 static char *pending_path(const char *target, uint64_t w, int64_t episodes)
 {
     uint64_t key[2] = {w, (uint64_t)episodes};
-    size_t len = strlen(target), n = len + 32;
-    if (len > 5 && strcmp(target + len - 5, ".json") == 0)
-        len -= 5;
+    size_t dirlen, stem = pending_stem(target, &dirlen), n = dirlen + stem + PIO_PENDING_SUFFIX + 1;
     char *s = xmalloc(n);
-    snprintf(s, n, "%.*s.%016llx.json", (int)len, target,
+    snprintf(s, n, "%.*s.%016llx.json", (int)(dirlen + stem), target,
              (unsigned long long)util_hash64(key, sizeof key, 0x6b636b70656e64ULL));
     return s;
 }
@@ -220,19 +233,17 @@ static char *pending_path(const char *target, uint64_t w, int64_t episodes)
  * the policy file needs none of them. */
 static void remove_pending(const char *target)
 {
-    const char *slash = strrchr(target, '/'), *base = slash ? slash + 1 : target;
-    size_t stem = strlen(base);
-    if (stem > 5 && strcmp(base + stem - 5, ".json") == 0)
-        stem -= 5;
+    size_t dirlen, stem = pending_stem(target, &dirlen);
+    const char *base = target + dirlen;
     char dir[4200];
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(base - target) : 1, slash ? target : ".");
+    snprintf(dir, sizeof dir, "%.*s", dirlen ? (int)dirlen : 1, dirlen ? target : ".");
     DIR *dh = opendir(dir);
     if (!dh)
         return;
     struct dirent *de;
     while ((de = readdir(dh)) != NULL) {
         const char *nm = de->d_name;
-        if (strlen(nm) == stem + 22 && strncmp(nm, base, stem) == 0 && nm[stem] == '.' &&
+        if (strlen(nm) == stem + PIO_PENDING_SUFFIX && strncmp(nm, base, stem) == 0 && nm[stem] == '.' &&
             strspn(nm + stem + 1, "0123456789abcdef") == 16 && strcmp(nm + stem + 17, ".json") == 0) {
             char full[4200 + 300];
             snprintf(full, sizeof full, "%s/%s", dir, nm);
