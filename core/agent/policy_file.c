@@ -228,6 +228,25 @@ static char *pending_path(const char *target, uint64_t w, int64_t episodes)
     return s;
 }
 
+/* The pending name of the checkpoint ck of a policy file written from p
+ * and ts (malloc'd). */
+static char *pending_of(const char *ck, const NnParams *p, const TrainState *ts)
+{
+    char *target = util_link_target(ck);
+    char *s = pending_path(target, weights_checksum(file_weights(p, ts), p->n), ts->episodes);
+    free(target);
+    return s;
+}
+
+void policy_file_pending_path(char *buf, size_t n, const char *path, const NnParams *p, const TrainState *ts)
+{
+    char ck[4200];
+    policy_file_checkpoint_path(ck, sizeof ck, path);
+    char *s = pending_of(ck, p, ts);
+    snprintf(buf, n, "%s", s);
+    free(s);
+}
+
 /* Removes the pending checkpoints beside target ("p.ckpt.HEX.json") that
  * saves killed midway left: once a save has renamed its own over target,
  * the policy file needs none of them. */
@@ -746,9 +765,7 @@ int policy_file_read_checkpoint(const char *policy_path, NnParams *p, TrainState
         return 0; /* none beside standard input, a device or a FIFO: none was written there */
     /* a save killed after the policy file, before its checkpoint's rename:
      * the checkpoint is under its pending name */
-    char *target = util_link_target(ck);
-    char *pending = pending_path(target, weights_checksum(p->w, p->n), ts->episodes);
-    free(target);
+    char *pending = pending_of(ck, p, ts);
     int rc = access(pending, F_OK) == 0 ? read_checkpoint_file(pending, policy_path, p, ts, e) : 0;
     free(pending);
     if (rc != 0)

@@ -53,14 +53,15 @@ wait_catching() {
 
 # killer J ARGS...: runs ARGS (the program, or mpirun and placeto-mpi) and
 # kills it with SIGKILL right after the J-th change to the files beside its
-# --resume file (a temporary created, a file renamed: the steps of a save),
-# polled without pause; under mpirun the victim is rank 0, the one that
-# writes (mpirun then ends the others). Prints the names that changed last.
+# --resume file, else its -o file (a temporary created, a file renamed: the
+# steps of a save), polled without pause; under mpirun the victim is rank
+# 0, the one that writes (mpirun then ends the others). Prints the names
+# that changed last.
 killer() {
     "$py" - "$@" << 'PY'
 import os, signal, subprocess, sys, time
 j, argv = int(sys.argv[1]), sys.argv[2:]
-d = os.path.dirname(argv[argv.index("--resume") + 1])
+d = os.path.dirname(argv[argv.index("--resume" if "--resume" in argv else "-o") + 1])
 def snap():
     out = {}
     for e in os.scandir(d):
