@@ -14,7 +14,8 @@
  *    "log": {"episodes", "best_runtime_us", "placements_simulated"}}
  * Wall time is not written, so that a training run gives the same bytes
  * every time; an optional training.seconds is accepted on reading.
- * Implemented in policy_file.c. */
+ * Implemented in policy_file.c (the files' contents) and policy_file_ckpt.c
+ * (the checkpoint's files: its names, the save of the pair, the reader). */
 #ifndef PLACETO_POLICY_FILE_H
 #define PLACETO_POLICY_FILE_H
 
