@@ -266,7 +266,7 @@ valgrind: $(NEED_DEPS)
 # fuzz-build is the internal build step (with BUILD=build-fuzz).
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= graph_json graph_dot placement cluster policy episode dag timeline
+FUZZ_TARGETS ?= graph_json graph_dot placement cluster policy checkpoint episode dag timeline
 FUZZ_SAN     := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 fuzz: $(NEED_DEPS)

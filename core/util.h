@@ -150,6 +150,9 @@ typedef struct AtomicFile {
 int util_atomic_open(AtomicFile *af, const char *path, Err *e);
 int util_atomic_commit(AtomicFile *af, Err *e);
 void util_atomic_abort(AtomicFile *af);
+/* The file util_atomic_commit() replaces for path: path with its symbolic
+ * links followed (path itself past 40 links), malloc'd. */
+char *util_link_target(const char *path);
 
 /* Whether paths p and q name one file: "-" both (the same standard stream);
  * by device and inode where both exist (a character device, /dev/null, may

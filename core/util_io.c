@@ -235,6 +235,12 @@ static char *follow_links(const char *path)
     return NULL;
 }
 
+char *util_link_target(const char *path)
+{
+    char *t = follow_links(path);
+    return t ? t : xstrdup(path);
+}
+
 /* Opens a FIFO, device or socket to be written in place. */
 static FILE *open_in_place(const char *target, const struct stat *st)
 {

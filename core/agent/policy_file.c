@@ -18,6 +18,7 @@
 #include "jdoc.h"
 #include "agent.h"
 #include "policy_file.h"
+#include "policy_file_impl.h"
 
 /* Limits the reader accepts (policy_new checks the architecture again). */
 #define PIO_MAX_COUNT ((int64_t)1 << 53) /* counters read through a double */
@@ -149,16 +150,6 @@ static void write_progress(FILE *f, const TrainState *ts)
             ts->episodes, fmt_inf_null(b1, best), ts->simulations);
 }
 
-void policy_file_checkpoint_path(char *buf, size_t n, const char *path)
-{
-    size_t len = strlen(path);
-    if (len > 5 && strcmp(path + len - 5, ".json") == 0)
-        len -= 5;
-    snprintf(buf, n, "%.*s.ckpt.json", (int)len, path);
-}
-
-int policy_file_keeps_checkpoint(const char *path) { return !util_is_stream(path); }
-
 /* The checksum that ties a checkpoint to the weights of the policy file
  * it was saved with. */
 static uint64_t weights_checksum(const float *w, size_t n) { return util_hash64(w, n * sizeof *w, 0); }
@@ -170,27 +161,27 @@ static const float *file_weights(const NnParams *p, const TrainState *ts)
     return ts && ts->kept_w && ts->kept_n == p->n ? ts->kept_w : p->w;
 }
 
-static int write_checkpoint(const char *path, const NnParams *p, const TrainState *ts, Err *e)
+uint64_t policy_file_saved_checksum(const NnParams *p, const TrainState *ts)
 {
-    char ck[4200], b1[32];
-    policy_file_checkpoint_path(ck, sizeof ck, path);
-    AtomicFile af;
-    if (util_atomic_open(&af, ck, e) != 0)
-        return -1;
+    return weights_checksum(file_weights(p, ts), p->n);
+}
+
+void policy_file_put_checkpoint(FILE *f, const NnParams *p, const TrainState *ts)
+{
+    char b1[32];
     const float *fw = file_weights(p, ts);
-    fputs("{\"format\": \"placeto-checkpoint\", \"version\": 1,\n \"weights\": ", af.f);
-    util_json_hex64(af.f, weights_checksum(fw, p->n));
-    fputs(",\n", af.f);
+    fputs("{\"format\": \"placeto-checkpoint\", \"version\": 1,\n \"weights\": ", f);
+    util_json_hex64(f, policy_file_saved_checksum(p, ts));
+    fprintf(f, ", \"episodes\": %" PRId64 ",\n", ts->episodes);
     if (isfinite(ts->kept_score))
-        fprintf(af.f, " \"kept\": {\"score\": %s, \"episode\": %" PRId64 "},\n", util_fmt_double(b1, ts->kept_score),
+        fprintf(f, " \"kept\": {\"score\": %s, \"episode\": %" PRId64 "},\n", util_fmt_double(b1, ts->kept_score),
                 ts->kept_episode);
     if (fw != p->w && memcmp(fw, p->w, p->n * sizeof *fw) != 0) { /* training goes on from other weights */
-        fputs(" \"train_weights\": ", af.f);
-        write_moments(af.f, p, p->w);
-        fputs(",\n", af.f);
+        fputs(" \"train_weights\": ", f);
+        write_moments(f, p, p->w);
+        fputs(",\n", f);
     }
-    write_optimizer(af.f, p, ts);
-    return util_atomic_commit(&af, e);
+    write_optimizer(f, p, ts);
 }
 
 int policy_file_write(const char *path, const NnParams *p, const TrainState *ts,
@@ -223,12 +214,8 @@ int policy_file_write(const char *path, const NnParams *p, const TrainState *ts,
     if (ts)
         write_progress(f, ts);
     fputs("}\n", f);
-    /* the checkpoint first: a policy file never names weights newer than
-     * the checkpoint beside it holds (a stale one is refused by checksum) */
-    if (ts && policy_file_keeps_checkpoint(path) && write_checkpoint(path, p, ts, e) != 0) {
-        util_atomic_abort(&af);
-        return -1;
-    }
+    if (ts && policy_file_keeps_checkpoint(path))
+        return policy_file_commit_checkpoint(&af, path, p, ts, e);
     return util_atomic_commit(&af, e);
 }
 
@@ -583,31 +570,34 @@ static int read_kept(const JDoc *d, NnParams *p, TrainState *ts, Err *e)
     return 0;
 }
 
-int policy_file_read_checkpoint(const char *policy_path, NnParams *p, TrainState *ts, Err *e)
+/* The checkpoint text (read from ck) into ts and p when it belongs to the
+ * policy file at policy_path (p's weights, ts's episodes): 1 when read, 0
+ * when it belongs to another save (e set naming it), -1 when malformed. */
+int policy_file_checkpoint_text(const char *ck, const char *text, size_t len, const char *policy_path, NnParams *p,
+                                TrainState *ts, Err *e)
 {
-    char ck[4200];
-    policy_file_checkpoint_path(ck, sizeof ck, policy_path);
-    if (!policy_file_keeps_checkpoint(policy_path) || access(ck, F_OK) != 0)
-        return 0; /* none beside standard input, a device or a FIFO: none was written there */
-    size_t len;
-    char *text = util_read_file(ck, &len, e);
-    if (!text)
-        return -1;
     JDoc d;
     int rc = -1;
-    if (jdoc_parse(&d, ck, text, len, e) != 0) {
-        free(text);
+    if (jdoc_parse(&d, ck, text, len, e) != 0)
         return -1;
-    }
     uint64_t w;
+    int64_t episodes = ts->episodes;
     const cJSON *wv = jdoc_check_header(&d, "placeto-checkpoint", e) == 0
                           ? policy_file_member(&d, d.root, "weights", "", NULL, "a hex string", e)
                           : NULL;
-    if (!wv || jcheck_hex64(&d, wv, "weights", &w, e) != 0)
+    if (!wv || jcheck_hex64(&d, wv, "weights", &w, e) != 0 ||
+        jget_int(&d, d.root, "episodes", "episodes", 0, 0, PIO_MAX_COUNT, &episodes, e) < 0)
         goto done;
     if (w != weights_checksum(p->w, p->n)) {
         jdoc_err(&d, e, "weights", "the checkpoint is for other weights than %s (a later save of one of them "
                  "failed, or the files come from different runs)", policy_path);
+        rc = 0;
+        goto done;
+    }
+    if (episodes != ts->episodes) { /* "episodes" absent: a checkpoint from before it was written */
+        jdoc_err(&d, e, "episodes", "the checkpoint is of episode %lld, %s of episode %lld (the files come from "
+                 "different saves)", (long long)episodes, policy_path, (long long)ts->episodes);
+        rc = 0;
         goto done;
     }
     const cJSON *tr = policy_file_member(&d, d.root, "training", "", cJSON_IsObject, "an object (the optimizer's state)", e);
@@ -624,7 +614,6 @@ int policy_file_read_checkpoint(const char *policy_path, NnParams *p, TrainState
     rc = 1;
 done:
     jdoc_done(&d);
-    free(text);
     return rc;
 }
 

@@ -14,7 +14,8 @@
  *    "log": {"episodes", "best_runtime_us", "placements_simulated"}}
  * Wall time is not written, so that a training run gives the same bytes
  * every time; an optional training.seconds is accepted on reading.
- * Implemented in policy_file.c. */
+ * Implemented in policy_file.c (the files' contents) and policy_file_ckpt.c
+ * (the checkpoint's files: its names, the save of the pair, the reader). */
 #ifndef PLACETO_POLICY_FILE_H
 #define PLACETO_POLICY_FILE_H
 
@@ -45,10 +46,19 @@ int policy_file_read_cluster(const JDoc *d, Cluster **out, Err *e);
 /* The training checkpoint beside the policy file at path: path without its
  * ".json", then ".ckpt.json" ("p.json": "p.ckpt.json"). policy_file_write
  * writes it (Adam's settings, step and moments, the RNG, the entropy
- * weight and the baselines, with the checksum of the weights they belong
- * to) whenever it writes a training state; the policy file itself keeps the
+ * weight and the baselines, with the checksum of the weights and the
+ * episode count of the save they belong to) whenever it writes a training
+ * state; the policy file itself keeps the
  * counters and the best placements. */
 void policy_file_checkpoint_path(char *buf, size_t n, const char *path);
+/* The pending name under which a save of p and ts to the policy file at
+ * path writes its checkpoint first: the checkpoint's name (links followed)
+ * without ".json", then "." and 16 hex digits of a hash of the weights'
+ * checksum and ts's episodes, then ".json". The save then writes the policy
+ * file and renames the pending checkpoint over the checkpoint, so that a
+ * kill at any point leaves the policy file with its own checkpoint under
+ * one of the two names; policy_file_read_checkpoint looks under both. */
+void policy_file_pending_path(char *buf, size_t n, const char *path, const NnParams *p, const TrainState *ts);
 /* 1 when a checkpoint can be kept beside a policy written to path; 0 for
  * "-" (standard output) and for an existing file that is not a regular one
  * (a device such as /dev/null, a FIFO, a socket; links followed): no file
@@ -56,10 +66,19 @@ void policy_file_checkpoint_path(char *buf, size_t n, const char *path);
  * there and no checkpoint. */
 int policy_file_keeps_checkpoint(const char *path);
 /* Reads the checkpoint beside the policy file at policy_path into ts (and
- * p's Adam moments): 1 when read (ts->has_optimizer set), 0 when there is
- * none, -1 with e set when it cannot be read, is malformed or belongs to
- * other weights than p's. `train --resume` alone calls it. */
+ * p's Adam moments): the pending one of the policy file's save when a kill
+ * left it (policy_file_pending_path), else POLICY.ckpt.json. 1 when read
+ * (ts->has_optimizer set), 0 when there is none, -1 with e set when it
+ * cannot be read, is malformed or belongs to another save (other weights
+ * than p's, another episode count than ts's). `train --resume` alone calls
+ * it. */
 int policy_file_read_checkpoint(const char *policy_path, NnParams *p, TrainState *ts, Err *e);
+/* One checkpoint's text (named ck) for the policy file at policy_path,
+ * whose weights p and training state ts hold: 1 when read into them, 0
+ * when it belongs to another save (e says so), -1 with e set when it is
+ * malformed. */
+int policy_file_checkpoint_text(const char *ck, const char *text, size_t len, const char *policy_path, NnParams *p,
+                                TrainState *ts, Err *e);
 
 /* The op-type vocabulary of the learned placers' files (rnn, gdp, hsdag):
  * " \"vocabulary\": [names],\n", and its reader (n_types names, sorted

@@ -20,8 +20,10 @@ d = sys.argv[1]
 s = open(d + "/pol.json").read()
 open(d + "/pol53.json", "w").write(re.sub(r'"episodes": *\d+', '"episodes": 9007199254740992', s, count=1))
 open(d + "/pol52.json", "w").write(re.sub(r'"episodes": *\d+', '"episodes": 4503599627370496', s, count=1))
-shutil.copy(d + "/pol.ckpt.json", d + "/pol53.ckpt.json")
-shutil.copy(d + "/pol.ckpt.json", d + "/pol52.ckpt.json")
+# the checkpoint names the episode count of its policy file
+c = open(d + "/pol.ckpt.json").read()
+open(d + "/pol53.ckpt.json", "w").write(re.sub(r'"episodes": *\d+', '"episodes": 9007199254740992', c, count=1))
+open(d + "/pol52.ckpt.json", "w").write(re.sub(r'"episodes": *\d+', '"episodes": 4503599627370496', c, count=1))
 EOF
 cp "$tmp/pol53.json" "$tmp/pol53.before"
 run train "$g" --episodes 1 --resume "$tmp/pol53.json"

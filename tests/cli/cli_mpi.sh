@@ -6,7 +6,8 @@
 # to the plain program's; inception_v3 trains on 2 ranks; a
 # checkpoint resumes on another rank count with the bytes of an
 # uninterrupted run; a rank killed mid-run ends the job within seconds
-# with the last checkpoint intact (and resumable); a graph one rank cannot
+# with the last checkpoint intact (and resumable), also when rank 0 is
+# killed in the middle of a save; a graph one rank cannot
 # read ends every rank with that file's error, printed once; rank 0 alone
 # prints; the plain program links no MPI and refuses to run as several
 # ranks; ranks that disagree (an option, a file's contents, the command, a
@@ -204,6 +205,28 @@ open(sys.argv[2], "w").write(str(t["episodes"]))
                 fail "killed rank: resume" "differs from $((done_eps + 4)) uninterrupted episodes"; fi
         fi
     fi
+fi
+
+# rank 0, the writer, killed with SIGKILL in the middle of a save: right
+# after its checkpoint is written (before the policy file's rename), then
+# right after the policy file's rename (before the checkpoint's); each time
+# the file resumes (plain program, 2 threads), and the run finished so has
+# the bytes of an uninterrupted 2-worker run (tests/cli/cli_kill.sh kills
+# the plain program 30 times)
+kg=graphs/toy/chain.json
+mkdir -p "$tmp/mk"
+plain 2 train "$kg" --episodes 2 --checkpoint-every 1 --seed 5 -o "$tmp/mk/k.json"
+if expect_rc "rank 0 killed in a save: first run" 0; then
+    for j in 3 4; do
+        where=$(killer "$j" mpirun "${mpirun_flags[@]}" -np 2 "$mprog" train "$kg" --episodes 100000 --checkpoint-every 1 \
+            --resume "$tmp/mk/k.json")
+        plain 2 train "$kg" --episodes 1 --checkpoint-every 1 --resume "$tmp/mk/k.json"
+        expect_rc "rank 0 killed in a save ($where): resume" 0 || break
+    done
+    n=$("$py" -c 'import json, sys; print(json.load(open(sys.argv[1]))["training"]["episodes"])' "$tmp/mk/k.json")
+    plain 2 train "$kg" --episodes "$n" --seed 5 -o "$tmp/mku.json"
+    if cmp -s "$tmp/mk/k.json" "$tmp/mku.json"; then pass
+    else fail "rank 0 killed in a save: resumed" "differs from $n uninterrupted episodes"; fi
 fi
 
 # the graceful stop under mpirun: SIGUSR1 to mpirun (which forwards it to

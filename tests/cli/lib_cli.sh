@@ -51,6 +51,68 @@ wait_catching() {
     return 1
 }
 
+# killer J ARGS...: runs ARGS (the program, or mpirun and placeto-mpi) and
+# kills it with SIGKILL right after the J-th change to the files beside its
+# --resume file, else its -o file (a temporary created, a file renamed: the
+# steps of a save), polled without pause; under mpirun the victim is rank
+# 0, the one that writes (mpirun then ends the others). Prints the names
+# that changed last.
+killer() {
+    "$py" - "$@" << 'PY'
+import os, signal, subprocess, sys, time
+j, argv = int(sys.argv[1]), sys.argv[2:]
+d = os.path.dirname(argv[argv.index("--resume" if "--resume" in argv else "-o") + 1])
+def snap():
+    out = {}
+    for e in os.scandir(d):
+        try:
+            out[e.name] = e.inode()
+        except OSError:
+            pass
+    return out
+def rank0():  # the process of rank 0 among mpirun's descendants
+    parent = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            parent[int(pid)] = int(open("/proc/%s/stat" % pid).read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            pass
+    for pid in parent:
+        up = pid
+        while up in parent and up != p.pid and up > 1:
+            up = parent[up]
+        try:
+            if up == p.pid and pid != p.pid and \
+                    b"OMPI_COMM_WORLD_RANK=0" in open("/proc/%d/environ" % pid, "rb").read().split(b"\0"):
+                return pid
+        except OSError:
+            pass
+    return None
+p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+mpi = os.path.basename(argv[0]) == "mpirun"
+victim = None if mpi else p.pid
+last, seen, end, what = snap(), 0, time.time() + 60, ""
+while p.poll() is None and time.time() < end:
+    if victim is None:
+        victim = rank0()  # found once, before its first save
+    now = snap()
+    if now != last:
+        seen += 1
+        what = " ".join(sorted(n for n in set(now) | set(last) if now.get(n) != last.get(n)))
+        last = now
+        if seen >= j:
+            break
+if victim and p.poll() is None:
+    os.kill(victim, signal.SIGKILL)
+try:
+    p.wait(timeout=30)
+except subprocess.TimeoutExpired:
+    p.kill()
+    p.wait()
+print("after change %d: %s" % (seen, what))
+PY
+}
+
 # golden_file NAME GOLDEN OUT WHAT: OUT equals the golden file GOLDEN
 # (PLACETO_UPDATE_GOLDEN=1 writes it); WHAT names OUT in the failure
 golden_file() {

@@ -10,7 +10,7 @@ prog=./placeto
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 rm -rf "$c"
-mkdir -p "$c"/{graph_json,graph_dot,placement,cluster,policy,episode,dag}
+mkdir -p "$c"/{graph_json,graph_dot,placement,cluster,policy,checkpoint,episode,dag}
 
 # graphs: the toy graphs, the small extreme graphs and bad graphs that reach
 # different checks (the schema, numbers, names, edges, cycles, groups)
@@ -68,6 +68,23 @@ p.pop("training", None)
 p.pop("log", None)
 p["architecture"]["rounds"] = 0
 json.dump(p, open(sys.argv[2], "w"))
+PY
+# checkpoints, read against tests/fuzz/checkpoint_policy.json (fuzz_checkpoint):
+# the shrunk diamond policy resumed for one episode is that policy, and its
+# checkpoint (the kept snapshot's score, the weights training goes on from)
+# a seed; so are the checkpoint without them, without "episodes" (written
+# before it was recorded) and of another save
+$prog train graphs/toy/diamond.json --resume "$c/policy/diamond_d2_train.json" --episodes 1 -o "$tmp/ck.json" \
+    > /dev/null 2>&1
+cp "$tmp/ck.json" tests/fuzz/checkpoint_policy.json
+cp "$tmp/ck.ckpt.json" "$c/checkpoint/keep_best.json"
+python3 - "$tmp/ck.ckpt.json" "$c/checkpoint" <<'PY'
+import json, sys
+k, d = json.load(open(sys.argv[1])), sys.argv[2]
+plain = {x: v for x, v in k.items() if x not in ("kept", "train_weights")}
+json.dump(plain, open(d + "/no_kept.json", "w"))
+json.dump({x: v for x, v in k.items() if x != "episodes"}, open(d + "/no_episodes.json", "w"))
+json.dump(dict(plain, episodes=k["episodes"] + 1), open(d + "/other_save.json", "w"))
 PY
 # episodes: saved by the explorer (policy steps, a user override, undo)
 $prog explore graphs/toy/crown.json --headless --keys 'space space 1 s' --save "$c/episode/crown_steps.json" > /dev/null

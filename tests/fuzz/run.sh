@@ -25,6 +25,7 @@ B=build-fuzz
 max_len() {
     case $1 in
         policy) echo 65536 ;;
+        checkpoint) echo 131072 ;;
         dag) echo 4096 ;;
         *) echo 16384 ;;
     esac

@@ -301,6 +301,90 @@ TEST(policy_io_without_training_state)
     tmp_close(&td);
 }
 
+static int copy_file(const char *from, const char *to)
+{
+    size_t len;
+    char *text = read_all(from, &len);
+    FILE *f = text ? fopen(to, "wb") : NULL;
+    int ok = f && fwrite(text, 1, len, f) == len;
+    if (f && fclose(f) != 0)
+        ok = 0;
+    free(text);
+    return ok;
+}
+
+/* The policy file loaded with its checkpoint (as train --resume does):
+ * Adam's step, or -1 when refused (e says why). */
+static int64_t resumed_step(const char *path, Err *e)
+{
+    TrainState back;
+    Policy *q = policy_load(path, &back, e);
+    int64_t step = q && back.has_optimizer ? back.adam.step : -1;
+    policy_free(q);
+    train_state_done(&back);
+    return step;
+}
+
+/* A save killed at any point leaves the policy file with its own
+ * checkpoint: before the policy file's rename, the old pair (and the new
+ * checkpoint under its pending name); after it, the new policy file with
+ * its checkpoint under the pending name, which the next save removes. The
+ * old order (the checkpoint renamed first) left a pair that was refused, or
+ * taken when the weights had not changed: the episode count tells them
+ * apart. */
+TEST(policy_io_killed_save)
+{
+    TmpDir td;
+    REQUIRE_MSG(tmp_open(&td, "placeto_policy_io"), "mkdtemp failed");
+    char a[128], ck[160], p1[128], c1[128], c2[128], stray[160], pend[4200];
+    tmp_file(a, sizeof a, &td, "a.json");
+    tmp_file(p1, sizeof p1, &td, "p1.json");
+    tmp_file(c1, sizeof c1, &td, "c1.json");
+    tmp_file(c2, sizeof c2, &td, "c2.json");
+    tmp_file(stray, sizeof stray, &td, "a.ckpt.0123456789abcdef.json");
+    policy_file_checkpoint_path(ck, sizeof ck, a);
+    Policy *pol = small_policy(4, 0, 0, -1, 23);
+    if (pol) {
+        Err e = {{0}};
+        TrainState ts;
+        fill_state(&ts, 4);
+        CHECK_MSG(policy_save(pol, &ts, a, &e) == 0, "%s", e.msg);
+        CHECK(copy_file(a, p1) && copy_file(ck, c1));
+        int64_t s1 = ts.adam.step, s2 = s1 + 1;
+        pol->p.w[0] += 1; /* the next save: other weights, one more episode */
+        ts.adam.step = s2;
+        ts.episodes++;
+        CHECK_MSG(policy_save(pol, &ts, a, &e) == 0, "%s", e.msg);
+        policy_file_pending_path(pend, sizeof pend, a, &pol->p, &ts);
+        CHECK_STR_CONTAINS(pend, "/a.ckpt.");
+        CHECK(access(pend, F_OK) != 0 && copy_file(ck, c2));
+        /* killed after the policy file's rename: the pending checkpoint */
+        CHECK(copy_file(c2, pend) && copy_file(c1, ck));
+        CHECK_MSG(resumed_step(a, &e) == s2, "%s", e.msg);
+        /* killed before it: the old pair */
+        CHECK(copy_file(p1, a));
+        CHECK_MSG(resumed_step(a, &e) == s1, "%s", e.msg);
+        /* the old order's pair (the new checkpoint, the old policy file) */
+        CHECK(rename(pend, ck) == 0);
+        CHECK(resumed_step(a, &e) == -1);
+        CHECK_STR_CONTAINS(e.msg, "a.ckpt.json:2:13: weights: the checkpoint is for other weights than");
+        /* the same weights, one more episode: refused by the count */
+        ts.episodes++;
+        CHECK_MSG(policy_save(pol, &ts, a, &e) == 0, "%s", e.msg);
+        CHECK(copy_file(c2, ck));
+        CHECK(resumed_step(a, &e) == -1);
+        CHECK_STR_CONTAINS(e.msg, "episodes: the checkpoint is of episode 1235, ");
+        /* a complete save removes the pending checkpoints left beside it */
+        CHECK(copy_file(c2, pend) && copy_file(c2, stray));
+        CHECK_MSG(policy_save(pol, &ts, a, &e) == 0, "%s", e.msg);
+        CHECK(access(pend, F_OK) != 0 && access(stray, F_OK) != 0 && access(c2, F_OK) == 0);
+        CHECK_MSG(resumed_step(a, &e) == s2, "%s", e.msg);
+        train_state_done(&ts);
+        policy_free(pol);
+    }
+    tmp_close(&td);
+}
+
 TEST(policy_io_train_state_basics)
 {
     TrainState ts;
