@@ -1,4 +1,5 @@
-/* libFuzzer target: the episode loader (episode_load). The input is written
+/* libFuzzer target: the episode loader (episode_load), and the reader of the
+ * files an episode names (episode_named_files). The input is written
  * to a temporary file because episode_load reads a path; the graph file the
  * episode names is loaded relative to the working directory, so run from the
  * repository root (the seeds name the toy graphs). A loaded episode is
@@ -62,6 +63,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FILE *f = fopen(tmp_path, "wb");
     if (!f || (size && fwrite(data, 1, size, f) != size) || fclose(f) != 0)
         fuzz_fail("cannot write %s", tmp_path);
+    /* the reader of the files an episode names (the commands check their
+     * outputs against them) on the same input: its paths, if any, are
+     * strings a caller may print and free */
+    char *graph = NULL, *policy = NULL;
+    if (episode_named_files(tmp_path, &graph, &policy)) {
+        if ((graph && !graph[0]) || (policy && !policy[0]))
+            fuzz_fail("episode_named_files: an empty path");
+    } else if (graph || policy) {
+        fuzz_fail("episode_named_files: paths set on failure");
+    }
+    free(graph);
+    free(policy);
     EpisodeFile ef;
     Err e = {{0}};
     if (episode_load(tmp_path, &ef, &e) == 0) {
