@@ -215,8 +215,10 @@ uninstall:
 	  '$(DESTDIR)$(MANDIR)/placeto.1' '$(DESTDIR)$(COMPDIR)/placeto'
 	rm -rf '$(DESTDIR)$(DATADIR)'
 
-# the unit tests also cover the recordings' and the slides' writers (no curses in these files)
-UNIT_TUI := $(BUILD)/tui/explorer/record.o $(BUILD)/tui/explorer/term_ansi.o $(BUILD)/tui/explorer/theme.o $(BUILD)/tui/explorer/slide.o
+# the unit tests also cover the explorer headless, as the benchmark drives it (its App through the
+# controller, the recordings' and the slides' writers): the explorer without the commands, main and the
+# curses backend
+UNIT_TUI := $(filter-out $(BUILD)/tui/cli/% $(BUILD)/tui/explorer/term.o,$(TUI_OBJ))
 $(UNIT): $(TEST_OBJ) $(UNIT_TUI) $(LIBLAY) $(LIBCORE)
 	@echo "  LINK    $@"
 	@$(CC) $(OPT) $(SAN) -o $@ $(TEST_OBJ) $(UNIT_TUI) $(LIBLAY) $(LIBCORE) $(LDLIBS)
@@ -238,9 +240,8 @@ strip-policies: $(STRIP)
 	@./$(STRIP) graphs/policies/*.json
 	@du -sb graphs/policies
 
-# the benchmark drives the explorer's App headless: the explorer without the
-# commands, main and the curses backend
-BENCH_TUI := $(filter-out $(BUILD)/tui/cli/% $(BUILD)/tui/explorer/term.o,$(TUI_OBJ))
+# the benchmark drives the explorer's App headless (the unit tests' part of the explorer)
+BENCH_TUI := $(UNIT_TUI)
 $(BENCH): $(BUILD)/bench/bench.o $(BUILD)/bench/bench_sim.o $(BUILD)/bench/bench_minsched.o $(BUILD)/bench/bench_gdp.o $(BUILD)/bench/bench_hsdag.o $(BUILD)/bench/bench_lsched.o $(BUILD)/tests/unit/testutil.o $(BUILD)/tests/unit/gen.o $(BENCH_TUI) $(LIBLAY) $(LIBCORE)
 	@echo "  LINK    $@"
 	@$(CC) $(OPT) $(SAN) -o $@ $^ $(LDLIBS)

@@ -15,6 +15,7 @@
 #include "bound.h"
 #include "place.h"
 #include "policy_place.h"
+#include "why.h"
 
 void app_msg(App *a, int style, const char *fmt, ...)
 {
@@ -478,6 +479,7 @@ void app_free(App *a)
     tl_free(a->cache.tl);
     free(a->cache.feats);
     free(a->cache.attention);
+    free(a->cache.why_placement);
     app_actor_free(&a->policy);
     dag_free(d->dag_all);
     dag_free(d->dag_fold);
@@ -596,6 +598,7 @@ void app_cache_update(App *a)
     tl_free(a->cache.tl);
     a->cache.tl = tl_new(a->data.pb.g, a->data.pb.c, a->data.ep->result);
     update_policy_view(a);
+    app_why_update(a);
 }
 
 void app_changed(App *a)

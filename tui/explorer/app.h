@@ -141,6 +141,14 @@ typedef struct AppCache {
        actor's) and their count; NULL and 0 otherwise */
     const int *cluster;
     int n_clusters;
+    /* the why panel (why.c, app_why_update): for why_group under the placement why_placement
+       (n_groups; NULL: none computed yet), the runtime and out of memory with the group on each
+       device, one simulation each; computed while the panel is open when that step changes, never
+       by drawing */
+    int why_group;
+    int *why_placement;
+    double why_rt[POLICY_MAX_DEVICES];
+    int why_oom[POLICY_MAX_DEVICES];
 } AppCache;
 
 /* What is shown and how. */

@@ -3,7 +3,8 @@
  * message line, the open dialog (its draw half in dialogs.c) and the tour's
  * caption — and returns where the graph and the timeline landed, for the
  * controller's mouse clicks. Drawing writes nothing into the App and runs
- * no policy: what it shows was computed by the model (AppCache). */
+ * no policy and no simulation: what it shows was computed by the model
+ * (AppCache). */
 #ifndef PLACETO_DRAW_H
 #define PLACETO_DRAW_H
 

@@ -1,5 +1,7 @@
-/* why: the "why this device" panel (why.h): its model (what it computes
- * from a const App, through explain.h), its keys and its view. */
+/* why: the "why this device" panel (why.h): its model (the runtimes per
+ * device, computed into the App's cache when the step changes, and what it
+ * derives from a const App, through explain.h), its keys and its view,
+ * which only reads. */
 #include "why.h"
 
 #include <math.h>
@@ -34,9 +36,38 @@ static int max_round(const App *a, int v)
     return m;
 }
 
+/* 1 when the cache holds the runtimes of group v under the episode's
+ * placement. */
+static int why_cached(const App *a, int v)
+{
+    const AppCache *c = &a->cache;
+    return v >= 0 && c->why_placement && c->why_group == v &&
+           memcmp(c->why_placement, a->data.ep->group_device,
+                  (size_t)a->data.pb.gr->n_groups * sizeof *c->why_placement) == 0;
+}
+
+void app_why_update(App *a)
+{
+    const AppData *d = &a->data;
+    int v = why_group(a), ng = d->pb.gr->n_groups;
+    if (a->dialog.kind != DLG_WHY || v < 0 || why_cached(a, v))
+        return;
+    AppCache *c = &a->cache;
+    if (!c->why_placement)
+        c->why_placement = XNEW(int, ng);
+    memcpy(c->why_placement, d->ep->group_device, (size_t)ng * sizeof *c->why_placement);
+    c->why_group = v;
+    int *op = XNEW(int, d->pb.g->n_nodes);
+    Sim *s = sim_new(d->pb.g, d->pb.c);
+    explain_device_runtimes(s, d->pb.gr, d->ep->group_device, v, d->pb.c->n_devices, op, c->why_rt, c->why_oom);
+    sim_free(s);
+    free(op);
+}
+
 void app_why_open(App *a)
 {
     app_dialog_open(a, DLG_WHY, NULL);
+    app_why_update(a);
     if (why_group(a) < 0)
         app_msg(a, GS_DIM, "the episode is complete: Left (u) goes back to a step to explain it");
 }
@@ -216,13 +247,13 @@ int why_draw(const App *a, Grid *g)
              a->replay.active ? " (replay)" : "");
     put(g, in, &y, t, GS_CURRENT);
 
-    /* every device: the probability and the runtime had the group gone there */
-    double *rt = XNEW(double, nd);
-    int *oom = XNEW(int, nd), *op = XNEW(int, d->pb.g->n_nodes);
-    Sim *s = sim_new(d->pb.g, d->pb.c);
-    explain_device_runtimes(s, d->pb.gr, ep->group_device, v, nd, op, rt, oom);
-    sim_free(s);
-    free(op);
+    /* every device: the probability and the runtime had the group gone there (the model's: app_why_update) */
+    if (!why_cached(a, v)) {
+        put(g, in, &y, "the runtimes per device are not computed for this step", GS_WARN);
+        return 0;
+    }
+    const double *rt = c->why_rt;
+    const int *oom = c->why_oom;
     int best = 0, pick = 0, chosen = recorded_choice(ep, v);
     for (int k = 1; k < nd; k++) {
         if (rt[k] < rt[best])
@@ -252,8 +283,6 @@ int why_draw(const App *a, Grid *g)
         snprintf(t, sizeof t, "runtimes: one incremental simulation per device; best %s on d%d, %s with it where it is",
                  util_fmt_time(b1, rt[best]), best, util_fmt_time(b2, ep->runtime_us));
     put(g, in, &y, t, uniform ? GS_WARN : GS_DIM);
-    free(rt);
-    free(oom);
 
     /* the features, as the policy sees them */
     if (!app_is_actor(a) && cut > 0 && cut >= n_feat) {

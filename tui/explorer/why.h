@@ -29,6 +29,13 @@
 
 /* Opens the panel on the current step (round 0: the pooling sets). */
 void app_why_open(App *a);
+/* While the panel is open: the runtimes per device of the current step in
+ * the cache (AppCache.why_rt), simulated when the step (the group or the
+ * placement) differs from the one they are of; nothing otherwise. The
+ * model calls it on opening the panel and on every change of the episode
+ * (app_cache_update), so that a frame, a repaint or a resize simulates
+ * nothing. */
+void app_why_update(App *a);
 /* The dialog's halves (dialogs.c's table). */
 int why_key(App *a, int key);
 int why_draw(const App *a, Grid *g);
