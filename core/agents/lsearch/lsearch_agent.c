@@ -391,10 +391,12 @@ static void trainer_free(void *trainer)
 }
 
 const AgentKind agent_lsearch = {
-    "lsearch", "an lsearch", "the learned local search: iterated local search whose moves a trained scorer orders",
-    {load, save, net_free, info, params, untrained},
-    {runs, "lsearch-trained", 0, NULL},
-    {"episode", POLICY_MAX_GROUPS, train_opts, shape, sizeof(LsCfg), configure, state_init, create, resumed, 0,
-     trainer_new, run, trainer_free, NULL, NULL},
-    NULL,
+    .name = "lsearch",
+    .a_name = "an lsearch",
+    .title = "the learned local search: iterated local search whose moves a trained scorer orders",
+    .file = {.load = load, .save = save, .free = net_free, .info = info, .params = params, .untrained = untrained},
+    .place = {.runs = runs, .trained_row = "lsearch-trained", .refine = AGENT_REFINE_NONE},
+    .train = {.unit = "episode", .max_groups = POLICY_MAX_GROUPS, .opts = train_opts, .shape = shape,
+              .config_size = sizeof(LsCfg), .configure = configure, .state_init = state_init, .create = create,
+              .resumed = resumed, .trainer_new = trainer_new, .run = run, .trainer_free = trainer_free},
 };
