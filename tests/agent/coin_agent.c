@@ -94,8 +94,13 @@ static int check_state(const JDoc *d, TrainState *ts, Err *e)
         return jdoc_err(d, e, "training.baseline", "expected [[b, ...]], the baseline of each training graph");
     return 0;
 }
-static const PolicyFileKind file_kind = {"coin", read_arch, n_devices, n_types, param_count, create, params,
-                                         coin_free, 0.1, 0, NULL, check_state};
+static const PolicyFileKind file_kind = {
+    .agent = "coin",
+    .read_arch = read_arch, .n_devices = n_devices, .n_types = n_types, .param_count = param_count,
+    .create = create, .params = params, .free = coin_free,
+    .lr = 0.1, .entropy = 0,
+    .check_state = check_state,
+};
 
 /* untrained: every logit 0, the uniform distribution */
 static void *untrained(const void *net, uint64_t seed, Err *e)

@@ -25,9 +25,13 @@ static void *create_arch(const void *arch, const OpVocab *v, Err *e)
     return scorer_policy_new("lsched", arch, e);
 }
 /* No baseline rows (check_state NULL): each episode's decodes are their own baseline. */
-static const PolicyFileKind file_kind = {"lsched", read_arch, scorer_arch_devices, scorer_arch_types,
-                                         scorer_arch_params, create_arch, scorer_policy_params, scorer_policy_free,
-                                         0.01, 0, NULL, NULL};
+static const PolicyFileKind file_kind = {
+    .agent = "lsched",
+    .read_arch = read_arch, .n_devices = scorer_arch_devices, .n_types = scorer_arch_types,
+    .param_count = scorer_arch_params,
+    .create = create_arch, .params = scorer_policy_params, .free = scorer_policy_free,
+    .lr = 0.01, .entropy = 0,
+};
 
 static void *load(const AgentFile *f, TrainState *ts, Err *e) { return policy_file_load_doc(&file_kind, &f->doc, ts, e); }
 

@@ -153,8 +153,13 @@ static int check_state(const JDoc *d, TrainState *ts, Err *e)
         return jdoc_err(d, e, "training.baseline", "expected [[mean, variance]], the rewards' moving statistics");
     return 0;
 }
-static const PolicyFileKind file_kind = {"lsearch", read_arch, arch_devices, scorer_arch_types, arch_params,
-                                         create_arch, params, net_free, 0.01, 0, fresh_state, check_state};
+static const PolicyFileKind file_kind = {
+    .agent = "lsearch",
+    .read_arch = read_arch, .n_devices = arch_devices, .n_types = scorer_arch_types, .param_count = arch_params,
+    .create = create_arch, .params = params, .free = net_free,
+    .lr = 0.01, .entropy = 0,
+    .fresh = fresh_state, .check_state = check_state,
+};
 
 static void *load(const AgentFile *f, TrainState *ts, Err *e) { return policy_file_load_doc(&file_kind, &f->doc, ts, e); }
 /* ---- placing ---- */
