@@ -25,7 +25,7 @@ function skip(   c) {
 # Walks the brace opened at text[pos] (a "{"): mode "named" (each element
 # starts with a designator), "rows" (each element is a brace in mode
 # "named") or "free". subt holds the fields whose braces are named too
-# (AgentKind's sub-tables); what names the place for the report.
+# (AgentKind's sub-tables, a tour stage's .pub); what names the place for the report.
 function walk(mode, what,   c, q, field, depth) {
     pos++
     for (;;) {
@@ -77,7 +77,7 @@ function scan(   i, k, name, mode, built) {
     built = 0
     cur = file
     for (i = 1; i <= nbuf; i++) {
-        if (buf[i] !~ /^(static )?const (AgentKind|AgentActorOps|PolicyFileKind|CliCmd|Binding) [A-Za-z_0-9]+(\[[A-Za-z_0-9]*\])? = \{/) continue
+        if (buf[i] !~ /^(static )?const (AgentKind|AgentActorOps|PolicyFileKind|CliCmd|Binding|TourStage) [A-Za-z_0-9]+(\[[A-Za-z_0-9]*\])? = \{/) continue
         if (!built) { text = ""; for (k = 1; k <= nbuf; k++) text = text buf[k] "\n"; n = length(text); built = 1 }
         name = buf[i]; sub(/^(static )?const /, "", name); sub(/ = \{.*/, "", name)
         mode = (buf[i] ~ /\[/) ? "rows" : "named"
@@ -96,4 +96,4 @@ function scan(   i, k, name, mode, built) {
     }
     nbuf = 0
 }
-BEGIN { subt["file"]; subt["place"]; subt["train"] }
+BEGIN { subt["file"]; subt["place"]; subt["train"]; subt["pub"] }

@@ -7,7 +7,9 @@
 #   const AgentActorOps / PolicyFileKind / CliCmd NAME = {...}
 #                                       every field named;
 #   const Binding NAME[] = {...}        (the explorer's key tables) every
-#                                       row's fields named (.doc, .fn, ...).
+#                                       row's fields named (.doc, .fn, ...);
+#   const TourStage NAME[] = {...}      (the tour's stages) every row's
+#                                       fields named, and those of its .pub.
 # Values inside a named field (a string array, a {keys, help, section}
 # row) and the option tables (AgentOpt, CliOpt) stay positional. Every
 # agent agents.c lists must be defined as `const AgentKind agent_X = {` so

@@ -17,8 +17,8 @@
 # tests/ and bench/ may include anything. Prints every offending include as
 # FILE:LINE and exits 1 when there is one. Then runs check_designated.sh:
 # no descriptor (an AgentKind and its sub-tables, an actor table, a policy
-# file kind, a command's CliCmd, a key table's rows) is initialised by
-# position.
+# file kind, a command's CliCmd, a key table's rows, the tour's stages) is
+# initialised by position.
 cd "$(dirname "$0")/.." || exit 1
 agents=()
 for d in core/agents/*/; do [ -d "$d" ] && agents+=("${d%/}"); done

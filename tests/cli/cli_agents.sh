@@ -149,8 +149,8 @@ refused "app_actor.c includes rnn_io.h" 'app_actor.c:.*through the registry'
 cp tui/explorer/app_actor.c "$tmp/tree/tui/explorer/app_actor.c"
 
 # check-layers: a descriptor given by position is refused (docs/architecture.md):
-# an agent's sub-table, its actor table, a command, a key table's row, and
-# an AgentKind the check cannot see
+# an agent's sub-table, its actor table, a command, a key table's row, a
+# tour stage's .pub, and an AgentKind the check cannot see
 f=core/agents/gdp/gdp_agent.c
 sed -i 's/\.train = {\.unit = "update", \.max_groups = /.train = {"update", /' "$tmp/tree/$f"
 refused "gdp's .train by position" 'gdp_agent.c:[0-9]*: AgentKind agent_gdp: 2 field(s) given by position (the first on this line, in .train)'
@@ -168,6 +168,10 @@ cp "$f" "$tmp/tree/$f"
 f=tui/explorer/ctl.c
 sed -i 's/{\.doc = {"f", "finish the episode", 0}, \.fn = act_finish, \.on = {{.f., 0}}},/{{"f", "finish the episode", 0}, act_finish, {{0x66, 0}}, 0, 0},/' "$tmp/tree/$f"
 refused "a key row by position" 'ctl.c:[0-9]*: Binding bindings\[\]: 5 field(s) given by position (the first on this line, in a row)' check_designated.sh
+cp "$f" "$tmp/tree/$f"
+f=tui/explorer/demo.c
+sed -i 's/{\.pub = {\.title = "The race of the placers, live", \.top = 1,/{.pub = {"The race of the placers, live", 1,/' "$tmp/tree/$f"
+refused "a tour stage's .pub by position" 'demo.c:[0-9]*: TourStage stages\[\]: 2 field(s) given by position (the first on this line, in a row .pub)' check_designated.sh
 cp "$f" "$tmp/tree/$f"
 cmd="bash mk/check_designated.sh (the tree as it is)"
 out=$(bash "$tmp/tree/mk/check_designated.sh" 2>&1) && pass || fail "check-layers: designators" "refused the tree: $out"
