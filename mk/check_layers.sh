@@ -15,7 +15,10 @@
 #     agent.h alone;
 #   - core/ and layouts/ never include curses.
 # tests/ and bench/ may include anything. Prints every offending include as
-# FILE:LINE and exits 1 when there is one.
+# FILE:LINE and exits 1 when there is one. Then runs check_designated.sh:
+# no descriptor (an AgentKind and its sub-tables, an actor table, a policy
+# file kind, a command's CliCmd, a key table's rows, the tour's stages) is
+# initialised by position.
 cd "$(dirname "$0")/.." || exit 1
 agents=()
 for d in core/agents/*/; do [ -d "$d" ] && agents+=("${d%/}"); done
@@ -66,4 +69,8 @@ done
 if grep -rnE '#[[:space:]]*include[[:space:]]*[<"](n?curses|ncursesw/|panel|term)\.?h?' core layouts 2>/dev/null; then
   echo "core/ and layouts/ must not include curses (only tui/ may)"; bad=1
 fi
-[ $bad -eq 0 ] || { echo "check-layers: the dependency rule is broken (see above)"; exit 1; }
+[ $bad -eq 0 ] || echo "check-layers: the dependency rule is broken (see above)"
+# and the descriptors (AgentKind and its sub-tables, the commands' CliCmd,
+# the key tables) name their fields: check_designated.sh
+bash mk/check_designated.sh || bad=1
+[ $bad -eq 0 ] || exit 1

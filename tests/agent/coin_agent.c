@@ -94,8 +94,13 @@ static int check_state(const JDoc *d, TrainState *ts, Err *e)
         return jdoc_err(d, e, "training.baseline", "expected [[b, ...]], the baseline of each training graph");
     return 0;
 }
-static const PolicyFileKind file_kind = {"coin", read_arch, n_devices, n_types, param_count, create, params,
-                                         coin_free, 0.1, 0, NULL, check_state};
+static const PolicyFileKind file_kind = {
+    .agent = "coin",
+    .read_arch = read_arch, .n_devices = n_devices, .n_types = n_types, .param_count = param_count,
+    .create = create, .params = params, .free = coin_free,
+    .lr = 0.1, .entropy = 0,
+    .check_state = check_state,
+};
 
 /* untrained: every logit 0, the uniform distribution */
 static void *untrained(const void *net, uint64_t seed, Err *e)
@@ -274,19 +279,29 @@ static const EpisodeStep *step(Episode *ep, void *actor, int greedy)
 }
 
 static const AgentActorOps actor = {
-    "draws every group's device from one learned distribution, in order, from device 0",
-    "draws them in order from device 0",
-    "nothing: the coin placer attends to no group",
-    {"(these feature rows are Placeto's and do not apply to the coin policy: it reads", " nothing of the graph)"},
-    NULL, check, actor_new, actor_free, oneshot_episode_config, probs, step, NULL};
+    .does = "draws every group's device from one learned distribution, in order, from device 0",
+    .start = "draws them in order from device 0",
+    .attends = "nothing: the coin placer attends to no group",
+    .reads = {"(these feature rows are Placeto's and do not apply to the coin policy: it reads",
+              " nothing of the graph)"},
+    .check = check,
+    .actor_new = actor_new,
+    .actor_free = actor_free,
+    .config = oneshot_episode_config,
+    .probs = probs,
+    .step = step,
+};
 
 const AgentKind agent_coin = {
-    "coin", "a coin", "a test-only placer: one learned distribution over the devices",
-    {load, save, coin_free, info, params, untrained},
-    {oneshot_place_runs, "coin-trained", AGENT_REFINE_NONE, place},
-    {"update", 20000, train_opts, NULL, sizeof(CoinCfg), configure, state_init, coin_create, NULL, 0, trainer_new, run,
-     trainer_free, NULL, NULL},
-    &actor,
+    .name = "coin",
+    .a_name = "a coin",
+    .title = "a test-only placer: one learned distribution over the devices",
+    .file = {.load = load, .save = save, .free = coin_free, .info = info, .params = params, .untrained = untrained},
+    .place = {.runs = oneshot_place_runs, .trained_row = "coin-trained", .refine = AGENT_REFINE_NONE, .place = place},
+    .train = {.unit = "update", .max_groups = 20000, .opts = train_opts, .config_size = sizeof(CoinCfg),
+              .configure = configure, .state_init = state_init, .create = coin_create, .trainer_new = trainer_new,
+              .run = run, .trainer_free = trainer_free},
+    .actor = &actor,
 };
 
 /* Registered before main runs: the test build's one addition. */

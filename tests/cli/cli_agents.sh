@@ -4,7 +4,7 @@
 # registry alone drives place, compare, train and the explorer (the test
 # build placeto-coin has one more agent, tests/agent/coin_agent.c, that no
 # file of tui/ names); make check-layers refuses an agent that includes a
-# sibling's header.
+# sibling's header, and a descriptor initialised by position.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/cli/lib_cli.sh
 coin=${PLACETO_COIN:-build/placeto-coin}
@@ -133,17 +133,48 @@ expect_rc "compare --untrained without a policy" 2 && { grep -q -- "--untrained 
 # check-layers: an agent including a sibling's header is refused
 mkdir -p "$tmp/tree"
 cp -r core layouts tui mk "$tmp/tree/"
+# refused WHAT PATTERN [SCRIPT]: mk/SCRIPT (check_layers.sh) of the copy in
+# $tmp/tree exits 1 with a line matching PATTERN
+refused() {
+    cmd="bash mk/${3:-check_layers.sh} ($1)"
+    out=$(bash "$tmp/tree/mk/${3:-check_layers.sh}" 2>&1); rc=$?
+    if [ $rc -eq 1 ] && echo "$out" | grep -q -- "$2"; then pass
+    else fail "check-layers: $1" "expected a refusal matching '$2', got rc=$rc: $out"; fi
+}
 sed -i '0,/#include "gdp.h"/s//#include "gdp.h"\n#include "rnn.h"/' "$tmp/tree/core/agents/gdp/gdp.c"
-cmd="bash mk/check_layers.sh (gdp.c includes rnn.h)"
-out=$(bash "$tmp/tree/mk/check_layers.sh" 2>&1); rc=$?
-if [ $rc -ne 0 ] && echo "$out" | grep -q 'gdp.c:.*includes core/agents/rnn/rnn.h: an agent includes no sibling'; then pass
-else fail "check-layers sibling" "expected a refusal naming gdp.c and rnn.h, got rc=$rc: $out"; fi
+refused "gdp.c includes rnn.h" 'gdp.c:.*includes core/agents/rnn/rnn.h: an agent includes no sibling'
 cp core/agents/gdp/gdp.c "$tmp/tree/core/agents/gdp/gdp.c"
 sed -i 's/#include "app.h"/#include "app.h"\n#include "rnn_io.h"/' "$tmp/tree/tui/explorer/app_actor.c"
-cmd="bash mk/check_layers.sh (app_actor.c includes rnn_io.h)"
-out=$(bash "$tmp/tree/mk/check_layers.sh" 2>&1); rc=$?
-if [ $rc -ne 0 ] && echo "$out" | grep -q 'app_actor.c:.*through the registry'; then pass
-else fail "check-layers tui" "expected a refusal of tui/ naming an agent's header, got rc=$rc: $out"; fi
+refused "app_actor.c includes rnn_io.h" 'app_actor.c:.*through the registry'
+cp tui/explorer/app_actor.c "$tmp/tree/tui/explorer/app_actor.c"
+
+# check-layers: a descriptor given by position is refused (docs/architecture.md):
+# an agent's sub-table, its actor table, a command, a key table's row, a
+# tour stage's .pub, and an AgentKind the check cannot see
+f=core/agents/gdp/gdp_agent.c
+sed -i 's/\.train = {\.unit = "update", \.max_groups = /.train = {"update", /' "$tmp/tree/$f"
+refused "gdp's .train by position" 'gdp_agent.c:[0-9]*: AgentKind agent_gdp: 2 field(s) given by position (the first on this line, in .train)'
+cp "$f" "$tmp/tree/$f"
+sed -i 's/^    \.does = "gives every group/    "gives every group/' "$tmp/tree/$f"
+refused "gdp's actor by position" 'gdp_agent.c:[0-9]*: AgentActorOps actor: 1 field' check_designated.sh
+cp "$f" "$tmp/tree/$f"
+sed -i 's/^const AgentKind agent_gdp = {/const AgentKind agent_gdp =\n{/' "$tmp/tree/$f"
+refused "agent_gdp out of the check's sight" 'agents.c: agent_gdp is defined in no' check_designated.sh
+cp "$f" "$tmp/tree/$f"
+f=tui/cli/cmd_info.c
+sed -i 's/^    \.opts = info_opts,/    info_opts,/' "$tmp/tree/$f"
+refused "cmd_info by position" 'cmd_info.c:[0-9]*: CliCmd cmd_info: 1 field' check_designated.sh
+cp "$f" "$tmp/tree/$f"
+f=tui/explorer/ctl.c
+sed -i 's/{\.doc = {"f", "finish the episode", 0}, \.fn = act_finish, \.on = {{.f., 0}}},/{{"f", "finish the episode", 0}, act_finish, {{0x66, 0}}, 0, 0},/' "$tmp/tree/$f"
+refused "a key row by position" 'ctl.c:[0-9]*: Binding bindings\[\]: 5 field(s) given by position (the first on this line, in a row)' check_designated.sh
+cp "$f" "$tmp/tree/$f"
+f=tui/explorer/demo.c
+sed -i 's/{\.pub = {\.title = "The race of the placers, live", \.top = 1,/{.pub = {"The race of the placers, live", 1,/' "$tmp/tree/$f"
+refused "a tour stage's .pub by position" 'demo.c:[0-9]*: TourStage stages\[\]: 2 field(s) given by position (the first on this line, in a row .pub)' check_designated.sh
+cp "$f" "$tmp/tree/$f"
+cmd="bash mk/check_designated.sh (the tree as it is)"
+out=$(bash "$tmp/tree/mk/check_designated.sh" 2>&1) && pass || fail "check-layers: designators" "refused the tree: $out"
 
 echo "agents: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

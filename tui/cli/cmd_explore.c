@@ -69,58 +69,67 @@ static const CliOpt demo_opts[] = {
 };
 
 const CliCmd cmd_demo = {
-    "demo", "a guided tour of Placeto in the explorer", "[GRAPH] [--policy P] [--devices N] [--auto [SECONDS]]",
-    "A guided tour inside the explorer: the graph and its groups, the simulator, the state, message\n"
-    "passing, the sets the policy pools over, the probabilities, the reward, an override by hand,\n"
-    "the baselines, generalization to a graph the policy never saw, every learned agent beside the\n"
-    "baselines, the race of the placers (stage 12: the learned placers, each beside its untrained\n"
-    "control, and anneal and ils, live on the held-out graph or on GRAPH; its caption says who is\n"
-    "ahead and by how much once it ends), and GDP, the RNN-based placer and HSDAG beside Placeto:\n"
-    "16 stages. Keys in the tour: space or Right next; Left back (the stage as it was); a stage's\n"
-    "number jumps to it (1 then 2: stage 12; 1 then Enter: stage 1); r plays / pauses it on a timer;\n"
-    "i shows a cut caption whole; ? the keys; Esc closes a dialog; q leaves the tour (the explorer\n"
-    "stays open) and D goes back to it; F2 or Ctrl-P writes the screen as a slide\n"
-    "(placeto-slide-NNN.svg and .png); P: the presentation layout.\n"
-    "Without GRAPH the tour runs on the bundled ResNet-18 with its policy on 2 devices, and opens\n"
-    "the bundled graphs and policies its later stages need.",
-    "--auto takes the next argument as SECONDS only when it is a number.\n"
-    "example: placeto demo\n"
-    "example: placeto demo --stage 11\n"
-    "example: placeto demo --auto 3 --loop\n"
-    "example: placeto demo graphs/inception_v3.json --devices 4\n"
-    "example: placeto demo --headless --keys 'space space' --record tour.cast",
-    demo_opts, run_demo,
+    .name = "demo",
+    .brief = "a guided tour of Placeto in the explorer",
+    .usage = "[GRAPH] [--policy P] [--devices N] [--auto [SECONDS]]",
+    .summary =
+        "A guided tour inside the explorer: the graph and its groups, the simulator, the state, message\n"
+        "passing, the sets the policy pools over, the probabilities, the reward, an override by hand,\n"
+        "the baselines, generalization to a graph the policy never saw, every learned agent beside the\n"
+        "baselines, the race of the placers (stage 12: the learned placers, each beside its untrained\n"
+        "control, and anneal and ils, live on the held-out graph or on GRAPH; its caption says who is\n"
+        "ahead and by how much once it ends), and GDP, the RNN-based placer and HSDAG beside Placeto:\n"
+        "16 stages. Keys in the tour: space or Right next; Left back (the stage as it was); a stage's\n"
+        "number jumps to it (1 then 2: stage 12; 1 then Enter: stage 1); r plays / pauses it on a timer;\n"
+        "i shows a cut caption whole; ? the keys; Esc closes a dialog; q leaves the tour (the explorer\n"
+        "stays open) and D goes back to it; F2 or Ctrl-P writes the screen as a slide\n"
+        "(placeto-slide-NNN.svg and .png); P: the presentation layout.\n"
+        "Without GRAPH the tour runs on the bundled ResNet-18 with its policy on 2 devices, and opens\n"
+        "the bundled graphs and policies its later stages need.",
+    .details =
+        "--auto takes the next argument as SECONDS only when it is a number.\n"
+        "example: placeto demo\n"
+        "example: placeto demo --stage 11\n"
+        "example: placeto demo --auto 3 --loop\n"
+        "example: placeto demo graphs/inception_v3.json --devices 4\n"
+        "example: placeto demo --headless --keys 'space space' --record tour.cast",
+    .opts = demo_opts,
+    .run = run_demo,
 };
 
 const CliCmd cmd_explore = {
-    "explore", "the ncurses explorer (the default command)",
-    "[GRAPH] [--policy P] [--resume EPISODE] [--devices N | --cluster F]",
-    "Step through Placeto episodes: watch the policy place groups, inspect, override, undo,\n"
-    "save and resume, compare with the baselines, train, and export DOT renders and traces.\n"
-    "With an RNN placer's policy (train --agent rnn) its decoder places one group per step,\n"
-    "in order from device 0, its attention shown as the why; with a GDP policy (train --agent\n"
-    "gdp) one forward pass gives every group's distribution, applied one group per step in\n"
-    "the same order, its attention (heads averaged) as the why; with an HSDAG policy (train\n"
-    "--agent hsdag) one pass gives the learned clusters, each placed at its first group and\n"
-    "followed by the rest, the cluster as the why (C colours the graph by it). w explains the\n"
-    "step (each device's runtime and probability, the features, message passing); R (or --race)\n"
-    "races the learned placers, their untrained controls, anneal and ils live. ? shows every key.\n"
-    "F2 or Ctrl-P writes the screen as a slide (placeto-slide-NNN.svg, and .png with rsvg-convert,\n"
-    "in --slide-dir, $PLACETO_SLIDE_DIR or .; never replacing a file); P is the presentation\n"
-    "layout (graph, a tall timeline, a legend) for a projector.",
-    "Headless key scripts: single characters stand for themselves; names: space enter esc tab\n"
-    "btab up down left right pgup pgdn bs home end f1 f2 ctrl-p; tick (a timer tick while\n"
-    "running); wait (until background training and a shown race end); resize:WxH; click:X,Y;\n"
-    "sigint (as Ctrl-C: autosave, say where on stderr, exit 130). Any other word is typed letter\n"
-    "by letter. Headless, --race runs the race to its end (a frame per round) first.\n"
-    "example: placeto explore graphs/inception_v3.json --policy graphs/policies/inception_v3_2.json\n"
-    "example: placeto explore --replay inception_v3.episode.json\n"
-    "example: placeto explore graphs/resnet18.json --race --budget 500\n"
-    "example: placeto explore graphs/toy/crown.json --headless --keys 'space space 1 u' --size 80x24\n"
-    "example: placeto explore graphs/toy/crown.json --record crown.cast   (asciinema v2; headless:\n"
-    "         one --record-step per key, so the same script gives the same file)\n"
-    "example: placeto explore graphs/toy/crown.json --headless --keys 'space P' --slide crown.svg",
-    explore_opts, run_explore,
+    .name = "explore",
+    .brief = "the ncurses explorer (the default command)",
+    .usage = "[GRAPH] [--policy P] [--resume EPISODE] [--devices N | --cluster F]",
+    .summary =
+        "Step through Placeto episodes: watch the policy place groups, inspect, override, undo,\n"
+        "save and resume, compare with the baselines, train, and export DOT renders and traces.\n"
+        "With an RNN placer's policy (train --agent rnn) its decoder places one group per step,\n"
+        "in order from device 0, its attention shown as the why; with a GDP policy (train --agent\n"
+        "gdp) one forward pass gives every group's distribution, applied one group per step in\n"
+        "the same order, its attention (heads averaged) as the why; with an HSDAG policy (train\n"
+        "--agent hsdag) one pass gives the learned clusters, each placed at its first group and\n"
+        "followed by the rest, the cluster as the why (C colours the graph by it). w explains the\n"
+        "step (each device's runtime and probability, the features, message passing); R (or --race)\n"
+        "races the learned placers, their untrained controls, anneal and ils live. ? shows every key.\n"
+        "F2 or Ctrl-P writes the screen as a slide (placeto-slide-NNN.svg, and .png with rsvg-convert,\n"
+        "in --slide-dir, $PLACETO_SLIDE_DIR or .; never replacing a file); P is the presentation\n"
+        "layout (graph, a tall timeline, a legend) for a projector.",
+    .details =
+        "Headless key scripts: single characters stand for themselves; names: space enter esc tab\n"
+        "btab up down left right pgup pgdn bs home end f1 f2 ctrl-p; tick (a timer tick while\n"
+        "running); wait (until background training and a shown race end); resize:WxH; click:X,Y;\n"
+        "sigint (as Ctrl-C: autosave, say where on stderr, exit 130). Any other word is typed letter\n"
+        "by letter. Headless, --race runs the race to its end (a frame per round) first.\n"
+        "example: placeto explore graphs/inception_v3.json --policy graphs/policies/inception_v3_2.json\n"
+        "example: placeto explore --replay inception_v3.episode.json\n"
+        "example: placeto explore graphs/resnet18.json --race --budget 500\n"
+        "example: placeto explore graphs/toy/crown.json --headless --keys 'space space 1 u' --size 80x24\n"
+        "example: placeto explore graphs/toy/crown.json --record crown.cast   (asciinema v2; headless:\n"
+        "         one --record-step per key, so the same script gives the same file)\n"
+        "example: placeto explore graphs/toy/crown.json --headless --keys 'space P' --slide crown.svg",
+    .opts = explore_opts,
+    .run = run_explore,
 };
 
 /* ------------------------------------------------------------------ */

@@ -17,12 +17,17 @@ static const CliOpt info_opts[] = {
 static int run_info(int argc, char **argv);
 
 const CliCmd cmd_info = {
-    "info", "ops, edges, groups, critical path and lower bounds of a graph", "GRAPH [--groups G] [--cluster FILE | --devices N] [--json]",
-    "Show a computation graph: ops, edges, groups, total cost, the critical path and the\n"
-    "lower bound on the runtime of any placement for 1, 2, 4 and 8 default devices.",
-    "GRAPH is a placeto-graph .json file or a .dot file.\n"
-    "example: placeto info graphs/resnet18.json --devices 3",
-    info_opts, run_info,
+    .name = "info",
+    .brief = "ops, edges, groups, critical path and lower bounds of a graph",
+    .usage = "GRAPH [--groups G] [--cluster FILE | --devices N] [--json]",
+    .summary =
+        "Show a computation graph: ops, edges, groups, total cost, the critical path and the\n"
+        "lower bound on the runtime of any placement for 1, 2, 4 and 8 default devices.",
+    .details =
+        "GRAPH is a placeto-graph .json file or a .dot file.\n"
+        "example: placeto info graphs/resnet18.json --devices 3",
+    .opts = info_opts,
+    .run = run_info,
 };
 
 static void print_json(const Graph *g, const Grouping *gr, double cp, const Cluster *extra)

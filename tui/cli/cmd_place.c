@@ -45,45 +45,54 @@ static int run_place(int argc, char **argv);
 static int run_compare(int argc, char **argv);
 
 const CliCmd cmd_place = {
-    "place", "make a placement with a baseline method", "GRAPH --method M [-o P] [--devices N | --cluster F]",
-    "Make a placement of GRAPH with a baseline method and report its simulated runtime.",
-    "methods: see 'placeto compare --help'. With --policy the method is 'placeto': one greedy\n"
-    "episode of the policy (and K sampled ones with --samples K); the best placement seen wins.\n"
-    "With --budget B a Placeto policy searches: episodes from the best placement so far (or a\n"
-    "kick of it) until exactly B placements are simulated; a policy trained as a search\n"
-    "(train --preset search) does so from the best heuristic's placement, 500 by default.\n"
-    "--policy auto on a graph with its own bundled policy (graphs/policies/NAME_D.json for a\n"
-    "graph file NAME.json on D devices, from the best heuristic's placement: 'placeto-refine')\n"
-    "runs it and the learned local search (lsearch.json) at the same budget (--budget, else\n"
-    "lsearch's 1000 placements) and keeps the faster (a tie: the graph's own), saying which and\n"
-    "the other's runtime; on other graphs it takes lsearch.json, else the general Placeto one.\n"
-    "example: placeto place graphs/inception_v3.json --method heft --devices 4 -o p.json\n"
-    "example: placeto place graphs/nmt.json --policy graphs/policies/nmt_4.json --devices 4\n"
-    "example: placeto place my_model.json --policy auto --devices 4\n"
-    "example: placeto place graphs/inference/bert_base.json --cluster graphs/clusters/cpu_gpu1.json --method cpu-only",
-    place_opts, run_place,
+    .name = "place",
+    .brief = "make a placement with a baseline method",
+    .usage = "GRAPH --method M [-o P] [--devices N | --cluster F]",
+    .summary = "Make a placement of GRAPH with a baseline method and report its simulated runtime.",
+    .details =
+        "methods: see 'placeto compare --help'. With --policy the method is 'placeto': one greedy\n"
+        "episode of the policy (and K sampled ones with --samples K); the best placement seen wins.\n"
+        "With --budget B a Placeto policy searches: episodes from the best placement so far (or a\n"
+        "kick of it) until exactly B placements are simulated; a policy trained as a search\n"
+        "(train --preset search) does so from the best heuristic's placement, 500 by default.\n"
+        "--policy auto on a graph with its own bundled policy (graphs/policies/NAME_D.json for a\n"
+        "graph file NAME.json on D devices, from the best heuristic's placement: 'placeto-refine')\n"
+        "runs it and the learned local search (lsearch.json) at the same budget (--budget, else\n"
+        "lsearch's 1000 placements) and keeps the faster (a tie: the graph's own), saying which and\n"
+        "the other's runtime; on other graphs it takes lsearch.json, else the general Placeto one.\n"
+        "example: placeto place graphs/inception_v3.json --method heft --devices 4 -o p.json\n"
+        "example: placeto place graphs/nmt.json --policy graphs/policies/nmt_4.json --devices 4\n"
+        "example: placeto place my_model.json --policy auto --devices 4\n"
+        "example: placeto place graphs/inference/bert_base.json --cluster graphs/clusters/cpu_gpu1.json --method cpu-only",
+    .opts = place_opts,
+    .run = run_place,
 };
 
 const CliCmd cmd_compare = {
-    "compare", "every method side by side on the simulator", "GRAPH [--methods LIST] [--devices N | --cluster F] [--json]",
-    "Run every placement method on GRAPH and compare them on the simulator: runtime, speed-up\n"
-    "over a single device, ratio to the lower bound, peak memory, OOM, time taken.",
-    "Placeto rows: 'placeto' (a policy placing the graph zero-shot from the fixed random start:\n"
-    "one greedy episode, K sampled ones with --samples K), or 'placeto-refine' (the same from the\n"
-    "best heuristic's placement, with --start heuristic), and, when the policy was trained on\n"
-    "this graph, 'placeto-trained' with the best placement its training found; a gdp policy's\n"
-    "rows are 'gdp' and 'gdp-trained', and with --start heuristic 'gdp-or-heuristic' (the better\n"
-    "of gdp's placement and the best heuristic's: a fallback, never slower than it). Without\n"
-    "--policy and --methods the policy is 'auto' (see 'placeto place --help'), when one is bundled\n"
-    "for the device count; on a graph with its own policy, both of auto's rows ('placeto-refine'\n"
-    "and 'lsearch', at the same budget), place's choice the faster.\n"
-    "On a cluster with devices of more than one kind, 'single' comes with one row per kind,\n"
-    "'KIND-only' (e.g. 'cpu-only', 'gpu-only'): every op on that kind's fastest device; --methods\n"
-    "and 'place --method' take these names too, on any cluster with a device of that kind.\n"
-    "example: placeto compare graphs/nmt.json --devices 4\n"
-    "example: placeto compare graphs/inference/resnet50.json --cluster graphs/clusters/cpu_gpu1.json\n"
-    "example: placeto compare graphs/inception_v3.json --devices 2 --policy graphs/policies/inception_v3_2.json",
-    compare_opts, run_compare,
+    .name = "compare",
+    .brief = "every method side by side on the simulator",
+    .usage = "GRAPH [--methods LIST] [--devices N | --cluster F] [--json]",
+    .summary =
+        "Run every placement method on GRAPH and compare them on the simulator: runtime, speed-up\n"
+        "over a single device, ratio to the lower bound, peak memory, OOM, time taken.",
+    .details =
+        "Placeto rows: 'placeto' (a policy placing the graph zero-shot from the fixed random start:\n"
+        "one greedy episode, K sampled ones with --samples K), or 'placeto-refine' (the same from the\n"
+        "best heuristic's placement, with --start heuristic), and, when the policy was trained on\n"
+        "this graph, 'placeto-trained' with the best placement its training found; a gdp policy's\n"
+        "rows are 'gdp' and 'gdp-trained', and with --start heuristic 'gdp-or-heuristic' (the better\n"
+        "of gdp's placement and the best heuristic's: a fallback, never slower than it). Without\n"
+        "--policy and --methods the policy is 'auto' (see 'placeto place --help'), when one is bundled\n"
+        "for the device count; on a graph with its own policy, both of auto's rows ('placeto-refine'\n"
+        "and 'lsearch', at the same budget), place's choice the faster.\n"
+        "On a cluster with devices of more than one kind, 'single' comes with one row per kind,\n"
+        "'KIND-only' (e.g. 'cpu-only', 'gpu-only'): every op on that kind's fastest device; --methods\n"
+        "and 'place --method' take these names too, on any cluster with a device of that kind.\n"
+        "example: placeto compare graphs/nmt.json --devices 4\n"
+        "example: placeto compare graphs/inference/resnet50.json --cluster graphs/clusters/cpu_gpu1.json\n"
+        "example: placeto compare graphs/inception_v3.json --devices 2 --policy graphs/policies/inception_v3_2.json",
+    .opts = compare_opts,
+    .run = run_compare,
 };
 
 /* The rows of the policy file at path (read once per command:

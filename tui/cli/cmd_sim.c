@@ -32,14 +32,19 @@ static const CliOpt sim_opts[] = {
 static int run_simulate(int argc, char **argv);
 
 const CliCmd cmd_simulate = {
-    "simulate", "simulate a placement: runtime, devices, memory, transfers", "GRAPH --placement P [--cluster FILE | --devices N] [--trace OUT] [--dot OUT] [--svg OUT] [--png OUT] [--json]",
-    "Simulate one placement with the Placeto-compatible simulator: runtime, per-device busy\n"
-    "time and peak memory, transfers; optionally export the timeline and a DOT render.",
-    "An explorer's episode file works as the placement (its current placement, on its graph, cluster\n"
-    "and grouping), also in place of GRAPH.\n"
-    "example: placeto simulate graphs/toy/diamond.json --placement diamond.placement.json --trace t.json\n"
-    "example: placeto simulate crown.episode.json",
-    sim_opts, run_simulate,
+    .name = "simulate",
+    .brief = "simulate a placement: runtime, devices, memory, transfers",
+    .usage = "GRAPH --placement P [--cluster FILE | --devices N] [--trace OUT] [--dot OUT] [--svg OUT] [--png OUT] [--json]",
+    .summary =
+        "Simulate one placement with the Placeto-compatible simulator: runtime, per-device busy\n"
+        "time and peak memory, transfers; optionally export the timeline and a DOT render.",
+    .details =
+        "An explorer's episode file works as the placement (its current placement, on its graph, cluster\n"
+        "and grouping), also in place of GRAPH.\n"
+        "example: placeto simulate graphs/toy/diamond.json --placement diamond.placement.json --trace t.json\n"
+        "example: placeto simulate crown.episode.json",
+    .opts = sim_opts,
+    .run = run_simulate,
 };
 
 static const CliOpt export_opts[] = {
@@ -60,14 +65,18 @@ static const CliOpt export_opts[] = {
 static int run_export(int argc, char **argv);
 
 const CliCmd cmd_export = {
-    "export", "DOT render (or SVG, PNG) or Chrome trace of a placement; graph to JSON",
-    "GRAPH --placement P (--dot OUT | --svg OUT | --png OUT | --trace OUT) [--level group|op] | GRAPH --graph-json OUT",
-    "Export a placement as a DOT render (or drawn as SVG or PNG) or a Chrome trace of its\n"
-    "simulated timeline, or convert a graph to placeto-graph JSON.",
-    "examples: placeto export graphs/resnet18.json --placement p.json --png p.png --dot p.dot\n"
-    "          placeto export model.dot --graph-json model.json\n"
-    "          placeto export crown.episode.json --dot crown.dot   (an explorer's episode: its current placement)",
-    export_opts, run_export,
+    .name = "export",
+    .brief = "DOT render (or SVG, PNG) or Chrome trace of a placement; graph to JSON",
+    .usage = "GRAPH --placement P (--dot OUT | --svg OUT | --png OUT | --trace OUT) [--level group|op] | GRAPH --graph-json OUT",
+    .summary =
+        "Export a placement as a DOT render (or drawn as SVG or PNG) or a Chrome trace of its\n"
+        "simulated timeline, or convert a graph to placeto-graph JSON.",
+    .details =
+        "examples: placeto export graphs/resnet18.json --placement p.json --png p.png --dot p.dot\n"
+        "          placeto export model.dot --graph-json model.json\n"
+        "          placeto export crown.episode.json --dot crown.dot   (an explorer's episode: its current placement)",
+    .opts = export_opts,
+    .run = run_export,
 };
 
 /* The render's node level from --level (or --dot-ops): 0 groups, 1 ops, -1

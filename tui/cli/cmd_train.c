@@ -118,32 +118,36 @@ void train_cli_whose(const char *name, char *buf, size_t n)
 static int run_train(int argc, char **argv);
 
 const CliCmd cmd_train = {
-    "train", "train a placer's policy (one graph or a family)",
-    "GRAPH... [--episodes K] [-o POLICY] [--resume POLICY] [--devices N | --cluster F]",
-    "Train a learned placer (Placeto by default, --agent for the others) on one graph, or on a\n"
-    "family: several graphs or a directory of them. Writes the policy with its training state.",
-    "The progress line shows episode, best runtime, the mean total reward of an episode and the\n"
-    "policy's mean entropy (last 10 episodes), the entropy weight beta, episodes per second and\n"
-    "the time left. Ctrl-C stops after the current round and saves.\n"
-    "example: placeto train graphs/inception_v3.json --devices 2 --episodes 300 -o p.json\n"
-    "example: placeto train graphs/families/nmt --episodes 2000 --threads 2 -o nmt.json\n"
-    "With --agent rnn, the RNN-based placer trains on one graph or a family (each update draws one):\n"
-    "each episode is one update (K sampled placements, --samples-per-update, on --threads threads:\n"
-    "the same result for every T); defaults K 16, advantages normalised within the update, lr 0.001,\n"
-    "entropy 0, clip 1, squash 5, temperature 1 (--preset paper: the public code's K 1, moving average,\n"
-    "lr 0.1, squash 1); the other Placeto-only options are refused.\n"
-    "example: placeto train graphs/inception_v3.json --agent rnn --episodes 500 -o rnn.json\n"
-    "With --agent gdp, the GDP placer trains with PPO on one graph or a family: each episode is one\n"
-    "update (--batch-graphs B graphs drawn, K placements of each, then --epochs E passes, one Adam\n"
-    "step each); defaults K 16, E 4, clip ratio 0.2, lr 3e-4, entropy 0.01, clip 1. Its policy places\n"
-    "any graph on its device count: --resume FAMILY.json on a new graph fine-tunes it.\n"
-    "example: placeto train graphs/families/nmt --agent gdp --episodes 300 -o gdp.json\n"
-    "With --agent hsdag, the HSDAG grouper-placer trains with REINFORCE: each episode is one update of\n"
-    "--episodes-per-update E episodes of --steps T placements (the state carried between them), reward\n"
-    "1/runtime, return discounted by --gamma; defaults T 20, E 1, gamma 0.95, lr 1e-3, no baseline, no\n"
-    "clip; one-device and OOM placements count as failing runs (--allow-single, --oom graded).\n"
-    "example: placeto train graphs/inference/resnet50.json --agent hsdag --cluster graphs/clusters/cpu_gpu1.json -o hsdag.json",
-    train_opts, run_train,
+    .name = "train",
+    .brief = "train a placer's policy (one graph or a family)",
+    .usage = "GRAPH... [--episodes K] [-o POLICY] [--resume POLICY] [--devices N | --cluster F]",
+    .summary =
+        "Train a learned placer (Placeto by default, --agent for the others) on one graph, or on a\n"
+        "family: several graphs or a directory of them. Writes the policy with its training state.",
+    .details =
+        "The progress line shows episode, best runtime, the mean total reward of an episode and the\n"
+        "policy's mean entropy (last 10 episodes), the entropy weight beta, episodes per second and\n"
+        "the time left. Ctrl-C stops after the current round and saves.\n"
+        "example: placeto train graphs/inception_v3.json --devices 2 --episodes 300 -o p.json\n"
+        "example: placeto train graphs/families/nmt --episodes 2000 --threads 2 -o nmt.json\n"
+        "With --agent rnn, the RNN-based placer trains on one graph or a family (each update draws one):\n"
+        "each episode is one update (K sampled placements, --samples-per-update, on --threads threads:\n"
+        "the same result for every T); defaults K 16, advantages normalised within the update, lr 0.001,\n"
+        "entropy 0, clip 1, squash 5, temperature 1 (--preset paper: the public code's K 1, moving average,\n"
+        "lr 0.1, squash 1); the other Placeto-only options are refused.\n"
+        "example: placeto train graphs/inception_v3.json --agent rnn --episodes 500 -o rnn.json\n"
+        "With --agent gdp, the GDP placer trains with PPO on one graph or a family: each episode is one\n"
+        "update (--batch-graphs B graphs drawn, K placements of each, then --epochs E passes, one Adam\n"
+        "step each); defaults K 16, E 4, clip ratio 0.2, lr 3e-4, entropy 0.01, clip 1. Its policy places\n"
+        "any graph on its device count: --resume FAMILY.json on a new graph fine-tunes it.\n"
+        "example: placeto train graphs/families/nmt --agent gdp --episodes 300 -o gdp.json\n"
+        "With --agent hsdag, the HSDAG grouper-placer trains with REINFORCE: each episode is one update of\n"
+        "--episodes-per-update E episodes of --steps T placements (the state carried between them), reward\n"
+        "1/runtime, return discounted by --gamma; defaults T 20, E 1, gamma 0.95, lr 1e-3, no baseline, no\n"
+        "clip; one-device and OOM placements count as failing runs (--allow-single, --oom graded).\n"
+        "example: placeto train graphs/inference/resnet50.json --agent hsdag --cluster graphs/clusters/cpu_gpu1.json -o hsdag.json",
+    .opts = train_opts,
+    .run = run_train,
 };
 
 static volatile sig_atomic_t got_signal;

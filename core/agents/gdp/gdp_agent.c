@@ -42,12 +42,18 @@ static const float *probs(void *ac, const Episode *ep, const float **att) { retu
 static const EpisodeStep *step(Episode *ep, void *ac, int greedy) { return gdp_episode_step(ep, ac, greedy); }
 
 static const AgentActorOps actor = {
-    "gives every group its distribution in one forward pass, applied once, in order, from device 0",
-    "gives them all their distributions in one forward pass, applied in order from device 0",
-    "the groups the gdp network's attention weighs most for the current group",
-    {"(these feature rows are Placeto's and do not apply to the gdp policy: it reads each",
-     " group's op types, size, cost and edges once, never the devices: one pass places all)"},
-    NULL, check, actor_new, actor_free, oneshot_episode_config, probs, step, NULL};
+    .does = "gives every group its distribution in one forward pass, applied once, in order, from device 0",
+    .start = "gives them all their distributions in one forward pass, applied in order from device 0",
+    .attends = "the groups the gdp network's attention weighs most for the current group",
+    .reads = {"(these feature rows are Placeto's and do not apply to the gdp policy: it reads each",
+              " group's op types, size, cost and edges once, never the devices: one pass places all)"},
+    .check = check,
+    .actor_new = actor_new,
+    .actor_free = actor_free,
+    .config = oneshot_episode_config,
+    .probs = probs,
+    .step = step,
+};
 
 /* ---- training ---- */
 
@@ -161,10 +167,13 @@ static int64_t run(void *t, int64_t n, TrainCallback cb, void *ud, volatile int 
 }
 
 const AgentKind agent_gdp = {
-    "gdp", "a gdp", "GDP, the graph placer trained with PPO (Zhou et al. 2019)",
-    {load, save, net_free, info, params, untrained},
-    {gdp_place_runs, "gdp-trained", AGENT_REFINE_FALLBACK, place},
-    {"update", GDP_TRAIN_MAX_GROUPS, train_opts, shape, sizeof(GdpOpts), gdp_options, gdp_state, gdp_create, NULL, 0, gdp_trainer,
-     run, gdp_trainer_free, NULL, NULL},
-    &actor,
+    .name = "gdp",
+    .a_name = "a gdp",
+    .title = "GDP, the graph placer trained with PPO (Zhou et al. 2019)",
+    .file = {.load = load, .save = save, .free = net_free, .info = info, .params = params, .untrained = untrained},
+    .place = {.runs = gdp_place_runs, .trained_row = "gdp-trained", .refine = AGENT_REFINE_FALLBACK, .place = place},
+    .train = {.unit = "update", .max_groups = GDP_TRAIN_MAX_GROUPS, .opts = train_opts, .shape = shape,
+              .config_size = sizeof(GdpOpts), .configure = gdp_options, .state_init = gdp_state, .create = gdp_create,
+              .trainer_new = gdp_trainer, .run = run, .trainer_free = gdp_trainer_free},
+    .actor = &actor,
 };

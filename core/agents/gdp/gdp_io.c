@@ -74,8 +74,12 @@ static void *create(const void *a, const OpVocab *v, Err *e) { return gdp_new(a,
 static NnParams *params(void *net) { return &((GdpNet *)net)->p; }
 static void net_free(void *net) { gdp_free(net); }
 
-static const PolicyFileKind kind = {"gdp", read_arch_v, n_devices, n_types, param_count, create, params, net_free,
-                                  3e-4, 0.01, NULL, NULL};
+static const PolicyFileKind kind = {
+    .agent = "gdp",
+    .read_arch = read_arch_v, .n_devices = n_devices, .n_types = n_types, .param_count = param_count,
+    .create = create, .params = params, .free = net_free,
+    .lr = 3e-4, .entropy = 0.01,
+};
 
 GdpNet *gdp_policy_load_text(const char *path, const char *text, size_t len, TrainState *ts, Err *e)
 {

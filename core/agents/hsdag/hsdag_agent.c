@@ -51,14 +51,22 @@ static int clusters(void *actor, const int **cluster)
 }
 
 static const AgentActorOps actor = {
-    "places each learned cluster once, in order from device 0: one forward pass gives the clusters and their "
-    "distributions",
-    "gives the learned clusters their distributions in one forward pass, applied in order from device 0 (a "
-    "cluster's later groups follow its first)",
-    "the groups of the current group's learned cluster (they all go where its first group goes)",
-    {"(these feature rows are Placeto's and do not apply to the hsdag policy: it reads each group's",
-     " op types, size, structure and cost once, never the devices: one pass clusters and places all)"},
-    "its learned cluster", check, actor_new, actor_free, oneshot_episode_config, probs, step, clusters};
+    .does = "places each learned cluster once, in order from device 0: one forward pass gives the clusters and "
+            "their distributions",
+    .start = "gives the learned clusters their distributions in one forward pass, applied in order from device 0 "
+             "(a cluster's later groups follow its first)",
+    .attends = "the groups of the current group's learned cluster (they all go where its first group goes)",
+    .reads = {"(these feature rows are Placeto's and do not apply to the hsdag policy: it reads each group's",
+              " op types, size, structure and cost once, never the devices: one pass clusters and places all)"},
+    .set_why = "its learned cluster",
+    .check = check,
+    .actor_new = actor_new,
+    .actor_free = actor_free,
+    .config = oneshot_episode_config,
+    .probs = probs,
+    .step = step,
+    .clusters = clusters,
+};
 
 /* ---- training ---- */
 
@@ -165,10 +173,13 @@ static int64_t run(void *t, int64_t n, TrainCallback cb, void *ud, volatile int 
 }
 
 const AgentKind agent_hsdag = {
-    "hsdag", "an hsdag", "HSDAG, the hierarchical grouper-placer (Duan et al. 2024)",
-    {load, save, net_free, info, params, untrained},
-    {oneshot_place_runs, "hsdag-trained", AGENT_REFINE_NONE, place},
-    {"update", POLICY_MAX_GROUPS, train_opts, shape, sizeof(HsdagOpts), hsdag_options, hsdag_state, hsdag_create, NULL, 0, hsdag_trainer,
-     run, hsdag_trainer_free, NULL, NULL},
-    &actor,
+    .name = "hsdag",
+    .a_name = "an hsdag",
+    .title = "HSDAG, the hierarchical grouper-placer (Duan et al. 2024)",
+    .file = {.load = load, .save = save, .free = net_free, .info = info, .params = params, .untrained = untrained},
+    .place = {.runs = oneshot_place_runs, .trained_row = "hsdag-trained", .refine = AGENT_REFINE_NONE, .place = place},
+    .train = {.unit = "update", .max_groups = POLICY_MAX_GROUPS, .opts = train_opts, .shape = shape,
+              .config_size = sizeof(HsdagOpts), .configure = hsdag_options, .state_init = hsdag_state,
+              .create = hsdag_create, .trainer_new = hsdag_trainer, .run = run, .trainer_free = hsdag_trainer_free},
+    .actor = &actor,
 };

@@ -82,8 +82,13 @@ static int check_state(const JDoc *d, TrainState *ts, Err *e)
     return 0;
 }
 
-static const PolicyFileKind kind = {"hsdag", read_arch_v, n_devices, n_types, param_count, create, params, net_free,
-                                  1e-3, 0, NULL, check_state};
+static const PolicyFileKind kind = {
+    .agent = "hsdag",
+    .read_arch = read_arch_v, .n_devices = n_devices, .n_types = n_types, .param_count = param_count,
+    .create = create, .params = params, .free = net_free,
+    .lr = 1e-3, .entropy = 0,
+    .check_state = check_state,
+};
 
 HsdagNet *hsdag_policy_load_text(const char *path, const char *text, size_t len, TrainState *ts, Err *e)
 {

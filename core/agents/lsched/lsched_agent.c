@@ -25,9 +25,13 @@ static void *create_arch(const void *arch, const OpVocab *v, Err *e)
     return scorer_policy_new("lsched", arch, e);
 }
 /* No baseline rows (check_state NULL): each episode's decodes are their own baseline. */
-static const PolicyFileKind file_kind = {"lsched", read_arch, scorer_arch_devices, scorer_arch_types,
-                                         scorer_arch_params, create_arch, scorer_policy_params, scorer_policy_free,
-                                         0.01, 0, NULL, NULL};
+static const PolicyFileKind file_kind = {
+    .agent = "lsched",
+    .read_arch = read_arch, .n_devices = scorer_arch_devices, .n_types = scorer_arch_types,
+    .param_count = scorer_arch_params,
+    .create = create_arch, .params = scorer_policy_params, .free = scorer_policy_free,
+    .lr = 0.01, .entropy = 0,
+};
 
 static void *load(const AgentFile *f, TrainState *ts, Err *e) { return policy_file_load_doc(&file_kind, &f->doc, ts, e); }
 
@@ -210,10 +214,13 @@ static void trainer_free(void *trainer)
 }
 
 const AgentKind agent_lsched = {
-    "lsched", "an lsched", "the learned list scheduler: a one-shot placer whose device choices a trained scorer makes",
-    {load, scorer_policy_save, scorer_policy_free, scorer_policy_info, scorer_policy_params, scorer_policy_untrained},
-    {runs, "lsched-trained", 0, NULL},
-    {"episode", POLICY_MAX_GROUPS, train_opts, shape, sizeof(LscCfg), configure, state_init, create, NULL, 0,
-     trainer_new, run, trainer_free, NULL, NULL},
-    NULL,
+    .name = "lsched",
+    .a_name = "an lsched",
+    .title = "the learned list scheduler: a one-shot placer whose device choices a trained scorer makes",
+    .file = {.load = load, .save = scorer_policy_save, .free = scorer_policy_free, .info = scorer_policy_info,
+             .params = scorer_policy_params, .untrained = scorer_policy_untrained},
+    .place = {.runs = runs, .trained_row = "lsched-trained", .refine = AGENT_REFINE_NONE},
+    .train = {.unit = "episode", .max_groups = POLICY_MAX_GROUPS, .opts = train_opts, .shape = shape,
+              .config_size = sizeof(LscCfg), .configure = configure, .state_init = state_init, .create = create,
+              .trainer_new = trainer_new, .run = run, .trainer_free = trainer_free},
 };

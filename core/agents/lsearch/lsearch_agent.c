@@ -153,8 +153,13 @@ static int check_state(const JDoc *d, TrainState *ts, Err *e)
         return jdoc_err(d, e, "training.baseline", "expected [[mean, variance]], the rewards' moving statistics");
     return 0;
 }
-static const PolicyFileKind file_kind = {"lsearch", read_arch, arch_devices, scorer_arch_types, arch_params,
-                                         create_arch, params, net_free, 0.01, 0, fresh_state, check_state};
+static const PolicyFileKind file_kind = {
+    .agent = "lsearch",
+    .read_arch = read_arch, .n_devices = arch_devices, .n_types = scorer_arch_types, .param_count = arch_params,
+    .create = create_arch, .params = params, .free = net_free,
+    .lr = 0.01, .entropy = 0,
+    .fresh = fresh_state, .check_state = check_state,
+};
 
 static void *load(const AgentFile *f, TrainState *ts, Err *e) { return policy_file_load_doc(&file_kind, &f->doc, ts, e); }
 /* ---- placing ---- */
@@ -391,10 +396,12 @@ static void trainer_free(void *trainer)
 }
 
 const AgentKind agent_lsearch = {
-    "lsearch", "an lsearch", "the learned local search: iterated local search whose moves a trained scorer orders",
-    {load, save, net_free, info, params, untrained},
-    {runs, "lsearch-trained", 0, NULL},
-    {"episode", POLICY_MAX_GROUPS, train_opts, shape, sizeof(LsCfg), configure, state_init, create, resumed, 0,
-     trainer_new, run, trainer_free, NULL, NULL},
-    NULL,
+    .name = "lsearch",
+    .a_name = "an lsearch",
+    .title = "the learned local search: iterated local search whose moves a trained scorer orders",
+    .file = {.load = load, .save = save, .free = net_free, .info = info, .params = params, .untrained = untrained},
+    .place = {.runs = runs, .trained_row = "lsearch-trained", .refine = AGENT_REFINE_NONE},
+    .train = {.unit = "episode", .max_groups = POLICY_MAX_GROUPS, .opts = train_opts, .shape = shape,
+              .config_size = sizeof(LsCfg), .configure = configure, .state_init = state_init, .create = create,
+              .resumed = resumed, .trainer_new = trainer_new, .run = run, .trainer_free = trainer_free},
 };

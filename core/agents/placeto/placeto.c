@@ -311,11 +311,14 @@ static int prepare(TrainState *ts, const void *config, const Problem *pb, int n,
 static long round_size(const void *config) { return ((const PlacetoCfg *)config)->cfg.threads; }
 
 const AgentKind agent_placeto = {
-    "placeto", "a Placeto", "Placeto, the graph-embedding placer that improves a placement step by step "
-                            "(Addanki et al. 2019)",
-    {load, save, net_free, info, params, untrained},
-    {placeto_place_runs, "placeto-trained", AGENT_REFINE_START, NULL},
-    {"episode", POLICY_MAX_GROUPS, train_opts, NULL, sizeof(PlacetoCfg), configure, state_init, create, resumed, 1,
-     trainer_new, run, trainer_free, prepare, round_size},
-    NULL,
+    .name = "placeto",
+    .a_name = "a Placeto",
+    .title = "Placeto, the graph-embedding placer that improves a placement step by step (Addanki et al. 2019)",
+    .file = {.load = load, .save = save, .free = net_free, .info = info, .params = params, .untrained = untrained},
+    .place = {.runs = placeto_place_runs, .trained_row = "placeto-trained", .refine = AGENT_REFINE_START},
+    .train = {.unit = "episode", .max_groups = POLICY_MAX_GROUPS, .opts = train_opts,
+              .config_size = sizeof(PlacetoCfg), .configure = configure, .state_init = state_init, .create = create,
+              .resumed = resumed, .policy_graphs = 1, .trainer_new = trainer_new, .run = run,
+              .trainer_free = trainer_free, .prepare = prepare, .round = round_size},
+    .actor = NULL, /* the explorer steps Placeto natively */
 };

@@ -53,12 +53,18 @@ static const float *probs(void *ac, const Episode *ep, const float **att) { retu
 static const EpisodeStep *step(Episode *ep, void *ac, int greedy) { return rnn_episode_step(ep, ac, greedy); }
 
 static const AgentActorOps actor = {
-    "decodes every group once, in order, from device 0",
-    "decodes them in order from device 0",
-    "the groups the rnn decoder attends to most at this step",
-    {"(these feature rows are Placeto's and do not apply to the rnn policy: it reads",
-     " each group's op types, edges and output size once, and the devices it decoded)"},
-    NULL, check, actor_new, actor_free, oneshot_episode_config, probs, step, NULL};
+    .does = "decodes every group once, in order, from device 0",
+    .start = "decodes them in order from device 0",
+    .attends = "the groups the rnn decoder attends to most at this step",
+    .reads = {"(these feature rows are Placeto's and do not apply to the rnn policy: it reads",
+              " each group's op types, edges and output size once, and the devices it decoded)"},
+    .check = check,
+    .actor_new = actor_new,
+    .actor_free = actor_free,
+    .config = oneshot_episode_config,
+    .probs = probs,
+    .step = step,
+};
 
 /* ---- training ---- */
 
@@ -199,10 +205,13 @@ static int64_t run(void *t, int64_t n, TrainCallback cb, void *ud, volatile int 
 }
 
 const AgentKind agent_rnn = {
-    "rnn", "an rnn", "the RNN-based placer (Mirhoseini et al. 2017)",
-    {load, save, net_free, info, params, untrained},
-    {runs, "rnn-trained", AGENT_REFINE_NONE, place},
-    {"update", RNN_MAX_GROUPS, train_opts, shape, sizeof(RnnOpts), rnn_options, rnn_state, rnn_create, NULL, 0, rnn_trainer,
-     run, rnn_trainer_free, NULL, NULL},
-    &actor,
+    .name = "rnn",
+    .a_name = "an rnn",
+    .title = "the RNN-based placer (Mirhoseini et al. 2017)",
+    .file = {.load = load, .save = save, .free = net_free, .info = info, .params = params, .untrained = untrained},
+    .place = {.runs = runs, .trained_row = "rnn-trained", .refine = AGENT_REFINE_NONE, .place = place},
+    .train = {.unit = "update", .max_groups = RNN_MAX_GROUPS, .opts = train_opts, .shape = shape,
+              .config_size = sizeof(RnnOpts), .configure = rnn_options, .state_init = rnn_state, .create = rnn_create,
+              .trainer_new = rnn_trainer, .run = run, .trainer_free = rnn_trainer_free},
+    .actor = &actor,
 };

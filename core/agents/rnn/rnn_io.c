@@ -144,8 +144,13 @@ static int check_state(const JDoc *d, TrainState *ts, Err *e)
     return 0;
 }
 
-static const PolicyFileKind kind = {"rnn", read_arch_v, n_devices, n_types, param_count, create, params, net_free,
-                                  0.1, 0, fresh, check_state};
+static const PolicyFileKind kind = {
+    .agent = "rnn",
+    .read_arch = read_arch_v, .n_devices = n_devices, .n_types = n_types, .param_count = param_count,
+    .create = create, .params = params, .free = net_free,
+    .lr = 0.1, .entropy = 0,
+    .fresh = fresh, .check_state = check_state,
+};
 
 RnnNet *rnn_policy_load_doc(const JDoc *d, TrainState *ts, Err *e)
 {
