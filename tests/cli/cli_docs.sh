@@ -20,6 +20,10 @@
 #   - the tour: its stage count (the explorer's "Tour 1/N") is demo --help's
 #     and the README's, and every "race ... stage K" of demo --help and the
 #     documentation is the stage titled the race.
+#   - the tree's lists: the commands of `placeto --help` are cli.md's table
+#     and the README's list; testing.md names every tests/cli/cli_*.sh, the
+#     count of tests/fuzz/fuzz_*.c, and the Makefile's CHECK_SCRIPTS (so
+#     does the README's count of them).
 # Prints "docs: N passed, M failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -172,6 +176,35 @@ for key, (author, year, a) in papers.items():
                   m.group(1) == author and (not cited or cited[0] == year),
                   "train --agent %s --help says %s et al. %s" % (a, author, year))
     check("the documentation cites %s's paper" % key, seen > 0, "no '%s (%s et al.' found" % (key, author))
+
+# ------------------------------------------------------ the tree's lists
+rc, out, _ = run("--help")
+commands = re.findall(r"^  ([a-z]+)\s{2,}\S", out.split("\ncommands:\n", 1)[-1].split("\n\n")[0], re.M)
+if rc != 0 or len(commands) < 5:
+    bad("placeto --help", "no command list (exit %d)" % rc)
+else:
+    table = re.findall(r"^\| \[`([a-z]+)`\]\(#", docs["docs/cli.md"], re.M)
+    check("cli.md: the command table", sorted(table) == sorted(commands),
+          "lists %s, placeto --help %s" % (", ".join(table), ", ".join(commands)))
+    listed = re.findall(r"^- \[`([a-z]+)`\]\(docs/cli\.md#", section(docs["README.md"], "Commands") or "", re.M)
+    check("README.md: the command list", sorted(listed) == sorted(commands),
+          "lists %s, placeto --help %s" % (", ".join(listed), ", ".join(commands)))
+scripts = sorted(f for f in os.listdir("tests/cli") if re.match(r"cli_\w+\.sh$", f) and f != "lib_cli.sh")
+unnamed = [s for s in scripts if s not in docs["docs/testing.md"]]
+check("testing.md names every tests/cli script", not unnamed, "%s not named" % ", ".join(unnamed))
+targets = [f for f in os.listdir("tests/fuzz") if re.match(r"fuzz_\w+\.c$", f)]
+stated = re.findall(r"There are %s targets" % NUM, flat(docs["docs/testing.md"]))
+check("testing.md: the fuzz targets", stated and all(number(n) == len(targets) for n in stated),
+      "states %s, tests/fuzz/ has %d" % (stated or "no 'There are N targets'", len(targets)))
+m = re.search(r"^CHECK_SCRIPTS\s*:=(.*)$", open("Makefile", encoding="utf-8").read(), re.M)
+quick = m.group(1).split() if m else []
+stated = re.findall(r"the unit tests and %s scripts" % NUM, flat(docs["README.md"]))
+check("README.md: make check's scripts", quick and stated and all(number(n) == len(quick) for n in stated),
+      "states %s, the Makefile's CHECK_SCRIPTS %s" % (stated or "no count", " ".join(quick)))
+m = re.search(r"`CHECK_SCRIPTS` in the Makefile: ([^)]*)\)", flat(docs["docs/testing.md"]))
+named = re.findall(r"`(cli_\w+)`", m.group(1)) if m else []
+check("testing.md: make check's scripts", quick and sorted(named) == sorted(quick),
+      "lists %s, the Makefile's CHECK_SCRIPTS %s" % (", ".join(named) or "none", " ".join(quick)))
 
 # ------------------------------------------------------------- the tour
 rc, out, _ = run("demo", "--headless", "--keys", "")
