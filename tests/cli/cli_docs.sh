@@ -18,8 +18,9 @@
 #     `train --agent A --help` names its paper, gives that help's author and
 #     year;
 #   - the tour: its stage count (the explorer's "Tour 1/N") is demo --help's
-#     and the README's, and every "race ... stage K" of demo --help and the
-#     documentation is the stage titled the race.
+#     and the README's, every "race ... stage K" of demo --help and the
+#     documentation is the stage titled the race, and a stage titled after
+#     a learned placer cites its paper as the placer's help does.
 #   - the tree's lists: the commands of `placeto --help` are cli.md's table
 #     and the README's list; testing.md names every tests/cli/cli_*.sh, the
 #     count of tests/fuzz/fuzz_*.c, and the Makefile's CHECK_SCRIPTS (so
@@ -216,16 +217,31 @@ n = int(m.group(1))
 rc, helptext, _ = run("demo", "--help")
 RACE = re.compile(r"\brace\b[^.]{0,40}?\bstage (\d+)\b")
 
-def titled_race(k):
-    """Whether the tour's stage K is the race (on a toy graph: its race is short)."""
-    rc, out, _ = run("demo", "graphs/toy/diamond.json", "--headless", "--stage", str(k),
-                     "--keys", "", "--size", "120x30")
-    return re.search(r"Tour %d/%d: The race" % (k, n), out) is not None
+_screens = {}
+def stage(k):
+    """(title, screen) of the tour's stage K, its caption whole (on a toy
+    graph: its race is short)."""
+    if k not in _screens:
+        rc, out, _ = run("demo", "graphs/toy/diamond.json", "--headless", "--stage", str(k),
+                         "--keys", "i", "--size", "160x50")
+        m = re.search(r"Tour %d/%d: ([^|+]*?)\s*-{3}" % (k, n), out)
+        _screens[k] = (m.group(1) if m else "", out)
+    return _screens[k]
 
 # the stage demo --help names first, then every stage
 claimed = [int(k) for k in RACE.findall(flat(helptext)) if 1 <= int(k) <= n]
-race = next((k for k in claimed[:1] + list(range(1, n + 1)) if titled_race(k)), None)
+race = next((k for k in claimed[:1] + list(range(1, n + 1))
+             if stage(k)[0].startswith("The race")), None)
 check("the tour has a race stage", race is not None, "no stage titled 'The race'")
+# a stage titled after a learned placer cites its paper as its help does
+for key, (author, year, a) in papers.items():
+    for k in range(1, n + 1):
+        title, screen = stage(k)
+        if not re.search(r"\b%s\b" % re.escape(a), title, re.I):
+            continue
+        cited = re.findall(r"([A-Z][\w-]+) et al\.,? (?:[A-Za-z]+ )?(\d{4})", flat(screen))
+        check("the tour's stage %d: %s's paper" % (k, key), cited and all(c == (author, year) for c in cited),
+              "cites %s, train --agent %s --help %s et al. %s" % (cited or "none", a, author, year))
 places = {"demo --help": helptext}
 places.update(docs)
 for where, text in places.items():
