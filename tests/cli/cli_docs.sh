@@ -20,7 +20,7 @@
 #   - the tour: its stage count (the explorer's "Tour 1/N") is demo --help's
 #     and the README's, every "race ... stage K" of demo --help and the
 #     documentation is the stage titled the race, and a stage titled after
-#     a learned placer cites its paper as the placer's help does.
+#     a learned placer cites its paper as the placer's help does;
 #   - the tree's lists: the commands of `placeto --help` are cli.md's table
 #     and the README's list; testing.md names every tests/cli/cli_*.sh, the
 #     count of tests/fuzz/fuzz_*.c, and the Makefile's CHECK_SCRIPTS (so
