@@ -73,19 +73,20 @@ const CliCmd cmd_demo = {
     .brief = "a guided tour of Placeto in the explorer",
     .usage = "[GRAPH] [--policy P] [--devices N] [--auto [SECONDS]]",
     .summary =
-        "A guided tour inside the explorer: the graph and its groups, the simulator, the state, message\n"
-        "passing, the sets the policy pools over, the probabilities, the reward, an override by hand,\n"
-        "the baselines, generalization to a graph the policy never saw, every learned agent beside the\n"
-        "baselines, the race of the placers (stage 12: the learned placers, each beside its untrained\n"
-        "control, and anneal and ils, live on the held-out graph or on GRAPH; its caption says who is\n"
-        "ahead and by how much once it ends), and GDP, the RNN-based placer and HSDAG beside Placeto:\n"
-        "16 stages. Keys in the tour: space or Right next; Left back (the stage as it was); a stage's\n"
+        "A guided tour inside the explorer: the problem (a graph one device cannot hold), the groups,\n"
+        "the simulator, the state, message passing, the sets the policy pools over, the probabilities,\n"
+        "the reward, an override by hand, the baselines, the paper's own rules, generalization to a\n"
+        "graph the policy never saw, every learned agent beside the baselines, the race of the placers\n"
+        "(stage 14: the learned placers, each beside its untrained control, and anneal and ils, live;\n"
+        "its caption says who is ahead and by how much once it ends), GDP, the RNN-based placer and\n"
+        "HSDAG beside Placeto, and a recap with the tour's own numbers:\n"
+        "18 stages. Keys in the tour: space or Right next; Left back (the stage as it was); a stage's\n"
         "number jumps to it (1 then 2: stage 12; 1 then Enter: stage 1); r plays / pauses it on a timer;\n"
         "i shows a cut caption whole; ? the keys; Esc closes a dialog; q leaves the tour (the explorer\n"
         "stays open) and D goes back to it; F2 or Ctrl-P writes the screen as a slide\n"
         "(placeto-slide-NNN.svg and .png); P: the presentation layout.\n"
-        "Without GRAPH the tour runs on the bundled ResNet-18 with its policy on 2 devices, and opens\n"
-        "the bundled graphs and policies its later stages need.",
+        "Without GRAPH the tour runs on the bundled GNMT (graphs/nmt.json) with its policy on 2 devices,\n"
+        "and opens the bundled graphs and policies its later stages need.",
     .details =
         "--auto takes the next argument as SECONDS only when it is a number.\n"
         "example: placeto demo\n"
