@@ -1,7 +1,7 @@
 """What every experiment of bench/run shares: writing a result file that
 says where it came from.
 
-write_result(path, doc) writes bench/results/NAME.json or .md atomically
+write_result(path, doc) (or `with open_result(path) as f`) writes bench/results/NAME.json or .md atomically
 (a temporary file, then a rename), stamped with meta(): the commit (`git
 describe --always --dirty`), the exact command line (and the bench/run
 command that started it, from PLACETO_BENCH_RUN), the machine (uname -m,
@@ -17,6 +17,7 @@ Bash experiments use the same code from the command line:
     python3 bench/lib.py meta                  # the meta object as JSON
 """
 import datetime
+import io
 import json
 import os
 import platform
@@ -52,9 +53,10 @@ def _cpu_model():
 
 
 def meta(argv=None):
-    """Where a result comes from: commit, command (argv, default this
-    process's), machine, date."""
-    argv = [os.path.basename(sys.executable)] + sys.argv if argv is None else argv
+    """Where a result comes from: commit, command (argv; by default the
+    bash command in PLACETO_BENCH_CMD, else this process's), machine, date."""
+    if argv is None:
+        argv = _bash_cmd() or [sys.executable] + sys.argv
     m = {"commit": _commit(),
          "command": shlex.join(argv),
          "machine": {"arch": platform.machine(), "cpu": _cpu_model(), "cores": os.cpu_count(),
@@ -89,6 +91,22 @@ def write_result(path, doc, argv=None):
     return path
 
 
+class open_result(io.StringIO):
+    """`with open_result(path) as f:` as `with open(path, "w") as f:`, the
+    text written becoming write_result(path, ...) when the block ends
+    (a .json file's text parsed first)."""
+
+    def __init__(self, path):
+        super().__init__()
+        self.path = path
+
+    def __exit__(self, *exc):
+        if exc[0] is None:
+            text = self.getvalue()
+            write_result(self.path, text if self.path.endswith(".md") else json.loads(text))
+        return super().__exit__(*exc)
+
+
 def read_result(path):
     """A result written by write_result (or before it) without its meta."""
     with open(os.path.join(ROOT, path)) as f:
@@ -105,17 +123,18 @@ def read_result(path):
 
 
 def _bash_cmd():
-    """The command a bash experiment names in PLACETO_BENCH_CMD (None: this process's)."""
+    """The command a bash experiment names in PLACETO_BENCH_CMD (for the
+    python it runs), or None."""
     return shlex.split(os.environ["PLACETO_BENCH_CMD"]) if os.environ.get("PLACETO_BENCH_CMD") else None
 
 
 def main(args):
     if args[:1] == ["meta"] and len(args) == 1:
-        print(json.dumps(meta(_bash_cmd())))
+        print(json.dumps(meta()))
     elif args[:1] == ["write"] and len(args) == 2 and args[1].endswith((".json", ".md")):
         text = sys.stdin.read()
         doc = text if args[1].endswith(".md") else json.loads(text)
-        write_result(args[1], doc, _bash_cmd())
+        write_result(args[1], doc)
     else:
         sys.exit("bench/lib.py: usage: lib.py meta | lib.py write PATH.json|PATH.md < TEXT "
                  "(PLACETO_BENCH_CMD: the bash command to record)")
