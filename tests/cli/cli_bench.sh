@@ -48,8 +48,9 @@ else
 fi
 
 # -------------------------------------- the files of bench/ and the table
-files=$(git ls-files bench 2> /dev/null) || files=
-[ -n "$files" ] || files=$(find bench -path bench/results -prune -o -type f -print)
+# the files of the work tree, tracked or not (a script not yet committed
+# counts too); the bytecode Python leaves when a script runs aside
+files=$(find bench -path bench/results -prune -o -name __pycache__ -prune -o -type f -print)
 git_pyc=$(git ls-files '*.pyc' 2> /dev/null)
 printf '%s\n' "$files" > "$tmp/files"
 LIST=$tmp/list GIT_PYC=$git_pyc "$py" - "$tmp/files" > "$tmp/checks" 2> "$tmp/pyerr" <<'PY'
@@ -58,6 +59,8 @@ import importlib.machinery, importlib.util, os, re, sys
 def check(name, ok, why):
     print("ok " + name if ok else "FAIL %s: %s" % (name, why))
 
+check("no .pyc tracked", not os.environ["GIT_PYC"], "git tracks %s" % os.environ["GIT_PYC"].replace("\n", " "))
+check("__pycache__ ignored", "__pycache__/" in open(".gitignore").read().split("\n"), ".gitignore lacks __pycache__/")
 if not os.path.exists("bench/run"):
     check("experiment table", False, "no bench/run")
     sys.exit(0)
@@ -81,8 +84,6 @@ for f in sorted(l for l in open(sys.argv[1]).read().split("\n") if l):
         check("built " + f, f[:-2] + ".c" in open(sys.argv[1]).read(), "%s has no .c beside it" % f)
     else:
         check("known " + f, False, "%s is no script, library or C source of the suite" % f)
-check("no .pyc tracked", not os.environ["GIT_PYC"], "git tracks %s" % os.environ["GIT_PYC"].replace("\n", " "))
-check("__pycache__ ignored", "__pycache__/" in open(".gitignore").read().split("\n"), ".gitignore lacks __pycache__/")
 listing = open(os.environ["LIST"]).read()
 for name, (what, desc, res, env) in run.EXPERIMENTS.items():
     check("listed experiment " + name, re.search(r"^%s +\S" % re.escape(name), listing, re.M) is not None
