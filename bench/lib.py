@@ -6,7 +6,8 @@ write_result(path, doc) (or `with open_result(path) as f`) writes bench/results/
 describe --always --dirty`), the exact command line (and the bench/run
 command that started it, from PLACETO_BENCH_RUN), the machine (uname -m,
 the CPU model of /proc/cpuinfo, the core count, the OpenBLAS core type and
-pinning variables and PLACETO_KERNELS when set) and the date. A JSON
+pinning variables and PLACETO_KERNELS when set, the CPUs the process is
+pinned to when not all) and the date. A JSON
 result gets a top-level "meta" object (a list of rows is kept under
 "rows"); a markdown result a first line `<!-- meta: {...} -->`.
 read_result(path) gives the document back without its meta (a list of rows
@@ -62,6 +63,8 @@ def meta(argv=None):
          "machine": {"arch": platform.machine(), "cpu": _cpu_model(), "cores": os.cpu_count(),
                      "env": {k: os.environ[k] for k in ENV_KEYS if k in os.environ}},
          "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+    if hasattr(os, "sched_getaffinity") and len(os.sched_getaffinity(0)) < (os.cpu_count() or 0):
+        m["machine"]["affinity"] = sorted(os.sched_getaffinity(0))  # pinned (taskset) to these CPUs
     if os.environ.get("PLACETO_BENCH_RUN"):
         m["run"] = os.environ["PLACETO_BENCH_RUN"]
     return m

@@ -10,7 +10,7 @@
 #
 # example: bench/run vs-commit e13882e
 set -eu
-[ $# -ge 1 ] || { echo "usage: bash bench/vs_commit.sh COMMIT [EPISODES] [ROUNDS]" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: bench/run vs-commit COMMIT [EPISODES] [ROUNDS]" >&2; exit 2; }
 commit=$1 episodes=${2:-20} rounds=${3:-3}
 cd "$(dirname "$0")/.."
 git rev-parse --verify -q "$commit^{commit}" > /dev/null || { echo "vs_commit.sh: $commit: no such commit" >&2; exit 1; }

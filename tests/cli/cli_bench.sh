@@ -7,7 +7,8 @@
 #     else is there (no .pyc), and git tracks no .pyc anywhere;
 #   - `bench/run --list` exits 0 and names every experiment with its result
 #     files; an unknown name is a usage error (exit 2, "bench/run: ...");
-#     `bench/run --help NAME` prints the script's description;
+#     `bench/run --help NAME` prints the script's description; `bench/run -n
+#     learning` prints its steps' commands (the kernels pinned) and runs none;
 #   - every experiment that writes result files writes them through
 #     bench/lib.py; only bench/build_rev.sh checks another commit out;
 #   - write_result stamps a tiny fake result (JSON rows, a markdown table,
@@ -43,6 +44,10 @@ else
     brun nosuch-experiment
     if [ "$rc" -eq 2 ] && grep -q "^bench/run: no experiment nosuch-experiment" "$tmp/err" && [ ! -s "$tmp/out" ]; then
         pass; else fail "unknown experiment" "expected exit 2 and 'bench/run: no experiment ...'"; fi
+    brun -n learning ./placeto /tmp/fresh-45
+    if [ "$rc" -eq 0 ] && grep -q "^PLACETO_KERNELS=plain [^ ]*python3 bench/oneshot.py ./placeto --fresh /tmp/fresh-45$" "$tmp/out" &&
+        grep -q "^PLACETO_KERNELS=plain [^ ]*python3 bench/headline.py$" "$tmp/out" && [ ! -e /tmp/fresh-45 ]; then
+        pass; else fail "-n learning" "expected its steps' commands, kernels pinned, and nothing run"; fi
     brun --help table1
     if [ "$rc" -eq 0 ] && grep -q "Table 1" "$tmp/out"; then pass; else fail "--help NAME" "no description"; fi
 fi
