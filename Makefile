@@ -316,10 +316,11 @@ $(MPI_PING): bench/mpi_ping.c
 	@echo "  CC      $<"
 	@$(CC) $(WARN) $(OPT) $(CFLAGS) $(MPI_CFLAGS) -o $@ $< $(MPI_LIBS)
 
-# make bench PARTS="sim agent" runs only those parts (bench/bench.sh lists them)
+# make bench PARTS="sim agent" runs only those parts (bench/bench.sh lists them);
+# it is the experiment `bench/run speed` (bench/run --list names the others)
 bench: $(NEED_DEPS)
 	@$(MAKE) --no-print-directory all $(BENCH) $(if $(MPI_OK),$(MPI_PING))
-	@MPI_PING=$(MPI_PING) bash bench/bench.sh ./$(PROG) $(BENCH) $(PARTS)
+	@MPI_PING=$(MPI_PING) bench/run speed ./$(PROG) $(BENCH) $(PARTS)
 
 clean:
 	rm -rf build build-asan build-ubsan build-fuzz $(PROG) $(MPI_PROG)

@@ -39,6 +39,8 @@ import subprocess
 import sys
 import tempfile
 
+import lib  # bench/lib.py: write_result, read_result
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROG, BUDGET, JOBS, ONLY, LONG = "./placeto", 50000, os.cpu_count() or 1, None, None
 CASES = [("inception_v3", 2), ("inception_v3", 4), ("nasnet", 2), ("nasnet", 4), ("nmt", 2), ("nmt", 4),
@@ -154,16 +156,9 @@ def main():
                 row["placeto_" + t["mode"]] = t
         rows.append(row)
     doc = {"budget": BUDGET, "rows": rows}
-    out = os.path.join(ROOT, "bench/results")
-    os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "agent_budget.json.tmp"), "w") as f:
-        json.dump(doc, f, indent=1)
-        f.write("\n")
-    os.replace(os.path.join(out, "agent_budget.json.tmp"), os.path.join(out, "agent_budget.json"))
+    lib.write_result("bench/results/agent_budget.json", doc)
     md = markdown(rows)
-    with open(os.path.join(out, "agent_budget.md.tmp"), "w") as f:
-        f.write(md)
-    os.replace(os.path.join(out, "agent_budget.md.tmp"), os.path.join(out, "agent_budget.md"))
+    lib.write_result("bench/results/agent_budget.md", md)
     print(md)
     for row in rows:
         if ((row["path"], row["devices"]) == CURVE_GRAPH or ONLY) and shutil.which("gnuplot"):
@@ -172,9 +167,8 @@ def main():
 
 def long_searches():
     """anneal and ils with LONG placements, merged into the last run's rows."""
-    path = os.path.join(ROOT, "bench/results/agent_budget.json")
-    with open(path) as f:
-        doc = json.load(f)
+    path = "bench/results/agent_budget.json"
+    doc = lib.read_result(path)
     jobs = [(r["path"], r["devices"], m, LONG) for r in doc["rows"] for m in ("anneal", "ils")]
     with concurrent.futures.ThreadPoolExecutor(max_workers=JOBS) as pool:
         done = list(pool.map(search, jobs))
@@ -184,10 +178,7 @@ def long_searches():
                 r.setdefault("long", {})[s["method"]] = {"budget": LONG, "best_us": s["runtime_us"],
                                                           "seconds": s["seconds"]}
     doc["long_budget"] = LONG
-    with open(path + ".tmp", "w") as f:
-        json.dump(doc, f, indent=1)
-        f.write("\n")
-    os.replace(path + ".tmp", path)
+    lib.write_result(path, doc)
     return doc
 
 
@@ -263,8 +254,7 @@ plot '%s' using 1:2 with steps lw 2 title 'Placeto from device 0 (tuned defaults
 if LONG:
     doc = long_searches()
     md = markdown(doc["rows"])
-    with open(os.path.join(ROOT, "bench/results/agent_budget.md"), "w") as f:
-        f.write(md)
+    lib.write_result("bench/results/agent_budget.md", md)
     print(md)
 else:
     main()

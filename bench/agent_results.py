@@ -28,6 +28,8 @@ import subprocess
 import sys
 import tempfile
 
+import lib  # bench/lib.py: write_result, read_result
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SINGLE = [("inception_v3", 2), ("inception_v3", 4), ("nasnet", 2), ("nasnet", 4), ("nmt", 2), ("nmt", 4)]
 FAMILIES = ["enas-cifar10", "enas-ptb", "nmt"]
@@ -131,8 +133,8 @@ def generalization(prog, episodes, families=FAMILIES):
 
 def general_rows(prog):
     out = []
-    with open(os.path.join(ROOT, "bench/results/compare.json")) as f:
-        searches = {(r["graph_file"] if "graph_file" in r else r["graph"], r["devices"]): r for r in json.load(f)}
+    searches = {(r["graph_file"] if "graph_file" in r else r["graph"], r["devices"]): r
+                for r in lib.read_result("bench/results/compare.json")}
     for path in sorted(glob.glob(os.path.join(ROOT, "graphs/*.json"))):
         rel = os.path.relpath(path, ROOT)
         for d in (2, 4, 8):
@@ -270,8 +272,7 @@ def main(argv):
     path = os.path.join(res, "agent.json")
     old = {"single": [], "generalization": []}
     if os.path.exists(path):
-        with open(path) as f:
-            old = json.load(f)
+        old = lib.read_result(path)
     single = single_graphs(prog) if part in ("all", "single") else old["single"]  # --part none: tables only
     gen = generalization(prog, episodes) if part in ("all", "generalization") else old["generalization"]
     general = general_rows(prog) if part in ("all", "general") else old.get("general", [])
@@ -280,14 +281,9 @@ def main(argv):
         gen = [r for r in gen if r["family"] != family]
         at = next((i for i, r in enumerate(old["generalization"]) if r["family"] == family), len(gen))
         gen[at:at] = new
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump({"single": single, "generalization": gen, "general": general}, f, indent=1)
-        f.write("\n")
-    os.replace(tmp, path)
+    lib.write_result(path, {"single": single, "generalization": gen, "general": general})
     md = markdown(single, gen) + ("\n" + markdown_general(general) if general else "")
-    with open(os.path.join(res, "agent.md"), "w") as f:
-        f.write(md)
+    lib.write_result(os.path.join(res, "agent.md"), md)
     print(md)
     print("wrote bench/results/agent.json and bench/results/agent.md")
 

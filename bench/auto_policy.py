@@ -22,6 +22,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchargs  # noqa: E402
 
+import lib  # bench/lib.py: write_result, read_result
+
 os.environ["PLACETO_KERNELS"] = "plain"
 PROG, OPT = benchargs.options("auto_policy.py", ["fresh", "devices", "seed", "only", "tag"])
 FRESH = OPT.get("fresh")
@@ -64,9 +66,9 @@ def main():
                      "auto_beats_old": sum(r["auto"] < r["old_auto"] for r in rs),
                      "auto_beats_ils": sum(r["auto"] < r["auto_ils"] for r in rs)})
     os.makedirs("bench/results", exist_ok=True)
-    with open("bench/results/auto_policy%s.json" % TAG, "w") as f:
+    with lib.open_result("bench/results/auto_policy%s.json" % TAG) as f:
         json.dump(rows, f, indent=1)
-    with open("bench/results/auto_policy%s.md" % TAG, "w") as f:
+    with lib.open_result("bench/results/auto_policy%s.md" % TAG) as f:
         f.write("# `--policy auto` on graphs it never saw: the learned local search against the general Placeto policy\n\n")
         f.write("`/usr/bin/python3 bench/auto_policy.py%s` (runtime / lower bound, mean over each set's graphs; "
                 "*placements*: simulated, the heuristics' included; *ils*: ILS given the same placements).\n\n"
@@ -79,7 +81,7 @@ def main():
                 r["devices"], r["set"], r["family"], r["graphs"], r["heuristic"], r["auto"], r["auto_placements"],
                 r["auto_ils"], r["auto_beats_ils"], r["graphs"], r["old_auto"], r["old_auto_placements"],
                 r["old_auto_ils"], r["auto_beats_old"], r["graphs"]))
-    print(open("bench/results/auto_policy%s.md" % TAG).read())
+    print(lib.read_result("bench/results/auto_policy%s.md" % TAG))
 
 
 main()

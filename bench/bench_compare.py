@@ -14,6 +14,8 @@ import os
 import subprocess
 import sys
 
+import lib  # bench/lib.py: write_result, read_result
+
 PROG = sys.argv[1] if len(sys.argv) > 1 else "./placeto"
 OUT = "bench/results"
 
@@ -34,11 +36,9 @@ def main():
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         runs = list(pool.map(compare, jobs))
-    tmp = os.path.join(OUT, "compare.json.tmp")
-    with open(tmp, "w") as f:
+    with lib.open_result(os.path.join(OUT, "compare.json")) as f:
         json.dump(runs, f, indent=1)
         f.write("\n")
-    os.replace(tmp, os.path.join(OUT, "compare.json"))
     methods = [m["method"] for m in sorted(runs[0]["methods"], key=lambda m: m["method"])]
     lines = ["Runtime of each method as a multiple of the lower bound (lower is better; "
              "**bold** = best; OOM = some device over its memory; anneal and ils simulate "
@@ -60,10 +60,8 @@ def main():
             cells.append(s)
         lines.append("| %s | %d | %.1f | %s |" % (d["graph"], d["devices"], d["lower_bound_us"] / 1000.0,
                                                  " | ".join(cells)))
-    tmp = os.path.join(OUT, "compare.md.tmp")
-    with open(tmp, "w") as f:
+    with lib.open_result(os.path.join(OUT, "compare.md")) as f:
         f.write("\n".join(lines) + "\n")
-    os.replace(tmp, os.path.join(OUT, "compare.md"))
     print("\n".join(lines))
     print("\nwrote %s/compare.json and %s/compare.md" % (OUT, OUT))
 

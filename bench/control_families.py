@@ -36,6 +36,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchargs  # noqa: E402
 
+import lib  # bench/lib.py: write_result, read_result
+
 os.environ["PLACETO_KERNELS"] = "plain"
 FRESH, LSEARCH, LS_BUDGET = None, None, 200
 PROG, OPT = benchargs.options("control_families.py", ["fresh", "lsearch", "lsearch-budget", "lsched", "placeto-budget",
@@ -99,7 +101,7 @@ def main():
         " --lsched %s" % LSCHED if LSCHED else "", " --placeto-budget %d" % PLACETO_BUDGET if PLACETO_BUDGET else "") +
         "".join(" --%s %s" % (k, OPT[k]) for k in ("seed", "only", "tag") if k in OPT),
         "kernels": "plain", "rows": rows}
-    with open("bench/results/control_families%s.json" % TAG, "w") as f:
+    with lib.open_result("bench/results/control_families%s.json" % TAG) as f:
         json.dump(doc, f, indent=1)
     md = ["# Every family policy against its untrained control, zero-shot", "",
           "`%s` (2 devices; runtime / lower bound, mean over each set's graphs; *gain*: 1 − the geometric mean of "
@@ -114,7 +116,7 @@ def main():
     for a in sorted({r["agent"] for r in rows}):
         rs = [r for r in rows if r["agent"] == a]
         md.append("%s: mean gain over the %d sets %+.1f %%  " % (a, len(rs), 100 * sum(r["gain"] for r in rs) / len(rs)))
-    with open("bench/results/control_families%s.md" % TAG, "w") as f:
+    with lib.open_result("bench/results/control_families%s.md" % TAG) as f:
         f.write("\n".join(md) + "\n")
     print("\n".join(md))
 

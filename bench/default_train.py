@@ -20,6 +20,8 @@ import subprocess
 import sys
 import tempfile
 
+import lib  # bench/lib.py: write_result, read_result
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ENV = dict(os.environ, PLACETO_KERNELS="plain")
 
@@ -86,9 +88,9 @@ def main():
                                      all(r["policy_us"] <= r["untrained_us"] + 1e-6 and r["policy_us"] <= r["heuristic_us"] + 1e-6 for r in runs)))
     md = "\n".join(lines)
     stem = os.path.join(ROOT, "bench", "results", "default_train")
-    with open(stem + ".json", "w") as f:
+    with lib.open_result(stem + ".json") as f:
         json.dump({"seeds": seeds, "devices": devices, "runs": runs}, f, indent=1)
-    with open(stem + ".md", "w") as f:
+    with lib.open_result(stem + ".md") as f:
         f.write(md + "\n")
     print(md)
 

@@ -33,6 +33,8 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "graphs", "import"))
 import families  # noqa: E402
 
+import lib  # bench/lib.py: write_result, read_result
+
 PROG = "./placeto"
 FIRST, COUNT = 332, 8
 FAMILIES = [("enas-cifar10", "enas_cifar10"), ("enas-ptb", "enas_ptb"), ("nmt", "nmt_variant")]
@@ -113,10 +115,9 @@ def main():
                          "untrained_us": by["placeto-untrained"]["runtime_us"],
                          "general_us": g_own, "general_refine_us": g_ref})
     os.makedirs("bench/results", exist_ok=True)
-    with open("bench/results/fresh%s.json.tmp" % TAG, "w") as f:
+    with lib.open_result("bench/results/fresh%s.json" % TAG) as f:
         json.dump(rows, f, indent=1)
         f.write("\n")
-    os.replace("bench/results/fresh%s.json.tmp" % TAG, "bench/results/fresh%s.json" % TAG)
     md = ["Family members generated with importer seeds %d–%d (never bundled, never trained on), 2 default "
           "devices, placement seed %s; means over the %d members of runtime / lower bound%s." % (
               FIRST, FIRST + COUNT - 1, SEED, COUNT, "; NOT FRESH, %d repeat bundled members: %s" % (
@@ -131,7 +132,7 @@ def main():
         md.append("| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %d of %d |" % (
             fam, mean("single_us"), mean("best_heuristic_us"), mean("zero_shot_us"), mean("untrained_us"),
             mean("general_us"), mean("general_refine_us"), worse, len(rs)))
-    with open("bench/results/fresh%s.md" % TAG, "w") as f:
+    with lib.open_result("bench/results/fresh%s.md" % TAG) as f:
         f.write("\n".join(md) + "\n")
     print("\n".join(md))
 

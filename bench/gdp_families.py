@@ -32,6 +32,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchargs  # noqa: E402
 
+import lib  # bench/lib.py: write_result, read_result
+
 os.environ["PLACETO_KERNELS"] = "plain"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HEURISTICS = "single,random,round-robin,expert,m-topo,m-etf,heft,metis,scotch"
@@ -116,10 +118,10 @@ def main():
     if OPT.get("out") != "none":
         name = "gdp_families" + ("_" + OPT["tag"] if "tag" in OPT else "")
         os.makedirs(os.path.join(ROOT, "bench/results"), exist_ok=True)
-        with open(os.path.join(ROOT, "bench/results", name + ".json"), "w") as fh:
+        with lib.open_result(os.path.join(ROOT, "bench/results", name + ".json")) as fh:
             json.dump({"command": cmd, "kernels": "plain", "rows": rows}, fh, indent=1)
             fh.write("\n")
-        with open(os.path.join(ROOT, "bench/results", name + ".md"), "w") as fh:
+        with lib.open_result(os.path.join(ROOT, "bench/results", name + ".md")) as fh:
             fh.write(text)
     print(text)
 

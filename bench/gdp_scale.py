@@ -41,6 +41,8 @@ import subprocess
 import sys
 import time
 
+import lib  # bench/lib.py: write_result, read_result
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "graphs", "import"))
 HEURISTICS = "single,random,round-robin,expert,m-topo,m-etf,heft,metis,scotch"
@@ -120,17 +122,16 @@ def tag(name, path):
 def results():
     p = os.path.join(ROOT, "bench/results/gdp_scale.json")
     if os.path.exists(p):
-        with open(p) as f:
-            return json.load(f)
+        return lib.read_result(p)
     return {}
 
 
 def save(doc):
     os.makedirs(os.path.join(ROOT, "bench/results"), exist_ok=True)
-    with open(os.path.join(ROOT, "bench/results/gdp_scale.json"), "w") as f:
+    with lib.open_result(os.path.join(ROOT, "bench/results/gdp_scale.json")) as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
-    with open(os.path.join(ROOT, "bench/results/gdp_scale.md"), "w") as f:
+    with lib.open_result(os.path.join(ROOT, "bench/results/gdp_scale.md")) as f:
         f.write(markdown(doc))
 
 

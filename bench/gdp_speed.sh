@@ -6,14 +6,14 @@
 # same network and update (bench/gdp_torch.py, on the input that
 # `placeto-bench --gdp-input` writes; skipped when python3 has no torch),
 # and, given BASE_COMMIT (or GDP_SPEED_BASE), of that commit's placeto built
-# in a temporary git worktree; each the median of ROUNDS (3) alternating
+# by bench/build_rev.sh; each the median of ROUNDS (3) alternating
 # rounds, then the ratios. The C rate is the last --json progress line's
 # episodes_per_second over EPISODES (40) updates: the updates with their 16
 # simulations each, not the start-up or the final save. PyTorch's rewards
 # are random (no simulator), its rate the mean over 20 updates after one
 # warm-up.
 #
-# example: bash bench/gdp_speed.sh 20f77e5
+# example: bench/run gdp-speed 20f77e5
 set -eu
 cd "$(dirname "$0")/.."
 prog=${PROG:-./placeto}
@@ -24,21 +24,10 @@ rounds=${ROUNDS:-3}
 g=graphs/inception_v3.json
 py=${PYTHON:-/usr/bin/python3}; [ -x "$py" ] || py=$(command -v python3 || true)
 export OPENBLAS_NUM_THREADS=1
-tmp=$(mktemp -d)
-cleanup() {
-    [ -d "$tmp/base" ] && git worktree remove --force "$tmp/base" > /dev/null 2>&1
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-
 old=
-if [ -n "$base" ]; then
-    git rev-parse --verify -q "$base^{commit}" > /dev/null || { echo "gdp_speed.sh: $base: no such commit" >&2; exit 1; }
-    git worktree add --detach "$tmp/base" "$base" > /dev/null 2>&1
-    echo "building $base ..." >&2
-    make -C "$tmp/base" -s -j2 placeto > "$tmp/build.log" 2>&1 || { cat "$tmp/build.log" >&2; exit 1; }
-    old=$tmp/base/placeto
-fi
+[ -z "$base" ] || old=$(bash bench/build_rev.sh "$base")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 
 # crate BINARY: updates per second of one training run
 crate() {

@@ -37,6 +37,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchargs  # noqa: E402
 
+import lib  # bench/lib.py: write_result, read_result
+
 PROG, OPT = benchargs.options("gnn_search.py", ["devices", "episodes", "budgets", "seeds", "fresh", "policy",
                                                 "lsearch", "jobs", "tag", "train-opts"])
 DEVICES, EPISODES = int(OPT.get("devices", 2)), int(OPT.get("episodes", 600))
@@ -150,7 +152,7 @@ def main():
                               "--json" % (PROG, DEVICES), "rows": table}
     os.makedirs("bench/results", exist_ok=True)
     base = "bench/results/gnn_search%s_%d" % (TAG, DEVICES)
-    with open(base + ".json", "w") as f:
+    with lib.open_result(base + ".json") as f:
         json.dump(doc, f, indent=1)
     md = ["Placeto's network as the learned search, %d devices, %d fresh graphs (importer seeds %s of each family) x "
           "seeds 1-%d: mean (1 - runtime / ILS's) in %%, positive when faster than ILS, with its 95 %% interval; "
@@ -169,7 +171,7 @@ def main():
     md += ["", "Seconds per search (mean): " + "; ".join(
         "%d: %s, ils %.3f" % (r["budget"], ", ".join("%s %.3f" % (lab, r[lab]["seconds"]) for lab, _, _ in ROWS),
                               r["ils_seconds"]) for r in table)]
-    with open(base + ".md", "w") as f:
+    with lib.open_result(base + ".md") as f:
         f.write("\n".join(md) + "\n")
     print("\n".join(md))
 

@@ -19,15 +19,15 @@ Writes bench/results/headline.md.
 
     /usr/bin/python3 bench/headline.py
 """
-import json
 import os
+
+import lib  # bench/lib.py: write_result, read_result
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def load(name):
-    with open(os.path.join(ROOT, "bench/results", name)) as f:
-        return json.load(f)
+    return lib.read_result(os.path.join(ROOT, "bench/results", name))
 
 
 def at(curve, budget):
@@ -75,7 +75,7 @@ def main():
             lines.append("| %s | %d | %.3f | %s (training) | %s | %s |" % (
                 g, d, r["reference_us"] / lb, a, first or "—",
                 " | ".join("%.3f" % (v / lb) if v else "—" for v in q)))
-    with open(os.path.join(ROOT, "bench/results/headline.md"), "w") as f:
+    with lib.open_result(os.path.join(ROOT, "bench/results/headline.md")) as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
 

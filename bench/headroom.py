@@ -54,6 +54,8 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchargs  # noqa: E402
 
+import lib  # bench/lib.py: write_result, read_result
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROG, OPT = benchargs.options("headroom.py", ["budget", "seeds", "variant-budget", "variants", "cases", "jobs", "table"])
 BUDGET = int(OPT.get("budget", 50000))
@@ -121,9 +123,8 @@ def speedup(single, t):
 
 def main():
     if OPT.get("table") == "yes":  # the tables again from the last whole run, without simulating
-        with open(os.path.join(ROOT, "bench/results/headroom.json")) as f:
-            md = table(json.load(f))
-        with open(os.path.join(ROOT, "bench/results/headroom.md"), "w") as f:
+        md = table(lib.read_result(os.path.join(ROOT, "bench/results/headroom.json")))
+        with lib.open_result(os.path.join(ROOT, "bench/results/headroom.md")) as f:
             f.write(md)
         print(md, end="")
         return
@@ -181,9 +182,9 @@ def main():
     md = table(out)
     os.makedirs(os.path.join(ROOT, "bench/results"), exist_ok=True)
     if not OPT.get("cases"):
-        with open(os.path.join(ROOT, "bench/results/headroom.json"), "w") as f:
+        with lib.open_result(os.path.join(ROOT, "bench/results/headroom.json")) as f:
             json.dump(out, f, indent=1)
-        with open(os.path.join(ROOT, "bench/results/headroom.md"), "w") as f:
+        with lib.open_result(os.path.join(ROOT, "bench/results/headroom.md")) as f:
             f.write(md)
     print(md, end="")
 

@@ -46,6 +46,8 @@ import subprocess
 import sys
 import tempfile
 
+import lib  # bench/lib.py: write_result, read_result
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROG, BUDGET, SEEDS, JOBS, ONLY, TAG, ABLATION, KEEP = "./placeto", 5000, 3, os.cpu_count() or 1, None, None, True, False
 CLUSTER = "graphs/clusters/cpu_gpu1.json"
@@ -225,8 +227,7 @@ def refresh_refs():
     """--refresh-refs: the reference columns of bench/results/hsdag.json again (compare at the file's
     budget), keeping its training runs."""
     path = os.path.join(ROOT, "bench/results/hsdag.json")
-    with open(path) as f:
-        doc = json.load(f)
+    doc = lib.read_result(path)
     global BUDGET, CLUSTER
     BUDGET, CLUSTER = doc["budget"], doc["cluster"]
     for r in doc["rows"]:
@@ -269,8 +270,7 @@ def main():
 
 def add_variant():
     path = os.path.join(ROOT, "bench/results/hsdag.json")
-    with open(path) as f:
-        doc = json.load(f)
+    doc = lib.read_result(path)
     global BUDGET, CLUSTER
     BUDGET, CLUSTER = doc["budget"], doc["cluster"]
     names = [v[0] for v in VARIANTS] + ["placeto " + v[0] for v in PLACETO_VARIANTS]
@@ -293,9 +293,7 @@ def add_variant():
 
 
 def write(path, text):
-    with open(path + ".tmp", "w") as f:
-        f.write(text)
-    os.replace(path + ".tmp", path)
+    lib.write_result(path, json.loads(text) if path.endswith(".json") else text)
 
 
 def runs_of(row, agent, variant=0):

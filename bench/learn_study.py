@@ -43,6 +43,8 @@ import subprocess
 import sys
 import tempfile
 
+import lib  # bench/lib.py: write_result, read_result
+
 PROG = "./placeto"
 GRAPH, DEVICES, EPISODES, JOBS, VARIATIONS = "graphs/inception_v3.json", 2, 300, os.cpu_count() or 1, False
 ONLY = []
@@ -161,11 +163,8 @@ def reference(graph, devices):
 def write(name, doc, md):
     out = "bench/results"
     os.makedirs(out, exist_ok=True)
-    for ext, text in (("json", json.dumps(doc, indent=1) + "\n"), ("md", "\n".join(md) + "\n")):
-        path = os.path.join(out, "%s.%s" % (name, ext))
-        with open(path + ".tmp", "w") as f:
-            f.write(text)
-        os.replace(path + ".tmp", path)
+    lib.write_result(os.path.join(out, name + ".json"), doc)
+    lib.write_result(os.path.join(out, name + ".md"), "\n".join(md) + "\n")
     print("\n".join(md))
 
 
@@ -175,8 +174,7 @@ def part_configs():
     configs = CONFIGS + (PAPER_VARIATIONS if VARIATIONS else []) + TUNED_CONFIGS
     old = {}
     if ONLY:  # run the configurations named ONLY, keep the other rows from the last run
-        with open("bench/results/learn_study_configs.json") as f:
-            old = {x["name"]: x for x in json.load(f)["rows"]}
+        old = {x["name"]: x for x in lib.read_result("bench/results/learn_study_configs.json")["rows"]}
     todo = [(n, GRAPH, DEVICES, o) for n, o in configs if not ONLY or any(w in n for w in ONLY)]
     with concurrent.futures.ThreadPoolExecutor(max_workers=JOBS) as pool:
         fresh = {x["name"]: x for x in pool.map(study, todo)}

@@ -29,6 +29,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchargs  # noqa: E402
 
+import lib  # bench/lib.py: write_result, read_result
+
 DEVICES, EPISODES, BUDGETS, SEEDS, FRESH, POLICY, HELD, TAG = 2, 600, [200, 1000, 2000, 10000], 2, None, None, (24, 31), ""
 TRAIN_OPTS = []
 FAMILIES = [("enas-cifar10", "enas_cifar10"), ("enas-ptb", "enas_ptb"), ("nmt", "nmt_variant")]
@@ -104,7 +106,7 @@ def main():
                               "--budget B --seed S --json" % (PROG, DEVICES, policy),
            "kernels": os.environ.get("PLACETO_KERNELS", ""), "rows": table}
     base = "bench/results/learned_search%s_%d" % (TAG, DEVICES)
-    with open(base + ".json", "w") as f:
+    with lib.open_result(base + ".json") as f:
         json.dump(doc, f, indent=1)
     md = ["Learned local search against the uniform searches, %d devices, mean runtime / lower bound over each "
           "set's graphs and seeds %s; every row spends exactly the budget's placements." % (
@@ -117,7 +119,7 @@ def main():
         md.append("| %s | %d | %d | %.3f | %.3f | %.3f | %.3f | %+.1f %% | %d of %d |" % (
             r["set"], r["graphs"], r["budget"], r["lsearch"], r["lsearch-untrained"], r["ils"], r["anneal"],
             100 * (r["ils"] / r["lsearch"] - 1), r["wins_vs_ils"], r["graphs"]))
-    with open(base + ".md", "w") as f:
+    with lib.open_result(base + ".md") as f:
         f.write("\n".join(md) + "\n")
     print("\n".join(md))
 

@@ -5,7 +5,7 @@
 # FRAME_COMMIT too (default badf5ec, the last commit before the layout's
 # speed-up: lazy compact view, shorter crossing reduction on large graphs,
 # the layout in a thread of its own), all measured in one run. Builds each
-# commit in a temporary git worktree (or takes LOAD_BASE_BIN and
+# commit with bench/build_rev.sh (or takes LOAD_BASE_BIN and
 # FRAME_BASE_BIN, already built placeto binaries of them), writes
 # gen_random_dag(100000, 2.0, 3) with `build/placeto-bench --write-graph`,
 # then runs, alternately with the binaries, ROUNDS times each (default 5):
@@ -15,39 +15,17 @@
 # (max RSS) and the ratios. Alternating keeps the ratios fair on a shared
 # machine.
 #
-# example: bash bench/load_bench.sh 8286a0c 5 badf5ec       (make bench PARTS=load)
+# example: bench/run load 8286a0c 5 badf5ec       (make bench PARTS=load)
 set -eu
 commit=${1:-8286a0c} rounds=${2:-5} fcommit=${3:-badf5ec}
 cd "$(dirname "$0")/.."
 [ -x /usr/bin/time ] || { echo "load_bench.sh: needs /usr/bin/time (GNU time)" >&2; exit 1; }
-for c in "$commit" "$fcommit"; do
-    git rev-parse --verify -q "$c^{commit}" > /dev/null || { echo "load_bench.sh: $c: no such commit" >&2; exit 1; }
-done
-tmp=$(mktemp -d)
-cleanup() {
-    local w
-    for w in base fbase; do
-        [ -d "$tmp/$w" ] && git worktree remove --force "$tmp/$w" > /dev/null 2>&1
-    done
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-# build COMMIT DIR: builds COMMIT's placeto in a worktree $tmp/DIR
-build() {
-    git worktree add --detach "$tmp/$2" "$1" > /dev/null 2>&1
-    echo "building $1 ..." >&2
-    make -C "$tmp/$2" -s placeto > "$tmp/build.log" 2>&1 || { cat "$tmp/build.log" >&2; exit 1; }
-}
 old=${LOAD_BASE_BIN:-}
-if [ -z "$old" ]; then
-    build "$commit" base
-    old=$tmp/base/placeto
-fi
+[ -n "$old" ] || old=$(bash bench/build_rev.sh "$commit")
 fold=${FRAME_BASE_BIN:-}
-if [ -z "$fold" ]; then
-    build "$fcommit" fbase
-    fold=$tmp/fbase/placeto
-fi
+[ -n "$fold" ] || fold=$(bash bench/build_rev.sh "$fcommit")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 make -s placeto build/placeto-bench > /dev/null
 new=./placeto g=$tmp/g100k.json
 build/placeto-bench --write-graph 100000 3 "$g"

@@ -23,6 +23,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchargs  # noqa: E402
 
+import lib  # bench/lib.py: write_result, read_result
+
 os.environ["PLACETO_KERNELS"] = "plain"
 PROG, OPT = benchargs.options("oneshot.py", ["policy", "fresh", "devices", "seed", "only", "tag"])
 POLICY = OPT.get("policy")
@@ -67,7 +69,7 @@ def main():
         row["worse_than_heuristic"] = sum(r["lsched"] > r["heuristic"] for r in rs)
         rows.append(row)
     os.makedirs("bench/results", exist_ok=True)
-    with open("bench/results/oneshot%s.json" % TAG, "w") as f:
+    with lib.open_result("bench/results/oneshot%s.json" % TAG) as f:
         json.dump({"policies": {nd: policy(nd) for nd in DEVICES}, "rows": rows}, f, indent=1)
     md = ["# The one-shot policy (lsched, 20 placements) against the best heuristic, ILS and its untrained control", "",
           "`/usr/bin/python3 bench/oneshot.py%s` with `%s` (runtime / lower bound, mean over each set's graphs; "
@@ -85,7 +87,7 @@ def main():
             r["graphs"], r["seconds"], r["max_seconds"]))
     worse = sum(r["worse_than_heuristic"] for r in rows)
     md += ["", "Graphs where lsched is worse than the best heuristic: %d (its fallback makes it never worse)." % worse]
-    open("bench/results/oneshot%s.md" % TAG, "w").write("\n".join(md) + "\n")
+    lib.write_result("bench/results/oneshot%s.md" % TAG, "\n".join(md) + "\n")
     print("\n".join(md))
 
 

@@ -37,6 +37,8 @@ import subprocess
 import sys
 import tempfile
 
+import lib  # bench/lib.py: write_result, read_result
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CASES = ["inception_v3:2", "inception_v3:4", "nasnet:2", "nasnet:4", "nmt:2", "nmt:4"]
 ENV = dict(os.environ, PLACETO_KERNELS="plain")
@@ -217,10 +219,10 @@ def main():
                 r["case"], r["variant"], r["seed"], r["policy_us"] / 1e3, r["untrained_us"] / 1e3, r["ils_us"] / 1e3,
                 r["placements"]), flush=True)
     stem = os.path.join(ROOT, "bench", "results", "paper_mdp" + ("_" + tag if tag else ""))
-    with open(stem + ".json", "w") as f:
+    with lib.open_result(stem + ".json") as f:
         json.dump({"budget": budget, "seeds": seeds, "runs": res}, f, indent=1)
     md = table(res)
-    with open(stem + ".md", "w") as f:
+    with lib.open_result(stem + ".md") as f:
         f.write(md + "\n")
     print(md)
 

@@ -30,6 +30,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchargs  # noqa: E402
 
+import lib  # bench/lib.py: write_result, read_result
+
 os.environ["PLACETO_KERNELS"] = "plain"
 PROG, OPT = benchargs.options("placeto_search.py", ["fresh", "budgets", "seed", "only", "tag"])
 FRESH = OPT.get("fresh")
@@ -89,7 +91,7 @@ def main():
     cmd = "/usr/bin/python3 bench/placeto_search.py%s --budgets %s" % (" --fresh DIR" if FRESH else "",
                                                                       ",".join(map(str, BUDGETS))) + "".join(
         " --%s %s" % (k, OPT[k]) for k in ("seed", "only", "tag") if k in OPT)
-    with open("bench/results/placeto_search%s.json" % TAG, "w") as f:
+    with lib.open_result("bench/results/placeto_search%s.json" % TAG) as f:
         json.dump({"command": cmd, "kernels": "plain", "rows": rows}, f, indent=1)
     md = ["`%s`: Placeto trained as a search (`search_family_F_D.json`), zero-shot from the best heuristic's "
           "placement with exactly B placements, against the same network untrained (the control) and ILS at the "
@@ -110,7 +112,7 @@ def main():
                       "against ILS %+.1f %%  " % (nd, b, 100 * sum(r["gain"] for r in rs) / len(rs),
                                                  sum(r["gain"] >= 0.05 for r in rs), len(rs),
                                                  100 * sum(r["vs_ils"] for r in rs) / len(rs)))
-    with open("bench/results/placeto_search%s.md" % TAG, "w") as f:
+    with lib.open_result("bench/results/placeto_search%s.md" % TAG) as f:
         f.write("\n".join(md) + "\n")
     print("\n".join(md))
 

@@ -30,6 +30,8 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchargs  # noqa: E402
 
+import lib  # bench/lib.py: write_result, read_result
+
 os.environ["PLACETO_KERNELS"] = "plain"
 PROG, OPT = benchargs.options("placeto_search_study.py", ["budget", "out"])
 BUDGET = int(OPT.get("budget", 500))
@@ -80,7 +82,7 @@ def main():
         row["gain"] = benchargs.gain(xs)
         rows.append(row)
     cmd = "/usr/bin/python3 bench/placeto_search_study.py --budget %d" % BUDGET
-    with open("bench/results/placeto_search_study.json", "w") as fh:
+    with lib.open_result("bench/results/placeto_search_study.json") as fh:
         json.dump({"command": cmd, "kernels": "plain", "rows": rows}, fh, indent=1)
     md = ["`%s`: each family's Placeto policy trained on graphs 00-19 (2 devices, 800 episodes, seed 1) with one "
           "setting changed, measured on graphs 20-23 by the search at %d placements from the best heuristic's "
@@ -95,7 +97,7 @@ def main():
     for name, _ in SETTINGS:
         rs = [r for r in rows if r["setting"] == name]
         md.append("%s: mean gain %+.1f %%  " % (name, 100 * sum(r["gain"] for r in rs) / len(rs)))
-    with open("bench/results/placeto_search_study.md", "w") as fh:
+    with lib.open_result("bench/results/placeto_search_study.md") as fh:
         fh.write("\n".join(md) + "\n")
     print("\n".join(md))
 

@@ -26,6 +26,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchargs  # noqa: E402
 import tempfile
 
+import lib  # bench/lib.py: write_result, read_result
+
 os.environ["PLACETO_KERNELS"] = "plain"
 GRAPH, EPISODES, ONLY = "graphs/inception_v3.json", 100, []
 PROG, OPT = benchargs.options("placeto_why.py", ["graph", "episodes", "only"])
@@ -77,7 +79,7 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as ex:
         res = list(ex.map(run, cfgs))
     rows = [dict(name=c[0], devices=c[1], **r) for c, r in res]
-    with open("bench/results/placeto_why.json", "w") as f:
+    with lib.open_result("bench/results/placeto_why.json") as f:
         json.dump({"graph": GRAPH, "episodes": EPISODES, "kernels": "plain", "rows": rows}, f, indent=1)
     md = ["# Why Placeto's training adds little", "",
           "`/usr/bin/python3 bench/placeto_why.py --graph %s --episodes %d`: %s, %d training episodes per row, seed 1; "
@@ -91,7 +93,7 @@ def main():
         md.append("| %s | %d | %s | %.3f | %.3f | %.3f | %d | %.0f %% / %.0f %% | %.3f |" % (
             r["name"], r["devices"], "%.3f" % r["best_seen"] if r["best_seen"] else "-", r["trained"], r["untrained"],
             r["trained"] / r["untrained"], r["placements"], 100 * r["moves"], 100 * r["untrained_moves"], r["ils"]))
-    with open("bench/results/placeto_why.md", "w") as f:
+    with lib.open_result("bench/results/placeto_why.md") as f:
         f.write("\n".join(md) + "\n")
     print("\n".join(md))
 

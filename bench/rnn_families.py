@@ -24,6 +24,8 @@ import os
 import subprocess
 import sys
 
+import lib  # bench/lib.py: write_result, read_result
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROG, TRAIN, UPDATES, JOBS, TRAIN_GDP = "./placeto", False, 5000, os.cpu_count() or 1, False
 GDP_UPDATES = 3000
@@ -111,8 +113,7 @@ def main():
     jobs = [(f, "rnn") for f in FAMILIES if TRAIN] + [(f, "gdp") for f in FAMILIES if TRAIN_GDP]
     old = os.path.join(ROOT, "bench/results/rnn_families.json")
     if os.path.exists(old):
-        with open(old) as fh:
-            seconds = json.load(fh).get("train_seconds", {})
+        seconds = lib.read_result(old).get("train_seconds", {})
     if jobs:
         with concurrent.futures.ThreadPoolExecutor(max_workers=JOBS) as pool:
             seconds.update(dict(pool.map(train, jobs)))
@@ -124,14 +125,12 @@ def main():
                         for f in FAMILIES for a in ("rnn", "gdp")}, "rows": rows}
     out = os.path.join(ROOT, "bench/results")
     os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "rnn_families.json.tmp"), "w") as fh:
+    with lib.open_result(os.path.join(out, "rnn_families.json")) as fh:
         json.dump(doc, fh, indent=1)
         fh.write("\n")
-    os.replace(os.path.join(out, "rnn_families.json.tmp"), os.path.join(out, "rnn_families.json"))
     md = markdown(rows)
-    with open(os.path.join(out, "rnn_families.md.tmp"), "w") as fh:
+    with lib.open_result(os.path.join(out, "rnn_families.md")) as fh:
         fh.write(md)
-    os.replace(os.path.join(out, "rnn_families.md.tmp"), os.path.join(out, "rnn_families.md"))
     print(md)
 
 

@@ -28,6 +28,8 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchargs  # noqa: E402
 
+import lib  # bench/lib.py: write_result, read_result
+
 PROG, OPT = benchargs.options("rnn_study.py", ["budget", "cases", "settings"])
 BUDGET = int(OPT.get("budget", 2000))
 CASES = [(c.rsplit("/", 1)[0], int(c.rsplit("/", 1)[1])) for c in OPT.get("cases", "inception_v3/2,nmt/2,nasnet/4").split(",")]
@@ -100,7 +102,7 @@ def main():
             rows.append(r)
     doc = {"budget": BUDGET, "kernels": os.environ.get("PLACETO_KERNELS", ""), "rows": rows}
     os.makedirs("bench/results", exist_ok=True)
-    with open("bench/results/rnn_study.json", "w") as f:
+    with lib.open_result("bench/results/rnn_study.json") as f:
         json.dump(doc, f, indent=1)
     md = ["RNN-based placer trained with about %d placements simulated (h = 64, seed 1): the greedy decode and the "
           "best placement seen in training, runtime / lower bound; cap: the most probability the head can give a "
@@ -111,7 +113,7 @@ def main():
             r["graph"], r["devices"], r["setting"], r["greedy"], "yes" if r["oom"] else "no", r["devices_used"],
             "%.4f" % r["cap"], r["best"]))
     md += ["", "Settings:", ""] + ["- `%s`: %s (`%s`)" % (s[0], s[2], " ".join(s[1]) or "defaults") for s in SETTINGS]
-    with open("bench/results/rnn_study.md", "w") as f:
+    with lib.open_result("bench/results/rnn_study.md") as f:
         f.write("\n".join(md) + "\n")
     print("\n".join(md))
 

@@ -30,6 +30,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchargs  # noqa: E402
 
+import lib  # bench/lib.py: write_result, read_result
+
 os.environ["PLACETO_KERNELS"] = "plain"
 SEEDS, POLICY = 2, "graphs/policies/lsearch.json"
 GRID = [50, 100, 200, 500, 1000, 2000, 5000, 10000]
@@ -85,7 +87,7 @@ def main():
     doc = {"command": "/usr/bin/python3 bench/search_budget.py --seeds %d --policy %s" % (SEEDS, POLICY),
            "reference": "ils, %d placements, seed 1" % REF, "grid": GRID, "seeds": SEEDS, "kernels": "plain",
            "rows": rows}
-    with open("bench/results/search_budget.json", "w") as f:
+    with lib.open_result("bench/results/search_budget.json") as f:
         json.dump(doc, f, indent=1)
     md = ["# The searches at a budget of placements, on the paper's cases", "",
           "`%s` (the plain kernels). Runtime / lower bound, mean of seeds 1-%d; *to 5 %%*: the first budget of "
@@ -106,7 +108,7 @@ def main():
         n_met += bool(r["lsearch"]["to_5pct"] and r["lsearch"]["to_5pct"] <= 500)
     md += ["", "The learned search within 5 %% of the 50k-placement search in at most 500 placements: %d of %d cases." %
            (n_met, len(rows))]
-    with open("bench/results/search_budget.md", "w") as f:
+    with lib.open_result("bench/results/search_budget.md") as f:
         f.write("\n".join(md) + "\n")
     print("\n".join(md))
 

@@ -55,6 +55,8 @@ import subprocess
 import sys
 import tempfile
 
+import lib  # bench/lib.py: write_result, read_result
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROG, BUDGET, JOBS, HIDDEN, ONLY, KEEP = "./placeto", 10000, os.cpu_count() or 1, 64, None, False
 RNN_ARGS, TAG, PLOT_ONLY, SEED, SEEDS, ADD, CONTROLS = [], None, False, 1, False, None, False
@@ -184,14 +186,12 @@ def main():
     out = os.path.join(ROOT, "bench/results")
     os.makedirs(out, exist_ok=True)
     name = "table1_" + TAG if TAG else "table1" if not ONLY else "table1_%s_%d" % ONLY
-    with open(os.path.join(out, name + ".json.tmp"), "w") as f:
+    with lib.open_result(os.path.join(out, name + ".json")) as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
-    os.replace(os.path.join(out, name + ".json.tmp"), os.path.join(out, name + ".json"))
     md = markdown(rows)
-    with open(os.path.join(out, name + ".md.tmp"), "w") as f:
+    with lib.open_result(os.path.join(out, name + ".md")) as f:
         f.write(md)
-    os.replace(os.path.join(out, name + ".md.tmp"), os.path.join(out, name + ".md"))
     print(md)
     if shutil.which("gnuplot") and not ONLY and not TAG:
         plot(rows)
@@ -199,8 +199,7 @@ def main():
 
 def add_agent():
     path = os.path.join(ROOT, "bench/results/table1.json")
-    with open(path) as fh:
-        doc = json.load(fh)
+    doc = lib.read_result(path)
     global BUDGET, HIDDEN
     BUDGET, HIDDEN = doc["budget"], doc["hidden"]
     rows = [r for r in doc["rows"] if not ONLY or (r["path"], r["devices"]) == ONLY]
@@ -208,14 +207,12 @@ def add_agent():
         done = list(pool.map(train, [(r["path"], r["devices"], ADD, r["groups"]) for r in rows]))
     for r, t in zip(rows, done):
         r[ADD] = t
-    with open(path + ".tmp", "w") as fh:
+    with lib.open_result(path) as fh:
         json.dump(doc, fh, indent=1)
         fh.write("\n")
-    os.replace(path + ".tmp", path)
     text = markdown(doc["rows"])
-    with open(os.path.join(ROOT, "bench/results/table1.md.tmp"), "w") as fh:
+    with lib.open_result(os.path.join(ROOT, "bench/results/table1.md")) as fh:
         fh.write(text)
-    os.replace(os.path.join(ROOT, "bench/results/table1.md.tmp"), os.path.join(ROOT, "bench/results/table1.md"))
     print(text)
     if shutil.which("gnuplot"):
         plot(doc["rows"])
@@ -298,9 +295,9 @@ set grid
 
 def seeds_summary():
     import glob
-    runs = [json.load(open(os.path.join(ROOT, "bench/results/table1.json")))]
+    runs = [lib.read_result(os.path.join(ROOT, "bench/results/table1.json"))]
     for fn in sorted(glob.glob(os.path.join(ROOT, "bench/results/table1_seed*.json"))):
-        runs.append(json.load(open(fn)))
+        runs.append(lib.read_result(fn))
     seeds = [r.get("seed", 1) for r in runs]
     lines = ["Best runtime (× the lower bound) and placements to within 1 %% of it, per seed (%s), and the mean of "
              "the bests; %s placements each, h = %d." % (", ".join(str(x) for x in seeds),
@@ -321,16 +318,14 @@ def seeds_summary():
             r0["graph"], r0["devices"], cells[0], means[0] / lb, cells[1], means[1] / lb,
             100 * (1 - means[1] / means[0])))
     text = "\n".join(lines) + "\n"
-    with open(os.path.join(ROOT, "bench/results/table1_seeds.md.tmp"), "w") as fh:
+    with lib.open_result(os.path.join(ROOT, "bench/results/table1_seeds.md")) as fh:
         fh.write(text)
-    os.replace(os.path.join(ROOT, "bench/results/table1_seeds.md.tmp"), os.path.join(ROOT, "bench/results/table1_seeds.md"))
     print(text)
 
 
 def controls():
     os.environ["PLACETO_KERNELS"] = "plain"
-    with open(os.path.join(ROOT, "bench/results/table1.json")) as fh:
-        saved = json.load(fh)
+    saved = lib.read_result(os.path.join(ROOT, "bench/results/table1.json"))
 
     def one(job):
         row, agent = job
@@ -355,7 +350,7 @@ def controls():
     jobs = [(r, a) for r in saved["rows"] for a in ("placeto", "rnn", "gdp")]
     with concurrent.futures.ThreadPoolExecutor(max_workers=JOBS) as pool:
         res = list(pool.map(one, jobs))
-    with open(os.path.join(ROOT, "bench/results/table1_controls.json"), "w") as fh:
+    with lib.open_result(os.path.join(ROOT, "bench/results/table1_controls.json")) as fh:
         json.dump({"command": "/usr/bin/python3 bench/table1.py --controls", "kernels": "plain", "rows": res}, fh,
                   indent=1)
     md = ["# Table 1's policies against their untrained controls", "",
@@ -375,7 +370,7 @@ def controls():
         rs = [r for r in res if r["agent"] == a]
         md.append("%s: geometric mean trained / untrained %.3f  " % (
             a, math.exp(sum(math.log(r["trained"] / r["untrained"]) for r in rs) / len(rs))))
-    with open(os.path.join(ROOT, "bench/results/table1_controls.md"), "w") as fh:
+    with lib.open_result(os.path.join(ROOT, "bench/results/table1_controls.md")) as fh:
         fh.write("\n".join(md) + "\n")
     print("\n".join(md))
 
@@ -387,13 +382,11 @@ elif CONTROLS:
 elif ADD:
     add_agent()
 elif PLOT_ONLY:
-    with open(os.path.join(ROOT, "bench/results/table1.json")) as fh:
-        saved = json.load(fh)
+    saved = lib.read_result(os.path.join(ROOT, "bench/results/table1.json"))
     BUDGET, HIDDEN = saved["budget"], saved["hidden"]
     text = markdown(saved["rows"])
-    with open(os.path.join(ROOT, "bench/results/table1.md.tmp"), "w") as fh:
+    with lib.open_result(os.path.join(ROOT, "bench/results/table1.md")) as fh:
         fh.write(text)
-    os.replace(os.path.join(ROOT, "bench/results/table1.md.tmp"), os.path.join(ROOT, "bench/results/table1.md"))
     print(text)
     plot(saved["rows"])
 else:

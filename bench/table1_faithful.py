@@ -44,6 +44,8 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchargs  # noqa: E402
 
+import lib  # bench/lib.py: write_result, read_result
+
 PROG, OPT = benchargs.options("table1_faithful.py", ["budget", "only", "agents", "controls", "rnn-args", "keep", "from-cache"])
 BUDGET = int(OPT.get("budget", 10000))
 CASES = [("inception_v3", 2), ("inception_v3", 4), ("nasnet", 2), ("nasnet", 4), ("nmt", 2), ("nmt", 4)]
@@ -206,11 +208,10 @@ def main():
            "kernels": os.environ.get("PLACETO_KERNELS", ""), "rows": rows}
     name = "table1_faithful" + ("" if "only" not in OPT else "_%s_%d" % CASES[0])
     os.makedirs("bench/results", exist_ok=True)
-    with open("bench/results/%s.json.tmp" % name, "w") as f:
+    with lib.open_result("bench/results/%s.json" % name) as f:
         json.dump(doc, f, indent=1)
-    os.replace("bench/results/%s.json.tmp" % name, "bench/results/%s.json" % name)
     md = markdown(doc)
-    with open("bench/results/%s.md" % name, "w") as f:
+    with lib.open_result("bench/results/%s.md" % name) as f:
         f.write(md)
     print(md)
 

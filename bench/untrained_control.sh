@@ -51,8 +51,10 @@ for g in googlenet mobilenet_v2 resnet50 vgg16; do
         rows+=("placeto-refine $g $d $tmp/auto-$g-$d.json")
     done
 done
-/usr/bin/python3 - "$out" "$prog" "${rows[@]}" <<'PY'
+PLACETO_BENCH_CMD="bash bench/untrained_control.sh $*" /usr/bin/python3 - "$out" "$prog" "${rows[@]}" <<'PY'
 import json, sys
+sys.path.insert(0, "bench")
+import lib  # bench/lib.py: write_result
 out, prog, rows = sys.argv[1], sys.argv[2], sys.argv[3:]
 res = []
 for r in rows:
@@ -63,8 +65,8 @@ for r in rows:
     t, u = m[a], m[a + "-untrained"]
     res.append({"agent": a, "graph": g, "devices": d if not d.isdigit() else int(d), "trained_us": t["runtime_us"], "untrained_us": u["runtime_us"],
                 "placements": t["placements"], "lower_bound_us": lb, "trained_oom": t["oom"], "untrained_oom": u["oom"]})
-json.dump({"command": "bash bench/untrained_control.sh", "rows": res}, open(out + ".json", "w"), indent=1)
-with open(out + ".md", "w") as f:
+lib.write_result(out + ".json", {"command": "bash bench/untrained_control.sh", "rows": res})
+with lib.open_result(out + ".md") as f:
     f.write("# The untrained control of the bundled policies\n\n")
     f.write("`bash bench/untrained_control.sh` (`PLACETO_KERNELS=plain placeto compare GRAPH --policy P --methods single --samples 8 --untrained --seed 1`):\n"
             "each bundled paper-case policy placing zero-shot (one greedy and 8 sampled episodes or decodes) against the\n"
@@ -86,5 +88,5 @@ with open(out + ".md", "w") as f:
             gm = math.exp(sum(math.log(r["trained_us"] / r["untrained_us"]) for r in rs) / len(rs))
             f.write("\n%s: geometric mean trained / untrained over %d cases: %.3f" % (a, len(rs), gm))
     f.write("\n")
-print(open(out + ".md").read())
+print(lib.read_result(out + ".md"))
 PY

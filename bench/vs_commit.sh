@@ -1,26 +1,24 @@
 #!/usr/bin/env bash
 # bench/vs_commit.sh COMMIT [EPISODES] [ROUNDS]: training speed of this
 # checkout against an earlier commit, both measured in one run. Builds COMMIT
-# in a temporary git worktree, then runs `placeto train` on inception_v3 with
+# with bench/build_rev.sh (kept in build/revs/), then runs `placeto train` on inception_v3 with
 # one thread alternately with the two binaries (default and paper presets, 2
 # and 4 devices), ROUNDS times each (default 3), EPISODES episodes per run
 # (default 20), and prints episodes per second (the median of the rounds,
 # process start and graph loading included) and the ratio. Alternating keeps
 # the ratio fair on a shared machine.
 #
-# example: bash bench/vs_commit.sh e13882e
+# example: bench/run vs-commit e13882e
 set -eu
-[ $# -ge 1 ] || { echo "usage: bash bench/vs_commit.sh COMMIT [EPISODES] [ROUNDS]" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: bench/run vs-commit COMMIT [EPISODES] [ROUNDS]" >&2; exit 2; }
 commit=$1 episodes=${2:-20} rounds=${3:-3}
 cd "$(dirname "$0")/.."
 git rev-parse --verify -q "$commit^{commit}" > /dev/null || { echo "vs_commit.sh: $commit: no such commit" >&2; exit 1; }
+old=$(bash bench/build_rev.sh "$commit")
 tmp=$(mktemp -d)
-trap 'git worktree remove --force "$tmp/base" > /dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
-git worktree add --detach "$tmp/base" "$commit" > /dev/null 2>&1
-echo "building $commit ..." >&2
-make -C "$tmp/base" -s placeto > "$tmp/build.log" 2>&1 || { cat "$tmp/build.log" >&2; exit 1; }
+trap 'rm -rf "$tmp"' EXIT
 make -s placeto > /dev/null
-old=$tmp/base/placeto new=./placeto
+new=./placeto
 g=graphs/inception_v3.json
 
 # rate BINARY ARGS...: episodes per second of one training run
