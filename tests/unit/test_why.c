@@ -308,8 +308,11 @@ TEST(race_at_the_largest_budget_answers_in_time)
         CHECK(race_lane(r, 0)->n >= 3 && race_lane(r, 1)->n >= 3);
         race_free(r);
     }
-    CHECK_MSG(worst < 0.5, "a run of 5 ms took %.3f s", worst);
-    CHECK_MSG(util_now() - t0 < 10, "20 races of 3 runs of 5 ms and their frees took %.1f s", util_now() - t0);
+    /* bounds far above 5 ms, for a loaded machine or valgrind: the point is
+     * that a run does not go on for its share of 2^30 simulations (minutes),
+     * nor a free wait for its lanes (hours) */
+    CHECK_MSG(worst < 5, "a run of 5 ms took %.3f s", worst);
+    CHECK_MSG(util_now() - t0 < 120, "20 races of 3 runs of 5 ms and their frees took %.1f s", util_now() - t0);
     policy_graph_free(pg);
     problem_free(&p);
 }
