@@ -514,7 +514,7 @@ int64_t placeto_train_run(PlacetoTrainer *t, int64_t n_episodes, TrainCallback c
         int T = t->W;
         for (int s = 0; s < T; s++) {
             Slot *sl = &t->slots[s];
-            sl->gi = t->n_graphs > 1 ? (int)rng_below(&ts->rng, (uint64_t)t->n_graphs) : 0;
+            sl->gi = train_state_draw_graph(ts, t->n_graphs);
             sl->seed = rng_next(&ts->rng);
             sl->beta = beta_at(&t->cfg, ts->episodes + s, ts->adam.step + (t->cfg.sum_gradients ? 0 : s));
             if (s >= t->lo && s < t->hi)
