@@ -19,7 +19,7 @@
 #include "place.h"
 #include "problem.h"
 #include "sim.h"
-#include "train.h"
+#include "placeto_train.h"
 #include "app.h"
 #include "ctl.h"
 #include "draw.h"
@@ -135,24 +135,24 @@ static void bench_agent(const char *path, int n_devices)
     double eps_rate[2] = {0, 0};
     for (int threads = 1; threads <= 2; threads++) {
         Policy *pol = policy_new(&arch, 1, &e);
-        TrainConfig tc;
-        train_config_default(&tc);
+        PlacetoTrainConfig tc;
+        placeto_train_config_default(&tc);
         tc.threads = threads;
         TrainState ts;
         train_state_init(&ts, tc.lr, tc.entropy, 1);
         TrainGraph tg = {g, gr, pg};
-        Trainer *t = train_new(pol, &ts, &tc, &tg, 1, c, &e);
+        PlacetoTrainer *t = placeto_train_new(pol, &ts, &tc, &tg, 1, c, &e);
         /* the median of three batches of 6 episodes (the machine may be
          * shared), the first batch making the trainer's work spaces */
         int episodes = 6;
         double batch[3];
         for (int k = 0; k < 3; k++) {
             double t0 = util_now();
-            train_run(t, episodes, NULL, NULL, NULL);
+            placeto_train_run(t, episodes, NULL, NULL, NULL);
             batch[k] = util_now() - t0;
         }
         eps_rate[threads - 1] = episodes / median(batch, 3);
-        train_free(t);
+        placeto_train_free(t);
         train_state_done(&ts);
         policy_free(pol);
     }
@@ -165,7 +165,7 @@ static void bench_agent(const char *path, int n_devices)
     int steps = 0;
     double t0 = util_now();
     while (!episode_done(ep)) {
-        episode_step_policy(ep, pol, w, 1, NULL);
+        placeto_episode_step(ep, pol, w, 1, NULL);
         steps++;
     }
     double step_s = (util_now() - t0) / steps;
@@ -193,7 +193,7 @@ static void bench_agent(const char *path, int n_devices)
     episode_reset(ep, 2, NULL);
     for (int k = 0; k < L; k++) {
         vs[k] = episode_current(ep);
-        episode_step_policy(ep, pol, w, 0, feats + (size_t)k * nf);
+        placeto_episode_step(ep, pol, w, 0, feats + (size_t)k * nf);
         memcpy(placed + (size_t)k * (size_t)g->n_nodes, ep->op_device, (size_t)g->n_nodes * sizeof *placed);
     }
     t0 = util_now();

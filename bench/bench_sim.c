@@ -16,7 +16,7 @@
 #include "group.h"
 #include "place.h"
 #include "placement.h"
-#include "policy_io.h"
+#include "placeto_io.h"
 #include "sim.h"
 
 static int cmp_double(const void *a, const void *b)
@@ -292,12 +292,12 @@ void bench_sim_policy_episode(const char *graph, const char *policy, int nd)
     Graph *g = graph_load(graph, &e);
     Grouping *gr = g ? group_build(g, 0, &e) : NULL;
     PolicyGraph *pg = gr ? policy_graph_new(gr, &e) : NULL;
-    Policy *pol = pg ? policy_load(policy, NULL, &e) : NULL;
+    Policy *pol = pg ? placeto_policy_load(policy, NULL, &e) : NULL;
     Cluster *c = cluster_default(nd);
     EpisodeConfig cfg;
     episode_config_default(&cfg);
     if (pol)
-        episode_config_features(&cfg, &pol->arch);
+        placeto_episode_config(&cfg, &pol->arch);
     Episode *ep = pol ? episode_new(g, gr, c, pg, &cfg, 1, NULL, &e) : NULL;
     if (!ep) {
         printf("sim-inc   %s: %s\n", policy, e.msg);
@@ -308,7 +308,7 @@ void bench_sim_policy_episode(const char *graph, const char *policy, int nd)
         memcpy(init, ep->init_device, (size_t)ng * sizeof *init);
         PolicyWork *w = policy_work_new(&pol->arch, pg);
         while (!episode_done(ep) && steps < cap) {
-            const EpisodeStep *st = episode_step_policy(ep, pol, w, 1, NULL);
+            const EpisodeStep *st = placeto_episode_step(ep, pol, w, 1, NULL);
             grp[steps] = st->group;
             to[steps] = st->proposed;
             keep[steps] = st->new_device == st->proposed;

@@ -150,7 +150,7 @@ void episode_features(const Episode *ep, int v, float *out);
  * other agent, such as the RNN placer's decoder, rnn_episode.h): probs (n_devices
  * values, or NULL) are kept with the entry, rng_before is the episode's RNG
  * before the choice drew from it (the entry's rng_after is its state now).
- * Applies, simulates and advances as episode_step_policy does; NULL when the
+ * Applies, simulates and advances as placeto_episode_step does; NULL when the
  * episode is done or device is out of range. */
 const EpisodeStep *episode_step_choice(Episode *ep, int device, const float *probs, int greedy,
                                        const Rng *rng_before);

@@ -87,3 +87,47 @@ int oneshot_place_runs(const AgentKind *k, const Problem *p, const char *path, c
     free(gd);
     return n;
 }
+
+int oneshot_train_setup(OneShotTrainSetup *s, const char *agent, int n_devices, double oom_penalty,
+                        const TrainGraph *graphs, int n_graphs, const Cluster *c, Err *e)
+{
+    if (n_devices != c->n_devices)
+        return err_set(e, "the %s policy is for %d devices but the cluster has %d", agent, n_devices, c->n_devices);
+    if (n_graphs < 1)
+        return err_set(e, "no graph to train on");
+    episode_config_default(&s->env);
+    s->env.oom_penalty = oom_penalty;
+    s->env.log_runtime = 0;
+    s->max_groups = s->max_nodes = 0;
+    for (int i = 0; i < n_graphs; i++) {
+        if (graphs[i].gr->n_groups > s->max_groups)
+            s->max_groups = graphs[i].gr->n_groups;
+        if (graphs[i].g->n_nodes > s->max_nodes)
+            s->max_nodes = graphs[i].g->n_nodes;
+    }
+    return 0;
+}
+
+void oneshot_train_bests(TrainState *ts, const EpisodeConfig *env, const TrainGraph *graphs, int n_graphs,
+                         const Cluster *c)
+{
+    train_best_verify(ts, env, graphs, n_graphs, c);
+    for (int i = 0; i < n_graphs; i++)
+        train_best_for(ts, graphs[i].g->name, graphs[i].g->checksum, graphs[i].gr->n_groups);
+}
+
+float *oneshot_grads_new(int m, size_t n) { return m > 1 ? xnew_array(xmul((size_t)m, n), sizeof(float)) : NULL; }
+
+float *oneshot_grad_of(float *grads, int k, const NnParams *p) { return grads ? grads + (size_t)k * p->n : p->g; }
+
+void oneshot_grads_sum(const float *grads, int m, NnParams *p, size_t from)
+{
+    if (!grads)
+        return;
+    memset(p->g + from, 0, (p->n - from) * sizeof *p->g);
+    for (int k = 0; k < m; k++) {
+        const float *gk = grads + (size_t)k * p->n;
+        for (size_t i = from; i < p->n; i++)
+            p->g[i] += gk[i];
+    }
+}

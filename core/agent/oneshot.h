@@ -2,8 +2,8 @@
  * share (rnn, gdp, hsdag; docs/comparators.md): their episode in the
  * explorer (one pass over the groups in topological order from device 0),
  * the draw of one step, and their rows of `place` and `compare` (the best of
- * one greedy decode and sampled ones; the training's best placement).
- * Implemented in oneshot.c. */
+ * one greedy decode and sampled ones; the training's best placement), and
+ * what their trainers' set-up shares. Implemented in oneshot.c. */
 #ifndef PLACETO_ONESHOT_H
 #define PLACETO_ONESHOT_H
 
@@ -11,6 +11,7 @@
 
 #include "agent.h"
 #include "episode.h"
+#include "nn.h"
 #include "place_run.h"
 #include "train_state.h"
 #include "util.h"
@@ -51,5 +52,37 @@ int64_t oneshot_place_decodes(OneShotDecode decode, void *ctx, const Graph *g, c
 int oneshot_place_runs(const AgentKind *k, const Problem *p, const char *path, const void *net,
                        const TrainState *ts, const AgentPlaceOpts *o, PlaceRun rows[2], const char **start_name,
                        Err *e);
+
+/* --- training --------------------------------------------------------------- */
+
+/* What every one-shot trainer (rnn, gdp, hsdag) derives from its graphs
+ * before its own set-up. */
+typedef struct OneShotTrainSetup {
+    EpisodeConfig env; /* its scores (episode_score): seconds plus the OOM penalty */
+    int max_groups;    /* the most groups of a training graph's grouping */
+    int max_nodes;     /* the most ops of a training graph */
+} OneShotTrainSetup;
+
+/* The checks every one-shot trainer starts with: agent's ("rnn") policy,
+ * for n_devices devices, fits cluster c, and there is a graph to train on;
+ * else -1 with e set. Then fills s (env: the default episode scored with
+ * oom_penalty seconds per GB over, in seconds not log seconds). */
+int oneshot_train_setup(OneShotTrainSetup *s, const char *agent, int n_devices, double oom_penalty,
+                        const TrainGraph *graphs, int n_graphs, const Cluster *c, Err *e);
+/* The end of every one-shot trainer's set-up: the bests of a resumed
+ * training state simulated again (train_best_verify) with env, then each
+ * graph's best present, found or not, before the first update. */
+void oneshot_train_bests(TrainState *ts, const EpisodeConfig *env, const TrainGraph *graphs, int n_graphs,
+                         const Cluster *c);
+
+/* The gradients of an update's m items (its samples, graphs or steps, each
+ * computed on some thread): m rows of n floats, or NULL when m is 1 (the
+ * one item writes the network's own gradient). */
+float *oneshot_grads_new(int m, size_t n);
+/* Item k's gradient: its row of grads (n = p->n), or p->g when grads is NULL. */
+float *oneshot_grad_of(float *grads, int k, const NnParams *p);
+/* p->g[from..p->n) = the m items' gradients summed in item order, the one
+ * order whatever the threads; nothing when grads is NULL (p->g is the item's). */
+void oneshot_grads_sum(const float *grads, int m, NnParams *p, size_t from);
 
 #endif

@@ -118,6 +118,11 @@ void train_state_set_baseline(TrainState *ts, int graph, int n_graphs, double b)
     ts->base_ret[0][graph] = b;
 }
 
+int train_state_draw_graph(TrainState *ts, int n_graphs)
+{
+    return n_graphs > 1 ? (int)rng_below(&ts->rng, (uint64_t)n_graphs) : 0;
+}
+
 double train_state_baseline(const TrainState *ts, int graph)
 {
     return ts->n_base == 1 && graph < ts->base_len[0] ? ts->base_ret[0][graph] : TRAIN_BASELINE_START;

@@ -65,6 +65,9 @@ void train_state_done(TrainState *ts);
 /* ts becomes fresh (a new training state: its optimizer, RNG, entropy and
  * baselines), keeping ts's counters and best placements; fresh is consumed. */
 void train_state_keep_progress(TrainState *fresh, TrainState *ts);
+/* The training graph of the next episode or update, out of n_graphs: drawn
+ * from ts's RNG, which a single graph leaves untouched. */
+int train_state_draw_graph(TrainState *ts, int n_graphs);
 /* The entry of ts->best for graph name, created (runtime +inf) if absent. */
 TrainBest *train_best_for(TrainState *ts, const char *graph, uint64_t checksum, int n_groups);
 /* Keeps the placement group_device (b->n_groups groups) with its score,

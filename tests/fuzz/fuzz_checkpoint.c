@@ -8,8 +8,8 @@
 #include <math.h>
 
 #include "fuzz.h"
-#include "policy_io.h"
-#include "train.h"
+#include "placeto_io.h"
+#include "placeto_train.h"
 
 static char *policy_text;
 static size_t policy_len;
@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *text = fuzz_text(data, size);
     Err e = {{0}};
     TrainState ts;
-    Policy *pol = policy_load_text("fuzz.json", policy_text, policy_len, &ts, &e);
+    Policy *pol = placeto_policy_load_text("fuzz.json", policy_text, policy_len, &ts, &e);
     if (!pol)
         fuzz_fail("tests/fuzz/checkpoint_policy.json does not load: %s", e.msg);
     int rc = policy_file_checkpoint_text("fuzz.ckpt.json", text, size, "fuzz.json", &pol->p, &ts, &e);

@@ -1,26 +1,26 @@
 /* libFuzzer target: the policy loaders of the four agents (Placeto's
- * policy_load_text, the RNN placer's rnn_policy_load_text, GDP's
+ * placeto_policy_load_text, the RNN placer's rnn_policy_load_text, GDP's
  * gdp_policy_load_text and HSDAG's hsdag_policy_load_text), each with and
  * without a training state to fill:
  * every input either loads or fails with a message. */
 #include "fuzz.h"
 #include "gdp_io.h"
 #include "hsdag_io.h"
-#include "policy_io.h"
+#include "placeto_io.h"
 #include "rnn_io.h"
-#include "train.h"
+#include "placeto_train.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char *text = fuzz_text(data, size);
     Err e = {{0}};
     TrainState ts;
-    Policy *pol = policy_load_text("fuzz.json", text, size, &ts, &e);
+    Policy *pol = placeto_policy_load_text("fuzz.json", text, size, &ts, &e);
     if (!pol && !e.msg[0])
-        fuzz_fail("policy_load_text failed without a message");
+        fuzz_fail("placeto_policy_load_text failed without a message");
     policy_free(pol);
     train_state_done(&ts);
-    pol = policy_load_text("fuzz.json", text, size, NULL, &e);
+    pol = placeto_policy_load_text("fuzz.json", text, size, NULL, &e);
     policy_free(pol);
     Err er = {{0}};
     RnnNet *rn = rnn_policy_load_text("fuzz.json", text, size, &ts, &er);

@@ -113,7 +113,7 @@ TEST(episode_steps_walk_the_order_and_rewards_add_up)
         int64_t sims = ep->simulations;
         double before = ep->score;
         CHECK_INT(v, steps); /* topological order: group ids */
-        const EpisodeStep *s = episode_step_policy(ep, f.pol, f.w, 0, NULL);
+        const EpisodeStep *s = placeto_episode_step(ep, f.pol, f.w, 0, NULL);
         /* the no-op rule: a proposal of the group's own device simulates
            nothing (no placement counted) and is rewarded 0 */
         if (s->proposed == old) {
@@ -139,7 +139,7 @@ TEST(episode_steps_walk_the_order_and_rewards_add_up)
     CHECK(ep->best_runtime_us <= ep->runtime_us && ep->best_runtime_us <= ep->init_runtime_us);
     CHECK_INT((int)ep->simulations, moves + 1);
     CHECK_MSG(moves > 0 && moves < steps, "%d moves in %d steps: both kinds of proposal should occur", moves, steps);
-    CHECK(episode_step_policy(ep, f.pol, f.w, 0, NULL) == NULL);
+    CHECK(placeto_episode_step(ep, f.pol, f.w, 0, NULL) == NULL);
     fix_done(&f);
 }
 
@@ -151,11 +151,11 @@ TEST(episode_undo_redo_and_repeat)
     Episode *ep = f.ep;
     int n = ep->n_groups;
     for (int k = 0; k < 5; k++)
-        episode_step_policy(ep, f.pol, f.w, 0, NULL);
+        placeto_episode_step(ep, f.pol, f.w, 0, NULL);
     int *dev5 = XMALLOC(int, n);
     memcpy(dev5, ep->group_device, (size_t)n * sizeof *dev5);
     double rt5 = ep->runtime_us;
-    const EpisodeStep *s6 = episode_step_policy(ep, f.pol, f.w, 0, NULL);
+    const EpisodeStep *s6 = placeto_episode_step(ep, f.pol, f.w, 0, NULL);
     int a6 = s6->new_device, g6 = s6->group;
     double rt6 = ep->runtime_us;
     /* a user override does not move the cursor */
@@ -184,7 +184,7 @@ TEST(episode_undo_redo_and_repeat)
      * and the redo entries are gone */
     episode_undo(ep);
     episode_undo(ep);
-    const EpisodeStep *again = episode_step_policy(ep, f.pol, f.w, 0, NULL);
+    const EpisodeStep *again = placeto_episode_step(ep, f.pol, f.w, 0, NULL);
     CHECK_INT(again->new_device, a6);
     CHECK_EXACT(ep->runtime_us, rt6);
     CHECK_INT(ep->n_redo, 0);
@@ -212,7 +212,7 @@ TEST(episode_override_of_the_current_group_takes_the_step)
         return;
     Episode *ep = f.ep;
     for (int k = 0; k < 3; k++)
-        episode_step_policy(ep, f.pol, f.w, 0, NULL);
+        placeto_episode_step(ep, f.pol, f.w, 0, NULL);
     int cur = episode_current(ep), at = ep->cursor, old = ep->group_device[cur];
     Err e = {{0}};
     const EpisodeStep *u = episode_override(ep, cur, (old + 1) % 3, &e);
@@ -222,7 +222,7 @@ TEST(episode_override_of_the_current_group_takes_the_step)
     CHECK_INT(ep->visits[cur], 1);
     CHECK_EXACT(ep->runtime_us, fresh_runtime(&f));
     /* the next policy step decides the next group, not the overridden one */
-    const EpisodeStep *p = episode_step_policy(ep, f.pol, f.w, 0, NULL);
+    const EpisodeStep *p = placeto_episode_step(ep, f.pol, f.w, 0, NULL);
     CHECK(p->group == ep->order[at + 1] && p->group != cur);
     CHECK_INT(ep->group_device[cur], (old + 1) % 3);
     /* undo both: the cursor and the visit count come back */
@@ -240,7 +240,7 @@ TEST(episode_override_of_the_current_group_takes_the_step)
     CHECK(o && !o->takes_step && ep->cursor == at + 1);
     /* at the end of the episode an override takes no step */
     while (!episode_done(ep))
-        episode_step_policy(ep, f.pol, f.w, 0, NULL);
+        placeto_episode_step(ep, f.pol, f.w, 0, NULL);
     o = episode_override(ep, 0, 1, &e);
     CHECK(o && !o->takes_step && episode_done(ep));
     fix_done(&f);
@@ -254,19 +254,19 @@ TEST(episode_greedy_is_deterministic_and_reset_repeats)
     Episode *ep = f.ep;
     int n = ep->n_groups;
     while (!episode_done(ep))
-        episode_step_policy(ep, f.pol, f.w, 0, NULL);
+        placeto_episode_step(ep, f.pol, f.w, 0, NULL);
     int *first = XMALLOC(int, n);
     memcpy(first, ep->group_device, (size_t)n * sizeof *first);
     double rt = ep->runtime_us;
     episode_reset(ep, 9, NULL); /* same seed: the same sampled episode */
     while (!episode_done(ep))
-        episode_step_policy(ep, f.pol, f.w, 0, NULL);
+        placeto_episode_step(ep, f.pol, f.w, 0, NULL);
     CHECK(memcmp(first, ep->group_device, (size_t)n * sizeof *first) == 0);
     CHECK_EXACT(ep->runtime_us, rt);
     /* greedy takes the most likely device every time */
     episode_reset(ep, 10, NULL);
     while (!episode_done(ep)) {
-        const EpisodeStep *s = episode_step_policy(ep, f.pol, f.w, 1, NULL);
+        const EpisodeStep *s = placeto_episode_step(ep, f.pol, f.w, 1, NULL);
         for (int d = 0; d < 2; d++)
             CHECK(s->probs[s->new_device] >= s->probs[d]);
     }

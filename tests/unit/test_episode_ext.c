@@ -2,7 +2,7 @@
  * the sizes of the architecture, the neighbour shares, load, critical-path
  * and memory columns checked against values computed by hand on small
  * graphs, invariants on generated graphs, rewards as shares of the initial
- * score, and episode_check_policy's refusals. */
+ * score, and placeto_episode_check's refusals. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -277,13 +277,13 @@ TEST(ext_policy_steps_an_extended_episode_on_8_devices)
     if (fix_from_graph(&f, gen_random_dag(30, 2.0, 4), 0) == 0 && pol) {
         EpisodeConfig cfg;
         episode_config_default(&cfg);
-        episode_config_features(&cfg, &pol->arch);
+        placeto_episode_config(&cfg, &pol->arch);
         CHECK(cfg.extended_features == 1 && cfg.mem_feature == 0);
         Err e = {{0}};
         Episode *ep = episode_new(f.g, f.gr, c, f.pg, &cfg, 2, NULL, &e);
         PolicyWork *w = policy_work_new(&a, f.pg);
         while (ep && !episode_done(ep)) {
-            const EpisodeStep *s = episode_step_policy(ep, pol, w, 0, NULL);
+            const EpisodeStep *s = placeto_episode_step(ep, pol, w, 0, NULL);
             double sum = 0;
             for (int d = 0; d < 8; d++)
                 sum += s->probs[d];
@@ -322,7 +322,7 @@ static void check_relative_rewards(int lg)
             double before = ep->score;
             const EpisodeStep *s = ep->cursor == 5 && !overridden++
                                        ? episode_override(ep, 0, 1 - ep->group_device[0], &e)
-                                       : episode_step_policy(ep, pol, w, 0, NULL);
+                                       : placeto_episode_step(ep, pol, w, 0, NULL);
             CHECK_NEAR(s->reward, (before - ep->score) / fabs(init), 1e-12);
             sum += s->reward;
         }
@@ -349,25 +349,25 @@ TEST(episode_check_policy_names_the_option)
     PolicyArch a;
     Err e = {{0}};
     policy_arch_for(&a, 2, 0, 0);
-    CHECK(episode_check_policy(&cfg, &a, 2, &e) == 0);
-    CHECK(episode_check_policy(&cfg, &a, 3, &e) == -1);
+    CHECK(placeto_episode_check(&cfg, &a, 2, &e) == 0);
+    CHECK(placeto_episode_check(&cfg, &a, 3, &e) == -1);
     CHECK_STR_CONTAINS(e.msg, "the policy is for 2 devices but the cluster has 3");
     policy_arch_for(&a, 2, 1, 0);
-    CHECK(episode_check_policy(&cfg, &a, 2, &e) == -1);
+    CHECK(placeto_episode_check(&cfg, &a, 2, &e) == -1);
     CHECK_STR_CONTAINS(e.msg, "memory feature");
     policy_arch_for(&a, 2, 0, 1);
-    CHECK(episode_check_policy(&cfg, &a, 2, &e) == -1);
+    CHECK(placeto_episode_check(&cfg, &a, 2, &e) == -1);
     CHECK_STR_CONTAINS(e.msg, "extended features");
     cfg.extended_features = 1; /* the episode extended, the policy not */
     policy_arch_for(&a, 2, 0, 0);
-    CHECK(episode_check_policy(&cfg, &a, 2, &e) == -1);
+    CHECK(placeto_episode_check(&cfg, &a, 2, &e) == -1);
     CHECK_STR_CONTAINS(e.msg, "without the extended features");
     policy_arch_for(&a, 2, 1, 1);
-    episode_config_features(&cfg, &a);
+    placeto_episode_config(&cfg, &a);
     CHECK(cfg.mem_feature == 1 && cfg.extended_features == 1);
-    CHECK(episode_check_policy(&cfg, &a, 2, &e) == 0);
+    CHECK(placeto_episode_check(&cfg, &a, 2, &e) == 0);
     a.n_features--; /* an architecture that does not add up */
-    CHECK(episode_check_policy(&cfg, &a, 2, &e) == -1);
+    CHECK(placeto_episode_check(&cfg, &a, 2, &e) == -1);
     CHECK_STR_CONTAINS(e.msg, "features");
 }
 
@@ -388,7 +388,7 @@ static int accept_walk(int accept, int reject_zero)
     if (fix_from_graph(&f, gen_random_dag(40, 2.0, 8), 0) == 0 && pol) {
         EpisodeConfig cfg;
         episode_config_default(&cfg);
-        episode_config_features(&cfg, &pol->arch);
+        placeto_episode_config(&cfg, &pol->arch);
         cfg.accept_improving = accept;
         cfg.reject_zero = reject_zero;
         Err e = {{0}};
@@ -396,7 +396,7 @@ static int accept_walk(int accept, int reject_zero)
         PolicyWork *w = policy_work_new(&a, f.pg);
         while (ep && !episode_done(ep)) {
             double before = ep->score;
-            const EpisodeStep *s = episode_step_policy(ep, pol, w, 0, NULL);
+            const EpisodeStep *s = placeto_episode_step(ep, pol, w, 0, NULL);
             worse += ep->score > before;
             if (s->proposed != s->new_device) {
                 rejected++;

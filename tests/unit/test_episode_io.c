@@ -12,7 +12,7 @@
 
 #include "placeto_episode.h"
 #include "nn.h"
-#include "train.h"
+#include "placeto_train.h"
 #include "gen.h"
 #include "jdoc.h"
 #include "test.h"
@@ -189,13 +189,13 @@ static Episode *played_episode(Fix *f, uint64_t seed)
     Episode *ep = episode_new(f->g, f->gr, f->c, f->pg, &f->cfg, seed, NULL, &e);
     REQUIRE_OR(ep != NULL, NULL, "%s", e.msg);
     for (int k = 0; k < 5; k++)
-        episode_step_policy(ep, f->pol, f->w, k == 3, NULL);
+        placeto_episode_step(ep, f->pol, f->w, k == 3, NULL);
     CHECK(episode_override(ep, 2, 2, &e) != NULL);
     CHECK(episode_override(ep, 4, ep->group_device[4], &e) != NULL);
     const EpisodeStep *u = episode_override(ep, episode_current(ep), 1, &e);
     CHECK(u && u->takes_step);
-    episode_step_policy(ep, f->pol, f->w, 0, NULL);
-    episode_step_policy(ep, f->pol, f->w, 0, NULL);
+    placeto_episode_step(ep, f->pol, f->w, 0, NULL);
+    placeto_episode_step(ep, f->pol, f->w, 0, NULL);
     CHECK(episode_undo(ep) == 0);
     CHECK(episode_undo(ep) == 0);
     CHECK_INT(ep->n_redo, 2);
@@ -260,8 +260,8 @@ static void roundtrip_variant(int variant)
         int steps = 0;
         while (!episode_done(a) && !episode_done(b) && steps < 1000) {
             int greedy = steps % 4 == 1;
-            const EpisodeStep *x = episode_step_policy(a, f.pol, f.w, greedy, NULL);
-            const EpisodeStep *y = episode_step_policy(b, f.pol, w2, greedy, NULL);
+            const EpisodeStep *x = placeto_episode_step(a, f.pol, f.w, greedy, NULL);
+            const EpisodeStep *y = placeto_episode_step(b, f.pol, w2, greedy, NULL);
             CHECK_MSG(same_step(x, y, a->n_devices), "variant %d: step %d differs", variant, steps);
             steps++;
         }
@@ -271,8 +271,8 @@ static void roundtrip_variant(int variant)
         for (int k = 0; k < 3; k++)
             CHECK(episode_undo(a) == 0 && episode_undo(b) == 0);
         CHECK(episode_redo(a) == 0 && episode_redo(b) == 0);
-        const EpisodeStep *x = episode_step_policy(a, f.pol, f.w, 0, NULL);
-        const EpisodeStep *y = episode_step_policy(b, f.pol, w2, 0, NULL);
+        const EpisodeStep *x = placeto_episode_step(a, f.pol, f.w, 0, NULL);
+        const EpisodeStep *y = placeto_episode_step(b, f.pol, w2, 0, NULL);
         CHECK((x == NULL) == (y == NULL));
         if (x && y)
             CHECK(same_step(x, y, a->n_devices));
@@ -316,7 +316,7 @@ TEST(episode_io_fresh_and_finished_episodes)
     for (int round = 0; ep && round < 2; round++) {
         if (round == 1) /* run to the end, then undo everything */
             while (!episode_done(ep))
-                episode_step_policy(ep, f.pol, f.w, 0, NULL);
+                placeto_episode_step(ep, f.pol, f.w, 0, NULL);
         EpisodeFile ef;
         CHECK_MSG(episode_save(ep, NULL, 0, p1, &e) == 0, "%s", e.msg);
         CHECK_MSG(episode_load(p1, &ef, &e) == 0, "%s", e.msg);
@@ -582,7 +582,7 @@ TEST(episode_io_visits_and_cursors_agree_with_the_history)
     Episode *ep = episode_new(f.g, f.gr, f.c, f.pg, &f.cfg, 5, NULL, &e);
     REQUIRE_MSG(ep, "%s", e.msg);
     for (int i = 0; i < 5; i++)
-        episode_step_policy(ep, f.pol, f.w, 0, NULL);
+        placeto_episode_step(ep, f.pol, f.w, 0, NULL);
     int cur = episode_current(ep);
     CHECK(episode_override(ep, cur, 1, &e) != NULL);          /* takes the step */
     CHECK(episode_override(ep, ep->order[0], 2, &e) != NULL); /* another group: no step */
@@ -674,7 +674,7 @@ TEST(episode_io_overflowing_policy_still_saves)
     Episode *ep = episode_new(f.g, f.gr, f.c, f.pg, &f.cfg, 5, NULL, &e);
     REQUIRE_MSG(ep, "%s", e.msg);
     for (int i = 0; i < 4; i++) {
-        const EpisodeStep *s = episode_step_policy(ep, f.pol, f.w, i % 2, NULL);
+        const EpisodeStep *s = placeto_episode_step(ep, f.pol, f.w, i % 2, NULL);
         REQUIRE(s && s->probs);
         double sum = 0;
         for (int d = 0; d < ep->n_devices; d++) {
@@ -709,8 +709,8 @@ TEST(train_stored_best_is_resimulated)
         fix_done(&f);
         return;
     }
-    TrainConfig tc;
-    train_config_default(&tc);
+    PlacetoTrainConfig tc;
+    placeto_train_config_default(&tc);
     tc.env = f.cfg;
     TrainState ts;
     train_state_init(&ts, tc.lr, tc.entropy, 1);
@@ -721,7 +721,7 @@ TEST(train_stored_best_is_resimulated)
     b->score = 0;
     TrainGraph tg = {f.g, f.gr, f.pg};
     Err e = {{0}};
-    Trainer *t = train_new(f.pol, &ts, &tc, &tg, 1, f.c, &e);
+    PlacetoTrainer *t = placeto_train_new(f.pol, &ts, &tc, &tg, 1, f.c, &e);
     REQUIRE_MSG(t, "%s", e.msg);
     Sim *sim = sim_new(f.g, f.c);
     int *op = XMALLOC(int, f.g->n_nodes);
@@ -732,7 +732,7 @@ TEST(train_stored_best_is_resimulated)
     CHECK(ts.best[0].score > 0 && isfinite(ts.best[0].score));
     free(op);
     sim_free(sim);
-    train_free(t);
+    placeto_train_free(t);
     train_state_done(&ts);
     fix_done(&f);
 }

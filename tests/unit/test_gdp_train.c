@@ -19,7 +19,7 @@
 #include "gdp_place.h"
 #include "gdp_train.h"
 #include "gradref.h"
-#include "policy_io.h"
+#include "placeto_io.h"
 #include "ppo.h"
 #include "problem.h"
 #include "rnn_io.h"
@@ -156,7 +156,7 @@ TEST(gdp_policy_file_names_its_agent)
         CHECK(text && strstr(text, "\"superposition\": true"));
         free(text);
         Err pe = {{0}}, re = {{0}};
-        CHECK(policy_load(p, NULL, &pe) == NULL);
+        CHECK(placeto_policy_load(p, NULL, &pe) == NULL);
         CHECK_STR_CONTAINS(pe.msg, "a gdp policy");
         CHECK_STR_CONTAINS(pe.msg, "train --agent gdp");
         TrainState rts;

@@ -17,7 +17,7 @@
 #include "hsdag_io.h"
 #include "hsdag_place.h"
 #include "hsdag_train.h"
-#include "policy_io.h"
+#include "placeto_io.h"
 #include "problem.h"
 #include "rnn_io.h"
 #include "test.h"
@@ -176,7 +176,7 @@ TEST(hsdag_policy_file_names_its_agent)
         CHECK(text && strstr(text, "\"features\": \"type,shape,id,struct\""));
         free(text);
         Err pe = {{0}}, re = {{0}}, ge = {{0}};
-        CHECK(policy_load(p, NULL, &pe) == NULL);
+        CHECK(placeto_policy_load(p, NULL, &pe) == NULL);
         CHECK_STR_CONTAINS(pe.msg, "an hsdag policy");
         CHECK_STR_CONTAINS(pe.msg, "train --agent hsdag");
         TrainState rts;

@@ -11,8 +11,8 @@
 #include "policy_file.h"
 #include "test.h"
 #include "testutil.h"
-#include "policy_io.h"
-#include "train.h"
+#include "placeto_io.h"
+#include "placeto_train.h"
 
 /* ---- helpers ---- */
 
@@ -142,8 +142,8 @@ TEST(policy_io_roundtrip_is_exact)
         TrainState ts, back;
         fill_state(&ts, shapes[s][0]);
         Err e = {{0}};
-        CHECK_MSG(policy_save(pol, &ts, p1, &e) == 0, "%s", e.msg);
-        Policy *q = policy_load(p1, &back, &e);
+        CHECK_MSG(placeto_policy_save(pol, &ts, p1, &e) == 0, "%s", e.msg);
+        Policy *q = placeto_policy_load(p1, &back, &e);
         CHECK_MSG(q != NULL, "shape %zu: %s", s, e.msg);
         if (q) {
             CHECK_MSG(same_policy(pol, q, 1), "shape %zu: weights or moments differ", s);
@@ -151,7 +151,7 @@ TEST(policy_io_roundtrip_is_exact)
             CHECK(isinf(back.best[1].runtime_us) && back.best[1].runtime_us > 0);
             CHECK(isinf(back.best[1].score));
             CHECK(signbit(q->p.w[0]));
-            CHECK_MSG(policy_save(q, &back, p2, &e) == 0, "%s", e.msg);
+            CHECK_MSG(placeto_policy_save(q, &back, p2, &e) == 0, "%s", e.msg);
             CHECK_MSG(same_file_bytes(p1, p2), "shape %zu: re-saved file differs", s);
         }
         policy_free(q);
@@ -189,9 +189,9 @@ TEST(policy_io_every_float_pattern_reads_back)
         TrainState ts;
         train_state_init(&ts, 1e-3, 1.0, 1);
         Err e = {{0}};
-        CHECK_MSG(policy_save(pol, &ts, p1, &e) == 0, "%s", e.msg);
+        CHECK_MSG(placeto_policy_save(pol, &ts, p1, &e) == 0, "%s", e.msg);
         TrainState back;
-        Policy *q = policy_load(p1, &back, &e);
+        Policy *q = placeto_policy_load(p1, &back, &e);
         CHECK_MSG(q != NULL, "%s", e.msg);
         if (q) {
             size_t bad = 0;
@@ -220,14 +220,14 @@ TEST(policy_io_without_training_state)
     if (pol) {
         awkward_moments(pol, 1); /* not saved without a TrainState */
         Err e = {{0}};
-        CHECK_MSG(policy_save(pol, NULL, p1, &e) == 0, "%s", e.msg);
+        CHECK_MSG(placeto_policy_save(pol, NULL, p1, &e) == 0, "%s", e.msg);
         size_t len;
         char *text = read_all(p1, &len);
         CHECK(text && !strstr(text, "\"training\"") && !strstr(text, "\"log\""));
         free(text);
         TrainState ts;
         memset(&ts, 0x5a, sizeof ts); /* the load initialises it */
-        Policy *q = policy_load(p1, &ts, &e);
+        Policy *q = placeto_policy_load(p1, &ts, &e);
         CHECK_MSG(q != NULL, "%s", e.msg);
         if (q) {
             CHECK(same_policy(pol, q, 0));
@@ -241,7 +241,7 @@ TEST(policy_io_without_training_state)
             CHECK_INT(ts.n_base, 0);
             CHECK_INT(ts.adam.step, 0);
             CHECK(ts.best == NULL);
-            CHECK_MSG(policy_save(q, NULL, p2, &e) == 0, "%s", e.msg);
+            CHECK_MSG(placeto_policy_save(q, NULL, p2, &e) == 0, "%s", e.msg);
             CHECK(same_file_bytes(p1, p2));
         }
         train_state_done(&ts);
@@ -251,20 +251,20 @@ TEST(policy_io_without_training_state)
          * one without never opens (place, compare, explore) */
         TrainState full;
         fill_state(&full, 4);
-        CHECK_MSG(policy_save(pol, &full, p1, &e) == 0, "%s", e.msg);
+        CHECK_MSG(placeto_policy_save(pol, &full, p1, &e) == 0, "%s", e.msg);
         char ck[256];
         policy_file_checkpoint_path(ck, sizeof ck, p1);
         CHECK(strstr(ck, "a.ckpt.json") != NULL);
         text = read_all(p1, &len);
         CHECK(text && strstr(text, "\"training\"") && !strstr(text, "\"adam\"") && !strstr(text, "\"rng\""));
         free(text);
-        q = policy_load(p1, NULL, &e);
+        q = placeto_policy_load(p1, NULL, &e);
         CHECK_MSG(q != NULL, "%s", e.msg);
         if (q)
             CHECK(same_policy(pol, q, 0) && q->p.m[0] == 0);
         policy_free(q);
         TrainState back;
-        q = policy_load(p1, &back, &e);
+        q = placeto_policy_load(p1, &back, &e);
         CHECK_MSG(q != NULL, "%s", e.msg);
         if (q) {
             CHECK(same_policy(pol, q, 1));
@@ -276,7 +276,7 @@ TEST(policy_io_without_training_state)
         train_state_done(&back);
         /* no checkpoint: the counters and best placements, a fresh optimizer */
         CHECK(rename(ck, p2) == 0);
-        q = policy_load(p1, &back, &e);
+        q = placeto_policy_load(p1, &back, &e);
         CHECK_MSG(q != NULL, "%s", e.msg);
         CHECK(!back.has_optimizer && back.n_best == full.n_best && back.episodes == full.episodes &&
               back.adam.step == 0 && back.n_base == 0);
@@ -286,8 +286,8 @@ TEST(policy_io_without_training_state)
         CHECK(rename(p2, ck) == 0);
         Policy *other = small_policy(4, 0, 0, -1, 22);
         if (other) {
-            CHECK_MSG(policy_save(other, NULL, p1, &e) == 0, "%s", e.msg);
-            q = policy_load(p1, &back, &e);
+            CHECK_MSG(placeto_policy_save(other, NULL, p1, &e) == 0, "%s", e.msg);
+            q = placeto_policy_load(p1, &back, &e);
             CHECK(q == NULL);
             CHECK_STR_CONTAINS(e.msg, "a.ckpt.json");
             CHECK_STR_CONTAINS(e.msg, "weights: the checkpoint is for other weights than");
@@ -318,7 +318,7 @@ static int copy_file(const char *from, const char *to)
 static int64_t resumed_step(const char *path, Err *e)
 {
     TrainState back;
-    Policy *q = policy_load(path, &back, e);
+    Policy *q = placeto_policy_load(path, &back, e);
     int64_t step = q && back.has_optimizer ? back.adam.step : -1;
     policy_free(q);
     train_state_done(&back);
@@ -348,13 +348,13 @@ TEST(policy_io_killed_save)
         Err e = {{0}};
         TrainState ts;
         fill_state(&ts, 4);
-        CHECK_MSG(policy_save(pol, &ts, a, &e) == 0, "%s", e.msg);
+        CHECK_MSG(placeto_policy_save(pol, &ts, a, &e) == 0, "%s", e.msg);
         CHECK(copy_file(a, p1) && copy_file(ck, c1));
         int64_t s1 = ts.adam.step, s2 = s1 + 1;
         pol->p.w[0] += 1; /* the next save: other weights, one more episode */
         ts.adam.step = s2;
         ts.episodes++;
-        CHECK_MSG(policy_save(pol, &ts, a, &e) == 0, "%s", e.msg);
+        CHECK_MSG(placeto_policy_save(pol, &ts, a, &e) == 0, "%s", e.msg);
         policy_file_pending_path(pend, sizeof pend, a, &pol->p, &ts);
         CHECK_STR_CONTAINS(pend, "/a.ckpt.");
         CHECK(access(pend, F_OK) != 0 && copy_file(ck, c2));
@@ -370,13 +370,13 @@ TEST(policy_io_killed_save)
         CHECK_STR_CONTAINS(e.msg, "a.ckpt.json:2:13: weights: the checkpoint is for other weights than");
         /* the same weights, one more episode: refused by the count */
         ts.episodes++;
-        CHECK_MSG(policy_save(pol, &ts, a, &e) == 0, "%s", e.msg);
+        CHECK_MSG(placeto_policy_save(pol, &ts, a, &e) == 0, "%s", e.msg);
         CHECK(copy_file(c2, ck));
         CHECK(resumed_step(a, &e) == -1);
         CHECK_STR_CONTAINS(e.msg, "episodes: the checkpoint is of episode 1235, ");
         /* a complete save removes the pending checkpoints left beside it */
         CHECK(copy_file(c2, pend) && copy_file(c2, stray));
-        CHECK_MSG(policy_save(pol, &ts, a, &e) == 0, "%s", e.msg);
+        CHECK_MSG(placeto_policy_save(pol, &ts, a, &e) == 0, "%s", e.msg);
         CHECK(access(pend, F_OK) != 0 && access(stray, F_OK) != 0 && access(c2, F_OK) == 0);
         CHECK_MSG(resumed_step(a, &e) == s2, "%s", e.msg);
         train_state_done(&ts);
@@ -428,7 +428,7 @@ TEST(policy_io_refuses_to_save_non_finite)
     if (pol) {
         pol->p.w[pol->p.t[4].off + 2] = NAN;
         Err e = {{0}};
-        CHECK(policy_save(pol, NULL, p1, &e) != 0);
+        CHECK(placeto_policy_save(pol, NULL, p1, &e) != 0);
         CHECK_STR_CONTAINS(e.msg, "T2.W");
         CHECK(access(p1, F_OK) != 0); /* nothing written */
         policy_free(pol);
@@ -456,7 +456,7 @@ TEST(policy_io_refuses_to_save_non_finite_kept_weights)
         train_state_keep(&ts, w, pol->p.n, 1.0);
         free(w);
         Err e = {{0}};
-        CHECK(policy_save(pol, &ts, p1, &e) != 0);
+        CHECK(placeto_policy_save(pol, &ts, p1, &e) != 0);
         CHECK_STR_CONTAINS(e.msg, "weight 1 of tensor \"T2.W\" is nan");
         CHECK(access(p1, F_OK) != 0 && access(ck, F_OK) != 0); /* nothing written */
         train_state_done(&ts);
@@ -484,10 +484,10 @@ TEST(policy_io_roundtrip_extended_architecture)
     CHECK_MSG(pol != NULL, "%s", e.msg);
     TrainState back;
     memset(&back, 0, sizeof back);
-    if (pol && policy_save(pol, NULL, p1, &e) == 0 && (q = policy_load(p1, &back, &e)) != NULL) {
+    if (pol && placeto_policy_save(pol, NULL, p1, &e) == 0 && (q = placeto_policy_load(p1, &back, &e)) != NULL) {
         CHECK(q->arch.extended == 1 && q->arch.mem_feature == 1 && q->arch.n_features == 15);
         CHECK(same_policy(pol, q, 0));
-        CHECK(policy_save(q, NULL, p2, &e) == 0 && same_file_bytes(p1, p2));
+        CHECK(placeto_policy_save(q, NULL, p2, &e) == 0 && same_file_bytes(p1, p2));
         char *text = read_all(p1, NULL);
         CHECK(text && strstr(text, "\"mem_feature\": 1, \"extended\": 1"));
         free(text);
@@ -496,11 +496,11 @@ TEST(policy_io_roundtrip_extended_architecture)
     policy_free(q);
     train_state_done(&back);
     /* a file written before the extended features existed */
-    Policy *old = policy_load("tests/fuzz/corpus/policy/diamond_d2_train.json", NULL, &e);
+    Policy *old = placeto_policy_load("tests/fuzz/corpus/policy/diamond_d2_train.json", NULL, &e);
     CHECK_MSG(old != NULL, "%s", e.msg);
     if (old) {
         CHECK(old->arch.extended == 0 && old->arch.n_features == 7);
-        CHECK(policy_save(old, NULL, p2, &e) == 0);
+        CHECK(placeto_policy_save(old, NULL, p2, &e) == 0);
         char *text = read_all(p2, NULL);
         CHECK(text && !strstr(text, "extended"));
         free(text);
@@ -597,7 +597,7 @@ static void expect_bad_field(const char *good, size_t k)
     REQUIRE_MSG(text != NULL, "case %zu: \"%s\" not in the file", k, c->old);
     TrainState back;
     Err be = {{0}};
-    Policy *q = policy_load_text("p.json", text, strlen(text), &back, &be);
+    Policy *q = placeto_policy_load_text("p.json", text, strlen(text), &back, &be);
     CHECK_MSG(q == NULL, "case %zu: loaded", k);
     CHECK_INT(back.n_best, 0); /* left initialised empty */
     CHECK_INT(back.episodes, 0);
@@ -620,7 +620,7 @@ static void expect_missing_tensor(const char *good, size_t len)
     size_t a = (size_t)(head2 - good);
     memcpy(text, good, a);
     strcpy(text + a, tr);
-    Policy *q = policy_load_text("p.json", text, strlen(text), NULL, &be);
+    Policy *q = placeto_policy_load_text("p.json", text, strlen(text), NULL, &be);
     CHECK(q == NULL);
     policy_free(q);
     CHECK_STR_CONTAINS(be.msg, "parameters: expected 52 tensors for this architecture, got 51");
@@ -632,12 +632,12 @@ static void expect_truncated_policies_fail(const char *good, size_t len)
 {
     Err be = {{0}};
     for (size_t cut = 1; cut + 1 < len; cut += len / 7) { /* (the last byte is the final newline) */
-        Policy *q = policy_load_text("p.json", good, cut, NULL, &be);
+        Policy *q = placeto_policy_load_text("p.json", good, cut, NULL, &be);
         CHECK_MSG(q == NULL, "loaded a file cut at %zu", cut);
         policy_free(q);
         CHECK_MSG(strncmp(be.msg, "p.json:", 7) == 0, "%s", be.msg);
     }
-    Policy *q = policy_load_text("p.json", good, len - 3, NULL, &be);
+    Policy *q = placeto_policy_load_text("p.json", good, len - 3, NULL, &be);
     CHECK(q == NULL);
     policy_free(q);
     CHECK_STR_CONTAINS(be.msg, "unexpected end of file");
@@ -655,7 +655,7 @@ TEST(policy_io_errors_name_field_and_position)
     Err e = {{0}};
     size_t len = 0;
     char *good = NULL;
-    if (pol && policy_save(pol, &ts, p1, &e) == 0)
+    if (pol && placeto_policy_save(pol, &ts, p1, &e) == 0)
         good = policy_text_with_checkpoint(p1, &len);
     CHECK_MSG(good != NULL, "%s", e.msg);
     for (size_t k = 0; good && k < sizeof policy_bad_fields / sizeof *policy_bad_fields; k++)
@@ -665,13 +665,13 @@ TEST(policy_io_errors_name_field_and_position)
         expect_truncated_policies_fail(good, len);
         /* the unmodified text loads */
         Err be = {{0}};
-        Policy *q = policy_load_text("p.json", good, len, NULL, &be);
+        Policy *q = placeto_policy_load_text("p.json", good, len, NULL, &be);
         CHECK_MSG(q != NULL, "%s", be.msg);
         policy_free(q);
     }
     Err me = {{0}};
     TrainState back;
-    CHECK(policy_load("/nonexistent/dir/p.json", &back, &me) == NULL);
+    CHECK(placeto_policy_load("/nonexistent/dir/p.json", &back, &me) == NULL);
     CHECK_STR_CONTAINS(me.msg, "/nonexistent/dir/p.json");
     train_state_done(&back);
     free(good);

@@ -13,7 +13,7 @@
 
 #include "gen.h"
 #include "test.h"
-#include "train.h"
+#include "placeto_train.h"
 
 #define REF_PATH "tests/data/policy_reference.json"
 
@@ -74,16 +74,16 @@ TEST(policy_reference)
         logp[d] = lp[d];
     }
     /* ten episodes of training from the same policy */
-    TrainConfig tc;
-    train_config_default(&tc);
+    PlacetoTrainConfig tc;
+    placeto_train_config_default(&tc);
     tc.seed = 11;
     TrainState ts;
     train_state_init(&ts, tc.lr, tc.entropy, tc.seed);
     TrainGraph tg = {g, gr, pg};
-    Trainer *t = train_new(pol, &ts, &tc, &tg, 1, c, &e);
+    PlacetoTrainer *t = placeto_train_new(pol, &ts, &tc, &tg, 1, c, &e);
     CHECK_MSG(t != NULL, "%s", e.msg);
     if (t)
-        CHECK_INT((int)train_run(t, 10, on_episode, losses, NULL), 10);
+        CHECK_INT((int)placeto_train_run(t, 10, on_episode, losses, NULL), 10);
     for (int i = 0; i < 10; i++)
         CHECK_MSG(isfinite(losses[i]), "loss %d not finite", i);
     if (getenv("PLACETO_UPDATE_REFERENCE")) {
@@ -111,7 +111,7 @@ TEST(policy_reference)
         cJSON_Delete(root);
         free(text);
     }
-    train_free(t);
+    placeto_train_free(t);
     train_state_done(&ts);
     free(feats);
     policy_work_free(w);

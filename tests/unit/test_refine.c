@@ -1,6 +1,6 @@
-/* Refining a start with a policy: policy_place from a given placement keeps
+/* Refining a start with a policy: placeto_place from a given placement keeps
  * the start among the candidates, so an untrained policy never makes the
- * best heuristic's placement worse; policy_place_runs with
+ * best heuristic's placement worse; placeto_place_runs with
  * AGENT_START_HEURISTIC names its row "placeto-refine" and counts the
  * heuristics' placements with the episodes'. */
 #include <math.h>
@@ -12,8 +12,8 @@
 #include "place.h"
 #include "place_run.h"
 #include "policy_fixture.h"
-#include "policy_io.h"
-#include "policy_place.h"
+#include "placeto_io.h"
+#include "placeto_place.h"
 #include "problem.h"
 #include "agent.h"
 #include "test.h"
@@ -36,7 +36,7 @@ static double default_score(const Fix *f, const Cluster *c, const int *gd, doubl
     return v;
 }
 
-/* The lowest score policy_place's episodes (greedy, then `samples` sampled
+/* The lowest score placeto_place's episodes (greedy, then `samples` sampled
  * from seed + k) reach after a step: what it would give without the start. */
 static double best_without_start(const Policy *pol, const Fix *f, const Cluster *c, const EpisodeConfig *cfg,
                                  const int *start, int samples, uint64_t seed)
@@ -51,7 +51,7 @@ static double best_without_start(const Policy *pol, const Fix *f, const Cluster 
         if (k > 0)
             episode_reset(ep, seed + (uint64_t)k, start);
         while (!episode_done(ep)) {
-            episode_step_policy(ep, pol, w, k == 0, NULL);
+            placeto_episode_step(ep, pol, w, k == 0, NULL);
             best = fmin(best, ep->score);
         }
     }
@@ -91,9 +91,9 @@ static int check_refine(uint64_t seed, int nd)
         push_away(pol, (start[0] + 1) % nd);
         EpisodeConfig cfg;
         episode_config_default(&cfg);
-        episode_config_features(&cfg, &a);
+        placeto_episode_config(&cfg, &a);
         Err e = {{0}};
-        int64_t sims = policy_place(pol, f.g, f.gr, c, &cfg, 2, 0, seed, start, out, &rt, &e);
+        int64_t sims = placeto_place(pol, f.g, f.gr, c, &cfg, 2, 0, seed, start, out, &rt, &e);
         CHECK_MSG(sims > 0, "%s", e.msg);
         double s0 = default_score(&f, c, start, NULL), s1 = default_score(&f, c, out, &got_rt);
         CHECK_MSG(s1 <= s0, "seed %d, %d devices: %.9g is worse than the start's %.9g", (int)seed, nd, s1, s0);
@@ -118,14 +118,14 @@ static int over_cases(int (*check)(uint64_t seed, int nd), int nd_hi)
     return sum;
 }
 
-TEST(policy_place_from_a_start_is_never_worse)
+TEST(placeto_place_from_a_start_is_never_worse)
 {
     int worse = over_cases(check_refine, 4);
     CHECK_MSG(worse > 0, "the policy alone was never worse than the start: the check could not fail");
 }
 
-/* What policy_place_runs must give, by hand: the heuristics, then
- * policy_place from the best one's placement (start != 0) or the default
+/* What placeto_place_runs must give, by hand: the heuristics, then
+ * placeto_place from the best one's placement (start != 0) or the default
  * start. */
 typedef struct Want {
     int64_t placements;
@@ -141,10 +141,10 @@ static void want_rows(const Problem *p, const Policy *pol, int samples, uint64_t
     w->placements = start ? place_best_heuristic(&ctx, init, &w->start_score, &w->start_name) : 0;
     EpisodeConfig cfg;
     episode_config_default(&cfg);
-    episode_config_features(&cfg, &pol->arch);
+    placeto_episode_config(&cfg, &pol->arch);
     w->gd = XMALLOC(int, n);
     Err e = {{0}};
-    int64_t sims = policy_place(pol, p->g, p->gr, p->c, &cfg, samples, 0, seed, init, w->gd, &w->runtime_us, &e);
+    int64_t sims = placeto_place(pol, p->g, p->gr, p->c, &cfg, samples, 0, seed, init, w->gd, &w->runtime_us, &e);
     CHECK_MSG(sims > 0, "%s", e.msg);
     w->placements += sims;
     free(init);
@@ -194,7 +194,7 @@ static int saved_open(Saved *sv, const PolicyArch *a, const char *tag)
     ProblemSpec s = {.graph_path = "graphs/toy/crown.json", .n_devices = 2};
     sv->pol = new_policy(a, 4);
     if (sv->pol && problem_load(&sv->p, &s, &sv->e) == 0) {
-        CHECK_MSG(policy_save(sv->pol, NULL, sv->path, &sv->e) == 0, "%s", sv->e.msg);
+        CHECK_MSG(placeto_policy_save(sv->pol, NULL, sv->path, &sv->e) == 0, "%s", sv->e.msg);
         return 1;
     }
     CHECK_MSG(0, "%s", sv->e.msg);
@@ -211,7 +211,7 @@ static void saved_close(Saved *sv)
     tmp_close(&sv->td);
 }
 
-TEST(policy_place_runs_refine_row)
+TEST(placeto_place_runs_refine_row)
 {
     PolicyArch a;
     policy_arch_for(&a, 2, 0, 1);
@@ -223,7 +223,7 @@ TEST(policy_place_runs_refine_row)
     }
 }
 
-TEST(policy_place_refuses_a_feature_mismatch)
+TEST(placeto_place_refuses_a_feature_mismatch)
 {
     Fix f;
     Cluster *c = cluster_default(2);
@@ -236,7 +236,7 @@ TEST(policy_place_refuses_a_feature_mismatch)
         int *out = XMALLOC(int, f.gr->n_groups);
         double rt;
         Err e = {{0}};
-        CHECK(policy_place(pol, f.g, f.gr, c, &cfg, 0, 0, 1, NULL, out, &rt, &e) == -1);
+        CHECK(placeto_place(pol, f.g, f.gr, c, &cfg, 0, 0, 1, NULL, out, &rt, &e) == -1);
         CHECK_STR_CONTAINS(e.msg, "extended features");
         free(out);
     }
@@ -276,7 +276,7 @@ TEST(place_kick_moves_groups_deterministically)
     CHECK(one[0] == 0 && one[1] == 0 && one[2] == 0);
 }
 
-/* With a budget, policy_place is a search: it simulates exactly the budget
+/* With a budget, placeto_place is a search: it simulates exactly the budget
  * (a policy that proposes little still spends it, a kick per episode that
  * kept nothing), gives the same placement for the same seed and is never
  * worse than its start. Returns 1 when the 150-placement search found a
@@ -301,17 +301,17 @@ static int check_search(uint64_t seed, int nd)
             push_away(pol, 0);
         EpisodeConfig cfg;
         episode_config_default(&cfg);
-        episode_config_features(&cfg, &a);
+        placeto_episode_config(&cfg, &a);
         Err e = {{0}};
         for (int64_t budget = 1; budget <= 150; budget += 37) {
-            CHECK_INT(policy_place(pol, f.g, f.gr, c, &cfg, 0, budget, seed, start, o1, &r1, &e), budget);
-            CHECK_INT(policy_place(pol, f.g, f.gr, c, &cfg, 0, budget, seed, start, o2, &r2, &e), budget);
+            CHECK_INT(placeto_place(pol, f.g, f.gr, c, &cfg, 0, budget, seed, start, o1, &r1, &e), budget);
+            CHECK_INT(placeto_place(pol, f.g, f.gr, c, &cfg, 0, budget, seed, start, o2, &r2, &e), budget);
             CHECK(memcmp(o1, o2, (size_t)n * sizeof *o1) == 0);
             CHECK_EXACT(r1, r2);
             CHECK(default_score(&f, c, o1, NULL) <= default_score(&f, c, start, NULL));
         }
         /* the greedy episode alone (no budget, no samples) against the 150-placement search */
-        CHECK(policy_place(pol, f.g, f.gr, c, &cfg, 0, 0, seed, start, o2, &rg, &e) > 0);
+        CHECK(placeto_place(pol, f.g, f.gr, c, &cfg, 0, 0, seed, start, o2, &rg, &e) > 0);
         better = default_score(&f, c, o1, NULL) < default_score(&f, c, o2, NULL);
         CHECK_MSG(!e.msg[0], "%s", e.msg);
         free(start);
@@ -331,7 +331,7 @@ TEST(policy_search_spends_exactly_its_budget)
 }
 
 /* A policy file trained as a search ("start": "heuristic") places from the
- * best heuristic's placement with POLICY_SEARCH_BUDGET placements when
+ * best heuristic's placement with PLACETO_SEARCH_BUDGET placements when
  * none is given, and with exactly the budget given otherwise. */
 TEST(policy_search_file_places_with_its_budget)
 {
@@ -353,7 +353,7 @@ TEST(policy_search_file_places_with_its_budget)
         if (k != 1)
             break;
         CHECK_MSG(strcmp(rows[0].method, "placeto-refine") == 0, "row %s", rows[0].method);
-        CHECK_INT(rows[0].placements, budgets[i] ? budgets[i] : POLICY_SEARCH_BUDGET);
+        CHECK_INT(rows[0].placements, budgets[i] ? budgets[i] : PLACETO_SEARCH_BUDGET);
         CHECK(name != NULL);
         place_run_free(&rows[0]);
     }

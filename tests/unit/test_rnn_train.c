@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy_io.h"
+#include "placeto_io.h"
 #include "problem.h"
 #include "rnn_io.h"
 #include "rnn_train.h"
@@ -251,7 +251,7 @@ TEST(rnn_policy_file_names_its_agent)
         CHECK(text && strstr(text, "\"agent\": \"rnn\""));
         free(text);
         Err pe = {{0}};
-        CHECK(policy_load(p, NULL, &pe) == NULL);
+        CHECK(placeto_policy_load(p, NULL, &pe) == NULL);
         CHECK_STR_CONTAINS(pe.msg, "an rnn policy");
         TrainState ts;
         RnnNet *back = rnn_policy_load(p, &ts, &e);
@@ -269,7 +269,7 @@ TEST(rnn_policy_file_names_its_agent)
     }
     /* a bundled Placeto policy (no "agent" field) loads; the rnn loader refuses it */
     const char *old = "graphs/policies/inception_v3_2.json";
-    Policy *pol = policy_load(old, NULL, &e);
+    Policy *pol = placeto_policy_load(old, NULL, &e);
     CHECK_MSG(pol != NULL, "%s", e.msg);
     policy_free(pol);
     TrainState ts;

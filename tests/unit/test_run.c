@@ -1,20 +1,20 @@
 /* Unit tests of the problem bundle (problem.h), the method runner (place_run.h),
- * the Placeto rows (policy_place.h), seeding training from a method or
- * the best heuristic (train.h) and the JSON writer (jwrite.h). */
+ * the Placeto rows (placeto_place.h), seeding training from a method or
+ * the best heuristic (placeto_train.h) and the JSON writer (jwrite.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "jwrite.h"
 #include "place.h"
-#include "policy_io.h"
-#include "policy_place.h"
+#include "placeto_io.h"
+#include "placeto_place.h"
 #include "problem.h"
 #include "place_run.h"
 #include "agent.h"
 #include "test.h"
 #include "testutil.h"
-#include "train.h"
+#include "placeto_train.h"
 
 TEST(problem_load_bundles_graph_cluster_groups_and_sim)
 {
@@ -155,7 +155,7 @@ TEST(place_run_sort_by_runtime_then_name)
           strcmp(rows[2].method, "b") == 0 && strcmp(rows[3].method, "d") == 0);
 }
 
-TEST(policy_place_runs_gives_trained_and_zero_shot_rows)
+TEST(placeto_place_runs_gives_trained_and_zero_shot_rows)
 {
     ProblemSpec s = {.graph_path = "graphs/resnet18.json", .n_devices = 2};
     Problem p;
@@ -196,11 +196,11 @@ static void check_seed(int n_devices, const PlaceMethod *m,
     Problem p;
     Err e = {{0}};
     REQUIRE(problem_load(&p, &s, &e) == 0);
-    TrainConfig cfg;
-    train_config_default(&cfg);
+    PlacetoTrainConfig cfg;
+    placeto_train_config_default(&cfg);
     TrainState ts;
     train_state_init(&ts, cfg.lr, cfg.entropy, 1);
-    CHECK_MSG(train_seed_from_method(&ts, m, &p, 1, &cfg, &e) == 0, "%s", e.msg);
+    CHECK_MSG(placeto_train_seed_from_method(&ts, m, &p, 1, &cfg, &e) == 0, "%s", e.msg);
     const TrainBest *b = train_best_find(&ts, p.g, p.gr->n_groups);
     int *gd = XMALLOC(int, p.gr->n_groups);
     double runtime = want(&p, m, gd);
@@ -217,7 +217,7 @@ static double method_placement(const Problem *p, const PlaceMethod *m, int *gd)
 {
     PlaceRun r;
     Err e = {{0}};
-    if (place_run(p, m, 1, 0, &r, &e) != 0) /* seed 1: train_config_default's */
+    if (place_run(p, m, 1, 0, &r, &e) != 0) /* seed 1: placeto_train_config_default's */
         return -1;
     memcpy(gd, r.group_device, (size_t)p->gr->n_groups * sizeof *gd);
     double t = r.runtime_us;

@@ -196,7 +196,7 @@ static void episode_walk(int accept, uint64_t seed)
     REQUIRE(fix_from_graph(&f, gen_random_dag(120, 2.0, seed), 0) == 0);
     EpisodeConfig cfg;
     episode_config_default(&cfg);
-    episode_config_features(&cfg, &pol->arch);
+    placeto_episode_config(&cfg, &pol->arch);
     cfg.accept_improving = accept;
     cfg.passes = 2;
     Err e = {{0}};
@@ -212,7 +212,7 @@ static void episode_walk(int accept, uint64_t seed)
     for (int step = 0; ok && !episode_done(ep); step++) {
         int act = (int)rng_below(&r, 10);
         if (act < 6) {
-            episode_step_policy(ep, pol, w, 0, NULL);
+            placeto_episode_step(ep, pol, w, 0, NULL);
         } else if (act < 8) {
             episode_override(ep, (int)rng_below(&r, (uint64_t)ep->n_groups), (int)rng_below(&r, 3), &e);
         } else if (act < 9) {

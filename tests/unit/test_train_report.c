@@ -1,4 +1,4 @@
-/* What Placeto's trainer reports and keeps (train.c): the episode's total
+/* What Placeto's trainer reports and keeps (placeto_train.c): the episode's total
  * reward, the policy's mean entropy and beta in each report; --keep best's
  * snapshot, never worse than the weights training started from, written as
  * the policy file's weights with the training weights in the checkpoint. */
@@ -8,11 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "policy_io.h"
-#include "policy_place.h"
+#include "placeto_io.h"
+#include "placeto_place.h"
 #include "problem.h"
 #include "test.h"
-#include "train.h"
+#include "placeto_train.h"
 
 typedef struct Seen {
     int n;
@@ -31,7 +31,7 @@ static void on_episode(const TrainReport *r, void *ud)
     }
 }
 
-static Policy *new_policy(const TrainConfig *cfg, int n_devices)
+static Policy *new_policy(const PlacetoTrainConfig *cfg, int n_devices)
 {
     PolicyArch a;
     Err e = {{0}};
@@ -52,8 +52,8 @@ TEST(train_report_total_reward_entropy_and_beta)
     Problem p;
     Err e = {{0}};
     REQUIRE_MSG(problem_load(&p, &s, &e) == 0, "%s", e.msg);
-    TrainConfig cfg;
-    train_config_tuned(&cfg); /* device 0, relative rewards, gamma 0 */
+    PlacetoTrainConfig cfg;
+    placeto_train_config_tuned(&cfg); /* device 0, relative rewards, gamma 0 */
     cfg.env.accept_improving = 0;
     cfg.entropy = 0.05;
     PolicyGraph *pg = policy_graph_new(p.gr, &e);
@@ -62,10 +62,10 @@ TEST(train_report_total_reward_entropy_and_beta)
     TrainState ts;
     train_state_init(&ts, cfg.lr, cfg.entropy, cfg.seed);
     TrainGraph tg = {p.g, p.gr, pg};
-    Trainer *t = train_new(pol, &ts, &cfg, &tg, 1, p.c, &e);
+    PlacetoTrainer *t = placeto_train_new(pol, &ts, &cfg, &tg, 1, p.c, &e);
     REQUIRE_MSG(t, "%s", e.msg);
     Seen seen = {0};
-    CHECK(train_run(t, 6, on_episode, &seen, NULL) == 6);
+    CHECK(placeto_train_run(t, 6, on_episode, &seen, NULL) == 6);
     int *zero = calloc((size_t)p.gr->n_groups, sizeof *zero);
     int *ops = calloc((size_t)p.g->n_nodes, sizeof *ops);
     group_expand(p.gr, zero, ops);
@@ -81,7 +81,7 @@ TEST(train_report_total_reward_entropy_and_beta)
     }
     free(zero);
     free(ops);
-    train_free(t);
+    placeto_train_free(t);
     train_state_done(&ts);
     policy_free(pol);
     policy_graph_free(pg);
@@ -95,7 +95,7 @@ static double own_runtime(Policy *pol, const float *w, const Problem *p)
     int *gd = calloc((size_t)p->gr->n_groups, sizeof *gd);
     double rt;
     Err e = {{0}};
-    int64_t n = policy_place_procedure(pol, p->g, p->gr, p->c, AGENT_START_DEFAULT, 0, 0, 0, gd, &rt, NULL, NULL, &e);
+    int64_t n = placeto_place_procedure(pol, p->g, p->gr, p->c, AGENT_START_DEFAULT, 0, 0, 0, gd, &rt, NULL, NULL, &e);
     free(gd);
     return n < 0 ? INFINITY : rt;
 }
@@ -109,8 +109,8 @@ TEST(train_keep_best_snapshot_and_checkpoint)
     Problem p;
     Err e = {{0}};
     REQUIRE_MSG(problem_load(&p, &s, &e) == 0, "%s", e.msg);
-    TrainConfig cfg;
-    train_config_tuned(&cfg); /* from device 0: a start training can make worse */
+    PlacetoTrainConfig cfg;
+    placeto_train_config_tuned(&cfg); /* from device 0: a start training can make worse */
     cfg.keep_best = 1;
     cfg.eval_every = 3;
     cfg.lr = 0.05; /* moves the weights far in a few episodes */
@@ -122,9 +122,9 @@ TEST(train_keep_best_snapshot_and_checkpoint)
     TrainState ts;
     train_state_init(&ts, cfg.lr, cfg.entropy, cfg.seed);
     TrainGraph tg = {p.g, p.gr, pg};
-    Trainer *t = train_new(pol, &ts, &cfg, &tg, 1, p.c, &e);
+    PlacetoTrainer *t = placeto_train_new(pol, &ts, &cfg, &tg, 1, p.c, &e);
     REQUIRE_MSG(t, "%s", e.msg);
-    CHECK(train_run(t, 9, NULL, NULL, NULL) == 9);
+    CHECK(placeto_train_run(t, 9, NULL, NULL, NULL) == 9);
     REQUIRE(ts.kept_w && ts.kept_n == pol->p.n);
     CHECK(ts.kept_episode >= 0 && ts.kept_episode <= 9 && ts.kept_episode % 3 == 0);
     float *wt = malloc(pol->p.n * sizeof *wt);
@@ -136,16 +136,16 @@ TEST(train_keep_best_snapshot_and_checkpoint)
     int fd = mkstemps(path, 5);
     REQUIRE(fd >= 0);
     close(fd);
-    CHECK_MSG(policy_save(pol, &ts, path, &e) == 0, "%s", e.msg);
+    CHECK_MSG(placeto_policy_save(pol, &ts, path, &e) == 0, "%s", e.msg);
     size_t len;
     char *text = util_read_file(path, &len, &e);
     REQUIRE_MSG(text, "%s", e.msg);
-    Policy *placed = policy_load_text(path, text, len, NULL, &e); /* what place reads: no checkpoint */
+    Policy *placed = placeto_policy_load_text(path, text, len, NULL, &e); /* what place reads: no checkpoint */
     free(text);
     REQUIRE_MSG(placed, "%s", e.msg);
     CHECK(memcmp(placed->p.w, ts.kept_w, pol->p.n * sizeof *wt) == 0);
     TrainState rs;
-    Policy *resumed = policy_load(path, &rs, &e); /* what train --resume reads */
+    Policy *resumed = placeto_policy_load(path, &rs, &e); /* what train --resume reads */
     REQUIRE_MSG(resumed, "%s", e.msg);
     CHECK(memcmp(resumed->p.w, wt, pol->p.n * sizeof *wt) == 0);
     CHECK(rs.kept_w && memcmp(rs.kept_w, ts.kept_w, pol->p.n * sizeof *wt) == 0);
@@ -159,7 +159,7 @@ TEST(train_keep_best_snapshot_and_checkpoint)
     policy_free(placed);
     free(w0);
     free(wt);
-    train_free(t);
+    placeto_train_free(t);
     train_state_done(&ts);
     policy_free(pol);
     policy_graph_free(pg);

@@ -14,7 +14,7 @@
 
 #include "bound.h"
 #include "place.h"
-#include "policy_place.h"
+#include "placeto_place.h"
 #include "why.h"
 
 void app_msg(App *a, int style, const char *fmt, ...)
@@ -90,7 +90,7 @@ static int load_policy(App *a, const char *path, const EpisodeConfig *cfg, Err *
                 p->pol->arch.n_devices, a->data.pb.c->n_devices, p->pol->arch.n_devices);
         return -1;
     }
-    if (cfg && episode_check_policy(cfg, &p->pol->arch, a->data.pb.c->n_devices, e) != 0) {
+    if (cfg && placeto_episode_check(cfg, &p->pol->arch, a->data.pb.c->n_devices, e) != 0) {
         err_prefix(e, path);
         return -1;
     }
@@ -398,7 +398,7 @@ App *app_new(const AppOptions *o, Err *e)
         a->policy.kind->actor->config(&cfg);
     } else {
         episode_config_default(&cfg);
-        episode_config_features(&cfg, &a->policy.pol->arch);
+        placeto_episode_config(&cfg, &a->policy.pol->arch);
         if (a->policy.pol->arch.start_heuristic || o->start_heuristic) { /* trained as a search, or the general
                                                                       policy on one's own graph: from the best
                                                                       heuristic's placement */

@@ -35,8 +35,8 @@
 #include "place_run.h"
 #include "agent.h"
 #include "placeto_episode.h"
-#include "policy_io.h"
-#include "train.h"
+#include "placeto_io.h"
+#include "placeto_train.h"
 
 /* Placements the local searches (anneal, ils) may simulate in the
  * explorer's baselines table: APP_SEARCH_WORK op simulations, between 100
@@ -223,7 +223,7 @@ typedef struct AppTrain {
     Policy *pol;              /* the copy being trained */
     TrainState ts;
     int ts_ready;             /* ts is initialised (the first run of the session) */
-    Trainer *trainer;
+    PlacetoTrainer *trainer;
     TrainGraph tg;
     /* what the view shows, copied by app_train_poll (main thread only) */
     int64_t shown_ran;

@@ -49,7 +49,7 @@ static const EpisodeStep *agent_step(App *a)
 {
     if (app_is_actor(a))
         return app_actor_step(a);
-    return episode_step_policy(a->data.ep, a->policy.pol, a->policy.work, a->run.greedy, NULL);
+    return placeto_episode_step(a->data.ep, a->policy.pol, a->policy.work, a->run.greedy, NULL);
 }
 
 void app_step(App *a)

@@ -34,7 +34,7 @@ static void on_episode(const TrainReport *r, void *ud)
 static void *train_main(void *arg)
 {
     AppTrain *t = arg;
-    train_run(t->trainer, t->target, on_episode, t, &t->stop);
+    placeto_train_run(t->trainer, t->target, on_episode, t, &t->stop);
     pthread_mutex_lock(&t->lock);
     t->done = 1;
     pthread_mutex_unlock(&t->lock);
@@ -63,11 +63,11 @@ int app_train_start(App *a, int64_t episodes)
      * and goes on with them, from its own start; one with the paper's
      * features with entropy 0.001, each episode from the best so far */
     int tuned = a->policy.pol->arch.extended;
-    TrainConfig tc;
+    PlacetoTrainConfig tc;
     if (tuned)
-        train_config_tuned(&tc);
+        placeto_train_config_tuned(&tc);
     else
-        train_config_default(&tc);
+        placeto_train_config_default(&tc);
     if (!t->ts_ready) { /* the first run in this session */
         train_state_init(&t->ts, 1e-3, tuned ? tc.entropy : 0.001, d->ep->seed + 1000);
         t->ts_ready = 1;
@@ -81,7 +81,7 @@ int app_train_start(App *a, int64_t episodes)
     else
         tc.env.relative_reward = 1;
     t->tg = (TrainGraph){d->pb.g, d->pb.gr, d->pg};
-    if (!(t->trainer = train_new(t->pol, &t->ts, &tc, &t->tg, 1, d->pb.c, &e))) {
+    if (!(t->trainer = placeto_train_new(t->pol, &t->ts, &tc, &t->tg, 1, d->pb.c, &e))) {
         app_msg(a, GS_ERROR, "cannot train: %s", e.msg);
         policy_free(t->pol);
         t->pol = NULL;
@@ -96,7 +96,7 @@ int app_train_start(App *a, int64_t episodes)
     t->shown_ran = 0;
     if (pthread_create(&t->thread, NULL, train_main, t) != 0) {
         app_msg(a, GS_ERROR, "cannot start the training thread");
-        train_free(t->trainer);
+        placeto_train_free(t->trainer);
         policy_free(t->pol);
         t->trainer = NULL;
         t->pol = NULL;
@@ -161,7 +161,7 @@ void app_train_stop(App *a)
         snprintf(note, sizeof note, " (%s is %s and was not replaced)", base, kept);
     Err e = {{0}};
     t->ts.cluster = a->data.pb.c; /* recorded in the policy file */
-    if (policy_save(t->pol, &t->ts, path, &e) == 0) {
+    if (placeto_policy_save(t->pol, &t->ts, path, &e) == 0) {
         size_t len;
         char *text = util_read_file(path, &len, &e);
         if (text) {
@@ -176,7 +176,7 @@ void app_train_stop(App *a)
         app_msg(a, GS_WARN, "trained %lld episodes; the new weights are in use but not saved: %s", (long long)t->ran,
                 e.msg);
     }
-    train_free(t->trainer);
+    placeto_train_free(t->trainer);
     t->trainer = NULL;
     policy_free(t->pol);
     t->pol = NULL;

@@ -4,7 +4,7 @@
  *    "architecture": {"n_devices", "n_types", "hidden", "heads", "gnn_layers", "blocks", "segment",
  *                     "superposition"},
  *    "vocabulary": [op type names, sorted bytewise, n_types of them],
- *    "parameters": [...], "training": {...}, "log": {...}}   (as policy_io.c)
+ *    "parameters": [...], "training": {...}, "log": {...}}   (as placeto_io.c)
  *
  * In "training", "episodes" counts updates, Adam's step epochs, and
  * "baseline" is empty. */

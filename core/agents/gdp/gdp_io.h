@@ -2,7 +2,7 @@
  * "agent": "gdp" (docs/formats.md): the architecture (every GdpArch field),
  * the op-type vocabulary, the weights and optionally the training state
  * (gdp_train.h) that resumes training bit-exactly. The parameters, training
- * and log objects are written and read by policy_io's shared code. */
+ * and log objects are written and read by policy_file's shared code. */
 #ifndef PLACETO_GDP_IO_H
 #define PLACETO_GDP_IO_H
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dist.h"
+#include "oneshot.h"
 #include "par.h"
 #include "place.h"
 
@@ -45,7 +46,6 @@ typedef struct GBatch {
     int gi;
     float *dl;   /* G x n: dJ/dlogits summed over the K samples */
     double *ent; /* G: the entropies */
-    float *grad; /* B > 1: this graph's gradient; B = 1: NULL (p.g itself) */
 } GBatch;
 
 typedef struct GGraph {
@@ -66,6 +66,7 @@ struct GdpTrainer {
     int epoch;          /* of the phase in progress */
     GSlot *slots;
     GBatch *batch;
+    float *grads;   /* the graphs' gradients (oneshot_grads_new) */
     int **expert;   /* per graph: the expert placement (imitation), made when first needed */
     int identical;  /* the cluster's devices are interchangeable */
 };
@@ -73,14 +74,9 @@ struct GdpTrainer {
 GdpTrainer *gdp_train_new(GdpNet *net, TrainState *ts, const GdpTrainConfig *cfg, const TrainGraph *graphs,
                           int n_graphs, const Cluster *c, Err *e)
 {
-    if (net->arch.n_devices != c->n_devices) {
-        err_set(e, "the gdp policy is for %d devices but the cluster has %d", net->arch.n_devices, c->n_devices);
+    OneShotTrainSetup su;
+    if (oneshot_train_setup(&su, "gdp", net->arch.n_devices, cfg->oom_penalty, graphs, n_graphs, c, e) != 0)
         return NULL;
-    }
-    if (n_graphs < 1) {
-        err_set(e, "no graph to train on");
-        return NULL;
-    }
     if (cfg->samples < 1 || cfg->samples > GDP_TRAIN_MAX_SAMPLES || cfg->threads < 1 ||
         cfg->threads > GDP_TRAIN_MAX_SAMPLES || cfg->batch_graphs < 1 || cfg->batch_graphs > GDP_TRAIN_MAX_BATCH ||
         cfg->epochs < 1 || cfg->epochs > GDP_TRAIN_MAX_EPOCHS || !(cfg->clip_ratio > 0)) {
@@ -91,7 +87,7 @@ GdpTrainer *gdp_train_new(GdpNet *net, TrainState *ts, const GdpTrainConfig *cfg
         return NULL;
     }
     GGraph *gg = xnew_array((size_t)n_graphs, sizeof *gg);
-    int maxg = 0, maxn = 0;
+    int maxg = su.max_groups, maxn = su.max_nodes;
     for (int i = 0; i < n_graphs; i++) {
         gg[i].g = graphs[i].g;
         gg[i].gr = graphs[i].gr;
@@ -101,18 +97,12 @@ GdpTrainer *gdp_train_new(GdpNet *net, TrainState *ts, const GdpTrainConfig *cfg
             free(gg);
             return NULL;
         }
-        if (graphs[i].gr->n_groups > maxg)
-            maxg = graphs[i].gr->n_groups;
-        if (graphs[i].g->n_nodes > maxn)
-            maxn = graphs[i].g->n_nodes;
     }
     GdpTrainer *t = xcalloc(1, sizeof *t);
     t->net = net;
     t->ts = ts;
     t->cfg = *cfg;
-    episode_config_default(&t->env);
-    t->env.oom_penalty = cfg->oom_penalty;
-    t->env.log_runtime = 0;
+    t->env = su.env;
     t->graphs = gg;
     t->n_graphs = n_graphs;
     t->c = c;
@@ -141,8 +131,8 @@ GdpTrainer *gdp_train_new(GdpNet *net, TrainState *ts, const GdpTrainConfig *cfg
         gb->w = gdp_work_new(&net->arch, maxg);
         gb->dl = xnew_array(xmul(G, (size_t)net->arch.n_devices), sizeof *gb->dl);
         gb->ent = xnew_array(G, sizeof *gb->ent);
-        gb->grad = t->B > 1 ? xnew_array(net->p.n, sizeof *gb->grad) : NULL;
     }
+    t->grads = oneshot_grads_new(t->B, net->p.n);
     t->expert = xnew_array((size_t)n_graphs, sizeof *t->expert);
     t->identical = 1;
     for (int d = 1; d < c->n_devices; d++) {
@@ -150,9 +140,7 @@ GdpTrainer *gdp_train_new(GdpNet *net, TrainState *ts, const GdpTrainConfig *cfg
         t->identical &= a->speed == b->speed && a->memory_bytes == b->memory_bytes &&
                         (a->kind && b->kind ? strcmp(a->kind, b->kind) == 0 : a->kind == b->kind);
     }
-    train_best_verify(ts, &t->env, graphs, n_graphs, c);
-    for (int i = 0; i < n_graphs; i++) /* present even before the first update */
-        train_best_for(ts, graphs[i].g->name, graphs[i].g->checksum, graphs[i].gr->n_groups);
+    oneshot_train_bests(ts, &t->env, graphs, n_graphs, c);
     return t;
 }
 
@@ -177,9 +165,9 @@ void gdp_train_free(GdpTrainer *t)
         gdp_work_free(t->batch[b].w);
         free(t->batch[b].dl);
         free(t->batch[b].ent);
-        free(t->batch[b].grad);
     }
     free(t->batch);
+    free(t->grads);
     for (int i = 0; i < t->n_graphs; i++) {
         gdp_input_free(t->graphs[i].in);
         free(t->expert[i]);
@@ -265,7 +253,7 @@ static void graph_item(void *ctx, int b, int thread)
         wt[k] = sl->wt;
     }
     gdp_logit_grad(gb->w, K, pl, wt, -beta / ((double)t->S * G), gb->dl);
-    float *grad = gb->grad ? gb->grad : t->net->p.g;
+    float *grad = oneshot_grad_of(t->grads, b, &t->net->p);
     memset(grad, 0, t->net->p.n * sizeof *grad);
     gdp_backward_logits(t->net, gg->in, gb->w, gb->dl, grad);
 }
@@ -285,10 +273,9 @@ static void phase_io(void *ctx, int s, DistBuf *b)
         dist_io(b, &sl->score, sizeof sl->score);
         dist_io(b, &sl->makespan_us, sizeof sl->makespan_us);
     } else {
-        GBatch *gb = &t->batch[s];
         for (int k = 0; k < t->K; k++)
             dist_io(b, &t->slots[s * t->K + k].loss, sizeof t->slots[0].loss);
-        dist_io(b, gb->grad ? gb->grad : t->net->p.g, t->net->p.n * sizeof *gb->grad);
+        dist_io(b, oneshot_grad_of(t->grads, s, &t->net->p), t->net->p.n * sizeof(float));
     }
 }
 
@@ -354,7 +341,7 @@ static void imitate(GdpTrainer *t, double *loss, double *norm, int *g0)
     memset(p->g, 0, p->n * sizeof *p->g);
     *loss = 0;
     for (int b = 0; b < t->B; b++) {
-        int gi = t->n_graphs > 1 ? (int)rng_below(&ts->rng, (uint64_t)t->n_graphs) : 0;
+        int gi = train_state_draw_graph(ts, t->n_graphs);
         if (b == 0)
             *g0 = gi;
         const int *target = expert_of(t, gi);
@@ -410,7 +397,7 @@ int64_t gdp_train_run(GdpTrainer *t, int64_t n, TrainCallback cb, void *ud, vola
             continue;
         }
         for (int b = 0; b < t->B; b++) {
-            int gi = t->n_graphs > 1 ? (int)rng_below(&ts->rng, (uint64_t)t->n_graphs) : 0;
+            int gi = train_state_draw_graph(ts, t->n_graphs);
             t->batch[b].gi = gi;
             for (int k = 0; k < K; k++)
                 t->slots[b * K + k].gi = gi;
@@ -445,14 +432,7 @@ int64_t gdp_train_run(GdpTrainer *t, int64_t n, TrainCallback cb, void *ud, vola
         double loss = 0, norm = 0;
         for (t->epoch = 0; t->epoch < t->cfg.epochs; t->epoch++) {
             run_phase(t, 1);
-            if (t->B > 1) { /* the graphs' gradients summed in graph order */
-                memset(p->g, 0, p->n * sizeof *p->g);
-                for (int b = 0; b < t->B; b++) {
-                    const float *gs = t->batch[b].grad;
-                    for (size_t i = 0; i < p->n; i++)
-                        p->g[i] += gs[i];
-                }
-            }
+            oneshot_grads_sum(t->grads, t->B, p, 0); /* the graphs' gradients, in graph order */
             for (int s = 0; s < S; s++)
                 loss += t->slots[s].loss / t->cfg.epochs;
             norm = nn_clip_grad(p->g, p->n, t->cfg.clip);

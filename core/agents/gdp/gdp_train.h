@@ -28,7 +28,7 @@
  * After every greedy_every-th update one greedy placement of the update's
  * first graph is simulated as well (counted; it may become the best).
  *
- * The training state is a TrainState (train.h): Adam's step (one per
+ * The training state is a TrainState (train_state.h): Adam's step (one per
  * epoch), the update count ("episodes"), the RNG, beta ("entropy"), the
  * best placement per graph, the simulation count; no baseline. The
  * graphs' forwards and backwards and the samples' draws and simulations

@@ -4,7 +4,7 @@
  *    "architecture": {"n_devices", "n_types", "hidden", "features": "type,shape,id,struct",
  *                     "min_clusters", "steps"},
  *    "vocabulary": [op type names, sorted bytewise, n_types of them],
- *    "parameters": [...], "training": {...}, "log": {...}}   (as policy_io.c)
+ *    "parameters": [...], "training": {...}, "log": {...}}   (as placeto_io.c)
  *
  * In "training", "episodes" counts updates and "baseline" is [] (no
  * baseline) or [[b, ...]]: the moving average of the returns of each

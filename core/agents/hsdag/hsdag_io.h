@@ -3,7 +3,7 @@
  * field, the feature families by name), the op-type vocabulary, the weights
  * and optionally the training state (hsdag_train.h) that resumes training
  * bit-exactly. The parameters, training and log objects are written and
- * read by policy_io's shared code. */
+ * read by policy_file's shared code. */
 #ifndef PLACETO_HSDAG_IO_H
 #define PLACETO_HSDAG_IO_H
 

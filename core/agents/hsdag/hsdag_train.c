@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dist.h"
+#include "oneshot.h"
 #include "par.h"
 #include "train_state.h"
 
@@ -74,20 +75,15 @@ struct HsdagTrainer {
     HsdagWork ***work; /* per thread, per graph (made when first needed, by that thread) */
     Sim ***sim;       /* per thread, per graph (made when first needed) */
     int **op;         /* per thread: an op placement */
-    float *grads;     /* E T gradients of p.n floats (NULL when E T = 1: p.g itself) */
+    float *grads;     /* the E T steps' gradients (oneshot_grads_new) */
 };
 
 HsdagTrainer *hsdag_train_new(HsdagNet *net, TrainState *ts, const HsdagTrainConfig *cfg, const TrainGraph *graphs,
                               int n_graphs, const Cluster *c, Err *e)
 {
-    if (net->arch.n_devices != c->n_devices) {
-        err_set(e, "the hsdag policy is for %d devices but the cluster has %d", net->arch.n_devices, c->n_devices);
+    OneShotTrainSetup su;
+    if (oneshot_train_setup(&su, "hsdag", net->arch.n_devices, cfg->oom_penalty, graphs, n_graphs, c, e) != 0)
         return NULL;
-    }
-    if (n_graphs < 1) {
-        err_set(e, "no graph to train on");
-        return NULL;
-    }
     if (cfg->episodes < 1 || cfg->episodes > HSDAG_TRAIN_MAX_EPISODES || cfg->threads < 1 ||
         cfg->threads > HSDAG_TRAIN_MAX_EPISODES || cfg->steps < 1 || cfg->steps > HSDAG_TRAIN_MAX_STEPS ||
         !(cfg->gamma >= 0 && cfg->gamma <= 1) || !(cfg->decay >= 0 && cfg->decay < 1)) {
@@ -98,7 +94,6 @@ HsdagTrainer *hsdag_train_new(HsdagNet *net, TrainState *ts, const HsdagTrainCon
         return NULL;
     }
     HGraph *hg = xnew_array((size_t)n_graphs, sizeof *hg);
-    int maxg = 0, maxn = 0;
     for (int i = 0; i < n_graphs; i++) {
         hg[i].g = graphs[i].g;
         hg[i].gr = graphs[i].gr;
@@ -109,35 +104,29 @@ HsdagTrainer *hsdag_train_new(HsdagNet *net, TrainState *ts, const HsdagTrainCon
             free(hg);
             return NULL;
         }
-        if (graphs[i].gr->n_groups > maxg)
-            maxg = graphs[i].gr->n_groups;
-        if (graphs[i].g->n_nodes > maxn)
-            maxn = graphs[i].g->n_nodes;
     }
     HsdagTrainer *t = xcalloc(1, sizeof *t);
     t->net = net;
     net->arch.steps = cfg->steps; /* the policy file keeps it for placing */
     t->ts = ts;
     t->cfg = *cfg;
-    episode_config_default(&t->env);
-    t->env.oom_penalty = cfg->oom_penalty;
-    t->env.log_runtime = 0;
+    t->env = su.env;
     t->graphs = hg;
     t->n_graphs = n_graphs;
     t->c = c;
     t->E = cfg->episodes;
     t->T = cfg->steps;
     t->W = cfg->threads < t->E * t->T ? cfg->threads : t->E * t->T;
-    t->maxg = maxg;
-    t->maxn = maxn;
+    t->maxg = su.max_groups;
+    t->maxn = su.max_nodes;
     t->maxf = hsdag_n_inputs(&net->arch);
-    size_t GF = (size_t)maxg * (size_t)t->maxf, T = (size_t)t->T;
+    size_t GF = (size_t)t->maxg * (size_t)t->maxf, T = (size_t)t->T;
     t->eps = xnew_array((size_t)t->E, sizeof *t->eps);
     for (int k = 0; k < t->E; k++) {
         HEpisode *ep = &t->eps[k];
         memset(ep, 0, sizeof *ep);
         ep->x = xnew_array((T + 1) * GF, sizeof *ep->x);
-        ep->place = xnew_array(T * (size_t)maxg, sizeof *ep->place);
+        ep->place = xnew_array(T * (size_t)t->maxg, sizeof *ep->place);
         ep->rt = xnew_array(T, sizeof *ep->rt);
         ep->us = xnew_array(T, sizeof *ep->us);
         ep->score = xnew_array(T, sizeof *ep->score);
@@ -149,12 +138,10 @@ HsdagTrainer *hsdag_train_new(HsdagNet *net, TrainState *ts, const HsdagTrainCon
     for (int j = 0; j < t->W; j++) {
         t->work[j] = xcalloc((size_t)n_graphs, sizeof **t->work);
         t->sim[j] = xcalloc((size_t)n_graphs, sizeof **t->sim);
-        t->op[j] = xnew_array((size_t)maxn, sizeof **t->op);
+        t->op[j] = xnew_array((size_t)t->maxn, sizeof **t->op);
     }
-    t->grads = t->E * t->T > 1 ? xnew_array((size_t)t->E * T * net->p.n, sizeof *t->grads) : NULL;
-    train_best_verify(ts, &t->env, graphs, n_graphs, c);
-    for (int i = 0; i < n_graphs; i++) /* present even before the first update */
-        train_best_for(ts, graphs[i].g->name, graphs[i].g->checksum, graphs[i].gr->n_groups);
+    t->grads = oneshot_grads_new(t->E * t->T, net->p.n);
+    oneshot_train_bests(ts, &t->env, graphs, n_graphs, c);
     return t;
 }
 
@@ -266,7 +253,7 @@ static void backward(void *ctx, int i, int j)
     int *place = ep->place + (size_t)s * (size_t)hg->in->G;
     HsdagWork *w = work_for(t, j, ep->gi);
     NnParams *p = &t->net->p;
-    float *grad = t->grads ? t->grads + (size_t)i * p->n : p->g;
+    float *grad = oneshot_grad_of(t->grads, i, p);
     memset(grad, 0, p->n * sizeof *grad);
     double adv = ep->ret - ep->base;
     if (adv == 0)
@@ -280,7 +267,7 @@ static void backward_io(void *ctx, int i, DistBuf *b)
 {
     HsdagTrainer *t = ((Ctx *)ctx)->t;
     NnParams *p = &t->net->p;
-    dist_io(b, t->grads ? t->grads + (size_t)i * p->n : p->g, p->n * sizeof *p->g);
+    dist_io(b, oneshot_grad_of(t->grads, i, p), p->n * sizeof *p->g);
 }
 
 /* A greedy placement of graph gi from x_0 with the current weights, simulated. */
@@ -303,7 +290,7 @@ int64_t hsdag_train_run(HsdagTrainer *t, int64_t n, TrainCallback cb, void *ud, 
     Ctx ctx = {t};
     while (done < n && !dist_any(stop && *stop)) {
         for (int k = 0; k < E; k++)
-            t->eps[k].gi = t->n_graphs > 1 ? (int)rng_below(&ts->rng, (uint64_t)t->n_graphs) : 0;
+            t->eps[k].gi = train_state_draw_graph(ts, t->n_graphs);
         for (int k = 0; k < E; k++) /* each episode's stream, in order */
             rng_seed(&t->eps[k].rng, rng_next(&ts->rng));
         par_for_rank(E, t->W, rollout, &ctx); /* this rank's episodes, then every rank all of them */
@@ -342,14 +329,7 @@ int64_t hsdag_train_run(HsdagTrainer *t, int64_t n, TrainCallback cb, void *ud, 
         }
         par_for_rank(E * T, t->W, backward, &ctx);
         dist_share(E * T, backward_io, &ctx);
-        if (t->grads) { /* the steps' gradients summed in (episode, step) order */
-            memset(p->g, 0, p->n * sizeof *p->g);
-            for (int i = 0; i < E * T; i++) {
-                const float *gs = t->grads + (size_t)i * p->n;
-                for (size_t q = 0; q < p->n; q++)
-                    p->g[q] += gs[q];
-            }
-        }
+        oneshot_grads_sum(t->grads, E * T, p, 0); /* the steps' gradients, in (episode, step) order */
         double norm = nn_clip_grad(p->g, p->n, t->cfg.clip > 0 ? t->cfg.clip : INFINITY);
         ts->adam.lr = t->cfg.lr;
         nn_adam_step(&ts->adam, p);

@@ -28,7 +28,7 @@
  * from x_0 is simulated as well (counted).
  *
  * The trainer records T in net->arch.steps (placing uses the state after
- * T - 1 steps). The training state is a TrainState (train.h): Adam's step, the update
+ * T - 1 steps). The training state is a TrainState (train_state.h): Adam's step, the update
  * count ("episodes"), the RNG, the best placement per graph, the simulation
  * count, and with baseline 1 the per-graph moving averages (the baseline
  * window, as train_state_baseline keeps them). The episodes' rollouts and the

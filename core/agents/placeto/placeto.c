@@ -7,14 +7,14 @@
 #include "agent.h"
 #include "place.h"
 #include "placeto_episode.h"
-#include "policy_io.h"
-#include "policy_place.h"
-#include "train.h"
+#include "placeto_io.h"
+#include "placeto_place.h"
+#include "placeto_train.h"
 
-static void *load(const AgentFile *f, TrainState *ts, Err *e) { return policy_load_doc(&f->doc, ts, e); }
+static void *load(const AgentFile *f, TrainState *ts, Err *e) { return placeto_policy_load_doc(&f->doc, ts, e); }
 static int save(const void *net, const TrainState *ts, const char *path, Err *e)
 {
-    return policy_save(net, ts, path, e);
+    return placeto_policy_save(net, ts, path, e);
 }
 static void net_free(void *net) { policy_free(net); }
 static void info(const void *net, AgentInfo *out)
@@ -23,7 +23,7 @@ static void info(const void *net, AgentInfo *out)
     *out = (AgentInfo){p->arch.n_devices, 0, 0, 0};
 }
 
-/* ---- training (train.h) ---- */
+/* ---- training (placeto_train.h) ---- */
 
 static const AgentOpt train_opts[] = {
     {"threads", 't', "T", "rollouts in parallel (default 1); results depend on T, deterministically"},
@@ -74,7 +74,7 @@ static void *untrained(const void *net, uint64_t seed, Err *e)
 
 /* The configuration `train` gives Placeto's trainer. */
 typedef struct PlacetoCfg {
-    TrainConfig cfg;
+    PlacetoTrainConfig cfg;
     const PlaceMethod *init_method; /* --init METHOD */
     int init_heuristic;             /* --init heuristic */
     /* given on the command line (else a resumed policy's own) */
@@ -102,16 +102,16 @@ static int parse_init(const char *s, EpisodeInit *out)
 static int configure(const AgentArgs *a, uint64_t seed, void *config, Err *e)
 {
     PlacetoCfg *pc = config;
-    TrainConfig *cfg = &pc->cfg;
+    PlacetoTrainConfig *cfg = &pc->cfg;
     const char *preset = agent_arg(a, "preset");
     if (preset && strcmp(preset, "tuned") != 0 && strcmp(preset, "paper") != 0 && strcmp(preset, "search") != 0)
         return err_set(e, "--preset: expected search, tuned or paper, got '%s'", preset);
     int paper = preset && strcmp(preset, "paper") == 0;
     int search = !preset || strcmp(preset, "search") == 0;
     if (paper)
-        train_config_default(cfg);
+        placeto_train_config_default(cfg);
     else
-        train_config_tuned(cfg);
+        placeto_train_config_tuned(cfg);
     cfg->keep_best = !paper;
     if (paper) { /* the authors' code as it runs (docs/agent.md, "The paper preset") */
         cfg->min_runtime_return = 1;
@@ -175,7 +175,7 @@ static int configure(const AgentArgs *a, uint64_t seed, void *config, Err *e)
         return err_set(e, "--keep: expected best or last, got '%s'", keep);
     if (keep)
         cfg->keep_best = strcmp(keep, "best") == 0;
-    if (agent_arg_int(a, "eval-every", 1, 1L << 40, TRAIN_EVAL_EVERY, &eval_every, e))
+    if (agent_arg_int(a, "eval-every", 1, 1L << 40, PLACETO_EVAL_EVERY, &eval_every, e))
         return -1;
     if (agent_arg(a, "eval-every") && !cfg->keep_best)
         return err_set(e, "--eval-every applies to --keep best");
@@ -253,14 +253,14 @@ static int configure(const AgentArgs *a, uint64_t seed, void *config, Err *e)
 
 static void state_init(TrainState *ts, const void *config)
 {
-    const TrainConfig *cfg = &((const PlacetoCfg *)config)->cfg;
+    const PlacetoTrainConfig *cfg = &((const PlacetoCfg *)config)->cfg;
     train_state_init(ts, cfg->lr, cfg->entropy, cfg->seed);
 }
 
 static void *create(const void *config, const Problem *pb, int n, const Cluster *c, Err *e)
 {
     (void)pb, (void)n;
-    const TrainConfig *cfg = &((const PlacetoCfg *)config)->cfg;
+    const PlacetoTrainConfig *cfg = &((const PlacetoCfg *)config)->cfg;
     PolicyArch arch;
     policy_arch_for(&arch, c->n_devices, cfg->env.mem_feature, cfg->env.extended_features);
     arch.start_device0 = cfg->env.init == EPISODE_INIT_DEVICE0;
@@ -278,7 +278,7 @@ static void resumed(void *net, void *config, const AgentArgs *a)
     Policy *pol = net;
     PlacetoCfg *pc = config;
     if (!pc->features_given) /* the features the policy was built with */
-        episode_config_features(&pc->cfg.env, &pol->arch);
+        placeto_episode_config(&pc->cfg.env, &pol->arch);
     if (!pc->accept_given) /* as the policy was trained */
         pc->cfg.env.accept_improving = pol->arch.accept_improving;
     pol->arch.accept_improving = pc->cfg.env.accept_improving; /* how it now places */
@@ -294,19 +294,19 @@ static void resumed(void *net, void *config, const AgentArgs *a)
 static void *trainer_new(void *net, TrainState *ts, const void *config, const TrainGraph *tg, int n, const Cluster *c,
                          Err *e)
 {
-    return train_new(net, ts, &((const PlacetoCfg *)config)->cfg, tg, n, c, e);
+    return placeto_train_new(net, ts, &((const PlacetoCfg *)config)->cfg, tg, n, c, e);
 }
 static int64_t run(void *t, int64_t n, TrainCallback cb, void *ud, volatile int *stop)
 {
-    return train_run(t, n, cb, ud, stop);
+    return placeto_train_run(t, n, cb, ud, stop);
 }
-static void trainer_free(void *t) { train_free(t); }
+static void trainer_free(void *t) { placeto_train_free(t); }
 static int prepare(TrainState *ts, const void *config, const Problem *pb, int n, Err *e)
 {
     const PlacetoCfg *pc = config;
     if (!pc->init_method && !pc->init_heuristic)
         return 0;
-    return train_seed_from_method(ts, pc->init_method, pb, n, &pc->cfg, e);
+    return placeto_train_seed_from_method(ts, pc->init_method, pb, n, &pc->cfg, e);
 }
 static long round_size(const void *config) { return ((const PlacetoCfg *)config)->cfg.threads; }
 

@@ -3,7 +3,7 @@
 
 #include "sample.h"
 
-void episode_config_features(EpisodeConfig *cfg, const PolicyArch *a)
+void placeto_episode_config(EpisodeConfig *cfg, const PolicyArch *a)
 {
     cfg->mem_feature = a->mem_feature;
     cfg->extended_features = a->extended;
@@ -13,7 +13,7 @@ void episode_config_features(EpisodeConfig *cfg, const PolicyArch *a)
         cfg->init = a->start_device0 ? EPISODE_INIT_DEVICE0 : EPISODE_INIT_RANDOM_FIXED;
 }
 
-int episode_check_policy(const EpisodeConfig *cfg, const PolicyArch *a, int n_devices, Err *e)
+int placeto_episode_check(const EpisodeConfig *cfg, const PolicyArch *a, int n_devices, Err *e)
 {
     if (a->n_devices != n_devices)
         return err_set(e, "the policy is for %d devices but the cluster has %d", a->n_devices, n_devices);
@@ -27,7 +27,7 @@ int episode_check_policy(const EpisodeConfig *cfg, const PolicyArch *a, int n_de
     return 0;
 }
 
-const EpisodeStep *episode_step_policy(Episode *ep, const Policy *pol, PolicyWork *w, int greedy,
+const EpisodeStep *placeto_episode_step(Episode *ep, const Policy *pol, PolicyWork *w, int greedy,
                                    float *feats_out)
 {
     int v = episode_current(ep), nd = ep->n_devices;

@@ -10,16 +10,16 @@
 /* Sets the feature options of cfg to those policy architecture a was built
  * with, its accept_improving to the policy's, and a fixed start (random or
  * device 0) to the one it was trained from. */
-void episode_config_features(EpisodeConfig *cfg, const PolicyArch *a);
+void placeto_episode_config(EpisodeConfig *cfg, const PolicyArch *a);
 /* 0 when policy architecture a reads the features cfg produces for n_devices
  * devices; else -1 with e set, saying which option differs. */
-int episode_check_policy(const EpisodeConfig *cfg, const PolicyArch *a, int n_devices, Err *e);
+int placeto_episode_check(const EpisodeConfig *cfg, const PolicyArch *a, int n_devices, Err *e);
 
 /* One policy step on the current node (the episode must not be done): fills
  * feats_out (when not NULL) with the features the policy saw, samples with
  * the episode's RNG (or takes the argmax), applies and simulates. Returns the
  * new history entry (owned by the episode, valid until the next change). */
-const EpisodeStep *episode_step_policy(Episode *ep, const Policy *pol, PolicyWork *w, int greedy,
+const EpisodeStep *placeto_episode_step(Episode *ep, const Policy *pol, PolicyWork *w, int greedy,
                                    float *feats_out);
 
 #endif

@@ -5,7 +5,7 @@
  *                     [, "grouper": "hdp", "grouper_hidden", "units"]},
  *    "vocabulary": [op type names, sorted bytewise, n_types of them],
  *    ["placer_frozen": [n_groups devices],]
- *    "parameters": [...], "training": {...}, "log": {...}}   (as policy_io.c)
+ *    "parameters": [...], "training": {...}, "log": {...}}   (as placeto_io.c)
  *
  * The grouper's fields appear only in an hdp policy (rnn_hdp.h; its two
  * tensors follow the placer's among the parameters), "placer_frozen" only

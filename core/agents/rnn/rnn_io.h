@@ -2,7 +2,7 @@
  * "agent": "rnn" (docs/formats.md): the architecture, the op-type
  * vocabulary, the weights and optionally the training state (rnn_train.h)
  * that resumes training bit-exactly. The parameters, training and log
- * objects are written and read by policy_io's shared code. */
+ * objects are written and read by policy_file's shared code. */
 #ifndef PLACETO_RNN_IO_H
 #define PLACETO_RNN_IO_H
 

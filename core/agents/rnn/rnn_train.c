@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dist.h"
+#include "oneshot.h"
 #include "par.h"
 #include "ppo.h"
 #include "rnn_hdp.h"
@@ -61,7 +62,6 @@ typedef struct RSlot {
     Rng rng;
     int *place, *op;
     double *logp, *ent, *wt;
-    float *grad;
     double lp, H, score, makespan_us;
     int oom, dropped;
     /* hdp: the grouper's work space, the sample's grouping, the placer's placement of the learned groups and
@@ -90,6 +90,7 @@ struct RnnTrainer {
     const Cluster *c;
     int K, T;
     RSlot *slots;
+    float *grads; /* the samples' gradients (oneshot_grads_new) */
     double beta;
     int hdp;        /* the net has a grouper */
     int64_t freeze; /* hdp: the update at which the placer freezes (0: never) */
@@ -99,14 +100,9 @@ struct RnnTrainer {
 RnnTrainer *rnn_train_new(RnnNet *net, TrainState *ts, const RnnTrainConfig *cfg, const TrainGraph *graphs,
                           int n_graphs, const Cluster *c, Err *e)
 {
-    if (net->arch.n_devices != c->n_devices) {
-        err_set(e, "the rnn policy is for %d devices but the cluster has %d", net->arch.n_devices, c->n_devices);
+    OneShotTrainSetup su;
+    if (oneshot_train_setup(&su, "rnn", net->arch.n_devices, cfg->oom_penalty, graphs, n_graphs, c, e) != 0)
         return NULL;
-    }
-    if (n_graphs < 1) {
-        err_set(e, "no graph to train on");
-        return NULL;
-    }
     if (cfg->samples < 1 || cfg->samples > RNN_TRAIN_MAX_SAMPLES) {
         err_set(e, "samples per update must be in [1, %d], got %d", RNN_TRAIN_MAX_SAMPLES, cfg->samples);
         return NULL;
@@ -121,7 +117,7 @@ RnnTrainer *rnn_train_new(RnnNet *net, TrainState *ts, const RnnTrainConfig *cfg
         return NULL;
     }
     RGraph *rg = xnew_array((size_t)n_graphs, sizeof *rg);
-    int maxg = 0, maxn = 0;
+    int maxg = su.max_groups, maxn = su.max_nodes;
     for (int i = 0; i < n_graphs; i++) {
         rg[i].g = graphs[i].g;
         rg[i].gr = graphs[i].gr;
@@ -133,18 +129,12 @@ RnnTrainer *rnn_train_new(RnnNet *net, TrainState *ts, const RnnTrainConfig *cfg
             free(rg);
             return NULL;
         }
-        if (graphs[i].gr->n_groups > maxg)
-            maxg = graphs[i].gr->n_groups;
-        if (graphs[i].g->n_nodes > maxn)
-            maxn = graphs[i].g->n_nodes;
     }
     RnnTrainer *t = xcalloc(1, sizeof *t);
     t->net = net;
     t->ts = ts;
     t->cfg = *cfg;
-    episode_config_default(&t->env);
-    t->env.oom_penalty = cfg->oom_penalty;
-    t->env.log_runtime = 0;
+    t->env = su.env;
     t->graphs = rg;
     t->n_graphs = n_graphs;
     t->c = c;
@@ -173,12 +163,10 @@ RnnTrainer *rnn_train_new(RnnNet *net, TrainState *ts, const RnnTrainConfig *cfg
         sl->logp = xnew_array(G, sizeof *sl->logp);
         sl->ent = xnew_array(G, sizeof *sl->ent);
         sl->wt = xnew_array(G, sizeof *sl->wt);
-        sl->grad = t->K > 1 ? xnew_array(net->p.n, sizeof *sl->grad) : NULL; /* K = 1: p.g itself */
     }
+    t->grads = oneshot_grads_new(t->K, net->p.n);
     train_state_set_baseline(ts, 0, n_graphs, train_state_baseline(ts, 0));
-    train_best_verify(ts, &t->env, graphs, n_graphs, c);
-    for (int i = 0; i < n_graphs; i++) /* present even before the first update */
-        train_best_for(ts, graphs[i].g->name, graphs[i].g->checksum, graphs[i].gr->n_groups);
+    oneshot_train_bests(ts, &t->env, graphs, n_graphs, c);
     return t;
 }
 
@@ -197,13 +185,13 @@ void rnn_train_free(RnnTrainer *t)
         free(sl->logp);
         free(sl->ent);
         free(sl->wt);
-        free(sl->grad);
         rnn_hdp_work_free(sl->hw);
         free(sl->grp);
         free(sl->pl);
         rnn_input_free(sl->pin);
     }
     free(t->slots);
+    free(t->grads);
     for (int i = 0; i < t->n_graphs; i++) {
         rnn_input_free(t->graphs[i].in);
         rnn_hdp_input_free(t->graphs[i].hin);
@@ -284,7 +272,7 @@ static void slot_run(RnnTrainer *t, int k, int phase)
         for (int s = 0; s < G; s++)
             sl->H += sl->ent[s];
     } else {
-        float *grad = sl->grad ? sl->grad : t->net->p.g;
+        float *grad = oneshot_grad_of(t->grads, k, &t->net->p);
         size_t from = frozen ? t->tail : 0; /* a frozen placer's part is never read */
         memset(grad + from, 0, (t->net->p.n - from) * sizeof *grad);
         if (!sl->dropped && !frozen)
@@ -322,7 +310,7 @@ static void phase_io(void *ctx, int k, DistBuf *b)
         if (c->t->hdp && !c->t->net->frozen) /* the placer's placement of the learned groups: the freeze takes it */
             dist_io(b, sl->pl, (size_t)c->t->net->arch.n_groups * sizeof *sl->pl);
     } else {
-        dist_io(b, sl->grad ? sl->grad : c->t->net->p.g, c->t->net->p.n * sizeof *sl->grad);
+        dist_io(b, oneshot_grad_of(c->t->grads, k, &c->t->net->p), c->t->net->p.n * sizeof(float));
     }
 }
 
@@ -344,7 +332,7 @@ int64_t rnn_train_run(RnnTrainer *t, int64_t n, TrainCallback cb, void *ud, vola
     int64_t done = 0;
     while (done < n && !dist_any(stop && *stop)) {
         t->beta = t->cfg.entropy;
-        t->cur = t->n_graphs > 1 ? (int)rng_below(&ts->rng, (uint64_t)t->n_graphs) : 0;
+        t->cur = train_state_draw_graph(ts, t->n_graphs);
         const RGraph *rg = &t->graphs[t->cur];
         int G = rg->gr->n_groups;
         int frozen = t->net->frozen != NULL, steps = t->hdp ? (frozen ? 0 : t->net->arch.n_groups) : G;
@@ -387,14 +375,7 @@ int64_t rnn_train_run(RnnTrainer *t, int64_t n, TrainCallback cb, void *ud, vola
         run_phase(t, 1);
         /* a frozen placer has no gradient: the grouper's tensors (the tail) alone are summed, clipped and stepped */
         size_t from = frozen ? t->tail : 0;
-        if (K > 1) { /* the samples' gradients summed in sample order */
-            memset(p->g + from, 0, (p->n - from) * sizeof *p->g);
-            for (int k = 0; k < K; k++) {
-                const float *gk = t->slots[k].grad;
-                for (size_t i = from; i < p->n; i++)
-                    p->g[i] += gk[i];
-            }
-        }
+        oneshot_grads_sum(t->grads, K, p, from); /* the samples' gradients, in sample order */
         double norm = nn_clip_grad(p->g + from, p->n - from, t->cfg.clip);
         ts->adam.lr = rnn_train_lr(&t->cfg, ts->episodes);
         NnParams view = *p;

@@ -23,7 +23,7 @@
  * well (counted among the simulations; it may become the best placement;
  * it does not touch the baseline or the gradient).
  *
- * The training state is a TrainState (train.h): Adam's step, the update
+ * The training state is a TrainState (train_state.h): Adam's step, the update
  * count (its "episodes"), the RNG, beta ("entropy"), the best placement,
  * the simulation count; its baseline window holds one "episode" of one
  * value, the moving average b. The K samples' decodes, simulations and

@@ -1,8 +1,8 @@
-/* train: REINFORCE training of the Placeto policy (docs/agent.md,
- * "Training") on one graph or a family. The policy file is policy_io.h; the
+/* placeto_train: REINFORCE training of the Placeto policy (docs/agent.md,
+ * "Training") on one graph or a family. The policy file is placeto_io.h; the
  * training state every trainer keeps is train_state.h. */
-#ifndef PLACETO_TRAIN_H
-#define PLACETO_TRAIN_H
+#ifndef PLACETO_PLACETO_TRAIN_H
+#define PLACETO_PLACETO_TRAIN_H
 
 #include <stdint.h>
 
@@ -15,7 +15,7 @@
 
 /* --- training -------------------------------------------------------- */
 
-typedef struct TrainConfig {
+typedef struct PlacetoTrainConfig {
     EpisodeConfig env;
     double lr;            /* Adam learning rate (1e-3) */
     double entropy;       /* initial entropy weight beta (1.0) */
@@ -28,9 +28,9 @@ typedef struct TrainConfig {
                              deterministically */
     uint64_t seed;
     int keep_best;        /* --keep best: the policy file holds the weights whose evaluation (the
-                             placement `place` gives, on up to TRAIN_EVAL_GRAPHS training graphs)
+                             placement `place` gives, on up to PLACETO_EVAL_GRAPHS training graphs)
                              was best at the start and at every multiple of eval_every episodes */
-    int64_t eval_every;   /* episodes between evaluation points (TRAIN_EVAL_EVERY) */
+    int64_t eval_every;   /* episodes between evaluation points (PLACETO_EVAL_EVERY) */
     /* the authors' code's settings (--preset paper, docs/agent.md "The paper preset") */
     int min_runtime_return; /* R_t = s_t - min_{k>t} s_k, s the score before each step (their
                                --use-min-runtime); 0: the discounted sum of the rewards */
@@ -41,49 +41,49 @@ typedef struct TrainConfig {
     double lr_final;      /* with lr_decay_steps > 0: the learning rate falls linearly from lr to
                              lr_final over that many updates, then stays */
     int64_t lr_decay_steps;
-    int ent_schedule;     /* TRAIN_ENT_*: beta over the updates, as their code offers */
+    int ent_schedule;     /* PLACETO_ENT_*: beta over the updates, as their code offers */
     int64_t ent_start, ent_steps; /* updates before the decay starts; its length (linear) or period
                                      (exponential) */
     double ent_rate, ent_min; /* exponential: beta * rate^((update - start) / steps); every
                                  schedule: at least ent_min */
-} TrainConfig;
+} PlacetoTrainConfig;
 
-enum { TRAIN_ENT_CONSTANT, TRAIN_ENT_LINEAR, TRAIN_ENT_EXPONENTIAL, TRAIN_ENT_STEP };
+enum { PLACETO_ENT_CONSTANT, PLACETO_ENT_LINEAR, PLACETO_ENT_EXPONENTIAL, PLACETO_ENT_STEP };
 
-#define TRAIN_EVAL_EVERY 50
-#define TRAIN_EVAL_GRAPHS 4
+#define PLACETO_EVAL_EVERY 50
+#define PLACETO_EVAL_GRAPHS 4
 
 /* The paper's reference settings (`train --preset paper`). */
-void train_config_default(TrainConfig *cfg);
+void placeto_train_config_default(PlacetoTrainConfig *cfg);
 /* The tuned settings (`train`'s default, docs/agent.md "Presets"): the
  * paper's, then the extended features, every episode from device 0,
  * relative rewards, only the moves that do not hurt kept, gamma 0 and
  * entropy 0.01. */
-void train_config_tuned(TrainConfig *cfg);
+void placeto_train_config_tuned(PlacetoTrainConfig *cfg);
 
-typedef struct Trainer Trainer;
+typedef struct PlacetoTrainer PlacetoTrainer;
 
 /* A trainer over graphs[0..n_graphs) (borrowed; all on cluster c, whose
  * device count must match the policy's). ts (borrowed) carries the state to
  * resume from, or a fresh train_state_init. Fails on a device-count or
  * feature mismatch. */
-Trainer *train_new(Policy *pol, TrainState *ts, const TrainConfig *cfg, const TrainGraph *graphs,
+PlacetoTrainer *placeto_train_new(Policy *pol, TrainState *ts, const PlacetoTrainConfig *cfg, const TrainGraph *graphs,
                    int n_graphs, const Cluster *c, Err *e);
-void train_free(Trainer *t);
+void placeto_train_free(PlacetoTrainer *t);
 /* Runs n_episodes more episodes (rounded up to a multiple of the round, the
  * thread count times the ranks, dist.h), calling cb after each one in
  * episode order (on every rank). A nonzero *stop (set by another thread or
  * a signal handler, on any rank) ends the run after the current round.
  * Returns the episodes run. */
-int64_t train_run(Trainer *t, int64_t n_episodes, TrainCallback cb, void *ud, volatile int *stop);
+int64_t placeto_train_run(PlacetoTrainer *t, int64_t n_episodes, TrainCallback cb, void *ud, volatile int *stop);
 
 /* --init METHOD: method m's placement of each problem (seeded with
  * cfg->seed) becomes that graph's best so far in ts, unless training
  * already found a better one, so that every episode starts from it or from
  * what training finds beyond it. m NULL (--init heuristic): the best
  * heuristic's placement of each problem (place_best_heuristic). */
-int train_seed_from_method(TrainState *ts, const PlaceMethod *m, const Problem *problems, int n,
-                           const TrainConfig *cfg, Err *e);
+int placeto_train_seed_from_method(TrainState *ts, const PlaceMethod *m, const Problem *problems, int n,
+                           const PlacetoTrainConfig *cfg, Err *e);
 
 
 #endif

@@ -1,5 +1,5 @@
-/* policy_place: placing a graph with a trained policy (see policy_place.h). */
-#include "policy_place.h"
+/* placeto_place: placing a graph with a trained policy (see placeto_place.h). */
+#include "placeto_place.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 
 #include "placeto_episode.h"
 
-int64_t policy_place(const Policy *pol, const Graph *g, const Grouping *gr, const Cluster *c,
+int64_t placeto_place(const Policy *pol, const Graph *g, const Grouping *gr, const Cluster *c,
                      const EpisodeConfig *cfg, int samples, int64_t budget, uint64_t seed, const int *init_device,
                      int *group_device, double *runtime_us, Err *e)
 {
@@ -17,7 +17,7 @@ int64_t policy_place(const Policy *pol, const Graph *g, const Grouping *gr, cons
         given.init = EPISODE_INIT_GIVEN;
         cfg = &given;
     }
-    if (episode_check_policy(cfg, &pol->arch, c->n_devices, e) != 0)
+    if (placeto_episode_check(cfg, &pol->arch, c->n_devices, e) != 0)
         return -1;
     PolicyGraph *pg = policy_graph_new(gr, e);
     if (!pg)
@@ -34,7 +34,7 @@ int64_t policy_place(const Policy *pol, const Graph *g, const Grouping *gr, cons
     int64_t sims = 0;
     int n = gr->n_groups, *from = budget > 0 ? xnew_array((size_t)n, sizeof *from) : NULL;
     Rng kick;
-    rng_seed(&kick, seed ^ POLICY_SEARCH_KICK_SEED);
+    rng_seed(&kick, seed ^ PLACETO_SEARCH_KICK_SEED);
     /* with a budget, a search: the greedy episode, then sampled ones, each
      * from the best placement so far, or from a kick of it when the episode
      * before kept no move (a local optimum for the policy), until the budget
@@ -51,7 +51,7 @@ int64_t policy_place(const Policy *pol, const Graph *g, const Grouping *gr, cons
             episode_reset(ep, seed + (uint64_t)k, init_device);
         }
         while (!episode_done(ep) && (budget <= 0 || sims + ep->simulations < budget))
-            episode_step_policy(ep, pol, w, k == 0, NULL);
+            placeto_episode_step(ep, pol, w, k == 0, NULL);
         sims += ep->simulations;
         if (ep->best_score < best) {
             best = ep->best_score;
@@ -66,18 +66,18 @@ int64_t policy_place(const Policy *pol, const Graph *g, const Grouping *gr, cons
     return sims;
 }
 
-int64_t policy_place_procedure(const Policy *pol, const Graph *g, const Grouping *gr, const Cluster *c,
+int64_t placeto_place_procedure(const Policy *pol, const Graph *g, const Grouping *gr, const Cluster *c,
                                AgentStart start, int samples, int64_t budget, uint64_t seed, int *group_device,
                                double *runtime_us, int64_t *heuristics, const char **start_name, Err *e)
 {
     if (pol->arch.start_heuristic) { /* trained as a search: it searches from the best heuristic's placement */
         start = AGENT_START_HEURISTIC;
         if (budget <= 0)
-            budget = POLICY_SEARCH_BUDGET;
+            budget = PLACETO_SEARCH_BUDGET;
     }
     EpisodeConfig cfg;
     episode_config_default(&cfg);
-    episode_config_features(&cfg, &pol->arch);
+    placeto_episode_config(&cfg, &pol->arch);
     int n = gr->n_groups, *init = NULL;
     int64_t pre = 0, sims;
     *runtime_us = NAN;
@@ -94,7 +94,7 @@ int64_t policy_place_procedure(const Policy *pol, const Graph *g, const Grouping
         memcpy(group_device, init, (size_t)n * sizeof *group_device);
         sims = 0;
     } else {
-        sims = policy_place(pol, g, gr, c, &cfg, samples, budget > 0 ? budget - pre : 0, seed, init, group_device,
+        sims = placeto_place(pol, g, gr, c, &cfg, samples, budget > 0 ? budget - pre : 0, seed, init, group_device,
                             runtime_us, e);
     }
     free(init);
@@ -114,7 +114,7 @@ int placeto_place_runs(const AgentKind *k, const Problem *p, const char *path, c
     double rt, t0 = util_now();
     int n = 0;
     int64_t pre = 0;
-    int64_t sims = policy_place_procedure(pol, p->g, p->gr, p->c, o->start, o->samples, o->budget, o->seed, gd, &rt,
+    int64_t sims = placeto_place_procedure(pol, p->g, p->gr, p->c, o->start, o->samples, o->budget, o->seed, gd, &rt,
                                           &pre, &sname, e);
     if (sims < 0) {
         err_prefix(e, path);

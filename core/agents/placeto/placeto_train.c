@@ -1,4 +1,4 @@
-/* train: REINFORCE with a per-step baseline (docs/agent.md, "Training").
+/* placeto_train: REINFORCE with a per-step baseline (docs/agent.md, "Training").
  *
  * A round runs T episodes (T = threads) with the same weights: rollouts in
  * parallel, then, in episode order, the returns enter the baseline window
@@ -15,7 +15,7 @@
  * returns, best placement and gradient (dist_share), so that all ranks
  * apply the same round in the same order: the weights depend on W, not on
  * how it is split into ranks and threads. */
-#include "train.h"
+#include "placeto_train.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -25,11 +25,11 @@
 #include "dist.h"
 #include "place.h"
 #include "placeto_episode.h"
-#include "policy_place.h"
+#include "placeto_place.h"
 
 #define ENTROPY_EPS 1e-3f
 
-void train_config_default(TrainConfig *cfg)
+void placeto_train_config_default(PlacetoTrainConfig *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
     episode_config_default(&cfg->env);
@@ -42,14 +42,14 @@ void train_config_default(TrainConfig *cfg)
     cfg->temperature = 1.0;
     cfg->threads = 1;
     cfg->seed = 1;
-    cfg->eval_every = TRAIN_EVAL_EVERY;
+    cfg->eval_every = PLACETO_EVAL_EVERY;
     cfg->ent_rate = 0.95;
     cfg->ent_steps = 100;
 }
 
-void train_config_tuned(TrainConfig *cfg)
+void placeto_train_config_tuned(PlacetoTrainConfig *cfg)
 {
-    train_config_default(cfg);
+    placeto_train_config_default(cfg);
     cfg->env.extended_features = 1;
     cfg->env.init = EPISODE_INIT_DEVICE0;
     cfg->env.relative_reward = 1;
@@ -83,32 +83,32 @@ typedef struct Slot {
     int *best_device; /* the largest grouping's size */
 } Slot;
 
-struct Trainer {
+struct PlacetoTrainer {
     Policy *pol;
     TrainState *ts;
-    TrainConfig cfg;
+    PlacetoTrainConfig cfg;
     const TrainGraph *graphs;
     int n_graphs;
     const Cluster *c;
     int T, W;   /* threads of this rank; episodes of a round (T times the ranks) */
     int lo, hi; /* this rank's episodes of a round */
     Slot *slots;
-    /* --keep best: the graphs evaluated (at most TRAIN_EVAL_GRAPHS, spread
+    /* --keep best: the graphs evaluated (at most PLACETO_EVAL_GRAPHS, spread
      * over the family), each one's best heuristic score (the normaliser)
      * and the placement's scratch */
-    int n_eval, eval_graph[TRAIN_EVAL_GRAPHS];
-    double eval_norm[TRAIN_EVAL_GRAPHS];
+    int n_eval, eval_graph[PLACETO_EVAL_GRAPHS];
+    double eval_norm[PLACETO_EVAL_GRAPHS];
     int *eval_gd;
 };
 
-Trainer *train_new(Policy *pol, TrainState *ts, const TrainConfig *cfg, const TrainGraph *graphs,
+PlacetoTrainer *placeto_train_new(Policy *pol, TrainState *ts, const PlacetoTrainConfig *cfg, const TrainGraph *graphs,
                    int n_graphs, const Cluster *c, Err *e)
 {
     if (n_graphs < 1) {
         err_set(e, "no graph to train on");
         return NULL;
     }
-    if (episode_check_policy(&cfg->env, &pol->arch, c->n_devices, e) != 0)
+    if (placeto_episode_check(&cfg->env, &pol->arch, c->n_devices, e) != 0)
         return NULL;
     if (!(cfg->temperature >= 0.01 && cfg->temperature <= 100)) {
         err_set(e, "temperature must be in [0.01, 100], got %g", cfg->temperature);
@@ -124,7 +124,7 @@ Trainer *train_new(Policy *pol, TrainState *ts, const TrainConfig *cfg, const Tr
             return NULL;
         }
     train_best_verify(ts, &cfg->env, graphs, n_graphs, c);
-    Trainer *t = xcalloc(1, sizeof *t);
+    PlacetoTrainer *t = xcalloc(1, sizeof *t);
     t->pol = pol;
     t->ts = ts;
     t->cfg = *cfg;
@@ -154,7 +154,7 @@ Trainer *train_new(Policy *pol, TrainState *ts, const TrainConfig *cfg, const Tr
         ts->kept_episode = -1;
     }
     if (cfg->keep_best) {
-        t->n_eval = n_graphs < TRAIN_EVAL_GRAPHS ? n_graphs : TRAIN_EVAL_GRAPHS;
+        t->n_eval = n_graphs < PLACETO_EVAL_GRAPHS ? n_graphs : PLACETO_EVAL_GRAPHS;
         t->eval_gd = xnew_array((size_t)maxg, sizeof *t->eval_gd);
         for (int k = 0; k < t->n_eval; k++) {
             const TrainGraph *tg = &graphs[t->eval_graph[k] = (int)((int64_t)k * n_graphs / t->n_eval)];
@@ -168,18 +168,18 @@ Trainer *train_new(Policy *pol, TrainState *ts, const TrainConfig *cfg, const Tr
 
 /* The evaluation of the current weights (--keep best): on each evaluated
  * graph, the score of the placement `place --policy` would give (the
- * procedure of policy_place_procedure, seed 0), over the best heuristic's
+ * procedure of placeto_place_procedure, seed 0), over the best heuristic's
  * score, averaged. Deterministic; uses no training randomness. */
-static double evaluate(Trainer *t)
+static double evaluate(PlacetoTrainer *t)
 {
     double sum = 0;
     for (int k = 0; k < t->n_eval; k++) {
         const TrainGraph *tg = &t->graphs[t->eval_graph[k]];
         double rt;
         Err e;
-        if (policy_place_procedure(t->pol, tg->g, tg->gr, t->c, AGENT_START_DEFAULT, 0, 0, 0, t->eval_gd, &rt, NULL,
+        if (placeto_place_procedure(t->pol, tg->g, tg->gr, t->c, AGENT_START_DEFAULT, 0, 0, 0, t->eval_gd, &rt, NULL,
                                    NULL, &e) < 0)
-            util_die("train: %s", e.msg); /* checked in train_new: cannot happen */
+            util_die("train: %s", e.msg); /* checked in placeto_train_new: cannot happen */
         PlaceEval *pe = place_eval_new(tg->g, tg->gr, t->c);
         double score = place_eval(pe, t->eval_gd);
         place_eval_free(pe);
@@ -191,7 +191,7 @@ static double evaluate(Trainer *t)
 /* --keep best at an evaluation point: the current weights become the kept
  * snapshot when they evaluate better than it (the first evaluation, of the
  * weights training starts from, is always kept). */
-static void evaluate_and_keep(Trainer *t)
+static void evaluate_and_keep(PlacetoTrainer *t)
 {
     double score = evaluate(t);
     TrainState *ts = t->ts;
@@ -199,7 +199,7 @@ static void evaluate_and_keep(Trainer *t)
         train_state_keep(ts, t->pol->p.w, t->pol->p.n, score);
 }
 
-void train_free(Trainer *t)
+void placeto_train_free(PlacetoTrainer *t)
 {
     if (!t)
         return;
@@ -229,13 +229,13 @@ void train_free(Trainer *t)
     free(t);
 }
 
-static Episode *slot_episode(Trainer *t, Slot *sl, int gi)
+static Episode *slot_episode(PlacetoTrainer *t, Slot *sl, int gi)
 {
     if (!sl->eps[gi]) {
         const TrainGraph *tg = &t->graphs[gi];
         Err e;
         sl->eps[gi] = episode_new(tg->g, tg->gr, t->c, tg->pg, &t->cfg.env, 0, NULL, &e);
-        if (!sl->eps[gi]) /* checked in train_new; cannot happen */
+        if (!sl->eps[gi]) /* checked in placeto_train_new; cannot happen */
             util_die("train: %s", e.msg);
         sl->eps[gi]->temperature = t->cfg.temperature;
         sl->works[gi] = policy_work_new(&t->pol->arch, tg->pg);
@@ -259,7 +259,7 @@ static void slot_reserve(Slot *sl, int len)
 }
 
 /* Rolls out one episode with sampling, recording what the update needs. */
-static void rollout(Trainer *t, Slot *sl)
+static void rollout(PlacetoTrainer *t, Slot *sl)
 {
     Episode *ep = sl->eps[sl->gi];
     PolicyWork *w = sl->works[sl->gi];
@@ -275,7 +275,7 @@ static void rollout(Trainer *t, Slot *sl)
         int k = sl->len;
         sl->score[k] = ep->score;
         sl->v[k] = episode_current(ep);
-        const EpisodeStep *s = episode_step_policy(ep, t->pol, w, 0, sl->feats + (size_t)k * nf);
+        const EpisodeStep *s = placeto_episode_step(ep, t->pol, w, 0, sl->feats + (size_t)k * nf);
         sl->act[k] = s->proposed;
         sl->rew[k] = s->reward;
         sl->len++;
@@ -307,7 +307,7 @@ static void rollout(Trainer *t, Slot *sl)
 
 /* The episode's gradient of -(R_t - b_t) log pi(a_t) - beta H(pi) summed
  * over its steps, into sl->grad (zeroed first). */
-static void gradient(Trainer *t, Slot *sl)
+static void gradient(PlacetoTrainer *t, Slot *sl)
 {
     const Policy *pol = t->pol;
     Episode *ep = sl->eps[sl->gi];
@@ -343,7 +343,7 @@ static void gradient(Trainer *t, Slot *sl)
 }
 
 typedef struct Job {
-    Trainer *t;
+    PlacetoTrainer *t;
     Slot *sl;
     int phase; /* 0 rollout, 1 gradient */
 } Job;
@@ -363,7 +363,7 @@ static void *job_run(void *arg)
 static void slot_io(void *ctx, int s, DistBuf *b)
 {
     const Job *j = ctx;
-    Trainer *t = j->t;
+    PlacetoTrainer *t = j->t;
     Slot *sl = &t->slots[s];
     if (j->phase == 1) {
         dist_io(b, &sl->loss, sizeof sl->loss);
@@ -386,7 +386,7 @@ static void slot_io(void *ctx, int s, DistBuf *b)
 
 /* Runs a phase on this rank's episodes, one thread each, then gives every
  * rank every episode's results. */
-static void run_phase(Trainer *t, int phase)
+static void run_phase(PlacetoTrainer *t, int phase)
 {
     Job jobs[256];
     pthread_t th[256];
@@ -418,19 +418,19 @@ static void run_phase(Trainer *t, int phase)
  * offers them (constant until ent_start, then linear to ent_min over
  * ent_steps, exponential with rate ent_rate per ent_steps, or a step to
  * ent_min; never below ent_min once decaying). */
-static double beta_at(const TrainConfig *cfg, int64_t episode, int64_t update)
+static double beta_at(const PlacetoTrainConfig *cfg, int64_t episode, int64_t update)
 {
     if (cfg->entropy_decay > 0) {
         double f = 1.0 - (double)episode / (double)cfg->entropy_decay;
         return cfg->entropy * (f > 0 ? f : 0);
     }
-    if (cfg->ent_schedule == TRAIN_ENT_CONSTANT || update < cfg->ent_start)
+    if (cfg->ent_schedule == PLACETO_ENT_CONSTANT || update < cfg->ent_start)
         return cfg->entropy;
     double g = (double)(update - cfg->ent_start), b = cfg->ent_min;
-    if (cfg->ent_schedule == TRAIN_ENT_LINEAR) {
+    if (cfg->ent_schedule == PLACETO_ENT_LINEAR) {
         double f = cfg->ent_steps > 0 ? fmin(g, (double)cfg->ent_steps) / (double)cfg->ent_steps : 1;
         b = (cfg->entropy - cfg->ent_min) * (1 - f) + cfg->ent_min;
-    } else if (cfg->ent_schedule == TRAIN_ENT_EXPONENTIAL) {
+    } else if (cfg->ent_schedule == PLACETO_ENT_EXPONENTIAL) {
         b = cfg->entropy * pow(cfg->ent_rate, g / (double)(cfg->ent_steps > 0 ? cfg->ent_steps : 1));
     }
     return b > cfg->ent_min ? b : cfg->ent_min;
@@ -438,7 +438,7 @@ static double beta_at(const TrainConfig *cfg, int64_t episode, int64_t update)
 
 /* The learning rate of an update: linear from lr to lr_final over
  * lr_decay_steps updates (the authors' "linear" decay), else constant. */
-static double lr_at(const TrainConfig *cfg, int64_t update)
+static double lr_at(const PlacetoTrainConfig *cfg, int64_t update)
 {
     if (cfg->lr_decay_steps <= 0)
         return cfg->lr;
@@ -448,7 +448,7 @@ static double lr_at(const TrainConfig *cfg, int64_t update)
 
 /* Worker s's own fixed random start on graph gi (worker_starts): drawn once
  * with seed s, as each of the authors' workers draws its own. */
-static const int *worker_start(Trainer *t, Slot *sl, int s, int gi)
+static const int *worker_start(PlacetoTrainer *t, Slot *sl, int s, int gi)
 {
     if (!sl->start)
         sl->start = xnew_array((size_t)t->n_graphs, sizeof *sl->start);
@@ -503,7 +503,7 @@ static void normalize(Slot *sl)
             sl->adv[k] /= sd;
 }
 
-int64_t train_run(Trainer *t, int64_t n_episodes, TrainCallback cb, void *ud, volatile int *stop)
+int64_t placeto_train_run(PlacetoTrainer *t, int64_t n_episodes, TrainCallback cb, void *ud, volatile int *stop)
 {
     TrainState *ts = t->ts;
     int64_t done = 0;
@@ -514,7 +514,7 @@ int64_t train_run(Trainer *t, int64_t n_episodes, TrainCallback cb, void *ud, vo
         int T = t->W;
         for (int s = 0; s < T; s++) {
             Slot *sl = &t->slots[s];
-            sl->gi = t->n_graphs > 1 ? (int)rng_below(&ts->rng, (uint64_t)t->n_graphs) : 0;
+            sl->gi = train_state_draw_graph(ts, t->n_graphs);
             sl->seed = rng_next(&ts->rng);
             sl->beta = beta_at(&t->cfg, ts->episodes + s, ts->adam.step + (t->cfg.sum_gradients ? 0 : s));
             if (s >= t->lo && s < t->hi)
@@ -589,8 +589,8 @@ int64_t train_run(Trainer *t, int64_t n_episodes, TrainCallback cb, void *ud, vo
     return done;
 }
 
-int train_seed_from_method(TrainState *ts, const PlaceMethod *m, const Problem *problems, int n,
-                           const TrainConfig *cfg, Err *e)
+int placeto_train_seed_from_method(TrainState *ts, const PlaceMethod *m, const Problem *problems, int n,
+                           const PlacetoTrainConfig *cfg, Err *e)
 {
     for (int i = 0; i < n; i++) {
         const Problem *p = &problems[i];

@@ -1,10 +1,10 @@
-/* policy_io: Placeto's policy file (policy_io.h). */
+/* placeto_io: Placeto's policy file (placeto_io.h). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy_io.h"
+#include "placeto_io.h"
 
 /* Limits the reader accepts (policy_new checks the architecture again). */
 #define PIO_MAX_D 1024
@@ -25,7 +25,7 @@ static void placeto_head(FILE *f, const void *ud)
     fputs("},\n", f);
 }
 
-int policy_save(const Policy *pol, const TrainState *ts, const char *path, Err *e)
+int placeto_policy_save(const Policy *pol, const TrainState *ts, const char *path, Err *e)
 {
     return policy_file_write(path, &pol->p, ts, placeto_head, &pol->arch, e);
 }
@@ -85,7 +85,7 @@ static int read_arch(const JDoc *d, PolicyArch *a, Err *e)
     return 0;
 }
 
-Policy *policy_load_doc(const JDoc *d, TrainState *ts, Err *e)
+Policy *placeto_policy_load_doc(const JDoc *d, TrainState *ts, Err *e)
 {
     if (ts)
         train_state_init(ts, 1e-3, 1.0, 0);
@@ -125,7 +125,7 @@ fail:
     return NULL;
 }
 
-Policy *policy_load_text(const char *path, const char *text, size_t len, TrainState *ts, Err *e)
+Policy *placeto_policy_load_text(const char *path, const char *text, size_t len, TrainState *ts, Err *e)
 {
     JDoc d;
     if (jdoc_parse(&d, path, text, len, e) != 0) {
@@ -133,12 +133,12 @@ Policy *policy_load_text(const char *path, const char *text, size_t len, TrainSt
             train_state_init(ts, 1e-3, 1.0, 0);
         return NULL;
     }
-    Policy *pol = policy_load_doc(&d, ts, e);
+    Policy *pol = placeto_policy_load_doc(&d, ts, e);
     jdoc_done(&d);
     return pol;
 }
 
-Policy *policy_load(const char *path, TrainState *ts, Err *e)
+Policy *placeto_policy_load(const char *path, TrainState *ts, Err *e)
 {
     if (ts)
         train_state_init(ts, 1e-3, 1.0, 0);
@@ -146,7 +146,7 @@ Policy *policy_load(const char *path, TrainState *ts, Err *e)
     char *text = util_read_file(path, &len, e);
     if (!text)
         return NULL;
-    Policy *pol = policy_load_text(path, text, len, ts, e);
+    Policy *pol = placeto_policy_load_text(path, text, len, ts, e);
     free(text);
     if (pol && ts && policy_file_read_checkpoint(path, &pol->p, ts, e) < 0) {
         policy_free(pol);
