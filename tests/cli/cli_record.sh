@@ -149,38 +149,16 @@ else
 fi
 
 # ---- a real terminal (tmux) ----
-if command -v tmux > /dev/null; then
-    sock="placeto-rec-$$"
-    tm() { tmux -L "$sock" "$@"; }
-    trap 'tm kill-server 2> /dev/null; rm -rf "$tmp"' EXIT
-    screen() { tm capture-pane -p -t rec; }
-    wait_for() {
-        local i
-        for ((i = 0; i < ${2:-10} * 10; i++)); do
-            if screen | grep -qF -- "$1"; then return 0; fi
-            sleep 0.1
-        done
-        return 1
-    }
-    check() {
-        cmd="tmux screen of: $1"
-        rc=0
-        if wait_for "$2" "${3:-10}"; then pass; else screen > "$tmp/out"; : > "$tmp/err"; fail "$1" "the screen never showed '$2'"; fi
-    }
-    tm new-session -d -s keep "sleep 600"
-    start() { # ARGS...: placeto ARGS in a fresh 100x30 session, in $tmp
-        tm kill-session -t rec 2> /dev/null
-        # shellcheck disable=SC2086  # PLACETO_WRAP is a command line to split
-        tm new-session -d -s rec -x 100 -y 30 -c "$tmp" \
-            "env TERM=xterm-256color LANG=C.UTF-8 $wrap $absprog $* ; echo EXITED \$?; sleep 30"
-    }
-    start explore "$(pwd)/$crown" --record live.cast
+# shellcheck source=tests/cli/lib_tmux.sh
+. tests/cli/lib_tmux.sh
+if [ "$tmux_ok" -eq 1 ]; then
+    start "$(pwd)/$crown" --record live.cast
     check "tmux: opens" "toy_crown on 2x K80"
-    tm send-keys -t rec Space Space
+    tm send-keys -t e2e Space Space
     check "tmux: steps" "step 2/18"
-    tm send-keys -t rec s
+    tm send-keys -t e2e s
     check "tmux: saves" "saved crown.episode.json"
-    tm send-keys -t rec q
+    tm send-keys -t e2e q
     check "tmux: quits" "EXITED 0"
     if [ -s "$tmp/live.cast" ]; then
         pass
@@ -194,10 +172,10 @@ assert h["env"]["TERM"] == "xterm-256color" and h["timestamp"] > 1600000000, h
         fail "tmux: recording" "no live.cast after quitting"
     fi
     # a SIGTERM ends the session and still writes the recording
-    start demo --record sig.cast --auto 1
+    start_prog demo --record sig.cast --auto 1
     check "tmux: demo" "Tour 1/"
     check "tmux: demo --auto 1 advances" "Tour 2/" 5
-    pid=$(pgrep -P "$(tm display -p -t rec '#{pane_pid}')" | head -n 1)
+    pid=$(pgrep -P "$(tm display -p -t e2e '#{pane_pid}')" | head -n 1)
     if [ -n "$pid" ]; then kill -TERM "$pid"; fi
     check "tmux: SIGTERM (exit 128 + 15)" "EXITED 143"
     castcheck "tmux SIGTERM cast" "$tmp/sig.cast" --size 100x30 --contains "Tour 2/"

@@ -1,5 +1,5 @@
 # Shared by the scripts that run the real explorer in a real terminal (tmux,
-# on a private server): cli_tmux.sh and cli_race.sh. Sourced from the
+# on a private server): cli_tmux.sh, cli_race.sh and cli_record.sh. Sourced from the
 # repository root after lib_cli.sh; tmux_ok is 0 when tmux is missing (the
 # caller then skips its terminal checks).
 tmux_ok=1
@@ -40,12 +40,13 @@ alive() { [ -r "/proc/$1/stat" ] && ! grep -q '^[0-9]* (.*) Z ' "/proc/$1/stat" 
 # a session that lives as long as the test, so that killing the explorer's
 # session never stops the server while the next one is being created
 [ "$tmux_ok" -eq 1 ] && tm new-session -d -s keep "sleep 600"
-start() { # ARGS...: the explorer in a fresh 100x30 session, in $tmp
+start_prog() { # ARGS...: placeto ARGS in a fresh 100x30 session, in $tmp
     tm kill-session -t e2e 2> /dev/null
     # shellcheck disable=SC2086  # PLACETO_WRAP is a command line to split
     tm new-session -d -s e2e -x 100 -y 30 -c "$tmp" \
-        "env TERM=xterm-256color LANG=C.UTF-8 $wrap $absprog explore $* ; echo EXITED \$?; sleep 30"
+        "env TERM=xterm-256color LANG=C.UTF-8 $wrap $absprog $* ; echo EXITED \$?; sleep 30"
 }
+start() { start_prog explore "$@"; } # ARGS...: the explorer in that session
 # explorer_pid: pid is the explorer of the session (its pane's child), remembered for cleanup
 explorer_pid() {
     pid=$(pgrep -P "$(tm display -p -t e2e '#{pane_pid}')" | head -n 1)
