@@ -15,7 +15,9 @@ version=$(sed -n 's/^VERSION *:= *//p' Makefile)
 for v in --version -V; do
     run "$v"
     if expect_rc "$v" 0; then
-        if grep -qE "^placeto $version( \(git [0-9a-f]+(-dirty)?\))?\$" "$tmp/out"; then pass; else
+        # git describe: a commit, or the last tag, the commits since it and the commit (v0.4.0-63-g009ccbb)
+        if grep -qE "^placeto $version( \(git ([A-Za-z0-9._]+-[0-9]+-g)?[0-9a-f]+(-dirty)?\))?\$" "$tmp/out" ||
+            grep -qE "^placeto $version \(git v[0-9.]+(-dirty)?\)\$" "$tmp/out"; then pass; else
             fail "$v" "expected 'placeto $version' (and the git description)"; fi
     fi
 done
