@@ -26,7 +26,7 @@
 #include "test.h"
 #include "testutil.h"
 #include "text_cases.h"
-#include "train_fixture.h"
+#include "agent_fixture.h"
 
 static GdpNet *tiny_net(const TrainFix *f, uint64_t seed)
 {
@@ -102,7 +102,7 @@ static int run_split(const TrainFix *f, int n1, int n2, int samples, int threads
     cfg.greedy_every = 2; /* the greedy placement's period crosses the resume */
     TrainState ts;
     train_state_init(&ts, cfg.lr, cfg.entropy, 9);
-    return split_run(&fix_gdp, f, &cfg, tiny_net(f, 4), &ts, n1, n2, mid, path);
+    return split_run(agent_find("gdp"), gdp_fix_train, f, &cfg, tiny_net(f, 4), &ts, n1, n2, mid, path);
 }
 
 TEST(gdp_train_resume_is_bit_exact)
@@ -126,7 +126,7 @@ TEST(gdp_train_resume_is_bit_exact)
     }
     /* load -> save is byte-identical */
     TrainState ts;
-    GdpNet *net = split_reload(&fix_gdp, a, c, &ts);
+    GdpNet *net = split_reload(agent_find("gdp"), a, c, &ts);
     if (net) {
         CHECK_INT(ts.episodes, 5);
         CHECK_INT(ts.adam.step, 10);
@@ -210,9 +210,8 @@ TEST(gdp_policy_file_errors)
     train_state_init(&ts, 3e-4, 0.01, 1);
     Err e = {{0}};
     size_t len = 0;
-    char *good = fix_saved_text(&fix_gdp, net, &ts, p, &len, &e);
+    char *good = fix_saved_text(agent_find("gdp"), net, &ts, p, &len, &e);
     static const TextCase bad[] = {
-        {"\"agent\": \"gdp\"", "\"agent\": \"gnn\"", "agent: expected \"placeto\", \"rnn\", \"gdp\", \"hsdag\", \"lsearch\" or \"lsched\""},
         {"\"hidden\": 8", "\"hidden\": 7", "architecture.hidden: expected a multiple of heads"},
         {"\"n_devices\": 2", "\"n_devices\": 0", "architecture.n_devices"},
         {"\"blocks\": 1", "\"blocks\": 9", "architecture.blocks"},

