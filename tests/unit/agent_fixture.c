@@ -1,6 +1,7 @@
 /* agent_fixture: see agent_fixture.h. */
 #include "agent_fixture.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "gdp_train.h"
@@ -96,9 +97,8 @@ void *fix_load_text(const AgentKind *k, const char *path, const char *text, size
     return net;
 }
 
-static int loads_text(const char *agent, const char *path, const char *text, size_t len, Err *e)
+int fix_loads_text(const AgentKind *k, const char *path, const char *text, size_t len, Err *e)
 {
-    const AgentKind *k = agent_find(agent);
     TrainState ts;
     void *net = fix_load_text(k, path, text, len, &ts, e);
     train_state_done(&ts);
@@ -106,14 +106,28 @@ static int loads_text(const char *agent, const char *path, const char *text, siz
         k->file.free(net);
     return net != NULL;
 }
-#define FIX_LOAD_TEXT(ag)                                                                \
-    int ag##_fix_load_text(const char *path, const char *text, size_t len, Err *e)       \
-    {                                                                                    \
-        return loads_text(#ag, path, text, len, e);                                      \
-    }
-FIX_LOAD_TEXT(rnn)
-FIX_LOAD_TEXT(gdp)
-FIX_LOAD_TEXT(hsdag)
+/* the agent whose cases fix_text_cases checks (check_text_cases' loader takes no context) */
+static const AgentKind *cases_kind;
+static int cases_load(const char *path, const char *text, size_t len, Err *e)
+{
+    return fix_loads_text(cases_kind, path, text, len, e);
+}
+
+void fix_text_cases(const AgentKind *k, const void *net, const TrainState *ts, const TextCase *cases, size_t n)
+{
+    TmpDir td;
+    REQUIRE_MSG(tmp_open(&td, "placeto_bad"), "mkdtemp failed");
+    char p[160];
+    tmp_file(p, sizeof p, &td, "policy.json");
+    Err e = {{0}};
+    size_t len = 0;
+    char *good = fix_saved_text(k, net, ts, p, &len, &e);
+    cases_kind = k;
+    if (good)
+        check_text_cases(good, len, cases, n, cases_load);
+    free(good);
+    tmp_close(&td);
+}
 
 void *fix_load(const AgentKind *k, const char *path, TrainState *ts)
 {

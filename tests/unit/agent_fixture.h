@@ -15,6 +15,7 @@
 
 #include "agent.h"
 #include "testutil.h"
+#include "text_cases.h"
 #include "vocab.h"
 
 typedef struct TrainFix {
@@ -50,11 +51,13 @@ int64_t hsdag_fix_train(void *net, TrainState *ts, const void *cfg, const TrainF
 /* k's network of the policy text read from path (its training state into
  * ts when not NULL, else dropped); NULL with e set. */
 void *fix_load_text(const AgentKind *k, const char *path, const char *text, size_t len, TrainState *ts, Err *e);
-/* check_text_cases' loader of each agent's policy files (through its
- * AgentKind): 1 when text loads (with a training state to fill). */
-int rnn_fix_load_text(const char *path, const char *text, size_t len, Err *e);
-int gdp_fix_load_text(const char *path, const char *text, size_t len, Err *e);
-int hsdag_fix_load_text(const char *path, const char *text, size_t len, Err *e);
+/* 1 when text loads as k's policy (with a training state to fill), else 0
+ * with e set. */
+int fix_loads_text(const AgentKind *k, const char *path, const char *text, size_t len, Err *e);
+/* An agent's bad-file cases (text_cases.h): net's policy file saved with
+ * ts, each case's edit of it refused by k's loader with the message the
+ * case names, and the file itself loading. */
+void fix_text_cases(const AgentKind *k, const void *net, const TrainState *ts, const TextCase *cases, size_t n);
 /* Loads the policy file at path as `train --resume` does (its checkpoint
  * beside it into ts, initialised by the call), checking that it is k's:
  * the network, or NULL (a failed check). */

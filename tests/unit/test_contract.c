@@ -15,7 +15,8 @@
  *   - its explorer actor (when it has one) accepts its own episodes and
  *     refuses the others (actor_test.h), and steps an episode to its end
  *     with a valid placement at its simulated runtime;
- *   - its loader refuses every other agent's file, naming both agents; a
+ *   - its loader refuses every other agent's file, naming both agents and
+ *     what trains the file (train --agent NAME); a
  *     truncated or garbage file, or one naming the agent and nothing else,
  *     gives a message naming the file; one naming an agent no one
  *     registered, a message listing the registered ones (agent_names_quoted). */
@@ -284,7 +285,12 @@ TEST(contract_file_errors)
             af.kind = k;
             void *net = k->file.load(&af, &ts, &e);
             train_state_done(&ts);
-            CHECK_MSG(!net && strstr(e.msg, k->a_name) && strstr(e.msg, o->a_name),
+            char how[64]; /* and says what trains it */
+            if (o == agent_at(0))
+                snprintf(how, sizeof how, "train without --agent");
+            else
+                snprintf(how, sizeof how, "train --agent %s", o->name);
+            CHECK_MSG(!net && strstr(e.msg, k->a_name) && strstr(e.msg, o->a_name) && strstr(e.msg, how),
                       "%s loads %s's file: '%s'", k->name, o->name, e.msg);
             if (net)
                 k->file.free(net);

@@ -417,7 +417,6 @@ TEST(hdp_policy_file_errors)
     rnn_train_state_init(&ts, 0.1, 0, 1);
     Err e = {{0}};
     size_t len = 0;
-    char *good = fix_saved_text(agent_find("rnn"), net, &ts, p, &len, &e);
     static const TextCase bad[] = {
         {"\"grouper\": \"hdp\"", "\"grouper\": \"hpd\"", "architecture.grouper: expected \"none\" or \"hdp\""},
         {"\"grouper\": \"hdp\"", "\"grouper\": 1", "architecture.grouper: expected \"none\" or \"hdp\""},
@@ -433,7 +432,7 @@ TEST(hdp_policy_file_errors)
         {"\"placer_frozen\": [0, 1, 0]", "\"placer_frozen\": {}", "placer_frozen: expected an array of 3 devices"},
         {"\"name\": \"grouper_g\"", "\"name\": \"grouper_x\"", "parameters[13].name"},
     };
-    check_text_cases(good, len, bad, sizeof bad / sizeof *bad, rnn_fix_load_text);
+    fix_text_cases(agent_find("rnn"), net, &ts, bad, sizeof bad / sizeof *bad);
     /* a plain rnn file with a frozen placement or grouper fields is refused too */
     RnnArch pa = net->arch;
     pa.grouper = RNN_GROUPER_NONE;
@@ -445,13 +444,12 @@ TEST(hdp_policy_file_errors)
         {"\"squash_tau\": 1.0", "\"squash_tau\": 1.0, \"units\": 4", "architecture.units: only an hdp policy"},
         {"\"squash_tau\": 1.0", "\"squash_tau\": 1.0, \"grouper\": \"none\"", ""}, /* loads: checked below */
     };
-    check_text_cases(ptext, len, pbad, 2, rnn_fix_load_text);
+    fix_text_cases(agent_find("rnn"), plain, &ts, pbad, 2);
     char *none = ptext ? text_subst(ptext, pbad[2].old, pbad[2].rep, 1) : NULL;
-    CHECK(none && rnn_fix_load_text("none.json", none, strlen(none), &e));
+    CHECK(none && fix_loads_text(agent_find("rnn"), "none.json", none, strlen(none), &e));
     free(none);
     free(ptext);
     rnn_free(plain);
-    free(good);
     train_state_done(&ts);
     rnn_free(net);
     tmp_close(&td);
