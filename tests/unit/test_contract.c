@@ -11,7 +11,10 @@
  *     simulation of the placement gives;
  *   - training a few steps is deterministic per seed, and n1 steps, save,
  *     load (as train --resume), n2 more give the bytes of n1 + n2 in one
- *     run; the trained file loads and saves back to the same bytes;
+ *     run; the trained file loads and saves back to the same bytes; an
+ *     inductive one (AgentInfo.n_groups 0) places toy_chain, whose "loss"
+ *     op it never saw, and trains on there, keeping a best placement of
+ *     each graph;
  *   - its explorer actor (when it has one) accepts its own episodes and
  *     refuses the others (actor_test.h), and steps an episode to its end
  *     with a valid placement at its simulated runtime;
@@ -145,8 +148,39 @@ static void check_policy(const AgentKind *k, const TrainFix *f, const char *path
     agent_policy_close(&p);
 }
 
-/* the same seed twice, and n1 + resume + n2, give the bytes of one run */
-static void check_training(const AgentKind *k, const TrainFix *f, SplitFiles *s)
+/* An inductive network (info.n_groups 0: any graph, each its own
+ * grouping) trained on f's graph and saved at path with ts: it places
+ * another graph h with op types it never saw (no "-trained" row: it never
+ * trained there), and training goes on there, keeping a best placement of
+ * each graph. */
+static void check_other_graph(const AgentKind *k, const TrainFix *h, const char *path, void *net, TrainState *ts)
+{
+    Err e = {{0}};
+    AgentPolicy p;
+    REQUIRE_MSG(agent_policy_open(path, &p, NULL, &e) == 0, "%s: open %s: %s", k->name, path, e.msg);
+    AgentPlaceOpts o = {.samples = 2, .seed = SEED, .start = AGENT_START_DEFAULT, .budget = 64};
+    PlaceRun rows[2];
+    int n = agent_place_runs(&p, ts, &h->pb, &o, rows, NULL, &e);
+    CHECK_MSG(n == 1, "%s: %d rows on a graph it never trained on: %s", k->name, n, e.msg);
+    for (int i = 0; i < n; i++) {
+        check_placement(k, "another graph", h, rows[i].group_device, rows[i].runtime_us);
+        place_run_free(&rows[i]);
+    }
+    agent_policy_close(&p);
+    void *cfg = default_config(k);
+    int64_t w = cfg && k->train.round ? k->train.round(cfg) : 1;
+    if (cfg && k->train.resumed)
+        k->train.resumed(net, cfg, &(AgentArgs){no_option, NULL});
+    if (cfg)
+        CHECK_INT(fix_train(k, net, ts, cfg, h, w), w);
+    CHECK_MSG(ts->n_best == 2 && isfinite(ts->best[0].runtime_us) && isfinite(ts->best[1].runtime_us),
+              "%s: %d best placements after training on a second graph", k->name, ts->n_best);
+    free(cfg);
+}
+
+/* the same seed twice, and n1 + resume + n2, give the bytes of one run;
+ * then another graph h (check_other_graph) */
+static void check_training(const AgentKind *k, const TrainFix *f, const TrainFix *h, SplitFiles *s)
 {
     void *cfg = default_config(k);
     if (!cfg)
@@ -168,6 +202,10 @@ static void check_training(const AgentKind *k, const TrainFix *f, SplitFiles *s)
     if (net) {
         CHECK_MSG(ts.episodes == n1 + n2, "%s: %lld %ss recorded, %lld run", k->name, (long long)ts.episodes,
                   k->train.unit, (long long)(n1 + n2));
+        AgentInfo in;
+        k->file.info(net, &in);
+        if (in.n_groups == 0)
+            check_other_graph(k, h, s->a, net, &ts);
         k->file.free(net);
     }
     train_state_done(&ts);
@@ -211,12 +249,17 @@ static void check_actor(const AgentKind *k, const TrainFix *f, const char *path)
 
 TEST(contract_every_agent)
 {
-    TrainFix f;
+    TrainFix f, h;
     SplitFiles s;
     REQUIRE(agent_count() >= 6);
     if (train_fix_new(&f, "graphs/toy/crown.json", 0) != 0)
         return;
+    if (train_fix_new(&h, "graphs/toy/chain.json", 4) != 0) { /* its "loss" op is no type of the crown's */
+        train_fix_done(&f);
+        return;
+    }
     if (!split_files_open(&s, "placeto_contract")) {
+        train_fix_done(&h);
         train_fix_done(&f);
         REQUIRE_MSG(0, "mkdtemp failed");
     }
@@ -230,9 +273,10 @@ TEST(contract_every_agent)
         check_policy(k, &f, untrained, s.c);
         if (k->actor)
             check_actor(k, &f, untrained);
-        check_training(k, &f, &s);
+        check_training(k, &f, &h, &s);
     }
     split_files_close(&s);
+    train_fix_done(&h);
     train_fix_done(&f);
 }
 
