@@ -103,7 +103,9 @@ fi
 # The contract through the train command, on every agent `train --help`
 # lists (placeto-coin's: coin too), with its default options: a run is
 # deterministic per seed; 2 episodes, then 2 more from the file
-# (--resume), give the bytes of 4; and resuming another agent's file is
+# (--resume), give the bytes of 4; place and compare with its policy give
+# its zero-shot row (NAME, or NAME-refine with its start) and compare the
+# row NAME-trained; and resuming another agent's file is
 # refused naming both agents and what trains it (each agent is handed the
 # file of the one listed before it). The agents' own options across a
 # resume: cli_gdp.sh, cli_rnn.sh, cli_hsdag.sh, cli_lsched.sh, cli_lsearch.sh.
@@ -124,6 +126,17 @@ for a in $agents; do
     run "${t[@]}" --episodes 2 --resume "$tmp/$a.r.json"
     expect_rc "$a: train 2 more" 0 && { cmp -s "$tmp/$a.json" "$tmp/$a.r.json" && pass ||
         fail "$a: resume" "2 + 2 episodes resumed differ from 4"; }
+    # its rows: place names its zero-shot row, compare adds the best placement training found
+    run place graphs/toy/crown.json --policy "$tmp/$a.json"
+    expect_rc "$a: place" 0 && { grep -qE "with $a(-[a-z]+)?: runtime" "$tmp/out" && pass ||
+        fail "$a: place" "no '$a' row: $(flat "$tmp/out")"; }
+    run compare graphs/toy/crown.json --policy "$tmp/$a.json" --methods single --json
+    expect_rc "$a: compare" 0 && pycheck "$a: compare rows" '
+import json, sys
+names = [r["method"] for r in json.load(open(sys.argv[1]))["methods"]]
+a = sys.argv[2]
+assert a + "-trained" in names and any(n == a or n.startswith(a + "-") and n != a + "-trained" for n in names), names
+' "$tmp/out" "$a"
 done
 for a in $agents; do
     [ -f "$tmp/$prev.json" ] || { prev=$a; continue; }

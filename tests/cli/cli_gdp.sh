@@ -95,19 +95,7 @@ assert d["method"] == "gdp" and d["placements"] == 4 and d["runtime_us"] > 0, d
 assert len(d["placement"]["ops"]) == 18
 ' "$tmp/out"
 fi
-run place "$g" --policy "$tmp/a.json"
-if expect_rc "place gdp text" 0; then
-    if grep -q "with gdp: runtime" "$tmp/out"; then pass; else fail "place gdp text" "no gdp row"; fi
-fi
-run compare "$g" --policy "$tmp/a.json" --methods single,heft --json
-if expect_rc "compare gdp policy" 0; then
-    pycheck "compare gdp rows" '
-import json, sys
-d = json.load(open(sys.argv[1]))
-names = [r["method"] for r in d["methods"]]
-assert "gdp" in names and "gdp-trained" in names, names
-' "$tmp/out"
-fi
+# (its rows gdp and gdp-trained in place and compare: cli_agents.sh, on every agent)
 # --start heuristic: the explicit fallback row gdp-or-heuristic, the better of
 # gdp's placements and the best heuristic's, never slower than either
 run compare "$g" --methods single,random,round-robin,expert,m-topo,m-etf,heft,metis,scotch --no-policy --json

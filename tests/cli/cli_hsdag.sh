@@ -141,15 +141,7 @@ assert d["method"] == "hsdag" and d["placements"] == 4 and d["runtime_us"] > 0, 
 assert len(d["placement"]["ops"]) == 18
 ' "$tmp/out"
 fi
-run compare "$g" --policy "$tmp/a.json" --methods single,heft --json
-if expect_rc "compare hsdag policy" 0; then
-    pycheck "compare hsdag rows" '
-import json, sys
-d = json.load(open(sys.argv[1]))
-names = [r["method"] for r in d["methods"]]
-assert "hsdag" in names and "hsdag-trained" in names, names
-' "$tmp/out"
-fi
+# (its rows hsdag and hsdag-trained in place and compare: cli_agents.sh, on every agent)
 run place "$g" --policy "$tmp/a.json" --start heuristic
 if expect_rc "hsdag --start heuristic" 1; then
     if grep -q "does not apply" "$tmp/err"; then pass; else fail "hsdag --start" "no clear message"; fi

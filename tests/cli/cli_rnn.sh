@@ -123,20 +123,7 @@ assert d["method"] == "rnn" and d["placements"] == 4 and d["runtime_us"] > 0, d
 assert len(d["placement"]["ops"]) == 18
 ' "$tmp/out"
 fi
-run place "$g" --policy "$tmp/a.json"
-if expect_rc "place rnn text" 0; then
-    if grep -q "with rnn: runtime" "$tmp/out"; then pass; else fail "place rnn text" "no rnn row"; fi
-fi
-run compare "$g" --policy "$tmp/a.json" --methods single,heft --json
-if expect_rc "compare rnn policy" 0; then
-    pycheck "compare rnn rows" '
-import json, sys
-d = json.load(open(sys.argv[1]))
-rows = d["methods"]
-names = [r["method"] for r in rows]
-assert "rnn" in names and "rnn-trained" in names, names
-' "$tmp/out"
-fi
+# (its rows rnn and rnn-trained in place and compare: cli_agents.sh, on every agent)
 run place "$g" --policy "$tmp/a.json" --start heuristic
 if expect_rc "rnn --start heuristic" 1; then
     if grep -q "does not apply" "$tmp/err"; then pass; else fail "rnn --start" "no clear message"; fi
