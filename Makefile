@@ -217,19 +217,21 @@ uninstall:
 
 # the unit tests also cover the explorer headless, as the benchmark drives it (its App through the
 # controller, the recordings' and the slides' writers): the explorer without the commands, main and the
-# curses backend
+# curses backend; and the test-only "coin" agent (below), so that the contract test (test_contract.c)
+# covers an agent the program does not ship
 UNIT_TUI := $(filter-out $(BUILD)/tui/cli/% $(BUILD)/tui/explorer/term.o,$(TUI_OBJ))
-$(UNIT): $(TEST_OBJ) $(UNIT_TUI) $(LIBLAY) $(LIBCORE)
+COIN_OBJ := $(BUILD)/tests/agent/coin_agent.o
+$(UNIT): $(TEST_OBJ) $(COIN_OBJ) $(UNIT_TUI) $(LIBLAY) $(LIBCORE)
 	@echo "  LINK    $@"
-	@$(CC) $(OPT) $(SAN) -o $@ $(TEST_OBJ) $(UNIT_TUI) $(LIBLAY) $(LIBCORE) $(LDLIBS)
+	@$(CC) $(OPT) $(SAN) -o $@ $(TEST_OBJ) $(COIN_OBJ) $(UNIT_TUI) $(LIBLAY) $(LIBCORE) $(LDLIBS)
 
 # The test build of the program with one more agent, the test-only "coin"
 # placer (tests/agent/coin_agent.c registers itself): tests/cli/cli_agents.sh
 # shows the registry alone drives place, compare, train and the explorer.
 COIN := $(BUILD)/placeto-coin
-$(COIN): $(BUILD)/tests/agent/coin_agent.o $(TUI_OBJ) $(LIBLAY) $(LIBCORE)
+$(COIN): $(COIN_OBJ) $(TUI_OBJ) $(LIBLAY) $(LIBCORE)
 	@echo "  LINK    $@"
-	@$(CC) $(OPT) $(SAN) -o $@ $(BUILD)/tests/agent/coin_agent.o $(TUI_OBJ) $(LIBLAY) $(LIBCORE) $(TUI_LIBS) $(LDLIBS)
+	@$(CC) $(OPT) $(SAN) -o $@ $(COIN_OBJ) $(TUI_OBJ) $(LIBLAY) $(LIBCORE) $(TUI_LIBS) $(LDLIBS)
 
 # Rewrites the bundled policies without their optimizer state (mk/policy_strip.c).
 STRIP := $(BUILD)/placeto-strip

@@ -263,10 +263,9 @@ static void *actor_new(const void *net, const Graph *g, const Grouping *gr, cons
 static void actor_free(void *ac) { free(ac); }
 static const float *probs(void *actor, const Episode *ep, const float **attention)
 {
-    (void)ep;
     if (attention)
         *attention = NULL;
-    return ((Actor *)actor)->p;
+    return episode_done(ep) ? NULL : ((Actor *)actor)->p;
 }
 static const EpisodeStep *step(Episode *ep, void *actor, int greedy)
 {

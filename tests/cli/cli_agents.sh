@@ -3,11 +3,17 @@
 # policy file once; `train --agent A --help` lists A's options alone; the
 # registry alone drives place, compare, train and the explorer (the test
 # build placeto-coin has one more agent, tests/agent/coin_agent.c, that no
-# file of tui/ names); make check-layers refuses an agent that includes a
-# sibling's header, and a descriptor initialised by position.
+# file of tui/ names); on every agent `train --help` lists, training is
+# deterministic per seed, 2 + 2 episodes resumed give the bytes of 4, and
+# another agent's file is refused naming both; make check-layers refuses
+# an agent that includes a sibling's header, and a descriptor initialised
+# by position.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/cli/lib_cli.sh
 coin=${PLACETO_COIN:-build/placeto-coin}
+
+# help_agents PROG: the agents `PROG train --help` lists, in its order (the default first)
+help_agents() { "$1" train --help | sed -n 's/.*the learned placer to train: \([^;]*\);.*/\1/p' | sed -e 's/ (default)//' -e 's/,//g'; }
 
 # count WHAT PATH: lines "placeto: trace: WHAT PATH" of the last run's stderr
 count() { grep -cxF "placeto: trace: $1 $2" "$tmp/err"; }
@@ -84,12 +90,65 @@ if [ -x "$coin" ]; then
     expect_rc "coin: train --resume" 0 && pass
     prog=$prog_main
     # the plain program has no such agent: a clear error naming the field
+    # the agents `train --help` lists, quoted as the message lists them: "placeto", "rnn", ... or "lsched"
+    names=$(help_agents "$prog")
+    quoted=$(printf '%s\n' "$names" | sed -e 's/[a-z0-9_-][a-z0-9_-]*/"&"/g' -e 's/ /, /g' -e 's/, \([^,]*\)$/ or \1/')
     run place "$g" --policy "$tmp/coin.json"
-    expect_rc "placeto: a coin policy" 1 && { grep -q 'agent: expected "placeto", "rnn", "gdp", "hsdag", "lsearch" or "lsched", got "coin"' "$tmp/err" && pass ||
+    expect_rc "placeto: a coin policy" 1 && { [ -n "$names" ] && grep -qF "agent: expected $quoted, got \"coin\"" "$tmp/err" && pass ||
         fail "placeto: a coin policy" "expected the agent field's error"; }
 else
     fail "coin" "no $coin (make test builds it)"
 fi
+
+# The contract through the train command, on every agent `train --help`
+# lists (placeto-coin's: coin too), with its default options: a run is
+# deterministic per seed; 2 episodes, then 2 more from the file
+# (--resume), give the bytes of 4; place and compare with its policy give
+# its zero-shot row (NAME, or NAME-refine with its start) and compare the
+# row NAME-trained; and resuming another agent's file is
+# refused naming both agents and what trains it (each agent is handed the
+# file of the one listed before it). The agents' own options across a
+# resume: cli_gdp.sh, cli_rnn.sh, cli_hsdag.sh, cli_lsched.sh, cli_lsearch.sh.
+prog_main=$prog
+[ -x "$coin" ] && prog=$coin
+agents=$(help_agents "$prog")
+[ -n "$agents" ] && pass || fail "train --help" "lists no agent"
+first=${agents%% *} prev=${agents##* }
+for a in $agents; do
+    t=(train graphs/toy/crown.json --agent "$a" --seed 3)
+    run "${t[@]}" --episodes 4 -o "$tmp/$a.json"
+    expect_rc "$a: train" 0 || continue
+    run "${t[@]}" --episodes 4 -o "$tmp/$a.again.json"
+    expect_rc "$a: train again" 0 && { cmp -s "$tmp/$a.json" "$tmp/$a.again.json" && pass ||
+        fail "$a: deterministic" "two runs with --seed 3 differ"; }
+    run "${t[@]}" --episodes 2 -o "$tmp/$a.r.json"
+    expect_rc "$a: train 2" 0
+    run "${t[@]}" --episodes 2 --resume "$tmp/$a.r.json"
+    expect_rc "$a: train 2 more" 0 && { cmp -s "$tmp/$a.json" "$tmp/$a.r.json" && pass ||
+        fail "$a: resume" "2 + 2 episodes resumed differ from 4"; }
+    # its rows: place names its zero-shot row, compare adds the best placement training found
+    run place graphs/toy/crown.json --policy "$tmp/$a.json"
+    expect_rc "$a: place" 0 && { grep -qE "with $a(-[a-z]+)?: runtime" "$tmp/out" && pass ||
+        fail "$a: place" "no '$a' row: $(flat "$tmp/out")"; }
+    run compare graphs/toy/crown.json --policy "$tmp/$a.json" --methods single --json
+    expect_rc "$a: compare" 0 && pycheck "$a: compare rows" '
+import json, sys
+names = [r["method"] for r in json.load(open(sys.argv[1]))["methods"]]
+a = sys.argv[2]
+assert a + "-trained" in names and any(n == a or n.startswith(a + "-") and n != a + "-trained" for n in names), names
+' "$tmp/out" "$a"
+done
+for a in $agents; do
+    [ -f "$tmp/$prev.json" ] || { prev=$a; continue; }
+    how="train --agent $prev"
+    agent=(--agent "$a"); [ "$a" = "$first" ] && agent=()
+    run train graphs/toy/crown.json "${agent[@]}" --episodes 1 --resume "$tmp/$prev.json" -o "$tmp/x.json"
+    expect_rc "$a: resume $prev's policy" 1 && {
+        grep -qi "$prev policy, not an\? $a policy" "$tmp/err" && grep -qF "$how" "$tmp/err" && [ ! -e "$tmp/x.json" ] &&
+            pass || fail "$a: resume $prev's policy" "expected '$prev policy, not ... $a policy' and '$how': $(flat "$tmp/err")"; }
+    prev=$a
+done
+prog=$prog_main
 
 # the untrained control: the same architecture with the weights training
 # starts from (--seed), placing by the same procedure; it is the network

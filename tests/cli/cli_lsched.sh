@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `placeto train --agent lsched` and its policy (the learned list
 # scheduler, a one-shot placer, docs/agent.md): the policy file names its
-# agent; training is deterministic per seed and 3 + 2 episodes resumed give
-# the bytes of 5; place and compare with the policy spend exactly --budget
+# agent; 3 + 2 episodes resumed give the bytes of 5 (determinism per seed:
+# cli_agents.sh, on every agent); place and compare with the policy spend exactly --budget
 # placements (default 20; rows lsched, lsched-trained and, with
 # --untrained, lsched-untrained), are never worse than the best heuristic,
 # place on another device count and another graph than trained on, and
@@ -30,8 +30,6 @@ t = d["training"]
 assert t["episodes"] == 5 and len(t["best"]) == 2 and t["simulations"] >= 20, t
 ' "$tmp/a.json"
 fi
-run train "$g" graphs/toy/crown.json "${small[@]}" --episodes 5 -o "$tmp/b.json"
-expect_rc "train again" 0 && { cmp -s "$tmp/a.json" "$tmp/b.json" && pass || fail "lsched deterministic" "two runs differ"; }
 run train "$g" graphs/toy/crown.json "${small[@]}" --episodes 3 -o "$tmp/c.json"
 expect_rc "train 3" 0
 run train "$g" graphs/toy/crown.json --agent lsched --decodes 4 --seed 3 --episodes 2 --resume "$tmp/c.json" -o "$tmp/c.json"

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # `placeto train --agent rnn`: the RNN-based placer trains through the train
 # command: progress lines, --json lines, the learning curve, a policy file
-# with "agent": "rnn"; deterministic per seed; 5 updates = 3, then 2 more
-# from the file, byte for byte; --threads gives the same bytes; place and compare with an rnn policy (rows
-# rnn and rnn-trained); the Placeto trainer refuses an rnn policy and the
-# rnn trainer a Placeto one; bad values and the Placeto-only options
-# are usage errors. Prints "rnn: N passed, M failed".
+# with "agent": "rnn"; 5 updates = 3, then 2 more from the file, byte for
+# byte; --threads gives the same bytes; place and compare with an rnn policy (rows
+# rnn and rnn-trained); bad values and the Placeto-only options are usage
+# errors (determinism per seed and the other agents' policies refused:
+# cli_agents.sh, on every agent). Prints "rnn: N passed, M failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/cli/lib_cli.sh
@@ -40,11 +40,6 @@ best = [float(r["best_runtime_us"]) for r in rows]
 assert best == sorted(best, reverse=True), "best runtime went up"
 assert all(float(r["return"]) < 0 for r in rows)
 ' "$tmp/a.csv"
-fi
-
-run train "$g" "${small[@]}" --episodes 5 -o "$tmp/b.json"
-if expect_rc "rnn again" 0; then
-    if cmp -s "$tmp/a.json" "$tmp/b.json"; then pass; else fail "rnn deterministic" "policy files differ"; fi
 fi
 
 # resume: 5 straight = 3 + 2 resumed
@@ -128,20 +123,7 @@ assert d["method"] == "rnn" and d["placements"] == 4 and d["runtime_us"] > 0, d
 assert len(d["placement"]["ops"]) == 18
 ' "$tmp/out"
 fi
-run place "$g" --policy "$tmp/a.json"
-if expect_rc "place rnn text" 0; then
-    if grep -q "with rnn: runtime" "$tmp/out"; then pass; else fail "place rnn text" "no rnn row"; fi
-fi
-run compare "$g" --policy "$tmp/a.json" --methods single,heft --json
-if expect_rc "compare rnn policy" 0; then
-    pycheck "compare rnn rows" '
-import json, sys
-d = json.load(open(sys.argv[1]))
-rows = d["methods"]
-names = [r["method"] for r in rows]
-assert "rnn" in names and "rnn-trained" in names, names
-' "$tmp/out"
-fi
+# (its rows rnn and rnn-trained in place and compare: cli_agents.sh, on every agent)
 run place "$g" --policy "$tmp/a.json" --start heuristic
 if expect_rc "rnn --start heuristic" 1; then
     if grep -q "does not apply" "$tmp/err"; then pass; else fail "rnn --start" "no clear message"; fi
@@ -185,16 +167,6 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["groups"] == int(sys.argv[2]), (d["groups"], sys.argv[2])
 ' "$tmp/out" "$want"
-fi
-
-# each agent's policy where the other one is needed
-run train "$g" --episodes 1 --resume "$tmp/a.json" -o "$tmp/x.json"
-if expect_rc "train placeto on rnn policy" 1; then
-    if grep -q "train --agent rnn" "$tmp/err"; then pass; else fail "placeto resume rnn" "no hint"; fi
-fi
-run train "$g" --agent rnn --episodes 1 --resume graphs/policies/inception_v3_2.json -o "$tmp/x.json"
-if expect_rc "rnn on a placeto policy" 1; then
-    if grep -q "a Placeto policy" "$tmp/err"; then pass; else fail "rnn resume placeto" "no clear message"; fi
 fi
 
 usage_error "bad agent" train "$g" --agent gnn -o "$tmp/x.json"

@@ -1,11 +1,12 @@
 /* actor_test: what the tests of the learned single-pass placers' episodes
- * (the RNN placer, GDP, HSDAG) share: a random graph to place, and the
- * episodes each of them must refuse to step. */
+ * (the RNN placer, GDP, HSDAG) share: a random graph to place; and the
+ * episodes every agent's explorer actor must refuse to step (checked on
+ * each registered one by test_contract.c). */
 #ifndef PLACETO_ACTOR_TEST_H
 #define PLACETO_ACTOR_TEST_H
 
-#include "placeto_episode.h"
-#include "rnn.h"
+#include "episode.h"
+#include "vocab.h"
 
 /* A random DAG of n_ops ops grouped to target groups, n_dev default
  * devices and the op-type vocabulary of the graph. */

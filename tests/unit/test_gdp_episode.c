@@ -4,7 +4,8 @@
  * history entry keeps its group's probabilities; after undo, redo,
  * overrides and a switch to another episode the cached probabilities and
  * attention equal a fresh forward pass byte for byte, and no pass runs
- * again; episodes GDP cannot step are refused. */
+ * again; a larger graph than it was built for is placed (the episodes it
+ * refuses: test_contract.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -210,8 +211,6 @@ TEST(gdp_episode_cache)
     gfix_done(&f);
 }
 
-static int gdp_check(const Episode *ep, const void *net, Err *e) { return gdp_episode_check(ep, net, e); }
-
 TEST(gdp_episode_refused)
 {
     GFix f;
@@ -220,8 +219,7 @@ TEST(gdp_episode_refused)
         return;
     }
     Err e = {{0}};
-    check_actor_refusals(f.b.g, f.b.gr, 2, gdp_episode_config, gdp_check, f.net);
-    /* inductive: a larger graph than the one it was built for is placed */
+    /* the episodes it refuses: test_contract.c (check_actor_refusals). Inductive: a larger graph than the one it was built for is placed */
     Graph *big = gen_random_dag(200, 2.0, 8);
     Grouping *gr = group_build(big, 40, &e);
     REQUIRE(gr != NULL);

@@ -3,11 +3,12 @@
  * every split pays a transfer and so the two one-device placements are the
  * best, a hundred updates make them far more likely; a run is deterministic
  * per seed and gives the same bits on 1, 2 or K threads; N + M updates in
- * one run and N, save, load, M give byte-identical files; save -> load ->
- * save is byte-identical; the file names its agent and each agent's loader
- * refuses the others' files; a bad gdp file is refused with the field
- * named; a policy trained on one graph places (and fine-tunes on) another
- * whose op types it has partly never seen; an update's gradient (one
+ * one run and N, save, load, M give byte-identical files (with threads
+ * and the greedy period crossing the resume; the defaults:
+ * test_contract.c, with the file's round trip and the other loaders'
+ * refusals); the file names its agent and architecture; a bad gdp file is
+ * refused with the field named (placing and training on a graph of op
+ * types it never saw: test_contract.c); an update's gradient (one
  * forward and one backward per graph) equals the per-sample gradients of
  * the unbatched update summed, within float rounding; a family batch
  * gives the same weights on 1, 2 and 3 threads. */
@@ -26,7 +27,7 @@
 #include "test.h"
 #include "testutil.h"
 #include "text_cases.h"
-#include "train_fixture.h"
+#include "agent_fixture.h"
 
 static GdpNet *tiny_net(const TrainFix *f, uint64_t seed)
 {
@@ -102,7 +103,7 @@ static int run_split(const TrainFix *f, int n1, int n2, int samples, int threads
     cfg.greedy_every = 2; /* the greedy placement's period crosses the resume */
     TrainState ts;
     train_state_init(&ts, cfg.lr, cfg.entropy, 9);
-    return split_run(&fix_gdp, f, &cfg, tiny_net(f, 4), &ts, n1, n2, mid, path);
+    return split_run(agent_find("gdp"), gdp_fix_train, f, &cfg, tiny_net(f, 4), &ts, n1, n2, mid, path);
 }
 
 TEST(gdp_train_resume_is_bit_exact)
@@ -126,7 +127,7 @@ TEST(gdp_train_resume_is_bit_exact)
     }
     /* load -> save is byte-identical */
     TrainState ts;
-    GdpNet *net = split_reload(&fix_gdp, a, c, &ts);
+    GdpNet *net = split_reload(agent_find("gdp"), a, c, &ts);
     if (net) {
         CHECK_INT(ts.episodes, 5);
         CHECK_INT(ts.adam.step, 10);
@@ -155,41 +156,17 @@ TEST(gdp_policy_file_names_its_agent)
         CHECK(text && strstr(text, "\"agent\": \"gdp\""));
         CHECK(text && strstr(text, "\"superposition\": true"));
         free(text);
-        Err pe = {{0}}, re = {{0}};
-        CHECK(placeto_policy_load(p, NULL, &pe) == NULL);
-        CHECK_STR_CONTAINS(pe.msg, "a gdp policy");
-        CHECK_STR_CONTAINS(pe.msg, "train --agent gdp");
-        TrainState rts;
-        CHECK(rnn_policy_load(p, &rts, &re) == NULL);
-        CHECK_STR_CONTAINS(re.msg, "a gdp policy, not an rnn policy");
-        train_state_done(&rts);
         int nd = 0, nt = -1;
         CHECK_INT(gdp_policy_peek(p, &nd, &nt, &e), 1);
         CHECK_INT(nd, 2);
         CHECK_INT(nt, 0);
         CHECK_INT(rnn_policy_peek(p, NULL, NULL, NULL, &e), 0);
-        TrainState ts;
-        GdpNet *back = gdp_policy_load(p, &ts, &e);
-        CHECK_MSG(back != NULL, "%s", e.msg);
-        if (back) {
-            CHECK(memcmp(&back->arch, &net->arch, sizeof net->arch) == 0);
-            CHECK_INT(back->p.n, net->p.n);
-            CHECK(memcmp(back->p.w, net->p.w, net->p.n * sizeof *net->p.w) == 0);
-            CHECK_INT(back->vocab.n, net->vocab.n);
-        }
-        train_state_done(&ts);
-        gdp_free(back);
     } else {
         CHECK_MSG(0, "save: %s", e.msg);
     }
-    /* the other agents' files: the gdp loader refuses them */
-    const char *old = "graphs/policies/inception_v3_2.json";
-    TrainState ts;
-    Err ge = {{0}};
-    CHECK(gdp_policy_load(old, &ts, &ge) == NULL);
-    CHECK_STR_CONTAINS(ge.msg, "a Placeto policy, not a gdp policy");
-    train_state_done(&ts);
-    CHECK_INT(gdp_policy_peek(old, NULL, NULL, &ge), 0);
+    /* the other agents' files: gdp's peek passes them by (its loader
+       refuses them: test_contract.c) */
+    CHECK_INT(gdp_policy_peek("graphs/policies/inception_v3_2.json", NULL, NULL, &e), 0);
     gdp_free(net);
     tmp_close(&td);
     train_fix_done(&f);
@@ -199,20 +176,12 @@ TEST(gdp_policy_file_names_its_agent)
 TEST(gdp_policy_file_errors)
 {
     TrainFix f;
-    TmpDir td;
     if (train_fix_new(&f, "graphs/toy/chain.json", 4) != 0)
         return;
-    REQUIRE_MSG(tmp_open(&td, "placeto_gdp_bad"), "mkdtemp failed");
-    char p[128];
-    tmp_file(p, sizeof p, &td, "gdp.json");
     GdpNet *net = tiny_net(&f, 1);
     TrainState ts;
     train_state_init(&ts, 3e-4, 0.01, 1);
-    Err e = {{0}};
-    size_t len = 0;
-    char *good = fix_saved_text(&fix_gdp, net, &ts, p, &len, &e);
     static const TextCase bad[] = {
-        {"\"agent\": \"gdp\"", "\"agent\": \"gnn\"", "agent: expected \"placeto\", \"rnn\", \"gdp\", \"hsdag\", \"lsearch\" or \"lsched\""},
         {"\"hidden\": 8", "\"hidden\": 7", "architecture.hidden: expected a multiple of heads"},
         {"\"n_devices\": 2", "\"n_devices\": 0", "architecture.n_devices"},
         {"\"blocks\": 1", "\"blocks\": 9", "architecture.blocks"},
@@ -222,45 +191,9 @@ TEST(gdp_policy_file_errors)
         {"\"baseline\": []", "\"baseline\": [[1]]", "training.baseline: expected []"},
         {"\"shape\": [", "\"shape\": [9", "parameters[0].shape"},
     };
-    check_text_cases(good, len, bad, sizeof bad / sizeof *bad, gdp_fix_load_text);
-    free(good);
+    fix_text_cases(agent_find("gdp"), net, &ts, bad, sizeof bad / sizeof *bad);
     train_state_done(&ts);
     gdp_free(net);
-    tmp_close(&td);
-    train_fix_done(&f);
-}
-
-/* The inductive network: trained on the chain, it places and fine-tunes on
- * the crown (op types outside its vocabulary count as "other"). */
-TEST(gdp_train_fine_tunes_on_another_graph)
-{
-    TrainFix f, h;
-    if (train_fix_new(&f, "graphs/toy/chain.json", 4) != 0)
-        return;
-    if (train_fix_new(&h, "graphs/toy/crown.json", 0) != 0) {
-        train_fix_done(&f);
-        return;
-    }
-    GdpNet *net = tiny_net(&f, 2);
-    REQUIRE(net);
-    GdpTrainConfig cfg;
-    gdp_train_config_default(&cfg);
-    cfg.samples = 4;
-    TrainState ts;
-    train_state_init(&ts, cfg.lr, cfg.entropy, 5);
-    CHECK_INT(gdp_fix_train(net, &ts, &cfg, &f, 2), 2);
-    int *gd = calloc((size_t)h.pb.gr->n_groups, sizeof *gd);
-    double rt = 0;
-    Err e = {{0}};
-    CHECK_INT(gdp_place(net, h.pb.g, h.pb.gr, h.pb.c, 3, 1, gd, &rt, &e), 4);
-    CHECK(rt > 0);
-    CHECK_INT(gdp_fix_train(net, &ts, &cfg, &h, 2), 2);
-    CHECK_INT(ts.n_best, 2);
-    CHECK(ts.n_best == 2 && isfinite(ts.best[1].runtime_us));
-    free(gd);
-    train_state_done(&ts);
-    gdp_free(net);
-    train_fix_done(&h);
     train_fix_done(&f);
 }
 

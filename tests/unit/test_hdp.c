@@ -29,7 +29,7 @@
 #include "test.h"
 #include "testutil.h"
 #include "text_cases.h"
-#include "train_fixture.h"
+#include "agent_fixture.h"
 
 /* --- fixtures ----------------------------------------------------------------- */
 
@@ -355,7 +355,7 @@ static int run_split(const TrainFix *f, int n1, int n2, int samples, int threads
     cfg.freeze_placer = 4;   /* and the placer freezes after the resume point of 3 */
     TrainState ts;
     rnn_train_state_init(&ts, cfg.lr, cfg.entropy, 9);
-    return split_run(&fix_rnn, f, &cfg, hdp_net(&f->voc, 2, f->pb.gr->n_groups, 6, 8, 4), &ts, n1, n2, mid, path);
+    return split_run(agent_find("rnn"), rnn_fix_train, f, &cfg, hdp_net(&f->voc, 2, f->pb.gr->n_groups, 6, 8, 4), &ts, n1, n2, mid, path);
 }
 
 TEST(hdp_train_resume_threads_and_file)
@@ -381,7 +381,7 @@ TEST(hdp_train_resume_threads_and_file)
     }
     /* load -> save is byte-identical; the file names the grouper and the frozen placement */
     TrainState ts;
-    RnnNet *net = split_reload(&fix_rnn, a, c, &ts);
+    RnnNet *net = split_reload(agent_find("rnn"), a, c, &ts);
     if (net) {
         CHECK(net->arch.grouper == RNN_GROUPER_HDP && net->arch.n_groups == 6 && net->frozen != NULL);
         CHECK_INT(ts.episodes, 7);
@@ -417,7 +417,6 @@ TEST(hdp_policy_file_errors)
     rnn_train_state_init(&ts, 0.1, 0, 1);
     Err e = {{0}};
     size_t len = 0;
-    char *good = fix_saved_text(&fix_rnn, net, &ts, p, &len, &e);
     static const TextCase bad[] = {
         {"\"grouper\": \"hdp\"", "\"grouper\": \"hpd\"", "architecture.grouper: expected \"none\" or \"hdp\""},
         {"\"grouper\": \"hdp\"", "\"grouper\": 1", "architecture.grouper: expected \"none\" or \"hdp\""},
@@ -433,25 +432,24 @@ TEST(hdp_policy_file_errors)
         {"\"placer_frozen\": [0, 1, 0]", "\"placer_frozen\": {}", "placer_frozen: expected an array of 3 devices"},
         {"\"name\": \"grouper_g\"", "\"name\": \"grouper_x\"", "parameters[13].name"},
     };
-    check_text_cases(good, len, bad, sizeof bad / sizeof *bad, rnn_fix_load_text);
+    fix_text_cases(agent_find("rnn"), net, &ts, bad, sizeof bad / sizeof *bad);
     /* a plain rnn file with a frozen placement or grouper fields is refused too */
     RnnArch pa = net->arch;
     pa.grouper = RNN_GROUPER_NONE;
     pa.grouper_hidden = pa.units = 0;
     RnnNet *plain = rnn_new(&pa, &f.voc, 1, &e);
-    char *ptext = fix_saved_text(&fix_rnn, plain, &ts, p, &len, &e);
+    char *ptext = fix_saved_text(agent_find("rnn"), plain, &ts, p, &len, &e);
     static const TextCase pbad[] = {
         {"\"vocabulary\": [", "\"placer_frozen\": [0, 1, 0],\n \"vocabulary\": [", "placer_frozen: only an hdp policy"},
         {"\"squash_tau\": 1.0", "\"squash_tau\": 1.0, \"units\": 4", "architecture.units: only an hdp policy"},
         {"\"squash_tau\": 1.0", "\"squash_tau\": 1.0, \"grouper\": \"none\"", ""}, /* loads: checked below */
     };
-    check_text_cases(ptext, len, pbad, 2, rnn_fix_load_text);
+    fix_text_cases(agent_find("rnn"), plain, &ts, pbad, 2);
     char *none = ptext ? text_subst(ptext, pbad[2].old, pbad[2].rep, 1) : NULL;
-    CHECK(none && rnn_fix_load_text("none.json", none, strlen(none), &e));
+    CHECK(none && fix_loads_text(agent_find("rnn"), "none.json", none, strlen(none), &e));
     free(none);
     free(ptext);
     rnn_free(plain);
-    free(good);
     train_state_done(&ts);
     rnn_free(net);
     tmp_close(&td);

@@ -2,8 +2,9 @@
  * stepped to the end without overrides it is hsdag_forward's placement
  * (sampled from the same RNG, or greedy); a cluster's later groups follow
  * where its first group is, an override of the first included; undo and
- * redo give the same placements; the actor runs one forward pass; episodes
- * HSDAG cannot step are refused; group_cluster_stats on a hand-made case. */
+ * redo give the same placements; the actor runs one forward pass
+ * (the episodes it refuses: test_contract.c); group_cluster_stats on a
+ * hand-made case. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -216,16 +217,6 @@ TEST(hsdag_episode_undo_redo)
     CHECK(hsdag_episode_step(ep, f.ac, 1) == NULL);
     CHECK_INT(f.ac->passes_run, 1);
     free(whole);
-    hefix_done(&f);
-}
-
-static int hsdag_check(const Episode *ep, const void *net, Err *e) { return hsdag_episode_check(ep, net, e); }
-
-TEST(hsdag_episode_refused)
-{
-    HeFix f;
-    if (hefix_new(&f, 40, 8, 2, 5) == 0)
-        check_actor_refusals(f.b.g, f.b.gr, 2, hsdag_episode_config, hsdag_check, f.net);
     hefix_done(&f);
 }
 

@@ -5,8 +5,9 @@
  * earlier groups and a switch to another episode gives the same bytes
  * (probabilities and attention) as a decode from scratch, and the cache
  * re-runs only the steps after the first changed device; an override
- * conditions the later steps as teacher forcing does; episodes the decoder
- * cannot step are refused. */
+ * conditions the later steps as teacher forcing does; a graph of more
+ * groups than the net places is refused (the other episodes it refuses:
+ * test_contract.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -194,8 +195,6 @@ TEST(rnn_episode_cache)
     efix_done(&f);
 }
 
-static int rnn_check(const Episode *ep, const void *net, Err *e) { return rnn_episode_check(ep, net, e); }
-
 TEST(rnn_episode_refused)
 {
     EFix f;
@@ -204,8 +203,7 @@ TEST(rnn_episode_refused)
         return;
     }
     Err e = {{0}};
-    check_actor_refusals(f.b.g, f.b.gr, 2, oneshot_episode_config, rnn_check, f.net);
-    /* a graph of more groups than the net places */
+    /* the episodes it refuses: test_contract.c (check_actor_refusals); a graph of more groups than the net places */
     Graph *big = gen_random_dag(200, 2.0, 8);
     Grouping *gr = group_build(big, 40, &e);
     REQUIRE(gr != NULL);
