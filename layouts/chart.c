@@ -56,6 +56,22 @@ void chart_layout(int h, int n, int *ph, int *lr)
     *lr = avail - *ph;
 }
 
+/* The value after count i (1 <= i <= s->n). */
+static double series_at(const ChartSeries *s, int64_t i)
+{
+    if (!s->x)
+        return s->y[i - 1];
+    int64_t lo = 0, hi = s->m - 1; /* the last step at or before i */
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo + 1) / 2;
+        if (s->x[mid] <= i)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return s->m > 0 && s->x[lo] <= i ? s->y[lo] : NAN;
+}
+
 /* The value shown at column c: the last one at a count the column covers,
  * or NAN when the series has not reached it. */
 static double value_at(const ChartSeries *s, int c, int64_t x_max, int w, int x_log)
@@ -77,10 +93,10 @@ static double value_at(const ChartSeries *s, int c, int64_t x_max, int w, int x_
         return NAN;
     if (last > s->n) {
         if (!s->done)
-            return chart_col(s->n, x_max, w, x_log) == c ? s->y[s->n - 1] : NAN;
-        return s->y[s->n - 1];
+            return chart_col(s->n, x_max, w, x_log) == c ? series_at(s, s->n) : NAN;
+        return series_at(s, s->n);
     }
-    return s->y[last - 1];
+    return series_at(s, last);
 }
 
 /* The legend from row y in rows rows: each series' mark, name (a column

@@ -18,6 +18,9 @@ typedef struct ChartSeries {
     int done;             /* the series has ended: drawn flat, dimmed, up to the x range's end */
     uint32_t glyph;       /* its mark ('*', '+', ...) */
     int pen;              /* its colour (a GRID_PEN) */
+    const int64_t *x;     /* NULL: y holds n values; else a step curve of m steps:
+                             from count x[k] (1-based, rising) on the value is y[k] */
+    int64_t m;
 } ChartSeries;
 
 /* How a chart is drawn. */

@@ -93,12 +93,15 @@ static void observe(void *ud, double makespan_us, const SimResult *res)
     RaceLane *l = ru->lane;
     double score = res ? place_score(r->pb.c, res) : makespan_us;
     pthread_mutex_lock(&r->lock);
-    if (l->n == l->cap) {
-        l->cap = l->cap ? 2 * l->cap : 256;
-        l->best = XRENEW(l->best, l->cap);
+    if (l->n_steps == 0 || score < l->step_best[l->n_steps - 1]) {
+        if (l->n_steps == l->cap) {
+            l->cap = l->cap ? 2 * l->cap : 64;
+            l->step_at = XRENEW(l->step_at, l->cap);
+            l->step_best = XRENEW(l->step_best, l->cap);
+        }
+        l->step_at[l->n_steps] = l->n + 1;
+        l->step_best[l->n_steps++] = score;
     }
-    double prev = l->n > 0 ? l->best[l->n - 1] : INFINITY;
-    l->best[l->n] = score < prev ? score : prev;
     l->n++;
     if (l->n < ru->granted && ru->until > 0 && util_now() >= ru->until)
         ru->granted = l->n;
@@ -244,33 +247,35 @@ int64_t race_max_n(const Race *r)
     return m;
 }
 
-/* The first k in [0, n) with best[k] < v (best does not rise), else n. */
-static int64_t first_below(const double *best, int64_t n, double v)
+double race_lane_best(const RaceLane *l, int64_t i)
 {
-    int64_t lo = 0, hi = n;
+    int64_t lo = 0, hi = l->n_steps - 1; /* the last step at or before simulation i + 1 */
     while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (best[mid] < v)
-            hi = mid;
+        int64_t mid = lo + (hi - lo + 1) / 2;
+        if (l->step_at[mid] <= i + 1)
+            lo = mid;
         else
-            lo = mid + 1;
+            hi = mid - 1;
     }
-    return lo;
+    return l->n_steps > 0 ? l->step_best[lo] : INFINITY;
 }
 
 void race_range(const Race *r, double *lo, double *hi)
 {
     *lo = *hi = 0;
     int any = 0;
-    for (int i = 0; i < r->n; i++) { /* a lane's best never rises: its finite values are one run, found in log n */
+    for (int i = 0; i < r->n; i++) { /* a lane's best never rises: its first finite step is its highest */
         const RaceLane *l = &r->lanes[i];
-        int64_t a = first_below(l->best, l->n, INFINITY), b = first_below(l->best, l->n, -DBL_MAX);
-        if (a >= b)
+        int64_t a = 0;
+        while (a < l->n_steps && !isfinite(l->step_best[a]))
+            a++;
+        if (a >= l->n_steps)
             continue;
-        if (!any || l->best[b - 1] < *lo)
-            *lo = l->best[b - 1];
-        if (!any || l->best[a] > *hi)
-            *hi = l->best[a];
+        double last = l->step_best[l->n_steps - 1];
+        if (!any || last < *lo)
+            *lo = last;
+        if (!any || l->step_best[a] > *hi)
+            *hi = l->step_best[a];
         any = 1;
     }
 }
@@ -302,8 +307,10 @@ void race_free(Race *r)
             place_run_free(&l->row);
     }
     for (int i = 0; i < r->n; i++) { /* a held lane never reads its curve again */
-        free(r->lanes[i].best);
-        r->lanes[i].best = NULL;
+        free(r->lanes[i].step_at);
+        free(r->lanes[i].step_best);
+        r->lanes[i].step_at = NULL;
+        r->lanes[i].step_best = NULL;
     }
     if (held) { /* quitting mid-race does not wait for the lanes, whatever their budget */
         if (n_abandoned == cap_abandoned) {

@@ -34,10 +34,14 @@ typedef struct RaceLane {
     const PlaceMethod *method;  /* RACE_SEARCH */
     const AgentPolicy *policy;  /* RACE_POLICY, RACE_CONTROL (borrowed; outlives the race) */
     char name[80];              /* the row's name once done; before: what it will be */
-    double *best;               /* best[i]: the best score (µs, place_score's penalty included
-                                   when memory was simulated) after i + 1 simulations */
+    /* the best score so far (µs, place_score's penalty included when memory
+     * was simulated) as a step curve, one entry per improvement: from
+     * simulation step_at[k] (1-based) on it is step_best[k] (race_lane_best
+     * reads it); memory grows with the improvements, not the simulations */
+    int64_t *step_at;
+    double *step_best;
+    int64_t n_steps, cap;
     int64_t n;                  /* simulations observed */
-    int64_t cap;
     int done;                   /* finished (row or err set) */
     int failed;                 /* finished with err */
     char err[256];
@@ -69,6 +73,8 @@ void race_add_policy(Race *r, const AgentPolicy *ap, int control);
  * upto (0: every lane reached it or finished). */
 int race_run(Race *r, int64_t upto, double until);
 int race_lanes(const Race *r);
+/* The lane's best score after i + 1 simulations (i < l->n). */
+double race_lane_best(const RaceLane *l, int64_t i);
 const RaceLane *race_lane(const Race *r, int i);
 /* 1 when every lane has finished. */
 int race_done(const Race *r);

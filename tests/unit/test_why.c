@@ -198,16 +198,20 @@ static void race_once(const Problem *p, int64_t slice, double frame_s, double rt
         rt[k] = l->row.runtime_us;
         n[k] = l->n;
         curve[k] = malloc((size_t)l->n * sizeof **curve);
-        memcpy(curve[k], l->best, (size_t)l->n * sizeof **curve);
+        for (int64_t i = 0; i < l->n; i++)
+            curve[k][i] = race_lane_best(l, i);
         for (int64_t i = 1; i < l->n; i++)
-            CHECK(l->best[i] <= l->best[i - 1]);
+            CHECK(curve[k][i] <= curve[k][i - 1]);
+        CHECK(l->n_steps <= l->n); /* one entry per improvement */
+        for (int64_t j = 1; j < l->n_steps; j++)
+            CHECK(l->step_at[j] > l->step_at[j - 1] && l->step_best[j] < l->step_best[j - 1]);
     }
     CHECK(race_max_n(r) >= 150);
     double lo, hi;
     race_range(r, &lo, &hi);
-    double best = fmin(race_lane(r, 0)->best[n[0] - 1], race_lane(r, 1)->best[n[1] - 1]);
+    double best = fmin(curve[0][n[0] - 1], curve[1][n[1] - 1]);
     CHECK(lo == best);
-    CHECK(hi == fmax(race_lane(r, 0)->best[0], race_lane(r, 1)->best[0]));
+    CHECK(hi == fmax(curve[0][0], curve[1][0]));
     race_free(r);
 }
 
@@ -343,9 +347,24 @@ TEST(chart_maps_counts_and_values)
     CHECK_INT(chart_row(99.0, 10.0, 20.0, 11), 0);
     Grid *g = grid_new(70, 16);
     double y1[3] = {2000, 1500, 1000}, y2[2] = {1800, 1800};
-    ChartSeries s[2] = {{"anneal", "final", y1, 3, 1, '*', GS_GOOD}, {"ils", NULL, y2, 2, 0, '+', GS_WARN}};
+    ChartSeries s[2] = {{.name = "anneal", .note = "final", .y = y1, .n = 3, .done = 1, .glyph = '*', .pen = GS_GOOD},
+                        {.name = "ils", .y = y2, .n = 2, .glyph = '+', .pen = GS_WARN}};
     chart_draw(g, (GridRect){0, 0, 70, 16}, s, 2, 3, 1000, 2000, "placements", NULL, NULL);
     char *text = grid_to_text(g, GRID_ASCII);
+    /* the same curves as steps (a value from its count on, as the race
+     * keeps them): the same chart */
+    int64_t x1[3] = {1, 2, 3}, x2[1] = {1};
+    ChartSeries st[2] = {s[0], s[1]};
+    st[0].x = x1;
+    st[0].m = 3;
+    st[1].x = x2;
+    st[1].m = 1;
+    Grid *g2 = grid_new(70, 16);
+    chart_draw(g2, (GridRect){0, 0, 70, 16}, st, 2, 3, 1000, 2000, "placements", NULL, NULL);
+    char *text2 = grid_to_text(g2, GRID_ASCII);
+    CHECK_STR(text2, text);
+    free(text2);
+    grid_free(g2);
     CHECK(strstr(text, "* anneal") != NULL);
     CHECK(strstr(text, "+ ils") != NULL);
     CHECK(strstr(text, "2.000 ms") != NULL);
@@ -356,7 +375,8 @@ TEST(chart_maps_counts_and_values)
     double y3[1] = {1500};
     ChartSeries many[12];
     for (int k = 0; k < 12; k++)
-        many[k] = (ChartSeries){"lane", NULL, y3, 1, 1, (uint32_t)('a' + k), GRID_PEN(GS_SERIES, k)};
+        many[k] = (ChartSeries){.name = "lane", .y = y3, .n = 1, .done = 1, .glyph = (uint32_t)('a' + k),
+                                .pen = GRID_PEN(GS_SERIES, k)};
     ChartOpts o = {1, 2, "j/k", "lanes"};
     ChartFit fit;
     grid_fill(g, (GridRect){0, 0, 70, 16}, ' ', GS_NONE);

@@ -278,8 +278,9 @@ int app_race_draw(const App *a, Grid *g)
     for (int k = 0; k < n; k++) {
         const RaceLane *l = race_lane(r, k);
         app_race_lane_name(l, names[k], sizeof names[k]);
-        s[k] = (ChartSeries){names[k], notes[k], l->best, l->n, l->done, (uint32_t)glyphs[k % (int)(sizeof glyphs - 1)],
-                             GRID_PEN(GS_SERIES, k)};
+        s[k] = (ChartSeries){.name = names[k], .note = notes[k], .y = l->step_best, .n = l->n, .done = l->done,
+                             .glyph = (uint32_t)glyphs[k % (int)(sizeof glyphs - 1)], .pen = GRID_PEN(GS_SERIES, k),
+                             .x = l->step_at, .m = l->n_steps};
         if (l->failed)
             snprintf(notes[k], sizeof notes[k], "failed: %s", l->err);
         else if (l->done)
@@ -287,7 +288,7 @@ int app_race_draw(const App *a, Grid *g)
                      util_fmt_time(b1, l->row.runtime_us), (long long)l->row.placements, l->row.placements == 1 ? "" : "s", (long long)l->n,
                      l->row.oom ? ", out of memory" : "");
         else if (l->n > 0)
-            snprintf(notes[k], sizeof notes[k], "best %s after %lld simulations", util_fmt_time(b1, l->best[l->n - 1]),
+            snprintf(notes[k], sizeof notes[k], "best %s after %lld simulations", util_fmt_time(b1, race_lane_best(l, l->n - 1)),
                      (long long)l->n);
         else
             snprintf(notes[k], sizeof notes[k], "waiting");

@@ -585,7 +585,7 @@ static int lane_value(const RaceLane *l, double *us)
         return !l->failed && !l->row.oom;
     }
     if (l->n > 0)
-        *us = l->best[l->n - 1];
+        *us = race_lane_best(l, l->n - 1);
     return l->n > 0;
 }
 
