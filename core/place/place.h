@@ -65,13 +65,20 @@ double place_score(const Cluster *c, const SimResult *r);
 /* The searches' scorer of per-group placements, for a search built
  * elsewhere (the learned search): place_eval gives place_score of the
  * placement, through the simulator's makespan-only path when the output
- * bytes on each device fit in its memory (the same number, faster);
- * place_eval_full the full result of a placement (for its times; the same
- * placement, not another one simulated). Counts nothing: the caller counts
- * its budget. */
+ * bytes on each device fit in its memory (the same number, faster), and
+ * re-simulating incrementally from where the placement differs from the
+ * one given before (bit-identical to a full simulation); place_eval_cut
+ * the same when the score is below cutoff, else a number in [cutoff,
+ * score] (the runtime: its memory pass skipped; place_eval_score then
+ * completes it); place_eval_full the full result of a placement (for its
+ * times; the same placement, not another one simulated). Each tells the
+ * simulation observer once (sim_observe). Counts nothing: the caller
+ * counts its budget. */
 typedef struct PlaceEval PlaceEval;
 PlaceEval *place_eval_new(const Graph *g, const Grouping *gr, const Cluster *c);
 double place_eval(PlaceEval *pe, const int *group_device);
+double place_eval_cut(PlaceEval *pe, const int *group_device, double cutoff);
+double place_eval_score(PlaceEval *pe);
 const SimResult *place_eval_full(PlaceEval *pe, const int *group_device);
 void place_eval_free(PlaceEval *pe);
 

@@ -34,6 +34,7 @@ PlaceEval *place_eval_new(const Graph *g, const Grouping *gr, const Cluster *c)
     pe->n = gr->n_groups;
     pe->nd = c->n_devices;
     pe->sim = sim_new(g, c);
+    sim_set_quiet(pe->sim, 1); /* one placement, one word to the observer (place_eval_cut) */
     pe->op = XMALLOC(int, g->n_nodes);
     pe->group_bytes = XNEW(double, pe->n);
     pe->dev_bytes = XNEW(double, pe->nd);
@@ -54,8 +55,11 @@ void place_eval_free(PlaceEval *pe)
 }
 
 /* A device's peak memory is at most the bytes of the outputs placed on it;
- * when that fits on every device, the score is the makespan. */
-double place_eval(PlaceEval *pe, const int *gd)
+ * when that fits on every device, the score is the makespan. Otherwise the
+ * makespan is a lower bound of the score, and the memory pass is needed only
+ * when it is below the cutoff. The simulation is incremental: from where the
+ * placement differs from the one before (sim_makespan_from). */
+double place_eval_cut(PlaceEval *pe, const int *gd, double cutoff)
 {
     group_expand(pe->gr, gd, pe->op);
     memset(pe->dev_bytes, 0, (size_t)pe->nd * sizeof *pe->dev_bytes);
@@ -64,15 +68,26 @@ double place_eval(PlaceEval *pe, const int *gd)
     int fits = 1;
     for (int d = 0; d < pe->nd && fits; d++)
         fits = pe->dev_bytes[d] <= (double)pe->c->devices[d].memory_bytes;
-    if (fits)
-        return sim_makespan(pe->sim, pe->op);
-    return place_score(pe->c, sim_run(pe->sim, pe->op));
+    double makespan = sim_makespan(pe->sim, pe->op);
+    if (fits || makespan >= cutoff) {
+        sim_tell(makespan, NULL);
+        return makespan;
+    }
+    const SimResult *r = sim_result_memory(pe->sim);
+    sim_tell(makespan, r);
+    return place_score(pe->c, r);
 }
+
+double place_eval(PlaceEval *pe, const int *gd) { return place_eval_cut(pe, gd, INFINITY); }
+
+double place_eval_score(PlaceEval *pe) { return place_score(pe->c, sim_result_memory(pe->sim)); }
 
 const SimResult *place_eval_full(PlaceEval *pe, const int *gd)
 {
     group_expand(pe->gr, gd, pe->op);
-    return sim_run(pe->sim, pe->op);
+    const SimResult *r = sim_run(pe->sim, pe->op);
+    sim_tell(r->makespan_us, r);
+    return r;
 }
 
 typedef struct Search {
@@ -99,12 +114,15 @@ double place_score(const Cluster *c, const SimResult *r)
     return r->makespan_us + OOM_PENALTY_US_PER_BYTE * over;
 }
 
-/* Scores the per-group placement gd (one placement of the budget). */
-static double evaluate(Search *s, const int *gd)
+/* Scores the per-group placement gd (one placement of the budget): exactly
+ * when below cutoff, else a lower bound of the score that is >= cutoff. */
+static double evaluate_cut(Search *s, const int *gd, double cutoff)
 {
     s->used++;
-    return place_eval(s->pe, gd);
+    return place_eval_cut(s->pe, gd, cutoff);
 }
+
+static double evaluate(Search *s, const int *gd) { return evaluate_cut(s, gd, INFINITY); }
 
 static void note(Search *s, const int *gd, double score)
 {
@@ -242,8 +260,19 @@ int place_anneal(const PlaceCtx *ctx, int *op_device, Err *e)
         double temp = t0 * pow(t1 / t0, frac);
         int k = (int)rng_below(&s.rng, (uint64_t)s.n), old = s.cur[k];
         s.cur[k] = other_device(&s, k);
-        double score = evaluate(&s, s.cur), delta = score - s.cur_score;
-        if (delta <= 0 || rng_uniform(&s.rng) < exp(-delta / temp)) {
+        /* exact up to the current score; above it a lower bound, enough to
+         * reject unless the draw could accept the move */
+        double score = evaluate_cut(&s, s.cur, nextafter(s.cur_score, INFINITY)), delta = score - s.cur_score;
+        int keep = delta <= 0;
+        if (!keep) {
+            double u = rng_uniform(&s.rng);
+            if (u < exp(-delta / temp)) { /* the draw may accept: the exact score decides */
+                score = place_eval_score(s.pe);
+                delta = score - s.cur_score;
+                keep = u < exp(-delta / temp);
+            }
+        }
+        if (keep) {
             s.cur_score = score;
             note(&s, s.cur, score);
         } else {
@@ -275,7 +304,7 @@ static void local_search(Search *s, int *order)
             for (int j = 0; j < s->nd - 1 && s->used < s->budget; j++) {
                 int d = (o + j) % (s->nd - 1);
                 s->cur[k] = d >= old ? d + 1 : d;
-                double score = evaluate(s, s->cur);
+                double score = evaluate_cut(s, s->cur, s->cur_score);
                 if (score < s->cur_score) {
                     s->cur_score = score;
                     note(s, s->cur, score);

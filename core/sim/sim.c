@@ -659,7 +659,8 @@ const SimResult *sim_run(Sim *s, const int *op_device)
     sim_loop_full(s);
     s->r.makespan_us = s->makespan;
     sim_memory(s);
-    sim_notify(s->makespan, &s->r);
+    s->mem = 2;
+    sim_notify(s, s->makespan, &s->r);
     return &s->r;
 }
 
@@ -669,7 +670,8 @@ double sim_makespan(Sim *s, const int *op_device)
     sim_start(s, op_device);
     sim_loop_makespan(s);
     s->r.makespan_us = s->makespan;
-    sim_notify(s->makespan, NULL);
+    s->mem = 0;
+    sim_notify(s, s->makespan, NULL);
     return s->makespan;
 }
 
@@ -683,8 +685,16 @@ void sim_observe(SimObserver fn, void *ud)
     observer_ud = ud;
 }
 
-void sim_notify(double makespan_us, const SimResult *r)
+void sim_set_quiet(Sim *s, int quiet) { s->quiet = quiet; }
+
+void sim_tell(double makespan_us, const SimResult *r)
 {
     if (observer)
         observer(observer_ud, makespan_us, r);
+}
+
+void sim_notify(const Sim *s, double makespan_us, const SimResult *r)
+{
+    if (!s->quiet)
+        sim_tell(makespan_us, r);
 }

@@ -57,6 +57,15 @@ double sim_makespan(Sim *s, const int *op_device);
  * s, simulates everything (and records). op_device may be the same array as
  * last time, changed in place. */
 const SimResult *sim_run_from(Sim *s, const int *op_device);
+/* The same run as sim_run_from but without the peak-memory pass: returns
+ * the makespan; the result's times and transfers are complete, its memory
+ * is not, until sim_result_memory. For the searches, which need the memory
+ * only of the placements that may be kept. */
+double sim_makespan_from(Sim *s, const int *op_device);
+/* The full result of the last run on s, peak memory included (computed now
+ * when the run skipped it; sim_makespan's runs are simulated again in
+ * full). Not another simulation: the observer is not told. */
+const SimResult *sim_result_memory(Sim *s);
 /* Checkpoints of sim_run_from every `events` resource events (>= 1; 0: the
  * default, about 32 per run); takes effect at its next whole run. For tests
  * and tuning. */
@@ -69,5 +78,10 @@ void sim_set_checkpoint_interval(Sim *s, int events);
  * unchanged. fn NULL: none (the default). Per thread. */
 typedef void (*SimObserver)(void *ud, double makespan_us, const SimResult *r);
 void sim_observe(SimObserver fn, void *ud);
+/* Runs on s stop (quiet 1) or go on (0) telling the observer; the caller
+ * tells it once per placement itself with sim_tell (a search that takes a
+ * placement's makespan, then its memory, as one simulation). */
+void sim_set_quiet(Sim *s, int quiet);
+void sim_tell(double makespan_us, const SimResult *r);
 
 #endif

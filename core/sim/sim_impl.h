@@ -25,8 +25,9 @@
 
 #include "sim.h"
 
-/* Tells the calling thread's observer (sim_observe) of a simulation. */
-void sim_notify(double makespan_us, const SimResult *r);
+/* Tells the calling thread's observer (sim_observe) of a simulation on s,
+ * unless s is quiet. */
+void sim_notify(const Sim *s, double makespan_us, const SimResult *r);
 
 /* A release waiting on its device: the time, then `tie`: the number of the
  * resource event during which it became due when that event had the same
@@ -120,6 +121,9 @@ struct Sim {
     int64_t *cur;
     SimResult r;
     /* incremental re-simulation (sim_inc.c) */
+    int quiet;           /* sim_set_quiet */
+    int mem;             /* the last run's memory: 0 not recorded (makespan
+                          * loop), 1 allocations recorded, 2 peak computed */
     int hist;            /* the result, run_idx and checkpoints describe `last` */
     int *last;           /* the placement of the recorded run */
     int64_t *run_idx;    /* per op: resource events processed before it started */

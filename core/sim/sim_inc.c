@@ -148,8 +148,18 @@ static void ensure_arrays(Sim *s)
     }
 }
 
+/* The peak memory of the run just made when mem, else only noted as due. */
+static void memory(Sim *s, int mem)
+{
+    s->mem = 1;
+    if (mem) {
+        sim_memory(s);
+        s->mem = 2;
+    }
+}
+
 /* A whole recorded run of dev. */
-static const SimResult *record_all(Sim *s, const int *dev)
+static const SimResult *record_all(Sim *s, const int *dev, int mem)
 {
     ensure_arrays(s);
     /* about 32 checkpoints over a run of ~2.5 events per op */
@@ -161,16 +171,16 @@ static const SimResult *record_all(Sim *s, const int *dev)
     sim_start(s, dev);
     sim_loop_record(s);
     s->r.makespan_us = s->makespan;
-    sim_memory(s);
+    memory(s, mem);
     memcpy(s->last, dev, (size_t)s->n * sizeof *dev);
     s->hist = 1;
     return &s->r;
 }
 
-static const SimResult *run_from(Sim *s, const int *op_device)
+static const SimResult *run_from(Sim *s, const int *op_device, int mem)
 {
     if (!s->hist)
-        return record_all(s, op_device);
+        return record_all(s, op_device, mem);
     const Graph *g = s->g;
     int64_t first = INT64_MAX;
     int changed = 0;
@@ -186,10 +196,13 @@ static const SimResult *run_from(Sim *s, const int *op_device)
                 first = s->run_idx[nd->parents[k]];
     }
     s->dev = s->r.device = op_device;
-    if (!changed)
+    if (!changed) {
+        if (mem && s->mem < 2)
+            memory(s, mem);
         return &s->r;
+    }
     if (first == 0)
-        return record_all(s, op_device);
+        return record_all(s, op_device, mem);
     /* the last checkpoint taken before event number `first` */
     int64_t j = (first - 1) / s->ck_every;
     if (j >= s->n_ck)
@@ -198,15 +211,38 @@ static const SimResult *run_from(Sim *s, const int *op_device)
     memcpy(s->last, op_device, (size_t)s->n * sizeof *op_device);
     sim_loop_record(s);
     s->r.makespan_us = s->makespan;
-    sim_memory(s);
+    memory(s, mem);
     return &s->r;
 }
 
 const SimResult *sim_run_from(Sim *s, const int *op_device)
 {
-    const SimResult *r = run_from(s, op_device);
-    sim_notify(r->makespan_us, r);
+    const SimResult *r = run_from(s, op_device, 1);
+    sim_notify(s, r->makespan_us, r);
     return r;
+}
+
+double sim_makespan_from(Sim *s, const int *op_device)
+{
+    const SimResult *r = run_from(s, op_device, 0);
+    sim_notify(s, r->makespan_us, NULL);
+    return r->makespan_us;
+}
+
+const SimResult *sim_result_memory(Sim *s)
+{
+    if (!s->dev)
+        return NULL; /* no run yet */
+    if (s->mem == 0) { /* a makespan loop: no allocations to sweep */
+        int quiet = s->quiet;
+        s->quiet = 1;
+        sim_run(s, s->dev);
+        s->quiet = quiet;
+    } else if (s->mem == 1) {
+        sim_memory(s);
+        s->mem = 2;
+    }
+    return &s->r;
 }
 
 void sim_set_checkpoint_interval(Sim *s, int events)
