@@ -17,6 +17,12 @@ int place_fastest_device(const Cluster *c)
     return best;
 }
 
+int64_t place_default_budget(const Graph *g)
+{
+    int64_t n = g->n_nodes > 0 ? g->n_nodes : 1, b = PLACE_DEFAULT_WORK / n / 100 * 100;
+    return b > PLACE_DEFAULT_BUDGET ? PLACE_DEFAULT_BUDGET : b < PLACE_MIN_DEFAULT_BUDGET ? PLACE_MIN_DEFAULT_BUDGET : b;
+}
+
 double place_group_cost(const PlaceCtx *ctx, int k, int d)
 {
     double s = 0;

@@ -21,15 +21,22 @@
 #include "sim.h"
 #include "util.h"
 
-/* Placements the search methods may simulate when the caller gives none. */
+/* Placements the search methods may simulate when the caller gives none:
+ * PLACE_DEFAULT_BUDGET, or on a graph of more than PLACE_DEFAULT_WORK /
+ * PLACE_DEFAULT_BUDGET ops (2 500) as many as make PLACE_DEFAULT_WORK op
+ * simulations, in whole hundreds and at least PLACE_MIN_DEFAULT_BUDGET
+ * (place_default_budget), so that compare's searches take seconds on any
+ * graph: nmt's 6 954 ops get 7 100, a 20 000-op graph 2 500. */
 #define PLACE_DEFAULT_BUDGET 20000
+#define PLACE_DEFAULT_WORK 50000000
+#define PLACE_MIN_DEFAULT_BUDGET 1000
 
 typedef struct PlaceCtx {
     const Graph *g;
     const Grouping *gr;
     const Cluster *c;
     uint64_t seed;
-    int64_t budget;     /* placements a search method may simulate (0: PLACE_DEFAULT_BUDGET) */
+    int64_t budget;     /* placements a search method may simulate (0: place_default_budget) */
     int64_t *simulated; /* when not NULL: a search method reports the placements it simulated */
 } PlaceCtx;
 
@@ -42,6 +49,8 @@ typedef struct PlaceMethod {
     PlaceFn fn;
 } PlaceMethod;
 
+/* The search methods' budget on g when none is given (see above). */
+int64_t place_default_budget(const Graph *g);
 /* The table of every method, in the order `compare` lists them. */
 const PlaceMethod *place_methods(int *count);
 /* The method named name, or NULL. */
@@ -55,7 +64,7 @@ int place_is_search(const PlaceMethod *m);
  * gives a device out of range is passed over, and with none every group
  * goes to device 0 (*name "device0"). Returns the placements simulated. */
 int64_t place_best_heuristic(const PlaceCtx *ctx, int *group_device, double *score, const char **name);
-/* The same within ctx->budget placements (0: PLACE_DEFAULT_BUDGET), as
+/* The same within ctx->budget placements (0: place_default_budget), as
  * anneal and ils start: the heuristics in order while the budget lasts. */
 int64_t place_search_start(const PlaceCtx *ctx, int *group_device, double *score, const char **name);
 /* How the searches score a placement: the runtime (µs) plus 2 s per GB

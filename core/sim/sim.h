@@ -57,15 +57,14 @@ double sim_makespan(Sim *s, const int *op_device);
  * s, simulates everything (and records). op_device may be the same array as
  * last time, changed in place. */
 const SimResult *sim_run_from(Sim *s, const int *op_device);
-/* The same run as sim_run_from but without the peak-memory pass: returns
- * the makespan; the result's times and transfers are complete, its memory
- * is not, until sim_result_memory. For the searches, which need the memory
- * only of the placements that may be kept. */
-double sim_makespan_from(Sim *s, const int *op_device);
 /* The full result of the last run on s, peak memory included (computed now
- * when the run skipped it; sim_makespan's runs are simulated again in
- * full). Not another simulation: the observer is not told. */
+ * when the run skipped it, as sim_run_lazy does; sim_makespan's runs are
+ * simulated again in full). Not another simulation: the observer is not
+ * told. */
 const SimResult *sim_result_memory(Sim *s);
+/* A whole run as sim_run, its peak memory left to sim_result_memory;
+ * returns the makespan. */
+double sim_run_lazy(Sim *s, const int *op_device);
 /* Checkpoints of sim_run_from every `events` resource events (>= 1; 0: the
  * default, about 32 per run); takes effect at its next whole run. For tests
  * and tuning. */

@@ -148,18 +148,8 @@ static void ensure_arrays(Sim *s)
     }
 }
 
-/* The peak memory of the run just made when mem, else only noted as due. */
-static void memory(Sim *s, int mem)
-{
-    s->mem = 1;
-    if (mem) {
-        sim_memory(s);
-        s->mem = 2;
-    }
-}
-
 /* A whole recorded run of dev. */
-static const SimResult *record_all(Sim *s, const int *dev, int mem)
+static const SimResult *record_all(Sim *s, const int *dev)
 {
     ensure_arrays(s);
     /* about 32 checkpoints over a run of ~2.5 events per op */
@@ -171,16 +161,17 @@ static const SimResult *record_all(Sim *s, const int *dev, int mem)
     sim_start(s, dev);
     sim_loop_record(s);
     s->r.makespan_us = s->makespan;
-    memory(s, mem);
+    sim_memory(s);
+    s->mem = 2;
     memcpy(s->last, dev, (size_t)s->n * sizeof *dev);
     s->hist = 1;
     return &s->r;
 }
 
-static const SimResult *run_from(Sim *s, const int *op_device, int mem)
+static const SimResult *run_from(Sim *s, const int *op_device)
 {
     if (!s->hist)
-        return record_all(s, op_device, mem);
+        return record_all(s, op_device);
     const Graph *g = s->g;
     int64_t first = INT64_MAX;
     int changed = 0;
@@ -196,13 +187,10 @@ static const SimResult *run_from(Sim *s, const int *op_device, int mem)
                 first = s->run_idx[nd->parents[k]];
     }
     s->dev = s->r.device = op_device;
-    if (!changed) {
-        if (mem && s->mem < 2)
-            memory(s, mem);
+    if (!changed)
         return &s->r;
-    }
     if (first == 0)
-        return record_all(s, op_device, mem);
+        return record_all(s, op_device);
     /* the last checkpoint taken before event number `first` */
     int64_t j = (first - 1) / s->ck_every;
     if (j >= s->n_ck)
@@ -211,22 +199,16 @@ static const SimResult *run_from(Sim *s, const int *op_device, int mem)
     memcpy(s->last, op_device, (size_t)s->n * sizeof *op_device);
     sim_loop_record(s);
     s->r.makespan_us = s->makespan;
-    memory(s, mem);
+    sim_memory(s);
+    s->mem = 2;
     return &s->r;
 }
 
 const SimResult *sim_run_from(Sim *s, const int *op_device)
 {
-    const SimResult *r = run_from(s, op_device, 1);
+    const SimResult *r = run_from(s, op_device);
     sim_notify(s, r->makespan_us, r);
     return r;
-}
-
-double sim_makespan_from(Sim *s, const int *op_device)
-{
-    const SimResult *r = run_from(s, op_device, 0);
-    sim_notify(s, r->makespan_us, NULL);
-    return r->makespan_us;
 }
 
 const SimResult *sim_result_memory(Sim *s)

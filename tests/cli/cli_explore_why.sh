@@ -132,7 +132,7 @@ race_matches_compare() { # GRAPH BUDGET POLICY...
         stem=$(basename "$pol" .json)
         run compare "$graph" --devices 2 --policy "$pol" --untrained --methods anneal --budget "$budget" --seed 1
         cp "$tmp/out" "$tmp/compare.txt"
-        for m in $(awk 'NR > 2 && $1 != "anneal" && $1 != "lower" && $1 !~ /-trained$/ {print $1}' "$tmp/compare.txt"); do
+        for m in $(awk 'NR > 2 && $1 != "anneal" && $1 != "lower" && $1 != "budget:" && $1 !~ /-trained$/ {print $1}' "$tmp/compare.txt"); do
             want=$(compare_row "$m") got=$(race_final "$m ($stem)")
             if [ -z "$want" ] || [ "$got" != "$want" ]; then
                 fail "race $graph: $m ($stem)" "race '$got', compare '$want'"

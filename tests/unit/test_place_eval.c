@@ -1,6 +1,6 @@
 /* The searches' scorer (place_eval, place_eval_cut, place_eval_score in
- * core/place/place_search.c), which simulates incrementally and skips the
- * memory pass of placements that cannot be kept: on every bundled graph,
+ * core/place/place_search.c), which skips the memory pass of placements
+ * that cannot be kept: on every bundled graph,
  * over random moves of the kinds the searches make (one group to another
  * device, its undo, a kick, a placement given twice), its score is the one
  * a fresh full simulation gives to the last bit; with a cutoff, a score

@@ -11,10 +11,12 @@
 #include "agent.h"
 #include "data.h"
 #include "place_run.h"
+#include "par.h"
+#include "progress.h"
 
 /* --budget: what the local searches may spend (both commands). */
 #define CLI_OPT_BUDGET                                                                          \
-    {"budget", 'b', "K", "placements anneal and ils (default 20000) and a policy's zero-shot row (Placeto, lsearch, lsched) may simulate, their start included"}
+    {"budget", 'b', "K", "placements anneal and ils (default 20000; on graphs over 2 500 ops 5e7 / ops, at least 1000) and a policy's zero-shot row (Placeto, lsearch, lsched) may simulate, their start included"}
 
 static const CliOpt place_opts[] = {
     {"method", 'm', "M", "placement method (see below)"},
@@ -202,7 +204,7 @@ static int load(const CliCmd *cmd, const CliArgs *a, Problem *p, uint64_t *seed,
     long b;
     memset(p, 0, sizeof *p);
     if (cli_problem(cmd, a, a->pos[0], 1L << 30, 0, &spec, seed) ||
-        cli_int(cmd, a, "budget", 1, 1L << 40, PLACE_DEFAULT_BUDGET, &b))
+        cli_int(cmd, a, "budget", 1, 1L << 40, 0, &b))
         return EXIT_USAGE;
     *budget = b;
     int policy_devices, rnn_groups; /* a policy file fixes the device count when --devices and --cluster do not */
@@ -219,6 +221,8 @@ static int load(const CliCmd *cmd, const CliArgs *a, Problem *p, uint64_t *seed,
     }
     if (problem_load(p, &spec, e) != 0)
         return EXIT_FAIL;
+    if (!*budget)
+        *budget = place_default_budget(p->g);
     cli_policy_cluster_note(cmd, a, cli_get(cmd, a, "policy"), cli_policy_trained_cluster(cli_get(cmd, a, "policy")),
                             p->c, NULL, 0);
     return EXIT_OK;
@@ -298,6 +302,11 @@ static int run_place(int argc, char **argv)
     int64_t agent_budget = cli_get(&cmd_place, &a, "budget") ? budget : 0; /* none: each agent's own procedure */
     int64_t auto_budget = 0;
     AgentPlaceOpts po = {(int)samples, seed, start, agent_budget};
+    char what[300];
+    snprintf(what, sizeof what, "place %.250s", pb.g->name);
+    progress_begin(what);
+    progress_task(0, policy ? "policy" : kind ? kind : m->name, policy || kind || !place_is_search(m) ? 0 : budget);
+    progress_watch(0);
     if (policy && rival) { /* auto: the graph's own policy or the learned search, the better at the same budget */
         n = auto_runs(policy, rival, &pb, &po, rows, &start_name, rrows, &nr, &rival_start, &auto_budget, &e);
         if (n > 0 && run_better(&rrows[nr - 1], &rows[n - 1])) { /* a tie keeps the graph's own */
@@ -325,6 +334,7 @@ static int run_place(int argc, char **argv)
     } else {
         n = place_run(&pb, m, seed, budget, row, &e) == 0 ? 1 : -1;
     }
+    progress_end();
     Placement p = {pb.g->n_nodes, pb.c->n_devices, row->op_device, NULL};
     if (n < 0 || (out && placement_write(&p, pb.g, pb.c, out, &e) != 0)) {
         rc = cli_fail(&e);
@@ -477,7 +487,72 @@ static int chosen_methods(const CliArgs *a, Chosen **out)
     return n;
 }
 
-static void print_compare_json(const Problem *pb, const PlaceRun *rows, int n, double lb, double single)
+/* One search method's row on a simulator of its own (chosen_rows). */
+typedef struct SearchJob {
+    const Problem *pb;
+    const PlaceMethod *m;
+    uint64_t seed;
+    int64_t budget;
+    PlaceRun row;
+    Err e;
+    int rc;
+} SearchJob;
+
+static void search_job(void *ctx, int item, int thread)
+{
+    SearchJob *j = (SearchJob *)ctx + item;
+    Problem p = *j->pb;
+    p.sim = sim_new(p.g, p.c);
+    progress_task(1 + item, j->m->name, j->budget);
+    progress_watch(1 + item);
+    j->rc = place_run(&p, j->m, j->seed, j->budget, &j->row, &j->e);
+    progress_watch(thread == 0 ? 0 : -1);
+    progress_task(1 + item, NULL, 0);
+    sim_free(p.sim);
+}
+
+/* The rows of the chosen methods: the quick ones in order, then the local
+ * searches, which take the time, two at a time (each its own simulator;
+ * the rows do not depend on it). Returns the count, or -1 with e set (no
+ * row left). */
+static int chosen_rows(const Problem *pb, const Chosen *ch, int n_ch, uint64_t seed, int64_t budget, PlaceRun *rows,
+                       Err *e)
+{
+    SearchJob *jobs = xnew_array((size_t)n_ch, sizeof *jobs);
+    int nj = 0, n = 0, ok = 1;
+    progress_watch(0);
+    for (int k = 0; k < n_ch && ok; k++) {
+        if (!ch[k].kind && place_is_search(ch[k].m)) {
+            jobs[nj++] = (SearchJob){.pb = pb, .m = ch[k].m, .seed = seed, .budget = budget};
+            continue;
+        }
+        progress_task(0, ch[k].kind ? ch[k].kind : ch[k].m->name, 0);
+        ok = (ch[k].kind ? place_run_kind(pb, ch[k].kind, &rows[n], e)
+                         : place_run(pb, ch[k].m, seed, budget, &rows[n], e)) == 0;
+        n += ok;
+    }
+    progress_task(0, NULL, 0);
+    if (ok && nj)
+        par_for(0, nj, nj < 2 ? nj : 2, search_job, jobs);
+    for (int k = 0; k < nj; k++) {
+        if (ok && jobs[k].rc != 0) {
+            *e = jobs[k].e;
+            ok = 0;
+        }
+        if (jobs[k].rc == 0)
+            rows[n++] = jobs[k].row;
+    }
+    free(jobs);
+    if (!ok) {
+        for (int k = 0; k < n; k++)
+            place_run_free(&rows[k]);
+        return -1;
+    }
+    return n;
+}
+
+static void print_compare_json(const Problem *pb, const PlaceRun *rows, int n, double lb, double single,
+                               int64_t budget, int given)
 {
     JWriter w;
     jw_init(&w, stdout);
@@ -494,6 +569,10 @@ static void print_compare_json(const Problem *pb, const PlaceRun *rows, int n, d
     jw_number(&w, lb);
     jw_key(&w, "single_us");
     jw_number(&w, single);
+    jw_key(&w, "budget");
+    jw_int(&w, budget);
+    jw_key(&w, "budget_given");
+    jw_bool(&w, given);
     jw_break(&w);
     jw_key(&w, "methods");
     jw_array(&w);
@@ -520,7 +599,8 @@ static void print_compare_json(const Problem *pb, const PlaceRun *rows, int n, d
     jw_finish(&w);
 }
 
-static void print_compare_table(const Problem *pb, const PlaceRun *rows, int n, double lb, double single)
+static void print_compare_table(const Problem *pb, const PlaceRun *rows, int n, double lb, double single,
+                                int64_t budget, int given)
 {
     char b1[32], b2[32], r1[32], r2[32];
     printf("%s on %s, %d groups\n", pb->g->name, pb->c->name, pb->gr->n_groups);
@@ -546,6 +626,16 @@ static void print_compare_table(const Problem *pb, const PlaceRun *rows, int n, 
     }
     printf("%-*s %12s %9s %9s\n", w, "lower bound", util_fmt_time(b1, lb), util_fmt_ratio(r1, single, lb),
            util_fmt_ratio(r2, lb, lb));
+    int searches = 0;
+    for (int k = 0; k < n; k++)
+        searches |= strcmp(rows[k].method, "anneal") == 0 || strcmp(rows[k].method, "ils") == 0;
+    if (searches && given)
+        printf("budget: %lld placements per search (--budget)\n", (long long)budget);
+    else if (searches && budget < PLACE_DEFAULT_BUDGET)
+        printf("budget: %lld placements per search, the default scaled to %d ops (5e7 / ops; --budget K for more)\n",
+               (long long)budget, pb->g->n_nodes);
+    else if (searches)
+        printf("budget: %lld placements per search (the default; --budget K)\n", (long long)budget);
 }
 
 static int run_compare(int argc, char **argv)
@@ -592,14 +682,14 @@ static int run_compare(int argc, char **argv)
         return cli_usage_error(&cmd_compare, "--untrained needs a policy (--policy P, or the bundled one)");
     }
     PlaceRun *rows = xnew_array((size_t)n_chosen + 5 + (size_t)pb.c->n_devices, sizeof *rows);
-    int n = 0, ok = 1, with_single = 0;
-    while (ok && n < n_chosen) {
-        const Chosen *ch = &chosen[n];
-        ok = (ch->kind ? place_run_kind(&pb, ch->kind, &rows[n], &e)
-                       : place_run(&pb, ch->m, seed, budget, &rows[n], &e)) == 0;
-        if (ok)
-            with_single |= strcmp(rows[n++].method, "single") == 0;
-    }
+    int with_single = 0;
+    char what[300];
+    snprintf(what, sizeof what, "compare %.250s", pb.g->name);
+    progress_begin(what);
+    int n = chosen_rows(&pb, chosen, n_chosen, seed, budget, rows, &e), ok = n >= 0;
+    n = ok ? n : 0;
+    for (int k = 0; k < n; k++)
+        with_single |= strcmp(rows[k].method, "single") == 0;
     if (ok && with_single) { /* with `single`: a row per device kind on a heterogeneous cluster, unless named */
         int k = place_run_kinds(&pb, rows + n), kept = n;
         for (int i = n; i < n + k; i++) {
@@ -615,6 +705,7 @@ static int run_compare(int argc, char **argv)
     }
     int64_t agent_budget = cli_get(&cmd_compare, &a, "budget") ? budget : 0; /* none: each agent's own procedure */
     AgentPlaceOpts po = {(int)samples, seed, start, agent_budget};
+    progress_task(0, "the policies' rows", 0);
     if (ok && policy && rival) { /* auto with the graph's own policy: its rows and the learned search's, at one budget */
         int nr;
         int64_t same;
@@ -632,9 +723,11 @@ static int run_compare(int argc, char **argv)
     }
     if (ok && policy && cli_get(&cmd_compare, &a, "untrained")) {
         const AgentPolicy *ap = agent_policy_cached(policy, NULL, &e);
+        progress_task(0, "the untrained control", 0);
         ok = ap && agent_place_untrained(ap, &pb, &po, &rows[n], &e) == 0;
         n += ok;
     }
+    progress_end();
     if (ok) {
         /* the speed-up is over everything on the fastest device */
         PlaceRun ref;
@@ -646,9 +739,9 @@ static int run_compare(int argc, char **argv)
         place_run_sort(rows, n);
         double lb = bound_lower(pb.g, pb.c);
         if (cli_get(&cmd_compare, &a, "json"))
-            print_compare_json(&pb, rows, n, lb, single);
+            print_compare_json(&pb, rows, n, lb, single, budget, cli_get(&cmd_compare, &a, "budget") != NULL);
         else
-            print_compare_table(&pb, rows, n, lb, single);
+            print_compare_table(&pb, rows, n, lb, single, budget, cli_get(&cmd_compare, &a, "budget") != NULL);
     } else {
         rc = cli_fail(&e);
     }
