@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make bench [PARTS="..."]: the benchmark binary's figures, part by part
-# (sim explorer agent gaps group layout extreme gdp gdpspeed hsdag lsched search compare mpi; all by default;
+# (sim explorer agent gaps group layout extreme gdp gdpspeed hsdag lsched search import compare mpi; all by default;
 # and load, only when named: bench/load_bench.sh against LOAD_BASE, default 8286a0c,
 # and the first frame against FRAME_BASE, default badf5ec).
 # The simulator's table puts the C figures next to the Python statement of
@@ -10,7 +10,7 @@ prog=${1:-./placeto}
 bench=${2:-build/placeto-bench}
 shift $(($# < 2 ? $# : 2))
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(sim explorer agent gaps group layout extreme gdp gdpspeed hsdag lsched search compare mpi)
+[ ${#parts[@]} -gt 0 ] || parts=(sim explorer agent gaps group layout extreme gdp gdpspeed hsdag lsched search import compare mpi)
 want() { local p; for p in "${parts[@]}"; do [ "$p" = "$1" ] && return 0; done; return 1; }
 cd "$(dirname "$0")/.."
 echo "== placeto benchmarks ($(date -u +%Y-%m-%d), $(nproc) cores, OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1})"
@@ -49,6 +49,14 @@ if want search && [ -n "$py" ]; then
   echo
   echo "== the searches and compare, each figure beside its anchor"
   "$py" bench/bench_search.py "$prog"
+fi
+
+# Importing one's own model against importing PyTorch alone (bench/results/import.json;
+# only with Debian's python3-torch).
+if want import && [ -x /usr/bin/python3 ] && /usr/bin/python3 -c "import torch, torchvision" 2> /dev/null; then
+  echo
+  echo "== the importer against importing PyTorch and torchvision"
+  /usr/bin/python3 bench/bench_import.py
 fi
 
 # Every placement method on every bundled graph (bench/results/compare.*).

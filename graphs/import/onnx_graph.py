@@ -174,6 +174,7 @@ START = time.monotonic()
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import guard  # noqa: E402
+guard.keep_freed_memory()  # noqa: E305 (before PyTorch or ONNX allocates)
 import roofline  # noqa: E402
 from onnx_shapes import attr, infer_with_metadata, numel  # noqa: E402
 import summary  # noqa: E402
@@ -824,6 +825,8 @@ def main(argv):
                     help="give up after SECONDS of the whole import (default %d; 0: no limit)" % guard.DEFAULT_TIMEOUT)
     ap.add_argument("-q", "--quiet", action="store_true",
                     help="no progress lines (the warnings, the summary and the notice stay)")
+    ap.add_argument("-v", "--verbose", action="store_true",
+                    help="end with each phase's own time (starting Python and onnx, loading, ...)")
     a = ap.parse_args(argv[1:])
     guard.arm(a.timeout)
     if a.batch is not None and a.batch < 1:
@@ -844,7 +847,7 @@ def main(argv):
         shapes = parse_assignments(a.shape, "--shape")
     except Error as e:
         ap.error(str(e))
-    progress = summary.Progress(PROG, a.quiet, START)
+    progress = summary.Progress(PROG, a.quiet, START, a.verbose)
 
     try:
         import onnx
@@ -923,6 +926,8 @@ def main(argv):
                                  % (len(g.node), conv.nfolded, conv.ncolocated)))
     if not is_training(g):
         progress.say(inference_notice(nodes, edges))
+    if a.verbose:
+        progress.say(progress.times())
     return 0
 
 

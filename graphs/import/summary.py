@@ -16,11 +16,14 @@ import time
 
 class Progress:
     """One line per phase on stderr ("PROG: 1.2 s: tracing ..."), with the
-    seconds elapsed since the start; quiet drops the phase lines only."""
+    seconds elapsed since the start; quiet drops the phase lines only.
+    verbose: times() then gives each phase's own seconds, for one closing
+    line (--verbose)."""
 
-    def __init__(self, prog, quiet=False, t0=None):
-        self.prog, self.quiet = prog, quiet
+    def __init__(self, prog, quiet=False, t0=None, verbose=False):
+        self.prog, self.quiet, self.verbose = prog, quiet, verbose
         self.t0 = time.monotonic() if t0 is None else t0
+        self.marks = []   # (phase, seconds since the start when it began)
 
     def elapsed(self):
         return time.monotonic() - self.t0
@@ -29,9 +32,20 @@ class Progress:
 
     def phase(self, text):
         Progress.last = text
+        self.marks.append((text, self.elapsed()))
         if not self.quiet:
             sys.stderr.write("%s: %.1f s: %s ...\n" % (self.prog, self.elapsed(), text))
             sys.stderr.flush()
+
+    def times(self):
+        """'phases: starting Python and the libraries 1.7 s, building ... 0.6 s,
+        ...' with each phase's own seconds (its first word or two), up to now."""
+        now, parts, prev = self.elapsed(), [], ("starting Python and the libraries", 0.0)
+        for text, t in self.marks + [(None, now)]:
+            name = prev[0] if prev[0].startswith("starting") else prev[0].split()[0]
+            parts.append("%s %.1f s" % (name, t - prev[1]))
+            prev = (text, t)
+        return "phases: " + ", ".join(parts)
 
     def say(self, text):
         """A line that --quiet keeps (the summary, notices)."""

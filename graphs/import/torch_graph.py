@@ -120,7 +120,9 @@ Op names: forward ops keep the FX names ("convolution_3"), backward ops get
 Progress and summary (stderr)
   One line per phase, with the seconds since the start: building the model,
   tracing forward and backward, costing N ops (or timing them), writing OUT;
-  -q/--quiet drops these. Then a summary line that --quiet keeps: ops,
+  -q/--quiet drops these; -v/--verbose ends with one line giving each
+  phase's own seconds, starting Python and PyTorch included. Then a summary
+  line that --quiet keeps: ops,
   edges, total cost and the critical path share -- the longest chain of op
   costs through the edges over the total cost (transfers ignored), which
   bounds the speed-up any placement can reach (placeto info prints the same
@@ -173,6 +175,7 @@ sys.dont_write_bytecode = True   # no __pycache__ in the source tree or beside a
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import families  # noqa: E402
 import guard  # noqa: E402
+guard.keep_freed_memory()  # noqa: E305 (before PyTorch or ONNX allocates)
 import layers  # noqa: E402
 import roofline  # noqa: E402
 import summary  # noqa: E402
@@ -349,6 +352,40 @@ def time_ops(gm, example, repeats):
     return timings
 
 
+def shapes_of(gm, example):
+    """Propagates the shapes of gm's example inputs through it with fake
+    tensors (no op computes) and returns, as gm's compiled function, one
+    that gives uninitialised tensors of its outputs' shapes: the training
+    step goes on to the backward graph without running either graph, whose
+    values nothing reads (the capture has already computed the step once;
+    running both graphs and propagating real shapes through them took it
+    three times)."""
+    import torch
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from torch.fx.passes.shape_prop import ShapeProp
+    from torch.fx.passes.shape_prop import _extract_tensor_metadata
+    nodes = [n for n in gm.graph.nodes if n.op in ("placeholder", "call_function")]
+    if nodes and all("val" in n.meta for n in nodes):   # traced with fake tensors: each node has its value
+        for n in nodes:
+            v = n.meta["val"]
+            n.meta["tensor_meta"] = (_extract_tensor_metadata(v) if isinstance(v, torch.Tensor) else
+                                     type(v)(_extract_tensor_metadata(x) if isinstance(x, torch.Tensor) else x
+                                             for x in v) if isinstance(v, (list, tuple)) else None)
+    else:
+        mode = FakeTensorMode()
+        with mode:
+            ShapeProp(gm).propagate(*[mode.from_tensor(e) if isinstance(e, torch.Tensor) else e for e in example])
+    outs = [n for n in gm.graph.nodes if n.op == "output"][0].args[0]
+    specs = [n.meta.get("tensor_meta") if hasattr(n, "meta") else None for n in outs]
+
+    def run(args):
+        args.clear()
+        return [torch.empty_strided(tuple(m.shape), tuple(m.stride), dtype=m.dtype)
+                if m is not None and hasattr(m, "shape") else None for m in specs]
+    run._boxed_call = True
+    return run
+
+
 def capture(model, inputs, keep_examples):
     """Forward and backward FX graphs of one training step of model(*inputs) ->
     loss, with copies of their example inputs when keep_examples is set (to
@@ -360,14 +397,31 @@ def capture(model, inputs, keep_examples):
 
     def keep(key):
         def compiler(gm, example):
+            if not keep_examples:   # shapes only: nothing of the step computed twice
+                got[key] = (gm, None)
+                return shapes_of(gm, example)
             ShapeProp(gm).propagate(*example)
-            kept = [e.detach().clone() if isinstance(e, torch.Tensor) else e for e in example] if keep_examples else None
-            got[key] = (gm, kept)
+            got[key] = (gm, [e.detach().clone() if isinstance(e, torch.Tensor) else e for e in example])
             return make_boxed_func(gm)
         return compiler
-    stepped = aot_module(model, fw_compiler=keep("fw"), bw_compiler=keep("bw"))
-    loss = stepped(*inputs)
-    loss.backward()
+    from functorch._src import config
+    was = config.use_fake_tensor
+    # Shapes only: trace on fake tensors (no op computes, each node keeps its
+    # value's shape); a model that fake tensors cannot run (an op without a
+    # fake kernel, a branch on a tensor's contents) is traced on real ones.
+    for fake in ([True, False] if not keep_examples else [False]):
+        config.use_fake_tensor = fake
+        got.clear()
+        try:
+            stepped = aot_module(model, fw_compiler=keep("fw"), bw_compiler=keep("bw"))
+            loss = stepped(*inputs)
+            loss.backward()
+            break
+        except Exception:
+            if not fake:
+                raise
+        finally:
+            config.use_fake_tensor = was
     return got["fw"], got["bw"]
 
 
@@ -469,7 +523,7 @@ def count_ops(gm):
 def build(model, inputs, input_names, device, kinds, measure_cpu, repeats, progress):
     import torch
     torch.manual_seed(0)
-    progress.phase("tracing forward and backward (one training step on this CPU)")
+    progress.phase("tracing forward and backward (one training step%s)" % (" on this CPU" if measure_cpu else ""))
     (fg, fex), (bg, bex) = capture(model, inputs, measure_cpu)
     n = count_ops(fg) + count_ops(bg)
     progress.phase("timing %d traced ops on this CPU (median of %d runs each)" % (n, repeats) if measure_cpu
@@ -725,6 +779,8 @@ def main():
                     help="give up after SECONDS of the whole import: a factory or forward pass that never returns "
                     "(default %d; 0: no limit)" % guard.DEFAULT_TIMEOUT)
     ap.add_argument("-q", "--quiet", action="store_true", help="no progress lines (the summary stays)")
+    ap.add_argument("-v", "--verbose", action="store_true",
+                    help="end with each phase's own time (starting Python and PyTorch, building, tracing, ...)")
     ap.add_argument("-o", "--output", metavar="OUT.json", help="output file, or - for stdout")
     args = ap.parse_args()
     guard.arm(args.timeout)
@@ -744,7 +800,7 @@ def main():
         die(repeat + " (--fresh)")
     if repeat and args.seed >= families.BUNDLED:
         sys.stderr.write("%s: note: %s\n" % (PROG, repeat))
-    progress = summary.Progress(PROG, args.quiet, START)
+    progress = summary.Progress(PROG, args.quiet, START, args.verbose)
     try:
         import importlib
         import torch
@@ -813,6 +869,8 @@ def main():
         die("%s: cannot write: %s" % (args.output, e.strerror or e))
     progress.say(summary.summary(args.output, b.nodes, b.edges, "this CPU" if args.measure_cpu else args.device,
                                  seconds=progress.elapsed()))
+    if args.verbose:
+        progress.say(progress.times())
 
 
 if __name__ == "__main__":

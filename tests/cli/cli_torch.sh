@@ -83,7 +83,7 @@ out=$tmp/mnv3.json
 imp --model torchvision:mobilenet_v3_small --batch 2 --image-size 64 -o "$out"
 if [ "$rc" -eq 0 ] && [ -s "$out" ]; then pass; else fail "torchvision:mobilenet_v3_small" "exit status $rc or no output file"; fi
 cp "$tmp/err" "$tmp/mnv3.err"
-for phase in "building torchvision:mobilenet_v3_small" "tracing forward and backward \\(one training step on this CPU\\)" \
+for phase in "building torchvision:mobilenet_v3_small" "tracing forward and backward \\(one training step\\)" \
              "costing [0-9]+ traced ops \\(roofline model of k80\\)" "writing $out"; do
     if grep -qE "^torch_graph.py: [0-9]+\\.[0-9] s: $phase \\.\\.\\.\$" "$tmp/err"; then pass
     else fail "progress line" "no '$phase' progress line on stderr"; fi
@@ -209,6 +209,43 @@ for s in ("module my_model.py:make_model (TinyNet)", "x [4, 3, 16, 16] float32",
     assert s in src, "source lacks %r: %s" % (s, src)
 assert sys.argv[2] not in src, "the source holds the temporary directory: %s" % src
 ' "$mod/net.json" "$mod"
+
+# traced on fake tensors (nothing computed) against real ones (--measure-cpu
+# traces on real tensors to time the ops): the same ops, shapes and edges;
+# --verbose: each phase's own time
+imp --module my_model.py:make_model --input x=3,16,16 --loss ce:10 --batch 4 --measure-cpu --repeats 1 -q -o real.json
+if [ "$rc" -eq 0 ]; then
+    check "fake-tensor tracing = real tracing (ops, output bytes, edges)" '
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+strip = lambda g: ([(n["name"], n["op"], n["output_bytes"], n.get("colocate")) for n in g["nodes"]], g["edges"])
+assert strip(a) == strip(b), "the graphs differ"
+' "$mod/net.json" "$mod/real.json"
+else
+    fail "--module --measure-cpu" "exit status $rc"
+fi
+cat > "$mod/branchy.py" <<'EOF'
+import torch.nn as nn
+
+
+class Branchy(nn.Module):
+    """A forward that reads a tensor's value: no tracing can follow it."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(8, 4)
+        self.b = nn.Linear(8, 4)
+
+    def forward(self, x):
+        return self.a(x) if float(x.sum()) >= 0 else self.b(x)
+EOF
+imp --module branchy.py:Branchy --input x=8 --loss sum -o branchy.json
+if [ "$rc" -eq 1 ] && [ ! -e "$mod/branchy.json" ] &&
+   grep -q "^torch_graph.py: branchy.py:Branchy: tracing the training step failed: RuntimeError: " "$tmp/err"; then pass
+else fail "--module whose forward reads a value" "expected exit 1 and one line: tracing the training step failed"; fi
+imp --module my_model.py:make_model --input x=3,16,16 --loss ce:10 --batch 4 -v -o net_v.json
+if grep -qE '^torch_graph.py: phases: starting Python and the libraries [0-9.]+ s, building [0-9.]+ s, tracing [0-9.]+ s, costing [0-9.]+ s, writing [0-9.]+ s$' "$tmp/err"; then pass
+else fail "--verbose" "no line with each phase's time"; fi
 
 imp --module my_model.py:TinyLM --input tokens=seq:int64:100 --input labels=seq:int64:100 --dim seq=6 --batch 3 \
     --quiet -o lm.json
