@@ -652,39 +652,34 @@ void sim_free(Sim *s)
     free(s);
 }
 
-const SimResult *sim_run(Sim *s, const int *op_device)
+/* A whole run of op_device: the loop (full: with the transfers'
+ * destinations and the allocations), then peak memory when mem is 2; mem
+ * also records what sim_result_memory may still do. */
+static double whole_run(Sim *s, const int *op_device, int full, int mem)
 {
     s->hist = 0;
     sim_start(s, op_device);
-    sim_loop_full(s);
+    if (full)
+        sim_loop_full(s);
+    else
+        sim_loop_makespan(s);
     s->r.makespan_us = s->makespan;
-    sim_memory(s);
-    s->mem = 2;
-    sim_notify(s, s->makespan, &s->r);
+    if (mem == 2)
+        sim_memory(s);
+    s->mem = mem;
+    sim_notify(s, s->makespan, mem == 2 ? &s->r : NULL);
+    return s->makespan;
+}
+
+const SimResult *sim_run(Sim *s, const int *op_device)
+{
+    whole_run(s, op_device, 1, 2);
     return &s->r;
 }
 
-double sim_run_lazy(Sim *s, const int *op_device)
-{
-    s->hist = 0;
-    sim_start(s, op_device);
-    sim_loop_full(s);
-    s->r.makespan_us = s->makespan;
-    s->mem = 1;
-    sim_notify(s, s->makespan, NULL);
-    return s->makespan;
-}
+double sim_run_lazy(Sim *s, const int *op_device) { return whole_run(s, op_device, 1, 1); }
 
-double sim_makespan(Sim *s, const int *op_device)
-{
-    s->hist = 0;
-    sim_start(s, op_device);
-    sim_loop_makespan(s);
-    s->r.makespan_us = s->makespan;
-    s->mem = 0;
-    sim_notify(s, s->makespan, NULL);
-    return s->makespan;
-}
+double sim_makespan(Sim *s, const int *op_device) { return whole_run(s, op_device, 0, 0); }
 
 /* The calling thread's observer (sim_observe). */
 static _Thread_local SimObserver observer;
