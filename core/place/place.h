@@ -31,6 +31,16 @@
 #define PLACE_DEFAULT_WORK 50000000
 #define PLACE_MIN_DEFAULT_BUDGET 1000
 
+/* The start of the searches (place_search_start's outcome), computed once
+ * and given to several searches of one problem, seed and budget: each
+ * starts from it as it would have computed it, and counts its placements. */
+typedef struct PlaceStart {
+    const int *group_device; /* per group */
+    double score;
+    const char *name;        /* the heuristic's */
+    int64_t used;            /* placements it simulated */
+} PlaceStart;
+
 typedef struct PlaceCtx {
     const Graph *g;
     const Grouping *gr;
@@ -38,6 +48,7 @@ typedef struct PlaceCtx {
     uint64_t seed;
     int64_t budget;     /* placements a search method may simulate (0: place_default_budget) */
     int64_t *simulated; /* when not NULL: a search method reports the placements it simulated */
+    const PlaceStart *start; /* when not NULL: a search method's start, computed with this ctx */
 } PlaceCtx;
 
 /* Returns 0 with op_device filled, or -1 with e set (e.g. a library failed). */

@@ -21,10 +21,17 @@ static void score(const Problem *p, PlaceRun *out)
 
 int place_run(const Problem *p, const PlaceMethod *m, uint64_t seed, int64_t budget, PlaceRun *out, Err *e)
 {
+    return place_run_from(p, m, seed, budget, NULL, out, e);
+}
+
+int place_run_from(const Problem *p, const PlaceMethod *m, uint64_t seed, int64_t budget, const PlaceStart *start,
+                   PlaceRun *out, Err *e)
+{
     memset(out, 0, sizeof *out);
     const Graph *g = p->g;
     int64_t simulated = 0;
-    PlaceCtx ctx = {g, p->gr, p->c, seed, budget, &simulated};
+    PlaceCtx ctx = {.g = g, .gr = p->gr, .c = p->c, .seed = seed, .budget = budget, .simulated = &simulated,
+                    .start = start};
     int *dev = xnew_array((size_t)g->n_nodes, sizeof *dev);
     double t0 = util_now();
     if (m->fn(&ctx, dev, e) != 0) {

@@ -31,6 +31,10 @@ typedef struct PlaceRun {
  * Returns 0 with out filled, or -1 with e set ("METHOD: ..."); out then
  * owns nothing. */
 int place_run(const Problem *p, const PlaceMethod *m, uint64_t seed, int64_t budget, PlaceRun *out, Err *e);
+/* The same, a search method starting from start (place_search_start's
+ * outcome with the same seed and budget; NULL: its own). */
+int place_run_from(const Problem *p, const PlaceMethod *m, uint64_t seed, int64_t budget, const PlaceStart *start,
+                   PlaceRun *out, Err *e);
 /* Scores a per-group placement found elsewhere (a policy, training) as the
  * row `name`, taking `seconds`. */
 void place_run_groups(const Problem *p, const char *name, const int *group_device, double seconds,

@@ -210,10 +210,19 @@ static void heuristics(Search *s)
     free(dev);
 }
 
-/* The start: the best heuristic's placement becomes the current one. */
+/* The start: the best heuristic's placement becomes the current one (the
+ * one given in ctx->start, or computed here). */
 static void search_start(Search *s)
 {
-    heuristics(s);
+    const PlaceStart *st = s->ctx->start;
+    if (st) {
+        memcpy(s->best, st->group_device, (size_t)s->n * sizeof *s->best);
+        s->best_score = st->score;
+        s->start = st->name;
+        s->used = st->used;
+    } else {
+        heuristics(s);
+    }
     memcpy(s->cur, s->best, (size_t)s->n * sizeof *s->cur);
     s->cur_score = s->best_score;
 }
@@ -229,6 +238,7 @@ int64_t place_search_start(const PlaceCtx *ctx, int *group_device, double *score
 {
     PlaceCtx c = *ctx;
     c.simulated = NULL;
+    c.start = NULL;
     Search s;
     search_init(&s, &c);
     heuristics(&s);

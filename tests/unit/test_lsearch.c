@@ -115,7 +115,7 @@ TEST(lsearch_spends_its_budget_and_is_never_worse_than_its_start)
     REQUIRE(fix_new(&f, "graphs/families/enas-ptb/enas_ptb_24.json", 3) == 0);
     int G = f.p.gr->n_groups, *a = malloc((size_t)G * sizeof *a), *b = malloc((size_t)G * sizeof *b);
     int *h = malloc((size_t)G * sizeof *h);
-    PlaceCtx ctx = {f.p.g, f.p.gr, f.p.c, 9, 0, NULL}; /* the seed of the searches below */
+    PlaceCtx ctx = {.g = f.p.g, .gr = f.p.gr, .c = f.p.c, .seed = 9}; /* the seed of the searches below */
     double hs;
     const char *name;
     int64_t heur = place_best_heuristic(&ctx, h, &hs, &name);

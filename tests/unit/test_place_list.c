@@ -22,7 +22,7 @@ static int run_method(const char *name, const Graph *g, const Grouping *gr, cons
     const PlaceMethod *m = place_find(name);
     if (!m)
         return -1;
-    PlaceCtx ctx = {g, gr, c, 1, 0, NULL};
+    PlaceCtx ctx = {.g = g, .gr = gr, .c = c, .seed = 1};
     Err e = {{0}};
     return m->fn(&ctx, op_device, &e);
 }

@@ -25,7 +25,7 @@ static const Part parts[] = {{"metis", place_metis}, {"scotch", place_scotch}};
 static int *run(const Part *m, const Graph *g, const Grouping *gr, const Cluster *c,
                 uint64_t seed)
 {
-    PlaceCtx ctx = {g, gr, c, seed, 0, NULL};
+    PlaceCtx ctx = {.g = g, .gr = gr, .c = c, .seed = seed};
     int *od = XMALLOC(int, g->n_nodes);
     for (int i = 0; i < g->n_nodes; i++)
         od[i] = -1;

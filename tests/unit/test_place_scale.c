@@ -48,7 +48,7 @@ TEST(place_every_method_scales_to_100000_ops_and_layers)
     Cluster *c = cluster_default(4);
     c->devices[1].speed = 2; /* heterogeneous: the layer cut weighs each device */
     int64_t simulated = 0;
-    PlaceCtx ctx = {g, gr, c, 7, 3, &simulated};
+    PlaceCtx ctx = {.g = g, .gr = gr, .c = c, .seed = 7, .budget = 3, .simulated = &simulated};
     int *dev = XMALLOC(int, g->n_nodes);
     int n_methods;
     const PlaceMethod *m = place_methods(&n_methods);
@@ -90,7 +90,7 @@ TEST(place_searches_scale_to_100000_ops)
     const char *names[] = {"anneal", "ils"};
     for (int k = 0; k < 2; k++) {
         int64_t simulated = 0;
-        PlaceCtx ctx = {g, gr, c, 3, 12, &simulated};
+        PlaceCtx ctx = {.g = g, .gr = gr, .c = c, .seed = 3, .budget = 12, .simulated = &simulated};
         const PlaceMethod *m = place_find(names[k]);
         REQUIRE(m);
         CHECK(m->fn(&ctx, dev, &e) == 0);
@@ -222,7 +222,7 @@ TEST(place_m_etf_matches_the_pairwise_scan)
             else if (t % 3 == 2)
                 c->devices[d].memory_bytes = total / c->n_devices + 1;
         }
-        PlaceCtx ctx = {g, gr, c, 1, 0, NULL};
+        PlaceCtx ctx = {.g = g, .gr = gr, .c = c, .seed = 1};
         int *a = XMALLOC(int, g->n_nodes), *b = XMALLOC(int, g->n_nodes);
         CHECK(place_m_etf(&ctx, a, &e) == 0);
         CHECK(ref_m_etf(&ctx, b, &e) == 0);

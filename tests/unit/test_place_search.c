@@ -154,7 +154,7 @@ static void check_best_heuristic(const char *graph, int n_devices, uint64_t seed
     REQUIRE_MSG(problem_load(&p, &s, &e) == 0, "%s", e.msg);
     Heur h;
     heuristics_by_hand(&p, seed, &h);
-    PlaceCtx ctx = {p.g, p.gr, p.c, seed, 0, NULL};
+    PlaceCtx ctx = {.g = p.g, .gr = p.gr, .c = p.c, .seed = seed};
     int *gd = XMALLOC(int, p.gr->n_groups);
     double score = -1;
     const char *name = NULL;

@@ -84,7 +84,7 @@ static int check_refine(uint64_t seed, int nd)
     int worse = 0;
     if (fix_from_graph(&f, gen_random_dag(30 + 10 * (int)seed, 2.0, seed), 0) == 0 && pol) {
         int n = f.gr->n_groups, *start = XMALLOC(int, n), *out = XMALLOC(int, n);
-        PlaceCtx ctx = {f.g, f.gr, c, seed, 0, NULL};
+        PlaceCtx ctx = {.g = f.g, .gr = f.gr, .c = c, .seed = seed};
         double hs, rt = -1, got_rt = -2;
         const char *name;
         place_best_heuristic(&ctx, start, &hs, &name);
@@ -137,7 +137,7 @@ typedef struct Want {
 static void want_rows(const Problem *p, const Policy *pol, int samples, uint64_t seed, int start, Want *w)
 {
     int n = p->gr->n_groups, *init = start ? XMALLOC(int, n) : NULL;
-    PlaceCtx ctx = {p->g, p->gr, p->c, seed, 0, NULL};
+    PlaceCtx ctx = {.g = p->g, .gr = p->gr, .c = p->c, .seed = seed};
     w->placements = start ? place_best_heuristic(&ctx, init, &w->start_score, &w->start_name) : 0;
     EpisodeConfig cfg;
     episode_config_default(&cfg);

@@ -228,7 +228,7 @@ static double method_placement(const Problem *p, const PlaceMethod *m, int *gd)
 static double best_heuristic(const Problem *p, const PlaceMethod *m, int *gd)
 {
     (void)m;
-    PlaceCtx ctx = {p->g, p->gr, p->c, 1, 0, NULL};
+    PlaceCtx ctx = {.g = p->g, .gr = p->gr, .c = p->c, .seed = 1};
     double score;
     const char *name;
     place_best_heuristic(&ctx, gd, &score, &name);

@@ -491,6 +491,7 @@ static int chosen_methods(const CliArgs *a, Chosen **out)
 typedef struct SearchJob {
     const Problem *pb;
     const PlaceMethod *m;
+    const PlaceStart *start;
     uint64_t seed;
     int64_t budget;
     PlaceRun row;
@@ -505,7 +506,7 @@ static void search_job(void *ctx, int item, int thread)
     p.sim = sim_new(p.g, p.c);
     progress_task(1 + item, j->m->name, j->budget);
     progress_watch(1 + item);
-    j->rc = place_run(&p, j->m, j->seed, j->budget, &j->row, &j->e);
+    j->rc = place_run_from(&p, j->m, j->seed, j->budget, j->start, &j->row, &j->e);
     progress_watch(thread == 0 ? 0 : -1);
     progress_task(1 + item, NULL, 0);
     sim_free(p.sim);
@@ -532,8 +533,22 @@ static int chosen_rows(const Problem *pb, const Chosen *ch, int n_ch, uint64_t s
         n += ok;
     }
     progress_task(0, NULL, 0);
-    if (ok && nj)
+    /* their common start first, here: the heuristics (METIS among them,
+     * whose random generator is global) never run on two threads */
+    PlaceStart start = {0};
+    int *start_gd = NULL;
+    if (ok && nj) {
+        PlaceCtx c = {.g = pb->g, .gr = pb->gr, .c = pb->c, .seed = seed, .budget = budget};
+        start_gd = xnew_array((size_t)pb->gr->n_groups, sizeof *start_gd);
+        progress_task(0, "the searches' start", 0);
+        start.used = place_search_start(&c, start_gd, &start.score, &start.name);
+        start.group_device = start_gd;
+        progress_task(0, NULL, 0);
+        for (int k = 0; k < nj; k++)
+            jobs[k].start = &start;
         par_for(0, nj, nj < 2 ? nj : 2, search_job, jobs);
+    }
+    free(start_gd);
     for (int k = 0; k < nj; k++) {
         if (ok && jobs[k].rc != 0) {
             *e = jobs[k].e;

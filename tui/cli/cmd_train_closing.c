@@ -27,7 +27,7 @@ static int closing_rows(const AgentPolicy *ap, const TrainState *fts, const Prob
         o->untrained_us = ctl.runtime_us;
         place_run_free(&ctl);
     }
-    PlaceCtx ctx = {p->g, p->gr, p->c, 0, 0, NULL};
+    PlaceCtx ctx = {.g = p->g, .gr = p->gr, .c = p->c};
     int *gd = xnew_array((size_t)p->gr->n_groups, sizeof *gd);
     double score;
     place_best_heuristic(&ctx, gd, &score, &o->heuristic);

@@ -402,7 +402,7 @@ App *app_new(const AppOptions *o, Err *e)
         if (a->policy.pol->arch.start_heuristic || o->start_heuristic) { /* trained as a search, or the general
                                                                       policy on one's own graph: from the best
                                                                       heuristic's placement */
-            PlaceCtx ctx = {a->data.pb.g, a->data.pb.gr, a->data.pb.c, o->seed, 0, NULL};
+            PlaceCtx ctx = {.g = a->data.pb.g, .gr = a->data.pb.gr, .c = a->data.pb.c, .seed = o->seed};
             double score;
             start = xnew_array((size_t)a->data.pb.gr->n_groups, sizeof *start);
             place_best_heuristic(&ctx, start, &score, &start_name);

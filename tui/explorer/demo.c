@@ -125,7 +125,7 @@ static void compute_problem(App *a)
     memset(p, 0, sizeof *p);
     p->n_devices = nd;
     int *gdev = xnew_array((size_t)gr->n_groups, sizeof *gdev), *odev = xnew_array((size_t)g->n_nodes, sizeof *odev);
-    PlaceCtx ctx = {g, gr, c, a->data.ep->seed, 0, NULL};
+    PlaceCtx ctx = {.g = g, .gr = gr, .c = c, .seed = a->data.ep->seed};
     double score;
     const char *name = "device0";
     place_best_heuristic(&ctx, gdev, &score, &name);

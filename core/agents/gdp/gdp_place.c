@@ -59,7 +59,7 @@ int gdp_place_runs(const AgentKind *k, const Problem *p, const char *path, const
         free(gd);
         return -1;
     }
-    PlaceCtx ctx = {p->g, p->gr, p->c, o->seed, 0, NULL};
+    PlaceCtx ctx = {.g = p->g, .gr = p->gr, .c = p->c, .seed = o->seed};
     double heur_score;
     const char *name;
     sims += place_best_heuristic(&ctx, heur, &heur_score, &name);

@@ -306,7 +306,8 @@ static const int *expert_of(GdpTrainer *t, int gi)
     int G = gg->gr->n_groups, *op = xnew_array((size_t)gg->g->n_nodes, sizeof *op);
     int *gd = t->expert[gi] = xnew_array((size_t)G, sizeof *gd);
     int64_t used = 0;
-    PlaceCtx ctx = {gg->g, gg->gr, t->c, t->cfg.seed * 1000003u + (uint64_t)gi, t->cfg.expert_budget, &used};
+    PlaceCtx ctx = {.g = gg->g, .gr = gg->gr, .c = t->c, .seed = t->cfg.seed * 1000003u + (uint64_t)gi,
+                    .budget = t->cfg.expert_budget, .simulated = &used};
     Err e = {{0}};
     if (place_find("ils")->fn(&ctx, op, &e) != 0) /* ils cannot fail: every group on device 0 at worst */
         memset(op, 0, (size_t)gg->g->n_nodes * sizeof *op);

@@ -157,7 +157,7 @@ static int64_t run(void *trainer, int64_t n_eps, TrainCallback cb, void *ud, vol
         if (!tgs->lg) { /* the heuristics once per graph: the rewards' unit */
             int *start = xnew_array((size_t)G, sizeof *start);
             const char *name;
-            PlaceCtx ctx = {tg->g, tg->gr, t->c, t->cfg.s.seed * 1000003u + (uint64_t)gi, 0, NULL};
+            PlaceCtx ctx = {.g = tg->g, .gr = tg->gr, .c = t->c, .seed = t->cfg.s.seed * 1000003u + (uint64_t)gi};
             int64_t used = place_best_heuristic(&ctx, start, &tgs->start_score, &name);
             if (!isfinite(b->runtime_us)) /* counted the first time the training ever draws the graph */
                 sims += used;

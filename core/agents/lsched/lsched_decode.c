@@ -72,7 +72,7 @@ LscGraph *lsc_graph_new(const Graph *g, const Grouping *gr, const Cluster *c, Er
     lg->n = n;
     lg->nd = nd;
     lg->pe = place_eval_new(g, gr, c);
-    PlaceCtx ctx = {g, gr, c, 0, 0, NULL};
+    PlaceCtx ctx = {.g = g, .gr = gr, .c = c};
     lg->cost = xnew_array((size_t)n * (size_t)nd, sizeof *lg->cost);
     for (int k = 0; k < n; k++) {
         for (int d = 0; d < nd; d++)
@@ -258,7 +258,7 @@ void lsc_place(LscGraph *lg, Scorer *net, int64_t budget, uint64_t seed, int *be
     memset(res, 0, sizeof *res);
     if (budget <= 0)
         budget = LSC_DEFAULT_BUDGET;
-    PlaceCtx ctx = {lg->g, lg->gr, lg->c, seed, budget, NULL};
+    PlaceCtx ctx = {.g = lg->g, .gr = lg->gr, .c = lg->c, .seed = seed, .budget = budget};
     res->used = place_search_start(&ctx, best_gd, &res->start_score, &res->start);
     res->best_score = res->start_score;
     int *gd = xnew_array((size_t)lg->n, sizeof *gd);

@@ -338,7 +338,7 @@ static int64_t run(void *trainer, int64_t n_eps, TrainCallback cb, void *ud, vol
             tgs->start = xnew_array((size_t)G, sizeof *tgs->start);
             tgs->sim = sim_new(tg->g, t->c);
             const char *name;
-            PlaceCtx ctx = {tg->g, tg->gr, t->c, t->cfg.s.seed * 1000003u + (uint64_t)gi, 0, NULL};
+            PlaceCtx ctx = {.g = tg->g, .gr = tg->gr, .c = t->c, .seed = t->cfg.s.seed * 1000003u + (uint64_t)gi};
             tgs->start_used = place_best_heuristic(&ctx, tgs->start, &tgs->start_score, &name);
             if (!isfinite(b->runtime_us)) /* counted the first time the training ever draws the graph */
                 sims += tgs->start_used;

@@ -202,7 +202,7 @@ static int search(LsNet *net, const LsScorer *sc, const Graph *g, const Grouping
     s.cur = XNEW(int, s.n);
     s.best = XNEW(int, s.n);
     memset(res, 0, sizeof *res);
-    PlaceCtx ctx = {g, gr, c, seed, budget > 0 ? budget : 1, NULL};
+    PlaceCtx ctx = {.g = g, .gr = gr, .c = c, .seed = seed, .budget = budget > 0 ? budget : 1};
     if (start) {
         memcpy(s.cur, start, (size_t)s.n * sizeof *s.cur);
         s.cur_score = start_score;

@@ -82,7 +82,7 @@ int64_t placeto_place_procedure(const Policy *pol, const Graph *g, const Groupin
     int64_t pre = 0, sims;
     *runtime_us = NAN;
     if (start == AGENT_START_HEURISTIC) {
-        PlaceCtx ctx = {g, gr, c, seed, budget, NULL};
+        PlaceCtx ctx = {.g = g, .gr = gr, .c = c, .seed = seed, .budget = budget};
         double score;
         const char *name;
         init = xnew_array((size_t)n, sizeof *init);

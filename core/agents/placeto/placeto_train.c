@@ -158,7 +158,7 @@ PlacetoTrainer *placeto_train_new(Policy *pol, TrainState *ts, const PlacetoTrai
         t->eval_gd = xnew_array((size_t)maxg, sizeof *t->eval_gd);
         for (int k = 0; k < t->n_eval; k++) {
             const TrainGraph *tg = &graphs[t->eval_graph[k] = (int)((int64_t)k * n_graphs / t->n_eval)];
-            PlaceCtx ctx = {tg->g, tg->gr, c, 0, 0, NULL};
+            PlaceCtx ctx = {.g = tg->g, .gr = tg->gr, .c = c};
             const char *name;
             place_best_heuristic(&ctx, t->eval_gd, &t->eval_norm[k], &name);
         }
@@ -596,7 +596,7 @@ int placeto_train_seed_from_method(TrainState *ts, const PlaceMethod *m, const P
         const Problem *p = &problems[i];
         PlaceRun run;
         if (!m) {
-            PlaceCtx ctx = {p->g, p->gr, p->c, cfg->seed, 0, NULL};
+            PlaceCtx ctx = {.g = p->g, .gr = p->gr, .c = p->c, .seed = cfg->seed};
             int *gd = xnew_array((size_t)p->gr->n_groups, sizeof *gd);
             double score;
             const char *name;
