@@ -81,7 +81,7 @@ assert max(counts) > 0, lines[:3]
 else
     fail "progress line" "script(1) (util-linux) is not installed"
 fi
-run compare graphs/nmt.json --no-policy --budget 20000 --methods ils
+run compare graphs/nmt.json --no-policy --budget 2000 --methods ils
 expect_rc "compare, standard error a file" 0 && { [ ! -s "$tmp/err" ] && pass ||
     fail "compare, standard error a file" "expected nothing on standard error, got: $(flat "$tmp/err")"; }
 
