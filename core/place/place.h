@@ -85,9 +85,8 @@ double place_score(const Cluster *c, const SimResult *r);
 /* The searches' scorer of per-group placements, for a search built
  * elsewhere (the learned search): place_eval gives place_score of the
  * placement, through the simulator's makespan-only path when the output
- * bytes on each device fit in its memory (the same number, faster), and
- * re-simulating incrementally from where the placement differs from the
- * one given before (bit-identical to a full simulation); place_eval_cut
+ * bytes on each device fit in its memory (the same number, faster);
+ * place_eval_cut
  * the same when the score is below cutoff, else a number in [cutoff,
  * score] (the runtime: its memory pass skipped; place_eval_score then
  * completes it); place_eval_full the full result of a placement (for its

@@ -642,8 +642,10 @@ static void print_compare_table(const Problem *pb, const PlaceRun *rows, int n, 
     printf("%-*s %12s %9s %9s\n", w, "lower bound", util_fmt_time(b1, lb), util_fmt_ratio(r1, single, lb),
            util_fmt_ratio(r2, lb, lb));
     int searches = 0;
-    for (int k = 0; k < n; k++)
-        searches |= strcmp(rows[k].method, "anneal") == 0 || strcmp(rows[k].method, "ils") == 0;
+    for (int k = 0; k < n; k++) {
+        const PlaceMethod *m = place_find(rows[k].method);
+        searches |= m && place_is_search(m);
+    }
     if (searches && given)
         printf("budget: %lld placements per search (--budget)\n", (long long)budget);
     else if (searches && budget < PLACE_DEFAULT_BUDGET)
