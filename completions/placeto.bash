@@ -4,7 +4,8 @@
 # completed (`placeto --complete ...`, made from the tables of its --help):
 # the commands, each command's options, the placement methods after
 # --method and --methods (a comma-separated list), 'auto' or a file after
-# --policy, and files elsewhere.
+# --policy, a word option's values (--level, --preset: `--complete values`),
+# and files elsewhere.
 
 _placeto() {
     local cur prev prog cmd i line name arg takes=
@@ -60,6 +61,13 @@ _placeto() {
             --size | --devices | -n | --groups | -g | --seed | -s | --keys)
                 return 0 ;;
         esac
+        # a word option (--level, -l, --preset): its row's choices, nothing else
+        local words
+        words=$("$prog" --complete values "$cmd" "$what" 2> /dev/null)
+        if [ -n "$words" ]; then
+            mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur")
+            return 0
+        fi
         compopt -o filenames 2> /dev/null
         mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -f -- "$cur")
         return 0

@@ -41,7 +41,12 @@ function walk(mode, what,   c, q, field, depth) {
                 match(q, /^[A-Za-z_][A-Za-z_0-9]*/)
                 field = substr(q, 1, RLENGTH)
             }
-        } else if (mode == "rows" && c != "{")
+        } else if (mode == "rows" && substr(text, pos) ~ /^\{ *0 *\}/) {
+            pos = index(substr(text, pos), "}") + pos   # the {0} that ends a table
+            skip()
+            if (substr(text, pos, 1) == ",") pos++
+            continue
+        } else if (mode == "rows" && c != "{" && c !~ /[A-Z]/)
             fail(what " a row not in braces")
         # the element: up to the "," or "}" of this level
         for (;;) {
@@ -77,7 +82,7 @@ function scan(   i, k, name, mode, built) {
     built = 0
     cur = file
     for (i = 1; i <= nbuf; i++) {
-        if (buf[i] !~ /^(static )?const (AgentKind|AgentActorOps|PolicyFileKind|CliCmd|Binding|TourStage) [A-Za-z_0-9]+(\[[A-Za-z_0-9]*\])? = \{/) continue
+        if (buf[i] !~ /^(static )?const (AgentKind|AgentActorOps|PolicyFileKind|CliCmd|Binding|TourStage|AgentOpt|CliOpt) [A-Za-z_0-9]+(\[[A-Za-z_0-9]*\])? = \{/) continue
         if (!built) { text = ""; for (k = 1; k <= nbuf; k++) text = text buf[k] "\n"; n = length(text); built = 1 }
         name = buf[i]; sub(/^(static )?const /, "", name); sub(/ = \{.*/, "", name)
         mode = (buf[i] ~ /\[/) ? "rows" : "named"

@@ -9,9 +9,12 @@
 #   const Binding NAME[] = {...}        (the explorer's key tables) every
 #                                       row's fields named (.doc, .fn, ...);
 #   const TourStage NAME[] = {...}      (the tour's stages) every row's
-#                                       fields named, and those of its .pub.
+#                                       fields named, and those of its .pub;
+#   const AgentOpt / CliOpt NAME[] = {...}  (the option tables) every row's
+#                                       fields named (a row may be a macro,
+#                                       CLI_PROBLEM_OPTS, and {0} ends it).
 # Values inside a named field (a string array, a {keys, help, section}
-# row) and the option tables (AgentOpt, CliOpt) stay positional. Every
+# row) stay positional. Every
 # agent agents.c lists must be defined as `const AgentKind agent_X = {` so
 # that this check sees it. Prints each descriptor with a positional field
 # as FILE:LINE (its first) and exits 1 when there is one.

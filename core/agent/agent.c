@@ -283,37 +283,252 @@ int agent_place_runs(const AgentPolicy *p, const TrainState *ts, const Problem *
     return p->kind->place.runs(p->kind, pb, p->path, p->net, ts, o, rows, start_name, e);
 }
 
-/* ---- the trainers' options ---- */
+/* ---- options as data ---- */
 
-int agent_arg_int(const AgentArgs *a, const char *name, long min, long max, long def, long *out, Err *e)
+const AgentOpt *agent_opt_find(const AgentOpt *opts, const char *name)
 {
-    const char *s = agent_arg(a, name);
-    if (!s) {
-        *out = def;
-        return 0;
+    for (const AgentOpt *o = opts; o && o->name; o++)
+        if (strcmp(o->name, name) == 0)
+            return o;
+    return NULL;
+}
+
+static const AgentOpt *row_of(const AgentArgs *a, const char *name)
+{
+    const AgentOpt *o = agent_opt_find(a->opts, name);
+    if (!o)
+        o = agent_opt_find(a->more, name);
+    if (!o)
+        util_die("option --%s has no row in its table", name);
+    return o;
+}
+
+/* A bound as it is read: the integers 1099511627776 as 2^40 and 1000000
+ * as 10^6; the numbers 1e+09 as 1e9, 1e-09 as 1e-9. */
+static void num_text(double v, int integer, char *buf, size_t n)
+{
+    if (integer && v >= 65536) {
+        for (int k = 16; k < 63; k++)
+            if (v == ldexp(1, k)) {
+                snprintf(buf, n, "2^%d", k);
+                return;
+            }
     }
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end || errno || v < min || v > max)
-        return err_set(e, "--%s: expected an integer from %ld to %ld, got '%s'", name, min, max, s);
-    *out = v;
+    if (integer && v >= 1e6 && v == floor(v)) {
+        double p = 1e6;
+        for (int k = 6; k < 16; k++, p *= 10)
+            if (v == p) {
+                snprintf(buf, n, "10^%d", k);
+                return;
+            }
+    }
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, integer ? "%.0f" : "%g", v);
+    char *x = strchr(tmp, 'e'); /* 1e+09 -> 1e9, 1e-09 -> 1e-9 */
+    if (x) {
+        char *d = x + 1, *src = x + 1;
+        if (*src == '+')
+            src++;
+        else if (*src == '-')
+            *d++ = *src++;
+        while (*src == '0' && src[1])
+            src++;
+        memmove(d, src, strlen(src) + 1);
+    }
+    snprintf(buf, n, "%s", tmp);
+}
+
+static void choice_list(const char *choices, char *buf, size_t n, int md, const char *def)
+{
+    size_t at = 0;
+    int count = 0, total = 0;
+    for (const char *c = choices; *c;) {
+        size_t len = strcspn(c, " ");
+        total += len > 0;
+        c += len + (c[len] == ' ');
+    }
+    buf[0] = 0;
+    for (const char *c = choices; *c && at < n;) {
+        size_t len = strcspn(c, " ");
+        if (len) {
+            count++;
+            const char *sep = count == 1 ? "" : count == total ? " or " : ", ";
+            int is_def = def && strlen(def) == len && strncmp(def, c, len) == 0;
+            at += (size_t)snprintf(buf + at, n - at, md ? "%s`%.*s`%s" : "%s%.*s%s", sep, (int)len, c,
+                                   is_def ? " (default)" : "");
+        }
+        c += len + (c[len] == ' ');
+    }
+}
+
+int agent_opt_check(const AgentOpt *o, const char *s, Err *e)
+{
+    char lo[64], hi[64];
+    if (o->type == AGENT_OPT_INT) {
+        char *end;
+        errno = 0;
+        long v = strtol(s, &end, 10);
+        if (end == s || *end || errno || v < (long)o->min || v > (long)o->max) {
+            snprintf(lo, sizeof lo, "%ld", (long)o->min);
+            snprintf(hi, sizeof hi, "%ld", (long)o->max);
+            return err_set(e, "--%s: expected an integer from %s to %s, got '%s'", o->name, lo, hi, s);
+        }
+    } else if (o->type == AGENT_OPT_NUM) {
+        char *end;
+        errno = 0;
+        double v = strtod(s, &end);
+        if (end == s || *end || errno || !(v >= o->min && v <= o->max))
+            return err_set(e, "--%s: expected a number from %g to %g, got '%s'", o->name, o->min, o->max, s);
+    } else if (o->type == AGENT_OPT_WORD) {
+        size_t len = strlen(s);
+        for (const char *c = o->choices; *c;) {
+            size_t l = strcspn(c, " ");
+            if (l == len && strncmp(c, s, len) == 0)
+                return 0;
+            c += l + (c[l] == ' ');
+        }
+        char list[512];
+        choice_list(o->choices, list, sizeof list, 0, NULL);
+        return err_set(e, "--%s: expected %s, got '%s'", o->name, list, s);
+    }
     return 0;
 }
 
-int agent_arg_double(const AgentArgs *a, const char *name, double min, double max, double def, double *out,
-                     Err *e)
+int agent_opt_table_check(const AgentOpt *t, Err *e)
 {
+    for (const AgentOpt *o = t; o && o->name; o++) {
+        Err sub = {{0}};
+        if (!o->name[0] || !o->help)
+            return err_set(e, "option row %d: expected a name and a help", (int)(o - t));
+        if (o->type != AGENT_OPT_TEXT && !o->arg)
+            return err_set(e, "--%s: a typed option needs a value name (arg)", o->name);
+        if ((o->type == AGENT_OPT_INT || o->type == AGENT_OPT_NUM) && !(o->min <= o->max))
+            return err_set(e, "--%s: bounds %g > %g", o->name, o->min, o->max);
+        if (o->type == AGENT_OPT_WORD && (!o->choices || !o->choices[0]))
+            return err_set(e, "--%s: a word option needs its choices", o->name);
+        if (o->def && o->type != AGENT_OPT_TEXT && agent_opt_check(o, o->def, &sub))
+            return err_set(e, "--%s: its default does not pass its row: %s", o->name, sub.msg);
+        if (strstr(o->help, "(default"))
+            return err_set(e, "--%s: the help states a default; the row's def or note says it", o->name);
+    }
+    return 0;
+}
+
+static int read_long(const AgentOpt *o, const char *s, long *out, Err *e)
+{
+    if (agent_opt_check(o, s, e))
+        return -1;
+    *out = strtol(s, NULL, 10);
+    return 0;
+}
+
+int agent_opt_int_or(const AgentArgs *a, const char *name, long def, long *out, Err *e)
+{
+    const AgentOpt *o = row_of(a, name);
     const char *s = agent_arg(a, name);
     if (!s) {
         *out = def;
         return 0;
     }
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end || errno || !(v >= min && v <= max))
-        return err_set(e, "--%s: expected a number from %g to %g, got '%s'", name, min, max, s);
-    *out = v;
+    return read_long(o, s, out, e);
+}
+
+int agent_opt_int(const AgentArgs *a, const char *name, long *out, Err *e)
+{
+    const AgentOpt *o = row_of(a, name);
+    if (!o->def || o->type != AGENT_OPT_INT)
+        util_die("option --%s: no integer default in its row", name);
+    return agent_opt_int_or(a, name, strtol(o->def, NULL, 10), out, e);
+}
+
+int agent_opt_int_in(const AgentArgs *a, const char *name, long min, long max, long def, long *out, Err *e)
+{
+    AgentOpt o = *row_of(a, name);
+    o.min = (double)min;
+    o.max = (double)max;
+    const char *s = agent_arg(a, name);
+    if (!s) {
+        *out = def;
+        return 0;
+    }
+    return read_long(&o, s, out, e);
+}
+
+int agent_opt_num_or(const AgentArgs *a, const char *name, double def, double *out, Err *e)
+{
+    const AgentOpt *o = row_of(a, name);
+    const char *s = agent_arg(a, name);
+    if (!s) {
+        *out = def;
+        return 0;
+    }
+    if (agent_opt_check(o, s, e))
+        return -1;
+    *out = strtod(s, NULL);
     return 0;
+}
+
+int agent_opt_num(const AgentArgs *a, const char *name, double *out, Err *e)
+{
+    const AgentOpt *o = row_of(a, name);
+    if (!o->def || o->type != AGENT_OPT_NUM)
+        util_die("option --%s: no numeric default in its row", name);
+    return agent_opt_num_or(a, name, strtod(o->def, NULL), out, e);
+}
+
+const char *agent_opt_word(const AgentArgs *a, const char *name, Err *e)
+{
+    const AgentOpt *o = row_of(a, name);
+    const char *s = agent_arg(a, name);
+    if (!s)
+        return o->def;
+    return agent_opt_check(o, s, e) ? NULL : s;
+}
+
+static void bounds_text(const AgentOpt *o, const char *dash, char *buf, size_t n)
+{
+    char lo[64], hi[64];
+    num_text(o->min, o->type == AGENT_OPT_INT, lo, sizeof lo);
+    num_text(o->max, o->type == AGENT_OPT_INT, hi, sizeof hi);
+    snprintf(buf, n, "%s%s%s", lo, dash, hi);
+}
+
+void agent_opt_suffix(const AgentOpt *o, char *buf, size_t n)
+{
+    char range[160] = "";
+    if (o->type == AGENT_OPT_INT || o->type == AGENT_OPT_NUM)
+        bounds_text(o, "-", range, sizeof range);
+    const char *def = o->def, *note = o->note;
+    if (!range[0] && !def && !note) {
+        buf[0] = 0;
+        return;
+    }
+    snprintf(buf, n, "(%s%s%s%s%s%s%s)", range, range[0] && (def || note) ? ", " : "", def || note ? "default" : "",
+             def ? " " : note ? ": " : "", def ? def : "", def && note ? "; " : "", note ? note : "");
+}
+
+void agent_opt_help(const AgentOpt *o, char *buf, size_t n)
+{
+    char suffix[256];
+    agent_opt_suffix(o, suffix, sizeof suffix);
+    snprintf(buf, n, "%s%s%s", o->help ? o->help : "", suffix[0] && o->help && o->help[0] ? " " : "", suffix);
+}
+
+void agent_opt_md(const AgentOpt *o, char *buf, size_t n)
+{
+    buf[0] = 0;
+    if (o->type == AGENT_OPT_WORD) {
+        choice_list(o->choices, buf, n, 1, o->def);
+        size_t at = strlen(buf);
+        if (o->note && at < n)
+            snprintf(buf + at, n - at, o->def ? " (%s)" : " (default: %s)", o->note);
+        return;
+    }
+    if (o->type != AGENT_OPT_INT && o->type != AGENT_OPT_NUM)
+        return;
+    char range[160];
+    bounds_text(o, "–", range, sizeof range);
+    const char *def = o->def, *note = o->note;
+    snprintf(buf, n, "%s%s%s%s%s%s%s%s", range, def || note ? ", default" : "", def ? " " : note ? ": " : "",
+             def ? def : "", def && note ? " (" : "", note ? note : "", def && note ? ")" : "", "");
 }

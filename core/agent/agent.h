@@ -112,13 +112,31 @@ typedef struct AgentPlaceOps {
 
 /* --- training -------------------------------------------------------------- */
 
-/* One option of an agent's trainer, in the shape of the command line's:
- * long name, optional short letter, argument name (NULL: a flag), help. */
+/* One option, as data (tmux's options-table.c): the command line's tables
+ * (cli.h) and each agent's trainer (AgentTrainOps.opts) are arrays of these.
+ * From a row come the option's parsing (agent_opt_int and its kin read the
+ * value, its bounds and its default from it), its --help line and man page
+ * entry (agent_opt_help), its completion (`placeto --complete values`) and
+ * the value column of docs/cli.md (`placeto --complete table`, checked by
+ * tests/cli/cli_docs.sh). Fill rows with designated initializers. */
+typedef enum AgentOptType {
+    AGENT_OPT_TEXT = 0, /* a path or free text, checked by its reader (a flag when arg is NULL) */
+    AGENT_OPT_INT,      /* an integer in [min, max] */
+    AGENT_OPT_NUM,      /* a number in [min, max] */
+    AGENT_OPT_WORD,     /* one of choices */
+} AgentOptType;
+
 typedef struct AgentOpt {
-    const char *name;
-    char short_name;
-    const char *arg;
-    const char *help;
+    const char *name;      /* long name, without -- */
+    char short_name;       /* 0: none */
+    const char *arg;       /* the value's name in --help ("K"), NULL for a flag */
+    const char *help;      /* one line, without the default or the bounds (added from the row) */
+    AgentOptType type;
+    double min, max;       /* INT, NUM: inclusive bounds (integers up to 2^62 are exact) */
+    const char *def;       /* the default as it would be typed ("0.001", "best"); NULL: none, or note's */
+    const char *note;      /* NULL, or what else sets the default ("paper 1.0"; without def: "the
+                              policy's device count, else 2"), said after def */
+    const char *choices;   /* WORD: the values, separated by spaces */
 } AgentOpt;
 
 /* The options given to `train`, as the command line parsed them: get(ctx,
@@ -126,6 +144,8 @@ typedef struct AgentOpt {
 typedef struct AgentArgs {
     const char *(*get)(void *ctx, const char *name);
     void *ctx;
+    const AgentOpt *opts;  /* the rows the readers check values by ({0}-ended), */
+    const AgentOpt *more;  /* then these (NULL: none): an agent's own, then the shared ones */
 } AgentArgs;
 
 /* What a trainer reports after each episode or update (train_state.h's
@@ -134,6 +154,8 @@ typedef struct AgentTrainOps {
     const char *unit;        /* "episode" or "update" */
     long max_groups;         /* --groups' upper bound */
     const AgentOpt *opts;    /* the agent's own options, {0}-ended (besides the shared ones) */
+    const char *help;        /* its paragraph of `train --help` (lines of at most 100 columns, no
+                                defaults: those come from the rows), NULL: none */
     const char *const *shape; /* of those, the ones setting a new network's architecture
                                 (refused with --resume), NULL-ended */
     size_t config_size;      /* bytes of the agent's configuration (configure fills it) */
@@ -292,9 +314,38 @@ int agent_place_runs(const AgentPolicy *p, const TrainState *ts, const Problem *
 /* Reads an integer or a number option for a trainer's configure: def when
  * absent; -1 with e set ("--name: expected an integer in [min, max], got
  * 'x'") when malformed or out of range. */
-int agent_arg_int(const AgentArgs *a, const char *name, long min, long max, long def, long *out, Err *e);
-int agent_arg_double(const AgentArgs *a, const char *name, double min, double max, double def, double *out,
-                     Err *e);
+/* The row of option name in a->opts; NULL when the table has none. */
+const AgentOpt *agent_opt_find(const AgentOpt *opts, const char *name);
+/* Checks a value against its row: an integer or number within the bounds,
+ * one of the choices. 0, or -1 with e set ("--NAME: expected ..., got 'V'"). */
+int agent_opt_check(const AgentOpt *o, const char *value, Err *e);
+/* The value of option name read by its row in a->opts (a row that is not
+ * there, or has no default, is the program's error: it dies): given, it is
+ * checked (agent_opt_check); else the row's default. 0, or -1 with e set. */
+int agent_opt_int(const AgentArgs *a, const char *name, long *out, Err *e);
+int agent_opt_num(const AgentArgs *a, const char *name, double *out, Err *e);
+/* WORD: the value given, else the default (NULL: none); NULL with e set
+ * when the value is not one of the choices (check e->msg[0]). */
+const char *agent_opt_word(const AgentArgs *a, const char *name, Err *e);
+/* The same, where the default depends on other input (a preset, a policy
+ * file: the row's note says which), given as def. */
+int agent_opt_int_or(const AgentArgs *a, const char *name, long def, long *out, Err *e);
+int agent_opt_num_or(const AgentArgs *a, const char *name, double def, double *out, Err *e);
+/* The same within narrower bounds than the row's, where they depend on the
+ * input (--stage 1..the tour's stages, --groups up to an agent's limit). */
+int agent_opt_int_in(const AgentArgs *a, const char *name, long min, long max, long def, long *out, Err *e);
+/* What --help, the man page and docs/cli.md add to a row's help: "(1-256,
+ * default 1)", "(default best; paper: last)"; "" when nothing. md: the value
+ * column of docs/cli.md ("1–256, default 1", "`best` (default) or `last`"). */
+void agent_opt_suffix(const AgentOpt *o, char *buf, size_t n);
+void agent_opt_md(const AgentOpt *o, char *buf, size_t n);
+/* Checks a table's rows ({0}-ended): a name and help each, a value name
+ * (arg) for every typed row, min <= max, a default that passes its own row
+ * (agent_opt_check), choices for a word, and no "(default" in a help (the
+ * row says it). 0, or -1 with e set naming the row. */
+int agent_opt_table_check(const AgentOpt *t, Err *e);
+/* The help line of a row: help, then its suffix. */
+void agent_opt_help(const AgentOpt *o, char *buf, size_t n);
 static inline const char *agent_arg(const AgentArgs *a, const char *name) { return a->get(a->ctx, name); }
 
 #endif

@@ -151,8 +151,8 @@ void *scorer_policy_untrained(const void *pol, uint64_t seed, Err *e)
 int scorer_configure(const AgentArgs *a, uint64_t seed, ScorerCfg *c, Err *e)
 {
     c->seed = seed;
-    return agent_arg_double(a, "lr", 0, 10, 0.01, &c->lr, e) || agent_arg_double(a, "clip", 0, 1e9, 1, &c->clip, e) ||
-                   agent_arg_int(a, "hidden", 1, SCORER_HIDDEN_MAX, SCORER_DEFAULT_HIDDEN, &c->hidden, e)
+    return agent_opt_num(a, "lr", &c->lr, e) || agent_opt_num(a, "clip", &c->clip, e) ||
+                   agent_opt_int(a, "hidden", &c->hidden, e)
                ? -1
                : 0;
 }

@@ -75,16 +75,22 @@ void *scorer_policy_untrained(const void *pol, uint64_t seed, Err *e);
 
 /* ---- a scorer's trainer: the options every one takes ---- */
 #define SCORER_DEFAULT_HIDDEN 16
-#define SCORER_TRAIN_OPTS                                                           \
-    {"lr", 0, "X", "Adam learning rate (default 0.01)"},                            \
-        {"clip", 0, "X", "global gradient-norm clip (default 1)"},                  \
-        {"hidden", 0, "H", "width of a new policy's scorer, 1-256 (default 16)"}
+#define SCORER_STR_(x) #x
+#define SCORER_STR(x) SCORER_STR_(x)
+/* Their rows (agent.h), lr_note what else sets --lr's default (NULL: nothing). */
+#define SCORER_TRAIN_OPTS(lr_note)                                                                            \
+    {.name = "lr", .arg = "X", .type = AGENT_OPT_NUM, .min = 0, .max = 10, .def = "0.01", .note = lr_note,    \
+     .help = "Adam learning rate"},                                                                           \
+        {.name = "clip", .arg = "X", .type = AGENT_OPT_NUM, .min = 0, .max = 1e9, .def = "1",                 \
+         .help = "global gradient-norm clip"},                                                                \
+        {.name = "hidden", .arg = "H", .type = AGENT_OPT_INT, .min = 1, .max = SCORER_HIDDEN_MAX,              \
+         .def = SCORER_STR(SCORER_DEFAULT_HIDDEN), .help = "width of a new policy's scorer"}
 typedef struct ScorerCfg {
     double lr, clip;
     long hidden;
     uint64_t seed;
 } ScorerCfg;
-/* Reads --lr, --clip and --hidden into c, with seed; -1 with e set. */
+/* Reads --lr, --clip and --hidden into c by their rows (SCORER_TRAIN_OPTS), with seed; -1 with e set. */
 int scorer_configure(const AgentArgs *a, uint64_t seed, ScorerCfg *c, Err *e);
 /* A new policy of c's width and `features` inputs for cluster cl, with the
  * weights of c's seed; NULL with e set. */

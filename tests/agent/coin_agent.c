@@ -145,7 +145,7 @@ typedef struct CoinCfg {
 } CoinCfg;
 
 static const AgentOpt train_opts[] = {
-    {"lr", 0, "X", "Adam learning rate (default 0.1)"},
+    {.name = "lr", .arg = "X", .type = AGENT_OPT_NUM, .min = 0, .max = 10, .def = "0.1", .help = "Adam learning rate"},
     {0},
 };
 
@@ -153,7 +153,7 @@ static int configure(const AgentArgs *a, uint64_t seed, void *cfg, Err *e)
 {
     CoinCfg *c = cfg;
     c->seed = seed;
-    return agent_arg_double(a, "lr", 0, 10, 0.1, &c->lr, e);
+    return agent_opt_num(a, "lr", &c->lr, e);
 }
 static void state_init(TrainState *ts, const void *cfg)
 {

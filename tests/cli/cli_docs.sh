@@ -24,7 +24,11 @@
 #   - the tree's lists: the commands of `placeto --help` are cli.md's table
 #     and the README's list; testing.md names every tests/cli/cli_*.sh, the
 #     count of tests/fuzz/fuzz_*.c, and the Makefile's CHECK_SCRIPTS (so
-#     does the README's count of them).
+#     does the README's count of them);
+#   - the options: docs/cli.md's value column of every option table row is
+#     the one the program's option rows give (type, bounds, default,
+#     choices: tests/cli/docs_options.py over `--complete table`), and every
+#     option with a type is in a table of its command.
 # Prints "docs: N passed, M failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -253,6 +257,15 @@ for where, text in places.items():
               "the race is the tour's stage %s" % race)
 PY
 py_checks "documentation counts" $?
+
+# docs/cli.md's option tables against the option rows
+cmd="tests/cli/docs_options.py $prog docs/cli.md"
+if python3 tests/cli/docs_options.py "$prog" docs/cli.md > "$tmp/out" 2> "$tmp/err" && [ ! -s "$tmp/err" ]; then pass; else
+    fail "docs/cli.md's option values" "$(head -5 "$tmp/out" "$tmp/err")"; fi
+# and the check fails on a value that is not the row's
+sed 's/^| `--samples K` | 0–10^6, default 0 |/| `--samples K` | 0–10^6, default 1 |/' docs/cli.md > "$tmp/cli.md"
+if ! cmp -s docs/cli.md "$tmp/cli.md" && ! python3 tests/cli/docs_options.py "$prog" "$tmp/cli.md" > "$tmp/out" 2>&1 &&
+    grep -q "the value of --samples" "$tmp/out"; then pass; else fail "docs_options.py: a wrong default" "not caught"; fi
 
 echo "docs: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -160,6 +160,32 @@ comp info s
 expect "a directory" sub
 comp explore --devices ""
 expect "a number option: nothing"
+comp export model.json --level ""
+expect "a word option's values" group op
+comp export model.json -l o
+expect "a word option by its short name" op
+comp train model.json --preset p
+expect "train --preset" paper
+comp train model.json --keep ""
+expect "train --keep" best last
+
+# the rows behind the completion and docs/cli.md's value column
+run --complete values train preset
+if expect_rc "complete values" 0 && [ "$(tr '\n' ' ' < "$tmp/out")" = "search tuned paper " ]; then pass; else
+    fail "complete values train preset" "got $(tr '\n' ' ' < "$tmp/out")"; fi
+run --complete values place --budget
+if expect_rc "complete values of a number option" 0 && [ ! -s "$tmp/out" ]; then pass; else
+    fail "complete values place --budget" "expected nothing"; fi
+run --complete values place --nope
+expect_rc "complete values: an unknown option" 2
+run --complete table place
+if expect_rc "complete table" 0 && grep -qP '^--samples\t-\tK\t0–10\^6, default 0$' "$tmp/out"; then pass; else
+    fail "complete table place" "no --samples row: $(head -3 "$tmp/out")"; fi
+run --complete table train gdp
+if expect_rc "complete table train gdp" 0 && grep -qP '^--epochs\t-\tE\t1–64, default 4$' "$tmp/out" &&
+    ! grep -q '^--episodes' "$tmp/out"; then pass; else fail "complete table train gdp" "not gdp's own rows"; fi
+run --complete table place gdp
+expect_rc "complete table: an agent is train's" 2
 
 echo "meta: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -96,8 +96,8 @@ usage_says() {
     if grep -qF -- "$text" "$tmp/err"; then pass; else fail "$name" "stderr lacks '$text'"; fi
 }
 usage_says "rnn --preset fast" "--preset: expected tuned or paper" train "$g" "${small[@]}" --episodes 1 --preset fast -o "$tmp/x.json"
-usage_says "rnn --baseline none" "--baseline: expected ema or batch" train "$g" "${small[@]}" --episodes 1 --baseline none -o "$tmp/x.json"
-usage_says "rnn --oom soft" "--oom: expected faithful or graded" train "$g" "${small[@]}" --episodes 1 --oom soft -o "$tmp/x.json"
+usage_says "rnn --baseline none" "--baseline: expected batch or ema" train "$g" "${small[@]}" --episodes 1 --baseline none -o "$tmp/x.json"
+usage_says "rnn --oom soft" "--oom: expected graded or faithful" train "$g" "${small[@]}" --episodes 1 --oom soft -o "$tmp/x.json"
 
 # --json: one line per update (5 < 20) and a summary
 run train "$g" "${small[@]}" --episodes 5 --samples-per-update 2 --json -o "$tmp/j.json"

@@ -166,7 +166,7 @@ int split_run(const AgentKind *k, FixTrain train, const TrainFix *f, void *cfg, 
         net = ok ? fix_load(k, mid, ts) : NULL;
         ok = net != NULL;
         if (ok && !train && k->train.resumed) /* as train --resume with no options */
-            k->train.resumed(net, cfg, &(AgentArgs){no_option, NULL});
+            k->train.resumed(net, cfg, &(AgentArgs){.get = no_option, .opts = k->train.opts});
         if (ok)
             CHECK_INT(train ? train(net, ts, cfg, f, n2) : fix_train(k, net, ts, cfg, f, n2), n2);
     }

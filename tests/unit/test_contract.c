@@ -66,7 +66,7 @@ static void *default_config(const AgentKind *k)
 {
     Err e = {{0}};
     void *cfg = xcalloc(1, k->train.config_size ? k->train.config_size : 1);
-    AgentArgs none = {no_option, NULL};
+    AgentArgs none = {.get = no_option, .opts = k->train.opts};
     if (k->train.configure(&none, SEED, cfg, &e) != 0) {
         free(cfg);
         REQUIRE_OR(0, NULL, "%s: configure: %s", k->name, e.msg);
@@ -170,7 +170,7 @@ static void check_other_graph(const AgentKind *k, const TrainFix *h, const char 
     void *cfg = default_config(k);
     int64_t w = cfg && k->train.round ? k->train.round(cfg) : 1;
     if (cfg && k->train.resumed)
-        k->train.resumed(net, cfg, &(AgentArgs){no_option, NULL});
+        k->train.resumed(net, cfg, &(AgentArgs){.get = no_option, .opts = k->train.opts});
     if (cfg)
         CHECK_INT(fix_train(k, net, ts, cfg, h, w), w);
     CHECK_MSG(ts->n_best == 2 && isfinite(ts->best[0].runtime_us) && isfinite(ts->best[1].runtime_us),

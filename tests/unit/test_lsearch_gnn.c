@@ -200,7 +200,7 @@ TEST(lsearch_gnn_policy_file_round_trips)
     const AgentKind *k = agent_find("lsearch");
     REQUIRE(k != NULL);
     const char *kv[] = {"scorer", "placeto", "features", "paper", NULL, NULL};
-    AgentArgs args = {args_get, (void *)kv};
+    AgentArgs args = {.get = args_get, .ctx = (void *)kv, .opts = k->train.opts};
     _Alignas(max_align_t) unsigned char cfg[512] = {0};
     REQUIRE(k->train.config_size <= sizeof cfg);
     REQUIRE_MSG(k->train.configure(&args, 13, cfg, &e) == 0, "%s", e.msg);

@@ -39,7 +39,9 @@ void cli_help(const CliCmd *cmd, FILE *f)
                      o->arg ? o->arg : "");
         else
             snprintf(left, sizeof left, "    --%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
-        fprintf(f, "  %-24s %s\n", left, o->help);
+        char help[1024];
+        agent_opt_help(o, help, sizeof help);
+        fprintf(f, "  %-24s %s\n", left, help);
     }
     fprintf(f, "  %-24s %s\n", "-h, --help", "show this help and exit");
     if (cmd->details)
@@ -361,7 +363,7 @@ int cli_parse(const CliCmd *cmd, int argc, char **argv, CliArgs *a)
     if (file && devs)
         return cli_usage_error(cmd, "give either --cluster or --devices, not both");
     long count;
-    if (devs && cli_int(cmd, a, "devices", 1, CLUSTER_MAX_DEVICES, 1, &count))
+    if (devs && cli_int_or(cmd, a, "devices", 1, &count))
         return EXIT_USAGE;
     return 0;
 }
@@ -424,36 +426,57 @@ AgentArgs cli_agent_args(const CliCmd *cmd, const CliArgs *a, CliArgsCtx *ctx)
 {
     ctx->cmd = cmd;
     ctx->a = a;
-    return (AgentArgs){args_get, ctx};
+    return (AgentArgs){.get = args_get, .ctx = ctx, .opts = cmd->opts};
 }
 
-int cli_double(const CliCmd *cmd, const CliArgs *a, const char *name, double min, double max, double def,
-               double *out)
+/* An AgentArgs reader's result as the command's usage error. */
+#define CLI_READ(call)                                                                                                 \
+    do {                                                                                                               \
+        CliArgsCtx ctx;                                                                                                \
+        AgentArgs args = cli_agent_args(cmd, a, &ctx);                                                                 \
+        Err e = {{0}};                                                                                                 \
+        return (call) ? cli_usage_error(cmd, "%s", e.msg) : 0;                                                         \
+    } while (0)
+
+int cli_int(const CliCmd *cmd, const CliArgs *a, const char *name, long *out)
 {
-    CliArgsCtx ctx;
-    AgentArgs args = cli_agent_args(cmd, a, &ctx);
-    Err e = {{0}};
-    return agent_arg_double(&args, name, min, max, def, out, &e) ? cli_usage_error(cmd, "%s", e.msg) : 0;
+    CLI_READ(agent_opt_int(&args, name, out, &e));
 }
 
-int cli_int(const CliCmd *cmd, const CliArgs *a, const char *name, long min, long max, long def, long *out)
+int cli_int_or(const CliCmd *cmd, const CliArgs *a, const char *name, long def, long *out)
 {
-    CliArgsCtx ctx;
-    AgentArgs args = cli_agent_args(cmd, a, &ctx);
-    Err e = {{0}};
-    return agent_arg_int(&args, name, min, max, def, out, &e) ? cli_usage_error(cmd, "%s", e.msg) : 0;
+    CLI_READ(agent_opt_int_or(&args, name, def, out, &e));
 }
 
-int cli_problem(const CliCmd *cmd, const CliArgs *a, const char *graph_path, long max_groups, long seed_default,
-                ProblemSpec *s, uint64_t *seed)
+int cli_int_in(const CliCmd *cmd, const CliArgs *a, const char *name, long min, long max, long def, long *out)
+{
+    CLI_READ(agent_opt_int_in(&args, name, min, max, def, out, &e));
+}
+
+int cli_num(const CliCmd *cmd, const CliArgs *a, const char *name, double *out)
+{
+    CLI_READ(agent_opt_num(&args, name, out, &e));
+}
+
+int cli_num_or(const CliCmd *cmd, const CliArgs *a, const char *name, double def, double *out)
+{
+    CLI_READ(agent_opt_num_or(&args, name, def, out, &e));
+}
+
+int cli_word(const CliCmd *cmd, const CliArgs *a, const char *name, const char **out)
+{
+    CLI_READ(!(*out = agent_opt_word(&args, name, &e)) && e.msg[0]);
+}
+
+int cli_problem(const CliCmd *cmd, const CliArgs *a, const char *graph_path, long max_groups, ProblemSpec *s,
+                uint64_t *seed)
 {
     memset(s, 0, sizeof *s);
     long groups = 0, sd = 0, devs = 0;
     const char *gs = cli_get(cmd, a, "groups");
     int chains = gs && strcmp(gs, "chains") == 0; /* HSDAG's coarsening instead of a count */
-    if ((!chains && cli_int(cmd, a, "groups", 1, max_groups, 0, &groups)) ||
-        (seed && cli_int(cmd, a, "seed", 0, 1L << 62, seed_default, &sd)) ||
-        cli_int(cmd, a, "devices", 1, CLUSTER_MAX_DEVICES, 0, &devs))
+    if ((!chains && cli_int_in(cmd, a, "groups", 1, max_groups, 0, &groups)) || (seed && cli_int(cmd, a, "seed", &sd)) ||
+        cli_int_or(cmd, a, "devices", 0, &devs))
         return EXIT_USAGE;
     s->graph_path = graph_path;
     s->cluster_path = cli_get(cmd, a, "cluster");

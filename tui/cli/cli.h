@@ -75,28 +75,39 @@ typedef struct CliArgsCtx {
 } CliArgsCtx;
 AgentArgs cli_agent_args(const CliCmd *cmd, const CliArgs *a, CliArgsCtx *ctx);
 
-/* Parses an integer option in [min, max]; usage error otherwise. */
-int cli_int(const CliCmd *cmd, const CliArgs *a, const char *name, long min, long max, long def, long *out);
-
-/* Parses a number option in [min, max]; usage error otherwise. */
-int cli_double(const CliCmd *cmd, const CliArgs *a, const char *name, double min, double max, double def,
-               double *out);
+/* The readers of the options by their rows (agent.h's agent_opt_*): the
+ * value given, checked against its row, else the row's default (_or: def,
+ * where the default depends on other input; _in: within narrower bounds).
+ * 0, or EXIT_USAGE after the usage error. cli_word: *out the value given or
+ * the row's default (NULL: none). */
+int cli_int(const CliCmd *cmd, const CliArgs *a, const char *name, long *out);
+int cli_int_or(const CliCmd *cmd, const CliArgs *a, const char *name, long def, long *out);
+int cli_int_in(const CliCmd *cmd, const CliArgs *a, const char *name, long min, long max, long def, long *out);
+int cli_num(const CliCmd *cmd, const CliArgs *a, const char *name, double *out);
+int cli_num_or(const CliCmd *cmd, const CliArgs *a, const char *name, double def, double *out);
+int cli_word(const CliCmd *cmd, const CliArgs *a, const char *name, const char **out);
 
 /* The options that name a placement problem, one table fragment for every
  * command that takes them: CLI_PROBLEM_OPTS("0") in a CliOpt table gives
  * --cluster, --devices, --groups and --seed (default "0"); cli_problem()
  * reads them. cli_parse refuses --cluster with --devices. */
-#define CLI_OPT_CLUSTER {"cluster", 'c', "FILE", "cluster file (instead of --devices)"}
-#define CLI_OPT_DEVICES {"devices", 'n', "N", "N default devices: /GPU:0.., the Placeto simulator's parameters (default: a given policy's or placement's count, else 2)"}
-#define CLI_OPT_GROUPS {"groups", 'g', "G", "target group count (default: by graph size), or chains: HSDAG's coarsening"}
-#define CLI_OPT_SEED(def) {"seed", 's', "S", "seed of everything random (default " def ")"}
+#define CLI_OPT_CLUSTER {.name = "cluster", .short_name = 'c', .arg = "FILE", .help = "cluster file (instead of --devices)"}
+#define CLI_OPT_DEVICES                                                                                                \
+    {.name = "devices", .short_name = 'n', .arg = "N", .type = AGENT_OPT_INT, .min = 1, .max = CLUSTER_MAX_DEVICES,   \
+     .help = "N default devices: /GPU:0.., the Placeto simulator's parameters",                                       \
+     .note = "a given policy's or placement's count, else 2"}
+#define CLI_OPT_GROUPS                                                                                                 \
+    {.name = "groups", .short_name = 'g', .arg = "G", .type = AGENT_OPT_INT, .min = 1, .max = 1L << 30,               \
+     .help = "target group count, or chains: HSDAG's coarsening", .note = "by graph size"}
+#define CLI_OPT_SEED(def_)                                                                                             \
+    {.name = "seed", .short_name = 's', .arg = "S", .type = AGENT_OPT_INT, .min = 0, .max = 1L << 62,                 \
+     .help = "seed of everything random", .def = def_}
 #define CLI_PROBLEM_OPTS(seed_default) CLI_OPT_CLUSTER, CLI_OPT_DEVICES, CLI_OPT_GROUPS, CLI_OPT_SEED(seed_default)
 
 /* Reads --cluster/--devices/--groups (1..max_groups) into s for graph_path
- * (everything else in s zero) and --seed (default seed_default) into
- * *seed. Returns 0, or EXIT_USAGE after a usage error. */
-int cli_problem(const CliCmd *cmd, const CliArgs *a, const char *graph_path, long max_groups, long seed_default,
-                ProblemSpec *s, uint64_t *seed);
+ * (everything else in s zero) and --seed (its row's default) into *seed. Returns 0, or EXIT_USAGE after a usage error. */
+int cli_problem(const CliCmd *cmd, const CliArgs *a, const char *graph_path, long max_groups, ProblemSpec *s,
+                uint64_t *seed);
 /* The cluster from --cluster FILE, else --devices N, else fallback_devices
  * default devices. Returns NULL with e set. */
 Cluster *cli_cluster(const CliCmd *cmd, const CliArgs *a, int fallback_devices, Err *e);

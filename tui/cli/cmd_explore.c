@@ -20,34 +20,45 @@
 #include "slide.h"
 #include "term.h"
 
+/* --devices of explore and demo: a policy places at most POLICY_MAX_DEVICES. */
+#define EXPLORE_OPT_DEVICES                                                                                            \
+    {.name = "devices", .short_name = 'n', .arg = "N", .type = AGENT_OPT_INT, .min = 1, .max = POLICY_MAX_DEVICES,    \
+     .help = "N default devices: /GPU:0.., the Placeto simulator's parameters", .note = "the policy's count, else 2"}
+
 /* The terminal and headless options of explore and demo. */
 #define SCREEN_OPTS                                                                                  \
-    {"ascii", 0, NULL, "ASCII glyphs only"},                                                         \
-    {"no-color", 0, NULL, "no colours (also with NO_COLOR set)"},                                    \
-    {"headless", 0, NULL, "no terminal: run --keys and dump the screen (tests, screenshots)"},       \
-    {"keys", 'k', "SCRIPT", "headless: keys separated by spaces (see placeto explore --help)"},      \
-    {"size", 0, "WxH", "headless: screen size (default 100x30)"},                                    \
-    {"dump", 0, "FILE", "headless: write the last screen (- for stdout, the default)"},              \
-    {"frames", 0, "FILE", "headless: write every screen, one per key"},                              \
-    {"unicode", 0, NULL, "headless: dump with Unicode glyphs instead of ASCII"},                     \
-    {"present", 0, NULL, "start in the presentation layout: graph, tall timeline, legend (P toggles)"},\
-    {"slide", 0, "FILE.svg", "headless: write the last screen as an SVG image too"},                 \
-    {"slide-dir", 0, "DIR", "where F2 / Ctrl-P write slides (default: $PLACETO_SLIDE_DIR, else .)"}
+    {.name = "ascii", .help = "ASCII glyphs only"},                                                         \
+    {.name = "no-color", .help = "no colours (also with NO_COLOR set)"},                                    \
+    {.name = "headless", .help = "no terminal: run --keys and dump the screen (tests, screenshots)"},       \
+    {.name = "keys", .short_name = 'k', .arg = "SCRIPT", .help = "headless: keys separated by spaces (see placeto explore --help)"},      \
+    {.name = "size", .arg = "WxH", .help = "headless: screen size", .def = "100x30"},                                    \
+    {.name = "dump", .arg = "FILE", .help = "headless: write the last screen (- for stdout, the default)"},              \
+    {.name = "frames", .arg = "FILE", .help = "headless: write every screen, one per key"},                              \
+    {.name = "unicode", .help = "headless: dump with Unicode glyphs instead of ASCII"},                     \
+    {.name = "present", .help = "start in the presentation layout: graph, tall timeline, legend (P toggles)"},\
+    {.name = "slide", .arg = "FILE.svg", .help = "headless: write the last screen as an SVG image too"},                 \
+    {.name = "slide-dir", .arg = "DIR", .help = "where F2 / Ctrl-P write slides", .note = "$PLACETO_SLIDE_DIR, else ."}
 
 /* Recording a session (record.h). */
 #define RECORD_OPTS                                                                                  \
-    {"record", 0, "FILE", "write the session as an asciinema v2 recording (FILE.cast)"},             \
-    {"record-step", 0, "SECONDS", "headless: the recording's time between key steps (default 1)"}
+    {.name = "record", .arg = "FILE", .help = "write the session as an asciinema v2 recording (FILE.cast)"},             \
+    {.name = "record-step", .arg = "SECONDS", .type = AGENT_OPT_NUM, .min = 0.001, .max = 3600, .def = "1",                  \
+     .help = "headless: the recording's time between key steps"}
 
 static const CliOpt explore_opts[] = {
-    {"policy", 'p', "POLICY", "trained policy (default: the graph's bundled one, else the general one for the device count)"},
-    {"resume", 'r', "EPISODE", "resume a saved episode (graph, cluster and policy come from it)"},
-    {"replay", 0, "EPISODE", "replay a saved episode forwards and backwards (for lectures)"},
-    CLI_PROBLEM_OPTS("1"),
-    {"save", 'o', "EPISODE", "where s saves the episode (default: GRAPH.episode.json; with --resume, the resumed file)"},
-    {"greedy", 0, NULL, "start in greedy mode (argmax) instead of sampling"},
-    {"race", 0, NULL, "open on the race: the learned placers, their untrained controls, anneal and ils, live (key R)"},
-    {"budget", 'b', "N", "with --race: placements anneal, ils and a searching policy may simulate (default: the baselines' budget)"},
+    {.name = "policy", .short_name = 'p', .arg = "POLICY", .help = "trained policy", .note = "the graph's bundled one, else the general one for the device count"},
+    {.name = "resume", .short_name = 'r', .arg = "EPISODE", .help = "resume a saved episode (graph, cluster and policy come from it)"},
+    {.name = "replay", .arg = "EPISODE", .help = "replay a saved episode forwards and backwards (for lectures)"},
+    CLI_OPT_CLUSTER,
+    EXPLORE_OPT_DEVICES,
+    {.name = "groups", .short_name = 'g', .arg = "G", .type = AGENT_OPT_INT, .min = 1, .max = POLICY_MAX_GROUPS,
+     .help = "target group count, or chains: HSDAG's coarsening", .note = "by graph size"},
+    CLI_OPT_SEED("1"),
+    {.name = "save", .short_name = 'o', .arg = "EPISODE", .help = "where s saves the episode", .note = "GRAPH.episode.json; with --resume, the resumed file"},
+    {.name = "greedy", .help = "start in greedy mode (argmax) instead of sampling"},
+    {.name = "race", .help = "open on the race: the learned placers, their untrained controls, anneal and ils, live (key R)"},
+    {.name = "budget", .short_name = 'b', .arg = "N", .type = AGENT_OPT_INT, .min = 1, .max = 1L << 30, .note = "the baselines' budget",
+     .help = "with --race: placements anneal, ils and a searching policy may simulate"},
     RECORD_OPTS,
     SCREEN_OPTS,
     {0},
@@ -57,12 +68,14 @@ static int run_explore(int argc, char **argv);
 static int run_demo(int argc, char **argv);
 
 static const CliOpt demo_opts[] = {
-    {"policy", 'p', "POLICY", "the trained policy (default: the graph's bundled one, else the general one)"},
-    CLI_OPT_DEVICES,
-    {"auto", 0, "[SECONDS]", "advance every SECONDS seconds (default 7) instead of waiting for a key (r pauses; the race's "
-     "stage waits for its race to end, then SECONDS)"},
-    {"loop", 0, NULL, "with --auto: after the last stage, start again at the first"},
-    {"stage", 0, "N", "start at stage N (1 is the first; the tour's earlier steps are taken first)"},
+    {.name = "policy", .short_name = 'p', .arg = "POLICY", .help = "the trained policy", .note = "the graph's bundled one, else the general one"},
+    EXPLORE_OPT_DEVICES,
+    {.name = "auto", .arg = "[SECONDS]", .type = AGENT_OPT_NUM, .min = 0.5, .max = 3600, .def = "7",
+     .help = "advance every SECONDS seconds instead of waiting for a key (r pauses; the race's "
+             "stage waits for its race to end, then SECONDS)"},
+    {.name = "loop", .help = "with --auto: after the last stage, start again at the first"},
+    {.name = "stage", .arg = "N", .type = AGENT_OPT_INT, .min = 1, .max = APP_TOUR_STAGES, .def = "1",
+     .help = "start at stage N (1 is the first; the tour's earlier steps are taken first)"},
     RECORD_OPTS,
     SCREEN_OPTS,
     {0},
@@ -498,7 +511,7 @@ static int run_app(const CliCmd *cmd, const CliArgs *args, const AppOptions *o)
     const char *rc_path = cli_get(cmd, args, "record");
     int is_headless = cli_get(cmd, args, "headless") != NULL;
     double rc_step;
-    if (cli_double(cmd, args, "record-step", 0.001, 3600, 1, &rc_step))
+    if (cli_num(cmd, args, "record-step", &rc_step))
         return EXIT_USAGE;
     if (cli_get(cmd, args, "record-step") && (!rc_path || !is_headless))
         return cli_usage_error(cmd, "--record-step goes with --record and --headless (a terminal session is timed as it runs)");
@@ -510,7 +523,7 @@ static int run_app(const CliCmd *cmd, const CliArgs *args, const AppOptions *o)
     if (slide_path && !slide_path[0])
         return cli_usage_error(cmd, "--slide: expected a file name");
     long budget = 0;
-    if (cmd == &cmd_explore && cli_int(cmd, args, "budget", 1, 1L << 30, 0, &budget))
+    if (cmd == &cmd_explore && cli_int_or(cmd, args, "budget", 0, &budget))
         return EXIT_USAGE;
     if (cmd == &cmd_explore && cli_get(cmd, args, "budget") && !cli_get(cmd, args, "race"))
         return cli_usage_error(cmd, "--budget goes with --race (the race's budget)");
@@ -546,8 +559,8 @@ static int run_explore(int argc, char **argv)
     ProblemSpec spec;
     AppOptions o = {0};
     long devices;
-    if (cli_problem(cmd, &args, NULL, POLICY_MAX_GROUPS, 1, &spec, &o.seed) ||
-        cli_int(cmd, &args, "devices", 1, POLICY_MAX_DEVICES, 0, &devices)) /* the policy's limit */
+    if (cli_problem(cmd, &args, NULL, POLICY_MAX_GROUPS, &spec, &o.seed) ||
+        cli_int_or(cmd, &args, "devices", 0, &devices)) /* the policy's limit */
         return EXIT_USAGE;
     char graph_buf[4096], policy_buf[4096];
     o.resume_path = cli_get(cmd, &args, "resume");
@@ -601,12 +614,10 @@ static int run_demo(int argc, char **argv)
     AppOptions o = {0};
     long devices, stage;
     double seconds = 0;
-    int n_stages;
-    app_tour_stage(0, &n_stages);
     const char *secs = cli_get(cmd, &args, "auto");
-    if (cli_int(cmd, &args, "devices", 1, POLICY_MAX_DEVICES, 0, &devices) ||
-        cli_int(cmd, &args, "stage", 1, n_stages, 1, &stage) ||
-        (secs && secs[0] && cli_double(cmd, &args, "auto", 0.5, 3600, 7, &seconds)))
+    if (cli_int_or(cmd, &args, "devices", 0, &devices) ||
+        cli_int(cmd, &args, "stage", &stage) ||
+        (secs && secs[0] && cli_num(cmd, &args, "auto", &seconds)))
         return EXIT_USAGE;
     if (cli_get(cmd, &args, "loop") && !secs)
         return cli_usage_error(cmd, "--loop goes with --auto (the tour then starts again after its last stage)");

@@ -8,9 +8,10 @@
 
 static const CliOpt info_opts[] = {
     CLI_OPT_GROUPS,
-    {"cluster", 'c', "FILE", "also give the lower bound on this cluster"},
-    {"devices", 'n', "N", "also give the lower bound on N default devices"},
-    {"json", 0, NULL, "machine-readable output on stdout"},
+    {.name = "cluster", .short_name = 'c', .arg = "FILE", .help = "also give the lower bound on this cluster"},
+    {.name = "devices", .short_name = 'n', .arg = "N", .type = AGENT_OPT_INT, .min = 1, .max = CLUSTER_MAX_DEVICES,
+     .help = "also give the lower bound on N default devices"},
+    {.name = "json", .help = "machine-readable output on stdout"},
     {0},
 };
 
@@ -126,7 +127,7 @@ static int run_info(int argc, char **argv)
     if (stop)
         return rc;
     ProblemSpec spec;
-    if (cli_problem(&cmd_info, &a, a.pos[0], 1L << 30, 0, &spec, NULL))
+    if (cli_problem(&cmd_info, &a, a.pos[0], 1L << 30, &spec, NULL))
         return EXIT_USAGE;
     /* the lower bound on a cluster is given only when one is named */
     int extra = cli_get(&cmd_info, &a, "cluster") || cli_get(&cmd_info, &a, "devices");

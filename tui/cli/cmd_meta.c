@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "agent.h"
 #include "ctl.h"
 #include "place.h"
 
@@ -106,8 +107,11 @@ static void man_command(FILE *f, const CliCmd *c)
     roff_str(f, c->usage, 0);
     fputs("\n.PP\n", f);
     roff_lines(f, c->summary);
-    for (const CliOpt *o = c->opts; o->name; o++)
-        man_option(f, o->short_name, o->name, o->arg, o->help);
+    for (const CliOpt *o = c->opts; o->name; o++) {
+        char help[1024];
+        agent_opt_help(o, help, sizeof help);
+        man_option(f, o->short_name, o->name, o->arg, help);
+    }
     man_option(f, 'h', "help", NULL, "show this help and exit");
     if (c->details)
         roff_details(f, c->details);
@@ -215,9 +219,72 @@ void meta_man(FILE *f, const CliCmd *const *cmds, int n)
 /* ------------------------------------------------------------------ */
 /* Completion words                                                    */
 
+static const CliCmd *find_cmd(const CliCmd *const *cmds, int n, const char *name)
+{
+    for (int k = 0; k < n; k++)
+        if (strcmp(cmds[k]->name, name) == 0)
+            return cmds[k];
+    return NULL;
+}
+
+/* One row of `--complete table`: --NAME, -X (or -), ARG (or -), then the
+ * value column of docs/cli.md, tab-separated. */
+static void table_row(FILE *f, const AgentOpt *o)
+{
+    char md[1024];
+    agent_opt_md(o, md, sizeof md);
+    fprintf(f, "--%s\t", o->name);
+    if (o->short_name)
+        fprintf(f, "-%c", o->short_name);
+    else
+        fputc('-', f);
+    fprintf(f, "\t%s\t%s\n", o->arg ? o->arg : "-", md);
+}
+
 int meta_complete(FILE *f, const CliCmd *const *cmds, int n, int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "";
+    if (strcmp(what, "values") == 0 && argc == 4) { /* the choices of a word option */
+        const CliCmd *c = find_cmd(cmds, n, argv[2]);
+        const char *opt = argv[3];
+        const AgentOpt *o = NULL;
+        if (c && opt[0] == '-' && opt[1] && opt[1] != '-' && !opt[2]) { /* -l: the short name */
+            for (const AgentOpt *r = c->opts; r->name && !o; r++)
+                if (r->short_name == opt[1])
+                    o = r;
+        } else if (c) {
+            o = agent_opt_find(c->opts, strncmp(opt, "--", 2) == 0 ? opt + 2 : opt);
+        }
+        if (!o) {
+            fprintf(stderr, "placeto: --complete values: no option '%s' of '%s'\n", argv[3], argv[2]);
+            return EXIT_USAGE;
+        }
+        for (const char *w = o->type == AGENT_OPT_WORD ? o->choices : ""; *w;) {
+            size_t len = strcspn(w, " ");
+            if (len)
+                fprintf(f, "%.*s\n", (int)len, w);
+            w += len + (w[len] == ' ');
+        }
+        return EXIT_OK;
+    }
+    if (strcmp(what, "table") == 0 && (argc == 3 || argc == 4)) { /* docs/cli.md's value column */
+        const CliCmd *c = find_cmd(cmds, n, argv[2]);
+        const AgentKind *k = argc == 4 ? agent_find(argv[3]) : NULL;
+        if (!c || (argc == 4 && (!k || strcmp(c->name, "train") != 0))) {
+            fprintf(stderr, "placeto: --complete table: expected a command (and with train an agent), got '%s%s%s'\n",
+                    argv[2], argc == 4 ? " " : "", argc == 4 ? argv[3] : "");
+            return EXIT_USAGE;
+        }
+        const AgentOpt *t = k ? k->train.opts : c->opts;
+        Err e = {{0}};
+        if (agent_opt_table_check(t, &e)) {
+            fprintf(stderr, "placeto: --complete table %s%s%s: %s\n", argv[2], k ? " " : "", k ? argv[3] : "", e.msg);
+            return EXIT_FAIL;
+        }
+        for (const AgentOpt *o = t; o && o->name; o++)
+            table_row(f, o);
+        return EXIT_OK;
+    }
     if (strcmp(what, "commands") == 0 && argc == 2) {
         for (int k = 0; k < n; k++)
             fprintf(f, "%s\n", cmds[k]->name);
@@ -248,6 +315,6 @@ int meta_complete(FILE *f, const CliCmd *const *cmds, int n, int argc, char **ar
         fprintf(stderr, "placeto: --complete options: unknown command '%s'\n", argv[2]);
         return EXIT_USAGE;
     }
-    fputs("placeto: usage: placeto --complete (commands | options COMMAND | methods)\n", stderr);
+    fputs("placeto: usage: placeto --complete (commands | options COMMAND | values COMMAND OPTION | methods | table COMMAND [AGENT])\n", stderr);
     return EXIT_USAGE;
 }

@@ -15,31 +15,38 @@
 #include "progress.h"
 
 /* --budget: what the local searches may spend (both commands). */
-#define CLI_OPT_BUDGET                                                                          \
-    {"budget", 'b', "K", "placements anneal and ils (default 20000; on graphs over 2 500 ops 5e7 / ops, at least 1000) and a policy's zero-shot row (Placeto, lsearch, lsched) may simulate, their start included"}
+#define CLI_OPT_BUDGET                                                                                                 \
+    {.name = "budget", .short_name = 'b', .arg = "K", .type = AGENT_OPT_INT, .min = 1, .max = 1L << 40,               \
+     .help = "placements anneal and ils and a policy's zero-shot row (Placeto, lsearch, lsched) may simulate, their "  \
+             "start included",                                                                                         \
+     .note = "20000; on graphs over 2 500 ops 5e7 / ops, at least 1000"}
 
 static const CliOpt place_opts[] = {
-    {"method", 'm', "M", "placement method (see below)"},
-    {"policy", 'p', "POLICY", "place with a trained policy (Placeto zero-shot, or rnn); 'auto': the bundled one (the better of the graph's own and lsearch)"},
-    {"samples", 0, "K", "with --policy: K sampled episodes after the greedy one (default 0)"},
-    {"start", 0, "S", "with --policy: start from 'random' (the fixed random placement) or 'heuristic' (gdp: the better of its placements and the best heuristic's)"},
-    {"output", 'o', "FILE", "write the placement (ops form)"},
+    {.name = "method", .short_name = 'm', .arg = "M", .help = "placement method (see below)"},
+    {.name = "policy", .short_name = 'p', .arg = "POLICY", .help = "place with a trained policy (Placeto zero-shot, or rnn); 'auto': the bundled one (the better of the graph's own and lsearch)"},
+    {.name = "samples", .arg = "K", .type = AGENT_OPT_INT, .min = 0, .max = 1000000, .def = "0",
+     .help = "with --policy: K sampled episodes after the greedy one"},
+    {.name = "start", .arg = "S", .type = AGENT_OPT_WORD, .choices = "random heuristic", .note = "heuristic with auto, else random",
+     .help = "with --policy: start from random (the fixed random placement) or heuristic (gdp: the better of its placements and the best heuristic's)"},
+    {.name = "output", .short_name = 'o', .arg = "FILE", .help = "write the placement (ops form)"},
     CLI_OPT_BUDGET,
     CLI_PROBLEM_OPTS("0"),
-    {"json", 0, NULL, "machine-readable result on stdout"},
+    {.name = "json", .help = "machine-readable result on stdout"},
     {0},
 };
 
 static const CliOpt compare_opts[] = {
-    {"methods", 'm', "LIST", "comma-separated methods (default: all)"},
-    {"policy", 'p', "POLICY", "Placeto rows from a trained policy (default without --methods: 'auto', the bundled one)"},
-    {"no-policy", 0, NULL, "no Placeto rows"},
-    {"samples", 0, "K", "with --policy: K sampled episodes after the greedy one (default 0)"},
-    {"start", 0, "S", "with --policy: start from 'random' (the fixed random placement) or 'heuristic' (gdp: the better of its placements and the best heuristic's)"},
-    {"untrained", 0, NULL, "with --policy: also the control, the same network untrained (the weights training started from: the seed a Placeto file records, else --seed), placing by the same procedure"},
+    {.name = "methods", .short_name = 'm', .arg = "LIST", .help = "comma-separated methods", .note = "all"},
+    {.name = "policy", .short_name = 'p', .arg = "POLICY", .help = "Placeto rows from a trained policy", .note = "without --methods: 'auto', the bundled one"},
+    {.name = "no-policy", .help = "no Placeto rows"},
+    {.name = "samples", .arg = "K", .type = AGENT_OPT_INT, .min = 0, .max = 1000000, .def = "0",
+     .help = "with --policy: K sampled episodes after the greedy one"},
+    {.name = "start", .arg = "S", .type = AGENT_OPT_WORD, .choices = "random heuristic", .note = "heuristic with auto, else random",
+     .help = "with --policy: start from random (the fixed random placement) or heuristic (gdp: the better of its placements and the best heuristic's)"},
+    {.name = "untrained", .help = "with --policy: also the control, the same network untrained (the weights training started from: the seed a Placeto file records, else --seed), placing by the same procedure"},
     CLI_OPT_BUDGET,
     CLI_PROBLEM_OPTS("0"),
-    {"json", 0, NULL, "machine-readable result on stdout"},
+    {.name = "json", .help = "machine-readable result on stdout"},
     {0},
 };
 
@@ -119,10 +126,8 @@ static int resolve_policy(const CliCmd *cmd, const CliArgs *a, const Problem *p,
 {
     *rival = NULL;
     const char *pol = cli_get(cmd, a, "policy"), *st = cli_get(cmd, a, "start");
-    if (st && strcmp(st, "random") != 0 && strcmp(st, "heuristic") != 0) {
-        cli_usage_error(cmd, "--start: expected random or heuristic, got '%s'", st);
+    if (cli_word(cmd, a, "start", &st))
         return -1;
-    }
     if (st && !pol && !implicit) {
         cli_usage_error(cmd, "--start needs --policy");
         return -1;
@@ -203,8 +208,7 @@ static int load(const CliCmd *cmd, const CliArgs *a, Problem *p, uint64_t *seed,
     ProblemSpec spec;
     long b;
     memset(p, 0, sizeof *p);
-    if (cli_problem(cmd, a, a->pos[0], 1L << 30, 0, &spec, seed) ||
-        cli_int(cmd, a, "budget", 1, 1L << 40, 0, &b))
+    if (cli_problem(cmd, a, a->pos[0], 1L << 30, &spec, seed) || cli_int_or(cmd, a, "budget", 0, &b))
         return EXIT_USAGE;
     *budget = b;
     int policy_devices, rnn_groups; /* a policy file fixes the device count when --devices and --cluster do not */
@@ -262,7 +266,7 @@ static int run_place(int argc, char **argv)
         return cli_usage_error(&cmd_place, "missing --method M or --policy POLICY");
     if (name && policy)
         return cli_usage_error(&cmd_place, "give --method or --policy, not both");
-    if (cli_int(&cmd_place, &a, "samples", 0, 1000000, 0, &samples))
+    if (cli_int(&cmd_place, &a, "samples", &samples))
         return EXIT_USAGE;
     const PlaceMethod *m = policy ? NULL : place_find(name);
     const char *kind = policy || m ? NULL : only_kind(name);
@@ -671,7 +675,7 @@ static int run_compare(int argc, char **argv)
     uint64_t seed;
     int64_t budget;
     if ((rc = load(&cmd_compare, &a, &pb, &seed, &budget, &e)) != EXIT_OK ||
-        (rc = cli_int(&cmd_compare, &a, "samples", 0, 1000000, 0, &samples)) != EXIT_OK) {
+        (rc = cli_int(&cmd_compare, &a, "samples", &samples)) != EXIT_OK) {
         chosen_free(chosen, n_chosen);
         problem_free(&pb);
         return rc == EXIT_USAGE ? rc : cli_fail(&e);

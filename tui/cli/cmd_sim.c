@@ -14,18 +14,22 @@
 #include "sim.h"
 
 static const CliOpt sim_opts[] = {
-    {"placement", 'p', "FILE", "placement to simulate (placeto-placement file, or an explorer's episode file)"},
-    {"cluster", 'c', "FILE", "cluster file (default: the placement's device count of default devices)"},
-    {"devices", 'n', "N", "N default devices (/GPU:0.., the Placeto simulator's parameters)"},
-    {"groups", 'g', "G", "target group count of the render (default: by graph size)"},
-    {"trace", 't', "OUT", "also write a Chrome trace of the timeline (Perfetto, chrome://tracing)"},
-    {"dot", 'd', "OUT", "also write a DOT render of the placement"},
-    {"svg", 0, "OUT", "also draw the render as SVG (Graphviz's library, no dot process)"},
-    {"png", 0, "OUT", "also draw the render as PNG"},
-    {"level", 'l', "L", "nodes of the render: 'group' (default) or 'op'"},
-    {"dot-ops", 0, NULL, "the same as --level op"},
-    {"repeat", 'r', "N", "simulate N times and report simulations per second"},
-    {"json", 0, NULL, "machine-readable result on stdout"},
+    {.name = "placement", .short_name = 'p', .arg = "FILE", .help = "placement to simulate (placeto-placement file, or an explorer's episode file)"},
+    {.name = "cluster", .short_name = 'c', .arg = "FILE", .help = "cluster file", .note = "the placement's device count of default devices"},
+    {.name = "devices", .short_name = 'n', .arg = "N", .type = AGENT_OPT_INT, .min = 1, .max = CLUSTER_MAX_DEVICES,
+     .help = "N default devices (/GPU:0.., the Placeto simulator's parameters)"},
+    {.name = "groups", .short_name = 'g', .arg = "G", .type = AGENT_OPT_INT, .min = 1, .max = 1L << 30,
+     .help = "target group count of the render", .note = "by graph size"},
+    {.name = "trace", .short_name = 't', .arg = "OUT", .help = "also write a Chrome trace of the timeline (Perfetto, chrome://tracing)"},
+    {.name = "dot", .short_name = 'd', .arg = "OUT", .help = "also write a DOT render of the placement"},
+    {.name = "svg", .arg = "OUT", .help = "also draw the render as SVG (Graphviz's library, no dot process)"},
+    {.name = "png", .arg = "OUT", .help = "also draw the render as PNG"},
+    {.name = "level", .short_name = 'l', .arg = "L", .type = AGENT_OPT_WORD, .choices = "group op", .def = "group",
+     .help = "nodes of the render: a node per group or per op"},
+    {.name = "dot-ops", .help = "the same as --level op"},
+    {.name = "repeat", .short_name = 'r', .arg = "N", .type = AGENT_OPT_INT, .min = 1, .max = 100000000,
+     .help = "simulate N times and report simulations per second"},
+    {.name = "json", .help = "machine-readable result on stdout"},
     {0},
 };
 
@@ -48,17 +52,20 @@ const CliCmd cmd_simulate = {
 };
 
 static const CliOpt export_opts[] = {
-    {"placement", 'p', "FILE", "placement to render (needed for --dot, --svg, --png and --trace); an episode file too"},
-    {"cluster", 'c', "FILE", "cluster file"},
-    {"devices", 'n', "N", "N default devices"},
-    {"groups", 'g', "G", "target group count of the render"},
-    {"dot", 'd', "OUT", "write a DOT render of the placement (groups as nodes)"},
-    {"svg", 0, "OUT", "draw the render as SVG (Graphviz's library, no dot process)"},
-    {"png", 0, "OUT", "draw the render as PNG"},
-    {"level", 'l', "L", "nodes of the render: 'group' (default) or 'op'"},
-    {"dot-ops", 0, NULL, "the same as --level op"},
-    {"trace", 't', "OUT", "write a Chrome trace of the simulated timeline"},
-    {"graph-json", 'j', "OUT", "write the graph itself as placeto-graph JSON (e.g. from a .dot file)"},
+    {.name = "placement", .short_name = 'p', .arg = "FILE", .help = "placement to render (needed for --dot, --svg, --png and --trace); an episode file too"},
+    {.name = "cluster", .short_name = 'c', .arg = "FILE", .help = "cluster file"},
+    {.name = "devices", .short_name = 'n', .arg = "N", .type = AGENT_OPT_INT, .min = 1, .max = CLUSTER_MAX_DEVICES,
+     .help = "N default devices"},
+    {.name = "groups", .short_name = 'g', .arg = "G", .type = AGENT_OPT_INT, .min = 1, .max = 1L << 30,
+     .help = "target group count of the render", .note = "by graph size"},
+    {.name = "dot", .short_name = 'd', .arg = "OUT", .help = "write a DOT render of the placement (groups as nodes)"},
+    {.name = "svg", .arg = "OUT", .help = "draw the render as SVG (Graphviz's library, no dot process)"},
+    {.name = "png", .arg = "OUT", .help = "draw the render as PNG"},
+    {.name = "level", .short_name = 'l', .arg = "L", .type = AGENT_OPT_WORD, .choices = "group op", .def = "group",
+     .help = "nodes of the render: a node per group or per op"},
+    {.name = "dot-ops", .help = "the same as --level op"},
+    {.name = "trace", .short_name = 't', .arg = "OUT", .help = "write a Chrome trace of the simulated timeline"},
+    {.name = "graph-json", .short_name = 'j', .arg = "OUT", .help = "write the graph itself as placeto-graph JSON (e.g. from a .dot file)"},
     {0},
 };
 
@@ -84,14 +91,11 @@ const CliCmd cmd_export = {
 static int render_ops(const CliCmd *cmd, const CliArgs *a)
 {
     const char *level = cli_get(cmd, a, "level");
-    if (!level)
-        return cli_get(cmd, a, "dot-ops") != NULL;
-    if (strcmp(level, "op") == 0 || strcmp(level, "ops") == 0)
-        return 1;
-    if (strcmp(level, "group") == 0 || strcmp(level, "groups") == 0)
-        return cli_get(cmd, a, "dot-ops") != NULL;
-    cli_usage_error(cmd, "--level: expected 'group' or 'op', got '%s'", level);
-    return -1;
+    if (level && (strcmp(level, "ops") == 0 || strcmp(level, "groups") == 0)) /* the plurals read alike */
+        level = level[0] == 'o' ? "op" : "group";
+    else if (cli_word(cmd, a, "level", &level))
+        return -1;
+    return strcmp(level, "op") == 0 || cli_get(cmd, a, "dot-ops") != NULL;
 }
 
 static int wants_render(const CliCmd *cmd, const CliArgs *a)
@@ -172,7 +176,7 @@ static int load(const CliCmd *cmd, const CliArgs *a, Problem *p, const SimResult
     const char *pl = cli_get(cmd, a, "placement");
     if (pl ? is_episode_file(pl) : is_episode_file(a->pos[0]))
         return load_episode(cmd, a, a->pos[0], pl ? pl : a->pos[0], p, r, e);
-    if (cli_problem(cmd, a, a->pos[0], 1L << 30, 0, &spec, NULL))
+    if (cli_problem(cmd, a, a->pos[0], 1L << 30, &spec, NULL))
         return EXIT_USAGE;
     spec.placement_path = cli_get(cmd, a, "placement");
     if (!wants_render(cmd, a) || ops)
@@ -329,7 +333,7 @@ static int run_simulate(int argc, char **argv)
     if (!cli_get(&cmd_simulate, &a, "placement") && !is_episode_file(a.pos[0]))
         return cli_usage_error(&cmd_simulate, "missing --placement FILE (or give an episode file instead of GRAPH)");
     long repeat;
-    if (cli_int(&cmd_simulate, &a, "repeat", 1, 100000000, 0, &repeat))
+    if (cli_int_or(&cmd_simulate, &a, "repeat", 0, &repeat))
         return EXIT_USAGE;
     Err e = {{0}};
     Problem p;

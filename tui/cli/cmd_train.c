@@ -17,22 +17,38 @@
 #include "jwrite.h"
 #include "place.h"
 #include "policy_file.h"
+#include "policy_graph.h"
 
 /* The options of `train`: the shared ones, then every registered agent's
  * own (agent.h, AgentTrainOps.opts), each name once (train_cli_init). */
 static const CliOpt shared_opts[] = {
-    {"agent", 0, "A", NULL}, /* the help lists the registry (train_cli_init) */
-    {"episodes", 'e', "K", "episodes to run (updates for the one-shot agents; default 200)"},
-    {"output", 'o', "POLICY", "policy file to write (default: the --resume file, else policy.json)"},
-    {"resume", 'r', "POLICY", "continue from a policy file and its training state"},
-    CLI_PROBLEM_OPTS("1"),
-    {"curve", 0, "CSV", "write the learning curve, one row per episode"},
-    {"checkpoint-every", 0, "K", "write the policy every K episodes (default 50)"},
-    {"json", 0, NULL, "JSON lines on stdout: progress reports and a final summary (not with -o - or --curve -)"},
+    {.name = "agent", .arg = "A"}, /* the help lists the registry (train_cli_init) */
+    {.name = "episodes", .short_name = 'e', .arg = "K", .type = AGENT_OPT_INT, .min = 1, .max = 100000000, .def = "200",
+     .help = "episodes to run (updates for rnn, gdp and hsdag)"},
+    {.name = "output", .short_name = 'o', .arg = "POLICY", .help = "policy file to write", .note = "the --resume file, else policy.json"},
+    {.name = "resume", .short_name = 'r', .arg = "POLICY", .help = "continue from a policy file and its training state"},
+    CLI_OPT_CLUSTER,
+    CLI_OPT_DEVICES,
+    {.name = "groups", .short_name = 'g', .arg = "G", .type = AGENT_OPT_INT, .min = 1, .max = POLICY_MAX_GROUPS,
+     .help = "target group count, or chains: HSDAG's coarsening", .note = "by graph size; --agent gdp up to 2^22"},
+    CLI_OPT_SEED("1"),
+    {.name = "curve", .arg = "CSV", .help = "write the learning curve, one row per episode"},
+    {.name = "checkpoint-every", .arg = "K", .type = AGENT_OPT_INT, .min = 1, .max = 1L << 40, .def = "50",
+     .help = "write the policy every K episodes"},
+    {.name = "json", .help = "JSON lines on stdout: progress reports and a final summary (not with -o - or --curve -)"},
     {0},
 };
 static CliOpt train_opts[CLI_MAX_OPTS + 1];
-static char agent_help[512];
+static char agent_help[512], agent_choices[512];
+/* `train --help`'s text after the options: Placeto's paragraph, then each
+ * other agent's (its descriptor's train.help). */
+static const char placeto_details[] =
+        "The progress line shows episode, best runtime, the mean total reward of an episode and the\n"
+        "policy's mean entropy (last 10 episodes), the entropy weight beta, episodes per second and\n"
+        "the time left. Ctrl-C stops after the current round and saves.\n"
+        "example: placeto train graphs/inception_v3.json --devices 2 --episodes 300 -o p.json\n"
+        "example: placeto train graphs/families/nmt --episodes 2000 --threads 2 -o nmt.json";
+static char train_details[8192];
 
 static int n_shared(void)
 {
@@ -56,11 +72,13 @@ void train_cli_init(void)
         return;
     int n = n_shared();
     memcpy(train_opts, shared_opts, (size_t)n * sizeof *train_opts);
-    size_t at = (size_t)snprintf(agent_help, sizeof agent_help, "the learned placer to train:");
+    size_t at = (size_t)snprintf(agent_help, sizeof agent_help, "the learned placer to train:"), cat = 0;
     for (int i = 0; i < agent_count(); i++) {
         const AgentKind *k = agent_at(i);
-        at += (size_t)snprintf(agent_help + at, at < sizeof agent_help ? sizeof agent_help - at : 0, " %s%s%s", k->name,
-                               i == 0 ? " (default)" : "", i + 1 < agent_count() ? "," : "");
+        at += (size_t)snprintf(agent_help + at, at < sizeof agent_help ? sizeof agent_help - at : 0, " %s%s", k->name,
+                               i + 1 < agent_count() ? "," : "");
+        cat += (size_t)snprintf(agent_choices + cat, cat < sizeof agent_choices ? sizeof agent_choices - cat : 0, "%s%s",
+                                i ? " " : "", k->name);
         for (const AgentOpt *o = k->train.opts; o && o->name; o++)
             if (!has_opt(train_opts, n, o->name)) {
                 if (n >= CLI_MAX_OPTS)
@@ -69,9 +87,20 @@ void train_cli_init(void)
             }
     }
     if (at < sizeof agent_help)
-        snprintf(agent_help + at, sizeof agent_help - at, "; `train --agent A --help` lists A's options");
-    train_opts[0].help = agent_help;
+        at += (size_t)snprintf(agent_help + at, sizeof agent_help - at, "; `train --agent A --help` lists A's options");
+    if (at >= sizeof agent_help || cat >= sizeof agent_choices)
+        util_die("train: the registry's names are longer than the --agent row holds");
+    train_opts[0].help = agent_help; /* a word: the registry's names, the first the default */
+    train_opts[0].type = AGENT_OPT_WORD;
+    train_opts[0].choices = agent_choices;
+    train_opts[0].def = agent_at(0)->name;
     train_opts[n] = (CliOpt){0};
+    at = (size_t)snprintf(train_details, sizeof train_details, "%s", placeto_details);
+    for (int i = 0; i < agent_count(); i++)
+        if (agent_at(i)->train.help && at < sizeof train_details)
+            at += (size_t)snprintf(train_details + at, sizeof train_details - at, "\n%s", agent_at(i)->train.help);
+    if (at >= sizeof train_details)
+        util_die("train: the agents' help is longer than %zu bytes", sizeof train_details);
 }
 
 /* The options of agent k alone: the shared ones and its table. */
@@ -124,28 +153,7 @@ const CliCmd cmd_train = {
     .summary =
         "Train a learned placer (Placeto by default, --agent for the others) on one graph, or on a\n"
         "family: several graphs or a directory of them. Writes the policy with its training state.",
-    .details =
-        "The progress line shows episode, best runtime, the mean total reward of an episode and the\n"
-        "policy's mean entropy (last 10 episodes), the entropy weight beta, episodes per second and\n"
-        "the time left. Ctrl-C stops after the current round and saves.\n"
-        "example: placeto train graphs/inception_v3.json --devices 2 --episodes 300 -o p.json\n"
-        "example: placeto train graphs/families/nmt --episodes 2000 --threads 2 -o nmt.json\n"
-        "With --agent rnn, the RNN-based placer trains on one graph or a family (each update draws one):\n"
-        "each episode is one update (K sampled placements, --samples-per-update, on --threads threads:\n"
-        "the same result for every T); defaults K 16, advantages normalised within the update, lr 0.001,\n"
-        "entropy 0, clip 1, squash 5, temperature 1 (--preset paper: the public code's K 1, moving average,\n"
-        "lr 0.1, squash 1); the other Placeto-only options are refused.\n"
-        "example: placeto train graphs/inception_v3.json --agent rnn --episodes 500 -o rnn.json\n"
-        "With --agent gdp, the GDP placer trains with PPO on one graph or a family: each episode is one\n"
-        "update (--batch-graphs B graphs drawn, K placements of each, then --epochs E passes, one Adam\n"
-        "step each); defaults K 16, E 4, clip ratio 0.2, lr 3e-4, entropy 0.01, clip 1. Its policy places\n"
-        "any graph on its device count: --resume FAMILY.json on a new graph fine-tunes it.\n"
-        "example: placeto train graphs/families/nmt --agent gdp --episodes 300 -o gdp.json\n"
-        "With --agent hsdag, the HSDAG grouper-placer trains with REINFORCE: each episode is one update of\n"
-        "--episodes-per-update E episodes of --steps T placements (the state carried between them), reward\n"
-        "1/runtime, return discounted by --gamma; defaults T 20, E 1, gamma 0.95, lr 1e-3, no baseline, no\n"
-        "clip; one-device and OOM placements count as failing runs (--allow-single, --oom graded).\n"
-        "example: placeto train graphs/inference/resnet50.json --agent hsdag --cluster graphs/clusters/cpu_gpu1.json -o hsdag.json",
+    .details = train_details, /* the command's paragraph, then each agent's (train_cli_init) */
     .opts = train_opts,
     .run = run_train,
 };
@@ -664,8 +672,8 @@ static void show_value(FILE *f, int rank, const char *key, const char *v)
 }
 
 /* An option's value as the ranks compare it: a number in one spelling (0.01
- * and 1e-2 agree) and, for an option left out, the default its help states
- * ("(default 1)"), so that --seed 1 agrees with no --seed. Not under
+ * and 1e-2 agree) and, for an option left out, the numeric default of its
+ * row, so that --seed 1 agrees with no --seed. Not under
  * --preset, which sets other defaults: there an option left out is compared
  * as left out. */
 static const char *option_value(const CliOpt *o, const char *v, int defaults, char *buf, size_t n)
@@ -673,19 +681,14 @@ static const char *option_value(const CliOpt *o, const char *v, int defaults, ch
     if (!o->arg)
         return v ? "given" : UNSET;
     if (!v) {
-        const char *d = defaults && o->help ? strstr(o->help, "(default ") : NULL;
+        const char *d = defaults ? o->def : NULL; /* the row's default */
         if (!d)
             return UNSET;
-        d += strlen("(default ");
-        size_t len = strcspn(d, ";)");
-        if (len == 0 || len >= n)
-            return UNSET;
-        memcpy(buf, d, len);
-        buf[len] = '\0';
         char *end;
-        (void)strtod(buf, &end);
-        if (*end != '\0') /* not a number: "(default: by graph size)" */
+        (void)strtod(d, &end);
+        if (end == d || *end != '\0') /* not a number: a word */
             return UNSET;
+        snprintf(buf, n, "%s", d);
         v = buf;
     }
     char *end;
@@ -849,7 +852,7 @@ static int run_train(int argc, char **argv)
         snprintf(summary, sizeof summary, "Train %s on one graph, or on a family: several graphs or a directory of\n"
                  "them. Writes the policy with its training state.", agent_find(want)->title);
         one.summary = summary;
-        one.details = NULL;
+        one.details = agent_find(want)->train.help ? agent_find(want)->train.help : placeto_details;
         cli_help(&one, stdout);
         return EXIT_OK;
     }

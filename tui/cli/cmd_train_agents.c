@@ -24,14 +24,15 @@ int train_cli_agent(const CliCmd *cmd, const CliArgs *a, const AgentKind *k)
     long episodes, every;
     uint64_t seed;
     ProblemSpec spec;
-    if (cli_problem(cmd, a, a->pos[0], ag->max_groups, 1, &spec, &seed) ||
-        cli_int(cmd, a, "episodes", 1, 100000000, 200, &episodes) ||
-        cli_int(cmd, a, "checkpoint-every", 1, 1L << 40, 50, &every))
+    if (cli_problem(cmd, a, a->pos[0], ag->max_groups, &spec, &seed) || cli_int(cmd, a, "episodes", &episodes) ||
+        cli_int(cmd, a, "checkpoint-every", &every))
         return EXIT_USAGE;
     Err e = {{0}};
     void *cfg = xcalloc(1, ag->config_size ? ag->config_size : 1);
     CliArgsCtx ctx;
     AgentArgs args = cli_agent_args(cmd, a, &ctx);
+    args.opts = ag->opts; /* the agent's rows first: its defaults and bounds, then the shared ones */
+    args.more = cmd->opts;
     if (ag->configure(&args, seed, cfg, &e) != 0) {
         free(cfg);
         return cli_usage_error(cmd, "%s", e.msg);

@@ -11,7 +11,15 @@
  *     --complete options CMD     CMD's options, one "--NAME ARG" per line
  *                                (ARG "-" for a flag), then "-X ARG" lines
  *                                for the short names
+ *     --complete values CMD OPT  the values of CMD's word option OPT (NAME,
+ *                                --NAME or -X; its row's choices, one a
+ *                                line; nothing for other options)
  *     --complete methods         the placement methods (--method, --methods)
+ *     --complete table CMD [AGENT]  the rows of CMD's options (with train and
+ *                                an agent: that agent's own), one a line:
+ *                                --NAME, -X, ARG, docs/cli.md's value
+ *                                column, tab-separated (tests/cli/cli_docs.sh
+ *                                checks docs/cli.md against it)
  * Implemented in cmd_meta.c. */
 #ifndef PLACETO_META_H
 #define PLACETO_META_H

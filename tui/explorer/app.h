@@ -238,6 +238,8 @@ typedef struct AppReplay {
 
 /* The guided tour (demo.c). */
 enum { APP_TOUR_MAX_STAGES = 24 };
+/* The tour's stages (demo.c's table; demo --stage's bound, cmd_explore.c). */
+enum { APP_TOUR_STAGES = 18 };
 /* The Apps of the default tour: each stage runs in one of them (demo.c). */
 typedef enum AppTourApp {
     TOUR_APP_DEFAULT,         /* GNMT (graphs/nmt.json) with its Placeto policy, 2 devices: it does not fit one */

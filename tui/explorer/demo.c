@@ -427,6 +427,7 @@ static const TourStage stages[] = {
 };
 enum { N_STAGES = sizeof stages / sizeof stages[0] };
 _Static_assert((int)N_STAGES <= (int)APP_TOUR_MAX_STAGES, "AppTour.hist_at holds every stage");
+_Static_assert((int)N_STAGES == (int)APP_TOUR_STAGES, "app.h counts the stages");
 
 static int n_stages(void)
 {

@@ -63,24 +63,40 @@ static const AgentActorOps actor = {
 #define GDP_TRAIN_MAX_GROUPS (1 << 22)
 
 static const AgentOpt train_opts[] = {
-    {"threads", 't', "T", "samples and graphs in parallel (default 1); the same result for every T"},
-    {"lr", 0, "X", "Adam learning rate (default 3e-4)"},
-    {"entropy", 0, "B", "entropy weight (default 0.01)"},
-    {"clip", 0, "X", "global gradient-norm clip (default 1)"},
-    {"oom-penalty", 0, "X", "seconds per GB over a device's memory (default 2)"},
-    {"samples-per-update", 0, "K", "placements sampled per update and graph, 1-64 (default 16)"},
-    {"hidden", 0, "H", "width of a new policy, a multiple of --heads (default 128)"},
-    {"greedy-every", 0, "K", "also simulate a greedy placement after every K-th update (default 10; 0: never)"},
-    {"epochs", 0, "E", "PPO passes (one Adam step each) per update, 1-64 (default 4)"},
-    {"clip-ratio", 0, "X", "PPO's clip range epsilon (default 0.2)"},
-    {"batch-graphs", 0, "B", "graphs drawn per update, 1-16 (default 1)"},
-    {"heads", 0, "H", "attention heads of a new policy, dividing --hidden (default 4)"},
-    {"gnn-layers", 0, "L", "GraphSAGE layers of a new policy, 1-8 (default 2)"},
-    {"blocks", 0, "L", "attention blocks of a new policy, 1-8 (default 1)"},
-    {"segment", 0, "S", "rows per attention segment of a new policy (default 256)"},
-    {"no-superposition", 0, NULL, "a new policy without the per-graph conditioning"},
-    {"imitate", 0, "K", "the first K updates imitate an expert search's placements, then PPO (default 0)"},
-    {"expert-budget", 0, "K", "placements of the expert's ils search per training graph (default 2000)"},
+    {.name = "threads", .short_name = 't', .arg = "T", .type = AGENT_OPT_INT, .min = 1, .max = GDP_TRAIN_MAX_SAMPLES,
+     .def = "1", .help = "samples and graphs in parallel; the same result for every T"},
+    {.name = "lr", .arg = "X", .type = AGENT_OPT_NUM, .min = 0, .max = 10, .def = "3e-4", .help = "Adam learning rate"},
+    {.name = "entropy", .arg = "B", .type = AGENT_OPT_NUM, .min = 0, .max = 1e6, .def = "0.01",
+     .help = "entropy weight"},
+    {.name = "clip", .arg = "X", .type = AGENT_OPT_NUM, .min = 1e-9, .max = 1e9, .def = "1",
+     .help = "global gradient-norm clip"},
+    {.name = "oom-penalty", .arg = "X", .type = AGENT_OPT_NUM, .min = 0, .max = 1e9, .def = "2",
+     .help = "seconds per GB over a device's memory"},
+    {.name = "samples-per-update", .arg = "K", .type = AGENT_OPT_INT, .min = 1, .max = GDP_TRAIN_MAX_SAMPLES,
+     .def = "16", .help = "placements sampled per update and graph"},
+    {.name = "hidden", .arg = "H", .type = AGENT_OPT_INT, .min = 4, .max = 4096, .def = "128",
+     .help = "width of a new policy, a multiple of --heads"},
+    {.name = "greedy-every", .arg = "K", .type = AGENT_OPT_INT, .min = 0, .max = 1L << 40, .def = "10",
+     .help = "also simulate a greedy placement after every K-th update; 0: never"},
+    {.name = "epochs", .arg = "E", .type = AGENT_OPT_INT, .min = 1, .max = GDP_TRAIN_MAX_EPOCHS, .def = "4",
+     .help = "PPO passes (one Adam step each) per update"},
+    {.name = "clip-ratio", .arg = "X", .type = AGENT_OPT_NUM, .min = 1e-6, .max = 10, .def = "0.2",
+     .help = "PPO's clip range epsilon"},
+    {.name = "batch-graphs", .arg = "B", .type = AGENT_OPT_INT, .min = 1, .max = GDP_TRAIN_MAX_BATCH, .def = "1",
+     .help = "graphs drawn per update"},
+    {.name = "heads", .arg = "H", .type = AGENT_OPT_INT, .min = 1, .max = 256, .def = "4",
+     .help = "attention heads of a new policy, dividing --hidden"},
+    {.name = "gnn-layers", .arg = "L", .type = AGENT_OPT_INT, .min = 1, .max = GDP_MAX_LAYERS, .def = "2",
+     .help = "GraphSAGE layers of a new policy"},
+    {.name = "blocks", .arg = "L", .type = AGENT_OPT_INT, .min = 1, .max = GDP_MAX_LAYERS, .def = "1",
+     .help = "attention blocks of a new policy"},
+    {.name = "segment", .arg = "S", .type = AGENT_OPT_INT, .min = 1, .max = 1L << 20, .def = "256",
+     .help = "rows per attention segment of a new policy"},
+    {.name = "no-superposition", .help = "a new policy without the per-graph conditioning"},
+    {.name = "imitate", .arg = "K", .type = AGENT_OPT_INT, .min = 0, .max = 1L << 40, .def = "0",
+     .help = "the first K updates imitate an expert search's placements, then PPO"},
+    {.name = "expert-budget", .arg = "K", .type = AGENT_OPT_INT, .min = 1, .max = 1L << 30, .def = "2000",
+     .help = "placements of the expert's ils search per training graph"},
     {0},
 };
 static const char *const shape[] = {"hidden", "heads", "gnn-layers", "blocks", "segment", "no-superposition", NULL};
@@ -98,23 +114,16 @@ static int gdp_options(const AgentArgs *a, uint64_t seed, void *opts, Err *e)
     long threads, samples, greedy, epochs, batch, imitate, expert;
     gdp_train_config_default(cfg);
     cfg->seed = seed;
-    if (agent_arg_int(a, "threads", 1, GDP_TRAIN_MAX_SAMPLES, 1, &threads, e) ||
-        agent_arg_int(a, "samples-per-update", 1, GDP_TRAIN_MAX_SAMPLES, cfg->samples, &samples, e) ||
-        agent_arg_int(a, "hidden", 4, 4096, 128, &o->hidden, e) ||
-        agent_arg_int(a, "heads", 1, 256, 4, &o->heads, e) ||
-        agent_arg_int(a, "gnn-layers", 1, GDP_MAX_LAYERS, 2, &o->gnn_layers, e) ||
-        agent_arg_int(a, "blocks", 1, GDP_MAX_LAYERS, 1, &o->blocks, e) ||
-        agent_arg_int(a, "segment", 1, 1L << 20, 256, &o->segment, e) ||
-        agent_arg_int(a, "greedy-every", 0, 1L << 40, cfg->greedy_every, &greedy, e) ||
-        agent_arg_int(a, "epochs", 1, GDP_TRAIN_MAX_EPOCHS, cfg->epochs, &epochs, e) ||
-        agent_arg_int(a, "batch-graphs", 1, GDP_TRAIN_MAX_BATCH, cfg->batch_graphs, &batch, e) ||
-        agent_arg_int(a, "imitate", 0, 1L << 40, 0, &imitate, e) ||
-        agent_arg_int(a, "expert-budget", 1, 1L << 30, cfg->expert_budget, &expert, e) ||
-        agent_arg_double(a, "lr", 0, 10, cfg->lr, &cfg->lr, e) ||
-        agent_arg_double(a, "entropy", 0, 1e6, cfg->entropy, &cfg->entropy, e) ||
-        agent_arg_double(a, "clip", 1e-9, 1e9, cfg->clip, &cfg->clip, e) ||
-        agent_arg_double(a, "clip-ratio", 1e-6, 10, cfg->clip_ratio, &cfg->clip_ratio, e) ||
-        agent_arg_double(a, "oom-penalty", 0, 1e9, cfg->oom_penalty, &cfg->oom_penalty, e))
+    /* the rows' defaults are gdp_train_config_default's */
+    if (agent_opt_int(a, "threads", &threads, e) || agent_opt_int(a, "samples-per-update", &samples, e) ||
+        agent_opt_int(a, "hidden", &o->hidden, e) || agent_opt_int(a, "heads", &o->heads, e) ||
+        agent_opt_int(a, "gnn-layers", &o->gnn_layers, e) || agent_opt_int(a, "blocks", &o->blocks, e) ||
+        agent_opt_int(a, "segment", &o->segment, e) || agent_opt_int(a, "greedy-every", &greedy, e) ||
+        agent_opt_int(a, "epochs", &epochs, e) || agent_opt_int(a, "batch-graphs", &batch, e) ||
+        agent_opt_int(a, "imitate", &imitate, e) || agent_opt_int(a, "expert-budget", &expert, e) ||
+        agent_opt_num(a, "lr", &cfg->lr, e) || agent_opt_num(a, "entropy", &cfg->entropy, e) ||
+        agent_opt_num(a, "clip", &cfg->clip, e) || agent_opt_num(a, "clip-ratio", &cfg->clip_ratio, e) ||
+        agent_opt_num(a, "oom-penalty", &cfg->oom_penalty, e))
         return -1;
     if (o->hidden % o->heads)
         return err_set(e, "--hidden: expected a multiple of the %ld attention heads (--heads), got %ld",
@@ -166,6 +175,14 @@ static int64_t run(void *t, int64_t n, TrainCallback cb, void *ud, volatile int 
     return gdp_train_run(t, n, cb, ud, stop);
 }
 
+/* Its paragraph of `train --help` (the defaults come from the rows). */
+static const char train_help[] =
+    "With --agent gdp, the GDP placer trains with PPO on one graph or a family: each episode is one\n"
+    "update (--batch-graphs B graphs drawn, K placements of each, then --epochs E passes, one Adam\n"
+    "step each). Its policy places any graph on its device count: --resume FAMILY.json on a new graph\n"
+    "fine-tunes it.\n"
+    "example: placeto train graphs/families/nmt --agent gdp --episodes 300 -o gdp.json";
+
 const AgentKind agent_gdp = {
     .name = "gdp",
     .a_name = "a gdp",
@@ -173,6 +190,7 @@ const AgentKind agent_gdp = {
     .file = {.load = load, .save = save, .free = net_free, .info = info, .params = params, .untrained = untrained},
     .place = {.runs = gdp_place_runs, .trained_row = "gdp-trained", .refine = AGENT_REFINE_FALLBACK, .place = place},
     .train = {.unit = "update", .max_groups = GDP_TRAIN_MAX_GROUPS, .opts = train_opts, .shape = shape,
+              .help = train_help,
               .config_size = sizeof(GdpOpts), .configure = gdp_options, .state_init = gdp_state, .create = gdp_create,
               .trainer_new = gdp_trainer, .run = run, .trainer_free = gdp_trainer_free},
     .actor = &actor,

@@ -71,20 +71,33 @@ static const AgentActorOps actor = {
 /* ---- training ---- */
 
 static const AgentOpt train_opts[] = {
-    {"threads", 't', "T", "episodes in parallel (default 1); the same result for every T"},
-    {"lr", 0, "X", "Adam learning rate (default 1e-3)"},
-    {"gamma", 0, "X", "discount of the returns (default 0.95)"},
-    {"clip", 0, "X", "global gradient-norm clip (default 0: none)"},
-    {"oom-penalty", 0, "X", "seconds per GB over a device's memory, with --oom graded (default 2)"},
-    {"hidden", 0, "H", "width of a new policy (default 128)"},
-    {"greedy-every", 0, "K", "also simulate a greedy placement after every K-th update (default 5; 0: never)"},
-    {"features", 0, "SET", "faithful (default), parity (+ per-device cost) or a list of type,shape,id,struct,cost"},
-    {"steps", 0, "T", "placements per episode, the state carried between them (default 20)"},
-    {"episodes-per-update", 0, "E", "episodes per update, 1-64 (default 1)"},
-    {"baseline", 0, "B", "none (default, the reference's) or ema (a moving average of the returns)"},
-    {"oom", 0, "M", "faithful (default: an OOM placement is a failing run, 1e10 s) or graded (+ --oom-penalty)"},
-    {"allow-single", 0, NULL, "do not forbid one-device placements (default: forbidden, 1e10 s)"},
-    {"min-clusters", 0, "N", "a new policy's parse keeps at least N clusters (default 2 x devices)"},
+    {.name = "threads", .short_name = 't', .arg = "T", .type = AGENT_OPT_INT, .min = 1,
+     .max = HSDAG_TRAIN_MAX_EPISODES, .def = "1", .help = "episodes in parallel; the same result for every T"},
+    {.name = "lr", .arg = "X", .type = AGENT_OPT_NUM, .min = 0, .max = 10, .def = "0.001",
+     .help = "Adam learning rate"},
+    {.name = "gamma", .arg = "X", .type = AGENT_OPT_NUM, .min = 0, .max = 1, .def = "0.95",
+     .help = "discount of the returns"},
+    {.name = "clip", .arg = "X", .type = AGENT_OPT_NUM, .min = 0, .max = 1e9, .def = "0",
+     .help = "global gradient-norm clip; 0: none"},
+    {.name = "oom-penalty", .arg = "X", .type = AGENT_OPT_NUM, .min = 0, .max = 1e9, .def = "2",
+     .help = "seconds per GB over a device's memory, with --oom graded"},
+    {.name = "hidden", .arg = "H", .type = AGENT_OPT_INT, .min = 2, .max = 4096, .def = "128",
+     .help = "width of a new policy"},
+    {.name = "greedy-every", .arg = "K", .type = AGENT_OPT_INT, .min = 0, .max = 1L << 40, .def = "5",
+     .help = "also simulate a greedy placement after every K-th update; 0: never"},
+    {.name = "features", .arg = "SET", .def = "faithful",
+     .help = "faithful, parity (+ per-device cost) or a list of type,shape,id,struct,cost"},
+    {.name = "steps", .arg = "T", .type = AGENT_OPT_INT, .min = 1, .max = HSDAG_TRAIN_MAX_STEPS, .def = "20",
+     .note = "on --resume the policy's", .help = "placements per episode, the state carried between them"},
+    {.name = "episodes-per-update", .arg = "E", .type = AGENT_OPT_INT, .min = 1, .max = HSDAG_TRAIN_MAX_EPISODES,
+     .def = "1", .help = "episodes per update"},
+    {.name = "baseline", .arg = "B", .type = AGENT_OPT_WORD, .choices = "none ema", .def = "none",
+     .help = "none (the reference's) or ema (a moving average of the returns)"},
+    {.name = "oom", .arg = "M", .type = AGENT_OPT_WORD, .choices = "faithful graded", .def = "faithful",
+     .help = "faithful (an OOM placement is a failing run, 1e10 s) or graded (+ --oom-penalty)"},
+    {.name = "allow-single", .help = "do not forbid one-device placements (without it they are failing runs, 1e10 s)"},
+    {.name = "min-clusters", .arg = "N", .type = AGENT_OPT_INT, .min = 0, .max = 1L << 20, .note = "2 x devices",
+     .help = "a new policy's parse keeps at least N clusters"},
     {0},
 };
 static const char *const shape[] = {"hidden", "features", "min-clusters", NULL};
@@ -102,28 +115,22 @@ static int hsdag_options(const AgentArgs *a, uint64_t seed, void *opts, Err *e)
     long threads, steps, eps, greedy;
     hsdag_train_config_default(cfg);
     cfg->seed = seed;
-    if (agent_arg_int(a, "threads", 1, HSDAG_TRAIN_MAX_EPISODES, 1, &threads, e) ||
-        agent_arg_int(a, "steps", 1, HSDAG_TRAIN_MAX_STEPS, cfg->steps, &steps, e) ||
-        agent_arg_int(a, "episodes-per-update", 1, HSDAG_TRAIN_MAX_EPISODES, cfg->episodes, &eps, e) ||
-        agent_arg_int(a, "hidden", 2, 4096, 128, &o->hidden, e) ||
-        agent_arg_int(a, "min-clusters", 0, 1L << 20, 0, &o->min_clusters, e) ||
-        agent_arg_int(a, "greedy-every", 0, 1L << 40, cfg->greedy_every, &greedy, e) ||
-        agent_arg_double(a, "lr", 0, 10, cfg->lr, &cfg->lr, e) ||
-        agent_arg_double(a, "gamma", 0, 1, cfg->gamma, &cfg->gamma, e) ||
-        agent_arg_double(a, "clip", 0, 1e9, cfg->clip, &cfg->clip, e) ||
-        agent_arg_double(a, "oom-penalty", 0, 1e9, cfg->oom_penalty, &cfg->oom_penalty, e))
+    /* the rows' defaults are hsdag_train_config_default's; --min-clusters 0: the architecture's */
+    if (agent_opt_int(a, "threads", &threads, e) || agent_opt_int(a, "steps", &steps, e) ||
+        agent_opt_int(a, "episodes-per-update", &eps, e) || agent_opt_int(a, "hidden", &o->hidden, e) ||
+        agent_opt_int_or(a, "min-clusters", 0, &o->min_clusters, e) || agent_opt_int(a, "greedy-every", &greedy, e) ||
+        agent_opt_num(a, "lr", &cfg->lr, e) || agent_opt_num(a, "gamma", &cfg->gamma, e) ||
+        agent_opt_num(a, "clip", &cfg->clip, e) || agent_opt_num(a, "oom-penalty", &cfg->oom_penalty, e))
         return -1;
-    const char *f = agent_arg(a, "features"), *b = agent_arg(a, "baseline"), *oom = agent_arg(a, "oom");
+    const char *f = agent_arg(a, "features"), *b, *oom;
     o->features = f ? hsdag_features_parse(f) : HSDAG_F_FAITHFUL;
     if (!o->features)
         return err_set(e, "--features: expected faithful, parity or a comma list of type, shape, id, struct "
                                     "and cost, got '%s'", f);
-    if (b && strcmp(b, "none") != 0 && strcmp(b, "ema") != 0)
-        return err_set(e, "--baseline: expected none or ema, got '%s'", b);
-    if (oom && strcmp(oom, "faithful") != 0 && strcmp(oom, "graded") != 0)
-        return err_set(e, "--oom: expected faithful or graded, got '%s'", oom);
-    cfg->baseline = b && strcmp(b, "ema") == 0;
-    cfg->oom_graded = oom && strcmp(oom, "graded") == 0;
+    if (!(b = agent_opt_word(a, "baseline", e)) || !(oom = agent_opt_word(a, "oom", e)))
+        return -1;
+    cfg->baseline = strcmp(b, "ema") == 0;
+    cfg->oom_graded = strcmp(oom, "graded") == 0;
     cfg->allow_single = agent_arg(a, "allow-single") != NULL;
     o->steps_given = agent_arg(a, "steps") != NULL;
     cfg->threads = (int)threads;
@@ -172,6 +179,14 @@ static int64_t run(void *t, int64_t n, TrainCallback cb, void *ud, volatile int 
     return hsdag_train_run(t, n, cb, ud, stop);
 }
 
+/* Its paragraph of `train --help` (the defaults come from the rows). */
+static const char train_help[] =
+    "With --agent hsdag, the HSDAG grouper-placer trains with REINFORCE: each episode is one update of\n"
+    "--episodes-per-update E episodes of --steps T placements (the state carried between them), reward\n"
+    "1/runtime, return discounted by --gamma; one-device and OOM placements count as failing runs\n"
+    "(--allow-single, --oom graded).\n"
+    "example: placeto train graphs/inference/resnet50.json --agent hsdag -c graphs/clusters/cpu_gpu1.json";
+
 const AgentKind agent_hsdag = {
     .name = "hsdag",
     .a_name = "an hsdag",
@@ -179,6 +194,7 @@ const AgentKind agent_hsdag = {
     .file = {.load = load, .save = save, .free = net_free, .info = info, .params = params, .untrained = untrained},
     .place = {.runs = oneshot_place_runs, .trained_row = "hsdag-trained", .refine = AGENT_REFINE_NONE, .place = place},
     .train = {.unit = "update", .max_groups = POLICY_MAX_GROUPS, .opts = train_opts, .shape = shape,
+              .help = train_help,
               .config_size = sizeof(HsdagOpts), .configure = hsdag_options, .state_init = hsdag_state,
               .create = hsdag_create, .trainer_new = hsdag_trainer, .run = run, .trainer_free = hsdag_trainer_free},
     .actor = &actor,

@@ -68,8 +68,9 @@ typedef struct LscCfg {
 } LscCfg;
 
 static const AgentOpt train_opts[] = {
-    SCORER_TRAIN_OPTS,
-    {"decodes", 0, "K", "sampled decodes per episode, each one placement simulated, 2-256 (default 8)"},
+    SCORER_TRAIN_OPTS(NULL),
+    {.name = "decodes", .arg = "K", .type = AGENT_OPT_INT, .min = 2, .max = 256, .def = "8",
+     .help = "sampled decodes per episode, each one placement simulated"},
     {0},
 };
 static const char *const shape[] = {"hidden", NULL};
@@ -77,7 +78,7 @@ static const char *const shape[] = {"hidden", NULL};
 static int configure(const AgentArgs *a, uint64_t seed, void *cfg, Err *e)
 {
     LscCfg *c = cfg;
-    return scorer_configure(a, seed, &c->s, e) || agent_arg_int(a, "decodes", 2, 256, 8, &c->decodes, e) ? -1 : 0;
+    return scorer_configure(a, seed, &c->s, e) || agent_opt_int(a, "decodes", &c->decodes, e) ? -1 : 0;
 }
 static void state_init(TrainState *ts, const void *cfg)
 {
@@ -213,6 +214,14 @@ static void trainer_free(void *trainer)
     free(t);
 }
 
+/* Its paragraph of `train --help` (the defaults come from the rows). */
+static const char train_help[] =
+    "With --agent lsched, the learned list scheduler trains on one graph or a family: each episode\n"
+    "draws a graph, samples --decodes decodes of it (each one placement simulated) and takes one\n"
+    "REINFORCE step, each decode's advantage its reward against the episode's others. Its policy\n"
+    "places any graph on any cluster in one pass (place --budget, default 20 placements).\n"
+    "example: placeto train graphs/families/nmt --agent lsched --episodes 1000 -o lsched.json";
+
 const AgentKind agent_lsched = {
     .name = "lsched",
     .a_name = "an lsched",
@@ -221,6 +230,7 @@ const AgentKind agent_lsched = {
              .params = scorer_policy_params, .untrained = scorer_policy_untrained},
     .place = {.runs = runs, .trained_row = "lsched-trained", .refine = AGENT_REFINE_NONE},
     .train = {.unit = "episode", .max_groups = POLICY_MAX_GROUPS, .opts = train_opts, .shape = shape,
+              .help = train_help,
               .config_size = sizeof(LscCfg), .configure = configure, .state_init = state_init, .create = create,
               .trainer_new = trainer_new, .run = run, .trainer_free = trainer_free},
 };

@@ -203,11 +203,15 @@ typedef struct LsCfg {
 } LsCfg;
 
 static const AgentOpt train_opts[] = {
-    SCORER_TRAIN_OPTS,
-    {"search-budget", 0, "K", "placements each training search simulates, its start's heuristics included, 100 or more (default 500)"},
-    {"update-every", 0, "K", "moves tried per Adam step, 1-4096 (default 32)"},
-    {"scorer", 0, "S", "mlp (default: 12 move features) or placeto (Placeto's network; --lr default 0.001)"},
-    {"features", 0, "SET", "with --scorer placeto: extended (default) or paper"},
+    SCORER_TRAIN_OPTS("0.001 with --scorer placeto"),
+    {.name = "search-budget", .arg = "K", .type = AGENT_OPT_INT, .min = 100, .max = 1L << 30, .def = "500",
+     .help = "placements each training search simulates, its start's heuristics included"},
+    {.name = "update-every", .arg = "K", .type = AGENT_OPT_INT, .min = 1, .max = 4096, .def = "32",
+     .help = "moves tried per Adam step"},
+    {.name = "scorer", .arg = "S", .type = AGENT_OPT_WORD, .choices = "mlp placeto", .def = "mlp",
+     .help = "mlp (12 move features) or placeto (Placeto's network)"},
+    {.name = "features", .arg = "SET", .type = AGENT_OPT_WORD, .choices = "extended paper", .def = "extended",
+     .help = "with --scorer placeto: extended or paper"},
     {0},
 };
 static const char *const shape[] = {"hidden", "scorer", "features", NULL};
@@ -215,20 +219,20 @@ static const char *const shape[] = {"hidden", "scorer", "features", NULL};
 static int configure(const AgentArgs *a, uint64_t seed, void *cfg, Err *e)
 {
     LsCfg *c = cfg;
-    if (scorer_configure(a, seed, &c->s, e) || agent_arg_int(a, "search-budget", 100, 1L << 30, 500, &c->budget, e) ||
-        agent_arg_int(a, "update-every", 1, 4096, 32, &c->every, e))
+    if (scorer_configure(a, seed, &c->s, e) || agent_opt_int(a, "search-budget", &c->budget, e) ||
+        agent_opt_int(a, "update-every", &c->every, e))
         return -1;
-    const char *sc = agent_arg(a, "scorer"), *fs = agent_arg(a, "features");
-    if (sc && strcmp(sc, "mlp") != 0 && strcmp(sc, "placeto") != 0)
-        return err_set(e, "--scorer: expected mlp or placeto, got '%s'", sc);
-    c->gnn = sc && strcmp(sc, "placeto") == 0;
-    if (fs && strcmp(fs, "extended") != 0 && strcmp(fs, "paper") != 0)
-        return err_set(e, "--features: expected extended or paper, got '%s'", fs);
-    if (fs && !c->gnn)
+    const char *sc = agent_opt_word(a, "scorer", e), *fs;
+    if (!sc)
+        return -1;
+    c->gnn = strcmp(sc, "placeto") == 0;
+    if (!(fs = agent_opt_word(a, "features", e)))
+        return -1;
+    if (agent_arg(a, "features") && !c->gnn)
         return err_set(e, "--features applies to --scorer placeto (the MLP reads its 12 move features)");
     if (c->gnn && agent_arg(a, "hidden"))
         return err_set(e, "--hidden applies to --scorer mlp (Placeto's network is as wide as its features)");
-    c->extended = !fs || strcmp(fs, "extended") == 0;
+    c->extended = strcmp(fs, "extended") == 0;
     if (c->gnn && !agent_arg(a, "lr"))
         c->s.lr = LS_GNN_LR;
     return 0;
@@ -395,6 +399,15 @@ static void trainer_free(void *trainer)
     free(t);
 }
 
+/* Its paragraph of `train --help` (the defaults come from the rows). */
+static const char train_help[] =
+    "With --agent lsearch, the learned local search trains on one graph or a family: each episode is one\n"
+    "search of --search-budget placements on a drawn graph from its best heuristic placement, learning\n"
+    "as it goes (REINFORCE over the untried moves, rewarded by the improvement a move made, one Adam\n"
+    "step every --update-every moves). Its policy places any graph on any cluster (--scorer placeto:\n"
+    "on its training device count).\n"
+    "example: placeto train graphs/families/nmt --agent lsearch --episodes 100 -o lsearch.json";
+
 const AgentKind agent_lsearch = {
     .name = "lsearch",
     .a_name = "an lsearch",
@@ -402,6 +415,7 @@ const AgentKind agent_lsearch = {
     .file = {.load = load, .save = save, .free = net_free, .info = info, .params = params, .untrained = untrained},
     .place = {.runs = runs, .trained_row = "lsearch-trained", .refine = AGENT_REFINE_NONE},
     .train = {.unit = "episode", .max_groups = POLICY_MAX_GROUPS, .opts = train_opts, .shape = shape,
+              .help = train_help,
               .config_size = sizeof(LsCfg), .configure = configure, .state_init = state_init, .create = create,
               .resumed = resumed, .trainer_new = trainer_new, .run = run, .trainer_free = trainer_free},
 };

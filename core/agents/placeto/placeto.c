@@ -26,41 +26,83 @@ static void info(const void *net, AgentInfo *out)
 /* ---- training (placeto_train.h) ---- */
 
 static const AgentOpt train_opts[] = {
-    {"threads", 't', "T", "rollouts in parallel (default 1); results depend on T, deterministically"},
-    {"preset", 0, "P", "default settings: search (default: a learned improvement search from the best heuristic's placement), tuned (from device 0) or paper (the authors' code)"},
-    {"keep", 0, "K", "the weights the file holds: best (default; paper: last), those whose placement evaluated best at the start and every --eval-every episodes, or last"},
-    {"eval-every", 0, "K", "episodes between the evaluations of --keep best (default 50)"},
-    {"lr", 0, "X", "Adam learning rate (default 0.001)"},
-    {"entropy", 0, "B", "entropy weight beta (default 0.01; paper 1.0)"},
-    {"entropy-decay", 0, "K", "beta falls linearly to 0 over K episodes (default: constant)"},
-    {"clip", 0, "X", "global gradient-norm clip (default 1.25)"},
-    {"gamma", 0, "X", "discount of the returns (default 0: each step's own reward; paper 1)"},
-    {"normalize", 0, NULL, "scale each episode's advantages to unit standard deviation"},
-    {"temperature", 0, "T", "train the policy softmax(logits / T): sampling sharper (T < 1) or flatter (default 1)"},
-    {"passes", 0, "P", "walks over the groups per episode (default 1)"},
-    {"init", 0, "MODE", "start: heuristic (default: the best so far, the best heuristic's first), device0 (tuned), random-fixed, random-per-worker (paper code: each worker its own), random-each, best, or a method (metis, ...)"},
-    {"random-order", 0, NULL, "visit the groups in a random order (default: topological)"},
-    {"reward", 0, "R", "relative (default: improvement / the start's runtime), seconds (paper) or log (log seconds)"},
-    {"log-runtime", 0, NULL, "the same as --reward log"},
-    {"relative-reward", 0, NULL, "the same as --reward relative"},
-    {"accept", 0, "A", "improving (default: undo, after its reward, every move that makes the placement slower) or all (paper)"},
-    {"accept-improving", 0, NULL, "the same as --accept improving"},
-    {"rejected", 0, "R", "with --accept improving, an undone move's reward: negative (default: the slow-down) or zero (nothing changed)"},
-    {"features", 0, "SET", "extended (default: + critical path, load, memory, neighbours) or paper"},
-    {"oom-penalty", 0, "X", "seconds per GB over a device's memory (default 2)"},
-    {"oom-mode", 0, "MODE", "the memory penalty: per-device (default: each device's excess over its memory, summed) or fullest (paper code: the fullest device's over --max-mem)"},
-    {"max-mem", 0, "GB", "with --oom-mode fullest: the memory cap (default 8, the authors' hyperparameters)"},
-    {"runtime-cap", 0, "S", "the penalised runtime capped at S seconds (default: none; paper 10)"},
-    {"return", 0, "R", "sum (default: the discounted sum of the rewards, --gamma) or min-runtime (paper code: the runtime at step t minus the best reached later)"},
-    {"workers", 0, "W", "W episodes a round (on W threads) whose gradients are summed into one Adam step (paper: 4); without it, one step per episode"},
-    {"lr-final", 0, "X", "with --lr-decay-steps: the learning rate falls linearly to X (paper 1e-4)"},
-    {"lr-decay-steps", 0, "K", "updates over which the learning rate falls to --lr-final (default: constant; paper 1000)"},
-    {"entropy-schedule", 0, "S", "beta over the updates: constant (default), linear, exponential or step, from --entropy-start updates on"},
-    {"entropy-start", 0, "K", "updates before the entropy schedule starts (default 0)"},
-    {"entropy-steps", 0, "K", "linear: updates to reach --entropy-min; exponential: the period of --entropy-rate (default 100)"},
-    {"entropy-rate", 0, "X", "exponential: beta times X every --entropy-steps updates (default 0.95)"},
-    {"entropy-min", 0, "X", "the lowest beta of a schedule (default 0)"},
-    {"mem-feature", 0, NULL, "add the peak-memory feature column"},
+    {.name = "threads", .short_name = 't', .arg = "T", .type = AGENT_OPT_INT, .min = 1, .max = 256, .def = "1",
+     .note = "paper 4; W with --workers W", .help = "rollouts in parallel; results depend on T, deterministically"},
+    {.name = "preset", .arg = "P", .type = AGENT_OPT_WORD, .choices = "search tuned paper", .def = "search",
+     .help = "default settings: search (a learned improvement search from the best heuristic's placement), "
+             "tuned (from device 0) or paper (the authors' code)"},
+    {.name = "keep", .arg = "K", .type = AGENT_OPT_WORD, .choices = "best last", .def = "best",
+     .note = "paper: last",
+     .help = "the weights the file holds: best, those whose placement evaluated best at the start and every "
+             "--eval-every episodes, or last"},
+    {.name = "eval-every", .arg = "K", .type = AGENT_OPT_INT, .min = 1, .max = 1L << 40, .def = "50",
+     .help = "episodes between the evaluations of --keep best"},
+    {.name = "lr", .arg = "X", .type = AGENT_OPT_NUM, .min = 0, .max = 10, .def = "0.001",
+     .help = "Adam learning rate"},
+    {.name = "entropy", .arg = "B", .type = AGENT_OPT_NUM, .min = 0, .max = 1e6, .def = "0.01", .note = "paper 1.0",
+     .help = "entropy weight beta"},
+    {.name = "entropy-decay", .arg = "K", .type = AGENT_OPT_INT, .min = 0, .max = 1L << 40, .def = "0",
+     .help = "beta falls linearly to 0 over K episodes; 0: constant"},
+    {.name = "clip", .arg = "X", .type = AGENT_OPT_NUM, .min = 1e-9, .max = 1e9, .def = "1.25",
+     .help = "global gradient-norm clip"},
+    {.name = "gamma", .arg = "X", .type = AGENT_OPT_NUM, .min = 0, .max = 1, .def = "0", .note = "paper 1",
+     .help = "discount of the returns; 0: each step's own reward"},
+    {.name = "normalize", .help = "scale each episode's advantages to unit standard deviation"},
+    {.name = "temperature", .arg = "T", .type = AGENT_OPT_NUM, .min = 0.01, .max = 100, .def = "1",
+     .help = "train the policy softmax(logits / T): sampling sharper (T < 1) or flatter (T > 1)"},
+    {.name = "passes", .arg = "P", .type = AGENT_OPT_INT, .min = 1, .max = 1000, .def = "1",
+     .help = "walks over the groups per episode"},
+    {.name = "init", .arg = "MODE", .note = "heuristic; tuned: device0, paper: random-per-worker",
+     .help = "start: heuristic (the best so far, the best heuristic's first), device0, random-fixed, "
+             "random-per-worker (paper code: each worker its own), random-each, best, or a method (metis, ...)"},
+    {.name = "random-order", .help = "visit the groups in a random order instead of the topological one"},
+    {.name = "reward", .arg = "R", .type = AGENT_OPT_WORD, .choices = "relative seconds log", .def = "relative",
+     .note = "paper: seconds", .help = "relative (improvement / the start's runtime), seconds or log (log seconds)"},
+    {.name = "log-runtime", .help = "the same as --reward log"},
+    {.name = "relative-reward", .help = "the same as --reward relative"},
+    {.name = "accept", .arg = "A", .type = AGENT_OPT_WORD, .choices = "improving all", .def = "improving",
+     .note = "paper: all; on --resume the policy's",
+     .help = "improving (undo, after its reward, every move that makes the placement slower) or all"},
+    {.name = "accept-improving", .help = "the same as --accept improving"},
+    {.name = "rejected", .arg = "R", .type = AGENT_OPT_WORD, .choices = "negative zero", .def = "zero",
+     .note = "tuned, paper: negative",
+     .help = "with --accept improving, an undone move's reward: negative (the slow-down) or zero (nothing changed)"},
+    {.name = "features", .arg = "SET", .type = AGENT_OPT_WORD, .choices = "extended paper", .def = "extended",
+     .note = "--preset paper: paper; on --resume the policy's",
+     .help = "extended (+ critical path, load, memory, neighbours) or paper"},
+    {.name = "oom-penalty", .arg = "X", .type = AGENT_OPT_NUM, .min = 0, .max = 1e9, .def = "2",
+     .help = "seconds per GB over a device's memory"},
+    {.name = "oom-mode", .arg = "MODE", .type = AGENT_OPT_WORD, .choices = "per-device fullest", .def = "per-device",
+     .note = "paper: fullest",
+     .help = "the memory penalty: per-device (each device's excess over its memory, summed) or fullest (the "
+             "fullest device's over --max-mem)"},
+    {.name = "max-mem", .arg = "GB", .type = AGENT_OPT_NUM, .min = 0, .max = 1e9, .def = "8",
+     .note = "the authors' hyperparameters", .help = "with --oom-mode fullest: the memory cap"},
+    {.name = "runtime-cap", .arg = "S", .type = AGENT_OPT_NUM, .min = 0, .max = 1e9, .def = "0", .note = "paper 10",
+     .help = "the penalised runtime capped at S seconds; 0: none"},
+    {.name = "return", .arg = "R", .type = AGENT_OPT_WORD, .choices = "sum min-runtime", .def = "sum",
+     .note = "paper: min-runtime",
+     .help = "sum (the discounted sum of the rewards, --gamma) or min-runtime (the runtime at step t minus the "
+             "best reached later)"},
+    {.name = "workers", .arg = "W", .type = AGENT_OPT_INT, .min = 1, .max = 256, .def = "1", .note = "paper 4",
+     .help = "W episodes a round (on W threads) whose gradients are summed into one Adam step; without it, one "
+             "step per episode"},
+    {.name = "lr-final", .arg = "X", .type = AGENT_OPT_NUM, .min = 0, .max = 10, .def = "0", .note = "paper 1e-4",
+     .help = "with --lr-decay-steps: the learning rate falls linearly to X"},
+    {.name = "lr-decay-steps", .arg = "K", .type = AGENT_OPT_INT, .min = 0, .max = 1L << 40, .def = "0",
+     .note = "paper 1000", .help = "updates over which the learning rate falls to --lr-final; 0: constant"},
+    {.name = "entropy-schedule", .arg = "S", .type = AGENT_OPT_WORD, .choices = "constant linear exponential step",
+     .def = "constant",
+     .help = "beta over the updates: constant, linear, exponential or step, from --entropy-start updates on"},
+    {.name = "entropy-start", .arg = "K", .type = AGENT_OPT_INT, .min = 0, .max = 1L << 40, .def = "0",
+     .help = "updates before the entropy schedule starts"},
+    {.name = "entropy-steps", .arg = "K", .type = AGENT_OPT_INT, .min = 0, .max = 1L << 40, .def = "100",
+     .help = "linear: updates to reach --entropy-min; exponential: the period of --entropy-rate"},
+    {.name = "entropy-rate", .arg = "X", .type = AGENT_OPT_NUM, .min = 0, .max = 1, .def = "0.95",
+     .help = "exponential: beta times X every --entropy-steps updates"},
+    {.name = "entropy-min", .arg = "X", .type = AGENT_OPT_NUM, .min = 0, .max = 1e6, .def = "0",
+     .help = "the lowest beta of a schedule"},
+    {.name = "mem-feature", .help = "add the peak-memory feature column"},
     {0},
 };
 static NnParams *params(void *net) { return &((Policy *)net)->p; }
@@ -103,11 +145,11 @@ static int configure(const AgentArgs *a, uint64_t seed, void *config, Err *e)
 {
     PlacetoCfg *pc = config;
     PlacetoTrainConfig *cfg = &pc->cfg;
-    const char *preset = agent_arg(a, "preset");
-    if (preset && strcmp(preset, "tuned") != 0 && strcmp(preset, "paper") != 0 && strcmp(preset, "search") != 0)
-        return err_set(e, "--preset: expected search, tuned or paper, got '%s'", preset);
-    int paper = preset && strcmp(preset, "paper") == 0;
-    int search = !preset || strcmp(preset, "search") == 0;
+    const char *preset = agent_opt_word(a, "preset", e);
+    if (!preset)
+        return -1;
+    int paper = strcmp(preset, "paper") == 0;
+    int search = strcmp(preset, "search") == 0;
     if (paper)
         placeto_train_config_default(cfg);
     else
@@ -133,33 +175,30 @@ static int configure(const AgentArgs *a, uint64_t seed, void *config, Err *e)
     }
     cfg->seed = seed;
     long threads, decay, passes, eval_every, workers, lr_steps, ent_start, ent_steps;
-    const char *ret = agent_arg(a, "return"), *oom = agent_arg(a, "oom-mode"), *sched = agent_arg(a, "entropy-schedule");
-    if (ret && strcmp(ret, "sum") != 0 && strcmp(ret, "min-runtime") != 0)
-        return err_set(e, "--return: expected sum or min-runtime, got '%s'", ret);
-    if (ret)
+    /* the words given (agent_arg) set what the preset left; agent_opt_word checks them */
+    const char *ret = agent_opt_word(a, "return", e), *oom, *sched;
+    if (!ret)
+        return -1;
+    if (agent_arg(a, "return"))
         cfg->min_runtime_return = strcmp(ret, "min-runtime") == 0;
-    if (oom && strcmp(oom, "per-device") != 0 && strcmp(oom, "fullest") != 0)
-        return err_set(e, "--oom-mode: expected per-device or fullest, got '%s'", oom);
-    if (oom)
+    if (!(oom = agent_opt_word(a, "oom-mode", e)))
+        return -1;
+    if (agent_arg(a, "oom-mode"))
         cfg->env.oom_fullest = strcmp(oom, "fullest") == 0;
-    static const char *const schedules[] = {"constant", "linear", "exponential", "step"};
-    if (sched) {
-        int k = 0;
-        while (k < 4 && strcmp(sched, schedules[k]) != 0)
-            k++;
-        if (k == 4)
-            return err_set(e, "--entropy-schedule: expected constant, linear, exponential or step, got '%s'", sched);
-        cfg->ent_schedule = k;
-    }
-    if (agent_arg_int(a, "workers", 1, 256, cfg->sum_gradients ? cfg->threads : 1, &workers, e) ||
-        agent_arg_int(a, "lr-decay-steps", 0, 1L << 40, cfg->lr_decay_steps, &lr_steps, e) ||
-        agent_arg_int(a, "entropy-start", 0, 1L << 40, 0, &ent_start, e) ||
-        agent_arg_int(a, "entropy-steps", 0, 1L << 40, 100, &ent_steps, e) ||
-        agent_arg_double(a, "lr-final", 0, 10, cfg->lr_final, &cfg->lr_final, e) ||
-        agent_arg_double(a, "entropy-rate", 0, 1, 0.95, &cfg->ent_rate, e) ||
-        agent_arg_double(a, "entropy-min", 0, 1e6, 0, &cfg->ent_min, e) ||
-        agent_arg_double(a, "max-mem", 0, 1e9, cfg->env.max_mem_gb, &cfg->env.max_mem_gb, e) ||
-        agent_arg_double(a, "runtime-cap", 0, 1e9, cfg->env.runtime_cap, &cfg->env.runtime_cap, e))
+    if (!(sched = agent_opt_word(a, "entropy-schedule", e)))
+        return -1;
+    static const char *const schedules[] = {"constant", "linear", "exponential", "step"}; /* PLACETO_ENT_* */
+    int k = 0;
+    while (k < 3 && strcmp(sched, schedules[k]) != 0)
+        k++;
+    cfg->ent_schedule = k;
+    if (agent_opt_int_or(a, "workers", cfg->sum_gradients ? cfg->threads : 1, &workers, e) ||
+        agent_opt_int_or(a, "lr-decay-steps", cfg->lr_decay_steps, &lr_steps, e) ||
+        agent_opt_int(a, "entropy-start", &ent_start, e) || agent_opt_int(a, "entropy-steps", &ent_steps, e) ||
+        agent_opt_num_or(a, "lr-final", cfg->lr_final, &cfg->lr_final, e) ||
+        agent_opt_num(a, "entropy-rate", &cfg->ent_rate, e) || agent_opt_num(a, "entropy-min", &cfg->ent_min, e) ||
+        agent_opt_num(a, "max-mem", &cfg->env.max_mem_gb, e) ||
+        agent_opt_num_or(a, "runtime-cap", cfg->env.runtime_cap, &cfg->env.runtime_cap, e))
         return -1;
     if (agent_arg(a, "workers") && agent_arg(a, "threads"))
         return err_set(e, "--workers sets the threads too (one per worker): give one of them");
@@ -170,23 +209,22 @@ static int configure(const AgentArgs *a, uint64_t seed, void *config, Err *e)
     cfg->ent_steps = ent_steps;
     if (agent_arg(a, "lr-final") && lr_steps == 0)
         return err_set(e, "--lr-final needs --lr-decay-steps K (the updates over which the rate falls)");
-    const char *keep = agent_arg(a, "keep");
-    if (keep && strcmp(keep, "best") != 0 && strcmp(keep, "last") != 0)
-        return err_set(e, "--keep: expected best or last, got '%s'", keep);
-    if (keep)
+    const char *keep = agent_opt_word(a, "keep", e);
+    if (!keep)
+        return -1;
+    if (agent_arg(a, "keep"))
         cfg->keep_best = strcmp(keep, "best") == 0;
-    if (agent_arg_int(a, "eval-every", 1, 1L << 40, PLACETO_EVAL_EVERY, &eval_every, e))
+    if (agent_opt_int(a, "eval-every", &eval_every, e))
         return -1;
     if (agent_arg(a, "eval-every") && !cfg->keep_best)
         return err_set(e, "--eval-every applies to --keep best");
     cfg->eval_every = eval_every;
-    if (agent_arg_int(a, "threads", 1, 256, cfg->sum_gradients ? workers : 1, &threads, e) || agent_arg_int(a, "entropy-decay", 0, 1L << 40, 0, &decay, e) ||
-        agent_arg_int(a, "passes", 1, 1000, 1, &passes, e) || agent_arg_double(a, "lr", 0, 10, 1e-3, &cfg->lr, e) ||
-        agent_arg_double(a, "entropy", 0, 1e6, cfg->entropy, &cfg->entropy, e) ||
-        agent_arg_double(a, "clip", 1e-9, 1e9, 1.25, &cfg->clip, e) ||
-        agent_arg_double(a, "gamma", 0, 1, cfg->gamma, &cfg->gamma, e) ||
-        agent_arg_double(a, "temperature", 0.01, 100, 1.0, &cfg->temperature, e) ||
-        agent_arg_double(a, "oom-penalty", 0, 1e9, 2.0, &cfg->env.oom_penalty, e))
+    if (agent_opt_int_or(a, "threads", cfg->sum_gradients ? workers : 1, &threads, e) ||
+        agent_opt_int(a, "entropy-decay", &decay, e) || agent_opt_int(a, "passes", &passes, e) ||
+        agent_opt_num(a, "lr", &cfg->lr, e) || agent_opt_num_or(a, "entropy", cfg->entropy, &cfg->entropy, e) ||
+        agent_opt_num(a, "clip", &cfg->clip, e) || agent_opt_num_or(a, "gamma", cfg->gamma, &cfg->gamma, e) ||
+        agent_opt_num(a, "temperature", &cfg->temperature, e) ||
+        agent_opt_num(a, "oom-penalty", &cfg->env.oom_penalty, e))
         return -1;
     const char *init = agent_arg(a, "init");
     pc->init_given = init != NULL || search;
@@ -208,8 +246,8 @@ static int configure(const AgentArgs *a, uint64_t seed, void *config, Err *e)
     cfg->env.random_order = agent_arg(a, "random-order") != NULL;
     const char *reward = agent_arg(a, "reward");
     const char *logr = agent_arg(a, "log-runtime"), *relr = agent_arg(a, "relative-reward");
-    if (reward && strcmp(reward, "relative") != 0 && strcmp(reward, "seconds") != 0 && strcmp(reward, "log") != 0)
-        return err_set(e, "--reward: expected relative, seconds or log, got '%s'", reward);
+    if (!agent_opt_word(a, "reward", e)) /* reward: the word given, else the preset's */
+        return -1;
     if (reward && logr && strcmp(reward, "log") != 0)
         return err_set(e, "--log-runtime contradicts --reward %s", reward);
     if (relr && (logr || (reward && strcmp(reward, "relative") != 0)))
@@ -223,9 +261,9 @@ static int configure(const AgentArgs *a, uint64_t seed, void *config, Err *e)
         cfg->env.relative_reward = strcmp(reward, "relative") == 0;
     }
     cfg->env.mem_feature = agent_arg(a, "mem-feature") != NULL;
-    const char *accept = agent_arg(a, "accept");
-    if (accept && strcmp(accept, "improving") != 0 && strcmp(accept, "all") != 0)
-        return err_set(e, "--accept: expected improving or all, got '%s'", accept);
+    const char *accept = agent_arg(a, "accept"); /* given, else the preset's or a resumed policy's */
+    if (!agent_opt_word(a, "accept", e))
+        return -1;
     if (accept && strcmp(accept, "all") == 0 && agent_arg(a, "accept-improving"))
         return err_set(e, "--accept-improving contradicts --accept all");
     if (accept)
@@ -234,16 +272,16 @@ static int configure(const AgentArgs *a, uint64_t seed, void *config, Err *e)
         cfg->env.accept_improving = 1;
     pc->accept_given = accept || agent_arg(a, "accept-improving");
     const char *rejected = agent_arg(a, "rejected");
-    if (rejected && strcmp(rejected, "zero") != 0 && strcmp(rejected, "negative") != 0)
-        return err_set(e, "--rejected: expected zero or negative, got '%s'", rejected);
+    if (!agent_opt_word(a, "rejected", e))
+        return -1;
     if (rejected)
         cfg->env.reject_zero = strcmp(rejected, "zero") == 0;
     if (cfg->env.reject_zero && !cfg->env.accept_improving)
         return err_set(e, "--rejected zero (and --preset search) apply to --accept improving: with --accept all no move is undone");
     pc->rejected_given = rejected != NULL || search;
     const char *fset = agent_arg(a, "features");
-    if (fset && strcmp(fset, "paper") != 0 && strcmp(fset, "extended") != 0)
-        return err_set(e, "--features: expected paper or extended, got '%s'", fset);
+    if (!agent_opt_word(a, "features", e))
+        return -1;
     if (fset)
         cfg->env.extended_features = strcmp(fset, "extended") == 0;
     pc->features_given = fset || cfg->env.mem_feature;
@@ -317,6 +355,7 @@ const AgentKind agent_placeto = {
     .file = {.load = load, .save = save, .free = net_free, .info = info, .params = params, .untrained = untrained},
     .place = {.runs = placeto_place_runs, .trained_row = "placeto-trained", .refine = AGENT_REFINE_START},
     .train = {.unit = "episode", .max_groups = POLICY_MAX_GROUPS, .opts = train_opts,
+              .help = NULL, /* its paragraph is the command's own text (cmd_train.c) */
               .config_size = sizeof(PlacetoCfg), .configure = configure, .state_init = state_init, .create = create,
               .resumed = resumed, .policy_graphs = 1, .trainer_new = trainer_new, .run = run,
               .trainer_free = trainer_free, .prepare = prepare, .round = round_size},

@@ -69,24 +69,42 @@ static const AgentActorOps actor = {
 /* ---- training ---- */
 
 static const AgentOpt train_opts[] = {
-    {"preset", 0, "P", "default settings: tuned (default: C = 5, 16 samples per update, --baseline batch, lr 0.001) or paper (the public code's: C = 1, 1 sample, --baseline ema, lr 0.1)"},
-    {"threads", 't', "T", "samples decoded in parallel (default 1); the same result for every T"},
-    {"lr", 0, "X", "Adam learning rate (default 0.001; paper 0.1)"},
-    {"entropy", 0, "B", "entropy weight (default 0)"},
-    {"clip", 0, "X", "global gradient-norm clip (default 1)"},
-    {"temperature", 0, "T", "a new policy's logits are divided by T inside the squash (default 1)"},
-    {"oom-penalty", 0, "X", "seconds per GB over a device's memory (default 2)"},
-    {"baseline", 0, "B", "batch (default: the K samples' rewards normalised) or ema (paper: R minus a moving average)"},
-    {"oom", 0, "M", "graded (default: + --oom-penalty) or faithful (an OOM sample costs 100 s, the public code's failing signal)"},
-    {"samples-per-update", 0, "K", "placements sampled per update, 1-64 (default 16; paper 1)"},
-    {"hidden", 0, "H", "width of a new policy's LSTMs, even (default 256)"},
-    {"greedy-every", 0, "K", "also simulate a greedy placement after every K-th update (default 50; 0: never)"},
-    {"squash", 0, "C", "a new policy's logits are C tanh(logits / T), T the --temperature (default 5; paper 1)"},
-    {"noise", 0, "X", "logits noise (times their RMS) in the first 750 updates (default 0.5; 0: none)"},
-    {"group-capacity", 0, "G", "groups a new policy can place (default: the most of its training graphs)"},
-    {"grouper", 0, "G", "none (default) or hdp: a new policy learns a grouping of the groups ahead of its placer (HDP, 2018)"},
-    {"learned-groups", 0, "L", "with --grouper hdp: the groups it learns, 2-2048 (default min(256, 20 x devices))"},
-    {"freeze-placer", 0, "U", "hdp: from update U on the placer keeps its placement, the grouper alone learns (default 500; 0: never)"},
+    {.name = "preset", .arg = "P", .type = AGENT_OPT_WORD, .choices = "tuned paper", .def = "tuned",
+     .help = "default settings: tuned (C = 5, 16 samples per update, --baseline batch, lr 0.001) or paper (the "
+             "public code's: C = 1, 1 sample, --baseline ema, lr 0.1)"},
+    {.name = "threads", .short_name = 't', .arg = "T", .type = AGENT_OPT_INT, .min = 1, .max = RNN_TRAIN_MAX_SAMPLES,
+     .def = "1", .help = "samples decoded in parallel; the same result for every T"},
+    {.name = "lr", .arg = "X", .type = AGENT_OPT_NUM, .min = 0, .max = 10, .def = "0.001", .note = "paper 0.1",
+     .help = "Adam learning rate"},
+    {.name = "entropy", .arg = "B", .type = AGENT_OPT_NUM, .min = 0, .max = 1e6, .def = "0", .help = "entropy weight"},
+    {.name = "clip", .arg = "X", .type = AGENT_OPT_NUM, .min = 1e-9, .max = 1e9, .def = "1",
+     .help = "global gradient-norm clip"},
+    {.name = "temperature", .arg = "T", .type = AGENT_OPT_NUM, .min = 1e-3, .max = 1e3, .def = "1",
+     .help = "a new policy's logits are divided by T inside the squash"},
+    {.name = "oom-penalty", .arg = "X", .type = AGENT_OPT_NUM, .min = 0, .max = 1e9, .def = "2",
+     .help = "seconds per GB over a device's memory"},
+    {.name = "baseline", .arg = "B", .type = AGENT_OPT_WORD, .choices = "batch ema", .def = "batch",
+     .note = "paper: ema", .help = "batch (the K samples' rewards normalised) or ema (R minus a moving average)"},
+    {.name = "oom", .arg = "M", .type = AGENT_OPT_WORD, .choices = "graded faithful", .def = "graded",
+     .help = "graded (+ --oom-penalty) or faithful (an OOM sample costs 100 s, the public code's failing signal)"},
+    {.name = "samples-per-update", .arg = "K", .type = AGENT_OPT_INT, .min = 1, .max = RNN_TRAIN_MAX_SAMPLES,
+     .def = "16", .note = "paper 1", .help = "placements sampled per update"},
+    {.name = "hidden", .arg = "H", .type = AGENT_OPT_INT, .min = 2, .max = 4096, .def = "256",
+     .help = "width of a new policy's LSTMs, even"},
+    {.name = "greedy-every", .arg = "K", .type = AGENT_OPT_INT, .min = 0, .max = 1L << 40, .def = "50",
+     .help = "also simulate a greedy placement after every K-th update; 0: never"},
+    {.name = "squash", .arg = "C", .type = AGENT_OPT_NUM, .min = 1e-3, .max = 1e3, .def = "5", .note = "paper 1",
+     .help = "a new policy's logits are C tanh(logits / T), T the --temperature"},
+    {.name = "noise", .arg = "X", .type = AGENT_OPT_NUM, .min = 0, .max = 100, .def = "0.5",
+     .help = "logits noise (times their RMS) in the first 750 updates; 0: none"},
+    {.name = "group-capacity", .arg = "G", .type = AGENT_OPT_INT, .min = 1, .max = RNN_MAX_GROUPS,
+     .note = "the most of its training graphs", .help = "groups a new policy can place"},
+    {.name = "grouper", .arg = "G", .type = AGENT_OPT_WORD, .choices = "none hdp", .def = "none",
+     .help = "none or hdp: a new policy learns a grouping of the groups ahead of its placer (HDP, 2018)"},
+    {.name = "learned-groups", .arg = "L", .type = AGENT_OPT_INT, .min = 2, .max = RNN_MAX_GROUPS,
+     .note = "min(256, 20 x devices)", .help = "with --grouper hdp: the groups it learns"},
+    {.name = "freeze-placer", .arg = "U", .type = AGENT_OPT_INT, .min = 0, .max = 1L << 40, .def = "500",
+     .help = "hdp: from update U on the placer keeps its placement, the grouper alone learns; 0: never"},
     {0},
 };
 static const char *const shape[] = {"hidden", "squash", "temperature", "group-capacity", "grouper", "learned-groups", NULL};
@@ -102,13 +120,14 @@ typedef struct RnnOpts {
 /* --grouper, --learned-groups, --freeze-placer (rnn_hdp.h). */
 static int hdp_options(const AgentArgs *a, RnnOpts *o, Err *e)
 {
-    const char *grouper = agent_arg(a, "grouper");
+    const char *grouper = agent_opt_word(a, "grouper", e);
     long freeze;
-    if (grouper && strcmp(grouper, "hdp") != 0 && strcmp(grouper, "none") != 0)
-        return err_set(e, "--grouper: expected none or hdp, got '%s'", grouper);
-    o->grouper = grouper && strcmp(grouper, "hdp") == 0 ? RNN_GROUPER_HDP : RNN_GROUPER_NONE;
-    if (agent_arg_int(a, "learned-groups", 2, RNN_MAX_GROUPS, 0, &o->learned, e) ||
-        agent_arg_int(a, "freeze-placer", 0, 1L << 40, -1, &freeze, e))
+    if (!grouper)
+        return -1;
+    o->grouper = strcmp(grouper, "hdp") == 0 ? RNN_GROUPER_HDP : RNN_GROUPER_NONE;
+    /* 0: rnn_hdp_default_groups; -1: RNN_HDP_FREEZE (500), and no error on resuming a plain policy */
+    if (agent_opt_int_or(a, "learned-groups", 0, &o->learned, e) ||
+        agent_opt_int_or(a, "freeze-placer", -1, &freeze, e))
         return -1;
     o->cfg.freeze_placer = freeze;
     if (!o->grouper && agent_arg(a, "learned-groups"))
@@ -126,36 +145,33 @@ static int rnn_options(const AgentArgs *a, uint64_t seed, void *opts, Err *e)
     RnnOpts *o = opts;
     RnnTrainConfig *cfg = &o->cfg;
     long threads, samples, greedy;
-    const char *preset = agent_arg(a, "preset");
-    if (preset && strcmp(preset, "tuned") != 0 && strcmp(preset, "paper") != 0)
-        return err_set(e, "--preset: expected tuned or paper with --agent rnn, got '%s'", preset);
-    int paper = preset && strcmp(preset, "paper") == 0;
+    const char *preset = agent_opt_word(a, "preset", e);
+    if (!preset) /* the message names the agent: Placeto's --preset takes search too */
+        return err_set(e, "--preset: expected tuned or paper with --agent rnn, got '%s'", agent_arg(a, "preset"));
+    int paper = strcmp(preset, "paper") == 0;
     if (paper)
         rnn_train_config_paper(cfg);
     else
         rnn_train_config_default(cfg);
     cfg->seed = seed;
-    if (agent_arg_int(a, "threads", 1, RNN_TRAIN_MAX_SAMPLES, 1, &threads, e) ||
-        agent_arg_int(a, "samples-per-update", 1, RNN_TRAIN_MAX_SAMPLES, cfg->samples, &samples, e) ||
-        agent_arg_int(a, "hidden", 2, 4096, 256, &o->hidden, e) ||
-        agent_arg_int(a, "greedy-every", 0, 1L << 40, 50, &greedy, e) ||
-        agent_arg_int(a, "group-capacity", 1, RNN_MAX_GROUPS, 0, &o->cap, e) ||
-        agent_arg_double(a, "lr", 0, 10, cfg->lr, &cfg->lr, e) ||
-        agent_arg_double(a, "entropy", 0, 1e6, cfg->entropy, &cfg->entropy, e) ||
-        agent_arg_double(a, "clip", 1e-9, 1e9, cfg->clip, &cfg->clip, e) ||
-        agent_arg_double(a, "squash", 1e-3, 1e3, paper ? 1 : RNN_DEFAULT_SQUASH, &o->squash, e) ||
-        agent_arg_double(a, "temperature", 1e-3, 1e3, 1, &o->tau, e) ||
-        agent_arg_double(a, "noise", 0, 100, cfg->noise, &cfg->noise, e) ||
-        agent_arg_double(a, "oom-penalty", 0, 1e9, cfg->oom_penalty, &cfg->oom_penalty, e))
+    if (agent_opt_int(a, "threads", &threads, e) ||
+        agent_opt_int_or(a, "samples-per-update", cfg->samples, &samples, e) ||
+        agent_opt_int(a, "hidden", &o->hidden, e) || agent_opt_int(a, "greedy-every", &greedy, e) ||
+        agent_opt_int_or(a, "group-capacity", 0, &o->cap, e) || /* 0: its training graphs' most */
+        agent_opt_num_or(a, "lr", cfg->lr, &cfg->lr, e) || agent_opt_num(a, "entropy", &cfg->entropy, e) ||
+        agent_opt_num(a, "clip", &cfg->clip, e) ||
+        agent_opt_num_or(a, "squash", paper ? 1 : RNN_DEFAULT_SQUASH, &o->squash, e) ||
+        agent_opt_num(a, "temperature", &o->tau, e) || agent_opt_num(a, "noise", &cfg->noise, e) ||
+        agent_opt_num(a, "oom-penalty", &cfg->oom_penalty, e))
         return -1;
-    const char *oom = agent_arg(a, "oom");
-    if (oom && strcmp(oom, "faithful") != 0 && strcmp(oom, "graded") != 0)
-        return err_set(e, "--oom: expected faithful or graded, got '%s'", oom);
-    cfg->oom_faithful = oom && strcmp(oom, "faithful") == 0;
-    const char *base = agent_arg(a, "baseline");
-    if (base && strcmp(base, "ema") != 0 && strcmp(base, "batch") != 0)
-        return err_set(e, "--baseline: expected ema or batch, got '%s'", base);
-    if (base)
+    const char *oom = agent_opt_word(a, "oom", e);
+    if (!oom)
+        return -1;
+    cfg->oom_faithful = strcmp(oom, "faithful") == 0;
+    const char *base = agent_opt_word(a, "baseline", e);
+    if (!base)
+        return -1;
+    if (agent_arg(a, "baseline")) /* else the preset's */
         cfg->batch_baseline = strcmp(base, "batch") == 0;
     if (o->hidden % 2)
         return err_set(e, "--hidden: expected an even number, got %ld", o->hidden);
@@ -204,6 +220,14 @@ static int64_t run(void *t, int64_t n, TrainCallback cb, void *ud, volatile int 
     return rnn_train_run(t, n, cb, ud, stop);
 }
 
+/* Its paragraph of `train --help` (the defaults come from the rows). */
+static const char train_help[] =
+    "With --agent rnn, the RNN-based placer trains on one graph or a family (each update draws one):\n"
+    "each episode is one update (K sampled placements, --samples-per-update, on --threads threads:\n"
+    "the same result for every T), their advantages normalised within the update (--preset paper:\n"
+    "the public code's K 1, moving average, lr 0.1, squash 1); Placeto's own options are refused.\n"
+    "example: placeto train graphs/inception_v3.json --agent rnn --episodes 500 -o rnn.json";
+
 const AgentKind agent_rnn = {
     .name = "rnn",
     .a_name = "an rnn",
@@ -211,6 +235,7 @@ const AgentKind agent_rnn = {
     .file = {.load = load, .save = save, .free = net_free, .info = info, .params = params, .untrained = untrained},
     .place = {.runs = runs, .trained_row = "rnn-trained", .refine = AGENT_REFINE_NONE, .place = place},
     .train = {.unit = "update", .max_groups = RNN_MAX_GROUPS, .opts = train_opts, .shape = shape,
+              .help = train_help,
               .config_size = sizeof(RnnOpts), .configure = rnn_options, .state_init = rnn_state, .create = rnn_create,
               .trainer_new = rnn_trainer, .run = run, .trainer_free = rnn_trainer_free},
     .actor = &actor,
