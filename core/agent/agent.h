@@ -172,6 +172,13 @@ typedef struct AgentTrainOps {
      * its acceptance rule and its start), and the network what cfg now asks
      * of it; NULL: nothing to adapt. */
     void (*resumed)(void *net, void *cfg, const AgentArgs *a);
+    /* NULL (the explorer's background training refuses it), or what that
+     * training (the explorer's key T) gives net, a copy of the policy in
+     * use, on an episode configured as ep_cfg with seed: its configuration
+     * into cfg (config_size bytes, zeroed) and, on the session's first run
+     * (first), the training state *ts; later runs go on with *ts. */
+    void (*explore)(const void *net, const EpisodeConfig *ep_cfg, uint64_t seed, void *cfg, TrainState *ts,
+                    int first);
     /* Whether the training graphs need their PolicyGraph (Placeto's). */
     int policy_graphs;
     void *(*trainer_new)(void *net, TrainState *ts, const void *cfg, const TrainGraph *tg, int n,
@@ -206,7 +213,12 @@ typedef struct AgentActorOps {
     int (*check)(const Episode *ep, const void *net, Err *e);
     void *(*actor_new)(const void *net, const Graph *g, const Grouping *gr, const Cluster *c, Err *e);
     void (*actor_free)(void *actor);
-    void (*config)(EpisodeConfig *cfg);
+    /* the episode net is stepped on (its features, start, acceptance) */
+    void (*config)(const void *net, EpisodeConfig *cfg);
+    /* 1: it places every group once, in order (a one-shot placer): it
+       refuses an episode of several passes, a random order or a start
+       other than its own (test_contract.c checks that it does) */
+    int one_pass;
     /* The distribution over the devices at the episode's current group (NULL
        when done), and in *attention one weight per group (NULL: it attends
        to none) */
@@ -224,7 +236,7 @@ struct AgentKind {
     AgentFileOps file;
     AgentPlaceOps place;
     AgentTrainOps train;
-    const AgentActorOps *actor; /* NULL: the explorer steps it natively (Placeto) */
+    const AgentActorOps *actor; /* how the explorer steps its policy (NULL: it cannot) */
 };
 
 /* --- the registry ----------------------------------------------------------- */

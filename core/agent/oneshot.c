@@ -13,6 +13,12 @@ void oneshot_episode_config(EpisodeConfig *cfg)
     cfg->init = EPISODE_INIT_DEVICE0;
 }
 
+void oneshot_actor_config(const void *net, EpisodeConfig *cfg)
+{
+    (void)net;
+    oneshot_episode_config(cfg);
+}
+
 int episode_check_one_pass(const Episode *ep, const char *article, const char *agent, int n_devices, Err *e)
 {
     const EpisodeConfig *c = &ep->cfg;

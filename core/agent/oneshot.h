@@ -20,6 +20,8 @@
  * pass in topological order from everything on device 0, no acceptance
  * test, Placeto's OOM penalty. */
 void oneshot_episode_config(EpisodeConfig *cfg);
+/* The same as an actor's config (agent.h): net is not read. */
+void oneshot_actor_config(const void *net, EpisodeConfig *cfg);
 /* The part every one-shot placer's check shares (rnn, gdp, hsdag): 0 when
  * ep is on n_devices devices and configured as oneshot_episode_config (one
  * topological pass from device 0, every choice kept); else -1 with e set,

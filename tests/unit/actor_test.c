@@ -43,25 +43,25 @@ static void refused(const Graph *g, const Grouping *gr, const Cluster *c, const 
     episode_free(ep);
 }
 
-void check_actor_refusals(const Graph *g, const Grouping *gr, int n_devices, void (*config)(EpisodeConfig *),
+void check_actor_refusals(const Graph *g, const Grouping *gr, int n_devices, void (*config)(const void *, EpisodeConfig *),
                           ActorCheck check, const void *net)
 {
     Cluster *c = cluster_default(n_devices), *other = cluster_default(n_devices + 1);
     EpisodeConfig cfg;
-    config(&cfg);
+    config(net, &cfg);
     refused(g, gr, c, &cfg, check, net, NULL);
     episode_config_default(&cfg);
     refused(g, gr, c, &cfg, check, net, "device 0");
-    config(&cfg);
+    config(net, &cfg);
     cfg.passes = 2;
     refused(g, gr, c, &cfg, check, net, "one pass");
-    config(&cfg);
+    config(net, &cfg);
     cfg.random_order = 1;
     refused(g, gr, c, &cfg, check, net, "topological");
-    config(&cfg);
+    config(net, &cfg);
     cfg.accept_improving = 1;
     refused(g, gr, c, &cfg, check, net, "improving");
-    config(&cfg);
+    config(net, &cfg);
     char devices[32];
     snprintf(devices, sizeof devices, "%d devices", n_devices);
     refused(g, gr, other, &cfg, check, net, devices);

@@ -31,7 +31,7 @@ typedef int (*ActorCheck)(const Episode *ep, const void *net, Err *e);
  * "device 0"), two passes ("one pass"), a random order ("topological"),
  * keeping improving choices alone ("improving") and a cluster of
  * n_devices + 1 devices ("N devices"). */
-void check_actor_refusals(const Graph *g, const Grouping *gr, int n_devices, void (*config)(EpisodeConfig *),
+void check_actor_refusals(const Graph *g, const Grouping *gr, int n_devices, void (*config)(const void *, EpisodeConfig *),
                           ActorCheck check, const void *net);
 
 #endif

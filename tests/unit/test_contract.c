@@ -218,9 +218,10 @@ static void check_actor(const AgentKind *k, const TrainFix *f, const char *path)
     Err e = {{0}};
     AgentPolicy p;
     REQUIRE_MSG(agent_policy_open(path, &p, NULL, &e) == 0, "%s: open %s: %s", k->name, path, e.msg);
-    check_actor_refusals(f->pb.g, f->pb.gr, 2, a->config, a->check, p.net);
+    if (a->one_pass)
+        check_actor_refusals(f->pb.g, f->pb.gr, 2, a->config, a->check, p.net);
     EpisodeConfig cfg;
-    a->config(&cfg);
+    a->config(p.net, &cfg);
     Episode *ep = episode_new(f->pb.g, f->pb.gr, f->pb.c, NULL, &cfg, SEED, NULL, &e);
     void *actor = ep ? a->actor_new(p.net, f->pb.g, f->pb.gr, f->pb.c, &e) : NULL;
     CHECK_MSG(actor != NULL, "%s: actor: %s", k->name, e.msg);
@@ -244,6 +245,44 @@ static void check_actor(const AgentKind *k, const TrainFix *f, const char *path)
         a->actor_free(actor);
     }
     episode_free(ep);
+    agent_policy_close(&p);
+}
+
+/* The explorer's background training (train.explore): a copy of the
+ * untrained policy trained 2 episodes on the actor's episode configuration,
+ * the same bytes twice (the explorer's T, through the contract alone). */
+static void check_explore(const AgentKind *k, const TrainFix *f, const char *path)
+{
+    Err e = {{0}};
+    AgentPolicy p;
+    REQUIRE_MSG(agent_policy_open(path, &p, NULL, &e) == 0, "%s: open %s: %s", k->name, path, e.msg);
+    float *first = NULL;
+    for (int round = 0; round < 2; round++) {
+        EpisodeConfig ep_cfg;
+        k->actor->config(p.net, &ep_cfg);
+        void *net = k->file.untrained(p.net, 0, &e), *cfg = xcalloc(1, k->train.config_size);
+        TrainState ts = {0};
+        REQUIRE_MSG(net != NULL, "%s: untrained: %s", k->name, e.msg);
+        k->train.explore(p.net, &ep_cfg, SEED, cfg, &ts, 1);
+        TrainGraph tg = {f->pb.g, f->pb.gr, f->pg};
+        void *t = k->train.trainer_new(net, &ts, cfg, &tg, 1, f->pb.c, &e);
+        CHECK_MSG(t != NULL, "%s: explore: trainer: %s", k->name, e.msg);
+        volatile int stop = 0;
+        if (t) {
+            CHECK_MSG(k->train.run(t, 2, NULL, NULL, &stop) == 2, "%s: explore: 2 episodes", k->name);
+            k->train.trainer_free(t);
+        }
+        const NnParams *w = k->file.params(net);
+        if (round == 0) {
+            first = xnew_array(w->n, sizeof *first);
+            memcpy(first, w->w, w->n * sizeof *first);
+        } else
+            CHECK_MSG(memcmp(first, w->w, w->n * sizeof *w->w) == 0, "%s: explore: two runs differ", k->name);
+        train_state_done(&ts);
+        free(cfg);
+        k->file.free(net);
+    }
+    free(first);
     agent_policy_close(&p);
 }
 
@@ -273,6 +312,8 @@ TEST(contract_every_agent)
         check_policy(k, &f, untrained, s.c);
         if (k->actor)
             check_actor(k, &f, untrained);
+        if (k->train.explore && k->actor)
+            check_explore(k, &f, untrained);
         check_training(k, &f, &h, &s);
     }
     split_files_close(&s);

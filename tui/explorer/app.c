@@ -54,13 +54,15 @@ static char *file_stem(const char *path)
 /* Loads the policy at path, or makes an untrained one (seed 1) without a
  * path; with a resumed episode's configuration cfg, the policy must read the
  * features that episode gives (an untrained one is built for them). An rnn
- * or gdp policy file loads that placer (app_is_actor, app_actor.c). */
+ * or gdp policy file loads that placer (app_actor.c); every policy is
+ * stepped through its agent's actor table. */
 static int load_policy(App *a, const char *path, const EpisodeConfig *cfg, Err *e)
 {
     AppPolicy *p = &a->policy;
     if (!path) {
         PolicyArch arch;
         policy_arch_for(&arch, a->data.pb.c->n_devices, cfg ? cfg->mem_feature : 0, cfg ? cfg->extended_features : 0);
+        p->kind = agent_find("placeto");
         p->pol = policy_new(&arch, 1, e);
         return p->pol ? 0 : -1;
     }
@@ -68,7 +70,7 @@ static int load_policy(App *a, const char *path, const EpisodeConfig *cfg, Err *
     if (agent_policy_take(path, &ap, e) != 0)
         return -1;
     p->checksum = ap.checksum;
-    if (ap.kind->actor) {
+    if (ap.kind->actor && strcmp(ap.kind->name, "placeto") != 0) {
         int rc = app_actor_load(a, &ap, e);
         agent_policy_close(&ap);
         if (rc != 0)
@@ -76,12 +78,13 @@ static int load_policy(App *a, const char *path, const EpisodeConfig *cfg, Err *
         p->path = xstrdup(path);
         return 0;
     }
-    if (strcmp(ap.kind->name, "placeto") != 0) {
+    if (!ap.kind->actor) {
         err_set(e, "%s: the explorer steps Placeto's policy and the agents with an explorer actor; %s policy has "
                    "none", path, ap.kind->a_name);
         agent_policy_close(&ap);
         return -1;
     }
+    p->kind = ap.kind;
     p->pol = ap.net;
     ap.net = NULL; /* ours */
     agent_policy_close(&ap);
@@ -283,9 +286,7 @@ static void finish_load(App *a)
         for (int u = 0; u < n; u++)
             d->box_labels[k][u] = box_label(d->labels[u], dag_geom(L, DAG_FULL)->label_w);
     }
-    if (a->policy.pol)
-        a->policy.work = policy_work_new(&a->policy.pol->arch, d->pg);
-    if (app_is_actor(a))
+    if (!app_placeto_insides(a))
         a->cache.attention = xnew_array((size_t)n, sizeof *a->cache.attention);
     a->cache.feats = xnew_array(APP_FEATURE_ROWS * (size_t)d->ep->n_features, sizeof *a->cache.feats);
     app_cache_update(a);
@@ -394,11 +395,8 @@ App *app_new(const AppOptions *o, Err *e)
     EpisodeConfig cfg;
     int *start = NULL;
     const char *start_name = NULL;
-    if (app_is_actor(a)) {
-        a->policy.kind->actor->config(&cfg);
-    } else {
-        episode_config_default(&cfg);
-        placeto_episode_config(&cfg, &a->policy.pol->arch);
+    a->policy.kind->actor->config(app_policy_net(&a->policy), &cfg);
+    if (app_placeto_insides(a)) {
         if (a->policy.pol->arch.start_heuristic || o->start_heuristic) { /* trained as a search, or the general
                                                                       policy on one's own graph: from the best
                                                                       heuristic's placement */
@@ -418,7 +416,7 @@ App *app_new(const AppOptions *o, Err *e)
     if (o->cluster_path)
         a->files.cluster = xstrdup(o->cluster_path);
     finish_load(a);
-    if (app_is_actor(a))
+    if (!app_placeto_insides(a))
         app_msg(a, GS_NONE, "%s: %d groups on %d devices, the %s policy %s; space steps, ? shows every key",
                 a->data.pb.g->name, a->data.pb.gr->n_groups, a->data.pb.c->n_devices, a->policy.kind->name,
                 a->policy.kind->actor->start);
@@ -483,7 +481,6 @@ void app_free(App *a)
     app_actor_free(&a->policy);
     dag_free(d->dag_all);
     dag_free(d->dag_fold);
-    policy_work_free(a->policy.work);
     episode_free(d->ep);
     app_episodes_free(a);
     policy_free(a->policy.pol);
@@ -578,14 +575,14 @@ static void update_policy_view(App *a)
     c->node = cur;
     for (int k = 0; k < APP_FEATURE_ROWS; k++)
         c->feat_group[k] = -1;
-    if (app_is_actor(a)) {
+    if (!app_placeto_insides(a)) {
         update_actor_view(a);
         return;
     }
     if (cur < 0)
         return;
-    episode_features(ep, cur, ep->feats);
-    policy_forward(a->policy.pol, a->data.pg, a->policy.work, ep->feats, cur, NULL, c->probs);
+    const float *p = app_actor_probs(a, NULL); /* the features of this step into ep->feats, read below */
+    memcpy(c->probs, p, (size_t)ep->n_devices * sizeof *c->probs);
     pick_feature_groups(a, cur, c->feat_group);
     size_t F = (size_t)ep->n_features;
     for (int k = 0; k < APP_FEATURE_ROWS; k++)

@@ -111,11 +111,10 @@ typedef struct AppData {
  * learned single-pass placer's (kind, net and actor; pol NULL), whose
  * episodes visit the groups once in topological order. */
 typedef struct AppPolicy {
-    Policy *pol;
-    PolicyWork *work;
-    const AgentKind *kind;    /* NULL: Placeto's policy; else an agent with an explorer actor (agent.h) */
-    void *net;                /* the kind's network (RnnNet, GdpNet, HsdagNet) */
-    void *actor;              /* its actor on the loaded graph (RnnActor, GdpActor, HsdagActor) */
+    Policy *pol;              /* Placeto's network (its insides shown); NULL for another agent */
+    const AgentKind *kind;    /* the policy's agent (Placeto's too), stepped through its actor (agent.h) */
+    void *net;                /* another agent's network (RnnNet, GdpNet, HsdagNet); NULL for Placeto */
+    void *actor;              /* its actor on the loaded graph (PlacetoActor, RnnActor, ...) */
     char why[80];             /* the Policy pane's attention heading (a set_why kind: per step) */
     char *path;               /* its file; NULL: untrained (seeded) */
     uint64_t checksum;        /* of the file, recorded in saved episodes */
@@ -220,10 +219,11 @@ typedef struct AppTrain {
     double *curve;            /* best-so-far runtime per episode (under lock) */
     double *ret;              /* return per episode (under lock) */
     int n_curve, cap_curve;
-    Policy *pol;              /* the copy being trained */
+    void *net;                /* the copy of the policy's network being trained (its agent's) */
+    void *cfg;                /* its trainer's configuration (agent.h, AgentTrainOps.explore) */
     TrainState ts;
     int ts_ready;             /* ts is initialised (the first run of the session) */
-    PlacetoTrainer *trainer;
+    void *trainer;            /* the agent's trainer (AgentTrainOps) */
     TrainGraph tg;
     /* what the view shows, copied by app_train_poll (main thread only) */
     int64_t shown_ran;
@@ -349,8 +349,12 @@ typedef struct App {
 
 /* ---- loading, the cache, messages, files, baselines (app.c) ---- */
 
-/* 1 when a learned single-pass placer (an agent's explorer actor, agent.h) steps the episode. */
-static inline int app_is_actor(const App *a) { return a->policy.kind != NULL; }
+/* Every policy steps the episode through its agent's actor table (agent.h,
+ * app_actor.c); 1 when it is Placeto's, whose insides (features, sets,
+ * message passing: the "why" and the tour's lessons) the explorer shows. */
+static inline int app_placeto_insides(const App *a) { return a->policy.pol != NULL; }
+/* The network of the policy in use (Placeto's Policy, or the agent's). */
+static inline const void *app_policy_net(const AppPolicy *p) { return p->pol ? (const void *)p->pol : p->net; }
 /* 1 when the RNN placer's policy steps the episode. */
 static inline int app_is_rnn(const App *a) { return a->policy.kind && strcmp(a->policy.kind->name, "rnn") == 0; }
 

@@ -1,8 +1,8 @@
-/* app_actor: the learned placers the explorer steps besides Placeto's
- * policy: every registered agent with an explorer actor (agent.h,
- * AgentActorOps: today the RNN placer, GDP and HSDAG). The app calls them
- * through a->policy.kind and never asks which agent it holds (but for the
- * tour's RNN stage, app_is_rnn). */
+/* app_actor: the policy the explorer steps, through its agent's explorer
+ * actor (agent.h, AgentActorOps: Placeto, the RNN placer, GDP and HSDAG).
+ * The app calls it through a->policy.kind and never asks which agent it
+ * holds (but for the tour's RNN stage, app_is_rnn, and Placeto's insides,
+ * app_placeto_insides). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,13 +30,13 @@ int app_actor_attach(App *a, const Episode *ep, const char *episode_path, Err *e
     AppPolicy *p = &a->policy;
     if (!p->kind)
         return 0;
-    if (ep && p->kind->actor->check(ep, p->net, e) != 0) {
+    if (ep && p->kind->actor->check(ep, app_policy_net(p), e) != 0) {
         char what[4200];
         snprintf(what, sizeof what, "%s: cannot be stepped by the %s policy %s", episode_path, p->kind->name, p->path);
         err_prefix(e, what);
         return -1;
     }
-    if (!(p->actor = p->kind->actor->actor_new(p->net, a->data.pb.g, a->data.pb.gr, a->data.pb.c, e))) {
+    if (!(p->actor = p->kind->actor->actor_new(app_policy_net(p), a->data.pb.g, a->data.pb.gr, a->data.pb.c, e))) {
         err_prefix(e, p->path);
         return -1;
     }
@@ -66,7 +66,7 @@ const EpisodeStep *app_actor_step(App *a)
 
 int app_actor_refuse(App *a, const char *what)
 {
-    if (!app_is_actor(a))
+    if (app_placeto_insides(a))
         return 0;
     app_msg(a, GS_WARN, "%s does not apply to %s policy: %s %s", what, a->policy.kind->a_name,
             a->policy.path ? a->policy.path : "it", a->policy.kind->actor->does);
@@ -75,7 +75,7 @@ int app_actor_refuse(App *a, const char *what)
 
 int app_actor_refuse_training(App *a)
 {
-    if (!app_is_actor(a))
+    if (a->policy.kind->train.explore) /* its agent says how the explorer trains it */
         return 0;
     char what[128];
     snprintf(what, sizeof what, "background training (placeto train --agent %s trains one)", a->policy.kind->name);

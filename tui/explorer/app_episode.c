@@ -43,15 +43,6 @@ void app_entry_text(const App *a, const EpisodeStep *s, int compact, char *buf, 
         snprintf(buf, n, "%s moved %s from %s to %s%s", who, name, from, to, why);
 }
 
-/* One step of the episode's agent: the Placeto policy, or the actor (rnn,
- * gdp). */
-static const EpisodeStep *agent_step(App *a)
-{
-    if (app_is_actor(a))
-        return app_actor_step(a);
-    return placeto_episode_step(a->data.ep, a->policy.pol, a->policy.work, a->run.greedy, NULL);
-}
-
 void app_step(App *a)
 {
     Episode *ep = a->data.ep;
@@ -62,7 +53,7 @@ void app_step(App *a)
         return;
     }
     double before = ep->runtime_us;
-    const EpisodeStep *s = agent_step(a);
+    const EpisodeStep *s = app_actor_step(a);
     if (!s) { /* not reached: the episode is not done */
         a->run.running = 0;
         return;
@@ -89,7 +80,7 @@ void app_finish(App *a)
 {
     Episode *ep = a->data.ep;
     int steps = 0;
-    while (!episode_done(ep) && agent_step(a))
+    while (!episode_done(ep) && app_actor_step(a))
         steps++;
     a->run.running = 0;
     app_changed(a);

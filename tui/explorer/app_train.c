@@ -1,5 +1,7 @@
 /* app_train: the explorer's model, continued (see app.h): training the
- * policy in a background thread. The thread trains a copy of the policy (its
+ * policy in a background thread, through its agent's training hooks
+ * (agent.h: AgentTrainOps.explore, trainer_new, run; the file's untrained,
+ * params and save). The thread trains a copy of the policy (its
  * own episodes and simulators; the graph, grouping and cluster are only
  * read) and appends to the learning curve under a lock; app_train_poll, on
  * the main thread, copies what is new for the view; stopping joins the
@@ -33,21 +35,38 @@ static void on_episode(const TrainReport *r, void *ud)
 
 static void *train_main(void *arg)
 {
-    AppTrain *t = arg;
-    placeto_train_run(t->trainer, t->target, on_episode, t, &t->stop);
+    App *a = arg;
+    AppTrain *t = &a->train;
+    a->policy.kind->train.run(t->trainer, t->target, on_episode, t, &t->stop);
     pthread_mutex_lock(&t->lock);
     t->done = 1;
     pthread_mutex_unlock(&t->lock);
     return NULL;
 }
 
-static Policy *policy_copy(const Policy *p)
+/* A copy of the agent's network net: its architecture (the untrained
+ * control's), then its weights and Adam moments. */
+static void *net_copy(const AgentKind *k, const void *net, Err *e)
 {
-    Err e;
-    Policy *q = policy_new(&p->arch, 0, &e);
-    if (q)
-        memcpy(q->p.mem, p->p.mem, 4 * p->p.n * sizeof *p->p.mem);
+    void *q = k->file.untrained(net, 0, e);
+    if (q) {
+        const NnParams *from = k->file.params((void *)net);
+        memcpy(k->file.params(q)->mem, from->mem, 4 * from->n * sizeof *from->mem);
+    }
     return q;
+}
+
+/* Frees what a run holds besides its curve. */
+static void run_free(App *a)
+{
+    AppTrain *t = &a->train;
+    const AgentKind *k = a->policy.kind;
+    if (t->trainer)
+        k->train.trainer_free(t->trainer);
+    if (t->net)
+        k->file.free(t->net);
+    free(t->cfg);
+    t->trainer = t->net = t->cfg = NULL;
 }
 
 int app_train_start(App *a, int64_t episodes)
@@ -56,35 +75,20 @@ int app_train_start(App *a, int64_t episodes)
     const AppData *d = &a->data;
     if (t->running || app_actor_refuse_training(a))
         return -1;
+    const AgentKind *k = a->policy.kind; /* through the contract: its explore, trainer and file hooks */
+    const void *live = app_policy_net(&a->policy);
     Err e = {{0}};
-    if (!(t->pol = policy_copy(a->policy.pol)))
-        return -1;
-    /* a policy with the extended features was made with the tuned settings
-     * and goes on with them, from its own start; one with the paper's
-     * features with entropy 0.001, each episode from the best so far */
-    int tuned = a->policy.pol->arch.extended;
-    PlacetoTrainConfig tc;
-    if (tuned)
-        placeto_train_config_tuned(&tc);
-    else
-        placeto_train_config_default(&tc);
-    if (!t->ts_ready) { /* the first run in this session */
-        train_state_init(&t->ts, 1e-3, tuned ? tc.entropy : 0.001, d->ep->seed + 1000);
-        t->ts_ready = 1;
-    }
-    if (!tuned)
-        tc.entropy = 0.001;
-    tc.seed = d->ep->seed;
-    tc.env = d->ep->cfg; /* the episode's features, start and acceptance */
-    if (!tuned)
-        tc.env.init = EPISODE_INIT_GIVEN; /* the fixed random start, then the best so far */
-    else
-        tc.env.relative_reward = 1;
-    t->tg = (TrainGraph){d->pb.g, d->pb.gr, d->pg};
-    if (!(t->trainer = placeto_train_new(t->pol, &t->ts, &tc, &t->tg, 1, d->pb.c, &e))) {
+    if (!(t->net = net_copy(k, live, &e))) {
         app_msg(a, GS_ERROR, "cannot train: %s", e.msg);
-        policy_free(t->pol);
-        t->pol = NULL;
+        return -1;
+    }
+    t->cfg = xcalloc(1, k->train.config_size ? k->train.config_size : 1);
+    k->train.explore(live, &d->ep->cfg, d->ep->seed, t->cfg, &t->ts, !t->ts_ready);
+    t->ts_ready = 1;
+    t->tg = (TrainGraph){d->pb.g, d->pb.gr, d->pg};
+    if (!(t->trainer = k->train.trainer_new(t->net, &t->ts, t->cfg, &t->tg, 1, d->pb.c, &e))) {
+        app_msg(a, GS_ERROR, "cannot train: %s", e.msg);
+        run_free(a);
         return -1;
     }
     t->target = episodes;
@@ -94,17 +98,14 @@ int app_train_start(App *a, int64_t episodes)
     t->n_curve = 0;
     t->n_shown = 0;
     t->shown_ran = 0;
-    if (pthread_create(&t->thread, NULL, train_main, t) != 0) {
+    if (pthread_create(&t->thread, NULL, train_main, a) != 0) {
         app_msg(a, GS_ERROR, "cannot start the training thread");
-        placeto_train_free(t->trainer);
-        policy_free(t->pol);
-        t->trainer = NULL;
-        t->pol = NULL;
+        run_free(a);
         return -1;
     }
     t->running = 1;
-    app_msg(a, GS_NONE, "training %lld episodes in the background (T stops); the curve is in the history pane",
-            (long long)episodes);
+    app_msg(a, GS_NONE, "training %lld %ss in the background (T stops); the curve is in the history pane",
+            (long long)episodes, k->train.unit);
     return 0;
 }
 
@@ -145,8 +146,9 @@ void app_train_stop(App *a)
     pthread_join(t->thread, NULL);
     t->running = 0;
     take_curve(t);
-    Policy *pol = a->policy.pol;
-    memcpy(pol->p.w, t->pol->p.w, pol->p.n * sizeof *pol->p.w);
+    const AgentKind *k = a->policy.kind;
+    NnParams *in_use = k->file.params((void *)app_policy_net(&a->policy)), *trained = k->file.params(t->net);
+    memcpy(in_use->w, trained->w, in_use->n * sizeof *in_use->w); /* the actor reads them in place */
     app_cache_update(a);
     double best = INFINITY;
     for (int i = 0; i < t->ts.n_best; i++)
@@ -161,7 +163,7 @@ void app_train_stop(App *a)
         snprintf(note, sizeof note, " (%s is %s and was not replaced)", base, kept);
     Err e = {{0}};
     t->ts.cluster = a->data.pb.c; /* recorded in the policy file */
-    if (placeto_policy_save(t->pol, &t->ts, path, &e) == 0) {
+    if (k->file.save(t->net, &t->ts, path, &e) == 0) {
         size_t len;
         char *text = util_read_file(path, &len, &e);
         if (text) {
@@ -176,8 +178,5 @@ void app_train_stop(App *a)
         app_msg(a, GS_WARN, "trained %lld episodes; the new weights are in use but not saved: %s", (long long)t->ran,
                 e.msg);
     }
-    placeto_train_free(t->trainer);
-    t->trainer = NULL;
-    policy_free(t->pol);
-    t->pol = NULL;
+    run_free(a);
 }

@@ -164,9 +164,9 @@ void app_fold(App *a, int on)
 void app_show_sets(App *a, int on)
 {
     a->view.show_sets = on;
-    if (app_is_actor(a) && on)
+    if (!app_placeto_insides(a) && on)
         app_msg(a, GS_NONE, "showing %s (the Policy pane lists them)", a->policy.kind->actor->attends);
-    else if (app_is_actor(a))
+    else if (!app_placeto_insides(a))
         app_msg(a, GS_NONE, "%s hidden", a->policy.kind->actor->set_why ? "the learned cluster" : "attention");
     else
         app_msg(a, GS_NONE, on ? "showing the ancestors, descendants and parallel groups the policy pools over"
@@ -243,7 +243,7 @@ void app_graph_by_cluster(App *a, int on)
     const Grouping *gr = a->data.pb.gr;
     if (!a->cache.cluster) {
         app_msg(a, GS_WARN, "graph colours by learned cluster apply to an hsdag policy only (this is %s policy)",
-                app_is_actor(a) ? a->policy.kind->a_name : "a placeto");
+                !app_placeto_insides(a) ? a->policy.kind->a_name : "a placeto");
         return;
     }
     a->view.by_cluster = on;

@@ -202,7 +202,7 @@ static void effect_greedy_to_end(App *a)
 static void control_fact(App *a)
 {
     double *f = a->tour.facts;
-    if (!isnan(f[TOUR_FACT_CONTROL_US]) || !a->policy.path || app_is_actor(a))
+    if (!isnan(f[TOUR_FACT_CONTROL_US]) || !a->policy.path || !app_placeto_insides(a))
         return;
     Err e = {{0}};
     const AgentPolicy *p = agent_policy_cached(a->policy.path, NULL, &e);
@@ -228,7 +228,7 @@ static void effect_finish(App *a)
  * move kept, the reward in seconds; the policy steps it to the end. */
 static void effect_paper(App *a)
 {
-    if (app_is_actor(a))
+    if (!app_placeto_insides(a))
         return;
     control_fact(a);
     EpisodeConfig cfg = a->data.ep->cfg;
@@ -255,7 +255,7 @@ static void effect_zero_shot(App *a)
 /* A learned single-pass placer: its first six greedy steps. */
 static void effect_actor(App *a)
 {
-    if (!app_is_actor(a))
+    if (app_placeto_insides(a))
         return;
     if (episode_done(a->data.ep))
         app_new_episode(a);
@@ -267,7 +267,7 @@ static void effect_actor(App *a)
 /* The closing stage: what an earlier stage measured and this App can. */
 static void effect_closing(App *a)
 {
-    if (a->tour.own_graph || app_is_actor(a))
+    if (a->tour.own_graph || !app_placeto_insides(a))
         return;
     effect_problem(a);
     if (a->data.ep->cfg.init == EPISODE_INIT_RANDOM_FIXED && !a->data.ep->cfg.accept_improving &&
@@ -294,7 +294,7 @@ static void show_devices(App *a) { app_focus(a, PANE_DEVICES); }
 static void show_rounds(App *a)
 {
     app_focus(a, PANE_GRAPH);
-    if (app_is_actor(a))
+    if (!app_placeto_insides(a))
         return;
     app_why_open(a);
     a->dialog.menu_pos = 1;
@@ -361,7 +361,7 @@ static void show_learned(App *a)
 static void show_actor(App *a)
 {
     app_focus(a, PANE_POLICY);
-    if (app_is_actor(a))
+    if (!app_placeto_insides(a))
         a->view.show_sets = 1;
 }
 
@@ -452,7 +452,7 @@ const char *app_tour_text(const App *a, int k, char *buf, size_t n)
     if (!s || n == 0)
         return "";
     s->text(a, buf, n);
-    if (app_is_actor(a) && (s->text == tour_text_message_passing || s->text == tour_text_sets || s->text == tour_text_probs)) {
+    if (!app_placeto_insides(a) && (s->text == tour_text_message_passing || s->text == tour_text_sets || s->text == tour_text_probs)) {
         size_t len = strlen(buf); /* Placeto's network: not the policy stepping this episode */
         snprintf(buf + len, n - len, " (This is Placeto's network; the policy in use here is the %s placer's, "
                  "whose own stage comes later.)", a->policy.kind->name);

@@ -127,7 +127,7 @@ void tour_text_simulator(const App *a, char *buf, size_t n)
 
 void tour_text_state(const App *a, char *buf, size_t n)
 {
-    if (app_is_actor(a)) {
+    if (!app_placeto_insides(a)) {
         snprintf(buf, n, "Placeto's state is a feature row per group; the policy in use (%s) reads none: what it "
                  "reads is below.", a->policy.kind->name);
         return;
@@ -445,7 +445,7 @@ void tour_text_learned(const App *a, char *buf, size_t n)
     if (best)
         snprintf(best_txt, sizeof best_txt, " The fastest row is %s, %s.", best->method, fmt_ms(b1, best->runtime_us));
     char mine[80], row[120];
-    if (a->policy.path && !app_is_actor(a)) {
+    if (a->policy.path && app_placeto_insides(a)) {
         file_stem(a->policy.path, mine, sizeof mine);
         snprintf(row, sizeof row, "placeto %s zero-shot", mine);
         const PlaceRun *r = row_named(a, row);
@@ -493,7 +493,7 @@ static const char hsdag_text[] =
 /* The actors' stages: the kind in use, or where the default tour shows it. */
 static void text_actor(const App *a, const char *kind, const char *text, const char *where, char *buf, size_t n)
 {
-    int here = app_is_actor(a) && strcmp(a->policy.kind->name, kind) == 0;
+    int here = !app_placeto_insides(a) && strcmp(a->policy.kind->name, kind) == 0;
     char b1[32];
     if (here)
         snprintf(buf, n, "%s Here on %s (%d groups, %s): %d greedy steps, %s so far; q leaves the tour to step it "
@@ -502,7 +502,7 @@ static void text_actor(const App *a, const char *kind, const char *text, const c
     else
         snprintf(buf, n, "%s (The policy in use here is %s: the default tour, placeto demo, shows it %s; placeto "
                  "explore GRAPH --policy FILE opens one.)", text,
-                 app_is_actor(a) ? a->policy.kind->name : "Placeto's", where);
+                 !app_placeto_insides(a) ? a->policy.kind->name : "Placeto's", where);
 }
 
 void tour_text_rnn(const App *a, char *buf, size_t n)
@@ -523,7 +523,7 @@ void tour_text_hsdag(const App *a, char *buf, size_t n)
 {
     char t[900];
     snprintf(t, sizeof t, "%s", hsdag_text);
-    if (app_is_actor(a) && a->cache.cluster) {
+    if (!app_placeto_insides(a) && a->cache.cluster) {
         char c[200];
         snprintf(c, sizeof c, " It made %d clusters of the %d groups.", a->cache.n_clusters, a->data.pb.gr->n_groups);
         strncat(t, c, sizeof t - strlen(t) - 1);

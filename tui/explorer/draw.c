@@ -59,14 +59,14 @@ static void draw_graph(const App *a, Grid *g, GridRect r, AppGeom *geom)
     snprintf(extra, sizeof extra, "%d groups%s%s%s%s", n, clusters, vw->fold ? ", folded (<: backward)" : "",
              vw->zoom == DAG_COMPACT ? ", compact" : "",
              !vw->show_sets        ? ""
-             : !app_is_actor(a)      ? ", sets"
+             : app_placeto_insides(a)      ? ", sets"
              : a->policy.kind->actor->set_why ? ", learned cluster"
                                      : ", attention");
     GridRect in = frame(a, g, r, PANE_GRAPH, extra);
     if (in.w <= 0 || in.h <= 0)
         return;
     uint8_t *style = xnew_array((size_t)n, 1), *crit = xnew_array((size_t)n, 1);
-    if (app_is_actor(a)) { /* groups the actor has not reached are dimmed (not in their clusters' colours);
+    if (!app_placeto_insides(a)) { /* groups the actor has not reached are dimmed (not in their clusters' colours);
                               'a': its attention, or the whole set its why marks */
         for (int j = 0; j < n && !by_cluster; j++)
             if (d->ep->visits[j] == 0)
@@ -212,7 +212,7 @@ static void draw_policy(const App *a, Grid *g, GridRect r)
             widget_bar(g, in.x, y, in.w, c->probs[d], 1.0, lab, txt);
         }
     }
-    if (app_is_actor(a) && cur >= 0 && y < in.y + in.h - 1) { /* why: where the actor looked */
+    if (!app_placeto_insides(a) && cur >= 0 && y < in.y + in.h - 1) { /* why: where the actor looked */
         grid_text_fit(g, in.x, y++, a->policy.why, in.w, flat ? GS_WARN : GS_LABEL);
         for (int k = 0; k < APP_ATTENTION_ROWS && c->attn_top[k] >= 0 && y < in.y + in.h - 1; k++, y++) {
             int j = c->attn_top[k];
@@ -385,7 +385,7 @@ static void status_text(const App *a, char *line, size_t n)
     if (!path)
         snprintf(who, sizeof who, "untrained policy");
     else /* the file named: which trained policy is stepping */
-        snprintf(who, sizeof who, "%s%spolicy %.80s", app_is_actor(a) ? a->policy.kind->name : "", app_is_actor(a) ? " " : "", base);
+        snprintf(who, sizeof who, "%s%spolicy %.80s", !app_placeto_insides(a) ? a->policy.kind->name : "", !app_placeto_insides(a) ? " " : "", base);
     /* the best is the best score's placement: slower than now when now is out of memory, and then says so */
     snprintf(line, n, " placeto%s  %s on %s | %s | episode %llu step %d/%d | runtime %s%s | best %s%s | bound %s%s%s%s",
              a->replay.active ? " replay" : a->tour.active ? " tour" : "", d->pb.g->name, d->pb.c->name, who,
@@ -530,7 +530,7 @@ static void draw_panes(const App *a, Grid *g, GridRect area, AppGeom *geom)
     draw_pane(a, g, PANE_TIMELINE, (GridRect){left.x, left.y + left.h - tl_h, left.w, tl_h}, geom);
     /* the right column: a focused pane that does not fit takes the last slot */
     int x = left.w, y = area.y, h_left = area.h;
-    int why = app_is_actor(a) ? 1 + APP_ATTENTION_ROWS : 0; /* the actor's attention list */
+    int why = !app_placeto_insides(a) ? 1 + APP_ATTENTION_ROWS : 0; /* the actor's attention list */
     int want[4] = {(nd + 4 > 12 ? 12 : nd + 4) + why, nd + 2 > 10 ? 10 : nd + 2, 7, 8};
     AppPane order[4] = {PANE_POLICY, PANE_DEVICES, PANE_HISTORY, PANE_INSPECTOR};
     int shown = 0, hs[4] = {0, 0, 0, 0};

@@ -16,7 +16,7 @@
 static int feature_lines(const App *a, char lines[][200], int max, int width)
 {
     const AppCache *c = &a->cache;
-    if (app_is_actor(a)) {
+    if (!app_placeto_insides(a)) {
         snprintf(lines[0], 200, "%s", a->policy.kind->actor->reads[0]);
         snprintf(lines[1], 200, "%s", a->policy.kind->actor->reads[1]);
         return 2;

@@ -89,11 +89,11 @@ static void draw_legend(const App *a, Grid *g, GridRect r)
     item(g, &x, y, right, "graph: ", GS_DIM);
     styled(g, &x, y, right, "name", GS_CURRENT, "the group the policy places now");
     styled(g, &x, y, right, "name", GS_SELECTED, "selected (0-9 moves it)");
-    if (a->view.show_sets && !app_is_actor(a)) {
+    if (a->view.show_sets && app_placeto_insides(a)) {
         styled(g, &x, y, right, "anc", GS_ANCESTOR, "ancestors");
         styled(g, &x, y, right, "desc", GS_DESCENDANT, "descendants");
         styled(g, &x, y, right, "par", GS_PARALLEL, "parallel");
-    } else if (app_is_actor(a)) {
+    } else if (!app_placeto_insides(a)) {
         styled(g, &x, y, right, "name", GS_DIM, "not reached yet");
     }
     item(g, &x, y, right, "a node's colour: its device", GS_DIM);

@@ -121,7 +121,7 @@ int why_graph_style(const App *a, uint8_t *style)
 
 int why_attention_flat(const App *a)
 {
-    if (!app_is_actor(a) || a->policy.kind->actor->set_why || a->cache.node < 0 || !a->cache.attention)
+    if (app_placeto_insides(a) || a->policy.kind->actor->set_why || a->cache.node < 0 || !a->cache.attention)
         return 0;
     int n = a->data.pg->n, m = 0;
     float *w = XNEW(float, n > 0 ? n : 1);
@@ -209,7 +209,7 @@ int why_draw(const App *a, Grid *g)
     /* as tall as what it shows: the heading, the device rows and their note, the features and the sets
        (Placeto) or what it reads and its attention (an actor), message passing */
     int body = 0, n_feat = 0;
-    if (v >= 0 && !app_is_actor(a)) {
+    if (v >= 0 && app_placeto_insides(a)) {
         int rows[WHY_FEATURE_ROWS];
         n_feat = feature_groups(a, v, rows);
         body = 2 + n_feat;
@@ -241,7 +241,7 @@ int why_draw(const App *a, Grid *g)
         return 0;
     }
     const AppCache *c = &a->cache;
-    const char *who = app_is_actor(a) ? a->policy.kind->name : "placeto";
+    const char *who = !app_placeto_insides(a) ? a->policy.kind->name : "placeto";
     snprintf(t, sizeof t, "step %d/%d: %s (group %d) is on %s now; the %s policy places it%s", ep->cursor + 1,
              ep->n_order, d->pb.gr->names[v], v, d->pb.c->devices[ep->group_device[v]].name, who,
              a->replay.active ? " (replay)" : "");
@@ -285,10 +285,10 @@ int why_draw(const App *a, Grid *g)
     put(g, in, &y, t, uniform ? GS_WARN : GS_DIM);
 
     /* the features, as the policy sees them */
-    if (!app_is_actor(a) && cut > 0 && cut >= n_feat) {
+    if (app_placeto_insides(a) && cut > 0 && cut >= n_feat) {
         /* too short for them: one line says what is cut, and message passing keeps its rows */
         put(g, in, &y, "features and pooling sets: cut here (a taller terminal shows them)", GS_DIM);
-    } else if (!app_is_actor(a)) {
+    } else if (app_placeto_insides(a)) {
         int rows[WHY_FEATURE_ROWS], nr = feature_groups(a, v, rows), all = nr;
         nr = cut >= nr ? (nr > 0 ? 1 : 0) : nr - cut; /* the current group's row at least */
         int F = ep->n_features;
@@ -379,7 +379,7 @@ int why_draw(const App *a, Grid *g)
     /* message passing, round by round */
     int *round = XNEW(int, n);
     int far = explain_reach(pg, v, round), k = a->dialog.menu_pos, total;
-    int K = app_is_actor(a) ? 0 : a->policy.pol->arch.rounds;
+    int K = !app_placeto_insides(a) ? 0 : a->policy.pol->arch.rounds;
     if (y < in.y + in.h) {
         if (k <= 0) {
             snprintf(t, sizeof t, "message passing: space steps round 1 .. %d (Placeto's network passes %d%s)", far,

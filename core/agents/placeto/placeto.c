@@ -329,6 +329,32 @@ static void resumed(void *net, void *config, const AgentArgs *a)
                                                        : EPISODE_INIT_RANDOM_FIXED;
 }
 
+/* The explorer's background training: a policy with the extended features
+ * was made with the tuned settings and goes on with them, from the
+ * episode's own start and rewards relative; one with the paper's features
+ * with entropy 0.001, each episode from the best so far (the fixed random
+ * start first). The episode's features and acceptance either way. */
+static void explore(const void *net, const EpisodeConfig *ep_cfg, uint64_t seed, void *config, TrainState *ts,
+                    int first)
+{
+    PlacetoTrainConfig *tc = &((PlacetoCfg *)config)->cfg;
+    int tuned = ((const Policy *)net)->arch.extended;
+    if (tuned)
+        placeto_train_config_tuned(tc);
+    else
+        placeto_train_config_default(tc);
+    if (first)
+        train_state_init(ts, 1e-3, tuned ? tc->entropy : 0.001, seed + 1000);
+    if (!tuned)
+        tc->entropy = 0.001;
+    tc->seed = seed;
+    tc->env = *ep_cfg;
+    if (!tuned)
+        tc->env.init = EPISODE_INIT_GIVEN;
+    else
+        tc->env.relative_reward = 1;
+}
+
 static void *trainer_new(void *net, TrainState *ts, const void *config, const TrainGraph *tg, int n, const Cluster *c,
                          Err *e)
 {
@@ -357,7 +383,7 @@ const AgentKind agent_placeto = {
     .train = {.unit = "episode", .max_groups = POLICY_MAX_GROUPS, .opts = train_opts,
               .help = NULL, /* its paragraph is the command's own text (cmd_train.c) */
               .config_size = sizeof(PlacetoCfg), .configure = configure, .state_init = state_init, .create = create,
-              .resumed = resumed, .policy_graphs = 1, .trainer_new = trainer_new, .run = run,
+              .resumed = resumed, .policy_graphs = 1, .explore = explore, .trainer_new = trainer_new, .run = run,
               .trainer_free = trainer_free, .prepare = prepare, .round = round_size},
-    .actor = NULL, /* the explorer steps Placeto natively */
+    .actor = &placeto_actor,
 };

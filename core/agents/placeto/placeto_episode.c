@@ -30,6 +30,12 @@ int placeto_episode_check(const EpisodeConfig *cfg, const PolicyArch *a, int n_d
 const EpisodeStep *placeto_episode_step(Episode *ep, const Policy *pol, PolicyWork *w, int greedy,
                                    float *feats_out)
 {
+    return placeto_episode_step_on(ep, pol, ep->pg, w, greedy, feats_out);
+}
+
+const EpisodeStep *placeto_episode_step_on(Episode *ep, const Policy *pol, const PolicyGraph *pg, PolicyWork *w,
+                                           int greedy, float *feats_out)
+{
     int v = episode_current(ep), nd = ep->n_devices;
     if (v < 0)
         return NULL;
@@ -38,12 +44,12 @@ const EpisodeStep *placeto_episode_step(Episode *ep, const Policy *pol, PolicyWo
     episode_features(ep, v, feats);
     if (ep->temperature != 1.0) {
         float logits[POLICY_MAX_DEVICES];
-        policy_forward(pol, ep->pg, w, feats, v, logits, NULL);
+        policy_forward(pol, pg, w, feats, v, logits, NULL);
         for (int d = 0; d < nd; d++)
             logits[d] = (float)(logits[d] / ep->temperature);
         nn_softmax_f(logits, nd, probs, NULL);
     } else {
-        policy_forward(pol, ep->pg, w, feats, v, NULL, probs);
+        policy_forward(pol, pg, w, feats, v, NULL, probs);
     }
     Rng before = ep->rng;
     int a = greedy ? sample_argmax_f(probs, nd) : sample_draw_f(probs, nd, rng_uniform(&ep->rng));

@@ -5,6 +5,7 @@
 #define PLACETO_PLACETO_EPISODE_H
 
 #include "episode.h"
+#include "agent.h"
 #include "policy.h"
 
 /* Sets the feature options of cfg to those policy architecture a was built
@@ -21,5 +22,15 @@ int placeto_episode_check(const EpisodeConfig *cfg, const PolicyArch *a, int n_d
  * new history entry (owned by the episode, valid until the next change). */
 const EpisodeStep *placeto_episode_step(Episode *ep, const Policy *pol, PolicyWork *w, int greedy,
                                    float *feats_out);
+/* The same with the group graph pg (the episode's own, or one built from
+ * the same grouping) for the message passing. */
+const EpisodeStep *placeto_episode_step_on(Episode *ep, const Policy *pol, const PolicyGraph *pg, PolicyWork *w,
+                                           int greedy, float *feats_out);
+
+/* How the explorer steps a Placeto policy (agent.h's actor table): its
+ * probabilities and steps on the episode, each group in the episode's
+ * order, with the features, start and acceptance the policy was built
+ * for. Only the explorer's "why" reads Placeto's insides beyond this. */
+extern const AgentActorOps placeto_actor;
 
 #endif

@@ -61,7 +61,8 @@ static const AgentActorOps actor = {
     .check = check,
     .actor_new = actor_new,
     .actor_free = actor_free,
-    .config = oneshot_episode_config,
+    .config = oneshot_actor_config,
+    .one_pass = 1,
     .probs = probs,
     .step = step,
 };
