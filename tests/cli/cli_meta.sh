@@ -90,6 +90,15 @@ assert depth == 0, "an .nf without .fi"
         done < "$tmp/opts"
         if [ -s "$tmp/opts" ] && [ -z "$missing" ]; then pass; else fail "man page: options of $c" "missing:$missing"; fi
     done
+    # train's section gives each agent's own rows, with that agent's defaults
+    # (its --help's lines: gdp's --lr defaults to 3e-4 where Placeto's is 0.001)
+    for ag in gdp hsdag; do
+        run train --agent "$ag" --help
+        want=$(grep -E '^ +--lr X' "$tmp/out" | sed -E 's/.*(\([^)]*\))$/\1/')
+        if [ -n "$want" ] && sed -n "/With --agent $ag/,/With --agent/p" "$tmp/page.txt" | tr -s ' \n' ' ' |
+            grep -qF -- "Adam learning rate $want"; then pass; else
+            fail "man page: train --agent $ag's own defaults" "no 'Adam learning rate $want' in its part"; fi
+    done
     # every key of the explorer's help (its ? screen, headless)
     run explore graphs/toy/crown.json --headless --size 140x60 --keys '?'
     if expect_rc "explore help" 0; then

@@ -101,20 +101,45 @@ static void man_option(FILE *f, char short_name, const char *name, const char *a
     roff_lines(f, help);
 }
 
+static void man_row(FILE *f, const AgentOpt *o)
+{
+    char help[1024];
+    agent_opt_help(o, help, sizeof help);
+    man_option(f, o->short_name, o->name, o->arg, help);
+}
+
+/* Whether some agent's trainer has option name (train's table merges them). */
+static int agents_have(const char *name)
+{
+    for (int i = 0; i < agent_count(); i++)
+        if (agent_opt_find(agent_at(i)->train.opts, name))
+            return 1;
+    return 0;
+}
+
 static void man_command(FILE *f, const CliCmd *c)
 {
     fprintf(f, ".SS %s\n.PP\n\\fBplaceto %s\\fR ", c->name, c->name);
     roff_str(f, c->usage, 0);
     fputs("\n.PP\n", f);
     roff_lines(f, c->summary);
-    for (const CliOpt *o = c->opts; o->name; o++) {
-        char help[1024];
-        agent_opt_help(o, help, sizeof help);
-        man_option(f, o->short_name, o->name, o->arg, help);
-    }
+    int train = strcmp(c->name, "train") == 0; /* its shared rows, then each agent's own, with their defaults */
+    for (const CliOpt *o = c->opts; o->name; o++)
+        if (!train || !agents_have(o->name))
+            man_row(f, o);
     man_option(f, 'h', "help", NULL, "show this help and exit");
     if (c->details)
         roff_details(f, c->details);
+    for (int i = 0; train && i < agent_count(); i++) {
+        const AgentKind *k = agent_at(i);
+        fputs(".PP\nWith \\fB\\-\\-agent ", f);
+        roff_str(f, k->name, 0);
+        fputs("\\fR, ", f);
+        roff_str(f, k->title, 0);
+        fputs(":\n", f);
+        for (const AgentOpt *o = k->train.opts; o && o->name; o++)
+            man_row(f, o);
+    }
 }
 
 static void man_keys(FILE *f)
