@@ -91,7 +91,7 @@ static void bench_gaps(void)
         if (lb / opt < lb_worst)
             lb_worst = lb / opt;
         int *dev = xmalloc_array((size_t)g->n_nodes, sizeof *dev);
-        PlaceCtx ctx = {g, gr, c, 0, 0, NULL};
+        PlaceCtx ctx = {.g = g, .gr = gr, .c = c};
         for (int j = 0; j < nm; j++) {
             double gap = m[j].fn(&ctx, dev, &e) == 0 ? sim_makespan(s, dev) / opt : 0;
             sum[j] += gap;

@@ -7,7 +7,8 @@ Per bundled graph (2 devices, and nmt on 4):
     (sim_run: the whole result, peak memory included);
   - placements per second of ils and anneal (`place --method M --budget B
     --json`: the method's own seconds, loading excluded), and their ratio
-    to the full simulations (target: ils at least 2x);
+    to the full simulations (target: ils at least 2x); B is raised so that
+    each run takes about 0.4 s, and each rate is the median of 3 runs;
   - the learned local search's time per placement against ils's
     (`place --policy graphs/policies/lsearch.json --budget B`; target at
     most 1.3x);
@@ -41,19 +42,35 @@ def place(path, nd, budget, *how):
     return json.loads(run("place", path, "--devices", nd, "--budget", budget, "--json", *how))
 
 
+def median3(f):
+    """The median of three runs of f (a rate): the machine is shared."""
+    return sorted(f() for _ in range(3))[1]
+
+
 def one(name, nd, budget, tmp):
     path = "graphs/%s.json" % name
     pl = os.path.join(tmp, "p.json")
-    ils = place(path, nd, budget, "--method", "ils", "-o", pl)
-    ann = place(path, nd, budget, "--method", "anneal")
-    sims = json.loads(run("simulate", path, "--placement", pl, "--repeat", 300, "--json"))["simulations_per_second"]
-    ls = place(path, nd, budget, "--policy", "graphs/policies/lsearch.json")
+    place(path, nd, budget, "--method", "ils", "-o", pl)
+
+    def sims_rate(repeat):
+        out = run("simulate", path, "--placement", pl, "--repeat", repeat, "--json")
+        return json.loads(out)["simulations_per_second"]
+
+    # each measurement runs for about 0.4 s at least, so that the process's
+    # start and the searches' heuristic start do not weigh on small graphs
+    sims = median3(lambda: sims_rate(max(300, int(0.4 * sims_rate(300)))))
+    budget = max(budget, int(0.4 * sims))
+
+    def rate(*how):
+        r = place(path, nd, budget, *how)
+        return r["placements"] / r["seconds"]
+
+    ils_rate = median3(lambda: rate("--method", "ils"))
+    ann_rate = median3(lambda: rate("--method", "anneal"))
+    ls_per = 1 / median3(lambda: rate("--policy", "graphs/policies/lsearch.json"))
     t0 = time.monotonic()
     run("compare", path, "--devices", nd)
     wall = time.monotonic() - t0
-    ils_rate = ils["placements"] / ils["seconds"]
-    ann_rate = ann["placements"] / ann["seconds"]
-    ls_per = ls["seconds"] / ls["placements"]
     return {"graph": name, "devices": nd, "budget": budget, "full_sims_per_second": sims,
             "ils_per_second": ils_rate, "anneal_per_second": ann_rate, "ils_vs_full": ils_rate / sims,
             "anneal_vs_full": ann_rate / sims, "lsearch_vs_ils_per_placement": ls_per * ils_rate,

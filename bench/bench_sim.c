@@ -55,7 +55,7 @@ static int json_name(const struct dirent *d)
 static void heft_placement(const Graph *g, const Grouping *gr, const Cluster *c, int *dev)
 {
     const PlaceMethod *m = place_find("heft");
-    PlaceCtx ctx = {g, gr, c, 0, 0, NULL};
+    PlaceCtx ctx = {.g = g, .gr = gr, .c = c};
     Err e = {{0}};
     if (m && m->fn(&ctx, dev, &e) == 0)
         return;

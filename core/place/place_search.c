@@ -60,7 +60,10 @@ void place_eval_free(PlaceEval *pe)
  * when that fits on every device, the score is the makespan (the makespan
  * loop, without the transfers' and allocations' bookkeeping). Otherwise the
  * makespan is a lower bound of the score, and the memory pass is run only
- * when it is below the cutoff (sim_run_lazy keeps what it needs). Whole
+ * when it is below the cutoff (sim_run_lazy keeps what it needs). Either
+ * run stops once a lower bound of the makespan reaches the cutoff
+ * (sim_makespan_cut): a placement that cannot be kept costs only the part
+ * of its run before that. Whole
  * runs, not incremental ones: a group move re-simulates 97-99.7 % of the
  * events from the last checkpoint before it (the groups hold early ops),
  * and recording the checkpoints costs more than that saves
@@ -74,8 +77,8 @@ double place_eval_cut(PlaceEval *pe, const int *gd, double cutoff)
     int fits = 1;
     for (int d = 0; d < pe->nd && fits; d++)
         fits = pe->dev_bytes[d] <= (double)pe->c->devices[d].memory_bytes;
-    double makespan = fits ? sim_makespan(pe->sim, pe->op) : sim_run_lazy(pe->sim, pe->op);
-    pe->exact = fits;
+    double makespan = fits ? sim_makespan_cut(pe->sim, pe->op, cutoff) : sim_run_lazy_cut(pe->sim, pe->op, cutoff);
+    pe->exact = fits && makespan < cutoff; /* at or above it, a run may have stopped at a bound */
     if (fits || makespan >= cutoff) {
         sim_tell(makespan, NULL);
         return pe->last = makespan;
@@ -285,9 +288,15 @@ int place_anneal(const PlaceCtx *ctx, int *op_device, Err *e)
         double temp = t0 * pow(t1 / t0, frac);
         int k = (int)rng_below(&s.rng, (uint64_t)s.n), old = s.cur[k];
         s.cur[k] = other_device(&s, k);
-        /* exact up to the current score; above it a lower bound, enough to
-         * reject unless the draw could accept the move */
-        double score = evaluate_cut(&s, s.cur, nextafter(s.cur_score, INFINITY)), delta = score - s.cur_score;
+        /* exact up to the score the draw would still accept (the draw a
+         * worse move takes next, read ahead); above it a lower bound,
+         * enough to reject unless the draw could accept the move */
+        Rng ahead = s.rng;
+        double u_next = rng_uniform(&ahead), reach = -temp * log(u_next);
+        double cutoff = s.cur_score + reach * (1 + 1e-6);
+        if (!(cutoff > s.cur_score))
+            cutoff = nextafter(s.cur_score, INFINITY);
+        double score = evaluate_cut(&s, s.cur, cutoff), delta = score - s.cur_score;
         int keep = delta <= 0;
         if (!keep) {
             double u = rng_uniform(&s.rng);

@@ -342,24 +342,47 @@ SIM_INLINE void run_op(Sim *s, int op, int x, int leaf, double t, int full, int 
     s->bfree[x] = bf;
 }
 
-/* Device event (leaf `leaf`) at t: run the smallest due release, or idle. */
-SIM_INLINE void device_event(Sim *s, int leaf, double t, int full, int record)
+/* With a cutoff: 1 when op, about to start on x at t, shows that the
+ * makespan reaches s->cut (sim_makespan_cut), else its work leaves x's
+ * remaining work. The makespan is at least t + tail[op] (a path of its
+ * descendants) and t + rem[x] (every op left on x, one after another); the
+ * sums are rounded differently from the run's, so the bound keeps a
+ * relative margin far above their error. */
+#define SIM_CUT_MARGIN 1e-9
+SIM_INLINE int cut_reached(Sim *s, int op, int x, double t)
+{
+    double w = s->rem[x], tl = s->tail[op];
+    double b = t + (tl > w ? tl : w);
+    if (b - b * SIM_CUT_MARGIN >= s->cut)
+        return 1;
+    s->rem[x] = w - s->work[(size_t)op * (size_t)s->nd + (size_t)x];
+    return 0;
+}
+
+/* Device event (leaf `leaf`) at t: run the smallest due release, or idle.
+ * Returns 1 when a cut run stops here (nothing changed). */
+SIM_INLINE int device_event(Sim *s, int leaf, double t, int full, int record, int cut)
 {
     int x = s->dev_of_rank[leaf], op = s->root_head[x];
     if (op >= 0) { /* the roots come first: due at 0, with the smallest keys */
+        if (cut && cut_reached(s, op, x, t))
+            return 1;
         s->root_head[x] = s->root_next[op];
         run_op(s, op, x, leaf, t, full, record);
-        return;
+        return 0;
     }
     SimHeap *h = &s->rel[x];
     if (h->n == 0 || h->e[0].t > t) { /* not reached: the event is at a due release */
         DEV_LT(s)[leaf] = h->n ? h->e[0].t : INFINITY;
         replay_dev(s, leaf);
-        return;
+        return 0;
     }
     op = s->item_op[(uint32_t)h->e[0].tie];
+    if (cut && cut_reached(s, op, x, t))
+        return 1;
     heap_pop(h);
     run_op(s, op, x, leaf, t, full, record);
+    return 0;
 }
 
 /* Bus event (leaf `leaf`) at t: the head of its queue of instant
@@ -381,7 +404,7 @@ SIM_INLINE void bus_event(Sim *s, int leaf, double t, int record)
         schedule(s, tr->children[k], tr->end_us, er[k], t, record);
 }
 
-SIM_INLINE void loop(Sim *s, int full, int record)
+SIM_INLINE void loop(Sim *s, int full, int record, int cut)
 {
     for (;;) {
         /* the earlier of the two trees' winners; a bus first at equal times */
@@ -391,14 +414,22 @@ SIM_INLINE void loop(Sim *s, int full, int record)
         double t = bus ? tb : td;
         if (t == INFINITY)
             break;
+        if (cut && t >= s->cut) { /* every event time is a lower bound */
+            s->stopped = 1;
+            s->makespan = t;
+            return;
+        }
         if (record && s->events == s->next_ck)
             sim_checkpoint(s);
         s->events++;
         s->makespan = t; /* event times never decrease */
-        if (bus)
+        if (bus) {
             bus_event(s, wb, t, record);
-        else
-            device_event(s, wd, t, full, record);
+        } else if (device_event(s, wd, t, full, record, cut)) {
+            s->stopped = 1;
+            s->makespan = s->cut;
+            return;
+        }
     }
     /* the events a device or bus skipped when it became idle (run_op,
      * bus_event): the runtime is the last event's time */
@@ -410,9 +441,11 @@ SIM_INLINE void loop(Sim *s, int full, int record)
     }
 }
 
-void sim_loop_full(Sim *s) { loop(s, 1, 0); }
-void sim_loop_makespan(Sim *s) { loop(s, 0, 0); }
-void sim_loop_record(Sim *s) { loop(s, 1, 1); }
+void sim_loop_full(Sim *s) { loop(s, 1, 0, 0); }
+void sim_loop_makespan(Sim *s) { loop(s, 0, 0, 0); }
+void sim_loop_record(Sim *s) { loop(s, 1, 1, 0); }
+void sim_loop_full_cut(Sim *s) { loop(s, 1, 0, 1); }
+void sim_loop_makespan_cut(Sim *s) { loop(s, 0, 0, 1); }
 
 void sim_start(Sim *s, const int *dev)
 {
@@ -649,22 +682,97 @@ void sim_free(Sim *s)
     free(s->r.busy_us);
     free(s->r.peak_memory_bytes);
     free(s->r.oom);
+    free(s->tail);
+    free(s->rem);
+    free(s->work);
     free(s);
+}
+
+/* Per op, a lower bound of the time from its start to the end of the run
+ * on any placement: its cheapest cost, then the longest such bound among
+ * its children, each reached no earlier than the op's end plus the
+ * smaller of the gap after it and its output's time on a bus; the gap
+ * after an op that has no children. Children before parents (Kahn's order,
+ * reversed). */
+static void build_tails(Sim *s)
+{
+    int n = s->n, nd = s->nd, *order = XMALLOC(int, n), *left = XMALLOC(int, n), len = 0;
+    s->tail = XMALLOC(double, n);
+    s->rem = XMALLOC(double, 5 * (size_t)nd); /* and four lanes of sums (device_work) */
+    s->work = XMALLOC(double, xmul((size_t)n, (size_t)nd));
+    for (size_t k = 0; k < (size_t)n * (size_t)nd; k++)
+        s->work[k] = s->cost[k] + (s->cost[k] > 0 ? s->gap : 0);
+    for (int i = 0; i < n; i++)
+        if ((left[i] = s->n_par[i]) == 0)
+            order[len++] = i;
+    for (int k = 0; k < len; k++)
+        for (int e = s->ch_off[order[k]]; e < s->ch_off[order[k] + 1]; e++)
+            if (--left[s->ch[e]] == 0)
+                order[len++] = s->ch[e];
+    for (int k = len - 1; k >= 0; k--) {
+        int op = order[k];
+        double c = s->cost[(size_t)op * (size_t)nd];
+        for (int d = 1; d < nd; d++)
+            if (s->cost[(size_t)op * (size_t)nd + (size_t)d] < c)
+                c = s->cost[(size_t)op * (size_t)nd + (size_t)d];
+        double gap = c > 0 ? s->gap : 0, after = s->ch_off[op] == s->ch_off[op + 1] ? gap : 0;
+        for (int e = s->ch_off[op]; e < s->ch_off[op + 1]; e++) {
+            double wire = (double)s->ebytes[e] / s->bandwidth, hop = gap < wire ? gap : wire;
+            if (hop + s->tail[s->ch[e]] > after)
+                after = hop + s->tail[s->ch[e]];
+        }
+        s->tail[op] = c + after;
+    }
+    free(order);
+    free(left);
+}
+
+/* Each device's work on op_device: its ops' costs and the gaps after
+ * them, summed in four interleaved lanes (a chain of sums in memory costs
+ * more than the rest of a cut run's set-up). */
+static void device_work(Sim *s, const int *op_device)
+{
+    int n = s->n, nd = s->nd;
+    double *lane = s->rem + nd;
+    const double *w = s->work;
+    memset(lane, 0, 4 * (size_t)nd * sizeof *lane);
+    int i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int j = 0; j < 4; j++)
+            lane[j * nd + op_device[i + j]] += w[(size_t)(i + j) * (size_t)nd + (size_t)op_device[i + j]];
+    for (; i < n; i++)
+        lane[op_device[i]] += w[(size_t)i * (size_t)nd + (size_t)op_device[i]];
+    for (int d = 0; d < nd; d++)
+        s->rem[d] = (lane[d] + lane[nd + d]) + (lane[2 * nd + d] + lane[3 * nd + d]);
 }
 
 /* A whole run of op_device: the loop (full: with the transfers'
  * destinations and the allocations), then peak memory when mem is 2; mem
- * also records what sim_result_memory may still do. */
-static double whole_run(Sim *s, const int *op_device, int full, int mem)
+ * also records what sim_result_memory may still do. cut: stop once a
+ * lower bound of the makespan reaches it (INFINITY: never). */
+static double whole_run(Sim *s, const int *op_device, int full, int mem, double cut)
 {
     s->hist = 0;
     sim_start(s, op_device);
-    if (full)
+    s->stopped = 0;
+    if (cut < INFINITY) {
+        if (!s->tail)
+            build_tails(s);
+        s->cut = cut;
+        device_work(s, op_device);
+        if (full)
+            sim_loop_full_cut(s);
+        else
+            sim_loop_makespan_cut(s);
+    } else if (full) {
         sim_loop_full(s);
-    else
+    } else {
         sim_loop_makespan(s);
+    }
     s->r.makespan_us = s->makespan;
-    if (mem == 2)
+    if (s->stopped) /* a bound: sim_result_memory simulates it again */
+        mem = 0;
+    else if (mem == 2)
         sim_memory(s);
     s->mem = mem;
     sim_notify(s, s->makespan, mem == 2 ? &s->r : NULL);
@@ -673,13 +781,23 @@ static double whole_run(Sim *s, const int *op_device, int full, int mem)
 
 const SimResult *sim_run(Sim *s, const int *op_device)
 {
-    whole_run(s, op_device, 1, 2);
+    whole_run(s, op_device, 1, 2, INFINITY);
     return &s->r;
 }
 
-double sim_run_lazy(Sim *s, const int *op_device) { return whole_run(s, op_device, 1, 1); }
+double sim_run_lazy(Sim *s, const int *op_device) { return whole_run(s, op_device, 1, 1, INFINITY); }
 
-double sim_makespan(Sim *s, const int *op_device) { return whole_run(s, op_device, 0, 0); }
+double sim_makespan(Sim *s, const int *op_device) { return whole_run(s, op_device, 0, 0, INFINITY); }
+
+double sim_makespan_cut(Sim *s, const int *op_device, double cutoff)
+{
+    return whole_run(s, op_device, 0, 0, cutoff);
+}
+
+double sim_run_lazy_cut(Sim *s, const int *op_device, double cutoff)
+{
+    return whole_run(s, op_device, 1, 1, cutoff);
+}
 
 /* The calling thread's observer (sim_observe). */
 static _Thread_local SimObserver observer;

@@ -65,6 +65,15 @@ const SimResult *sim_result_memory(Sim *s);
 /* A whole run as sim_run, its peak memory left to sim_result_memory;
  * returns the makespan. */
 double sim_run_lazy(Sim *s, const int *op_device);
+/* sim_makespan and sim_run_lazy with a cutoff: the same when the makespan
+ * is below cutoff; else a number in [cutoff, makespan], the run stopping as
+ * soon as a lower bound of the makespan (an event's time, an op's start
+ * plus the cheapest path after it, or plus the work left on its device)
+ * reaches cutoff. For searches that keep a placement only below a score
+ * (docs/simulator.md, "Incremental re-simulation": runs with a cutoff). After a stop,
+ * sim_result_memory simulates the placement again in full. */
+double sim_makespan_cut(Sim *s, const int *op_device, double cutoff);
+double sim_run_lazy_cut(Sim *s, const int *op_device, double cutoff);
 /* Checkpoints of sim_run_from every `events` resource events (>= 1; 0: the
  * default, about 32 per run); takes effect at its next whole run. For tests
  * and tuning. */

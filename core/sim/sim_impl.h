@@ -135,6 +135,12 @@ struct Sim {
     int n_ck, ck_cap;
     unsigned char *arena;
     size_t arena_len, arena_cap;
+    /* runs with a cutoff (sim_makespan_cut) */
+    double cut;          /* stop once a lower bound of the makespan reaches it */
+    int stopped;         /* the last run stopped at the cutoff */
+    double *tail;        /* per op: a lower bound of makespan - its start (NULL until a cut run) */
+    double *rem;         /* per device: the work not started yet (op costs and their gaps) */
+    double *work;        /* n * nd: an op's cost on a device and the gap after it */
 };
 
 /* The event loop from the current state until no event is left. full: also
@@ -143,6 +149,9 @@ struct Sim {
 void sim_loop_full(Sim *s);
 void sim_loop_makespan(Sim *s);
 void sim_loop_record(Sim *s);
+/* The full and makespan loops that stop at s->cut (s->stopped set). */
+void sim_loop_full_cut(Sim *s);
+void sim_loop_makespan_cut(Sim *s);
 /* Resets the per-run state for placement dev and queues the roots. */
 void sim_start(Sim *s, const int *dev);
 /* Peak memory and OOM flags of the result (sim_mem.c). */

@@ -261,7 +261,8 @@ static int search(LsNet *net, const LsScorer *sc, const Graph *g, const Grouping
         }
         int j = draw(&s), k = j / (nd - 1), old = s.cur[k];
         s.cur[k] = move_device(&s, j);
-        double score = place_eval(s.pe, s.cur);
+        /* exact below the current score, which is all a move is kept for */
+        double score = place_eval_cut(s.pe, s.cur, s.cur_score);
         res->used++;
         int better = score < s.cur_score;
         if (learn && (s.net || sc) &&
