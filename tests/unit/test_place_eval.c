@@ -4,7 +4,8 @@
  * over random moves of the kinds the searches make (one group to another
  * device, its undo, a kick, a placement given twice), its score is the one
  * a fresh full simulation gives to the last bit; with a cutoff, a score
- * below it is exact and any other answer lies in [cutoff, score]; and the
+ * below it is exact and any other answer lies in [cutoff, score], also
+ * when the run stopped at a bound (sim_makespan_cut); and the
  * observer hears of each placement once. */
 #include <math.h>
 #include <stdlib.h>
@@ -84,9 +85,10 @@ static void check_graph(const char *path, int nd, int steps, uint64_t seed, int 
         int oom;
         double want = fresh_score(&p, gd, op, &oom);
         ooms += oom;
-        /* a cutoff below, at or above the score, or none */
-        int c = (int)rng_below(&r, 4);
-        double cutoff = c == 0 ? INFINITY : c == 1 ? want * 0.99 : c == 2 ? want : want * 1.01;
+        /* a cutoff below, at or above the score, just either side of it
+         * (the margin of the bounds a run stops on), or none */
+        const double cutoffs[] = {INFINITY, want * 0.99, want, want * 1.01, nextafter(want, 0), want * (1 + 1e-10)};
+        double cutoff = cutoffs[rng_below(&r, sizeof cutoffs / sizeof cutoffs[0])];
         sim_observe(count_sims, &heard);
         double got = place_eval_cut(pe, gd, cutoff);
         sim_observe(NULL, NULL);

@@ -33,6 +33,8 @@ typedef struct Ls {
     float *phi;         /* [j * LS_FEATURES + f] */
     float *hid;         /* [j * hidden + h] */
     double *score, *p;
+    double *ex, ex_hi;  /* exp(score - ex_hi) per move, kept while the scores and ex_hi stay */
+    int ex_ok;
     uint8_t *tried;     /* in this pass */
     int untried, moved; /* moves untried in this pass; whether one was kept */
     Rng rng;
@@ -56,6 +58,7 @@ static void new_pass(Ls *s)
  * from its full simulation (the same placement, not another one). */
 static void refresh(Ls *s)
 {
+    s->ex_ok = 0;
     if (s->sc) {
         s->sc->score(s->sc->ctx, s->cur, s->score);
         return;
@@ -113,6 +116,7 @@ static void refresh(Ls *s)
 /* Scores again with changed weights (the features stay). */
 static void rescore(Ls *s)
 {
+    s->ex_ok = 0;
     if (s->sc) {
         s->sc->rescore(s->sc->ctx, s->score);
         return;
@@ -123,15 +127,23 @@ static void rescore(Ls *s)
 }
 
 /* The softmax of the untried moves' scores into s->p (0 for the tried),
- * and one move drawn from it. */
+ * and one move drawn from it. The exponentials are computed again only
+ * when the scores or their largest untried one changed (the same numbers:
+ * one exp per move and pass, not per draw). */
 static int draw(Ls *s)
 {
     double hi = -INFINITY, sum = 0;
     for (int j = 0; j < s->M; j++)
         if (!s->tried[j] && s->score[j] > hi)
             hi = s->score[j];
+    if (!s->ex_ok || !(hi == s->ex_hi)) {
+        for (int j = 0; j < s->M; j++)
+            s->ex[j] = exp(s->score[j] - hi);
+        s->ex_hi = hi;
+        s->ex_ok = 1;
+    }
     for (int j = 0; j < s->M; j++) {
-        s->p[j] = s->tried[j] ? 0 : exp(s->score[j] - hi);
+        s->p[j] = s->tried[j] ? 0 : s->ex[j];
         sum += s->p[j];
     }
     for (int j = 0; j < s->M; j++)
@@ -240,6 +252,7 @@ static int search(LsNet *net, const LsScorer *sc, const Graph *g, const Grouping
     s.hid = XMALLOC(float, (size_t)s.M * (size_t)(H ? H : 1));
     s.score = XMALLOC(double, s.M);
     s.p = XMALLOC(double, s.M);
+    s.ex = XMALLOC(double, s.M);
     s.tried = XMALLOC(uint8_t, s.M);
     refresh(&s);
     new_pass(&s);
@@ -305,6 +318,7 @@ done:
     free(s.hid);
     free(s.score);
     free(s.p);
+    free(s.ex);
     free(s.tried);
     return 0;
 }
