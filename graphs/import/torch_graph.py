@@ -386,6 +386,36 @@ def shapes_of(gm, example):
     return run
 
 
+_META_LIBS = []
+
+
+def conv_backward_meta():
+    """Gives aten::convolution_backward a Meta kernel where PyTorch has none
+    (1.13): without it, fake tensors run each convolution's backward for
+    real on zeros, a third of a small model's capture. The gradients have
+    the shapes and dtypes of the input, the weight and the bias; which of
+    them are computed follows output_mask, as in the real kernel. Once per
+    process; a PyTorch that has the kernel already keeps its own."""
+    import torch
+    if _META_LIBS:
+        return
+    try:
+        if torch._C._dispatch_has_kernel_for_dispatch_key("aten::convolution_backward", "Meta"):
+            _META_LIBS.append(None)
+            return
+        lib = torch.library.Library("aten", "IMPL", "Meta")
+    except (AttributeError, RuntimeError):
+        return
+
+    def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,
+                             output_padding, groups, output_mask):
+        return (grad_output.new_empty(input.shape) if output_mask[0] else None,
+                grad_output.new_empty(weight.shape) if output_mask[1] else None,
+                grad_output.new_empty(bias_sizes) if output_mask[2] else None)
+    lib.impl("convolution_backward", convolution_backward)
+    _META_LIBS.append(lib)   # the kernel lives as long as the library object
+
+
 def capture(model, inputs, keep_examples):
     """Forward and backward FX graphs of one training step of model(*inputs) ->
     loss, with copies of their example inputs when keep_examples is set (to
@@ -410,6 +440,8 @@ def capture(model, inputs, keep_examples):
     # value's shape); a model that fake tensors cannot run (an op without a
     # fake kernel, a branch on a tensor's contents) is traced on real ones.
     for fake in ([True, False] if not keep_examples else [False]):
+        if fake:
+            conv_backward_meta()
         config.use_fake_tensor = fake
         got.clear()
         try:
