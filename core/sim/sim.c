@@ -697,7 +697,7 @@ void sim_free(Sim *s)
 static void build_tails(Sim *s)
 {
     int n = s->n, nd = s->nd, *order = XMALLOC(int, n), *left = XMALLOC(int, n), len = 0;
-    s->tail = XMALLOC(double, n);
+    s->tail = XNEW(double, n); /* 0 (a bound too) for an op Kahn's order misses: none in a DAG */
     s->rem = XMALLOC(double, 5 * (size_t)nd); /* and four lanes of sums (device_work) */
     s->work = XMALLOC(double, xmul((size_t)n, (size_t)nd));
     for (size_t k = 0; k < (size_t)n * (size_t)nd; k++)
