@@ -7,8 +7,9 @@ Per bundled graph (2 devices, and nmt on 4):
     (sim_run: the whole result, peak memory included);
   - placements per second of ils and anneal (`place --method M --budget B
     --json`: the method's own seconds, loading excluded), and their ratio
-    to the full simulations (target: ils at least 2x); B is raised so that
-    each run takes about 0.4 s, and each rate is the median of 3 runs;
+    to the full simulations (target: ils at least 2x); B is raised to
+    2e7 / ops (a few tenths of a second a run), and each rate is the median
+    of 3 runs;
   - the learned local search's time per placement against ils's
     (`place --policy graphs/policies/lsearch.json --budget B`; target at
     most 1.3x);
@@ -56,10 +57,14 @@ def one(name, nd, budget, tmp):
         out = run("simulate", path, "--placement", pl, "--repeat", repeat, "--json")
         return json.loads(out)["simulations_per_second"]
 
-    # each measurement runs for about 0.4 s at least, so that the process's
-    # start and the searches' heuristic start do not weigh on small graphs
+    # each measurement runs for a few tenths of a second at least, so that
+    # the process's start and the searches' heuristic start do not weigh on
+    # small graphs; the searches' budget follows the graph's size only, so
+    # that every run of the bench searches as long
+    with open(path) as f:
+        n_ops = len(json.load(f)["nodes"])
     sims = median3(lambda: sims_rate(max(300, int(0.4 * sims_rate(300)))))
-    budget = max(budget, int(0.4 * sims))
+    budget = max(budget, 20000000 // n_ops)
 
     def rate(*how):
         r = place(path, nd, budget, *how)
