@@ -88,8 +88,9 @@ double place_score(const Cluster *c, const SimResult *r);
  * bytes on each device fit in its memory (the same number, faster);
  * place_eval_cut
  * the same when the score is below cutoff, else a number in [cutoff,
- * score] (the runtime: its memory pass skipped; place_eval_score then
- * completes it); place_eval_full the full result of a placement (for its
+ * score] (the runtime with its memory pass skipped, or a bound the run
+ * stopped at: sim_makespan_cut; place_eval_score then gives the score);
+ * place_eval_full the full result of a placement (for its
  * times; the same placement, not another one simulated). Each tells the
  * simulation observer once (sim_observe). Counts nothing: the caller
  * counts its budget. */
