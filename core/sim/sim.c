@@ -203,7 +203,7 @@ SIM_INLINE void schedule(Sim *s, int c, double t, uint32_t er, double now, int r
  * device's next event, its local children's dependencies and one transfer
  * per output index with remote consumers, in the order in which each index
  * first appears among them, queued on x's bus. */
-SIM_INLINE void run_op(Sim *s, int op, int x, int leaf, double t, int full, int record)
+SIM_INLINE void run_op(Sim *s, int op, int x, int leaf, double t, int full, int record, int order)
 {
     SimResult *r = &s->r;
     const int *dev = s->dev;
@@ -223,6 +223,8 @@ SIM_INLINE void run_op(Sim *s, int op, int x, int leaf, double t, int full, int 
             s->a_op[k] = op;
         }
     }
+    if (order)
+        s->a_op[s->n_order++] = op;
     if (record)
         s->run_idx[op] = s->events;
     /* the device's next event: when it is free, if a root or a due release
@@ -361,14 +363,14 @@ SIM_INLINE int cut_reached(Sim *s, int op, int x, double t)
 
 /* Device event (leaf `leaf`) at t: run the smallest due release, or idle.
  * Returns 1 when a cut run stops here (nothing changed). */
-SIM_INLINE int device_event(Sim *s, int leaf, double t, int full, int record, int cut)
+SIM_INLINE int device_event(Sim *s, int leaf, double t, int full, int record, int cut, int order)
 {
     int x = s->dev_of_rank[leaf], op = s->root_head[x];
     if (op >= 0) { /* the roots come first: due at 0, with the smallest keys */
         if (cut && cut_reached(s, op, x, t))
             return 1;
         s->root_head[x] = s->root_next[op];
-        run_op(s, op, x, leaf, t, full, record);
+        run_op(s, op, x, leaf, t, full, record, order);
         return 0;
     }
     SimHeap *h = &s->rel[x];
@@ -381,7 +383,7 @@ SIM_INLINE int device_event(Sim *s, int leaf, double t, int full, int record, in
     if (cut && cut_reached(s, op, x, t))
         return 1;
     heap_pop(h);
-    run_op(s, op, x, leaf, t, full, record);
+    run_op(s, op, x, leaf, t, full, record, order);
     return 0;
 }
 
@@ -404,7 +406,7 @@ SIM_INLINE void bus_event(Sim *s, int leaf, double t, int record)
         schedule(s, tr->children[k], tr->end_us, er[k], t, record);
 }
 
-SIM_INLINE void loop(Sim *s, int full, int record, int cut)
+SIM_INLINE void loop(Sim *s, int full, int record, int cut, int order)
 {
     for (;;) {
         /* the earlier of the two trees' winners; a bus first at equal times */
@@ -425,7 +427,7 @@ SIM_INLINE void loop(Sim *s, int full, int record, int cut)
         s->makespan = t; /* event times never decrease */
         if (bus) {
             bus_event(s, wb, t, record);
-        } else if (device_event(s, wd, t, full, record, cut)) {
+        } else if (device_event(s, wd, t, full, record, cut, order)) {
             s->stopped = 1;
             s->makespan = s->cut;
             return;
@@ -441,11 +443,36 @@ SIM_INLINE void loop(Sim *s, int full, int record, int cut)
     }
 }
 
-void sim_loop_full(Sim *s) { loop(s, 1, 0, 0); }
-void sim_loop_makespan(Sim *s) { loop(s, 0, 0, 0); }
-void sim_loop_record(Sim *s) { loop(s, 1, 1, 0); }
-void sim_loop_full_cut(Sim *s) { loop(s, 1, 0, 1); }
-void sim_loop_makespan_cut(Sim *s) { loop(s, 0, 0, 1); }
+void sim_loop_full(Sim *s) { loop(s, 1, 0, 0, 0); }
+void sim_loop_makespan(Sim *s) { loop(s, 0, 0, 0, 0); }
+void sim_loop_record(Sim *s) { loop(s, 1, 1, 0, 0); }
+void sim_loop_order_cut(Sim *s) { loop(s, 0, 0, 1, 1); }
+void sim_loop_makespan_cut(Sim *s) { loop(s, 0, 0, 1, 0); }
+
+void sim_fill_full(Sim *s)
+{
+    const int *dev = s->dev;
+    int nd = s->nd;
+    s->n_alloc = 0;
+    for (int i = 0; i < s->n_order; i++) {
+        int op = s->a_op[i], x = dev[op];
+        double t = s->r.start_us[op], c = s->cost[(size_t)op * (size_t)nd + (size_t)x];
+        s->relf[op] = trunc_pos(t) + trunc_pos(c) - 1.0;
+        s->apos[op] = s->n_alloc;
+        if (s->bytes[op]) { /* a_op[k] for k <= i is read already: in place */
+            int k = s->n_alloc++;
+            s->a_t[k] = t;
+            s->a_m[k] = s->bytes[op];
+            s->a_d[k] = x;
+            s->a_op[k] = op;
+        }
+    }
+    for (int j = 0; j < s->r.n_transfers; j++) {
+        SimTransfer *tr = &s->r.transfers[j];
+        for (int k = 0; k < tr->n_children; k++)
+            add_destination(tr, dev[tr->children[k]]);
+    }
+}
 
 void sim_start(Sim *s, const int *dev)
 {
@@ -453,7 +480,7 @@ void sim_start(Sim *s, const int *dev)
     s->dev = dev;
     s->r.device = dev;
     s->r.n_transfers = 0;
-    s->n_alloc = 0;
+    s->n_alloc = s->n_order = 0;
     s->events = 0;
     s->makespan = 0;
     for (int d = 0; d < nd; d++) {
@@ -749,7 +776,10 @@ static void device_work(Sim *s, const int *op_device)
 /* A whole run of op_device: the loop (full: with the transfers'
  * destinations and the allocations), then peak memory when mem is 2; mem
  * also records what sim_result_memory may still do. cut: stop once a
- * lower bound of the makespan reaches it (INFINITY: never). */
+ * lower bound of the makespan reaches it (INFINITY: never); a full run
+ * with a cutoff then records only the ops' order and fills the rest in
+ * when the result is asked for (sim_fill_full): most such runs stop, or
+ * their placement is not kept. */
 static double whole_run(Sim *s, const int *op_device, int full, int mem, double cut)
 {
     s->hist = 0;
@@ -761,7 +791,7 @@ static double whole_run(Sim *s, const int *op_device, int full, int mem, double 
         s->cut = cut;
         device_work(s, op_device);
         if (full)
-            sim_loop_full_cut(s);
+            sim_loop_order_cut(s);
         else
             sim_loop_makespan_cut(s);
     } else if (full) {
@@ -770,10 +800,18 @@ static double whole_run(Sim *s, const int *op_device, int full, int mem, double 
         sim_loop_makespan(s);
     }
     s->r.makespan_us = s->makespan;
-    if (s->stopped) /* a bound: sim_result_memory simulates it again */
+    if (s->stopped) { /* a bound: sim_result_memory simulates it again */
         mem = 0;
-    else if (mem == 2)
+    } else if (full && cut < INFINITY) { /* the order loop */
+        if (mem == 2) {
+            sim_fill_full(s);
+            sim_memory(s);
+        } else {
+            mem = 3;
+        }
+    } else if (mem == 2) {
         sim_memory(s);
+    }
     s->mem = mem;
     sim_notify(s, s->makespan, mem == 2 ? &s->r : NULL);
     return s->makespan;

@@ -111,6 +111,7 @@ struct Sim {
     int64_t *a_m;
     int *a_d, *a_op;
     int n_alloc;
+    int n_order;         /* sim_loop_order_cut: the ops in the order they started, in a_op */
     int64_t events;      /* resource events processed */
     double makespan;
     double *relf;        /* per op: trunc(start) + trunc(cost) - 1 (memory) */
@@ -123,7 +124,8 @@ struct Sim {
     /* incremental re-simulation (sim_inc.c) */
     int quiet;           /* sim_set_quiet */
     int mem;             /* the last run's memory: 0 not recorded (makespan
-                          * loop), 1 allocations recorded, 2 peak computed */
+                          * loop), 1 allocations recorded, 2 peak computed,
+                          * 3 only the ops' order (sim_fill_full to come) */
     int hist;            /* the result, run_idx and checkpoints describe `last` */
     int *last;           /* the placement of the recorded run */
     int64_t *run_idx;    /* per op: resource events processed before it started */
@@ -149,9 +151,14 @@ struct Sim {
 void sim_loop_full(Sim *s);
 void sim_loop_makespan(Sim *s);
 void sim_loop_record(Sim *s);
-/* The full and makespan loops that stop at s->cut (s->stopped set). */
-void sim_loop_full_cut(Sim *s);
+/* The loops that stop at s->cut (s->stopped set): the makespan loop
+ * that also records the ops' start order, and the plain one. */
+void sim_loop_order_cut(Sim *s);
 void sim_loop_makespan_cut(Sim *s);
+/* After sim_loop_order_cut, what sim_loop_full adds: the transfers'
+ * destinations, the allocations and the per-op memory times, from the
+ * order in which the ops started (a_op[0 .. n_order)). */
+void sim_fill_full(Sim *s);
 /* Resets the per-run state for placement dev and queues the roots. */
 void sim_start(Sim *s, const int *dev);
 /* Peak memory and OOM flags of the result (sim_mem.c). */

@@ -220,7 +220,9 @@ const SimResult *sim_result_memory(Sim *s)
         s->quiet = 1;
         sim_run(s, s->dev);
         s->quiet = quiet;
-    } else if (s->mem == 1) {
+    } else if (s->mem == 1 || s->mem == 3) {
+        if (s->mem == 3)
+            sim_fill_full(s);
         sim_memory(s);
         s->mem = 2;
     }
