@@ -526,6 +526,8 @@ int main(int argc, char **argv)
         bench_sim_table(sim_dir);
     if (want(argc, argv, "sim") || want(argc, argv, "simx"))
         bench_sim_vs_minimal();
+    if (want(argc, argv, "cut"))
+        bench_sim_cut();
     if (want(argc, argv, "inc")) {
         bench_sim_incremental("graphs/inception_v3.json", 2);
         bench_sim_policy_episode("graphs/inception_v3.json", "graphs/policies/inception_v3_2.json", 2);

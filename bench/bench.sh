@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make bench [PARTS="..."]: the benchmark binary's figures, part by part
-# (sim explorer agent gaps group layout extreme gdp gdpspeed hsdag lsched search import compare mpi; all by default;
+# (sim explorer agent gaps group layout extreme gdp gdpspeed hsdag lsched cut search import compare mpi; all by default;
 # and load, only when named: bench/load_bench.sh against LOAD_BASE, default 8286a0c,
 # and the first frame against FRAME_BASE, default badf5ec).
 # The simulator's table puts the C figures next to the Python statement of
@@ -10,7 +10,7 @@ prog=${1:-./placeto}
 bench=${2:-build/placeto-bench}
 shift $(($# < 2 ? $# : 2))
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(sim explorer agent gaps group layout extreme gdp gdpspeed hsdag lsched search import compare mpi)
+[ ${#parts[@]} -gt 0 ] || parts=(sim explorer agent gaps group layout extreme gdp gdpspeed hsdag lsched cut search import compare mpi)
 want() { local p; for p in "${parts[@]}"; do [ "$p" = "$1" ] && return 0; done; return 1; }
 cd "$(dirname "$0")/.."
 echo "== placeto benchmarks ($(date -u +%Y-%m-%d), $(nproc) cores, OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1})"
@@ -30,7 +30,7 @@ if want sim; then
 fi
 
 rest=()
-for p in explorer agent gaps group layout extreme gdp hsdag lsched; do want "$p" && rest+=("$p"); done
+for p in explorer agent gaps group layout extreme gdp hsdag lsched cut; do want "$p" && rest+=("$p"); done
 if [ ${#rest[@]} -gt 0 ]; then
   echo
   "$bench" "${rest[@]}"

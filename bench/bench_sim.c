@@ -7,6 +7,7 @@
 #include "bench_sim.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,7 @@
 #include "placement.h"
 #include "placeto_io.h"
 #include "sim.h"
+#include "sim_impl.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -380,4 +382,91 @@ void bench_sim_policy_episode(const char *graph, const char *policy, int nd)
     policy_graph_free(pg);
     group_free(gr);
     graph_free(g);
+}
+
+/* One rejected or kept move, as the searches evaluate it: the placement
+ * with group k on device d, against cutoff (INFINITY: a plain makespan
+ * run); the run's events and whether it stopped are added to *events and
+ * *stopped when not NULL. */
+static double cut_move(Sim *s, const Grouping *gr, int *gd, int *dev, int k, int d, double cutoff, int mode,
+                       double *events, int *stopped)
+{
+    int old = gd[k];
+    gd[k] = d;
+    group_expand(gr, gd, dev);
+    gd[k] = old;
+    double m = mode == 0 ? sim_makespan_cut(s, dev, cutoff) : mode == 1 ? sim_makespan(s, dev) : sim_run(s, dev)->makespan_us;
+    if (events)
+        *events += (double)s->events;
+    if (stopped)
+        *stopped += s->stopped;
+    return m;
+}
+
+void bench_sim_cut(void)
+{
+    static const struct {
+        const char *name;
+        int nd;
+    } cases[] = {{"googlenet.json", 2}, {"inception_v3.json", 2}, {"mobilenet_v2.json", 2}, {"nasnet.json", 2},
+                 {"nmt.json", 2},       {"resnet18.json", 2},     {"resnet50.json", 2},     {"vgg16.json", 2},
+                 {"nmt.json", 4}};
+    enum { MOVES = 600 };
+    for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
+        Grouping *gr;
+        Graph *g = load_bundled(cases[j].name, &gr, "sim-cut  ");
+        if (!g)
+            continue;
+        int n = g->n_nodes, nd = cases[j].nd, ng = gr->n_groups;
+        Cluster *c = cluster_default(nd);
+        int *dev = XMALLOC(int, n), *gd = XMALLOC(int, ng), *mk = XMALLOC(int, 2 * MOVES);
+        const PlaceMethod *ils = place_find("ils");
+        PlaceCtx ctx = {.g = g, .gr = gr, .c = c, .seed = 1, .budget = 3000};
+        Err e = {{0}};
+        if (!ils || ils->fn(&ctx, dev, &e) != 0)
+            heft_placement(g, gr, c, dev);
+        for (int k = 0; k < ng; k++)
+            gd[k] = dev[gr->members[gr->member_off[k]]];
+        Sim *s = sim_new(g, c);
+        double base = sim_makespan(s, dev), ev_cut = 0, ev_full = 0, t[3] = {0, 0, 0};
+        int stopped = 0, better = 0, same = 1;
+        Rng r;
+        rng_seed(&r, 11);
+        for (int i = 0; i < MOVES; i++) {
+            mk[2 * i] = (int)rng_below(&r, (uint64_t)ng);
+            int d = (int)rng_below(&r, (uint64_t)(nd - 1));
+            mk[2 * i + 1] = d >= gd[mk[2 * i]] ? d + 1 : d;
+        }
+        /* the three kinds of run over the same moves, in turn, three rounds */
+        for (int round = 0; round < 3; round++)
+            for (int mode = 0; mode < 3; mode++) {
+                double t0 = util_now();
+                for (int i = 0; i < MOVES; i++) {
+                    int last = round == 2;
+                    double m = cut_move(s, gr, gd, dev, mk[2 * i], mk[2 * i + 1], mode == 0 ? base : INFINITY, mode,
+                                        last && mode == 0 ? &ev_cut : last && mode == 1 ? &ev_full : NULL,
+                                        last && mode == 0 ? &stopped : NULL);
+                    better += last && mode == 1 && m < base;
+                }
+                t[mode] += util_now() - t0;
+            }
+        for (int i = 0; i < MOVES; i++) { /* a cut run's number: the makespan below the cutoff, else >= it */
+            double m = cut_move(s, gr, gd, dev, mk[2 * i], mk[2 * i + 1], INFINITY, 1, NULL, NULL);
+            double mc = cut_move(s, gr, gd, dev, mk[2 * i], mk[2 * i + 1], base, 0, NULL, NULL);
+            same &= m < base ? mc == m : mc >= base;
+        }
+        printf("sim-cut   %-13s %d dev %3d groups, %d moves from ils's placement: %5.1f %% stop, %4.1f %% better;"
+               " events %.2f of a run; us per move: cut %7.1f, makespan %7.1f, sim_run %7.1f; cut/sim_run %.2f%s\n",
+               g->name, nd, ng, MOVES, 100.0 * stopped / MOVES, 100.0 * better / MOVES, ev_cut / ev_full,
+               t[0] * 1e6 / (3 * MOVES), t[1] * 1e6 / (3 * MOVES), t[2] * 1e6 / (3 * MOVES), t[0] / t[2],
+               same ? "" : "  CUT RESULTS DIFFER");
+        fflush(stdout);
+        sim_free(s);
+        free(dev);
+        free(gd);
+        free(mk);
+        cluster_free(c);
+        group_free(gr);
+        graph_free(g);
+    }
 }

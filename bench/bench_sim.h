@@ -24,6 +24,13 @@ double bench_sim_ns_per_op(Sim *s, const int *dev, int n_ops, int full, double b
  * every move kept, and as with --accept improving. */
 void bench_sim_incremental(const char *path, int nd);
 
+/* What a search pays per move (make bench, part "cut"): on bundled graphs,
+ * random group moves from ils's placement (budget 3000), each run with the
+ * current makespan as cutoff (sim_makespan_cut), as a plain makespan run
+ * and as sim_run; the share of runs that stop, their events against a
+ * whole run's, and µs per move of each, in turn over the same moves. */
+void bench_sim_cut(void);
+
 /* The same over the moves of a trained policy's greedy episode. */
 void bench_sim_policy_episode(const char *graph, const char *policy, int nd);
 

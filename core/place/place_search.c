@@ -26,6 +26,7 @@ struct PlaceEval {
     double *dev_bytes;   /* per device: the workspace */
     double last;         /* the last placement's answer, */
     int exact;           /* its score (1) or a lower bound (0) */
+    int64_t unfit, below; /* runs of placements that may not fit, and those below their cutoff */
 };
 
 PlaceEval *place_eval_new(const Graph *g, const Grouping *gr, const Cluster *c)
@@ -60,7 +61,9 @@ void place_eval_free(PlaceEval *pe)
  * when that fits on every device, the score is the makespan (the makespan
  * loop, without the transfers' and allocations' bookkeeping). Otherwise the
  * makespan is a lower bound of the score, and the memory pass is run only
- * when it is below the cutoff (sim_run_lazy keeps what it needs). Either
+ * when it is below the cutoff: by a second, whole run when few runs get
+ * there (as in a search near a local optimum), else from what the first
+ * kept (sim_run_lazy_cut). Either
  * run stops once a lower bound of the makespan reaches the cutoff
  * (sim_makespan_cut): a placement that cannot be kept costs only the part
  * of its run before that. Whole
@@ -77,7 +80,16 @@ double place_eval_cut(PlaceEval *pe, const int *gd, double cutoff)
     int fits = 1;
     for (int d = 0; d < pe->nd && fits; d++)
         fits = pe->dev_bytes[d] <= (double)pe->c->devices[d].memory_bytes;
-    double makespan = fits ? sim_makespan_cut(pe->sim, pe->op, cutoff) : sim_run_lazy_cut(pe->sim, pe->op, cutoff);
+    /* a placement that may not fit: while at most a quarter of such runs
+     * have come out below their cutoff, the makespan loop, and the whole
+     * run again for the memory of those that do; else the loop that keeps
+     * what the memory pass needs */
+    int lean = fits || pe->below * 4 <= pe->unfit;
+    double makespan = lean ? sim_makespan_cut(pe->sim, pe->op, cutoff) : sim_run_lazy_cut(pe->sim, pe->op, cutoff);
+    if (!fits) {
+        pe->unfit++;
+        pe->below += makespan < cutoff;
+    }
     pe->exact = fits && makespan < cutoff; /* at or above it, a run may have stopped at a bound */
     if (fits || makespan >= cutoff) {
         sim_tell(makespan, NULL);

@@ -241,6 +241,24 @@ SIM_INLINE void run_op(Sim *s, int op, int x, int leaf, double t, int full, int 
     replay_dev(s, leaf);
     int k0 = s->ch_off[op], k1 = s->ch_off[op + 1];
     int first = r->n_transfers, n_tr = 0;
+    if (!full && !record && !order && s->one_out[op] && k0 < k1) {
+        /* a makespan loop (its transfers are not part of the result): the
+         * one transfer's times are known now; when it takes time, its
+         * consumers are scheduled directly, nothing recorded */
+        double sent = end > s->bfree[x] ? end : s->bfree[x];
+        double arrive = sent + (double)s->ebytes[k0] / s->bandwidth;
+        if (arrive > sent) {
+            int remote = 0;
+            for (int k = k0; k < k1; k++) {
+                int ch = s->ch[k], far = dev[ch] != x;
+                remote |= far;
+                schedule(s, ch, far ? arrive : end, s->erank[k], t, 0);
+            }
+            if (remote)
+                s->bfree[x] = arrive + s->overhead;
+            return;
+        }
+    }
     if (s->one_out[op]) {
         /* every consumer reads the same output: at most one transfer */
         SimTransfer *tr = &r->transfers[first];
