@@ -22,8 +22,9 @@ struct PlaceEval {
     Sim *sim;
     int n, nd;           /* groups, devices */
     int *op;             /* per op: the placement being simulated */
-    double *group_bytes; /* per group: its ops' output bytes */
-    double *dev_bytes;   /* per device: the workspace */
+    int64_t *group_bytes; /* per group: its ops' output bytes */
+    int64_t *dev_bytes;   /* per device, in four lanes: the workspace */
+    int all_fit;          /* every op's outputs fit on each device together */
     double last;         /* the last placement's answer, */
     int exact;           /* its score (1) or a lower bound (0) */
     int64_t unfit, below; /* runs of placements that may not fit, and those below their cutoff */
@@ -39,10 +40,16 @@ PlaceEval *place_eval_new(const Graph *g, const Grouping *gr, const Cluster *c)
     pe->sim = sim_new(g, c);
     sim_set_quiet(pe->sim, 1); /* one placement, one word to the observer (place_eval_cut) */
     pe->op = XMALLOC(int, g->n_nodes);
-    pe->group_bytes = XNEW(double, pe->n);
-    pe->dev_bytes = XNEW(double, pe->nd);
-    for (int i = 0; i < g->n_nodes; i++)
-        pe->group_bytes[gr->op_group[i]] += (double)graph_node_bytes(g, i);
+    pe->group_bytes = XNEW(int64_t, pe->n);
+    pe->dev_bytes = XNEW(int64_t, 4 * (size_t)pe->nd);
+    int64_t total = 0;
+    for (int i = 0; i < g->n_nodes; i++) {
+        pe->group_bytes[gr->op_group[i]] += graph_node_bytes(g, i);
+        total += graph_node_bytes(g, i);
+    }
+    pe->all_fit = 1;
+    for (int d = 0; d < pe->nd; d++)
+        pe->all_fit &= total <= c->devices[d].memory_bytes;
     return pe;
 }
 
@@ -74,12 +81,20 @@ void place_eval_free(PlaceEval *pe)
 double place_eval_cut(PlaceEval *pe, const int *gd, double cutoff)
 {
     group_expand(pe->gr, gd, pe->op);
-    memset(pe->dev_bytes, 0, (size_t)pe->nd * sizeof *pe->dev_bytes);
-    for (int k = 0; k < pe->n; k++)
-        pe->dev_bytes[gd[k]] += pe->group_bytes[k];
-    int fits = 1;
-    for (int d = 0; d < pe->nd && fits; d++)
-        fits = pe->dev_bytes[d] <= (double)pe->c->devices[d].memory_bytes;
+    int fits = pe->all_fit;
+    if (!fits) { /* the bytes per device, in four lanes (one chain of sums through memory is slow) */
+        int n = pe->n, nd = pe->nd, k = 0;
+        int64_t *lane = pe->dev_bytes;
+        memset(lane, 0, 4 * (size_t)nd * sizeof *lane);
+        for (; k + 4 <= n; k += 4)
+            for (int j = 0; j < 4; j++)
+                lane[j * nd + gd[k + j]] += pe->group_bytes[k + j];
+        for (; k < n; k++)
+            lane[gd[k]] += pe->group_bytes[k];
+        fits = 1;
+        for (int d = 0; d < nd && fits; d++)
+            fits = lane[d] + lane[nd + d] + lane[2 * nd + d] + lane[3 * nd + d] <= pe->c->devices[d].memory_bytes;
+    }
     /* a placement that may not fit: while at most a quarter of such runs
      * have come out below their cutoff, the makespan loop, and the whole
      * run again for the memory of those that do; else the loop that keeps
