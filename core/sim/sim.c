@@ -658,6 +658,7 @@ Sim *sim_new(const Graph *g, const Cluster *c)
     s->relf = XMALLOC(double, n);
     s->apos = XMALLOC(int, n);
     s->fhead = XMALLOC(int, n + 1);
+    s->frow = nd <= 4 ? XMALLOC(int64_t, 4 * ((size_t)n + 1)) : NULL;
     s->fnext = XMALLOC(int, n);
     s->ftime = XMALLOC(double, n);
     s->fhint = XMALLOC(int, n);
@@ -717,6 +718,7 @@ void sim_free(Sim *s)
     free(s->relf);
     free(s->apos);
     free(s->fhead);
+    free(s->frow);
     free(s->fnext);
     free(s->ftime);
     free(s->fhint);

@@ -117,6 +117,8 @@ struct Sim {
     double *relf;        /* per op: trunc(start) + trunc(cost) - 1 (memory) */
     int *apos;           /* per op: allocations recorded before it started */
     int *fhead, *fnext;  /* per allocation k: the frees due just before it (lists) */
+    int64_t *frow;       /* up to 4 devices, instead: per allocation 4 sums of those frees' bytes
+                          * (one per device), and a last row for those after every allocation */
     double *ftime;       /* per op with outputs: the latest of its children's frees (memory) */
     int *fhint;          /* per op: the allocations recorded before the child that sets it started */
     int64_t *cur;

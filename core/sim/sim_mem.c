@@ -9,7 +9,10 @@
  * free goes into a list at the first allocation later than it (a free at
  * the op's own start after that instant's allocations, any other found by
  * a short search from where the child that sets it started), and one
- * sweep takes each allocation's list, then the allocation. No sort. */
+ * sweep takes each allocation's list, then the allocation. No sort. Up
+ * to 4 devices the lists are rows of per-device sums, and the sweep keeps
+ * the four running sums and peaks in registers without a branch (its
+ * lists' unpredictable lengths were 35-45 % of the pass). */
 #include "sim_impl.h"
 
 #include <string.h>
@@ -101,8 +104,9 @@ void sim_memory(Sim *s)
     const int *restrict aop = s->a_op, *restrict apos = s->apos;
     int na = s->n_alloc, nd = s->nd;
     int *restrict head = s->fhead, *restrict next = s->fnext;
-    for (int k = 0; k < na; k++)
-        head[k] = -1;
+    if (!s->frow)
+        for (int k = 0; k < na; k++)
+            head[k] = -1;
     /* the latest of its children's frees per op, in the graph's order
      * (children of an op are often its neighbours there) */
     const int64_t *restrict bytes = s->bytes;
@@ -123,10 +127,14 @@ void sim_memory(Sim *s)
         fr[op] = f;
         fh[op] = arg < 0 ? -1 : apos[arg];
     }
-    /* each free into the list of the first allocation later than it (none
-     * after the last: it changes no peak). A free at its op's own start
-     * comes after that instant's allocations, so before the next
-     * instant's. */
+    /* each free at the first allocation later than it (none after the
+     * last: it changes no peak). A free at its op's own start comes after
+     * that instant's allocations, so before the next instant's. Up to 4
+     * devices, each allocation has a row of 4 sums of the frees due
+     * before it, one per device; else a list of them. */
+    int64_t *restrict peak = r->peak_memory_bytes, *restrict row = s->frow;
+    if (row)
+        memset(row, 0, 4 * ((size_t)na + 1) * sizeof *row);
     for (int k = 0; k < na; k++) {
         int op = aop[k], p;
         double f = fr[op];
@@ -135,23 +143,44 @@ void sim_memory(Sim *s)
                 ;
         else
             p = first_after(at, na, fh[op], f);
-        if (p < na) {
+        if (row) {
+            row[4 * (size_t)p + (size_t)ad[k]] += am[k];
+        } else if (p < na) {
             next[k] = head[p];
             head[p] = k;
         }
     }
-    int64_t *restrict cur = s->cur, *restrict peak = r->peak_memory_bytes;
-    for (int d = 0; d < nd; d++)
-        cur[d] = peak[d] = 0;
-    /* the frees due before each allocation, then the allocation */
-    for (int a = 0; a < na; a++) {
-        for (int f = head[a]; f >= 0; f = next[f])
-            cur[ad[f]] -= am[f];
-        int d = ad[a];
-        int64_t v = cur[d] + am[a];
-        cur[d] = v;
-        if (v > peak[d])
-            peak[d] = v;
+    if (row) { /* the four devices' sums in registers, no branch */
+        int64_t c0 = 0, c1 = 0, c2 = 0, c3 = 0, p0 = 0, p1 = 0, p2 = 0, p3 = 0;
+        for (int a = 0; a < na; a++) {
+            const int64_t *q = row + 4 * (size_t)a, m = am[a];
+            int d = ad[a];
+            c0 += (d == 0 ? m : 0) - q[0];
+            c1 += (d == 1 ? m : 0) - q[1];
+            c2 += (d == 2 ? m : 0) - q[2];
+            c3 += (d == 3 ? m : 0) - q[3];
+            p0 = c0 > p0 ? c0 : p0;
+            p1 = c1 > p1 ? c1 : p1;
+            p2 = c2 > p2 ? c2 : p2;
+            p3 = c3 > p3 ? c3 : p3;
+        }
+        const int64_t pk[4] = {p0, p1, p2, p3};
+        for (int d = 0; d < nd; d++)
+            peak[d] = pk[d];
+    } else {
+        int64_t *restrict cur = s->cur;
+        for (int d = 0; d < nd; d++)
+            cur[d] = peak[d] = 0;
+        /* the frees due before each allocation, then the allocation */
+        for (int a = 0; a < na; a++) {
+            for (int f = head[a]; f >= 0; f = next[f])
+                cur[ad[f]] -= am[f];
+            int d = ad[a];
+            int64_t v = cur[d] + am[a];
+            cur[d] = v;
+            if (v > peak[d])
+                peak[d] = v;
+        }
     }
     r->any_oom = 0;
     for (int d = 0; d < nd; d++) {
