@@ -375,7 +375,8 @@ SIM_INLINE int cut_reached(Sim *s, int op, int x, double t)
     double b = t + (tl > w ? tl : w);
     if (b - b * SIM_CUT_MARGIN >= s->cut)
         return 1;
-    s->rem[x] = w - s->work[(size_t)op * (size_t)s->nd + (size_t)x];
+    double c = s->cost[(size_t)op * (size_t)s->nd + (size_t)x]; /* run_op reads it next: no miss there */
+    s->rem[x] = w - (c + (c > 0 ? s->gap : 0));
     return 0;
 }
 
@@ -731,7 +732,6 @@ void sim_free(Sim *s)
     free(s->r.oom);
     free(s->tail);
     free(s->rem);
-    free(s->work);
     free(s);
 }
 
@@ -746,9 +746,6 @@ static void build_tails(Sim *s)
     int n = s->n, nd = s->nd, *order = XMALLOC(int, n), *left = XMALLOC(int, n), len = 0;
     s->tail = XNEW(double, n); /* 0 (a bound too) for an op Kahn's order misses: none in a DAG */
     s->rem = XMALLOC(double, 5 * (size_t)nd); /* and four lanes of sums (device_work) */
-    s->work = XMALLOC(double, xmul((size_t)n, (size_t)nd));
-    for (size_t k = 0; k < (size_t)n * (size_t)nd; k++)
-        s->work[k] = s->cost[k] + (s->cost[k] > 0 ? s->gap : 0);
     for (int i = 0; i < n; i++)
         if ((left[i] = s->n_par[i]) == 0)
             order[len++] = i;
@@ -780,15 +777,19 @@ static void build_tails(Sim *s)
 static void device_work(Sim *s, const int *op_device)
 {
     int n = s->n, nd = s->nd;
-    double *lane = s->rem + nd;
-    const double *w = s->work;
+    double *lane = s->rem + nd, gap = s->gap;
+    const double *cost = s->cost;
     memset(lane, 0, 4 * (size_t)nd * sizeof *lane);
     int i = 0;
     for (; i + 4 <= n; i += 4)
-        for (int j = 0; j < 4; j++)
-            lane[j * nd + op_device[i + j]] += w[(size_t)(i + j) * (size_t)nd + (size_t)op_device[i + j]];
-    for (; i < n; i++)
-        lane[op_device[i]] += w[(size_t)i * (size_t)nd + (size_t)op_device[i]];
+        for (int j = 0; j < 4; j++) {
+            double c = cost[(size_t)(i + j) * (size_t)nd + (size_t)op_device[i + j]];
+            lane[j * nd + op_device[i + j]] += c + (c > 0 ? gap : 0);
+        }
+    for (; i < n; i++) {
+        double c = cost[(size_t)i * (size_t)nd + (size_t)op_device[i]];
+        lane[op_device[i]] += c + (c > 0 ? gap : 0);
+    }
     for (int d = 0; d < nd; d++)
         s->rem[d] = (lane[d] + lane[nd + d]) + (lane[2 * nd + d] + lane[3 * nd + d]);
 }

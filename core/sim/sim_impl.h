@@ -144,7 +144,6 @@ struct Sim {
     int stopped;         /* the last run stopped at the cutoff */
     double *tail;        /* per op: a lower bound of makespan - its start (NULL until a cut run) */
     double *rem;         /* per device: the work not started yet (op costs and their gaps) */
-    double *work;        /* n * nd: an op's cost on a device and the gap after it */
 };
 
 /* The event loop from the current state until no event is left. full: also
