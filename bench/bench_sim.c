@@ -384,23 +384,16 @@ void bench_sim_policy_episode(const char *graph, const char *policy, int nd)
     graph_free(g);
 }
 
-/* One rejected or kept move, as the searches evaluate it: the placement
- * with group k on device d, against cutoff (INFINITY: a plain makespan
- * run); the run's events and whether it stopped are added to *events and
- * *stopped when not NULL. */
-static double cut_move(Sim *s, const Grouping *gr, int *gd, int *dev, int k, int d, double cutoff, int mode,
-                       double *events, int *stopped)
+/* One move, as the searches evaluate it: the placement with group k on
+ * device d, run with the cutoff (mode 0), as a makespan run (1) or as
+ * sim_run (2). */
+static double cut_move(Sim *s, const Grouping *gr, int *gd, int *dev, int k, int d, double cutoff, int mode)
 {
     int old = gd[k];
     gd[k] = d;
     group_expand(gr, gd, dev);
     gd[k] = old;
-    double m = mode == 0 ? sim_makespan_cut(s, dev, cutoff) : mode == 1 ? sim_makespan(s, dev) : sim_run(s, dev)->makespan_us;
-    if (events)
-        *events += (double)s->events;
-    if (stopped)
-        *stopped += s->stopped;
-    return m;
+    return mode == 0 ? sim_makespan_cut(s, dev, cutoff) : mode == 1 ? sim_makespan(s, dev) : sim_run(s, dev)->makespan_us;
 }
 
 void bench_sim_cut(void)
@@ -441,18 +434,19 @@ void bench_sim_cut(void)
         for (int round = 0; round < 3; round++)
             for (int mode = 0; mode < 3; mode++) {
                 double t0 = util_now();
-                for (int i = 0; i < MOVES; i++) {
-                    int last = round == 2;
-                    double m = cut_move(s, gr, gd, dev, mk[2 * i], mk[2 * i + 1], mode == 0 ? base : INFINITY, mode,
-                                        last && mode == 0 ? &ev_cut : last && mode == 1 ? &ev_full : NULL,
-                                        last && mode == 0 ? &stopped : NULL);
-                    better += last && mode == 1 && m < base;
-                }
+                for (int i = 0; i < MOVES; i++)
+                    cut_move(s, gr, gd, dev, mk[2 * i], mk[2 * i + 1], mode == 0 ? base : INFINITY, mode);
                 t[mode] += util_now() - t0;
             }
-        for (int i = 0; i < MOVES; i++) { /* a cut run's number: the makespan below the cutoff, else >= it */
-            double m = cut_move(s, gr, gd, dev, mk[2 * i], mk[2 * i + 1], INFINITY, 1, NULL, NULL);
-            double mc = cut_move(s, gr, gd, dev, mk[2 * i], mk[2 * i + 1], base, 0, NULL, NULL);
+        /* untimed: the events, stops and answers; a cut run's number is the
+         * makespan below the cutoff, else >= it */
+        for (int i = 0; i < MOVES; i++) {
+            double m = cut_move(s, gr, gd, dev, mk[2 * i], mk[2 * i + 1], INFINITY, 1);
+            ev_full += (double)s->events;
+            double mc = cut_move(s, gr, gd, dev, mk[2 * i], mk[2 * i + 1], base, 0);
+            ev_cut += (double)s->events;
+            stopped += s->stopped;
+            better += m < base;
             same &= m < base ? mc == m : mc >= base;
         }
         printf("sim-cut   %-13s %d dev %3d groups, %d moves from ils's placement: %5.1f %% stop, %4.1f %% better;"

@@ -199,6 +199,22 @@ SIM_INLINE void schedule(Sim *s, int c, double t, uint32_t er, double now, int r
 
 /* ---- the resource events ---- */
 
+/* What the memory pass needs of op starting on x at t with cost c: its
+ * children's free time and, for an op with outputs, its allocation (full
+ * runs, and sim_fill_full after the order loop). */
+SIM_INLINE void record_start(Sim *s, int op, int x, double t, double c)
+{
+    s->relf[op] = trunc_pos(t) + trunc_pos(c) - 1.0;
+    s->apos[op] = s->n_alloc;
+    if (s->bytes[op]) {
+        int k = s->n_alloc++;
+        s->a_t[k] = t;
+        s->a_m[k] = s->bytes[op];
+        s->a_d[k] = x;
+        s->a_op[k] = op;
+    }
+}
+
 /* Op `op` starts on device x at t (the device's leaf is `leaf`): its end, the
  * device's next event, its local children's dependencies and one transfer
  * per output index with remote consumers, in the order in which each index
@@ -212,17 +228,8 @@ SIM_INLINE void run_op(Sim *s, int op, int x, int leaf, double t, int full, int 
     r->start_us[op] = t;
     r->end_us[op] = end;
     r->busy_us[x] += c;
-    if (full) {
-        s->relf[op] = trunc_pos(t) + trunc_pos(c) - 1.0;
-        s->apos[op] = s->n_alloc;
-        if (s->bytes[op]) {
-            int k = s->n_alloc++;
-            s->a_t[k] = t;
-            s->a_m[k] = s->bytes[op];
-            s->a_d[k] = x;
-            s->a_op[k] = op;
-        }
-    }
+    if (full)
+        record_start(s, op, x, t, c);
     if (order)
         s->a_op[s->n_order++] = op;
     if (record)
@@ -473,18 +480,9 @@ void sim_fill_full(Sim *s)
     const int *dev = s->dev;
     int nd = s->nd;
     s->n_alloc = 0;
-    for (int i = 0; i < s->n_order; i++) {
+    for (int i = 0; i < s->n_order; i++) { /* in place: allocation k <= i overwrites a_op[k], read already */
         int op = s->a_op[i], x = dev[op];
-        double t = s->r.start_us[op], c = s->cost[(size_t)op * (size_t)nd + (size_t)x];
-        s->relf[op] = trunc_pos(t) + trunc_pos(c) - 1.0;
-        s->apos[op] = s->n_alloc;
-        if (s->bytes[op]) { /* a_op[k] for k <= i is read already: in place */
-            int k = s->n_alloc++;
-            s->a_t[k] = t;
-            s->a_m[k] = s->bytes[op];
-            s->a_d[k] = x;
-            s->a_op[k] = op;
-        }
+        record_start(s, op, x, s->r.start_us[op], s->cost[(size_t)op * (size_t)nd + (size_t)x]);
     }
     for (int j = 0; j < s->r.n_transfers; j++) {
         SimTransfer *tr = &s->r.transfers[j];
@@ -823,13 +821,8 @@ static double whole_run(Sim *s, const int *op_device, int full, int mem, double 
     s->r.makespan_us = s->makespan;
     if (s->stopped) { /* a bound: sim_result_memory simulates it again */
         mem = 0;
-    } else if (full && cut < INFINITY) { /* the order loop */
-        if (mem == 2) {
-            sim_fill_full(s);
-            sim_memory(s);
-        } else {
-            mem = 3;
-        }
+    } else if (full && cut < INFINITY) { /* the order loop (sim_run_lazy_cut): filled in on demand */
+        mem = 3;
     } else if (mem == 2) {
         sim_memory(s);
     }
