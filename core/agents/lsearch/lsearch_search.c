@@ -35,6 +35,9 @@ typedef struct Ls {
     double *score, *p;
     double *ex, ex_hi;  /* exp(score - ex_hi) per move, kept while the scores and ex_hi stay */
     int ex_ok;
+    double hi;          /* the largest untried score, while hi_ok */
+    int hi_ok;
+    int keep_p;         /* learning: the probabilities of every draw in p */
     uint8_t *tried;     /* in this pass */
     int untried, moved; /* moves untried in this pass; whether one was kept */
     Rng rng;
@@ -51,6 +54,7 @@ static void new_pass(Ls *s)
 {
     memset(s->tried, 0, (size_t)s->M);
     s->untried = s->M;
+    s->hi_ok = 0;
     s->moved = 0;
 }
 
@@ -58,7 +62,7 @@ static void new_pass(Ls *s)
  * from its full simulation (the same placement, not another one). */
 static void refresh(Ls *s)
 {
-    s->ex_ok = 0;
+    s->ex_ok = s->hi_ok = 0;
     if (s->sc) {
         s->sc->score(s->sc->ctx, s->cur, s->score);
         return;
@@ -116,7 +120,7 @@ static void refresh(Ls *s)
 /* Scores again with changed weights (the features stay). */
 static void rescore(Ls *s)
 {
-    s->ex_ok = 0;
+    s->ex_ok = s->hi_ok = 0;
     if (s->sc) {
         s->sc->rescore(s->sc->ctx, s->score);
         return;
@@ -129,26 +133,62 @@ static void rescore(Ls *s)
 /* The softmax of the untried moves' scores into s->p (0 for the tried),
  * and one move drawn from it. The exponentials are computed again only
  * when the scores or their largest untried one changed (the same numbers:
- * one exp per move and pass, not per draw). */
+ * one exp per move and pass, not per draw). Without learning nothing reads
+ * s->p: the draw takes each probability as it walks to the move drawn (the
+ * same quotients and the same running sum, so the same move) and stops
+ * there, and the largest untried score is kept between draws (a move tried
+ * below it leaves it), so a draw costs one pass and part of another instead
+ * of five. */
 static int draw(Ls *s)
 {
-    double hi = -INFINITY, sum = 0;
-    for (int j = 0; j < s->M; j++)
-        if (!s->tried[j] && s->score[j] > hi)
-            hi = s->score[j];
+    double hi = s->hi, sum = 0;
+    if (!s->hi_ok) {
+        hi = -INFINITY;
+        for (int j = 0; j < s->M; j++)
+            if (!s->tried[j] && s->score[j] > hi)
+                hi = s->score[j];
+        s->hi = hi;
+        s->hi_ok = !s->keep_p;
+    }
     if (!s->ex_ok || !(hi == s->ex_hi)) {
         for (int j = 0; j < s->M; j++)
             s->ex[j] = exp(s->score[j] - hi);
         s->ex_hi = hi;
         s->ex_ok = 1;
     }
+    const double *ex = s->ex;
+    const uint8_t *tried = s->tried;
+    if (!s->keep_p) {
+        for (int j = 0; j < s->M; j++)
+            sum += tried[j] ? 0 : ex[j];
+        double u = rng_uniform(&s->rng), acc = 0;
+        for (int j = 0; j < s->M; j++) {
+            acc += tried[j] ? 0 : ex[j] / sum;
+            if (u < acc)
+                return j;
+        }
+        for (int j = s->M - 1; j > 0; j--) /* as sample_draw_d: rounding left u past the sum */
+            if (!tried[j] && ex[j] / sum > 0)
+                return j;
+        return 0;
+    }
     for (int j = 0; j < s->M; j++) {
-        s->p[j] = s->tried[j] ? 0 : s->ex[j];
+        s->p[j] = tried[j] ? 0 : ex[j];
         sum += s->p[j];
     }
     for (int j = 0; j < s->M; j++)
         s->p[j] /= sum;
     return sample_draw_d(s->p, s->M, rng_uniform(&s->rng));
+}
+
+/* Move j is tried in this pass: the largest untried score stays unless j
+ * held it. */
+static void set_tried(Ls *s, int j)
+{
+    s->tried[j] = 1;
+    s->untried--;
+    if (s->score[j] >= s->hi)
+        s->hi_ok = 0;
 }
 
 void ls_learn_update_params(NnParams *p, LsLearn *l)
@@ -211,6 +251,7 @@ static int search(LsNet *net, const LsScorer *sc, const Graph *g, const Grouping
     s.n = gr->n_groups;
     s.nd = c->n_devices;
     s.M = s.n * (s.nd - 1);
+    s.keep_p = learn && (s.net || sc);
     s.cur = XNEW(int, s.n);
     s.best = XNEW(int, s.n);
     memset(res, 0, sizeof *res);
@@ -282,13 +323,10 @@ static int search(LsNet *net, const LsScorer *sc, const Graph *g, const Grouping
             learn_step(&s, learn, j, better ? (s.cur_score - score) / res->start_score * 100 : 0))
             if (!better)
                 rescore(&s);
-        s.tried[j] = 1; /* kept or not, not again in this pass (as ils's scan) */
-        s.untried--;
+        set_tried(&s, j); /* kept or not, not again in this pass (as ils's scan) */
         for (int x = k * (nd - 1); better && x < (k + 1) * (nd - 1); x++)
-            if (!s.tried[x]) { /* k's moves are relative to its device: none of them again in this pass */
-                s.tried[x] = 1;
-                s.untried--;
-            }
+            if (!s.tried[x]) /* k's moves are relative to its device: none of them again in this pass */
+                set_tried(&s, x);
         if (better) {
             s.cur_score = score;
             s.moved = 1;
