@@ -24,6 +24,9 @@ struct PlaceEval {
     int *op;             /* per op: the placement being simulated */
     int64_t *group_bytes; /* per group: its ops' output bytes */
     int64_t *dev_bytes;   /* per device, in four lanes: the workspace */
+    double *group_work;   /* [k * nd + d]: group k's ops' costs on device d and the gaps after them */
+    double *dev_work;     /* per device, in four lanes: the work of the placement (sim_give_device_work) */
+    int *op_gd;           /* per group: its device in op, or -1 */
     int all_fit;          /* every op's outputs fit on each device together */
     double last;         /* the last placement's answer, */
     int exact;           /* its score (1) or a lower bound (0) */
@@ -42,6 +45,16 @@ PlaceEval *place_eval_new(const Graph *g, const Grouping *gr, const Cluster *c)
     pe->op = XMALLOC(int, g->n_nodes);
     pe->group_bytes = XNEW(int64_t, pe->n);
     pe->dev_bytes = XNEW(int64_t, 4 * (size_t)pe->nd);
+    pe->group_work = XNEW(double, (size_t)pe->n * (size_t)pe->nd);
+    pe->dev_work = XMALLOC(double, 4 * (size_t)pe->nd);
+    pe->op_gd = XMALLOC(int, pe->n);
+    for (int k = 0; k < pe->n; k++)
+        pe->op_gd[k] = -1;
+    for (int i = 0; i < g->n_nodes; i++)
+        for (int d = 0; d < pe->nd; d++) {
+            double cost = cluster_op_cost(c, g, i, d);
+            pe->group_work[(size_t)gr->op_group[i] * (size_t)pe->nd + (size_t)d] += cost + (cost > 0 ? c->op_gap_us : 0);
+        }
     int64_t total = 0;
     for (int i = 0; i < g->n_nodes; i++) {
         pe->group_bytes[gr->op_group[i]] += graph_node_bytes(g, i);
@@ -61,7 +74,41 @@ void place_eval_free(PlaceEval *pe)
     free(pe->op);
     free(pe->group_bytes);
     free(pe->dev_bytes);
+    free(pe->group_work);
+    free(pe->dev_work);
+    free(pe->op_gd);
     free(pe);
+}
+
+/* pe->op as the op-level placement of gd: only the groups whose device
+ * changed since the last call are written (a search moves one or two). */
+static void expand(PlaceEval *pe, const int *gd)
+{
+    const Grouping *gr = pe->gr;
+    for (int k = 0; k < pe->n; k++)
+        if (gd[k] != pe->op_gd[k]) {
+            for (int j = gr->member_off[k]; j < gr->member_off[k + 1]; j++)
+                pe->op[gr->members[j]] = gd[k];
+            pe->op_gd[k] = gd[k];
+        }
+}
+
+/* Each device's work on gd (sim_give_device_work), summed over the groups
+ * in four lanes rather than over every op by the run. */
+static const double *device_work(PlaceEval *pe, const int *gd)
+{
+    int n = pe->n, nd = pe->nd, k = 0;
+    double *lane = pe->dev_work;
+    const double *gw = pe->group_work;
+    memset(lane, 0, 4 * (size_t)nd * sizeof *lane);
+    for (; k + 4 <= n; k += 4)
+        for (int j = 0; j < 4; j++)
+            lane[j * nd + gd[k + j]] += gw[(size_t)(k + j) * (size_t)nd + (size_t)gd[k + j]];
+    for (; k < n; k++)
+        lane[gd[k]] += gw[(size_t)k * (size_t)nd + (size_t)gd[k]];
+    for (int d = 0; d < nd; d++)
+        lane[d] = (lane[d] + lane[nd + d]) + (lane[2 * nd + d] + lane[3 * nd + d]);
+    return lane;
 }
 
 /* A device's peak memory is at most the bytes of the outputs placed on it;
@@ -80,7 +127,7 @@ void place_eval_free(PlaceEval *pe)
  * (docs/simulator.md, "Incremental re-simulation"). */
 double place_eval_cut(PlaceEval *pe, const int *gd, double cutoff)
 {
-    group_expand(pe->gr, gd, pe->op);
+    expand(pe, gd);
     int fits = pe->all_fit;
     if (!fits) { /* the bytes per device, in four lanes (one chain of sums through memory is slow) */
         int n = pe->n, nd = pe->nd, k = 0;
@@ -100,6 +147,8 @@ double place_eval_cut(PlaceEval *pe, const int *gd, double cutoff)
      * run again for the memory of those that do; else the loop that keeps
      * what the memory pass needs */
     int lean = fits || pe->below * 4 <= pe->unfit;
+    if (cutoff < INFINITY)
+        sim_give_device_work(pe->sim, device_work(pe, gd));
     double makespan = lean ? sim_makespan_cut(pe->sim, pe->op, cutoff) : sim_run_lazy_cut(pe->sim, pe->op, cutoff);
     if (!fits) {
         pe->unfit++;
@@ -129,7 +178,7 @@ double place_eval_score(PlaceEval *pe)
 
 const SimResult *place_eval_full(PlaceEval *pe, const int *gd)
 {
-    group_expand(pe->gr, gd, pe->op);
+    expand(pe, gd);
     const SimResult *r = sim_run(pe->sim, pe->op);
     sim_tell(r->makespan_us, r);
     return r;

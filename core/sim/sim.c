@@ -801,6 +801,8 @@ static void device_work(Sim *s, const int *op_device)
  * their placement is not kept. */
 static double whole_run(Sim *s, const int *op_device, int full, int mem, double cut)
 {
+    const double *work = s->work;
+    s->work = NULL;
     s->hist = 0;
     sim_start(s, op_device);
     s->stopped = 0;
@@ -808,7 +810,10 @@ static double whole_run(Sim *s, const int *op_device, int full, int mem, double 
         if (!s->tail)
             build_tails(s);
         s->cut = cut;
-        device_work(s, op_device);
+        if (work)
+            memcpy(s->rem, work, (size_t)s->nd * sizeof *s->rem);
+        else
+            device_work(s, op_device);
         if (full)
             sim_loop_order_cut(s);
         else
@@ -860,6 +865,8 @@ void sim_observe(SimObserver fn, void *ud)
     observer = fn;
     observer_ud = ud;
 }
+
+void sim_give_device_work(Sim *s, const double *work) { s->work = work; }
 
 void sim_set_quiet(Sim *s, int quiet) { s->quiet = quiet; }
 

@@ -144,6 +144,7 @@ struct Sim {
     int stopped;         /* the last run stopped at the cutoff */
     double *tail;        /* per op: a lower bound of makespan - its start (NULL until a cut run) */
     double *rem;         /* per device: the work not started yet (op costs and their gaps) */
+    const double *work;  /* per device: the next cut run's work, from its caller (sim_give_device_work), or NULL */
 };
 
 /* The event loop from the current state until no event is left. full: also

@@ -206,6 +206,7 @@ static const SimResult *run_from(Sim *s, const int *op_device)
 
 const SimResult *sim_run_from(Sim *s, const int *op_device)
 {
+    s->work = NULL; /* sim_give_device_work: for the next run, this one */
     const SimResult *r = run_from(s, op_device);
     sim_notify(s, r->makespan_us, r);
     return r;

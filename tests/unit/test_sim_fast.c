@@ -150,3 +150,61 @@ TEST(sim_cut_runs_stop_only_above_the_makespan)
     }
     CHECK(runs >= 6000 && stopped > 0);
 }
+
+/* The work of each device given by the caller (sim_give_device_work),
+ * summed in another order than the run's: the cut runs hold as with their
+ * own sum. An overstated one (a test only: it breaks the bound) is read by
+ * the next run alone, cut or not: it stops a run that should not stop, and
+ * the run after it is exact again. */
+TEST(sim_given_device_work_serves_the_next_run_only)
+{
+    Rng r;
+    rng_seed(&r, 31);
+    int ok = 1, runs = 0;
+    for (int k = 0; k < 80 && ok; k++) {
+        Cluster *c;
+        Graph *g = simcase_graph(k, &r, &c);
+        int n = g->n_nodes, nd = c->n_devices;
+        Sim *s = sim_new(g, c), *s_full = sim_new(g, c);
+        int *dev = XMALLOC(int, n);
+        double *work = XMALLOC(double, nd), *big = XMALLOC(double, nd);
+        for (int p = 0; p < 4 && ok; p++) {
+            simcase_placement(&r, g, nd, p, dev);
+            const SimResult *full = sim_run(s_full, dev);
+            double want = full->makespan_us;
+            for (int d = 0; d < nd; d++)
+                work[d] = 0;
+            for (int i = n - 1; i >= 0; i--) { /* the ops backwards: another rounding */
+                double cost = cluster_op_cost(c, g, i, dev[i]);
+                work[dev[i]] += cost + (cost > 0 ? c->op_gap_us : 0);
+            }
+            for (int d = 0; d < nd; d++)
+                big[d] = 4 * want + 1e6;
+            const double cuts[] = {want, nextafter(want, INFINITY), want * (1 - 1e-12), want * 0.999, want * 1.01};
+            char what[160];
+            snprintf(what, sizeof what, "case %d (%s, %d devices), placement kind %d, given work", k, g->name, nd, p);
+            for (size_t j = 0; j < sizeof cuts / sizeof cuts[0] && ok; j++, runs++) {
+                sim_give_device_work(s, work);
+                ok = cut_holds(s, dev, full, cuts[j], (int)(j & 1), what);
+            }
+            if (!ok || want <= 0)
+                continue;
+            double cutoff = want * 1.5;
+            sim_give_device_work(s, big);
+            double got = sim_makespan_cut(s, dev, cutoff);
+            CHECK_MSG(ok = got >= cutoff, "%s: the overstated work was not read (%.17g, cutoff %.17g)", what, got, cutoff);
+            ok = ok && cut_holds(s, dev, full, cutoff, 0, what); /* not again */
+            sim_give_device_work(s, big);
+            sim_run(s, dev); /* read by this run, which has no cutoff */
+            ok = ok && cut_holds(s, dev, full, cutoff, 1, what);
+        }
+        free(dev);
+        free(work);
+        free(big);
+        sim_free(s);
+        sim_free(s_full);
+        cluster_free(c);
+        graph_free(g);
+    }
+    CHECK(runs >= 1000);
+}
