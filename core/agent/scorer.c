@@ -36,16 +36,40 @@ void scorer_free(void *s)
 
 void scorer_init(Scorer *s, uint64_t seed) { nn_params_glorot(&s->p, seed); }
 
+/* Each unit's sum takes the features in order, as one unit at a time
+ * would (the same numbers), but eight units at once in registers, so that
+ * their chains of adds run side by side rather than one after another. */
 double scorer_score(const Scorer *s, const float *phi, float *hid)
 {
-    int H = s->hidden, F = s->features;
+    int H = s->hidden, F = s->features, h = 0;
     const float *w1 = s->p.w, *b1 = w1 + F * H, *w2 = b1 + H;
-    double out = 0;
-    for (int h = 0; h < H; h++) {
-        double a = b1[h];
+    double a[SCORER_HIDDEN_MAX], out = 0;
+    for (; h + 8 <= H; h += 8) {
+        double a0 = b1[h], a1 = b1[h + 1], a2 = b1[h + 2], a3 = b1[h + 3];
+        double a4 = b1[h + 4], a5 = b1[h + 5], a6 = b1[h + 6], a7 = b1[h + 7];
+        for (int f = 0; f < F; f++) {
+            double x = phi[f];
+            const float *w = w1 + f * H + h;
+            a0 += x * w[0];
+            a1 += x * w[1];
+            a2 += x * w[2];
+            a3 += x * w[3];
+            a4 += x * w[4];
+            a5 += x * w[5];
+            a6 += x * w[6];
+            a7 += x * w[7];
+        }
+        a[h] = a0, a[h + 1] = a1, a[h + 2] = a2, a[h + 3] = a3;
+        a[h + 4] = a4, a[h + 5] = a5, a[h + 6] = a6, a[h + 7] = a7;
+    }
+    for (; h < H; h++) {
+        double x = b1[h];
         for (int f = 0; f < F; f++)
-            a += (double)phi[f] * w1[f * H + h];
-        hid[h] = (float)tanh(a);
+            x += (double)phi[f] * w1[f * H + h];
+        a[h] = x;
+    }
+    for (h = 0; h < H; h++) {
+        hid[h] = (float)tanh(a[h]);
         out += (double)hid[h] * w2[h];
     }
     return out;
