@@ -36,6 +36,9 @@ void scorer_init(Scorer *s, uint64_t seed);
 /* The score of one candidate with features phi, its hidden activations
  * into hid (hidden). */
 double scorer_score(const Scorer *s, const float *phi, float *hid);
+/* (float)tanh(x), the same float to the last bit, faster (scorer_score's
+ * hidden units). */
+float scorer_tanh(double x);
 /* Adds to s->p.g, times scale, the gradient of -adv log p[chosen], where p
  * is the softmax of the scores of the candidates j with p[j] > 0 (the
  * others left out), candidate j having features phi[j * features ..] and

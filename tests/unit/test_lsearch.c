@@ -196,3 +196,75 @@ TEST(lsearch_learning_changes_the_weights_deterministically)
     scorer_free(twin);
     fix_done(&f);
 }
+
+/* scorer_tanh gives the float (float)tanh gives, bit for bit, near 0 (its
+ * series), across the range of exp, where tanh is +-1, and on the special
+ * values; half a million values drawn in each range. */
+TEST(scorer_tanh_is_tanh_rounded_to_float)
+{
+    Rng rng;
+    rng_seed(&rng, 11);
+    const double special[] = {0.0, -0.0, 0x1p-8, -0x1p-8, nextafter(0x1p-8, 0), 19.0, -19.0, nextafter(19.0, 0),
+                              0x1p-1074, -0x1p-1030, 1e-30, 0.5, -0.5, 1.0, 30.0, -700.0, INFINITY, -INFINITY};
+    int bad = 0, n = 0;
+    for (size_t k = 0; k < sizeof special / sizeof special[0]; k++, n++) {
+        float a = (float)tanh(special[k]), b = scorer_tanh(special[k]);
+        if (memcmp(&a, &b, sizeof a) != 0 && bad++ < 5)
+            CHECK_MSG(0, "scorer_tanh(%a) = %a, (float)tanh = %a", special[k], (double)b, (double)a);
+    }
+    float a = (float)tanh(NAN), b = scorer_tanh(NAN);
+    CHECK(isnan(a) && isnan(b));
+    for (int range = 0; range < 4; range++)
+        for (int i = 0; i < 500000; i++, n++) {
+            double u = rng_uniform(&rng) - 0.5, x = range == 0 ? u * 0.04 /* the series and just past it */
+                                                 : range == 1 ? u * 10
+                                                 : range == 2 ? u * 60 /* +-1 */
+                                                              : ldexp(u, (int)(rng_next(&rng) % 64) - 56);
+            a = (float)tanh(x);
+            b = scorer_tanh(x);
+            if (memcmp(&a, &b, sizeof a) != 0 && bad++ < 5)
+                CHECK_MSG(0, "scorer_tanh(%a) = %a, (float)tanh = %a", x, (double)b, (double)a);
+        }
+    CHECK_MSG(bad == 0, "%d of %d differ", bad, n);
+}
+
+/* scorer_score, which sums several hidden units at once, gives the scores
+ * and activations of one unit at a time, each summing its features in
+ * order, to the last bit: for unit counts below, at and past its blocks. */
+TEST(scorer_score_is_the_sum_of_one_unit_at_a_time)
+{
+    const int hidden[] = {1, 7, 8, 9, 16, 17, 64};
+    Rng rng;
+    rng_seed(&rng, 12);
+    for (size_t k = 0; k < sizeof hidden / sizeof hidden[0]; k++) {
+        int H = hidden[k], F = LS_FEATURES;
+        Err e = {{0}};
+        Scorer *s = scorer_new(F, H, &e);
+        CHECK(s != NULL);
+        if (!s)
+            return;
+        scorer_init(s, 100 + k);
+        const float *w1 = s->p.w, *b1 = w1 + F * H, *w2 = b1 + H;
+        float phi[LS_FEATURES], hid[SCORER_HIDDEN_MAX];
+        for (int t = 0; t < 200; t++) {
+            for (int f = 0; f < F; f++)
+                phi[f] = (float)((rng_uniform(&rng) - 0.5) * (f % 3 ? 4 : 40));
+            double want = 0;
+            int same = 1;
+            double got = scorer_score(s, phi, hid);
+            for (int h = 0; h < H; h++) {
+                double x = b1[h];
+                for (int f = 0; f < F; f++)
+                    x += (double)phi[f] * w1[f * H + h];
+                float y = (float)tanh(x);
+                same &= memcmp(&y, &hid[h], sizeof y) == 0;
+                want += (double)y * w2[h];
+            }
+            CHECK_MSG(same && memcmp(&got, &want, sizeof got) == 0, "hidden %d, draw %d: %.17g against %.17g", H, t,
+                      got, want);
+            if (!same || got != want)
+                break;
+        }
+        scorer_free(s);
+    }
+}
