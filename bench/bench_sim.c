@@ -385,15 +385,24 @@ void bench_sim_policy_episode(const char *graph, const char *policy, int nd)
 }
 
 /* One move, as the searches evaluate it: the placement with group k on
- * device d, run with the cutoff (mode 0), as a makespan run (1) or as
- * sim_run (2). */
-static double cut_move(Sim *s, const Grouping *gr, int *gd, int *dev, int k, int d, double cutoff, int mode)
+ * device d, run with the cutoff (mode 0), as a makespan run (1), as
+ * sim_run (2), or through the searches' own scorer (3: place_eval_cut,
+ * which also keeps the op placement and each device's work from the
+ * groups). */
+static double cut_move(Sim *s, PlaceEval *pe, const Grouping *gr, int *gd, int *dev, int k, int d, double cutoff,
+                       int mode)
 {
     int old = gd[k];
+    double m;
     gd[k] = d;
-    group_expand(gr, gd, dev);
+    if (mode == 3) {
+        m = place_eval_cut(pe, gd, cutoff);
+    } else {
+        group_expand(gr, gd, dev);
+        m = mode == 0 ? sim_makespan_cut(s, dev, cutoff) : mode == 1 ? sim_makespan(s, dev) : sim_run(s, dev)->makespan_us;
+    }
     gd[k] = old;
-    return mode == 0 ? sim_makespan_cut(s, dev, cutoff) : mode == 1 ? sim_makespan(s, dev) : sim_run(s, dev)->makespan_us;
+    return m;
 }
 
 void bench_sim_cut(void)
@@ -421,7 +430,8 @@ void bench_sim_cut(void)
         for (int k = 0; k < ng; k++)
             gd[k] = dev[gr->members[gr->member_off[k]]];
         Sim *s = sim_new(g, c);
-        double base = sim_makespan(s, dev), ev_cut = 0, ev_full = 0, t[3] = {0, 0, 0};
+        PlaceEval *pe = place_eval_new(g, gr, c);
+        double base = sim_makespan(s, dev), ev_cut = 0, ev_full = 0, t[4] = {0, 0, 0, 0};
         int stopped = 0, better = 0, same = 1;
         Rng r;
         rng_seed(&r, 11);
@@ -430,32 +440,37 @@ void bench_sim_cut(void)
             int d = (int)rng_below(&r, (uint64_t)(nd - 1));
             mk[2 * i + 1] = d >= gd[mk[2 * i]] ? d + 1 : d;
         }
-        /* the three kinds of run over the same moves, in turn, three rounds */
+        /* the four kinds of run over the same moves, in turn, three rounds */
         for (int round = 0; round < 3; round++)
-            for (int mode = 0; mode < 3; mode++) {
+            for (int mode = 0; mode < 4; mode++) {
                 double t0 = util_now();
                 for (int i = 0; i < MOVES; i++)
-                    cut_move(s, gr, gd, dev, mk[2 * i], mk[2 * i + 1], mode == 0 ? base : INFINITY, mode);
+                    cut_move(s, pe, gr, gd, dev, mk[2 * i], mk[2 * i + 1], mode == 0 || mode == 3 ? base : INFINITY,
+                             mode);
                 t[mode] += util_now() - t0;
             }
         /* untimed: the events, stops and answers; a cut run's number is the
          * makespan below the cutoff, else >= it */
         for (int i = 0; i < MOVES; i++) {
-            double m = cut_move(s, gr, gd, dev, mk[2 * i], mk[2 * i + 1], INFINITY, 1);
+            double m = cut_move(s, pe, gr, gd, dev, mk[2 * i], mk[2 * i + 1], INFINITY, 1);
             ev_full += (double)s->events;
-            double mc = cut_move(s, gr, gd, dev, mk[2 * i], mk[2 * i + 1], base, 0);
+            double ms = cut_move(s, pe, gr, gd, dev, mk[2 * i], mk[2 * i + 1], base, 3);
+            same &= m < base ? ms >= m : ms >= base; /* a score: the makespan and any memory penalty */
+            double mc = cut_move(s, pe, gr, gd, dev, mk[2 * i], mk[2 * i + 1], base, 0);
             ev_cut += (double)s->events;
             stopped += s->stopped;
             better += m < base;
             same &= m < base ? mc == m : mc >= base;
         }
         printf("sim-cut   %-13s %d dev %3d groups, %d moves from ils's placement: %5.1f %% stop, %4.1f %% better;"
-               " events %.2f of a run; us per move: cut %7.1f, makespan %7.1f, sim_run %7.1f; cut/sim_run %.2f%s\n",
+               " events %.2f of a run; us per move: cut %7.1f, search's %7.1f, makespan %7.1f, sim_run %7.1f;"
+               " cut/sim_run %.2f, search's/sim_run %.2f%s\n",
                g->name, nd, ng, MOVES, 100.0 * stopped / MOVES, 100.0 * better / MOVES, ev_cut / ev_full,
-               t[0] * 1e6 / (3 * MOVES), t[1] * 1e6 / (3 * MOVES), t[2] * 1e6 / (3 * MOVES), t[0] / t[2],
-               same ? "" : "  CUT RESULTS DIFFER");
+               t[0] * 1e6 / (3 * MOVES), t[3] * 1e6 / (3 * MOVES), t[1] * 1e6 / (3 * MOVES), t[2] * 1e6 / (3 * MOVES),
+               t[0] / t[2], t[3] / t[2], same ? "" : "  CUT RESULTS DIFFER");
         fflush(stdout);
         sim_free(s);
+        place_eval_free(pe);
         free(dev);
         free(gd);
         free(mk);
