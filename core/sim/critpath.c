@@ -9,24 +9,59 @@ typedef struct ByStart {
     int i;
 } ByStart;
 
-static int by_start_cmp(const void *a, const void *b)
+/* (start, end, index) order: a total order, so any sort gives the same. */
+static inline int before(const ByStart *x, const ByStart *y)
 {
-    const ByStart *x = a, *y = b;
     if (x->t != y->t)
-        return x->t < y->t ? -1 : 1;
+        return x->t < y->t;
     if (x->end != y->end)
-        return x->end < y->end ? -1 : 1;
-    return x->i - y->i;
+        return x->end < y->end;
+    return x->i < y->i;
+}
+
+/* a[0..n) in that order, tmp as large: runs of 16 by insertion, then
+ * merged bottom up, the comparisons inline (qsort's indirect calls were
+ * most of a refresh's critical path in the learned search). */
+static void sort_by_start(ByStart *a, ByStart *tmp, int n)
+{
+    enum { RUN = 16 };
+    for (int lo = 0; lo < n; lo += RUN) {
+        int hi = lo + RUN < n ? lo + RUN : n;
+        for (int i = lo + 1; i < hi; i++) {
+            ByStart x = a[i];
+            int j = i;
+            for (; j > lo && before(&x, &a[j - 1]); j--)
+                a[j] = a[j - 1];
+            a[j] = x;
+        }
+    }
+    ByStart *src = a, *dst = tmp;
+    for (int w = RUN; w < n; w *= 2) {
+        for (int lo = 0; lo < n; lo += 2 * w) {
+            int mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n, i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                dst[k++] = before(&src[j], &src[i]) ? src[j++] : src[i++];
+            while (i < mid)
+                dst[k++] = src[i++];
+            while (j < hi)
+                dst[k++] = src[j++];
+        }
+        ByStart *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a)
+        memcpy(a, src, (size_t)n * sizeof *a);
 }
 
 /* prev[i]: the item before i on the same key (device or bus) in start
  * order, or -1. */
 static void previous_on(int n, const int *key, const double *start, const double *end, int *prev)
 {
-    ByStart *tmp = XMALLOC(ByStart, n);
+    ByStart *tmp = XMALLOC(ByStart, 2 * (size_t)(n > 0 ? n : 1));
     for (int i = 0; i < n; i++)
         tmp[i] = (ByStart){start[i], end[i], i};
-    qsort(tmp, (size_t)n, sizeof *tmp, by_start_cmp);
+    sort_by_start(tmp, tmp + n, n);
     int nk = 0;
     for (int i = 0; i < n; i++)
         nk = key[i] + 1 > nk ? key[i] + 1 : nk;

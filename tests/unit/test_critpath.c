@@ -114,3 +114,48 @@ TEST(critpath_random_runs_span_the_makespan)
         graph_free(g);
     }
 }
+
+/* On one device each step of the critical path is a dependency or the op
+ * that ran just before on the device, in the order by start, then end (an
+ * op of no cost shares its start), then index; and with costs on every op
+ * the device is never idle, so the path covers almost every op. From a few
+ * ops to past the sort's runs and merges. */
+static int ran_before(const SimResult *r, int a, int b)
+{
+    if (r->start_us[a] != r->start_us[b])
+        return r->start_us[a] < r->start_us[b];
+    if (r->end_us[a] != r->end_us[b])
+        return r->end_us[a] < r->end_us[b];
+    return a < b;
+}
+
+TEST(critpath_on_one_device_steps_to_a_parent_or_the_op_before)
+{
+    const int sizes[] = {3, 16, 17, 33, 100, 257, 1000};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        Graph *g = gen_random_dag(sizes[k], 2.0, 7 + k);
+        int n = g->n_nodes;
+        Cluster *c = cluster_default(1);
+        Sim *s = sim_new(g, c);
+        int *dev = XNEW(int, n), *path = XMALLOC(int, n), len = 0;
+        const SimResult *r = sim_run(s, dev);
+        sim_critical_path(g, c, r, path, &len, NULL, NULL);
+        CHECK_MSG(len >= n * 9 / 10, "%d ops: a path of %d", n, len);
+        for (int i = 1; i < len; i++) {
+            int a = path[i - 1], b = path[i], before = -1; /* the op just before b */
+            for (int j = 0; j < n; j++)
+                if (j != b && ran_before(r, j, b) && (before < 0 || ran_before(r, before, j)))
+                    before = j;
+            if (!is_parent(g, a, b) && a != before) {
+                CHECK_MSG(0, "%d ops: step %d (op %d, then op %d) is neither a parent nor the op before (%d)", n,
+                          i, a, b, before);
+                break;
+            }
+        }
+        free(dev);
+        free(path);
+        sim_free(s);
+        cluster_free(c);
+        graph_free(g);
+    }
+}
