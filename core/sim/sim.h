@@ -78,8 +78,9 @@ double sim_run_lazy_cut(Sim *s, const int *op_device, double cutoff);
  * (the costs of its ops, and the gap after each op of non-zero cost), for
  * a caller that keeps it for less than that run's own sum over every op
  * (a search that moves groups sums it over the groups). Any order of
- * summation: the bounds allow for rounding. Read by that run only; work
- * must stay valid until it starts. */
+ * summation: the bounds allow for rounding. Taken by the next run on s,
+ * whatever its kind (one without a cutoff drops it), and by no later one;
+ * work must stay valid until that run starts. */
 void sim_give_device_work(Sim *s, const double *work);
 /* Checkpoints of sim_run_from every `events` resource events (>= 1; 0: the
  * default, about 32 per run); takes effect at its next whole run. For tests

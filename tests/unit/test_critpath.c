@@ -129,16 +129,52 @@ static int ran_before(const SimResult *r, int a, int b)
     return a < b;
 }
 
+/* g with its nodes in another order (a shuffle of seed): the run is the
+ * same up to names, but the ops' indices no longer follow their starts,
+ * so the sort by start has real work to do. */
+static Graph *shuffled(const Graph *g, uint64_t seed)
+{
+    int n = g->n_nodes, *at = XMALLOC(int, n), *where = XMALLOC(int, n);
+    Rng rng;
+    rng_seed(&rng, seed);
+    for (int i = 0; i < n; i++)
+        at[i] = i;
+    for (int i = n - 1; i > 0; i--) {
+        int j = (int)(rng_next(&rng) % (uint64_t)(i + 1)), t = at[i];
+        at[i] = at[j];
+        at[j] = t;
+    }
+    Graph *h = graph_new("shuffled");
+    for (int k = 0; k < n; k++) {
+        const GraphNode *nd = &g->nodes[at[k]];
+        where[at[k]] = graph_add_node(h, nd->name, nd->op, nd->cost_us, nd->output_bytes, nd->n_outputs);
+    }
+    for (int k = 0; k < g->n_edges; k++)
+        graph_add_edge(h, where[g->edges[k].src], where[g->edges[k].dst], g->edges[k].output);
+    Err e = {{0}};
+    if (graph_finish(h, &e) != 0) {
+        graph_free(h);
+        h = NULL;
+    }
+    free(at);
+    free(where);
+    return h;
+}
+
 TEST(critpath_on_one_device_steps_to_a_parent_or_the_op_before)
 {
     const int sizes[] = {3, 16, 17, 33, 100, 257, 1000};
-    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
-        Graph *g = gen_random_dag(sizes[k], 2.0, 7 + k);
-        int n = g->n_nodes;
+    for (size_t k = 0; k < 2 * sizeof sizes / sizeof sizes[0]; k++) {
+        Graph *g0 = gen_random_dag(sizes[k / 2], 2.0, 7 + k / 2), *g = k % 2 ? shuffled(g0, k) : g0;
+        REQUIRE(g != NULL);
+        int n = g->n_nodes, inversions = 0;
         Cluster *c = cluster_default(1);
         Sim *s = sim_new(g, c);
         int *dev = XNEW(int, n), *path = XMALLOC(int, n), len = 0;
         const SimResult *r = sim_run(s, dev);
+        for (int i = 1; i < n; i++)
+            inversions += ran_before(r, i, i - 1);
+        CHECK_MSG(k % 2 == 0 || n < 16 || inversions > n / 4, "%d ops shuffled: only %d inversions", n, inversions);
         sim_critical_path(g, c, r, path, &len, NULL, NULL);
         CHECK_MSG(len >= n * 9 / 10, "%d ops: a path of %d", n, len);
         for (int i = 1; i < len; i++) {
@@ -147,8 +183,8 @@ TEST(critpath_on_one_device_steps_to_a_parent_or_the_op_before)
                 if (j != b && ran_before(r, j, b) && (before < 0 || ran_before(r, before, j)))
                     before = j;
             if (!is_parent(g, a, b) && a != before) {
-                CHECK_MSG(0, "%d ops: step %d (op %d, then op %d) is neither a parent nor the op before (%d)", n,
-                          i, a, b, before);
+                CHECK_MSG(0, "%d ops%s: step %d (op %d, then op %d) is neither a parent nor the op before (%d)",
+                          n, k % 2 ? " shuffled" : "", i, a, b, before);
                 break;
             }
         }
@@ -156,6 +192,8 @@ TEST(critpath_on_one_device_steps_to_a_parent_or_the_op_before)
         free(path);
         sim_free(s);
         cluster_free(c);
-        graph_free(g);
+        if (g != g0)
+            graph_free(g);
+        graph_free(g0);
     }
 }

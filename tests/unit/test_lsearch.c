@@ -268,3 +268,44 @@ TEST(scorer_score_is_the_sum_of_one_unit_at_a_time)
         scorer_free(s);
     }
 }
+
+/* The draw without learning (one pass and part of another, the largest
+ * untried score kept between draws) takes the moves the draw with
+ * learning takes (its probabilities written out for the gradient, the
+ * largest score found again each time): with no update within the
+ * budget, the two searches are the same search. A sharp scorer (scores
+ * hundreds apart, where a stale largest score would leave every
+ * exponential at 0) as well as a gentle one. */
+TEST(lsearch_draws_as_when_it_learns)
+{
+    const char *graphs[] = {"graphs/families/enas-cifar10/enas_cifar10_00.json", "graphs/googlenet.json"};
+    for (int k = 0; k < 4; k++) {
+        Fix f;
+        REQUIRE(fix_new(&f, graphs[k / 2], 2 + k / 2) == 0);
+        if (k % 2) { /* sharp: the output weights scaled up */
+            int H = f.net->hidden, F = f.net->features;
+            float *w2 = f.net->p.w + F * H + H;
+            for (int h = 0; h < H; h++)
+                w2[h] *= 2000;
+        }
+        Err e = {{0}};
+        int G = f.p.gr->n_groups, *gd[2] = {malloc((size_t)G * sizeof(int)), malloc((size_t)G * sizeof(int))};
+        LsResult r[2];
+        NnAdam adam;
+        nn_adam_init(&adam, 0.01);
+        LsLearn l = {&adam, 1, 1 << 30, 0, 1, 0, 0, 0}; /* no update within the budget */
+        nn_params_zero_grad(&f.net->p);
+        CHECK(ls_search(f.net, f.p.g, f.p.gr, f.p.c, 1500, 9, NULL, 0, 0, gd[0], &r[0], NULL, &e) == 0);
+        CHECK(ls_search(f.net, f.p.g, f.p.gr, f.p.c, 1500, 9, NULL, 0, 0, gd[1], &r[1], &l, &e) == 0);
+        CHECK_INT(l.updates, 0);
+        CHECK_MSG(memcmp(gd[0], gd[1], (size_t)G * sizeof(int)) == 0 && r[0].accepted == r[1].accepted &&
+                      r[0].kicks == r[1].kicks && r[0].found_after == r[1].found_after,
+                  "%s, %s scorer: the searches part (%lld/%lld kept, %lld/%lld kicks)", graphs[k / 2],
+                  k % 2 ? "sharp" : "gentle", (long long)r[0].accepted, (long long)r[1].accepted,
+                  (long long)r[0].kicks, (long long)r[1].kicks);
+        CHECK_EXACT(r[0].best_score, r[1].best_score);
+        free(gd[0]);
+        free(gd[1]);
+        fix_done(&f);
+    }
+}

@@ -154,8 +154,8 @@ TEST(sim_cut_runs_stop_only_above_the_makespan)
 /* The work of each device given by the caller (sim_give_device_work),
  * summed in another order than the run's: the cut runs hold as with their
  * own sum. An overstated one (a test only: it breaks the bound) is read by
- * the next run alone, cut or not: it stops a run that should not stop, and
- * the run after it is exact again. */
+ * the next run alone, cut, whole or incremental: it stops a run that
+ * should not stop, and the run after it is exact again. */
 TEST(sim_given_device_work_serves_the_next_run_only)
 {
     Rng r;
@@ -197,6 +197,9 @@ TEST(sim_given_device_work_serves_the_next_run_only)
             sim_give_device_work(s, big);
             sim_run(s, dev); /* read by this run, which has no cutoff */
             ok = ok && cut_holds(s, dev, full, cutoff, 1, what);
+            sim_give_device_work(s, big);
+            sim_run_from(s, dev); /* and by an incremental one */
+            ok = ok && cut_holds(s, dev, full, cutoff, 0, what);
         }
         free(dev);
         free(work);
