@@ -230,7 +230,9 @@ TEST(scorer_tanh_is_tanh_rounded_to_float)
 
 /* scorer_score, which sums several hidden units at once, gives the scores
  * and activations of one unit at a time, each summing its features in
- * order, to the last bit: for unit counts below, at and past its blocks. */
+ * order, to the last bit: for unit counts below, at and past its blocks.
+ * Half the draws have two large features that cancel, so that a sum taken
+ * in another order rounds to another activation. */
 TEST(scorer_score_is_the_sum_of_one_unit_at_a_time)
 {
     const int hidden[] = {1, 7, 8, 9, 16, 17, 64};
@@ -244,11 +246,18 @@ TEST(scorer_score_is_the_sum_of_one_unit_at_a_time)
         if (!s)
             return;
         scorer_init(s, 100 + k);
-        const float *w1 = s->p.w, *b1 = w1 + F * H, *w2 = b1 + H;
+        float *w1 = s->p.w;
+        const float *b1 = w1 + F * H, *w2 = b1 + H;
+        for (int h = 0; h < H; h++) /* features 0 and 1 weighed alike: below, they cancel */
+            w1[H + h] = w1[h];
         float phi[LS_FEATURES], hid[SCORER_HIDDEN_MAX];
         for (int t = 0; t < 200; t++) {
             for (int f = 0; f < F; f++)
                 phi[f] = (float)((rng_uniform(&rng) - 0.5) * (f % 3 ? 4 : 40));
+            if (t % 2) { /* two large features that cancel: the sum's rounding shows its order */
+                phi[0] = (float)ldexp(1 + rng_uniform(&rng), 20 + t % 12);
+                phi[1] = -phi[0];
+            }
             double want = 0;
             int same = 1;
             double got = scorer_score(s, phi, hid);
