@@ -93,22 +93,31 @@ static void expand(PlaceEval *pe, const int *gd)
         }
 }
 
-/* Each device's work on gd (sim_give_device_work), summed over the groups
- * in four lanes rather than over every op by the run. */
-static const double *device_work(PlaceEval *pe, const int *gd)
+/* Per device, in four lanes (one chain of sums through memory is slow),
+ * one pass over the groups: the output bytes placed on it (bytes: the
+ * fits test) and its work (work: for sim_give_device_work, rather than the
+ * run's own sum over every op), the lanes of the work added up into
+ * dev_work[0 .. nd). */
+static void group_sums(PlaceEval *pe, const int *gd, int bytes, int work)
 {
-    int n = pe->n, nd = pe->nd, k = 0;
-    double *lane = pe->dev_work;
+    int n = pe->n, nd = pe->nd, blocks = n & ~3; /* groups past the last block of four: lane 0 */
+    int64_t *bl = pe->dev_bytes;
+    double *wl = pe->dev_work;
+    const int64_t *gb = pe->group_bytes;
     const double *gw = pe->group_work;
-    memset(lane, 0, 4 * (size_t)nd * sizeof *lane);
-    for (; k + 4 <= n; k += 4)
-        for (int j = 0; j < 4; j++)
-            lane[j * nd + gd[k + j]] += gw[(size_t)(k + j) * (size_t)nd + (size_t)gd[k + j]];
-    for (; k < n; k++)
-        lane[gd[k]] += gw[(size_t)k * (size_t)nd + (size_t)gd[k]];
-    for (int d = 0; d < nd; d++)
-        lane[d] = (lane[d] + lane[nd + d]) + (lane[2 * nd + d] + lane[3 * nd + d]);
-    return lane;
+    if (bytes)
+        memset(bl, 0, 4 * (size_t)nd * sizeof *bl);
+    if (work)
+        memset(wl, 0, 4 * (size_t)nd * sizeof *wl);
+    for (int k = 0; k < n; k++) {
+        int d = gd[k], lane = (k < blocks ? k & 3 : 0) * nd + d;
+        if (bytes)
+            bl[lane] += gb[k];
+        if (work)
+            wl[lane] += gw[(size_t)k * (size_t)nd + (size_t)d];
+    }
+    for (int d = 0; work && d < nd; d++)
+        wl[d] = (wl[d] + wl[nd + d]) + (wl[2 * nd + d] + wl[3 * nd + d]);
 }
 
 /* A device's peak memory is at most the bytes of the outputs placed on it;
@@ -129,15 +138,10 @@ double place_eval_cut(PlaceEval *pe, const int *gd, double cutoff)
 {
     expand(pe, gd);
     int fits = pe->all_fit;
-    if (!fits) { /* the bytes per device, in four lanes (one chain of sums through memory is slow) */
-        int n = pe->n, nd = pe->nd, k = 0;
-        int64_t *lane = pe->dev_bytes;
-        memset(lane, 0, 4 * (size_t)nd * sizeof *lane);
-        for (; k + 4 <= n; k += 4)
-            for (int j = 0; j < 4; j++)
-                lane[j * nd + gd[k + j]] += pe->group_bytes[k + j];
-        for (; k < n; k++)
-            lane[gd[k]] += pe->group_bytes[k];
+    group_sums(pe, gd, !fits, cutoff < INFINITY);
+    if (!fits) {
+        const int64_t *lane = pe->dev_bytes;
+        int nd = pe->nd;
         fits = 1;
         for (int d = 0; d < nd && fits; d++)
             fits = lane[d] + lane[nd + d] + lane[2 * nd + d] + lane[3 * nd + d] <= pe->c->devices[d].memory_bytes;
@@ -148,7 +152,7 @@ double place_eval_cut(PlaceEval *pe, const int *gd, double cutoff)
      * what the memory pass needs */
     int lean = fits || pe->below * 4 <= pe->unfit;
     if (cutoff < INFINITY)
-        sim_give_device_work(pe->sim, device_work(pe, gd));
+        sim_give_device_work(pe->sim, pe->dev_work);
     double makespan = lean ? sim_makespan_cut(pe->sim, pe->op, cutoff) : sim_run_lazy_cut(pe->sim, pe->op, cutoff);
     if (!fits) {
         pe->unfit++;
